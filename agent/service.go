@@ -1,0 +1,335 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Service is everything a front end (the TUI, the CLI, the MCP server) can ask
+// of a running core. *Core implements it in-process; ctlclient.Client
+// implements it over the control socket, so attach mode is the same code path.
+type Service interface {
+	// Status describes this agent: id, role, listen address, focus, counts.
+	Status(ctx context.Context) (Status, error)
+
+	// Peers lists every known peer (registry), including unpinned callers
+	// waiting for a trust decision (Peer.Trust == TrustPending).
+	Peers(ctx context.Context) ([]Peer, error)
+	// Discover announces this agent to every configured/known peer and
+	// returns the refreshed peer list.
+	Discover(ctx context.Context) ([]Peer, error)
+	// Trust pins a peer's certificate fingerprint (and optionally its
+	// endpoint and agent id). Refuse drops a pending trust request.
+	Trust(ctx context.Context, req TrustRequest) error
+	Refuse(ctx context.Context, fingerprint string) error
+
+	// Ask sends an ad hoc query to a peer's secretary.
+	Ask(ctx context.Context, req AskRequest) (AskResult, error)
+	// Queries lists queries received from peers, newest first.
+	Queries(ctx context.Context, f QueryFilter) ([]Query, error)
+	// Answer sends the owner's answer to a received query (via aoi.notify
+	// query.completed, through the outbox). Decline refuses it with a reason.
+	Answer(ctx context.Context, queryID, text string) error
+	Decline(ctx context.Context, queryID, reason string) error
+	// Release answers buffered queries now; an empty id releases all.
+	Release(ctx context.Context, queryID string) error
+	// SetFocus turns focus mode on or off by hand (overrides focus hours).
+	SetFocus(ctx context.Context, on bool) error
+
+	// Messages lists notifications received from peers (answers, task
+	// results) in sequence order, after the given sequence number.
+	Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error)
+
+	// Note records an owner note in the context mirror.
+	Note(ctx context.Context, text string) error
+	// ReportEvent records an event from the coding assistant (MCP) in the
+	// context mirror; it is redacted before it is stored.
+	ReportEvent(ctx context.Context, ev ReportedEvent) error
+	// Snapshot returns the current context snapshot (seed 000 ContextSnapshot).
+	Snapshot(ctx context.Context) (json.RawMessage, error)
+
+	// RequestTask asks a peer to run one of its configured task types.
+	RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error)
+	// RemoteTaskStatus / CancelRemoteTask act on a task we asked a peer for.
+	RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task, error)
+	CancelRemoteTask(ctx context.Context, peer, taskID string) error
+
+	// Approvals lists local approvals (pending first); Approve / Reject decide one.
+	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
+	Approve(ctx context.Context, id string) error
+	Reject(ctx context.Context, id, reason string) error
+	// Tasks lists tasks this agent runs for peers.
+	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
+
+	// Audit lists audit rows newest first; VerifyAudit walks the chain.
+	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	VerifyAudit(ctx context.Context) (AuditVerification, error)
+
+	// Events streams core events with sequence numbers, starting after
+	// afterSeq (0 = only new ones). The channel closes when ctx ends.
+	Events(ctx context.Context, afterSeq int64) (<-chan Event, error)
+
+	// Reload re-reads the config (ACL, limits, interrupt, tasks, keymap, theme).
+	Reload(ctx context.Context) error
+}
+
+// Status is the agent's own state, shown in the status bar and `aoi status`.
+type Status struct {
+	AgentID       string    `json:"agent_id"`
+	Role          string    `json:"role"`
+	Owner         string    `json:"owner,omitempty"`
+	Version       string    `json:"aoi_version"`
+	Transport     string    `json:"transport"` // "direct" or "tailnet"
+	ListenAddr    string    `json:"listen_addr"`
+	Fingerprint   string    `json:"fingerprint,omitempty"`
+	Tailnet       *Tailnet  `json:"tailnet,omitempty"`
+	Focus         bool      `json:"focus"`
+	PeersOnline   int       `json:"peers_online"`
+	PendingQuery  int       `json:"pending_queries"`
+	Buffered      int       `json:"buffered_queries"`
+	PendingApprov int       `json:"pending_approvals"`
+	UnreadMsgs    int       `json:"unread_messages"`
+	StartedAt     time.Time `json:"started_at"`
+	DataDir       string    `json:"data_dir"`
+}
+
+// Tailnet describes the tsnet node when tailnet mode is on.
+type Tailnet struct {
+	Name      string   `json:"tailnet"`
+	NodeName  string   `json:"node_name"`
+	Addresses []string `json:"addresses"`
+	State     string   `json:"state"`
+}
+
+// Peer states.
+const (
+	PeerOnline  = "online"
+	PeerBusy    = "busy"
+	PeerOffline = "offline"
+
+	TrustPinned  = "pinned"
+	TrustPending = "pending" // an unpinned caller asked; owner decides
+)
+
+// Peer is one entry of the registry as front ends see it.
+type Peer struct {
+	AgentID     string    `json:"agent_id"`
+	Role        string    `json:"role,omitempty"`
+	Owner       string    `json:"owner,omitempty"`
+	Endpoint    string    `json:"endpoint,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	NodeName    string    `json:"node_name,omitempty"`
+	Status      string    `json:"status"`
+	Trust       string    `json:"trust"`
+	Contexts    []string  `json:"contexts,omitempty"`
+	TaskTypes   []string  `json:"task_types,omitempty"`
+	LastSeen    time.Time `json:"last_seen,omitempty"`
+}
+
+// TrustRequest pins a peer. Fingerprint is required in direct mode.
+type TrustRequest struct {
+	AgentID     string `json:"agent_id"`
+	Fingerprint string `json:"fingerprint"`
+	Endpoint    string `json:"endpoint,omitempty"`
+}
+
+// AskRequest is an outgoing aoi.query.
+type AskRequest struct {
+	To           string   `json:"to"`
+	Query        string   `json:"query"`
+	ContextScope []string `json:"context_scope,omitempty"`
+	Priority     string   `json:"priority,omitempty"`
+	Async        bool     `json:"async,omitempty"`
+	TimeoutSec   int      `json:"timeout,omitempty"`
+}
+
+// AskResult is what the peer returned at once; when Completed is false the
+// answer follows as a Message with RelatedID == QueryID.
+type AskResult struct {
+	QueryID string          `json:"query_id"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// Query handling outcomes, recorded with each received query.
+const (
+	QueryAnswered  = "answered"  // auto-responded or answered by the owner
+	QueryBuffered  = "buffered"  // waiting for focus time to end
+	QueryEscalated = "escalated" // rang the owner, waiting in the queries pane
+	QueryAwaiting  = "awaiting"  // stored, waiting for the owner (no secretary decision)
+	QueryDeclined  = "declined"
+)
+
+// Query is a query received from a peer.
+type Query struct {
+	ID           string          `json:"id"`
+	From         string          `json:"from"`
+	Text         string          `json:"query"`
+	ContextScope []string        `json:"context_scope,omitempty"`
+	Priority     string          `json:"priority"`
+	State        string          `json:"state"`
+	Decision     string          `json:"decision,omitempty"` // AUTO_RESPOND | BUFFER | ESCALATE
+	Confidence   float64         `json:"confidence"`
+	Draft        json.RawMessage `json:"draft,omitempty"`  // secretary's draft QueryResult
+	Answer       json.RawMessage `json:"answer,omitempty"` // what was sent
+	ReceivedAt   time.Time       `json:"received_at"`
+	AnsweredAt   *time.Time      `json:"answered_at,omitempty"`
+}
+
+// QueryFilter narrows Queries. Empty fields match everything.
+type QueryFilter struct {
+	State string `json:"state,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// Message is a notification received from a peer (aoi.notify), in order.
+type Message struct {
+	Seq        int64           `json:"seq"`
+	From       string          `json:"from"`
+	Event      string          `json:"event"`
+	RelatedID  string          `json:"related_query_id,omitempty"`
+	Data       json.RawMessage `json:"data"`
+	ReceivedAt time.Time       `json:"received_at"`
+}
+
+// ReportedEvent is a context event pushed by the coding assistant.
+type ReportedEvent struct {
+	Type     string         `json:"type"` // e.g. file.edited, test.run, progress
+	File     string         `json:"file_path,omitempty"`
+	Content  string         `json:"content"`
+	Progress *int           `json:"progress,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// TaskRequest is an outgoing aoi.task.execute.
+type TaskRequest struct {
+	To           string            `json:"to"`
+	TaskType     string            `json:"task_type"`
+	Params       map[string]string `json:"task_params,omitempty"`
+	ContextScope []string          `json:"context_scope,omitempty"`
+	Sync         bool              `json:"sync,omitempty"`
+	TimeoutSec   int               `json:"timeout,omitempty"`
+}
+
+// TaskTicket is the peer's immediate answer to a task request.
+type TaskTicket struct {
+	RequestID string          `json:"request_id"`
+	TaskID    string          `json:"task_id"`
+	Status    string          `json:"status"`
+	Result    json.RawMessage `json:"result,omitempty"`
+}
+
+// Task states (seed 004 state machine).
+const (
+	TaskPending    = "pending"
+	TaskApproved   = "approved"
+	TaskInProgress = "in_progress"
+	TaskReview     = "review"
+	TaskCompleted  = "completed"
+	TaskRejected   = "rejected"
+	TaskExpired    = "expired"
+	TaskFailed     = "failed"
+	TaskCanceled   = "canceled"
+)
+
+// Task is a task this agent runs for a peer (or, from RemoteTaskStatus, one
+// a peer runs for us).
+type Task struct {
+	ID         string            `json:"task_id"`
+	Requester  string            `json:"requester"`
+	Type       string            `json:"task_type"`
+	Params     map[string]string `json:"task_params,omitempty"`
+	State      string            `json:"status"`
+	ExitCode   *int              `json:"exit_code,omitempty"`
+	Output     json.RawMessage   `json:"output,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+	StartedAt  *time.Time        `json:"started_at,omitempty"`
+	FinishedAt *time.Time        `json:"finished_at,omitempty"`
+}
+
+// TaskFilter narrows Tasks.
+type TaskFilter struct {
+	State string `json:"state,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// Approval is a task waiting for (or decided by) the owner.
+type Approval struct {
+	ID          string            `json:"id"`
+	TaskID      string            `json:"task_id"`
+	Requester   string            `json:"requester"`
+	TaskType    string            `json:"task_type"`
+	Params      map[string]string `json:"task_params,omitempty"`
+	MatchedRule string            `json:"matched_rule,omitempty"`
+	State       string            `json:"state"` // pending | approved | rejected | expired
+	Reason      string            `json:"reason,omitempty"`
+	DecidedBy   string            `json:"decided_by,omitempty"` // owner | rule id
+	CreatedAt   time.Time         `json:"created_at"`
+	ExpiresAt   time.Time         `json:"expires_at"`
+	DecidedAt   *time.Time        `json:"decided_at,omitempty"`
+}
+
+// ApprovalFilter narrows Approvals.
+type ApprovalFilter struct {
+	State string `json:"state,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// AuditEntry is one row of the hash-chained audit log.
+type AuditEntry struct {
+	Seq      int64           `json:"seq"`
+	Time     time.Time       `json:"time"`
+	Agent    string          `json:"agent"`  // the peer (or "owner"/"system")
+	Method   string          `json:"method"` // aoi.query, ctl.approve, acl.deny, …
+	Result   string          `json:"result"` // ok | error code name
+	Detail   json.RawMessage `json:"detail,omitempty"`
+	PrevHash string          `json:"prev_hash"`
+	Hash     string          `json:"hash"`
+}
+
+// AuditFilter narrows Audit. Text matches agent, method or result.
+type AuditFilter struct {
+	Agent     string `json:"agent,omitempty"`
+	Method    string `json:"method,omitempty"`
+	Result    string `json:"result,omitempty"`
+	BeforeSeq int64  `json:"before_seq,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// AuditVerification is the outcome of walking the chain.
+type AuditVerification struct {
+	OK       bool   `json:"ok"`
+	Entries  int64  `json:"entries"`
+	FirstBad int64  `json:"first_bad_seq,omitempty"`
+	Problem  string `json:"problem,omitempty"`
+}
+
+// Event kinds streamed to front ends.
+const (
+	EventQueryReceived     = "query.received"
+	EventQueryUpdated      = "query.updated"
+	EventMessageReceived   = "message.received"
+	EventApprovalRequested = "approval.requested"
+	EventApprovalDecided   = "approval.decided"
+	EventApprovalExpired   = "approval.expired"
+	EventTaskState         = "task.state"
+	EventTaskHeartbeat     = "task.heartbeat" // lossy
+	EventPeerChanged       = "peer.changed"
+	EventTrustRequested    = "trust.requested"
+	EventAudit             = "audit.appended" // lossy
+	EventFocusChanged      = "focus.changed"
+	EventAttention         = "attention" // something needs the owner: ring the bell
+)
+
+// Event is a change in the core. It carries ids and a one-line summary;
+// front ends fetch details through Service. Seq increases by one per event.
+type Event struct {
+	Seq     int64     `json:"seq"`
+	Kind    string    `json:"kind"`
+	Time    time.Time `json:"time"`
+	ID      string    `json:"id,omitempty"`    // query, approval, task or message id
+	Agent   string    `json:"agent,omitempty"` // the peer concerned
+	Summary string    `json:"summary,omitempty"`
+}

@@ -1,0 +1,70 @@
+package rpc
+
+import (
+	"context"
+	"net"
+	"net/http"
+)
+
+// Caller kinds: how the transport authenticated the caller.
+const (
+	CallerTLS     = "tls"     // direct mode: mutual TLS, known by certificate fingerprint
+	CallerTailnet = "tailnet" // tailnet mode: known by the tailnet's WhoIs answer
+	CallerLocal   = "local"   // control socket: the owner (same uid, 0600 socket)
+)
+
+// Caller is who the transport says sent a request. It is filled by the
+// transport before any handler runs and cannot be influenced by the body.
+type Caller struct {
+	Kind        string   `json:"kind"`
+	Addr        string   `json:"addr"`
+	Fingerprint string   `json:"fingerprint,omitempty"` // direct mode: SHA256 of the peer cert (hex)
+	NodeID      string   `json:"node_id,omitempty"`     // tailnet mode
+	NodeName    string   `json:"node_name,omitempty"`   // tailnet mode (FQDN)
+	UserLogin   string   `json:"user_login,omitempty"`  // tailnet mode
+	Tags        []string `json:"tags,omitempty"`        // tailnet mode
+	// AgentID is set by the authenticator once the caller is mapped to a
+	// registered agent (empty until then).
+	AgentID string `json:"agent_id,omitempty"`
+}
+
+// Key identifies the caller for rate limiting and registry binding.
+func (c Caller) Key() string {
+	switch {
+	case c.Fingerprint != "":
+		return "fp:" + c.Fingerprint
+	case c.NodeID != "":
+		return "node:" + c.NodeID
+	default:
+		return c.Kind + ":" + c.Addr
+	}
+}
+
+// Transport is how the peer server listens and how the client dials: direct
+// mutual TLS or a tsnet node. Both give the server a way to identify callers.
+type Transport interface {
+	// Listen returns the listener the peer server serves on.
+	Listen(ctx context.Context) (net.Listener, error)
+	// Identify returns the authenticated caller of an HTTP request that
+	// arrived on that listener; an error means the request is refused.
+	Identify(r *http.Request) (Caller, error)
+	// HTTPClient returns a client that dials peers through this transport.
+	// expectFingerprint pins the server certificate in direct mode ("" in
+	// tailnet mode, where WireGuard authenticates the node).
+	HTTPClient(expectFingerprint string) *http.Client
+	// Close releases the transport (stops the tsnet node).
+	Close() error
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller stored in ctx by the server.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
