@@ -1,0 +1,192 @@
+// Package redact removes secrets from text before aoi stores or sends it.
+// It combines gitleaks' built-in rules (used as a library), a PEM private-key
+// rule that also catches diff-prefixed and truncated blocks, and patterns the
+// owner configures. Each secret becomes "[REDACTED:<rule-id>]".
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+)
+
+// Pattern is an owner-defined secret pattern (Go RE2 syntax). When the
+// regex has a capture group, only the first group is redacted.
+type Pattern struct {
+	ID    string
+	Regex string
+}
+
+// Finding is one secret that was removed. It never holds the secret itself.
+type Finding struct {
+	RuleID string
+	Start  int // byte offset in the input
+	End    int
+}
+
+// Redactor removes secrets. It is safe for concurrent use; build one and
+// share it, because building gitleaks' detector takes tens of milliseconds.
+type Redactor struct {
+	detector *detect.Detector
+	rules    []rule // PEM rule first, then custom patterns
+}
+
+type rule struct {
+	id string
+	re *regexp.Regexp
+}
+
+// pemRule matches a private-key block, tolerating diff prefixes ("+", "-",
+// " ") on its lines, and a block whose END line was cut off (bounded output)
+// up to the end of the text.
+var pemRule = rule{
+	id: "private-key",
+	re: regexp.MustCompile(`(?s)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)`),
+}
+
+// buildMu serialises detector construction: gitleaks loads its default
+// config through viper's process-wide instance, which is not goroutine-safe.
+var buildMu sync.Mutex
+
+// New builds a Redactor with gitleaks' default rules plus custom patterns.
+// An invalid pattern is an error naming its id.
+func New(custom []Pattern) (*Redactor, error) {
+	rules := []rule{pemRule}
+	for i, p := range custom {
+		if p.ID == "" {
+			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
+		}
+		re, err := regexp.Compile(p.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("redaction pattern %q is not a valid Go regular expression (%v); fix secretary.redaction.patterns", p.ID, err)
+		}
+		rules = append(rules, rule{id: p.ID, re: re})
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	// gitleaks logs through a global zerolog logger writing to stderr, which
+	// belongs to the TUI; it must also never echo a secret. Silence it.
+	logging.Logger = zerolog.Nop()
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		return nil, fmt.Errorf("load gitleaks' default rules: %w", err)
+	}
+	return &Redactor{detector: d, rules: rules}, nil
+}
+
+// span is a byte range of the input to replace.
+type span struct {
+	start, end int
+	id         string
+}
+
+// Redact returns s with every detected secret replaced by
+// "[REDACTED:<rule-id>]", and what was replaced. Text without secrets is
+// returned unchanged; redacting twice gives the same result as once.
+func (r *Redactor) Redact(s string) (string, []Finding) {
+	if s == "" {
+		return s, nil
+	}
+	spans := r.ownSpans(s)
+	spans = append(spans, r.gitleaksSpans(s)...)
+	if len(spans) == 0 {
+		return s, nil
+	}
+	return apply(s, merge(spans))
+}
+
+// ownSpans finds the PEM rule's and the custom patterns' matches.
+func (r *Redactor) ownSpans(s string) []span {
+	var out []span
+	for _, ru := range r.rules {
+		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
+			start, end := m[0], m[1]
+			if len(m) >= 4 && m[2] >= 0 {
+				start, end = m[2], m[3]
+			}
+			if end > start {
+				out = append(out, span{start, end, ru.id})
+			}
+		}
+	}
+	return out
+}
+
+// gitleaksSpans runs gitleaks and locates each finding's secret in s. The
+// detector reports line/column of the match; searching for the secret's
+// text (every occurrence) is simpler and also catches repeats.
+func (r *Redactor) gitleaksSpans(s string) []span {
+	var out []span
+	for _, f := range r.detector.DetectString(s) {
+		secret := f.Secret
+		if secret == "" {
+			secret = f.Match
+		}
+		secret = strings.TrimSpace(secret)
+		if secret == "" || strings.HasPrefix(secret, "[REDACTED:") {
+			continue
+		}
+		for off := 0; off < len(s); {
+			i := strings.Index(s[off:], secret)
+			if i < 0 {
+				break
+			}
+			out = append(out, span{off + i, off + i + len(secret), f.RuleID})
+			off += i + len(secret)
+		}
+	}
+	return out
+}
+
+// merge sorts spans and joins overlapping ones; the earliest, longest span
+// names the merged range.
+func merge(spans []span) []span {
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp.start < last.end {
+			if sp.end > last.end {
+				last.end = sp.end
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// apply replaces the (sorted, disjoint) spans in s.
+func apply(s string, spans []span) (string, []Finding) {
+	var b strings.Builder
+	b.Grow(len(s))
+	findings := make([]Finding, 0, len(spans))
+	prev := 0
+	for _, sp := range spans {
+		b.WriteString(s[prev:sp.start])
+		b.WriteString("[REDACTED:")
+		b.WriteString(sp.id)
+		b.WriteString("]")
+		findings = append(findings, Finding{RuleID: sp.id, Start: sp.start, End: sp.end})
+		prev = sp.end
+	}
+	b.WriteString(s[prev:])
+	return b.String(), findings
+}
+
+// String redacts s and drops the findings: the common call.
+func (r *Redactor) String(s string) string {
+	out, _ := r.Redact(s)
+	return out
+}
