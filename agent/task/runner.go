@@ -1,0 +1,253 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// RunnerOptions tune a Runner. Zero values take the defaults.
+type RunnerOptions struct {
+	// KillGrace is how long a process group gets between SIGTERM and
+	// SIGKILL on cancel or timeout (default 5s).
+	KillGrace time.Duration
+	// HeartbeatEvery is how often Job.Heartbeat is called (default 5s).
+	HeartbeatEvery time.Duration
+	// TailBytes is how much of the end of the output Result.OutputTail
+	// keeps (default 16 KiB).
+	TailBytes int
+	// IODelay bounds how long output is still read after the process has
+	// exited, when a stray descendant keeps the pipe open (default 2s).
+	IODelay time.Duration
+}
+
+func (o *RunnerOptions) defaults() {
+	if o.KillGrace <= 0 {
+		o.KillGrace = 5 * time.Second
+	}
+	if o.HeartbeatEvery <= 0 {
+		o.HeartbeatEvery = 5 * time.Second
+	}
+	if o.TailBytes <= 0 {
+		o.TailBytes = 16 << 10
+	}
+	if o.IODelay <= 0 {
+		o.IODelay = 2 * time.Second
+	}
+}
+
+// Job is one command to run. Argv is executed directly, never through a
+// shell.
+type Job struct {
+	ID   string
+	Argv []string
+	Dir  string
+	// Env is the complete environment; nil means BaseEnv().
+	Env     []string
+	Timeout time.Duration // 0 = no timeout
+	// OutputPath receives stdout and stderr interleaved, at most
+	// MaxOutputBytes of it (0 = unbounded). Empty = keep only the tail.
+	OutputPath     string
+	MaxOutputBytes int64
+	// Heartbeat, if set, is called periodically while the process runs,
+	// from the goroutine that supervises it: keep it short.
+	Heartbeat func(time.Time)
+}
+
+// Result is the outcome of a Job. A command that ran and exited non-zero has
+// ExitCode != 0 and Err == nil; Err is set when the command could not run,
+// timed out or was canceled.
+type Result struct {
+	ExitCode int // -1 when the process did not exit on its own
+	Duration time.Duration
+	TimedOut bool
+	Canceled bool
+	// OutputTail is the last RunnerOptions.TailBytes of output, RAW: the
+	// caller must redact it before it leaves the machine.
+	OutputTail      string
+	OutputBytes     int64 // produced by the process
+	OutputTruncated bool  // the file stopped at MaxOutputBytes
+	Err             error
+}
+
+// ErrCanceled is Result.Err for a job canceled by Cancel or its context.
+var ErrCanceled = errors.New("task canceled")
+
+// Runner runs jobs as process groups, at most maxConcurrent at a time.
+type Runner struct {
+	opts RunnerOptions
+	sem  chan struct{}
+
+	mu   sync.Mutex
+	jobs map[string]*jobState
+}
+
+type jobState struct {
+	cancel chan struct{}
+	once   sync.Once
+}
+
+func (j *jobState) stop() { j.once.Do(func() { close(j.cancel) }) }
+
+// NewRunner returns a Runner that runs at most maxConcurrent jobs at once
+// (values below 1 mean 1); further jobs wait their turn.
+func NewRunner(maxConcurrent int, opts RunnerOptions) *Runner {
+	if maxConcurrent < 1 {
+		maxConcurrent = 1
+	}
+	opts.defaults()
+	return &Runner{opts: opts, sem: make(chan struct{}, maxConcurrent), jobs: map[string]*jobState{}}
+}
+
+// Cancel stops a waiting or running job; it reports whether the job was
+// known. The job's Run returns with Canceled set once its process group is
+// gone.
+func (r *Runner) Cancel(id string) bool {
+	r.mu.Lock()
+	j, ok := r.jobs[id]
+	r.mu.Unlock()
+	if ok {
+		j.stop()
+	}
+	return ok
+}
+
+// Running reports how many jobs hold a slot (are executing) now.
+func (r *Runner) Running() int { return len(r.sem) }
+
+// Run waits for a free slot, runs the job and returns its result. It blocks
+// until the process group is gone; ctx ending cancels the job.
+func (r *Runner) Run(ctx context.Context, job Job) Result {
+	if len(job.Argv) == 0 || job.Argv[0] == "" {
+		return Result{ExitCode: -1, Err: errors.New("task has no command; set command in the task type's config")}
+	}
+	j, err := r.register(job.ID)
+	if err != nil {
+		return Result{ExitCode: -1, Err: err}
+	}
+	defer r.unregister(job.ID)
+
+	select {
+	case r.sem <- struct{}{}:
+	case <-j.cancel:
+		return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
+	case <-ctx.Done():
+		return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
+	}
+	defer func() { <-r.sem }()
+	return r.execute(ctx, job, j)
+}
+
+func (r *Runner) register(id string) (*jobState, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.jobs[id]; dup {
+		return nil, fmt.Errorf("task %s is already running", id)
+	}
+	j := &jobState{cancel: make(chan struct{})}
+	r.jobs[id] = j
+	return j, nil
+}
+
+func (r *Runner) unregister(id string) {
+	r.mu.Lock()
+	delete(r.jobs, id)
+	r.mu.Unlock()
+}
+
+func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
+	out, err := newCapture(job.OutputPath, job.MaxOutputBytes, r.opts.TailBytes)
+	if err != nil {
+		return Result{ExitCode: -1, Err: err}
+	}
+	cmd := exec.Command(job.Argv[0], job.Argv[1:]...)
+	cmd.Dir = job.Dir
+	cmd.Env = job.Env
+	if cmd.Env == nil {
+		cmd.Env = BaseEnv()
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = r.opts.IODelay
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		out.close()
+		return Result{ExitCode: -1, Err: fmt.Errorf("start %q: %w", job.Argv[0], err)}
+	}
+	res := r.supervise(ctx, cmd, job, j)
+	res.Duration = time.Since(start)
+	out.close()
+	res.OutputTail, res.OutputBytes, _, res.OutputTruncated = out.result()
+	return res
+}
+
+// supervise waits for the process while sending heartbeats, and kills its
+// whole process group on timeout or cancel.
+func (r *Runner) supervise(ctx context.Context, cmd *exec.Cmd, job Job, j *jobState) Result {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timeout <-chan time.Time
+	if job.Timeout > 0 {
+		t := time.NewTimer(job.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	beat := time.NewTicker(r.opts.HeartbeatEvery)
+	defer beat.Stop()
+	pgid := cmd.Process.Pid
+	for {
+		select {
+		case err := <-done:
+			// Descendants left behind by a finished command die with it.
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return exitResult(cmd, err)
+		case now := <-beat.C:
+			if job.Heartbeat != nil {
+				job.Heartbeat(now)
+			}
+		case <-timeout:
+			r.killGroup(pgid, done)
+			return Result{ExitCode: -1, TimedOut: true,
+				Err: fmt.Errorf("task timed out after %s and was stopped; raise timeout_sec in the task type if it needs longer", job.Timeout)}
+		case <-j.cancel:
+			r.killGroup(pgid, done)
+			return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
+		case <-ctx.Done():
+			r.killGroup(pgid, done)
+			return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
+		}
+	}
+}
+
+// killGroup sends SIGTERM to the process group, then SIGKILL after the
+// grace period, and returns once Wait has returned.
+func (r *Runner) killGroup(pgid int, done <-chan error) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	grace := time.NewTimer(r.opts.KillGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+	// Whatever ignored SIGTERM but let the leader exit goes now.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func exitResult(cmd *exec.Cmd, err error) Result {
+	code := -1
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	}
+	var exitErr *exec.ExitError
+	if err == nil || errors.As(err, &exitErr) || errors.Is(err, exec.ErrWaitDelay) {
+		return Result{ExitCode: code}
+	}
+	return Result{ExitCode: code, Err: fmt.Errorf("wait for task: %w", err)}
+}
