@@ -1,0 +1,115 @@
+// Package interrupt decides whether a query received while the owner works is
+// answered by the secretary, buffered until focus time ends, or escalated to
+// the owner (seed 002 §2.3.3).
+package interrupt
+
+import (
+	"fmt"
+	"time"
+)
+
+// Decision is what to do with a received query.
+type Decision string
+
+// Decisions (the names front ends show and the queries table stores).
+const (
+	AutoRespond Decision = "AUTO_RESPOND" // answer now from the context mirror
+	Buffer      Decision = "BUFFER"       // hold until focus ends or the owner opens it
+	Escalate    Decision = "ESCALATE"     // ring the owner
+)
+
+// Input is everything a decision depends on.
+type Input struct {
+	Priority      string    // low | normal | high | critical ("" = normal)
+	Confidence    float64   // 0..1, from Confidence
+	Now           time.Time // local time; its hour is compared with FocusHours
+	FocusHours    [2]int    // [start, end) local hours; start > end wraps midnight
+	FocusOverride *bool     // the owner's :focus on/off, overriding the hours
+	Threshold     float64   // auto_respond_threshold
+	Enabled       bool      // interrupt_control.enabled
+}
+
+// Result is a decision and why it was taken, in words for the TUI.
+type Result struct {
+	Decision Decision
+	Reason   string
+	Focus    bool // whether the owner was in focus time
+}
+
+// Decide applies seed 002 §2.3.3's algorithm, in this order:
+//
+//	| # | condition                                   | decision     |
+//	|---|---------------------------------------------|--------------|
+//	| 0 | interrupt control disabled                  | ESCALATE     | (aoi: the owner sees every query)
+//	| 1 | priority high or critical                   | ESCALATE     | (seed: "priority override"; seed 001 adds critical)
+//	| 2 | not in focus (hours or override)            | ESCALATE     | (seed: "outside focus hours → escalate by default")
+//	| 3 | confidence ≥ threshold                      | AUTO_RESPOND |
+//	| 4 | priority low                                | BUFFER       | (seed: "low priority + uncertain → buffer")
+//	| 5 | otherwise (normal, uncertain, in focus)     | ESCALATE     |
+func Decide(in Input) Result {
+	focus := InFocus(in.Now, in.FocusHours, in.FocusOverride)
+	res := func(d Decision, reason string) Result { return Result{Decision: d, Reason: reason, Focus: focus} }
+	prio := in.Priority
+	if prio == "" {
+		prio = "normal"
+	}
+	switch {
+	case !in.Enabled:
+		return res(Escalate, "interrupt control is off: every query goes to the owner")
+	case prio == "high" || prio == "critical":
+		return res(Escalate, fmt.Sprintf("priority %s always reaches the owner", prio))
+	case !focus:
+		return res(Escalate, "owner is not in focus time")
+	case in.Confidence >= in.Threshold:
+		return res(AutoRespond, fmt.Sprintf("confidence %.2f ≥ threshold %.2f", in.Confidence, in.Threshold))
+	case prio == "low":
+		return res(Buffer, fmt.Sprintf("low priority and confidence %.2f < %.2f: held until focus ends", in.Confidence, in.Threshold))
+	default:
+		return res(Escalate, fmt.Sprintf("confidence %.2f < threshold %.2f", in.Confidence, in.Threshold))
+	}
+}
+
+// InFocus reports whether now falls in the focus hours [start, end), unless
+// the owner's override says otherwise. start == end means no focus hours;
+// start > end wraps midnight (e.g. [22, 6]).
+func InFocus(now time.Time, hours [2]int, override *bool) bool {
+	if override != nil {
+		return *override
+	}
+	start, end, h := hours[0], hours[1], now.Hour()
+	switch {
+	case start == end:
+		return false
+	case start < end:
+		return h >= start && h < end
+	default:
+		return h >= start || h < end
+	}
+}
+
+// Confidence levels of seed 002 §2.3.3.
+const (
+	ConfRecentHour = 0.9 // best match within the last hour
+	ConfRecentDay  = 0.7 // within the last 24 hours
+	ConfKeyword    = 0.5 // a keyword match, older
+	ConfNoMatch    = 0.2 // nothing matched
+)
+
+// Confidence turns the age of the best match and its quality (the share of
+// the query's terms the evidence covers, 0..1) into a confidence. With full
+// coverage it is the seed's level for the age; partial coverage pulls it
+// toward ConfNoMatch, so a fresh but off-topic hit does not auto-respond.
+func Confidence(matched bool, age time.Duration, quality float64) float64 {
+	if !matched {
+		return ConfNoMatch
+	}
+	base := ConfKeyword
+	switch {
+	case age <= time.Hour:
+		base = ConfRecentHour
+	case age <= 24*time.Hour:
+		base = ConfRecentDay
+	}
+	quality = min(max(quality, 0), 1)
+	return ConfNoMatch + (base-ConfNoMatch)*quality
+}
