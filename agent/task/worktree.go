@@ -1,0 +1,155 @@
+package task
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// BranchPrefix starts every branch aoi creates for a task worktree.
+const BranchPrefix = "aoi/task-"
+
+// taskIDPattern is what a task id may look like when it names a directory
+// and a branch.
+var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// WorktreeBranch is the branch a task's worktree is created on.
+func WorktreeBranch(taskID string) string { return BranchPrefix + taskID }
+
+// WorktreePath is where a task's worktree lives: <base>/<task id>. base is
+// fixed by aoi (<data dir>/worktrees), never taken from the wire.
+func WorktreePath(base, taskID string) string { return filepath.Join(base, taskID) }
+
+// IsGitRepo reports whether dir is inside a git working tree.
+func IsGitRepo(dir string) bool {
+	out, err := git(context.Background(), dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// AddWorktree creates a fresh worktree of repoDir at WorktreePath(base,
+// taskID) on a new branch WorktreeBranch(taskID), checked out at ref (HEAD
+// when empty). The owner's working tree, index and current branch are not
+// touched. ref must name an existing commit and be a well-formed ref name or
+// commit id.
+func AddWorktree(ctx context.Context, repoDir, base, taskID, ref string) (string, error) {
+	if !taskIDPattern.MatchString(taskID) {
+		return "", fmt.Errorf("task id %q cannot name a worktree", taskID)
+	}
+	commit, err := resolveRef(ctx, repoDir, ref)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", fmt.Errorf("create the worktrees directory: %w", err)
+	}
+	path := WorktreePath(base, taskID)
+	if _, err := os.Lstat(path); err == nil {
+		return "", fmt.Errorf("worktree %s already exists; remove it with `git worktree remove --force %s`", path, path)
+	}
+	if _, err := git(ctx, repoDir, "worktree", "add", "--quiet", "-b", WorktreeBranch(taskID), path, commit); err != nil {
+		return "", fmt.Errorf("create worktree for task %s: %w", taskID, err)
+	}
+	return path, nil
+}
+
+// resolveRef checks a requested ref and returns the commit it names.
+func resolveRef(ctx context.Context, repoDir, ref string) (string, error) {
+	if ref == "" {
+		ref = "HEAD"
+	}
+	if !safeRef(ctx, repoDir, ref) {
+		return "", &RefError{Ref: ref, Reason: "is not a valid git ref name"}
+	}
+	out, err := git(ctx, repoDir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		return "", &RefError{Ref: ref, Reason: "does not name a commit in the repository"}
+	}
+	return strings.TrimSpace(out), nil
+}
+
+var commitIDPattern = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+
+func safeRef(ctx context.Context, repoDir, ref string) bool {
+	if ref == "HEAD" || commitIDPattern.MatchString(ref) {
+		return true
+	}
+	if strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n\r") || len(ref) > 200 {
+		return false
+	}
+	_, err := git(ctx, repoDir, "check-ref-format", "--allow-onelevel", ref)
+	return err == nil
+}
+
+// RefError says why a requested ref was refused.
+type RefError struct {
+	Ref, Reason string
+}
+
+func (e *RefError) Error() string {
+	return fmt.Sprintf("ref %q %s; ask for an existing branch, tag or commit", e.Ref, e.Reason)
+}
+
+// RemoveWorktree deletes a task worktree, its branch and any stale worktree
+// bookkeeping. It only acts on paths and branches aoi created (branch
+// WorktreeBranch(id), path ending in the same id).
+func RemoveWorktree(ctx context.Context, repoDir, path, branch string) error {
+	id, ok := strings.CutPrefix(branch, BranchPrefix)
+	if !ok || !taskIDPattern.MatchString(id) || filepath.Base(path) != id {
+		return fmt.Errorf("refusing to remove %s (branch %s): not a worktree aoi created", path, branch)
+	}
+	var errs []error
+	if _, err := git(ctx, repoDir, "worktree", "remove", "--force", path); err != nil {
+		// Half-created or already unregistered: the directory is ours.
+		if rmErr := os.RemoveAll(path); rmErr != nil {
+			errs = append(errs, err, rmErr)
+		}
+	}
+	if _, err := git(ctx, repoDir, "worktree", "prune"); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := git(ctx, repoDir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		if _, err := git(ctx, repoDir, "branch", "-D", branch); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// git runs one git command in dir with hooks disabled (a peer's task must
+// not trigger the owner's hooks) and returns its stdout.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	full := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 500 {
+			msg = msg[:500]
+		}
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+	}
+	return stdout.String(), nil
+}
+
+// gitEnv is aoi's environment minus variables that would point git at
+// another repository, and with prompts off.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0")
+}
