@@ -1,0 +1,120 @@
+// Package keymap holds every key binding of the aoi terminal interface,
+// grouped by the scope in which it is active, with help text for the help
+// view and user overrides from the config file.
+package keymap
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is the complete set of bindings, one field per scope. Global and
+// List bindings are active together with the scope of the focused pane.
+type KeyMap struct {
+	Global     Global
+	List       List
+	Approvals  Approvals
+	Queries    Queries
+	Interrupts Interrupts
+	Peers      Peers
+	Dialog     Dialog
+	Prompt     Prompt
+}
+
+// Global bindings work everywhere except inside a text field.
+type Global struct {
+	Quit     key.Binding
+	Help     key.Binding
+	NextPane key.Binding
+	PrevPane key.Binding
+	Command  key.Binding // opens the prompt bar with ":"
+	Ask      key.Binding // opens the prompt bar with "@"
+	Filter   key.Binding
+}
+
+// List bindings move the selection in any pane.
+type List struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Home     key.Binding
+	End      key.Binding
+	Open     key.Binding
+}
+
+// Approvals bindings decide the selected approval.
+type Approvals struct {
+	Approve key.Binding
+	Reject  key.Binding
+}
+
+// Queries bindings act on the selected received query.
+type Queries struct {
+	Answer  key.Binding
+	Decline key.Binding
+}
+
+// Interrupts bindings release buffered queries.
+type Interrupts struct {
+	Release    key.Binding
+	ReleaseAll key.Binding
+}
+
+// Peers bindings decide a pending trust request.
+type Peers struct {
+	Trust  key.Binding
+	Refuse key.Binding
+}
+
+// Dialog bindings work in any open dialog.
+type Dialog struct {
+	Submit key.Binding
+	Cancel key.Binding
+}
+
+// Prompt bindings work while the prompt bar has focus.
+type Prompt struct {
+	HistoryPrev key.Binding
+	HistoryNext key.Binding
+	Complete    key.Binding
+	Submit      key.Binding
+	Cancel      key.Binding
+}
+
+func bind(help string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKeys(keys), help))
+}
+
+// Default returns the built-in bindings. Each call returns a fresh value.
+func Default() KeyMap {
+	return KeyMap{
+		Global: Global{
+			Quit:     bind("quit", "q", "ctrl+c"),
+			Help:     bind("help", "?"),
+			NextPane: bind("next pane", "tab"),
+			PrevPane: bind("previous pane", "shift+tab"),
+			Command:  bind("command", ":"),
+			Ask:      bind("ask a peer", "@"),
+			Filter:   bind("filter audit", "/"),
+		},
+		List: List{
+			Up:       bind("up", "up", "k"),
+			Down:     bind("down", "down", "j"),
+			PageUp:   bind("page up", "pgup"),
+			PageDown: bind("page down", "pgdown"),
+			Home:     bind("first", "home", "g"),
+			End:      bind("last", "end", "G"),
+			Open:     bind("open", "enter"),
+		},
+		Approvals:  Approvals{Approve: bind("approve", "y"), Reject: bind("reject", "n")},
+		Queries:    Queries{Answer: bind("answer", "e"), Decline: bind("decline", "d")},
+		Interrupts: Interrupts{Release: bind("release", "r"), ReleaseAll: bind("release all", "R")},
+		Peers:      Peers{Trust: bind("trust", "t"), Refuse: bind("refuse", "x")},
+		Dialog:     Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc")},
+		Prompt: Prompt{
+			HistoryPrev: bind("older", "up"),
+			HistoryNext: bind("newer", "down"),
+			Complete:    bind("complete", "tab"),
+			Submit:      bind("run", "enter"),
+			Cancel:      bind("close", "esc"),
+		},
+	}
+}
