@@ -1,0 +1,277 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// check runs the semantic checks a schema cannot express.
+func check(c *Config) Errors {
+	var errs Errors
+	errs = append(errs, checkPeers(c.Peers)...)
+	errs = append(errs, checkContexts(c.Contexts)...)
+	errs = append(errs, checkRules(c.ACL.Rules)...)
+	errs = append(errs, checkTasks(c)...)
+	errs = append(errs, checkSecretary(c.Secretary)...)
+	if o := c.Outbox; o.InitialBackoffMS > 0 && o.MaxBackoffMS > 0 && o.InitialBackoffMS > o.MaxBackoffMS {
+		errs = append(errs, &Error{Path: "/outbox/max_backoff_ms", Problem: fmt.Sprintf("%d is less than initial_backoff_ms %d", o.MaxBackoffMS, o.InitialBackoffMS), Fix: "make max_backoff_ms at least initial_backoff_ms"})
+	}
+	return errs
+}
+
+func checkPeers(peers []Peer) Errors {
+	var errs Errors
+	seen := map[string]int{}
+	for i, p := range peers {
+		if j, dup := seen[p.AgentID]; dup {
+			errs = append(errs, &Error{Path: pointer("peers", strconv.Itoa(i), "agent_id"), Problem: fmt.Sprintf("%q is already configured at /peers/%d", p.AgentID, j), Fix: "merge the two entries"})
+			continue
+		}
+		seen[p.AgentID] = i
+	}
+	return errs
+}
+
+func checkContexts(ctxs []Context) Errors {
+	var errs Errors
+	seen := map[string]int{}
+	for i, c := range ctxs {
+		if j, dup := seen[c.Identifier]; dup {
+			errs = append(errs, &Error{Path: pointer("contexts", strconv.Itoa(i), "identifier"), Problem: fmt.Sprintf("%q is already configured at /contexts/%d", c.Identifier, j), Fix: "give each context a unique identifier"})
+			continue
+		}
+		seen[c.Identifier] = i
+	}
+	return errs
+}
+
+func checkRules(rules []Rule) Errors {
+	var errs Errors
+	seen := map[string]int{}
+	for i, r := range rules {
+		at := func(field string) string { return pointer("acl", "rules", strconv.Itoa(i), field) }
+		if j, dup := seen[r.ID]; dup {
+			errs = append(errs, &Error{Path: at("id"), Problem: fmt.Sprintf("rule id %q is already used by /acl/rules/%d", r.ID, j), Fix: "give each rule a unique id (denials and audit entries name it)"})
+		} else {
+			seen[r.ID] = i
+		}
+		if err := checkPattern(r.ScopePattern); err != "" {
+			errs = append(errs, &Error{Path: at("scope_pattern"), Problem: err, Fix: "write a context identifier or a path under one, using * and ** as wildcards"})
+		}
+	}
+	return errs
+}
+
+// checkPattern rejects scope patterns that could never match a normalised
+// resource: absolute paths, "..", empty segments and backslashes.
+func checkPattern(p string) string {
+	switch {
+	case strings.HasPrefix(p, "/"):
+		return fmt.Sprintf("%q is an absolute path", p)
+	case strings.Contains(p, `\`):
+		return fmt.Sprintf("%q contains a backslash", p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "":
+			return fmt.Sprintf("%q has an empty path segment", p)
+		case ".", "..":
+			return fmt.Sprintf("%q contains %q", p, seg)
+		}
+	}
+	return ""
+}
+
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+func checkTasks(c *Config) Errors {
+	var errs Errors
+	names := make([]string, 0, len(c.Tasks))
+	for n := range c.Tasks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		errs = append(errs, checkTask(c, name, c.Tasks[name])...)
+	}
+	return errs
+}
+
+func checkTask(c *Config, name string, t TaskType) Errors {
+	at := func(f ...string) string { return pointer(append([]string{"tasks", name}, f...)...) }
+	var errs Errors
+	switch {
+	case len(t.Command) > 0 && t.MCPTool != "":
+		errs = append(errs, &Error{Path: at("mcp_tool"), Problem: "a task has both command and mcp_tool", Fix: "keep one of them"})
+	case len(t.Command) == 0 && t.MCPTool == "":
+		errs = append(errs, &Error{Path: at(), Problem: "a task needs command or mcp_tool", Fix: `add "command": ["prog", "arg", …] or "mcp_tool": "name"`})
+	case t.MCPTool != "" && c.Secretary.WorkAI.MCPEndpoint == "":
+		errs = append(errs, &Error{Path: at("mcp_tool"), Problem: "an mcp_tool task needs the work AI's MCP server", Fix: "set /secretary/work_ai/mcp_endpoint (\"stdio:<command>\" or an http(s) URL)"})
+	}
+	ctx, hasCtx := findContext(c.Contexts, t.Context)
+	if t.Context != "" && !hasCtx {
+		errs = append(errs, &Error{Path: at("context"), Problem: fmt.Sprintf("%q is not a configured context", t.Context), Fix: "use one of the identifiers under /contexts" + knownContexts(c.Contexts)})
+	}
+	if t.Isolation == IsolationWorktree {
+		switch {
+		case t.Context == "":
+			errs = append(errs, &Error{Path: at("context"), Problem: "isolation worktree needs the repository to branch from", Fix: "set context to a configured repository that has a local_path"})
+		case hasCtx && ctx.LocalPath == "":
+			errs = append(errs, &Error{Path: at("context"), Problem: fmt.Sprintf("context %q has no local_path, so there is no repository to make a worktree of", t.Context), Fix: "set local_path on that context, or use isolation \"none\""})
+		}
+	}
+	errs = append(errs, checkParams(at, t)...)
+	return errs
+}
+
+func findContext(ctxs []Context, id string) (Context, bool) {
+	for _, c := range ctxs {
+		if c.Identifier == id {
+			return c, true
+		}
+	}
+	return Context{}, false
+}
+
+func knownContexts(ctxs []Context) string {
+	if len(ctxs) == 0 {
+		return " (there are none yet)"
+	}
+	ids := make([]string, len(ctxs))
+	for i, c := range ctxs {
+		ids[i] = c.Identifier
+	}
+	return " (" + strings.Join(ids, ", ") + ")"
+}
+
+// checkParams ties placeholders to declared params, both ways, and checks
+// each param's pattern and default.
+func checkParams(at func(...string) string, t TaskType) Errors {
+	var errs Errors
+	used := map[string]bool{}
+	for i, arg := range t.Command {
+		for _, m := range placeholderRE.FindAllStringSubmatch(arg, -1) {
+			used[m[1]] = true
+			if _, ok := t.Params[m[1]]; !ok {
+				errs = append(errs, &Error{Path: at("command", strconv.Itoa(i)), Problem: fmt.Sprintf("placeholder {{%s}} is not declared", m[1]), Fix: fmt.Sprintf(`declare it under params: "%s": {"pattern": "^…$"}`, m[1])})
+			}
+		}
+	}
+	for _, p := range argumentStrings(t.Arguments, at("arguments")) {
+		for _, m := range placeholderRE.FindAllStringSubmatch(p.value, -1) {
+			used[m[1]] = true
+			if _, ok := t.Params[m[1]]; !ok {
+				errs = append(errs, &Error{Path: p.path, Problem: fmt.Sprintf("placeholder {{%s}} is not declared", m[1]), Fix: fmt.Sprintf(`declare it under params: "%s": {…}`, m[1])})
+			}
+		}
+	}
+	names := make([]string, 0, len(t.Params))
+	for n := range t.Params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		errs = append(errs, checkParam(at, n, t.Params[n], used[n])...)
+	}
+	return errs
+}
+
+func checkParam(at func(...string) string, name string, p Param, used bool) Errors {
+	var errs Errors
+	if !used {
+		errs = append(errs, &Error{Path: at("params", name), Problem: fmt.Sprintf("param %q is declared but no {{%s}} uses it", name, name), Fix: "use it in command/arguments or remove it"})
+	}
+	var re *regexp.Regexp
+	if p.Pattern != "" {
+		var err error
+		if re, err = regexp.Compile(p.Pattern); err != nil {
+			errs = append(errs, &Error{Path: at("params", name, "pattern"), Problem: "is not a valid regular expression: " + err.Error(), Fix: "write a Go RE2 expression, anchored with ^…$"})
+		}
+	}
+	if p.Default == "" {
+		return errs
+	}
+	if re != nil && !re.MatchString(p.Default) {
+		errs = append(errs, &Error{Path: at("params", name, "default"), Problem: fmt.Sprintf("%q does not match the param's pattern", p.Default), Fix: "make the default match pattern " + p.Pattern})
+	}
+	if len(p.Enum) > 0 && !contains(p.Enum, p.Default) {
+		errs = append(errs, &Error{Path: at("params", name, "default"), Problem: fmt.Sprintf("%q is not one of %s", p.Default, strings.Join(p.Enum, ", ")), Fix: "use one of them"})
+	}
+	return errs
+}
+
+type located struct{ path, value string }
+
+// argumentStrings lists every string inside an MCP tool's arguments.
+func argumentStrings(v any, path string) []located {
+	var out []located
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, argumentStrings(t[k], path+pointer(k))...)
+		}
+	case []any:
+		for i, e := range t {
+			out = append(out, argumentStrings(e, path+"/"+strconv.Itoa(i))...)
+		}
+	case string:
+		out = append(out, located{path, t})
+	}
+	return out
+}
+
+func checkSecretary(s Secretary) Errors {
+	var errs Errors
+	for i, p := range s.Redaction.Patterns {
+		if _, err := regexp.Compile(p.Regex); err != nil {
+			errs = append(errs, &Error{Path: pointer("secretary", "redaction", "patterns", strconv.Itoa(i), "regex"), Problem: "is not a valid regular expression: " + err.Error(), Fix: "write a Go RE2 expression"})
+		}
+	}
+	if s.LLM.Enabled {
+		if s.LLM.Endpoint == "" {
+			errs = append(errs, &Error{Path: "/secretary/llm/endpoint", Problem: "is empty but the LLM summariser is enabled", Fix: "set the OpenAI-compatible base URL (e.g. http://127.0.0.1:11434/v1) or set enabled to false"})
+		}
+		if s.LLM.Model == "" {
+			errs = append(errs, &Error{Path: "/secretary/llm/model", Problem: "is empty but the LLM summariser is enabled", Fix: "name the model to use, or set enabled to false"})
+		}
+	}
+	return errs
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// annotate names the unset environment variables behind empty values.
+func (x *expansion) annotate(errs Errors) {
+	for _, e := range errs {
+		vars := x.unset[e.Path]
+		if len(vars) == 0 {
+			continue
+		}
+		refs := make([]string, len(vars))
+		for i, v := range vars {
+			refs[i] = "${" + v + "}"
+		}
+		e.Problem += fmt.Sprintf(" (it comes from %s, which is not set)", strings.Join(refs, ", "))
+		e.Fix = fmt.Sprintf("set %s in the environment, or write a default as ${%s:-value}", vars[0], vars[0])
+	}
+}
+
+// dotToPointer turns encoding/json's dotted field path into a JSON pointer.
+func dotToPointer(field string) string {
+	return strings.ReplaceAll(field, ".", "/")
+}

@@ -1,0 +1,101 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+)
+
+// LookupFunc reads an environment variable; os.LookupEnv is the real one.
+type LookupFunc func(name string) (string, bool)
+
+// expansion records, per JSON pointer, the variables that were unset and had
+// no default, so a required value left empty can name the variable.
+type expansion struct {
+	lookup LookupFunc
+	unset  map[string][]string
+}
+
+// expandTree replaces ${VAR} and ${VAR:-default} in every string value of a
+// parsed JSON tree. Expanding after parsing means a variable's value is
+// always a string and can never inject JSON structure. Object keys are left
+// alone.
+func (x *expansion) expandTree(v any, path string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = x.expandTree(e, path+pointer(k))
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = x.expandTree(e, path+"/"+strconv.Itoa(i))
+		}
+	case string:
+		out, unset := expandString(t, x.lookup)
+		if len(unset) > 0 {
+			x.unset[path] = unset
+		}
+		return out
+	}
+	return v
+}
+
+// expandString expands one value. "$${" is a literal "${". A "${" that does
+// not form a valid reference is kept as written.
+func expandString(s string, lookup LookupFunc) (string, []string) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	var unset []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), unset
+		}
+		if i > 0 && s[i-1] == '$' {
+			b.WriteString(s[:i-1])
+			b.WriteString("${")
+			s = s[i+2:]
+			continue
+		}
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			b.WriteString(s)
+			return b.String(), unset
+		}
+		ref := s[i+2 : i+end]
+		name, def, hasDef := strings.Cut(ref, ":-")
+		if !validVarName(name) {
+			b.WriteString(s[:i+end+1])
+			s = s[i+end+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		val, ok := lookup(name)
+		switch {
+		case ok && val != "":
+			b.WriteString(val)
+		case hasDef:
+			b.WriteString(def)
+		case !ok:
+			unset = append(unset, name)
+		}
+		s = s[i+end+1:]
+	}
+}
+
+func validVarName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i, r := range n {
+		switch {
+		case r == '_', r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,235 @@
+// Package config holds aoi's configuration: the types mirroring
+// config/aoi.example.json, locating the file, ${VAR} expansion, JSON-Schema
+// validation against the embedded config/aoi.schema.json, semantic checks and
+// defaults. Every problem is reported as an *Error naming the JSON path and
+// the fix.
+package config
+
+import "time"
+
+// Config is one agent's whole configuration file.
+type Config struct {
+	Version   string              `json:"version"`
+	Agent     Agent               `json:"agent"`
+	Network   Network             `json:"network"`
+	Peers     []Peer              `json:"peers"`
+	Contexts  []Context           `json:"contexts"`
+	ACL       ACL                 `json:"acl"`
+	Limits    Limits              `json:"limits"`
+	Tasks     map[string]TaskType `json:"tasks"`
+	Approvals Approvals           `json:"approvals"`
+	Secretary Secretary           `json:"secretary"`
+	Outbox    Outbox              `json:"outbox"`
+	UI        UI                  `json:"ui"`
+	Logging   Logging             `json:"logging"`
+	Retention Retention           `json:"retention"`
+	Metrics   Metrics             `json:"metrics"`
+}
+
+// Agent is this agent's identity.
+type Agent struct {
+	ID    string `json:"id"`
+	Role  string `json:"role"`
+	Owner string `json:"owner"`
+}
+
+// Network configures the peer server and discovery.
+type Network struct {
+	ListenAddr           string    `json:"listen_addr"`
+	Tailscale            Tailscale `json:"tailscale"`
+	DiscoveryIntervalSec int       `json:"discovery_interval_sec"`
+	OfflineAfterSec      int       `json:"offline_after_sec"`
+	MaxBodyBytes         int64     `json:"max_body_bytes"`
+	RequestTimeoutSec    int       `json:"request_timeout_sec"`
+}
+
+// Tailscale configures tailnet mode (design §4).
+type Tailscale struct {
+	Enabled    bool   `json:"enabled"`
+	AuthKey    string `json:"auth_key"`
+	ControlURL string `json:"control_url"`
+	Hostname   string `json:"hostname"`
+	Tailnet    string `json:"tailnet"`
+}
+
+// Peer is a peer named in config: where to reach it and how to know it.
+type Peer struct {
+	AgentID     string `json:"agent_id"`
+	Endpoint    string `json:"endpoint"`
+	Fingerprint string `json:"fingerprint"`  // direct mode: SHA-256 of its certificate, 64 hex digits
+	TailnetNode string `json:"tailnet_node"` // tailnet mode: the node this agent id is pinned to
+}
+
+// Context is a body of work this agent mirrors and answers about.
+type Context struct {
+	Type       string `json:"type"` // repository | folder | file | issue
+	Identifier string `json:"identifier"`
+	LocalPath  string `json:"local_path"`
+}
+
+// Permission levels, from least to most.
+const (
+	PermNone  = "none"
+	PermRead  = "read"
+	PermWrite = "write"
+	PermAdmin = "admin"
+)
+
+// Scope types of an ACL rule.
+const (
+	ScopeRepository = "repository"
+	ScopeFolder     = "folder"
+	ScopeFile       = "file"
+	ScopeIssue      = "issue"
+)
+
+// ACL is the access-control configuration (seed 000 §4, design §5).
+type ACL struct {
+	DefaultPermission string `json:"default_permission"`
+	Rules             []Rule `json:"rules"`
+	AuditMode         bool   `json:"audit_mode"` // log denials but allow
+}
+
+// Rule is one access rule. Every subject field that is set must match the
+// caller; "*" in AgentID matches everyone.
+type Rule struct {
+	ID           string         `json:"id"`
+	AgentID      string         `json:"agent_id,omitempty"`
+	AgentRole    string         `json:"agent_role,omitempty"`
+	TailnetUser  string         `json:"tailnet_user,omitempty"`
+	TailnetTag   string         `json:"tailnet_tag,omitempty"`
+	ScopeType    string         `json:"scope_type"`
+	ScopePattern string         `json:"scope_pattern"`
+	Permission   string         `json:"permission"`
+	ExpiresAt    *time.Time     `json:"expires_at,omitempty"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+}
+
+// Limits bound what peers may ask of this agent.
+type Limits struct {
+	RatePerSec         float64 `json:"rate_per_sec"`
+	Burst              int     `json:"burst"`
+	MaxConcurrentTasks int     `json:"max_concurrent_tasks"`
+}
+
+// Isolation and output values of a task type.
+const (
+	IsolationNone     = "none"
+	IsolationWorktree = "worktree"
+	OutputGoTestJSON  = "go-test-json"
+	OutputJUnit       = "junit"
+)
+
+// TaskType is a task a peer may request (design §7). Exactly one of Command
+// and MCPTool is set; Command's {{placeholders}} are filled from Params.
+type TaskType struct {
+	Command    []string         `json:"command,omitempty"`
+	MCPTool    string           `json:"mcp_tool,omitempty"`
+	Server     string           `json:"server,omitempty"`
+	Arguments  map[string]any   `json:"arguments,omitempty"`
+	Context    string           `json:"context,omitempty"`
+	Params     map[string]Param `json:"params,omitempty"`
+	TimeoutSec int              `json:"timeout_sec"`
+	Isolation  string           `json:"isolation"`
+	Output     string           `json:"output,omitempty"`
+	Approval   Approval         `json:"approval"`
+}
+
+// Param is a declared task parameter.
+type Param struct {
+	Description string   `json:"description,omitempty"`
+	Default     string   `json:"default,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Enum        []string `json:"enum,omitempty"`
+	Required    bool     `json:"required,omitempty"`
+}
+
+// Approvals configures the approval inbox.
+type Approvals struct {
+	ExpirySec           int  `json:"expiry_sec"`
+	KeepFailedWorktrees bool `json:"keep_failed_worktrees"`
+}
+
+// Secretary configures the context mirror, interrupt controller and answering.
+type Secretary struct {
+	WorkAI           WorkAI           `json:"work_ai"`
+	InterruptControl InterruptControl `json:"interrupt_control"`
+	ContextMirroring ContextMirroring `json:"context_mirroring"`
+	Redaction        Redaction        `json:"redaction"`
+	LLM              LLM              `json:"llm"`
+}
+
+// WorkAI names the owner's coding assistant.
+type WorkAI struct {
+	Type           string `json:"type"`
+	MCPEndpoint    string `json:"mcp_endpoint"` // "stdio:<command>" or an http(s) URL
+	TranscriptsDir string `json:"transcripts_dir"`
+}
+
+// InterruptControl configures when queries may interrupt the owner.
+type InterruptControl struct {
+	Enabled              bool    `json:"enabled"`
+	FocusModeHours       [2]int  `json:"focus_mode_hours"` // [start, end) local hours, 0–24
+	AutoRespondThreshold float64 `json:"auto_respond_threshold"`
+}
+
+// ContextMirroring configures the context mirror and index.
+type ContextMirroring struct {
+	Enabled          bool `json:"enabled"`
+	IndexIntervalSec int  `json:"index_interval_sec"`
+	RetentionDays    int  `json:"retention_days"`
+}
+
+// Redaction adds owner-defined secret patterns to the built-in detector.
+type Redaction struct {
+	Patterns []RedactionPattern `json:"patterns"`
+}
+
+// RedactionPattern is one extra secret pattern (Go RE2 syntax).
+type RedactionPattern struct {
+	ID    string `json:"id"`
+	Regex string `json:"regex"`
+}
+
+// LLM configures the optional OpenAI-compatible summariser.
+type LLM struct {
+	Enabled   bool   `json:"enabled"`
+	Endpoint  string `json:"endpoint"`
+	Model     string `json:"model"`
+	APIKey    string `json:"api_key"`
+	MaxTokens int    `json:"max_tokens"`
+}
+
+// Outbox configures retries of outgoing messages to offline peers.
+type Outbox struct {
+	InitialBackoffMS int `json:"initial_backoff_ms"`
+	MaxBackoffMS     int `json:"max_backoff_ms"`
+	ExpirySec        int `json:"expiry_sec"`
+}
+
+// UI configures the terminal interface.
+type UI struct {
+	Theme string            `json:"theme"`
+	Bell  bool              `json:"bell"`
+	OSC9  bool              `json:"osc9"`
+	Keys  map[string]string `json:"keys,omitempty"` // action → key, validated by keymap
+}
+
+// Logging configures the log file in the data dir.
+type Logging struct {
+	Level      string `json:"level"`
+	MaxSizeMB  int    `json:"max_size_mb"`
+	MaxBackups int    `json:"max_backups"`
+}
+
+// Retention configures pruning of old records.
+type Retention struct {
+	AuditDays int  `json:"audit_days"`
+	TasksDays int  `json:"tasks_days"`
+	AutoPrune bool `json:"auto_prune"`
+}
+
+// Metrics configures the opt-in Prometheus endpoint ("" = off).
+type Metrics struct {
+	ListenAddr string `json:"listen_addr"`
+}
