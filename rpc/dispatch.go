@@ -1,0 +1,118 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"strconv"
+	"time"
+)
+
+// serveOne runs one request and appends its response to buf. written is
+// false when nothing was appended (a notification); wait > 0 means the call
+// was rate limited.
+func (s *Server) serveOne(ctx context.Context, buf []byte, req *request, caller Caller, ref *refusal) ([]byte, bool, time.Duration) {
+	begin := time.Now()
+	call := Call{Method: req.method, ID: req.id, Params: req.params, Notification: req.notification(), Caller: caller}
+	var result any
+	var resultJSON []byte
+	e, wait := s.precheck(req, caller, ref, begin)
+	if e == nil {
+		result, e = s.dispatch(ctx, &call)
+	}
+	if e == nil {
+		var err error
+		if resultJSON, err = json.Marshal(result); err != nil {
+			result, e = nil, s.internal(fmt.Errorf("encoding the result: %w", err), call.Method, call.ID, caller)
+		}
+	}
+	if !call.audited {
+		rec := CallRecord{
+			Caller: caller, Method: call.Method, ID: call.ID, Params: call.Params,
+			Notification: call.Notification, Result: result, Err: e, Duration: time.Since(begin),
+		}
+		if aerr := s.audit(ctx, rec); aerr != nil {
+			e = aerr
+		}
+	}
+	switch {
+	case call.Notification:
+		return buf, false, wait
+	case e != nil:
+		return appendError(buf, req.id, e), true, wait
+	}
+	return appendResult(buf, req.id, resultJSON), true, wait
+}
+
+// precheck applies the whole-request refusal, the caller's rate limit and
+// the request's own validity, in that order.
+func (s *Server) precheck(req *request, caller Caller, ref *refusal, now time.Time) (*Error, time.Duration) {
+	if ref != nil {
+		return ref.err, 0
+	}
+	if ok, wait := s.limits.allow(caller.Key(), now); !ok {
+		return RateLimited(wait), max(wait, time.Millisecond)
+	}
+	return req.err, 0
+}
+
+// dispatch calls the method's handler, turning panics and plain errors
+// into internal errors that do not leak their text.
+func (s *Server) dispatch(ctx context.Context, call *Call) (result any, e *Error) {
+	h := (*s.handlers.Load())[call.Method]
+	if h == nil {
+		return nil, MethodNotFound(call.Method)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			result = nil
+			e = s.internal(fmt.Errorf("panic: %v\n%s", p, debug.Stack()), call.Method, call.ID, call.Caller)
+		}
+	}()
+	res, err := h(ctx, call)
+	if err == nil {
+		return res, nil
+	}
+	var re *Error
+	if errors.As(err, &re) {
+		return nil, re
+	}
+	return nil, s.internal(err, call.Method, call.ID, call.Caller)
+}
+
+// audit runs the audit hook. It ignores ctx's cancellation: a call whose
+// client went away must still be recorded.
+func (s *Server) audit(ctx context.Context, rec CallRecord) *Error {
+	if s.opts.Audit == nil {
+		return nil
+	}
+	err := s.opts.Audit(context.WithoutCancel(ctx), rec)
+	if err == nil {
+		return nil
+	}
+	ref := s.logInternal(fmt.Errorf("audit: %w", err), rec.Method, rec.ID, rec.Caller)
+	return NewError(CodeInternalError, map[string]any{
+		"reason":     "the call could not be written to the audit log, so it is not acknowledged; retry later (request id " + ref + ")",
+		"request_id": ref,
+	})
+}
+
+// internal logs err under a fresh reference and returns -32603 whose data
+// names only that reference, never err's text.
+func (s *Server) internal(err error, method string, id json.RawMessage, caller Caller) *Error {
+	ref := s.logInternal(err, method, id, caller)
+	return NewError(CodeInternalError, map[string]any{
+		"reason":     "internal error; see the agent's log, request id " + ref,
+		"request_id": ref,
+	})
+}
+
+// logInternal logs err with a fresh reference a person can search for.
+func (s *Server) logInternal(err error, method string, id json.RawMessage, caller Caller) string {
+	ref := strconv.FormatUint(rand.Uint64(), 16)
+	s.log.Error("rpc: internal error", "request_id", ref, "method", method, "id", idString(id), "caller", caller.Key(), "err", err)
+	return ref
+}

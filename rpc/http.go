@@ -1,0 +1,112 @@
+package rpc
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServeHTTP serves POST /aoi/v1/rpc: body limit → identify → authenticate
+// → rate limit → dispatch → audit.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != Path {
+		http.Error(w, "not found: aoi serves JSON-RPC at POST "+Path, http.StatusNotFound)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed: send JSON-RPC with POST "+Path, http.StatusMethodNotAllowed)
+		return
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		e := InvalidRequest("Content-Type must be application/json, got %q; send the JSON-RPC body with Content-Type: application/json", r.Header.Get("Content-Type"))
+		writeOutcome(w, outcome{body: appendError(nil, nil, e), status: http.StatusUnsupportedMediaType})
+		return
+	}
+	body, tooBig, err := s.readBody(w, r)
+	if err != nil {
+		http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	caller, ref := s.identify(r)
+	switch {
+	case tooBig && ref != nil:
+		writeOutcome(w, s.refuseWhole(r.Context(), caller, ref.err, ref.status))
+		return
+	case tooBig:
+		writeOutcome(w, s.refuseWhole(r.Context(), caller, s.tooLarge(), http.StatusRequestEntityTooLarge))
+		return
+	}
+	writeOutcome(w, s.serve(r.Context(), body, caller, ref))
+}
+
+// identify runs Options.Identify; failure refuses the request (401).
+func (s *Server) identify(r *http.Request) (Caller, *refusal) {
+	fallback := Caller{Addr: r.RemoteAddr}
+	if s.opts.Identify == nil {
+		return fallback, &refusal{err: PermissionDenied("this server has no way to identify callers, so it refuses every request", nil), status: http.StatusUnauthorized}
+	}
+	c, err := s.opts.Identify(r)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = PermissionDenied("the caller could not be identified: "+err.Error(), nil)
+		}
+		return fallback, &refusal{err: e, status: http.StatusUnauthorized}
+	}
+	if c.Addr == "" {
+		c.Addr = r.RemoteAddr
+	}
+	return c, nil
+}
+
+// readBody reads at most MaxBodyBytes; tooBig reports a longer body.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, tooBig bool, err error) {
+	limit := s.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		return nil, true, nil
+	}
+	if r.ContentLength >= 0 {
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+		return body, false, err
+	}
+	body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, true, nil
+	}
+	return body, false, err
+}
+
+// isJSON accepts application/json with optional parameters.
+func isJSON(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	if !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+func writeOutcome(w http.ResponseWriter, out outcome) {
+	h := w.Header()
+	if out.retryAfter > 0 {
+		secs := int64((out.retryAfter + time.Second - 1) / time.Second)
+		h.Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
+	if len(out.body) == 0 {
+		w.WriteHeader(out.status)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(out.body)))
+	w.WriteHeader(out.status)
+	_, _ = w.Write(out.body)
+}

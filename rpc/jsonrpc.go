@@ -1,0 +1,193 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// DefaultMaxBatch bounds the number of elements in one batch request.
+const DefaultMaxBatch = 100
+
+// nullID is the id of a response to a request whose id could not be read.
+var nullID = json.RawMessage("null")
+
+// request is one element of a request body after validation. When err is
+// set the element was not a valid Request object and id is the id to
+// answer with (nil means null).
+type request struct {
+	method string
+	id     json.RawMessage // nil when the member is absent: a notification
+	params json.RawMessage // nil when absent
+	err    *Error
+}
+
+// notification reports whether no response must be sent for r.
+func (r *request) notification() bool { return r.err == nil && r.id == nil }
+
+// decodeBody splits a request body into its requests. batch reports an
+// array body; a non-nil *Error is a body-level failure answered by one
+// response object with a null id (parse error, empty or oversized batch).
+func decodeBody(body []byte, maxBatch int) (reqs []request, batch bool, err *Error) {
+	if isArray(body) {
+		var elems []json.RawMessage
+		if e := json.Unmarshal(body, &elems); e != nil {
+			return nil, true, parseError(e)
+		}
+		switch {
+		case len(elems) == 0:
+			return nil, true, InvalidRequest("the batch is an empty array; send at least one request object")
+		case len(elems) > maxBatch:
+			return nil, true, InvalidRequest("the batch has %d requests, over the limit of %d; split it into smaller batches", len(elems), maxBatch)
+		}
+		reqs = make([]request, len(elems))
+		for i, raw := range elems {
+			reqs[i] = decodeElement(raw, nil)
+		}
+		return reqs, true, nil
+	}
+	var members map[string]json.RawMessage
+	if e := json.Unmarshal(body, &members); e != nil {
+		var syn *json.SyntaxError
+		if errors.As(e, &syn) || len(bytes.TrimSpace(body)) == 0 {
+			return nil, false, parseError(e)
+		}
+		return []request{{err: InvalidRequest("the request must be a JSON object")}}, false, nil
+	}
+	if members == nil { // the body is null
+		return []request{{err: InvalidRequest("the request must be a JSON object")}}, false, nil
+	}
+	return []request{decodeElement(nil, members)}, false, nil
+}
+
+// parseError is -32700 with the decoder's complaint.
+func parseError(e error) *Error {
+	return NewError(CodeParseError, map[string]any{"reason": "the body is not valid JSON: " + e.Error()})
+}
+
+// isArray reports whether the first non-whitespace byte of b is '['.
+func isArray(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '['
+	}
+	return false
+}
+
+// decodeElement validates one Request object, given as raw JSON or as its
+// already decoded members.
+func decodeElement(raw json.RawMessage, members map[string]json.RawMessage) request {
+	if members == nil {
+		if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+			return request{err: InvalidRequest("each batch element must be a request object")}
+		}
+	}
+	var r request
+	id, hasID := members["id"]
+	if hasID {
+		if !validID(id) {
+			return request{err: InvalidRequest("id must be a string, a number or null")}
+		}
+		r.id = id
+	}
+	if v, ok := members["jsonrpc"]; !ok || !isString(v, "2.0") {
+		r.err = InvalidRequest(`"jsonrpc" must be exactly "2.0"`)
+		return errorOnly(r)
+	}
+	method, ok := stringValue(members["method"])
+	if !ok {
+		r.err = InvalidRequest(`"method" must be a string`)
+		return errorOnly(r)
+	}
+	r.method = method
+	if p, ok := members["params"]; ok {
+		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
+			r.err = InvalidRequest(`"params" must be an object or an array when present`)
+			return errorOnly(r)
+		}
+		r.params = p
+	}
+	return r
+}
+
+// errorOnly keeps only what an error response needs.
+func errorOnly(r request) request { return request{id: r.id, err: r.err} }
+
+// validID reports whether raw is a string, a number or null.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	c := raw[0]
+	return c == '"' || c == '-' || (c >= '0' && c <= '9') || bytes.Equal(raw, nullID)
+}
+
+// isString reports whether raw is the JSON string want.
+func isString(raw json.RawMessage, want string) bool {
+	s, ok := stringValue(raw)
+	return ok && s == want
+}
+
+// stringValue decodes a JSON string, cheaply when it has no escapes.
+func stringValue(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// appendResult appends a success response; result is already JSON.
+func appendResult(buf []byte, id json.RawMessage, result []byte) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","result":`...)
+	buf = append(buf, result...)
+	return appendID(buf, id)
+}
+
+// appendError appends an error response.
+func appendError(buf []byte, id json.RawMessage, e *Error) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","error":`...)
+	buf = append(buf, marshalError(e)...)
+	return appendID(buf, id)
+}
+
+func appendID(buf []byte, id json.RawMessage) []byte {
+	buf = append(buf, `,"id":`...)
+	if id == nil {
+		id = nullID
+	}
+	buf = append(buf, id...)
+	return append(buf, '}')
+}
+
+// marshalError encodes e, dropping data that cannot be encoded so the
+// caller still learns the code.
+func marshalError(e *Error) []byte {
+	b, err := json.Marshal(e)
+	if err == nil {
+		return b
+	}
+	b, _ = json.Marshal(&Error{Code: e.Code, Message: e.Message})
+	return b
+}
+
+// idString renders a raw id for logs.
+func idString(id json.RawMessage) string {
+	if id == nil {
+		return "none"
+	}
+	if s, ok := stringValue(id); ok {
+		return strconv.Quote(s)
+	}
+	return string(id)
+}

@@ -1,0 +1,224 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Path is where the peer server and the control socket serve JSON-RPC.
+const Path = "/aoi/v1/rpc"
+
+// DefaultMaxBodyBytes bounds a request body unless Options says otherwise.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configure a Server. The zero value serves nothing over HTTP:
+// Identify is required there, because there is no unauthenticated path.
+type Options struct {
+	// MaxBodyBytes bounds a request body (default 1 MiB).
+	MaxBodyBytes int64
+	// MaxBatch bounds the elements of a batch (default 100).
+	MaxBatch int
+	// Identify names the caller of an HTTP request (the transport's
+	// Identify); an error refuses the request with HTTP 401 and -32001.
+	Identify func(r *http.Request) (Caller, error)
+	// Authenticate maps an identified caller to an agent (setting AgentID)
+	// or refuses it by returning an error (a *Error is sent as is, with
+	// HTTP 403). Optional.
+	Authenticate func(ctx context.Context, c Caller) (Caller, error)
+	// RatePerSec and Burst set each caller's token bucket; RatePerSec <= 0
+	// disables rate limiting. Burst defaults to ceil(RatePerSec).
+	RatePerSec float64
+	Burst      int
+	// MaxLimiters bounds how many callers' buckets are kept (default 4096).
+	MaxLimiters int
+	// Audit records every call, refused ones included, before its response
+	// is written. An error turns the response into an internal error,
+	// because an acknowledged request must be durable.
+	Audit func(ctx context.Context, rec CallRecord) error
+	// Logger receives internal errors and audit failures (default: none).
+	Logger *slog.Logger
+}
+
+// CallRecord is what the audit hook receives for one call.
+type CallRecord struct {
+	Caller       Caller
+	Method       string          // "" when the request could not be read
+	ID           json.RawMessage // nil for a notification or an unreadable request
+	Params       json.RawMessage
+	Notification bool
+	Result       any    // nil on error
+	Err          *Error // nil on success
+	Duration     time.Duration
+}
+
+// Server is a JSON-RPC 2.0 method registry and an http.Handler serving
+// POST /aoi/v1/rpc.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	limits   *limiterSet
+	mu       sync.Mutex // serialises Handle
+	handlers atomic.Pointer[map[string]Handler]
+}
+
+// NewServer returns a server with no methods.
+func NewServer(opts Options) *Server {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = DefaultMaxBatch
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log, limits: newLimiterSet(opts.RatePerSec, opts.Burst, opts.MaxLimiters)}
+	empty := map[string]Handler{}
+	s.handlers.Store(&empty)
+	return s
+}
+
+// Handle registers h for method, replacing any earlier handler. It is safe
+// to call while serving.
+func (s *Server) Handle(method string, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := *s.handlers.Load()
+	next := make(map[string]Handler, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[method] = h
+	s.handlers.Store(&next)
+}
+
+// SetRateLimit changes every caller's rate (config reload); perSec <= 0
+// disables limiting.
+func (s *Server) SetRateLimit(perSec float64, burst int) {
+	s.limits.set(perSec, burst)
+}
+
+// ServeRPC serves one request body from an already identified caller,
+// without HTTP: authenticate → rate limit → dispatch → audit. It returns
+// the response body (empty when there is nothing to answer) and the HTTP
+// status that goes with it.
+func (s *Server) ServeRPC(ctx context.Context, body []byte, caller Caller) (resp []byte, status int) {
+	out := s.serve(ctx, body, caller, nil)
+	return out.body, out.status
+}
+
+// outcome is a served request: body, HTTP status and, when every call was
+// rate limited, how long to wait.
+type outcome struct {
+	body       []byte
+	status     int
+	retryAfter time.Duration
+}
+
+// refusal is a whole-request refusal decided before dispatch.
+type refusal struct {
+	err    *Error
+	status int
+}
+
+func (s *Server) serve(ctx context.Context, body []byte, caller Caller, ref *refusal) outcome {
+	if int64(len(body)) > s.opts.MaxBodyBytes {
+		return s.refuseWhole(ctx, caller, s.tooLarge(), http.StatusRequestEntityTooLarge)
+	}
+	if ref == nil {
+		caller, ref = s.authenticate(ctx, caller)
+	}
+	reqs, batch, berr := decodeBody(body, s.opts.MaxBatch)
+	if berr != nil {
+		if ref != nil {
+			return s.refuseWhole(ctx, caller, ref.err, ref.status)
+		}
+		return s.refuseWhole(ctx, caller, berr, http.StatusOK)
+	}
+	ctx = WithCaller(ctx, caller)
+	buf := make([]byte, 0, 256)
+	if batch {
+		buf = append(buf, '[')
+	}
+	start := len(buf)
+	limited, retryAfter := 0, time.Duration(0)
+	for i := range reqs {
+		n := len(buf)
+		if len(buf) > start {
+			buf = append(buf, ',')
+		}
+		var wait time.Duration
+		var written bool
+		buf, written, wait = s.serveOne(ctx, buf, &reqs[i], caller, ref)
+		if !written {
+			buf = buf[:n]
+		}
+		if wait > 0 {
+			limited++
+			retryAfter = max(retryAfter, wait)
+		}
+	}
+	return finish(buf, batch, start, ref, limited == len(reqs), retryAfter)
+}
+
+// finish closes the response body and picks the HTTP status.
+func finish(buf []byte, batch bool, start int, ref *refusal, allLimited bool, retryAfter time.Duration) outcome {
+	empty := len(buf) == start
+	switch {
+	case empty:
+		buf = nil
+	case batch:
+		buf = append(buf, ']')
+	}
+	out := outcome{body: buf, status: http.StatusOK}
+	switch {
+	case ref != nil:
+		out.status = ref.status
+	case allLimited:
+		out.status, out.retryAfter = http.StatusTooManyRequests, retryAfter
+	case empty:
+		out.status = http.StatusNoContent
+	}
+	return out
+}
+
+// authenticate runs Options.Authenticate; a refusal applies to every call.
+func (s *Server) authenticate(ctx context.Context, c Caller) (Caller, *refusal) {
+	if s.opts.Authenticate == nil {
+		return c, nil
+	}
+	got, err := s.opts.Authenticate(ctx, c)
+	if err == nil {
+		return got, nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return c, &refusal{err: e, status: http.StatusForbidden}
+	}
+	return c, &refusal{err: s.internal(err, "authenticate", nil, c), status: http.StatusInternalServerError}
+}
+
+func (s *Server) tooLarge() *Error {
+	return NewError(CodeInvalidRequest, map[string]any{
+		"reason":    "the request body is larger than this server accepts",
+		"max_bytes": s.opts.MaxBodyBytes,
+		"fix":       "send less per request (split batches, shorten params) or raise network.max_body_bytes on the receiving agent",
+	})
+}
+
+// refuseWhole answers a request that was not dispatched with one error
+// object (null id), after auditing it.
+func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, status int) outcome {
+	rec := CallRecord{Caller: caller, Err: e}
+	if aerr := s.audit(ctx, rec); aerr != nil {
+		e, status = aerr, http.StatusInternalServerError
+	}
+	return outcome{body: appendError(nil, nil, e), status: status}
+}
