@@ -1,0 +1,249 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ContextEvent is one (already redacted) entry of the context mirror.
+type ContextEvent struct {
+	ID     int64     `json:"id"`
+	Source string    `json:"source"` // git | task | transcript | note | assistant | testfile
+	Kind   string    `json:"kind"`   // commit | branch | worktree | marker | test | note | prompt | …
+	Ctx    string    `json:"ctx"`    // context identifier, e.g. acme/webapp
+	Key    string    `json:"key"`    // file path, commit sha, task id, …
+	Title  string    `json:"title"`
+	Body   string    `json:"body"`
+	TS     time.Time `json:"ts"`
+	Meta   string    `json:"meta,omitempty"` // compact JSON object ("" = {})
+}
+
+// Bounds on what one event may hold, so a huge diff or log cannot bloat the
+// index; sources summarise before this.
+const (
+	maxContextTitle = 1 << 10
+	maxContextBody  = 32 << 10
+	maxContextMeta  = 8 << 10
+)
+
+// InsertContextEvent stores ev and indexes it; TS defaults to the store
+// clock. It returns the new event's id.
+func (tx *Tx) InsertContextEvent(ev ContextEvent) (int64, error) {
+	if ev.Source == "" || ev.Kind == "" {
+		return 0, fmt.Errorf("store: context event needs a source and a kind (got %q/%q)", ev.Source, ev.Kind)
+	}
+	if ev.TS.IsZero() {
+		ev.TS = tx.Now()
+	}
+	if ev.Meta == "" {
+		ev.Meta = "{}"
+	}
+	if len(ev.Meta) > maxContextMeta {
+		return 0, fmt.Errorf("store: context event meta is %d bytes, over the %d-byte limit", len(ev.Meta), maxContextMeta)
+	}
+	ev.Title, ev.Body = ctxTruncate(ev.Title, maxContextTitle), ctxTruncate(ev.Body, maxContextBody)
+	res, err := tx.Exec(`INSERT INTO context_events(source, kind, ctx, key, title, body, ts, meta)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		ev.Source, ev.Kind, ev.Ctx, ev.Key, ev.Title, ev.Body, formatTime(ev.TS), ev.Meta)
+	if err != nil {
+		return 0, fmt.Errorf("store: insert context event: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	if grams := contextShortGrams(ev.Title + " " + ev.Key + " " + ev.Body); grams != "" {
+		if _, err := tx.Exec(`INSERT INTO context_short(rowid, grams) VALUES (?, ?)`, id, grams); err != nil {
+			return 0, fmt.Errorf("store: index short terms: %w", err)
+		}
+	}
+	return id, nil
+}
+
+// ReplaceContextState swaps the current-state events of one (source, ctx,
+// kind) — a repository's branch, its uncommitted changes, its open FIXMEs —
+// for evs, so state that went away stops being reported.
+func (tx *Tx) ReplaceContextState(source, ctxID, kind string, evs []ContextEvent) error {
+	if _, err := tx.Exec(`DELETE FROM context_events WHERE source = ? AND ctx = ? AND kind = ?`, source, ctxID, kind); err != nil {
+		return fmt.Errorf("store: replace context state: %w", err)
+	}
+	for _, ev := range evs {
+		ev.Source, ev.Ctx, ev.Kind = source, ctxID, kind
+		if _, err := tx.InsertContextEvent(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetContextCursor records where a source stopped (see context_cursors).
+func (tx *Tx) SetContextCursor(name, value string) error {
+	_, err := tx.Exec(`INSERT INTO context_cursors(name, value, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		name, value, formatTime(tx.Now()))
+	if err != nil {
+		return fmt.Errorf("store: save context cursor %q: %w", name, err)
+	}
+	return nil
+}
+
+// ContextCursor returns a source's saved position; ok is false when none is saved.
+func (db *DB) ContextCursor(ctx context.Context, name string) (value string, ok bool, err error) {
+	err = db.rd.QueryRowContext(ctx, `SELECT value FROM context_cursors WHERE name = ?`, name).Scan(&value)
+	if isNoRows(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: read context cursor %q: %w", name, err)
+	}
+	return value, true, nil
+}
+
+// ContextRecent selects the newest events by kind and context.
+type ContextRecent struct {
+	Kinds    []string  // empty = all
+	Contexts []string  // empty = all
+	Since    time.Time // zero = no bound
+	Limit    int       // default 50, at most 1000
+}
+
+// RecentContext returns the newest events matching f, newest first.
+func (db *DB) RecentContext(ctx context.Context, f ContextRecent) ([]ContextEvent, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, 1000)
+	var (
+		where []string
+		args  []any
+	)
+	if len(f.Kinds) > 0 {
+		where = append(where, "kind IN ("+ctxPlaceholders(len(f.Kinds))+")")
+		args = ctxAppendStrings(args, f.Kinds)
+	}
+	if len(f.Contexts) > 0 {
+		where = append(where, "ctx IN ("+ctxPlaceholders(len(f.Contexts))+")")
+		args = ctxAppendStrings(args, f.Contexts)
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "ts >= ?")
+		args = append(args, formatTime(f.Since))
+	}
+	q := `SELECT id, source, kind, ctx, key, title, body, ts, meta FROM context_events`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	rows, err := db.rd.QueryContext(ctx, q, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: recent context: %w", err)
+	}
+	return scanContextEvents(rows)
+}
+
+// PruneContext deletes events older than before, in batches so the writer
+// never holds one long transaction, and returns how many went.
+func (db *DB) PruneContext(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		err := db.Write(ctx, func(tx *Tx) error {
+			res, err := tx.Exec(`DELETE FROM context_events WHERE id IN
+				(SELECT id FROM context_events WHERE ts < ? LIMIT 2000)`, formatTime(before))
+			if err != nil {
+				return fmt.Errorf("store: prune context: %w", err)
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
+// ContextStats describes the context mirror.
+type ContextStats struct {
+	Events   int64            `json:"events"`
+	BySource map[string]int64 `json:"by_source"`
+	Oldest   time.Time        `json:"oldest"`
+	Newest   time.Time        `json:"newest"`
+}
+
+// ContextStats counts the mirror's events by source.
+func (db *DB) ContextStats(ctx context.Context) (ContextStats, error) {
+	st := ContextStats{BySource: map[string]int64{}}
+	rows, err := db.rd.QueryContext(ctx, `SELECT source, count(*) FROM context_events GROUP BY source`)
+	if err != nil {
+		return st, fmt.Errorf("store: context stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src string
+		var n int64
+		if err := rows.Scan(&src, &n); err != nil {
+			return st, err
+		}
+		st.BySource[src] = n
+		st.Events += n
+	}
+	if err := rows.Err(); err != nil {
+		return st, err
+	}
+	var oldest, newest sql.NullString
+	if err := db.rd.QueryRowContext(ctx, `SELECT min(ts), max(ts) FROM context_events`).Scan(&oldest, &newest); err != nil {
+		return st, fmt.Errorf("store: context stats: %w", err)
+	}
+	if st.Oldest, err = parseTime(oldest.String); err != nil {
+		return st, err
+	}
+	st.Newest, err = parseTime(newest.String)
+	return st, err
+}
+
+func scanContextEvents(rows *sql.Rows) ([]ContextEvent, error) {
+	defer rows.Close()
+	var out []ContextEvent
+	for rows.Next() {
+		var ev ContextEvent
+		var ts string
+		if err := rows.Scan(&ev.ID, &ev.Source, &ev.Kind, &ev.Ctx, &ev.Key, &ev.Title, &ev.Body, &ts, &ev.Meta); err != nil {
+			return nil, fmt.Errorf("store: read context event: %w", err)
+		}
+		t, err := parseTime(ts)
+		if err != nil {
+			return nil, err
+		}
+		ev.TS = t
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
+func ctxPlaceholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func ctxAppendStrings(args []any, ss []string) []any {
+	for _, s := range ss {
+		args = append(args, s)
+	}
+	return args
+}
+
+// truncUTF8 cuts s to at most n bytes without splitting a character.
+func ctxTruncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var ctxTestNow = time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+
+func openContextDB(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "aoi.db"), WithClock(func() time.Time { return ctxTestNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func insertEvents(t testing.TB, db *DB, evs ...ContextEvent) []int64 {
+	t.Helper()
+	var ids []int64
+	err := db.Write(context.Background(), func(tx *Tx) error {
+		for _, ev := range evs {
+			id, err := tx.InsertContextEvent(ev)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func hitKeys(hits []ContextHit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Key)
+	}
+	return out
+}
+
+func fixtureEvents() []ContextEvent {
+	h := func(n int) time.Time { return ctxTestNow.Add(-time.Duration(n) * time.Hour) }
+	return []ContextEvent{
+		{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d", Title: "auth: add JWT signing", Body: "files: auth/jwt.go (+80 -0)", TS: h(50)},
+		{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b2c3d4e", Title: "認証: リフレッシュトークンを実装", Body: "files: auth/refresh.go (+40 -3)", TS: h(5)},
+		{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "auth/refresh.go:88", Title: "FIXME: token store undecided", TS: h(1)},
+		{Source: "note", Kind: "note", Ctx: "", Key: "", Title: "blocked on the DB schema review", Body: "waiting for the db team", TS: h(2)},
+		{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c3d4e5f", Title: "secrets: rotate auth keys", Body: "files: secrets/auth_keys.go", TS: h(3)},
+		{Source: "git", Kind: "commit", Ctx: "acme/billing", Key: "d4e5f6a", Title: "billing: invoice export", Body: "files: export.go", TS: h(4)},
+	}
+}
+
+func TestSearchContext(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db, fixtureEvents()...)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		q    ContextSearch
+		want []string // keys that must be present
+		not  []string // keys that must be absent
+	}{
+		{"trigram english", ContextSearch{Terms: []string{"JWT"}}, []string{"a1b2c3d"}, []string{"d4e5f6a"}},
+		{"trigram japanese", ContextSearch{Terms: []string{"リフレッシュ"}}, []string{"b2c3d4e"}, nil},
+		{"two-char japanese", ContextSearch{Terms: []string{"認証"}}, []string{"b2c3d4e"}, []string{"a1b2c3d"}},
+		{"one-char japanese", ContextSearch{Terms: []string{"認"}}, []string{"b2c3d4e"}, nil},
+		{"two-letter word", ContextSearch{Terms: []string{"DB"}}, []string{""}, []string{"a1b2c3d"}},
+		{"file path", ContextSearch{Terms: []string{"auth/refresh.go"}}, []string{"b2c3d4e", "auth/refresh.go:88"}, nil},
+		{"kind filter", ContextSearch{Terms: []string{"auth"}, Kinds: []string{"marker"}}, []string{"auth/refresh.go:88"}, []string{"a1b2c3d"}},
+		{"context filter", ContextSearch{Terms: []string{"export", "auth"}, Contexts: []string{"acme/billing"}}, []string{"d4e5f6a"}, []string{"a1b2c3d"}},
+		{"allow filter", ContextSearch{Terms: []string{"auth"}, Allow: func(c, k string) bool { return !strings.HasPrefix(k, "c3d4") }}, []string{"a1b2c3d"}, []string{"c3d4e5f"}},
+		{"no match", ContextSearch{Terms: []string{"kubernetes"}}, nil, []string{"a1b2c3d"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hits, err := db.SearchContext(ctx, c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := hitKeys(hits)
+			for _, w := range c.want {
+				if !slices.Contains(keys, w) {
+					t.Errorf("want %q in %q", w, keys)
+				}
+			}
+			for _, n := range c.not {
+				if slices.Contains(keys, n) {
+					t.Errorf("%q must not be in %q", n, keys)
+				}
+			}
+			if c.want == nil && len(hits) != 0 {
+				t.Errorf("want no hits, got %q", keys)
+			}
+		})
+	}
+}
+
+func TestSearchContextRanking(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db, fixtureEvents()...)
+	hits, err := db.SearchContext(context.Background(), ContextSearch{Terms: []string{"auth", "refresh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) < 2 {
+		t.Fatalf("want several hits, got %q", hitKeys(hits))
+	}
+	// The commit naming both terms (recent) beats one naming only "auth" (older).
+	top := hits[0].Key
+	if top != "b2c3d4e" && top != "auth/refresh.go:88" {
+		t.Fatalf("want an event holding both terms first, got %q (%v)", top, hitKeys(hits))
+	}
+	if hits[0].Matched != 2 {
+		t.Fatalf("top hit matched %d terms, want 2", hits[0].Matched)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Fatal("hits not sorted by score")
+		}
+	}
+}
+
+func TestSnippetIsShortAndCentred(t *testing.T) {
+	long := strings.Repeat("lorem ipsum dolor ", 40) + "the redis connection refused here " + strings.Repeat("sit amet ", 40)
+	s := snippet(long, "title", "redis")
+	if n := len([]rune(s)); n > SnippetRunes {
+		t.Fatalf("snippet has %d runes, cap %d", n, SnippetRunes)
+	}
+	if !strings.Contains(s, "redis connection refused") {
+		t.Fatalf("snippet misses the match: %q", s)
+	}
+	if !strings.HasPrefix(s, "…") || !strings.HasSuffix(s, "…") {
+		t.Fatalf("snippet should mark both cuts: %q", s)
+	}
+}
+
+func TestReplaceContextStateAndCursor(t *testing.T) {
+	db := openContextDB(t)
+	ctx := context.Background()
+	replace := func(keys ...string) {
+		err := db.Write(ctx, func(tx *Tx) error {
+			var evs []ContextEvent
+			for _, k := range keys {
+				evs = append(evs, ContextEvent{Key: k, Title: "FIXME: something at " + k})
+			}
+			if err := tx.ReplaceContextState("git", "acme/webapp", "marker", evs); err != nil {
+				return err
+			}
+			return tx.SetContextCursor("git:acme/webapp:markers", fmt.Sprint(len(keys)))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace("a.go:1", "b.go:2")
+	replace("b.go:2")
+	evs, err := db.RecentContext(ctx, ContextRecent{Kinds: []string{"marker"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Key != "b.go:2" {
+		t.Fatalf("want only b.go:2 after replace, got %+v", evs)
+	}
+	hits, err := db.SearchContext(ctx, ContextSearch{Terms: []string{"a.go"}})
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("replaced event still searchable: %v %v", hitKeys(hits), err)
+	}
+	v, ok, err := db.ContextCursor(ctx, "git:acme/webapp:markers")
+	if err != nil || !ok || v != "1" {
+		t.Fatalf("cursor = %q %v %v, want 1", v, ok, err)
+	}
+	if _, ok, _ := db.ContextCursor(ctx, "missing"); ok {
+		t.Fatal("missing cursor reported as present")
+	}
+}
+
+func TestPruneContextAndStats(t *testing.T) {
+	db := openContextDB(t)
+	ctx := context.Background()
+	insertEvents(t, db, fixtureEvents()...)
+	n, err := db.PruneContext(ctx, ctxTestNow.Add(-24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d (%v), want 1", n, err)
+	}
+	hits, _ := db.SearchContext(ctx, ContextSearch{Terms: []string{"JWT"}})
+	if len(hits) != 0 {
+		t.Fatalf("pruned event still found: %v", hitKeys(hits))
+	}
+	// The short-term index forgets pruned rows too (contentless_delete).
+	var short int
+	if err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM context_short`).Scan(&short); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.ContextStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Events != 5 || st.BySource["git"] != 4 || st.BySource["note"] != 1 {
+		t.Fatalf("stats = %+v", st)
+	}
+	if short > int(st.Events) {
+		t.Fatalf("context_short has %d rows for %d events", short, st.Events)
+	}
+	if !st.Newest.Equal(ctxTestNow.Add(-time.Hour)) {
+		t.Fatalf("newest = %v", st.Newest)
+	}
+}
+
+func TestInsertContextEventBounds(t *testing.T) {
+	db := openContextDB(t)
+	big := strings.Repeat("あ", maxContextBody) // 3 bytes each
+	ids := insertEvents(t, db, ContextEvent{Source: "note", Kind: "note", Body: big})
+	evs, err := db.RecentContext(context.Background(), ContextRecent{})
+	if err != nil || len(evs) != 1 || evs[0].ID != ids[0] {
+		t.Fatalf("recent = %v %v", evs, err)
+	}
+	if len(evs[0].Body) > maxContextBody || !strings.HasPrefix(big, evs[0].Body) {
+		t.Fatalf("body not truncated on a character boundary: %d bytes", len(evs[0].Body))
+	}
+	err = db.Write(context.Background(), func(tx *Tx) error {
+		_, err := tx.InsertContextEvent(ContextEvent{Kind: "note"})
+		return err
+	})
+	if err == nil {
+		t.Fatal("event without source accepted")
+	}
+}
+
+func TestContextShortGrams(t *testing.T) {
+	got := contextShortGrams("認証のDB設定 at auth/jwt.go で")
+	for _, w := range []string{"認証", "証の", "db", "設定", "at", "go", "で"} {
+		if !slices.Contains(strings.Fields(got), w) {
+			t.Errorf("want %q in %q", w, got)
+		}
+	}
+	if strings.Contains(got, "auth") || strings.Contains(got, "jwt") {
+		t.Errorf("long words belong to the trigram index: %q", got)
+	}
+}
