@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // maxFileBytes bounds the config file; a real one is a few kilobytes.
@@ -68,8 +69,11 @@ func decodeTree(data []byte) (any, *Error) {
 	var v any
 	err := dec.Decode(&v)
 	if err == nil {
+		off := dec.InputOffset()
 		if _, e := dec.Token(); e != io.EOF {
-			off := dec.InputOffset()
+			for off < int64(len(data)) && strings.ContainsRune(" \t\r\n", rune(data[off])) {
+				off++
+			}
 			line, col := lineCol(data, off)
 			return nil, &Error{Line: line, Column: col, Problem: "unexpected data after the top-level object", Fix: "remove it or merge it into the object"}
 		}

@@ -12,11 +12,11 @@ type Config struct {
 	Version   string              `json:"version"`
 	Agent     Agent               `json:"agent"`
 	Network   Network             `json:"network"`
-	Peers     []Peer              `json:"peers"`
-	Contexts  []Context           `json:"contexts"`
+	Peers     []Peer              `json:"peers,omitempty"`
+	Contexts  []Context           `json:"contexts,omitempty"`
 	ACL       ACL                 `json:"acl"`
 	Limits    Limits              `json:"limits"`
-	Tasks     map[string]TaskType `json:"tasks"`
+	Tasks     map[string]TaskType `json:"tasks,omitempty"`
 	Approvals Approvals           `json:"approvals"`
 	Secretary Secretary           `json:"secretary"`
 	Outbox    Outbox              `json:"outbox"`
@@ -86,7 +86,7 @@ const (
 // ACL is the access-control configuration (seed 000 §4, design §5).
 type ACL struct {
 	DefaultPermission string `json:"default_permission"`
-	Rules             []Rule `json:"rules"`
+	Rules             []Rule `json:"rules,omitempty"`
 	AuditMode         bool   `json:"audit_mode"` // log denials but allow
 }
 
@@ -182,7 +182,7 @@ type ContextMirroring struct {
 
 // Redaction adds owner-defined secret patterns to the built-in detector.
 type Redaction struct {
-	Patterns []RedactionPattern `json:"patterns"`
+	Patterns []RedactionPattern `json:"patterns,omitempty"`
 }
 
 // RedactionPattern is one extra secret pattern (Go RE2 syntax).
