@@ -11,16 +11,19 @@ import (
 )
 
 // Default returns a minimal working config for a new agent: direct mode on
-// loopback, no peers, no contexts, no tasks, and an ACL that denies
-// everything until the owner adds rules.
+// loopback, no peers, no contexts, no tasks. The ACL denies by default and
+// has one rule letting authenticated peers (pinned in direct mode, on the
+// same tailnet in tailnet mode) ask questions; writing and running tasks
+// stay denied until the owner adds rules.
 func Default(id, role, owner string) *Config {
 	c := &Config{
-		Version:  "1.0",
-		Agent:    Agent{ID: id, Role: role, Owner: owner},
-		ACL:      ACL{DefaultPermission: PermNone, Rules: []Rule{}},
-		Peers:    []Peer{},
-		Contexts: []Context{},
-		Tasks:    map[string]TaskType{},
+		Version: "1.0",
+		Agent:   Agent{ID: id, Role: role, Owner: owner},
+		ACL: ACL{DefaultPermission: PermNone, Rules: []Rule{{
+			ID: "peers-read", AgentID: "*", ScopeType: ScopeRepository, ScopePattern: "**",
+			Permission: PermRead, Metadata: map[string]any{"reason": "trusted peers may ask about my work"},
+		}}},
+		Tasks: map[string]TaskType{},
 	}
 	applyDefaults(c, map[string]any{})
 	return c
