@@ -1,0 +1,170 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The audit hash scheme. `aoi audit verify` and external auditors depend on
+// it, so it never changes without a new method name in the chain.
+//
+// For each row of audit_log:
+//
+//	hash = lowercase_hex( SHA-256( prev_hash || canonical ) )
+//
+// where prev_hash is the previous row's hash as its 64 ASCII hex characters
+// (the first row of a fresh chain uses 64 "0" characters, GenesisHash) and
+// canonical is this exact byte string (no spaces or newlines):
+//
+//	{"agent":A,"detail":D,"method":M,"result":R,"seq":N,"ts":T}
+//
+//   - A, M, R and T are the row's agent, method, result and ts columns as JSON
+//     strings: UTF-8, with `"` → `\"`, `\` → `\\`, U+0008 → `\b`, U+000C → `\f`,
+//     U+000A → `\n`, U+000D → `\r`, U+0009 → `\t`, every other character below
+//     U+0020 and U+2028, U+2029 as `\u00XX` / `\u2028` / `\u2029` (lowercase
+//     hex), everything else (including `<`, `>`, `&`, non-ASCII) as itself.
+//     This is Go's encoding/json with HTML escaping turned off.
+//   - T, the ts column, is the time the row was written in RFC 3339 with
+//     nanoseconds, UTC, trailing fractional zeros dropped (Go's
+//     time.RFC3339Nano), e.g. "2025-05-01T09:30:00.123456789Z".
+//   - N, the seq column, as a base-10 integer.
+//   - D is the detail column byte for byte. AppendAudit stores the detail in
+//     canonical form (compact JSON, object keys sorted by their UTF-8 bytes,
+//     numbers as written, strings escaped as above), so a verifier never
+//     re-encodes it: any change to the column, even whitespace, breaks the
+//     hash. A row without detail has D = null.
+//
+// Keys appear in that order because it is the sorted order of the key names.
+
+// GenesisHash is the prev_hash of the first row of a chain.
+const GenesisHash = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// maxAuditDetail bounds one row's detail so a hostile request cannot bloat
+// the log; callers summarise instead.
+const maxAuditDetail = 64 << 10
+
+// auditHead is the end of the chain: the newest row's seq and hash.
+type auditHead struct {
+	seq  int64
+	hash string
+}
+
+// auditHash computes a row's hash from its stored column values.
+func auditHash(prevHash string, seq int64, ts, agent, method, result, detail string) string {
+	h := sha256.New()
+	h.Write([]byte(prevHash))
+	h.Write(canonicalAuditJSON(seq, ts, agent, method, result, detail))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalAuditJSON builds the canonical byte string described above.
+func canonicalAuditJSON(seq int64, ts, agent, method, result, detail string) []byte {
+	b := make([]byte, 0, 96+len(ts)+len(agent)+len(method)+len(result)+len(detail))
+	b = append(b, `{"agent":`...)
+	b = appendJSONString(b, agent)
+	b = append(b, `,"detail":`...)
+	b = append(b, detail...)
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, method)
+	b = append(b, `,"result":`...)
+	b = appendJSONString(b, result)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `,"ts":`...)
+	b = appendJSONString(b, ts)
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string with the escaping rules above.
+// Invalid UTF-8 becomes U+FFFD (AppendAudit stores valid UTF-8 only).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			b = appendASCII(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xF])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+func appendASCII(b []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	if c < 0x20 {
+		return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return append(b, c)
+}
+
+// canonicalDetail renders detail in the canonical form stored in the detail
+// column: any Go value (or json.RawMessage / []byte holding JSON) → compact
+// JSON with sorted object keys, numbers kept as written.
+func canonicalDetail(detail any) (string, error) {
+	var raw []byte
+	switch d := detail.(type) {
+	case nil:
+		return "null", nil
+	case json.RawMessage:
+		raw = d
+	case []byte:
+		raw = d
+	default:
+		var err error
+		if raw, err = json.Marshal(detail); err != nil {
+			return "", fmt.Errorf("store: audit detail cannot be encoded as JSON: %w", err)
+		}
+	}
+	if len(raw) == 0 {
+		return "null", nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("store: audit detail is not valid JSON: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("store: audit detail cannot be re-encoded: %w", err)
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(out) > maxAuditDetail {
+		return "", fmt.Errorf("store: audit detail is %d bytes, more than the %d allowed; record a summary instead", len(out), maxAuditDetail)
+	}
+	return string(out), nil
+}

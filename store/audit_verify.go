@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// AuditVerification is the outcome of walking the audit chain.
+type AuditVerification struct {
+	OK       bool   `json:"ok"`
+	Entries  int64  `json:"entries"`
+	FirstBad int64  `json:"first_bad_seq,omitempty"`
+	Problem  string `json:"problem,omitempty"`
+}
+
+// VerifyAudit walks the whole chain in seq order, streaming, and reports the
+// first row that was edited, inserted or follows a deletion. A chain that
+// starts after seq 1 is accepted only when an audit checkpoint (written by
+// PruneAudit) vouches for its first row and the chain itself records that
+// checkpoint. Deleting the newest rows cannot be detected from the chain
+// alone.
+func (db *DB) VerifyAudit(ctx context.Context) (AuditVerification, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log ORDER BY seq`)
+	if err != nil {
+		return AuditVerification{}, fmt.Errorf("store: reading the audit log: %w", err)
+	}
+	defer rows.Close()
+	v := chainVerifier{db: db, ctx: ctx}
+	for rows.Next() {
+		r, ts, err := scanAudit(rows)
+		if err != nil {
+			return AuditVerification{}, err
+		}
+		if problem, err := v.check(r, ts); err != nil || problem != "" {
+			return v.bad(r.Seq, problem), err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return AuditVerification{}, fmt.Errorf("store: reading the audit log: %w", err)
+	}
+	if problem := v.finish(); problem != "" {
+		return v.bad(v.firstSeq, problem), nil
+	}
+	return AuditVerification{OK: true, Entries: v.n}, nil
+}
+
+// chainVerifier holds the state of one walk.
+type chainVerifier struct {
+	db       *DB
+	ctx      context.Context
+	n        int64
+	prev     auditHead
+	firstSeq int64
+	// checkpoint that vouches for a pruned start, and whether the chain's
+	// own audit.checkpoint row confirmed it.
+	cp        *AuditCheckpoint
+	confirmed bool
+}
+
+func (v *chainVerifier) bad(seq int64, problem string) AuditVerification {
+	return AuditVerification{OK: false, Entries: v.n, FirstBad: seq, Problem: problem}
+}
+
+// check verifies one row against its own hash and its predecessor.
+func (v *chainVerifier) check(r AuditRecord, ts string) (string, error) {
+	if r.Seq < 1 {
+		return fmt.Sprintf("row %d: sequence numbers start at 1 — the row was inserted by hand", r.Seq), nil
+	}
+	if want := auditHash(r.PrevHash, r.Seq, ts, r.Agent, r.Method, r.Result, string(r.Detail)); want != r.Hash {
+		return fmt.Sprintf("row %d: hash does not match its content — the row was edited after it was written", r.Seq), nil
+	}
+	v.n++
+	if v.n == 1 {
+		v.firstSeq = r.Seq
+		return v.checkStart(r)
+	}
+	defer func() { v.prev = auditHead{seq: r.Seq, hash: r.Hash} }()
+	if r.Seq != v.prev.seq+1 {
+		return fmt.Sprintf("row %d: %s missing before it — deleted from the log", r.Seq, rowSpan(v.prev.seq+1, r.Seq-1)), nil
+	}
+	if r.PrevHash != v.prev.hash {
+		return fmt.Sprintf("row %d: its prev_hash does not match row %d's hash — row %d was replaced or the chain was rewritten", r.Seq, v.prev.seq, v.prev.seq), nil
+	}
+	v.noteCheckpoint(r)
+	return "", nil
+}
+
+// checkStart verifies the first row: genesis, or a vouched-for pruned start.
+func (v *chainVerifier) checkStart(r AuditRecord) (string, error) {
+	v.prev = auditHead{seq: r.Seq, hash: r.Hash}
+	if r.Seq == 1 {
+		if r.PrevHash != GenesisHash {
+			return "row 1: prev_hash is not the genesis value — the start of the log was rewritten", nil
+		}
+		return "", nil
+	}
+	cp, ok, err := v.db.checkpointFor(v.ctx, r.Seq-1)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return fmt.Sprintf("row %d: %s missing before it and no pruning checkpoint accounts for them — deleted from the log", r.Seq, rowSpan(1, r.Seq-1)), nil
+	}
+	if cp.Hash != cp.computeHash() {
+		return fmt.Sprintf("row %d: the pruning checkpoint that vouches for the rows before it was edited", r.Seq), nil
+	}
+	if cp.ContinuesFromHash != r.PrevHash {
+		return fmt.Sprintf("row %d: its prev_hash does not match the pruning checkpoint — the row was replaced", r.Seq), nil
+	}
+	v.cp = &cp
+	v.noteCheckpoint(r)
+	return "", nil
+}
+
+// noteCheckpoint marks the start checkpoint confirmed when the chain holds
+// the audit.checkpoint row PruneAudit wrote for it.
+func (v *chainVerifier) noteCheckpoint(r AuditRecord) {
+	if v.cp == nil || v.confirmed || r.Method != checkpointMethod {
+		return
+	}
+	d, err := parseCheckpointDetail(r.Detail)
+	if err == nil && d.ContinuesFrom == v.cp.ContinuesFromSeq && d.ContinuesFromHash == v.cp.ContinuesFromHash {
+		v.confirmed = true
+	}
+}
+
+// finish reports problems that show only at the end of the walk.
+func (v *chainVerifier) finish() string {
+	if v.cp != nil && !v.confirmed {
+		return fmt.Sprintf("row %d: the pruning checkpoint before it is not recorded in the chain — it was added by hand to hide deleted rows", v.firstSeq)
+	}
+	return ""
+}
+
+// rowSpan names one row or a range of rows.
+func rowSpan(from, to int64) string {
+	if from == to {
+		return fmt.Sprintf("row %d is", from)
+	}
+	return fmt.Sprintf("rows %d–%d are", from, to)
+}

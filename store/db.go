@@ -1,0 +1,231 @@
+// Package store is aoi's SQLite database: one file in the data dir, opened in
+// WAL mode, with embedded migrations, a read-only connection pool for reads
+// and a single writer goroutine that group-commits every write.
+//
+// # Adding an aggregate (how store/tasks.go, store/context_index.go, … plug in)
+//
+// Every aggregate lives in package store, in its own files, and follows the
+// same three rules:
+//
+//  1. Schema: one or more store/migrations/NNNN_name.sql files in your number
+//     range (0001–0099 store core, 0100–0199 context index, 0200–0299 tasks and
+//     approvals, 0300–0399 operations). They are embedded and applied in
+//     filename order, each in its own transaction, and never edited once
+//     committed: change a schema by adding a migration.
+//
+//  2. Writes are methods on *Tx:
+//
+//     func (tx *Tx) InsertTask(t TaskRecord) error {
+//     _, err := tx.Exec(`INSERT INTO tasks(id, state, created_at) VALUES (?, ?, ?)`,
+//     t.ID, t.State, formatTime(t.CreatedAt))
+//     return err
+//     }
+//
+//     Callers run them through DB.Write, which hands the function to the
+//     writer goroutine; the function runs inside its own SAVEPOINT of the
+//     current group-commit transaction and its caller is answered after the
+//     COMMIT. Inside such a method: use tx.Exec / tx.QueryRow / tx.Query only
+//     (statements are cached per connection, so plain SQL strings are cheap),
+//     never start or end a transaction, never block on the network or on
+//     another Write (the writer is single-threaded: that would deadlock), and
+//     take the time from tx.Now() so the injected clock applies.
+//
+//  3. Reads are methods on *DB that use db.rd (the read-only pool), e.g.
+//     db.rd.QueryRowContext(ctx, …). They see everything committed.
+//
+// Times are stored as TEXT with formatTime (fixed-width RFC 3339 UTC with
+// nanoseconds, so they sort and compare as strings) and read back with
+// parseTime. JSON columns are TEXT holding compact JSON. All SQL is
+// parameterised. Store types never import other aoi packages.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// DB is an open aoi database. It is safe for concurrent use.
+type DB struct {
+	path  string
+	opts  options
+	rd    *sql.DB // read-only pool (mode=ro, query_only)
+	wr    *sql.DB // exactly one connection, used only by the writer goroutine
+	clock func() time.Time
+
+	mu     sync.RWMutex // guards closed against sends on reqs
+	closed bool
+	reqs   chan *writeReq
+	done   chan struct{} // closed when the writer goroutine has exited
+}
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	clock        func() time.Time
+	syncFull     bool
+	busyTimeout  time.Duration
+	maxBatch     int
+	readConns    int
+	skipMigrates bool
+}
+
+// WithClock sets the clock used for every timestamp the store writes
+// (audit rows, first_seen/last_seen, …). Tests inject a fixed clock.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.clock = now }
+}
+
+// WithSynchronousFull makes every commit fsync the WAL, so an acknowledged
+// write also survives a power loss or kernel crash (at some cost in
+// throughput). Without it a commit survives any process crash, including
+// kill -9, but the last transactions may be lost if the machine loses power.
+func WithSynchronousFull() Option {
+	return func(o *options) { o.syncFull = true }
+}
+
+// WithBusyTimeout sets how long a connection waits for a lock held by another
+// process before failing with "database is locked" (default 5 s).
+func WithBusyTimeout(d time.Duration) Option {
+	return func(o *options) { o.busyTimeout = d }
+}
+
+// WithMaxBatch caps how many queued writes one group commit takes (default 256).
+func WithMaxBatch(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxBatch = n
+		}
+	}
+}
+
+// Open opens (creating if needed) the database at path, applies the embedded
+// migrations and starts the writer goroutine. The file is created with mode
+// 0600 and its directory with 0700.
+func Open(path string, opts ...Option) (*DB, error) {
+	o := options{clock: time.Now, busyTimeout: 5 * time.Second, maxBatch: 256, readConns: max(4, runtime.GOMAXPROCS(0))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %q: %w", path, err)
+	}
+	if err := createFile(abs); err != nil {
+		return nil, err
+	}
+	db := &DB{path: abs, opts: o, clock: o.clock, reqs: make(chan *writeReq, o.maxBatch), done: make(chan struct{})}
+	if err := db.openPools(); err != nil {
+		return nil, err
+	}
+	if err := db.migrate(context.Background()); err != nil {
+		db.closePools()
+		return nil, err
+	}
+	head, err := db.loadAuditHead(context.Background())
+	if err != nil {
+		db.closePools()
+		return nil, err
+	}
+	go db.writer(head)
+	return db, nil
+}
+
+// createFile makes the parent directory (0700) and an empty database file
+// (0600) so SQLite never creates them with the process umask. SQLite gives
+// the -wal and -shm files the same permissions as the database file.
+func createFile(abs string) error {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return fmt.Errorf("create data directory %s: %w (check its permissions or choose another --data-dir)", filepath.Dir(abs), err)
+	}
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w (check the file's permissions)", abs, err)
+	}
+	return f.Close()
+}
+
+// openPools opens the single write connection and the read-only pool.
+//
+// synchronous=NORMAL in WAL mode writes every commit to the WAL file before
+// COMMIT returns and fsyncs only at checkpoints: a committed transaction is in
+// the OS page cache, so it survives the process crashing or being killed
+// (kill -9) at any moment; only a power loss or kernel crash can lose the
+// newest commits. WithSynchronousFull closes that gap with an fsync per
+// commit (per group commit, so the cost is shared by the whole batch).
+func (db *DB) openPools() error {
+	sync := "NORMAL"
+	if db.opts.syncFull {
+		sync = "FULL"
+	}
+	uri := "file:" + escapeURIPath(db.path)
+	busy := db.opts.busyTimeout.Milliseconds()
+	wdsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=1&_synchronous=%s&_stmt_cache_size=128", uri, busy, sync)
+	wr, err := sql.Open("sqlite3", wdsn)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", db.path, err)
+	}
+	wr.SetMaxOpenConns(1)
+	wr.SetMaxIdleConns(1)
+	wr.SetConnMaxLifetime(0)
+	wr.SetConnMaxIdleTime(0)
+	if err := wr.Ping(); err != nil {
+		wr.Close()
+		return fmt.Errorf("open database %s: %w (is it a SQLite file? is the disk full?)", db.path, err)
+	}
+	rdsn := fmt.Sprintf("%s?mode=ro&_busy_timeout=%d&_foreign_keys=1&_query_only=1&_stmt_cache_size=64", uri, busy)
+	rd, err := sql.Open("sqlite3", rdsn)
+	if err != nil {
+		wr.Close()
+		return fmt.Errorf("open database %s for reading: %w", db.path, err)
+	}
+	rd.SetMaxOpenConns(db.opts.readConns)
+	rd.SetMaxIdleConns(db.opts.readConns)
+	db.wr, db.rd = wr, rd
+	return nil
+}
+
+// escapeURIPath escapes the characters that would end or corrupt the path
+// part of an SQLite URI filename.
+func escapeURIPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+}
+
+func (db *DB) closePools() error {
+	return errors.Join(db.rd.Close(), db.wr.Close())
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Now returns the store clock's current time.
+func (db *DB) Now() time.Time { return db.clock() }
+
+// Close stops accepting writes, waits for every queued write to commit and
+// closes the database. It is safe to call more than once.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		<-db.done
+		return nil
+	}
+	db.closed = true
+	close(db.reqs)
+	db.mu.Unlock()
+	<-db.done
+	return db.closePools()
+}
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("store: database is closed (the agent is shutting down)")

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Outbox states.
+const (
+	OutboxPending   = "pending"
+	OutboxDelivered = "delivered"
+	OutboxExpired   = "expired"
+)
+
+// OutboxRecord is one outgoing call waiting to be delivered to a peer.
+type OutboxRecord struct {
+	ID            string
+	To            string
+	Method        string
+	Params        json.RawMessage
+	Attempts      int
+	NextAttemptAt time.Time
+	CreatedAt     time.Time
+	ExpiresAt     time.Time // zero: never expires
+	LastError     string
+	State         string
+	DeliveredAt   *time.Time
+}
+
+const outboxColumns = `id, to_agent, method, params, attempts, next_attempt_at, created_at, expires_at,
+	last_error, state, delivered_at`
+
+// EnqueueOutbox stores an outgoing call. Zero CreatedAt / NextAttemptAt
+// become now (due at once); an empty State is pending.
+func (tx *Tx) EnqueueOutbox(r OutboxRecord) error {
+	now := tx.Now()
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = now
+	}
+	if r.NextAttemptAt.IsZero() {
+		r.NextAttemptAt = now
+	}
+	if r.State == "" {
+		r.State = OutboxPending
+	}
+	params, err := jsonArg(r.Params)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO outbox(`+outboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.To, r.Method, params, r.Attempts, formatTime(r.NextAttemptAt), formatTime(r.CreatedAt),
+		formatTime(r.ExpiresAt), r.LastError, r.State, formatTimePtr(r.DeliveredAt))
+	if err != nil {
+		return fmt.Errorf("store: queueing %s for %s: %w", r.Method, r.To, err)
+	}
+	return nil
+}
+
+// DueOutbox returns pending entries whose next attempt is at or before now,
+// soonest first. limit defaults to 100 and is capped at 1000.
+func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxRecord, error) {
+	return db.outboxWhere(ctx, `state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+		formatTime(now), clampLimit(limit, 100, 1000))
+}
+
+// OutboxForAgent returns the pending entries for one peer, oldest first
+// (used to deliver at once when the peer comes back online).
+func (db *DB) OutboxForAgent(ctx context.Context, agentID string) ([]OutboxRecord, error) {
+	return db.outboxWhere(ctx, `to_agent = ? AND state = 'pending' ORDER BY created_at, id LIMIT 1000`, agentID)
+}
+
+// Outbox returns one entry by id.
+func (db *DB) Outbox(ctx context.Context, id string) (OutboxRecord, bool, error) {
+	rs, err := db.outboxWhere(ctx, `id = ?`, id)
+	if err != nil || len(rs) == 0 {
+		return OutboxRecord{}, false, err
+	}
+	return rs[0], true, nil
+}
+
+// NextOutboxAt returns when the next pending entry is due (ok = false when
+// nothing is pending), so the delivery loop can sleep until then.
+func (db *DB) NextOutboxAt(ctx context.Context) (next time.Time, ok bool, err error) {
+	var s sql.NullString
+	if err := db.rd.QueryRowContext(ctx, `SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'`).Scan(&s); err != nil {
+		return time.Time{}, false, fmt.Errorf("store: reading the outbox: %w", err)
+	}
+	if !s.Valid {
+		return time.Time{}, false, nil
+	}
+	next, err = parseTime(s.String)
+	return next, err == nil, err
+}
+
+// MarkOutboxDelivered records a successful delivery.
+func (tx *Tx) MarkOutboxDelivered(id string, at time.Time) error {
+	res, err := tx.Exec(`UPDATE outbox SET state = 'delivered', delivered_at = ?, attempts = attempts + 1, last_error = ''
+		WHERE id = ?`, formatTime(at), id)
+	if err != nil {
+		return fmt.Errorf("store: marking outbox entry %s delivered: %w", id, err)
+	}
+	return mustAffect(res, "outbox entry", id)
+}
+
+// RescheduleOutbox records a failed attempt and when to try again.
+func (tx *Tx) RescheduleOutbox(id string, next time.Time, lastErr string) error {
+	res, err := tx.Exec(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+		WHERE id = ? AND state = 'pending'`, formatTime(next), truncate(lastErr, 1024), id)
+	if err != nil {
+		return fmt.Errorf("store: rescheduling outbox entry %s: %w", id, err)
+	}
+	return mustAffect(res, "pending outbox entry", id)
+}
+
+// ExpireOutbox gives up on an entry.
+func (tx *Tx) ExpireOutbox(id string) error {
+	res, err := tx.Exec(`UPDATE outbox SET state = 'expired' WHERE id = ? AND state = 'pending'`, id)
+	if err != nil {
+		return fmt.Errorf("store: expiring outbox entry %s: %w", id, err)
+	}
+	return mustAffect(res, "pending outbox entry", id)
+}
+
+// OutboxStats returns how many entries are pending and when the oldest of
+// them was created (zero when none).
+func (db *DB) OutboxStats(ctx context.Context) (depth int, oldest time.Time, err error) {
+	var s sql.NullString
+	err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*), MIN(created_at) FROM outbox WHERE state = 'pending'`).Scan(&depth, &s)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("store: reading outbox stats: %w", err)
+	}
+	if s.Valid {
+		oldest, err = parseTime(s.String)
+	}
+	return depth, oldest, err
+}
+
+func (db *DB) outboxWhere(ctx context.Context, cond string, args ...any) ([]OutboxRecord, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE `+cond, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading the outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []OutboxRecord
+	for rows.Next() {
+		r, err := scanOutbox(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func scanOutbox(rows *sql.Rows) (OutboxRecord, error) {
+	var r OutboxRecord
+	var params, delivered sql.NullString
+	var next, created, expires string
+	if err := rows.Scan(&r.ID, &r.To, &r.Method, &params, &r.Attempts, &next, &created, &expires,
+		&r.LastError, &r.State, &delivered); err != nil {
+		return r, fmt.Errorf("store: reading an outbox entry: %w", err)
+	}
+	r.Params = rawJSON(params)
+	var err error
+	if r.NextAttemptAt, err = parseTime(next); err != nil {
+		return r, err
+	}
+	if r.CreatedAt, err = parseTime(created); err != nil {
+		return r, err
+	}
+	if r.ExpiresAt, err = parseTime(expires); err != nil {
+		return r, err
+	}
+	r.DeliveredAt, err = parseTimePtr(delivered)
+	return r, err
+}
+
+// truncate bounds a string stored from an untrusted source (an error text).
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}

@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// QueryRecord is a query received from a peer (aoi.query).
+type QueryRecord struct {
+	ID           string
+	RequestID    string // the JSON-RPC id the peer used
+	From         string
+	Text         string
+	ContextScope []string
+	Priority     string
+	State        string
+	Decision     string // AUTO_RESPOND | BUFFER | ESCALATE (policy lives in agent)
+	Confidence   float64
+	Draft        json.RawMessage
+	Answer       json.RawMessage
+	ReceivedAt   time.Time
+	AnsweredAt   *time.Time
+}
+
+// AskRecord is a query we sent to a peer.
+type AskRecord struct {
+	RequestID string
+	To        string
+	Text      string
+	SentAt    time.Time
+	Result    json.RawMessage
+}
+
+const queryColumns = `id, request_id, from_agent, text, context_scope, priority, state, decision,
+	confidence, draft, answer, received_at, answered_at`
+
+// InsertQuery stores a received query. A zero ReceivedAt becomes now.
+func (tx *Tx) InsertQuery(q QueryRecord) error {
+	if q.ReceivedAt.IsZero() {
+		q.ReceivedAt = tx.Now()
+	}
+	if q.Priority == "" {
+		q.Priority = "normal"
+	}
+	draft, err := jsonArg(q.Draft)
+	if err != nil {
+		return err
+	}
+	answer, err := jsonArg(q.Answer)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO queries(`+queryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		q.ID, q.RequestID, q.From, q.Text, stringsJSON(q.ContextScope), q.Priority, q.State, q.Decision,
+		q.Confidence, draft, answer, formatTime(q.ReceivedAt), formatTimePtr(q.AnsweredAt))
+	if err != nil {
+		return fmt.Errorf("store: saving query %s: %w", q.ID, err)
+	}
+	return nil
+}
+
+// UpdateQuery sets a query's state and, when given, its answer and the time
+// it was answered (nil leaves each unchanged). It returns ErrNotFound for an
+// unknown id.
+func (tx *Tx) UpdateQuery(id, state string, answer json.RawMessage, answeredAt *time.Time) error {
+	a, err := jsonArg(answer)
+	if err != nil {
+		return err
+	}
+	res, err := tx.Exec(`UPDATE queries SET state = ?, answer = COALESCE(?, answer),
+		answered_at = COALESCE(?, answered_at) WHERE id = ?`, state, a, formatTimePtr(answeredAt), id)
+	if err != nil {
+		return fmt.Errorf("store: updating query %s: %w", id, err)
+	}
+	return mustAffect(res, "query", id)
+}
+
+// SetQueryDecision records the secretary's decision, its confidence and the
+// draft answer for a query. It returns ErrNotFound for an unknown id.
+func (tx *Tx) SetQueryDecision(id, decision string, confidence float64, draft json.RawMessage) error {
+	d, err := jsonArg(draft)
+	if err != nil {
+		return err
+	}
+	res, err := tx.Exec(`UPDATE queries SET decision = ?, confidence = ?, draft = COALESCE(?, draft) WHERE id = ?`,
+		decision, confidence, d, id)
+	if err != nil {
+		return fmt.Errorf("store: updating query %s: %w", id, err)
+	}
+	return mustAffect(res, "query", id)
+}
+
+// Query returns one received query.
+func (db *DB) Query(ctx context.Context, id string) (QueryRecord, bool, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+queryColumns+` FROM queries WHERE id = ?`, id)
+	if err != nil {
+		return QueryRecord{}, false, fmt.Errorf("store: reading query %s: %w", id, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return QueryRecord{}, false, rows.Err()
+	}
+	q, err := scanQuery(rows)
+	return q, err == nil, err
+}
+
+// Queries lists received queries in state (empty: any), newest first.
+// limit defaults to 100 and is capped at 1000.
+func (db *DB) Queries(ctx context.Context, state string, limit int) ([]QueryRecord, error) {
+	query := `SELECT ` + queryColumns + ` FROM queries`
+	args := []any{}
+	if state != "" {
+		query += ` WHERE state = ?`
+		args = append(args, state)
+	}
+	query += ` ORDER BY received_at DESC, rowid DESC LIMIT ?`
+	args = append(args, clampLimit(limit, 100, 1000))
+	rows, err := db.rd.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: listing queries: %w", err)
+	}
+	defer rows.Close()
+	var out []QueryRecord
+	for rows.Next() {
+		q, err := scanQuery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, rows.Err()
+}
+
+// CountQueries counts received queries in state (empty: all).
+func (db *DB) CountQueries(ctx context.Context, state string) (int, error) {
+	var n int
+	var err error
+	if state == "" {
+		err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM queries`).Scan(&n)
+	} else {
+		err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM queries WHERE state = ?`, state).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: counting queries: %w", err)
+	}
+	return n, nil
+}
+
+func scanQuery(rows *sql.Rows) (QueryRecord, error) {
+	var q QueryRecord
+	var scope, draft, answer, answeredAt sql.NullString
+	var received string
+	if err := rows.Scan(&q.ID, &q.RequestID, &q.From, &q.Text, &scope, &q.Priority, &q.State, &q.Decision,
+		&q.Confidence, &draft, &answer, &received, &answeredAt); err != nil {
+		return q, fmt.Errorf("store: reading a query row: %w", err)
+	}
+	var err error
+	if q.ContextScope, err = parseStrings(scope); err != nil {
+		return q, err
+	}
+	q.Draft, q.Answer = rawJSON(draft), rawJSON(answer)
+	if q.ReceivedAt, err = parseTime(received); err != nil {
+		return q, err
+	}
+	q.AnsweredAt, err = parseTimePtr(answeredAt)
+	return q, err
+}
+
+// InsertAsk records a query we sent. A zero SentAt becomes now.
+func (tx *Tx) InsertAsk(a AskRecord) error {
+	if a.SentAt.IsZero() {
+		a.SentAt = tx.Now()
+	}
+	res, err := jsonArg(a.Result)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT INTO asks(request_id, to_agent, text, sent_at, result) VALUES (?, ?, ?, ?, ?)`,
+		a.RequestID, a.To, a.Text, formatTime(a.SentAt), res); err != nil {
+		return fmt.Errorf("store: saving ask %s: %w", a.RequestID, err)
+	}
+	return nil
+}
+
+// SetAskResult stores the result of a query we sent (the immediate result or
+// the answer that arrived later). It returns ErrNotFound for an unknown id.
+func (tx *Tx) SetAskResult(requestID string, result json.RawMessage) error {
+	r, err := jsonArg(result)
+	if err != nil {
+		return err
+	}
+	res, err := tx.Exec(`UPDATE asks SET result = ? WHERE request_id = ?`, r, requestID)
+	if err != nil {
+		return fmt.Errorf("store: updating ask %s: %w", requestID, err)
+	}
+	return mustAffect(res, "ask", requestID)
+}
+
+// Ask returns a query we sent.
+func (db *DB) Ask(ctx context.Context, requestID string) (AskRecord, bool, error) {
+	var a AskRecord
+	var sent string
+	var result sql.NullString
+	err := db.rd.QueryRowContext(ctx, `SELECT request_id, to_agent, text, sent_at, result FROM asks WHERE request_id = ?`,
+		requestID).Scan(&a.RequestID, &a.To, &a.Text, &sent, &result)
+	if isNoRows(err) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, fmt.Errorf("store: reading ask %s: %w", requestID, err)
+	}
+	a.Result = rawJSON(result)
+	if a.SentAt, err = parseTime(sent); err != nil {
+		return a, false, err
+	}
+	return a, true, nil
+}

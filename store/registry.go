@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PeerRecord is one agent in the registry.
+type PeerRecord struct {
+	AgentID      string
+	Role         string
+	Owner        string
+	Endpoint     string
+	Fingerprint  string // direct mode: SHA-256 of the peer's certificate (hex)
+	NodeID       string // tailnet mode: the node the agent id is bound to
+	NodeName     string
+	Trust        string // e.g. pinned | pending (policy lives in agent)
+	Status       string // online | busy | offline
+	Contexts     []string
+	TaskTypes    []string
+	Capabilities json.RawMessage // the peer's capability manifest, as sent
+	FirstSeen    time.Time
+	LastSeen     time.Time
+}
+
+// TrustRequestRecord is an unpinned caller that tried to talk to us.
+type TrustRequestRecord struct {
+	Fingerprint    string
+	ClaimedAgentID string
+	Addr           string
+	FirstSeen      time.Time
+	LastSeen       time.Time
+	Attempts       int64
+}
+
+const peerColumns = `agent_id, role, owner, endpoint, fingerprint, node_id, node_name, trust, status,
+	contexts, task_types, capabilities, first_seen, last_seen`
+
+// UpsertPeer inserts or replaces a peer by agent id, keeping its original
+// first_seen. A zero FirstSeen/LastSeen becomes now. It fails with a clear
+// error when the fingerprint or node already belongs to another agent id.
+func (tx *Tx) UpsertPeer(p PeerRecord) error {
+	if p.AgentID == "" {
+		return fmt.Errorf("store: a peer needs an agent id")
+	}
+	now := tx.Now()
+	if p.FirstSeen.IsZero() {
+		p.FirstSeen = now
+	}
+	if p.LastSeen.IsZero() {
+		p.LastSeen = now
+	}
+	if p.Status == "" {
+		p.Status = "offline"
+	}
+	caps, err := jsonArg(p.Capabilities)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO agent_registry(`+peerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(agent_id) DO UPDATE SET role = excluded.role, owner = excluded.owner,
+		endpoint = excluded.endpoint, fingerprint = excluded.fingerprint, node_id = excluded.node_id,
+		node_name = excluded.node_name, trust = excluded.trust, status = excluded.status,
+		contexts = excluded.contexts, task_types = excluded.task_types, capabilities = excluded.capabilities,
+		last_seen = excluded.last_seen`,
+		p.AgentID, p.Role, p.Owner, p.Endpoint, p.Fingerprint, p.NodeID, p.NodeName, p.Trust, p.Status,
+		stringsJSON(p.Contexts), stringsJSON(p.TaskTypes), caps, formatTime(p.FirstSeen), formatTime(p.LastSeen))
+	if err != nil {
+		return peerConflict(p, err)
+	}
+	return nil
+}
+
+// peerConflict explains a unique-index violation in words.
+func peerConflict(p PeerRecord, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "agent_registry.fingerprint"):
+		return fmt.Errorf("fingerprint %s is already pinned for another agent; unpin that agent before pinning it for %s", p.Fingerprint, p.AgentID)
+	case strings.Contains(msg, "agent_registry.node_id"):
+		return fmt.Errorf("tailnet node %s is already bound to another agent; remove that agent before binding it to %s", p.NodeID, p.AgentID)
+	}
+	return fmt.Errorf("store: saving peer %s: %w", p.AgentID, err)
+}
+
+// SetPeerStatus records a peer's status and when it was last seen (a zero
+// seen leaves last_seen unchanged). It reports no error for an unknown id.
+func (tx *Tx) SetPeerStatus(agentID, status string, seen time.Time) error {
+	var err error
+	if seen.IsZero() {
+		_, err = tx.Exec(`UPDATE agent_registry SET status = ? WHERE agent_id = ?`, status, agentID)
+	} else {
+		_, err = tx.Exec(`UPDATE agent_registry SET status = ?, last_seen = ? WHERE agent_id = ?`, status, formatTime(seen), agentID)
+	}
+	if err != nil {
+		return fmt.Errorf("store: updating peer %s: %w", agentID, err)
+	}
+	return nil
+}
+
+// DeletePeer removes a peer from the registry.
+func (tx *Tx) DeletePeer(agentID string) error {
+	if _, err := tx.Exec(`DELETE FROM agent_registry WHERE agent_id = ?`, agentID); err != nil {
+		return fmt.Errorf("store: deleting peer %s: %w", agentID, err)
+	}
+	return nil
+}
+
+// Peer returns the peer with this agent id.
+func (db *DB) Peer(ctx context.Context, agentID string) (PeerRecord, bool, error) {
+	return db.peerWhere(ctx, `agent_id = ?`, agentID)
+}
+
+// PeerByFingerprint returns the peer pinned to this certificate fingerprint.
+func (db *DB) PeerByFingerprint(ctx context.Context, fingerprint string) (PeerRecord, bool, error) {
+	if fingerprint == "" {
+		return PeerRecord{}, false, nil
+	}
+	return db.peerWhere(ctx, `fingerprint = ?`, fingerprint)
+}
+
+// PeerByNode returns the peer bound to this tailnet node id.
+func (db *DB) PeerByNode(ctx context.Context, nodeID string) (PeerRecord, bool, error) {
+	if nodeID == "" {
+		return PeerRecord{}, false, nil
+	}
+	return db.peerWhere(ctx, `node_id = ?`, nodeID)
+}
+
+func (db *DB) peerWhere(ctx context.Context, cond string, arg any) (PeerRecord, bool, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+peerColumns+` FROM agent_registry WHERE `+cond+` LIMIT 1`, arg)
+	if err != nil {
+		return PeerRecord{}, false, fmt.Errorf("store: reading the registry: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return PeerRecord{}, false, rows.Err()
+	}
+	p, err := scanPeer(rows)
+	return p, err == nil, err
+}
+
+// Peers returns every peer, ordered by agent id.
+func (db *DB) Peers(ctx context.Context) ([]PeerRecord, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+peerColumns+` FROM agent_registry ORDER BY agent_id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading the registry: %w", err)
+	}
+	defer rows.Close()
+	var out []PeerRecord
+	for rows.Next() {
+		p, err := scanPeer(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func scanPeer(rows *sql.Rows) (PeerRecord, error) {
+	var p PeerRecord
+	var contexts, taskTypes, caps sql.NullString
+	var first, last string
+	if err := rows.Scan(&p.AgentID, &p.Role, &p.Owner, &p.Endpoint, &p.Fingerprint, &p.NodeID, &p.NodeName,
+		&p.Trust, &p.Status, &contexts, &taskTypes, &caps, &first, &last); err != nil {
+		return p, fmt.Errorf("store: reading a registry row: %w", err)
+	}
+	var err error
+	if p.Contexts, err = parseStrings(contexts); err != nil {
+		return p, err
+	}
+	if p.TaskTypes, err = parseStrings(taskTypes); err != nil {
+		return p, err
+	}
+	p.Capabilities = rawJSON(caps)
+	if p.FirstSeen, err = parseTime(first); err != nil {
+		return p, err
+	}
+	p.LastSeen, err = parseTime(last)
+	return p, err
+}
+
+// RecordTrustRequest notes that an unpinned caller with this fingerprint
+// tried to call us: the first time it inserts, afterwards it updates the
+// claimed id, address and last_seen and counts the attempt.
+func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) error {
+	now := formatTime(tx.Now())
+	_, err := tx.Exec(`INSERT INTO trust_requests(fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts)
+		VALUES (?, ?, ?, ?, ?, 1)
+		ON CONFLICT(fingerprint) DO UPDATE SET claimed_agent_id = excluded.claimed_agent_id,
+		addr = excluded.addr, last_seen = excluded.last_seen, attempts = attempts + 1`,
+		fingerprint, claimedAgentID, addr, now, now)
+	if err != nil {
+		return fmt.Errorf("store: recording a trust request: %w", err)
+	}
+	// Unpinned callers are strangers: keep only the newest few hundred so a
+	// caller minting certificates cannot grow the table without bound.
+	_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
+		(SELECT fingerprint FROM trust_requests ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, maxTrustRequests)
+	if err != nil {
+		return fmt.Errorf("store: trimming trust requests: %w", err)
+	}
+	return nil
+}
+
+// maxTrustRequests bounds the trust_requests table.
+const maxTrustRequests = 500
+
+// DeleteTrustRequest forgets a trust request (after trusting or refusing).
+func (tx *Tx) DeleteTrustRequest(fingerprint string) error {
+	if _, err := tx.Exec(`DELETE FROM trust_requests WHERE fingerprint = ?`, fingerprint); err != nil {
+		return fmt.Errorf("store: deleting a trust request: %w", err)
+	}
+	return nil
+}
+
+// TrustRequests lists pending trust requests, most recent first.
+func (db *DB) TrustRequests(ctx context.Context) ([]TrustRequestRecord, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts
+		FROM trust_requests ORDER BY last_seen DESC LIMIT 1000`)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading trust requests: %w", err)
+	}
+	defer rows.Close()
+	var out []TrustRequestRecord
+	for rows.Next() {
+		var r TrustRequestRecord
+		var first, last string
+		if err := rows.Scan(&r.Fingerprint, &r.ClaimedAgentID, &r.Addr, &first, &last, &r.Attempts); err != nil {
+			return nil, fmt.Errorf("store: reading a trust request: %w", err)
+		}
+		if r.FirstSeen, err = parseTime(first); err != nil {
+			return nil, err
+		}
+		if r.LastSeen, err = parseTime(last); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
