@@ -1,0 +1,130 @@
+package source
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Repo is a configured context with a local git checkout.
+type Repo struct {
+	Ctx  string // context identifier, e.g. acme/webapp
+	Path string // local_path
+}
+
+// Bounds on what one git poll reads.
+const (
+	maxInitialCommits = 200      // first poll of a repository: its newest commits
+	maxPollCommits    = 500      // later polls
+	maxLogBytes       = 16 << 20 // `git log -p` output per poll
+	maxMarkerFiles    = 200
+	maxMarkers        = 200
+	markerLookback    = "30" // commits whose files are scanned for markers
+)
+
+// Git polls git repositories.
+type Git struct{}
+
+// CursorHead names the cursor holding the last indexed commit of ctxID.
+func CursorHead(ctxID string) string { return "git:" + ctxID + ":head" }
+
+func cursorState(ctxID, kind string) string { return "git:" + ctxID + ":state:" + kind }
+
+// Poll returns what changed in repo since the stored cursors: new commits,
+// and the branch, uncommitted changes and markers when they differ from what
+// was stored.
+func (Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
+	b := Batch{Source: "git", Cursors: map[string]string{}}
+	head, err := headSHA(ctx, repo.Path)
+	if err != nil {
+		return b, err
+	}
+	if head != "" {
+		if err := pollCommits(ctx, repo, cur, head, &b); err != nil {
+			return b, err
+		}
+	}
+	states := []func(context.Context, Repo) (State, error){branchState, worktreeState, markerState}
+	for _, fn := range states {
+		st, err := fn(ctx, repo)
+		if err != nil {
+			return b, err
+		}
+		if err := addIfChanged(ctx, cur, st, &b); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+func headSHA(ctx context.Context, dir string) (string, error) {
+	out, _, err := runGit(ctx, dir, 1<<10, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if err != nil {
+		// An empty repository has no HEAD yet: nothing to index.
+		if _, _, e2 := runGit(ctx, dir, 1<<10, "rev-parse", "--git-dir"); e2 == nil {
+			return "", nil
+		}
+		return "", fmt.Errorf("%s (%s) is not a readable git repository: %w", dir, "context local_path", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// pollCommits adds the commits after the head cursor (or the newest ones on
+// the first poll) and moves the cursor.
+func pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Batch) error {
+	last, ok, err := cur.ContextCursor(ctx, CursorHead(repo.Ctx))
+	if err != nil {
+		return err
+	}
+	if ok && last == head {
+		return nil
+	}
+	args := []string{"log", "--no-color", "--no-ext-diff", "-p", "--unified=0", "--format=" + logFormat}
+	if ok && commitExists(ctx, repo.Path, last) {
+		args = append(args, fmt.Sprintf("--max-count=%d", maxPollCommits), last+"..HEAD")
+	} else {
+		args = append(args, fmt.Sprintf("--max-count=%d", maxInitialCommits), "HEAD")
+	}
+	out, capped, err := runGit(ctx, repo.Path, maxLogBytes, args...)
+	if err != nil {
+		return err
+	}
+	commits := parseLog(string(out), capped)
+	// git log lists newest first; store oldest first so ids follow history.
+	for i := len(commits) - 1; i >= 0; i-- {
+		b.Events = append(b.Events, commits[i].event(repo.Ctx))
+	}
+	b.Cursors[CursorHead(repo.Ctx)] = head
+	return nil
+}
+
+func commitExists(ctx context.Context, dir, sha string) bool {
+	_, _, err := runGit(ctx, dir, 1<<10, "cat-file", "-e", sha+"^{commit}")
+	return err == nil
+}
+
+// addIfChanged adds st to the batch when its digest differs from the stored one.
+func addIfChanged(ctx context.Context, cur Cursors, st State, b *Batch) error {
+	// State events carry no timestamp (the store stamps them when they
+	// change), so equal state always has an equal digest.
+	raw, err := json.Marshal(st.Events)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(raw)
+	digest := hex.EncodeToString(sum[:12])
+	name := cursorState(st.Ctx, st.Kind)
+	prev, _, err := cur.ContextCursor(ctx, name)
+	if err != nil {
+		return err
+	}
+	if prev == digest {
+		return nil
+	}
+	b.States = append(b.States, st)
+	b.Cursors[name] = digest
+	return nil
+}
