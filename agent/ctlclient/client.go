@@ -1,0 +1,241 @@
+// Package ctlclient implements agent.Service over the control socket of an
+// aoi running for a data dir, so the CLI, attach-mode TUI and `aoi mcp` use
+// the same interface as the in-process core.
+package ctlclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+var _ agent.Service = (*Client)(nil)
+
+// Call timeouts. Most control calls are local database work; the ones that
+// reach a peer wait for it, and a synchronous task waits for the task.
+const (
+	callTimeout = 2 * time.Minute
+	dialTimeout = 2 * time.Second
+)
+
+// Client is agent.Service over the control socket. It is safe for
+// concurrent use.
+type Client struct {
+	dataDir string
+	socket  string
+	hc      *http.Client
+	rpc     *rpc.Client
+}
+
+// NoDaemonError says that no aoi answers on the data dir's control socket.
+type NoDaemonError struct {
+	DataDir string
+	Socket  string
+	Err     error
+}
+
+// Error says what is missing and how to start it.
+func (e *NoDaemonError) Error() string {
+	return fmt.Sprintf("no aoi is running for data dir %s (nothing answers on %s); start one with `aoi serve --data-dir %s`, or run `aoi` for the interface",
+		e.DataDir, e.Socket, e.DataDir)
+}
+
+// Unwrap returns the connection error.
+func (e *NoDaemonError) Unwrap() error { return e.Err }
+
+// Dial connects to the aoi running for dataDir. If none answers it returns
+// a *NoDaemonError saying how to start one.
+func Dial(dataDir string) (*Client, error) {
+	socket := agent.SocketPath(dataDir)
+	conn, err := net.DialTimeout("unix", socket, dialTimeout)
+	if err != nil {
+		return nil, &NoDaemonError{DataDir: dataDir, Socket: socket, Err: err}
+	}
+	conn.Close()
+	hc := rpc.UnixHTTPClient(socket)
+	return &Client{
+		dataDir: dataDir,
+		socket:  socket,
+		hc:      hc,
+		// One attempt: a control call must not be repeated behind the
+		// owner's back, and a local socket that fails means the daemon
+		// is gone. Each call sets its own deadline (see call).
+		rpc: rpc.NewClient(rpc.ControlURL, hc, rpc.ClientOptions{
+			Timeout: 24 * time.Hour, MaxAttempts: 1, Peer: "the local aoi",
+		}),
+	}, nil
+}
+
+// Close releases idle connections.
+func (c *Client) Close() error {
+	c.hc.CloseIdleConnections()
+	return nil
+}
+
+// call invokes a ctl method within timeout and turns a lost connection into
+// a NoDaemonError.
+func (c *Client) call(ctx context.Context, timeout time.Duration, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if params == nil {
+		params = struct{}{}
+	}
+	err := c.rpc.Call(ctx, method, params, result)
+	var te *rpc.TransportError
+	if errors.As(err, &te) && te.Status == 0 && ctx.Err() == nil {
+		return &NoDaemonError{DataDir: c.dataDir, Socket: c.socket, Err: err}
+	}
+	return err
+}
+
+// Status implements agent.Service.
+func (c *Client) Status(ctx context.Context) (st agent.Status, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlStatus, nil, &st)
+	return st, err
+}
+
+// Peers implements agent.Service.
+func (c *Client) Peers(ctx context.Context) (ps []agent.Peer, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlPeers, nil, &ps)
+	return ps, err
+}
+
+// Discover implements agent.Service.
+func (c *Client) Discover(ctx context.Context) (ps []agent.Peer, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlDiscover, nil, &ps)
+	return ps, err
+}
+
+// Trust implements agent.Service.
+func (c *Client) Trust(ctx context.Context, req agent.TrustRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlTrust, req, nil)
+}
+
+// Refuse implements agent.Service.
+func (c *Client) Refuse(ctx context.Context, fingerprint string) error {
+	return c.call(ctx, callTimeout, agent.CtlRefuse, agent.CtlRefuseParams{Fingerprint: fingerprint}, nil)
+}
+
+// Ask implements agent.Service.
+func (c *Client) Ask(ctx context.Context, req agent.AskRequest) (res agent.AskResult, err error) {
+	err = c.call(ctx, callTimeout+seconds(req.TimeoutSec), agent.CtlAsk, req, &res)
+	return res, err
+}
+
+// Queries implements agent.Service.
+func (c *Client) Queries(ctx context.Context, f agent.QueryFilter) (qs []agent.Query, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlQueries, f, &qs)
+	return qs, err
+}
+
+// Answer implements agent.Service.
+func (c *Client) Answer(ctx context.Context, queryID, text string) error {
+	return c.call(ctx, callTimeout, agent.CtlAnswer, agent.CtlQueryParams{QueryID: queryID, Text: text}, nil)
+}
+
+// Decline implements agent.Service.
+func (c *Client) Decline(ctx context.Context, queryID, reason string) error {
+	return c.call(ctx, callTimeout, agent.CtlDecline, agent.CtlQueryParams{QueryID: queryID, Reason: reason}, nil)
+}
+
+// Release implements agent.Service.
+func (c *Client) Release(ctx context.Context, queryID string) error {
+	return c.call(ctx, callTimeout, agent.CtlRelease, agent.CtlQueryParams{QueryID: queryID}, nil)
+}
+
+// SetFocus implements agent.Service.
+func (c *Client) SetFocus(ctx context.Context, on bool) error {
+	return c.call(ctx, callTimeout, agent.CtlFocus, agent.CtlFocusParams{On: on}, nil)
+}
+
+// Messages implements agent.Service.
+func (c *Client) Messages(ctx context.Context, afterSeq int64, limit int) (ms []agent.Message, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlMessages, agent.CtlMessagesParams{AfterSeq: afterSeq, Limit: limit}, &ms)
+	return ms, err
+}
+
+// Note implements agent.Service.
+func (c *Client) Note(ctx context.Context, text string) error {
+	return c.call(ctx, callTimeout, agent.CtlNote, agent.CtlNoteParams{Text: text}, nil)
+}
+
+// ReportEvent implements agent.Service.
+func (c *Client) ReportEvent(ctx context.Context, ev agent.ReportedEvent) error {
+	return c.call(ctx, callTimeout, agent.CtlReportEvent, ev, nil)
+}
+
+// Snapshot implements agent.Service.
+func (c *Client) Snapshot(ctx context.Context) (snap json.RawMessage, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlSnapshot, nil, &snap)
+	return snap, err
+}
+
+// RequestTask implements agent.Service. A synchronous request waits as long
+// as the task may run.
+func (c *Client) RequestTask(ctx context.Context, req agent.TaskRequest) (t agent.TaskTicket, err error) {
+	timeout := callTimeout
+	if req.Sync {
+		timeout += seconds(req.TimeoutSec)
+	}
+	err = c.call(ctx, timeout, agent.CtlTaskRequest, req, &t)
+	return t, err
+}
+
+// RemoteTaskStatus implements agent.Service.
+func (c *Client) RemoteTaskStatus(ctx context.Context, peer, taskID string) (t agent.Task, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlTaskStatus, agent.CtlTaskRef{Peer: peer, TaskID: taskID}, &t)
+	return t, err
+}
+
+// CancelRemoteTask implements agent.Service.
+func (c *Client) CancelRemoteTask(ctx context.Context, peer, taskID string) error {
+	return c.call(ctx, callTimeout, agent.CtlTaskCancel, agent.CtlTaskRef{Peer: peer, TaskID: taskID}, nil)
+}
+
+// Approvals implements agent.Service.
+func (c *Client) Approvals(ctx context.Context, f agent.ApprovalFilter) (as []agent.Approval, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlApprovals, f, &as)
+	return as, err
+}
+
+// Approve implements agent.Service.
+func (c *Client) Approve(ctx context.Context, id string) error {
+	return c.call(ctx, callTimeout, agent.CtlApprove, agent.CtlApprovalParams{ID: id}, nil)
+}
+
+// Reject implements agent.Service.
+func (c *Client) Reject(ctx context.Context, id, reason string) error {
+	return c.call(ctx, callTimeout, agent.CtlReject, agent.CtlApprovalParams{ID: id, Reason: reason}, nil)
+}
+
+// Tasks implements agent.Service.
+func (c *Client) Tasks(ctx context.Context, f agent.TaskFilter) (ts []agent.Task, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlTasks, f, &ts)
+	return ts, err
+}
+
+// Audit implements agent.Service.
+func (c *Client) Audit(ctx context.Context, f agent.AuditFilter) (es []agent.AuditEntry, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlAudit, f, &es)
+	return es, err
+}
+
+// VerifyAudit implements agent.Service.
+func (c *Client) VerifyAudit(ctx context.Context) (v agent.AuditVerification, err error) {
+	err = c.call(ctx, 10*time.Minute, agent.CtlAuditVerify, nil, &v)
+	return v, err
+}
+
+// Reload implements agent.Service.
+func (c *Client) Reload(ctx context.Context) error {
+	return c.call(ctx, callTimeout, agent.CtlReload, nil, nil)
+}
+
+func seconds(n int) time.Duration { return time.Duration(max(n, 0)) * time.Second }

@@ -1,0 +1,88 @@
+package ctlclient
+
+import (
+	"context"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// Long-poll tuning.
+const (
+	pollWait       = 20 * time.Second // below agent.MaxEventWait
+	minBackoff     = 100 * time.Millisecond
+	maxBackoff     = 5 * time.Second
+	eventsChanSize = 64
+)
+
+// Events implements agent.Service with a ctl.events long-poll loop. It
+// resumes from the last sequence number it delivered, keeps trying with
+// back-off while the daemon is away (a restart), and closes the channel
+// when ctx ends.
+func (c *Client) Events(ctx context.Context, afterSeq int64) (<-chan agent.Event, error) {
+	out := make(chan agent.Event, eventsChanSize)
+	go c.pollLoop(ctx, afterSeq, out)
+	return out, nil
+}
+
+func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Event) {
+	defer close(out)
+	backoff := minBackoff
+	knowsLast := false // the daemon reports last_seq
+	for ctx.Err() == nil {
+		res, err := c.poll(ctx, cursor)
+		if err != nil {
+			if !knowsLast {
+				// The daemon may be restarting and will number from 1
+				// again; without last_seq, resume with new events only.
+				cursor = 0
+			}
+			if !sleep(ctx, backoff) {
+				return
+			}
+			backoff = min(backoff*2, maxBackoff)
+			continue
+		}
+		backoff, knowsLast = minBackoff, res.LastSeq != nil
+		for _, ev := range res.Events {
+			select {
+			case out <- ev:
+				cursor = ev.Seq
+			case <-ctx.Done():
+				return
+			}
+		}
+		cursor = nextCursor(cursor, res)
+	}
+}
+
+// poll makes one ctl.events call.
+func (c *Client) poll(ctx context.Context, after int64) (agent.CtlEventsResult, error) {
+	var res agent.CtlEventsResult
+	p := agent.CtlEventsParams{AfterSeq: after, WaitMS: pollWait.Milliseconds()}
+	err := c.call(ctx, pollWait+callTimeout, agent.CtlEvents, p, &res)
+	return res, err
+}
+
+// nextCursor picks where the next poll resumes once res's events are
+// delivered. With no events, the daemon's newest sequence number is the
+// cursor: that closes the gap after a first "only new ones" poll, and
+// starts over when the daemon restarted and numbers from 1 again.
+func nextCursor(cursor int64, res agent.CtlEventsResult) int64 {
+	if len(res.Events) == 0 && res.LastSeq != nil {
+		return *res.LastSeq
+	}
+	return cursor
+}
+
+// sleep waits d or until ctx ends; it reports whether to go on.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
