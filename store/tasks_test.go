@@ -224,3 +224,28 @@ func TestTaskQueries(t *testing.T) {
 		t.Fatalf("counts = %v, %v", counts, err)
 	}
 }
+
+func TestTaskNotified(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTestDB(t)
+	insertTaskWithApproval(t, db, "n1", time.Now())
+	insertTaskWithApproval(t, db, "n2", time.Now())
+	for _, id := range []string{"n1", "n2"} {
+		if err := db.Write(ctx, func(tx *Tx) error { return tx.TransitionTask(id, "pending", "rejected", "", TaskUpdate{}) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Write(ctx, func(tx *Tx) error { return tx.MarkTaskNotified("n1") }); err != nil {
+		t.Fatal(err)
+	}
+	owed, err := db.UnnotifiedTasks(ctx, []string{"rejected", "failed"}, 0)
+	if err != nil || len(owed) != 1 || owed[0].ID != "n2" {
+		t.Fatalf("owed = %+v, %v", owed, err)
+	}
+	if ok, _ := db.TaskNotified(ctx, "n1"); !ok {
+		t.Fatal("n1 should be notified")
+	}
+	if ok, _ := db.TaskNotified(ctx, "n2"); ok {
+		t.Fatal("n2 should not be notified")
+	}
+}
