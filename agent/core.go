@@ -1,0 +1,270 @@
+// Package agent is aoi's core: the secretary behind the peer server. It owns
+// the registry, access control, the aoi.* and ctl.* handlers, the outbox and
+// the event broker, and implements Service for every front end.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Options configure Open.
+type Options struct {
+	DataDir    string        // resolved data dir (config.DataDir(flag))
+	ConfigPath string        // "" → config.Locate(DataDir)
+	Logger     *slog.Logger  // nil → JSON log file in the data dir
+	Transport  rpc.Transport // nil → direct mutual TLS from the config
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// Core is a running aoi agent. Create it with Open, run it with Serve.
+type Core struct {
+	opts    Options
+	dataDir string
+	cfgPath string
+	now     func() time.Time
+	log     *slog.Logger
+	logFile *os.File
+
+	cfg    atomic.Pointer[config.Config]
+	policy atomic.Pointer[acl.Policy]
+
+	db        *store.DB
+	identity  *rpc.Identity // direct mode only
+	transport rpc.Transport
+	peerSrv   *rpc.Server
+	ctlSrv    *rpc.Server
+	events    *broker
+	outbox    *outbox
+	peers     *peerClients
+	callers   callerCache
+	ext       extensions
+
+	startedAt  time.Time
+	listenAddr atomic.Value // string
+
+	closeOnce sync.Once
+}
+
+// Open loads the config, opens the store and the identity, and builds the
+// servers. Nothing listens until Serve.
+func Open(ctx context.Context, opts Options) (*Core, error) {
+	if opts.DataDir == "" {
+		opts.DataDir = config.DataDir("")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	cfgPath := opts.ConfigPath
+	if cfgPath == "" {
+		cfgPath = config.Locate(opts.DataDir)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir %s: %w", opts.DataDir, err)
+	}
+	c := &Core{opts: opts, dataDir: opts.DataDir, cfgPath: cfgPath, now: opts.Now, startedAt: opts.Now()}
+	if err := c.openLog(cfg); err != nil {
+		return nil, err
+	}
+	c.applyConfig(cfg)
+	c.events = newBroker(c.now)
+	if err := c.openParts(ctx, cfg); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// openParts opens the store, the identity and the transport, and registers
+// the handlers.
+func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
+	db, err := store.Open(filepath.Join(c.dataDir, "aoi.db"), store.WithClock(c.now))
+	if err != nil {
+		return err
+	}
+	c.db = db
+	c.transport = c.opts.Transport
+	if c.transport == nil {
+		id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(c.dataDir, "tls"), cfg.Agent.ID)
+		if err != nil {
+			return fmt.Errorf("load identity: %w", err)
+		}
+		c.identity = id
+		c.transport = rpc.NewDirectTransport(id, cfg.Network.ListenAddr)
+	}
+	c.peers = newPeerClients(c)
+	c.outbox = newOutbox(c)
+	if err := c.seedPeers(ctx, cfg); err != nil {
+		return err
+	}
+	c.buildServers(cfg)
+	return c.openExtensions(ctx, cfg)
+}
+
+// buildServers creates the peer server and the control server.
+func (c *Core) buildServers(cfg *config.Config) {
+	c.peerSrv = rpc.NewServer(rpc.Options{
+		MaxBodyBytes: cfg.Network.MaxBodyBytes,
+		Identify:     c.transport.Identify,
+		Authenticate: c.authenticate,
+		RatePerSec:   cfg.Limits.RatePerSec,
+		Burst:        cfg.Limits.Burst,
+		Audit:        c.auditCall,
+		Logger:       c.log,
+	})
+	c.registerPeerHandlers(c.peerSrv)
+	c.ctlSrv = rpc.NewServer(rpc.Options{
+		MaxBodyBytes: 8 << 20,
+		Identify:     rpc.UnixIdentify,
+		Logger:       c.log,
+	})
+	RegisterControl(c.ctlSrv, c)
+}
+
+// Serve listens on the transport and the control socket and runs the
+// background loops until ctx is done.
+func (c *Core) Serve(ctx context.Context) error {
+	ln, err := c.transport.Listen(ctx)
+	if err != nil {
+		return err
+	}
+	c.listenAddr.Store(ln.Addr().String())
+	sock, err := rpc.ListenUnix(SocketPath(c.dataDir))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	c.log.Info("aoi serving", "component", "core", "listen", ln.Addr().String(), "socket", sock.Addr().String())
+	peerHTTP := &http.Server{Handler: c.peerSrv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	ctlHTTP := &http.Server{Handler: c.ctlSrv, ConnContext: rpc.UnixConnContext, ReadHeaderTimeout: 10 * time.Second}
+
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	serve := func(s *http.Server, l net.Listener) {
+		defer wg.Done()
+		if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- err
+		}
+	}
+	wg.Add(2)
+	go serve(peerHTTP, ln)
+	go serve(ctlHTTP, sock)
+	loopsDone := c.startLoops(ctx)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	peerHTTP.Shutdown(shutdownCtx)
+	ctlHTTP.Shutdown(shutdownCtx)
+	wg.Wait()
+	<-loopsDone
+	os.Remove(SocketPath(c.dataDir))
+	return serveErr
+}
+
+// startLoops runs the outbox, heartbeat and extension loops; the returned
+// channel closes when all of them have stopped.
+func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	run := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(ctx) }()
+	}
+	run(c.outbox.run)
+	run(c.heartbeatLoop)
+	c.ext.start(ctx, run)
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
+
+// Close releases the store, the transport and the log file.
+func (c *Core) Close() error {
+	c.closeOnce.Do(func() {
+		c.ext.close()
+		if c.transport != nil {
+			c.transport.Close()
+		}
+		if c.db != nil {
+			c.db.Close()
+		}
+		if c.logFile != nil {
+			c.logFile.Close()
+		}
+	})
+	return nil
+}
+
+// config returns the current configuration (swapped on reload).
+func (c *Core) config() *config.Config { return c.cfg.Load() }
+
+// selfID is this agent's id.
+func (c *Core) selfID() string { return c.config().Agent.ID }
+
+// applyConfig installs a (re)loaded config: ACL policy and limits.
+func (c *Core) applyConfig(cfg *config.Config) {
+	c.cfg.Store(cfg)
+	c.policy.Store(acl.New(cfg.ACL, cfg.Contexts, c.now))
+	if c.peerSrv != nil {
+		c.peerSrv.SetRateLimit(cfg.Limits.RatePerSec, cfg.Limits.Burst)
+	}
+}
+
+// Reload re-reads the config file; a bad file leaves the running config.
+func (c *Core) Reload(ctx context.Context) error {
+	cfg, err := config.Load(c.cfgPath)
+	if err != nil {
+		return fmt.Errorf("config not reloaded, the running one stays: %w", err)
+	}
+	if cfg.Agent.ID != c.selfID() {
+		return fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", c.selfID(), cfg.Agent.ID)
+	}
+	c.applyConfig(cfg)
+	c.ext.reload(cfg)
+	c.log.Info("config reloaded", "component", "core", "path", c.cfgPath)
+	return c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit("owner", "ctl.reload", "ok", map[string]any{"path": c.cfgPath})
+		return err
+	})
+}
+
+// Addr is the peer server's listen address once Serve has started.
+func (c *Core) Addr() string {
+	s, _ := c.listenAddr.Load().(string)
+	return s
+}
+
+// Fingerprint is this agent's certificate fingerprint (direct mode).
+func (c *Core) Fingerprint() string {
+	if c.identity == nil {
+		return ""
+	}
+	return c.identity.Fingerprint
+}
+
+// DB exposes the store to in-process extensions and tests.
+func (c *Core) DB() *store.DB { return c.db }

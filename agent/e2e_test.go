@@ -1,0 +1,289 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// engConfig gives the engineer one repository with a forbidden folder and
+// lets PMs read the rest.
+func engConfig(c *config.Config) {
+	c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
+	c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+		{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"},
+		{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"},
+	}}
+}
+
+// threeAgents starts eng, pm and qa on loopback, all pinned to each other
+// and announced.
+func threeAgents(t *testing.T) (eng, pm, qa *testAgent) {
+	eng = newTestAgent(t, "eng-suzuki", "engineer", engConfig)
+	pm = newTestAgent(t, "pm-tanaka", "pm", nil)
+	qa = newTestAgent(t, "qa-sato", "qa", nil)
+	pair(eng, pm)
+	pair(eng, qa)
+	pair(pm, qa)
+	ctx := context.Background()
+	for _, a := range []*testAgent{eng, pm, qa} {
+		if _, err := a.Discover(ctx); err != nil {
+			t.Fatalf("%s discover: %v", a.id, err)
+		}
+	}
+	return eng, pm, qa
+}
+
+func TestThreeAgentsEndToEnd(t *testing.T) {
+	eng, pm, qa := threeAgents(t)
+	ctx := context.Background()
+
+	t.Run("discover", func(t *testing.T) {
+		peers, err := pm.Peers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]agent.Peer{}
+		for _, p := range peers {
+			got[p.AgentID] = p
+		}
+		if p := got["eng-suzuki"]; p.Status != agent.PeerOnline || p.Role != "engineer" || len(p.Contexts) != 1 {
+			t.Fatalf("pm sees eng as %+v, want online engineer with one context", p)
+		}
+		if p := got["qa-sato"]; p.Status != agent.PeerOnline || p.Role != "qa" {
+			t.Fatalf("pm sees qa as %+v", p)
+		}
+	})
+
+	t.Run("query answered by the owner arrives as notify", func(t *testing.T) {
+		res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "認証機能の進捗とブロック要因は？", ContextScope: []string{"acme/webapp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var qr wire.QueryResult
+		if err := json.Unmarshal(res.Result, &qr); err != nil {
+			t.Fatal(err)
+		}
+		if qr.Completed {
+			t.Fatalf("without a secretary the query must wait for the owner, got %+v", qr)
+		}
+		qid, _ := qr.Metadata["query_id"].(string)
+		inbox, err := eng.Queries(ctx, agent.QueryFilter{})
+		if err != nil || len(inbox) == 0 || inbox[0].ID != qid || inbox[0].From != "pm-tanaka" {
+			t.Fatalf("eng inbox = %+v, %v; want query %s from pm-tanaka", inbox, err, qid)
+		}
+		if err := eng.Answer(ctx, qid, "JWT done, refresh tokens 75%, blocked on Redis config"); err != nil {
+			t.Fatal(err)
+		}
+		msg := waitMessage(t, pm, res.QueryID)
+		if msg.Event != wire.EventQueryCompleted || !strings.Contains(string(msg.Data), "Redis config") {
+			t.Fatalf("pm got %+v", msg)
+		}
+		if err := eng.Answer(ctx, qid, "again"); err == nil {
+			t.Fatal("answering an answered query twice must fail")
+		}
+	})
+
+	t.Run("acl checks every scope entry", func(t *testing.T) {
+		_, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "keys?", ContextScope: []string{"acme/webapp", "acme/webapp/secrets/prod.env"}})
+		rpcErr := asRPC(t, err, rpc.CodePermissionDenied)
+		if !strings.Contains(rpcErr.Error(), "secrets") {
+			t.Fatalf("denial should name the forbidden entry: %v", rpcErr)
+		}
+		_, err = qa.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "status?", ContextScope: []string{"acme/webapp"}})
+		asRPC(t, err, rpc.CodePermissionDenied) // qa has no rule: default none
+	})
+
+	t.Run("impersonation refused and audited", func(t *testing.T) {
+		client := rawClient(t, qa, eng)
+		err := client.Call(ctx, wire.MethodQuery, wire.QueryParams{From: "pm-tanaka", To: "eng-suzuki", Query: "hi", ContextScope: []string{}}, new(json.RawMessage))
+		asRPC(t, err, rpc.CodePermissionDenied)
+		rows, err := eng.Audit(ctx, agent.AuditFilter{Agent: "qa-sato", Method: wire.MethodQuery})
+		if err != nil || len(rows) == 0 || !strings.Contains(string(rows[0].Detail), "impersonation") {
+			t.Fatalf("audit rows = %+v, %v; want an impersonation row", rows, err)
+		}
+	})
+
+	t.Run("unpinned certificate refused and offered for trust", func(t *testing.T) {
+		stranger, _, err := rpc.LoadOrCreateIdentity(filepath.Join(t.TempDir(), "tls"), "stranger")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := rpc.NewDirectTransport(stranger, "127.0.0.1:0")
+		client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", tr.HTTPClient(eng.fp), rpc.ClientOptions{MaxAttempts: 1})
+		err = client.Call(ctx, wire.MethodPing, wire.PingParams{From: "stranger"}, new(json.RawMessage))
+		asRPC(t, err, rpc.CodePermissionDenied)
+		peers, _ := eng.Peers(ctx)
+		found := false
+		for _, p := range peers {
+			found = found || (p.Trust == agent.TrustPending && p.Fingerprint == stranger.Fingerprint)
+		}
+		if !found {
+			t.Fatalf("eng should list the stranger as a pending trust request: %+v", peers)
+		}
+	})
+
+	t.Run("audit chain verifies", func(t *testing.T) {
+		v, err := eng.VerifyAudit(ctx)
+		if err != nil || !v.OK || v.Entries < 5 {
+			t.Fatalf("verify = %+v, %v", v, err)
+		}
+	})
+}
+
+func TestRateLimitHitAndRecovered(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.RatePerSec, c.Limits.Burst = 5, 3
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	client := rawClient(t, pm, eng)
+	var limited error
+	for i := 0; i < 10 && limited == nil; i++ {
+		err := client.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-tanaka"}, new(json.RawMessage))
+		var e *rpc.Error
+		if errors.As(err, &e) && e.Code == rpc.CodeRateLimit {
+			limited = e
+		}
+	}
+	if limited == nil {
+		t.Fatal("10 pings at burst 3 were never rate limited")
+	}
+	if ra := limited.(*rpc.Error).RetryAfter(); ra <= 0 || ra > time.Second {
+		t.Fatalf("retry-after hint = %v, want (0, 1s]", ra)
+	}
+	time.Sleep(limited.(*rpc.Error).RetryAfter() + 50*time.Millisecond)
+	if err := client.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-tanaka"}, new(json.RawMessage)); err != nil {
+		t.Fatalf("after waiting the retry-after hint the call should pass: %v", err)
+	}
+}
+
+func TestBodyLimitBatchAndNotification(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) { c.Network.MaxBodyBytes = 64 << 10 })
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	hc := pmTransport(t, pm).HTTPClient(eng.fp)
+	url := "https://" + eng.Addr() + "/aoi/v1/rpc"
+
+	big := `{"jsonrpc":"2.0","id":1,"method":"aoi.ping","params":{"from":"pm-tanaka","pad":"` + strings.Repeat("x", 70<<10) + `"}}`
+	status, body := post(t, hc, url, big)
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "-32600") {
+		t.Fatalf("oversized body: %d %s", status, body)
+	}
+
+	batch := `[{"jsonrpc":"2.0","id":"a","method":"aoi.ping","params":{"from":"pm-tanaka","aoi_version":"1.0"}},` +
+		`{"jsonrpc":"2.0","method":"aoi.ping","params":{"from":"pm-tanaka"}},` +
+		`{"jsonrpc":"2.0","id":2,"method":"aoi.nope"}]`
+	status, body = post(t, hc, url, batch)
+	var resps []map[string]any
+	if err := json.Unmarshal([]byte(body), &resps); err != nil || status != 200 || len(resps) != 2 {
+		t.Fatalf("batch: %d %s (%v); want two responses, the notification omitted", status, body, err)
+	}
+	if resps[0]["id"] != "a" || resps[1]["error"].(map[string]any)["code"].(float64) != -32601 {
+		t.Fatalf("batch responses = %v", resps)
+	}
+
+	status, body = post(t, hc, url, `{"jsonrpc":"2.0","method":"aoi.ping","params":{"from":"pm-tanaka"}}`)
+	if status != http.StatusNoContent || body != "" {
+		t.Fatalf("notification: %d %q, want 204 and no body", status, body)
+	}
+}
+
+func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "progress?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	pmAddr := pm.Addr()
+	pm.stop() // the PM goes offline
+	if err := eng.Answer(ctx, qs[0].ID, "75%"); err != nil {
+		t.Fatalf("answering while the asker is offline must queue, not fail: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond) // several failed attempts at 50–200 ms back-off
+	eng.restart(nil)                   // the outbox survives a restart of the sender too
+	pm.restart(func(c *config.Config) { c.Network.ListenAddr = pmAddr })
+	msg := waitMessage(t, pm, res.QueryID)
+	if !strings.Contains(string(msg.Data), "75%") {
+		t.Fatalf("message = %s", msg.Data)
+	}
+	time.Sleep(300 * time.Millisecond)
+	all, err := pm.Messages(ctx, 0, 100)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("pm has %d messages (%v), want exactly one", len(all), err)
+	}
+}
+
+// waitMessage waits until a's inbox has the answer to request id.
+func waitMessage(t *testing.T, a *testAgent, requestID string) agent.Message {
+	t.Helper()
+	var found agent.Message
+	eventually(t, 10*time.Second, "answer to "+requestID, func() bool {
+		msgs, err := a.Messages(context.Background(), 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if m.RelatedID == requestID {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// asRPC asserts err is a JSON-RPC error with the code.
+func asRPC(t *testing.T, err error, code int) *rpc.Error {
+	t.Helper()
+	var e *rpc.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("err = %v, want JSON-RPC code %d", err, code)
+	}
+	return e
+}
+
+// pmTransport is a direct transport with the agent's own certificate, the
+// way its core dials.
+func pmTransport(t *testing.T, from *testAgent) *rpc.DirectTransport {
+	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(from.dir, "tls"), from.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rpc.NewDirectTransport(id, "127.0.0.1:0")
+}
+
+// rawClient calls to's peer server with from's certificate, bypassing from's
+// core (to send what a misbehaving peer would).
+func rawClient(t *testing.T, from, to *testAgent) *rpc.Client {
+	return rpc.NewClient("https://"+to.Addr()+"/aoi/v1/rpc", pmTransport(t, from).HTTPClient(to.fp), rpc.ClientOptions{MaxAttempts: 1})
+}
+
+func post(t *testing.T, hc *http.Client, url, body string) (int, string) {
+	t.Helper()
+	resp, err := hc.Post(url, "application/json", bytes.NewBufferString(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// InitOptions configure Init.
+type InitOptions struct {
+	DataDir, ConfigPath       string
+	AgentID, Role, Owner      string
+	ListenAddr                string
+	Force                     bool // overwrite an existing config
+}
+
+// InitResult says what Init wrote.
+type InitResult struct {
+	DataDir         string `json:"data_dir"`
+	ConfigPath      string `json:"config_path"`
+	Fingerprint     string `json:"fingerprint"`
+	CreatedIdentity bool   `json:"created_identity"`
+	CreatedConfig   bool   `json:"created_config"`
+}
+
+// Init creates the data dir, the agent's ed25519 TLS identity and a working
+// config. An existing identity is kept; an existing config is kept unless
+// Force is set.
+func Init(opts InitOptions) (InitResult, error) {
+	res := InitResult{DataDir: opts.DataDir, ConfigPath: opts.ConfigPath}
+	if res.DataDir == "" {
+		res.DataDir = config.DataDir("")
+	}
+	if res.ConfigPath == "" {
+		res.ConfigPath = filepath.Join(res.DataDir, "config.json")
+	}
+	if err := os.MkdirAll(res.DataDir, 0o700); err != nil {
+		return res, fmt.Errorf("create data dir: %w", err)
+	}
+	cfg := config.Default(opts.AgentID, opts.Role, opts.Owner)
+	if opts.ListenAddr != "" {
+		cfg.Network.ListenAddr = opts.ListenAddr
+	}
+	id, created, err := rpc.LoadOrCreateIdentity(filepath.Join(res.DataDir, "tls"), cfg.Agent.ID)
+	if err != nil {
+		return res, fmt.Errorf("create identity: %w", err)
+	}
+	res.Fingerprint, res.CreatedIdentity = id.Fingerprint, created
+	if _, err := os.Stat(res.ConfigPath); err == nil && !opts.Force {
+		return res, nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, err
+	}
+	if err := config.Write(res.ConfigPath, cfg); err != nil {
+		return res, err
+	}
+	res.CreatedConfig = true
+	return res, nil
+}
+
+// maxSocketPath is the portable limit of a Unix socket path (macOS: 104).
+const maxSocketPath = 100
+
+// SocketPath is the control socket for a data dir: <data dir>/aoi.sock, or,
+// when that is too long for a Unix socket, a short path in the runtime dir
+// derived from the data dir so every front end finds the same one.
+func SocketPath(dataDir string) string {
+	p := filepath.Join(dataDir, "aoi.sock")
+	if len(p) <= maxSocketPath {
+		return p
+	}
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		abs = dataDir
+	}
+	sum := sha256.Sum256([]byte(abs))
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("aoi-%d", os.Getuid()))
+	}
+	return filepath.Join(base, "aoi-"+hex.EncodeToString(sum[:6])+".sock")
+}
+
+// openLog sends structured logs to <data dir>/aoi.log (the terminal belongs
+// to the TUI), unless the caller supplied a logger.
+func (c *Core) openLog(cfg *config.Config) error {
+	if c.opts.Logger != nil {
+		c.log = c.opts.Logger
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(c.dataDir, "aoi.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open log file: %w", err)
+	}
+	c.logFile = f
+	c.log = slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: cfg.LogLevel()})).With("agent", cfg.Agent.ID)
+	return nil
+}

@@ -1,0 +1,270 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// registerPeerHandlers installs the aoi.* methods on the peer server.
+func (c *Core) registerPeerHandlers(s *rpc.Server) {
+	s.Handle(wire.MethodDiscover, c.handleDiscover)
+	s.Handle(wire.MethodPing, c.handlePing)
+	s.Handle(wire.MethodQuery, c.handleQuery)
+	s.Handle(wire.MethodNotify, c.handleNotify)
+	c.registerTaskHandlers(s)
+}
+
+// checkFrom refuses a request whose `from` is not the authenticated caller:
+// an impersonation attempt, audited as such.
+func (c *Core) checkFrom(ctx context.Context, call *rpc.Call, from, to string) error {
+	caller := call.Caller
+	if caller.AgentID == "" || from != caller.AgentID {
+		who := caller.AgentID
+		if who == "" {
+			who = caller.Key()
+		}
+		c.auditRefusal(ctx, call, "impersonation", map[string]any{"claimed": from, "authenticated_as": who})
+		return rpc.PermissionDenied(
+			fmt.Sprintf("request says it is from %q but the connection is authenticated as %q; an agent may only speak for itself", from, who),
+			map[string]any{"claimed_from": from})
+	}
+	if to != "" && to != c.selfID() {
+		return rpc.AgentNotFound(to)
+	}
+	return nil
+}
+
+// auditRefusal writes a refused call's audit row and marks the call audited.
+func (c *Core) auditRefusal(ctx context.Context, call *rpc.Call, kind string, detail map[string]any) {
+	detail["refused"] = kind
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit(callerName(call.Caller), call.Method, "PERMISSION_DENIED", detail)
+		return err
+	})
+	if err != nil {
+		c.log.Error("audit refusal", "component", "audit", "err", err)
+		return
+	}
+	call.MarkAudited()
+}
+
+func callerName(c rpc.Caller) string {
+	if c.AgentID != "" {
+		return c.AgentID
+	}
+	return c.Key()
+}
+
+// checkVersion refuses a peer speaking another major protocol version.
+func checkVersion(v string) error {
+	if v == "" || wire.MajorVersion(v) == wire.MajorVersion(wire.ProtocolVersion) {
+		return nil
+	}
+	return rpc.InvalidParams("aoi_version %s is not compatible with %s (major versions differ); upgrade the older aoi", v, wire.ProtocolVersion)
+}
+
+// handleDiscover records an announcing peer and returns the registry.
+func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
+	var p wire.DiscoverParams
+	if err := call.Bind(&p); err != nil {
+		return nil, err
+	}
+	if err := checkVersion(p.AOIVersion); err != nil {
+		return nil, err
+	}
+	if p.Announce {
+		if err := c.bindAnnounce(ctx, call, p); err != nil {
+			return nil, err
+		}
+	} else if call.Caller.AgentID == "" {
+		return nil, rpc.PermissionDenied("unknown caller; announce yourself first (aoi.discover with announce: true)", nil)
+	}
+	entries, err := c.registryEntries(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return wire.DiscoverResult{Agents: entries, AOIVersion: wire.ProtocolVersion}, nil
+}
+
+// bindAnnounce updates the registry from an announcement. In direct mode the
+// caller is already pinned to an id; in tailnet mode the first node to
+// announce an id is bound to it and later claims from other nodes are refused.
+func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverParams) error {
+	caller := call.Caller
+	if caller.AgentID != "" && caller.AgentID != p.AgentID {
+		return c.checkFrom(ctx, call, p.AgentID, "")
+	}
+	rec, found, err := c.db.Peer(ctx, p.AgentID)
+	if err != nil {
+		return err
+	}
+	if caller.Kind == rpc.CallerTailnet && found && rec.NodeID != "" && rec.NodeID != caller.NodeID {
+		return c.checkFrom(ctx, call, p.AgentID, "")
+	}
+	if !found {
+		rec = store.PeerRecord{AgentID: p.AgentID, FirstSeen: c.now(), Trust: TrustPinned}
+	}
+	if caller.Kind == rpc.CallerTailnet {
+		rec.NodeID, rec.NodeName = caller.NodeID, caller.NodeName
+	}
+	rec.Role, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, PeerOnline, c.now()
+	if p.Endpoint != "" && rec.Endpoint == "" {
+		rec.Endpoint = p.Endpoint
+	}
+	rec.Contexts = contextIDs(p.Capabilities.Contexts)
+	rec.TaskTypes = p.Capabilities.TaskTypes
+	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
+		return err
+	}
+	c.callers.put(caller.Key(), p.AgentID, p.Role)
+	c.events.publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
+	c.outbox.wake()
+	return nil
+}
+
+func contextIDs(refs []wire.ContextReference) []string {
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, r.Identifier)
+	}
+	return out
+}
+
+// registryEntries is this agent followed by the registry, filtered.
+func (c *Core) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wire.RegistryEntry, error) {
+	recs, err := c.db.Peers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []wire.RegistryEntry{c.selfEntry()}
+	for _, r := range recs {
+		v := c.peerView(r)
+		if (p.FilterRole != "" && v.Role != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {
+			continue
+		}
+		out = append(out, wire.RegistryEntry{Endpoint: v.Endpoint, Status: v.Status, Identity: wire.Identity{
+			ID: v.AgentID, Role: v.Role, Owner: v.Owner, TailscaleNodeID: r.NodeID,
+			RegisteredAt: r.FirstSeen, LastSeenAt: r.LastSeen,
+			Capabilities: wire.Capabilities{Contexts: contextRefs(v.Contexts), TaskTypes: v.TaskTypes},
+		}})
+	}
+	return out, nil
+}
+
+// selfEntry describes this agent for discovery.
+func (c *Core) selfEntry() wire.RegistryEntry {
+	cfg := c.config()
+	status := PeerOnline
+	if c.focusActive() {
+		status = PeerBusy
+	}
+	return wire.RegistryEntry{Endpoint: c.Addr(), Status: status, Identity: wire.Identity{
+		ID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner,
+		RegisteredAt: c.startedAt, LastSeenAt: c.now(), Capabilities: c.capabilities(),
+		Metadata: map[string]any{"version": wire.ProtocolVersion},
+	}}
+}
+
+// capabilities is this agent's manifest: its contexts and task types.
+func (c *Core) capabilities() wire.Capabilities {
+	cfg := c.config()
+	caps := wire.Capabilities{Actions: []string{"query.send", "query.respond", "context.read"}}
+	for _, ctxCfg := range cfg.Contexts {
+		caps.Contexts = append(caps.Contexts, wire.ContextReference{Type: ctxCfg.Type, Identifier: ctxCfg.Identifier})
+	}
+	for name := range cfg.Tasks {
+		caps.TaskTypes = append(caps.TaskTypes, name)
+	}
+	if len(caps.TaskTypes) > 0 {
+		caps.Actions = append(caps.Actions, "task.execute")
+	}
+	return caps
+}
+
+func contextRefs(ids []string) []wire.ContextReference {
+	out := make([]wire.ContextReference, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, wire.ContextReference{Type: "repository", Identifier: id})
+	}
+	return out
+}
+
+// handlePing is the heartbeat: it marks the caller online.
+func (c *Core) handlePing(ctx context.Context, call *rpc.Call) (any, error) {
+	var p wire.PingParams
+	if err := call.Bind(&p); err != nil {
+		return nil, err
+	}
+	if err := c.checkFrom(ctx, call, p.From, ""); err != nil {
+		return nil, err
+	}
+	if err := checkVersion(p.AOIVersion); err != nil {
+		return nil, err
+	}
+	if err := c.markSeen(ctx, p.From); err != nil {
+		return nil, err
+	}
+	return wire.PingResult{AgentID: c.selfID(), Status: c.selfEntry().Status, AOIVersion: wire.ProtocolVersion, Time: c.now()}, nil
+}
+
+// markSeen records that a peer is alive; a peer coming back online gets its
+// queued outbox messages at once.
+func (c *Core) markSeen(ctx context.Context, agentID string) error {
+	rec, found, err := c.db.Peer(ctx, agentID)
+	if err != nil || !found {
+		return err
+	}
+	wasOffline := c.peerView(rec).Status == PeerOffline
+	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, PeerOnline, c.now()) }); err != nil {
+		return err
+	}
+	if wasOffline {
+		c.events.publish(EventPeerChanged, agentID, agentID, "online")
+		c.outbox.wake()
+	}
+	return nil
+}
+
+// handleNotify stores a notification from a peer in the ordered inbox.
+// Redelivered notifications (same id) are acknowledged but stored once.
+func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
+	var p wire.NotifyParams
+	if err := call.Bind(&p); err != nil {
+		return nil, err
+	}
+	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+		return nil, err
+	}
+	if p.Event == "" {
+		return nil, rpc.InvalidParams("params.event is required (e.g. query.completed)")
+	}
+	if len(p.Data) == 0 {
+		p.Data = json.RawMessage("null")
+	}
+	var seq int64
+	var dup bool
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		seq, dup, err = tx.InsertMessage(store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Event,
+			RelatedID: p.RelatedQueryID, Data: p.Data, ReceivedAt: c.now()})
+		if err != nil || dup {
+			return err
+		}
+		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"event": p.Event, "related_query_id": p.RelatedQueryID, "seq": seq})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	call.MarkAudited()
+	if !dup {
+		c.events.publish(EventMessageReceived, fmt.Sprint(seq), p.From, p.Event)
+		c.events.publish(EventAttention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
+	}
+	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
+}

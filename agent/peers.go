@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// URLMapper is implemented by transports whose peer URLs are not
+// https://<endpoint>/aoi/v1/rpc (the tailnet speaks plain HTTP inside
+// WireGuard).
+type URLMapper interface {
+	PeerURL(endpoint string) string
+}
+
+// peerClients keeps one RPC client per peer, rebuilt when the peer's
+// endpoint or pinned fingerprint changes.
+type peerClients struct {
+	c  *Core
+	mu sync.Mutex
+	m  map[string]cachedClient
+}
+
+type cachedClient struct {
+	endpoint, fingerprint string
+	client                *rpc.Client
+}
+
+func newPeerClients(c *Core) *peerClients { return &peerClients{c: c, m: map[string]cachedClient{}} }
+
+// client returns the client for a registered peer, or a clear error.
+func (pc *peerClients) client(ctx context.Context, agentID string) (*rpc.Client, error) {
+	rec, found, err := pc.c.db.Peer(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", agentID, agentID)
+	}
+	if rec.Endpoint == "" {
+		return nil, fmt.Errorf("no address known for %s; add its endpoint with `aoi peers trust` or to peers[] in the config", agentID)
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if cc, ok := pc.m[agentID]; ok && cc.endpoint == rec.Endpoint && cc.fingerprint == rec.Fingerprint {
+		return cc.client, nil
+	}
+	url := "https://" + rec.Endpoint + "/aoi/v1/rpc"
+	if m, ok := pc.c.transport.(URLMapper); ok {
+		url = m.PeerURL(rec.Endpoint)
+	}
+	timeout := pc.c.config().Network.RequestTimeout()
+	cl := rpc.NewClient(url, pc.c.transport.HTTPClient(rec.Fingerprint), rpc.ClientOptions{Timeout: timeout})
+	pc.m[agentID] = cachedClient{endpoint: rec.Endpoint, fingerprint: rec.Fingerprint, client: cl}
+	return cl, nil
+}
+
+// peerError words a failed call to a peer for a person.
+func peerError(agentID string, err error) error {
+	var rpcErr *rpc.Error
+	if errors.As(err, &rpcErr) {
+		return fmt.Errorf("%s answered: %w", agentID, rpcErr)
+	}
+	return fmt.Errorf("%s is unreachable (%v); check that its aoi is running and the endpoint is right (`aoi peers`)", agentID, err)
+}
+
+// Discover announces this agent to every peer with a known endpoint and
+// merges what they know.
+func (c *Core) Discover(ctx context.Context) ([]Peer, error) {
+	recs, err := c.db.Peers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, r := range recs {
+		if r.Endpoint == "" || r.Trust != TrustPinned {
+			continue
+		}
+		wg.Add(1)
+		go func(id string) {
+			defer wg.Done()
+			if err := c.announceTo(ctx, id); err != nil {
+				c.log.Info("announce failed", "component", "registry", "agent_to", id, "err", err)
+			}
+		}(r.AgentID)
+	}
+	wg.Wait()
+	return c.Peers(ctx)
+}
+
+// announceTo sends aoi.discover(announce) to a peer and records what it says
+// about itself.
+func (c *Core) announceTo(ctx context.Context, agentID string) error {
+	client, err := c.peers.client(ctx, agentID)
+	if err != nil {
+		return err
+	}
+	cfg := c.config()
+	params := wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true,
+		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
+	callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var res wire.DiscoverResult
+	if err := client.Call(callCtx, wire.MethodDiscover, params, &res); err != nil {
+		c.markUnreachable(ctx, agentID)
+		return peerError(agentID, err)
+	}
+	if err := checkVersion(res.AOIVersion); err != nil {
+		return fmt.Errorf("%s: %w", agentID, err)
+	}
+	for _, e := range res.Agents {
+		if e.Identity.ID == agentID {
+			return c.recordSelfDescription(ctx, agentID, e)
+		}
+	}
+	return c.markSeen(ctx, agentID)
+}
+
+// recordSelfDescription stores what a peer said about itself.
+func (c *Core) recordSelfDescription(ctx context.Context, agentID string, e wire.RegistryEntry) error {
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		rec, found, err := c.db.Peer(ctx, agentID)
+		if err != nil || !found {
+			return err
+		}
+		wasOffline := c.peerView(rec).Status == PeerOffline
+		rec.Role, rec.Owner = e.Identity.Role, e.Identity.Owner
+		rec.Contexts, rec.TaskTypes = contextIDs(e.Identity.Capabilities.Contexts), e.Identity.Capabilities.TaskTypes
+		rec.Status, rec.LastSeen = e.Status, c.now()
+		if wasOffline {
+			defer c.outbox.wake()
+		}
+		return tx.UpsertPeer(rec)
+	})
+	if err == nil {
+		c.events.publish(EventPeerChanged, agentID, agentID, e.Status)
+	}
+	return err
+}
+
+// markUnreachable flips a peer to offline once its heartbeat is overdue.
+func (c *Core) markUnreachable(ctx context.Context, agentID string) {
+	rec, found, err := c.db.Peer(ctx, agentID)
+	if err != nil || !found || rec.Status == PeerOffline || c.now().Sub(rec.LastSeen) <= c.offlineAfter() {
+		return
+	}
+	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, PeerOffline, rec.LastSeen) }); err == nil {
+		c.events.publish(EventPeerChanged, agentID, agentID, PeerOffline)
+	}
+}
+
+// advertisedEndpoint is the address peers should call us back on.
+func (c *Core) advertisedEndpoint() string { return c.Addr() }
+
+// heartbeatLoop announces to peers at start and then every discovery
+// interval; peers silent for offline_after_sec are shown offline.
+func (c *Core) heartbeatLoop(ctx context.Context) {
+	for {
+		if _, err := c.Discover(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("discover", "component", "registry", "err", err)
+		}
+		interval := c.config().Network.DiscoveryInterval()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}

@@ -1,0 +1,356 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// maxQueryText bounds a query's text; the body limit bounds the rest.
+const maxQueryText = 8 << 10
+
+// Interrupt decisions (seed 002 §2.3.3).
+const (
+	DecisionAutoRespond = "AUTO_RESPOND"
+	DecisionBuffer      = "BUFFER"
+	DecisionEscalate    = "ESCALATE"
+)
+
+// handling is what the secretary decided for a received query.
+type handling struct {
+	Decision   string
+	Confidence float64
+	Draft      *wire.QueryResult // the answer (AUTO_RESPOND) or a draft for the owner
+}
+
+// handleQuery is aoi.query: ACL on every scope entry, then the secretary
+// decides to answer now, buffer or escalate; the query is stored and audited
+// in the same transaction before the response goes out.
+func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
+	p, err := c.bindQuery(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
+		return nil, err
+	}
+	h := c.decideQuery(ctx, call.Caller, p)
+	q := store.QueryRecord{
+		ID: newID("q"), RequestID: idString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
+		Priority: p.Priority, State: stateFor(h.Decision), Decision: h.Decision, Confidence: h.Confidence,
+		ReceivedAt: c.now(),
+	}
+	answerNow := h.Decision == DecisionAutoRespond && !p.Async
+	if h.Draft != nil {
+		q.Draft = mustJSON(h.Draft)
+	}
+	if answerNow {
+		at := c.now()
+		q.Answer, q.AnsweredAt = q.Draft, &at
+	}
+	err = c.db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.InsertQuery(q); err != nil {
+			return err
+		}
+		if h.Decision == DecisionAutoRespond && p.Async {
+			if err := c.enqueueAnswer(tx, q, *h.Draft); err != nil {
+				return err
+			}
+		}
+		_, err := tx.AppendAudit(p.From, call.Method, "ok", map[string]any{
+			"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	call.MarkAudited()
+	c.announceQuery(q)
+	if answerNow {
+		res := *h.Draft
+		res.Completed = true
+		res.Metadata = withMeta(res.Metadata, "query_id", q.ID)
+		return res, nil
+	}
+	return wire.QueryResult{Summary: pendingSummary(q.State), Completed: false,
+		Metadata: map[string]any{"query_id": q.ID, "state": q.State}}, nil
+}
+
+// bindQuery decodes and validates aoi.query's params.
+func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, error) {
+	var p wire.QueryParams
+	if err := call.Bind(&p); err != nil {
+		return p, err
+	}
+	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+		return p, err
+	}
+	p.Query = strings.TrimSpace(p.Query)
+	switch {
+	case p.Query == "":
+		return p, rpc.InvalidParams("params.query is empty; ask a question in words")
+	case len(p.Query) > maxQueryText:
+		return p, rpc.InvalidParams("params.query is %d bytes; the limit is %d", len(p.Query), maxQueryText)
+	}
+	if p.Priority == "" {
+		p.Priority = wire.PriorityNormal
+	}
+	switch p.Priority {
+	case wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical:
+	default:
+		return p, rpc.InvalidParams("params.priority %q is not one of low, normal, high, critical", p.Priority)
+	}
+	return p, nil
+}
+
+// checkScope checks every context_scope entry against the ACL (the seed
+// checked only the first). An empty scope means every context we hold.
+func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) error {
+	pol := c.policy.Load()
+	d, denied := pol.CheckScope(c.subject(call.Caller), action, scope)
+	if d.Allowed {
+		return nil
+	}
+	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
+	return rpc.PermissionDenied(d.Reason, map[string]any{
+		"required_permission": "context." + string(action), "requested_scope": denied})
+}
+
+// subject is the ACL's view of a caller.
+func (c *Core) subject(caller rpc.Caller) acl.Subject {
+	s := acl.Subject{AgentID: caller.AgentID, TailnetUser: caller.UserLogin, TailnetTags: caller.Tags}
+	if info, ok := c.callers.get(caller.Key()); ok && info.agentID == caller.AgentID {
+		s.Role = info.role
+	} else if rec, found, err := c.db.Peer(context.Background(), caller.AgentID); err == nil && found {
+		s.Role = rec.Role
+	}
+	return s
+}
+
+// decideQuery asks the secretary; without one, every query waits for the owner.
+func (c *Core) decideQuery(ctx context.Context, caller rpc.Caller, p wire.QueryParams) handling {
+	if h, ok := c.secretaryDecide(ctx, caller, p); ok {
+		return h
+	}
+	return handling{Decision: DecisionEscalate}
+}
+
+func stateFor(decision string) string {
+	switch decision {
+	case DecisionAutoRespond:
+		return QueryAnswered
+	case DecisionBuffer:
+		return QueryBuffered
+	default:
+		return QueryEscalated
+	}
+}
+
+func pendingSummary(state string) string {
+	if state == QueryBuffered {
+		return "Your question is queued; the owner is in focus time and the answer will follow as aoi.notify."
+	}
+	return "Your question was passed to the owner; the answer will follow as aoi.notify."
+}
+
+// announceQuery tells front ends about a new query; escalations ring.
+func (c *Core) announceQuery(q store.QueryRecord) {
+	c.events.publish(EventQueryReceived, q.ID, q.From, q.Text)
+	if q.State == QueryEscalated {
+		c.events.publish(EventAttention, q.ID, q.From, "question from "+q.From)
+	}
+}
+
+// Queries lists received queries, newest first.
+func (c *Core) Queries(ctx context.Context, f QueryFilter) ([]Query, error) {
+	recs, err := c.db.Queries(ctx, f.State, limitOr(f.Limit, 200))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Query, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, queryView(r))
+	}
+	return out, nil
+}
+
+func queryView(r store.QueryRecord) Query {
+	return Query{ID: r.ID, From: r.From, Text: r.Text, ContextScope: r.ContextScope, Priority: r.Priority, State: r.State,
+		Decision: r.Decision, Confidence: r.Confidence, Draft: r.Draft, Answer: r.Answer, ReceivedAt: r.ReceivedAt, AnsweredAt: r.AnsweredAt}
+}
+
+// Answer sends the owner's answer to a received query through the outbox.
+func (c *Core) Answer(ctx context.Context, queryID, text string) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return fmt.Errorf("answer: the text is empty; write the answer to send")
+	}
+	q, err := c.openQuery(ctx, queryID)
+	if err != nil {
+		return err
+	}
+	res := wire.QueryResult{Summary: c.redactOut(text), Completed: true}
+	if len(q.Draft) > 0 { // keep the secretary's evidence with the owner's words
+		var draft wire.QueryResult
+		if json.Unmarshal(q.Draft, &draft) == nil {
+			res.ContextRefs, res.Blockers, res.Progress = draft.ContextRefs, draft.Blockers, draft.Progress
+		}
+	}
+	return c.finishQuery(ctx, q, QueryAnswered, wire.EventQueryCompleted, res, "ctl.answer")
+}
+
+// Decline refuses a received query; the asker is told why.
+func (c *Core) Decline(ctx context.Context, queryID, reason string) error {
+	q, err := c.openQuery(ctx, queryID)
+	if err != nil {
+		return err
+	}
+	if reason == "" {
+		reason = "the owner declined to answer"
+	}
+	res := wire.QueryResult{Summary: c.redactOut(reason), Completed: true, Metadata: map[string]any{"declined": true}}
+	return c.finishQuery(ctx, q, QueryDeclined, wire.EventQueryDeclined, res, "ctl.decline")
+}
+
+// Release answers buffered queries now with the secretary's draft; an empty
+// id releases all of them.
+func (c *Core) Release(ctx context.Context, queryID string) error {
+	var qs []store.QueryRecord
+	if queryID == "" {
+		all, err := c.db.Queries(ctx, QueryBuffered, 1000)
+		if err != nil {
+			return err
+		}
+		qs = all
+	} else {
+		q, err := c.openQuery(ctx, queryID)
+		if err != nil {
+			return err
+		}
+		qs = []store.QueryRecord{q}
+	}
+	for _, q := range qs {
+		if err := c.releaseOne(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Core) releaseOne(ctx context.Context, q store.QueryRecord) error {
+	var res wire.QueryResult
+	if len(q.Draft) == 0 || json.Unmarshal(q.Draft, &res) != nil {
+		return fmt.Errorf("query %s has no draft answer to release; answer it with `aoi answer %s TEXT`", q.ID, q.ID)
+	}
+	res.Completed = true
+	return c.finishQuery(ctx, q, QueryAnswered, wire.EventQueryCompleted, res, "ctl.release")
+}
+
+// openQuery loads a query that still waits for an answer.
+func (c *Core) openQuery(ctx context.Context, id string) (store.QueryRecord, error) {
+	q, found, err := c.db.Query(ctx, id)
+	if err != nil {
+		return q, err
+	}
+	if !found {
+		return q, fmt.Errorf("no query %q; list them with `aoi inbox`", id)
+	}
+	if q.State == QueryAnswered || q.State == QueryDeclined {
+		return q, fmt.Errorf("query %s was already %s", id, q.State)
+	}
+	return q, nil
+}
+
+// finishQuery stores the final state and queues the notify in one transaction.
+func (c *Core) finishQuery(ctx context.Context, q store.QueryRecord, state, event string, res wire.QueryResult, method string) error {
+	res.Metadata = withMeta(res.Metadata, "query_id", q.ID)
+	body := mustJSON(res)
+	at := c.now()
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateQuery(q.ID, state, body, &at); err != nil {
+			return err
+		}
+		if err := c.enqueueNotify(tx, q.From, event, q.RequestID, res); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", method, "ok", map[string]any{"query_id": q.ID, "to": q.From})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.events.publish(EventQueryUpdated, q.ID, q.From, state)
+	c.outbox.wake()
+	return nil
+}
+
+// enqueueAnswer queues an automatic answer for an async query.
+func (c *Core) enqueueAnswer(tx *store.Tx, q store.QueryRecord, res wire.QueryResult) error {
+	res.Completed = true
+	res.Metadata = withMeta(res.Metadata, "query_id", q.ID)
+	return c.enqueueNotify(tx, q.From, wire.EventQueryCompleted, q.RequestID, res)
+}
+
+// Ask sends an ad hoc query to a peer and records it so the answer that
+// arrives later can be matched by its request id.
+func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return AskResult{}, fmt.Errorf("ask: the question is empty")
+	}
+	client, err := c.peers.client(ctx, req.To)
+	if err != nil {
+		return AskResult{}, err
+	}
+	id := newID("ask")
+	params := wire.QueryParams{From: c.selfID(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
+		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
+	if params.ContextScope == nil {
+		params.ContextScope = []string{}
+	}
+	var raw json.RawMessage
+	if err := c.db.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: req.Query, SentAt: c.now()})
+	}); err != nil {
+		return AskResult{}, err
+	}
+	callCtx := ctx
+	if req.TimeoutSec > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec)*time.Second)
+		defer cancel()
+	}
+	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
+		return AskResult{QueryID: id}, peerError(req.To, err)
+	}
+	return AskResult{QueryID: id, Result: raw}, nil
+}
+
+func withMeta(m map[string]any, k string, v any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[k] = v
+	return m
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
+	}
+	return b
+}
+
+func limitOr(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}

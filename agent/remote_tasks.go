@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// RequestTask asks a peer to run one of its configured task types. The
+// request id is kept so the task.completed notify can be matched.
+func (c *Core) RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error) {
+	client, err := c.peers.client(ctx, req.To)
+	if err != nil {
+		return TaskTicket{}, err
+	}
+	params := wire.TaskExecuteParams{From: c.selfID(), To: req.To, TaskType: req.TaskType,
+		TaskParams: map[string]any{}, ContextScope: req.ContextScope, Timeout: req.TimeoutSec}
+	for k, v := range req.Params {
+		params.TaskParams[k] = v
+	}
+	if params.ContextScope == nil {
+		params.ContextScope = []string{}
+	}
+	async := !req.Sync
+	params.Async = &async
+	callCtx := ctx
+	if req.Sync && req.TimeoutSec > 0 { // leave room for the peer's own timeout answer
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec+10)*time.Second)
+		defer cancel()
+	}
+	id := newID("task-req")
+	var res wire.TaskExecuteResult
+	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
+		return TaskTicket{RequestID: id}, peerError(req.To, err)
+	}
+	return TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: mustJSON(res)}, nil
+}
+
+// RemoteTaskStatus asks a peer about a task it runs for us.
+func (c *Core) RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task, error) {
+	var res wire.TaskExecuteResult
+	if err := c.callPeer(ctx, peer, wire.MethodTaskStatus, wire.TaskRef{From: c.selfID(), TaskID: taskID}, &res); err != nil {
+		return Task{}, err
+	}
+	return Task{ID: res.TaskID, Requester: c.selfID(), State: res.Status, Output: res.Output, Error: res.Error}, nil
+}
+
+// CancelRemoteTask asks a peer to cancel a task it runs for us.
+func (c *Core) CancelRemoteTask(ctx context.Context, peer, taskID string) error {
+	var res json.RawMessage
+	return c.callPeer(ctx, peer, wire.MethodTaskCancel, wire.TaskRef{From: c.selfID(), TaskID: taskID}, &res)
+}
+
+// callPeer makes one call to a peer with the configured timeout.
+func (c *Core) callPeer(ctx context.Context, peer, method string, params, result any) error {
+	client, err := c.peers.client(ctx, peer)
+	if err != nil {
+		return err
+	}
+	if err := client.Call(ctx, method, params, result); err != nil {
+		return peerError(peer, err)
+	}
+	return nil
+}
+

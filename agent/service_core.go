@@ -1,0 +1,213 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+var _ Service = (*Core)(nil)
+
+// settingFocus stores the owner's manual focus override ("on"/"off").
+const settingFocus = "focus_override"
+
+// Status describes this agent for the status bar and `aoi status`.
+func (c *Core) Status(ctx context.Context) (Status, error) {
+	cfg := c.config()
+	st := Status{AgentID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Version: wire.ProtocolVersion,
+		Transport: "direct", ListenAddr: c.Addr(), Fingerprint: c.Fingerprint(), Focus: c.focusActive(),
+		StartedAt: c.startedAt, DataDir: c.dataDir}
+	if tn, ok := c.transport.(interface {
+		TailnetStatus(context.Context) (*Tailnet, error)
+	}); ok {
+		st.Transport = "tailnet"
+		if t, err := tn.TailnetStatus(ctx); err == nil {
+			st.Tailnet = t
+		}
+	}
+	peers, err := c.Peers(ctx)
+	if err != nil {
+		return st, err
+	}
+	for _, p := range peers {
+		if p.Trust == TrustPinned && p.Status != PeerOffline {
+			st.PeersOnline++
+		}
+	}
+	counts := []struct {
+		state string
+		dst   *int
+	}{{QueryEscalated, &st.PendingQuery}, {QueryBuffered, &st.Buffered}}
+	for _, k := range counts {
+		if *k.dst, err = c.db.CountQueries(ctx, k.state); err != nil {
+			return st, err
+		}
+	}
+	if st.UnreadMsgs, err = c.db.UnreadMessages(ctx); err != nil {
+		return st, err
+	}
+	st.PendingApprov = c.pendingApprovals(ctx)
+	return st, nil
+}
+
+// focusActive reports whether the owner is in focus time: the manual
+// override when set, else the configured focus hours.
+func (c *Core) focusActive() bool {
+	if v, ok, err := c.db.Setting(context.Background(), settingFocus); err == nil && ok && v != "" {
+		return v == "on"
+	}
+	ic := c.config().Secretary.InterruptControl
+	if !ic.Enabled {
+		return false
+	}
+	h := c.now().Hour()
+	return h >= ic.FocusModeHours[0] && h < ic.FocusModeHours[1]
+}
+
+// focusOverride returns the manual focus setting, if any.
+func (c *Core) focusOverride() *bool {
+	v, ok, err := c.db.Setting(context.Background(), settingFocus)
+	if err != nil || !ok || v == "" {
+		return nil
+	}
+	on := v == "on"
+	return &on
+}
+
+// SetFocus turns focus mode on or off by hand. Turning it off releases the
+// buffered queries, as focus time ending would.
+func (c *Core) SetFocus(ctx context.Context, on bool) error {
+	v := map[bool]string{true: "on", false: "off"}[on]
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.SetSetting(settingFocus, v); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", "ctl.focus", "ok", map[string]any{"focus": v})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.events.publish(EventFocusChanged, "", "", "focus "+v)
+	if !on {
+		return c.Release(ctx, "")
+	}
+	return nil
+}
+
+// Messages lists received notifications after a sequence number and marks
+// them read.
+func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error) {
+	recs, err := c.db.Messages(ctx, afterSeq, limitOr(limit, 100))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, Message{Seq: r.Seq, From: r.From, Event: r.Event, RelatedID: r.RelatedID, Data: r.Data, ReceivedAt: r.ReceivedAt})
+	}
+	if n := len(recs); n > 0 {
+		last := recs[n-1].Seq
+		if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesRead(last) }); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// Audit lists audit rows newest first.
+func (c *Core) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	recs, err := c.db.AuditList(ctx, store.AuditQuery{Agent: f.Agent, Method: f.Method, Result: f.Result,
+		BeforeSeq: f.BeforeSeq, Limit: limitOr(f.Limit, 100)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AuditEntry, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, AuditEntry{Seq: r.Seq, Time: r.Time, Agent: r.Agent, Method: r.Method, Result: r.Result,
+			Detail: r.Detail, PrevHash: r.PrevHash, Hash: r.Hash})
+	}
+	return out, nil
+}
+
+// VerifyAudit walks the hash chain.
+func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
+	v, err := c.db.VerifyAudit(ctx)
+	return AuditVerification{OK: v.OK, Entries: v.Entries, FirstBad: v.FirstBad, Problem: v.Problem}, err
+}
+
+// Events streams core events after afterSeq.
+func (c *Core) Events(ctx context.Context, afterSeq int64) (<-chan Event, error) {
+	return c.events.subscribe(ctx, afterSeq), nil
+}
+
+// auditCall is the peer server's generic audit hook for calls whose handler
+// did not write its own row (refusals before dispatch, discover, ping …).
+func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
+	result, detail := "ok", map[string]any{"id": idString(rec.ID), "latency_ms": rec.Duration.Milliseconds()}
+	if rec.Err != nil {
+		result = codeName(rec.Err.Code)
+		detail["error"] = rec.Err.Message
+	}
+	return c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit(callerName(rec.Caller), rec.Method, result, detail)
+		return err
+	})
+}
+
+// newID returns a prefixed random id, e.g. q-3f9a1c….
+func newID(prefix string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// idString renders a JSON-RPC id as text: strings unquoted, numbers as is.
+func idString(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+
+// codeName is the audit log's word for an error code.
+func codeName(code int) string {
+	switch code {
+	case rpc.CodePermissionDenied:
+		return "PERMISSION_DENIED"
+	case rpc.CodeContextNotFound:
+		return "CONTEXT_NOT_FOUND"
+	case rpc.CodeAgentNotFound:
+		return "AGENT_NOT_FOUND"
+	case rpc.CodeAgentBusy:
+		return "AGENT_BUSY"
+	case rpc.CodeTimeout:
+		return "TIMEOUT"
+	case rpc.CodeRateLimit:
+		return "RATE_LIMIT"
+	case rpc.CodeApprovalDenied:
+		return "APPROVAL_DENIED"
+	case rpc.CodeInvalidParams:
+		return "INVALID_PARAMS"
+	case rpc.CodeMethodNotFound:
+		return "METHOD_NOT_FOUND"
+	case rpc.CodeInvalidRequest:
+		return "INVALID_REQUEST"
+	case rpc.CodeParseError:
+		return "PARSE_ERROR"
+	}
+	return "INTERNAL_ERROR"
+}
