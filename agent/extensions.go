@@ -25,8 +25,8 @@ func (c *Core) openExtensions(ctx context.Context, cfg *config.Config) error {
 	return nil
 }
 
-func (e *extensions) onStart(f func(ctx context.Context))  { e.starters = append(e.starters, f) }
-func (e *extensions) onClose(f func())                     { e.closers = append(e.closers, f) }
+func (e *extensions) onStart(f func(ctx context.Context)) { e.starters = append(e.starters, f) }
+func (e *extensions) onClose(f func())                    { e.closers = append(e.closers, f) }
 func (e *extensions) onReload(f func(cfg *config.Config)) { e.reloads = append(e.reloads, f) }
 
 func (e *extensions) start(ctx context.Context, run func(func(context.Context))) {

@@ -16,10 +16,10 @@ import (
 
 // InitOptions configure Init.
 type InitOptions struct {
-	DataDir, ConfigPath       string
-	AgentID, Role, Owner      string
-	ListenAddr                string
-	Force                     bool // overwrite an existing config
+	DataDir, ConfigPath  string
+	AgentID, Role, Owner string
+	ListenAddr           string
+	Force                bool // overwrite an existing config
 }
 
 // InitResult says what Init wrote.

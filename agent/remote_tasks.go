@@ -65,4 +65,3 @@ func (c *Core) callPeer(ctx context.Context, peer, method string, params, result
 	}
 	return nil
 }
-

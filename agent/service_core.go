@@ -182,7 +182,6 @@ func idString(raw json.RawMessage) string {
 	return s
 }
 
-
 // codeName is the audit log's word for an error code.
 func codeName(code int) string {
 	switch code {

@@ -21,7 +21,9 @@ func (c *Core) registerTaskHandlers(s *rpc.Server) {}
 func (c *Core) pendingApprovals(ctx context.Context) int { return 0 }
 
 // Approvals lists local approvals.
-func (c *Core) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error) { return nil, errNoTasks }
+func (c *Core) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error) {
+	return nil, errNoTasks
+}
 
 // Approve approves a pending task.
 func (c *Core) Approve(ctx context.Context, id string) error { return errNoTasks }
