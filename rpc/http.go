@@ -3,6 +3,7 @@ package rpc
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
@@ -109,4 +110,22 @@ func writeOutcome(w http.ResponseWriter, out outcome) {
 	h.Set("Content-Length", strconv.Itoa(len(out.body)))
 	w.WriteHeader(out.status)
 	_, _ = w.Write(out.body)
+}
+
+// NewHTTPServer returns an http.Server for h with timeouts suited to the
+// peer server and the control socket. Connection-level errors (failed TLS
+// handshakes, e.g. a caller without a certificate) go to logger at warn
+// level when it is not nil.
+func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	if logger != nil {
+		srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	}
+	return srv
 }
