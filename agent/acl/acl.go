@@ -1,0 +1,128 @@
+// Package acl decides whether a peer may read, write or run something in
+// this agent's contexts (design §5). A Policy is built once from config and
+// never changes; the core swaps in a new one when the config is reloaded.
+package acl
+
+import (
+	"time"
+
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// Subject is the authenticated caller a decision is about.
+type Subject struct {
+	AgentID     string
+	Role        string
+	TailnetUser string   // tailnet mode: the WhoIs user login
+	TailnetTags []string // tailnet mode: the calling node's tags
+}
+
+// Action is what the caller wants to do.
+type Action string
+
+// Actions and the permission each needs: read → read, write → write,
+// execute → write. admin covers all three.
+const (
+	Read    Action = "read"
+	Write   Action = "write"
+	Execute Action = "execute"
+)
+
+// Decision is the outcome of a check.
+type Decision struct {
+	Allowed    bool
+	Permission string // the permission that applied: none, read, write or admin
+	RuleID     string // the deciding rule; "" when default_permission decided
+	Reason     string // a sentence a person can act on
+	AuditOnly  bool   // audit_mode let through a request the rules deny
+}
+
+// Policy is an immutable, precompiled ACL.
+type Policy struct {
+	rules      []rule
+	deflt      level
+	audit      bool
+	contexts   []contextInfo // longest identifier first
+	contextIDs []string      // in config order, for an empty scope
+	now        func() time.Time
+}
+
+// New compiles acl against the configured contexts. now is the clock used
+// for rule expiry (time.Now when nil).
+func New(acl config.ACL, contexts []config.Context, now func() time.Time) *Policy {
+	if now == nil {
+		now = time.Now
+	}
+	p := &Policy{
+		deflt: parseLevel(acl.DefaultPermission),
+		audit: acl.AuditMode,
+		now:   now,
+	}
+	for _, r := range acl.Rules {
+		p.rules = append(p.rules, compileRule(r))
+	}
+	p.contexts, p.contextIDs = compileContexts(contexts)
+	return p
+}
+
+// AuditMode reports whether denials are only logged.
+func (p *Policy) AuditMode() bool { return p.audit }
+
+// Known reports whether name is, or lies under, a configured context.
+// The core answers CONTEXT_NOT_FOUND for unknown ones.
+func (p *Policy) Known(name string) bool {
+	var r resource
+	return p.resolve(name, &r) == "" && r.ctx != nil
+}
+
+// Check decides whether s may perform a on name (a context identifier
+// or a path under one, like "acme/webapp/src/auth.go").
+func (p *Policy) Check(s Subject, a Action, name string) Decision {
+	var r resource
+	if bad := p.resolve(name, &r); bad != "" {
+		// A malformed resource is refused even in audit mode: it is an
+		// attack or a bug, not a policy question.
+		return Decision{Permission: config.PermNone, Reason: bad}
+	}
+	return p.decide(s, a, &r)
+}
+
+// CheckScope checks every entry of a request's context_scope and returns the
+// first denial together with the entry it denied. An empty scope means all
+// of this agent's contexts, so each configured context is checked (with no
+// contexts configured, only wildcard rules and the default apply).
+func (p *Policy) CheckScope(s Subject, a Action, scope []string) (Decision, string) {
+	if len(scope) == 0 {
+		if len(p.contextIDs) == 0 {
+			r := resource{all: true}
+			return p.decide(s, a, &r), ""
+		}
+		scope = p.contextIDs
+	}
+	var first Decision
+	for i, entry := range scope {
+		d := p.Check(s, a, entry)
+		if !d.Allowed {
+			return d, entry
+		}
+		if i == 0 || (d.AuditOnly && !first.AuditOnly) {
+			first = d
+		}
+	}
+	return first, ""
+}
+
+// Allowed returns a filter for search results: whether s may perform a on
+// each resource. Results from one search share a few contexts, so answers
+// are remembered for the filter's lifetime.
+func (p *Policy) Allowed(s Subject, a Action) func(resource string) bool {
+	memo := map[string]bool{}
+	return func(resource string) bool {
+		ok, seen := memo[resource]
+		if !seen {
+			ok = p.Check(s, a, resource).Allowed
+			memo[resource] = ok
+		}
+		return ok
+	}
+}

@@ -1,0 +1,63 @@
+package acl
+
+// decide applies design §5 steps 2–4 to a resolved resource, then audit mode.
+func (p *Policy) decide(s Subject, a Action, res *resource) Decision {
+	now := p.now()
+	var best *rule
+	for i := range p.rules {
+		r := &p.rules[i]
+		if r.expires != nil && !now.Before(*r.expires) {
+			continue
+		}
+		if !r.matchesSubject(&s) || !r.matchesResource(res) {
+			continue
+		}
+		if best == nil || r.beats(best) {
+			best = r
+		}
+	}
+	perm := p.deflt
+	if best != nil {
+		perm = best.perm
+	}
+	d := Decision{Allowed: perm >= needs(a), Permission: perm.String()}
+	if best != nil {
+		d.RuleID = best.id
+	}
+	d.Reason = reason(&s, a, res, best, perm, d.Allowed)
+	if !d.Allowed && p.audit {
+		d.Allowed, d.AuditOnly = true, true
+		d.Reason = "audit_mode allowed this, but the rules deny it: " + d.Reason
+	}
+	return d
+}
+
+func reason(s *Subject, a Action, res *resource, best *rule, perm level, allowed bool) string {
+	what := res.name
+	if res.all {
+		what = "this agent's contexts"
+	}
+	if allowed {
+		if best == nil {
+			return "default_permission " + perm.String() + " allows " + string(a) + " on " + what
+		}
+		return "rule " + best.id + " grants " + perm.String() + " on " + what
+	}
+	who := who(s)
+	if best == nil {
+		return who + " has no " + string(a) + " access to " + what + ": no ACL rule matches and default_permission is " +
+			perm.String() + "; ask the owner to add a rule for " + who
+	}
+	return who + " has no " + string(a) + " access to " + what + ": rule " + best.id + " grants " + perm.String() +
+		" (" + string(a) + " needs " + needs(a).String() + "); ask the owner to change the ACL"
+}
+
+func who(s *Subject) string {
+	switch {
+	case s.AgentID != "":
+		return "agent " + s.AgentID
+	case s.TailnetUser != "":
+		return "tailnet user " + s.TailnetUser
+	}
+	return "an unidentified caller"
+}
