@@ -1,0 +1,152 @@
+package rpc
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// newIdentity makes an identity in a fresh directory.
+func newIdentity(t testing.TB, cn string) *Identity {
+	t.Helper()
+	id, created, err := LoadOrCreateIdentity(filepath.Join(t.TempDir(), "identity"), cn)
+	if err != nil || !created {
+		t.Fatalf("LoadOrCreateIdentity: created=%v err=%v", created, err)
+	}
+	return id
+}
+
+// mtlsPeer is an aoi peer server over direct mTLS on 127.0.0.1.
+type mtlsPeer struct {
+	tr    *DirectTransport
+	url   string
+	calls atomic.Int32
+}
+
+func startMTLSPeer(t testing.TB, id *Identity, opts Options) *mtlsPeer {
+	t.Helper()
+	p := &mtlsPeer{tr: NewDirectTransport(id, "127.0.0.1:0")}
+	opts.Identify = p.tr.Identify
+	s := specServer(t, opts)
+	s.Handle("whoami", func(ctx context.Context, c *Call) (any, error) {
+		p.calls.Add(1)
+		got, _ := CallerFrom(ctx)
+		return got, nil
+	})
+	ln, err := p.tr.Listen(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewHTTPServer(s, nil)
+	srv.ErrorLog = nil
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close(); p.tr.Close() })
+	p.url = "https://" + p.tr.Addr() + Path
+	return p
+}
+
+func TestIdentityFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "identity")
+	id, created, err := LoadOrCreateIdentity(dir, "eng-suzuki")
+	if err != nil || !created {
+		t.Fatalf("create: %v %v", created, err)
+	}
+	for name, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, KeyFile): 0o600} {
+		if fi, err := os.Stat(name); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %#o (%v)", name, fi.Mode().Perm(), want, err)
+		}
+	}
+	leaf := id.Certificate.Leaf
+	if leaf == nil || leaf.Subject.CommonName != "eng-suzuki" || leaf.PublicKeyAlgorithm.String() != "Ed25519" {
+		t.Fatalf("certificate: %+v", leaf)
+	}
+	if years := leaf.NotAfter.Sub(leaf.NotBefore).Hours() / 24 / 365; years < 9.9 {
+		t.Errorf("certificate valid %.1f years, want 10", years)
+	}
+	again, created, err := LoadOrCreateIdentity(dir, "eng-suzuki")
+	if err != nil || created || again.Fingerprint != id.Fingerprint || len(id.Fingerprint) != 64 {
+		t.Fatalf("reload: created=%v err=%v fp %s vs %s", created, err, again.Fingerprint, id.Fingerprint)
+	}
+	os.Remove(filepath.Join(dir, CertFile))
+	if _, _, err := LoadOrCreateIdentity(dir, "eng-suzuki"); err == nil || !strings.Contains(err.Error(), "incomplete") {
+		t.Fatalf("half an identity must not be overwritten: %v", err)
+	}
+}
+
+func TestFingerprintFormats(t *testing.T) {
+	fp := Fingerprint([]byte("x"))
+	if got := FormatFingerprint(fp); len(got) != 64+15 || got[4] != ':' {
+		t.Fatalf("FormatFingerprint = %q", got)
+	}
+	for _, in := range []string{fp, strings.ToUpper(FormatFingerprint(fp)), "SHA256:" + fp} {
+		if got, err := NormalizeFingerprint(in); err != nil || got != fp {
+			t.Errorf("NormalizeFingerprint(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := NormalizeFingerprint("abc"); err == nil {
+		t.Error("a short fingerprint must be refused")
+	}
+}
+
+func TestMTLS(t *testing.T) {
+	server, client, stranger := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka"), newIdentity(t, "mallory")
+	peer := startMTLSPeer(t, server, Options{})
+	ct := NewDirectTransport(client, "127.0.0.1:0")
+	defer ct.Close()
+
+	t.Run("pinned client ok and server sees its fingerprint", func(t *testing.T) {
+		var got Caller
+		c := NewClient(peer.url, ct.HTTPClient(server.Fingerprint), ClientOptions{Peer: "eng-suzuki"})
+		if err := c.Call(context.Background(), "whoami", nil, &got); err != nil {
+			t.Fatalf("call: %v", err)
+		}
+		if got.Kind != CallerTLS || got.Fingerprint != client.Fingerprint || !strings.HasPrefix(got.Addr, "127.0.0.1:") {
+			t.Fatalf("server saw %+v, want the client's fingerprint %s", got, client.Fingerprint)
+		}
+	})
+	t.Run("pin accepts the human format", func(t *testing.T) {
+		c := NewClient(peer.url, ct.HTTPClient(FormatFingerprint(server.Fingerprint)), ClientOptions{})
+		if err := c.Call(context.Background(), "whoami", nil, nil); err != nil {
+			t.Fatalf("call: %v", err)
+		}
+	})
+	before := peer.calls.Load()
+	t.Run("wrong server fingerprint refused by client", func(t *testing.T) {
+		c := NewClient(peer.url, ct.HTTPClient(stranger.Fingerprint), ClientOptions{Peer: "eng-suzuki", BaseBackoff: 1})
+		err := c.Call(context.Background(), "whoami", nil, nil)
+		var te *TransportError
+		if !errors.As(err, &te) || te.Attempts != 1 || !strings.Contains(err.Error(), server.Fingerprint) || !strings.Contains(err.Error(), "is pinned") {
+			t.Fatalf("want a non-retried pin mismatch naming the presented fingerprint, got %v", err)
+		}
+	})
+	t.Run("unpinned peer refused with advice", func(t *testing.T) {
+		err := NewClient(peer.url, ct.HTTPClient(""), ClientOptions{BaseBackoff: 1}).Call(context.Background(), "whoami", nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "aoi peers trust") || !strings.Contains(err.Error(), server.Fingerprint) {
+			t.Fatalf("want advice to pin %s, got %v", server.Fingerprint, err)
+		}
+	})
+	t.Run("client without a certificate refused at handshake", func(t *testing.T) {
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13}}}
+		err := NewClient(peer.url, hc, ClientOptions{MaxAttempts: 1}).Call(context.Background(), "whoami", nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "certificate required") {
+			t.Fatalf("want a handshake failure, got %v", err)
+		}
+	})
+	t.Run("TLS 1.2 refused", func(t *testing.T) {
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12, Certificates: []tls.Certificate{client.Certificate},
+		}}}
+		if err := NewClient(peer.url, hc, ClientOptions{MaxAttempts: 1}).Call(context.Background(), "whoami", nil, nil); err == nil {
+			t.Fatal("a TLS 1.2 client must be refused")
+		}
+	})
+	if n := peer.calls.Load(); n != before {
+		t.Fatalf("refused connections reached the handler %d times", n-before)
+	}
+}
