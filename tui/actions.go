@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// action is what a pane or dialog asks the root model to do. Actions are
+// plain values; the root turns them into service calls or dialogs.
+type action interface{ isAction() }
+
+type (
+	approveAction    struct{ id string }
+	rejectAction     struct{ id, reason string }
+	askRejectReason  struct{ a agent.Approval }
+	answerAction     struct{ id, text string }
+	declineAction    struct{ id, reason string }
+	openQuery        struct{ q agent.Query }
+	askDeclineReason struct{ q agent.Query }
+	releaseAction    struct{ id string } // "" releases all
+	trustAction      struct{ p agent.Peer }
+	refuseAction     struct{ p agent.Peer }
+	showDetail       struct{ title, body string }
+	auditFetch       struct{ req auditRequest }
+	openFilter       struct{ current string }
+	setFilter        struct{ text string }
+	closeDialog      struct{}
+	noticeAction     struct{ text string }
+)
+
+func (approveAction) isAction()    {}
+func (rejectAction) isAction()     {}
+func (askRejectReason) isAction()  {}
+func (answerAction) isAction()     {}
+func (declineAction) isAction()    {}
+func (openQuery) isAction()        {}
+func (askDeclineReason) isAction() {}
+func (releaseAction) isAction()    {}
+func (trustAction) isAction()      {}
+func (refuseAction) isAction()     {}
+func (showDetail) isAction()       {}
+func (auditFetch) isAction()       {}
+func (openFilter) isAction()       {}
+func (setFilter) isAction()        {}
+func (closeDialog) isAction()      {}
+func (noticeAction) isAction()     {}

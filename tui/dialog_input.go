@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+type keyBinding = key.Binding
+
+// reasonDialog asks for one line of text (a reason, a filter).
+type reasonDialog struct {
+	title, hint string
+	input       textinput.Model
+	submit      func(string) action
+	emptyOK     bool
+	env         *env
+}
+
+func newReasonDialog(title, hint string, submit func(string) action, e *env) *reasonDialog {
+	in := textinput.New()
+	in.Prompt = "› "
+	in.CharLimit = 1000
+	in.Placeholder = hint
+	in.Focus()
+	return &reasonDialog{title: title, hint: hint, input: in, submit: submit, env: e}
+}
+
+func (d *reasonDialog) withValue(v string) *reasonDialog {
+	d.input.SetValue(v)
+	d.input.CursorEnd()
+	return d
+}
+
+func (d *reasonDialog) allowEmpty() *reasonDialog { d.emptyOK = true; return d }
+
+func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case matches(k, d.env.keys.Dialog.Cancel):
+			return closeDialog{}, nil
+		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
+			v := strings.TrimSpace(d.input.Value())
+			if v == "" && !d.emptyOK {
+				return nil, nil
+			}
+			return d.submit(v), nil
+		}
+	}
+	var cmd tea.Cmd
+	d.input, cmd = d.input.Update(msg)
+	return nil, cmd
+}
+
+func (d *reasonDialog) View(w, h int, env *env) string {
+	bw, _ := dialogSize(w, h)
+	d.input.SetWidth(bw - 6)
+	body := env.styles.Muted.Render(d.hint) + "\n\n" + d.input.View() + "\n\n" +
+		env.styles.Muted.Render("enter "+env.keys.Dialog.Submit.Help().Desc+" · "+
+			env.keys.Dialog.Cancel.Help().Key+" "+env.keys.Dialog.Cancel.Help().Desc)
+	return dialogFrame(d.title, body, w, min(h, 9), env)
+}
+
+// answerDialog shows a received query and a text area pre-filled with the
+// secretary's draft; submit sends it as the owner's answer.
+type answerDialog struct {
+	q    agent.Query
+	area textarea.Model
+	env  *env
+}
+
+func newAnswerDialog(q agent.Query, e *env) *answerDialog {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 8000
+	ta.Placeholder = "Write the answer…"
+	ta.SetValue(draftText(q.Draft))
+	return &answerDialog{q: q, area: ta, env: e}
+}
+
+func (d *answerDialog) focusCmd() tea.Cmd { return d.area.Focus() }
+
+func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case matches(k, d.env.keys.Dialog.Cancel):
+			return closeDialog{}, nil
+		case matches(k, d.env.keys.Dialog.Submit):
+			text := strings.TrimSpace(d.area.Value())
+			if text == "" {
+				return nil, nil
+			}
+			return answerAction{id: d.q.ID, text: text}, nil
+		}
+	}
+	var cmd tea.Cmd
+	d.area, cmd = d.area.Update(msg)
+	return nil, cmd
+}
+
+func (d *answerDialog) View(w, h int, env *env) string {
+	bw, bh := dialogSize(w, h)
+	inner := bw - 2
+	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
+		d.q.State+" · "+ago(env.now, d.q.ReceivedAt), inner))
+	question := wrap(Sanitize(d.q.Text), inner)
+	if len(question) > 4 {
+		question = append(question[:3], truncate(strings.Join(question[3:], " "), inner))
+	}
+	foot := env.styles.Muted.Render(truncate(env.keys.Dialog.Submit.Help().Key+" send · "+
+		env.keys.Dialog.Cancel.Help().Key+" cancel · d on the list declines", inner))
+	areaH := max(3, bh-2-len(question)-4)
+	d.area.SetWidth(inner)
+	d.area.SetHeight(areaH)
+	body := head + "\n" + strings.Join(question, "\n") + "\n" + env.styles.Header.Render("Answer") + "\n" +
+		d.area.View() + "\n" + foot
+	return dialogFrame("Answer query "+Sanitize(d.q.ID), body, w, h, env)
+}

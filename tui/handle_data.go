@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// handleBridge runs the event bridge: subscribe, wait, re-arm, coalesce.
+func (m *Model) handleBridge(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case subscribedMsg:
+		if msg.err != nil {
+			m.fail("cannot follow live updates: " + msg.err.Error() + "; retrying")
+			return m.retrySubscribe()
+		}
+		m.subscribed, m.retries = true, 0
+		return waitEvent(msg.ch)
+	case eventMsg:
+		return tea.Batch(m.handleEvent(msg.ev), waitEvent(msg.ch))
+	case eventsClosedMsg:
+		m.subscribed = false
+		if m.ctx.Err() != nil {
+			return nil
+		}
+		m.fail("live updates stopped (the core closed the stream); reconnecting")
+		return m.retrySubscribe()
+	case resubscribeMsg:
+		return tea.Batch(subscribe(m.ctx, m.svc, m.lastEvent), m.markDirty(dAll))
+	case flushMsg:
+		d := m.pending
+		m.pending, m.flushing = 0, false
+		return tea.Batch(m.fetchCmds(d)...)
+	}
+	return nil
+}
+
+// retrySubscribe waits with a capped back-off before subscribing again.
+func (m *Model) retrySubscribe() tea.Cmd {
+	m.retries++
+	d := time.Duration(min(m.retries, 5)) * time.Second
+	return tea.Tick(d, func(time.Time) tea.Msg { return resubscribeMsg{} })
+}
+
+// handleEvent records an event and schedules the fetches it calls for.
+func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
+	if ev.Seq > m.lastEvent {
+		m.lastEvent = ev.Seq
+	}
+	var cmds []tea.Cmd
+	if ev.Kind == agent.EventAttention {
+		cmds = append(cmds, m.attention(ev))
+	}
+	cmds = append(cmds, m.markDirty(dirtyFor(ev.Kind)))
+	return tea.Batch(cmds...)
+}
+
+// markDirty adds kinds to the next flush and schedules one if needed.
+func (m *Model) markDirty(d dirty) tea.Cmd {
+	m.pending |= d
+	if m.flushing {
+		return nil
+	}
+	m.flushing = true
+	return flushAfter()
+}
+
+// handleData applies fetched data, dropping results older than what is shown.
+func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case fetched[agent.Status]:
+		if m.fresh(&m.applied.status, msg.seq, msg.err, "status") {
+			m.status, m.statusOK = msg.val, true
+		}
+	case fetched[[]agent.Peer]:
+		if m.fresh(&m.applied.peers, msg.seq, msg.err, "peers") {
+			m.knownPeers = msg.val
+			m.peers.setPeers(msg.val)
+		}
+	case fetched[[]agent.Query]:
+		if m.fresh(&m.applied.queries, msg.seq, msg.err, "queries") {
+			m.queries.setQueries(msg.val)
+			m.interrupts.setQueries(msg.val)
+		}
+	case fetched[[]agent.Approval]:
+		if m.fresh(&m.applied.approvals, msg.seq, msg.err, "approvals") {
+			m.approvals.setApprovals(msg.val)
+		}
+	case fetched[[]agent.Task]:
+		if m.fresh(&m.applied.tasks, msg.seq, msg.err, "tasks") {
+			m.approvals.setTasks(msg.val)
+		}
+	case fetched[[]agent.Message]:
+		if m.fresh(&m.applied.messages, msg.seq, msg.err, "messages") {
+			return m.handleMessages(msg.val), true
+		}
+	case auditPageMsg:
+		if msg.err != nil {
+			m.fail("cannot load the audit log: " + msg.err.Error())
+		}
+		return m.runAction(m.audit.applyPage(msg)), true
+	case askedMsg:
+		return m.handleAsked(msg), true
+	case taskRequestedMsg:
+		m.handleTaskRequested(msg)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// fresh reports whether a fetch result is newer than the one shown, and
+// shows a fetch error in the status line.
+func (m *Model) fresh(applied *uint64, seq uint64, err error, what string) bool {
+	if seq <= *applied {
+		return false
+	}
+	*applied = seq
+	if err != nil {
+		m.fail(fmt.Sprintf("cannot load %s: %v", what, err))
+		return false
+	}
+	return true
+}
+
+// handleDone reports the end of an owner action and refetches what changed.
+func (m *Model) handleDone(msg doneMsg) tea.Cmd {
+	if msg.err != nil {
+		m.fail(msg.what + " failed: " + msg.err.Error())
+	} else {
+		m.info(msg.what)
+	}
+	return m.markDirty(msg.refresh)
+}

@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// handleKey routes a key: the top dialog first, then the prompt bar when it
+// has focus, then global bindings, then the focused pane.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
+		return tea.Quit
+	}
+	if d := m.topDialog(); d != nil {
+		a, cmd := d.Update(k)
+		return tea.Batch(cmd, m.dialogAction(a))
+	}
+	if m.focus == focusPrompt {
+		return m.promptKey(k)
+	}
+	if cmd, ok := m.globalKey(k); ok {
+		return cmd
+	}
+	if m.width < minWidth || m.height < minHeight {
+		return nil
+	}
+	return m.runAction(m.pane(m.focus).Update(k))
+}
+
+// globalKey handles the bindings that work in every pane.
+func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	g := m.env.keys.Global
+	switch {
+	case key.Matches(k, g.Quit):
+		return tea.Quit, true
+	case key.Matches(k, g.Help):
+		m.pushDialog(newHelpDialog())
+		return nil, true
+	case key.Matches(k, g.NextPane):
+		m.setFocus(m.focus.next())
+		return nil, true
+	case key.Matches(k, g.PrevPane):
+		m.setFocus(m.focus.prev())
+		return nil, true
+	case key.Matches(k, g.Command):
+		return m.openPrompt(":"), true
+	case key.Matches(k, g.Ask):
+		return m.openPrompt("@"), true
+	case key.Matches(k, g.Filter):
+		m.setFocus(focusAudit)
+		return m.runAction(openFilter{current: m.audit.filterText}), true
+	}
+	return nil, false
+}
+
+// handlePaste sends pasted text to whatever text field has focus.
+func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
+	if d := m.topDialog(); d != nil {
+		_, cmd := d.Update(p)
+		return cmd
+	}
+	if m.focus == focusPrompt {
+		return m.prompt.updateInput(p)
+	}
+	return nil
+}
+
+// openPrompt focuses the prompt bar, starting with prefix.
+func (m *Model) openPrompt(prefix string) tea.Cmd {
+	back := m.focus
+	m.setFocus(focusPrompt)
+	return m.prompt.open(prefix, back)
+}
+
+// promptKey handles a key while the prompt bar has focus.
+func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
+	pk := m.env.keys.Prompt
+	switch {
+	case key.Matches(k, pk.Cancel):
+		m.closePrompt()
+		return nil
+	case key.Matches(k, pk.Submit):
+		line := m.prompt.value()
+		m.prompt.remember(line)
+		m.closePrompt()
+		return m.runPrompt(line)
+	case key.Matches(k, pk.Complete):
+		m.prompt.complete(m.knownPeers)
+		return nil
+	case key.Matches(k, pk.HistoryPrev):
+		m.prompt.history(-1)
+		return nil
+	case key.Matches(k, pk.HistoryNext):
+		m.prompt.history(+1)
+		return nil
+	}
+	return m.prompt.updateInput(k)
+}
+
+func (m *Model) closePrompt() {
+	back := m.prompt.close()
+	m.setFocus(back)
+}

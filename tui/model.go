@@ -1,0 +1,260 @@
+// Package tui is aoi's terminal interface: one root model that owns the
+// layout, the focus ring and a stack of dialogs, five panes (peers, queries,
+// interrupts, approvals, audit), a prompt bar and a status bar. It drives the
+// core only through agent.Service, so it works the same in-process and
+// attached to a daemon over the control socket.
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/themes"
+)
+
+// Model is the root Bubble Tea model.
+type Model struct {
+	svc  agent.Service
+	opts Options
+	ctx  context.Context
+	env  *env
+	dark bool
+
+	width, height int
+	focus         focus
+	lastOpen      [2]focus
+	layout        layout
+
+	peers      *peersPane
+	queries    *queriesPane
+	interrupts *interruptsPane
+	approvals  *approvalsPane
+	audit      *auditPane
+	dialogs    []dialog
+	prompt     *promptBar
+
+	status     agent.Status
+	statusOK   bool
+	notice     notice
+	knownPeers []agent.Peer
+
+	seq      uint64 // last fetch sequence number handed out
+	applied  appliedSeqs
+	pending  dirty // kinds to fetch at the next flush
+	flushing bool
+
+	lastEvent  int64
+	subscribed bool
+	retries    int
+
+	msgSeq    int64
+	msgPrimed bool
+	asks      map[string]string // query id → "agent: question", awaiting an answer
+}
+
+// appliedSeqs is the newest fetch applied per kind.
+type appliedSeqs struct {
+	status, peers, queries, approvals, tasks, messages uint64
+}
+
+// New builds the interface for svc. It does no I/O: Init starts the fetches.
+func New(svc agent.Service, opts Options) *Model {
+	opts = opts.withDefaults()
+	m := &Model{
+		svc:   svc,
+		opts:  opts,
+		ctx:   context.Background(),
+		dark:  opts.DarkBackground,
+		focus: focusQueries,
+		asks:  map[string]string{},
+	}
+	m.env = &env{keys: *opts.KeyMap, now: opts.Now(), loc: opts.Location}
+	m.env.styles = themes.NewStyles(palette(opts, m.dark), m.dark)
+	m.peers = newPeersPane(m.env)
+	m.queries = newQueriesPane(m.env)
+	m.interrupts = newInterruptsPane(m.env)
+	m.approvals = newApprovalsPane(m.env)
+	m.audit = newAuditPane(m.env)
+	m.prompt = newPromptBar(m.env)
+	m.lastOpen = [2]focus{focusQueries, focusApprovals}
+	m.pane(m.focus).Focus()
+	return m
+}
+
+// pane returns the pane for a focus value.
+func (m *Model) pane(f focus) pane {
+	switch f {
+	case focusPeers:
+		return m.peers
+	case focusQueries:
+		return m.queries
+	case focusInterrupts:
+		return m.interrupts
+	case focusApprovals:
+		return m.approvals
+	}
+	return m.audit
+}
+
+// Init subscribes to events, loads everything once, asks the terminal for
+// its background and starts the clock.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{subscribe(m.ctx, m.svc, 0), tick()}
+	cmds = append(cmds, m.fetchCmds(dAll)...)
+	if m.opts.Palette == nil && !m.opts.NoColor {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message to the handler for its kind.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.PasteMsg:
+		return m, m.handlePaste(msg)
+	case tea.WindowSizeMsg:
+		m.handleResize(msg.Width, msg.Height)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.setBackground(msg.IsDark())
+		return m, nil
+	case tickMsg:
+		return m, m.handleTick()
+	case subscribedMsg, eventMsg, eventsClosedMsg, resubscribeMsg, flushMsg:
+		return m, m.handleBridge(msg)
+	case doneMsg:
+		return m, m.handleDone(msg)
+	}
+	if cmd, ok := m.handleData(msg); ok {
+		return m, cmd
+	}
+	return m, m.updateInputs(msg)
+}
+
+// updateInputs passes other messages (cursor blink) to the text fields.
+func (m *Model) updateInputs(msg tea.Msg) tea.Cmd {
+	if d := m.topDialog(); d != nil {
+		_, cmd := d.Update(msg)
+		return cmd
+	}
+	if m.focus == focusPrompt {
+		return m.prompt.updateInput(msg)
+	}
+	return nil
+}
+
+// handleResize re-lays out the panes for a new terminal size.
+func (m *Model) handleResize(w, h int) {
+	m.width, m.height = w, h
+	m.relayout()
+}
+
+func (m *Model) relayout() {
+	if m.width < minWidth || m.height < minHeight {
+		return
+	}
+	paneFocus := m.focus
+	if paneFocus == focusPrompt {
+		paneFocus = m.prompt.returnTo
+	}
+	m.layout = computeLayout(m.width, m.height, paneFocus, m.lastOpen)
+	for i, col := range m.layout.cols {
+		w, h := m.layout.paneSize(i)
+		for _, f := range col {
+			m.pane(f).SetSize(w, h)
+		}
+	}
+	m.prompt.setWidth(m.width)
+}
+
+// setBackground rebuilds the styles once the terminal reports its colour.
+func (m *Model) setBackground(dark bool) {
+	m.dark = dark
+	m.env.styles = themes.NewStyles(palette(m.opts, dark), dark)
+	m.prompt.restyle()
+}
+
+// handleTick advances the clock, expires the notice and re-arms.
+func (m *Model) handleTick() tea.Cmd {
+	m.env.now = m.opts.Now()
+	if !m.notice.until.IsZero() && m.env.now.After(m.notice.until) {
+		m.notice = notice{}
+	}
+	return tick()
+}
+
+// setFocus moves the focus to pane f.
+func (m *Model) setFocus(f focus) {
+	if m.focus < numPanes {
+		m.pane(m.focus).Blur()
+	}
+	m.focus = f
+	if f < numPanes {
+		m.pane(f).Focus()
+		if m.width >= minWidth {
+			l := computeLayout(m.width, m.height, f, m.lastOpen)
+			m.lastOpen[l.column(f)] = f
+		}
+	}
+	m.relayout()
+}
+
+// View renders the frame. Mouse reporting stays off so the terminal's own
+// selection works.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeNone
+	v.WindowTitle = "aoi"
+	if m.statusOK {
+		v.WindowTitle = "aoi — " + Sanitize(m.status.AgentID)
+	}
+	return v
+}
+
+// Render returns the frame as styled text: exactly width×height cells.
+func (m *Model) Render() string {
+	if m.width == 0 {
+		return "starting aoi…"
+	}
+	if m.width < minWidth || m.height < minHeight {
+		return fitBlock("The terminal is too small for aoi: it needs at least 60×20.\nMake the window larger.", m.width, m.height)
+	}
+	var body string
+	if d := m.topDialog(); d != nil {
+		body = d.View(m.width, m.layout.height, m.env)
+	} else {
+		body = m.renderPanes()
+	}
+	return strings.Join([]string{body, m.renderBottomLine(), m.renderStatusBar()}, "\n")
+}
+
+// renderPanes draws the columns: the open pane of each in a box, the others
+// as one-line headers.
+func (m *Model) renderPanes() string {
+	var blocks []string
+	for i, col := range m.layout.cols {
+		w := m.layout.widths[i]
+		var lines []string
+		for _, f := range col {
+			p := m.pane(f)
+			on := f == m.focus
+			if f == m.layout.expanded[i] {
+				_, h := m.layout.paneSize(i)
+				lines = append(lines, box(p.Title(), p.View(), w, h+2, on, m.env))
+			} else {
+				lines = append(lines, collapsed(p.Title(), w, on, m.env))
+			}
+		}
+		blocks = append(blocks, strings.Join(lines, "\n"))
+	}
+	return joinColumns(blocks)
+}
+
+// now is the current time of the interface clock.
+func (m *Model) now() time.Time { return m.env.now }

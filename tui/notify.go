@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// noticeLevel orders notices: an error is not hidden by a later info.
+type noticeLevel int
+
+const (
+	levelInfo noticeLevel = iota
+	levelPeer             // something a peer sent: an answer, a task result
+	levelError
+)
+
+// notice is the line above the status bar: the last result, error or
+// message from a peer.
+type notice struct {
+	text  string
+	level noticeLevel
+	until time.Time // zero: stays until replaced
+}
+
+// How long notices stay.
+const (
+	infoFor  = 8 * time.Second
+	peerFor  = 5 * time.Minute
+	errorFor = 30 * time.Second
+)
+
+func (m *Model) info(text string) {
+	if m.notice.level == levelError && m.now().Before(m.notice.until) {
+		return
+	}
+	m.notice = notice{text: text, level: levelInfo, until: m.now().Add(infoFor)}
+}
+
+func (m *Model) fail(text string) {
+	m.notice = notice{text: text, level: levelError, until: m.now().Add(errorFor)}
+}
+
+func (m *Model) peerNotice(text string) {
+	m.notice = notice{text: text, level: levelPeer, until: m.now().Add(peerFor)}
+}
+
+// attention rings the bell and/or sends an OSC 9 desktop notification.
+// The summary comes from the core but may quote a peer, so it is sanitised
+// (an unsanitised BEL or ESC would end the OSC early and inject the rest).
+func (m *Model) attention(ev agent.Event) tea.Cmd {
+	var seq string
+	if m.opts.Bell {
+		seq += "\a"
+	}
+	if m.opts.OSC9 {
+		body := Sanitize(ev.Summary)
+		if body == "" {
+			body = "aoi: something needs you"
+		}
+		seq += ansi.Notify(truncate(body, 200))
+	}
+	if ev.Summary != "" {
+		m.peerNotice("⚑ " + Sanitize(ev.Summary))
+	}
+	if seq == "" {
+		return nil
+	}
+	return tea.Raw(seq)
+}
+
+// handleMessages shows answers to our asks and task results as notices. The
+// first load only finds where the backlog ends, so old messages stay quiet.
+func (m *Model) handleMessages(msgs []agent.Message) tea.Cmd {
+	for _, msg := range msgs {
+		if msg.Seq > m.msgSeq {
+			m.msgSeq = msg.Seq
+		}
+		if m.msgPrimed {
+			m.showMessage(msg)
+		}
+	}
+	if len(msgs) >= messageLimit {
+		return m.markDirty(dMessages) // more are waiting
+	}
+	m.msgPrimed = true
+	return nil
+}
+
+// showMessage turns one peer message into a notice.
+func (m *Model) showMessage(msg agent.Message) {
+	from := Sanitize(msg.From)
+	text := messageText(msg.Data)
+	if q, ok := m.asks[msg.RelatedID]; ok && msg.RelatedID != "" {
+		delete(m.asks, msg.RelatedID)
+		m.peerNotice("↩ " + from + " re “" + q + "”: " + text)
+		return
+	}
+	m.peerNotice("✉ " + from + " " + Sanitize(msg.Event) + ": " + text)
+}
+
+// messageText extracts a one-line summary from a message or result payload.
+func messageText(data json.RawMessage) string {
+	var v struct {
+		Summary  string   `json:"summary"`
+		Status   string   `json:"status"`
+		Error    string   `json:"error"`
+		Message  string   `json:"message"`
+		Blockers []string `json:"blockers"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return Sanitize(string(data))
+	}
+	parts := []string{}
+	for _, s := range []string{v.Summary, v.Message, v.Status, v.Error} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(v.Blockers) > 0 {
+		parts = append(parts, "blockers: "+strings.Join(v.Blockers, "; "))
+	}
+	if len(parts) == 0 {
+		return Sanitize(string(data))
+	}
+	return Sanitize(strings.Join(parts, " · "))
+}
+
+// renderBottomLine is the prompt bar when open, else the notice or a hint.
+func (m *Model) renderBottomLine() string {
+	if m.focus == focusPrompt {
+		return m.prompt.view(m.width)
+	}
+	st := m.env.styles
+	switch m.notice.level {
+	case levelError:
+		if m.notice.text != "" {
+			return st.Error.Render(fit("✗ "+m.notice.text, m.width))
+		}
+	default:
+		if m.notice.text != "" {
+			return st.Notice.Render(fit(m.notice.text, m.width))
+		}
+	}
+	k := m.env.keys.Global
+	hint := k.Command.Help().Key + " command · " + k.Ask.Help().Key + " ask a peer · " +
+		k.NextPane.Help().Key + " next pane · " + k.Help.Help().Key + " help · " + k.Quit.Help().Key + " quit"
+	return st.Muted.Render(fit(hint, m.width))
+}

@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// approvalsPane lists pending approvals (soonest expiry first), then the
+// tasks this agent runs or ran for peers.
+type approvalsPane struct {
+	paneBase
+	approvals []agent.Approval
+	tasks     []agent.Task
+}
+
+func newApprovalsPane(e *env) *approvalsPane { return &approvalsPane{paneBase: paneBase{env: e}} }
+
+func (p *approvalsPane) n() int { return len(p.approvals) + len(p.tasks) }
+
+func (p *approvalsPane) selectedKey() string {
+	switch c := p.list.cursor; {
+	case c < len(p.approvals):
+		return "a" + p.approvals[c].ID
+	case c < p.n():
+		return "t" + p.tasks[c-len(p.approvals)].ID
+	}
+	return ""
+}
+
+func (p *approvalsPane) reselect(sel string) {
+	keepSelection(&p.list, p.n(), func(i int) bool {
+		if i < len(p.approvals) {
+			return "a"+p.approvals[i].ID == sel
+		}
+		return "t"+p.tasks[i-len(p.approvals)].ID == sel
+	})
+}
+
+func (p *approvalsPane) setApprovals(as []agent.Approval) {
+	sel := p.selectedKey()
+	var rows []agent.Approval
+	for _, a := range as {
+		if a.State == "" || a.State == agent.TaskPending {
+			rows = append(rows, a)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ExpiresAt.Before(rows[j].ExpiresAt) })
+	p.approvals = rows
+	p.reselect(sel)
+}
+
+func (p *approvalsPane) setTasks(ts []agent.Task) {
+	sel := p.selectedKey()
+	var rows []agent.Task
+	for _, t := range ts {
+		if t.State != agent.TaskPending { // pending ones show as approvals
+			rows = append(rows, t)
+		}
+	}
+	p.tasks = rows
+	p.reselect(sel)
+}
+
+func (p *approvalsPane) Title() string {
+	running := 0
+	for _, t := range p.tasks {
+		if t.State == agent.TaskInProgress || t.State == agent.TaskApproved {
+			running++
+		}
+	}
+	return "Approvals · " + itoa(len(p.approvals)) + " pending · " + itoa(running) + " running"
+}
+
+func (p *approvalsPane) Update(k tea.KeyPressMsg) action {
+	if p.list.move(k, p.env.keys.List, p.n()) {
+		return nil
+	}
+	c := p.list.cursor
+	keys := p.env.keys.Approvals
+	if c < len(p.approvals) {
+		a := p.approvals[c]
+		switch {
+		case key.Matches(k, keys.Approve):
+			return approveAction{id: a.ID}
+		case key.Matches(k, keys.Reject):
+			return askRejectReason{a: a}
+		case key.Matches(k, p.env.keys.List.Open):
+			return showDetail{title: "Approval " + Sanitize(a.ID), body: approvalDetail(a, p.env)}
+		}
+		return nil
+	}
+	if c < p.n() && key.Matches(k, p.env.keys.List.Open) {
+		t := p.tasks[c-len(p.approvals)]
+		return showDetail{title: "Task " + Sanitize(t.ID), body: taskDetail(t, p.env)}
+	}
+	return nil
+}
+
+func (p *approvalsPane) View() string {
+	if p.n() == 0 {
+		return p.empty("No approvals waiting and no tasks. Task requests from peers appear here.")
+	}
+	k := p.env.keys.Approvals
+	lines := []string{p.header(k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject · " +
+		p.env.keys.List.Open.Help().Key + " details")}
+	start, end := p.list.window(p.n())
+	for i := start; i < end; i++ {
+		if i < len(p.approvals) {
+			lines = append(lines, p.approvalRow(p.approvals[i], i == p.list.cursor))
+		} else {
+			lines = append(lines, p.taskRow(p.tasks[i-len(p.approvals)], i == p.list.cursor))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
+	left := countdown(p.env.now, a.ExpiresAt)
+	rule := ""
+	if a.MatchedRule != "" {
+		rule = " [" + Sanitize(a.MatchedRule) + "]"
+	}
+	text := columns(p.w, []int{2, 14, 12, 8}, "◆", Sanitize(a.Requester), Sanitize(a.TaskType), left,
+		paramsText(a.Params)+rule)
+	return p.rowStyled(text, sel, p.env.styles.Warn)
+}
+
+func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
+	st := p.env.styles.Text
+	switch t.State {
+	case agent.TaskCompleted:
+		st = p.env.styles.OK
+	case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
+		st = p.env.styles.Error
+	}
+	text := columns(p.w, []int{2, 14, 12, 11}, taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
+		t.State, ago(p.env.now, t.UpdatedAt))
+	return p.rowStyled(text, sel, st)
+}
+
+func taskGlyph(s string) string {
+	switch s {
+	case agent.TaskInProgress, agent.TaskApproved:
+		return "▶"
+	case agent.TaskCompleted:
+		return "✓"
+	case agent.TaskReview:
+		return "…"
+	}
+	return "✗"
+}
+
+// paramsText renders task params as sorted k=v pairs.
+func paramsText(ps map[string]string) string {
+	keys := make([]string, 0, len(ps))
+	for k := range ps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = Sanitize(k) + "=" + Sanitize(ps[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func approvalDetail(a agent.Approval, e *env) string {
+	return detailFields([][2]string{
+		{"id", a.ID}, {"task", a.TaskID}, {"requester", a.Requester}, {"type", a.TaskType},
+		{"params", paramsText(a.Params)}, {"matched rule", a.MatchedRule}, {"state", a.State},
+		{"requested", ago(e.now, a.CreatedAt)}, {"expires in", countdown(e.now, a.ExpiresAt)},
+	}) + "\n\n" + e.keys.Approvals.Approve.Help().Key + " approve · " + e.keys.Approvals.Reject.Help().Key +
+		" reject (from the list)"
+}
+
+func taskDetail(t agent.Task, e *env) string {
+	exit := ""
+	if t.ExitCode != nil {
+		exit = itoa(*t.ExitCode)
+	}
+	body := detailFields([][2]string{
+		{"id", t.ID}, {"requester", t.Requester}, {"type", t.Type}, {"params", paramsText(t.Params)},
+		{"state", t.State}, {"exit code", exit}, {"error", t.Error}, {"updated", ago(e.now, t.UpdatedAt)},
+	})
+	if len(t.Output) > 0 {
+		body += "\n\nOutput:\n" + SanitizeMultiline(truncateBytes(string(t.Output), 8<<10))
+	}
+	return body
+}
+
+// truncateBytes bounds text shown from a payload.
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + ellipsis
+}

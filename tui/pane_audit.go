@@ -1,0 +1,266 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// Audit paging: at most auditMaxPages pages of auditPageSize rows are held;
+// the next page loads when the cursor comes within auditMargin rows of
+// either end of the loaded window.
+const (
+	auditMaxPages = 3
+	auditMargin   = 30
+)
+
+// auditPane shows the audit log newest first. It never loads the whole log:
+// it keeps a window of pages and remembers the BeforeSeq anchor of every
+// page it has seen so it can page back up exactly, even with a filter.
+type auditPane struct {
+	paneBase
+	filter     agent.AuditFilter
+	filterText string
+	gen        int
+	pages      [][]agent.AuditEntry
+	first      int     // page number of pages[0]
+	anchors    []int64 // anchors[k] is the BeforeSeq that loads page k
+	loading    bool
+	ended      bool // the oldest row is loaded
+	newer      bool // rows arrived above a window that does not start at the top
+}
+
+func newAuditPane(e *env) *auditPane {
+	return &auditPane{paneBase: paneBase{env: e}, anchors: []int64{0}}
+}
+
+func (p *auditPane) n() int {
+	n := 0
+	for _, pg := range p.pages {
+		n += len(pg)
+	}
+	return n
+}
+
+func (p *auditPane) at(i int) agent.AuditEntry {
+	for _, pg := range p.pages {
+		if i < len(pg) {
+			return pg[i]
+		}
+		i -= len(pg)
+	}
+	return agent.AuditEntry{}
+}
+
+func (p *auditPane) request(page int) action {
+	if p.loading || page < 0 || page >= len(p.anchors) {
+		return nil
+	}
+	p.loading = true
+	return auditFetch{req: auditRequest{page: page, before: p.anchors[page], filter: p.filter, gen: p.gen}}
+}
+
+// refreshHead is called when rows were appended: reload the newest page if
+// the owner is looking at the top, else just flag that newer rows exist.
+func (p *auditPane) refreshHead() (auditRequest, bool) {
+	if len(p.pages) > 0 && (p.first > 0 || p.list.cursor >= auditPageSize) {
+		p.newer = true
+		return auditRequest{}, false
+	}
+	if a, ok := p.request(0).(auditFetch); ok {
+		return a.req, true
+	}
+	return auditRequest{}, false
+}
+
+// applyPage puts a fetched page into the window.
+func (p *auditPane) applyPage(msg auditPageMsg) action {
+	if msg.req.gen != p.gen {
+		return nil // for an older filter
+	}
+	p.loading = false
+	if msg.err != nil {
+		return nil
+	}
+	rows, page := msg.rows, msg.req.page
+	if len(rows) > 0 && len(p.anchors) <= page+1 {
+		p.anchors = append(p.anchors[:page+1], rows[len(rows)-1].Seq)
+	}
+	switch {
+	case page == 0:
+		p.setHead(rows)
+	case page == p.first+len(p.pages):
+		p.appendPage(rows)
+	case page == p.first-1:
+		p.prependPage(rows)
+	}
+	return nil
+}
+
+func (p *auditPane) setHead(rows []agent.AuditEntry) {
+	var sel int64
+	if p.list.cursor < p.n() {
+		sel = p.at(p.list.cursor).Seq
+	}
+	p.pages, p.first, p.newer = [][]agent.AuditEntry{rows}, 0, false
+	p.ended = len(rows) < auditPageSize
+	p.list.cursor = 0
+	for i, r := range rows {
+		if r.Seq == sel {
+			p.list.cursor = i
+		}
+	}
+	p.list.clamp(len(rows))
+}
+
+func (p *auditPane) appendPage(rows []agent.AuditEntry) {
+	p.ended = len(rows) < auditPageSize
+	if len(rows) == 0 {
+		return
+	}
+	p.pages = append(p.pages, rows)
+	if len(p.pages) > auditMaxPages {
+		drop := len(p.pages[0])
+		p.pages, p.first = p.pages[1:], p.first+1
+		p.list.cursor -= drop
+		p.list.offset -= drop
+	}
+	p.list.clamp(p.n())
+}
+
+func (p *auditPane) prependPage(rows []agent.AuditEntry) {
+	p.pages = append([][]agent.AuditEntry{rows}, p.pages...)
+	p.first--
+	p.list.cursor += len(rows)
+	p.list.offset += len(rows)
+	if len(p.pages) > auditMaxPages {
+		p.pages = p.pages[:len(p.pages)-1]
+		p.ended = false
+	}
+	p.list.clamp(p.n())
+}
+
+// setFilter parses "agent:x method:y result:z" (a bare word is guessed:
+// with a dot it is a method, in capitals a result, else an agent) and
+// reloads from the top.
+func (p *auditPane) setFilter(text string) action {
+	p.filterText = strings.TrimSpace(text)
+	p.filter = parseAuditFilter(p.filterText)
+	p.gen++
+	p.pages, p.first, p.anchors, p.loading, p.ended = nil, 0, []int64{0}, false, false
+	p.list = listState{height: p.list.height}
+	return p.request(0)
+}
+
+func parseAuditFilter(text string) agent.AuditFilter {
+	var f agent.AuditFilter
+	for _, w := range strings.Fields(text) {
+		k, v, ok := strings.Cut(w, ":")
+		switch {
+		case ok && k == "agent":
+			f.Agent = v
+		case ok && k == "method":
+			f.Method = v
+		case ok && k == "result":
+			f.Result = v
+		case strings.Contains(w, "."):
+			f.Method = w
+		case w == "ok" || w == strings.ToUpper(w):
+			f.Result = w
+		default:
+			f.Agent = w
+		}
+	}
+	return f
+}
+
+func (p *auditPane) Title() string {
+	t := "Audit · newest first"
+	if p.filterText != "" {
+		t += " · filter " + Sanitize(p.filterText)
+	}
+	if p.newer {
+		t += " · new rows above (" + p.env.keys.List.Home.Help().Key + ")"
+	}
+	return t
+}
+
+func (p *auditPane) Update(k tea.KeyPressMsg) action {
+	keys := p.env.keys.List
+	if matches(k, keys.Home) && (p.first > 0 || p.newer) {
+		p.list.cursor = 0
+		p.pages, p.first = nil, 0
+		return p.request(0)
+	}
+	if p.list.move(k, keys, p.n()) {
+		return p.edge()
+	}
+	if matches(k, keys.Open) && p.list.cursor < p.n() {
+		e := p.at(p.list.cursor)
+		return showDetail{title: "Audit #" + i64toa(e.Seq), body: auditDetail(e, p.env)}
+	}
+	return nil
+}
+
+// edge loads the neighbouring page when the cursor nears a window end.
+func (p *auditPane) edge() action {
+	switch {
+	case p.list.cursor >= p.n()-auditMargin && !p.ended && len(p.pages) > 0:
+		return p.request(p.first + len(p.pages))
+	case p.list.cursor < auditMargin && p.first > 0:
+		return p.request(p.first - 1)
+	}
+	return nil
+}
+
+func (p *auditPane) View() string {
+	n := p.n()
+	if n == 0 {
+		if p.loading {
+			return p.empty("Loading the audit log…")
+		}
+		return p.empty("No audit entries" + map[bool]string{true: " match the filter.", false: " yet."}[p.filterText != ""])
+	}
+	widths := []int{8, 8, 14, 16, 10}
+	lines := []string{p.header(columns(p.w, widths, "SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
+	start, end := p.list.window(n)
+	for i := start; i < end; i++ {
+		e := p.at(i)
+		text := columns(p.w, widths, i64toa(e.Seq), e.Time.In(p.env.loc).Format("15:04:05"),
+			Sanitize(e.Agent), Sanitize(e.Method), Sanitize(e.Result), compactJSON(e.Detail))
+		st := p.env.styles.Text
+		if e.Result != "ok" && e.Result != "" {
+			st = p.env.styles.Error
+		}
+		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// compactJSON renders a JSON payload on one sanitised line.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return Sanitize(truncateBytes(string(raw), 2048))
+	}
+	return Sanitize(truncateBytes(b.String(), 2048))
+}
+
+func auditDetail(e agent.AuditEntry, env *env) string {
+	var pretty bytes.Buffer
+	detail := string(e.Detail)
+	if json.Indent(&pretty, e.Detail, "", "  ") == nil {
+		detail = pretty.String()
+	}
+	return detailFields([][2]string{
+		{"seq", i64toa(e.Seq)}, {"time", e.Time.In(env.loc).Format("2006-01-02 15:04:05 MST")},
+		{"agent", e.Agent}, {"method", e.Method}, {"result", e.Result},
+		{"hash", e.Hash}, {"previous hash", e.PrevHash},
+	}) + "\n\n" + SanitizeMultiline(truncateBytes(detail, 16<<10))
+}

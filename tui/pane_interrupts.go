@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// interruptsPane lists queries buffered during focus time.
+type interruptsPane struct {
+	paneBase
+	rows []agent.Query
+}
+
+func newInterruptsPane(e *env) *interruptsPane {
+	return &interruptsPane{paneBase: paneBase{env: e}}
+}
+
+func (p *interruptsPane) setQueries(qs []agent.Query) {
+	sel := ""
+	if p.list.cursor < len(p.rows) {
+		sel = p.rows[p.list.cursor].ID
+	}
+	var rows []agent.Query
+	for _, q := range qs {
+		if q.State == agent.QueryBuffered {
+			rows = append(rows, q)
+		}
+	}
+	p.rows = rows
+	keepSelection(&p.list, len(rows), func(i int) bool { return rows[i].ID == sel })
+}
+
+func (p *interruptsPane) Title() string {
+	return "Interrupts · " + itoa(len(p.rows)) + " buffered"
+}
+
+func (p *interruptsPane) Update(k tea.KeyPressMsg) action {
+	if p.list.move(k, p.env.keys.List, len(p.rows)) {
+		return nil
+	}
+	keys := p.env.keys.Interrupts
+	if key.Matches(k, keys.ReleaseAll) && len(p.rows) > 0 {
+		return releaseAction{id: ""}
+	}
+	if p.list.cursor >= len(p.rows) {
+		return nil
+	}
+	q := p.rows[p.list.cursor]
+	switch {
+	case key.Matches(k, keys.Release):
+		return releaseAction{id: q.ID}
+	case key.Matches(k, p.env.keys.List.Open):
+		return openQuery{q: q}
+	}
+	return nil
+}
+
+func (p *interruptsPane) View() string {
+	if len(p.rows) == 0 {
+		return p.empty("Nothing buffered. Queries that arrive during focus time wait here.")
+	}
+	k := p.env.keys.Interrupts
+	lines := []string{p.header(k.Release.Help().Key + " release · " + k.ReleaseAll.Help().Key + " release all · " +
+		p.env.keys.List.Open.Help().Key + " open")}
+	widths := []int{14, 8, 8}
+	start, end := p.list.window(len(p.rows))
+	for i := start; i < end; i++ {
+		q := p.rows[i]
+		text := columns(p.w, widths, Sanitize(q.From), priorityLabel(q.Priority), ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
+		lines = append(lines, p.row(text, i == p.list.cursor))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// peersPane lists trust requests first, then known peers.
+type peersPane struct {
+	paneBase
+	rows []agent.Peer
+}
+
+func newPeersPane(e *env) *peersPane { return &peersPane{paneBase: paneBase{env: e}} }
+
+// setPeers sorts pending trust requests to the top, then by status and id,
+// keeping the selection on the same peer.
+func (p *peersPane) setPeers(peers []agent.Peer) {
+	sel := p.selectedID()
+	rows := append([]agent.Peer(nil), peers...)
+	rank := func(x agent.Peer) int {
+		if x.Trust == agent.TrustPending {
+			return 0
+		}
+		switch x.Status {
+		case agent.PeerOnline:
+			return 1
+		case agent.PeerBusy:
+			return 2
+		}
+		return 3
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if a, b := rank(rows[i]), rank(rows[j]); a != b {
+			return a < b
+		}
+		return rows[i].AgentID < rows[j].AgentID
+	})
+	p.rows = rows
+	for i, r := range rows {
+		if r.AgentID+r.Fingerprint == sel {
+			p.list.cursor = i
+		}
+	}
+	p.list.clamp(len(rows))
+}
+
+func (p *peersPane) selectedID() string {
+	if r, ok := p.selected(); ok {
+		return r.AgentID + r.Fingerprint
+	}
+	return ""
+}
+
+func (p *peersPane) selected() (agent.Peer, bool) {
+	if p.list.cursor < len(p.rows) {
+		return p.rows[p.list.cursor], true
+	}
+	return agent.Peer{}, false
+}
+
+func (p *peersPane) pending() int {
+	n := 0
+	for _, r := range p.rows {
+		if r.Trust == agent.TrustPending {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *peersPane) Title() string {
+	online := 0
+	for _, r := range p.rows {
+		if r.Status == agent.PeerOnline || r.Status == agent.PeerBusy {
+			online++
+		}
+	}
+	t := "Peers · " + itoa(online) + "/" + itoa(len(p.rows)-p.pending()) + " online"
+	if n := p.pending(); n > 0 {
+		t += " · " + itoa(n) + " want trust"
+	}
+	return t
+}
+
+func (p *peersPane) Update(k tea.KeyPressMsg) action {
+	if p.list.move(k, p.env.keys.List, len(p.rows)) {
+		return nil
+	}
+	r, ok := p.selected()
+	if !ok {
+		return nil
+	}
+	keys := p.env.keys.Peers
+	switch {
+	case key.Matches(k, keys.Trust) && r.Trust == agent.TrustPending:
+		return trustAction{p: r}
+	case key.Matches(k, keys.Refuse) && r.Trust == agent.TrustPending:
+		return refuseAction{p: r}
+	case key.Matches(k, p.env.keys.List.Open):
+		return showDetail{title: "Peer " + Sanitize(r.AgentID), body: peerDetail(r, p.env)}
+	}
+	return nil
+}
+
+func (p *peersPane) View() string {
+	if len(p.rows) == 0 {
+		return p.empty("No peers yet. Peers appear when they announce themselves or are named in the config.")
+	}
+	widths := []int{2, 16, 10, 8, 9}
+	lines := []string{p.header(columns(p.w, widths, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS"))}
+	start, end := p.list.window(len(p.rows))
+	for i := start; i < end; i++ {
+		r := p.rows[i]
+		if r.Trust == agent.TrustPending {
+			k := p.env.keys.Peers
+			text := columns(p.w, []int{2, 16}, "?", Sanitize(r.AgentID),
+				"wants trust · "+shortFP(r.Fingerprint)+" · "+k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse")
+			lines = append(lines, p.rowStyled(text, i == p.list.cursor, p.env.styles.Warn))
+			continue
+		}
+		line := columns(p.w, widths, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
+			r.Status, ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
+		lines = append(lines, p.row(line, i == p.list.cursor))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func statusGlyph(s string) string {
+	switch s {
+	case agent.PeerOnline:
+		return "●"
+	case agent.PeerBusy:
+		return "◐"
+	}
+	return "○"
+}
+
+// shortFP shortens a certificate fingerprint for a list row.
+func shortFP(fp string) string {
+	return truncate(Sanitize(fp), 24)
+}
+
+func sanitizeList(xs []string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = Sanitize(x)
+	}
+	return strings.Join(out, ", ")
+}
+
+func peerDetail(r agent.Peer, e *env) string {
+	fields := [][2]string{
+		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", r.Status},
+		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", r.Endpoint},
+		{"node", r.NodeName}, {"fingerprint", r.Fingerprint},
+		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", strings.Join(r.TaskTypes, ", ")},
+	}
+	return detailFields(fields)
+}
+
+// detailFields renders "name: value" lines, sanitising each value.
+func detailFields(fields [][2]string) string {
+	var b strings.Builder
+	for _, f := range fields {
+		if f[1] == "" {
+			continue
+		}
+		b.WriteString(f[0] + ": " + Sanitize(f[1]) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

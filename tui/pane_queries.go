@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// queriesPane lists received queries: the ones waiting for the owner first,
+// then the rest, newest first.
+type queriesPane struct {
+	paneBase
+	rows []agent.Query
+}
+
+func newQueriesPane(e *env) *queriesPane { return &queriesPane{paneBase: paneBase{env: e}} }
+
+func needsOwner(q agent.Query) bool {
+	return q.State == agent.QueryEscalated || q.State == agent.QueryAwaiting
+}
+
+func (p *queriesPane) setQueries(qs []agent.Query) {
+	sel := ""
+	if p.list.cursor < len(p.rows) {
+		sel = p.rows[p.list.cursor].ID
+	}
+	rows := append([]agent.Query(nil), qs...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if a, b := needsOwner(rows[i]), needsOwner(rows[j]); a != b {
+			return a
+		}
+		return rows[i].ReceivedAt.After(rows[j].ReceivedAt)
+	})
+	p.rows = rows
+	keepSelection(&p.list, len(rows), func(i int) bool { return rows[i].ID == sel })
+}
+
+// keepSelection moves the cursor to the row that was selected before.
+func keepSelection(l *listState, n int, was func(int) bool) {
+	for i := 0; i < n; i++ {
+		if was(i) {
+			l.cursor = i
+			break
+		}
+	}
+	l.clamp(n)
+}
+
+func (p *queriesPane) Title() string {
+	n := 0
+	for _, q := range p.rows {
+		if needsOwner(q) {
+			n++
+		}
+	}
+	if n == 0 {
+		return "Queries · " + itoa(len(p.rows))
+	}
+	return "Queries · " + itoa(n) + " need you"
+}
+
+func (p *queriesPane) Update(k tea.KeyPressMsg) action {
+	if p.list.move(k, p.env.keys.List, len(p.rows)) {
+		return nil
+	}
+	if p.list.cursor >= len(p.rows) {
+		return nil
+	}
+	q := p.rows[p.list.cursor]
+	switch {
+	case key.Matches(k, p.env.keys.List.Open, p.env.keys.Queries.Answer):
+		if needsOwner(q) || q.State == agent.QueryBuffered {
+			return openQuery{q: q}
+		}
+		return showDetail{title: "Query from " + Sanitize(q.From), body: queryDetail(q, p.env)}
+	case key.Matches(k, p.env.keys.Queries.Decline) && (needsOwner(q) || q.State == agent.QueryBuffered):
+		return askDeclineReason{q: q}
+	}
+	return nil
+}
+
+func (p *queriesPane) View() string {
+	if len(p.rows) == 0 {
+		return p.empty("No queries received yet.")
+	}
+	widths := []int{8, 14, 9, 8}
+	lines := []string{p.header(columns(p.w, widths, "PRIO", "FROM", "STATE", "AGE", "QUERY"))}
+	start, end := p.list.window(len(p.rows))
+	for i := start; i < end; i++ {
+		q := p.rows[i]
+		text := columns(p.w, widths, priorityLabel(q.Priority), Sanitize(q.From), q.State,
+			ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
+		st := p.env.styles.Text
+		if needsOwner(q) {
+			st = p.env.styles.Warn
+		} else if q.State == agent.QueryAnswered || q.State == agent.QueryDeclined {
+			st = p.env.styles.Muted
+		}
+		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func priorityLabel(p string) string {
+	switch p {
+	case "critical":
+		return "‼ crit"
+	case "high":
+		return "! high"
+	case "":
+		return "normal"
+	}
+	return Sanitize(p)
+}
+
+// draftText turns the secretary's draft QueryResult into editable text.
+func draftText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var d struct {
+		Summary  string   `json:"summary"`
+		Progress *int     `json:"progress"`
+		Blockers []string `json:"blockers"`
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return SanitizeMultiline(string(raw))
+	}
+	var b strings.Builder
+	b.WriteString(SanitizeMultiline(d.Summary))
+	if d.Progress != nil {
+		b.WriteString("\nProgress: " + itoa(*d.Progress) + "%")
+	}
+	for _, bl := range d.Blockers {
+		b.WriteString("\nBlocker: " + Sanitize(bl))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func queryDetail(q agent.Query, e *env) string {
+	head := detailFields([][2]string{
+		{"from", q.From}, {"id", q.ID}, {"priority", q.Priority}, {"state", q.State},
+		{"decision", q.Decision}, {"received", ago(e.now, q.ReceivedAt)},
+		{"scope", strings.Join(q.ContextScope, ", ")},
+	})
+	body := head + "\n\n" + SanitizeMultiline(q.Text)
+	if a := draftText(q.Answer); a != "" {
+		body += "\n\nAnswer sent:\n" + a
+	} else if d := draftText(q.Draft); d != "" {
+		body += "\n\nDraft:\n" + d
+	}
+	return body
+}

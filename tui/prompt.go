@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// maxHistory bounds the prompt history.
+const maxHistory = 200
+
+// promptBar is the one-line command and ask field with history and
+// completion.
+type promptBar struct {
+	env      *env
+	input    textinput.Model
+	hist     []string
+	histAt   int // len(hist) when not browsing
+	draft    string
+	returnTo focus
+}
+
+func newPromptBar(e *env) *promptBar {
+	in := textinput.New()
+	in.Prompt = ""
+	in.CharLimit = 4000
+	p := &promptBar{env: e, input: in}
+	p.restyle()
+	return p
+}
+
+func (p *promptBar) restyle() {
+	st := p.input.Styles()
+	st.Focused.Text = p.env.styles.Text
+	st.Blurred.Text = p.env.styles.Muted
+	p.input.SetStyles(st)
+}
+
+func (p *promptBar) setWidth(w int) { p.input.SetWidth(max(1, w-2)) }
+
+// open focuses the field with a prefix (":" or "@").
+func (p *promptBar) open(prefix string, back focus) tea.Cmd {
+	p.returnTo = back
+	p.input.SetValue(prefix)
+	p.input.CursorEnd()
+	p.histAt = len(p.hist)
+	return p.input.Focus()
+}
+
+// close blurs the field and returns the pane to focus again.
+func (p *promptBar) close() focus {
+	p.input.Blur()
+	p.input.SetValue("")
+	return p.returnTo
+}
+
+func (p *promptBar) value() string { return strings.TrimSpace(p.input.Value()) }
+
+func (p *promptBar) updateInput(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	return cmd
+}
+
+// remember adds a line to the history, skipping repeats.
+func (p *promptBar) remember(line string) {
+	if line == "" || line == ":" || line == "@" {
+		return
+	}
+	if n := len(p.hist); n > 0 && p.hist[n-1] == line {
+		return
+	}
+	p.hist = append(p.hist, line)
+	if len(p.hist) > maxHistory {
+		p.hist = p.hist[len(p.hist)-maxHistory:]
+	}
+	p.histAt = len(p.hist)
+}
+
+// history moves through earlier lines (dir -1 older, +1 newer).
+func (p *promptBar) history(dir int) {
+	if len(p.hist) == 0 {
+		return
+	}
+	if p.histAt == len(p.hist) {
+		p.draft = p.input.Value()
+	}
+	p.histAt = max(0, min(len(p.hist), p.histAt+dir))
+	if p.histAt == len(p.hist) {
+		p.input.SetValue(p.draft)
+	} else {
+		p.input.SetValue(p.hist[p.histAt])
+	}
+	p.input.CursorEnd()
+}
+
+// complete completes the word before the cursor from agent ids and task
+// types known from discovery.
+func (p *promptBar) complete(peers []agent.Peer) {
+	v := p.input.Value()
+	if next, ok := completeLine(v, peers); ok {
+		p.input.SetValue(next)
+		p.input.CursorEnd()
+	}
+}
+
+// completeLine completes the last word of line: an agent id after "@", as
+// the first argument of :task and :trust, or a task type as :task's second.
+func completeLine(line string, peers []agent.Peer) (string, bool) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 || strings.HasSuffix(line, " ") {
+		fields = append(fields, "")
+	}
+	word := fields[len(fields)-1]
+	head := line[:len(line)-len(word)]
+	var cands []string
+	prefix := ""
+	switch {
+	case len(fields) == 1 && strings.HasPrefix(word, "@"):
+		prefix, word = "@", word[1:]
+		cands = agentIDs(peers)
+	case len(fields) == 1 && strings.HasPrefix(word, ":"):
+		prefix, word = ":", word[1:]
+		cands = commandNames()
+	case len(fields) == 2 && (fields[0] == ":task" || fields[0] == ":trust"):
+		cands = agentIDs(peers)
+	case len(fields) == 3 && fields[0] == ":task":
+		cands = taskTypes(peers, fields[1])
+	}
+	match := matching(cands, word)
+	if len(match) == 0 {
+		return line, false
+	}
+	done := commonPrefix(match)
+	if len(match) == 1 {
+		done += " "
+	}
+	if done == word {
+		return line, false
+	}
+	return head + prefix + done, true
+}
+
+func agentIDs(peers []agent.Peer) []string {
+	var ids []string
+	for _, p := range peers {
+		if p.AgentID != "" {
+			ids = append(ids, Sanitize(p.AgentID))
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func taskTypes(peers []agent.Peer, id string) []string {
+	var out []string
+	for _, p := range peers {
+		if Sanitize(p.AgentID) == id {
+			for _, t := range p.TaskTypes {
+				out = append(out, Sanitize(t))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func matching(cands []string, word string) []string {
+	var out []string
+	for _, c := range cands {
+		if strings.HasPrefix(c, word) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func commonPrefix(ss []string) string {
+	p := []rune(ss[0])
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, string(p)) {
+			p = p[:len(p)-1]
+		}
+	}
+	return string(p)
+}
+
+// view renders the open prompt bar.
+func (p *promptBar) view(w int) string {
+	return fit(p.env.styles.Prompt.Render("›")+" "+p.input.View(), w)
+}

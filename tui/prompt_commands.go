@@ -1,0 +1,241 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// promptCommand is a parsed prompt line.
+type promptCommand struct {
+	name  string // ask, task, focus, trust, answer, decline, release, note, discover, help, quit
+	ask   agent.AskRequest
+	task  agent.TaskRequest
+	on    bool
+	trust agent.TrustRequest
+	id    string
+	text  string
+}
+
+func commandNames() []string {
+	return []string{"answer", "decline", "discover", "focus", "help", "note", "quit", "release", "task", "trust"}
+}
+
+// promptUsage is shown for :help and after a mistake.
+const promptUsage = "@AGENT question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT] · " +
+	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :help · :quit"
+
+// parsePrompt parses one prompt line. Errors say how to write it instead.
+func parsePrompt(line string) (promptCommand, error) {
+	line = strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(line, "@"):
+		to, text, _ := strings.Cut(line[1:], " ")
+		text = strings.TrimSpace(text)
+		if to == "" || text == "" {
+			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going?")
+		}
+		return promptCommand{name: "ask", ask: agent.AskRequest{To: to, Query: text, Async: true}}, nil
+	case strings.HasPrefix(line, ":"):
+		return parseColon(strings.Fields(line[1:]), line)
+	}
+	return promptCommand{}, errors.New("start with @ to ask a peer or : for a command (:help lists them)")
+}
+
+func parseColon(f []string, line string) (promptCommand, error) {
+	if len(f) == 0 {
+		return promptCommand{}, errors.New("type a command after ':' — " + promptUsage)
+	}
+	rest := func(n int) string { return restAfter(line, n+1) }
+	switch f[0] {
+	case "task":
+		return parseTask(f[1:])
+	case "focus":
+		if len(f) != 2 || (f[1] != "on" && f[1] != "off") {
+			return promptCommand{}, errors.New("write :focus on or :focus off")
+		}
+		return promptCommand{name: "focus", on: f[1] == "on"}, nil
+	case "trust":
+		if len(f) < 3 || len(f) > 4 {
+			return promptCommand{}, errors.New("write :trust AGENT FINGERPRINT [ENDPOINT]")
+		}
+		req := agent.TrustRequest{AgentID: f[1], Fingerprint: f[2]}
+		if len(f) == 4 {
+			req.Endpoint = f[3]
+		}
+		return promptCommand{name: "trust", trust: req}, nil
+	case "answer", "decline":
+		if len(f) < 2 || (f[0] == "answer" && len(f) < 3) {
+			return promptCommand{}, fmt.Errorf("write :%s QUERY-ID text", f[0])
+		}
+		return promptCommand{name: f[0], id: f[1], text: rest(2)}, nil
+	case "release":
+		if len(f) > 2 {
+			return promptCommand{}, errors.New("write :release for all buffered queries or :release QUERY-ID")
+		}
+		c := promptCommand{name: "release"}
+		if len(f) == 2 {
+			c.id = f[1]
+		}
+		return c, nil
+	case "note":
+		if len(f) < 2 {
+			return promptCommand{}, errors.New("write :note followed by the note")
+		}
+		return promptCommand{name: "note", text: rest(1)}, nil
+	case "discover", "help", "quit", "q":
+		name := f[0]
+		if name == "q" {
+			name = "quit"
+		}
+		return promptCommand{name: name}, nil
+	}
+	return promptCommand{}, fmt.Errorf("unknown command :%s — %s", f[0], promptUsage)
+}
+
+// restAfter returns line after its first n space-separated words, keeping
+// the spacing inside the remainder.
+func restAfter(line string, n int) string {
+	s := strings.TrimSpace(line)
+	for i := 0; i < n; i++ {
+		_, s, _ = strings.Cut(s, " ")
+		s = strings.TrimLeft(s, " ")
+	}
+	return strings.TrimSpace(s)
+}
+
+func parseTask(f []string) (promptCommand, error) {
+	if len(f) < 2 {
+		return promptCommand{}, errors.New("write :task AGENT TYPE key=value…, e.g. :task eng-suzuki run_tests suite=./auth/...")
+	}
+	req := agent.TaskRequest{To: f[0], TaskType: f[1]}
+	for _, kv := range f[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return promptCommand{}, fmt.Errorf("task parameter %q is not key=value", kv)
+		}
+		if req.Params == nil {
+			req.Params = map[string]string{}
+		}
+		req.Params[k] = v
+	}
+	return promptCommand{name: "task", task: req}, nil
+}
+
+// askedMsg is the immediate outcome of an ad hoc query.
+type askedMsg struct {
+	req agent.AskRequest
+	res agent.AskResult
+	err error
+}
+
+// taskRequestedMsg is the immediate outcome of a task request.
+type taskRequestedMsg struct {
+	req    agent.TaskRequest
+	ticket agent.TaskTicket
+	err    error
+}
+
+// runPrompt executes a prompt line.
+func (m *Model) runPrompt(line string) tea.Cmd {
+	if line == "" || line == ":" || line == "@" {
+		return nil
+	}
+	c, err := parsePrompt(line)
+	if err != nil {
+		m.fail(err.Error())
+		return nil
+	}
+	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
+	switch c.name {
+	case "ask":
+		req := c.ask
+		m.info("asking " + req.To + "…")
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(ctx, to)
+			defer cancel()
+			res, err := svc.Ask(ctx, req)
+			return askedMsg{req: req, res: res, err: err}
+		}
+	case "task":
+		req := c.task
+		m.info("asking " + req.To + " to run " + req.TaskType + "…")
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(ctx, to)
+			defer cancel()
+			t, err := svc.RequestTask(ctx, req)
+			return taskRequestedMsg{req: req, ticket: t, err: err}
+		}
+	case "help":
+		m.pushDialog(newHelpDialog())
+		return nil
+	case "quit":
+		return tea.Quit
+	}
+	return m.simpleCommand(c)
+}
+
+// simpleCommand runs the prompt commands that are one service call.
+func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
+	switch c.name {
+	case "focus":
+		word := map[bool]string{true: "on", false: "off"}[c.on]
+		return m.call("focus mode "+word, dStatus, func(ctx context.Context, s agent.Service) error {
+			return s.SetFocus(ctx, c.on)
+		})
+	case "trust":
+		return m.runAction(trustAction{p: agent.Peer{AgentID: c.trust.AgentID, Fingerprint: c.trust.Fingerprint, Endpoint: c.trust.Endpoint}})
+	case "answer":
+		return m.runAction(answerAction{id: c.id, text: c.text})
+	case "decline":
+		return m.runAction(declineAction{id: c.id, reason: c.text})
+	case "release":
+		return m.runAction(releaseAction{id: c.id})
+	case "note":
+		return m.call("note saved", 0, func(ctx context.Context, s agent.Service) error { return s.Note(ctx, c.text) })
+	case "discover":
+		return m.call("discovery done", dPeers|dStatus, func(ctx context.Context, s agent.Service) error {
+			_, err := s.Discover(ctx)
+			return err
+		})
+	}
+	return nil
+}
+
+// handleAsked shows an immediate answer, or remembers the query so its
+// answer is shown when the peer's message arrives, however late.
+func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
+	to := Sanitize(msg.req.To)
+	if msg.err != nil {
+		m.fail("asking " + to + " failed: " + msg.err.Error())
+		return nil
+	}
+	var r struct {
+		Completed bool   `json:"completed"`
+		Status    string `json:"status"`
+	}
+	_ = json.Unmarshal(msg.res.Result, &r)
+	if r.Completed {
+		m.peerNotice("↩ " + to + ": " + messageText(msg.res.Result))
+		return nil
+	}
+	m.asks[msg.res.QueryID] = truncate(Sanitize(msg.req.Query), 40)
+	m.info("asked " + to + "; the answer will show here when it arrives")
+	return m.markDirty(dMessages)
+}
+
+func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
+	to := Sanitize(msg.req.To)
+	if msg.err != nil {
+		m.fail("task request to " + to + " failed: " + msg.err.Error())
+		return
+	}
+	m.asks[msg.ticket.RequestID] = "task " + Sanitize(msg.req.TaskType)
+	m.info(fmt.Sprintf("%s accepted %s as task %s (%s); the result will show here",
+		to, Sanitize(msg.req.TaskType), Sanitize(msg.ticket.TaskID), Sanitize(msg.ticket.Status)))
+}

@@ -1,0 +1,32 @@
+package tui
+
+import (
+	"context"
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// Run shows the interface on the terminal until the owner quits or ctx ends,
+// and returns after the terminal is restored. A cancelled ctx is not an
+// error.
+func Run(ctx context.Context, svc agent.Service, opts Options) error {
+	m := New(svc, opts)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the event subscription
+	m.ctx = ctx
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	_, err := p.Run()
+	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// WithContext sets the context the model's service calls and event
+// subscription run under; use it when driving the model without Run.
+func (m *Model) WithContext(ctx context.Context) *Model {
+	m.ctx = ctx
+	return m
+}

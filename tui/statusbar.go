@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"fmt"
+	"github.com/charmbracelet/x/ansi"
+	"strings"
+)
+
+// renderStatusBar shows who we are, where we listen, peers online, focus
+// mode and what is waiting for the owner.
+func (m *Model) renderStatusBar() string {
+	st := m.env.styles
+	if !m.statusOK {
+		return st.StatusBar.Render(fit(" aoi · connecting to the core…", m.width))
+	}
+	s := m.status
+	id := " " + Sanitize(s.AgentID) + " "
+	where := Sanitize(s.ListenAddr)
+	if s.Tailnet != nil && s.Tailnet.NodeName != "" {
+		where = Sanitize(s.Tailnet.NodeName)
+		if s.Tailnet.Name != "" {
+			where += "." + Sanitize(s.Tailnet.Name)
+		}
+	}
+	focusMode := "focus off"
+	if s.Focus {
+		focusMode = "focus ON"
+	}
+	parts := []string{
+		where,
+		fmt.Sprintf("%d peers online", s.PeersOnline),
+		focusMode,
+		fmt.Sprintf("Q %d", s.PendingQuery),
+		fmt.Sprintf("buf %d", s.Buffered),
+		fmt.Sprintf("appr %d", s.PendingApprov),
+		fmt.Sprintf("msg %d", s.UnreadMsgs),
+	}
+	if !m.subscribed {
+		parts = append(parts, "offline")
+	}
+	rest := " " + strings.Join(parts, " · ")
+	idw := min(ansi.StringWidth(id), m.width/3)
+	id = fit(id, idw)
+	return st.StatusKey.Render(id) + st.StatusBar.Render(fit(rest, m.width-idw))
+}

@@ -1,0 +1,116 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+const ellipsis = "…"
+
+// truncate shortens s to at most w cells, ending in an ellipsis when cut.
+// Widths are measured in terminal cells, so wide (CJK) characters count 2.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, ellipsis)
+}
+
+// fit truncates s to w cells and pads it with spaces to exactly w.
+func fit(s string, w int) string {
+	s = truncate(s, w)
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// fitBlock makes s exactly w cells wide and h lines high.
+func fitBlock(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = fit(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrap word-wraps plain text to w cells, breaking long words, and returns
+// the lines.
+func wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, w, " -/"), "\n")
+}
+
+// columns lays out cells with fixed widths separated by one space; the
+// last cell takes what is left of w.
+func columns(w int, widths []int, cells ...string) string {
+	var b strings.Builder
+	used := 0
+	for i, c := range cells {
+		cw := w - used
+		if i < len(widths) && i < len(cells)-1 {
+			cw = min(widths[i], w-used)
+		}
+		if cw <= 0 {
+			break
+		}
+		if i < len(cells)-1 {
+			b.WriteString(fit(c, cw))
+			used += cw
+			if used < w {
+				b.WriteByte(' ')
+				used++
+			}
+		} else {
+			b.WriteString(truncate(c, cw))
+		}
+	}
+	return b.String()
+}
+
+// ago says how long before now t was, in the largest sensible unit.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 10*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// countdown renders the time left until t: "59m12s", "3s", "expired".
+func countdown(now, t time.Time) string {
+	d := t.Sub(now).Truncate(time.Second)
+	switch {
+	case d <= 0:
+		return "expired"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
