@@ -41,6 +41,7 @@ type Decision struct {
 type Policy struct {
 	rules      []rule
 	deflt      level
+	deflAllows string // Reason when default_permission allows
 	audit      bool
 	contexts   []contextInfo // longest identifier first
 	contextIDs []string      // in config order, for an empty scope
@@ -61,6 +62,7 @@ func New(acl config.ACL, contexts []config.Context, now func() time.Time) *Polic
 	for _, r := range acl.Rules {
 		p.rules = append(p.rules, compileRule(r))
 	}
+	p.deflAllows = "no rule matches and default_permission " + p.deflt.String() + " allows it"
 	p.contexts, p.contextIDs = compileContexts(contexts)
 	return p
 }

@@ -97,7 +97,7 @@ func TestCheck(t *testing.T) {
 		reason   string // substring of Reason
 	}{
 		// Scope specificity and the seed's first bug: an explicit none denies.
-		{"role reads repo", pm, Read, "acme/webapp", true, "pm-run-tests", "grants write"},
+		{"role reads repo", pm, Read, "acme/webapp", true, "pm-run-tests", "rule pm-run-tests grants write on acme/webapp"},
 		{"repo rule covers files beneath", pm, Read, "acme/webapp/src/auth.go", true, "pm-run-tests", ""},
 		{"none rule denies under broader allow", pm, Read, "acme/webapp/secrets/key.pem", false, "no-secrets", "rule no-secrets grants none"},
 		{"none rule covers the folder itself", pm, Read, "acme/webapp/secrets", false, "no-secrets", ""},
@@ -229,7 +229,7 @@ func TestNoContexts(t *testing.T) {
 	if !q.Known("acme/webapp/src/x.go") || !q.Known("acme/api") || q.Known("acme/webapp/../x") {
 		t.Error("Known wrong for configured contexts")
 	}
-	if d := q.Check(pm, Read, "acme/api"); !d.Allowed || d.RuleID != "" || !strings.Contains(d.Reason, "default_permission read") {
+	if d := q.Check(pm, Read, "acme/api"); !d.Allowed || d.RuleID != "" || !strings.Contains(d.Reason, "default_permission read allows") {
 		t.Errorf("default read: %+v", d)
 	}
 	if d := q.Check(pm, Write, "acme/api"); d.Allowed {
@@ -326,13 +326,18 @@ func TestMatchSegments(t *testing.T) {
 		{"a/**/b/**/c", "a/b/c", true},
 		{"a/**/b", "a/x/c", false},
 		{"a/**/**/b", "a/b", true},
+		{"a/*", "a", false},
+		{"a", "a/b", false},
+		{"**/b", "a/b", true},
+		{"**/b", "b", true},
+		{"**/b", "a", false},
 		{"a/*.go", "a/x.go", true},
 		{"a/[", "a/[", true}, // malformed glob matches only itself
 		{"ISSUE-*", "ISSUE-42", true},
 	}
 	for _, tc := range cases {
 		p, _ := compilePattern(tc.pattern)
-		if got := matchSegments(p, strings.Split(tc.name, "/")); got != tc.want {
+		if got := matchPath(p, tc.name); got != tc.want {
 			t.Errorf("match(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
 		}
 	}

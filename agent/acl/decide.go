@@ -24,7 +24,14 @@ func (p *Policy) decide(s Subject, a Action, res *resource) Decision {
 	if best != nil {
 		d.RuleID = best.id
 	}
-	d.Reason = reason(&s, a, res, best, perm, d.Allowed)
+	switch {
+	case d.Allowed && best != nil:
+		d.Reason = best.allows
+	case d.Allowed:
+		d.Reason = p.deflAllows
+	default:
+		d.Reason = denyReason(&s, a, res, best, perm)
+	}
 	if !d.Allowed && p.audit {
 		d.Allowed, d.AuditOnly = true, true
 		d.Reason = "audit_mode allowed this, but the rules deny it: " + d.Reason
@@ -32,16 +39,11 @@ func (p *Policy) decide(s Subject, a Action, res *resource) Decision {
 	return d
 }
 
-func reason(s *Subject, a Action, res *resource, best *rule, perm level, allowed bool) string {
+// denyReason says who may not do what, why, and whom to ask.
+func denyReason(s *Subject, a Action, res *resource, best *rule, perm level) string {
 	what := res.name
 	if res.all {
 		what = "this agent's contexts"
-	}
-	if allowed {
-		if best == nil {
-			return "default_permission " + perm.String() + " allows " + string(a) + " on " + what
-		}
-		return "rule " + best.id + " grants " + perm.String() + " on " + what
 	}
 	who := who(s)
 	if best == nil {

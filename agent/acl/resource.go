@@ -37,12 +37,18 @@ func compileContexts(ctxs []config.Context) ([]contextInfo, []string) {
 
 // resource is a normalised resource ready for matching.
 type resource struct {
-	name string
-	segs []string
+	name string       // cleaned: no empty, "." or ".." segments
 	ctx  *contextInfo // nil when unknown
-	typ  string       // repository | folder | file | issue, "" when unknown
+	typ  string       // repository | folder | file | issue; see kind
 	all  bool         // "every context", for an empty scope with none configured
-	buf  [12]string   // backing store for segs, so short paths do not allocate
+}
+
+// kind is the resource's type, classified on first use (it may stat).
+func (r *resource) kind() string {
+	if r.typ == "" && r.ctx != nil {
+		r.typ = classify(r.ctx, r.name)
+	}
+	return r.typ
 }
 
 // resolve normalises name and classifies it into r. It returns a reason to
@@ -69,11 +75,7 @@ func (p *Policy) resolve(name string, r *resource) string {
 		return "the resource " + quote(name) + " names nothing; name a context such as " + p.exampleContext()
 	}
 	r.name = clean
-	r.segs = splitPath(r.buf[:0], clean)
 	r.ctx = p.contextOf(clean)
-	if r.ctx != nil {
-		r.typ = classify(r.ctx, clean)
-	}
 	return ""
 }
 
@@ -129,17 +131,6 @@ func classify(c *contextInfo, name string) string {
 		return config.ScopeFile
 	}
 	return config.ScopeFolder
-}
-
-func splitPath(dst []string, p string) []string {
-	for {
-		i := strings.IndexByte(p, '/')
-		if i < 0 {
-			return append(dst, p)
-		}
-		dst = append(dst, p[:i])
-		p = p[i+1:]
-	}
 }
 
 func (p *Policy) exampleContext() string {

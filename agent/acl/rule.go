@@ -79,6 +79,7 @@ type rule struct {
 	precision int // how exactly the pattern names things, within one scope rank
 	subjRank  int
 	expires   *time.Time
+	allows    string // Reason when this rule allows: built once, not per check
 }
 
 func compileRule(r config.Rule) rule {
@@ -106,6 +107,7 @@ func compileRule(r config.Rule) rule {
 	}
 	c.beneath = r.ScopeType != config.ScopeFile && r.ScopeType != config.ScopeIssue
 	c.subjRank = subjectRank(r)
+	c.allows = "rule " + r.ID + " grants " + c.perm.String() + " on " + r.ScopePattern
 	return c
 }
 
@@ -140,7 +142,7 @@ func (r *rule) matchesSubject(s *Subject) bool {
 	return true
 }
 
-// matchesResource reports whether the rule's scope covers r.
+// matchesResource reports whether the rule's scope covers res.
 func (r *rule) matchesResource(res *resource) bool {
 	if res.all {
 		return r.wildcard
@@ -148,25 +150,19 @@ func (r *rule) matchesResource(res *resource) bool {
 	if res.ctx == nil && !r.wildcard {
 		return false // unknown resources are only covered by wildcard rules
 	}
-	switch r.scopeType {
-	case config.ScopeFile:
-		if res.typ != config.ScopeFile && res.ctx != nil {
-			return false
-		}
-	case config.ScopeIssue:
-		if res.typ != config.ScopeIssue && res.ctx != nil {
-			return false
-		}
-	}
 	if !r.beneath {
-		return matchSegments(r.pattern, res.segs)
+		// File and issue rules name single things of their own type. The
+		// type is asked for last: it may need a stat of the working tree.
+		return matchPath(r.pattern, res.name) && (res.ctx == nil || res.kind() == r.scopeType)
 	}
-	for k := 1; k <= len(res.segs); k++ {
-		if matchSegments(r.pattern, res.segs[:k]) {
+	// A folder or repository rule covers its match and everything under it,
+	// so try every ancestor of the resource, then the resource itself.
+	for i := 0; i < len(res.name); i++ {
+		if res.name[i] == '/' && matchPath(r.pattern, res.name[:i]) {
 			return true
 		}
 	}
-	return false
+	return matchPath(r.pattern, res.name)
 }
 
 // beats reports whether r decides over the current best rule b: more
@@ -236,26 +232,35 @@ func precision(p []segment) int {
 	return n
 }
 
-// matchSegments matches a compiled pattern against resource segments.
-func matchSegments(p []segment, r []string) bool {
+// matchPath matches a compiled pattern against a cleaned path, segment by
+// segment, without splitting it (this runs for every rule on every check).
+// "" means no segments left.
+func matchPath(p []segment, name string) bool {
 	for len(p) > 0 {
 		if p[0].doubleStar {
 			if len(p) == 1 {
 				return true
 			}
-			for i := 0; i <= len(r); i++ {
-				if matchSegments(p[1:], r[i:]) {
+			// p[1] is not ** (runs are collapsed), so it needs a segment:
+			// try the rest of the pattern at each remaining segment.
+			for rest := name; rest != ""; {
+				if matchPath(p[1:], rest) {
 					return true
 				}
+				_, rest, _ = strings.Cut(rest, "/")
 			}
 			return false
 		}
-		if len(r) == 0 || !p[0].matches(r[0]) {
+		if name == "" {
 			return false
 		}
-		p, r = p[1:], r[1:]
+		head, tail, _ := strings.Cut(name, "/")
+		if !p[0].matches(head) {
+			return false
+		}
+		p, name = p[1:], tail
 	}
-	return len(r) == 0
+	return name == ""
 }
 
 func (s *segment) matches(name string) bool {
