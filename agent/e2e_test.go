@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -286,4 +287,22 @@ func post(t *testing.T, hc *http.Client, url, body string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// TestBadConfigStartsNothing: a config error is reported with its JSON path
+// and no database, socket or listener is created.
+func TestBadConfigStartsNothing(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.json")
+	bad := `{"version":"1.0","agent":{"id":"eng-x","role":"engineer"},"acl":{"default_permission":"reed","rules":[]}}`
+	if err := os.WriteFile(cfgPath, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := agent.Open(context.Background(), agent.Options{DataDir: filepath.Join(dir, "data"), ConfigPath: cfgPath})
+	if err == nil || !strings.Contains(err.Error(), "/acl/default_permission") {
+		t.Fatalf("err = %v, want one naming /acl/default_permission", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Fatalf("a bad config must not create the data dir (stat: %v)", err)
+	}
 }

@@ -1,0 +1,280 @@
+// Package bench measures aoi.query end to end: two real cores on loopback
+// (mutual TLS, ACL, rate limiting, durable hash-chained audit) against a bare
+// net/http JSON echo over the same kind of TLS connection, in the same run, so
+// the ratio shows what aoi's stack costs on this machine.
+package bench
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// Options configure a run.
+type Options struct {
+	Concurrency int
+	Duration    time.Duration
+	Dir         string // scratch dir for the agents' data (removed after)
+	// Progress, when set, receives one line per phase.
+	Progress func(string)
+}
+
+// Result is one measured phase.
+type Result struct {
+	Name       string        `json:"name"`
+	Requests   int64         `json:"requests"`
+	Errors     int64         `json:"errors"`
+	Throughput float64       `json:"throughput_rps"`
+	P50        time.Duration `json:"p50_ns"`
+	P95        time.Duration `json:"p95_ns"`
+	P99        time.Duration `json:"p99_ns"`
+}
+
+// Report is what `aoi bench` prints.
+type Report struct {
+	Concurrency int     `json:"concurrency"`
+	Duration    string  `json:"duration"`
+	Echo        Result  `json:"echo"`
+	Query       Result  `json:"aoi_query"`
+	Ratio       float64 `json:"ratio"` // query throughput / echo throughput
+	PeakRSSKiB  int64   `json:"peak_rss_kib"`
+}
+
+// Run measures the echo, then aoi.query, and reports both.
+func Run(ctx context.Context, opts Options) (Report, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.Duration <= 0 {
+		opts.Duration = 10 * time.Second
+	}
+	say := opts.Progress
+	if say == nil {
+		say = func(string) {}
+	}
+	rep := Report{Concurrency: opts.Concurrency, Duration: opts.Duration.String()}
+	eng, pm, cleanup, err := startPair(ctx, opts.Dir)
+	if err != nil {
+		return rep, err
+	}
+	defer cleanup()
+
+	say(fmt.Sprintf("echo: bare net/http JSON echo over mutual TLS, %d workers, %s", opts.Concurrency, opts.Duration))
+	echoURL, stopEcho, err := startEcho(pm.identity)
+	if err != nil {
+		return rep, err
+	}
+	defer stopEcho()
+	echoClient := rpc.NewClient(echoURL, pm.transport.HTTPClient(pm.identity.Fingerprint), rpc.ClientOptions{MaxAttempts: 1})
+	echoParams := wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "how is auth going?"}
+	rep.Echo = drive(ctx, "echo", opts, func(ctx context.Context) error {
+		var res json.RawMessage
+		return echoClient.Call(ctx, wire.MethodQuery, echoParams, &res)
+	})
+
+	say(fmt.Sprintf("aoi.query: pm-bench → eng-bench with ACL, rate limit and audit, %d workers, %s", opts.Concurrency, opts.Duration))
+	client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", pm.transport.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	params := wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "認証機能の進捗は？ how is auth going?", ContextScope: []string{"acme/webapp"}}
+	rep.Query = drive(ctx, "aoi.query", opts, func(ctx context.Context) error {
+		var res json.RawMessage
+		return client.Call(ctx, wire.MethodQuery, params, &res)
+	})
+	if rep.Echo.Throughput > 0 {
+		rep.Ratio = rep.Query.Throughput / rep.Echo.Throughput
+	}
+	rep.PeakRSSKiB = peakRSS()
+	return rep, nil
+}
+
+// drive runs fn from n workers for the duration and collects latencies.
+func drive(ctx context.Context, name string, opts Options, fn func(context.Context) error) Result {
+	ctx, cancel := context.WithTimeout(ctx, opts.Duration)
+	defer cancel()
+	var errs atomic.Int64
+	lat := make([][]time.Duration, opts.Concurrency)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if err := fn(ctx); err != nil {
+					if ctx.Err() == nil {
+						errs.Add(1)
+					}
+					continue
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	r := Result{Name: name, Requests: int64(len(all)), Errors: errs.Load()}
+	r.Throughput = float64(len(all)) / elapsed.Seconds()
+	r.P50, r.P95, r.P99 = pct(all, 0.50), pct(all, 0.95), pct(all, 0.99)
+	return r
+}
+
+func pct(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(float64(len(sorted))*p))]
+}
+
+// benchAgent is a core started for the run.
+type benchAgent struct {
+	*agent.Core
+	identity  *rpc.Identity
+	transport *rpc.DirectTransport
+}
+
+// startPair starts eng-bench (holding acme/webapp, PMs may read it) and
+// pm-bench, pinned to each other on 127.0.0.1.
+func startPair(ctx context.Context, dir string) (eng, pm *benchAgent, cleanup func(), err error) {
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "aoi-bench-"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var stops []func()
+	cleanup = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+		os.RemoveAll(dir)
+	}
+	eng, stop, err := startAgent(ctx, filepath.Join(dir, "eng"), "eng-bench", "engineer")
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	stops = append(stops, stop)
+	pm, stop, err = startAgent(ctx, filepath.Join(dir, "pm"), "pm-bench", "pm")
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	stops = append(stops, stop)
+	if err := pin(ctx, eng, pm); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	return eng, pm, cleanup, nil
+}
+
+// startAgent initialises and serves one core.
+func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(), error) {
+	res, err := agent.Init(agent.InitOptions{DataDir: dir, AgentID: id, Role: role, ListenAddr: "127.0.0.1:0"})
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Load(res.ConfigPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
+	cfg.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+		{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
+	cfg.Limits.RatePerSec, cfg.Limits.Burst = 100000, 100000 // measured, never hit
+	cfg.Network.DiscoveryIntervalSec = 3600
+	if err := config.Write(res.ConfigPath, cfg); err != nil {
+		return nil, nil, err
+	}
+	core, err := agent.Open(ctx, agent.Options{DataDir: dir, ConfigPath: res.ConfigPath})
+	if err != nil {
+		return nil, nil, err
+	}
+	id2, _, err := rpc.LoadOrCreateIdentity(filepath.Join(dir, "tls"), id)
+	if err != nil {
+		core.Close()
+		return nil, nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- core.Serve(sctx) }()
+	for deadline := time.Now().Add(5 * time.Second); core.Addr() == ""; {
+		if time.Now().After(deadline) {
+			cancel()
+			core.Close()
+			return nil, nil, fmt.Errorf("%s did not start listening within 5s", id)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop := func() { cancel(); <-done; core.Close() }
+	return &benchAgent{Core: core, identity: id2, transport: rpc.NewDirectTransport(id2, "")}, stop, nil
+}
+
+// pin makes the two agents trust each other and announce.
+func pin(ctx context.Context, a, b *benchAgent) error {
+	if err := a.Trust(ctx, agent.TrustRequest{AgentID: "pm-bench", Fingerprint: b.identity.Fingerprint, Endpoint: b.Addr()}); err != nil {
+		return err
+	}
+	if err := b.Trust(ctx, agent.TrustRequest{AgentID: "eng-bench", Fingerprint: a.identity.Fingerprint, Endpoint: a.Addr()}); err != nil {
+		return err
+	}
+	_, err := b.Discover(ctx)
+	return err
+}
+
+// startEcho serves a JSON-RPC-shaped echo with plain net/http over the same
+// mutual TLS settings aoi uses.
+func startEcho(id *rpc.Identity) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	tlsLn := tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{id.Certificate},
+		MinVersion: tls.VersionTLS13, ClientAuth: tls.RequireAnyClientCert})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": req.Params})
+	})}
+	go srv.Serve(tlsLn)
+	return "https://" + ln.Addr().String() + "/", func() { srv.Close() }, nil
+}
+
+// peakRSS is the process's high-water resident set (Linux; 0 elsewhere).
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kib
+		}
+	}
+	return 0
+}
