@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,6 +82,9 @@ func checkPattern(p string) string {
 			return fmt.Sprintf("%q has an empty path segment", p)
 		case ".", "..":
 			return fmt.Sprintf("%q contains %q", p, seg)
+		}
+		if _, err := path.Match(seg, ""); err != nil {
+			return fmt.Sprintf("%q has a malformed glob in %q", p, seg)
 		}
 	}
 	return ""
@@ -197,7 +202,7 @@ func checkParam(at func(...string) string, name string, p Param, used bool) Erro
 	if re != nil && !re.MatchString(p.Default) {
 		errs = append(errs, &Error{Path: at("params", name, "default"), Problem: fmt.Sprintf("%q does not match the param's pattern", p.Default), Fix: "make the default match pattern " + p.Pattern})
 	}
-	if len(p.Enum) > 0 && !contains(p.Enum, p.Default) {
+	if len(p.Enum) > 0 && !slices.Contains(p.Enum, p.Default) {
 		errs = append(errs, &Error{Path: at("params", name, "default"), Problem: fmt.Sprintf("%q is not one of %s", p.Default, strings.Join(p.Enum, ", ")), Fix: "use one of them"})
 	}
 	return errs
@@ -244,15 +249,6 @@ func checkSecretary(s Secretary) Errors {
 		}
 	}
 	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // annotate names the unset environment variables behind empty values.

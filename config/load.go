@@ -45,12 +45,15 @@ func Parse(name string, data []byte, lookup LookupFunc) (*Config, error) {
 	x := &expansion{lookup: lookup, unset: map[string][]string{}}
 	tree = x.expandTree(tree, "")
 	errs := validateSchema(tree)
-	var c *Config
-	if len(errs) == 0 {
-		c, errs = decodeConfig(tree)
-	}
-	if len(errs) == 0 {
-		errs = check(c)
+	// Semantic checks run even after schema errors whenever the values still
+	// decode, so one run reports everything; when they do not decode, the
+	// schema errors already say why.
+	c, decodeErrs := decodeConfig(tree)
+	switch {
+	case len(decodeErrs) == 0:
+		errs = dedupe(append(errs, check(c)...))
+	case len(errs) == 0:
+		errs = decodeErrs
 	}
 	if len(errs) > 0 {
 		x.annotate(errs)

@@ -107,6 +107,9 @@ func TestBadConfigs(t *testing.T) {
 		{"absolute scope pattern", `{"agent": {"id": "eng-a", "role": "engineer"}, "acl": {"rules": [
 			{"id": "r", "agent_id": "*", "scope_type": "folder", "scope_pattern": "/etc/**", "permission": "read"}]}}`,
 			nil, "/acl/rules/0/scope_pattern", "absolute path", "context identifier"},
+		{"malformed glob", `{"agent": {"id": "eng-a", "role": "engineer"}, "acl": {"rules": [
+			{"id": "r", "agent_id": "*", "scope_type": "folder", "scope_pattern": "acme/[web", "permission": "read"}]}}`,
+			nil, "/acl/rules/0/scope_pattern", "malformed glob", "wildcards"},
 		{"missing env var for required field", `{"agent": {"id": "eng-a", "role": "${AOI_TEST_ROLE}"}}`,
 			nil, "/agent/role", "${AOI_TEST_ROLE}, which is not set", "set AOI_TEST_ROLE in the environment"},
 		{"bad fingerprint", `{"agent": {"id": "eng-a", "role": "engineer"}, "peers": [{"agent_id": "pm-b", "fingerprint": "abc123"}]}`,
@@ -207,6 +210,13 @@ func TestAllErrorsAtOnce(t *testing.T) {
 	if n := strings.Count(err.Error(), "\n"); n != len(want)-1 {
 		t.Errorf("want one line per error, got %d newlines", n)
 	}
+}
+
+func TestSchemaAndSemanticErrorsTogether(t *testing.T) {
+	_, err := Parse("c.json", []byte(`{"agent": {"id": "eng-a", "role": "engineer"}, "logging": {"level": "loud"},
+		"tasks": {"t": {"command": ["{{x}}"]}}}`), noEnv)
+	findError(t, err, "/logging/level")
+	findError(t, err, "/tasks/t/command/0")
 }
 
 func TestInvalidJSONLineCol(t *testing.T) {
