@@ -1,0 +1,181 @@
+package secretary
+
+import (
+	"encoding/json"
+	"path"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// resolveScope maps a question's context_scope to configured context ids.
+// An empty scope (or "*") means every configured context.
+func resolveScope(cfgCtx []config.Context, scope []string) ([]string, error) {
+	var all []string
+	for _, c := range cfgCtx {
+		all = append(all, c.Identifier)
+	}
+	if len(scope) == 0 {
+		return all, nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range scope {
+		s = strings.Trim(s, "/")
+		if s == "*" || s == "" {
+			return all, nil
+		}
+		found := false
+		for _, id := range all {
+			if s == id || strings.HasPrefix(s, id+"/") {
+				found = true
+				if !seen[id] {
+					seen[id] = true
+					out = append(out, id)
+				}
+			}
+		}
+		if !found {
+			return nil, &UnknownContextError{Scope: s}
+		}
+	}
+	return out, nil
+}
+
+// accessCheck decides, per event, whether the asker may see it: the event
+// must fall inside the question's scope and every resource it names (its
+// context, or each file it touches) must be readable under the ACL.
+type accessCheck struct {
+	scope    []string
+	contexts []string
+	allowed  func(string) bool
+	cache    map[string]bool
+}
+
+func (a *accessCheck) may(resource string) bool {
+	if a.allowed == nil {
+		return true
+	}
+	if a.cache == nil {
+		a.cache = map[string]bool{}
+	}
+	ok, hit := a.cache[resource]
+	if !hit {
+		ok = a.allowed(resource)
+		a.cache[resource] = ok
+	}
+	return ok
+}
+
+// allow is the per-event check (store.ContextSearch.Allow).
+func (a *accessCheck) allow(ev store.ContextEvent) bool {
+	if ev.Ctx == "" {
+		// A note or report tied to no context belongs to the owner's work
+		// in general: visible to whoever may read one of the asked contexts.
+		for _, c := range a.contexts {
+			if a.may(c) {
+				return true
+			}
+		}
+		return false
+	}
+	if !inContexts(a.contexts, ev.Ctx) {
+		return false
+	}
+	files := eventFiles(ev)
+	if !a.inScope(ev.Ctx, files) {
+		return false
+	}
+	if len(files) == 0 {
+		return a.may(ev.Ctx)
+	}
+	for _, f := range files {
+		if !a.may(ev.Ctx + "/" + f) {
+			return false
+		}
+	}
+	return true
+}
+
+// inScope reports whether an event of ctxID touching files lies inside one
+// of the question's scope entries.
+func (a *accessCheck) inScope(ctxID string, files []string) bool {
+	if len(a.scope) == 0 {
+		return true
+	}
+	for _, s := range a.scope {
+		s = strings.Trim(s, "/")
+		if s == "*" || s == "" || s == ctxID {
+			return true
+		}
+		sub, ok := strings.CutPrefix(s, ctxID+"/")
+		if !ok {
+			continue
+		}
+		for _, f := range files {
+			if f == sub || strings.HasPrefix(f, sub+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eventMeta is the part of an event's meta that names files.
+type eventMeta struct {
+	Files []struct {
+		Path  string `json:"path"`
+		Lines string `json:"lines"`
+	} `json:"files"`
+	File     string       `json:"file"`
+	Progress *int         `json:"progress"`
+	Tests    *TestSummary `json:"tests"`
+	Marker   string       `json:"marker"`
+	Author   string       `json:"author"`
+}
+
+func jsonUnmarshal(raw string, v any) error { return json.Unmarshal([]byte(raw), v) }
+
+func parseMeta(raw string) eventMeta {
+	var m eventMeta
+	if raw != "" {
+		_ = json.Unmarshal([]byte(raw), &m)
+	}
+	return m
+}
+
+// eventFiles lists the repository-relative files an event touches.
+func eventFiles(ev store.ContextEvent) []string {
+	m := parseMeta(ev.Meta)
+	var out []string
+	for _, f := range m.Files {
+		out = append(out, cleanRel(f.Path))
+	}
+	if m.File != "" {
+		out = append(out, cleanRel(m.File))
+	}
+	if len(out) == 0 && ev.Key != "" && (ev.Kind == KindReport || ev.Kind == KindError) && strings.Contains(ev.Key, ".") {
+		out = append(out, cleanRel(ev.Key))
+	}
+	return out
+}
+
+// cleanRel normalises a repository-relative path; ".." cannot climb out of
+// the repository, so the ACL always sees a path inside it.
+func cleanRel(p string) string {
+	c := path.Clean("/" + strings.TrimPrefix(p, "./"))
+	return strings.TrimPrefix(c, "/")
+}
+
+func inContexts(set []string, v string) bool {
+	if v == "" {
+		return true
+	}
+	for _, s := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}

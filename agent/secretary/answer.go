@@ -1,0 +1,135 @@
+package secretary
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Question is a received aoi.query, already past authentication, ACL on its
+// scope and rate limiting.
+type Question struct {
+	From  string
+	Text  string
+	Scope []string // context_scope: context ids or paths inside them ("" = all configured)
+	// Allowed says whether the asker may read a resource: a context id
+	// ("acme/webapp") or a path inside one ("acme/webapp/auth/jwt.go").
+	// Every piece of evidence is checked; nil allows everything.
+	Allowed func(resource string) bool
+}
+
+// Answer is the secretary's draft: the result to send and how sure it is.
+type Answer struct {
+	Result     wire.QueryResult
+	Confidence float64 // 0..1 (seed 002 §2.3.3 levels); feed to interrupt.Decide
+	Evidence   int     // events the answer rests on
+}
+
+// UnknownContextError reports a scope entry that names no configured
+// context (the core answers it with CONTEXT_NOT_FOUND).
+type UnknownContextError struct{ Scope string }
+
+func (e *UnknownContextError) Error() string {
+	return fmt.Sprintf("context %q is not one this agent mirrors; ask aoi.discover for its contexts", e.Scope)
+}
+
+// Bounds on an answer.
+const (
+	searchLimit   = 40
+	maxFileRefs   = 5
+	maxCommitRefs = 5
+	maxBlockers   = 6
+	snippetCap    = store.SnippetRunes
+)
+
+// Answer searches the mirror and builds a grounded result. It reads only;
+// it never blocks on the sources.
+func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
+	cfg := s.config()
+	contexts, err := resolveScope(cfg.Contexts, q.Scope)
+	if err != nil {
+		return Answer{}, err
+	}
+	pq := parseQuery(q.Text)
+	ac := &accessCheck{scope: q.Scope, contexts: contexts, allowed: q.Allowed}
+	hits, err := s.evidence(ctx, pq, contexts, ac)
+	if err != nil {
+		return Answer{}, err
+	}
+	ev := groupEvidence(hits, pq)
+	blockers, err := s.blockers(ctx, pq, ev, contexts, ac)
+	if err != nil {
+		return Answer{}, err
+	}
+	progress, progressFrom, err := s.progress(ctx, hits, ev, contexts, ac)
+	if err != nil {
+		return Answer{}, err
+	}
+	res := wire.QueryResult{
+		Progress:    progress,
+		Blockers:    blockers,
+		ContextRefs: ev.refs(),
+		Completed:   true,
+	}
+	conf := s.confidence(hits, pq)
+	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, now: s.now()}
+	res.Summary, res.Metadata = s.summarise(ctx, q.Text, facts)
+	res.Metadata["confidence"] = conf
+	res.Metadata["evidence"] = len(hits)
+	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits)}, nil
+}
+
+// evidence finds the events the answer rests on: a search for the topic
+// terms, or the recent activity when the question names no topic.
+func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []string, ac *accessCheck) ([]store.ContextHit, error) {
+	if len(pq.Terms) > 0 {
+		return s.db.SearchContext(ctx, store.ContextSearch{Terms: pq.Terms, Contexts: contexts, Limit: searchLimit, Allow: ac.allow})
+	}
+	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Since: s.now().Add(-7 * 24 * time.Hour), Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	var hits []store.ContextHit
+	for _, e := range recent {
+		if len(hits) == searchLimit {
+			break
+		}
+		if ac.allow(e) && inContexts(contexts, e.Ctx) {
+			hits = append(hits, store.ContextHit{ID: e.ID, Source: e.Source, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title,
+				Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(strings.Join(strings.Fields(e.Title), " "), snippetCap), Matched: 1})
+		}
+	}
+	return hits, nil
+}
+
+// confidence applies seed 002 §2.3.3 to the best match: its age, and how
+// many of the question's terms the evidence covers.
+func (s *Secretary) confidence(hits []store.ContextHit, pq parsedQuery) float64 {
+	if len(hits) == 0 {
+		return interrupt.Confidence(false, 0, 0)
+	}
+	best := hits[0]
+	quality := 1.0
+	if len(pq.Terms) > 0 {
+		quality = float64(best.Matched) / float64(len(pq.Terms))
+	}
+	return interrupt.Confidence(true, s.now().Sub(best.TS), quality)
+}
+
+// redactResult passes every outgoing string through the redactor again.
+func (s *Secretary) redactResult(r wire.QueryResult) wire.QueryResult {
+	r.Summary = s.red.String(r.Summary)
+	for i := range r.Blockers {
+		r.Blockers[i] = s.red.String(r.Blockers[i])
+	}
+	for i := range r.ContextRefs {
+		r.ContextRefs[i].Ref = s.red.String(r.ContextRefs[i].Ref)
+		r.ContextRefs[i].Summary = s.red.String(r.ContextRefs[i].Summary)
+	}
+	return r
+}

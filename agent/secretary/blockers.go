@@ -1,0 +1,195 @@
+package secretary
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// How far back blockers and progress figures are looked for.
+const (
+	errorWindow = 24 * time.Hour
+	noteWindow  = 14 * 24 * time.Hour
+)
+
+var blockedRE = regexp.MustCompile(`(?i)\bblock(ed|er|ers|ing)?\b|待ち|ブロック|stuck`)
+
+// blockers lists what holds the work up in the evidence's contexts: failing
+// tests of the latest run, recent errors, FIXME/XXX markers and notes that
+// say something is blocked. Items about the question's topic come first.
+func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, contexts []string, ac *accessCheck) ([]string, error) {
+	ctxs := ev.contexts
+	if len(ctxs) == 0 {
+		ctxs = contexts
+	}
+	var items []blocker
+	tests, err := s.latestTests(ctx, ctxs, ac)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tests {
+		for _, f := range t.Failures {
+			items = append(items, blocker{text: testFailureLine(f), rank: 0})
+		}
+	}
+	now := s.now()
+	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, "marker", KindNote, KindReport}, Since: now.Add(-noteWindow), Limit: 400})
+	if err != nil {
+		return nil, err
+	}
+	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker"}, Contexts: ctxs, Limit: 400})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range append(recent, markers...) {
+		if (e.Ctx != "" && !inContexts(ctxs, e.Ctx)) || !ac.allow(e) {
+			continue
+		}
+		if b, ok := asBlocker(e, now); ok {
+			if ev.files[fileOfMarker(e)] != nil || mentionsTerm(e.Title+" "+e.Key, pq.Terms) {
+				b.rank -= 10 // about the topic
+			}
+			items = append(items, b)
+		}
+	}
+	return dedupeBlockers(items), nil
+}
+
+type blocker struct {
+	text string
+	rank int // lower first
+}
+
+// asBlocker says whether an event is a blocker, and how it reads.
+func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
+	switch e.Kind {
+	case KindError:
+		if now.Sub(e.TS) <= errorWindow {
+			return blocker{text: e.Title, rank: 1}, true
+		}
+	case "marker":
+		m := parseMeta(e.Meta)
+		if m.Marker == "FIXME" || m.Marker == "XXX" {
+			return blocker{text: e.Title, rank: 2}, true
+		}
+	case KindNote, KindReport:
+		text := e.Title + " " + e.Body
+		if blockedRE.MatchString(text) && !strings.Contains(strings.ToLower(text), "unblocked") {
+			return blocker{text: e.Title, rank: 3}, true
+		}
+	}
+	return blocker{}, false
+}
+
+func dedupeBlockers(items []blocker) []string {
+	sort.SliceStable(items, func(i, j int) bool { return items[i].rank < items[j].rank })
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range items {
+		t := clipRunes(b.text, snippetCap)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+		if len(out) == maxBlockers {
+			break
+		}
+	}
+	return out
+}
+
+func fileOfMarker(e store.ContextEvent) string {
+	if e.Kind != "marker" {
+		return ""
+	}
+	f, _, _ := strings.Cut(e.Key, ":")
+	return f
+}
+
+func mentionsTerm(text string, terms []string) bool {
+	low := strings.ToLower(text)
+	for _, t := range terms {
+		if strings.Contains(low, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// latestTests returns, per context, the test results of its newest task
+// that ran tests.
+func (s *Secretary) latestTests(ctx context.Context, ctxs []string, ac *accessCheck) ([]*TestSummary, error) {
+	tasks, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindTask}, Contexts: ctxs, Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []*TestSummary
+	for _, t := range tasks {
+		if seen[t.Ctx] || !ac.allow(t) {
+			continue
+		}
+		if m := parseMeta(t.Meta); m.Tests != nil {
+			seen[t.Ctx] = true
+			out = append(out, m.Tests)
+		}
+	}
+	return out, nil
+}
+
+var (
+	percentRE   = regexp.MustCompile(`(\d{1,3})\s*[%％]`)
+	checkDoneRE = regexp.MustCompile(`(?m)^\s*[-*+]\s*\[[xX]\]`)
+	checkOpenRE = regexp.MustCompile(`(?m)^\s*[-*+]\s*\[ \]`)
+)
+
+// progress finds a progress figure for the topic: an explicit one (a
+// reported progress or "NN%") in the newest matching event, else a
+// checklist's done ratio, else the latest test run's pass ratio.
+func (s *Secretary) progress(ctx context.Context, hits []store.ContextHit, ev *evidence, contexts []string, ac *accessCheck) (*int, string, error) {
+	byTime := append([]store.ContextHit(nil), hits...)
+	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].TS.After(byTime[j].TS) })
+	for _, h := range byTime {
+		if m := parseMeta(h.Meta); m.Progress != nil {
+			return intPtr(*m.Progress), h.Kind, nil
+		}
+		if h.Kind == KindNote || h.Kind == KindReport || h.Kind == "commit" {
+			if m := percentRE.FindStringSubmatch(h.Title + "\n" + h.Body); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil && n <= 100 {
+					return intPtr(n), h.Kind, nil
+				}
+			}
+		}
+	}
+	for _, h := range byTime {
+		done := len(checkDoneRE.FindAllString(h.Body, -1))
+		open := len(checkOpenRE.FindAllString(h.Body, -1))
+		if done+open > 0 {
+			return intPtr(done * 100 / (done + open)), "checklist", nil
+		}
+	}
+	ctxs := ev.contexts
+	if len(ctxs) == 0 {
+		ctxs = contexts
+	}
+	tests, err := s.latestTests(ctx, ctxs, ac)
+	if err != nil || len(tests) == 0 {
+		return nil, "", err
+	}
+	run, passed := 0, 0
+	for _, t := range tests {
+		run, passed = run+t.Run, passed+t.Passed
+	}
+	if run == 0 {
+		return nil, "", nil
+	}
+	return intPtr(passed * 100 / run), "tests", nil
+}
+
+func intPtr(n int) *int { return &n }
