@@ -154,8 +154,13 @@ func UnixIdentify(r *http.Request) (Caller, error) {
 	if err != nil {
 		return Caller{}, fmt.Errorf("cannot tell who is calling on the control socket: %w", err)
 	}
-	if uid != os.Getuid() {
-		return Caller{}, fmt.Errorf("the control socket serves only its owner (uid %d), not uid %d", os.Getuid(), uid)
+	return localCaller(uid, pid, os.Getuid())
+}
+
+// localCaller admits a peer process only when it runs as owner.
+func localCaller(uid, pid, owner int) (Caller, error) {
+	if uid != owner {
+		return Caller{}, fmt.Errorf("the control socket serves only its owner (uid %d), not uid %d", owner, uid)
 	}
 	return Caller{Kind: CallerLocal, Addr: "pid:" + strconv.Itoa(pid)}, nil
 }

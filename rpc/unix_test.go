@@ -121,6 +121,9 @@ func TestControlSocketRefusals(t *testing.T) {
 	if _, err := UnixIdentify(req); err == nil {
 		t.Fatal("a request without its connection must not be identified")
 	}
+	if _, err := localCaller(1001, 42, 1000); err == nil || !strings.Contains(err.Error(), "only its owner") {
+		t.Fatalf("another uid must be refused: %v", err)
+	}
 	missing := filepath.Join(dir, "none.sock")
 	err := NewClient(ControlURL, UnixHTTPClient(missing), ClientOptions{MaxAttempts: 1}).Call(context.Background(), "x", nil, nil)
 	var te *TransportError
