@@ -49,6 +49,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -60,12 +61,19 @@ type DB struct {
 	opts  options
 	rd    *sql.DB // read-only pool (mode=ro, query_only)
 	wr    *sql.DB // exactly one connection, used only by the writer goroutine
+	cp    *sql.DB // one query_only connection for WAL checkpoints (checkpoint.go)
 	clock func() time.Time
 
 	mu     sync.RWMutex // guards closed against sends on reqs
 	closed bool
 	reqs   chan *writeReq
 	done   chan struct{} // closed when the writer goroutine has exited
+
+	batches, writes atomic.Int64 // group commits run, functions they carried
+
+	cpKick chan struct{} // nudges the checkpointer (cap 1)
+	cpStop chan struct{} // closed by Close after the writer has drained
+	cpDone chan struct{} // closed when the checkpointer has exited
 }
 
 // Option configures Open.
@@ -124,7 +132,11 @@ func Open(path string, opts ...Option) (*DB, error) {
 	if err := createFile(abs); err != nil {
 		return nil, err
 	}
-	db := &DB{path: abs, opts: o, clock: o.clock, reqs: make(chan *writeReq, o.maxBatch), done: make(chan struct{})}
+	db := &DB{
+		path: abs, opts: o, clock: o.clock,
+		reqs: make(chan *writeReq, o.maxBatch), done: make(chan struct{}),
+		cpKick: make(chan struct{}, 1), cpStop: make(chan struct{}), cpDone: make(chan struct{}),
+	}
 	if err := db.openPools(); err != nil {
 		return nil, err
 	}
@@ -138,6 +150,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	go db.writer(head)
+	go db.checkpointer(db.cpStop)
 	return db, nil
 }
 
@@ -192,6 +205,10 @@ func (db *DB) openPools() error {
 	rd.SetMaxOpenConns(db.opts.readConns)
 	rd.SetMaxIdleConns(db.opts.readConns)
 	db.wr, db.rd = wr, rd
+	if err := db.openCheckpointer(uri); err != nil {
+		db.closePools()
+		return err
+	}
 	return nil
 }
 
@@ -202,7 +219,13 @@ func escapeURIPath(p string) string {
 }
 
 func (db *DB) closePools() error {
-	return errors.Join(db.rd.Close(), db.wr.Close())
+	var errs []error
+	for _, p := range []*sql.DB{db.rd, db.cp, db.wr} {
+		if p != nil {
+			errs = append(errs, p.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Path returns the absolute path of the database file.
@@ -224,6 +247,8 @@ func (db *DB) Close() error {
 	close(db.reqs)
 	db.mu.Unlock()
 	<-db.done
+	close(db.cpStop)
+	<-db.cpDone
 	return db.closePools()
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -76,18 +77,33 @@ func (db *DB) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messag
 	return out, rows.Err()
 }
 
+// readMarkKey is the settings key holding the highest seq marked read.
+// Marks only ever cover a prefix, so every unread message lies after it and
+// counting them is a primary-key range scan (no index to maintain on the hot
+// insert path).
+const readMarkKey = "messages.read_upto"
+
 // MarkMessagesRead marks every message with seq <= uptoSeq as read.
 func (tx *Tx) MarkMessagesRead(uptoSeq int64) error {
-	if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE read = 0 AND seq <= ?`, uptoSeq); err != nil {
+	var mark int64
+	if err := tx.QueryRow(`SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM settings WHERE key = ?`, readMarkKey).Scan(&mark); err != nil {
 		return fmt.Errorf("store: marking messages read: %w", err)
 	}
-	return nil
+	if uptoSeq <= mark {
+		return nil
+	}
+	if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE seq > ? AND seq <= ? AND read = 0`, mark, uptoSeq); err != nil {
+		return fmt.Errorf("store: marking messages read: %w", err)
+	}
+	return tx.SetSetting(readMarkKey, strconv.FormatInt(uptoSeq, 10))
 }
 
 // UnreadMessages counts messages not yet marked read.
 func (db *DB) UnreadMessages(ctx context.Context) (int, error) {
 	var n int
-	if err := db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE read = 0`).Scan(&n); err != nil {
+	err := db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE read = 0 AND seq >
+		(SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM settings WHERE key = ?)`, readMarkKey).Scan(&n)
+	if err != nil {
 		return 0, fmt.Errorf("store: counting unread messages: %w", err)
 	}
 	return n, nil

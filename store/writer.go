@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -68,11 +69,19 @@ func (db *DB) writer(head auditHead) {
 		return
 	}
 	defer conn.Close()
+	// Checkpoints run in their own goroutine (checkpoint.go), never inside
+	// a COMMIT that callers are waiting for. journal_size_limit trims the
+	// WAL file after a checkpoint lets it restart.
+	_, _ = conn.ExecContext(writerCtx, "PRAGMA wal_autocheckpoint=0")
+	_, _ = conn.ExecContext(writerCtx, "PRAGMA journal_size_limit=67108864")
 	tx := &Tx{db: db, conn: conn, head: head}
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
 	for first := range db.reqs {
-		batch = db.collect(append(batch[:0], first))
-		tx.runBatch(batch)
+		batch = tx.runBatch(db.collect(append(batch[:0], first)))
+		db.writes.Add(int64(len(batch)))
+		if db.batches.Add(1)%checkpointBatches == 0 {
+			db.kickCheckpoint()
+		}
 		clear(batch)
 	}
 }
@@ -93,25 +102,24 @@ func (db *DB) collect(batch []*writeReq) []*writeReq {
 	return batch
 }
 
-// runBatch runs one group commit and answers every caller in it.
-func (tx *Tx) runBatch(batch []*writeReq) {
+// runBatch runs one group commit and answers every caller in it. While the
+// transaction is open it keeps taking writes that arrived meanwhile (up to
+// maxBatch): running a function is cheap next to a COMMIT, so this grows
+// the batch without adding latency. It returns the batch it ran.
+func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
 	start := tx.head
 	if _, err := tx.Exec("BEGIN IMMEDIATE"); err != nil {
 		tx.replyAll(batch, fmt.Errorf("store: could not start a write transaction: %w", err))
-		return
+		return batch
 	}
-	var broken error
-	if len(batch) == 1 {
-		// Alone in the batch: the transaction itself isolates the function.
-		r := batch[0]
-		if r.err = r.ctx.Err(); r.err == nil {
-			r.err = tx.call(r.fn)
+	broken := tx.runFirst(batch)
+	for broken == nil && len(batch) < tx.db.opts.maxBatch {
+		n := len(batch)
+		runtime.Gosched() // let callers just answered queue their next write
+		if batch = tx.db.collect(batch); len(batch) == n {
+			break
 		}
-		if r.err != nil {
-			broken = r.err
-		}
-	} else {
-		broken = tx.runEach(batch)
+		broken = tx.runEach(batch[n:])
 	}
 	if broken != nil {
 		tx.rollback(start)
@@ -121,14 +129,29 @@ func (tx *Tx) runBatch(batch []*writeReq) {
 			}
 		}
 		tx.reply(batch)
-		return
+		return batch
 	}
 	if _, err := tx.Exec("COMMIT"); err != nil {
 		tx.rollback(start)
 		tx.replyAll(batch, fmt.Errorf("store: commit failed, nothing in this batch was saved: %w", err))
-		return
+		return batch
 	}
 	tx.reply(batch)
+	return batch
+}
+
+// runFirst runs the functions the batch started with. A function alone in
+// its batch runs without a savepoint (the transaction isolates it); its
+// failure is returned as the batch's, which rolls back just that function.
+func (tx *Tx) runFirst(batch []*writeReq) error {
+	if len(batch) > 1 {
+		return tx.runEach(batch)
+	}
+	r := batch[0]
+	if r.err = r.ctx.Err(); r.err == nil {
+		r.err = tx.call(r.fn)
+	}
+	return r.err
 }
 
 // runEach runs every function in its own savepoint. It returns an error only
@@ -210,3 +233,9 @@ func (tx *Tx) Now() time.Time { return tx.db.clock() }
 
 // isNoRows reports whether err is sql.ErrNoRows.
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// WriteStats reports how many group commits the writer has run and how many
+// write functions they carried (writes/batches is the mean batch size).
+func (db *DB) WriteStats() (batches, writes int64) {
+	return db.batches.Load(), db.writes.Load()
+}

@@ -11,4 +11,3 @@ CREATE TABLE messages(
     read        INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX messages_dedupe ON messages(from_agent, msg_id) WHERE msg_id != '';
-CREATE INDEX messages_unread ON messages(read, seq);

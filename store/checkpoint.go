@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// WAL checkpoints run off the write path. SQLite's automatic checkpoint would
+// run inside the writer's COMMIT every ~1000 pages and fsync twice while
+// every queued caller waits; instead the writer turns it off and a
+// checkpointer goroutine, on its own connection (query_only: it never
+// changes rows, it only copies committed WAL frames into the database file),
+// runs a PASSIVE checkpoint — which never blocks the writer — whenever the
+// writer reports enough commits, and at least every checkpointEvery.
+
+const (
+	checkpointEvery   = 2 * time.Second
+	checkpointBatches = 200 // group commits between checkpoint nudges
+)
+
+// openCheckpointer opens the checkpoint connection.
+func (db *DB) openCheckpointer(uri string) error {
+	dsn := fmt.Sprintf("%s?_busy_timeout=%d&_query_only=1", uri, db.opts.busyTimeout.Milliseconds())
+	cp, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return fmt.Errorf("open database %s for checkpoints: %w", db.path, err)
+	}
+	cp.SetMaxOpenConns(1)
+	db.cp = cp
+	return nil
+}
+
+// checkpointer runs until stop is closed, then makes a final checkpoint
+// that also truncates the WAL file.
+func (db *DB) checkpointer(stop <-chan struct{}) {
+	defer close(db.cpDone)
+	tick := time.NewTicker(checkpointEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			db.checkpoint("TRUNCATE")
+			return
+		case <-db.cpKick:
+		case <-tick.C:
+		}
+		db.checkpoint("PASSIVE")
+	}
+}
+
+// checkpoint copies committed WAL frames into the database file. Failure
+// is harmless (the frames stay in the WAL and the next attempt retries).
+func (db *DB) checkpoint(mode string) {
+	_, _ = db.cp.ExecContext(context.Background(), "PRAGMA wal_checkpoint("+mode+")")
+}
+
+// kickCheckpoint asks the checkpointer to run soon, without waiting.
+func (db *DB) kickCheckpoint() {
+	select {
+	case db.cpKick <- struct{}{}:
+	default:
+	}
+}
