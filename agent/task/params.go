@@ -22,10 +22,16 @@ type ParamError struct {
 	TaskType string
 	Param    string
 	Reason   string
+	// Field is the request field at fault when it is not task_params.Param
+	// (e.g. "ref").
+	Field string
 }
 
 func (e *ParamError) Error() string {
-	if e.Param == "" {
+	switch {
+	case e.Field != "":
+		return fmt.Sprintf("%s: %s", e.Field, e.Reason)
+	case e.Param == "":
 		return fmt.Sprintf("task %s: %s", e.TaskType, e.Reason)
 	}
 	return fmt.Sprintf("task_params.%s: %s", e.Param, e.Reason)

@@ -1,0 +1,195 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Outcome is a finished task's result: stored as the task's output and sent
+// as the data of the task.completed / task.failed notify. OutputTail and
+// failure messages are redacted and bounded.
+type Outcome struct {
+	TaskID     string  `json:"task_id"`
+	Status     string  `json:"status"`
+	ExitCode   *int    `json:"exit_code,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Output     *Counts `json:"output,omitempty"`
+	OutputTail string  `json:"output_tail,omitempty"`
+	Truncated  bool    `json:"output_truncated,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Code       int     `json:"code,omitempty"` // CodeApprovalDenied for rejected / expired
+}
+
+// Approve approves a pending approval; its task runs when a slot is free.
+func (e *Engine) Approve(ctx context.Context, approvalID string) error {
+	a, err := e.pendingApproval(ctx, approvalID)
+	if err != nil {
+		return err
+	}
+	err = e.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.DecideApproval(a.ID, StatePending, StateApproved, "owner", ""); err != nil {
+			return err
+		}
+		if err := tx.TransitionTask(a.TaskID, StatePending, StateApproved, "approved by the owner", store.TaskUpdate{}); err != nil {
+			return err
+		}
+		return e.audit(tx, "owner", "approval.decide", "ok", decisionDetail(a, StateApproved, ""))
+	})
+	if err != nil {
+		return decideError(a.ID, err)
+	}
+	e.publish(EventApprovalDecided, a.ID, a.Requester, fmt.Sprintf("approved %s for %s", a.TaskType, a.Requester))
+	e.publish(EventTaskState, a.TaskID, a.Requester, a.TaskType+" "+a.TaskID+": approved")
+	e.poke()
+	return nil
+}
+
+// Reject refuses a pending approval; the requester is told APPROVAL_DENIED
+// with the reason.
+func (e *Engine) Reject(ctx context.Context, approvalID, reason string) error {
+	a, err := e.pendingApproval(ctx, approvalID)
+	if err != nil {
+		return err
+	}
+	msg := "the owner rejected the request"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("rejected %s for %s", a.TaskType, a.Requester)}
+	return decideError(a.ID, e.closeApproval(ctx, a, StateRejected, "owner", reason, msg, ev))
+}
+
+// expire closes a pending approval that timed out.
+func (e *Engine) expire(ctx context.Context, a store.ApprovalRecord) error {
+	msg := fmt.Sprintf("the owner did not approve %s before %s; ask again when they are around",
+		a.TaskType, a.ExpiresAt.Format(time.RFC3339))
+	ev := approvalEvent{EventApprovalExpired, fmt.Sprintf("%s from %s expired", a.TaskType, a.Requester)}
+	return e.closeApproval(ctx, a, StateExpired, "system", "expired", msg, ev)
+}
+
+// approvalEvent is the front-end event announcing an approval's decision.
+type approvalEvent struct{ kind, summary string }
+
+// closeApproval moves a pending approval and its task to a final state,
+// announces it and tells the requester APPROVAL_DENIED (or canceled).
+func (e *Engine) closeApproval(ctx context.Context, a store.ApprovalRecord, to, by, reason, msg string, ev approvalEvent) error {
+	out := Outcome{TaskID: a.TaskID, Status: to, Error: msg}
+	if to != StateCanceled {
+		out.Code = CodeApprovalDenied
+	}
+	raw, _ := json.Marshal(out) // plain struct: cannot fail
+	err := e.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.DecideApproval(a.ID, StatePending, to, by, reason); err != nil {
+			return err
+		}
+		u := store.TaskUpdate{Output: raw, Error: &msg, Finished: true}
+		if err := tx.TransitionTask(a.TaskID, StatePending, to, msg, u); err != nil {
+			return err
+		}
+		return e.audit(tx, by, "approval.decide", "ok", decisionDetail(a, to, reason))
+	})
+	if err != nil {
+		return err
+	}
+	e.publish(ev.kind, a.ID, a.Requester, ev.summary)
+	e.publish(EventTaskState, a.TaskID, a.Requester, a.TaskType+" "+a.TaskID+": "+to)
+	e.notifyOwed(ctx, a.TaskID)
+	return nil
+}
+
+func (e *Engine) pendingApproval(ctx context.Context, id string) (store.ApprovalRecord, error) {
+	a, ok, err := e.Store.Approval(ctx, id)
+	if err != nil {
+		return a, err
+	}
+	if !ok {
+		return a, &NotFoundError{Kind: "approval", ID: id}
+	}
+	if a.State != StatePending {
+		return a, fmt.Errorf("approval %s is already %s; nothing to decide", id, a.State)
+	}
+	return a, nil
+}
+
+func decideError(id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *store.StateError
+	if errors.As(err, &se) {
+		return fmt.Errorf("approval %s was decided meanwhile (%s is now %s); nothing to do", id, se.Kind, se.Found)
+	}
+	return err
+}
+
+func decisionDetail(a store.ApprovalRecord, to, reason string) map[string]any {
+	return map[string]any{"approval_id": a.ID, "task_id": a.TaskID, "requester": a.Requester,
+		"task_type": a.TaskType, "state": to, "reason": reason}
+}
+
+// Status returns a task. A non-empty requester must be the one who asked
+// for it (peers only see their own tasks); "" is the owner.
+func (e *Engine) Status(ctx context.Context, taskID, requester string) (store.TaskRecord, error) {
+	t, ok, err := e.Store.Task(ctx, taskID)
+	if err != nil {
+		return t, err
+	}
+	if !ok || (requester != "" && t.Requester != requester) {
+		return store.TaskRecord{}, &NotFoundError{Kind: "task", ID: taskID}
+	}
+	return t, nil
+}
+
+// Wait returns the task once it has finished, or ctx's error.
+func (e *Engine) Wait(ctx context.Context, taskID string) (store.TaskRecord, error) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		t, err := e.Status(ctx, taskID, "")
+		if err != nil || IsTerminal(t.State) {
+			return t, err
+		}
+		select {
+		case <-ctx.Done():
+			return t, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// Cancel stops a task: a pending or approved one at once, a running one by
+// killing its process group (its final state follows when it is gone). A
+// non-empty requester must be the one who asked for it; "" is the owner.
+func (e *Engine) Cancel(ctx context.Context, taskID, requester string) error {
+	t, err := e.Status(ctx, taskID, requester)
+	if err != nil {
+		return err
+	}
+	by := requester
+	if by == "" {
+		by = "owner"
+	}
+	switch t.State {
+	case StatePending:
+		a, ok, err := e.Store.ApprovalForTask(ctx, taskID)
+		if err != nil || !ok {
+			return fmt.Errorf("task %s has no approval to cancel: %v", taskID, err)
+		}
+		ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled by %s", a.TaskType, a.Requester, by)}
+		return e.closeApproval(ctx, a, StateCanceled, by, "canceled", "canceled by "+by, ev)
+	case StateApproved, StateInProgress, StateReview:
+		e.requestCancel(taskID)
+		if t.State == StateApproved && e.claim(taskID) {
+			// Not picked up by the loop yet: cancel it here.
+			defer e.release(taskID)
+			return e.finish(ctx, t, StateApproved, Outcome{TaskID: taskID, Status: StateCanceled, Error: "canceled by " + by})
+		}
+		return nil
+	}
+	return fmt.Errorf("task %s is already %s; nothing to cancel", taskID, t.State)
+}

@@ -1,0 +1,318 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Start runs the engine's loop until ctx ends: it expires approvals, runs
+// approved tasks and resends owed notifies. Call Recover before Start, and
+// Stop after ctx has ended to wait for running tasks to wind down.
+func (e *Engine) Start(ctx context.Context) {
+	e.init()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.loop(ctx)
+	}()
+}
+
+// Stop waits until the loop and every task goroutine have returned (their
+// processes are killed when Start's ctx ends).
+func (e *Engine) Stop() { e.wg.Wait() }
+
+func (e *Engine) loop(ctx context.Context) {
+	every := e.Tick
+	if every <= 0 {
+		every = time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		e.sweep(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-e.wake:
+		}
+	}
+}
+
+// sweep does one round of the loop's work.
+func (e *Engine) sweep(ctx context.Context) {
+	expired, err := e.Store.ExpiredApprovals(ctx, e.Store.Now(), 100)
+	if ctx.Err() != nil {
+		return // shutting down
+	}
+	if err != nil {
+		e.log().Warn("task: listing expired approvals failed", "err", err)
+	}
+	for _, a := range expired {
+		if err := e.expire(ctx, a); err != nil {
+			e.log().Warn("task: expiring approval failed", "approval", a.ID, "err", err)
+		}
+	}
+	approved, err := e.Store.TasksInStates(ctx, StateApproved)
+	if err != nil {
+		e.log().Warn("task: listing approved tasks failed", "err", err)
+	}
+	for _, t := range approved {
+		if ctx.Err() != nil || !e.claim(t.ID) {
+			continue
+		}
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			defer e.release(t.ID)
+			e.runTask(ctx, t)
+		}()
+	}
+	owed, err := e.Store.UnnotifiedTasks(ctx, []string{StateCompleted, StateFailed, StateCanceled, StateRejected, StateExpired}, 100)
+	if err != nil {
+		e.log().Warn("task: listing owed notifies failed", "err", err)
+	}
+	for _, t := range owed {
+		e.notifyOwed(ctx, t.ID)
+	}
+}
+
+// runTask takes an approved task through in_progress to its final state.
+// The caller holds the task's claim.
+func (e *Engine) runTask(ctx context.Context, t store.TaskRecord) {
+	final := context.WithoutCancel(ctx) // results are recorded even while shutting down
+	if e.cancelRequested(t.ID, false) {
+		e.finishLogged(final, t, StateApproved, Outcome{TaskID: t.ID, Status: StateCanceled, Error: "canceled before it started"})
+		return
+	}
+	err := e.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.TransitionTask(t.ID, StateApproved, StateInProgress, "started", store.TaskUpdate{Started: true}); err != nil {
+			return err
+		}
+		return e.audit(tx, t.Requester, "task.start", "ok", map[string]any{"task_id": t.ID, "task_type": t.TaskType})
+	})
+	if err != nil {
+		e.log().Info("task: not starting", "task", t.ID, "err", err) // canceled or shutting down
+		return
+	}
+	e.publish(EventTaskState, t.ID, t.Requester, t.TaskType+" "+t.ID+": in_progress")
+	out, dir := e.execute(ctx, t)
+	// Clean up before reporting, so a requester never sees a result while
+	// the worktree is still there.
+	if dir != "" && (out.Status != StateFailed || !e.Config().Approvals.KeepFailedWorktrees) {
+		if err := RemoveWorktree(final, repoDir(e.Config(), e.Config().Tasks[t.TaskType]), dir, WorktreeBranch(t.ID)); err != nil {
+			e.log().Warn("task: removing worktree failed", "task", t.ID, "path", dir, "err", err)
+		}
+	}
+	e.finishLogged(final, t, StateInProgress, out)
+}
+
+// execute prepares the directory, runs the command and builds the outcome.
+// It returns the worktree path when one was created.
+func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, string) {
+	fail := func(format string, args ...any) Outcome {
+		return Outcome{TaskID: t.ID, Status: StateFailed, Error: fmt.Sprintf(format, args...)}
+	}
+	cfg := e.Config()
+	tt, ok := cfg.Tasks[t.TaskType]
+	if !ok {
+		return fail("task type %s is no longer configured here", t.TaskType), ""
+	}
+	argv, _, err := Resolve(t.TaskType, tt, stringsToAny(t.Params))
+	if err != nil {
+		return fail("the task's config changed and its params no longer fit: %v", err), ""
+	}
+	if err := os.MkdirAll(e.taskDir(t.ID), 0o700); err != nil {
+		return fail("cannot create the task directory: %v", err), ""
+	}
+	dir, worktree, err := e.prepareDir(ctx, cfg, tt, t)
+	if err != nil {
+		return fail("%v", err), worktree
+	}
+	if e.cancelRequested(t.ID, false) {
+		return Outcome{TaskID: t.ID, Status: StateCanceled, Error: "canceled before it started"}, worktree
+	}
+	outPath := filepath.Join(e.taskDir(t.ID), "output.log")
+	res := e.Runner.Run(ctx, Job{
+		ID: t.ID, Argv: argv, Dir: dir, Env: append(BaseEnv(), "AOI_TASK_ID="+t.ID),
+		Timeout:    time.Duration(tt.TimeoutSec) * time.Second,
+		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
+		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },
+	})
+	return e.outcome(t, tt, res, outPath), worktree
+}
+
+// prepareDir returns where the command runs: a fresh worktree, the
+// context's directory, or a scratch directory.
+func (e *Engine) prepareDir(ctx context.Context, cfg *config.Config, tt config.TaskType, t store.TaskRecord) (dir, worktree string, err error) {
+	repo := repoDir(cfg, tt)
+	if tt.Isolation != config.IsolationWorktree {
+		if repo != "" {
+			return repo, "", nil
+		}
+		scratch := filepath.Join(e.taskDir(t.ID), "work")
+		return scratch, "", os.MkdirAll(scratch, 0o700)
+	}
+	path := WorktreePath(e.worktreeBase(), t.ID)
+	// Record the path first: a crash after git created it still cleans it up.
+	if err := e.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetTaskWorktree(t.ID, path) }); err != nil {
+		return "", "", err
+	}
+	if _, err := AddWorktree(ctx, repo, e.worktreeBase(), t.ID, t.Ref); err != nil {
+		return "", path, err
+	}
+	return path, path, nil
+}
+
+func (e *Engine) heartbeat(ctx context.Context, t store.TaskRecord, at time.Time) {
+	if err := e.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetTaskHeartbeat(t.ID, at) }); err != nil {
+		e.log().Debug("task: heartbeat not stored", "task", t.ID, "err", err)
+	}
+	e.publish(EventTaskHeartbeat, t.ID, t.Requester, t.TaskType+" "+t.ID+" running")
+}
+
+// outcome turns a runner result into what is stored and sent.
+func (e *Engine) outcome(t store.TaskRecord, tt config.TaskType, res Result, outPath string) Outcome {
+	out := Outcome{TaskID: t.ID, DurationMS: res.Duration.Milliseconds(), Truncated: res.OutputTruncated,
+		OutputTail: e.boundedTail(res.OutputTail)}
+	if res.ExitCode >= 0 {
+		code := res.ExitCode
+		out.ExitCode = &code
+	}
+	out.Output = e.counts(tt.Output, outPath)
+	switch {
+	case res.Err == nil && res.ExitCode == 0:
+		out.Status = StateCompleted
+	case res.Canceled && e.cancelRequested(t.ID, false):
+		out.Status, out.Error = StateCanceled, "canceled while running"
+	case res.Canceled:
+		out.Status, out.Error = StateFailed, "the agent stopped while the task ran; ask again"
+	case res.Err != nil:
+		out.Status, out.Error = StateFailed, res.Err.Error()
+	default:
+		out.Status, out.Error = StateFailed, fmt.Sprintf("the command exited with status %d", res.ExitCode)
+	}
+	return out
+}
+
+func (e *Engine) counts(format, path string) *Counts {
+	if format == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	c, err := ParseOutput(format, f)
+	if err != nil {
+		e.log().Info("task: output not parsed", "format", format, "err", err)
+		return nil
+	}
+	for i := range c.Failures {
+		c.Failures[i].Message = e.redact(c.Failures[i].Message)
+	}
+	return c
+}
+
+// boundedTail redacts the raw tail and keeps its last MaxNotifyTail bytes.
+// The first, probably partial, line of a full raw tail is dropped first so
+// the redactor never sees half a secret.
+func (e *Engine) boundedTail(raw string) string {
+	if len(raw) >= e.Runner.opts.TailBytes {
+		if i := strings.IndexByte(raw, '\n'); i >= 0 {
+			raw = raw[i+1:]
+		}
+	}
+	s := e.redact(raw)
+	if len(s) > MaxNotifyTail {
+		s = s[len(s)-MaxNotifyTail:]
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
+			s = s[1:]
+		}
+	}
+	return s
+}
+
+// finish records a task's final state and tells the requester. The caller
+// holds the task's claim.
+func (e *Engine) finish(ctx context.Context, t store.TaskRecord, from string, out Outcome) error {
+	raw, _ := json.Marshal(out) // plain struct: cannot fail
+	u := store.TaskUpdate{ExitCode: out.ExitCode, Output: raw, Error: &out.Error, Finished: true}
+	err := e.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.TransitionTask(t.ID, from, out.Status, out.Error, u); err != nil {
+			return err
+		}
+		return e.audit(tx, t.Requester, "task.finish", out.Status, map[string]any{"task_id": t.ID,
+			"task_type": t.TaskType, "exit_code": out.ExitCode, "duration_ms": out.DurationMS, "error": out.Error})
+	})
+	e.cancelRequested(t.ID, true)
+	if err != nil {
+		return err
+	}
+	e.publish(EventTaskState, t.ID, t.Requester, t.TaskType+" "+t.ID+": "+out.Status)
+	e.deliver(ctx, t.ID)
+	return nil
+}
+
+func (e *Engine) finishLogged(ctx context.Context, t store.TaskRecord, from string, out Outcome) {
+	if err := e.finish(ctx, t, from, out); err != nil {
+		e.log().Error("task: recording the result failed", "task", t.ID, "err", err)
+	}
+}
+
+// notifyOwed delivers a finished task's notify unless someone else owns
+// the task right now (they, or the next sweep, will).
+func (e *Engine) notifyOwed(ctx context.Context, id string) {
+	if !e.claim(id) {
+		return
+	}
+	defer e.release(id)
+	e.deliver(ctx, id)
+}
+
+// deliver sends the task.completed / task.failed notify for a finished task
+// once. The caller holds the task's claim.
+func (e *Engine) deliver(ctx context.Context, id string) {
+	t, ok, err := e.Store.Task(ctx, id)
+	if err != nil || !ok || !IsTerminal(t.State) {
+		return
+	}
+	if done, err := e.Store.TaskNotified(ctx, id); err != nil || done {
+		return
+	}
+	event := NotifyFailed
+	if t.State == StateCompleted {
+		event = NotifyCompleted
+	}
+	data := t.Output
+	if len(data) == 0 {
+		data, _ = json.Marshal(Outcome{TaskID: t.ID, Status: t.State, ExitCode: t.ExitCode, Error: t.Error})
+	}
+	if e.Notify != nil {
+		if err := e.Notify(ctx, t.Requester, event, t.RequestID, json.RawMessage(data)); err != nil {
+			e.log().Warn("task: notify failed; will retry", "task", id, "requester", t.Requester, "err", err)
+			return
+		}
+	}
+	if err := e.Store.Write(ctx, func(tx *store.Tx) error { return tx.MarkTaskNotified(id) }); err != nil {
+		e.log().Warn("task: could not record the notify", "task", id, "err", err)
+	}
+}
+
+func stringsToAny(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

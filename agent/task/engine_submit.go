@@ -1,0 +1,106 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Submit validates a request and stores the task with its approval in one
+// transaction: pending for the owner, or approved at once by the task
+// type's policy (then it runs as soon as a slot is free). Invalid requests
+// return *UnknownTaskTypeError or *ParamError (INVALID_PARAMS) and store
+// nothing.
+func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, error) {
+	e.init()
+	cfg := e.Config()
+	tt, resolved, err := e.validate(ctx, cfg, req)
+	if err != nil {
+		return store.TaskRecord{}, err
+	}
+	now := e.Store.Now()
+	required, rule := Policy(tt, req.From, req.FromRole, now)
+	suffix := newID()
+	t := store.TaskRecord{ID: "t" + suffix, RequestID: req.RequestID, Requester: req.From, TaskType: req.TaskType,
+		Params: resolved, Ref: req.Ref, State: StatePending, CreatedAt: now}
+	a := store.ApprovalRecord{ID: "a" + suffix, TaskID: t.ID, Requester: req.From, TaskType: req.TaskType,
+		Params: resolved, MatchedRule: req.MatchedRule, State: StatePending, CreatedAt: now,
+		ExpiresAt: now.Add(time.Duration(cfg.Approvals.ExpirySec) * time.Second)}
+	if !required {
+		a.State, a.DecidedBy, a.DecidedAt, a.Reason = StateApproved, rule, &now, "auto-approved by "+rule
+	}
+	err = e.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.InsertTask(t); err != nil {
+			return err
+		}
+		if err := tx.InsertApproval(a); err != nil {
+			return err
+		}
+		detail := map[string]any{"task_id": t.ID, "approval_id": a.ID, "task_type": t.TaskType,
+			"params": t.Params, "ref": t.Ref, "matched_rule": a.MatchedRule, "approval": a.State, "decided_by": a.DecidedBy}
+		if err := e.audit(tx, req.From, "task.request", "ok", detail); err != nil {
+			return err
+		}
+		if required {
+			return nil
+		}
+		return tx.TransitionTask(t.ID, StatePending, StateApproved, a.Reason, store.TaskUpdate{})
+	})
+	if err != nil {
+		return store.TaskRecord{}, fmt.Errorf("store task request: %w", err)
+	}
+	if required {
+		e.publish(EventApprovalRequested, a.ID, req.From, fmt.Sprintf("%s wants to run %s %s", req.From, req.TaskType, formatParams(resolved)))
+		return t, nil
+	}
+	t.State = StateApproved
+	e.publish(EventTaskState, t.ID, req.From, fmt.Sprintf("%s %s: approved (%s)", req.TaskType, t.ID, rule))
+	e.poke()
+	return t, nil
+}
+
+// validate checks everything that can be checked before storing: the task
+// type, its params, the ref, and that the task can run here at all.
+func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) (config.TaskType, map[string]string, error) {
+	tt, err := LookupTaskType(cfg.Tasks, req.TaskType)
+	if err != nil {
+		return tt, nil, err
+	}
+	_, resolved, err := Resolve(req.TaskType, tt, req.Params)
+	if err != nil {
+		return tt, nil, err
+	}
+	if tt.MCPTool != "" {
+		return tt, nil, fmt.Errorf("task %s uses mcp_tool, which this agent cannot run yet; declare a command instead", req.TaskType)
+	}
+	if tt.Isolation != config.IsolationWorktree {
+		if req.Ref != "" {
+			return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "only worktree tasks take a ref; leave it out"}
+		}
+		return tt, resolved, nil
+	}
+	repo := repoDir(cfg, tt)
+	if !IsGitRepo(repo) {
+		return tt, nil, fmt.Errorf("task %s is misconfigured: isolation is worktree but %q (context %s) is not a git repository; the owner must fix local_path", req.TaskType, repo, tt.Context)
+	}
+	if _, err := resolveRef(ctx, repo, req.Ref); err != nil {
+		return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: err.Error()}
+	}
+	return tt, resolved, nil
+}
+
+func formatParams(p map[string]string) string {
+	parts := make([]string, 0, len(p))
+	for _, k := range sortedKeys(p) {
+		parts = append(parts, k+"="+p[k])
+	}
+	s := strings.Join(parts, " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,454 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// sentNotify is one aoi.notify the engine asked the core to send.
+type sentNotify struct {
+	Requester, Event, RelatedID string
+	Data                        Outcome
+}
+
+type published struct{ Kind, ID, Agent, Summary string }
+
+// harness is an engine over a real SQLite file, a real git repository and
+// real processes; Notify and Publish record what the core would send.
+type harness struct {
+	e       *Engine
+	db      *store.DB
+	repo    string
+	cfg     *config.Config
+	notes   chan sentNotify
+	mu      sync.Mutex
+	events  []published
+	evCh    chan published
+	cancel  context.CancelFunc
+	dataDir string
+}
+
+func newHarness(t *testing.T, tasks map[string]config.TaskType, mutate ...func(*config.Config)) *harness {
+	t.Helper()
+	h := &harness{repo: newGoRepo(t), notes: make(chan sentNotify, 100), evCh: make(chan published, 1000), dataDir: t.TempDir()}
+	h.cfg = &config.Config{
+		Contexts:  []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: h.repo}},
+		Tasks:     tasks,
+		Approvals: config.Approvals{ExpirySec: 3600},
+	}
+	for _, m := range mutate {
+		m(h.cfg)
+	}
+	db, err := store.Open(filepath.Join(h.dataDir, "aoi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.db = db
+	h.e = h.engine()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	if err := h.e.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.e.Start(ctx)
+	t.Cleanup(func() {
+		cancel()
+		h.e.Stop()
+		db.Close()
+	})
+	return h
+}
+
+func (h *harness) engine() *Engine {
+	return &Engine{
+		Store: h.db, Runner: fastRunner(3), DataDir: h.dataDir, Tick: 50 * time.Millisecond,
+		Config: func() *config.Config { return h.cfg },
+		Notify: func(_ context.Context, requester, event, related string, data any) error {
+			var out Outcome
+			raw, _ := json.Marshal(data)
+			if err := json.Unmarshal(raw, &out); err != nil {
+				return err
+			}
+			h.notes <- sentNotify{requester, event, related, out}
+			return nil
+		},
+		Redact: func(s string) string { return strings.ReplaceAll(s, "SECRET123", "[REDACTED]") },
+		Publish: func(kind, id, agent, summary string) {
+			h.mu.Lock()
+			h.events = append(h.events, published{kind, id, agent, summary})
+			h.mu.Unlock()
+			select {
+			case h.evCh <- published{kind, id, agent, summary}:
+			default:
+			}
+		},
+	}
+}
+
+func (h *harness) waitNotify(t *testing.T) sentNotify {
+	t.Helper()
+	select {
+	case n := <-h.notes:
+		return n
+	case <-time.After(60 * time.Second):
+		t.Fatal("no notify within 60s")
+	}
+	return sentNotify{}
+}
+
+func (h *harness) sawEvent(kind, id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ev := range h.events {
+		if ev.Kind == kind && ev.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *harness) states(t *testing.T, id string) string {
+	t.Helper()
+	trs, err := h.db.TaskTransitions(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, tr := range trs {
+		s = append(s, tr.To)
+	}
+	return strings.Join(s, ">")
+}
+
+// newGoRepo is newRepo plus a tiny Go module with a passing test and a
+// failing one that prints its directory and a secret.
+func newGoRepo(t *testing.T) string {
+	repo := newRepo(t)
+	writeFile(t, filepath.Join(repo, "go.mod"), "module example.com/webapp\n\ngo 1.21\n")
+	writeFile(t, filepath.Join(repo, "calc_test.go"), `package webapp
+import ("os"; "testing")
+func TestOK(t *testing.T) {}
+func TestBad(t *testing.T) { wd, _ := os.Getwd(); t.Errorf("in %s: token=SECRET123 want 2 got 3", wd) }
+`)
+	gitT(t, repo, "add", "go.mod", "calc_test.go")
+	gitT(t, repo, "commit", "-q", "-m", "tests")
+	return repo
+}
+
+func runTestsTask() config.TaskType {
+	return config.TaskType{
+		Command:    []string{"go", "test", "-json", "{{suite}}"},
+		Context:    "acme/webapp",
+		Params:     map[string]config.Param{"suite": {Default: "./...", Pattern: `^\./[A-Za-z0-9_./-]*$`}},
+		TimeoutSec: 120, Isolation: config.IsolationWorktree, Output: config.OutputGoTestJSON,
+		Approval: config.Approval{Required: true},
+	}
+}
+
+func TestEngineApproveRunsInWorktree(t *testing.T) {
+	h := newHarness(t, map[string]config.TaskType{"run_tests": runTestsTask()})
+	ctx := context.Background()
+	before := snapshotOwner(t, h.repo)
+
+	task, err := h.e.Submit(ctx, Request{RequestID: "req-1", From: "pm-tanaka", FromRole: "pm", TaskType: "run_tests",
+		Params: map[string]any{"suite": "./..."}, MatchedRule: "pm-run-tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.State != StatePending {
+		t.Fatalf("state = %s, want pending", task.State)
+	}
+	a, ok, _ := h.db.ApprovalForTask(ctx, task.ID)
+	if !ok || a.State != StatePending || a.MatchedRule != "pm-run-tests" || a.Requester != "pm-tanaka" ||
+		a.Params["suite"] != "./..." || !a.ExpiresAt.After(a.CreatedAt) {
+		t.Fatalf("approval = %+v", a)
+	}
+	if !h.sawEvent(EventApprovalRequested, a.ID) {
+		t.Fatal("no approval.requested event")
+	}
+	time.Sleep(200 * time.Millisecond) // several loop ticks: nothing may run unapproved
+	if st, _ := h.e.Status(ctx, task.ID, ""); st.State != StatePending {
+		t.Fatalf("unapproved task moved to %s", st.State)
+	}
+	if err := h.e.Approve(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Approve(ctx, a.ID); err == nil {
+		t.Fatal("approving twice must fail")
+	}
+	n := h.waitNotify(t)
+	if n.Event != NotifyFailed || n.Requester != "pm-tanaka" || n.RelatedID != "req-1" {
+		t.Fatalf("notify = %+v", n)
+	}
+	d := n.Data
+	if d.TaskID != task.ID || d.Status != StateFailed || d.ExitCode == nil || *d.ExitCode != 1 || d.Output == nil {
+		t.Fatalf("notify data = %+v", d)
+	}
+	if d.Output.Run != 2 || d.Output.Passed != 1 || d.Output.Failed != 1 || d.Output.Failures[0].Test != "TestBad" {
+		t.Fatalf("counts = %+v", d.Output)
+	}
+	wt := filepath.Join(h.dataDir, "worktrees", task.ID)
+	if !strings.Contains(d.Output.Failures[0].Message, "in "+wt) {
+		t.Fatalf("the test did not run in the worktree %s: %q", wt, d.Output.Failures[0].Message)
+	}
+	if strings.Contains(d.OutputTail, "SECRET123") || strings.Contains(d.Output.Failures[0].Message, "SECRET123") ||
+		!strings.Contains(d.OutputTail, "[REDACTED]") || len(d.OutputTail) > MaxNotifyTail {
+		t.Fatalf("output not redacted/bounded: %q", d.OutputTail)
+	}
+	if got := h.states(t, task.ID); got != "pending>approved>in_progress>failed" {
+		t.Fatalf("transitions = %s", got)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatal("the worktree was not removed")
+	}
+	if out := gitT(t, h.repo, "branch", "--list", "aoi/*"); out != "" {
+		t.Fatalf("task branch left: %s", out)
+	}
+	if after := snapshotOwner(t, h.repo); after != before {
+		t.Fatalf("owner's tree changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	assertAudit(t, h.db, "task.request", "approval.decide", "task.start", "task.finish")
+}
+
+func assertAudit(t *testing.T, db *store.DB, methods ...string) {
+	t.Helper()
+	rows, err := db.AuditList(context.Background(), store.AuditQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.Method] = true
+	}
+	for _, m := range methods {
+		if !seen[m] {
+			t.Errorf("no %s row in the audit log", m)
+		}
+	}
+	if v, err := db.VerifyAudit(context.Background()); err != nil || !v.OK {
+		t.Fatalf("audit chain: %+v, %v", v, err)
+	}
+}
+
+func TestEngineCompletedAutoApproved(t *testing.T) {
+	tt := runTestsTask()
+	tt.Command = []string{"go", "test", "-json", "-run", "TestOK", "{{suite}}"}
+	tt.Approval = config.Approval{Required: true, Auto: []config.AutoRule{{FromAgent: "pm-*"}}}
+	h := newHarness(t, map[string]config.TaskType{"run_tests": tt})
+	task, err := h.e.Submit(context.Background(), Request{RequestID: "9", From: "pm-tanaka", FromRole: "pm", TaskType: "run_tests"})
+	if err != nil || task.State != StateApproved {
+		t.Fatalf("submit: %+v, %v", task, err)
+	}
+	n := h.waitNotify(t)
+	if n.Event != NotifyCompleted || n.Data.Status != StateCompleted || *n.Data.ExitCode != 0 || n.Data.Output.Passed != 1 {
+		t.Fatalf("notify = %+v", n)
+	}
+	a, _, _ := h.db.ApprovalForTask(context.Background(), task.ID)
+	if a.State != StateApproved || a.DecidedBy != "approval.auto[0]" {
+		t.Fatalf("approval = %+v", a)
+	}
+}
+
+// touchTask runs `touch <marker>` (a marker the test checks for) without
+// asking... unless approval says otherwise.
+func touchTask(marker string, approval config.Approval) config.TaskType {
+	return config.TaskType{Command: []string{"touch", marker}, TimeoutSec: 10, Isolation: config.IsolationNone, Approval: approval}
+}
+
+func TestEngineReject(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})})
+	ctx := context.Background()
+	task, err := h.e.Submit(ctx, Request{RequestID: "r", From: "pm-tanaka", TaskType: "touch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := h.db.ApprovalForTask(ctx, task.ID)
+	if err := h.e.Reject(ctx, a.ID, "not during the release"); err != nil {
+		t.Fatal(err)
+	}
+	n := h.waitNotify(t)
+	if n.Event != NotifyFailed || n.Data.Status != StateRejected || n.Data.Code != CodeApprovalDenied ||
+		!strings.Contains(n.Data.Error, "not during the release") {
+		t.Fatalf("notify = %+v", n)
+	}
+	if err := h.e.Approve(ctx, a.ID); err == nil {
+		t.Fatal("approving a rejected approval must fail")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatal("a rejected task ran")
+	}
+	if got := h.states(t, task.ID); got != "pending>rejected" {
+		t.Fatalf("transitions = %s", got)
+	}
+	if !h.sawEvent(EventApprovalDecided, a.ID) {
+		t.Fatal("no approval.decided event")
+	}
+}
+
+func TestEngineExpiry(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})},
+		func(c *config.Config) { c.Approvals.ExpirySec = 1 })
+	task, err := h.e.Submit(context.Background(), Request{RequestID: "x", From: "pm-tanaka", TaskType: "touch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := h.waitNotify(t)
+	if n.Data.Status != StateExpired || n.Data.Code != CodeApprovalDenied || n.RelatedID != "x" {
+		t.Fatalf("notify = %+v", n)
+	}
+	a, _, _ := h.db.ApprovalForTask(context.Background(), task.ID)
+	if a.State != StateExpired || a.DecidedBy != "system" || !h.sawEvent(EventApprovalExpired, a.ID) {
+		t.Fatalf("approval = %+v", a)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatal("an expired task ran")
+	}
+}
+
+func sleeperTask(pidFile string, timeout int) config.TaskType {
+	return config.TaskType{Command: []string{"sh", "-c", `sleep 30 & echo $! > "$1"; wait`, "sh", pidFile},
+		TimeoutSec: timeout, Isolation: config.IsolationNone, Approval: config.Approval{}}
+}
+
+func waitPid(t *testing.T, pidFile string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var pid int
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if _, err := fmt.Sscan(string(b), &pid); err == nil {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the task never started")
+	return 0
+}
+
+func TestEngineCancelRunning(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	h := newHarness(t, map[string]config.TaskType{"sleep": sleeperTask(pidFile, 60)})
+	ctx := context.Background()
+	task, err := h.e.Submit(ctx, Request{RequestID: "c", From: "pm-tanaka", TaskType: "sleep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := waitPid(t, pidFile)
+	var nf *NotFoundError
+	if err := h.e.Cancel(ctx, task.ID, "pm-other"); !errors.As(err, &nf) {
+		t.Fatalf("cancel by someone else: %v, want not found", err)
+	}
+	if err := h.e.Cancel(ctx, task.ID, "pm-tanaka"); err != nil {
+		t.Fatal(err)
+	}
+	n := h.waitNotify(t)
+	if n.Event != NotifyFailed || n.Data.Status != StateCanceled {
+		t.Fatalf("notify = %+v", n)
+	}
+	waitGone(t, pid)
+	if got := h.states(t, task.ID); got != "pending>approved>in_progress>canceled" {
+		t.Fatalf("transitions = %s", got)
+	}
+	if err := h.e.Cancel(ctx, task.ID, "pm-tanaka"); err == nil {
+		t.Fatal("canceling a finished task must fail")
+	}
+}
+
+func TestEngineCancelPending(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})})
+	ctx := context.Background()
+	task, _ := h.e.Submit(ctx, Request{From: "pm-tanaka", TaskType: "touch"})
+	if err := h.e.Cancel(ctx, task.ID, "pm-tanaka"); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.waitNotify(t); n.Data.Status != StateCanceled || n.Data.Code != 0 {
+		t.Fatalf("notify = %+v", n)
+	}
+	a, _, _ := h.db.ApprovalForTask(ctx, task.ID)
+	if a.State != StateCanceled {
+		t.Fatalf("approval = %+v", a)
+	}
+}
+
+func TestEngineTimeout(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	h := newHarness(t, map[string]config.TaskType{"sleep": sleeperTask(pidFile, 1)})
+	task, err := h.e.Submit(context.Background(), Request{From: "pm-tanaka", TaskType: "sleep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := waitPid(t, pidFile)
+	n := h.waitNotify(t)
+	if n.Data.Status != StateFailed || !strings.Contains(n.Data.Error, "timed out") || n.Data.ExitCode != nil {
+		t.Fatalf("notify = %+v", n)
+	}
+	waitGone(t, pid)
+	if st, _ := h.e.Wait(context.Background(), task.ID); st.State != StateFailed {
+		t.Fatalf("state = %s", st.State)
+	}
+}
+
+// TestEngineInjectionNothingStored: refused requests store nothing, ring
+// no one and run nothing.
+func TestEngineInjectionNothingStored(t *testing.T) {
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	h := newHarness(t, map[string]config.TaskType{"run_tests": runTestsTask()})
+	ctx := context.Background()
+	bad := []Request{
+		{TaskType: "run_tests", Params: map[string]any{"suite": "./...; touch " + pwned}},
+		{TaskType: "run_tests", Params: map[string]any{"suite": "$(touch " + pwned + ")"}},
+		{TaskType: "run_tests", Params: map[string]any{"suite": "../../etc"}},
+		{TaskType: "run_tests", Params: map[string]any{"suite": "-exec=touch " + pwned}},
+		{TaskType: "run_tests", Params: map[string]any{"cwd": "/"}},
+		{TaskType: "run_tests", Params: map[string]any{"extra": "1"}},
+		{TaskType: "run_tests", Ref: "nope"},
+		{TaskType: "run_tests", Ref: "--upload-pack=touch " + pwned},
+		{TaskType: "sh"},
+	}
+	for _, req := range bad {
+		req.From = "pm-tanaka"
+		_, err := h.e.Submit(ctx, req)
+		var pe *ParamError
+		var ue *UnknownTaskTypeError
+		if !errors.As(err, &pe) && !errors.As(err, &ue) {
+			t.Errorf("%+v: err = %v, want an INVALID_PARAMS error", req, err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n, _ := h.db.CountApprovals(ctx, ""); n != 0 {
+		t.Fatalf("%d approvals stored for refused requests", n)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.events) != 0 {
+		t.Fatalf("events published for refused requests: %+v", h.events)
+	}
+	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
+		t.Fatal("an injection attempt ran")
+	}
+}
+
+func TestEngineNonGitWorktreeIsConfigError(t *testing.T) {
+	h := newHarness(t, map[string]config.TaskType{"run_tests": runTestsTask()},
+		func(c *config.Config) { c.Contexts[0].LocalPath = os.TempDir() })
+	_, err := h.e.Submit(context.Background(), Request{From: "pm-tanaka", TaskType: "run_tests"})
+	if err == nil || !strings.Contains(err.Error(), "not a git repository") {
+		t.Fatalf("err = %v", err)
+	}
+}
