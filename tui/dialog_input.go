@@ -59,10 +59,10 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 func (d *reasonDialog) View(w, h int, env *env) string {
 	bw, _ := dialogSize(w, h)
 	d.input.SetWidth(bw - 6)
-	body := env.styles.Muted.Render(d.hint) + "\n\n" + d.input.View() + "\n\n" +
+	body := "\n" + d.input.View() + "\n\n" +
 		env.styles.Muted.Render("enter "+env.keys.Dialog.Submit.Help().Desc+" · "+
 			env.keys.Dialog.Cancel.Help().Key+" "+env.keys.Dialog.Cancel.Help().Desc)
-	return dialogFrame(d.title, body, w, min(h, 9), env)
+	return dialogFrame(d.title, body, w, h, 7, env)
 }
 
 // answerDialog shows a received query and a text area pre-filled with the
@@ -118,5 +118,5 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	d.area.SetHeight(areaH)
 	body := head + "\n" + strings.Join(question, "\n") + "\n" + env.styles.Header.Render("Answer") + "\n" +
 		d.area.View() + "\n" + foot
-	return dialogFrame("Answer query "+Sanitize(d.q.ID), body, w, h, env)
+	return dialogFrame("Answer query "+Sanitize(d.q.ID), body, w, h, h, env)
 }

@@ -10,9 +10,9 @@ import (
 
 // dialogFrame draws a dialog box centred in a w×h area. Its width adapts to
 // the terminal: up to 76 cells, never wider than the area.
-func dialogFrame(title, content string, w, h int, env *env) string {
-	bw, bh := dialogSize(w, h)
-	b := box(title, content, bw, bh, true, env)
+func dialogFrame(title, content string, w, h, boxH int, env *env) string {
+	bw, _ := dialogSize(w, h)
+	b := box(title, content, bw, min(h, boxH), true, env)
 	return fitBlock(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, b), w, h)
 }
 
@@ -21,41 +21,41 @@ func dialogSize(w, h int) (int, int) {
 	return min(w, 76), h
 }
 
-// helpDialog shows every binding, built from the keymap.
-type helpDialog struct{}
+// helpDialog shows every binding, built from the keymap, scrollable.
+type helpDialog struct{ scroll scroller }
 
 func newHelpDialog() *helpDialog { return &helpDialog{} }
 
 func (d *helpDialog) Update(msg tea.Msg) (action, tea.Cmd) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		return closeDialog{}, nil // any key closes help
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || d.scroll.env == nil {
+		return nil, nil
 	}
-	return nil, nil
+	if matches(k, d.scroll.env.keys.Global.Help) {
+		return closeDialog{}, nil
+	}
+	return d.scroll.update(k), nil
 }
 
 func (d *helpDialog) View(w, h int, env *env) string {
 	bw, _ := dialogSize(w, h)
-	hm := help.New()
-	hm.SetWidth(bw - 4)
 	st := env.styles
+	hm := help.New()
 	hm.Styles = help.Styles{
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
-	cols := env.keys.FullHelp()
-	var blocks []string
 	names := []string{"everywhere", "lists", "panes", "dialogs · prompt"}
-	for i, c := range cols {
+	var blocks []string
+	for i, c := range env.keys.FullHelp() {
 		blocks = append(blocks, st.Header.Render(names[i])+"\n"+hm.FullHelpView([][]keyBinding{c}))
 	}
-	body := strings.Join(blocks, "\n\n")
-	if lipgloss.Height(body) > h-3 && bw >= 70 {
-		left := strings.Join(blocks[:2], "\n\n")
-		right := strings.Join(blocks[2:], "\n\n")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width((bw-4)/2).Render(left), right)
-	}
+	half := (bw - 2) / 2
+	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:2], "\n"))
+	right := strings.Join(blocks[2:], "\n")
+	body := lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	body += "\n\n" + st.Muted.Render("Prompt: "+promptUsage)
-	return dialogFrame("Help · any key closes", wrapBlock(body, bw-2), w, h, env)
+	return d.scroll.view("Help", wrapBlock(body, bw-2), w, h, env)
 }
 
 // wrapBlock wraps every line of s to w cells.
@@ -67,11 +67,52 @@ func wrapBlock(s string, w int) string {
 	return strings.Join(out, "\n")
 }
 
+// scroller shows text in a dialog box, scrolled with the list keys and
+// closed with cancel, open or quit.
+type scroller struct {
+	offset int
+	env    *env
+}
+
+// update scrolls; it returns closeDialog when the key closes the dialog.
+func (s *scroller) update(k tea.KeyPressMsg) action {
+	keys := s.env.keys
+	switch {
+	case matches(k, keys.Dialog.Cancel, keys.List.Open, keys.Global.Quit):
+		return closeDialog{}
+	case matches(k, keys.List.Down):
+		s.offset++
+	case matches(k, keys.List.Up):
+		s.offset = max(0, s.offset-1)
+	case matches(k, keys.List.PageDown):
+		s.offset += 10
+	case matches(k, keys.List.PageUp):
+		s.offset = max(0, s.offset-10)
+	case matches(k, keys.List.Home):
+		s.offset = 0
+	}
+	return nil
+}
+
+func (s *scroller) view(title, body string, w, h int, env *env) string {
+	s.env = env
+	lines := strings.Split(body, "\n")
+	room := h - 3
+	s.offset = max(0, min(s.offset, len(lines)-room))
+	lines = lines[s.offset:]
+	hint := env.keys.Dialog.Cancel.Help().Key + " close"
+	if len(lines) > room {
+		lines = lines[:room]
+		hint = "↓ more · " + hint
+	}
+	lines = append(lines, env.styles.Muted.Render(hint))
+	return dialogFrame(title, strings.Join(lines, "\n"), w, h, len(lines)+2, env)
+}
+
 // detailDialog shows sanitised text, scrollable with the list keys.
 type detailDialog struct {
 	title, body string
-	offset      int
-	env         *env
+	scroll      scroller
 }
 
 func newDetailDialog(title, body string) *detailDialog {
@@ -79,39 +120,13 @@ func newDetailDialog(title, body string) *detailDialog {
 }
 
 func (d *detailDialog) Update(msg tea.Msg) (action, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || d.env == nil {
-		return nil, nil
-	}
-	keys := d.env.keys
-	switch {
-	case matches(k, keys.Dialog.Cancel, keys.List.Open, keys.Global.Quit):
-		return closeDialog{}, nil
-	case matches(k, keys.List.Down):
-		d.offset++
-	case matches(k, keys.List.Up):
-		d.offset = max(0, d.offset-1)
-	case matches(k, keys.List.PageDown):
-		d.offset += 10
-	case matches(k, keys.List.PageUp):
-		d.offset = max(0, d.offset-10)
-	case matches(k, keys.List.Home):
-		d.offset = 0
+	if k, ok := msg.(tea.KeyPressMsg); ok && d.scroll.env != nil {
+		return d.scroll.update(k), nil
 	}
 	return nil, nil
 }
 
 func (d *detailDialog) View(w, h int, env *env) string {
-	d.env = env
-	bw, bh := dialogSize(w, h)
-	lines := strings.Split(wrapBlock(d.body, bw-2), "\n")
-	room := bh - 3
-	d.offset = max(0, min(d.offset, len(lines)-room))
-	lines = lines[d.offset:]
-	if len(lines) > room {
-		lines = append(lines[:room], env.styles.Muted.Render("↓ more"))
-	} else {
-		lines = append(lines, env.styles.Muted.Render(env.keys.Dialog.Cancel.Help().Key+" close"))
-	}
-	return dialogFrame(d.title, strings.Join(lines, "\n"), w, h, env)
+	bw, _ := dialogSize(w, h)
+	return d.scroll.view(d.title, wrapBlock(d.body, bw-2), w, h, env)
 }

@@ -67,9 +67,9 @@ func (m *Model) handlePaste(p tea.PasteMsg) tea.Cmd {
 
 // openPrompt focuses the prompt bar, starting with prefix.
 func (m *Model) openPrompt(prefix string) tea.Cmd {
-	back := m.focus
+	cmd := m.prompt.open(prefix, m.focus)
 	m.setFocus(focusPrompt)
-	return m.prompt.open(prefix, back)
+	return cmd
 }
 
 // promptKey handles a key while the prompt bar has focus.

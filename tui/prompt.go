@@ -39,7 +39,7 @@ func (p *promptBar) restyle() {
 	p.input.SetStyles(st)
 }
 
-func (p *promptBar) setWidth(w int) { p.input.SetWidth(max(1, w-2)) }
+func (p *promptBar) setWidth(w int) { p.input.SetWidth(max(1, w-4)) }
 
 // open focuses the field with a prefix (":" or "@").
 func (p *promptBar) open(prefix string, back focus) tea.Cmd {

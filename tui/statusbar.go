@@ -26,17 +26,16 @@ func (m *Model) renderStatusBar() string {
 	if s.Focus {
 		focusMode = "focus ON"
 	}
-	parts := []string{
+	parts := []string{focusMode,
+		fmt.Sprintf("queries %d", s.PendingQuery),
+		fmt.Sprintf("buffered %d", s.Buffered),
+		fmt.Sprintf("approvals %d", s.PendingApprov),
+		fmt.Sprintf("msgs %d", s.UnreadMsgs),
+		fmt.Sprintf("%d online", s.PeersOnline),
 		where,
-		fmt.Sprintf("%d peers online", s.PeersOnline),
-		focusMode,
-		fmt.Sprintf("Q %d", s.PendingQuery),
-		fmt.Sprintf("buf %d", s.Buffered),
-		fmt.Sprintf("appr %d", s.PendingApprov),
-		fmt.Sprintf("msg %d", s.UnreadMsgs),
 	}
 	if !m.subscribed {
-		parts = append(parts, "offline")
+		parts = append([]string{"no live updates"}, parts...)
 	}
 	rest := " " + strings.Join(parts, " · ")
 	idw := min(ansi.StringWidth(id), m.width/3)

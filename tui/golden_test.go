@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var goldenSizes = [][2]int{{80, 24}, {60, 20}}
+
+// TestPanes renders the whole frame with each pane focused, at every size
+// and theme, and compares it with the golden files.
+func TestPanes(t *testing.T) {
+	panes := []struct {
+		name string
+		f    focus
+	}{
+		{"Peers", focusPeers}, {"Queries", focusQueries}, {"Interrupts", focusInterrupts},
+		{"Approvals", focusApprovals}, {"Audit", focusAudit},
+	}
+	for _, p := range panes {
+		t.Run(p.name, func(t *testing.T) {
+			forEachSize(t, func(t *testing.T, m *Model, w, h int) {
+				m.setFocus(p.f)
+				frame := screen(m)
+				checkFrame(t, frame, w, h)
+				requireGolden(t, frame)
+			})
+		})
+	}
+}
+
+// forEachSize runs fn as subtests "<w>x<h>-<theme>" on a loaded model.
+func forEachSize(t *testing.T, fn func(t *testing.T, m *Model, w, h int)) {
+	for _, sz := range goldenSizes {
+		for _, theme := range []string{"dark", "light"} {
+			t.Run(fmt.Sprintf("%dx%d-%s", sz[0], sz[1], theme), func(t *testing.T) {
+				m := newLoaded(t, fixtureService(), sz[0], sz[1], theme == "dark")
+				fn(t, m, sz[0], sz[1])
+			})
+		}
+	}
+}
+
+// TestScreens covers dialogs, the prompt bar and the help view.
+func TestScreens(t *testing.T) {
+	cases := []struct {
+		name string
+		keys []string
+	}{
+		{"Help", []string{"?"}},
+		{"AnswerDialog", []string{"enter"}},
+		{"DeclineDialog", []string{"d"}},
+		{"RejectDialog", []string{"tab", "tab", "n"}},
+		{"ApprovalDetail", []string{"tab", "tab", "enter"}},
+		{"PromptOpen", []string{"@", "p", "m"}},
+		{"AuditDetail", []string{"tab", "tab", "tab", "enter"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			forEachSize(t, func(t *testing.T, m *Model, w, h int) {
+				press(t, m, c.keys...)
+				frame := screen(m)
+				checkFrame(t, frame, w, h)
+				requireGolden(t, frame)
+			})
+		})
+	}
+}
+
+// TestHostileQueryGolden opens the query whose text carries OSC 52, a
+// screen clear, a carriage return and a bidi override: the frame keeps its
+// shape and none of the controls reach the output.
+func TestHostileQueryGolden(t *testing.T) {
+	forEachSize(t, func(t *testing.T, m *Model, w, h int) {
+		press(t, m, "tab") // interrupts: q-5, then the hostile q-4
+		press(t, m, "down", "enter")
+		raw := m.Render()
+		for _, bad := range []string{"\x1b]52", "\x1b[2J", "\r", "\u202e", "\a"} {
+			if strings.Contains(raw, bad) {
+				t.Errorf("raw frame contains %q", bad)
+			}
+		}
+		frame := screen(m)
+		if !strings.Contains(frame, "APPROVED by owner") {
+			t.Errorf("the query text is not shown:\n%s", frame)
+		}
+		checkFrame(t, frame, w, h)
+		requireGolden(t, frame)
+	})
+}
+
+// TestLayouts checks the wide two-column layout and the too-small notice.
+func TestLayouts(t *testing.T) {
+	for _, sz := range [][2]int{{120, 30}, {59, 20}, {100, 19}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			m := newLoaded(t, fixtureService(), sz[0], sz[1], true)
+			frame := screen(m)
+			checkFrame(t, frame, sz[0], sz[1])
+			requireGolden(t, frame)
+		})
+	}
+}
