@@ -139,6 +139,10 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/metrics/listen_addr", "allowed forms", "host:port"},
 		{"backoff order", `{"agent": {"id": "eng-a", "role": "engineer"}, "outbox": {"initial_backoff_ms": 5000, "max_backoff_ms": 1000}}`,
 			nil, "/outbox/max_backoff_ms", "less than initial_backoff_ms", "at least"},
+		{"bad task name", `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"Run Tests": {"command": ["make"]}}}`,
+			nil, "/tasks/Run Tests", `name "Run Tests" is not allowed`, "lower-case letters"},
+		{"bad param name", `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"t": {"command": ["{{a}}"], "params": {"a": {}, "b-c": {}}}}}`,
+			nil, "/tasks/t/params/b-c", `name "b-c" is not allowed`, "{{name}}"},
 		{"not an object", `[1, 2]`, nil, "", "not a JSON object", "aoi.example.json"},
 	}
 	for _, tc := range cases {

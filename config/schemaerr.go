@@ -13,6 +13,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
+// collector turns one validation's error tree into Errors; it keeps the
+// instance for the few errors whose location must be looked up.
+type collector struct {
+	*schemaDoc
+	instance any
+}
+
 // validateSchema checks the expanded tree against the embedded schema and
 // turns every failure into an *Error with a path and a fix.
 func validateSchema(tree any) Errors {
@@ -29,18 +36,30 @@ func validateSchema(tree any) Errors {
 		return Errors{{Problem: err.Error(), Fix: "report this as a bug"}}
 	}
 	var out Errors
-	doc.collect(ve, &out)
+	c := &collector{schemaDoc: doc, instance: tree}
+	c.collect(ve, &out)
 	return dedupe(out)
 }
 
 // collect walks the error tree down to the failures a person can fix.
-func (d *schemaDoc) collect(ve *jsonschema.ValidationError, out *Errors) {
+func (d *collector) collect(ve *jsonschema.ValidationError, out *Errors) {
 	switch k := ve.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf:
 		*out = append(*out, d.alternatives(ve))
 		return
 	case *kind.AdditionalProperties:
 		*out = append(*out, d.unknownKeys(ve, k)...)
+		return
+	case *kind.PropertyNames:
+		fix := "use lower-case letters, digits, '_', '.' or '-', starting with a letter or digit"
+		if strings.Contains(ve.SchemaURL, "/params") {
+			fix = "use letters, digits and '_', starting with a letter or '_' (it is written as {{name}})"
+		}
+		*out = append(*out, &Error{
+			Path:    d.propertyNamePath(ve, k.Property),
+			Problem: fmt.Sprintf("name %q is not allowed", k.Property),
+			Fix:     fix,
+		})
 		return
 	case *kind.Required:
 		for _, m := range k.Missing {
@@ -59,6 +78,45 @@ func (d *schemaDoc) collect(ve *jsonschema.ValidationError, out *Errors) {
 		return
 	}
 	*out = append(*out, d.leaf(ve))
+}
+
+// propertyNamePath locates a rejected property name. The validator's
+// InstanceLocation for propertyNames errors aliases a buffer it keeps
+// reusing (jsonschema v6.0.3), so the name is looked up in the instance
+// under the key whose propertyNames rejected it ("tasks", "params").
+func (d *collector) propertyNamePath(ve *jsonschema.ValidationError, prop string) string {
+	_, frag, _ := strings.Cut(strings.TrimSuffix(ve.SchemaURL, "/propertyNames"), "#")
+	parent := frag[strings.LastIndexByte(frag, '/')+1:]
+	if p, ok := findKey(d.instance, "", parent, prop); ok {
+		return p
+	}
+	return pointer(prop)
+}
+
+// findKey finds, depth first in key order, an object stored under the key
+// parent that has the key prop, and returns prop's JSON pointer.
+func findKey(v any, at, parent, prop string) (string, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		child := at + pointer(k)
+		if inner, ok := m[k].(map[string]any); ok && k == parent {
+			if _, has := inner[prop]; has {
+				return child + pointer(prop), true
+			}
+		}
+		if p, ok := findKey(m[k], child, parent, prop); ok {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // alternatives explains a value that fits none of several allowed forms.
@@ -152,10 +210,6 @@ func (d *schemaDoc) leaf(ve *jsonschema.ValidationError) *Error {
 	case *kind.Format:
 		e.Problem = fmt.Sprintf("%s is not a valid %s", show(k.Got), k.Want)
 		e.Fix = orDefault(desc, "write a valid "+k.Want)
-	case *kind.PropertyNames:
-		e.Path = pointer(append(ve.InstanceLocation, k.Property)...)
-		e.Problem = fmt.Sprintf("name %q is not allowed", k.Property)
-		e.Fix = "use lower-case letters, digits, '_', '.' or '-'"
 	default:
 		e.Problem = ve.ErrorKind.LocalizedString(nil)
 		e.Fix = orDefault(desc, "see config/aoi.schema.json")
