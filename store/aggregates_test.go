@@ -1,0 +1,313 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// write runs fn through the writer and fails the test on error.
+func write(t testing.TB, db *DB, fn func(tx *Tx) error) {
+	t.Helper()
+	if err := db.Write(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRegistryUpsertAndLookups(t *testing.T) {
+	clock := newTestClock()
+	db, _ := openTestDB(t, WithClock(clock.Now))
+	ctx := context.Background()
+	p := PeerRecord{AgentID: "eng-suzuki", Role: "engineer", Fingerprint: "fp1", NodeID: "n1", Trust: "pinned",
+		Status: "online", Contexts: []string{"acme/webapp"}, TaskTypes: []string{"run_tests"}, Capabilities: json.RawMessage(`{"actions":["query"]}`)}
+	write(t, db, func(tx *Tx) error { return tx.UpsertPeer(p) })
+	got, ok, err := db.Peer(ctx, "eng-suzuki")
+	if err != nil || !ok || got.Role != "engineer" || got.Contexts[0] != "acme/webapp" || string(got.Capabilities) != `{"actions":["query"]}` {
+		t.Fatalf("Peer = %+v %v %v", got, ok, err)
+	}
+	first := got.FirstSeen
+	p.Endpoint = "127.0.0.1:8443"
+	write(t, db, func(tx *Tx) error { return tx.UpsertPeer(p) })
+	got, _, _ = db.Peer(ctx, "eng-suzuki")
+	if got.Endpoint != "127.0.0.1:8443" || !got.FirstSeen.Equal(first) || !got.LastSeen.After(first) {
+		t.Fatalf("after second upsert: %+v (first_seen must be kept, last_seen advanced)", got)
+	}
+	if g, ok, _ := db.PeerByFingerprint(ctx, "fp1"); !ok || g.AgentID != "eng-suzuki" {
+		t.Fatal("PeerByFingerprint did not find the peer")
+	}
+	if g, ok, _ := db.PeerByNode(ctx, "n1"); !ok || g.AgentID != "eng-suzuki" {
+		t.Fatal("PeerByNode did not find the peer")
+	}
+	if _, ok, _ := db.PeerByFingerprint(ctx, ""); ok {
+		t.Fatal("an empty fingerprint matched a peer")
+	}
+	seen := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	write(t, db, func(tx *Tx) error { return tx.SetPeerStatus("eng-suzuki", "offline", seen) })
+	got, _, _ = db.Peer(ctx, "eng-suzuki")
+	if got.Status != "offline" || !got.LastSeen.Equal(seen) {
+		t.Fatalf("status = %s last_seen %v", got.Status, got.LastSeen)
+	}
+	write(t, db, func(tx *Tx) error { return tx.DeletePeer("eng-suzuki") })
+	if _, ok, _ := db.Peer(ctx, "eng-suzuki"); ok {
+		t.Fatal("peer still there after DeletePeer")
+	}
+}
+
+func TestRegistryUniqueFingerprintAndNode(t *testing.T) {
+	db, _ := openTestDB(t)
+	write(t, db, func(tx *Tx) error {
+		if err := tx.UpsertPeer(PeerRecord{AgentID: "a", Fingerprint: "fp"}); err != nil {
+			return err
+		}
+		// Empty fingerprints and nodes never collide.
+		if err := tx.UpsertPeer(PeerRecord{AgentID: "b"}); err != nil {
+			return err
+		}
+		return tx.UpsertPeer(PeerRecord{AgentID: "c"})
+	})
+	err := db.Write(context.Background(), func(tx *Tx) error { return tx.UpsertPeer(PeerRecord{AgentID: "d", Fingerprint: "fp"}) })
+	if err == nil || !strings.Contains(err.Error(), "already pinned for another agent") {
+		t.Fatalf("duplicate fingerprint: %v", err)
+	}
+	write(t, db, func(tx *Tx) error { return tx.UpsertPeer(PeerRecord{AgentID: "a", NodeID: "n"}) })
+	err = db.Write(context.Background(), func(tx *Tx) error { return tx.UpsertPeer(PeerRecord{AgentID: "b", NodeID: "n"}) })
+	if err == nil || !strings.Contains(err.Error(), "already bound to another agent") {
+		t.Fatalf("duplicate node: %v", err)
+	}
+	peers, err := db.Peers(context.Background())
+	if err != nil || len(peers) != 3 || peers[0].AgentID != "a" {
+		t.Fatalf("Peers = %+v, %v", peers, err)
+	}
+}
+
+func TestTrustRequests(t *testing.T) {
+	db, _ := openTestDB(t, WithClock(newTestClock().Now))
+	ctx := context.Background()
+	for range 3 {
+		write(t, db, func(tx *Tx) error { return tx.RecordTrustRequest("fpX", "mallory", "127.0.0.1:5555") })
+	}
+	write(t, db, func(tx *Tx) error { return tx.RecordTrustRequest("fpY", "bob", "127.0.0.1:6666") })
+	reqs, err := db.TrustRequests(ctx)
+	if err != nil || len(reqs) != 2 || reqs[0].Fingerprint != "fpY" || reqs[1].Attempts != 3 {
+		t.Fatalf("TrustRequests = %+v, %v; want fpY first and fpX with 3 attempts", reqs, err)
+	}
+	if !reqs[1].LastSeen.After(reqs[1].FirstSeen) {
+		t.Fatal("last_seen did not advance on a repeated request")
+	}
+	write(t, db, func(tx *Tx) error { return tx.DeleteTrustRequest("fpX") })
+	if reqs, _ := db.TrustRequests(ctx); len(reqs) != 1 {
+		t.Fatalf("after delete: %d requests", len(reqs))
+	}
+}
+
+func TestTrustRequestsAreBounded(t *testing.T) {
+	db, _ := openTestDB(t, WithClock(newTestClock().Now))
+	write(t, db, func(tx *Tx) error {
+		for i := range maxTrustRequests + 20 {
+			if err := tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	reqs, err := db.TrustRequests(context.Background())
+	if err != nil || len(reqs) != maxTrustRequests {
+		t.Fatalf("%d trust requests kept (%v), want %d", len(reqs), err, maxTrustRequests)
+	}
+	if reqs[0].Fingerprint != fmt.Sprintf("fp%d", maxTrustRequests+19) {
+		t.Fatalf("newest request %s was not kept", reqs[0].Fingerprint)
+	}
+}
+
+func TestQueriesLifecycle(t *testing.T) {
+	db, _ := openTestDB(t, WithClock(newTestClock().Now))
+	ctx := context.Background()
+	write(t, db, func(tx *Tx) error {
+		for i := range 3 {
+			q := QueryRecord{ID: fmt.Sprintf("q%d", i), RequestID: "r", From: "pm-tanaka", Text: "認証の進捗は？",
+				ContextScope: []string{"acme/webapp"}, State: "awaiting"}
+			if err := tx.InsertQuery(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	list, err := db.Queries(ctx, "", 0)
+	if err != nil || len(list) != 3 || list[0].ID != "q2" || list[0].Priority != "normal" || list[0].ContextScope[0] != "acme/webapp" {
+		t.Fatalf("Queries = %+v, %v; want newest first", list, err)
+	}
+	write(t, db, func(tx *Tx) error {
+		return tx.SetQueryDecision("q1", "ESCALATE", 0.25, json.RawMessage(`{"summary":"draft"}`))
+	})
+	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	write(t, db, func(tx *Tx) error {
+		return tx.UpdateQuery("q1", "answered", json.RawMessage(`{"summary":"done","completed":true}`), &at)
+	})
+	q, ok, err := db.Query(ctx, "q1")
+	if err != nil || !ok || q.State != "answered" || q.Decision != "ESCALATE" || q.Confidence != 0.25 ||
+		string(q.Draft) != `{"summary":"draft"}` || q.AnsweredAt == nil || !q.AnsweredAt.Equal(at) {
+		t.Fatalf("Query = %+v, %v, %v", q, ok, err)
+	}
+	// A state change without an answer keeps the stored answer.
+	write(t, db, func(tx *Tx) error { return tx.UpdateQuery("q1", "declined", nil, nil) })
+	if q, _, _ := db.Query(ctx, "q1"); q.Answer == nil || q.AnsweredAt == nil {
+		t.Fatal("UpdateQuery with nil answer erased the answer")
+	}
+	if n, _ := db.CountQueries(ctx, "awaiting"); n != 2 {
+		t.Fatalf("CountQueries(awaiting) = %d, want 2", n)
+	}
+	if n, _ := db.CountQueries(ctx, ""); n != 3 {
+		t.Fatalf("CountQueries() = %d, want 3", n)
+	}
+	err = db.Write(ctx, func(tx *Tx) error { return tx.UpdateQuery("nope", "x", nil, nil) })
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("UpdateQuery on unknown id = %v, want ErrNotFound", err)
+	}
+	err = db.Write(ctx, func(tx *Tx) error { return tx.UpdateQuery("q0", "x", json.RawMessage(`{bad`), nil) })
+	if err == nil {
+		t.Fatal("invalid JSON answer was stored")
+	}
+}
+
+func TestAsks(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	write(t, db, func(tx *Tx) error {
+		return tx.InsertAsk(AskRecord{RequestID: "req-1", To: "eng-suzuki", Text: "status?"})
+	})
+	write(t, db, func(tx *Tx) error { return tx.SetAskResult("req-1", json.RawMessage(`{"completed":false}`)) })
+	a, ok, err := db.Ask(ctx, "req-1")
+	if err != nil || !ok || a.To != "eng-suzuki" || string(a.Result) != `{"completed":false}` || a.SentAt.IsZero() {
+		t.Fatalf("Ask = %+v %v %v", a, ok, err)
+	}
+	if _, ok, _ := db.Ask(ctx, "nope"); ok {
+		t.Fatal("unknown ask found")
+	}
+}
+
+func TestMessagesDedupeAndOrder(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	insert := func(m MessageRecord) (int64, bool) {
+		var seq int64
+		var dup bool
+		write(t, db, func(tx *Tx) (err error) {
+			seq, dup, err = tx.InsertMessage(m)
+			return err
+		})
+		return seq, dup
+	}
+	s1, d1 := insert(MessageRecord{MsgID: "m1", From: "pm", Event: "query.completed", RelatedID: "q1", Data: json.RawMessage(`{"a":1}`)})
+	s2, d2 := insert(MessageRecord{MsgID: "m1", From: "pm", Event: "query.completed", RelatedID: "q1"}) // retry
+	s3, _ := insert(MessageRecord{MsgID: "m1", From: "other", Event: "e"})                              // same id, other sender
+	s4, _ := insert(MessageRecord{From: "pm", Event: "e"})                                              // no msg id
+	s5, d5 := insert(MessageRecord{From: "pm", Event: "e"})                                             // no msg id: never deduped
+	if d1 || !d2 || s2 != s1 || d5 || s3 == s1 || s5 == s4 {
+		t.Fatalf("seqs %d %d %d %d %d dup %v %v %v", s1, s2, s3, s4, s5, d1, d2, d5)
+	}
+	msgs, err := db.Messages(ctx, 0, 0)
+	if err != nil || len(msgs) != 4 || msgs[0].Seq != s1 || string(msgs[0].Data) != `{"a":1}` || msgs[0].RelatedID != "q1" {
+		t.Fatalf("Messages = %+v, %v", msgs, err)
+	}
+	for i := 1; i < len(msgs); i++ {
+		if msgs[i].Seq <= msgs[i-1].Seq {
+			t.Fatal("messages not in sequence order")
+		}
+	}
+	after, _ := db.Messages(ctx, s3, 10)
+	if len(after) != 2 || after[0].Seq != s4 {
+		t.Fatalf("Messages after %d = %+v", s3, after)
+	}
+	if n, _ := db.UnreadMessages(ctx); n != 4 {
+		t.Fatalf("unread = %d, want 4", n)
+	}
+	write(t, db, func(tx *Tx) error { return tx.MarkMessagesRead(s3) })
+	if n, _ := db.UnreadMessages(ctx); n != 2 {
+		t.Fatalf("unread after marking up to %d = %d, want 2", s3, n)
+	}
+	write(t, db, func(tx *Tx) error { return tx.MarkMessagesRead(s1) }) // an older mark changes nothing
+	if n, _ := db.UnreadMessages(ctx); n != 2 {
+		t.Fatalf("unread after an older mark = %d, want 2", n)
+	}
+	msgs, _ = db.Messages(ctx, 0, 0)
+	if !msgs[0].Read || !msgs[1].Read || msgs[2].Read {
+		t.Fatalf("read flags = %v %v %v", msgs[0].Read, msgs[1].Read, msgs[2].Read)
+	}
+}
+
+func TestOutboxLifecycle(t *testing.T) {
+	clock := newTestClock()
+	db, path := openTestDB(t, WithClock(clock.Now))
+	ctx := context.Background()
+	base := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	write(t, db, func(tx *Tx) error {
+		for i, to := range []string{"pm", "pm", "eng"} {
+			r := OutboxRecord{ID: fmt.Sprintf("o%d", i), To: to, Method: "aoi.notify", Params: json.RawMessage(`{"event":"query.completed"}`),
+				NextAttemptAt: base.Add(time.Duration(i) * time.Second), CreatedAt: base.Add(time.Duration(i) * time.Second), ExpiresAt: base.Add(time.Hour)}
+			if err := tx.EnqueueOutbox(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	due, err := db.DueOutbox(ctx, base.Add(time.Second), 0)
+	if err != nil || len(due) != 2 || due[0].ID != "o0" || due[1].ID != "o1" || due[0].State != OutboxPending {
+		t.Fatalf("DueOutbox = %+v, %v; want o0, o1", due, err)
+	}
+	if next, ok, _ := db.NextOutboxAt(ctx); !ok || !next.Equal(base) {
+		t.Fatalf("NextOutboxAt = %v %v, want %v", next, ok, base)
+	}
+	// o0 fails and is retried later; o1 is delivered; o2 expires.
+	write(t, db, func(tx *Tx) error { return tx.RescheduleOutbox("o0", base.Add(10*time.Second), "peer pm offline") })
+	write(t, db, func(tx *Tx) error { return tx.MarkOutboxDelivered("o1", base.Add(2*time.Second)) })
+	write(t, db, func(tx *Tx) error { return tx.ExpireOutbox("o2") })
+	if due, _ := db.DueOutbox(ctx, base.Add(5*time.Second), 0); len(due) != 0 {
+		t.Fatalf("due after reschedule = %+v, want none", due)
+	}
+	if depth, oldest, _ := db.OutboxStats(ctx); depth != 1 || !oldest.Equal(base) {
+		t.Fatalf("OutboxStats = %d, %v; want 1 pending created at %v", depth, oldest, base)
+	}
+	// The pending entry survives a restart.
+	db.Close()
+	db2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	forPM, err := db2.OutboxForAgent(ctx, "pm")
+	if err != nil || len(forPM) != 1 || forPM[0].ID != "o0" || forPM[0].Attempts != 1 || forPM[0].LastError != "peer pm offline" {
+		t.Fatalf("OutboxForAgent(pm) after restart = %+v, %v", forPM, err)
+	}
+	o1, _, _ := db2.Outbox(ctx, "o1")
+	if o1.State != OutboxDelivered || o1.DeliveredAt == nil {
+		t.Fatalf("o1 = %+v, want delivered", o1)
+	}
+	err = db2.Write(ctx, func(tx *Tx) error { return tx.RescheduleOutbox("o1", base, "x") })
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("rescheduling a delivered entry = %v, want ErrNotFound", err)
+	}
+	if _, ok, _ := db2.NextOutboxAt(ctx); !ok {
+		t.Fatal("NextOutboxAt lost the pending entry")
+	}
+}
+
+func TestSettings(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	if _, ok, err := db.Setting(ctx, "focus"); ok || err != nil {
+		t.Fatalf("missing setting: ok %v err %v", ok, err)
+	}
+	write(t, db, func(tx *Tx) error { return tx.SetSetting("focus", "on") })
+	write(t, db, func(tx *Tx) error { return tx.SetSetting("focus", "off") })
+	if v, ok, _ := db.Setting(ctx, "focus"); !ok || v != "off" {
+		t.Fatalf("focus = %q %v, want off", v, ok)
+	}
+	write(t, db, func(tx *Tx) error { return tx.DeleteSetting("focus") })
+	if _, ok, _ := db.Setting(ctx, "focus"); ok {
+		t.Fatal("setting survived DeleteSetting")
+	}
+}
