@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -47,16 +48,28 @@ func (s *Server) serveOne(ctx context.Context, buf []byte, req *request, caller 
 	return appendResult(buf, req.id, resultJSON), true, wait
 }
 
-// precheck applies the whole-request refusal, the caller's rate limit and
-// the request's own validity, in that order.
+// precheck applies the caller's rate limit, the whole-request refusal and
+// the request's own validity, in that order. Refused callers are limited
+// too, so a stranger cannot flood the audit log.
 func (s *Server) precheck(req *request, caller Caller, ref *refusal, now time.Time) (*Error, time.Duration) {
+	if ok, wait := s.limits.allow(limitKey(caller), now); !ok {
+		return RateLimited(wait), max(wait, time.Millisecond)
+	}
 	if ref != nil {
 		return ref.err, 0
 	}
-	if ok, wait := s.limits.allow(caller.Key(), now); !ok {
-		return RateLimited(wait), max(wait, time.Millisecond)
-	}
 	return req.err, 0
+}
+
+// limitKey is Caller.Key, except that a caller known only by its address
+// is limited per host rather than per connection.
+func limitKey(c Caller) string {
+	if c.Fingerprint == "" && c.NodeID == "" {
+		if host, _, err := net.SplitHostPort(c.Addr); err == nil {
+			return c.Kind + ":" + host
+		}
+	}
+	return c.Key()
 }
 
 // dispatch calls the method's handler, turning panics and plain errors

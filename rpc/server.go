@@ -179,10 +179,10 @@ func finish(buf []byte, batch bool, start int, ref *refusal, allLimited bool, re
 	}
 	out := outcome{body: buf, status: http.StatusOK}
 	switch {
-	case ref != nil:
-		out.status = ref.status
 	case allLimited:
 		out.status, out.retryAfter = http.StatusTooManyRequests, retryAfter
+	case ref != nil:
+		out.status = ref.status
 	case empty:
 		out.status = http.StatusNoContent
 	}

@@ -334,3 +334,25 @@ func TestIdentifyAndAuthenticate(t *testing.T) {
 		t.Fatalf("refused calls must be audited with caller and method: %+v", recs)
 	}
 }
+
+func TestRefusedCallersAreRateLimited(t *testing.T) {
+	audit := &auditLog{}
+	s := specServer(t, Options{
+		RatePerSec:   1,
+		Burst:        1,
+		Authenticate: func(ctx context.Context, c Caller) (Caller, error) { return c, PermissionDenied("not pinned", nil) },
+		Audit:        audit.hook,
+	})
+	body := []byte(`{"jsonrpc":"2.0","method":"get_data","id":1}`)
+	stranger := Caller{Kind: CallerTLS, Addr: "127.0.0.1:5000"}
+	if resp, status := s.ServeRPC(context.Background(), body, stranger); status != http.StatusForbidden || decodeError(t, resp).Code != CodePermissionDenied {
+		t.Fatalf("first call: %d %s", status, resp)
+	}
+	stranger.Addr = "127.0.0.1:5001" // a new connection from the same host
+	if resp, status := s.ServeRPC(context.Background(), body, stranger); status != http.StatusTooManyRequests || decodeError(t, resp).Code != CodeRateLimit {
+		t.Fatalf("second call: %d %s", status, resp)
+	}
+	if n := len(audit.all()); n != 2 {
+		t.Fatalf("audited %d calls, want 2", n)
+	}
+}
