@@ -25,11 +25,14 @@ func (e *Engine) Recover(ctx context.Context) error {
 		if !e.claim(t.ID) {
 			continue
 		}
+		if pids := killLeftovers(t.ID); len(pids) > 0 {
+			e.log().Info("task: killed processes left from before the restart", "task", t.ID, "pids", pids)
+		}
 		out := Outcome{TaskID: t.ID, Status: StateFailed, Error: "the agent restarted while the task ran; ask again"}
+		e.removeStaleWorktree(ctx, cfg, t)
 		if err := e.finish(ctx, t, t.State, out); err != nil {
 			errs = append(errs, err)
 		}
-		e.removeStaleWorktree(ctx, cfg, t)
 		e.release(t.ID)
 	}
 	return errors.Join(errs...)
