@@ -38,7 +38,8 @@ const auditColumns = `seq, ts, agent, method, result, detail, prev_hash, hash`
 // AppendAudit appends a row to the audit chain in the current transaction.
 // detail is any JSON-encodable value (or json.RawMessage); it is stored in
 // canonical form. If the surrounding write function fails, the row and the
-// chain head are rolled back with it.
+// chain head are rolled back with it; the returned record is final once the
+// DB.Write that ran this returns nil.
 func (tx *Tx) AppendAudit(agent, method, result string, detail any) (AuditRecord, error) {
 	d, err := canonicalDetail(detail)
 	if err != nil {

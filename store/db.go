@@ -5,33 +5,42 @@
 // # Adding an aggregate (how store/tasks.go, store/context_index.go, … plug in)
 //
 // Every aggregate lives in package store, in its own files, and follows the
-// same three rules:
+// same three rules.
 //
-//  1. Schema: one or more store/migrations/NNNN_name.sql files in your number
-//     range (0001–0099 store core, 0100–0199 context index, 0200–0299 tasks and
-//     approvals, 0300–0399 operations). They are embedded and applied in
-//     filename order, each in its own transaction, and never edited once
-//     committed: change a schema by adding a migration.
+// Schema: one or more store/migrations/NNNN_name.sql files in your number
+// range (0001–0099 store core, 0100–0199 context index, 0200–0299 tasks and
+// approvals, 0300–0399 operations). They are embedded and applied in filename
+// order, each in its own transaction, and never edited once released: change
+// a schema by adding a migration.
 //
-//  2. Writes are methods on *Tx:
+// Writes are methods on *Tx, called by others inside DB.Write:
 //
-//     func (tx *Tx) InsertTask(t TaskRecord) error {
-//     _, err := tx.Exec(`INSERT INTO tasks(id, state, created_at) VALUES (?, ?, ?)`,
-//     t.ID, t.State, formatTime(t.CreatedAt))
-//     return err
-//     }
+//	func (tx *Tx) InsertTask(t TaskRecord) error {
+//		_, err := tx.Exec(`INSERT INTO tasks(id, state, created_at) VALUES (?, ?, ?)`,
+//			t.ID, t.State, formatTime(t.CreatedAt))
+//		return err
+//	}
 //
-//     Callers run them through DB.Write, which hands the function to the
-//     writer goroutine; the function runs inside its own SAVEPOINT of the
-//     current group-commit transaction and its caller is answered after the
-//     COMMIT. Inside such a method: use tx.Exec / tx.QueryRow / tx.Query only
-//     (statements are cached per connection, so plain SQL strings are cheap),
-//     never start or end a transaction, never block on the network or on
-//     another Write (the writer is single-threaded: that would deadlock), and
-//     take the time from tx.Now() so the injected clock applies.
+//	err := db.Write(ctx, func(tx *store.Tx) error {
+//		if err := tx.InsertTask(t); err != nil {
+//			return err
+//		}
+//		_, err := tx.AppendAudit(peer, "aoi.task.execute", "ok", detail)
+//		return err
+//	})
 //
-//  3. Reads are methods on *DB that use db.rd (the read-only pool), e.g.
-//     db.rd.QueryRowContext(ctx, …). They see everything committed.
+// DB.Write hands the function to the writer goroutine; it runs inside its own
+// SAVEPOINT of the current group-commit transaction and its caller is
+// answered after the COMMIT. Inside a write method use tx.Exec, tx.QueryRow
+// and tx.Query only (statements are cached per connection, so plain SQL
+// strings are cheap; close any rows before returning), never BEGIN, COMMIT
+// or ROLLBACK yourself, never block on the network or call DB.Write (the
+// writer is single-threaded: it would wait on itself), and take the time from
+// tx.Now() so the injected clock applies. Return an error to undo just your
+// function's changes.
+//
+// Reads are methods on *DB that use db.rd, the read-only pool
+// (db.rd.QueryContext(ctx, …)); they see everything committed.
 //
 // Times are stored as TEXT with formatTime (fixed-width RFC 3339 UTC with
 // nanoseconds, so they sort and compare as strings) and read back with
