@@ -51,7 +51,7 @@ func parseColon(f []string, line string) (promptCommand, error) {
 	if len(f) == 0 {
 		return promptCommand{}, errors.New("type a command after ':' — " + promptUsage)
 	}
-	rest := func(n int) string { return restAfter(line, n+1) }
+	rest := func(n int) string { return restAfter(line, n) }
 	switch f[0] {
 	case "task":
 		return parseTask(f[1:])

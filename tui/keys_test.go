@@ -1,0 +1,227 @@
+package tui
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/keymap"
+)
+
+func TestFocusRing(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	want := []focus{focusInterrupts, focusApprovals, focusAudit, focusPeers, focusQueries}
+	for _, f := range want {
+		press(t, m, "tab")
+		if m.focus != f {
+			t.Fatalf("tab: focus = %d; want %d", m.focus, f)
+		}
+	}
+	press(t, m, "shift+tab")
+	if m.focus != focusPeers {
+		t.Errorf("shift+tab: focus = %d; want peers", m.focus)
+	}
+	if !m.peers.focused || m.queries.focused {
+		t.Error("only the focused pane may be marked focused")
+	}
+}
+
+func TestApproveWithY(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab", "tab") // approvals; first row is a-3 (expires soonest)
+	press(t, m, "down", "y")
+	pump(t, m, func() tea.Msg { return flushMsg{} })
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-2"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	if strings.Contains(screen(m), "suite=./auth/...") {
+		t.Error("approved row is still listed as pending")
+	}
+	if !strings.Contains(screen(m), "approved a-2") {
+		t.Errorf("no confirmation in the status line:\n%s", screen(m))
+	}
+}
+
+func TestRejectAsksForReason(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab", "tab", "n")
+	if len(m.dialogs) != 1 {
+		t.Fatal("n did not open the reason dialog")
+	}
+	press(t, m, "q") // typed into the dialog, not quit
+	typeText(t, m, "uiet hours")
+	press(t, m, "enter")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"reject a-3 quiet hours"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	if len(m.dialogs) != 0 {
+		t.Error("dialog still open after submit")
+	}
+}
+
+func TestDialogEscCancels(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab", "tab", "n", "esc")
+	if len(m.dialogs) != 0 || len(svc.Calls()) != 0 {
+		t.Errorf("esc: dialogs=%d calls=%v", len(m.dialogs), svc.Calls())
+	}
+}
+
+func TestAnswerFromTextArea(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "enter") // queries pane, q-7 escalated, draft pre-filled
+	d, ok := m.topDialog().(*answerDialog)
+	if !ok {
+		t.Fatalf("enter opened %T", m.topDialog())
+	}
+	if !strings.Contains(d.area.Value(), "Auth refactor is 70% done") {
+		t.Fatalf("draft not pre-filled: %q", d.area.Value())
+	}
+	typeText(t, m, " ETA Friday.")
+	press(t, m, "ctrl+s")
+	calls := svc.Calls()
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "answer q-7 Auth refactor") || !strings.HasSuffix(calls[0], "ETA Friday.") {
+		t.Fatalf("calls = %q", calls)
+	}
+}
+
+func TestDeclineWithReason(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "d")
+	typeText(t, m, "ask in standup")
+	press(t, m, "enter")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"decline q-7 ask in standup"}) {
+		t.Fatalf("calls = %v", got)
+	}
+}
+
+func TestReleaseOneAndAll(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab", "r")
+	press(t, m, "R")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{`release "q-5"`, `release ""`}) {
+		t.Fatalf("calls = %v", got)
+	}
+}
+
+func TestTrustAndRefuse(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "shift+tab", "x") // peers; the pending request is first
+	press(t, m, "down", "t")       // t on a pinned peer does nothing
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"refuse SHA256:3f:a9:1c:77:0e:52:b4:d1:9a:20:6e:8f:c3:11"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	svc2 := fixtureService()
+	m2 := newLoaded(t, svc2, 80, 24, true)
+	press(t, m2, "shift+tab", "t")
+	if got := svc2.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "trust stranger SHA256:3f") {
+		t.Fatalf("calls = %v", got)
+	}
+}
+
+func TestServiceErrorShownNotFatal(t *testing.T) {
+	svc := fixtureService()
+	svc.failWith = errors.New("the core is shutting down; try again in a moment")
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab", "tab", "y")
+	if !strings.Contains(screen(m), "approved a-3 failed: the core is shutting down") {
+		t.Errorf("error not shown:\n%s", screen(m))
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := m.Update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("%s did not quit", k)
+		}
+	}
+	press(t, m, ":")
+	_, cmd := m.Update(keyMsg("q"))
+	if cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Error("q in the prompt bar quit")
+		}
+	}
+}
+
+func TestKeymapOverrideRoutes(t *testing.T) {
+	svc := fixtureService()
+	k, err := keymap.Default().Apply(map[string]string{"approve": "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(svc, Options{Now: clock, Location: time.UTC, KeyMap: &k})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, c := range m.fetchCmds(dAll) {
+		pump(t, m, c)
+	}
+	press(t, m, "tab", "tab", "y", "a")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-3"}) {
+		t.Fatalf("calls = %v", got)
+	}
+}
+
+func TestResizeRelayout(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	for _, sz := range [][2]int{{60, 20}, {200, 50}, {61, 21}, {40, 10}, {80, 24}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		checkFrame(t, screen(m), sz[0], sz[1])
+	}
+}
+
+func TestStaleFetchDropped(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	newer := fetched[[]agent.Query]{seq: m.seq + 2, val: []agent.Query{{ID: "new", State: agent.QueryEscalated}}}
+	older := fetched[[]agent.Query]{seq: m.seq + 1, val: []agent.Query{{ID: "old", State: agent.QueryEscalated}}}
+	m.Update(newer)
+	m.Update(older)
+	if len(m.queries.rows) != 1 || m.queries.rows[0].ID != "new" {
+		t.Errorf("rows = %+v; the older result overwrote the newer", m.queries.rows)
+	}
+}
+
+func TestTooSmallStillRoutesQuit(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 50, 10, true)
+	if !strings.Contains(screen(m), "too small") {
+		t.Error("no size notice")
+	}
+	_, cmd := m.Update(keyMsg("q"))
+	if cmd == nil {
+		t.Fatal("q ignored when small")
+	}
+}
+
+func TestExpiryCountdownTicks(t *testing.T) {
+	now := fixedNow
+	svc := fixtureService()
+	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, c := range m.fetchCmds(dAll) {
+		pump(t, m, c)
+	}
+	m.setFocus(focusApprovals)
+	if !strings.Contains(screen(m), "45s") {
+		t.Fatalf("no countdown:\n%s", screen(m))
+	}
+	now = now.Add(50 * time.Second)
+	m.Update(tickMsg(now))
+	if !strings.Contains(screen(m), "expired") {
+		t.Errorf("countdown did not advance:\n%s", screen(m))
+	}
+}

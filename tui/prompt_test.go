@@ -1,0 +1,145 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+func TestParsePrompt(t *testing.T) {
+	cases := []struct {
+		in   string
+		want promptCommand
+	}{
+		{"@eng-suzuki how is auth going?", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?", Async: true}}},
+		{":task eng-suzuki run_tests suite=./auth/... verbose=1", promptCommand{name: "task", task: agent.TaskRequest{
+			To: "eng-suzuki", TaskType: "run_tests", Params: map[string]string{"suite": "./auth/...", "verbose": "1"}}}},
+		{":task pm lint", promptCommand{name: "task", task: agent.TaskRequest{To: "pm", TaskType: "lint"}}},
+		{":focus on", promptCommand{name: "focus", on: true}},
+		{":focus off", promptCommand{name: "focus"}},
+		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444"}}},
+		{":answer q-7 done by  Friday", promptCommand{name: "answer", id: "q-7", text: "done by  Friday"}},
+		{":decline q-7", promptCommand{name: "decline", id: "q-7"}},
+		{":release", promptCommand{name: "release"}},
+		{":release q-5", promptCommand{name: "release", id: "q-5"}},
+		{":note spike on caching", promptCommand{name: "note", text: "spike on caching"}},
+		{":help", promptCommand{name: "help"}},
+		{":q", promptCommand{name: "quit"}},
+	}
+	for _, c := range cases {
+		got, err := parsePrompt(c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parsePrompt(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestParsePromptErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"hello":             "start with @",
+		"@":                 "@AGENT",
+		"@eng":              "@AGENT",
+		":task eng":         ":task AGENT TYPE",
+		":task eng t suite": `"suite" is not key=value`,
+		":focus maybe":      ":focus on",
+		":trust eng":        ":trust AGENT FINGERPRINT",
+		":answer q-7":       ":answer QUERY-ID",
+		":frobnicate":       "unknown command :frobnicate",
+		":release a b":      ":release",
+		":":                 "type a command",
+	} {
+		_, err := parsePrompt(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parsePrompt(%q) error = %v; want it to mention %q", in, err, want)
+		}
+	}
+}
+
+func TestCompleteLine(t *testing.T) {
+	peers := fixtureService().peers
+	cases := []struct{ in, want string }{
+		{"@pm", "@pm-tanaka "},
+		{"@eng", "@eng-佐藤 "},
+		{"@", "@"}, // several candidates with no common prefix: unchanged
+		{":ta", ":task "},
+		{":task p", ":task pm-tanaka "},
+		{":task pm-tanaka r", ":task pm-tanaka run_tests "},
+		{":task pm-tanaka ", ":task pm-tanaka "}, // lint and run_tests share nothing
+		{":trust q", ":trust qa-ito "},
+		{"@zz", "@zz"},
+	}
+	for _, c := range cases {
+		got, _ := completeLine(c.in, peers)
+		if got != c.want {
+			t.Errorf("completeLine(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestPromptTabHistoryAndRun(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "@")
+	typeText(t, m, "pm")
+	press(t, m, "tab")
+	typeText(t, m, "status?")
+	if got := m.prompt.input.Value(); got != "@pm-tanaka status?" {
+		t.Fatalf("after tab: %q", got)
+	}
+	press(t, m, "enter")
+	press(t, m, ":")
+	typeText(t, m, "focus on")
+	press(t, m, "enter")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"ask pm-tanaka status?", "focus true"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	press(t, m, ":", "up")
+	if got := m.prompt.input.Value(); got != ":focus on" {
+		t.Errorf("history up = %q", got)
+	}
+	press(t, m, "up")
+	if got := m.prompt.input.Value(); got != "@pm-tanaka status?" {
+		t.Errorf("history up twice = %q", got)
+	}
+	press(t, m, "down", "down")
+	if got := m.prompt.input.Value(); got != ":" {
+		t.Errorf("history back to the draft = %q", got)
+	}
+	press(t, m, "esc")
+	if m.focus == focusPrompt {
+		t.Error("esc left the prompt open")
+	}
+}
+
+// TestAskAnswerArrivesLater: the answer to an ad hoc query is shown when the
+// matching message arrives, after unrelated messages.
+func TestAskAnswerArrivesLater(t *testing.T) {
+	svc := fixtureService()
+	svc.messages = []agent.Message{{Seq: 1, From: "old", Event: "query.completed", Data: []byte(`{"summary":"old news"}`)}}
+	m := newLoaded(t, svc, 80, 24, true)
+	if strings.Contains(screen(m), "old news") {
+		t.Fatal("backlog message shown as new")
+	}
+	press(t, m, "@")
+	typeText(t, m, "pm-tanaka how is auth going?")
+	press(t, m, "enter")
+	if !strings.Contains(screen(m), "the answer will show here") {
+		t.Fatalf("no pending note:\n%s", screen(m))
+	}
+	svc.deliver("qa-ito", "unrelated", "something else")
+	svc.deliver("pm-tanaka", "ask-1", "auth is 70% done\x1b[2J")
+	m.Update(eventMsg{ev: agent.Event{Seq: 9, Kind: agent.EventMessageReceived}})
+	pump(t, m, m.markDirty(dMessages))
+	m.flushing = false
+	pump(t, m, func() tea.Msg { return flushMsg{} })
+	frame := screen(m)
+	if !strings.Contains(frame, "pm-tanaka re “how is auth going?”: auth is 70% done") {
+		t.Errorf("answer not shown:\n%s", frame)
+	}
+	if strings.Contains(m.Render(), "\x1b[2J") {
+		t.Error("answer text not sanitised")
+	}
+}
