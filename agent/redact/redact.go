@@ -34,7 +34,7 @@ type Finding struct {
 // share it, because building gitleaks' detector takes tens of milliseconds.
 type Redactor struct {
 	detector *detect.Detector
-	rules    []rule // PEM rule first, then custom patterns
+	rules    []rule // built-in extras first, then custom patterns
 }
 
 type rule struct {
@@ -50,6 +50,14 @@ var pemRule = rule{
 	re: regexp.MustCompile(`(?s)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)`),
 }
 
+// awsKeyRule catches AWS access key ids even when they fall outside the
+// base32 alphabet gitleaks' stricter rule requires (hand-made or mangled
+// keys still look like credentials to a reader).
+var awsKeyRule = rule{
+	id: "aws-access-token",
+	re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+}
+
 // buildMu serialises detector construction: gitleaks loads its default
 // config through viper's process-wide instance, which is not goroutine-safe.
 var buildMu sync.Mutex
@@ -57,7 +65,7 @@ var buildMu sync.Mutex
 // New builds a Redactor with gitleaks' default rules plus custom patterns.
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
-	rules := []rule{pemRule}
+	rules := []rule{pemRule, awsKeyRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

@@ -88,7 +88,9 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 // terms, or the recent activity when the question names no topic.
 func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []string, ac *accessCheck) ([]store.ContextHit, error) {
 	if len(pq.Terms) > 0 {
-		return s.db.SearchContext(ctx, store.ContextSearch{Terms: pq.Terms, Contexts: contexts, Limit: searchLimit, Allow: ac.allow})
+		// No Contexts filter: notes tied to no context must match too; the
+		// access check keeps every event inside the asked contexts.
+		return s.db.SearchContext(ctx, store.ContextSearch{Terms: pq.Terms, Limit: searchLimit, Allow: ac.allow})
 	}
 	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Since: s.now().Add(-7 * 24 * time.Hour), Limit: 200})
 	if err != nil {

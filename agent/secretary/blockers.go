@@ -156,15 +156,8 @@ func (s *Secretary) progress(ctx context.Context, hits []store.ContextHit, ev *e
 	byTime := append([]store.ContextHit(nil), hits...)
 	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].TS.After(byTime[j].TS) })
 	for _, h := range byTime {
-		if m := parseMeta(h.Meta); m.Progress != nil {
-			return intPtr(*m.Progress), h.Kind, nil
-		}
-		if h.Kind == KindNote || h.Kind == KindReport || h.Kind == "commit" {
-			if m := percentRE.FindStringSubmatch(h.Title + "\n" + h.Body); m != nil {
-				if n, err := strconv.Atoi(m[1]); err == nil && n <= 100 {
-					return intPtr(n), h.Kind, nil
-				}
-			}
+		if p := explicitProgress(h.Kind, h.Title+"\n"+h.Body, parseMeta(h.Meta)); p != nil {
+			return p, h.Kind, nil
 		}
 	}
 	for _, h := range byTime {
@@ -190,6 +183,23 @@ func (s *Secretary) progress(ctx context.Context, hits []store.ContextHit, ev *e
 		return nil, "", nil
 	}
 	return intPtr(passed * 100 / run), "tests", nil
+}
+
+// explicitProgress is a progress figure an event states: a reported
+// progress, or "NN%" in a note, report or commit message.
+func explicitProgress(kind, text string, m eventMeta) *int {
+	if m.Progress != nil {
+		return intPtr(*m.Progress)
+	}
+	if kind != KindNote && kind != KindReport && kind != "commit" {
+		return nil
+	}
+	if sm := percentRE.FindStringSubmatch(text); sm != nil {
+		if n, err := strconv.Atoi(sm[1]); err == nil && n <= 100 {
+			return intPtr(n)
+		}
+	}
+	return nil
 }
 
 func intPtr(n int) *int { return &n }

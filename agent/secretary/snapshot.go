@@ -39,7 +39,9 @@ func (s *Secretary) Snapshot(ctx context.Context) (wire.ContextSnapshot, error) 
 		switch e.Kind {
 		case "worktree", "commit":
 			for _, f := range m.Files {
-				addActive(f.Path)
+				if e.Kind == "worktree" || now.Sub(e.TS) < 24*time.Hour {
+					addActive(f.Path)
+				}
 				if len(snap.RecentChanges) < 20 {
 					snap.RecentChanges = append(snap.RecentChanges, fileChange(e, f.Path))
 				}
@@ -70,8 +72,8 @@ func (s *Secretary) Snapshot(ctx context.Context) (wire.ContextSnapshot, error) 
 				}
 			}
 		}
-		if snap.Progress == nil && m.Progress != nil {
-			snap.Progress = intPtr(*m.Progress)
+		if snap.Progress == nil {
+			snap.Progress = explicitProgress(e.Kind, e.Title+"\n"+e.Body, m)
 		}
 	}
 	for _, e := range markers {
