@@ -16,9 +16,9 @@ type ContextSearch struct {
 	Contexts []string // empty = all
 	Kinds    []string // empty = all
 	Limit    int      // hits to return: default 20, at most 200
-	// Allow, when set, is asked about every candidate (its ctx and key);
-	// a refused event is never returned, however well it matches.
-	Allow func(ctx, key string) bool
+	// Allow, when set, is asked about every candidate; a refused event is
+	// never returned, however well it matches.
+	Allow func(ev ContextEvent) bool
 }
 
 // ContextHit is one search result.
@@ -182,7 +182,7 @@ func (s *searcher) keep(ev ContextEvent) bool {
 	if !contains(s.q.Contexts, ev.Ctx) || !contains(s.q.Kinds, ev.Kind) {
 		return false
 	}
-	if s.q.Allow != nil && !s.q.Allow(ev.Ctx, ev.Key) {
+	if s.q.Allow != nil && !s.q.Allow(ev) {
 		return false
 	}
 	s.cands[ev.ID] = &ContextHit{ID: ev.ID, Source: ev.Source, Kind: ev.Kind, Ctx: ev.Ctx, Key: ev.Key,
@@ -209,11 +209,11 @@ const maxScoredBody = 4 << 10
 // rank scores the candidates and returns them best first.
 func rank(cands map[int64]*ContextHit, terms []string, now time.Time) []ContextHit {
 	type doc struct {
-		hit          *ContextHit
-		title, key   string
-		body         string
-		tf           [][3]int // per term: title, key, body counts
-		length       int
+		hit        *ContextHit
+		title, key string
+		body       string
+		tf         [][3]int // per term: title, key, body counts
+		length     int
 	}
 	docs := make([]doc, 0, len(cands))
 	df := make([]int, len(terms))

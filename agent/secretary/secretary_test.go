@@ -65,15 +65,15 @@ const (
 func TestAnswerGroundedQuestions(t *testing.T) {
 	m := newMirror(t)
 	cases := []struct {
-		name         string
-		text         string
-		files        []string // file ref prefixes that must be present
-		notFiles     []string
-		commits      []string
-		blockers     []string
-		progress     int // -1: not asserted
-		minConf      float64
-		summaryHas   string
+		name       string
+		text       string
+		files      []string // file ref prefixes that must be present
+		notFiles   []string
+		commits    []string
+		blockers   []string
+		progress   int // -1: not asserted
+		minConf    float64
+		summaryHas string
 	}{
 		{name: "english auth", text: "How is auth going, and what blocks it?",
 			files: []string{"auth/refresh.go:", "auth/jwt.go:"}, notFiles: []string{"billing/"},
@@ -156,7 +156,9 @@ func TestAnswerHonoursACL(t *testing.T) {
 	if !hasPrefixIn(refsOf(open, "file"), "secrets/vault.go") {
 		t.Fatalf("without an ACL the vault commit should match: %+v", open.Result.ContextRefs)
 	}
-	deny := func(res string) bool { return !strings.HasPrefix(res, "acme/webapp/secrets/") && res != "acme/webapp/secrets" }
+	deny := func(res string) bool {
+		return !strings.HasPrefix(res, "acme/webapp/secrets/") && res != "acme/webapp/secrets"
+	}
 	for _, text := range []string{"vault signing keys", "how is auth going?", "secrets"} {
 		a, err := m.s.Answer(ctx, Question{Text: text, Scope: []string{"acme/webapp"}, Allowed: deny})
 		if err != nil {
