@@ -41,6 +41,12 @@ func checkContexts(ctxs []Context) Errors {
 	var errs Errors
 	seen := map[string]int{}
 	for i, c := range ctxs {
+		if why := checkPattern(c.Identifier); why != "" || strings.ContainsAny(c.Identifier, "*?[") {
+			if why == "" {
+				why = fmt.Sprintf("%q contains a wildcard", c.Identifier)
+			}
+			errs = append(errs, &Error{Path: pointer("contexts", strconv.Itoa(i), "identifier"), Problem: why, Fix: "use a plain name such as owner/repo; peers use it as a path prefix"})
+		}
 		if j, dup := seen[c.Identifier]; dup {
 			errs = append(errs, &Error{Path: pointer("contexts", strconv.Itoa(i), "identifier"), Problem: fmt.Sprintf("%q is already configured at /contexts/%d", c.Identifier, j), Fix: "give each context a unique identifier"})
 			continue

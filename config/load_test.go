@@ -143,6 +143,10 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/tasks/Run Tests", `name "Run Tests" is not allowed`, "lower-case letters"},
 		{"bad param name", `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"t": {"command": ["{{a}}"], "params": {"a": {}, "b-c": {}}}}}`,
 			nil, "/tasks/t/params/b-c", `name "b-c" is not allowed`, "{{name}}"},
+		{"absolute context identifier", `{"agent": {"id": "eng-a", "role": "engineer"}, "contexts": [{"type": "repository", "identifier": "/home/a/web"}]}`,
+			nil, "/contexts/0/identifier", "absolute path", "owner/repo"},
+		{"duplicate context", `{"agent": {"id": "eng-a", "role": "engineer"}, "contexts": [{"type": "repository", "identifier": "a/b"}, {"type": "folder", "identifier": "a/b"}]}`,
+			nil, "/contexts/1/identifier", "already configured at /contexts/0", "unique"},
 		{"not an object", `[1, 2]`, nil, "", "not a JSON object", "aoi.example.json"},
 	}
 	for _, tc := range cases {

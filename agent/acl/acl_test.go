@@ -422,3 +422,24 @@ func TestExampleConfigPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentChecks(t *testing.T) {
+	clock := t0
+	p := policy(t, false, &clock)
+	done := make(chan bool)
+	for g := 0; g < 8; g++ {
+		go func() {
+			ok := true
+			for i := 0; i < 200; i++ {
+				d, denied := p.CheckScope(pm, Read, []string{"acme/webapp/src/auth.go", "acme/webapp/secrets/key.pem"})
+				ok = ok && !d.Allowed && denied == "acme/webapp/secrets/key.pem"
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if !<-done {
+			t.Error("a concurrent check returned a different decision")
+		}
+	}
+}
