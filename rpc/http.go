@@ -11,6 +11,9 @@ import (
 	"time"
 )
 
+// bodyTimeout bounds how long a client may take to send a request body.
+const bodyTimeout = 30 * time.Second
+
 // ServeHTTP serves POST /aoi/v1/rpc: body limit → identify → authenticate
 // → rate limit → dispatch → audit.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -28,7 +31,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeOutcome(w, outcome{body: appendError(nil, nil, e), status: http.StatusUnsupportedMediaType})
 		return
 	}
+	// The body must arrive within bodyTimeout; the deadline is lifted for
+	// the handler, which may take long (a synchronous query, a long poll).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, tooBig, err := s.readBody(w, r)
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
 		return
@@ -113,14 +121,15 @@ func writeOutcome(w http.ResponseWriter, out outcome) {
 }
 
 // NewHTTPServer returns an http.Server for h with timeouts suited to the
-// peer server and the control socket. Connection-level errors (failed TLS
-// handshakes, e.g. a caller without a certificate) go to logger at warn
-// level when it is not nil.
+// peer server and the control socket. It sets no ReadTimeout, because
+// net/http would cancel a handler's context when that deadline passes
+// mid-call; Server.ServeHTTP bounds the body read itself. Connection-level
+// errors (failed TLS handshakes, e.g. a caller without a certificate) go
+// to logger at warn level when it is not nil.
 func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
