@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"testing"
@@ -88,7 +89,7 @@ func startBareEcho(b *testing.B, id *Identity) string {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
-	}), nil)
+	}), slog.New(slog.DiscardHandler))
 	go srv.Serve(ln)
 	b.Cleanup(func() { srv.Close() })
 	return "https://" + tr.Addr() + Path

@@ -28,9 +28,17 @@ type DirectTransport struct {
 
 var _ Transport = (*DirectTransport)(nil)
 
+// DefaultListenAddr is where the peer server listens unless configured:
+// loopback only, the design's default port.
+const DefaultListenAddr = "127.0.0.1:8443"
+
 // NewDirectTransport returns a transport that listens on listenAddr
-// (host:port; port 0 picks a free one) with identity id.
+// (host:port; port 0 picks a free one; "" means DefaultListenAddr) with
+// identity id.
 func NewDirectTransport(id *Identity, listenAddr string) *DirectTransport {
+	if listenAddr == "" {
+		listenAddr = DefaultListenAddr
+	}
 	return &DirectTransport{id: id, listenAddr: listenAddr, clients: make(map[string]*http.Client)}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -43,8 +44,7 @@ func startMTLSPeer(t testing.TB, id *Identity, opts Options) *mtlsPeer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewHTTPServer(s, nil)
-	srv.ErrorLog = nil
+	srv := NewHTTPServer(s, slog.New(slog.DiscardHandler)) // handshake failures are expected here
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close(); p.tr.Close() })
 	p.url = "https://" + p.tr.Addr() + Path
