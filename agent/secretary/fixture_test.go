@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ var (
 
 // repoBuilder makes a real git repository with a realistic history.
 type repoBuilder struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	when time.Time
 }
@@ -91,9 +92,9 @@ func goLines(pkg string, n int, extra map[int]string) string {
 // commits (JWT, refresh tokens, a Japanese commit message, FIXMEs), an
 // unrelated billing area, a secrets folder, and two leaked credentials.
 // The last commit is 30 minutes before testNow.
-func buildAuthRepo(t *testing.T) (dir string, japaneseSHA, jwtSHA string) {
+func buildAuthRepo(t testing.TB, dir string) (japaneseSHA, jwtSHA string) {
 	t.Helper()
-	r := &repoBuilder{t: t, dir: t.TempDir(), when: testNow.Add(-31 * time.Hour)}
+	r := &repoBuilder{t: t, dir: dir, when: testNow.Add(-31 * time.Hour)}
 	r.git("init", "-q", "-b", "feature/auth")
 	hour := time.Hour
 	r.commit("init: project skeleton", hour, "README.md", "# webapp\n", "go.mod", "module github.com/acme/webapp\n")
@@ -128,7 +129,37 @@ func buildAuthRepo(t *testing.T) (dir string, japaneseSHA, jwtSHA string) {
 	r.commit("auth: refresh test (fails without redis)", hour, "auth/refresh_test.go", goLines("auth", 45, nil))
 	// Uncommitted work in progress.
 	r.write("auth/logout.go", "package auth\n// TODO: revoke refresh tokens\n")
-	return r.dir, japaneseSHA, jwtSHA
+	return japaneseSHA, jwtSHA
+}
+
+// authRepo is built once per test binary: the tests only read it, and
+// building it forks git ~60 times.
+var authRepo struct {
+	once         sync.Once
+	dir, ja, jwt string
+	err          error
+}
+
+func sharedAuthRepo(t *testing.T) (dir, japaneseSHA, jwtSHA string) {
+	t.Helper()
+	authRepo.once.Do(func() {
+		authRepo.dir, authRepo.err = os.MkdirTemp("", "aoi-secretary-repo-")
+		if authRepo.err == nil {
+			authRepo.ja, authRepo.jwt = buildAuthRepo(t, authRepo.dir)
+		}
+	})
+	if authRepo.err != nil {
+		t.Fatal(authRepo.err)
+	}
+	return authRepo.dir, authRepo.ja, authRepo.jwt
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if authRepo.dir != "" {
+		os.RemoveAll(authRepo.dir)
+	}
+	os.Exit(code)
 }
 
 // newTestSecretary opens a store in dir and a secretary over it.

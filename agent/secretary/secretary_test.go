@@ -26,7 +26,7 @@ type mirror struct {
 
 func newMirror(t *testing.T) *mirror {
 	t.Helper()
-	repo, ja, jwt := buildAuthRepo(t)
+	repo, ja, jwt := sharedAuthRepo(t)
 	dbPath := filepath.Join(t.TempDir(), "aoi.db")
 	s, db := newTestSecretary(t, dbPath, testConfig(repo, filepath.Join(t.TempDir(), "no-transcripts")))
 	if err := s.PollNow(context.Background()); err != nil {
