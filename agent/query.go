@@ -115,12 +115,27 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) error {
 	pol := c.policy.Load()
 	d, denied := pol.CheckScope(c.subject(call.Caller), action, scope)
+	if d.AuditOnly { // audit_mode: the denial is recorded but the call goes on
+		c.auditACLOnly(ctx, call, denied, d)
+	}
 	if d.Allowed {
 		return nil
 	}
 	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
 	return rpc.PermissionDenied(d.Reason, map[string]any{
 		"required_permission": "context." + string(action), "requested_scope": denied})
+}
+
+// auditACLOnly records a denial that audit_mode let through.
+func (c *Core) auditACLOnly(ctx context.Context, call *rpc.Call, denied string, d acl.Decision) {
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit(callerName(call.Caller), "acl.audit_only", "PERMISSION_DENIED",
+			map[string]any{"method": call.Method, "scope": denied, "rule": d.RuleID, "reason": d.Reason})
+		return err
+	})
+	if err != nil {
+		c.log.Error("audit acl decision", "component", "acl", "err", err)
+	}
 }
 
 // subject is the ACL's view of a caller.
