@@ -214,11 +214,16 @@ func (s *Server) tooLarge() *Error {
 }
 
 // refuseWhole answers a request that was not dispatched with one error
-// object (null id), after auditing it.
+// object (null id), after auditing it. It is rate limited like any call.
 func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, status int) outcome {
+	var wait time.Duration
+	if ok, w := s.limits.allow(limitKey(caller), time.Now()); !ok {
+		wait = max(w, time.Millisecond)
+		e, status = RateLimited(w), http.StatusTooManyRequests
+	}
 	rec := CallRecord{Caller: caller, Err: e}
 	if aerr := s.audit(ctx, rec); aerr != nil {
 		e, status = aerr, http.StatusInternalServerError
 	}
-	return outcome{body: appendError(nil, nil, e), status: status}
+	return outcome{body: appendError(nil, nil, e), status: status, retryAfter: wait}
 }

@@ -356,3 +356,15 @@ func TestRefusedCallersAreRateLimited(t *testing.T) {
 		t.Fatalf("audited %d calls, want 2", n)
 	}
 }
+
+func TestWholeRequestRefusalsAreRateLimited(t *testing.T) {
+	s := specServer(t, Options{RatePerSec: 1, Burst: 1})
+	caller := Caller{Kind: "test", Addr: "127.0.0.1:1"}
+	if _, status := s.ServeRPC(context.Background(), []byte(`{bad`), caller); status != http.StatusOK {
+		t.Fatalf("first parse error: status %d", status)
+	}
+	resp, status := s.ServeRPC(context.Background(), []byte(`{bad`), caller)
+	if status != http.StatusTooManyRequests || decodeError(t, resp).Code != CodeRateLimit {
+		t.Fatalf("second parse error within the limit: %d %s", status, resp)
+	}
+}
