@@ -162,6 +162,7 @@ func ContextNotFound(context string) *Error {
 // AgentNotFound is -32003 in seed 000 §5's shape.
 func AgentNotFound(agent string) *Error {
 	return NewError(CodeAgentNotFound, map[string]any{
+		"reason":          fmt.Sprintf("no agent %q is registered here", agent),
 		"requested_agent": agent,
 		"suggestion":      "Check agent registry with aoi.discover",
 	})
