@@ -66,6 +66,7 @@ type Engine struct {
 	mu      sync.Mutex
 	busy    map[string]bool // task ids owned by a goroutine (running or notifying)
 	cancels map[string]bool // task ids someone asked to cancel
+	active  int             // runTask goroutines, at most Runner.Limit()
 	wake    chan struct{}
 	wg      sync.WaitGroup
 }

@@ -37,6 +37,24 @@ func TestEngineConcurrencyLimit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Queued tasks stay approved: in_progress never exceeds the limit.
+	stop := make(chan struct{})
+	maxInProgress := 0
+	var sampler sync.WaitGroup
+	sampler.Add(1)
+	go func() {
+		defer sampler.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if c, err := h.db.CountTasksByState(ctx); err == nil {
+				maxInProgress = max(maxInProgress, c[StateInProgress])
+			}
+		}
+	}()
 	maxSeen := 0
 	for range 20 {
 		n := h.waitNotify(t)
@@ -49,6 +67,11 @@ func TestEngineConcurrencyLimit(t *testing.T) {
 		}
 		maxSeen = max(maxSeen, seen)
 	}
+	close(stop)
+	sampler.Wait()
+	if maxInProgress > 3 {
+		t.Fatalf("%d tasks were in_progress at once, limit 3", maxInProgress)
+	}
 	if maxSeen > 3 || maxSeen < 2 {
 		t.Fatalf("max tasks running together = %d, want 2..3", maxSeen)
 	}
@@ -56,7 +79,7 @@ func TestEngineConcurrencyLimit(t *testing.T) {
 	if counts[StateCompleted] != 20 {
 		t.Fatalf("counts = %v", counts)
 	}
-	t.Logf("20 requests, limit 3: max running together %d", maxSeen)
+	t.Logf("20 requests, limit 3: max running together %d, max in_progress %d", maxSeen, maxInProgress)
 }
 
 // TestApprovalVisibleLatency measures request → approval.requested event

@@ -67,12 +67,17 @@ func (e *Engine) sweep(ctx context.Context) {
 		e.log().Warn("task: listing approved tasks failed", "err", err)
 	}
 	for _, t := range approved {
-		if ctx.Err() != nil || !e.claim(t.ID) {
+		if ctx.Err() != nil || !e.takeSlot() {
+			break // the rest stay approved (queued) until a slot frees
+		}
+		if !e.claim(t.ID) {
+			e.giveSlot()
 			continue
 		}
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
+			defer e.giveSlot()
 			defer e.release(t.ID)
 			e.runTask(ctx, t)
 		}()
@@ -84,6 +89,26 @@ func (e *Engine) sweep(ctx context.Context) {
 	for _, t := range owed {
 		e.notifyOwed(ctx, t.ID)
 	}
+}
+
+// takeSlot reserves one of the runner's slots for a task goroutine, so a
+// task only becomes in_progress (and gets a worktree) when it can run.
+func (e *Engine) takeSlot() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.active >= e.Runner.Limit() {
+		return false
+	}
+	e.active++
+	return true
+}
+
+// giveSlot frees a slot and wakes the loop to fill it.
+func (e *Engine) giveSlot() {
+	e.mu.Lock()
+	e.active--
+	e.mu.Unlock()
+	e.poke()
 }
 
 // runTask takes an approved task through in_progress to its final state.

@@ -116,6 +116,9 @@ func (r *Runner) Cancel(id string) bool {
 	return ok
 }
 
+// Limit is the number of jobs that may run at once.
+func (r *Runner) Limit() int { return cap(r.sem) }
+
 // Running reports how many jobs hold a slot (are executing) now.
 func (r *Runner) Running() int { return len(r.sem) }
 
