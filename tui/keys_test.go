@@ -118,7 +118,7 @@ func TestTrustAndRefuse(t *testing.T) {
 	svc := fixtureService()
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "shift+tab", "x") // peers; the pending request is first
-	press(t, m, "down", "t")       // t on a pinned peer does nothing
+	press(t, m, "down", "t")      // t on a pinned peer does nothing
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"refuse SHA256:3f:a9:1c:77:0e:52:b4:d1:9a:20:6e:8f:c3:11"}) {
 		t.Fatalf("calls = %v", got)
 	}

@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAuditPagesThroughLargeLog scrolls through 100k rows and back: the
+// pane holds at most auditMaxPages pages, and paging up returns the exact
+// rows seen on the way down.
+func TestAuditPagesThroughLargeLog(t *testing.T) {
+	svc := bigService(100_000, 0)
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusAudit)
+	if got := m.audit.at(0).Seq; got != 100_000 {
+		t.Fatalf("first row seq = %d; want the newest", got)
+	}
+	for i := 0; i < 20; i++ {
+		press(t, m, "pgdown")
+	}
+	seq := m.audit.at(m.audit.list.cursor).Seq
+	if m.audit.n() > auditMaxPages*auditPageSize {
+		t.Errorf("holding %d rows; the window is at most %d", m.audit.n(), auditMaxPages*auditPageSize)
+	}
+	if want := int64(100_000 - 20*(m.audit.list.height-1)); seq != want {
+		t.Errorf("after 20 page downs the cursor is on seq %d; want %d", seq, want)
+	}
+	for i := 0; i < 100; i++ {
+		press(t, m, "pgdown")
+	}
+	if m.audit.first == 0 {
+		t.Error("window never moved past the first page")
+	}
+	for i := 0; i < 100; i++ {
+		press(t, m, "pgup")
+	}
+	if got := m.audit.at(m.audit.list.cursor).Seq; got != seq {
+		t.Errorf("back up 100 pages: seq %d; want %d", got, seq)
+	}
+	if calls := svc.auditReqs; calls > 40 {
+		t.Errorf("%d audit fetches for 220 page moves; paging is not windowed", calls)
+	}
+	checkFrame(t, screen(m), 80, 24)
+}
+
+func TestAuditFilter(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "/")
+	if m.focus != focusAudit || len(m.dialogs) != 1 {
+		t.Fatalf("/ did not open the filter (focus %d, dialogs %d)", m.focus, len(m.dialogs))
+	}
+	typeText(t, m, "agent:qa-ito PERMISSION_DENIED")
+	press(t, m, "enter")
+	frame := screen(m)
+	if !strings.Contains(frame, "filter agent:qa-ito PERMISSION_DENIED") {
+		t.Errorf("filter not in title:\n%s", frame)
+	}
+	rows := 0
+	for i := 0; i < m.audit.n(); i++ {
+		e := m.audit.at(i)
+		if e.Agent != "qa-ito" || e.Result != "PERMISSION_DENIED" {
+			t.Errorf("row %d does not match the filter: %+v", i, e)
+		}
+		rows++
+	}
+	if rows == 0 {
+		t.Error("filter matched nothing")
+	}
+	press(t, m, "/")
+	for range "agent:qa-ito PERMISSION_DENIED" {
+		press(t, m, "backspace")
+	}
+	press(t, m, "enter")
+	if m.audit.n() != 40 {
+		t.Errorf("clearing the filter shows %d rows; want 40", m.audit.n())
+	}
+}
+
+func TestAuditLiveHead(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusAudit)
+	svc.mu.Lock()
+	svc.audit = auditRows(41)
+	svc.mu.Unlock()
+	for _, c := range m.fetchCmds(dAudit) {
+		pump(t, m, c)
+	}
+	if got := m.audit.at(0).Seq; got != 41 {
+		t.Errorf("head after an append = %d; want 41", got)
+	}
+}
+
+func TestParseAuditFilter(t *testing.T) {
+	f := parseAuditFilter("pm-tanaka aoi.query ok")
+	if f.Agent != "pm-tanaka" || f.Method != "aoi.query" || f.Result != "ok" {
+		t.Errorf("%+v", f)
+	}
+	f = parseAuditFilter("method:ctl.approve result:RATE_LIMIT agent:x")
+	if f.Agent != "x" || f.Method != "ctl.approve" || f.Result != "RATE_LIMIT" {
+		t.Errorf("%+v", f)
+	}
+}

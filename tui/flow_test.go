@@ -1,0 +1,192 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// flow is a running program with a probe that reads its frame.
+type flow struct {
+	*teatest.TestModel
+	mu    sync.Mutex
+	frame string
+}
+
+// probeMsg asks the program's filter to copy the current frame. The filter
+// runs on the program's own goroutine, so reading the model there is safe.
+type probeMsg struct{}
+
+// startFlow runs the real Bubble Tea program on svc at 100×30.
+func startFlow(t *testing.T, svc *testService, opts Options) (*flow, *Model) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	opts.Now, opts.Location = clock, time.UTC
+	m := New(svc, opts).WithContext(ctx)
+	f := &flow{}
+	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
+		if _, ok := msg.(probeMsg); ok {
+			f.mu.Lock()
+			f.frame = screen(model.(*Model))
+			f.mu.Unlock()
+		}
+		return msg
+	}
+	f.TestModel = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithFilter(filter)))
+	t.Cleanup(func() { _ = f.Quit() })
+	waitScreen(t, f, "Queries · 2 need you")
+	waitSubscribed(t, svc)
+	return f, m
+}
+
+// waitScreen waits until the program's current frame contains want.
+func waitScreen(t *testing.T, f *flow, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		f.Send(probeMsg{})
+		time.Sleep(10 * time.Millisecond)
+		f.mu.Lock()
+		frame := f.frame
+		f.mu.Unlock()
+		if strings.Contains(frame, want) {
+			return
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t.Fatalf("frame never showed %q; last frame:\n%s", want, f.frame)
+}
+
+func waitSubscribed(t *testing.T, svc *testService) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		svc.mu.Lock()
+		n := len(svc.subs)
+		svc.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("the interface never subscribed to events")
+}
+
+func waitCalls(t *testing.T, svc *testService, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, c := range svc.Calls() {
+			if c == want {
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("call %q never made; calls: %q", want, svc.Calls())
+}
+
+func sendKeys(tm *flow, keys ...string) {
+	for _, k := range keys {
+		tm.Send(keyMsg(k))
+	}
+}
+
+// TestFlowApprovalArrivesThenApprove: an approval published while the
+// interface runs shows up live; y approves it and the task shows running.
+func TestFlowApprovalArrivesThenApprove(t *testing.T) {
+	svc := fixtureService()
+	svc.approvals = nil
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, "tab", "tab") // approvals
+	waitScreen(t, tm, "Approvals · 0 pending")
+	svc.mu.Lock()
+	svc.approvals = append(svc.approvals, agent.Approval{ID: "a-9", TaskID: "t-9", Requester: "pm-tanaka",
+		TaskType: "run_tests", State: agent.TaskPending, Params: map[string]string{"suite": "./auth/..."},
+		ExpiresAt: fixedNow.Add(time.Hour)})
+	svc.mu.Unlock()
+	svc.publish(agent.EventApprovalRequested, "a-9", "pm-tanaka", "pm-tanaka asks to run run_tests")
+	waitScreen(t, tm, "suite=./auth/...")
+	// The selection stays on the task it was on; home goes to the approval.
+	sendKeys(tm, "home", "y")
+	waitCalls(t, svc, "approve a-9")
+	waitScreen(t, tm, "in_progress")
+	waitScreen(t, tm, "approved a-9")
+}
+
+// TestFlowAnswerFromTextArea: enter opens the escalated query, the owner
+// edits the draft and ctrl+s sends it.
+func TestFlowAnswerFromTextArea(t *testing.T) {
+	svc := fixtureService()
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, "enter")
+	waitScreen(t, tm, "Answer query q-7")
+	tm.Type(" Ship Friday.")
+	sendKeys(tm, "ctrl+s")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && len(svc.Calls()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	calls := svc.Calls()
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "answer q-7 Auth refactor is 70% done") ||
+		!strings.HasSuffix(calls[0], "Ship Friday.") {
+		t.Fatalf("calls = %q", calls)
+	}
+	waitScreen(t, tm, "answer sent for q-7")
+}
+
+// TestFlowPromptAskRoundTrip: @agent question → Ask; the answer arrives
+// later as a message event and is shown as a notice.
+func TestFlowPromptAskRoundTrip(t *testing.T) {
+	svc := fixtureService()
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, "@")
+	tm.Type("pm-tanaka how is auth going?")
+	sendKeys(tm, "enter")
+	waitCalls(t, svc, "ask pm-tanaka how is auth going?")
+	waitScreen(t, tm, "the answer will show here")
+	svc.deliver("pm-tanaka", "ask-1", "auth is done, PR #42 in review")
+	waitScreen(t, tm, "auth is done, PR #42 in review")
+}
+
+// TestFlowAttentionRings: an attention event rings the bell and sends an
+// OSC 9 notification whose body cannot smuggle escapes.
+func TestFlowAttentionRings(t *testing.T) {
+	svc := fixtureService()
+	tm, _ := startFlow(t, svc, Options{Bell: true, OSC9: true})
+	svc.publish(agent.EventAttention, "q-8", "pm-tanaka", "critical query from pm-tanaka\x07\x1b]52;c;eA==\x07")
+	var out bytes.Buffer
+	teatest.WaitFor(t, io.TeeReader(tm.Output(), &out), func(b []byte) bool {
+		return bytes.Contains(b, []byte("\x1b]9;critical query from pm-tanaka"))
+	}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	if bytes.Contains(out.Bytes(), []byte("\x1b]52")) {
+		t.Error("OSC 52 from the summary reached the terminal")
+	}
+	if !bytes.Contains(out.Bytes(), []byte("\a")) {
+		t.Error("no bell")
+	}
+}
+
+// TestFlowQuitRestores: q ends the program.
+func TestFlowQuitRestores(t *testing.T) {
+	svc := fixtureService()
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	if _, ok := tm.FinalModel(t).(*Model); !ok {
+		t.Error("final model is not *Model")
+	}
+}
+
+var _ tea.Model = (*Model)(nil)
