@@ -20,7 +20,7 @@ func TestErrorConstructors(t *testing.T) {
 		{ContextNotFound("acme/none"), -32002, "Context not found", []string{"reason", "requested_context"}},
 		{AgentNotFound("eng-unknown"), -32003, "Agent not found", []string{"requested_agent", "suggestion"}},
 		{AgentBusy("2 queries running", time.Second), -32004, "Agent busy", []string{"reason", "retry_after_ms"}},
-		{Timeout("the answer", 30 * time.Second), -32005, "Timeout", []string{"reason", "timeout_ms"}},
+		{Timeout("the answer", 30*time.Second), -32005, "Timeout", []string{"reason", "timeout_ms"}},
 		{RateLimited(1500 * time.Millisecond), -32006, "Rate limit exceeded", []string{"reason", "retry_after_ms"}},
 		{ApprovalDenied("the owner rejected the task"), -32007, "Approval denied", []string{"reason"}},
 		{InvalidParams("params.to: want string, got number"), -32602, "Invalid params", []string{"reason"}},
