@@ -36,18 +36,28 @@ func TestKill9Durability(t *testing.T) {
 		t.Fatal(err)
 	}
 	acked := make(chan []int64)
+	firstAck := make(chan struct{})
 	go func() {
 		var seqs []int64
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if s, ok := strings.CutPrefix(sc.Text(), "ACK "); ok {
 				if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+					if len(seqs) == 0 {
+						close(firstAck)
+					}
 					seqs = append(seqs, n)
 				}
 			}
 		}
 		acked <- seqs
 	}()
+	// Kill ~300 ms into the load (the child may take a while to start on a
+	// busy machine or under -race).
+	select {
+	case <-firstAck:
+	case <-time.After(15 * time.Second):
+	}
 	time.Sleep(300 * time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("kill child: %v", err)
