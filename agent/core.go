@@ -154,9 +154,10 @@ func (c *Core) Serve(ctx context.Context) error {
 		return err
 	}
 	c.log.Info("aoi serving", "component", "core", "listen", ln.Addr().String(), "socket", sock.Addr().String())
-	peerHTTP := &http.Server{Handler: c.peerSrv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	ctlHTTP := &http.Server{Handler: c.ctlSrv, ConnContext: rpc.UnixConnContext, ReadHeaderTimeout: 10 * time.Second}
+	peerHTTP := rpc.NewHTTPServer(c.peerSrv, c.log) // errors to the log file, never the TUI's terminal
+	peerHTTP.BaseContext = func(net.Listener) context.Context { return ctx }
+	ctlHTTP := rpc.NewHTTPServer(c.ctlSrv, c.log)
+	ctlHTTP.ConnContext = rpc.UnixConnContext
 
 	var wg sync.WaitGroup
 	errc := make(chan error, 2)
