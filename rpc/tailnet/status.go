@@ -1,0 +1,125 @@
+package tailnet
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"tailscale.com/ipn/ipnstate"
+)
+
+// Status describes this node for `aoi status`.
+type Status struct {
+	Tailnet   string   `json:"tailnet"`   // tailnet name, e.g. example.com
+	NodeID    string   `json:"node_id"`   // stable node id
+	NodeName  string   `json:"node_name"` // FQDN without the trailing dot
+	UserLogin string   `json:"user_login"`
+	Addresses []string `json:"addresses"` // tailnet IPs
+	State     string   `json:"state"`     // backend state: Running, NeedsLogin, …
+}
+
+// Peer is another node on the tailnet as this node sees it.
+type Peer struct {
+	NodeID    string   `json:"node_id"`
+	HostName  string   `json:"host_name"` // the name the node asked for (aoi-<agent-id>)
+	DNSName   string   `json:"dns_name"`  // FQDN without the trailing dot
+	Addrs     []string `json:"addrs"`     // tailnet IPs, IPv4 first
+	Online    bool     `json:"online"`    // per the control server
+	Tags      []string `json:"tags,omitempty"`
+	UserLogin string   `json:"user_login,omitempty"`
+	// Endpoints are the UDP addresses WireGuard may use to reach the peer
+	// directly (diagnostics; the relay is used when none works).
+	Endpoints []string `json:"endpoints,omitempty"`
+}
+
+// Status returns this node's tailnet, name, addresses and state.
+func (t *Transport) Status(ctx context.Context) (Status, error) {
+	lc, err := t.localClient()
+	if err != nil {
+		return Status{}, err
+	}
+	st, err := lc.StatusWithoutPeers(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	out := Status{State: st.BackendState, Addresses: addrStrings(st.TailscaleIPs)}
+	if st.CurrentTailnet != nil {
+		out.Tailnet = st.CurrentTailnet.Name
+	}
+	if st.Self != nil {
+		out.NodeID = string(st.Self.ID)
+		out.NodeName = strings.TrimSuffix(st.Self.DNSName, ".")
+		if u, ok := st.User[st.Self.UserID]; ok {
+			out.UserLogin = u.LoginName
+		}
+	}
+	return out, nil
+}
+
+// Peers lists the other nodes of the tailnet, sorted by host name.
+func (t *Transport) Peers(ctx context.Context) ([]Peer, error) {
+	lc, err := t.localClient()
+	if err != nil {
+		return nil, err
+	}
+	st, err := lc.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	peers := make([]Peer, 0, len(st.Peer))
+	for _, ps := range st.Peer {
+		peers = append(peers, peerFrom(st, ps))
+	}
+	slices.SortFunc(peers, func(a, b Peer) int { return strings.Compare(a.HostName, b.HostName) })
+	return peers, nil
+}
+
+func peerFrom(st *ipnstate.Status, ps *ipnstate.PeerStatus) Peer {
+	p := Peer{
+		NodeID:    string(ps.ID),
+		HostName:  ps.HostName,
+		DNSName:   strings.TrimSuffix(ps.DNSName, "."),
+		Addrs:     addrStrings(ps.TailscaleIPs),
+		Online:    ps.Online,
+		Endpoints: slices.Clone(ps.Addrs),
+	}
+	if ps.Tags != nil {
+		p.Tags = ps.Tags.AsSlice()
+	}
+	if u, ok := st.User[ps.UserID]; ok {
+		p.UserLogin = u.LoginName
+	}
+	return p
+}
+
+// PeerURL is the peer API endpoint of p on this transport's port (all aoi
+// nodes of a tailnet serve on the same port), or "" if p has no address.
+func (t *Transport) PeerURL(p Peer) string {
+	if len(p.Addrs) == 0 {
+		return ""
+	}
+	return "http://" + net.JoinHostPort(p.Addrs[0], strconv.Itoa(t.cfg.Port)) + "/aoi/v1/rpc"
+}
+
+// addrStrings renders IPs with IPv4 first, so URLs prefer IPv4.
+func addrStrings(ips []netip.Addr) []string {
+	sorted := slices.Clone(ips)
+	slices.SortStableFunc(sorted, func(a, b netip.Addr) int {
+		switch {
+		case a.Is4() == b.Is4():
+			return 0
+		case a.Is4():
+			return -1
+		default:
+			return 1
+		}
+	})
+	out := make([]string, len(sorted))
+	for i, ip := range sorted {
+		out[i] = ip.String()
+	}
+	return out
+}
