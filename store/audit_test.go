@@ -465,3 +465,22 @@ func TestAppendAuditSanitisesUTF8(t *testing.T) {
 		t.Fatalf("verify = %+v", v)
 	}
 }
+
+// TestTwoHandlesDoNotForkTheChain opens the same file twice (as two
+// processes would) and interleaves appends: the cached heads must follow
+// each other's commits.
+func TestTwoHandlesDoNotForkTheChain(t *testing.T) {
+	db1, path := openTestDB(t)
+	db2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	for range 5 {
+		appendN(t, db1, 2)
+		appendN(t, db2, 3)
+	}
+	if v := mustVerify(t, db1); !v.OK || v.Entries != 25 {
+		t.Fatalf("verify = %+v, want 25 chained rows", v)
+	}
+}

@@ -164,3 +164,14 @@ func TestWritePanicIsAnError(t *testing.T) {
 		t.Fatalf("writer dead after a panic: %v", err)
 	}
 }
+
+func TestOpenNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 200)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Open on a non-database file = %v, want an error naming the file", err)
+	}
+}

@@ -23,6 +23,9 @@ type Tx struct {
 	db   *DB
 	conn *sql.Conn
 	head auditHead // audit chain head, including this transaction's appends
+	// dataVersion is SQLite's data_version as last seen: it changes only
+	// when another connection (another process) commits to the file.
+	dataVersion int64
 }
 
 // writerCtx is used for every statement the writer runs: a caller's context
@@ -112,6 +115,12 @@ func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
 		tx.replyAll(batch, fmt.Errorf("store: could not start a write transaction: %w", err))
 		return batch
 	}
+	if err := tx.refreshHead(); err != nil {
+		tx.rollback(start)
+		tx.replyAll(batch, err)
+		return batch
+	}
+	start = tx.head
 	broken := tx.runFirst(batch)
 	for broken == nil && len(batch) < tx.db.opts.maxBatch {
 		n := len(batch)
@@ -138,6 +147,27 @@ func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
 	}
 	tx.reply(batch)
 	return batch
+}
+
+// refreshHead reloads the cached audit head when another connection has
+// committed since this one last looked (say a second process opened the same
+// file), so the chain never forks. It runs under BEGIN IMMEDIATE, so nobody
+// else can write until this batch commits.
+func (tx *Tx) refreshHead() error {
+	var v int64
+	if err := tx.QueryRow("PRAGMA data_version").Scan(&v); err != nil {
+		return fmt.Errorf("store: reading data_version: %w", err)
+	}
+	if v == tx.dataVersion {
+		return nil
+	}
+	h := auditHead{hash: GenesisHash}
+	err := tx.QueryRow(`SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`).Scan(&h.seq, &h.hash)
+	if err != nil && !isNoRows(err) {
+		return fmt.Errorf("store: reloading the audit chain head: %w", err)
+	}
+	tx.head, tx.dataVersion = h, v
+	return nil
 }
 
 // runFirst runs the functions the batch started with. A function alone in
