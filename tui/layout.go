@@ -101,9 +101,11 @@ func box(title, content string, w, h int, on bool, env *env) string {
 	title = truncate(title, max(0, inner-4))
 	top := bs.Render("╭─") + " " + ts.Render(title) + " "
 	top += bs.Render(strings.Repeat("─", max(0, inner-3-ansi.StringWidth(title))) + "╮")
-	lines := []string{top}
+	lines := make([]string, 0, h)
+	lines = append(lines, top)
+	side := bs.Render("│")
 	for _, l := range strings.Split(fitBlock(content, inner, h-2), "\n") {
-		lines = append(lines, bs.Render("│")+l+bs.Render("│"))
+		lines = append(lines, side+l+side)
 	}
 	lines = append(lines, bs.Render("╰"+strings.Repeat("─", max(0, inner))+"╯"))
 	return strings.Join(lines, "\n")

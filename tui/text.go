@@ -10,13 +10,22 @@ import (
 
 const ellipsis = "…"
 
+// width is the display width of s in cells; printable ASCII is counted
+// without the grapheme walk.
+func width(s string) int {
+	if isPlain(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
+
 // truncate shortens s to at most w cells, ending in an ellipsis when cut.
 // Widths are measured in terminal cells, so wide (CJK) characters count 2.
 func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, ellipsis)
@@ -25,7 +34,7 @@ func truncate(s string, w int) string {
 // fit truncates s to w cells and pads it with spaces to exactly w.
 func fit(s string, w int) string {
 	s = truncate(s, w)
-	if pad := w - ansi.StringWidth(s); pad > 0 {
+	if pad := w - width(s); pad > 0 {
 		s += strings.Repeat(" ", pad)
 	}
 	return s
