@@ -334,6 +334,12 @@ func TestPruneAuditKeepsChainVerifiable(t *testing.T) {
 	clock := newTestClock()
 	db, path := openTestDB(t, WithClock(clock.Now))
 	recs := appendN(t, db, 10)
+	if removed, err := db.PruneAudit(context.Background(), recs[0].Time); err != nil || removed != 0 {
+		t.Fatalf("prune with nothing older = %d, %v; want 0", removed, err)
+	}
+	if n, _ := db.AuditCount(context.Background()); n != 10 {
+		t.Fatalf("a no-op prune changed the log: %d rows", n)
+	}
 	cut := recs[6].Time // rows 1–6 are older
 	removed, err := db.PruneAudit(context.Background(), cut)
 	if err != nil || removed != 6 {

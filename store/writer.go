@@ -28,6 +28,10 @@ type Tx struct {
 	dataVersion int64
 }
 
+// maxExtend bounds how long a batch keeps taking late arrivals before it
+// commits, so the first caller in it never waits long for the others.
+const maxExtend = 2 * time.Millisecond
+
 // writerCtx is used for every statement the writer runs: a caller's context
 // must not interrupt a statement that shares the transaction with others.
 var writerCtx = context.Background()
@@ -121,8 +125,9 @@ func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
 		return batch
 	}
 	start = tx.head
+	began := time.Now()
 	broken := tx.runFirst(batch)
-	for broken == nil && len(batch) < tx.db.opts.maxBatch {
+	for broken == nil && len(batch) < tx.db.opts.maxBatch && time.Since(began) < maxExtend {
 		n := len(batch)
 		runtime.Gosched() // let callers just answered queue their next write
 		if batch = tx.db.collect(batch); len(batch) == n {
