@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -53,6 +54,7 @@ type Core struct {
 	outbox    *outbox
 	peers     *peerClients
 	callers   callerCache
+	tasks     *task.Engine
 	ext       extensions
 
 	startedAt  time.Time

@@ -38,7 +38,7 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
+	if _, err := c.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
 		return nil, err
 	}
 	h := c.decideQuery(ctx, call.Caller, p)
@@ -112,17 +112,17 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 
 // checkScope checks every context_scope entry against the ACL (the seed
 // checked only the first). An empty scope means every context we hold.
-func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) error {
+func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
 	pol := c.policy.Load()
 	d, denied := pol.CheckScope(c.subject(call.Caller), action, scope)
 	if d.AuditOnly { // audit_mode: the denial is recorded but the call goes on
 		c.auditACLOnly(ctx, call, denied, d)
 	}
 	if d.Allowed {
-		return nil
+		return d, nil
 	}
 	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
-	return rpc.PermissionDenied(d.Reason, map[string]any{
+	return d, rpc.PermissionDenied(d.Reason, map[string]any{
 		"required_permission": "context." + string(action), "requested_scope": denied})
 }
 

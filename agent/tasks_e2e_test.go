@@ -1,0 +1,122 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/task"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// gitRepo makes a repository with one commit on main.
+func gitRepo(t *testing.T) string {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"}, {"config", "user.email", "t@example.invalid"}, {"config", "user.name", "t"},
+		{"commit", "-q", "--allow-empty", "-m", "start"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// taskAgents: eng holds acme/webapp (a real git repo) with a task that
+// prints the branch it runs on; PMs may execute there.
+func taskAgents(t *testing.T) (eng, pm *testAgent) {
+	repo := gitRepo(t)
+	eng = newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{"branch": {
+			Command: []string{"git", "rev-parse", "--abbrev-ref", "{{what}}"}, Context: "acme/webapp",
+			Params:    map[string]config.Param{"what": {Default: "HEAD", Pattern: "^[A-Z]+$"}},
+			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: true},
+		}}
+	})
+	pm = newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	if _, err := pm.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return eng, pm
+}
+
+func TestTaskApprovedRunsInWorktreeAndNotifies(t *testing.T) {
+	if task.StatePending != agent.TaskPending || task.StateCompleted != agent.TaskCompleted || task.EventApprovalRequested != agent.EventApprovalRequested {
+		t.Fatal("task engine and agent disagree on state or event names")
+	}
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	events, _ := eng.Events(ctx, 0)
+	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ticket.Status != agent.TaskPending {
+		t.Fatalf("ticket = %+v, want pending approval", ticket)
+	}
+	ev := <-events
+	if ev.Kind != agent.EventApprovalRequested || ev.Agent != "pm-tanaka" {
+		t.Fatalf("first event = %+v, want approval.requested from pm-tanaka", ev)
+	}
+	if err := eng.Approve(ctx, ev.ID); err != nil {
+		t.Fatal(err)
+	}
+	msg := waitMessage(t, pm, ticket.RequestID)
+	var out struct {
+		Status     string `json:"status"`
+		ExitCode   int    `json:"exit_code"`
+		OutputTail string `json:"output_tail"`
+	}
+	if err := json.Unmarshal(msg.Data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Event != wire.EventTaskCompleted || out.ExitCode != 0 || !strings.Contains(out.OutputTail, "aoi/task-"+ticket.TaskID) {
+		t.Fatalf("notify %s %s, want task.completed run on branch aoi/task-%s", msg.Event, msg.Data, ticket.TaskID)
+	}
+	st, err := pm.RemoteTaskStatus(ctx, "eng-suzuki", ticket.TaskID)
+	if err != nil || st.State != agent.TaskCompleted {
+		t.Fatalf("remote status = %+v, %v", st, err)
+	}
+}
+
+func TestTaskRejectedAndInjectionRefused(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+	if err != nil || len(aps) != 1 || aps[0].TaskID != ticket.TaskID || aps[0].MatchedRule != "pm-exec" {
+		t.Fatalf("approvals = %+v, %v", aps, err)
+	}
+	if err := eng.Reject(ctx, aps[0].ID, "not now"); err != nil {
+		t.Fatal(err)
+	}
+	msg := waitMessage(t, pm, ticket.RequestID)
+	if !strings.Contains(string(msg.Data), "not now") || !strings.Contains(string(msg.Data), "-32007") {
+		t.Fatalf("rejection notify = %s %s, want the reason and APPROVAL_DENIED", msg.Event, msg.Data)
+	}
+	for name, params := range map[string]map[string]string{
+		"shell":      {"what": "HEAD; touch /tmp/pwned"},
+		"undeclared": {"cwd": "/"},
+		"subst":      {"what": "$(id)"},
+	} {
+		_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch", Params: params})
+		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Error(), "task_params") {
+			t.Fatalf("%s: %v should name the param", name, e)
+		}
+	}
+	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "rm_rf"})
+	asRPC(t, err, rpc.CodeInvalidParams)
+}
