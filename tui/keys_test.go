@@ -225,3 +225,16 @@ func TestExpiryCountdownTicks(t *testing.T) {
 		t.Errorf("countdown did not advance:\n%s", screen(m))
 	}
 }
+
+func TestRunRefusesBadConfigBeforeTouchingTheTerminal(t *testing.T) {
+	err := Run(t.Context(), fixtureService(), Options{Theme: "solarized"})
+	if err == nil || !strings.Contains(err.Error(), `"solarized"`) {
+		t.Errorf("Run with an unknown theme = %v", err)
+	}
+	k := keymap.Default()
+	k.Approvals.Reject.SetKeys("y")
+	err = Run(t.Context(), fixtureService(), Options{KeyMap: &k})
+	if err == nil || !strings.Contains(err.Error(), `"y"`) {
+		t.Errorf("Run with clashing keys = %v", err)
+	}
+}

@@ -6,12 +6,23 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/themes"
 )
 
 // Run shows the interface on the terminal until the owner quits or ctx ends,
 // and returns after the terminal is restored. A cancelled ctx is not an
 // error.
 func Run(ctx context.Context, svc agent.Service, opts Options) error {
+	if opts.Palette == nil && !opts.NoColor {
+		if _, err := themes.Pick(opts.Theme, true); err != nil {
+			return err
+		}
+	}
+	if opts.KeyMap != nil {
+		if err := opts.KeyMap.Validate(); err != nil {
+			return err
+		}
+	}
 	m := New(svc, opts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the event subscription
