@@ -16,6 +16,7 @@ func testBadAuthKey(t *testing.T, tn *tailnettest.Tailnet) {
 	if !errors.Is(err, tailnet.ErrAuthKey) || !strings.Contains(err.Error(), "TS_AUTHKEY") {
 		t.Fatalf("Up with a bad key: %v; want ErrAuthKey saying to set TS_AUTHKEY", err)
 	}
+	t.Logf("bad key: %v", err)
 	if err := joinErr(t, tn, ctl.HTTPTestServer.URL, "tskey-good"); err != nil {
 		t.Fatalf("Up with the right key: %v", err)
 	}
@@ -27,6 +28,7 @@ func testNeedsApproval(t *testing.T, tn *tailnettest.Tailnet) {
 	if !errors.Is(err, tailnet.ErrNeedsApproval) || !strings.Contains(err.Error(), "admin") {
 		t.Fatalf("Up on a tailnet that needs approval: %v; want ErrNeedsApproval", err)
 	}
+	t.Logf("needs approval: %v", err)
 }
 
 func testNeedsLogin(t *testing.T, tn *tailnettest.Tailnet) {
@@ -35,4 +37,5 @@ func testNeedsLogin(t *testing.T, tn *tailnettest.Tailnet) {
 	if !errors.Is(err, tailnet.ErrNeedsLogin) || !strings.Contains(err.Error(), ctl.HTTPTestServer.URL+"/auth/") {
 		t.Fatalf("Up without a key on a tailnet that needs login: %v; want ErrNeedsLogin with the auth URL", err)
 	}
+	t.Logf("needs login: %v", err)
 }

@@ -19,6 +19,10 @@ type Status struct {
 	UserLogin string   `json:"user_login"`
 	Addresses []string `json:"addresses"` // tailnet IPs
 	State     string   `json:"state"`     // backend state: Running, NeedsLogin, …
+	// Endpoints are the UDP addresses this node advertises for WireGuard;
+	// Relay is its home DERP region (diagnostics).
+	Endpoints []string `json:"endpoints,omitempty"`
+	Relay     string   `json:"relay,omitempty"`
 }
 
 // Peer is another node on the tailnet as this node sees it.
@@ -30,9 +34,10 @@ type Peer struct {
 	Online    bool     `json:"online"`    // per the control server
 	Tags      []string `json:"tags,omitempty"`
 	UserLogin string   `json:"user_login,omitempty"`
-	// Endpoints are the UDP addresses WireGuard may use to reach the peer
-	// directly (diagnostics; the relay is used when none works).
-	Endpoints []string `json:"endpoints,omitempty"`
+	// CurAddr is the UDP address packets to the peer go to directly ("" when
+	// relayed or idle); Relay is the peer's home DERP region (diagnostics).
+	CurAddr string `json:"cur_addr,omitempty"`
+	Relay   string `json:"relay,omitempty"`
 }
 
 // Status returns this node's tailnet, name, addresses and state.
@@ -52,6 +57,8 @@ func (t *Transport) Status(ctx context.Context) (Status, error) {
 	if st.Self != nil {
 		out.NodeID = string(st.Self.ID)
 		out.NodeName = strings.TrimSuffix(st.Self.DNSName, ".")
+		out.Endpoints = slices.Clone(st.Self.Addrs)
+		out.Relay = st.Self.Relay
 		if u, ok := st.User[st.Self.UserID]; ok {
 			out.UserLogin = u.LoginName
 		}
@@ -79,12 +86,13 @@ func (t *Transport) Peers(ctx context.Context) ([]Peer, error) {
 
 func peerFrom(st *ipnstate.Status, ps *ipnstate.PeerStatus) Peer {
 	p := Peer{
-		NodeID:    string(ps.ID),
-		HostName:  ps.HostName,
-		DNSName:   strings.TrimSuffix(ps.DNSName, "."),
-		Addrs:     addrStrings(ps.TailscaleIPs),
-		Online:    ps.Online,
-		Endpoints: slices.Clone(ps.Addrs),
+		NodeID:   string(ps.ID),
+		HostName: ps.HostName,
+		DNSName:  strings.TrimSuffix(ps.DNSName, "."),
+		Addrs:    addrStrings(ps.TailscaleIPs),
+		Online:   ps.Online,
+		CurAddr:  ps.CurAddr,
+		Relay:    ps.Relay,
 	}
 	if ps.Tags != nil {
 		p.Tags = ps.Tags.AsSlice()

@@ -33,8 +33,8 @@ func TestTailnet(t *testing.T) {
 
 	nodes := map[string]*tailnet.Transport{"aoi-alice": a, "aoi-bob": b, "aoi-carol": c}
 	t.Run("Peers", func(t *testing.T) { testPeers(t, nodes) })
-	t.Run("LoopbackOnly", func(t *testing.T) { testLoopbackOnly(t, a) })
 	t.Run("RPCRoundTrip", func(t *testing.T) { testRPCRoundTrip(t, a, b) })
+	t.Run("LoopbackOnly", func(t *testing.T) { testLoopbackOnly(t, nodes) })
 	t.Run("IdentifyRefusesStranger", func(t *testing.T) { testIdentifyRefusesStranger(t, b) })
 	t.Run("NoLogsHostinfo", func(t *testing.T) { testNoLogsHostinfo(t, tn, a) })
 	t.Run("RestartKeepsNodeID", func(t *testing.T) { testRestartKeepsNodeID(t, tn) })
@@ -95,19 +95,39 @@ func testPeers(t *testing.T, nodes map[string]*tailnet.Transport) {
 	}
 }
 
-// testLoopbackOnly: the only WireGuard endpoints a node knows for its peers
-// are on loopback, so no packet goes to another address.
-func testLoopbackOnly(t *testing.T, n *tailnet.Transport) {
-	peers, err := n.Peers(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range peers {
-		for _, ep := range p.Endpoints {
-			ap, err := netip.ParseAddrPort(ep)
-			if err != nil || !ap.Addr().IsLoopback() {
-				t.Errorf("peer %s has endpoint %q; want loopback only", p.HostName, ep)
+// testLoopbackOnly: every node advertises only loopback WireGuard
+// endpoints, and any direct path in use to a peer is on loopback, so no
+// packet goes to another address (DERP and STUN are on 127.0.0.1 too).
+func testLoopbackOnly(t *testing.T, nodes map[string]*tailnet.Transport) {
+	ctx := ctxT(t)
+	for name, n := range nodes {
+		st, err := n.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s advertises %v, relay %q", name, st.Endpoints, st.Relay)
+		if len(st.Endpoints) == 0 || st.Relay == "" {
+			t.Errorf("%s advertises endpoints %v, relay %q; want some, and a home relay", name, st.Endpoints, st.Relay)
+		}
+		assertLoopback(t, name, st.Endpoints...)
+		peers, err := n.Peers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range peers {
+			if p.CurAddr != "" {
+				assertLoopback(t, name+"→"+p.HostName, p.CurAddr)
 			}
+		}
+	}
+}
+
+func assertLoopback(t *testing.T, what string, addrs ...string) {
+	t.Helper()
+	for _, a := range addrs {
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil || !ap.Addr().IsLoopback() {
+			t.Errorf("%s uses %q; want loopback only", what, a)
 		}
 	}
 }
