@@ -6,7 +6,7 @@ TAGS      := sqlite_fts5
 BIN       := bin/aoi
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+LDFLAGS   := -X main.buildVersion=$(VERSION) -X main.buildCommit=$(COMMIT)
 GOFLAGS_T := -tags $(TAGS)
 export CGO_ENABLED := 1
 

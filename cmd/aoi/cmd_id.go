@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// identityInfo is `aoi id`'s output: what a peer needs to pin this agent.
+type identityInfo struct {
+	AgentID     string `json:"agent_id"`
+	Fingerprint string `json:"fingerprint"`
+	Listen      string `json:"listen_addr"`
+}
+
+// idCmd prints this agent's id and certificate fingerprint. It reads the
+// config and the certificate only (never the database), so it works with
+// or without a running core.
+func (a *app) idCmd() *cobra.Command {
+	var fpOnly bool
+	cmd := &cobra.Command{
+		Use:   "id",
+		Short: "Print this agent's id and certificate fingerprint (what peers pin)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info, err := a.identity()
+			if err != nil {
+				return err
+			}
+			if fpOnly {
+				_, err := fmt.Fprintln(a.stdout, info.Fingerprint)
+				return err
+			}
+			return a.emit(info, func(w io.Writer) {
+				fmt.Fprintf(w, "agent:       %s\nfingerprint: %s\nlisten:      %s\n", info.AgentID, info.Fingerprint, info.Listen)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&fpOnly, "fingerprint", false, "print only the fingerprint")
+	return cmd
+}
+
+func (a *app) identity() (identityInfo, error) {
+	path := a.configFlag
+	if path == "" {
+		path = config.Locate(a.dataDir())
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return identityInfo{}, err
+	}
+	id, err := rpc.LoadIdentity(filepath.Join(a.dataDir(), "tls"))
+	if err != nil {
+		return identityInfo{}, fmt.Errorf("no identity in %s (%v); create one with `aoi init`", a.dataDir(), err)
+	}
+	return identityInfo{AgentID: cfg.Agent.ID, Fingerprint: id.Fingerprint, Listen: cfg.Network.ListenAddr}, nil
+}
