@@ -83,6 +83,9 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
+	for i := range hits {
+		hits[i].Snippet = snippet(hits[i].Body, hits[i].Title, firstMatched(hits[i], terms))
+	}
 	return hits, nil
 }
 
@@ -150,9 +153,9 @@ func (s *searcher) collect(ctx context.Context, m termMatch) error {
 			SELECT rowid FROM ` + m.table + ` WHERE ` + m.table + ` MATCH ? AND rowid < ?
 			ORDER BY rowid DESC LIMIT ?)
 		ORDER BY e.id DESC`
-	before, kept, scanned := int64(math.MaxInt64), 0, 0
+	before, kept, scanned, page := int64(math.MaxInt64), 0, 0, candidatesPerTerm
 	for kept < candidatesPerTerm && scanned < maxScanPerTerm {
-		rows, err := s.db.rd.QueryContext(ctx, query, m.expr, before, searchPage)
+		rows, err := s.db.rd.QueryContext(ctx, query, m.expr, before, page)
 		if err != nil {
 			return fmt.Errorf("store: search context: %w", err)
 		}
@@ -167,9 +170,10 @@ func (s *searcher) collect(ctx context.Context, m termMatch) error {
 			}
 		}
 		scanned += len(evs)
-		if len(evs) < searchPage {
+		if len(evs) < page {
 			break
 		}
+		page = searchPage
 	}
 	return nil
 }
@@ -239,16 +243,13 @@ func rank(cands map[int64]*ContextHit, terms []string, now time.Time) []ContextH
 	out := make([]ContextHit, 0, len(docs))
 	for _, d := range docs {
 		const k1, b = 1.2, 0.75
-		rel, matched, first := 0.0, 0, -1
+		rel, matched := 0.0, 0
 		for i, tf := range d.tf {
 			w := float64(3*tf[0] + 2*tf[1] + tf[2])
 			if w == 0 {
 				continue
 			}
 			matched++
-			if first < 0 {
-				first = i
-			}
 			idf := math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
 			rel += idf * w * (k1 + 1) / (w + k1*(1-b+b*float64(d.length)/avgLen))
 		}
@@ -258,11 +259,6 @@ func rank(cands map[int64]*ContextHit, terms []string, now time.Time) []ContextH
 		h := *d.hit
 		h.Matched = matched
 		h.Score = (rel + coverage) * (0.5 + coverage) * (0.5 + 0.5*recency)
-		if first >= 0 {
-			h.Snippet = snippet(h.Body, h.Title, terms[first])
-		} else {
-			h.Snippet = snippet(h.Body, h.Title, "")
-		}
 		out = append(out, h)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -272,6 +268,16 @@ func rank(cands map[int64]*ContextHit, terms []string, now time.Time) []ContextH
 		return out[i].ID > out[j].ID
 	})
 	return out
+}
+
+// firstMatched is the first term h contains ("" if none).
+func firstMatched(h ContextHit, terms []string) string {
+	for _, t := range terms {
+		if indexFold(h.Body, t) >= 0 || indexFold(h.Title, t) >= 0 {
+			return t
+		}
+	}
+	return ""
 }
 
 // snippet returns up to SnippetRunes characters of body around term (or of

@@ -20,8 +20,13 @@ CREATE INDEX context_events_state ON context_events(source, ctx, kind);
 CREATE VIRTUAL TABLE context_fts USING fts5(
     title, body, key,
     content='context_events', content_rowid='id',
+    columnsize=0,               -- ranking happens in Go: no per-row sizes needed
     tokenize='trigram'
 );
+-- Merge segments less eagerly (default 4): trigram indexing writes many
+-- terms per row, and merging is most of an insert's cost; queries stay
+-- fast because each walks one term newest-first with a LIMIT.
+INSERT INTO context_fts(context_fts, rank) VALUES ('automerge', 8);
 
 -- Short-term index: 1–2 character terms cannot use trigrams. Each row holds
 -- the CJK bigrams (and lone CJK characters) and the 1–2 letter words of its
