@@ -1,0 +1,150 @@
+package source
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParsePatch(t *testing.T) {
+	patch := strings.Join([]string{
+		"",
+		"diff --git a/auth/jwt.go b/auth/jwt.go",
+		"index 1111111..2222222 100644",
+		"--- a/auth/jwt.go",
+		"+++ b/auth/jwt.go",
+		"@@ -44,0 +45,3 @@ func Sign(",
+		"+func Validate() {",
+		"+++counter // content that looks like a header",
+		"+}",
+		"@@ -110,2 +113,8 @@",
+		"-old",
+		"--- also old content",
+		"+a", "+b", "+c", "+d", "+e", "+f", "+g", "+h",
+		"diff --git a/old.go b/old.go",
+		"deleted file mode 100644",
+		"--- a/old.go",
+		"+++ /dev/null",
+		"@@ -1,2 +0,0 @@",
+		"-package old",
+		"-// gone",
+		"diff --git a/logo.png b/logo.png",
+		"Binary files a/logo.png and b/logo.png differ",
+		"diff --git a/a.go b/b.go",
+		"similarity index 90%",
+		"rename from a.go",
+		"rename to b.go",
+	}, "\n")
+	files, excerpt := parsePatch(patch)
+	want := map[string]FileStat{
+		"auth/jwt.go": {Path: "auth/jwt.go", Added: 11, Deleted: 2, Lines: "45-120"},
+		"old.go":      {Path: "old.go", Deleted: 2},
+		"b.go":        {Path: "b.go"},
+	}
+	got := map[string]FileStat{}
+	for _, f := range files {
+		got[f.Path] = f
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: got %+v, want %+v", p, got[p], w)
+		}
+	}
+	if !strings.Contains(excerpt, "func Validate() {") || !strings.Contains(excerpt, "++counter") {
+		t.Errorf("excerpt = %q", excerpt)
+	}
+}
+
+func TestParseLogDropsCappedTail(t *testing.T) {
+	rec := func(sha, msg string) string {
+		return "\x1e" + sha + "\x1fSuzuki\x1f2025-03-10T10:00:00+09:00\x1f" + msg + "\x1f\n"
+	}
+	out := rec(strings.Repeat("a", 40), "first\n\nbody") + rec(strings.Repeat("b", 40), "cut off mid-")
+	if cs := parseLog(out, true); len(cs) != 1 || cs[0].Message != "first\n\nbody" || cs[0].When.Hour() != 10 {
+		t.Fatalf("capped parse = %+v", cs)
+	}
+	if cs := parseLog(out, false); len(cs) != 2 {
+		t.Fatalf("uncapped parse = %d commits", len(cs))
+	}
+}
+
+// mapCursors is an in-memory cursor table (what the store persists).
+type mapCursors map[string]string
+
+func (m mapCursors) ContextCursor(_ context.Context, name string) (string, bool, error) {
+	v, ok := m[name]
+	return v, ok, nil
+}
+
+func (m mapCursors) apply(b Batch) {
+	for k, v := range b.Cursors {
+		m[k] = v
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T",
+		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func TestGitPollIncremental(t *testing.T) {
+	dir := t.TempDir()
+	repo := Repo{Ctx: "acme/tool", Path: dir}
+	cur := mapCursors{}
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	// An empty repository polls cleanly.
+	b, err := Git{}.Poll(context.Background(), repo, cur)
+	if err != nil || len(b.Events) != 0 {
+		t.Fatalf("empty repo: %+v %v", b, err)
+	}
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.go", "package main\n// FIXME(bob): handle signals\nfunc main() {}\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "first")
+	b, err = Git{}.Poll(context.Background(), repo, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Events) != 1 || b.Events[0].Title != "first" {
+		t.Fatalf("first poll events = %+v", b.Events)
+	}
+	var marker *Event
+	for _, st := range b.States {
+		if st.Kind == "marker" && len(st.Events) == 1 {
+			marker = &st.Events[0]
+		}
+	}
+	if marker == nil || marker.Title != "FIXME(main.go:2): handle signals" {
+		t.Fatalf("marker = %+v", marker)
+	}
+	cur.apply(b)
+	// Nothing changed: nothing to store.
+	if b, _ = (Git{}).Poll(context.Background(), repo, cur); !b.Empty() {
+		t.Fatalf("unchanged repo produced %+v", b)
+	}
+	write("util.go", "package main\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "second\n\nwith a body")
+	b, _ = Git{}.Poll(context.Background(), repo, cur)
+	if len(b.Events) != 1 || b.Events[0].Title != "second" || !strings.Contains(b.Events[0].Body, "with a body") {
+		t.Fatalf("second poll events = %+v", b.Events)
+	}
+	if len(b.States) != 0 {
+		t.Fatalf("state did not change, yet got %+v", b.States)
+	}
+}
