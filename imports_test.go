@@ -1,46 +1,105 @@
 package aoi_test
 
 import (
+	"encoding/json"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
 )
 
-// TestImportDirection keeps the package boundaries of docs/architecture.md:
-// the core never imports the interface, the store none of ours, and only the
+const mod = "github.com/aoi-protocol/aoi/"
+
+// goPackage is the part of `go list -json` this test reads.
+type goPackage struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// TestImportDirection keeps the package boundaries of docs/architecture.md.
+// Our own packages are checked on direct imports (tui may import agent,
+// which itself uses store); heavy third-party code is checked on the whole
+// dependency graph, so the core never links the interface and only the
 // tailnet transport and the binary link tsnet.
 func TestImportDirection(t *testing.T) {
-	const mod = "github.com/aoi-protocol/aoi/"
-	forbidden := map[string][]string{
-		mod + "store":  {mod, "charm.land/", "tailscale.com/"},
-		mod + "rpc":    {mod + "agent", mod + "store", mod + "tui", "charm.land/", "tailscale.com/"},
-		mod + "agent":  {mod + "tui", "charm.land/", "tailscale.com/"},
-		mod + "config": {mod + "agent", mod + "store", mod + "rpc", mod + "tui"},
-		mod + "tui":    {mod + "store", mod + "rpc", "tailscale.com/"},
-		mod + "keymap": {mod + "agent", mod + "store", mod + "rpc"},
-		mod + "themes": {mod + "agent", mod + "store", mod + "rpc"},
+	direct := map[string][]string{
+		"store":  {mod},
+		"rpc":    {mod + "agent", mod + "store", mod + "tui", mod + "config"},
+		"agent":  {mod + "tui", mod + "keymap", mod + "themes"},
+		"config": {mod + "agent", mod + "store", mod + "rpc", mod + "tui"},
+		"tui":    {mod + "store", mod + "rpc", mod + "config"},
+		"keymap": {mod},
+		"themes": {mod},
 	}
-	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "./...").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+	transitive := map[string][]string{
+		"store": {"charm.land/", "tailscale.com/"},
+		"rpc":   {"charm.land/", "tailscale.com/"},
+		"agent": {"charm.land/", "tailscale.com/"},
+		"tui":   {"tailscale.com/"},
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		pkg, deps := fields[0], fields[1:]
-		for root, bad := range forbidden {
-			if pkg != root && !strings.HasPrefix(pkg, root+"/") {
-				continue
-			}
-			if pkg == mod+"rpc/tailnet" || strings.HasPrefix(pkg, mod+"rpc/tailnet/") {
-				continue // the tsnet transport is the one rpc package allowed to link tailscale
-			}
-			for _, d := range deps {
-				for _, b := range bad {
-					if strings.HasPrefix(d, b) && !strings.HasPrefix(d, root) {
-						t.Errorf("%s imports %s: breaks the package direction in docs/architecture.md", pkg, d)
-					}
-				}
+	for _, p := range listPackages(t) {
+		if strings.HasPrefix(p.ImportPath, mod+"rpc/tailnet") || strings.HasPrefix(p.ImportPath, mod+"cmd/") {
+			continue // the tsnet transport and the binary may link everything
+		}
+		root := topLevel(p.ImportPath)
+		bad := append(violations(p.ImportPath, p.Imports, direct[root]), violations(p.ImportPath, p.Deps, transitive[root])...)
+		for _, d := range bad {
+			t.Errorf("%s imports %s: breaks the package direction in docs/architecture.md", p.ImportPath, d)
+		}
+	}
+}
+
+// TestViolationsCatchesABadImport keeps the checker honest.
+func TestViolationsCatchesABadImport(t *testing.T) {
+	got := violations(mod+"store", []string{"database/sql", mod + "agent/wire", mod + "store/internal"}, []string{mod})
+	if len(got) != 1 || got[0] != mod+"agent/wire" {
+		t.Fatalf("violations = %v, want only agent/wire", got)
+	}
+}
+
+// violations lists the imports of pkg that start with a forbidden prefix,
+// ignoring pkg's own sub-packages.
+func violations(pkg string, imports, forbidden []string) []string {
+	var out []string
+	for _, d := range imports {
+		if d == pkg || strings.HasPrefix(d, pkg+"/") {
+			continue
+		}
+		for _, bad := range forbidden {
+			if strings.HasPrefix(d, bad) {
+				out = append(out, d)
+				break
 			}
 		}
 	}
+	return out
+}
+
+// topLevel is the first path element under the module ("agent" for
+// github.com/aoi-protocol/aoi/agent/acl).
+func topLevel(pkg string) string {
+	rest := strings.TrimPrefix(pkg, mod)
+	first, _, _ := strings.Cut(rest, "/")
+	return first
+}
+
+func listPackages(t *testing.T) []goPackage {
+	cmd := exec.Command("go", "list", "-tags", "sqlite_fts5", "-json=ImportPath,Imports,Deps", "./...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []goPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p goPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
 }
