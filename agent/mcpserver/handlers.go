@@ -1,0 +1,328 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// handlers implements the tools against one Service.
+type handlers struct {
+	svc  agent.Service
+	opts Options
+}
+
+// peerView is what aoi_discover shows of a peer: enough to pick whom to
+// ask, nothing about certificates.
+type peerView struct {
+	AgentID   string    `json:"agent_id"`
+	Role      string    `json:"role,omitempty"`
+	Status    string    `json:"status"`
+	Trust     string    `json:"trust"`
+	Contexts  []string  `json:"contexts,omitempty"`
+	TaskTypes []string  `json:"task_types,omitempty"`
+	LastSeen  time.Time `json:"last_seen,omitzero"`
+}
+
+func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolDiscover, req.GetRawArguments())
+	refresh := a.boolean("refresh")
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	list := h.svc.Peers
+	if refresh {
+		list = h.svc.Discover
+	}
+	peers, err := list(ctx)
+	if err != nil {
+		return failed("listing agents", err), nil
+	}
+	self, err := h.svc.Status(ctx)
+	if err != nil {
+		return failed("reading this agent's status", err), nil
+	}
+	out := struct {
+		Self   string     `json:"self"`
+		Agents []peerView `json:"agents"`
+	}{Self: self.AgentID, Agents: make([]peerView, 0, len(peers))}
+	for _, p := range peers {
+		out.Agents = append(out.Agents, peerView{AgentID: p.AgentID, Role: p.Role, Status: p.Status, Trust: p.Trust,
+			Contexts: p.Contexts, TaskTypes: p.TaskTypes, LastSeen: p.LastSeen})
+	}
+	return jsonResult(out), nil
+}
+
+func (h *handlers) query(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolQuery, req.GetRawArguments())
+	ask := agent.AskRequest{
+		To:           a.str("to", true, maxID),
+		Query:        a.str("query", true, maxQuery),
+		ContextScope: a.strs("scope", maxScope, maxScopeLen),
+		Priority:     a.oneOf("priority", "low", "normal", "high", "critical"),
+	}
+	wait := time.Duration(a.integer("wait_seconds", false, 0, maxWaitSec, 0)) * time.Second
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	wait = min(wait, h.opts.MaxWait)
+	// Subscribe before asking so an answer that arrives quickly is not missed.
+	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var events <-chan agent.Event
+	if wait > 0 {
+		var err error
+		if events, err = h.svc.Events(waitCtx, 0); err != nil {
+			return failed("watching for the answer", err), nil
+		}
+	}
+	res, err := h.svc.Ask(ctx, ask)
+	if err != nil {
+		return failed("asking "+ask.To, err), nil
+	}
+	out := queryOutcome(res)
+	if !out.Completed && events != nil {
+		if msg, ok := h.awaitAnswer(waitCtx, events, res.QueryID); ok {
+			out.Completed, out.Answer, out.Note = true, msg.Data, ""
+			out.MessageID = msg.Seq
+		}
+	}
+	return jsonResult(out), nil
+}
+
+// queryResult is aoi_query's answer.
+type queryResult struct {
+	QueryID   string          `json:"query_id"`
+	Completed bool            `json:"completed"`
+	Answer    json.RawMessage `json:"answer,omitempty"`
+	MessageID int64           `json:"message_id,omitempty"`
+	Note      string          `json:"note,omitempty"`
+}
+
+func queryOutcome(res agent.AskResult) queryResult {
+	out := queryResult{QueryID: res.QueryID, Answer: res.Result}
+	var r struct {
+		Completed bool `json:"completed"`
+	}
+	if json.Unmarshal(res.Result, &r) == nil && r.Completed {
+		out.Completed = true
+		return out
+	}
+	out.Note = "Not answered yet; the answer will arrive as a message with related_query_id " + res.QueryID + " (see aoi_check_messages)."
+	return out
+}
+
+// awaitAnswer waits for the message answering queryID until ctx ends.
+func (h *handlers) awaitAnswer(ctx context.Context, events <-chan agent.Event, queryID string) (agent.Message, bool) {
+	for {
+		select {
+		case <-ctx.Done():
+			return agent.Message{}, false
+		case ev, ok := <-events:
+			if !ok {
+				return agent.Message{}, false
+			}
+			if ev.Kind != agent.EventMessageReceived {
+				continue
+			}
+			var seq int64
+			if _, err := fmt.Sscan(ev.ID, &seq); err != nil || seq <= 0 {
+				continue
+			}
+			msgs, err := h.svc.Messages(ctx, seq-1, 1)
+			if err != nil || len(msgs) == 0 {
+				continue
+			}
+			if msgs[0].RelatedID == queryID {
+				return msgs[0], true
+			}
+		}
+	}
+}
+
+// openQuery is a received question that still waits for an answer.
+type openQuery struct {
+	ID         string    `json:"query_id"`
+	From       string    `json:"from"`
+	Text       string    `json:"query"`
+	Priority   string    `json:"priority"`
+	State      string    `json:"state"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolCheckMessages, req.GetRawArguments())
+	last := a.integer("last_id", false, 0, maxLastID, 0)
+	limit := a.integer("limit", false, 1, maxLimit, 20)
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	msgs, err := h.svc.Messages(ctx, last, int(limit))
+	if err != nil {
+		return failed("reading messages", err), nil
+	}
+	out := struct {
+		Messages []agent.Message `json:"messages"`
+		LastID   int64           `json:"last_id"`
+		Open     []openQuery     `json:"open_questions"`
+	}{Messages: msgs, LastID: last, Open: []openQuery{}}
+	if out.Messages == nil {
+		out.Messages = []agent.Message{}
+	}
+	for _, m := range msgs {
+		out.LastID = max(out.LastID, m.Seq)
+	}
+	qs, err := h.svc.Queries(ctx, agent.QueryFilter{Limit: 50})
+	if err != nil {
+		return failed("listing questions", err), nil
+	}
+	for _, q := range qs {
+		if q.State == agent.QueryAnswered || q.State == agent.QueryDeclined {
+			continue
+		}
+		out.Open = append(out.Open, openQuery{ID: q.ID, From: q.From, Text: q.Text, Priority: q.Priority, State: q.State, ReceivedAt: q.ReceivedAt})
+	}
+	return jsonResult(out), nil
+}
+
+func (h *handlers) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolReply, req.GetRawArguments())
+	id := a.str("query_id", true, maxID)
+	text := a.str("text", true, maxReply)
+	decline := a.boolean("decline")
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	act, verb := h.svc.Answer, "answered"
+	if decline {
+		act, verb = h.svc.Decline, "declined"
+	}
+	if err := act(ctx, id, text); err != nil {
+		return failed("replying to "+id, err), nil
+	}
+	return jsonResult(map[string]any{"query_id": id, "state": verb}), nil
+}
+
+func (h *handlers) reportEvent(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolReportEvent, req.GetRawArguments())
+	ev := agent.ReportedEvent{
+		Type:    a.str("type", true, maxType),
+		Content: a.str("content", true, maxContent),
+		File:    a.str("file_path", false, maxPath),
+	}
+	if a.err == nil && !validType(ev.Type) {
+		a.fail("%q must be lower-case words joined by . _ or - (e.g. test.run), not %q", "type", ev.Type)
+	}
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	if err := h.svc.ReportEvent(ctx, ev); err != nil {
+		return failed("recording the event", err), nil
+	}
+	return jsonResult(map[string]any{"recorded": true, "type": ev.Type}), nil
+}
+
+func (h *handlers) updateProgress(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolUpdateProgress, req.GetRawArguments())
+	pct := int(a.integer("percent", true, 0, 100, 0))
+	summary := a.str("summary", true, maxSummary)
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	ev := agent.ReportedEvent{Type: "progress", Content: summary, Progress: &pct}
+	if err := h.svc.ReportEvent(ctx, ev); err != nil {
+		return failed("recording progress", err), nil
+	}
+	return jsonResult(map[string]any{"recorded": true, "percent": pct}), nil
+}
+
+func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolTaskStatus, req.GetRawArguments())
+	peer := a.str("agent", true, maxID)
+	id := a.str("task_id", true, maxID)
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	t, err := h.svc.RemoteTaskStatus(ctx, peer, id)
+	if err != nil {
+		return failed("asking "+peer+" about task "+id, err), nil
+	}
+	return jsonResult(t), nil
+}
+
+// snapshot serves the context snapshot resource.
+func (h *handlers) snapshot(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	raw, err := h.svc.Snapshot(ctx)
+	if err != nil {
+		return nil, errors.New(sentence("reading the context snapshot", err))
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: SnapshotURI, MIMEType: "application/json", Text: string(raw)}}, nil
+}
+
+func validType(s string) bool {
+	for i, r := range s {
+		lower := r >= 'a' && r <= 'z'
+		if !lower && (i == 0 || !(r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// jsonResult returns v as compact JSON text (a plain struct: cannot fail).
+func jsonResult(v any) *mcp.CallToolResult {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return mcp.NewToolResultError("aoi could not encode the result; report this")
+	}
+	return mcp.NewToolResultText(string(b))
+}
+
+// invalid is a tool error for arguments the handler refused.
+func invalid(err error) *mcp.CallToolResult { return mcp.NewToolResultError(err.Error()) }
+
+// failed is a tool error for a Service call that failed.
+func failed(doing string, err error) *mcp.CallToolResult {
+	return mcp.NewToolResultError(sentence(doing, err))
+}
+
+// maxErrText bounds an error shown to the model.
+const maxErrText = 600
+
+// sentence says what failed and why, in words a model can act on.
+func sentence(doing string, err error) string {
+	var nd *ctlclient.NoDaemonError
+	var re *rpc.Error
+	var why string
+	switch {
+	case errors.As(err, &nd):
+		why = fmt.Sprintf("aoi is not running for %s; ask the user to start it with `aoi serve` or `aoi`", nd.DataDir)
+	case errors.Is(err, context.DeadlineExceeded):
+		why = "it timed out; try again later"
+	case errors.As(err, &re):
+		why = re.Message
+		if r := re.Reason(); r != "" {
+			why = r
+		}
+	default:
+		why = err.Error()
+	}
+	s := doing + " failed: " + why
+	if len(s) > maxErrText {
+		cut := maxErrText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+// Package mcpserver is `aoi mcp`: an MCP server (stdio) that lets a coding
+// assistant reach its owner's aoi — ask colleagues, read answers in order,
+// answer escalated questions, and report what it is doing to the context
+// mirror. It only ever talks to an agent.Service, so the same tools work
+// in-process and over the control socket.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// SnapshotURI is the resource holding the current context snapshot.
+const SnapshotURI = "aoi://context/snapshot"
+
+// Options tune the server. Zero values take the defaults.
+type Options struct {
+	// Version is reported to the client in the initialize handshake.
+	Version string
+	// MaxWait caps aoi_query's wait_seconds (default 120s).
+	MaxWait time.Duration
+	// Logger receives internal failures (never the client's arguments).
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 120 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// New returns an MCP server exposing aoi's tools and the snapshot resource
+// backed by svc.
+func New(svc agent.Service, opts Options) *server.MCPServer {
+	opts.defaults()
+	h := &handlers{svc: svc, opts: opts}
+	s := server.NewMCPServer("aoi", opts.Version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithInputSchemaValidation(),
+		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(h.recoverTool),
+		server.WithInstructions("aoi is your owner's secretary on the team network. Poll aoi_check_messages with the last_id you got; report progress with aoi_update_progress."),
+	)
+	for _, t := range h.tools() {
+		s.AddTool(t.Tool, t.Handler)
+	}
+	s.AddResource(mcp.NewResource(SnapshotURI, "context snapshot",
+		mcp.WithResourceDescription("What the owner is working on now (seed 000 ContextSnapshot)."),
+		mcp.WithMIMEType("application/json"),
+	), h.snapshot)
+	return s
+}
+
+// Serve runs the MCP server over stdio-style streams until in ends or ctx
+// is canceled. Nothing but protocol messages is written to out.
+func Serve(ctx context.Context, svc agent.Service, in io.Reader, out io.Writer, opts Options) error {
+	opts.defaults()
+	stdio := server.NewStdioServer(New(svc, opts))
+	// The library logs transport trouble with the standard logger; route it
+	// to ours so nothing but protocol reaches out.
+	stdio.SetErrorLogger(log.New(slogWriter{opts.Logger}, "", 0))
+	err := stdio.Listen(ctx, in, out)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// recoverTool turns a panicking handler into a tool error, so one bad call
+// never takes the session down.
+func (h *handlers) recoverTool(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				h.opts.Logger.Error("mcp tool panicked", "tool", req.Params.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				res, err = mcp.NewToolResultError(fmt.Sprintf("%s failed inside aoi; try again, and report it if it keeps failing", req.Params.Name)), nil
+			}
+		}()
+		return next(ctx, req)
+	}
+}
+
+// slogWriter adapts a slog.Logger to the io.Writer a log.Logger needs.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Warn("mcp transport", "msg", string(p))
+	return len(p), nil
+}
