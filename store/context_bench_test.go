@@ -45,7 +45,7 @@ func benchEvent(r *rand.Rand, i int, now time.Time) ContextEvent {
 		Source: "git", Kind: benchKinds[r.IntN(len(benchKinds))], Ctx: "acme/webapp",
 		Key:   fmt.Sprintf("%s/%s_%d.go", area, benchWords[r.IntN(len(benchWords))], r.IntN(50)),
 		Title: area + ": " + words(6), Body: words(20 + r.IntN(40)),
-		TS:    now.Add(-time.Duration(r.Int64N(int64(60*24*time.Hour)))).Add(time.Duration(i)),
+		TS: now.Add(-time.Duration(r.Int64N(int64(60 * 24 * time.Hour)))).Add(time.Duration(i)),
 	}
 }
 
