@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -101,6 +102,10 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 	if ev.Title == "" {
 		ev.Title = firstLine(ev.Body)
 	}
+	if ev.Ctx == "" && filepath.IsAbs(ev.Key) {
+		// An absolute path from the assistant: file it under its context.
+		ev.Ctx, ev.Key = locateRepo(ev.Key, repos(s.config()))
+	}
 	meta := map[string]any{}
 	for k, v := range ev.Meta {
 		meta[k] = v
@@ -134,6 +139,20 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 		}
 		return nil
 	})
+}
+
+// locateRepo maps an absolute path to its configured context and the path
+// inside it; outside every context it returns "" and the base name only
+// (the owner's directory layout is nobody's business).
+func locateRepo(p string, rs []source.Repo) (ctxID, rel string) {
+	clean := filepath.Clean(p)
+	for _, r := range rs {
+		root := filepath.Clean(r.Path)
+		if rest, ok := strings.CutPrefix(clean, root+string(filepath.Separator)); ok {
+			return r.Ctx, filepath.ToSlash(rest)
+		}
+	}
+	return "", filepath.Base(clean)
 }
 
 // testFailureLine is "TestX fails: <first error line>".

@@ -284,3 +284,45 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("active errors = %+v", snap.ActiveErrors)
 	}
 }
+
+func TestDecideUsesConfigAndAnswerConfidence(t *testing.T) {
+	m := newMirror(t)
+	ctx := context.Background()
+	on := true
+	a, err := m.s.Answer(ctx, Question{Text: "How is auth going?", Scope: []string{"acme/webapp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := m.s.Decide("normal", a.Confidence, &on); d.Decision != interrupt.AutoRespond {
+		t.Fatalf("confident answer in focus: %+v (confidence %.2f)", d, a.Confidence)
+	}
+	if d := m.s.Decide("high", a.Confidence, &on); d.Decision != interrupt.Escalate {
+		t.Fatalf("high priority: %+v", d)
+	}
+	weak, err := m.s.Answer(ctx, Question{Text: "kubernetes?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := m.s.Decide("low", weak.Confidence, &on); d.Decision != interrupt.Buffer {
+		t.Fatalf("uncertain low priority in focus: %+v", d)
+	}
+}
+
+func TestIngestFilesAbsolutePathsUnderTheirContext(t *testing.T) {
+	m := newMirror(t)
+	ctx := context.Background()
+	repo := m.s.config().Contexts[0].LocalPath
+	if err := m.s.Ingest(ctx, ReportEvent("", "file.edited", filepath.Join(repo, "auth", "jwt.go"), "tightened claim checks", nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.s.Ingest(ctx, ReportEvent("", "file.edited", "/home/someone/private/diary.md", "edited diary", nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := m.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindReport}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[1].Ctx != "acme/webapp" || evs[1].Key != "auth/jwt.go" || evs[0].Key != "diary.md" || evs[0].Ctx != "" {
+		t.Fatalf("reports = %+v", evs)
+	}
+}
