@@ -22,14 +22,14 @@ func TestMain(m *testing.M) { tailnettest.Main(m) }
 // TestTailnet runs every case against one in-process tailnet: a tailnet
 // per test costs memory, and nodes are cheap.
 func TestTailnet(t *testing.T) {
-	tn := tailnettest.Start(t)
-
 	start := time.Now()
+	tn := tailnettest.Start(t)
+	started := time.Since(start)
 	a := tn.NewNode(t, "aoi-alice")
 	b := tn.NewNode(t, "aoi-bob")
 	c := tn.NewNode(t, "aoi-carol")
 	tailnettest.AwaitMesh(t, a, b, c)
-	t.Logf("start → 3 nodes up and seeing each other: %v", time.Since(start))
+	t.Logf("start → 3 nodes up and seeing each other: %v (control+DERP %v)", time.Since(start), started)
 
 	nodes := map[string]*tailnet.Transport{"aoi-alice": a, "aoi-bob": b, "aoi-carol": c}
 	t.Run("Peers", func(t *testing.T) { testPeers(t, nodes) })
