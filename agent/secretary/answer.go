@@ -125,13 +125,13 @@ func (s *Secretary) confidence(hits []store.ContextHit, pq parsedQuery) float64 
 
 // redactResult passes every outgoing string through the redactor again.
 func (s *Secretary) redactResult(r wire.QueryResult) wire.QueryResult {
-	r.Summary = s.red.String(r.Summary)
+	r.Summary = s.redactor().String(r.Summary)
 	for i := range r.Blockers {
-		r.Blockers[i] = s.red.String(r.Blockers[i])
+		r.Blockers[i] = s.redactor().String(r.Blockers[i])
 	}
 	for i := range r.ContextRefs {
-		r.ContextRefs[i].Ref = s.red.String(r.ContextRefs[i].Ref)
-		r.ContextRefs[i].Summary = s.red.String(r.ContextRefs[i].Summary)
+		r.ContextRefs[i].Ref = s.redactor().String(r.ContextRefs[i].Ref)
+		r.ContextRefs[i].Summary = s.redactor().String(r.ContextRefs[i].Summary)
 	}
 	return r
 }

@@ -225,9 +225,9 @@ func (s *Secretary) fromSource(src string, e source.Event) (store.ContextEvent, 
 
 // redactEvent removes secrets from every text field of ev.
 func (s *Secretary) redactEvent(ev *store.ContextEvent) {
-	ev.Key = s.red.String(ev.Key)
-	ev.Title = s.red.String(ev.Title)
-	ev.Body = s.red.String(ev.Body)
+	ev.Key = s.redactor().String(ev.Key)
+	ev.Title = s.redactor().String(ev.Title)
+	ev.Body = s.redactor().String(ev.Body)
 }
 
 // redactMeta redacts every string inside meta (before encoding, so a
@@ -255,7 +255,7 @@ func (s *Secretary) redactMeta(meta map[string]any) (string, error) {
 func (s *Secretary) redactValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		return s.red.String(x)
+		return s.redactor().String(x)
 	case []any:
 		for i := range x {
 			x[i] = s.redactValue(x[i])

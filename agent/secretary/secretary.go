@@ -32,12 +32,12 @@ type Options struct {
 // write through the store's single writer.
 type Secretary struct {
 	db  *store.DB
-	red *redact.Redactor
 	now func() time.Time
 	log *slog.Logger
 
 	mu  sync.RWMutex
 	cfg *config.Config
+	red *redact.Redactor
 
 	pollMu sync.Mutex // one poll at a time (Run's ticker and PollNow)
 }
@@ -73,6 +73,23 @@ func (s *Secretary) Reload(cfg *config.Config) {
 	s.mu.Lock()
 	s.cfg = cfg
 	s.mu.Unlock()
+}
+
+// SetRedactor swaps the redactor (after the owner changed
+// secretary.redaction.patterns and the core rebuilt it).
+func (s *Secretary) SetRedactor(red *redact.Redactor) {
+	if red == nil {
+		return
+	}
+	s.mu.Lock()
+	s.red = red
+	s.mu.Unlock()
+}
+
+func (s *Secretary) redactor() *redact.Redactor {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.red
 }
 
 func (s *Secretary) config() *config.Config {

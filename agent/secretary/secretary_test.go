@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -246,7 +247,7 @@ func TestPollResumesWithoutReindexing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second secretary over the same database (a restart) adds nothing.
-	s2, err := New(m.db, m.s.config(), m.s.red, Options{Now: m.s.now})
+	s2, err := New(m.db, m.s.config(), m.s.redactor(), Options{Now: m.s.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,5 +325,36 @@ func TestIngestFilesAbsolutePathsUnderTheirContext(t *testing.T) {
 	}
 	if len(evs) != 2 || evs[1].Ctx != "acme/webapp" || evs[1].Key != "auth/jwt.go" || evs[0].Key != "diary.md" || evs[0].Ctx != "" {
 		t.Fatalf("reports = %+v", evs)
+	}
+}
+
+func TestRunPollsUntilCanceled(t *testing.T) {
+	repo, _, _ := sharedAuthRepo(t)
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(repo, ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := db.ContextStats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.BySource["git"] >= 27 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Run indexed only %d git events in 20s", st.BySource["git"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop after cancel")
 	}
 }

@@ -82,7 +82,7 @@ func TestTranscriptIngestedIncrementally(t *testing.T) {
 		t.Fatalf("after appending: %d transcript events, want 8", n)
 	}
 	// A restart (new secretary, same database) re-reads nothing.
-	s2, err := New(db, cfg, s.red, Options{Now: s.now})
+	s2, err := New(db, cfg, s.redactor(), Options{Now: s.now})
 	if err != nil {
 		t.Fatal(err)
 	}
