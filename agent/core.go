@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/redact"
+	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -55,6 +57,8 @@ type Core struct {
 	peers     *peerClients
 	callers   callerCache
 	tasks     *task.Engine
+	sec       *secretary.Secretary
+	redactor  *redact.Redactor
 	ext       extensions
 
 	startedAt  time.Time

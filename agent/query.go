@@ -41,7 +41,10 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	if _, err := c.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
 		return nil, err
 	}
-	h := c.decideQuery(ctx, call.Caller, p)
+	h, err := c.decideQuery(ctx, call.Caller, p)
+	if err != nil {
+		return nil, err
+	}
 	q := store.QueryRecord{
 		ID: newID("q"), RequestID: idString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
 		Priority: p.Priority, State: stateFor(h.Decision), Decision: h.Decision, Confidence: h.Confidence,
@@ -150,11 +153,11 @@ func (c *Core) subject(caller rpc.Caller) acl.Subject {
 }
 
 // decideQuery asks the secretary; without one, every query waits for the owner.
-func (c *Core) decideQuery(ctx context.Context, caller rpc.Caller, p wire.QueryParams) handling {
-	if h, ok := c.secretaryDecide(ctx, caller, p); ok {
-		return h
+func (c *Core) decideQuery(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (handling, error) {
+	if h, ok, err := c.secretaryDecide(ctx, caller, p); ok || err != nil {
+		return h, err
 	}
-	return handling{Decision: DecisionEscalate}
+	return handling{Decision: DecisionEscalate}, nil
 }
 
 func stateFor(decision string) string {

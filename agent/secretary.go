@@ -4,32 +4,154 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/redact"
+	"github.com/aoi-protocol/aoi/agent/secretary"
+	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
 )
 
-// errNoMirror is returned until the context mirror is wired in.
-var errNoMirror = errors.New("the context mirror is not enabled in this build")
+// errNoMirror is returned when context mirroring is off in the config.
+var errNoMirror = errors.New("context mirroring is off; set secretary.context_mirroring.enabled to true and reload")
 
-// openSecretary starts the context mirror when the config enables it.
-func (c *Core) openSecretary(ctx context.Context, cfg *config.Config) error { return nil }
+// openSecretary builds the redactor (always: answers and task output pass
+// it) and, when mirroring is enabled, the context mirror.
+func (c *Core) openSecretary(ctx context.Context, cfg *config.Config) error {
+	pats := make([]redact.Pattern, 0, len(cfg.Secretary.Redaction.Patterns))
+	for _, p := range cfg.Secretary.Redaction.Patterns {
+		pats = append(pats, redact.Pattern{ID: p.ID, Regex: p.Regex})
+	}
+	red, err := redact.New(pats)
+	if err != nil {
+		return fmt.Errorf("secretary.redaction: %w", err)
+	}
+	c.redactor = red
+	if !cfg.Secretary.ContextMirroring.Enabled {
+		return nil
+	}
+	sec, err := secretary.New(c.db, cfg, red, secretary.Options{Now: c.now, Logger: c.log.With("component", "secretary")})
+	if err != nil {
+		return err
+	}
+	c.sec = sec
+	c.ext.onStart(func(ctx context.Context) {
+		if err := sec.Run(ctx); err != nil && ctx.Err() == nil {
+			c.log.Error("context mirror stopped", "component", "secretary", "err", err)
+		}
+	})
+	c.ext.onReload(sec.Reload)
+	return nil
+}
 
-// secretaryDecide asks the secretary for an answer and an interrupt
-// decision; ok is false when there is no secretary.
-func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (handling, bool) {
-	return handling{}, false
+// secretaryDecide drafts an answer from the mirror and applies the
+// interrupt rules; ok is false when mirroring is off.
+func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (handling, bool, error) {
+	if c.sec == nil {
+		return handling{}, false, nil
+	}
+	allowed := c.policy.Load().Allowed(c.subject(caller), acl.Read)
+	ans, err := c.sec.Answer(ctx, secretary.Question{From: p.From, Text: p.Query, Scope: p.ContextScope, Allowed: allowed})
+	var unknown *secretary.UnknownContextError
+	if errors.As(err, &unknown) {
+		return handling{}, true, rpc.ContextNotFound(unknown.Scope)
+	}
+	if err != nil {
+		return handling{}, true, err
+	}
+	ic := c.config().Secretary.InterruptControl
+	r := interrupt.Decide(interrupt.Input{Priority: p.Priority, Confidence: ans.Confidence, Now: c.now(),
+		FocusHours: ic.FocusModeHours, FocusOverride: c.focusOverride(), Threshold: ic.AutoRespondThreshold, Enabled: ic.Enabled})
+	draft := ans.Result
+	return handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft}, true, nil
 }
 
 // redactOut removes secrets from text that leaves the machine.
-func (c *Core) redactOut(s string) string { return s }
+func (c *Core) redactOut(s string) string {
+	if c.redactor == nil {
+		return s
+	}
+	return c.redactor.String(s)
+}
 
 // Note records an owner note in the context mirror.
-func (c *Core) Note(ctx context.Context, text string) error { return errNoMirror }
+func (c *Core) Note(ctx context.Context, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("note: the text is empty")
+	}
+	if c.sec == nil {
+		return errNoMirror
+	}
+	if err := c.sec.Ingest(ctx, secretary.NoteEvent(text)); err != nil {
+		return err
+	}
+	return c.auditOwner(ctx, "ctl.note", map[string]any{"bytes": len(text)})
+}
 
 // ReportEvent records a coding-assistant event in the context mirror.
-func (c *Core) ReportEvent(ctx context.Context, ev ReportedEvent) error { return errNoMirror }
+func (c *Core) ReportEvent(ctx context.Context, ev ReportedEvent) error {
+	if c.sec == nil {
+		return errNoMirror
+	}
+	if ev.Type == "" {
+		return fmt.Errorf("report_event: type is required (e.g. file.edited, test.run, progress)")
+	}
+	if ev.Progress != nil && (*ev.Progress < 0 || *ev.Progress > 100) {
+		return fmt.Errorf("report_event: progress %d is outside 0–100", *ev.Progress)
+	}
+	err := c.sec.Ingest(ctx, secretary.ReportEvent("", ev.Type, ev.File, ev.Content, ev.Progress, ev.Metadata))
+	if err != nil {
+		return err
+	}
+	return c.auditOwner(ctx, "ctl.report_event", map[string]any{"type": ev.Type, "file": ev.File})
+}
 
 // Snapshot returns the current context snapshot.
-func (c *Core) Snapshot(ctx context.Context) (json.RawMessage, error) { return nil, errNoMirror }
+func (c *Core) Snapshot(ctx context.Context) (json.RawMessage, error) {
+	if c.sec == nil {
+		return nil, errNoMirror
+	}
+	snap, err := c.sec.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(snap)
+}
+
+// mirrorTaskResult feeds a finished task into the context mirror, so later
+// questions about the work see its test results.
+func (c *Core) mirrorTaskResult(ctx context.Context, data any) {
+	out, ok := data.(task.Outcome)
+	if !ok || c.sec == nil {
+		return
+	}
+	t, found, err := c.db.Task(ctx, out.TaskID)
+	if err != nil || !found {
+		return
+	}
+	tt := c.config().Tasks[t.TaskType]
+	var tests *secretary.TestSummary
+	if out.Output != nil {
+		tests = &secretary.TestSummary{Run: out.Output.Run, Passed: out.Output.Passed, Failed: out.Output.Failed, Skipped: out.Output.Skipped}
+		for _, f := range out.Output.Failures {
+			tests.Failures = append(tests.Failures, secretary.TestFailure{Test: f.Test, Package: f.Package, Message: f.Message})
+		}
+	}
+	if err := c.sec.Ingest(ctx, secretary.TaskEvent(t.ID, t.TaskType, out.Status, tt.Context, out.Error, tests)); err != nil {
+		c.log.Warn("mirror task result", "component", "secretary", "task", t.ID, "err", err)
+	}
+}
+
+// auditOwner appends an audit row for something the owner did.
+func (c *Core) auditOwner(ctx context.Context, method string, detail any) error {
+	return c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit("owner", method, "ok", detail)
+		return err
+	})
+}

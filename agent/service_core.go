@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -60,15 +61,11 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 // focusActive reports whether the owner is in focus time: the manual
 // override when set, else the configured focus hours.
 func (c *Core) focusActive() bool {
-	if v, ok, err := c.db.Setting(context.Background(), settingFocus); err == nil && ok && v != "" {
-		return v == "on"
-	}
 	ic := c.config().Secretary.InterruptControl
-	if !ic.Enabled {
-		return false
+	if override := c.focusOverride(); override != nil || ic.Enabled {
+		return interrupt.InFocus(c.now(), ic.FocusModeHours, override)
 	}
-	h := c.now().Hour()
-	return h >= ic.FocusModeHours[0] && h < ic.FocusModeHours[1]
+	return false
 }
 
 // focusOverride returns the manual focus setting, if any.

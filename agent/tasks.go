@@ -43,6 +43,7 @@ func (c *Core) notifyRequester(ctx context.Context, requester, event, relatedID 
 	err := c.db.Write(ctx, func(tx *store.Tx) error { return c.enqueueNotify(tx, requester, event, relatedID, data) })
 	if err == nil {
 		c.outbox.wake()
+		c.mirrorTaskResult(ctx, data)
 	}
 	return err
 }

@@ -1,0 +1,125 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// authRepo is a repository with auth work: commits, a FIXME and a leaked
+// AWS key that must never leave the machine.
+func authRepo(t *testing.T) string {
+	dir := gitRepo(t)
+	write := func(name, body, msg string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", msg}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	write("auth/jwt.go", "package auth\n\n// JWT signing and verification\nfunc Sign() {}\n", "auth: JWT signing done")
+	write("auth/refresh.go", "package auth\n\n// FIXME: token store undecided (redis?)\nfunc Refresh() {}\n", "auth: refresh tokens 75% — blocked on Redis config")
+	write("deploy/env.sh", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", "deploy: add env for the auth service")
+	return dir
+}
+
+// mirrorAgents: eng mirrors authRepo with focus on and a low threshold.
+func mirrorAgents(t *testing.T) (eng, pm *testAgent) {
+	repo := authRepo(t)
+	eng = newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		engConfig(c)
+		c.Contexts[0].LocalPath = repo
+		c.Secretary.ContextMirroring.Enabled = true
+		c.Secretary.ContextMirroring.IndexIntervalSec = 1
+		c.Secretary.InterruptControl.Enabled = true
+		c.Secretary.InterruptControl.AutoRespondThreshold = 0.3
+	})
+	pm = newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	if _, err := pm.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.SetFocus(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	return eng, pm
+}
+
+func TestSecretaryAnswersInFocusAndBuffersUntilFocusEnds(t *testing.T) {
+	eng, pm := mirrorAgents(t)
+	ctx := context.Background()
+	var qr wire.QueryResult
+	eventually(t, 15*time.Second, "a grounded answer from the mirror", func() bool {
+		res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "How is auth going? refresh tokens", ContextScope: []string{"acme/webapp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qr = wire.QueryResult{}
+		json.Unmarshal(res.Result, &qr)
+		return qr.Completed
+	})
+	body, _ := json.Marshal(qr)
+	if !strings.Contains(string(body), "auth/refresh.go") {
+		t.Fatalf("answer %s should point at auth/refresh.go", body)
+	}
+	if strings.Contains(string(body), "AKIAIOSFODNN7EXAMPLE") {
+		t.Fatalf("answer leaks the AWS key: %s", body)
+	}
+
+	// A low-priority question the mirror cannot answer waits for focus to end.
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "zebra quartz xylophone", Priority: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(res.Result, &qr)
+	if qr.Completed || qr.Metadata["state"] != agent.QueryBuffered {
+		t.Fatalf("unanswerable low-priority query = %+v, want buffered", qr)
+	}
+	if err := eng.SetFocus(ctx, false); err != nil { // focus ends → buffered queries go out
+		t.Fatal(err)
+	}
+	waitMessage(t, pm, res.QueryID)
+
+	v, err := eng.VerifyAudit(ctx)
+	if err != nil || !v.OK {
+		t.Fatalf("verify = %+v, %v", v, err)
+	}
+	rows, _ := eng.Audit(ctx, agent.AuditFilter{Limit: 1000})
+	for _, r := range rows {
+		if strings.Contains(string(r.Detail), "AKIAIOSFODNN7EXAMPLE") {
+			t.Fatalf("audit row %d leaks the AWS key", r.Seq)
+		}
+	}
+}
+
+func TestNoteFeedsTheMirror(t *testing.T) {
+	eng, pm := mirrorAgents(t)
+	ctx := context.Background()
+	if err := eng.Note(ctx, "認証: Redis待ち — ops ticket OPS-42"); err != nil {
+		t.Fatal(err)
+	}
+	var qr wire.QueryResult
+	eventually(t, 15*time.Second, "the note in an answer", func() bool {
+		res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "認証の状況は？"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(res.Result, &qr)
+		b, _ := json.Marshal(qr)
+		return qr.Completed && strings.Contains(string(b), "OPS-42")
+	})
+}
