@@ -186,12 +186,13 @@ func (s *Secretary) progress(ctx context.Context, hits []store.ContextHit, ev *e
 }
 
 // explicitProgress is a progress figure an event states: a reported
-// progress, or "NN%" in a note, report or commit message.
+// progress, or "NN%" in a note or an assistant report. Commit messages are
+// left out: "raise coverage to 80%" is not the feature's progress.
 func explicitProgress(kind, text string, m eventMeta) *int {
 	if m.Progress != nil {
 		return intPtr(*m.Progress)
 	}
-	if kind != KindNote && kind != KindReport && kind != "commit" {
+	if kind != KindNote && kind != KindReport {
 		return nil
 	}
 	if sm := percentRE.FindStringSubmatch(text); sm != nil {
