@@ -13,10 +13,11 @@ import (
 
 // Status describes this node for `aoi status`.
 type Status struct {
-	Tailnet   string   `json:"tailnet"`   // tailnet name, e.g. example.com
-	NodeID    string   `json:"node_id"`   // stable node id
-	NodeName  string   `json:"node_name"` // FQDN without the trailing dot
-	UserLogin string   `json:"user_login"`
+	Tailnet   string   `json:"tailnet"`    // tailnet name, e.g. example.com
+	NodeID    string   `json:"node_id"`    // stable node id
+	NodeName  string   `json:"node_name"`  // FQDN without the trailing dot
+	UserLogin string   `json:"user_login"` // "" for a tagged node
+	Tags      []string `json:"tags,omitempty"`
 	Addresses []string `json:"addresses"` // tailnet IPs
 	State     string   `json:"state"`     // backend state: Running, NeedsLogin, …
 	// Endpoints are the UDP addresses this node advertises for WireGuard;
@@ -33,7 +34,7 @@ type Peer struct {
 	Addrs     []string `json:"addrs"`     // tailnet IPs, IPv4 first
 	Online    bool     `json:"online"`    // per the control server
 	Tags      []string `json:"tags,omitempty"`
-	UserLogin string   `json:"user_login,omitempty"`
+	UserLogin string   `json:"user_login,omitempty"` // "" for a tagged node
 	// CurAddr is the UDP address packets to the peer go to directly ("" when
 	// relayed or idle); Relay is the peer's home DERP region (diagnostics).
 	CurAddr string `json:"cur_addr,omitempty"`
@@ -59,9 +60,7 @@ func (t *Transport) Status(ctx context.Context) (Status, error) {
 		out.NodeName = strings.TrimSuffix(st.Self.DNSName, ".")
 		out.Endpoints = slices.Clone(st.Self.Addrs)
 		out.Relay = st.Self.Relay
-		if u, ok := st.User[st.Self.UserID]; ok {
-			out.UserLogin = u.LoginName
-		}
+		out.Tags, out.UserLogin = owner(st, st.Self)
 	}
 	return out, nil
 }
@@ -94,13 +93,20 @@ func peerFrom(st *ipnstate.Status, ps *ipnstate.PeerStatus) Peer {
 		CurAddr:  ps.CurAddr,
 		Relay:    ps.Relay,
 	}
-	if ps.Tags != nil {
-		p.Tags = ps.Tags.AsSlice()
+	p.Tags, p.UserLogin = owner(st, ps)
+	return p
+}
+
+// owner returns a node's tags, or, for an untagged node, its user's login:
+// a tagged node belongs to its tags, not to a person.
+func owner(st *ipnstate.Status, ps *ipnstate.PeerStatus) (tags []string, userLogin string) {
+	if ps.Tags != nil && ps.Tags.Len() > 0 {
+		return ps.Tags.AsSlice(), ""
 	}
 	if u, ok := st.User[ps.UserID]; ok {
-		p.UserLogin = u.LoginName
+		return nil, u.LoginName
 	}
-	return p
+	return nil, ""
 }
 
 // PeerURL is the peer API endpoint of p on this transport's port (all aoi

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,13 +28,15 @@ func TestTailnet(t *testing.T) {
 	started := time.Since(start)
 	a := tn.NewNode(t, "aoi-alice")
 	b := tn.NewNode(t, "aoi-bob")
-	c := tn.NewNode(t, "aoi-carol")
+	cCfg := tn.Config(t, "aoi-carol")
+	cCfg.Tags = []string{"tag:pm"}
+	c := tn.Join(t, cCfg)
 	tailnettest.AwaitMesh(t, a, b, c)
 	t.Logf("start → 3 nodes up and seeing each other: %v (control+DERP %v)", time.Since(start), started)
 
 	nodes := map[string]*tailnet.Transport{"aoi-alice": a, "aoi-bob": b, "aoi-carol": c}
 	t.Run("Peers", func(t *testing.T) { testPeers(t, nodes) })
-	t.Run("RPCRoundTrip", func(t *testing.T) { testRPCRoundTrip(t, a, b) })
+	t.Run("RPCRoundTrip", func(t *testing.T) { testRPCRoundTrip(t, a, c, b) })
 	t.Run("LoopbackOnly", func(t *testing.T) { testLoopbackOnly(t, nodes) })
 	t.Run("IdentifyRefusesStranger", func(t *testing.T) { testIdentifyRefusesStranger(t, b) })
 	t.Run("NoLogsHostinfo", func(t *testing.T) { testNoLogsHostinfo(t, tn, a) })
@@ -81,8 +84,9 @@ func testPeers(t *testing.T, nodes map[string]*tailnet.Transport) {
 			if !ok || p.HostName == name {
 				t.Fatalf("%s lists unexpected peer %+v", name, p)
 			}
-			if p.NodeID != want.NodeID || p.DNSName != want.NodeName || !p.Online {
-				t.Errorf("%s sees %+v; want id %s, name %s, online", name, p, want.NodeID, want.NodeName)
+			if p.NodeID != want.NodeID || p.DNSName != want.NodeName || !p.Online ||
+				p.UserLogin != want.UserLogin || !slices.Equal(p.Tags, want.Tags) {
+				t.Errorf("%s sees %+v; the node says %+v", name, p, want)
 			}
 			if len(p.Addrs) == 0 || p.Addrs[0] != want.Addresses[0] {
 				t.Errorf("%s sees %s at %v; it says %v", name, p.HostName, p.Addrs, want.Addresses)
@@ -132,31 +136,55 @@ func assertLoopback(t *testing.T, what string, addrs ...string) {
 	}
 }
 
-// testRPCRoundTrip: a real rpc.Server on b's tailnet listener, called by a
-// through its tailnet HTTP client; b identifies the caller as a.
-func testRPCRoundTrip(t *testing.T, a, b *tailnet.Transport) {
+// testRPCRoundTrip: a real rpc.Server on srv's tailnet listener, called by
+// a person's node and by a tagged node through their tailnet HTTP clients;
+// srv identifies each caller as that node.
+func testRPCRoundTrip(t *testing.T, person, tagged, srv *tailnet.Transport) {
 	ctx := ctxT(t)
-	ln, err := b.Listen(ctx)
+	ln, err := srv.Listen(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := rpc.NewServer(rpc.Options{Identify: b.Identify})
-	srv.Handle("test.whoami", func(_ context.Context, call *rpc.Call) (any, error) {
+	rs := rpc.NewServer(rpc.Options{Identify: srv.Identify})
+	rs.Handle("test.whoami", func(_ context.Context, call *rpc.Call) (any, error) {
 		return call.Caller, nil
 	})
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: rs, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-
-	bStatus, err := b.Status(ctx)
+	srvStatus, err := srv.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := a.PeerURL(tailnet.Peer{Addrs: bStatus.Addresses})
+
+	for _, from := range []*tailnet.Transport{person, tagged} {
+		st, err := from.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := whoami(t, from, from.PeerURL(tailnet.Peer{Addrs: srvStatus.Addresses}))
+		if got.Kind != rpc.CallerTailnet || got.NodeID != st.NodeID || got.NodeName != st.NodeName ||
+			got.UserLogin != st.UserLogin || !slices.Equal(got.Tags, st.Tags) {
+			t.Errorf("server identified the caller as %+v; the caller is %+v", got, st)
+		}
+		if host, _, _ := net.SplitHostPort(got.Addr); !slices.Contains(st.Addresses, host) {
+			t.Errorf("caller addr %s is not one of the caller's addresses %v", got.Addr, st.Addresses)
+		}
+		if from == person && (got.UserLogin == "" || len(got.Tags) != 0) {
+			t.Errorf("a person's node came as %+v; want a user login and no tags", got)
+		}
+		if from == tagged && (got.UserLogin != "" || !slices.Equal(got.Tags, []string{"tag:pm"})) {
+			t.Errorf("the tagged node came as %+v; want tags [tag:pm] and no user login", got)
+		}
+	}
+}
+
+// whoami calls test.whoami at url through from's tailnet client.
+func whoami(t *testing.T, from *tailnet.Transport, url string) rpc.Caller {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"test.whoami"}`)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctxT(t), http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := a.HTTPClient("").Do(req)
+	resp, err := from.HTTPClient("").Do(req)
 	if err != nil {
 		t.Fatalf("POST %s over the tailnet: %v", url, err)
 	}
@@ -168,27 +196,7 @@ func testRPCRoundTrip(t *testing.T, a, b *tailnet.Transport) {
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Error != nil {
 		t.Fatalf("status %d, decode err %v, rpc error %v", resp.StatusCode, err, out.Error)
 	}
-	aStatus, err := a.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := out.Result
-	if got.Kind != rpc.CallerTailnet || got.NodeID != aStatus.NodeID || got.NodeName != aStatus.NodeName ||
-		got.UserLogin == "" || got.UserLogin != aStatus.UserLogin {
-		t.Errorf("b identified the caller as %+v; a is %+v", got, aStatus)
-	}
-	if host, _, _ := net.SplitHostPort(got.Addr); !contains(aStatus.Addresses, host) {
-		t.Errorf("caller addr %s is not one of a's addresses %v", got.Addr, aStatus.Addresses)
-	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
+	return out.Result
 }
 
 // testIdentifyRefusesStranger: an address that is no tailnet node is refused.

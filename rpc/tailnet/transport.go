@@ -41,6 +41,10 @@ type Config struct {
 	// ControlURL is the coordination server (Headscale etc.); "" means
 	// Tailscale's.
 	ControlURL string
+	// Tags are ACL tags to ask for (e.g. "tag:aoi"); the control server
+	// decides whether the node gets them. Usually they come from the auth
+	// key instead.
+	Tags []string
 	// Ephemeral nodes are removed by the control server soon after they go
 	// offline. An in-memory Store requires Ephemeral.
 	Ephemeral bool
@@ -95,13 +99,14 @@ func New(cfg Config) (*Transport, error) {
 	}
 	disableLogUpload()
 	srv := &tsnet.Server{
-		Dir:        cfg.Dir,
-		Hostname:   cfg.Hostname,
-		AuthKey:    cfg.AuthKey,
-		ControlURL: cfg.ControlURL,
-		Ephemeral:  cfg.Ephemeral,
-		Store:      cfg.Store,
-		Logf:       logf,
+		Dir:           cfg.Dir,
+		Hostname:      cfg.Hostname,
+		AuthKey:       cfg.AuthKey,
+		ControlURL:    cfg.ControlURL,
+		Ephemeral:     cfg.Ephemeral,
+		Store:         cfg.Store,
+		AdvertiseTags: cfg.Tags,
+		Logf:          logf,
 		// UserLogf defaults to log.Printf (stderr), which would draw over
 		// the TUI; the auth URL it prints is reported by Listen's error.
 		UserLogf: logf,
@@ -128,7 +133,8 @@ func (t *Transport) Listen(ctx context.Context) (net.Listener, error) {
 }
 
 // Identify asks the local node who owns the request's remote address. A
-// caller the node does not know (not a tailnet peer) is refused.
+// caller the node does not know (not a tailnet peer) is refused. A tagged
+// node belongs to its tags, not to a person, so its UserLogin is empty.
 func (t *Transport) Identify(r *http.Request) (rpc.Caller, error) {
 	lc, err := t.localClient()
 	if err != nil {
@@ -150,7 +156,7 @@ func (t *Transport) Identify(r *http.Request) (rpc.Caller, error) {
 		NodeName: strings.TrimSuffix(who.Node.Name, "."),
 		Tags:     append([]string(nil), who.Node.Tags...),
 	}
-	if who.UserProfile != nil {
+	if who.UserProfile != nil && len(c.Tags) == 0 {
 		c.UserLogin = who.UserProfile.LoginName
 	}
 	return c, nil

@@ -77,6 +77,9 @@ func (tn *Tailnet) NewControl(tb testing.TB, configure func(*testcontrol.Server)
 		// The test control server does not track presence; say every
 		// peer is online as the real control plane would for live nodes.
 		AllOnline: true,
+		// Non-nil: nodes get the tags they ask for (Config.Tags), as
+		// with a tagged auth key.
+		TagOwners: map[string][]string{},
 	}
 	if configure != nil {
 		configure(ctl)
