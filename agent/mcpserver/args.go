@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -19,6 +20,13 @@ type args struct {
 
 func newArgs(tool string, raw any) *args {
 	a := &args{tool: tool}
+	if b, ok := raw.(json.RawMessage); ok { // not decoded by the transport
+		raw = nil
+		if err := json.Unmarshal(b, &raw); err != nil {
+			a.err = fmt.Errorf("%s arguments are not valid JSON", tool)
+			return a
+		}
+	}
 	switch m := raw.(type) {
 	case map[string]any:
 		a.m = m

@@ -34,7 +34,7 @@ type peerView struct {
 }
 
 func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolDiscover, req.GetRawArguments())
+	a := newArgs(ToolDiscover, req.Params.Arguments)
 	refresh := a.boolean("refresh")
 	if a.err != nil {
 		return invalid(a.err), nil
@@ -63,7 +63,7 @@ func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 }
 
 func (h *handlers) query(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolQuery, req.GetRawArguments())
+	a := newArgs(ToolQuery, req.Params.Arguments)
 	ask := agent.AskRequest{
 		To:           a.str("to", true, maxID),
 		Query:        a.str("query", true, maxQuery),
@@ -160,7 +160,7 @@ type openQuery struct {
 }
 
 func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolCheckMessages, req.GetRawArguments())
+	a := newArgs(ToolCheckMessages, req.Params.Arguments)
 	last := a.integer("last_id", false, 0, maxLastID, 0)
 	limit := a.integer("limit", false, 1, maxLimit, 20)
 	if a.err != nil {
@@ -195,7 +195,7 @@ func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (
 }
 
 func (h *handlers) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolReply, req.GetRawArguments())
+	a := newArgs(ToolReply, req.Params.Arguments)
 	id := a.str("query_id", true, maxID)
 	text := a.str("text", true, maxReply)
 	decline := a.boolean("decline")
@@ -213,7 +213,7 @@ func (h *handlers) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 }
 
 func (h *handlers) reportEvent(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolReportEvent, req.GetRawArguments())
+	a := newArgs(ToolReportEvent, req.Params.Arguments)
 	ev := agent.ReportedEvent{
 		Type:    a.str("type", true, maxType),
 		Content: a.str("content", true, maxContent),
@@ -232,7 +232,7 @@ func (h *handlers) reportEvent(ctx context.Context, req mcp.CallToolRequest) (*m
 }
 
 func (h *handlers) updateProgress(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolUpdateProgress, req.GetRawArguments())
+	a := newArgs(ToolUpdateProgress, req.Params.Arguments)
 	pct := int(a.integer("percent", true, 0, 100, 0))
 	summary := a.str("summary", true, maxSummary)
 	if a.err != nil {
@@ -246,7 +246,7 @@ func (h *handlers) updateProgress(ctx context.Context, req mcp.CallToolRequest) 
 }
 
 func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a := newArgs(ToolTaskStatus, req.GetRawArguments())
+	a := newArgs(ToolTaskStatus, req.Params.Arguments)
 	peer := a.str("agent", true, maxID)
 	id := a.str("task_id", true, maxID)
 	if a.err != nil {
