@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// pruneBatch bounds how many rows one pruning transaction deletes, so the
+// writer never holds one long transaction.
+const pruneBatch = 500
+
+// PruneTasks deletes tasks in one of the given (final) states that finished
+// before the cut-off, with their transitions and approvals, and returns
+// their ids so the caller can remove their output directories.
+func (db *DB) PruneTasks(ctx context.Context, before time.Time, states []string) ([]string, error) {
+	if len(states) == 0 {
+		return nil, nil
+	}
+	var all []string
+	for {
+		ids, err := db.pruneTaskBatch(ctx, before, states)
+		all = append(all, ids...)
+		if err != nil || len(ids) < pruneBatch {
+			return all, err
+		}
+	}
+}
+
+func (db *DB) pruneTaskBatch(ctx context.Context, before time.Time, states []string) ([]string, error) {
+	var ids []string
+	err := db.Write(ctx, func(tx *Tx) error {
+		ids = ids[:0]
+		args := make([]any, 0, len(states)+2)
+		for _, s := range states {
+			args = append(args, s)
+		}
+		args = append(args, formatTime(before), pruneBatch)
+		rows, err := tx.Query(`SELECT id FROM tasks WHERE state IN (`+taskArgList(len(states))+`)
+			AND COALESCE(finished_at, updated_at) < ? LIMIT ?`, args...)
+		if err != nil {
+			return fmt.Errorf("store: finding old tasks: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: finding old tasks: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		for _, id := range ids {
+			// approvals and task_transitions go with the task (ON DELETE CASCADE).
+			if _, err := tx.Exec(`DELETE FROM tasks WHERE id = ?`, id); err != nil {
+				return fmt.Errorf("store: pruning task %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// PruneOutbox deletes delivered and expired outbox entries created before
+// the cut-off and returns how many went. Pending entries are never pruned.
+func (db *DB) PruneOutbox(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *Tx) error {
+		res, err := tx.Exec(`DELETE FROM outbox WHERE state IN ('delivered', 'expired') AND created_at < ?`, formatTime(before))
+		if err != nil {
+			return fmt.Errorf("store: pruning the outbox: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
