@@ -198,12 +198,12 @@ func TestForgetTwiceRedactsARowAgain(t *testing.T) {
 
 func TestMentionSpansWholeNamesOnly(t *testing.T) {
 	for s, want := range map[string]bool{
-		"pm-tanaka":               true,
-		"asked PM-Tanaka.":        true,
-		`{"from":"pm-tanaka"}`:    true,
-		"pm-tanaka2":              false,
-		"npm-tanaka":              false,
-		"pm-tanaka.example":       false,
+		"pm-tanaka":              true,
+		"asked PM-Tanaka.":       true,
+		`{"from":"pm-tanaka"}`:   true,
+		"pm-tanaka2":             false,
+		"npm-tanaka":             false,
+		"pm-tanaka.example":      false,
 		"pm-tanaka, then pm-tan": true,
 	} {
 		if got := mentions(s, "pm-tanaka"); got != want {
