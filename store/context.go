@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -111,20 +112,47 @@ type ContextRecent struct {
 	Limit    int       // default 50, at most 1000
 }
 
-// RecentContext returns the newest events matching f, newest first.
+// RecentContext returns the newest events matching f, newest (by ts)
+// first. Each kind is read separately through the (kind, ts) index, so the
+// cost follows the limit, not how many events of a kind exist.
 func (db *DB) RecentContext(ctx context.Context, f ContextRecent) ([]ContextEvent, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 50
 	}
 	limit = min(limit, 1000)
+	if len(f.Kinds) == 0 {
+		return db.recentContext(ctx, "", f, limit)
+	}
+	var out []ContextEvent
+	for _, k := range f.Kinds {
+		evs, err := db.recentContext(ctx, k, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].TS.Equal(out[j].TS) {
+			return out[i].TS.After(out[j].TS)
+		}
+		return out[i].ID > out[j].ID
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// recentContext reads one kind ("" = any) newest first.
+func (db *DB) recentContext(ctx context.Context, kind string, f ContextRecent, limit int) ([]ContextEvent, error) {
 	var (
 		where []string
 		args  []any
 	)
-	if len(f.Kinds) > 0 {
-		where = append(where, "kind IN ("+ctxPlaceholders(len(f.Kinds))+")")
-		args = ctxAppendStrings(args, f.Kinds)
+	if kind != "" {
+		where = append(where, "kind = ?")
+		args = append(args, kind)
 	}
 	if len(f.Contexts) > 0 {
 		where = append(where, "ctx IN ("+ctxPlaceholders(len(f.Contexts))+")")
@@ -138,7 +166,7 @@ func (db *DB) RecentContext(ctx context.Context, f ContextRecent) ([]ContextEven
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY id DESC LIMIT ?"
+	q += " ORDER BY ts DESC, id DESC LIMIT ?"
 	rows, err := db.rd.QueryContext(ctx, q, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent context: %w", err)

@@ -67,6 +67,9 @@ func insertBench(tb testing.TB, db *DB, n, batch int, seed uint64) {
 		if err != nil {
 			tb.Fatal(err)
 		}
+		if os.Getenv("AOI_BENCH_RESTART") != "" {
+			db.checkpoint("RESTART")
+		}
 		done += k
 	}
 }

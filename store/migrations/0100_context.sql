@@ -12,7 +12,7 @@ CREATE TABLE context_events(
     meta   TEXT NOT NULL DEFAULT '{}' -- compact JSON
 );
 CREATE INDEX context_events_ts ON context_events(ts);
-CREATE INDEX context_events_kind ON context_events(kind, id);
+CREATE INDEX context_events_kind ON context_events(kind, ts);
 CREATE INDEX context_events_state ON context_events(source, ctx, kind);
 
 -- Substring index: the trigram tokenizer matches any run of ≥3 characters in
