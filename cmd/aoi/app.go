@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// app is one invocation of the CLI: where output goes and the persistent
+// flags. Commands are methods so nothing lives in package variables.
+type app struct {
+	stdout, stderr io.Writer
+
+	dataDirFlag string
+	configFlag  string
+	jsonOut     bool
+}
+
+// rootCmd builds the command tree.
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "aoi",
+		Short: "aoi — a terminal secretary that answers your colleagues' agents",
+		Long: "aoi runs a secretary agent for you: it answers colleagues' agents from your work,\n" +
+			"buffers or escalates what it cannot answer, and asks before doing anything.\n" +
+			"With no command it opens the interface (starting the agent core, or attaching\n" +
+			"to an `aoi serve` already running for the same data dir).",
+		Args:          args(cobra.NoArgs),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return a.runInterface(cmd.Context()) },
+	}
+	root.SetFlagErrorFunc(flagError)
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.dataDirFlag, "data-dir", "", "data directory (default $AOI_DATA_DIR, else $XDG_DATA_HOME/aoi)")
+	pf.StringVar(&a.configFlag, "config", "", "config file (default $AOI_CONFIG_PATH, else located from the data dir)")
+	pf.BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON")
+	root.AddCommand(
+		a.serveCmd(), a.initCmd(), a.statusCmd(), a.peersCmd(), a.discoverCmd(),
+		a.queryCmd(), a.inboxCmd(), a.answerCmd(), a.declineCmd(), a.releaseCmd(),
+		a.focusCmd(), a.noteCmd(), a.taskCmd(), a.tasksCmd(), a.approvalsCmd(),
+		a.approveCmd(), a.rejectCmd(), a.auditCmd(), a.configCmd(), a.versionCmd(),
+		a.mcpCmd(), a.idCmd(), a.benchCmd(),
+	)
+	return root
+}
+
+// dataDir is the data directory this invocation works on.
+func (a *app) dataDir() string {
+	return config.DataDir(a.dataDirFlag)
+}
+
+// service connects to the aoi running for the data dir.
+func (a *app) service() (*ctlclient.Client, error) {
+	return ctlclient.Dial(a.dataDir())
+}
+
+// call runs f against the aoi running for the data dir.
+func (a *app) call(f func(svc agent.Service) error) error {
+	c, err := a.service()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return f(c)
+}
+
+// emit prints v as JSON with --json, else calls human.
+func (a *app) emit(v any, human func(w io.Writer)) error {
+	if a.jsonOut {
+		return a.printJSON(v)
+	}
+	human(a.stdout)
+	return nil
+}
+
+// printJSON writes v indented, one value per call.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// done prints a one-line confirmation (or {"ok":true} with --json).
+func (a *app) done(format string, args ...any) error {
+	if a.jsonOut {
+		return a.printJSON(map[string]bool{"ok": true})
+	}
+	fmt.Fprintf(a.stdout, format+"\n", args...)
+	return nil
+}
+
+// table writes aligned columns: a header row then rows. Cells are assumed
+// to be sanitised already.
+func table(w io.Writer, header []string, rows [][]string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+// cell sanitises peer text for one table cell and shortens it to max runes.
+func cell(s string, max int) string {
+	s = sanitize(s, false)
+	r := []rune(s)
+	if max > 0 && len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// when formats a time for tables: local clock time today, else the date.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	t = t.Local()
+	if y, m, d := t.Date(); y == time.Now().Year() && m == time.Now().Month() && d == time.Now().Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// dash shows "-" for an empty value.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent/bench"
+)
+
+// benchCmd measures aoi.query between two in-process agents on loopback
+// next to a bare net/http JSON echo over the same mutual TLS, in one run.
+func (a *app) benchCmd() *cobra.Command {
+	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure aoi.query throughput and latency against a bare JSON echo (loopback only)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Progress = func(s string) { fmt.Fprintln(a.stderr, s) }
+			rep, err := bench.Run(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			return a.emit(rep, func(w io.Writer) { printBench(w, rep) })
+		},
+	}
+	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "concurrent callers")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", opts.Duration, "how long each phase runs")
+	return cmd
+}
+
+func printBench(w io.Writer, r bench.Report) {
+	fmt.Fprintf(w, "%-10s %10s %8s %10s %10s %10s\n", "PHASE", "REQ/S", "ERRORS", "P50", "P95", "P99")
+	for _, res := range []bench.Result{r.Echo, r.Query} {
+		fmt.Fprintf(w, "%-10s %10.0f %8d %10s %10s %10s\n", res.Name, res.Throughput, res.Errors,
+			res.P50.Round(time.Microsecond), res.P95.Round(time.Microsecond), res.P99.Round(time.Microsecond))
+	}
+	fmt.Fprintf(w, "ratio aoi.query / echo: %.2f   peak RSS: %.1f MiB   (concurrency %d, %s per phase)\n",
+		r.Ratio, float64(r.PeakRSSKiB)/1024, r.Concurrency, r.Duration)
+}
