@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/source"
+	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -324,4 +325,17 @@ func clipRunes(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// TestSummaryFrom converts a task's parsed test results (agent/task
+// Counts) into the mirror's form; nil stays nil.
+func TestSummaryFrom(c *task.Counts) *TestSummary {
+	if c == nil {
+		return nil
+	}
+	ts := &TestSummary{Run: c.Run, Passed: c.Passed, Failed: c.Failed, Skipped: c.Skipped}
+	for _, f := range c.Failures {
+		ts.Failures = append(ts.Failures, TestFailure{Test: f.Test, Package: f.Package, Message: f.Message})
+	}
+	return ts
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -356,5 +357,36 @@ func TestRunPollsUntilCanceled(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not stop after cancel")
+	}
+}
+
+func TestTaskResultFromGoTestJSON(t *testing.T) {
+	m := newMirror(t)
+	ctx := context.Background()
+	f, err := os.Open("testdata/go_test.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	counts, err := task.ParseGoTestJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A newer run than the seeded one: its failures replace the old ones.
+	ev := TaskEvent("task-9", "run_tests", "failed", "acme/webapp", "", TestSummaryFrom(&counts))
+	ev.TS = testNow.Add(-5 * time.Minute)
+	if err := m.s.Ingest(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	a, err := m.s.Answer(ctx, Question{Text: "what blocks auth?", Scope: []string{"acme/webapp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "TestSessionLogout fails: dial tcp 127.0.0.1:6379: connect: connection refused"
+	if !slices.Contains(a.Result.Blockers, want) {
+		t.Fatalf("want %q in %q", want, a.Result.Blockers)
+	}
+	if slices.Contains(a.Result.Blockers, blockTest) {
+		t.Fatalf("a failure of an older run is still reported: %q", a.Result.Blockers)
 	}
 }
