@@ -47,19 +47,21 @@ type Core struct {
 	cfg    atomic.Pointer[config.Config]
 	policy atomic.Pointer[acl.Policy]
 
-	db        *store.DB
-	identity  *rpc.Identity // direct mode only
-	transport rpc.Transport
-	peerSrv   *rpc.Server
-	ctlSrv    *rpc.Server
-	events    *broker
-	outbox    *outbox
-	peers     *peerClients
-	callers   callerCache
-	tasks     *task.Engine
-	sec       *secretary.Secretary
-	redactor  *redact.Redactor
-	ext       extensions
+	db           *store.DB
+	identity     *rpc.Identity // direct mode only
+	transport    rpc.Transport
+	peerSrv      *rpc.Server
+	ctlSrv       *rpc.Server
+	events       *broker
+	outbox       *outbox
+	peers        *peerClients
+	callers      callerCache
+	tasks        *task.Engine
+	sec          *secretary.Secretary
+	redactor     *redact.Redactor
+	redactorErr  error
+	redactorOnce sync.Once
+	ext          extensions
 
 	startedAt  time.Time
 	listenAddr atomic.Value // string

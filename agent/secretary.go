@@ -21,20 +21,17 @@ import (
 // errNoMirror is returned when context mirroring is off in the config.
 var errNoMirror = errors.New("context mirroring is off; set secretary.context_mirroring.enabled to true and reload")
 
-// openSecretary builds the redactor (always: answers and task output pass
-// it) and, when mirroring is enabled, the context mirror.
+// openSecretary builds the context mirror when the config enables it. The
+// redactor (gitleaks' rule set, tens of MiB) is built on first use when
+// mirroring is off: a core that never answers from the mirror may never
+// need it.
 func (c *Core) openSecretary(ctx context.Context, cfg *config.Config) error {
-	pats := make([]redact.Pattern, 0, len(cfg.Secretary.Redaction.Patterns))
-	for _, p := range cfg.Secretary.Redaction.Patterns {
-		pats = append(pats, redact.Pattern{ID: p.ID, Regex: p.Regex})
-	}
-	red, err := redact.New(pats)
-	if err != nil {
-		return fmt.Errorf("secretary.redaction: %w", err)
-	}
-	c.redactor = red
 	if !cfg.Secretary.ContextMirroring.Enabled {
 		return nil
+	}
+	red, err := c.redactorFor()
+	if err != nil {
+		return err
 	}
 	sec, err := secretary.New(c.db, cfg, red, secretary.Options{Now: c.now, Logger: c.log.With("component", "secretary")})
 	if err != nil {
@@ -72,12 +69,32 @@ func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.Qu
 	return handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft}, true, nil
 }
 
-// redactOut removes secrets from text that leaves the machine.
+// redactorFor builds the redactor once, from the config's patterns.
+func (c *Core) redactorFor() (*redact.Redactor, error) {
+	c.redactorOnce.Do(func() {
+		cfg := c.config()
+		pats := make([]redact.Pattern, 0, len(cfg.Secretary.Redaction.Patterns))
+		for _, p := range cfg.Secretary.Redaction.Patterns {
+			pats = append(pats, redact.Pattern{ID: p.ID, Regex: p.Regex})
+		}
+		c.redactor, c.redactorErr = redact.New(pats)
+		if c.redactorErr != nil {
+			c.redactorErr = fmt.Errorf("secretary.redaction: %w", c.redactorErr)
+		}
+	})
+	return c.redactor, c.redactorErr
+}
+
+// redactOut removes secrets from text that leaves the machine. If the
+// redactor cannot be built (a bad owner pattern, caught at config load), the
+// text is withheld rather than sent unredacted.
 func (c *Core) redactOut(s string) string {
-	if c.redactor == nil {
-		return s
+	red, err := c.redactorFor()
+	if err != nil {
+		c.log.Error("redactor unavailable; withholding text", "component", "secretary", "err", err)
+		return "[REDACTED:redactor-unavailable]"
 	}
-	return c.redactor.String(s)
+	return red.String(s)
 }
 
 // Note records an owner note in the context mirror.
