@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,15 +113,23 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 // confidence applies seed 002 §2.3.3 to the best match: its age, and how
 // many of the question's terms the evidence covers.
 func (s *Secretary) confidence(hits []store.ContextHit, pq parsedQuery) float64 {
-	if len(hits) == 0 {
+	// State snapshots (branch, uncommitted changes, markers) are stamped
+	// when they were last seen, not when the work happened: they would
+	// make any matching question look fresh.
+	i := slices.IndexFunc(hits, func(h store.ContextHit) bool { return !isStateKind(h.Kind) })
+	if i < 0 {
 		return interrupt.Confidence(false, 0, 0)
 	}
-	best := hits[0]
+	best := hits[i]
 	quality := 1.0
 	if len(pq.Terms) > 0 {
 		quality = float64(best.Matched) / float64(len(pq.Terms))
 	}
 	return interrupt.Confidence(true, s.now().Sub(best.TS), quality)
+}
+
+func isStateKind(kind string) bool {
+	return kind == "branch" || kind == "worktree" || kind == "marker"
 }
 
 // redactResult passes every outgoing string through the redactor again.

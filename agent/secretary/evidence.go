@@ -83,14 +83,14 @@ func (ev *evidence) addFile(p, lines string, score float64, summary string, pq p
 		}
 	}
 	f.score += score
-	if a, b, ok := strings.Cut(lines, "-"); ok {
+	// The line range comes from the best evidence about the file (hits
+	// arrive best first): a union over its whole history would soon span
+	// the entire file.
+	if a, b, ok := strings.Cut(lines, "-"); ok && f.lo == 0 {
 		lo, err1 := strconv.Atoi(a)
 		hi, err2 := strconv.Atoi(b)
-		if err1 == nil && err2 == nil && lo > 0 {
-			if f.lo == 0 || lo < f.lo {
-				f.lo = lo
-			}
-			f.hi = max(f.hi, hi)
+		if err1 == nil && err2 == nil && lo > 0 && hi >= lo {
+			f.lo, f.hi = lo, hi
 		}
 	}
 }
@@ -119,8 +119,11 @@ func (ev *evidence) refs() []wire.ContextRef {
 			break
 		}
 		ref := f.path
-		if f.lo > 0 {
+		switch {
+		case f.lo > 0 && f.hi > f.lo:
 			ref = fmt.Sprintf("%s:%d-%d", f.path, f.lo, f.hi)
+		case f.lo > 0:
+			ref = fmt.Sprintf("%s:%d", f.path, f.lo)
 		}
 		out = append(out, wire.ContextRef{Type: "file", Ref: ref, Summary: f.summary})
 	}

@@ -54,7 +54,7 @@ func extractiveSummary(f answerFacts) string {
 	}
 	latest := f.hits[0].TS
 	for _, h := range f.hits {
-		if h.TS.After(latest) {
+		if h.TS.After(latest) && !isStateKind(h.Kind) {
 			latest = h.TS
 		}
 	}
@@ -64,7 +64,9 @@ func extractiveSummary(f answerFacts) string {
 		if len(titles) == 3 {
 			break
 		}
-		titles = append(titles, clipRunes(h.Title, 80))
+		if !isStateKind(h.Kind) { // markers show up as blockers; branches say little
+			titles = append(titles, clipRunes(h.Title, 80))
+		}
 	}
 	var b strings.Builder
 	if f.q.Japanese {
