@@ -161,6 +161,11 @@ func (s *Secretary) Prune(ctx context.Context) error {
 	return err
 }
 
+// Stats describes the mirror (event counts by source, oldest and newest).
+func (s *Secretary) Stats(ctx context.Context) (store.ContextStats, error) {
+	return s.db.ContextStats(ctx)
+}
+
 func retention(cfg *config.Config) time.Duration {
 	days := cfg.Secretary.ContextMirroring.RetentionDays
 	if days <= 0 {

@@ -52,11 +52,9 @@ func extractiveSummary(f answerFacts) string {
 		}
 		return fmt.Sprintf("No recorded work matches %q.", topic)
 	}
-	latest := f.hits[0].TS
-	for _, h := range f.hits {
-		if h.TS.After(latest) && !isStateKind(h.Kind) {
-			latest = h.TS
-		}
+	latest := latestTS(f.hits, false)
+	if latest.IsZero() {
+		latest = latestTS(f.hits, true)
 	}
 	where := strings.Join(f.ev.contexts, ", ")
 	var titles []string
@@ -90,6 +88,18 @@ func extractiveSummary(f answerFacts) string {
 		}
 	}
 	return clipRunes(b.String(), maxSummaryRunes)
+}
+
+// latestTS is the newest hit's time, counting state snapshots only when
+// withState is set (their time is when they were last seen).
+func latestTS(hits []store.ContextHit, withState bool) time.Time {
+	var t time.Time
+	for _, h := range hits {
+		if h.TS.After(t) && (withState || !isStateKind(h.Kind)) {
+			t = h.TS
+		}
+	}
+	return t
 }
 
 func agoEN(d time.Duration) string {
