@@ -179,6 +179,7 @@ func TestIntegrationApprovalFromRealPeer(t *testing.T) {
 	}
 	waitScreen(t, tm, "Approvals · 1 pending")
 	waitScreen(t, tm, "pm-tanaka")
+	waitScreen(t, tm, "branch")
 	sendKeys(tm, "home", "y")
 	msg := waitPeerMessage(t, pm, wire.EventTaskCompleted, "aoi/task-"+ticket.TaskID)
 	if msg.RelatedID != ticket.RequestID {
