@@ -33,6 +33,8 @@ type Options struct {
 	Transport  rpc.Transport // nil → direct mutual TLS from the config
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// MetricsAddr serves Prometheus /metrics there ("" → metrics.listen_addr).
+	MetricsAddr string
 }
 
 // Core is a running aoi agent. Create it with Open, run it with Serve.
@@ -65,6 +67,7 @@ type Core struct {
 
 	startedAt  time.Time
 	listenAddr atomic.Value // string
+	obs        observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 }
@@ -136,7 +139,7 @@ func (c *Core) buildServers(cfg *config.Config) {
 		Authenticate: c.authenticate,
 		RatePerSec:   cfg.Limits.RatePerSec,
 		Burst:        cfg.Limits.Burst,
-		Audit:        c.auditCall,
+		Audit:        c.meteredAudit,
 		Logger:       c.log,
 	})
 	c.registerPeerHandlers(c.peerSrv)
@@ -146,6 +149,7 @@ func (c *Core) buildServers(cfg *config.Config) {
 		Logger:       c.log,
 	})
 	RegisterControl(c.ctlSrv, c)
+	c.wireOps()
 }
 
 // Serve listens on the transport and the control socket and runs the
@@ -206,6 +210,8 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	}
 	run(c.outbox.run)
 	run(c.heartbeatLoop)
+	run(c.serveMetrics)
+	run(c.autoPruneLoop)
 	c.ext.start(ctx, run)
 	go func() { wg.Wait(); close(done) }()
 	return done
