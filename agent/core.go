@@ -66,7 +66,7 @@ type Core struct {
 	ext          extensions
 
 	startedAt  time.Time
-	listenAddr atomic.Value // string
+	listenAddr atomic.Value  // string
 	obs        observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once

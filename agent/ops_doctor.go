@@ -45,7 +45,9 @@ const (
 	pingTimeout    = 3 * time.Second
 )
 
-func checkOK(name, detail string) DoctorCheck { return DoctorCheck{Name: name, Status: CheckOK, Detail: detail} }
+func checkOK(name, detail string) DoctorCheck {
+	return DoctorCheck{Name: name, Status: CheckOK, Detail: detail}
+}
 func checkBad(status, name, detail, fix string) DoctorCheck {
 	return DoctorCheck{Name: name, Status: status, Detail: detail, Fix: fix}
 }
