@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"slices"
 	"strings"
@@ -41,10 +42,20 @@ func TestTailnet(t *testing.T) {
 	t.Run("IdentifyRefusesStranger", func(t *testing.T) { testIdentifyRefusesStranger(t, b) })
 	t.Run("NoLogsHostinfo", func(t *testing.T) { testNoLogsHostinfo(t, tn, a) })
 	t.Run("RestartKeepsNodeID", func(t *testing.T) { testRestartKeepsNodeID(t, tn) })
-	t.Run("ControlUnreachable", testControlUnreachable)
-	t.Run("BadAuthKey", func(t *testing.T) { testBadAuthKey(t, tn) })
-	t.Run("NeedsApproval", func(t *testing.T) { testNeedsApproval(t, tn) })
-	t.Run("NeedsLogin", func(t *testing.T) { testNeedsLogin(t, tn) })
+	// The join failures wait on timers and use their own control servers,
+	// so they run side by side.
+	for name, test := range map[string]func(*testing.T, *tailnettest.Tailnet){
+		"ControlUnreachable":  testControlUnreachable,
+		"ControlNotTailscale": testControlNotTailscale,
+		"BadAuthKey":          testBadAuthKey,
+		"NeedsApproval":       testNeedsApproval,
+		"NeedsLogin":          testNeedsLogin,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, tn)
+		})
+	}
 }
 
 func ctxT(t *testing.T) context.Context {
@@ -236,7 +247,7 @@ func testRestartKeepsNodeID(t *testing.T, tn *tailnettest.Tailnet) {
 	}
 }
 
-func testControlUnreachable(t *testing.T) {
+func testControlUnreachable(t *testing.T, _ *tailnettest.Tailnet) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +271,30 @@ func testControlUnreachable(t *testing.T) {
 		t.Errorf("took %v to report an unreachable control server", d)
 	}
 	t.Logf("unreachable control reported in %v: %v", time.Since(start), err)
+}
+
+// testControlNotTailscale: a control URL that answers HTTP but is no
+// control server times out with an error naming it.
+func testControlNotTailscale(t *testing.T, _ *tailnettest.Tailnet) {
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	tr, err := tailnet.New(tailnet.Config{
+		Dir: t.TempDir(), Hostname: "aoi-misdirected", ControlURL: web.URL, AuthKey: "tskey-x",
+		Ephemeral: true, UpTimeout: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	start := time.Now()
+	err = tr.Up(ctxT(t))
+	if !errors.Is(err, tailnet.ErrUpTimeout) || !strings.Contains(err.Error(), web.URL) {
+		t.Fatalf("Up against a plain web server: %v; want ErrUpTimeout naming %s", err, web.URL)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("took %v with a 3 s up timeout", d)
+	}
+	t.Logf("not a control server: %v", err)
 }
 
 // joinErr starts a node against ctl and returns Up's error.

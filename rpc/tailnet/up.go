@@ -52,8 +52,7 @@ func (t *Transport) Up(ctx context.Context) error {
 
 // awaitUp waits for tsnet's Up to finish while watching for states that
 // will not resolve by waiting: a login URL, an admin approval, or a control
-// server that does not answer.
-// upErr is read only after upDone is closed.
+// server that does not answer. upErr is read only after upDone is closed.
 func (t *Transport) awaitUp(ctx context.Context, lc *local.Client, upDone <-chan struct{}, upErr *error) error {
 	tick := time.NewTicker(upPoll)
 	defer tick.Stop()
@@ -116,20 +115,23 @@ func (t *Transport) upFailed(ctx context.Context, lc *local.Client, err error) e
 	if msg, ok := strings.CutPrefix(err.Error(), "tsnet.Up: backend: "); ok {
 		return backendError(msg)
 	}
-	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() == nil {
+	if ctx.Err() == nil {
 		return fmt.Errorf("tailnet: join as %s: %w", t.cfg.Hostname, err)
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("tailnet: join as %s: %w", t.cfg.Hostname, ctx.Err())
 	}
 	// Timed out: say where it got stuck.
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if st, serr := lc.StatusWithoutPeers(sctx); serr == nil {
-		if loginBlocked(st.BackendState, st.AuthURL) || st.BackendState == ipn.NeedsLogin.String() {
+		if loginBlocked(st.BackendState, st.AuthURL) || (st.BackendState == ipn.NeedsLogin.String() && t.cfg.AuthKey == "") {
 			return t.stateError(st.BackendState, st.AuthURL)
 		}
 		if perr := probeControl(sctx, t.controlURL()); perr != nil {
 			return unreachableError(t.controlURL(), perr)
 		}
-		return fmt.Errorf("%w: still %s after %v; check the network and aoi's log file", ErrUpTimeout, st.BackendState, t.cfg.UpTimeout)
+		return fmt.Errorf("%w: the control server %s answers, but the node is still %s after %v; check that it is a Tailscale or Headscale server, and aoi's log file", ErrUpTimeout, t.controlURL(), st.BackendState, t.cfg.UpTimeout)
 	}
 	return fmt.Errorf("%w after %v; check the network and aoi's log file", ErrUpTimeout, t.cfg.UpTimeout)
 }
