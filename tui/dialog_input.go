@@ -78,7 +78,9 @@ func newAnswerDialog(q agent.Query, e *env) *answerDialog {
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 8000
 	ta.Placeholder = "Write the answer…"
-	ta.SetValue(draftText(q.Draft))
+	if d := draftText(q.Draft); d != "" {
+		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
+	}
 	return &answerDialog{q: q, area: ta, env: e}
 }
 
