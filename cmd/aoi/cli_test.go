@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/config"
+)
+
+func TestInitCreatesIdentityAndConfig(t *testing.T) {
+	isolate(t)
+	dir := filepath.Join(shortDir(t), "eng")
+	r := runAOI(t, "init", "--id", "eng-suzuki", "--role", "engineer", "--listen", "127.0.0.1:0", "--data-dir", dir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"identity:    created", "fingerprint: ", "config:      written to " + filepath.Join(dir, "config.json"), "aoi peers trust eng-suzuki "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	cfg, err := config.Load(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatalf("init wrote a config that does not load: %v", err)
+	}
+	if cfg.Agent.ID != "eng-suzuki" || cfg.Agent.Role != "engineer" || cfg.Network.ListenAddr != "127.0.0.1:0" {
+		t.Errorf("config = %+v / %q", cfg.Agent, cfg.Network.ListenAddr)
+	}
+
+	// Again: the identity and the config are kept, and --json says so.
+	r = runAOI(t, "init", "--id", "eng-suzuki", "--data-dir", dir, "--json")
+	var res struct {
+		Fingerprint     string `json:"fingerprint"`
+		CreatedIdentity bool   `json:"created_identity"`
+		CreatedConfig   bool   `json:"created_config"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != exitOK {
+		t.Fatalf("exit %d, %v: %s", r.code, err, r.stdout)
+	}
+	if res.CreatedIdentity || res.CreatedConfig || len(res.Fingerprint) != 64 {
+		t.Errorf("second init = %+v, want both kept and a 64-hex fingerprint", res)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	bad := filepath.Join(dir, "bad.json")
+	writeFile(t, good, `{"agent": {"id": "eng-a", "role": "engineer"}}`)
+	writeFile(t, bad, `{"agent": {"id": "eng-a", "role": "engineer"}, "acl": {"default_permission": "maybe"}}`)
+
+	r := runAOI(t, "config", "validate", good)
+	if r.code != exitOK || !strings.Contains(r.stdout, "good.json: valid") {
+		t.Errorf("good file: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	r = runAOI(t, "config", "validate", bad)
+	if r.code != exitFailure {
+		t.Errorf("bad file: exit %d, want %d", r.code, exitFailure)
+	}
+	if !strings.Contains(r.stderr, "/acl/default_permission") || !strings.Contains(r.stderr, "nothing was started") {
+		t.Errorf("bad file: stderr does not name the JSON path:\n%s", r.stderr)
+	}
+
+	r = runAOI(t, "config", "validate", bad, "--json")
+	var out validationOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != exitFailure {
+		t.Fatalf("--json: exit %d, %v: %s", r.code, err, r.stdout)
+	}
+	if out.Valid || len(out.Problems) == 0 || out.Problems[0].Path != "/acl/default_permission" || out.Problems[0].Fix == "" {
+		t.Errorf("--json = %+v", out)
+	}
+
+	r = runAOI(t, "config", "validate", filepath.Join(dir, "missing.json"))
+	if r.code != exitFailure || !strings.Contains(r.stderr, "aoi init") {
+		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestConfigShowMasksSecrets(t *testing.T) {
+	isolate(t)
+	t.Setenv("AOI_TEST_KEY", "sk-very-secret")
+	path := filepath.Join(t.TempDir(), "c.json")
+	writeFile(t, path, `{"agent": {"id": "eng-a", "role": "engineer"},
+		"secretary": {"llm": {"enabled": true, "endpoint": "http://127.0.0.1:11434/v1", "model": "m", "api_key": "${AOI_TEST_KEY}"}}}`)
+	r := runAOI(t, "config", "show", path)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "sk-very-secret") || !strings.Contains(r.stdout, `"api_key": "********"`) {
+		t.Errorf("secret not masked:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, `"discovery_interval_sec": 60`) {
+		t.Errorf("defaults not shown:\n%s", r.stdout)
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	isolate(t)
+	cases := [][]string{
+		{"no-such-command"},
+		{"status", "--no-such-flag"},
+		{"answer", "only-an-id"},
+		{"focus", "sideways"},
+		{"decline", "q1"},
+		{"release"},
+		{"release", "q1", "--all"},
+		{"task", "eng-a", "run_tests", "novalue"},
+		{"query", "eng-a", "hi", "--priority", "urgent"},
+		{"audit", "export", "--format", "xml"},
+		{"peers", "trust", "eng-a"},
+		{"inbox", "--limit", "many"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+			r := runAOI(t, append(args, "--data-dir", t.TempDir())...)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, exitUsage, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "--help' for usage") {
+				t.Errorf("stderr does not point at --help: %q", r.stderr)
+			}
+		})
+	}
+}
+
+func TestNoDaemonIsAClearFailure(t *testing.T) {
+	isolate(t)
+	dir := shortDir(t)
+	for _, args := range [][]string{{"status"}, {"inbox"}, {"approve", "a1"}, {"audit", "verify"}} {
+		r := runAOI(t, append(args, "--data-dir", dir)...)
+		if r.code != exitFailure {
+			t.Errorf("%v: exit %d, want %d", args, r.code, exitFailure)
+		}
+		for _, want := range []string{"no aoi is running for data dir " + dir, "aoi serve --data-dir " + dir} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%v: stderr lacks %q: %q", args, want, r.stderr)
+			}
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := runAOI(t, "version", "--json")
+	var v versionInfo
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || r.code != exitOK {
+		t.Fatalf("exit %d, %v: %s", r.code, err, r.stdout)
+	}
+	if v.Version == "" || v.Go != runtime.Version() || v.Protocol != "1.0" {
+		t.Errorf("version = %+v", v)
+	}
+}
+
+// TestBinaryExitCodes runs the real binary: main wires run to the process
+// exit code.
+func TestBinaryExitCodes(t *testing.T) {
+	isolate(t)
+	bin := buildAOI(t)
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "aoi ") {
+		t.Fatalf("aoi version: %v, %q", err, out)
+	}
+	for args, want := range map[string]int{"bogus": exitUsage, "status --data-dir " + shortDir(t): exitFailure} {
+		err := exec.Command(bin, strings.Fields(args)...).Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != want {
+			t.Errorf("aoi %s: %v, want exit %d", args, err, want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

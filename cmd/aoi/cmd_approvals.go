@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+func (a *app) approvalsCmd() *cobra.Command {
+	var f agent.ApprovalFilter
+	var watch bool
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "List task requests waiting for your approval (and recent decisions)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				ctx := cmd.Context()
+				as, err := svc.Approvals(ctx, f)
+				if err != nil {
+					return err
+				}
+				if err := a.emit(as, func(w io.Writer) { printApprovals(w, as) }); err != nil || !watch {
+					return err
+				}
+				return a.follow(ctx, svc, approvalEvent)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&f.State, "state", "", "only approvals in this state (pending, approved, rejected, expired)")
+	cmd.Flags().IntVar(&f.Limit, "limit", 50, "how many to show")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and print approval requests and decisions as they happen")
+	return cmd
+}
+
+// approvalEvent selects the events `aoi approvals --watch` prints.
+func approvalEvent(ev agent.Event) bool {
+	switch ev.Kind {
+	case agent.EventApprovalRequested, agent.EventApprovalDecided, agent.EventApprovalExpired, agent.EventTaskState:
+		return true
+	}
+	return false
+}
+
+func printApprovals(w io.Writer, as []agent.Approval) {
+	if len(as) == 0 {
+		fmt.Fprintln(w, "no approvals")
+		return
+	}
+	rows := make([][]string, 0, len(as))
+	pending := 0
+	for _, ap := range as {
+		if ap.State == "pending" {
+			pending++
+		}
+		rows = append(rows, []string{
+			cell(ap.ID, 0), cell(ap.Requester, 20), cell(ap.TaskType, 20), dash(cell(formatParams(ap.Params), 40)),
+			dash(cell(ap.MatchedRule, 20)), cell(ap.State, 9), when(ap.ExpiresAt),
+		})
+	}
+	table(w, []string{"ID", "REQUESTER", "TASK", "PARAMS", "RULE", "STATE", "EXPIRES"}, rows)
+	if pending > 0 {
+		fmt.Fprintf(w, "\n%d pending: `aoi approve ID` or `aoi reject ID --reason TEXT`\n", pending)
+	}
+}
+
+func (a *app) approveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "approve APPROVAL_ID",
+		Short: "Approve a task request; the task starts",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Approve(cmd.Context(), argv[0]); err != nil {
+					return err
+				}
+				return a.done("approved %s", argv[0])
+			})
+		},
+	}
+}
+
+func (a *app) rejectCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "reject APPROVAL_ID [--reason TEXT]",
+		Short: "Reject a task request; the requester gets APPROVAL_DENIED",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Reject(cmd.Context(), argv[0], strings.TrimSpace(reason)); err != nil {
+					return err
+				}
+				return a.done("rejected %s", argv[0])
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (sent to the requester)")
+	return cmd
+}

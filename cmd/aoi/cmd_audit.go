@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+func (a *app) auditCmd() *cobra.Command {
+	var f agent.AuditFilter
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Show the audit log, newest first",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				es, err := svc.Audit(cmd.Context(), f)
+				if err != nil {
+					return err
+				}
+				return a.emit(es, func(w io.Writer) { printAudit(w, es) })
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.Agent, "agent", "", "only rows about this agent")
+	fl.StringVar(&f.Method, "method", "", "only rows for this method (e.g. aoi.query)")
+	fl.StringVar(&f.Result, "result", "", "only rows with this result (ok, PERMISSION_DENIED, …)")
+	fl.IntVar(&f.Limit, "limit", 50, "how many rows")
+	cmd.AddCommand(a.auditVerifyCmd(), a.auditExportCmd())
+	return cmd
+}
+
+func printAudit(w io.Writer, es []agent.AuditEntry) {
+	if len(es) == 0 {
+		fmt.Fprintln(w, "no audit rows")
+		return
+	}
+	rows := make([][]string, 0, len(es))
+	for _, e := range es {
+		rows = append(rows, []string{
+			strconv.FormatInt(e.Seq, 10), e.Time.Local().Format(time.DateTime), cell(e.Agent, 24),
+			cell(e.Method, 24), cell(e.Result, 20), cell(string(e.Detail), 60),
+		})
+	}
+	table(w, []string{"SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"}, rows)
+}
+
+func (a *app) auditVerifyCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Walk the audit hash chain and name the first bad row",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				v, err := svc.VerifyAudit(cmd.Context())
+				if err != nil {
+					return err
+				}
+				err = a.emit(v, func(w io.Writer) {
+					if v.OK {
+						fmt.Fprintf(w, "chain intact: %d entries\n", v.Entries)
+						return
+					}
+					fmt.Fprintf(w, "chain broken at seq %d: %s\n", v.FirstBad, cell(v.Problem, 0))
+				})
+				if err == nil && !v.OK {
+					return &exitError{code: exitFailure}
+				}
+				return err
+			})
+		},
+	}
+}
+
+func (a *app) auditExportCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export --format json|csv",
+		Short: "Write the whole audit log, oldest first, to standard output",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "json" && format != "csv" {
+				return usagef(cmd, "--format %q: use json or csv", format)
+			}
+			return a.call(func(svc agent.Service) error {
+				es, err := allAudit(cmd.Context(), svc)
+				if err != nil {
+					return err
+				}
+				if format == "csv" {
+					return writeAuditCSV(a.stdout, es)
+				}
+				return a.printJSON(es)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "json or csv")
+	return cmd
+}
+
+// allAudit pages through the audit log (newest first, by BeforeSeq) and
+// returns it oldest first.
+func allAudit(ctx context.Context, svc agent.Service) ([]agent.AuditEntry, error) {
+	var all []agent.AuditEntry
+	f := agent.AuditFilter{Limit: pageSize}
+	for range maxPages {
+		page, err := svc.Audit(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) < pageSize {
+			break
+		}
+		f.BeforeSeq = page[len(page)-1].Seq
+	}
+	slices.Reverse(all)
+	if all == nil {
+		all = []agent.AuditEntry{}
+	}
+	return all, nil
+}
+
+// writeAuditCSV writes one header row then one row per entry; detail is
+// its JSON text.
+func writeAuditCSV(w io.Writer, es []agent.AuditEntry) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"seq", "time", "agent", "method", "result", "detail", "prev_hash", "hash"})
+	for _, e := range es {
+		detail := ""
+		if len(e.Detail) > 0 {
+			detail = string(compactJSON(e.Detail))
+		}
+		_ = cw.Write([]string{
+			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), e.Agent, e.Method,
+			e.Result, detail, e.PrevHash, e.Hash,
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// compactJSON strips insignificant whitespace; invalid JSON is kept as is.
+func compactJSON(raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}

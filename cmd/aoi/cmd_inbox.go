@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// inboxOutput is `aoi inbox --json`.
+type inboxOutput struct {
+	Queries  []agent.Query   `json:"queries"`
+	Messages []agent.Message `json:"messages"`
+}
+
+func (a *app) inboxCmd() *cobra.Command {
+	var limit int
+	var watch bool
+	cmd := &cobra.Command{
+		Use:   "inbox",
+		Short: "Show queries from peers and messages (answers, task results) received",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit <= 0 {
+				return usagef(cmd, "--limit must be positive")
+			}
+			return a.call(func(svc agent.Service) error {
+				ctx := cmd.Context()
+				qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: limit})
+				if err != nil {
+					return err
+				}
+				msgs, err := latestMessages(ctx, svc, limit)
+				if err != nil {
+					return err
+				}
+				out := inboxOutput{Queries: qs, Messages: msgs}
+				if err := a.emit(out, func(w io.Writer) { printInbox(w, out) }); err != nil || !watch {
+					return err
+				}
+				return a.follow(ctx, svc, inboxEvent)
+			})
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 20, "how many queries and messages to show")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and print new queries and messages as they arrive")
+	return cmd
+}
+
+// inboxEvent selects the events `aoi inbox --watch` prints.
+func inboxEvent(ev agent.Event) bool {
+	switch ev.Kind {
+	case agent.EventQueryReceived, agent.EventQueryUpdated, agent.EventMessageReceived, agent.EventAttention:
+		return true
+	}
+	return false
+}
+
+func printInbox(w io.Writer, in inboxOutput) {
+	if len(in.Queries) == 0 {
+		fmt.Fprintln(w, "no queries from peers")
+	} else {
+		fmt.Fprintln(w, "QUERIES FROM PEERS (newest first)")
+		rows := make([][]string, 0, len(in.Queries))
+		for _, q := range in.Queries {
+			rows = append(rows, []string{
+				cell(q.ID, 0), cell(q.From, 20), cell(q.Priority, 8), cell(q.State, 10),
+				when(q.ReceivedAt), cell(q.Text, 60),
+			})
+		}
+		table(w, []string{"ID", "FROM", "PRIORITY", "STATE", "RECEIVED", "QUERY"}, rows)
+	}
+	fmt.Fprintln(w)
+	if len(in.Messages) == 0 {
+		fmt.Fprintln(w, "no messages")
+		return
+	}
+	fmt.Fprintln(w, "MESSAGES (oldest first)")
+	rows := make([][]string, 0, len(in.Messages))
+	for _, m := range in.Messages {
+		rows = append(rows, []string{
+			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(m.Event, 16),
+			dash(cell(m.RelatedID, 0)), when(m.ReceivedAt), messageSummary(m, 60),
+		})
+	}
+	table(w, []string{"SEQ", "FROM", "EVENT", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
+}
+
+func (a *app) answerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "answer QUERY_ID TEXT...",
+		Short: "Answer a query from a peer (sent back as query.completed)",
+		Args:  args(cobra.MinimumNArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			text := strings.Join(argv[1:], " ")
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Answer(cmd.Context(), argv[0], text); err != nil {
+					return err
+				}
+				return a.done("answered %s", argv[0])
+			})
+		},
+	}
+}
+
+func (a *app) declineCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "decline QUERY_ID --reason TEXT",
+		Short: "Decline a query from a peer, telling them why",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			if strings.TrimSpace(reason) == "" {
+				return usagef(cmd, "--reason is required: say why, the asker sees it")
+			}
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Decline(cmd.Context(), argv[0], reason); err != nil {
+					return err
+				}
+				return a.done("declined %s", argv[0])
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (sent to the asker)")
+	return cmd
+}
+
+func (a *app) releaseCmd() *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "release [QUERY_ID | --all]",
+		Short: "Answer buffered queries now instead of after focus time",
+		Args:  args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			if all == (len(argv) == 1) {
+				return usagef(cmd, "give either one QUERY_ID or --all")
+			}
+			id := ""
+			if !all {
+				id = argv[0]
+			}
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Release(cmd.Context(), id); err != nil {
+					return err
+				}
+				if all {
+					return a.done("released all buffered queries")
+				}
+				return a.done("released %s", id)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "release every buffered query")
+	return cmd
+}
+
+func (a *app) focusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:       "focus on|off",
+		Short:     "Turn focus mode on or off (overrides focus hours)",
+		ValidArgs: []string{"on", "off"},
+		Args:      args(cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			on := argv[0] == "on"
+			return a.call(func(svc agent.Service) error {
+				if err := svc.SetFocus(cmd.Context(), on); err != nil {
+					return err
+				}
+				return a.done("focus %s", argv[0])
+			})
+		},
+	}
+}
+
+func (a *app) noteCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "note TEXT...",
+		Short: "Record a note your secretary can answer from",
+		Args:  args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			text := strings.Join(argv, " ")
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Note(cmd.Context(), text); err != nil {
+					return err
+				}
+				return a.done("noted")
+			})
+		},
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+func (a *app) initCmd() *cobra.Command {
+	opts := agent.InitOptions{Role: "engineer"}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create this agent's identity (TLS certificate) and a working config",
+		Example: `  aoi init --id eng-suzuki --role engineer --data-dir /tmp/eng
+  aoi init --id pm-tanaka --role pm --listen 127.0.0.1:8444 --data-dir /tmp/pm`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.DataDir, opts.ConfigPath = a.dataDir(), a.configFlag
+			if opts.AgentID == "" {
+				opts.AgentID = defaultAgentID()
+			}
+			if opts.Owner == "" {
+				opts.Owner = currentUser()
+			}
+			res, err := agent.Init(opts)
+			if err != nil {
+				return err
+			}
+			return a.emit(res, func(w io.Writer) { printInit(w, opts.AgentID, res) })
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.AgentID, "id", "", "agent id, e.g. eng-suzuki (default: your user name)")
+	f.StringVar(&opts.Role, "role", opts.Role, "role peers' ACL rules match on (engineer, pm, …)")
+	f.StringVar(&opts.Owner, "owner", "", "the person this agent works for (default: your user name)")
+	f.StringVar(&opts.ListenAddr, "listen", "", "peer server address HOST:PORT (default 127.0.0.1:8443)")
+	f.BoolVar(&opts.Force, "force", false, "overwrite an existing config (the identity is always kept)")
+	return cmd
+}
+
+func printInit(w io.Writer, id string, r agent.InitResult) {
+	if r.CreatedIdentity {
+		fmt.Fprintf(w, "identity:    created in %s\n", r.DataDir)
+	} else {
+		fmt.Fprintf(w, "identity:    kept the existing one in %s\n", r.DataDir)
+	}
+	fmt.Fprintf(w, "fingerprint: %s\n", r.Fingerprint)
+	if r.CreatedConfig {
+		fmt.Fprintf(w, "config:      written to %s\n", r.ConfigPath)
+	} else {
+		fmt.Fprintf(w, "config:      kept %s (--force overwrites it)\n", r.ConfigPath)
+	}
+	fmt.Fprintf(w, "\nPeers pin this agent with `aoi peers trust %s %s`.\n", id, r.Fingerprint)
+	fmt.Fprintf(w, "Start the agent with `aoi serve --data-dir %s` (headless) or `aoi --data-dir %s`.\n", r.DataDir, r.DataDir)
+}
+
+// currentUser is the login name, or "" when it cannot be found.
+func currentUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
+
+// defaultAgentID derives an agent id from the user name: lower case
+// letters, digits and dashes.
+func defaultAgentID() string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(currentUser()) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	id := strings.Trim(b.String(), "-")
+	if id == "" {
+		return "aoi-agent"
+	}
+	return id
+}

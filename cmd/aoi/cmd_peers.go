@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+func (a *app) statusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show this agent's identity, focus and counts",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				st, err := svc.Status(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return a.emit(st, func(w io.Writer) { printStatus(w, st) })
+			})
+		},
+	}
+}
+
+func printStatus(w io.Writer, st agent.Status) {
+	focus := "off"
+	if st.Focus {
+		focus = "on"
+	}
+	rows := [][]string{
+		{"agent", cell(st.AgentID, 0)},
+		{"role", cell(st.Role, 0)},
+		{"owner", dash(cell(st.Owner, 0))},
+		{"version", cell(st.Version, 0)},
+		{"transport", cell(st.Transport, 0)},
+		{"listening", cell(st.ListenAddr, 0)},
+		{"fingerprint", dash(st.Fingerprint)},
+		{"focus", focus},
+		{"peers online", strconv.Itoa(st.PeersOnline)},
+		{"queries waiting", fmt.Sprintf("%d (%d buffered)", st.PendingQuery, st.Buffered)},
+		{"approvals pending", strconv.Itoa(st.PendingApprov)},
+		{"unread messages", strconv.Itoa(st.UnreadMsgs)},
+		{"started", when(st.StartedAt)},
+		{"data dir", st.DataDir},
+	}
+	if t := st.Tailnet; t != nil {
+		rows = append(rows, []string{"tailnet", cell(fmt.Sprintf("%s as %s (%s) %s",
+			t.Name, t.NodeName, strings.Join(t.Addresses, ", "), t.State), 0)})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-18s %s\n", r[0]+":", r[1])
+	}
+}
+
+func (a *app) peersCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "peers",
+		Short: "List known peers and pending trust requests",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				peers, err := svc.Peers(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return a.emit(peers, func(w io.Writer) { printPeers(w, peers) })
+			})
+		},
+	}
+	cmd.AddCommand(a.trustCmd(), a.refuseCmd())
+	return cmd
+}
+
+func (a *app) trustCmd() *cobra.Command {
+	var endpoint string
+	cmd := &cobra.Command{
+		Use:   "trust AGENT_ID FINGERPRINT",
+		Short: "Pin a peer's certificate fingerprint so it may call this agent",
+		Args:  args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint}
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Trust(cmd.Context(), req); err != nil {
+					return err
+				}
+				return a.done("trusted %s (fingerprint %s)", req.AgentID, req.Fingerprint)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&endpoint, "endpoint", "", "where the peer listens, HOST:PORT")
+	return cmd
+}
+
+func (a *app) refuseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "refuse FINGERPRINT",
+		Short: "Drop a pending trust request",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.call(func(svc agent.Service) error {
+				if err := svc.Refuse(cmd.Context(), argv[0]); err != nil {
+					return err
+				}
+				return a.done("refused %s", argv[0])
+			})
+		},
+	}
+}
+
+func (a *app) discoverCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "discover",
+		Short: "Announce this agent to its peers and list what answered",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				peers, err := svc.Discover(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return a.emit(peers, func(w io.Writer) { printPeers(w, peers) })
+			})
+		},
+	}
+}
+
+func printPeers(w io.Writer, peers []agent.Peer) {
+	if len(peers) == 0 {
+		fmt.Fprintln(w, "no peers yet: add them under \"peers\" in the config, or run `aoi discover`")
+		return
+	}
+	rows := make([][]string, 0, len(peers))
+	pending := 0
+	for _, p := range peers {
+		if p.Trust == agent.TrustPending {
+			pending++
+		}
+		rows = append(rows, []string{
+			cell(p.AgentID, 24), dash(cell(p.Role, 12)), cell(p.Status, 8), cell(p.Trust, 8),
+			dash(cell(p.Endpoint, 32)), dash(cell(p.Fingerprint, 0)), when(p.LastSeen),
+		})
+	}
+	table(w, []string{"AGENT", "ROLE", "STATUS", "TRUST", "ENDPOINT", "FINGERPRINT", "LAST SEEN"}, rows)
+	if pending > 0 {
+		fmt.Fprintf(w, "\n%d pending trust request(s): `aoi peers trust AGENT_ID FINGERPRINT` or `aoi peers refuse FINGERPRINT`\n", pending)
+	}
+}

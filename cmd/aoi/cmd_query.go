@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// queryOutput is `aoi query --json`: the peer's immediate result and, with
+// --wait, the answer message that followed.
+type queryOutput struct {
+	agent.AskResult
+	Answer *agent.Message `json:"answer,omitempty"`
+}
+
+func (a *app) queryCmd() *cobra.Command {
+	var req agent.AskRequest
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "query AGENT TEXT...",
+		Short: "Ask a colleague's secretary a question",
+		Example: `  aoi query eng-suzuki "how is auth going? any blockers?"
+  aoi query eng-suzuki --scope acme/webapp --priority high --wait 2m "is the release branch green?"`,
+		Args: args(cobra.MinimumNArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			req.To, req.Query = argv[0], strings.Join(argv[1:], " ")
+			if req.Priority != "" && !slices.Contains(priorities, req.Priority) {
+				return usagef(cmd, "--priority %q: use one of %s", req.Priority, strings.Join(priorities, ", "))
+			}
+			c, err := a.service()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			return a.ask(cmd.Context(), c, req, wait)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&req.ContextScope, "scope", nil, "contexts the question is about, comma separated (e.g. acme/webapp)")
+	f.StringVar(&req.Priority, "priority", "", "low, normal, high or critical")
+	f.BoolVar(&req.Async, "async", false, "do not wait for the peer's secretary; the answer arrives in the inbox")
+	f.DurationVar(&wait, "wait", 0, "if not answered at once, wait this long for the answer message (e.g. 2m)")
+	return cmd
+}
+
+var priorities = []string{wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical}
+
+// ask sends req and, when wait is set and the answer is not immediate,
+// waits for the query.completed message.
+func (a *app) ask(ctx context.Context, svc agent.Service, req agent.AskRequest, wait time.Duration) error {
+	var cursor int64
+	if wait > 0 {
+		var err error
+		if cursor, err = lastMessageSeq(ctx, svc); err != nil {
+			return err
+		}
+	}
+	res, err := svc.Ask(ctx, req)
+	if err != nil {
+		return err
+	}
+	out := queryOutput{AskResult: res}
+	qr := decodeResult(res.Result)
+	if !qr.Completed && wait > 0 {
+		m, err := waitForAnswer(ctx, svc, res.QueryID, cursor, wait)
+		if err != nil {
+			return err
+		}
+		out.Answer = &m
+	}
+	return a.emit(out, func(w io.Writer) {
+		switch {
+		case out.Answer != nil:
+			printMessage(w, *out.Answer)
+		case qr.Completed:
+			printResult(w, qr)
+		default:
+			fmt.Fprintf(w, "query %s sent to %s; not answered yet — the answer will arrive in your inbox (`aoi inbox`)\n",
+				res.QueryID, cell(req.To, 0))
+			if qr.Summary != "" {
+				fmt.Fprintln(w, sanitize(qr.Summary, true))
+			}
+		}
+	})
+}
+
+// waitForAnswer polls the inbox (woken by events, else every second) for
+// the message answering queryID, looking only after cursor.
+func waitForAnswer(ctx context.Context, svc agent.Service, queryID string, cursor int64, d time.Duration) (agent.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	events, err := svc.Events(ctx, 0)
+	if err != nil {
+		events = nil // fall back to the ticker alone
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		msgs, err := svc.Messages(ctx, cursor, pageSize)
+		if err != nil && ctx.Err() == nil {
+			return agent.Message{}, err
+		}
+		for _, m := range msgs {
+			cursor = m.Seq
+			if m.RelatedID == queryID {
+				return m, nil
+			}
+		}
+		if len(msgs) == pageSize {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return agent.Message{}, fmt.Errorf("no answer to query %s within %s; it will still arrive in your inbox (`aoi inbox`)", queryID, d)
+		case _, ok := <-events:
+			if !ok {
+				events = nil
+			}
+		case <-tick.C:
+		}
+	}
+}
+
+const (
+	pageSize = 500
+	maxPages = 10000 // bounds every paging loop (5 million rows)
+)
+
+// lastMessageSeq is the sequence number of the newest message in the inbox.
+func lastMessageSeq(ctx context.Context, svc agent.Service) (int64, error) {
+	msgs, err := latestMessages(ctx, svc, 1)
+	if err != nil || len(msgs) == 0 {
+		return 0, err
+	}
+	return msgs[0].Seq, nil
+}
+
+// latestMessages returns up to n of the newest messages, oldest first.
+// Service.Messages pages forward from a sequence number, so this walks the
+// inbox and keeps the tail.
+func latestMessages(ctx context.Context, svc agent.Service, n int) ([]agent.Message, error) {
+	var tail []agent.Message
+	var after int64
+	for range maxPages {
+		page, err := svc.Messages(ctx, after, pageSize)
+		if err != nil {
+			return nil, err
+		}
+		tail = append(tail, page...)
+		if len(tail) > n {
+			tail = slices.Clone(tail[len(tail)-n:])
+		}
+		if len(page) < pageSize {
+			break
+		}
+		after = page[len(page)-1].Seq
+	}
+	return tail, nil
+}
+
+// decodeResult reads a peer's QueryResult; anything else reads as empty.
+func decodeResult(raw json.RawMessage) wire.QueryResult {
+	var qr wire.QueryResult
+	_ = json.Unmarshal(raw, &qr)
+	return qr
+}
+
+// printResult shows an answer: summary, progress, blockers, evidence.
+func printResult(w io.Writer, qr wire.QueryResult) {
+	fmt.Fprintln(w, sanitize(qr.Summary, true))
+	if qr.Progress != nil {
+		fmt.Fprintf(w, "progress: %d%%\n", *qr.Progress)
+	}
+	if len(qr.Blockers) > 0 {
+		fmt.Fprintln(w, "blockers:")
+		for _, b := range qr.Blockers {
+			fmt.Fprintf(w, "  - %s\n", cell(b, 0))
+		}
+	}
+	if len(qr.ContextRefs) > 0 {
+		fmt.Fprintln(w, "based on:")
+		for _, r := range qr.ContextRefs {
+			fmt.Fprintf(w, "  %s %s %s\n", cell(r.Type, 0), cell(r.Ref, 0), cell(r.Summary, 0))
+		}
+	}
+}
+
+// printMessage shows one received message in full.
+func printMessage(w io.Writer, m agent.Message) {
+	fmt.Fprintf(w, "%s from %s", cell(m.Event, 0), cell(m.From, 0))
+	if m.RelatedID != "" {
+		fmt.Fprintf(w, " (about %s)", cell(m.RelatedID, 0))
+	}
+	fmt.Fprintf(w, " at %s\n", when(m.ReceivedAt))
+	if m.Event == wire.EventQueryCompleted {
+		printResult(w, decodeResult(m.Data))
+		return
+	}
+	fmt.Fprintln(w, messageSummary(m, 0))
+}
+
+// messageSummary is one line describing a message's data.
+func messageSummary(m agent.Message, max int) string {
+	var d struct {
+		Summary  string `json:"summary"`
+		Reason   string `json:"reason"`
+		Message  string `json:"message"`
+		Status   string `json:"status"`
+		TaskID   string `json:"task_id"`
+		ExitCode *int   `json:"exit_code"`
+	}
+	if err := json.Unmarshal(m.Data, &d); err != nil {
+		return cell(string(m.Data), max)
+	}
+	parts := []string{}
+	for _, s := range []string{d.TaskID, d.Status, d.Summary, d.Reason, d.Message} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if d.ExitCode != nil {
+		parts = append(parts, fmt.Sprintf("exit %d", *d.ExitCode))
+	}
+	if len(parts) == 0 {
+		return cell(string(m.Data), max)
+	}
+	return cell(strings.Join(parts, " · "), max)
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+func (a *app) taskCmd() *cobra.Command {
+	var req agent.TaskRequest
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "task AGENT TYPE [KEY=VALUE...]",
+		Short: "Ask a peer to run one of its configured task types",
+		Example: `  aoi task eng-suzuki run_tests suite=./auth/...
+  aoi task status eng-suzuki TASK_ID
+  aoi task cancel eng-suzuki TASK_ID`,
+		Args: args(cobra.MinimumNArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			params, err := parseParams(argv[2:])
+			if err != nil {
+				return usagef(cmd, "%v", err)
+			}
+			req.To, req.TaskType, req.Params = argv[0], argv[1], params
+			req.TimeoutSec = int(timeout.Round(time.Second) / time.Second)
+			return a.call(func(svc agent.Service) error {
+				t, err := svc.RequestTask(cmd.Context(), req)
+				if err != nil {
+					return err
+				}
+				return a.emit(t, func(w io.Writer) { printTicket(w, req.To, t) })
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&req.ContextScope, "scope", nil, "contexts the task concerns, comma separated")
+	f.BoolVar(&req.Sync, "sync", false, "wait for the task to finish (up to --timeout)")
+	f.DurationVar(&timeout, "timeout", 0, "with --sync, how long to wait (e.g. 10m)")
+	cmd.AddCommand(a.taskStatusCmd(), a.taskCancelCmd())
+	return cmd
+}
+
+// parseParams reads KEY=VALUE arguments.
+func parseParams(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("task parameter %q: write it as KEY=VALUE", kv)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("task parameter %q given twice", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
+	fmt.Fprintf(w, "task %s on %s: %s\n", cell(t.TaskID, 0), cell(peer, 0), cell(t.Status, 0))
+	if len(t.Result) > 0 && string(t.Result) != "null" {
+		fmt.Fprintln(w, sanitize(string(t.Result), true))
+	}
+	switch t.Status {
+	case agent.TaskCompleted, agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
+	default:
+		fmt.Fprintf(w, "the result will arrive in your inbox (`aoi inbox`); check on it with `aoi task status %s %s`\n",
+			cell(peer, 0), cell(t.TaskID, 0))
+	}
+}
+
+func (a *app) taskStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status AGENT TASK_ID",
+		Short: "Ask a peer for the state of a task it runs for you",
+		Args:  args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.call(func(svc agent.Service) error {
+				t, err := svc.RemoteTaskStatus(cmd.Context(), argv[0], argv[1])
+				if err != nil {
+					return err
+				}
+				return a.emit(t, func(w io.Writer) { printTask(w, t) })
+			})
+		},
+	}
+}
+
+func (a *app) taskCancelCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel AGENT TASK_ID",
+		Short: "Cancel a task a peer runs for you",
+		Args:  args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.call(func(svc agent.Service) error {
+				if err := svc.CancelRemoteTask(cmd.Context(), argv[0], argv[1]); err != nil {
+					return err
+				}
+				return a.done("asked %s to cancel task %s", argv[0], argv[1])
+			})
+		},
+	}
+}
+
+func printTask(w io.Writer, t agent.Task) {
+	fmt.Fprintf(w, "task %s (%s) for %s: %s\n", cell(t.ID, 0), cell(t.Type, 0), cell(t.Requester, 0), cell(t.State, 0))
+	if len(t.Params) > 0 {
+		fmt.Fprintf(w, "params: %s\n", cell(formatParams(t.Params), 0))
+	}
+	if t.ExitCode != nil {
+		fmt.Fprintf(w, "exit code: %d\n", *t.ExitCode)
+	}
+	if t.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", sanitize(t.Error, true))
+	}
+	if len(t.Output) > 0 && string(t.Output) != "null" {
+		fmt.Fprintf(w, "output:\n%s\n", sanitize(string(t.Output), true))
+	}
+	fmt.Fprintf(w, "created %s, updated %s\n", when(t.CreatedAt), when(t.UpdatedAt))
+}
+
+// formatParams renders params as sorted KEY=VALUE pairs.
+func formatParams(p map[string]string) string {
+	keys := slices.Sorted(maps.Keys(p))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + p[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+func (a *app) tasksCmd() *cobra.Command {
+	var f agent.TaskFilter
+	cmd := &cobra.Command{
+		Use:   "tasks",
+		Short: "List tasks this agent runs for peers",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.call(func(svc agent.Service) error {
+				ts, err := svc.Tasks(cmd.Context(), f)
+				if err != nil {
+					return err
+				}
+				return a.emit(ts, func(w io.Writer) { printTasks(w, ts) })
+			})
+		},
+	}
+	cmd.Flags().StringVar(&f.State, "state", "", "only tasks in this state (pending, in_progress, completed, …)")
+	cmd.Flags().IntVar(&f.Limit, "limit", 50, "how many to show")
+	return cmd
+}
+
+func printTasks(w io.Writer, ts []agent.Task) {
+	if len(ts) == 0 {
+		fmt.Fprintln(w, "no tasks")
+		return
+	}
+	rows := make([][]string, 0, len(ts))
+	for _, t := range ts {
+		exit := "-"
+		if t.ExitCode != nil {
+			exit = strconv.Itoa(*t.ExitCode)
+		}
+		rows = append(rows, []string{
+			cell(t.ID, 0), cell(t.Requester, 20), cell(t.Type, 20), cell(t.State, 12), exit,
+			when(t.CreatedAt), when(t.UpdatedAt),
+		})
+	}
+	table(w, []string{"TASK", "REQUESTER", "TYPE", "STATE", "EXIT", "CREATED", "UPDATED"}, rows)
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/keymap"
+	"github.com/aoi-protocol/aoi/themes"
+	"github.com/aoi-protocol/aoi/tui"
+)
+
+// runInterface is `aoi` with no command: attach the interface to the aoi
+// already running for the data dir, or start the core in this process
+// (creating an identity and config on first run) and show the interface.
+func (a *app) runInterface(ctx context.Context) error {
+	dir := a.dataDir()
+	if c, err := ctlclient.Dial(dir); err == nil {
+		defer c.Close()
+		return a.runTUI(ctx, c)
+	}
+	if err := a.ensureInit(dir); err != nil {
+		return err
+	}
+	core, err := a.openCore(ctx, dir, serveFlags{})
+	if err != nil {
+		return err
+	}
+	defer core.Close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		err := core.Serve(ctx)
+		cancel() // a core that stops (say, the port is taken) ends the interface
+		served <- err
+	}()
+	tuiErr := a.runTUI(ctx, core)
+	cancel()
+	serveErr := <-served
+	if errors.Is(serveErr, context.Canceled) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, tuiErr)
+}
+
+// runTUI shows the interface on svc until the owner quits or ctx ends.
+func (a *app) runTUI(ctx context.Context, svc agent.Service) error {
+	cfg, err := config.Load(a.corePath(a.dataDir()))
+	if err != nil {
+		return err
+	}
+	opts, err := tuiOptions(cfg.UI, os.Getenv)
+	if err != nil {
+		return err
+	}
+	return tui.Run(ctx, svc, opts)
+}
+
+// tuiOptions turns the config's ui section into interface options: key
+// overrides, a built-in theme name or a theme file, bell, OSC 9, NO_COLOR.
+func tuiOptions(ui config.UI, getenv func(string) string) (tui.Options, error) {
+	km, err := keymap.Default().Apply(ui.Keys)
+	if err != nil {
+		return tui.Options{}, err
+	}
+	opts := tui.Options{KeyMap: &km, Theme: ui.Theme, Bell: ui.Bell, OSC9: ui.OSC9,
+		NoColor: themes.NoColor(getenv), DarkBackground: true}
+	if strings.HasSuffix(strings.ToLower(ui.Theme), ".json") {
+		p, err := themes.LoadFile(ui.Theme)
+		if err != nil {
+			return tui.Options{}, fmt.Errorf("ui.theme: %w", err)
+		}
+		opts.Palette, opts.Theme = &p, ""
+	}
+	return opts, nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (design §9).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// run executes one aoi command line and returns the process exit code. It
+// is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	return a.exitCode(err)
+}
+
+// exitCode prints err the way a person should see it and maps it to an
+// exit code.
+func (a *app) exitCode(err error) int {
+	var usage *usageError
+	var silent *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &silent):
+		return silent.code
+	case errors.As(err, &usage):
+		fmt.Fprintf(a.stderr, "aoi: %v\n", usage.err)
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", usage.cmd)
+		return exitUsage
+	default:
+		fmt.Fprintf(a.stderr, "aoi: %v\n", err)
+		return exitFailure
+	}
+}
+
+// usageError is a command line that cannot be run as written (exit 2).
+type usageError struct {
+	cmd string // the command path, e.g. "aoi peers trust"
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error for cmd.
+func usagef(cmd *cobra.Command, format string, args ...any) error {
+	return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf(format, args...)}
+}
+
+// exitError ends the command with a code after it has already said why.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// args wraps a cobra argument validator so its complaints are usage errors.
+func args(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := v(cmd, a); err != nil {
+			return &usageError{cmd: cmd.CommandPath(), err: err}
+		}
+		return nil
+	}
+}
+
+// flagError turns flag parsing failures into usage errors.
+func flagError(cmd *cobra.Command, err error) error {
+	return &usageError{cmd: cmd.CommandPath(), err: err}
+}
