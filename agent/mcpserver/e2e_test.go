@@ -14,6 +14,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/mcpserver"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 var allTools = []string{
@@ -203,18 +204,14 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 	})
 }
 
-// checkMirrorTools exercises the tools backed by the context mirror. Until
-// the core enables the mirror they must fail as tool errors that say so.
+// checkMirrorTools reports an event and progress through MCP and reads
+// them back in the context snapshot: they went through redaction and the
+// index like every other source.
 func checkMirrorTools(t *testing.T, c *client.Client) {
 	t.Helper()
-	text, isErr := call(t, c, mcpserver.ToolReportEvent, map[string]any{"type": "test.run", "content": "go test ./auth: 3 failed (TestRefresh)", "file_path": "auth/refresh.go"})
-	if isErr {
-		if !strings.Contains(text, "context mirror") {
-			t.Fatalf("report_event error %q does not say what is missing", text)
-		}
-		t.Logf("context mirror not enabled in the core yet: %s", text)
-		return
-	}
+	token := "ghp_" + "9fK2mQx7Lp3Rt8Vw1Zb6Nc4Hd0Jy5Ge2Aq7S"
+	mustOK(t, c, mcpserver.ToolReportEvent, map[string]any{"type": "test.failed",
+		"content": "TestRefresh failed: 401 using token " + token, "file_path": "auth/refresh.go"}, nil)
 	mustOK(t, c, mcpserver.ToolUpdateProgress, map[string]any{"percent": 60, "summary": "token refresh implemented, tests next"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -225,8 +222,21 @@ func checkMirrorTools(t *testing.T, c *client.Client) {
 		t.Fatalf("read snapshot: %v", err)
 	}
 	tc, ok := res.Contents[0].(mcp.TextResourceContents)
-	if !ok || tc.MIMEType != "application/json" || !json.Valid([]byte(tc.Text)) {
+	if !ok || tc.MIMEType != "application/json" {
 		t.Fatalf("snapshot = %#v, want JSON text", res.Contents[0])
+	}
+	var snap wire.ContextSnapshot
+	if err := json.Unmarshal([]byte(tc.Text), &snap); err != nil {
+		t.Fatalf("snapshot %q: %v", tc.Text, err)
+	}
+	if snap.Progress == nil || *snap.Progress != 60 {
+		t.Errorf("snapshot progress = %v, want 60 from aoi_update_progress", snap.Progress)
+	}
+	if !slices.ContainsFunc(snap.ActiveErrors, func(e wire.ActiveError) bool { return strings.Contains(e.Message, "TestRefresh") }) {
+		t.Errorf("snapshot errors = %+v, want the reported TestRefresh failure", snap.ActiveErrors)
+	}
+	if strings.Contains(tc.Text, token) {
+		t.Errorf("the reported token reached the snapshot unredacted: %s", tc.Text)
 	}
 }
 

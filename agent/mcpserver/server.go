@@ -50,17 +50,18 @@ func (o *Options) defaults() {
 func New(svc agent.Service, opts Options) *server.MCPServer {
 	opts.defaults()
 	h := &handlers{svc: svc, opts: opts}
+	tools := h.tools()
+	for i := range tools { // unknown arguments are refused, and clients see it
+		tools[i].Tool.InputSchema.AdditionalProperties = false
+	}
 	s := server.NewMCPServer("aoi", opts.Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
-		server.WithInputSchemaValidation(),
-		server.WithStrictInputSchemaDefault(),
 		server.WithToolHandlerMiddleware(h.recoverTool),
+		server.WithToolHandlerMiddleware(newValidator(tools).middleware),
 		server.WithInstructions("aoi is your owner's secretary on the team network. Poll aoi_check_messages with the last_id you got; report progress with aoi_update_progress."),
 	)
-	for _, t := range h.tools() {
-		s.AddTool(t.Tool, t.Handler)
-	}
+	s.AddTools(tools...)
 	s.AddResource(mcp.NewResource(SnapshotURI, "context snapshot",
 		mcp.WithResourceDescription("What the owner is working on now (seed 000 ContextSnapshot)."),
 		mcp.WithMIMEType("application/json"),

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +108,7 @@ func TestBadInputIsAToolError(t *testing.T) {
 			t.Errorf("%s(%v) succeeded with %q, want a tool error", tc.tool, tc.args, text)
 			continue
 		}
+		t.Logf("%s %v → %s", tc.tool, abbreviate(tc.args), text)
 		if !strings.Contains(text, tc.want) || len(text) > 700 {
 			t.Errorf("%s(%v) error %q should name %q in one short sentence", tc.tool, tc.args, text, tc.want)
 		}
@@ -136,4 +138,13 @@ func TestHandlersValidateBeyondTheSchema(t *testing.T) {
 			t.Errorf("%s(%v) = %q (error %v), want a tool error saying %q", tc.tool, tc.args, text, isErr, tc.want)
 		}
 	}
+}
+
+// abbreviate shortens long argument values for the log.
+func abbreviate(args any) string {
+	s := fmt.Sprint(args)
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }
