@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/aoi-protocol/aoi/agent/logging"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
@@ -90,17 +91,25 @@ func SocketPath(dataDir string) string {
 }
 
 // openLog sends structured logs to <data dir>/aoi.log (the terminal belongs
-// to the TUI), unless the caller supplied a logger.
+// to the TUI), rotated by size with secrets redacted, unless the caller
+// supplied a logger. The level follows the config on reload.
 func (c *Core) openLog(cfg *config.Config) error {
 	if c.opts.Logger != nil {
 		c.log = c.opts.Logger
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(c.dataDir, "aoi.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	path := filepath.Join(c.dataDir, "aoi.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600) // fail now, not silently later
 	if err != nil {
 		return fmt.Errorf("open log file: %w", err)
 	}
-	c.logFile = f
-	c.log = slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: cfg.LogLevel()})).With("agent", cfg.Agent.ID)
+	f.Close()
+	level := new(slog.LevelVar)
+	level.Set(cfg.LogLevel())
+	log, closer := logging.Open(logging.Options{Path: path, Level: level,
+		MaxSizeMB: cfg.Logging.MaxSizeMB, MaxBackups: cfg.Logging.MaxBackups})
+	c.ext.onClose(func() { closer.Close() })
+	c.ext.onReload(func(cfg *config.Config) { level.Set(cfg.LogLevel()) })
+	c.log = log.With("agent", cfg.Agent.ID)
 	return nil
 }

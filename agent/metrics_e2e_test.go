@@ -1,10 +1,13 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -154,6 +157,7 @@ func TestMetricsAfterQueriesDenialsApprovalsAndRateLimits(t *testing.T) {
 			t.Errorf("series %s missing", name)
 		}
 	}
+	checkRequestLog(t, eng)
 	if fams["aoi_rpc_requests_total"].GetType() != dto.MetricType_COUNTER || fams["aoi_rpc_request_duration_seconds"].GetType() != dto.MetricType_HISTOGRAM {
 		t.Error("metric types are wrong")
 	}
@@ -178,4 +182,25 @@ func floodPings(t *testing.T, from, to *testAgent) int {
 		t.Fatal("100 pings at a 1/s limit were never refused")
 	}
 	return limited
+}
+
+// checkRequestLog finds seed 002 §7.2's line for a query in eng's log file.
+func checkRequestLog(t *testing.T, eng *testAgent) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(eng.dir, "aoi.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range bytes.Split(b, []byte("\n")) {
+		var line map[string]any
+		if json.Unmarshal(raw, &line) != nil || line["method"] != wire.MethodQuery {
+			continue
+		}
+		if line["component"] != "rpc" || line["agent_from"] != "pm-tanaka" || line["agent_to"] != "eng-suzuki" ||
+			line["query_id"] == "" || line["latency_ms"] == nil || line["level"] == nil || line["timestamp"] == nil {
+			t.Fatalf("request log line lacks seed fields: %s", raw)
+		}
+		return
+	}
+	t.Fatalf("no aoi.query line in the log:\n%s", b)
 }

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -39,6 +41,7 @@ func (c *Core) meteredAudit(ctx context.Context, rec rpc.CallRecord) error {
 		}
 	}
 	c.obs.metrics.ObserveCall(methodLabel(rec.Method), code, rec.Duration)
+	c.logCall(ctx, methodLabel(rec.Method), rec.Caller, rec.ID, code, rec.Duration)
 	return c.auditCall(ctx, rec)
 }
 
@@ -67,7 +70,9 @@ func (c *Core) metered(method string, h rpc.Handler) rpc.Handler {
 			c.observeACL(err)
 		}
 		if call.Audited() { // else meteredAudit counts it, with the full duration
-			c.obs.metrics.ObserveCall(method, errCode(err), time.Since(begin))
+			d, code := time.Since(begin), errCode(err)
+			c.obs.metrics.ObserveCall(method, code, d)
+			c.logCall(ctx, method, call.Caller, call.ID, code, d)
 		}
 		return res, err
 	}
@@ -88,6 +93,20 @@ func (c *Core) observeACL(err error) {
 			c.obs.metrics.ACLDecision("deny")
 		}
 	}
+}
+
+// logCall writes seed 002 §7.2's request line. Heartbeats and discovery
+// log at debug level so they do not drown the rest.
+func (c *Core) logCall(ctx context.Context, method string, caller rpc.Caller, id json.RawMessage, code string, d time.Duration) {
+	level := slog.LevelInfo
+	if method == wire.MethodPing || method == wire.MethodDiscover {
+		level = slog.LevelDebug
+	}
+	if code != "ok" && level < slog.LevelWarn {
+		level = slog.LevelWarn
+	}
+	c.log.Log(ctx, level, "request handled", "component", "rpc", "method", method, "code", code,
+		"agent_from", callerName(caller), "agent_to", c.selfID(), "query_id", idString(id), "latency_ms", d.Milliseconds())
 }
 
 // errCode is a handler result's code label.

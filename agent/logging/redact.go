@@ -1,0 +1,104 @@
+package logging
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+)
+
+// Redacted replaces a secret in the log.
+const Redacted = "[REDACTED]"
+
+// secretWords are key words whose values are never logged: a key matches
+// when one of its words ("_", "-", "." separated) is one of these, so
+// api_key, ts-auth-key, Authorization and access_token match while
+// tokens_used does not.
+var secretWords = map[string]bool{
+	"token": true, "secret": true, "password": true, "passwd": true, "authorization": true,
+	"key": true, "apikey": true, "authkey": true, "cookie": true, "credential": true,
+	"credentials": true, "bearer": true, "passphrase": true,
+}
+
+// secretValue matches secrets that can appear in any value: bearer
+// tokens, Tailscale auth keys, OpenAI-style API keys.
+var secretValue = regexp.MustCompile(`(?i)bearer\s+[a-z0-9._~+/=-]+|tskey-[a-z0-9-]+|\bsk-[a-z0-9_-]{16,}`)
+
+// IsSecretKey reports whether an attribute key names a secret.
+func IsSecretKey(key string) bool {
+	k := strings.ToLower(key)
+	if secretWords[k] {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(k, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if secretWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// redactingHandler redacts secrets from every attribute before the wrapped
+// handler sees it, including attributes added with With and in groups.
+type redactingHandler struct{ next slog.Handler }
+
+// Redacting wraps h so that values of secret-named keys, and secrets
+// recognisable by their shape in any value or message, are replaced by
+// Redacted.
+func Redacting(h slog.Handler) slog.Handler { return redactingHandler{next: h} }
+
+func (h redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.next.Enabled(ctx, l)
+}
+
+func (h redactingHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, redactString(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(redactAttr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h redactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		red[i] = redactAttr(a)
+	}
+	return redactingHandler{next: h.next.WithAttrs(red)}
+}
+
+func (h redactingHandler) WithGroup(name string) slog.Handler {
+	return redactingHandler{next: h.next.WithGroup(name)}
+}
+
+// redactAttr redacts one attribute, descending into groups.
+func redactAttr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	if IsSecretKey(a.Key) {
+		return slog.String(a.Key, Redacted)
+	}
+	switch v.Kind() {
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, ga := range g {
+			red[i] = redactAttr(ga)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindString:
+		return slog.String(a.Key, redactString(v.String()))
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.String(a.Key, redactString(err.Error()))
+		}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}
+
+func redactString(s string) string {
+	if !secretValue.MatchString(s) {
+		return s
+	}
+	return secretValue.ReplaceAllString(s, Redacted)
+}
