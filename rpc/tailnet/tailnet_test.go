@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func TestTailnet(t *testing.T) {
 	t.Run("Peers", func(t *testing.T) { testPeers(t, nodes) })
 	t.Run("RPCRoundTrip", func(t *testing.T) { testRPCRoundTrip(t, a, c, b) })
 	t.Run("LoopbackOnly", func(t *testing.T) { testLoopbackOnly(t, nodes) })
+	t.Run("ListensOnTailnetOnly", func(t *testing.T) { testListensOnTailnetOnly(t, tn, a) })
 	t.Run("IdentifyRefusesStranger", func(t *testing.T) { testIdentifyRefusesStranger(t, b) })
 	t.Run("NoLogsHostinfo", func(t *testing.T) { testNoLogsHostinfo(t, tn, a) })
 	t.Run("RestartKeepsNodeID", func(t *testing.T) { testRestartKeepsNodeID(t, tn) })
@@ -208,6 +210,46 @@ func whoami(t *testing.T, from *tailnet.Transport, url string) rpc.Caller {
 		t.Fatalf("status %d, decode err %v, rpc error %v", resp.StatusCode, err, out.Error)
 	}
 	return out.Result
+}
+
+// testListensOnTailnetOnly: the peer port is reachable through the tailnet
+// and not on the host's own interfaces.
+func testListensOnTailnetOnly(t *testing.T, tn *tailnettest.Tailnet, from *tailnet.Transport) {
+	hostLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := hostLn.Addr().(*net.TCPAddr).Port
+	hostLn.Close() // a free host port: if the node listened on the host, it would take it
+	cfg := tn.Config(t, "aoi-port")
+	cfg.Port = port
+	n := tn.Join(t, cfg)
+	ln, err := n.Listen(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go hs.Serve(ln)
+	defer hs.Close()
+	if c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second); err == nil {
+		c.Close()
+		t.Fatalf("port %d is open on the host; want the tailnet only", port)
+	}
+	st, err := n.Status(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := from.HTTPClient("").Get(n.PeerURL(tailnet.Peer{Addrs: st.Addresses}))
+	if err != nil {
+		t.Fatalf("GET over the tailnet: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("GET over the tailnet: status %d; want 204", resp.StatusCode)
+	}
 }
 
 // testIdentifyRefusesStranger: an address that is no tailnet node is refused.
