@@ -106,11 +106,11 @@ func (a *app) ensureInit(dir string) error {
 
 // applyServeFlags passes `aoi serve`'s overrides to the core.
 func applyServeFlags(opts *agent.Options, sf serveFlags) error {
-	// TODO(lead): agent.Options needs ListenAddr and MetricsAddr overrides.
-	// Until the core takes them the flags are refused, not ignored.
-	_ = opts
-	if sf.listen != "" || sf.metrics != "" {
-		return errors.New("--listen and --metrics are not wired into the core yet; set network.listen_addr / metrics.listen_addr in the config instead")
+	opts.MetricsAddr = sf.metrics
+	// TODO(lead): agent.Options needs a ListenAddr override for the direct
+	// transport. Until the core takes one, --listen is refused, not ignored.
+	if sf.listen != "" {
+		return errors.New("--listen is not wired into the core yet; set network.listen_addr in the config (or `aoi init --listen HOST:PORT --force`)")
 	}
 	return nil
 }

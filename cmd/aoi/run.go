@@ -7,6 +7,9 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/rpc"
 )
 
 // Exit codes (design §9).
@@ -43,9 +46,27 @@ func (a *app) exitCode(err error) int {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", usage.cmd)
 		return exitUsage
 	default:
-		fmt.Fprintf(a.stderr, "aoi: %v\n", err)
+		fmt.Fprintf(a.stderr, "aoi: %s\n", describe(err))
 		return exitFailure
 	}
+}
+
+// describe words an error for a person. A failure the core explained over
+// the control socket is shown as its explanation alone; an AOI or JSON-RPC
+// error keeps its standard message in front of the reason.
+func describe(err error) string {
+	var re *rpc.Error
+	if !errors.As(err, &re) {
+		return err.Error()
+	}
+	reason := re.Reason()
+	switch {
+	case reason == "":
+		return re.Message
+	case re.Code == agent.CodeControlFailed:
+		return reason
+	}
+	return re.Message + ": " + reason
 }
 
 // usageError is a command line that cannot be run as written (exit 2).

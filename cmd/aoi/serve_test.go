@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
+)
+
+// startServe runs `aoi serve` in-process for dir until the test ends and
+// waits until its control socket answers.
+func startServe(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--data-dir", dir}, &out, &out) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != exitOK {
+				t.Errorf("serve exited %d after Ctrl-C; output:\n%s", code, out.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop within 30s of its context ending")
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := ctlclient.Dial(dir)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d before answering; output:\n%s", code, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not answer within 30s: %v; output:\n%s", err, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCommandsAgainstServe drives a real core, started by `aoi serve`,
+// through the CLI over the control socket.
+func TestCommandsAgainstServe(t *testing.T) {
+	isolate(t)
+	dir := shortDir(t)
+	if r := runAOI(t, "init", "--id", "eng-suzuki", "--listen", "127.0.0.1:0", "--data-dir", dir); r.code != exitOK {
+		t.Fatalf("init: exit %d: %s", r.code, r.stderr)
+	}
+	startServe(t, dir)
+
+	r := runAOI(t, "serve", "--data-dir", dir)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "already running") {
+		t.Errorf("second serve: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	var st agent.Status
+	mustJSON(t, runAOI(t, "status", "--json", "--data-dir", dir), &st)
+	if st.AgentID != "eng-suzuki" || st.Focus || len(st.Fingerprint) != 64 {
+		t.Errorf("status = %+v", st)
+	}
+
+	for _, args := range [][]string{{"focus", "on"}, {"note", "refresh", "tokens", "75%"}} {
+		if r := runAOI(t, append(args, "--data-dir", dir)...); r.code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	mustJSON(t, runAOI(t, "status", "--json", "--data-dir", dir), &st)
+	if !st.Focus {
+		t.Error("focus on did not reach the core")
+	}
+
+	expectOut(t, dir, []string{"inbox"}, "no queries from peers")
+	expectOut(t, dir, []string{"peers"}, "no peers yet")
+	expectOut(t, dir, []string{"approvals"}, "no approvals")
+	expectOut(t, dir, []string{"audit", "verify"}, "chain intact: ")
+	expectOut(t, dir, []string{"audit", "--method", "ctl.focus"}, "ctl.focus")
+	expectOut(t, dir, []string{"audit", "export", "--format", "csv"}, "seq,time,agent,method,result,detail,prev_hash,hash\n1,")
+
+	var rows []agent.AuditEntry
+	mustJSON(t, runAOI(t, "audit", "export", "--format", "json", "--data-dir", dir), &rows)
+	if len(rows) < 2 || rows[0].Seq != 1 || rows[1].PrevHash != rows[0].Hash {
+		t.Errorf("export is not the chain oldest first: %+v", rows)
+	}
+
+	r = runAOI(t, "approve", "no-such-approval", "--data-dir", dir)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "no-such-approval") || strings.Contains(r.stderr, "rpc error") {
+		t.Errorf("approve unknown id: exit %d, stderr %q (want the core's own words naming the id)", r.code, r.stderr)
+	}
+}
+
+func expectOut(t *testing.T, dir string, args []string, want string) {
+	t.Helper()
+	r := runAOI(t, append(args, "--data-dir", dir)...)
+	if r.code != exitOK || !strings.Contains(r.stdout, want) {
+		t.Errorf("%v: exit %d, stdout %q lacks %q; stderr %q", args, r.code, r.stdout, want, r.stderr)
+	}
+}
+
+func mustJSON(t *testing.T, r result, v any) {
+	t.Helper()
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the serve goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
