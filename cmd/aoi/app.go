@@ -50,6 +50,11 @@ func (a *app) rootCmd() *cobra.Command {
 		a.focusCmd(), a.noteCmd(), a.taskCmd(), a.tasksCmd(), a.approvalsCmd(),
 		a.approveCmd(), a.rejectCmd(), a.auditCmd(), a.configCmd(), a.versionCmd(),
 		a.mcpCmd(), a.idCmd(), a.benchCmd(),
+		a.serviceCmd(),
+		a.pruneCmd(),
+		a.exportCmd(),
+		a.forgetCmd(),
+		a.doctorCmd(),
 	)
 	return root
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // Stamped at build time: go build -ldflags "-X main.buildVersion=v1.2.3 -X main.buildCommit=abc123".
@@ -24,6 +25,7 @@ type versionInfo struct {
 	Commit   string `json:"commit,omitempty"`
 	Protocol string `json:"protocol"`
 	Go       string `json:"go"`
+	SQLite   string `json:"sqlite"`
 	Platform string `json:"platform"`
 }
 
@@ -31,7 +33,7 @@ type versionInfo struct {
 // toolchain recorded (`go install …@vX` sets the module version).
 func currentVersion() versionInfo {
 	v := versionInfo{Version: buildVersion, Commit: buildCommit, Protocol: wire.ProtocolVersion,
-		Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+		Go: runtime.Version(), SQLite: store.SQLiteVersion(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v.Version = bi.Main.Version
@@ -51,7 +53,7 @@ func currentVersion() versionInfo {
 func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print aoi's version, commit, protocol and Go versions",
+		Short: "Print aoi's version, commit, protocol, Go and SQLite versions",
 		Args:  args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			v := currentVersion()
@@ -60,7 +62,7 @@ func (a *app) versionCmd() *cobra.Command {
 				if v.Commit != "" {
 					fmt.Fprintf(w, "commit:   %s\n", v.Commit)
 				}
-				fmt.Fprintf(w, "protocol: %s\ngo:       %s (%s)\n", v.Protocol, v.Go, v.Platform)
+				fmt.Fprintf(w, "protocol: %s\ngo:       %s (%s)\nsqlite:   %s\n", v.Protocol, v.Go, v.Platform, v.SQLite)
 			})
 		},
 	}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
+)
+
+// withOps runs f against the aoi serving the data dir or, when none runs,
+// against the core opened in this process for the duration of f (nothing
+// listens; the database is only ever written by one process at a time).
+func (a *app) withOps(ctx context.Context, f func(agent.OpsService) error) error {
+	c, err := a.service()
+	if err == nil {
+		defer c.Close()
+		return f(c)
+	}
+	var nd *ctlclient.NoDaemonError
+	if !errors.As(err, &nd) {
+		return err
+	}
+	core, err := agent.Open(ctx, agent.Options{DataDir: a.dataDir(), ConfigPath: a.configFlag})
+	if err != nil {
+		return err
+	}
+	defer core.Close()
+	return f(core)
+}
+
+func (a *app) pruneCmd() *cobra.Command {
+	var olderThan string
+	cmd := &cobra.Command{
+		Use:   "prune --older-than 30d",
+		Short: "Remove old audit rows, context events, finished tasks and sent messages",
+		Long: "prune removes audit rows, context events, finished tasks (with their output) and\n" +
+			"delivered or expired outgoing messages older than --older-than. The audit chain keeps\n" +
+			"a checkpoint, so `aoi audit verify` still passes. With retention.auto_prune the\n" +
+			"agent does this daily with the configured retention periods.",
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			age, err := parseAge(olderThan)
+			if err != nil {
+				return usagef(cmd, "--older-than %q: %v", olderThan, err)
+			}
+			return a.withOps(cmd.Context(), func(svc agent.OpsService) error {
+				rep, err := svc.Prune(cmd.Context(), age)
+				if err != nil {
+					return err
+				}
+				return a.emit(rep, func(w io.Writer) {
+					fmt.Fprintf(w, "pruned records older than %s:\n  audit rows:      %d (a checkpoint keeps the chain verifiable)\n  context events:  %d\n  finished tasks:  %d\n  sent messages:   %d\n",
+						olderThan, rep.AuditRows, rep.ContextEvents, rep.Tasks, rep.OutboxRows)
+				})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&olderThan, "older-than", "", "age of the records to remove: 30d, 12h, 90m")
+	cmd.MarkFlagRequired("older-than")
+	return cmd
+}
+
+// parseAge reads a retention period: Nd (days) or a Go duration.
+func parseAge(s string) (time.Duration, error) {
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return 0, errors.New("write days as a whole number, e.g. 30d")
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, errors.New("use days (30d) or hours/minutes (12h, 90m)")
+		}
+	}
+	if d <= 0 {
+		return 0, errors.New("the age must be positive")
+	}
+	return d, nil
+}
+
+func (a *app) exportCmd() *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "export --agent ID",
+		Short: "Print, as JSON, everything stored about one agent (data access request)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withOps(cmd.Context(), func(svc agent.OpsService) error {
+				raw, err := svc.Export(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				var buf bytes.Buffer
+				if err := json.Indent(&buf, raw, "", "  "); err != nil {
+					return err
+				}
+				buf.WriteByte('\n')
+				_, err = buf.WriteTo(a.stdout)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&id, "agent", "", "the agent id, e.g. pm-tanaka")
+	cmd.MarkFlagRequired("agent")
+	return cmd
+}
+
+func (a *app) forgetCmd() *cobra.Command {
+	var id string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "forget --agent ID [--yes]",
+		Short: "Delete everything stored about one agent (erasure request)",
+		Long: "forget deletes the agent's registry entry, queries, messages, tasks and approvals,\n" +
+			"replaces its name wherever other records mention it, and redacts the audit rows that\n" +
+			"name it in a way `aoi audit verify` still accepts. An agent.forgotten audit row records\n" +
+			"the deletion. Without --yes it only shows what would be deleted.",
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withOps(cmd.Context(), func(svc agent.OpsService) error {
+				if !yes {
+					return a.previewForget(cmd, svc, id)
+				}
+				rep, err := svc.Forget(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				return a.emit(rep, func(w io.Writer) { printForget(w, rep) })
+			})
+		},
+	}
+	cmd.Flags().StringVar(&id, "agent", "", "the agent id, e.g. pm-tanaka")
+	cmd.Flags().BoolVar(&yes, "yes", false, "really delete (without it, forget only shows what it would delete)")
+	cmd.MarkFlagRequired("agent")
+	return cmd
+}
+
+// previewForget shows the rows forget would touch and asks for --yes.
+func (a *app) previewForget(cmd *cobra.Command, svc agent.OpsService, id string) error {
+	raw, err := svc.Export(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	var exp agent.AgentExport
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "stored about %s:\n", id)
+	for _, t := range sortedKeys(exp.Tables) {
+		fmt.Fprintf(a.stdout, "  %-16s %d rows\n", t, len(exp.Tables[t]))
+	}
+	return usagef(cmd, "nothing was deleted; run `aoi forget --agent %s --yes` to forget %s", id, id)
+}
+
+func printForget(w io.Writer, rep agent.ForgetReport) {
+	fmt.Fprintf(w, "forgot %s:\n", rep.AgentID)
+	for _, t := range sortedKeys(rep.Deleted) {
+		fmt.Fprintf(w, "  deleted   %-16s %d rows\n", t, rep.Deleted[t])
+	}
+	for _, t := range sortedKeys(rep.Scrubbed) {
+		fmt.Fprintf(w, "  renamed   %-16s %d rows\n", t, rep.Scrubbed[t])
+	}
+	fmt.Fprintf(w, "  redacted  audit_log        %d rows (recorded as audit row %d; the chain still verifies)\n", rep.AuditRedacted, rep.AuditEventSeq)
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "note: %s\n", warn)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
