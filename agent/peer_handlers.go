@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -103,7 +105,7 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	if err != nil {
 		return err
 	}
-	if caller.Kind == rpc.CallerTailnet && found && rec.NodeID != "" && rec.NodeID != caller.NodeID {
+	if caller.Kind == rpc.CallerTailnet && found && !nodeMayClaim(rec, caller) {
 		return c.checkFrom(ctx, call, p.AgentID, "")
 	}
 	if !found {
@@ -111,6 +113,9 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	}
 	if caller.Kind == rpc.CallerTailnet {
 		rec.NodeID, rec.NodeName = caller.NodeID, caller.NodeName
+		if ep := tailnetEndpoint(caller.Addr, p.Endpoint); ep != "" {
+			rec.Endpoint = ep // the WhoIs-verified address, not a claim
+		}
 	}
 	rec.Role, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, PeerOnline, c.now()
 	if p.Endpoint != "" && rec.Endpoint == "" {
@@ -125,6 +130,38 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	c.events.publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
 	c.outbox.wake()
 	return nil
+}
+
+// nodeMayClaim reports whether a tailnet caller may speak for rec's agent:
+// the id is unbound, bound to this node, or pinned in the config to this
+// node's name.
+func nodeMayClaim(rec store.PeerRecord, caller rpc.Caller) bool {
+	if rec.NodeID != "" {
+		return rec.NodeID == caller.NodeID
+	}
+	if rec.NodeName != "" {
+		return sameNode(rec.NodeName, caller.NodeName)
+	}
+	return true
+}
+
+// sameNode compares a configured node name (short or full) with WhoIs's
+// full name.
+func sameNode(configured, actual string) bool {
+	configured, actual = strings.TrimSuffix(configured, "."), strings.TrimSuffix(actual, ".")
+	short, _, _ := strings.Cut(actual, ".")
+	return strings.EqualFold(configured, actual) || strings.EqualFold(configured, short)
+}
+
+// tailnetEndpoint is where a tailnet caller serves: its verified tailnet IP
+// with the port it announced, or "" if either is missing.
+func tailnetEndpoint(remoteAddr, announced string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	_, port, err2 := net.SplitHostPort(announced)
+	if err != nil || err2 != nil || host == "" || port == "" {
+		return ""
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func contextIDs(refs []wire.ContextReference) []string {

@@ -16,7 +16,14 @@ import (
 // https://<endpoint>/aoi/v1/rpc (the tailnet speaks plain HTTP inside
 // WireGuard).
 type URLMapper interface {
-	PeerURL(endpoint string) string
+	EndpointURL(endpoint string) string
+}
+
+// PeerFinder is implemented by transports that can list candidate peers by
+// themselves (the tailnet): endpoints "host:port" of online nodes that look
+// like aoi agents or are named in the config.
+type PeerFinder interface {
+	FindPeers(ctx context.Context) ([]string, error)
 }
 
 // peerClients keeps one RPC client per peer, rebuilt when the peer's
@@ -51,14 +58,19 @@ func (pc *peerClients) client(ctx context.Context, agentID string) (*rpc.Client,
 	if cc, ok := pc.m[agentID]; ok && cc.endpoint == rec.Endpoint && cc.fingerprint == rec.Fingerprint {
 		return cc.client, nil
 	}
-	url := "https://" + rec.Endpoint + "/aoi/v1/rpc"
-	if m, ok := pc.c.transport.(URLMapper); ok {
-		url = m.PeerURL(rec.Endpoint)
-	}
-	timeout := pc.c.config().Network.RequestTimeout()
-	cl := rpc.NewClient(url, pc.c.transport.HTTPClient(rec.Fingerprint), rpc.ClientOptions{Timeout: timeout})
+	cl := pc.forEndpoint(rec.Endpoint, rec.Fingerprint)
 	pc.m[agentID] = cachedClient{endpoint: rec.Endpoint, fingerprint: rec.Fingerprint, client: cl}
 	return cl, nil
+}
+
+// forEndpoint builds a client for a peer at endpoint on this transport.
+func (pc *peerClients) forEndpoint(endpoint, fingerprint string) *rpc.Client {
+	url := "https://" + endpoint + rpc.Path
+	if m, ok := pc.c.transport.(URLMapper); ok {
+		url = m.EndpointURL(endpoint)
+	}
+	timeout := pc.c.config().Network.RequestTimeout()
+	return rpc.NewClient(url, pc.c.transport.HTTPClient(fingerprint), rpc.ClientOptions{Timeout: timeout})
 }
 
 // peerError words a failed call to a peer for a person.
@@ -71,8 +83,12 @@ func peerError(agentID string, err error) error {
 }
 
 // Discover announces this agent to every peer with a known endpoint and
-// merges what they know.
+// merges what they know. On a transport that finds peers by itself (the
+// tailnet) it first announces to every found endpoint not yet registered.
 func (c *Core) Discover(ctx context.Context) ([]Peer, error) {
+	if pf, ok := c.transport.(PeerFinder); ok {
+		c.discoverFound(ctx, pf)
+	}
 	recs, err := c.db.Peers(ctx)
 	if err != nil {
 		return nil, err
@@ -94,6 +110,84 @@ func (c *Core) Discover(ctx context.Context) ([]Peer, error) {
 	return c.Peers(ctx)
 }
 
+// discoverFound announces to the transport's candidate peers whose endpoint
+// is not in the registry yet, and pins those that answer.
+func (c *Core) discoverFound(ctx context.Context, pf PeerFinder) {
+	endpoints, err := pf.FindPeers(ctx)
+	if err != nil {
+		c.log.Warn("find tailnet peers", "component", "registry", "err", err)
+		return
+	}
+	recs, err := c.db.Peers(ctx)
+	if err != nil {
+		return
+	}
+	known := map[string]bool{}
+	for _, r := range recs {
+		known[r.Endpoint] = true
+	}
+	var wg sync.WaitGroup
+	for _, ep := range endpoints {
+		if known[ep] {
+			continue
+		}
+		wg.Add(1)
+		go func(ep string) {
+			defer wg.Done()
+			if err := c.announceToEndpoint(ctx, ep); err != nil {
+				c.log.Info("announce failed", "component", "registry", "endpoint", ep, "err", err)
+			}
+		}(ep)
+	}
+	wg.Wait()
+}
+
+// announceParams is this agent's announcement.
+func (c *Core) announceParams() wire.DiscoverParams {
+	cfg := c.config()
+	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true,
+		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
+}
+
+// announceToEndpoint announces to an agent known only by its endpoint and
+// pins the agent that answers there (its self entry comes first).
+func (c *Core) announceToEndpoint(ctx context.Context, endpoint string) error {
+	callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var res wire.DiscoverResult
+	if err := c.peers.forEndpoint(endpoint, "").Call(callCtx, wire.MethodDiscover, c.announceParams(), &res); err != nil {
+		return fmt.Errorf("%s: %w", endpoint, err)
+	}
+	if err := checkVersion(res.AOIVersion); err != nil {
+		return fmt.Errorf("%s: %w", endpoint, err)
+	}
+	if len(res.Agents) == 0 || res.Agents[0].Identity.ID == "" || res.Agents[0].Identity.ID == c.selfID() {
+		return fmt.Errorf("%s answered without describing itself", endpoint)
+	}
+	e := res.Agents[0]
+	id := e.Identity.ID
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		rec, found, err := c.db.Peer(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !found {
+			rec = store.PeerRecord{AgentID: id, FirstSeen: c.now()}
+		}
+		if rec.NodeID != "" && rec.Endpoint != "" && rec.Endpoint != endpoint {
+			// The id is bound to a node that announced itself from
+			// another address: the answer here is an impersonation.
+			return fmt.Errorf("%s claims to be %s, which is bound to the node at %s", endpoint, id, rec.Endpoint)
+		}
+		rec.Trust, rec.Endpoint = TrustPinned, endpoint
+		return tx.UpsertPeer(rec)
+	})
+	if err != nil {
+		return err
+	}
+	return c.recordSelfDescription(ctx, id, e)
+}
+
 // announceTo sends aoi.discover(announce) to a peer and records what it says
 // about itself.
 func (c *Core) announceTo(ctx context.Context, agentID string) error {
@@ -101,9 +195,7 @@ func (c *Core) announceTo(ctx context.Context, agentID string) error {
 	if err != nil {
 		return err
 	}
-	cfg := c.config()
-	params := wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true,
-		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
+	params := c.announceParams()
 	callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var res wire.DiscoverResult

@@ -19,18 +19,22 @@ var _ Service = (*Core)(nil)
 // settingFocus stores the owner's manual focus override ("on"/"off").
 const settingFocus = "focus_override"
 
+// TailnetSummarizer is implemented by the tailnet transport: the tailnet's
+// name, this node's name and addresses, and the backend state (Running, …).
+type TailnetSummarizer interface {
+	TailnetSummary(ctx context.Context) (tailnet, node string, addrs []string, state string, err error)
+}
+
 // Status describes this agent for the status bar and `aoi status`.
 func (c *Core) Status(ctx context.Context) (Status, error) {
 	cfg := c.config()
 	st := Status{AgentID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Version: wire.ProtocolVersion,
 		Transport: "direct", ListenAddr: c.Addr(), Fingerprint: c.Fingerprint(), Focus: c.focusActive(),
 		StartedAt: c.startedAt, DataDir: c.dataDir}
-	if tn, ok := c.transport.(interface {
-		TailnetStatus(context.Context) (*Tailnet, error)
-	}); ok {
+	if tn, ok := c.transport.(TailnetSummarizer); ok {
 		st.Transport = "tailnet"
-		if t, err := tn.TailnetStatus(ctx); err == nil {
-			st.Tailnet = t
+		if name, node, addrs, state, err := tn.TailnetSummary(ctx); err == nil {
+			st.Tailnet = &Tailnet{Name: name, NodeName: node, Addresses: addrs, State: state}
 		}
 	}
 	peers, err := c.Peers(ctx)

@@ -56,6 +56,10 @@ type Config struct {
 	// Logf receives tsnet's logs (aoi's log file). Nil discards them; they
 	// never go to stdout/stderr or to Tailscale's log service.
 	Logf func(format string, args ...any)
+	// PinnedNodes are node names (short or full) from the config's
+	// peers[].tailnet_node that FindPeers probes even when they are not
+	// named like aoi nodes.
+	PinnedNodes []string
 	// Store overrides the state store (tests: new(mem.Store)); nil keeps
 	// state in Dir.
 	Store ipn.StateStore
