@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/mcpbridge"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
@@ -27,6 +28,9 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		Publish: c.publishTaskEvent,
 		Log:     c.log.With("component", "tasks"),
 	}
+	if err := c.openWorkAI(cfg); err != nil {
+		return err
+	}
 	if err := c.tasks.Recover(ctx); err != nil {
 		return fmt.Errorf("recover tasks after restart: %w", err)
 	}
@@ -36,6 +40,36 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		c.tasks.Stop()
 	})
 	return nil
+}
+
+// openWorkAI connects mcp_tool tasks to the work AI's MCP server named in
+// the config. Only tools that a configured task names may be called: a peer
+// picks a task type, never a tool or a server.
+func (c *Core) openWorkAI(cfg *config.Config) error {
+	ep := cfg.Secretary.WorkAI.MCPEndpoint
+	if ep == "" {
+		return nil
+	}
+	br, err := mcpbridge.New(ep, mcpbridge.Options{Logger: c.log.With("component", "mcp"), AllowTool: c.taskNamesTool})
+	if err != nil {
+		return fmt.Errorf("secretary.work_ai.mcp_endpoint: %w", err)
+	}
+	c.ext.onClose(func() { br.Close() })
+	c.tasks.MCP = func(ctx context.Context, tool string, args map[string]any, p map[string]string) (string, bool, error) {
+		r, err := br.RunTool(ctx, tool, args, p)
+		return r.Text, r.IsError, err
+	}
+	return nil
+}
+
+// taskNamesTool reports whether a configured task runs the MCP tool.
+func (c *Core) taskNamesTool(name string) bool {
+	for _, tt := range c.config().Tasks {
+		if tt.MCPTool == name {
+			return true
+		}
+	}
+	return false
 }
 
 // notifyRequester queues a task result for its requester in the outbox.

@@ -59,6 +59,10 @@ type Engine struct {
 	// Audit appends an audit row inside the transaction that made the change.
 	Audit func(tx *store.Tx, agent, method, result string, detail any) error
 	Log   *slog.Logger
+	// MCP runs an mcp_tool task's tool on the work AI's MCP server; the
+	// tool and its arguments come from config, params are the resolved
+	// values. nil refuses mcp_tool tasks.
+	MCP func(ctx context.Context, tool string, arguments map[string]any, params map[string]string) (text string, isError bool, err error)
 	// Tick is how often the loop looks for expired approvals, tasks to run
 	// and owed notifies (default 1s).
 	Tick time.Duration

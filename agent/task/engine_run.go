@@ -152,9 +152,12 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	if !ok {
 		return fail("task type %s is no longer configured here", t.TaskType), ""
 	}
-	argv, _, err := Resolve(t.TaskType, tt, stringsToAny(t.Params))
+	argv, resolved, err := Resolve(t.TaskType, tt, stringsToAny(t.Params))
 	if err != nil {
 		return fail("the task's config changed and its params no longer fit: %v", err), ""
+	}
+	if tt.MCPTool != "" {
+		return e.executeMCP(ctx, t, tt, resolved), ""
 	}
 	if err := os.MkdirAll(e.taskDir(t.ID), 0o700); err != nil {
 		return fail("cannot create the task directory: %v", err), ""
@@ -338,6 +341,44 @@ func stringsToAny(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v
+	}
+	return out
+}
+
+// executeMCP runs an mcp_tool task through the work AI's MCP server, with
+// the task's timeout and heartbeat; the tool's text is the task's output.
+func (e *Engine) executeMCP(ctx context.Context, t store.TaskRecord, tt config.TaskType, params map[string]string) Outcome {
+	out := Outcome{TaskID: t.ID, Status: StateFailed}
+	if e.MCP == nil {
+		out.Error = "mcp_tool tasks need secretary.work_ai.mcp_endpoint"
+		return out
+	}
+	if tt.TimeoutSec > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(tt.TimeoutSec)*time.Second)
+		defer cancel()
+	}
+	start := time.Now()
+	e.heartbeat(ctx, t, start)
+	text, isError, err := e.MCP(ctx, tt.MCPTool, tt.Arguments, params)
+	out.DurationMS = time.Since(start).Milliseconds()
+	if err := os.MkdirAll(e.taskDir(t.ID), 0o700); err == nil {
+		body := text
+		if len(body) > MaxOutputFileBytes {
+			body = body[len(body)-MaxOutputFileBytes:]
+		}
+		os.WriteFile(filepath.Join(e.taskDir(t.ID), "output.log"), []byte(body), 0o600)
+	}
+	out.OutputTail = e.boundedTail(text)
+	switch {
+	case e.cancelRequested(t.ID, true):
+		out.Status, out.Error = StateCanceled, "canceled"
+	case err != nil:
+		out.Error = err.Error()
+	case isError:
+		out.Error = "the work AI's tool " + tt.MCPTool + " reported an error"
+	default:
+		out.Status = StateCompleted
 	}
 	return out
 }

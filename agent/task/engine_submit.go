@@ -75,7 +75,13 @@ func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) 
 		return tt, nil, err
 	}
 	if tt.MCPTool != "" {
-		return tt, nil, fmt.Errorf("task %s uses mcp_tool, which this agent cannot run yet; declare a command instead", req.TaskType)
+		if e.MCP == nil {
+			return tt, nil, fmt.Errorf("task %s uses mcp_tool but this agent has no secretary.work_ai.mcp_endpoint; the owner must set it", req.TaskType)
+		}
+		if req.Ref != "" {
+			return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "mcp_tool tasks take no ref; leave it out"}
+		}
+		return tt, resolved, nil
 	}
 	if tt.Isolation != config.IsolationWorktree {
 		if req.Ref != "" {
