@@ -71,3 +71,10 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The tailnet transport provides every tailnet feature the core looks for.
+var (
+	_ agent.PeerFinder        = (*tailnet.Transport)(nil)
+	_ agent.URLMapper         = (*tailnet.Transport)(nil)
+	_ agent.TailnetSummarizer = (*tailnet.Transport)(nil)
+)
