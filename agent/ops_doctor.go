@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -171,12 +172,25 @@ func (c *Core) appendSkewChecks(ctx context.Context, rep *DoctorReport) error {
 	if err != nil {
 		return err
 	}
+	var targets []Peer
 	for _, p := range peers {
-		if p.Trust != TrustPinned || p.Endpoint == "" {
-			continue
+		switch {
+		case p.Trust != TrustPinned || p.Endpoint == "":
+		case p.Status == PeerOffline:
+			rep.Checks = append(rep.Checks, checkBad(CheckWarn, "clock vs "+p.AgentID, p.AgentID+" is offline; its clock was not checked", ""))
+		default:
+			targets = append(targets, p)
 		}
-		rep.Checks = append(rep.Checks, c.skewCheck(ctx, p.AgentID))
 	}
+	// Ping in parallel so one slow peer costs pingTimeout, not one each.
+	results := make([]DoctorCheck, len(targets))
+	var wg sync.WaitGroup
+	for i, p := range targets {
+		wg.Add(1)
+		go func() { defer wg.Done(); results[i] = c.skewCheck(ctx, p.AgentID) }()
+	}
+	wg.Wait()
+	rep.Checks = append(rep.Checks, results...)
 	return nil
 }
 
