@@ -108,6 +108,12 @@ type EventSequencer interface {
 	LastEventSeq() int64
 }
 
+// LastEventSeq implements EventSequencer: the newest event's sequence
+// number (0 before the first).
+func (c *Core) LastEventSeq() int64 { return c.events.lastSeq() }
+
+var _ EventSequencer = (*Core)(nil)
+
 // RegisterControl registers every ctl.* method on srv, each decoding its
 // params, calling svc and encoding the result.
 func RegisterControl(srv *rpc.Server, svc Service) {

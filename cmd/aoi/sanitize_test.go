@@ -1,53 +1,48 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
 
-func TestSanitize(t *testing.T) {
-	cases := []struct {
-		name, in, line, text string
-	}{
-		{"plain", "JWT done 75%", "JWT done 75%", "JWT done 75%"},
-		{"japanese", "認証機能の進捗", "認証機能の進捗", "認証機能の進捗"},
-		{"csi colour", "\x1b[31mred\x1b[0m", "red", "red"},
-		{"csi clear screen", "a\x1b[2J\x1b[Hb", "ab", "ab"},
-		{"osc 52 clipboard (BEL)", "x\x1b]52;c;aGVsbG8=\x07y", "xy", "xy"},
-		{"osc title (ST)", "x\x1b]0;pwned\x1b\\y", "xy", "xy"},
-		{"dcs", "x\x1bPq#0;2;0;0;0\x1b\\y", "xy", "xy"},
-		{"8-bit csi", "x\u009b31my", "xy", "xy"},
-		{"8-bit osc", "x\u009d52;c;aGk=\u009cy", "xy", "xy"},
-		{"two-byte esc", "x\x1bcy", "xy", "xy"},
-		{"unterminated osc", "x\x1b]52;c;aGk=", "x", "x"},
-		{"bell and backspace", "a\x07b\x08c", "abc", "abc"},
-		{"carriage return", "safe\rEVIL", "safeEVIL", "safeEVIL"},
-		{"newlines and tabs", "a\nb\tc", "a b c", "a\nb\tc"},
-		{"bidi override", "abc\u202edcba", "abcdcba", "abcdcba"},
-		{"invalid utf-8", "a\xffb", "a\uFFFDb", "a\uFFFDb"},
-		{"del", "a\x7fb", "ab", "ab"},
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// hostile is peer text that tries to drive the terminal: colour, clear
+// screen, an OSC 52 clipboard write, an 8-bit CSI, a carriage return and a
+// bidi override.
+const hostile = "JWT \x1b[31mdone\x1b[0m\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07 75%\u009b31m\rEVIL\u202e!"
+
+func assertInert(t *testing.T, what, out string) {
+	t.Helper()
+	for _, bad := range []string{"\x1b", "\u009b", "\r", "\a", "\u202e", "]52;"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s still holds %q: %q", what, bad, out)
+		}
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := sanitize(tc.in, false); got != tc.line {
-				t.Errorf("line: got %q, want %q", got, tc.line)
-			}
-			if got := sanitize(tc.in, true); got != tc.text {
-				t.Errorf("text: got %q, want %q", got, tc.text)
-			}
-		})
+	if !strings.Contains(out, "JWT done") || !strings.Contains(out, "75%") {
+		t.Errorf("%s lost the visible text: %q", what, out)
 	}
 }
 
-func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"plain", "\x1b[31mx", "\x1b]52;c;aGk=\x07", "\u009b1m", "a\nb", "\xff"} {
-		f.Add(s)
+func TestPeerTextIsSanitised(t *testing.T) {
+	assertInert(t, "table cell", cell(hostile, 0))
+	if strings.Contains(cell("a\nb", 0), "\n") {
+		t.Error("a table cell kept a newline")
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, keep := range []bool{false, true} {
-			out := sanitize(s, keep)
-			for _, r := range out {
-				if r == 0x1b || r == 0x9b || r == 0x9d || r == '\r' || r == 0x07 || (!keep && r == '\n') {
-					t.Fatalf("sanitize(%q, %v) = %q still holds %U", s, keep, out, r)
-				}
-			}
-		}
-	})
+
+	var b bytes.Buffer
+	data, _ := json.Marshal(wire.QueryResult{Summary: hostile, Blockers: []string{hostile}, Completed: true})
+	printMessage(&b, agent.Message{Seq: 1, From: "eng\x1b[2Jx", Event: wire.EventQueryCompleted, Data: data})
+	assertInert(t, "answer", b.String())
+
+	b.Reset()
+	printInbox(&b, inboxOutput{Queries: []agent.Query{{ID: "q1", From: "pm", Text: hostile, State: "escalated"}}})
+	assertInert(t, "inbox", b.String())
+
+	b.Reset()
+	printTask(&b, agent.Task{ID: "t1", Error: hostile, Output: json.RawMessage(`"` + "ok" + `"`)})
+	assertInert(t, "task", b.String())
 }

@@ -72,6 +72,16 @@ func TestCommandsAgainstServe(t *testing.T) {
 		t.Errorf("status = %+v", st)
 	}
 
+	// The event stream over the socket sees what the CLI changes.
+	c, err := ctlclient.Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	evCtx, stopEvents := context.WithCancel(context.Background())
+	defer stopEvents()
+	events, _ := c.Events(evCtx, 0)
+
 	for _, args := range [][]string{{"focus", "on"}, {"note", "refresh", "tokens", "75%"}} {
 		if r := runAOI(t, append(args, "--data-dir", dir)...); r.code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
@@ -81,6 +91,7 @@ func TestCommandsAgainstServe(t *testing.T) {
 	if !st.Focus {
 		t.Error("focus on did not reach the core")
 	}
+	expectFocusEvent(t, dir, events)
 
 	expectOut(t, dir, []string{"inbox"}, "no queries from peers")
 	expectOut(t, dir, []string{"peers"}, "no peers yet")
@@ -99,6 +110,27 @@ func TestCommandsAgainstServe(t *testing.T) {
 	if r.code != exitFailure || !strings.Contains(r.stderr, "no-such-approval") || strings.Contains(r.stderr, "rpc error") {
 		t.Errorf("approve unknown id: exit %d, stderr %q (want the core's own words naming the id)", r.code, r.stderr)
 	}
+}
+
+// expectFocusEvent turns focus on until the stream delivers focus.changed:
+// the first long poll may reach the core after the first change, and a
+// stream asked for "only new events" rightly skips what came before it.
+func expectFocusEvent(t *testing.T, dir string, events <-chan agent.Event) {
+	t.Helper()
+	for range 20 {
+		if r := runAOI(t, "focus", "on", "--data-dir", dir); r.code != exitOK {
+			t.Fatalf("focus on: exit %d: %s", r.code, r.stderr)
+		}
+		select {
+		case ev := <-events:
+			if ev.Kind != agent.EventFocusChanged || ev.Seq <= 0 {
+				t.Fatalf("event = %+v, want %s", ev, agent.EventFocusChanged)
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	t.Fatal("no focus.changed event over the control socket")
 }
 
 func expectOut(t *testing.T, dir string, args []string, want string) {
