@@ -239,19 +239,26 @@ func scanContextEvents(rows *sql.Rows) ([]ContextEvent, error) {
 	defer rows.Close()
 	var out []ContextEvent
 	for rows.Next() {
-		var ev ContextEvent
-		var ts string
-		if err := rows.Scan(&ev.ID, &ev.Source, &ev.Kind, &ev.Ctx, &ev.Key, &ev.Title, &ev.Body, &ts, &ev.Meta); err != nil {
-			return nil, fmt.Errorf("store: read context event: %w", err)
-		}
-		t, err := parseTime(ts)
+		ev, err := scanContextEvent(rows)
 		if err != nil {
 			return nil, err
 		}
-		ev.TS = t
 		out = append(out, ev)
 	}
 	return out, rows.Err()
+}
+
+// scanContextEvent reads the row the cursor is on (columns id, source,
+// kind, ctx, key, title, body, ts, meta).
+func scanContextEvent(rows *sql.Rows) (ContextEvent, error) {
+	var ev ContextEvent
+	var ts string
+	if err := rows.Scan(&ev.ID, &ev.Source, &ev.Kind, &ev.Ctx, &ev.Key, &ev.Title, &ev.Body, &ts, &ev.Meta); err != nil {
+		return ev, fmt.Errorf("store: read context event: %w", err)
+	}
+	t, err := parseTime(ts)
+	ev.TS = t
+	return ev, err
 }
 
 func ctxPlaceholders(n int) string {

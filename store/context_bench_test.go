@@ -104,9 +104,18 @@ var bigIndex struct {
 }
 
 // largeIndex builds (once per run) an index of AOI_BENCH_ROWS events
-// (default 1,000,000) in a temporary directory.
+// (default 1,000,000) in a temporary directory, or opens the database named
+// by AOI_BENCH_DB (a copy kept from an earlier run) to skip the build.
 func largeIndex(b *testing.B) *DB {
 	bigIndex.once.Do(func() {
+		if p := os.Getenv("AOI_BENCH_DB"); p != "" {
+			db, err := Open(p, WithClock(func() time.Time { return ctxTestNow }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			bigIndex.db = db
+			return
+		}
 		bigIndex.rows = 1_000_000
 		if v, err := strconv.Atoi(os.Getenv("AOI_BENCH_ROWS")); err == nil && v > 0 {
 			bigIndex.rows = v

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -41,17 +42,24 @@ type ContextHit struct {
 const SnippetRunes = 160
 
 // Search tuning. Every term query walks its index newest-first and stops
-// after candidatesPerTerm allowed rows (or maxScanPerTerm rows in all), so a
-// query costs a few bounded index walks however large the index is; ranking
-// happens in Go over at most a few hundred rows instead of ORDER BY rank
-// over every match.
+// after candidatesPerTerm allowed rows (or maxScanPerTerm rows in all, or
+// the time budget), so a query costs a few bounded index walks however
+// large the index is; ranking happens in Go over at most a few hundred rows
+// instead of ORDER BY rank over every match.
 const (
 	maxSearchTerms    = 8
 	candidatesPerTerm = 120
 	maxScanPerTerm    = 2000
-	searchPage        = 256
 	recencyHalfLife   = 72 * time.Hour
+	// searchBudget bounds the index walks of one search. A rare phrase made
+	// of common trigrams (a file path, say) can take FTS5 tens of
+	// milliseconds to exhaust on a million rows; past the budget the search
+	// ranks what it found, which are the newest matches.
+	searchBudget = 25 * time.Millisecond
 )
+
+// errOutOfTime ends the index walks when the search budget is spent.
+var errOutOfTime = errors.New("store: search time budget spent")
 
 // SearchContext finds the events that best match q: bm25-like term scoring
 // (title and key weigh more than body, rarer terms more than common ones,
@@ -67,15 +75,26 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 	}
 	limit = min(limit, 200)
 	s := &searcher{db: db, q: q, cands: map[int64]*ContextHit{}}
+	walks := make([]termMatch, 0, len(terms)+1)
 	for _, t := range terms {
-		if err := s.collect(ctx, matchFor(t)); err != nil {
-			return nil, err
-		}
+		walks = append(walks, matchFor(t))
 	}
 	if long := longTerms(terms); len(long) > 1 {
 		// Events holding every long term can be older than each term's
 		// newest candidates; fetch them too.
-		if err := s.collect(ctx, matchAll(long)); err != nil {
+		walks = append(walks, matchAll(long))
+	}
+	budget, cancel := context.WithTimeout(ctx, searchBudget)
+	defer cancel()
+	for _, w := range walks {
+		err := s.collect(budget, w)
+		if errors.Is(err, errOutOfTime) && ctx.Err() == nil {
+			break // rank what the walks found in time
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, err
 		}
 	}
@@ -146,34 +165,39 @@ type searcher struct {
 }
 
 // collect walks one term's matches newest-first, keeping the rows that pass
-// the filters, until it has enough or has scanned its budget.
+// the filters, until it has enough, has scanned its budget of rows, or the
+// search's time budget ends (then it keeps what it found and reports
+// errOutOfTime, so the caller ranks what it has).
 func (s *searcher) collect(ctx context.Context, m termMatch) error {
 	query := `SELECT e.id, e.source, e.kind, e.ctx, e.key, e.title, e.body, e.ts, e.meta
-		FROM context_events e WHERE e.id IN (
-			SELECT rowid FROM ` + m.table + ` WHERE ` + m.table + ` MATCH ? AND rowid < ?
-			ORDER BY rowid DESC LIMIT ?)
-		ORDER BY e.id DESC`
-	before, kept, scanned, page := int64(math.MaxInt64), 0, 0, candidatesPerTerm
-	for kept < candidatesPerTerm && scanned < maxScanPerTerm {
-		rows, err := s.db.rd.QueryContext(ctx, query, m.expr, before, page)
-		if err != nil {
-			return fmt.Errorf("store: search context: %w", err)
+		FROM ` + m.table + ` JOIN context_events e ON e.id = ` + m.table + `.rowid
+		WHERE ` + m.table + ` MATCH ? ORDER BY ` + m.table + `.rowid DESC LIMIT ?`
+	rows, err := s.db.rd.QueryContext(ctx, query, m.expr, maxScanPerTerm)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errOutOfTime
 		}
-		evs, err := scanContextEvents(rows)
+		return fmt.Errorf("store: search context: %w", err)
+	}
+	defer rows.Close()
+	kept := 0
+	for kept < candidatesPerTerm && rows.Next() {
+		ev, err := scanContextEvent(rows)
 		if err != nil {
+			if ctx.Err() != nil {
+				return errOutOfTime // the rows were closed under us
+			}
 			return err
 		}
-		for _, ev := range evs {
-			before = min(before, ev.ID)
-			if s.keep(ev) {
-				kept++
-			}
+		if s.keep(ev) {
+			kept++
 		}
-		scanned += len(evs)
-		if len(evs) < page {
-			break
+	}
+	if err := rows.Err(); err != nil {
+		if ctx.Err() != nil {
+			return errOutOfTime
 		}
-		page = searchPage
+		return fmt.Errorf("store: search context: %w", err)
 	}
 	return nil
 }

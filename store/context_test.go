@@ -79,7 +79,7 @@ func TestSearchContext(t *testing.T) {
 		{"file path", ContextSearch{Terms: []string{"auth/refresh.go"}}, []string{"b2c3d4e", "auth/refresh.go:88"}, nil},
 		{"kind filter", ContextSearch{Terms: []string{"auth"}, Kinds: []string{"marker"}}, []string{"auth/refresh.go:88"}, []string{"a1b2c3d"}},
 		{"context filter", ContextSearch{Terms: []string{"export", "auth"}, Contexts: []string{"acme/billing"}}, []string{"d4e5f6a"}, []string{"a1b2c3d"}},
-		{"allow filter", ContextSearch{Terms: []string{"auth"}, Allow: func(c, k string) bool { return !strings.HasPrefix(k, "c3d4") }}, []string{"a1b2c3d"}, []string{"c3d4e5f"}},
+		{"allow filter", ContextSearch{Terms: []string{"auth"}, Allow: func(ev ContextEvent) bool { return !strings.HasPrefix(ev.Key, "c3d4") }}, []string{"a1b2c3d"}, []string{"c3d4e5f"}},
 		{"no match", ContextSearch{Terms: []string{"kubernetes"}}, nil, []string{"a1b2c3d"}},
 	}
 	for _, c := range cases {
@@ -246,5 +246,16 @@ func TestContextShortGrams(t *testing.T) {
 	}
 	if strings.Contains(got, "auth") || strings.Contains(got, "jwt") {
 		t.Errorf("long words belong to the trigram index: %q", got)
+	}
+}
+
+func TestSearchContextOutOfTimeKeepsWhatItFound(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db, fixtureEvents()...)
+	// An already-cancelled caller gets its own error, not a partial result.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := db.SearchContext(ctx, ContextSearch{Terms: []string{"auth"}}); err == nil {
+		t.Fatal("a cancelled search succeeded")
 	}
 }
