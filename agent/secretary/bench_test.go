@@ -72,14 +72,18 @@ func newBenchSecretary(b *testing.B, dbPath string) (*Secretary, *store.DB) {
 
 // BenchmarkAnswerLarge measures Answer (parse, search, blockers, progress,
 // refs, summary, redaction) on an index of AOI_BENCH_ROWS events (default
-// 200,000; the store's BenchmarkContextSearchLarge covers 1M at the search
-// layer). Reports p50/p99.
+// 200,000), or on the database AOI_BENCH_DB names (e.g. the 1M-row index
+// the store's benchmark built). Reports p50/p99.
 func BenchmarkAnswerLarge(b *testing.B) {
 	rows := 200_000
 	if v, err := strconv.Atoi(os.Getenv("AOI_BENCH_ROWS")); err == nil && v > 0 {
 		rows = v
 	}
-	s, db := newBenchSecretary(b, filepath.Join(b.TempDir(), "aoi.db"))
+	path := filepath.Join(b.TempDir(), "aoi.db")
+	if p := os.Getenv("AOI_BENCH_DB"); p != "" {
+		path, rows = p, 0
+	}
+	s, db := newBenchSecretary(b, path)
 	r := rand.New(rand.NewPCG(9, 9))
 	for done := 0; done < rows; done += 2000 {
 		err := db.Write(context.Background(), func(tx *store.Tx) error {

@@ -11,10 +11,12 @@ import (
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// How far back blockers and progress figures are looked for.
+// How far back blockers and progress figures are looked for, and how many
+// recent events of each kind are read to find them.
 const (
-	errorWindow = 24 * time.Hour
-	noteWindow  = 14 * 24 * time.Hour
+	errorWindow    = 24 * time.Hour
+	noteWindow     = 14 * 24 * time.Hour
+	maxBlockerScan = 150
 )
 
 var blockedRE = regexp.MustCompile(`(?i)\bblock(ed|er|ers|ing)?\b|待ち|ブロック|stuck`)
@@ -38,11 +40,11 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		}
 	}
 	now := s.now()
-	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, "marker", KindNote, KindReport}, Since: now.Add(-noteWindow), Limit: 400})
+	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, KindNote, KindReport}, Since: now.Add(-noteWindow), Limit: maxBlockerScan})
 	if err != nil {
 		return nil, err
 	}
-	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker"}, Contexts: ctxs, Limit: 400})
+	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker"}, Contexts: ctxs, Limit: maxBlockerScan})
 	if err != nil {
 		return nil, err
 	}
