@@ -104,8 +104,9 @@ var bigIndex struct {
 }
 
 // largeIndex builds (once per run) an index of AOI_BENCH_ROWS events
-// (default 1,000,000) in a temporary directory, or opens the database named
-// by AOI_BENCH_DB (a copy kept from an earlier run) to skip the build.
+// (default 1,000,000) in a temporary directory that is kept afterwards (the
+// build takes minutes; the path is printed), or opens the database named by
+// AOI_BENCH_DB (one kept from an earlier run) to skip the build.
 func largeIndex(b *testing.B) *DB {
 	bigIndex.once.Do(func() {
 		if p := os.Getenv("AOI_BENCH_DB"); p != "" {
@@ -133,8 +134,8 @@ func largeIndex(b *testing.B) *DB {
 		insertBench(b, db, bigIndex.rows, 2000, 2)
 		bigIndex.took = time.Since(start)
 		bigIndex.db = db
-		fmt.Fprintf(os.Stderr, "built %d-row index in %v (%.0f events/s)\n", bigIndex.rows, bigIndex.took.Round(time.Millisecond),
-			float64(bigIndex.rows)/bigIndex.took.Seconds())
+		fmt.Fprintf(os.Stderr, "built %d-row index in %v (%.0f events/s); kept at %s for AOI_BENCH_DB=…, delete it when done\n",
+			bigIndex.rows, bigIndex.took.Round(time.Millisecond), float64(bigIndex.rows)/bigIndex.took.Seconds(), filepath.Join(dir, "aoi.db"))
 	})
 	return bigIndex.db
 }
