@@ -185,6 +185,20 @@ func TestReplaceContextStateAndCursor(t *testing.T) {
 	}
 }
 
+func TestMergeContextIndex(t *testing.T) {
+	db := openContextDB(t)
+	for i := 0; i < 20; i++ { // many small transactions leave many segments
+		insertEvents(t, db, fixtureEvents()...)
+	}
+	if err := db.MergeContextIndex(context.Background(), 50); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.SearchContext(context.Background(), ContextSearch{Terms: []string{"認証"}, Limit: 100})
+	if err != nil || len(hits) != 20 {
+		t.Fatalf("after merging: %d hits (%v), want 20", len(hits), err)
+	}
+}
+
 func TestPruneContextAndStats(t *testing.T) {
 	db := openContextDB(t)
 	ctx := context.Background()

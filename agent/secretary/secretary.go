@@ -47,6 +47,7 @@ const (
 	defaultIndexInterval = 30 * time.Second
 	defaultRetentionDays = 30
 	pruneEvery           = 6 * time.Hour
+	mergePagesPerPoll    = 100 // bounded FTS5 merge work between polls (~10–20 ms of writer time on 1M rows)
 )
 
 // New builds a Secretary over an open store. red must be built once by the
@@ -107,6 +108,9 @@ func (s *Secretary) Run(ctx context.Context) error {
 		if cfg.Secretary.ContextMirroring.Enabled {
 			if err := s.PollNow(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("context mirror poll failed", "err", err)
+			}
+			if err := s.db.MergeContextIndex(ctx, mergePagesPerPoll); err != nil && ctx.Err() == nil {
+				s.log.Warn("context index merge failed", "err", err)
 			}
 			if time.Since(lastPrune) > pruneEvery {
 				if err := s.Prune(ctx); err != nil && ctx.Err() == nil {
