@@ -27,7 +27,7 @@ func TestImportDirection(t *testing.T) {
 		"store":  {mod},
 		"rpc":    {mod + "agent", mod + "store", mod + "tui", mod + "config"},
 		"agent":  {mod + "tui", mod + "keymap", mod + "themes"},
-		"config": {mod + "agent", mod + "store", mod + "rpc", mod + "tui"},
+		"config": {mod},
 		"tui":    {mod + "store", mod + "rpc", mod + "config"},
 		"keymap": {mod},
 		"themes": {mod},
