@@ -1,0 +1,150 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Report is a run's outcome: per-question results and figures per
+// language and overall.
+type Report struct {
+	Repos     []RepoInfo         `json:"repos"`
+	Threshold float64            `json:"auto_respond_threshold"`
+	Events    int64              `json:"indexed_events"`
+	Seed      uint64             `json:"seed"`
+	Figures   map[string]Figures `json:"figures"` // "en", "ja", "all"
+	Results   []Result           `json:"results"`
+}
+
+// RepoInfo names an evaluated repository and its pinned commit.
+type RepoInfo struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+	SHA  string `json:"sha"`
+}
+
+// Figures are the headline numbers of a set of questions.
+type Figures struct {
+	Questions       int     `json:"questions"`
+	Topic           int     `json:"topic_questions"`
+	Top3            int     `json:"top3_hits"`
+	Any             int     `json:"any_rank_hits"`
+	BlockersPlanted int     `json:"blockers_planted"`
+	BlockersFound   int     `json:"blockers_found"`
+	OnTopic         int     `json:"on_topic_questions"`
+	AutoAnswered    int     `json:"auto_answered"` // on-topic with confidence ≥ threshold
+	AutoRight       int     `json:"auto_answered_right"`
+	OffTopic        int     `json:"offtopic_questions"`
+	OffTopicAuto    int     `json:"offtopic_over_threshold"`
+	Leaks           int     `json:"answers_leaking"`
+	P50Millis       float64 `json:"p50_ms"`
+	MaxMillis       float64 `json:"max_ms"`
+}
+
+func (r *Report) summarise() {
+	r.Figures = map[string]Figures{"en": {}, "ja": {}, "all": {}}
+	ms := map[string][]float64{}
+	for _, x := range r.Results {
+		for _, k := range []string{x.Lang, "all"} {
+			f := r.Figures[k]
+			f.add(x, r.Threshold)
+			r.Figures[k] = f
+			ms[k] = append(ms[k], x.Millis)
+		}
+	}
+	for k, v := range ms {
+		sort.Float64s(v)
+		f := r.Figures[k]
+		f.P50Millis, f.MaxMillis = v[len(v)/2], v[len(v)-1]
+		r.Figures[k] = f
+	}
+}
+
+func (f *Figures) add(x Result, threshold float64) {
+	f.Questions++
+	auto := x.Confidence >= threshold
+	if len(x.Leaks) > 0 {
+		f.Leaks++
+	}
+	switch x.Kind {
+	case KindOffTopic:
+		f.OffTopic++
+		if auto {
+			f.OffTopicAuto++
+		}
+		return
+	case KindTopic:
+		f.Topic++
+		if x.Top3() {
+			f.Top3++
+		}
+		if x.Rank > 0 {
+			f.Any++
+		}
+		if auto && x.Top3() {
+			f.AutoRight++
+		}
+	case KindBlocker:
+		f.BlockersPlanted += x.BlockersOf
+		f.BlockersFound += x.Blockers
+		if auto && x.Blockers == x.BlockersOf {
+			f.AutoRight++
+		}
+	}
+	f.OnTopic++
+	if auto {
+		f.AutoAnswered++
+	}
+}
+
+func pct(n, d int) string {
+	if d == 0 {
+		return "   -  "
+	}
+	return fmt.Sprintf("%5.1f%%", 100*float64(n)/float64(d))
+}
+
+// WriteTable prints the figures per language, then (verbose) every miss.
+func (r *Report) WriteTable(w io.Writer, verbose bool) {
+	for _, ri := range r.Repos {
+		fmt.Fprintf(w, "repo %-12s %s @ %.12s\n", ri.Name, ri.URL, ri.SHA)
+	}
+	fmt.Fprintf(w, "indexed events: %d; auto_respond_threshold: %.2f; seed %d\n\n", r.Events, r.Threshold, r.Seed)
+	fmt.Fprintf(w, "%-4s %4s  %-15s %-15s %-15s %-15s %-12s %-15s %5s %8s\n",
+		"lang", "qs", "top-3", "any rank", "blockers", "auto-answer", "auto right", "off-topic≥thr", "leaks", "p50/max")
+	for _, k := range []string{"en", "ja", "all"} {
+		f := r.Figures[k]
+		fmt.Fprintf(w, "%-4s %4d  %-15s %-15s %-15s %-15s %-12s %-15s %5d %4.0f/%.0fms\n", k, f.Questions,
+			frac(f.Top3, f.Topic), frac(f.Any, f.Topic), frac(f.BlockersFound, f.BlockersPlanted),
+			frac(f.AutoAnswered, f.OnTopic), pct(f.AutoRight, f.AutoAnswered), frac(f.OffTopicAuto, f.OffTopic), f.Leaks, f.P50Millis, f.MaxMillis)
+	}
+	if !verbose {
+		return
+	}
+	fmt.Fprintln(w, "\nmisses:")
+	for _, x := range r.Results {
+		miss := (x.Kind == KindTopic && !x.Top3()) || (x.Kind == KindBlocker && x.Blockers < x.BlockersOf) ||
+			(x.Kind == KindOffTopic && x.Confidence >= r.Threshold) || len(x.Leaks) > 0
+		if !miss {
+			continue
+		}
+		fmt.Fprintf(w, "- %s [%s %s] %q conf %.2f rank %d\n    refs: %s\n", x.ID, x.Kind, x.Lang, x.Question, x.Confidence, x.Rank, strings.Join(head(x.Refs, 6), "  "))
+		if x.Kind == KindBlocker {
+			fmt.Fprintf(w, "    blockers: %s\n", strings.Join(x.Listed, " | "))
+		}
+		if len(x.Leaks) > 0 {
+			fmt.Fprintf(w, "    LEAK: %s\n", strings.Join(x.Leaks, ", "))
+		}
+	}
+}
+
+func frac(n, d int) string { return fmt.Sprintf("%d/%d %s", n, d, strings.TrimSpace(pct(n, d))) }
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,52 @@
+// Command aoi-eval runs the secretary's answer-quality evaluation
+// (agent/secretary/eval) and prints a table or, with --json, the report.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/agent/secretary/eval"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "aoi-eval:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	asJSON := flag.Bool("json", false, "print the full report as JSON")
+	verbose := flag.Bool("v", false, "list every missed question with its refs")
+	work := flag.String("work", "", "keep clones and index in this folder (default: a temporary one)")
+	seed := flag.Uint64("seed", 1, "seed of the planted fake secrets")
+	only := flag.String("only", "", "comma-separated question ids to ask")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c, err := eval.LoadCorpus()
+	if err != nil {
+		return err
+	}
+	o := eval.Options{Work: *work, ReposDir: os.Getenv("AOI_EVAL_REPOS_DIR"), Seed: *seed, Log: os.Stderr}
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
+	}
+	rep, err := eval.Run(ctx, c, o)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.WriteTable(os.Stdout, *verbose)
+	return nil
+}
