@@ -34,7 +34,7 @@ type RepoSpec struct {
 // hold secret placeholders ({{AWS_ACCESS_KEY}}, {{AWS_SECRET_KEY}},
 // {{GITHUB_TOKEN}}, {{PEM_KEY}}) replaced by freshly generated fake secrets.
 type Plant struct {
-	StaleFixmes StaleFixmes  `json:"stale_fixmes"`
+	StaleFixmes StaleFixmes   `json:"stale_fixmes"`
 	Commits     []PlantCommit `json:"commits"`
 	Uncommitted []FileEdit    `json:"uncommitted"`
 	TestOutputs []FileEdit    `json:"test_outputs"` // written untracked under the work tree
