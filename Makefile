@@ -10,7 +10,7 @@ LDFLAGS   := -X main.buildVersion=$(VERSION) -X main.buildCommit=$(COMMIT)
 GOFLAGS_T := -tags $(TAGS)
 export CGO_ENABLED := 1
 
-.PHONY: build run test unit fuzz e2e bench lint golden install mcp-deps clean-bin
+.PHONY: build run test unit fuzz e2e bench eval lint golden install mcp-deps clean-bin
 
 build:
 	$(GO) build $(GOFLAGS_T) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/aoi
@@ -43,6 +43,12 @@ mcp-deps:
 bench: build
 	$(GO) test $(GOFLAGS_T) -run '^$$' -bench . -benchmem -timeout 60m ./...
 	./$(BIN) bench --concurrency 8 --duration 10s
+
+# eval measures the secretary's answers on real repositories (README,
+# "Evaluating the secretary"); not part of test. It clones from GitHub, or
+# from local copies in $AOI_EVAL_REPOS_DIR. EVAL_ARGS: -v, --json, -work DIR.
+eval:
+	@$(GO) run $(GOFLAGS_T) ./cmd/aoi-eval $(EVAL_ARGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

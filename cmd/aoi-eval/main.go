@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 
@@ -42,6 +43,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	rep.Measured = measuredCommit(ctx)
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -49,4 +51,14 @@ func run() error {
 	}
 	rep.WriteTable(os.Stdout, *verbose)
 	return nil
+}
+
+// measuredCommit names the aoi commit being evaluated (the checkout this
+// runs in), with "+dirty" when it has uncommitted changes; "" outside git.
+func measuredCommit(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty=+dirty", "--abbrev=12").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -10,6 +10,7 @@ import (
 // Report is a run's outcome: per-question results and figures per
 // language and overall.
 type Report struct {
+	Measured  string             `json:"measured_commit,omitempty"` // the aoi commit under test, when known
 	Repos     []RepoInfo         `json:"repos"`
 	Threshold float64            `json:"auto_respond_threshold"`
 	Events    int64              `json:"indexed_events"`
@@ -111,7 +112,7 @@ func (r *Report) WriteTable(w io.Writer, verbose bool) {
 	for _, ri := range r.Repos {
 		fmt.Fprintf(w, "repo %-12s %s @ %.12s\n", ri.Name, ri.URL, ri.SHA)
 	}
-	fmt.Fprintf(w, "indexed events: %d; auto_respond_threshold: %.2f; seed %d\n\n", r.Events, r.Threshold, r.Seed)
+	fmt.Fprintf(w, "aoi %s; indexed events: %d; auto_respond_threshold: %.2f; seed %d\n\n", r.Measured, r.Events, r.Threshold, r.Seed)
 	fmt.Fprintf(w, "%-4s %4s  %-15s %-15s %-15s %-15s %-12s %-15s %5s %8s\n",
 		"lang", "qs", "top-3", "any rank", "blockers", "auto-answer", "auto right", "off-topic≥thr", "leaks", "p50/max")
 	for _, k := range []string{"en", "ja", "all"} {

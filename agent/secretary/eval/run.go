@@ -94,6 +94,9 @@ func Run(ctx context.Context, c *Corpus, o Options) (*Report, error) {
 	for _, spec := range c.Repos {
 		rep.Repos = append(rep.Repos, RepoInfo{Name: spec.Name, URL: spec.URL, SHA: spec.SHA})
 	}
+	if err := checkGroundTruth(c.Questions, planted); err != nil {
+		return nil, err
+	}
 	only := map[string]bool{}
 	for _, id := range o.Only {
 		only[id] = true
@@ -170,4 +173,17 @@ func index(ctx context.Context, s *secretary.Secretary, db *store.DB, specs []Re
 		return err
 	}
 	return s.Prune(ctx)
+}
+
+// checkGroundTruth fails when a question names a commit that is not in its
+// repository's pinned history (a typo would silently lower the score).
+func checkGroundTruth(qs []Question, planted map[string]*Planted) error {
+	for _, q := range qs {
+		for _, c := range q.Commits {
+			if len(mapSHAs([]string{c}, planted[q.Repo].SHAs)) != 1 {
+				return fmt.Errorf("question %s: commit %s is not (exactly once) in %s's pinned history", q.ID, c, q.Repo)
+			}
+		}
+	}
+	return nil
 }
