@@ -28,10 +28,15 @@ func run() error {
 	work := flag.String("work", "", "keep clones and index in this folder (default: a temporary one)")
 	seed := flag.Uint64("seed", 1, "seed of the planted fake secrets")
 	only := flag.String("only", "", "comma-separated question ids to ask")
+	corpus := flag.String("corpus", "", "read repos.json and questions.json from this folder instead of the built-in corpus")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	c, err := eval.LoadCorpus()
+	load := eval.LoadCorpus
+	if *corpus != "" {
+		load = func() (*eval.Corpus, error) { return eval.LoadCorpusDir(*corpus) }
+	}
+	c, err := load()
 	if err != nil {
 		return err
 	}

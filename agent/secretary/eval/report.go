@@ -15,8 +15,11 @@ type Report struct {
 	Threshold float64            `json:"auto_respond_threshold"`
 	Events    int64              `json:"indexed_events"`
 	Seed      uint64             `json:"seed"`
-	Figures   map[string]Figures `json:"figures"` // "en", "ja", "all"
-	Results   []Result           `json:"results"`
+	Figures   map[string]Figures `json:"figures"` // "en", "ja", "all", and "repo:<name>"
+	// Calibration: topic questions by confidence band, and how many of
+	// each band had a right ref in the top 3 (confidence should track it).
+	Calibration []Band   `json:"calibration"`
+	Results     []Result `json:"results"`
 }
 
 // RepoInfo names an evaluated repository and its pinned commit.
@@ -24,6 +27,14 @@ type RepoInfo struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
 	SHA  string `json:"sha"`
+}
+
+// Band is a confidence range [Lo, Hi) and how right its answers were.
+type Band struct {
+	Lo      float64 `json:"lo"`
+	Hi      float64 `json:"hi"`
+	Answers int     `json:"answers"`
+	Right   int     `json:"right"`
 }
 
 // Figures are the headline numbers of a set of questions.
@@ -46,9 +57,22 @@ type Figures struct {
 
 func (r *Report) summarise() {
 	r.Figures = map[string]Figures{"en": {}, "ja": {}, "all": {}}
+	for _, ri := range r.Repos {
+		r.Figures["repo:"+ri.Name] = Figures{}
+	}
 	ms := map[string][]float64{}
+	r.Calibration = []Band{{Lo: 0, Hi: 0.5}, {Lo: 0.5, Hi: 0.8}, {Lo: 0.8, Hi: 1.01}}
 	for _, x := range r.Results {
-		for _, k := range []string{x.Lang, "all"} {
+		for i := range r.Calibration {
+			b := &r.Calibration[i]
+			if x.Kind == KindTopic && x.Confidence >= b.Lo && x.Confidence < b.Hi {
+				b.Answers++
+				if x.Top3() {
+					b.Right++
+				}
+			}
+		}
+		for _, k := range []string{x.Lang, "all", "repo:" + x.Repo} {
 			f := r.Figures[k]
 			f.add(x, r.Threshold)
 			r.Figures[k] = f
@@ -113,14 +137,23 @@ func (r *Report) WriteTable(w io.Writer, verbose bool) {
 		fmt.Fprintf(w, "repo %-12s %s @ %.12s\n", ri.Name, ri.URL, ri.SHA)
 	}
 	fmt.Fprintf(w, "aoi %s; indexed events: %d; auto_respond_threshold: %.2f; seed %d\n\n", r.Measured, r.Events, r.Threshold, r.Seed)
-	fmt.Fprintf(w, "%-4s %4s  %-15s %-15s %-15s %-15s %-12s %-15s %5s %8s\n",
-		"lang", "qs", "top-3", "any rank", "blockers", "auto-answer", "auto right", "off-topic≥thr", "leaks", "p50/max")
-	for _, k := range []string{"en", "ja", "all"} {
+	fmt.Fprintf(w, "%-18s %4s  %-15s %-15s %-15s %-15s %-12s %-15s %5s %8s\n",
+		"set", "qs", "top-3", "any rank", "blockers", "auto-answer", "auto right", "off-topic≥thr", "leaks", "p50/max")
+	keys := []string{"en", "ja", "all"}
+	for _, ri := range r.Repos {
+		keys = append(keys, "repo:"+ri.Name)
+	}
+	for _, k := range keys {
 		f := r.Figures[k]
-		fmt.Fprintf(w, "%-4s %4d  %-15s %-15s %-15s %-15s %-12s %-15s %5d %4.0f/%.0fms\n", k, f.Questions,
+		fmt.Fprintf(w, "%-18s %4d  %-15s %-15s %-15s %-15s %-12s %-15s %5d %4.0f/%.0fms\n", k, f.Questions,
 			frac(f.Top3, f.Topic), frac(f.Any, f.Topic), frac(f.BlockersFound, f.BlockersPlanted),
 			frac(f.AutoAnswered, f.OnTopic), pct(f.AutoRight, f.AutoAnswered), frac(f.OffTopicAuto, f.OffTopic), f.Leaks, f.P50Millis, f.MaxMillis)
 	}
+	fmt.Fprint(w, "\ncalibration (topic questions): ")
+	for _, b := range r.Calibration {
+		fmt.Fprintf(w, "conf [%.1f,%.1f) %s right   ", b.Lo, min(b.Hi, 1), frac(b.Right, b.Answers))
+	}
+	fmt.Fprintln(w)
 	if !verbose {
 		return
 	}

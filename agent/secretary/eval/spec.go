@@ -14,6 +14,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 )
 
 //go:embed corpus/*.json
@@ -93,9 +96,30 @@ type Corpus struct {
 	Questions []Question
 }
 
-// LoadCorpus reads the embedded corpus (corpus/repos.json and
+// LoadCorpus reads the built-in corpus (corpus/repos.json and
 // corpus/questions.json) and checks it is consistent.
 func LoadCorpus() (*Corpus, error) { return loadCorpus(corpusFS) }
+
+// LoadCorpusDir reads another corpus (a held-out set) from dir, laid out
+// like the built-in one: dir/corpus/repos.json and dir/corpus/questions.json,
+// or the two files directly in dir.
+func LoadCorpusDir(dir string) (*Corpus, error) {
+	if _, err := os.Stat(filepath.Join(dir, "corpus", "repos.json")); err == nil {
+		return loadCorpus(os.DirFS(dir))
+	}
+	return loadCorpus(prefixFS{os.DirFS(dir)})
+}
+
+// prefixFS serves dir/x as corpus/x.
+type prefixFS struct{ fs.FS }
+
+func (p prefixFS) Open(name string) (fs.File, error) {
+	rest, ok := strings.CutPrefix(name, "corpus/")
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return p.FS.Open(rest)
+}
 
 func loadCorpus(fsys fs.FS) (*Corpus, error) {
 	var c Corpus
