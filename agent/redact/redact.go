@@ -58,6 +58,15 @@ var awsKeyRule = rule{
 	re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
 }
 
+// awsSecretRule catches a 40-character AWS secret access key written in
+// prose near the words "aws" and "secret" ("the aws secret for the bucket
+// is …"): gitleaks' generic rule wants an assignment, and the key alone
+// has no prefix to recognise it by.
+var awsSecretRule = rule{
+	id: "aws-secret-key",
+	re: regexp.MustCompile(`(?i)\baws\b[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+}
+
 // buildMu serialises detector construction: gitleaks loads its default
 // config through viper's process-wide instance, which is not goroutine-safe.
 var buildMu sync.Mutex
@@ -65,7 +74,7 @@ var buildMu sync.Mutex
 // New builds a Redactor with gitleaks' default rules plus custom patterns.
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
-	rules := []rule{pemRule, awsKeyRule}
+	rules := []rule{pemRule, awsKeyRule, awsSecretRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

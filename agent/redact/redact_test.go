@@ -15,6 +15,7 @@ var (
 	pemFooter = "-----END RSA " + "PRIVATE KEY-----"
 	pemBody   = "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGcY5unA67hqxVQ+9Jc0sZ1b\nq7mWx4rT3nB2ZkQ8pLx0aY5cV9dE2fG3hJ4kL5mN6oP7qR8sT9uV0wX1yZ2aB3c\n"
 	apiSecret = "x8Fk3Lq9Zr2Tw7Vb5Nm1Hs4Jd6Gp0Ya"
+	awsSecret = "Dhf05fW2gRLsS43b1EoB" + "fbEIrYmKLg6UZ0arCd27"
 )
 
 func newRedactor(t testing.TB, custom ...Pattern) *Redactor {
@@ -39,6 +40,8 @@ func TestRedact(t *testing.T) {
 		{"pem block", "key:\n" + pemHeader + "\n" + pemBody + pemFooter + "\nend", "MIIEowIBAAKCAQEA", "[REDACTED:private-key]"},
 		{"pem in a diff", "+" + pemHeader + "\n+" + strings.ReplaceAll(strings.TrimSuffix(pemBody, "\n"), "\n", "\n+") + "\n+" + pemFooter, "MIIEowIBAAKCAQEA", "[REDACTED:private-key]"},
 		{"truncated pem", "diff --git a/k b/k\n+" + pemHeader + "\n+MIIEowIBAAKCAQEA0Z3VS5JJ", "MIIEowIBAAKCAQEA", "[REDACTED:private-key]"},
+		{"aws secret in prose", "the aws secret for the image bucket is " + awsSecret + ", ask first", awsSecret, "[REDACTED:aws-secret-key]"},
+		{"aws secret in japanese prose", "AWSのsecretは " + awsSecret + " です", awsSecret, "[REDACTED:aws-secret-key]"},
 		{"generic api key", `config.api_key = "` + apiSecret + `"`, apiSecret, "[REDACTED:generic-api-key]"},
 		{"custom pattern", "ssh build-7.corp.acme.internal now", "build-7.corp.acme.internal", "[REDACTED:internal-hostname]"},
 	}
@@ -70,6 +73,7 @@ func TestRedactLeavesCleanTextAlone(t *testing.T) {
 		"認証機能のリフレッシュトークン処理を実装",
 		"TestRefreshToken fails: redis: connection refused",
 		"see https://example.com/docs?page=2 for the API",
+		"the aws secret rotation runs nightly; see docs/rotation/aws-secret-rotation-plan.md",
 	} {
 		out, f := r.Redact(s)
 		if out != s || len(f) != 0 {
