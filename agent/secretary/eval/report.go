@@ -51,6 +51,7 @@ type Figures struct {
 	OffTopic        int     `json:"offtopic_questions"`
 	OffTopicAuto    int     `json:"offtopic_over_threshold"`
 	Leaks           int     `json:"answers_leaking"`
+	Repeats         int     `json:"answers_repeating_a_blocker"`
 	P50Millis       float64 `json:"p50_ms"`
 	MaxMillis       float64 `json:"max_ms"`
 }
@@ -92,6 +93,9 @@ func (f *Figures) add(x Result, threshold float64) {
 	auto := x.Confidence >= threshold
 	if len(x.Leaks) > 0 {
 		f.Leaks++
+	}
+	if x.Repeats > 0 {
+		f.Repeats++
 	}
 	switch x.Kind {
 	case KindOffTopic:
@@ -148,6 +152,9 @@ func (r *Report) WriteTable(w io.Writer, verbose bool) {
 		fmt.Fprintf(w, "%-18s %4d  %-15s %-15s %-15s %-15s %-12s %-15s %5d %4.0f/%.0fms\n", k, f.Questions,
 			frac(f.Top3, f.Topic), frac(f.Any, f.Topic), frac(f.BlockersFound, f.BlockersPlanted),
 			frac(f.AutoAnswered, f.OnTopic), pct(f.AutoRight, f.AutoAnswered), frac(f.OffTopicAuto, f.OffTopic), f.Leaks, f.P50Millis, f.MaxMillis)
+	}
+	if f := r.Figures["all"]; f.Repeats > 0 {
+		fmt.Fprintf(w, "\n%d answer(s) state a blocker twice in the summary\n", f.Repeats)
 	}
 	fmt.Fprint(w, "\ncalibration (topic questions): ")
 	for _, b := range r.Calibration {

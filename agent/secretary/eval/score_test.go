@@ -67,6 +67,21 @@ func TestScoreCountsBlockersAndLeaks(t *testing.T) {
 	}
 }
 
+func TestRepeatedBlockers(t *testing.T) {
+	t.Parallel()
+	b := []string{"TestLogin fails: redis: connection refused", "FIXME(a.go:3): x"}
+	if n := repeatedBlockers("Blocked: TestLogin fails: redis: connection refused. Also TestLogin fails: redis: connection refused.", b); n != 1 {
+		t.Errorf("repeats = %d, want 1", n)
+	}
+	if n := repeatedBlockers("Blocked: TestLogin fails: redis: connection refused.", b); n != 0 {
+		t.Errorf("repeats = %d, want 0", n)
+	}
+	similar := []string{"FIXME(src/a.js:344): one thing", "FIXME(src/a.js:343): another"}
+	if n := repeatedBlockers("Blockers: FIXME(src/a.js:344): one thing / FIXME(src/a.js:343): another", similar); n != 0 {
+		t.Errorf("blockers sharing a prefix counted as repeats: %d", n)
+	}
+}
+
 func TestSecretsLeakByAnyPEMLine(t *testing.T) {
 	t.Parallel()
 	sec := newSecrets(rand.New(rand.NewPCG(3, 4)))
