@@ -171,7 +171,7 @@ func controlMethods(svc Service) map[string]rpc.Handler {
 		CtlEvents: method(func(ctx context.Context, p CtlEventsParams) (CtlEventsResult, error) {
 			return pollEvents(ctx, svc, p)
 		}),
-		CtlReload: action(func(ctx context.Context, _ none) error { return svc.Reload(ctx) }),
+		CtlReload: method(func(ctx context.Context, _ none) (ReloadReport, error) { return svc.Reload(ctx) }),
 	}
 }
 

@@ -137,7 +137,7 @@ func roundTripCases() []roundTripCase {
 			return s.Audit(ctx, agent.AuditFilter{Agent: "pm-tanaka", Method: "aoi.query", Result: "ok", BeforeSeq: 99, Limit: 10})
 		}, d.audit, "Audit pm-tanaka aoi.query ok 99 10"},
 		{"audit verify", func(ctx context.Context, s agent.Service) (any, error) { return s.VerifyAudit(ctx) }, d.verification, "VerifyAudit"},
-		{"reload", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Reload(ctx) }, nil, "Reload"},
+		{"reload", func(ctx context.Context, s agent.Service) (any, error) { return s.Reload(ctx) }, reloadReport, "Reload"},
 	}
 }
 
@@ -519,4 +519,9 @@ func (d *serviceDouble) Audit(_ context.Context, f agent.AuditFilter) ([]agent.A
 func (d *serviceDouble) VerifyAudit(context.Context) (agent.AuditVerification, error) {
 	return d.verification, d.record("VerifyAudit")
 }
-func (d *serviceDouble) Reload(context.Context) error { return d.record("Reload") }
+func (d *serviceDouble) Reload(context.Context) (agent.ReloadReport, error) {
+	return reloadReport, d.record("Reload")
+}
+
+// reloadReport is what the double's Reload returns.
+var reloadReport = agent.ReloadReport{Path: "config.json", Changes: []string{"acl: 2 rules → 3"}, Restart: []string{"metrics.listen_addr \"\" → \"127.0.0.1:9464\""}}

@@ -70,6 +70,7 @@ type Core struct {
 	obs        observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
+	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)
 }
 
 // Open loads the config, opens the store and the identity, and builds the
@@ -170,6 +171,9 @@ func (c *Core) Serve(ctx context.Context) error {
 	peerHTTP.BaseContext = func(net.Listener) context.Context { return ctx }
 	ctlHTTP := rpc.NewHTTPServer(c.ctlSrv, c.log)
 	ctlHTTP.ConnContext = rpc.UnixConnContext
+	// Long polls (ctl.events) end with ctx, so shutdown does not wait
+	// for them.
+	ctlHTTP.BaseContext = func(net.Listener) context.Context { return ctx }
 
 	var wg sync.WaitGroup
 	errc := make(chan error, 2)
@@ -195,7 +199,8 @@ func (c *Core) Serve(ctx context.Context) error {
 	ctlHTTP.Shutdown(shutdownCtx)
 	wg.Wait()
 	<-loopsDone
-	os.Remove(SocketPath(c.dataDir))
+	// The socket file went with its listener, before the instance lock
+	// was released: removing it here could delete a successor's socket.
 	return serveErr
 }
 
@@ -247,24 +252,6 @@ func (c *Core) applyConfig(cfg *config.Config) {
 	if c.peerSrv != nil {
 		c.peerSrv.SetRateLimit(cfg.Limits.RatePerSec, cfg.Limits.Burst)
 	}
-}
-
-// Reload re-reads the config file; a bad file leaves the running config.
-func (c *Core) Reload(ctx context.Context) error {
-	cfg, err := config.Load(c.cfgPath)
-	if err != nil {
-		return fmt.Errorf("config not reloaded, the running one stays: %w", err)
-	}
-	if cfg.Agent.ID != c.selfID() {
-		return fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", c.selfID(), cfg.Agent.ID)
-	}
-	c.applyConfig(cfg)
-	c.ext.reload(cfg)
-	c.log.Info("config reloaded", "component", "core", "path", c.cfgPath)
-	return c.db.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit("owner", "ctl.reload", "ok", map[string]any{"path": c.cfgPath})
-		return err
-	})
 }
 
 // Addr is the peer server's listen address once Serve has started.

@@ -70,8 +70,10 @@ type Service interface {
 	// afterSeq (0 = only new ones). The channel closes when ctx ends.
 	Events(ctx context.Context, afterSeq int64) (<-chan Event, error)
 
-	// Reload re-reads the config (ACL, limits, interrupt, tasks, keymap, theme).
-	Reload(ctx context.Context) error
+	// Reload re-reads the config (ACL, limits, interrupt, tasks, peers,
+	// log level) and reports what changed; an invalid file is refused with
+	// its validation error and the running config stays.
+	Reload(ctx context.Context) (ReloadReport, error)
 }
 
 // Status is the agent's own state, shown in the status bar and `aoi status`.

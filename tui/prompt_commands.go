@@ -13,7 +13,7 @@ import (
 
 // promptCommand is a parsed prompt line.
 type promptCommand struct {
-	name  string // ask, task, focus, trust, answer, decline, release, note, discover, help, quit
+	name  string // ask, task, focus, trust, answer, decline, release, note, discover, reload, help, quit
 	ask   agent.AskRequest
 	task  agent.TaskRequest
 	on    bool
@@ -23,12 +23,12 @@ type promptCommand struct {
 }
 
 func commandNames() []string {
-	return []string{"answer", "decline", "discover", "focus", "help", "note", "quit", "release", "task", "trust"}
+	return []string{"answer", "decline", "discover", "focus", "help", "note", "quit", "release", "reload", "task", "trust"}
 }
 
 // promptUsage is shown for :help and after a mistake.
 const promptUsage = "@AGENT question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT] · " +
-	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :help · :quit"
+	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
 func parsePrompt(line string) (promptCommand, error) {
@@ -88,7 +88,7 @@ func parseColon(f []string, line string) (promptCommand, error) {
 			return promptCommand{}, errors.New("write :note followed by the note")
 		}
 		return promptCommand{name: "note", text: rest(1)}, nil
-	case "discover", "help", "quit", "q":
+	case "discover", "reload", "help", "quit", "q":
 		name := f[0]
 		if name == "q" {
 			name = "quit"
@@ -203,8 +203,26 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 			_, err := s.Discover(ctx)
 			return err
 		})
+	case "reload":
+		return m.reloadConfig()
 	}
 	return nil
+}
+
+// reloadConfig asks the core to re-read its config and shows what changed,
+// or why the file was refused (the running config then stays).
+func (m *Model) reloadConfig() tea.Cmd {
+	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
+	m.info("reloading the config…")
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, to)
+		defer cancel()
+		rep, err := svc.Reload(ctx)
+		if err != nil {
+			return doneMsg{what: "reload", err: err}
+		}
+		return doneMsg{what: Sanitize(rep.String()), refresh: dAll}
+	}
 }
 
 // handleAsked shows an immediate answer, or remembers the query so its

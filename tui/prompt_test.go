@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"errors"
+
 	tea "charm.land/bubbletea/v2"
 	"reflect"
 	"strings"
@@ -27,6 +29,7 @@ func TestParsePrompt(t *testing.T) {
 		{":release q-5", promptCommand{name: "release", id: "q-5"}},
 		{":note spike on caching", promptCommand{name: "note", text: "spike on caching"}},
 		{":help", promptCommand{name: "help"}},
+		{":reload", promptCommand{name: "reload"}},
 		{":q", promptCommand{name: "quit"}},
 	}
 	for _, c := range cases {
@@ -111,6 +114,29 @@ func TestPromptTabHistoryAndRun(t *testing.T) {
 	press(t, m, "esc")
 	if m.focus == focusPrompt {
 		t.Error("esc left the prompt open")
+	}
+}
+
+// TestPromptReloadShowsWhatChanged: :reload reports the core's summary of
+// the changes, and a refused config the reason it was refused.
+func TestPromptReloadShowsWhatChanged(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	press(t, m, ":")
+	typeText(t, m, "reload")
+	press(t, m, "enter")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"reload"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	if frame := screen(m); !strings.Contains(frame, "config reloaded: acl: 1 rules → 2") {
+		t.Errorf("the report is not shown:\n%s", frame)
+	}
+	svc.failWith = errors.New("config not reloaded, the running one stays: acl.rules[0].permission: bad")
+	press(t, m, ":")
+	typeText(t, m, "reload")
+	press(t, m, "enter")
+	if frame := screen(m); !strings.Contains(frame, "reload failed: config not reloaded") {
+		t.Errorf("the refusal is not shown:\n%s", frame)
 	}
 }
 

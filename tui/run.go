@@ -11,7 +11,7 @@ import (
 
 // Run shows the interface on the terminal until the owner quits or ctx ends,
 // and returns after the terminal is restored. A cancelled ctx is not an
-// error.
+// error. Run installs no signal handler: end ctx to stop it.
 func Run(ctx context.Context, svc agent.Service, opts Options) error {
 	if opts.Palette == nil && !opts.NoColor {
 		if _, err := themes.Pick(opts.Theme, true); err != nil {
@@ -27,7 +27,10 @@ func Run(ctx context.Context, svc agent.Service, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the event subscription
 	m.ctx = ctx
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	// The caller owns the process's signals (cmd/aoi ends ctx on SIGINT,
+	// SIGTERM and SIGHUP). Bubble Tea's own handler would race it for the
+	// same signals and can block forever sending to a stopped event loop.
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err := p.Run()
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil

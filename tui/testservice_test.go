@@ -368,4 +368,11 @@ func (s *testService) Events(ctx context.Context, _ int64) (<-chan agent.Event, 
 	return ch, nil
 }
 
-func (s *testService) Reload(context.Context) error { return nil }
+func (s *testService) Reload(context.Context) (agent.ReloadReport, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.record("reload"); err != nil {
+		return agent.ReloadReport{}, err
+	}
+	return agent.ReloadReport{Changes: []string{"acl: 1 rules → 2"}}, nil
+}

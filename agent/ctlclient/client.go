@@ -234,8 +234,9 @@ func (c *Client) VerifyAudit(ctx context.Context) (v agent.AuditVerification, er
 }
 
 // Reload implements agent.Service.
-func (c *Client) Reload(ctx context.Context) error {
-	return c.call(ctx, callTimeout, agent.CtlReload, nil, nil)
+func (c *Client) Reload(ctx context.Context) (rep agent.ReloadReport, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlReload, nil, &rep)
+	return rep, err
 }
 
 func seconds(n int) time.Duration { return time.Duration(max(n, 0)) * time.Second }

@@ -55,6 +55,7 @@ func (a *app) rootCmd() *cobra.Command {
 		a.exportCmd(),
 		a.forgetCmd(),
 		a.doctorCmd(),
+		a.reloadCmd(),
 	)
 	return root
 }

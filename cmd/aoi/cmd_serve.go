@@ -28,6 +28,9 @@ func (a *app) serveCmd() *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			// From here on SIGHUP reloads the config instead of killing.
+			startReload, stopReload := reloadOnHangup(ctx, a.stderr)
+			defer stopReload()
 			dir := a.dataDir()
 			if err := a.refuseSecondDaemon(dir); err != nil {
 				return err
@@ -37,7 +40,8 @@ func (a *app) serveCmd() *cobra.Command {
 				return err
 			}
 			defer core.Close()
-			fmt.Fprintf(a.stderr, "aoi serving for %s (control socket %s, log %s); Ctrl-C stops it\n",
+			startReload(core)
+			fmt.Fprintf(a.stderr, "aoi serving for %s (control socket %s, log %s); Ctrl-C stops it, SIGHUP reloads the config\n",
 				dir, agent.SocketPath(dir), filepath.Join(dir, "aoi.log"))
 			if err := core.Serve(ctx); err != nil && !errors.Is(err, context.Canceled) {
 				return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
@@ -19,10 +20,20 @@ import (
 // already running for the data dir, or start the core in this process
 // (creating an identity and config on first run) and show the interface.
 func (a *app) runInterface(ctx context.Context) error {
+	ctx, stop := endOnHangup(ctx) // the terminal is gone: shut down cleanly
+	defer stop()
 	dir := a.dataDir()
 	if c, err := ctlclient.Dial(dir); err == nil {
 		defer c.Close()
-		return a.runTUI(ctx, c)
+		err := answers(ctx, c)
+		if err == nil {
+			return a.runTUI(ctx, c)
+		}
+		var gone *ctlclient.NoDaemonError
+		if !errors.As(err, &gone) {
+			return fmt.Errorf("an aoi is running for data dir %s but does not answer (%v); stop it and run aoi again", dir, err)
+		}
+		// It was shutting down and is gone now: start our own core.
 	}
 	if err := a.ensureInit(dir); err != nil {
 		return err
@@ -48,6 +59,19 @@ func (a *app) runInterface(ctx context.Context) error {
 		serveErr = nil
 	}
 	return errors.Join(serveErr, tuiErr)
+}
+
+// attachTimeout bounds the check that a running aoi answers before the
+// interface attaches to it.
+const attachTimeout = 5 * time.Second
+
+// answers checks that the aoi behind c serves requests, not only accepts
+// connections: one that is shutting down or wedged is not attached to.
+func answers(ctx context.Context, c *ctlclient.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
+	defer cancel()
+	_, err := c.Status(ctx)
+	return err
 }
 
 // runTUI shows the interface on svc until the owner quits or ctx ends.

@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// ReloadReport says what a reload changed, in words for the owner.
+type ReloadReport struct {
+	Path string `json:"path"`
+	// Changes are the settings now in force, e.g. "acl: 2 rules → 3",
+	// "secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
+	// "tasks: +docs".
+	Changes []string `json:"changes"`
+	// Restart are changed settings the running process cannot apply
+	// (listen address, tailnet, metrics address, …).
+	Restart []string `json:"restart,omitempty"`
+}
+
+// String is the report on one line.
+func (r ReloadReport) String() string {
+	var b strings.Builder
+	b.WriteString("config reloaded")
+	if len(r.Changes) == 0 {
+		b.WriteString(": no changes")
+	} else {
+		b.WriteString(": " + strings.Join(r.Changes, "; "))
+	}
+	if len(r.Restart) > 0 {
+		b.WriteString("; restart aoi to apply: " + strings.Join(r.Restart, "; "))
+	}
+	return b.String()
+}
+
+// EventConfigReloaded is published after a reload; Summary is the report.
+const EventConfigReloaded = "config.reloaded"
+
+// Reload re-reads the config file and applies it. A file that does not
+// validate is refused with the validation error and the running config
+// stays in force.
+func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
+	c.reloadMu.Lock()
+	defer c.reloadMu.Unlock()
+	rep := ReloadReport{Path: c.cfgPath}
+	cfg, err := config.Load(c.cfgPath)
+	if err != nil {
+		return rep, fmt.Errorf("config not reloaded, the running one stays: %w", err)
+	}
+	old := c.config()
+	if cfg.Agent.ID != old.Agent.ID {
+		return rep, fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", old.Agent.ID, cfg.Agent.ID)
+	}
+	rep.Changes, rep.Restart = configChanges(old, cfg)
+	if err := c.seedPeers(ctx, cfg); err != nil {
+		return rep, fmt.Errorf("config not reloaded, the running one stays: %w", err)
+	}
+	c.applyConfig(cfg)
+	c.ext.reload(cfg)
+	c.log.Info("config reloaded", "component", "core", "path", c.cfgPath, "changes", rep.Changes, "restart", rep.Restart)
+	err = c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit("owner", "ctl.reload", "ok", map[string]any{"path": c.cfgPath, "changes": rep.Changes, "restart": rep.Restart})
+		return err
+	})
+	c.events.publish(EventConfigReloaded, "", "", rep.String())
+	return rep, err
+}
+
+// restartOnly are config paths read once at start.
+var restartOnly = []string{
+	"network.listen_addr", "network.tailscale", "network.max_body_bytes",
+	"metrics.listen_addr", "secretary.work_ai.mcp_endpoint",
+	"limits.max_concurrent_tasks", "logging.max_size_mb", "logging.max_backups",
+}
+
+// configChanges lists what differs between two configs: collections as
+// counts and names, other settings as "path old → new".
+func configChanges(old, cfg *config.Config) (changes, restart []string) {
+	changes = append(changes, collectionChanges(old, cfg)...)
+	a, b := flatten(old), flatten(cfg)
+	for _, path := range sortedUnion(a, b) {
+		if reflect.DeepEqual(a[path], b[path]) {
+			continue
+		}
+		line := fmt.Sprintf("%s %s → %s", path, shown(path, a[path]), shown(path, b[path]))
+		if slices.ContainsFunc(restartOnly, func(p string) bool { return path == p || strings.HasPrefix(path, p+".") }) {
+			restart = append(restart, line)
+			continue
+		}
+		changes = append(changes, line)
+	}
+	return changes, restart
+}
+
+// collectionChanges summarises the lists and maps a person edits by entry.
+func collectionChanges(old, cfg *config.Config) []string {
+	var out []string
+	if !reflect.DeepEqual(old.ACL.Rules, cfg.ACL.Rules) {
+		out = append(out, fmt.Sprintf("acl: %d rules → %d", len(old.ACL.Rules), len(cfg.ACL.Rules)))
+	}
+	out = appendDiff(out, "tasks", keysOf(old.Tasks), keysOf(cfg.Tasks), func(k string) bool {
+		return reflect.DeepEqual(old.Tasks[k], cfg.Tasks[k])
+	})
+	ctxID := func(x config.Context) string { return x.Identifier }
+	out = appendDiff(out, "contexts", ids(old.Contexts, ctxID), ids(cfg.Contexts, ctxID), nil)
+	peerID := func(p config.Peer) string { return p.AgentID }
+	out = appendDiff(out, "peers", ids(old.Peers, peerID), ids(cfg.Peers, peerID), nil)
+	if !reflect.DeepEqual(old.Secretary.Redaction, cfg.Secretary.Redaction) {
+		out = append(out, fmt.Sprintf("redaction: %d patterns → %d", len(old.Secretary.Redaction.Patterns), len(cfg.Secretary.Redaction.Patterns)))
+	}
+	if !reflect.DeepEqual(old.UI.Keys, cfg.UI.Keys) {
+		out = append(out, "ui.keys changed (reopen the interface to apply)")
+	}
+	return out
+}
+
+// appendDiff adds "name: +added -removed ~changed" when the sets differ.
+// same reports whether an entry present in both is unchanged (nil: always).
+func appendDiff(out []string, name string, old, cur []string, same func(string) bool) []string {
+	var parts []string
+	for _, k := range cur {
+		switch {
+		case !slices.Contains(old, k):
+			parts = append(parts, "+"+k)
+		case same != nil && !same(k):
+			parts = append(parts, "~"+k)
+		}
+	}
+	for _, k := range old {
+		if !slices.Contains(cur, k) {
+			parts = append(parts, "-"+k)
+		}
+	}
+	if len(parts) == 0 {
+		return out
+	}
+	return append(out, name+": "+strings.Join(parts, " "))
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func ids[T any](xs []T, id func(T) string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, id(x))
+	}
+	return out
+}
+
+// summarised are the config paths collectionChanges reports.
+var summarised = []string{"acl.rules", "tasks", "contexts", "peers", "secretary.redaction", "ui.keys"}
+
+// flatten maps each scalar setting's dotted JSON path to its value,
+// leaving out the summarised collections.
+func flatten(cfg *config.Config) map[string]any {
+	raw, _ := json.Marshal(cfg)
+	var tree map[string]any
+	_ = json.Unmarshal(raw, &tree)
+	out := map[string]any{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if slices.Contains(summarised, prefix) {
+			return
+		}
+		if m, ok := v.(map[string]any); ok {
+			for k, x := range m {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), x)
+			}
+			return
+		}
+		out[prefix] = v
+	}
+	walk("", tree)
+	return out
+}
+
+func sortedUnion(a, b map[string]any) []string {
+	set := map[string]bool{}
+	for k := range a {
+		set[k] = true
+	}
+	for k := range b {
+		set[k] = true
+	}
+	return keysOf(set)
+}
+
+// shown renders a value for the report, hiding secrets.
+func shown(path string, v any) string {
+	last := path[strings.LastIndex(path, ".")+1:]
+	if v == nil {
+		return "(unset)"
+	}
+	for _, s := range []string{"key", "token", "secret", "password"} {
+		if strings.Contains(last, s) {
+			return "(hidden)"
+		}
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
