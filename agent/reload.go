@@ -49,7 +49,7 @@ const EventConfigReloaded = "config.reloaded"
 func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 	c.reloadMu.Lock()
 	defer c.reloadMu.Unlock()
-	rep := ReloadReport{Path: c.cfgPath}
+	rep := ReloadReport{Path: c.cfgPath, Changes: []string{}}
 	cfg, err := config.Load(c.cfgPath)
 	if err != nil {
 		return rep, fmt.Errorf("config not reloaded, the running one stays: %w", err)
@@ -83,13 +83,16 @@ var restartOnly = []string{
 // configChanges lists what differs between two configs: collections as
 // counts and names, other settings as "path old → new".
 func configChanges(old, cfg *config.Config) (changes, restart []string) {
-	changes = append(changes, collectionChanges(old, cfg)...)
+	changes = append([]string{}, collectionChanges(old, cfg)...)
 	a, b := flatten(old), flatten(cfg)
 	for _, path := range sortedUnion(a, b) {
 		if reflect.DeepEqual(a[path], b[path]) {
 			continue
 		}
-		line := fmt.Sprintf("%s %s → %s", path, shown(path, a[path]), shown(path, b[path]))
+		line := path + " changed"
+		if !secretPath(path) {
+			line = fmt.Sprintf("%s %s → %s", path, shown(a[path]), shown(b[path]))
+		}
 		if slices.ContainsFunc(restartOnly, func(p string) bool { return path == p || strings.HasPrefix(path, p+".") }) {
 			restart = append(restart, line)
 			continue
@@ -199,16 +202,19 @@ func sortedUnion(a, b map[string]any) []string {
 	return keysOf(set)
 }
 
-// shown renders a value for the report, hiding secrets.
-func shown(path string, v any) string {
+// secretPath reports whether a setting holds a credential, whose values
+// the report must not show.
+func secretPath(path string) bool {
 	last := path[strings.LastIndex(path, ".")+1:]
+	return slices.ContainsFunc([]string{"key", "token", "secret", "password"}, func(s string) bool {
+		return strings.Contains(last, s)
+	})
+}
+
+// shown renders a value for the report.
+func shown(v any) string {
 	if v == nil {
 		return "(unset)"
-	}
-	for _, s := range []string{"key", "token", "secret", "password"} {
-		if strings.Contains(last, s) {
-			return "(hidden)"
-		}
 	}
 	raw, _ := json.Marshal(v)
 	return string(raw)

@@ -37,6 +37,7 @@ func TestServiceInstallDryRunIsAValidSystemdUnit(t *testing.T) {
 	bin, _ := os.Executable()
 	bin, _ = filepath.EvalSymlinks(bin)
 	if keys["ExecStart"] != bin+" serve --data-dir "+dir || keys["Restart"] != "on-failure" ||
+		keys["ExecReload"] != "/bin/kill -HUP $MAINPID" ||
 		!strings.Contains(keys["After"], "tailscaled.service") || keys["WantedBy"] != "default.target" {
 		t.Fatalf("unit keys = %v", keys)
 	}

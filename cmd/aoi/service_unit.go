@@ -41,6 +41,7 @@ After=network-online.target tailscaled.service
 [Service]
 Type=simple
 ExecStart=%s
+ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=5s
 

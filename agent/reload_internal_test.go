@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// TestConfigChangesWordsEachEdit: every kind of edit is named, secrets are
+// not shown, and settings read only at start are listed apart.
+func TestConfigChangesWordsEachEdit(t *testing.T) {
+	old := config.Default("eng", "engineer", "me")
+	old.Tasks = map[string]config.TaskType{"lint": {Command: []string{"make", "lint"}}, "test": {Command: []string{"go", "test"}}}
+	cur := config.Default("eng", "engineer", "me")
+	cur.ACL.Rules = append(cur.ACL.Rules, config.Rule{ID: "no-pm", AgentID: "pm", ScopeType: "repository", ScopePattern: "**", Permission: "none"})
+	cur.Tasks = map[string]config.TaskType{"test": {Command: []string{"go", "test", "./..."}}, "docs": {Command: []string{"make", "docs"}}}
+	cur.Secretary.InterruptControl.AutoRespondThreshold = 0.7
+	cur.Secretary.LLM.APIKey = "sk-very-secret"
+	cur.Network.ListenAddr = "127.0.0.1:9999"
+
+	changes, restart := configChanges(old, cur)
+	all := strings.Join(changes, "\n")
+	for _, want := range []string{
+		"acl: 1 rules → 2",
+		"tasks: +docs ~test -lint",
+		"secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
+		"secretary.llm.api_key changed",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("changes lack %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "sk-very-secret") {
+		t.Error("a secret reached the report")
+	}
+	if !reflect.DeepEqual(restart, []string{`network.listen_addr "` + old.Network.ListenAddr + `" → "127.0.0.1:9999"`}) {
+		t.Errorf("restart = %q", restart)
+	}
+	if c, r := configChanges(old, old); len(c) != 0 || len(r) != 0 {
+		t.Errorf("an unchanged config reports %q, %q", c, r)
+	}
+	rep := ReloadReport{Changes: changes[:1], Restart: restart}
+	if got := rep.String(); !strings.HasPrefix(got, "config reloaded: acl: 1 rules → 2; restart aoi to apply: network.listen_addr") {
+		t.Errorf("String() = %q", got)
+	}
+}
