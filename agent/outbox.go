@@ -106,6 +106,9 @@ func (o *outbox) deliver(ctx context.Context, e store.OutboxRecord) {
 		c.log.Info("delivered", "component", "outbox", "agent_to", e.To, "id", e.ID, "attempts", e.Attempts+1)
 		return
 	}
+	if unreachable(err) {
+		c.markOffline(ctx, e.To)
+	}
 	next := c.now().Add(o.backoff(e.Attempts))
 	c.log.Info("delivery failed; will retry", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
 	if werr := c.db.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error()) }); werr != nil {

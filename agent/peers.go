@@ -200,8 +200,7 @@ func (c *Core) announceTo(ctx context.Context, agentID string) error {
 	defer cancel()
 	var res wire.DiscoverResult
 	if err := client.Call(callCtx, wire.MethodDiscover, params, &res); err != nil {
-		c.markUnreachable(ctx, agentID)
-		return peerError(agentID, err)
+		return c.peerFailed(ctx, agentID, err)
 	}
 	if err := checkVersion(res.AOIVersion); err != nil {
 		return fmt.Errorf("%s: %w", agentID, err)
@@ -234,17 +233,6 @@ func (c *Core) recordSelfDescription(ctx context.Context, agentID string, e wire
 		c.events.publish(EventPeerChanged, agentID, agentID, e.Status)
 	}
 	return err
-}
-
-// markUnreachable flips a peer to offline once its heartbeat is overdue.
-func (c *Core) markUnreachable(ctx context.Context, agentID string) {
-	rec, found, err := c.db.Peer(ctx, agentID)
-	if err != nil || !found || rec.Status == PeerOffline || c.now().Sub(rec.LastSeen) <= c.offlineAfter() {
-		return
-	}
-	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, PeerOffline, rec.LastSeen) }); err == nil {
-		c.events.publish(EventPeerChanged, agentID, agentID, PeerOffline)
-	}
 }
 
 // advertisedEndpoint is the address peers should call us back on.

@@ -345,7 +345,7 @@ func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		defer cancel()
 	}
 	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
-		return AskResult{QueryID: id}, peerError(req.To, err)
+		return AskResult{QueryID: id}, c.peerFailed(ctx, req.To, err)
 	}
 	return AskResult{QueryID: id, Result: raw}, nil
 }

@@ -34,7 +34,7 @@ func (c *Core) RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, er
 	id := newID("task-req")
 	var res wire.TaskExecuteResult
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
-		return TaskTicket{RequestID: id}, peerError(req.To, err)
+		return TaskTicket{RequestID: id}, c.peerFailed(ctx, req.To, err)
 	}
 	return TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: mustJSON(res)}, nil
 }
@@ -61,7 +61,7 @@ func (c *Core) callPeer(ctx context.Context, peer, method string, params, result
 		return err
 	}
 	if err := client.Call(ctx, method, params, result); err != nil {
-		return peerError(peer, err)
+		return c.peerFailed(ctx, peer, err)
 	}
 	return nil
 }
