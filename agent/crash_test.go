@@ -143,18 +143,27 @@ func startChild(t *testing.T, dir string) *exec.Cmd {
 	return cmd
 }
 
+// auditedQueryIDs pages through every aoi.query audit row (the store
+// returns at most 1000 per call; a fast machine acknowledges more).
 func auditedQueryIDs(t *testing.T, db *store.DB) map[string]bool {
-	rows, err := db.AuditList(context.Background(), store.AuditQuery{Method: wire.MethodQuery, Limit: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]bool{}
-	for _, r := range rows {
-		var d struct {
-			QueryID string `json:"query_id"`
+	var before int64
+	for range 1000 { // bounded: a million rows
+		rows, err := db.AuditList(context.Background(), store.AuditQuery{Method: wire.MethodQuery, BeforeSeq: before, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if json.Unmarshal(r.Detail, &d) == nil && d.QueryID != "" {
-			out[d.QueryID] = true
+		for _, r := range rows {
+			var d struct {
+				QueryID string `json:"query_id"`
+			}
+			if json.Unmarshal(r.Detail, &d) == nil && d.QueryID != "" {
+				out[d.QueryID] = true
+			}
+			before = r.Seq
+		}
+		if len(rows) < 1000 {
+			break
 		}
 	}
 	return out
