@@ -323,6 +323,12 @@ const (
 	EventAudit             = "audit.appended" // lossy
 	EventFocusChanged      = "focus.changed"
 	EventAttention         = "attention" // something needs the owner: ring the bell
+
+	// A control-socket client (ctlclient) reports losing and regaining
+	// the core on its event stream. These carry Seq 0: the core never
+	// numbers them, and resuming by Seq ignores them.
+	EventCoreDisconnected = "core.disconnected"
+	EventCoreReconnected  = "core.reconnected"
 )
 
 // Event is a change in the core. It carries ids and a one-line summary;

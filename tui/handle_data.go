@@ -46,6 +46,9 @@ func (m *Model) retrySubscribe() tea.Cmd {
 
 // handleEvent records an event and schedules the fetches it calls for.
 func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
+	if cmd, ok := m.handleLink(ev); ok {
+		return cmd
+	}
 	if ev.Seq > m.lastEvent {
 		m.lastEvent = ev.Seq
 	}

@@ -48,6 +48,7 @@ type Model struct {
 
 	lastEvent  int64
 	subscribed bool
+	coreLost   bool // an attached interface lost its aoi serve (conn.go)
 	retries    int
 
 	msgSeq    int64

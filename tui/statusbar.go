@@ -40,5 +40,10 @@ func (m *Model) renderStatusBar() string {
 	rest := " " + strings.Join(parts, " · ")
 	idw := min(ansi.StringWidth(id), m.width/3)
 	id = fit(id, idw)
+	if m.coreLost {
+		lost := " " + coreLostBanner + " "
+		lw := min(ansi.StringWidth(lost), m.width-idw)
+		return st.StatusKey.Render(id) + st.Error.Render(fit(lost, lw)) + st.StatusBar.Render(fit(rest, m.width-idw-lw))
+	}
 	return st.StatusKey.Render(id) + st.StatusBar.Render(fit(rest, m.width-idw))
 }

@@ -2,6 +2,7 @@ package ctlclient
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
@@ -18,7 +19,9 @@ const (
 // Events implements agent.Service with a ctl.events long-poll loop. It
 // resumes from the last sequence number it delivered, keeps trying with
 // back-off while the daemon is away (a restart), and closes the channel
-// when ctx ends.
+// when ctx ends. Losing the daemon and finding it again are delivered as
+// agent.EventCoreDisconnected and agent.EventCoreReconnected (Seq 0), so a
+// front end can say so at once.
 func (c *Client) Events(ctx context.Context, afterSeq int64) (<-chan agent.Event, error) {
 	out := make(chan agent.Event, eventsChanSize)
 	go c.pollLoop(ctx, afterSeq, out)
@@ -29,8 +32,30 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 	defer close(out)
 	backoff := minBackoff
 	knowsLast := false // the daemon reports last_seq
+	connected := true  // Dial found the daemon
+	link := func(kind, summary string) bool {
+		select {
+		case out <- agent.Event{Kind: kind, Time: time.Now(), Summary: summary}:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for ctx.Err() == nil {
 		res, err := c.poll(ctx, cursor)
+		var gone *NoDaemonError
+		if err != nil && connected && errors.As(err, &gone) && ctx.Err() == nil {
+			connected = false
+			if !link(agent.EventCoreDisconnected, "lost the aoi for "+c.dataDir+"; retrying") {
+				return
+			}
+		}
+		if err == nil && !connected {
+			connected = true
+			if !link(agent.EventCoreReconnected, "reconnected to the aoi for "+c.dataDir) {
+				return
+			}
+		}
 		if err != nil {
 			if !knowsLast {
 				// The daemon may be restarting and will number from 1

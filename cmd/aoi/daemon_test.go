@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
+)
+
+// TestAttachedClientFollowsDaemonRestart: a front end attached to a real
+// `aoi serve` learns at once that the daemon died (kill -9), finds it again
+// when it is restarted on the stale socket, and keeps receiving events.
+func TestAttachedClientFollowsDaemonRestart(t *testing.T) {
+	t.Parallel()
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-suzuki")
+	first := startServeProc(t, bin, dir)
+	first.waitServing(t, dir)
+
+	c, err := ctlclient.Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, _ := c.Events(ctx, 0)
+	focusUntilEvent(t, bin, dir, events)
+
+	first.signal(t, syscall.SIGKILL)
+	if !first.exited(10 * time.Second) {
+		t.Fatal("aoi serve survived SIGKILL")
+	}
+	nextEvent(t, events, 5*time.Second, agent.EventCoreDisconnected)
+	if _, err := os.Stat(agent.SocketPath(dir)); err != nil {
+		t.Fatalf("kill -9 should leave the socket file behind for this test to mean anything: %v", err)
+	}
+
+	second := startServeProc(t, bin, dir)
+	second.waitServing(t, dir)
+	nextEvent(t, events, 15*time.Second, agent.EventCoreReconnected)
+	focusUntilEvent(t, bin, dir, events)
+}
+
+// TestStaleSocketAfterKillNine: the interface started after a daemon was
+// killed with SIGKILL starts its own core on the stale socket instead of
+// failing or attaching to nothing.
+func TestStaleSocketAfterKillNine(t *testing.T) {
+	t.Parallel()
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-suzuki")
+	daemon := startServeProc(t, bin, dir)
+	daemon.waitServing(t, dir)
+	daemon.signal(t, syscall.SIGKILL)
+	if !daemon.exited(10 * time.Second) {
+		t.Fatal("aoi serve survived SIGKILL")
+	}
+	if _, err := ctlclient.Dial(dir); err == nil {
+		t.Fatal("a killed daemon still answers")
+	}
+
+	ui := startInterface(t, bin, dir)
+	st := ui.waitServing(t, dir)
+	ui.waitFor(t, 30*time.Second, "first frame", func() bool { return ui.screenHas("eng-suzuki") })
+	if st.StartedAt.IsZero() {
+		t.Fatalf("status = %+v", st)
+	}
+	ui.signal(t, syscall.SIGTERM)
+	if !ui.exited(exitBound) {
+		t.Fatal("the interface did not stop on SIGTERM")
+	}
+	released(t, dir, st.ListenAddr)
+}
+
+// focusUntilEvent turns focus on through the CLI until a focus.changed
+// event with a core sequence number arrives (the first long poll may reach
+// the core after the first change).
+func focusUntilEvent(t *testing.T, bin, dir string, events <-chan agent.Event) {
+	t.Helper()
+	for range 20 {
+		if out, err := exec.Command(bin, "--data-dir", dir, "focus", "on").CombinedOutput(); err != nil {
+			t.Fatalf("aoi focus on: %v\n%s", err, out)
+		}
+		select {
+		case ev := <-events:
+			if ev.Kind != agent.EventFocusChanged || ev.Seq <= 0 {
+				t.Fatalf("event %+v, want %s with a sequence number", ev, agent.EventFocusChanged)
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	t.Fatal("no focus.changed event")
+}
+
+// nextEvent waits up to d for the next event and checks its kind.
+func nextEvent(t *testing.T, events <-chan agent.Event, d time.Duration, kind string) {
+	t.Helper()
+	select {
+	case ev, ok := <-events:
+		if !ok {
+			t.Fatal(errors.New("event stream closed"))
+		}
+		if ev.Kind != kind || ev.Seq != 0 {
+			t.Fatalf("event %+v, want %s (Seq 0)", ev, kind)
+		}
+	case <-time.After(d):
+		t.Fatalf("no %s within %v", kind, d)
+	}
+}

@@ -1,0 +1,33 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// TestCoreLostBanner: when the control-socket client reports the core gone,
+// the status bar says so at once; when it is back the banner goes and
+// everything is fetched again.
+func TestCoreLostBanner(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	if strings.Contains(screen(m), coreLostBanner) {
+		t.Fatal("banner shown while connected")
+	}
+	pump(t, m, func() tea.Msg { return eventMsg{ev: agent.Event{Kind: agent.EventCoreDisconnected}} })
+	lines := strings.Split(screen(m), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, coreLostBanner) {
+		t.Fatalf("status bar lacks the banner:\n%s", screen(m))
+	}
+	svc.status.Focus = true // changed while we were away
+	pump(t, m, func() tea.Msg { return eventMsg{ev: agent.Event{Kind: agent.EventCoreReconnected}} })
+	m.flushing = false
+	pump(t, m, func() tea.Msg { return flushMsg{} })
+	frame := screen(m)
+	if strings.Contains(frame, coreLostBanner) || !strings.Contains(frame, "core reconnected") || !strings.Contains(frame, "focus ON") {
+		t.Errorf("after reconnecting: banner gone, notice shown, state refetched; got:\n%s", frame)
+	}
+}
