@@ -112,4 +112,9 @@ keys q
 poll test -f "$T/eng.rc" || fail "q did not quit the interface"
 [ "$(cat "$T/eng.rc")" = 0 ] || fail "the interface exited with status $(cat "$T/eng.rc")"
 
+# Signals (process life): test/e2e/tui_signals.sh.
+# shellcheck source=tui_signals.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tui_signals.sh"
+run_signal_checks
+
 echo "tui.sh: ok (query shown in the interface, answered from the text area, received by the PM, audit chain verified)"
