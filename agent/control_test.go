@@ -248,7 +248,16 @@ func TestEventsResumeBySeqAndSurviveRestart(t *testing.T) {
 	serveControl(t, dir, d2)
 	waitFor(t, func() bool { return d2.subscribers() > 0 })
 	d2.publish(agent.EventTaskState, "t1")
-	if ev := recv(t, events); ev.Seq != 1 || ev.ID != "t1" {
+	// The client may have seen the daemon gone (a poll failed) before it
+	// came back; if so it says so, and says it is back before new events.
+	ev := recv(t, events)
+	if ev.Kind == agent.EventCoreDisconnected {
+		if ev = recv(t, events); ev.Kind != agent.EventCoreReconnected {
+			t.Fatalf("after core.disconnected: got %+v, want core.reconnected", ev)
+		}
+		ev = recv(t, events)
+	}
+	if ev.Seq != 1 || ev.ID != "t1" {
 		t.Fatalf("after restart: got %+v, want seq 1 t1", ev)
 	}
 
