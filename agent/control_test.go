@@ -32,11 +32,13 @@ func serveControl(t *testing.T, dataDir string, svc agent.Service) (stop func())
 	done := make(chan struct{})
 	go func() { defer close(done); hs.Serve(ln) }()
 	var once sync.Once
+	// stop ends the server the way a daemon's exit does: every
+	// connection closes, including a long poll in flight (a graceful
+	// Shutdown would leave that poll waiting out its 20 s on the old
+	// server).
 	stop = func() {
 		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			hs.Shutdown(ctx)
+			hs.Close()
 			<-done
 		})
 	}
