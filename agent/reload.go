@@ -84,6 +84,9 @@ var restartOnly = []string{
 // counts and names, other settings as "path old → new".
 func configChanges(old, cfg *config.Config) (changes, restart []string) {
 	changes = append([]string{}, collectionChanges(old, cfg)...)
+	if !reflect.DeepEqual(old.Secretary.Redaction, cfg.Secretary.Redaction) { // the redactor is built once
+		restart = append(restart, fmt.Sprintf("redaction: %d patterns → %d", len(old.Secretary.Redaction.Patterns), len(cfg.Secretary.Redaction.Patterns)))
+	}
 	a, b := flatten(old), flatten(cfg)
 	for _, path := range sortedUnion(a, b) {
 		if reflect.DeepEqual(a[path], b[path]) {
@@ -92,6 +95,9 @@ func configChanges(old, cfg *config.Config) (changes, restart []string) {
 		line := path + " changed"
 		if !secretPath(path) {
 			line = fmt.Sprintf("%s %s → %s", path, shown(a[path]), shown(b[path]))
+		}
+		if strings.HasPrefix(path, "ui.") {
+			line += " (reopen the interface to apply)"
 		}
 		if slices.ContainsFunc(restartOnly, func(p string) bool { return path == p || strings.HasPrefix(path, p+".") }) {
 			restart = append(restart, line)
@@ -115,9 +121,6 @@ func collectionChanges(old, cfg *config.Config) []string {
 	out = appendDiff(out, "contexts", ids(old.Contexts, ctxID), ids(cfg.Contexts, ctxID), nil)
 	peerID := func(p config.Peer) string { return p.AgentID }
 	out = appendDiff(out, "peers", ids(old.Peers, peerID), ids(cfg.Peers, peerID), nil)
-	if !reflect.DeepEqual(old.Secretary.Redaction, cfg.Secretary.Redaction) {
-		out = append(out, fmt.Sprintf("redaction: %d patterns → %d", len(old.Secretary.Redaction.Patterns), len(cfg.Secretary.Redaction.Patterns)))
-	}
 	if !reflect.DeepEqual(old.UI.Keys, cfg.UI.Keys) {
 		out = append(out, "ui.keys changed (reopen the interface to apply)")
 	}

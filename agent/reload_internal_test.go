@@ -19,6 +19,7 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 	cur.Secretary.InterruptControl.AutoRespondThreshold = 0.7
 	cur.Secretary.LLM.APIKey = "sk-very-secret"
 	cur.Network.ListenAddr = "127.0.0.1:9999"
+	cur.UI.Theme = "light"
 
 	changes, restart := configChanges(old, cur)
 	all := strings.Join(changes, "\n")
@@ -27,6 +28,7 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 		"tasks: +docs ~test -lint",
 		"secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
 		"secretary.llm.api_key changed",
+		`ui.theme "auto" → "light" (reopen the interface to apply)`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("changes lack %q:\n%s", want, all)
@@ -44,5 +46,17 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 	rep := ReloadReport{Changes: changes[:1], Restart: restart}
 	if got := rep.String(); !strings.HasPrefix(got, "config reloaded: acl: 1 rules → 2; restart aoi to apply: network.listen_addr") {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestRedactionChangeNeedsRestart: the redactor is built once, so a new
+// pattern is reported as needing a restart, not as applied.
+func TestRedactionChangeNeedsRestart(t *testing.T) {
+	old := config.Default("eng", "engineer", "me")
+	cur := config.Default("eng", "engineer", "me")
+	cur.Secretary.Redaction.Patterns = []config.RedactionPattern{{ID: "ticket", Regex: "TICKET-[0-9]+"}}
+	changes, restart := configChanges(old, cur)
+	if len(changes) != 0 || !reflect.DeepEqual(restart, []string{"redaction: 0 patterns → 1"}) {
+		t.Errorf("changes %q, restart %q", changes, restart)
 	}
 }

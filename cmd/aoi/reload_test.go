@@ -64,6 +64,13 @@ func TestServeReloadsOnHangup(t *testing.T) {
 		t.Fatalf("the refused config must leave the deny rule in force: %v\n%s", err, out)
 	}
 
+	// Identity does not change by reload.
+	writeFile(t, cfgPath, strings.Replace(good, `"id": "eng-suzuki"`, `"id": "eng-sato"`, 1))
+	out, err = exec.Command(bin, "--data-dir", eng, "reload").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "agent.id changed from eng-suzuki to eng-sato") {
+		t.Errorf("aoi reload with another agent.id: %v\n%s", err, out)
+	}
+
 	// Back to the original: `aoi reload` reports the change, the PM is let in.
 	writeFile(t, cfgPath, good)
 	out, err = exec.Command(bin, "--data-dir", eng, "reload").CombinedOutput()
