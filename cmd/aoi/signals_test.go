@@ -14,6 +14,10 @@ const exitBound = 15 * time.Second
 // ten seconds (the hang the issue describes needed a while), then ends it
 // the way a desktop does: SIGTERM, SIGHUP, or the terminal closing. The
 // process must exit promptly and leave the port and the socket free.
+//
+// The SIGTERM hang was a race inside Bubble Tea (its signal goroutine
+// against the stopped event loop), hit in about one run in four; three
+// SIGTERM runs in parallel make a regression show most of the time.
 func TestInterfaceEndsOnSignal(t *testing.T) {
 	bin := buildAOI(t)
 	for _, c := range []struct {
@@ -22,6 +26,8 @@ func TestInterfaceEndsOnSignal(t *testing.T) {
 		wantCode int // -2: any
 	}{
 		{"SIGTERM", func(t *testing.T, p *proc) { p.signal(t, syscall.SIGTERM) }, 0},
+		{"SIGTERM again", func(t *testing.T, p *proc) { p.signal(t, syscall.SIGTERM) }, 0},
+		{"SIGTERM a third time", func(t *testing.T, p *proc) { p.signal(t, syscall.SIGTERM) }, 0},
 		{"SIGHUP", func(t *testing.T, p *proc) { p.signal(t, syscall.SIGHUP) }, 0},
 		{"terminal closed", func(t *testing.T, p *proc) { p.pty.Close() }, -2},
 	} {
