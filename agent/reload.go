@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/aoi-protocol/aoi/config"
@@ -114,7 +114,7 @@ func collectionChanges(old, cfg *config.Config) []string {
 	if !reflect.DeepEqual(old.ACL.Rules, cfg.ACL.Rules) {
 		out = append(out, fmt.Sprintf("acl: %d rules → %d", len(old.ACL.Rules), len(cfg.ACL.Rules)))
 	}
-	out = appendDiff(out, "tasks", keysOf(old.Tasks), keysOf(cfg.Tasks), func(k string) bool {
+	out = appendDiff(out, "tasks", slices.Sorted(maps.Keys(old.Tasks)), slices.Sorted(maps.Keys(cfg.Tasks)), func(k string) bool {
 		return reflect.DeepEqual(old.Tasks[k], cfg.Tasks[k])
 	})
 	ctxID := func(x config.Context) string { return x.Identifier }
@@ -148,15 +148,6 @@ func appendDiff(out []string, name string, old, cur []string, same func(string) 
 		return out
 	}
 	return append(out, name+": "+strings.Join(parts, " "))
-}
-
-func keysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func ids[T any](xs []T, id func(T) string) []string {
@@ -195,14 +186,9 @@ func flatten(cfg *config.Config) map[string]any {
 }
 
 func sortedUnion(a, b map[string]any) []string {
-	set := map[string]bool{}
-	for k := range a {
-		set[k] = true
-	}
-	for k := range b {
-		set[k] = true
-	}
-	return keysOf(set)
+	all := maps.Clone(a)
+	maps.Copy(all, b)
+	return slices.Sorted(maps.Keys(all))
 }
 
 // secretPath reports whether a setting holds a credential, whose values

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +31,7 @@ func TestAttachedClientFollowsDaemonRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	events, _ := c.Events(ctx, 0)
-	focusUntilEvent(t, bin, dir, events)
+	expectFocusEvent(t, dir, events)
 
 	first.signal(t, syscall.SIGKILL)
 	if !first.exited(10 * time.Second) {
@@ -46,7 +45,7 @@ func TestAttachedClientFollowsDaemonRestart(t *testing.T) {
 	second := startServeProc(t, bin, dir)
 	second.waitServing(t, dir)
 	nextEvent(t, events, 15*time.Second, agent.EventCoreReconnected)
-	focusUntilEvent(t, bin, dir, events)
+	expectFocusEvent(t, dir, events)
 }
 
 // TestStaleSocketAfterKillNine: the interface started after a daemon was
@@ -78,27 +77,6 @@ func TestStaleSocketAfterKillNine(t *testing.T) {
 		t.Fatal("the interface did not stop on SIGTERM")
 	}
 	released(t, dir, st.ListenAddr)
-}
-
-// focusUntilEvent turns focus on through the CLI until a focus.changed
-// event with a core sequence number arrives (the first long poll may reach
-// the core after the first change).
-func focusUntilEvent(t *testing.T, bin, dir string, events <-chan agent.Event) {
-	t.Helper()
-	for range 20 {
-		if out, err := exec.Command(bin, "--data-dir", dir, "focus", "on").CombinedOutput(); err != nil {
-			t.Fatalf("aoi focus on: %v\n%s", err, out)
-		}
-		select {
-		case ev := <-events:
-			if ev.Kind != agent.EventFocusChanged || ev.Seq <= 0 {
-				t.Fatalf("event %+v, want %s with a sequence number", ev, agent.EventFocusChanged)
-			}
-			return
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-	t.Fatal("no focus.changed event")
 }
 
 // nextEvent waits up to d for the next event and checks its kind.
