@@ -96,9 +96,6 @@ func configChanges(old, cfg *config.Config) (changes, restart []string) {
 		if !secretPath(path) {
 			line = fmt.Sprintf("%s %s → %s", path, shown(a[path]), shown(b[path]))
 		}
-		if strings.HasPrefix(path, "ui.") {
-			line += " (reopen the interface to apply)"
-		}
 		if slices.ContainsFunc(restartOnly, func(p string) bool { return path == p || strings.HasPrefix(path, p+".") }) {
 			restart = append(restart, line)
 			continue
@@ -122,7 +119,7 @@ func collectionChanges(old, cfg *config.Config) []string {
 	peerID := func(p config.Peer) string { return p.AgentID }
 	out = appendDiff(out, "peers", ids(old.Peers, peerID), ids(cfg.Peers, peerID), nil)
 	if !reflect.DeepEqual(old.UI.Keys, cfg.UI.Keys) {
-		out = append(out, "ui.keys changed (reopen the interface to apply)")
+		out = append(out, "ui.keys changed")
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 		"tasks: +docs ~test -lint",
 		"secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
 		"secretary.llm.api_key changed",
-		`ui.theme "auto" → "light" (reopen the interface to apply)`,
+		`ui.theme "auto" → "light"`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("changes lack %q:\n%s", want, all)

@@ -56,6 +56,9 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 	if ev.Kind == agent.EventAttention {
 		cmds = append(cmds, m.attention(ev))
 	}
+	if ev.Kind == agent.EventConfigReloaded {
+		cmds = append(cmds, m.reloadUI())
+	}
 	cmds = append(cmds, m.markDirty(dirtyFor(ev.Kind)))
 	return tea.Batch(cmds...)
 }
@@ -108,6 +111,8 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.handleAsked(msg), true
 	case taskRequestedMsg:
 		m.handleTaskRequested(msg)
+	case uiReloadedMsg:
+		m.applyUI(msg)
 	default:
 		return nil, false
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	DarkBackground bool
 	// CallTimeout bounds each call to the service; 0 means 15 seconds.
 	CallTimeout time.Duration
+	// Reload re-reads the settings above from the config after the core
+	// reports a reload (config.reloaded); nil keeps them until restart.
+	// Only KeyMap, Theme, Palette, NoColor, Bell and OSC9 are taken.
+	Reload func() (Options, error)
 }
 
 func (o Options) withDefaults() Options {

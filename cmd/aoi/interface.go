@@ -76,15 +76,21 @@ func answers(ctx context.Context, c *ctlclient.Client) error {
 
 // runTUI shows the interface on svc until the owner quits or ctx ends.
 func (a *app) runTUI(ctx context.Context, svc agent.Service) error {
+	opts, err := a.loadTUIOptions()
+	if err != nil {
+		return err
+	}
+	opts.Reload = a.loadTUIOptions // a config reload re-reads theme and keys too
+	return tui.Run(ctx, svc, opts)
+}
+
+// loadTUIOptions reads the interface's settings from the config.
+func (a *app) loadTUIOptions() (tui.Options, error) {
 	cfg, err := config.Load(a.corePath(a.dataDir()))
 	if err != nil {
-		return err
+		return tui.Options{}, err
 	}
-	opts, err := tuiOptions(cfg.UI, os.Getenv)
-	if err != nil {
-		return err
-	}
-	return tui.Run(ctx, svc, opts)
+	return tuiOptions(cfg.UI, os.Getenv)
 }
 
 // tuiOptions turns the config's ui section into interface options: key
