@@ -6,17 +6,26 @@
 
 tm() { tmux -L "$TMUX_SOCK" "$@"; }
 pane_has() { tm capture-pane -p -t "$1" | grep -qF -- "$2"; }
-pane_dead() { [ "$(tm display -p -t "$1" '#{pane_dead}')" = 1 ]; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 no_core() { ! timeout 5 "$BIN" --data-dir "$1" status >/dev/null 2>&1 && [ ! -e "$1/aoi.sock" ]; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
+# gone PID: the process has exited (a zombie nobody reaped yet counts).
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
-# open_interface SESSION DATA_DIR: the interface as the pane's own process
-# (pane_pid is aoi), kept visible after it exits.
+# open_interface SESSION DATA_DIR TEXT: the interface in a pane, run by a
+# shell that records its exit status in $T/SESSION.rc; waits for TEXT.
 open_interface() {
-	tm new-session -d -s "$1" -x 120 -y 36 "exec env TERM=xterm-256color '$BIN' --data-dir '$2' 2>>'$T/$1.log'"
-	tm set-option -t "$1" remain-on-exit on >/dev/null
+	tm new-session -d -s "$1" -x 120 -y 36 \
+		"TERM=xterm-256color '$BIN' --data-dir '$2' 2>>'$T/$1.log'; echo \$? >'$T/$1.rc'; sleep 30"
 	poll pane_has "$1" "$3" || fail "$1: the interface never drew its status bar"
+}
+
+# aoi_pid SESSION: the pid of the interface, the child of the pane's shell
+# (pgrep -P, else the kernel's list of children).
+aoi_pid() {
+	local pp c
+	pp=$(tm display -p -t "$1" '#{pane_pid}')
+	pgrep -P "$pp" 2>/dev/null && return 0
+	read -r c _ <"/proc/$pp/task/$pp/children" && [ -n "$c" ] && echo "$c"
 }
 
 # The interface ends on SIGTERM with status 0, port and socket released.
@@ -26,9 +35,11 @@ check_interface_sigterm() {
 	poll aoi --data-dir "$ENG" status || fail "sigterm: the interface's core never answered"
 	tm send-keys -t sigterm ":" && tm send-keys -t sigterm -l "reload" && tm send-keys -t sigterm Enter
 	poll pane_has sigterm "config reloaded: no changes" || fail ":reload did not report on the config"
-	kill -TERM "$(tm display -p -t sigterm '#{pane_pid}')"
-	poll pane_dead sigterm || fail "the interface still runs 15 s after SIGTERM"
-	[ "$(tm display -p -t sigterm '#{pane_dead_status}')" = 0 ] || fail "the interface exited with status $(tm display -p -t sigterm '#{pane_dead_status}') after SIGTERM"
+	local pid
+	pid=$(aoi_pid sigterm) || fail "sigterm: no interface process in the pane"
+	kill -TERM "$pid"
+	poll test -f "$T/sigterm.rc" || fail "the interface still runs 15 s after SIGTERM"
+	[ "$(cat "$T/sigterm.rc")" = 0 ] || fail "the interface exited with status $(cat "$T/sigterm.rc") after SIGTERM"
 	poll port_free "$ENG_PORT" || fail "port $ENG_PORT still held after SIGTERM"
 	poll no_core "$ENG" || fail "the control socket survived SIGTERM"
 	tm kill-session -t sigterm
@@ -38,7 +49,7 @@ check_interface_sigterm() {
 check_interface_pane_closed() {
 	open_interface hangup "$ENG" eng-suzuki
 	local pid
-	pid=$(tm display -p -t hangup '#{pane_pid}')
+	pid=$(aoi_pid hangup) || fail "hangup: no interface process in the pane"
 	tm kill-pane -t hangup
 	poll gone "$pid" || fail "the interface still runs 15 s after its pane closed"
 	poll port_free "$ENG_PORT" || fail "port $ENG_PORT still held after the pane closed"
