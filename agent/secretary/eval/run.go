@@ -52,7 +52,9 @@ func Run(ctx context.Context, c *Corpus, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	// Dates are set relative to the hour, so runs within one hour rebuild
+	// identical histories (same SHAs in the report).
+	now := time.Now().Truncate(time.Hour)
 	sec := newSecrets(rand.New(rand.NewPCG(o.Seed, 14)))
 	planted := map[string]*Planted{}
 	for _, spec := range c.Repos {
