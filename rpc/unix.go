@@ -98,6 +98,10 @@ func alreadyRunning(path, pid string) error {
 	return fmt.Errorf("another aoi is already running for this data dir (pid %s, socket %s): use it (run `aoi` to attach, or the CLI commands), or stop it first", pid, path)
 }
 
+// SocketPID is the pid of the process serving the Unix socket at path, or
+// "?" when nothing answers or the platform cannot tell.
+func SocketPID(path string) string { return livePID(path) }
+
 // livePID asks the socket at path who serves it ("?" if unknown).
 func livePID(path string) string {
 	conn, err := net.DialTimeout("unix", path, time.Second)

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -92,5 +95,38 @@ func nextEvent(t *testing.T, events <-chan agent.Event, d time.Duration, kind st
 		}
 	case <-time.After(d):
 		t.Fatalf("no %s within %v", kind, d)
+	}
+}
+
+// TestInterfaceRefusesADaemonThatDoesNotAnswer: something accepts on the
+// control socket but never answers (an orphan stuck shutting down). The
+// interface says so within its attach timeout instead of attaching to it.
+func TestInterfaceRefusesADaemonThatDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	dir := shortDir(t)
+	ln, err := net.Listen("unix", agent.SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and hold every connection, answer nothing
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	r := runAOI(t, "--data-dir", dir)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "did not answer") ||
+		!strings.Contains(r.stderr, fmt.Sprintf("(pid %d)", os.Getpid())) {
+		t.Fatalf("exit %d, stderr %q; want a refusal naming the silent aoi", r.code, r.stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/keymap"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/themes"
 	"github.com/aoi-protocol/aoi/tui"
 )
@@ -31,7 +32,10 @@ func (a *app) runInterface(ctx context.Context) error {
 		}
 		var gone *ctlclient.NoDaemonError
 		if !errors.As(err, &gone) {
-			return fmt.Errorf("an aoi is running for data dir %s but does not answer (%v); stop it and run aoi again", dir, err)
+			sock := agent.SocketPath(dir)
+			pid := rpc.SocketPID(sock)
+			return fmt.Errorf("the aoi on %s (pid %s) accepts connections but did not answer within %v; it may be stuck shutting down: stop it (kill %s) and run aoi again",
+				sock, pid, attachTimeout, pid)
 		}
 		// It was shutting down and is gone now: start our own core.
 	}
