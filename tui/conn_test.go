@@ -19,7 +19,7 @@ func TestCoreLostBanner(t *testing.T) {
 	}
 	pump(t, m, func() tea.Msg { return eventMsg{ev: agent.Event{Kind: agent.EventCoreDisconnected}} })
 	lines := strings.Split(screen(m), "\n")
-	if last := lines[len(lines)-1]; !strings.Contains(last, coreLostBanner) {
+	if last := lines[len(lines)-1]; !strings.Contains(last, coreLostBanner) || !strings.Contains(last, "peers unknown") || strings.Contains(last, " online") {
 		t.Fatalf("status bar lacks the banner:\n%s", screen(m))
 	}
 	svc.status.Focus = true // changed while we were away
@@ -27,7 +27,8 @@ func TestCoreLostBanner(t *testing.T) {
 	m.flushing = false
 	pump(t, m, func() tea.Msg { return flushMsg{} })
 	frame := screen(m)
-	if strings.Contains(frame, coreLostBanner) || !strings.Contains(frame, "core reconnected") || !strings.Contains(frame, "focus ON") {
+	if strings.Contains(frame, coreLostBanner) || !strings.Contains(frame, "core reconnected") || !strings.Contains(frame, "focus ON") ||
+		!strings.Contains(frame, "2 online") {
 		t.Errorf("after reconnecting: banner gone, notice shown, state refetched; got:\n%s", frame)
 	}
 }

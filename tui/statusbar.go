@@ -31,9 +31,10 @@ func (m *Model) renderStatusBar() string {
 		fmt.Sprintf("buffered %d", s.Buffered),
 		fmt.Sprintf("approvals %d", s.PendingApprov),
 		fmt.Sprintf("msgs %d", s.UnreadMsgs),
-		fmt.Sprintf("%d online", s.PeersOnline),
+		peersOnline(s.PeersOnline, m.coreLost),
 		where,
 	}
+
 	if !m.subscribed {
 		parts = append([]string{"no live updates"}, parts...)
 	}
@@ -46,4 +47,13 @@ func (m *Model) renderStatusBar() string {
 		return st.StatusKey.Render(id) + st.Error.Render(fit(lost, lw)) + st.StatusBar.Render(fit(rest, m.width-idw-lw))
 	}
 	return st.StatusKey.Render(id) + st.StatusBar.Render(fit(rest, m.width-idw))
+}
+
+// peersOnline is the peer count, or that it is unknown while the core is
+// unreachable (the last count would claim peers online that may be gone).
+func peersOnline(n int, coreLost bool) string {
+	if coreLost {
+		return "peers unknown"
+	}
+	return fmt.Sprintf("%d online", n)
 }
