@@ -43,6 +43,9 @@ func newPeerClients(c *Core) *peerClients { return &peerClients{c: c, m: map[str
 
 // client returns the client for a registered peer, or a clear error.
 func (pc *peerClients) client(ctx context.Context, agentID string) (*rpc.Client, error) {
+	if err := pc.c.checkPeerID(agentID); err != nil {
+		return nil, err
+	}
 	rec, found, err := pc.c.db.Peer(ctx, agentID)
 	if err != nil {
 		return nil, err
@@ -252,4 +255,16 @@ func (c *Core) heartbeatLoop(ctx context.Context) {
 		case <-time.After(interval):
 		}
 	}
+}
+
+// checkPeerID refuses an id no peer can have without repeating it (it may
+// hold control characters or a path), and a call to this agent itself.
+func (c *Core) checkPeerID(agentID string) error {
+	if !wire.ValidAgentID(agentID) {
+		return errors.New("that is not a valid agent id (lower-case letters, digits, '.', '_' or '-', at most 63 characters); list the agents you can reach with `aoi discover`")
+	}
+	if agentID == c.selfID() {
+		return fmt.Errorf("%s is this agent itself; send it to a colleague's agent instead (list them with `aoi discover`)", agentID)
+	}
+	return nil
 }

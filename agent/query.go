@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -13,7 +14,8 @@ import (
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// maxQueryText bounds a query's text; the body limit bounds the rest.
+// maxQueryText bounds a query's text in characters (runes, as the MCP
+// schema counts them); the body limit bounds the rest.
 const maxQueryText = 8 << 10
 
 // Interrupt decisions (seed 002 §2.3.3).
@@ -99,8 +101,8 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 	switch {
 	case p.Query == "":
 		return p, rpc.InvalidParams("params.query is empty; ask a question in words")
-	case len(p.Query) > maxQueryText:
-		return p, rpc.InvalidParams("params.query is %d bytes; the limit is %d", len(p.Query), maxQueryText)
+	case utf8.RuneCountInString(p.Query) > maxQueryText:
+		return p, rpc.InvalidParams("params.query is %d characters; the limit is %d", utf8.RuneCountInString(p.Query), maxQueryText)
 	}
 	if p.Priority == "" {
 		p.Priority = wire.PriorityNormal

@@ -45,7 +45,8 @@ func (c *Core) RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task,
 	if err := c.callPeer(ctx, peer, wire.MethodTaskStatus, wire.TaskRef{From: c.selfID(), TaskID: taskID}, &res); err != nil {
 		return Task{}, err
 	}
-	return Task{ID: res.TaskID, Requester: c.selfID(), State: res.Status, Output: res.Output, Error: res.Error}, nil
+	return Task{ID: res.TaskID, Requester: c.selfID(), Type: res.TaskType, State: res.Status, Output: res.Output,
+		Error: res.Error, CreatedAt: res.CreatedAt, UpdatedAt: res.UpdatedAt}, nil
 }
 
 // CancelRemoteTask asks a peer to cancel a task it runs for us.

@@ -187,7 +187,8 @@ func (c *Core) handleTaskStatus(ctx context.Context, call *rpc.Call) (any, error
 	if err != nil {
 		return nil, taskError(err)
 	}
-	return wire.TaskExecuteResult{TaskID: t.ID, Status: t.State, Output: t.Output, Error: t.Error}, nil
+	return wire.TaskExecuteResult{TaskID: t.ID, Status: t.State, Output: t.Output, Error: t.Error,
+		TaskType: t.TaskType, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}, nil
 }
 
 // handleTaskCancel cancels a task for the agent that asked for it.

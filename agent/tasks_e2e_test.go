@@ -87,6 +87,9 @@ func TestTaskApprovedRunsInWorktreeAndNotifies(t *testing.T) {
 	if err != nil || st.State != agent.TaskCompleted {
 		t.Fatalf("remote status = %+v, %v", st, err)
 	}
+	if st.Type != "branch" || st.CreatedAt.IsZero() || st.UpdatedAt.Before(st.CreatedAt) {
+		t.Fatalf("remote status = %+v, want task_type branch and its created/updated times", st)
+	}
 }
 
 func TestTaskRejectedAndInjectionRefused(t *testing.T) {

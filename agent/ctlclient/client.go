@@ -53,12 +53,21 @@ func (e *NoDaemonError) Unwrap() error { return e.Err }
 // Dial connects to the aoi running for dataDir. If none answers it returns
 // a *NoDaemonError saying how to start one.
 func Dial(dataDir string) (*Client, error) {
-	socket := agent.SocketPath(dataDir)
-	conn, err := net.DialTimeout("unix", socket, dialTimeout)
+	c := Open(dataDir)
+	conn, err := net.DialTimeout("unix", c.socket, dialTimeout)
 	if err != nil {
-		return nil, &NoDaemonError{DataDir: dataDir, Socket: socket, Err: err}
+		return nil, &NoDaemonError{DataDir: dataDir, Socket: c.socket, Err: err}
 	}
 	conn.Close()
+	return c, nil
+}
+
+// Open returns a client for dataDir's control socket without checking that
+// an aoi answers there: each call fails with a *NoDaemonError until one
+// does. `aoi mcp` uses it so the assistant's session starts (and hears how
+// to start aoi) even before the core is up.
+func Open(dataDir string) *Client {
+	socket := agent.SocketPath(dataDir)
 	hc := rpc.UnixHTTPClient(socket)
 	return &Client{
 		dataDir: dataDir,
@@ -70,7 +79,7 @@ func Dial(dataDir string) (*Client, error) {
 		rpc: rpc.NewClient(rpc.ControlURL, hc, rpc.ClientOptions{
 			Timeout: 24 * time.Hour, MaxAttempts: 1, Peer: "the local aoi",
 		}),
-	}, nil
+	}
 }
 
 // Close releases idle connections.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 // args reads a tool call's arguments with the same bounds the input schema
@@ -44,7 +46,8 @@ func (a *args) fail(format string, v ...any) {
 	}
 }
 
-// str returns a trimmed string argument of at most max bytes.
+// str returns a trimmed string argument of at most max characters (runes,
+// as the schema's maxLength counts them).
 func (a *args) str(key string, required bool, max int) string {
 	v, ok := a.m[key]
 	if !ok || v == nil {
@@ -62,8 +65,8 @@ func (a *args) str(key string, required bool, max int) string {
 	switch {
 	case !utf8.ValidString(s):
 		a.fail("%q is not valid UTF-8 text", key)
-	case len(s) > max:
-		a.fail("%q is %d bytes; shorten it to at most %d", key, len(s), max)
+	case utf8.RuneCountInString(s) > max:
+		a.fail("%q is %d characters; shorten it to at most %d", key, utf8.RuneCountInString(s), max)
 	case required && s == "":
 		a.fail("%q is empty; give a value", key)
 	}
@@ -85,7 +88,7 @@ func (a *args) oneOf(key string, allowed ...string) string {
 	return ""
 }
 
-// strs returns a list of strings, each at most maxLen bytes.
+// strs returns a list of strings, each at most maxLen characters.
 func (a *args) strs(key string, maxItems, maxLen int) []string {
 	v, ok := a.m[key]
 	if !ok || v == nil {
@@ -108,8 +111,8 @@ func (a *args) strs(key string, maxItems, maxLen int) []string {
 			return nil
 		}
 		s = strings.TrimSpace(s)
-		if s == "" || len(s) > maxLen || !utf8.ValidString(s) {
-			a.fail("%q[%d] must be non-empty text of at most %d bytes", key, i, maxLen)
+		if s == "" || utf8.RuneCountInString(s) > maxLen || !utf8.ValidString(s) {
+			a.fail("%q[%d] must be non-empty text of at most %d characters", key, i, maxLen)
 			return nil
 		}
 		out = append(out, s)
@@ -176,4 +179,29 @@ func typeName(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// agentID returns an agent id argument; a malformed one is refused without
+// repeating it (it may hold control characters or a path).
+func (a *args) agentID(key string, required bool) string {
+	s := a.str(key, required, maxID)
+	if s != "" && !wire.ValidAgentID(s) {
+		a.fail("%q is not an agent id (lower-case letters, digits, '.', '_' or '-', at most 63 characters); list ids with aoi_discover", key)
+		return ""
+	}
+	return s
+}
+
+// id returns a query, task or thread id argument: letters, digits and
+// . _ : - only; anything else is refused without repeating it.
+func (a *args) id(key string, required bool) string {
+	s := a.str(key, required, maxID)
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' && i > 0 || ch == '_' || ch == ':' || ch == '-') {
+			a.fail("%q must be an id of letters, digits, '.', '_', ':' or '-' (as aoi returned it)", key)
+			return ""
+		}
+	}
+	return s
 }

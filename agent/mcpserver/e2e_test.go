@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -240,17 +239,46 @@ func checkMirrorTools(t *testing.T, c *client.Client) {
 	}
 }
 
+// TestAoiMCPWithoutCore: `aoi mcp` completes the handshake with no aoi
+// running, answers each tool call with an error naming the command that
+// starts it, and works as soon as the core is up.
 func TestAoiMCPWithoutCore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	cmd := exec.Command(needBinary(t), "mcp", "--data-dir", dir)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if code := cmd.ProcessState.ExitCode(); code != 1 || err == nil {
-		t.Fatalf("exit code %d (%v), want 1", code, err)
+	c := launch(t, dir)
+	text, isErr := call(t, c, mcpserver.ToolDiscover, map[string]any{})
+	if want := "aoi serve --data-dir " + dir; !isErr || !strings.Contains(text, want) {
+		t.Fatalf("discover without a core = %q (error %v), want a tool error naming %q", text, isErr, want)
 	}
-	want := "no aoi is running for " + dir + "; start one with `aoi serve` or `aoi`"
-	if !strings.Contains(stderr.String(), want) || stdout.Len() != 0 {
-		t.Fatalf("stderr %q stdout %q, want %q on stderr and nothing on stdout", stderr.String(), stdout.String(), want)
+	core := startCoreIn(t, dir, "eng-late", "engineer")
+	var out struct {
+		Self string `json:"self"`
+	}
+	mustOK(t, c, mcpserver.ToolDiscover, map[string]any{}, &out)
+	if out.Self != core.id {
+		t.Fatalf("discover once the core is up: self = %q, want %q", out.Self, core.id)
+	}
+}
+
+// TestAoiMCPRefusesBadIDsWithoutEchoing: a control character or a path in
+// an id is refused without being repeated, and asking oneself says so.
+func TestAoiMCPRefusesBadIDsWithoutEchoing(t *testing.T) {
+	t.Parallel()
+	eng := startCore(t, "eng-ids", "engineer")
+	c := launch(t, eng.dir)
+	for _, bad := range []string{"../../etc", "eve\x1b[31m", "Eve"} {
+		text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": bad, "query": "status?"})
+		if !isErr || strings.Contains(text, bad) || !strings.Contains(text, "aoi_discover") {
+			t.Errorf("query to %q = %q (error %v), want a refusal that does not repeat the id", bad, text, isErr)
+		}
+	}
+	text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": eng.id, "query": "status?"})
+	if !isErr || !strings.Contains(text, "this agent itself") {
+		t.Errorf("query to oneself = %q (error %v), want it to say so", text, isErr)
+	}
+	long := strings.Repeat("認", 3000) // 9,000 bytes, 3,000 characters: within 8,192
+	text, isErr = call(t, c, mcpserver.ToolQuery, map[string]any{"to": "nobody-here", "query": long})
+	if !isErr || strings.Contains(text, "characters") || !strings.Contains(text, "not a known peer") {
+		t.Errorf("3,000 Japanese characters = %q (error %v), want the length accepted (and the unknown peer refused)", text, isErr)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -65,7 +66,7 @@ func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 func (h *handlers) query(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	a := newArgs(ToolQuery, req.Params.Arguments)
 	ask := agent.AskRequest{
-		To:           a.str("to", true, maxID),
+		To:           a.agentID("to", true),
 		Query:        a.str("query", true, maxQuery),
 		ContextScope: a.strs("scope", maxScope, maxScopeLen),
 		Priority:     a.oneOf("priority", "low", "normal", "high", "critical"),
@@ -91,9 +92,13 @@ func (h *handlers) query(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	}
 	out := queryOutcome(res)
 	if !out.Completed && events != nil {
-		if msg, ok := h.awaitAnswer(waitCtx, events, res.QueryID); ok {
+		msg, ok, gone := h.awaitAnswer(waitCtx, events, res.QueryID)
+		switch {
+		case ok:
 			out.Completed, out.Answer, out.Note = true, msg.Data, ""
 			out.MessageID = msg.Seq
+		case gone:
+			out.Note = "aoi stopped while waiting; once it runs again the answer arrives as a message with related_query_id " + res.QueryID + " (see aoi_check_messages)."
 		}
 	}
 	return jsonResult(out), nil
@@ -121,15 +126,19 @@ func queryOutcome(res agent.AskResult) queryResult {
 	return out
 }
 
-// awaitAnswer waits for the message answering queryID until ctx ends.
-func (h *handlers) awaitAnswer(ctx context.Context, events <-chan agent.Event, queryID string) (agent.Message, bool) {
+// awaitAnswer waits for the message answering queryID until ctx ends or
+// the core goes away (gone).
+func (h *handlers) awaitAnswer(ctx context.Context, events <-chan agent.Event, queryID string) (msg agent.Message, ok, gone bool) {
 	for {
 		select {
 		case <-ctx.Done():
-			return agent.Message{}, false
-		case ev, ok := <-events:
-			if !ok {
-				return agent.Message{}, false
+			return agent.Message{}, false, false
+		case ev, open := <-events:
+			if !open {
+				return agent.Message{}, false, ctx.Err() == nil
+			}
+			if ev.Kind == agent.EventCoreDisconnected {
+				return agent.Message{}, false, true
 			}
 			if ev.Kind != agent.EventMessageReceived {
 				continue
@@ -143,7 +152,7 @@ func (h *handlers) awaitAnswer(ctx context.Context, events <-chan agent.Event, q
 				continue
 			}
 			if msgs[0].RelatedID == queryID {
-				return msgs[0], true
+				return msgs[0], true, false
 			}
 		}
 	}
@@ -181,22 +190,35 @@ func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (
 	for _, m := range msgs {
 		out.LastID = max(out.LastID, m.Seq)
 	}
-	qs, err := h.svc.Queries(ctx, agent.QueryFilter{Limit: 50})
-	if err != nil {
+	if out.Open, err = h.openQuestions(ctx); err != nil {
 		return failed("listing questions", err), nil
-	}
-	for _, q := range qs {
-		if q.State == agent.QueryAnswered || q.State == agent.QueryDeclined {
-			continue
-		}
-		out.Open = append(out.Open, openQuery{ID: q.ID, From: q.From, Text: q.Text, Priority: q.Priority, State: q.State, ReceivedAt: q.ReceivedAt})
 	}
 	return jsonResult(out), nil
 }
 
+// openStates are the query states that still wait for the owner.
+var openStates = []string{agent.QueryEscalated, agent.QueryAwaiting, agent.QueryBuffered}
+
+// openQuestions asks for each open state directly, so a flood of newer
+// auto-answered queries can never push an open one out of the list.
+func (h *handlers) openQuestions(ctx context.Context) ([]openQuery, error) {
+	out := []openQuery{}
+	for _, st := range openStates {
+		qs, err := h.svc.Queries(ctx, agent.QueryFilter{State: st, Limit: maxOpen})
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			out = append(out, openQuery{ID: q.ID, From: q.From, Text: q.Text, Priority: q.Priority, State: q.State, ReceivedAt: q.ReceivedAt})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b openQuery) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
+	return out, nil
+}
+
 func (h *handlers) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	a := newArgs(ToolReply, req.Params.Arguments)
-	id := a.str("query_id", true, maxID)
+	id := a.id("query_id", true)
 	text := a.str("text", true, maxReply)
 	decline := a.boolean("decline")
 	if a.err != nil {
@@ -247,8 +269,8 @@ func (h *handlers) updateProgress(ctx context.Context, req mcp.CallToolRequest) 
 
 func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	a := newArgs(ToolTaskStatus, req.Params.Arguments)
-	peer := a.str("agent", true, maxID)
-	id := a.str("task_id", true, maxID)
+	peer := a.agentID("agent", true)
+	id := a.id("task_id", true)
 	if a.err != nil {
 		return invalid(a.err), nil
 	}
@@ -305,7 +327,7 @@ func sentence(doing string, err error) string {
 	var why string
 	switch {
 	case errors.As(err, &nd):
-		why = fmt.Sprintf("aoi is not running for %s; ask the user to start it with `aoi serve` or `aoi`", nd.DataDir)
+		why = fmt.Sprintf("aoi is not running for data dir %s; ask the user to start it with `aoi serve --data-dir %s` (or `aoi` for the interface), then call again", nd.DataDir, nd.DataDir)
 	case errors.Is(err, context.DeadlineExceeded):
 		why = "it timed out; try again later"
 	case errors.As(err, &re):

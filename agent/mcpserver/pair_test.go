@@ -54,7 +54,12 @@ type testCore struct {
 // every pinned colleague.
 func startCore(t *testing.T, id, role string) *testCore {
 	t.Helper()
-	dir := t.TempDir()
+	return startCoreIn(t, t.TempDir(), id, role)
+}
+
+// startCoreIn is startCore on a given data dir.
+func startCoreIn(t *testing.T, dir, id, role string) *testCore {
+	t.Helper()
 	res, err := agent.Init(agent.InitOptions{DataDir: dir, AgentID: id, Role: role, Owner: id, ListenAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatalf("init %s: %v", id, err)

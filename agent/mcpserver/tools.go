@@ -21,6 +21,7 @@ const (
 	maxLastID   = 1 << 53 // the largest integer JSON numbers carry exactly
 	maxLimit    = 100
 	maxWaitSec  = 120
+	maxOpen     = 200 // open questions listed per state
 )
 
 // Tool names.

@@ -34,6 +34,7 @@ func (s *Secretary) Snapshot(ctx context.Context) (wire.ContextSnapshot, error) 
 		}
 	}
 	var testsSeen bool
+	var rep reportFold
 	for _, e := range evs {
 		m := parseMeta(e.Meta)
 		switch e.Kind {
@@ -62,7 +63,10 @@ func (s *Secretary) Snapshot(ctx context.Context) (wire.ContextSnapshot, error) 
 			if snap.FocusSummary == "" && e.Kind == "prompt" {
 				snap.FocusSummary = strings.TrimPrefix(e.Title, "asked: ")
 			}
+		case KindReport:
+			addActive(rep.add(&snap, e))
 		case KindError:
+			addActive(rep.add(&snap, e))
 			snap.ActiveErrors = append(snap.ActiveErrors, wire.ActiveError{File: e.Key, Message: clipRunes(e.Title, snippetCap), Severity: "error"})
 		case KindTask:
 			if !testsSeen && m.Tests != nil {
@@ -76,6 +80,7 @@ func (s *Secretary) Snapshot(ctx context.Context) (wire.ContextSnapshot, error) 
 			snap.Progress = explicitProgress(e.Kind, e.Title+"\n"+e.Body, m)
 		}
 	}
+	rep.finish(&snap)
 	for _, e := range markers {
 		m := parseMeta(e.Meta)
 		if m.Marker != "FIXME" && m.Marker != "XXX" {

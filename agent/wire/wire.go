@@ -157,6 +157,11 @@ type TaskExecuteResult struct {
 	Message string          `json:"message,omitempty"`
 	Output  json.RawMessage `json:"output,omitempty"`
 	Error   string          `json:"error,omitempty"`
+	// TaskType, CreatedAt and UpdatedAt are filled by aoi.task.status so
+	// the requester sees what it asked for and when it last changed.
+	TaskType  string    `json:"task_type,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
 }
 
 // TaskRef names a task in aoi.task.status / aoi.task.cancel.
@@ -230,4 +235,23 @@ func MajorVersion(v string) string {
 		}
 	}
 	return v
+}
+
+// ValidAgentID reports whether id has the shape of an agent id (the
+// config schema's agentId): lower-case letters, digits, '.', '_' or '-',
+// starting with a letter or digit, at most 63 characters. Anything else is
+// refused without being echoed, so control characters or "../.." never reach
+// advice shown to a person or a model.
+func ValidAgentID(id string) bool {
+	if id == "" || len(id) > 63 || id == "." || id == ".." {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		ch := id[i]
+		alnum := ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9'
+		if !alnum && (i == 0 || ch != '.' && ch != '_' && ch != '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,17 +24,18 @@ func (a *app) mcpCmd() *cobra.Command {
 			"aoi_task_status; resource " + mcpserver.SnapshotURI + ".",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Open, not Dial: the session must start even when aoi is not
+			// running yet, so the assistant hears how to start it (every
+			// tool call says so) instead of "connection closed".
 			dir := a.dataDir()
-			svc, err := ctlclient.Dial(dir)
-			var nd *ctlclient.NoDaemonError
-			if errors.As(err, &nd) {
-				fmt.Fprintf(a.stderr, "aoi mcp: no aoi is running for %s; start one with `aoi serve` or `aoi`\n", dir)
-				return &exitError{code: exitFailure}
-			}
-			if err != nil {
-				return err
-			}
+			svc := ctlclient.Open(dir)
 			defer svc.Close()
+			probe, cancel := context.WithTimeout(cmd.Context(), 2*time.Second)
+			_, err := svc.Status(probe)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(a.stderr, "aoi mcp: %v; serving MCP anyway, tools will say so until it is up\n", err)
+			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			return mcpserver.Serve(cmd.Context(), svc, cmd.InOrStdin(), a.stdout,
 				mcpserver.Options{Version: currentVersion().Version, Logger: logger})

@@ -1,0 +1,58 @@
+package secretary
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// maxReportedTests bounds the tests the assistant's reports add to a snapshot.
+const maxReportedTests = 20
+
+// reportFold folds the coding assistant's reported events (newest first)
+// into a snapshot: test runs into recent tests, the file an event names
+// into active files, and the newest progress summary into focus_summary
+// (it says what the assistant is doing now better than a commit title).
+type reportFold struct {
+	progress string // newest progress summary
+}
+
+// add folds one report and returns the file it names ("" if none).
+func (r *reportFold) add(snap *wire.ContextSnapshot, e store.ContextEvent) string {
+	typ, line, _ := strings.Cut(e.Title, ": ")
+	switch {
+	case typ == "progress":
+		if r.progress == "" {
+			r.progress = clipRunes(strings.TrimSpace(e.Body), snippetCap)
+		}
+	case strings.HasPrefix(typ, "test.") && len(snap.RecentTests) < maxReportedTests:
+		snap.RecentTests = append(snap.RecentTests, wire.TestOutcome{Name: clipRunes(line, 120), Status: testStatus(typ, e.Body)})
+	}
+	return e.Key
+}
+
+// finish puts the newest progress summary in front of the commit title.
+func (r *reportFold) finish(snap *wire.ContextSnapshot) {
+	if r.progress == "" {
+		return
+	}
+	snap.FocusSummary = r.progress
+	if snap.Metadata == nil {
+		snap.Metadata = map[string]any{}
+	}
+	snap.Metadata["progress_summary"] = r.progress
+}
+
+// failedRE finds a failure in a test run's text: go test's FAIL, "3 failed",
+// "2 failures", a panic ("0 failed" is not one).
+var failedRE = regexp.MustCompile(`\bFAIL\b|\b[1-9][0-9]* (?:failed|failures?|errors?)\b|\bpanic:`)
+
+// testStatus reads a reported test run's outcome from its type and text.
+func testStatus(typ, body string) string {
+	if strings.HasSuffix(typ, ".failed") || strings.HasSuffix(typ, ".error") || failedRE.MatchString(body) {
+		return "failed"
+	}
+	return "passed"
+}
