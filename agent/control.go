@@ -24,6 +24,9 @@ const (
 	CtlRelease     = "ctl.release"
 	CtlFocus       = "ctl.focus"
 	CtlMessages    = "ctl.messages"
+	CtlSendMessage = "ctl.send_message"
+	CtlInbox       = "ctl.inbox"
+	CtlCoordTasks  = "ctl.coord_tasks"
 	CtlNote        = "ctl.note"
 	CtlReportEvent = "ctl.report_event"
 	CtlSnapshot    = "ctl.snapshot"
@@ -67,6 +70,10 @@ type (
 	CtlMessagesParams struct {
 		AfterSeq int64 `json:"after_seq"`
 		Limit    int   `json:"limit,omitempty"`
+	}
+	// CtlCoordTaskParams narrows ctl.coord_tasks to one task ("" = all).
+	CtlCoordTaskParams struct {
+		TaskID string `json:"task_id,omitempty"`
 	}
 	// CtlNoteParams is an owner note.
 	CtlNoteParams struct {
@@ -145,6 +152,11 @@ func controlMethods(svc Service) map[string]rpc.Handler {
 		CtlFocus:   action(func(ctx context.Context, p CtlFocusParams) error { return svc.SetFocus(ctx, p.On) }),
 		CtlMessages: method(func(ctx context.Context, p CtlMessagesParams) ([]Message, error) {
 			return svc.Messages(ctx, p.AfterSeq, p.Limit)
+		}),
+		CtlSendMessage: method(svc.SendMessage),
+		CtlInbox:       method(svc.Inbox),
+		CtlCoordTasks: method(func(ctx context.Context, p CtlCoordTaskParams) ([]CoordTask, error) {
+			return svc.CoordTasks(ctx, p.TaskID)
 		}),
 		CtlNote:        action(func(ctx context.Context, p CtlNoteParams) error { return svc.Note(ctx, p.Text) }),
 		CtlReportEvent: action(svc.ReportEvent),

@@ -109,6 +109,13 @@ func roundTripCases() []roundTripCase {
 		{"focus on", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.SetFocus(ctx, true) }, nil, "SetFocus true"},
 		{"focus off", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.SetFocus(ctx, false) }, nil, "SetFocus false"},
 		{"messages", func(ctx context.Context, s agent.Service) (any, error) { return s.Messages(ctx, 41, 3) }, d.messages, "Messages 41 3"},
+		{"send message", func(ctx context.Context, s agent.Service) (any, error) {
+			return s.SendMessage(ctx, agent.SendMessageRequest{To: "eng-suzuki", Type: "task_assign", TaskID: "T-1", Payload: json.RawMessage(`{"description":"auth"}`)})
+		}, d.sent, `SendMessage eng-suzuki task_assign T-1 {"description":"auth"} 0`},
+		{"inbox", func(ctx context.Context, s agent.Service) (any, error) {
+			return s.Inbox(ctx, agent.InboxFilter{AfterSeq: 7, Type: "progress", TaskID: "T-1", Unread: true, Limit: 5, Assistant: true})
+		}, d.inbox, "Inbox 7 progress T-1 true 5 true"},
+		{"coord tasks", func(ctx context.Context, s agent.Service) (any, error) { return s.CoordTasks(ctx, "T-1") }, d.coord, "CoordTasks T-1"},
 		{"note", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Note(ctx, "refresh tokens 75%") }, nil, "Note refresh tokens 75%"},
 		{"report event", func(ctx context.Context, s agent.Service) (any, error) {
 			p := 40
@@ -326,6 +333,9 @@ type serviceDouble struct {
 	approvals    []agent.Approval
 	audit        []agent.AuditEntry
 	verification agent.AuditVerification
+	sent         agent.SentMessage
+	inbox        agent.InboxPage
+	coord        []agent.CoordTask
 
 	mu      sync.Mutex
 	calls   []string
@@ -346,6 +356,10 @@ func newServiceDouble() *serviceDouble {
 		askResult: agent.AskResult{QueryID: "q-1", Result: json.RawMessage(`{"summary":"JWT done","completed":false}`)},
 		queries: []agent.Query{{ID: "q1", From: "pm-tanaka", Text: "進捗は？", Priority: "normal",
 			State: agent.QueryEscalated, Confidence: 0.5, ReceivedAt: at}},
+		sent: agent.SentMessage{ID: "m-1", To: "eng-suzuki", Type: "task_assign", TaskID: "T-1", ThreadID: "m-1", TaskState: "assigned", Note: "sent"},
+		inbox: agent.InboxPage{LastID: 8, More: true, Messages: []agent.Message{{Seq: 8, MessageID: "m-2", From: "eng-suzuki", Event: "progress",
+			Type: "progress", TaskID: "T-1", ThreadID: "m-1", Priority: "normal", Data: json.RawMessage(`{"status":"half"}`), ReceivedAt: at}}},
+		coord: []agent.CoordTask{{TaskID: "T-1", Peer: "eng-suzuki", Side: "requester", State: "in_progress", CreatedAt: at, UpdatedAt: at}},
 		messages: []agent.Message{{Seq: 42, From: "eng-suzuki", Event: "query.completed", RelatedID: "q-1",
 			Data: json.RawMessage(`{"summary":"75%"}`), ReceivedAt: at}},
 		snapshot: json.RawMessage(`{"focus_summary":"auth refresh tokens"}`),
@@ -497,6 +511,15 @@ func (d *serviceDouble) Release(_ context.Context, id string) error { return d.r
 func (d *serviceDouble) SetFocus(_ context.Context, on bool) error  { return d.record("SetFocus", on) }
 func (d *serviceDouble) Messages(_ context.Context, after int64, limit int) ([]agent.Message, error) {
 	return d.messages, d.record("Messages", after, limit)
+}
+func (d *serviceDouble) SendMessage(_ context.Context, r agent.SendMessageRequest) (agent.SentMessage, error) {
+	return d.sent, d.record("SendMessage", r.To, r.Type, r.TaskID, string(r.Payload), r.Forward)
+}
+func (d *serviceDouble) Inbox(_ context.Context, f agent.InboxFilter) (agent.InboxPage, error) {
+	return d.inbox, d.record("Inbox", f.AfterSeq, f.Type, f.TaskID, f.Unread, f.Limit, f.Assistant)
+}
+func (d *serviceDouble) CoordTasks(_ context.Context, id string) ([]agent.CoordTask, error) {
+	return d.coord, d.record("CoordTasks", id)
 }
 func (d *serviceDouble) Note(_ context.Context, text string) error { return d.record("Note", text) }
 func (d *serviceDouble) ReportEvent(_ context.Context, ev agent.ReportedEvent) error {

@@ -65,9 +65,12 @@ type Core struct {
 	redactorOnce sync.Once
 	ext          extensions
 
-	startedAt  time.Time
-	listenAddr atomic.Value  // string
-	obs        observability // metrics (metrics_wiring.go)
+	startedAt time.Time
+	// assistantPoll is when the coding assistant last checked its
+	// messages (unix ns; 0 = never), its heartbeat (messaging.go).
+	assistantPoll atomic.Int64
+	listenAddr    atomic.Value  // string
+	obs           observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)

@@ -18,6 +18,7 @@ func (c *Core) registerPeerHandlers(s *rpc.Server) {
 	s.Handle(wire.MethodPing, c.handlePing)
 	s.Handle(wire.MethodQuery, c.handleQuery)
 	s.Handle(wire.MethodNotify, c.handleNotify)
+	s.Handle(wire.MethodMessage, c.handleMessage)
 	c.registerTaskHandlers(s)
 }
 
@@ -197,8 +198,11 @@ func (c *Core) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wi
 func (c *Core) selfEntry() wire.RegistryEntry {
 	cfg := c.config()
 	status := PeerOnline
-	if c.focusActive() {
+	switch {
+	case c.focusActive():
 		status = PeerBusy
+	case c.assistantAway():
+		status = PeerAway
 	}
 	return wire.RegistryEntry{Endpoint: c.Addr(), Status: status, Identity: wire.Identity{
 		ID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner,

@@ -41,6 +41,14 @@ type Service interface {
 	// results) in sequence order, after the given sequence number.
 	Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error)
 
+	// SendMessage sends a typed message (aoi.message) to a peer's
+	// assistant inbox through the outbox; it is queued while the peer is
+	// offline. Inbox lists received typed messages; CoordTasks lists the
+	// coordination tasks they move (seed 004).
+	SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error)
+	Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
+	CoordTasks(ctx context.Context, taskID string) ([]CoordTask, error)
+
 	// Note records an owner note in the context mirror.
 	Note(ctx context.Context, text string) error
 	// ReportEvent records an event from the coding assistant (MCP) in the
@@ -184,7 +192,9 @@ type QueryFilter struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-// Message is a notification received from a peer (aoi.notify), in order.
+// Message is a notification (aoi.notify) or a typed message (aoi.message)
+// received from a peer, in order. Type and the fields after it are set
+// for typed messages only (Event then repeats Type, Data is the payload).
 type Message struct {
 	Seq        int64           `json:"seq"`
 	From       string          `json:"from"`
@@ -192,6 +202,13 @@ type Message struct {
 	RelatedID  string          `json:"related_query_id,omitempty"`
 	Data       json.RawMessage `json:"data"`
 	ReceivedAt time.Time       `json:"received_at"`
+	Type       string          `json:"type,omitempty"`
+	TaskID     string          `json:"task_id,omitempty"`
+	ThreadID   string          `json:"thread_id,omitempty"`
+	ReplyTo    string          `json:"reply_to,omitempty"`
+	Origin     string          `json:"origin,omitempty"`
+	Priority   string          `json:"priority,omitempty"`
+	MessageID  string          `json:"message_id,omitempty"`
 }
 
 // ReportedEvent is a context event pushed by the coding assistant.
@@ -322,7 +339,8 @@ const (
 	EventTrustRequested    = "trust.requested"
 	EventAudit             = "audit.appended" // lossy
 	EventFocusChanged      = "focus.changed"
-	EventAttention         = "attention" // something needs the owner: ring the bell
+	EventAttention         = "attention"  // something needs the owner: ring the bell
+	EventCoordTask         = "coord.task" // a coordination task moved (ID = task id)
 
 	// A control-socket client (ctlclient) reports losing and regaining
 	// the core on its event stream. These carry Seq 0: the core never

@@ -112,7 +112,7 @@ func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messa
 	}
 	out := make([]Message, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, Message{Seq: r.Seq, From: r.From, Event: r.Event, RelatedID: r.RelatedID, Data: r.Data, ReceivedAt: r.ReceivedAt})
+		out = append(out, messageView(r))
 	}
 	if n := len(recs); n > 0 {
 		last := recs[n-1].Seq

@@ -39,8 +39,12 @@ type Network struct {
 	Tailscale            Tailscale `json:"tailscale"`
 	DiscoveryIntervalSec int       `json:"discovery_interval_sec"`
 	OfflineAfterSec      int       `json:"offline_after_sec"`
-	MaxBodyBytes         int64     `json:"max_body_bytes"`
-	RequestTimeoutSec    int       `json:"request_timeout_sec"`
+	// AssistantAwayAfterSec: once the coding assistant has polled
+	// aoi_check_messages, this agent shows "away" to peers when it has not
+	// polled for this long (0 = the default, 300).
+	AssistantAwayAfterSec int   `json:"assistant_away_after_sec,omitempty"`
+	MaxBodyBytes          int64 `json:"max_body_bytes"`
+	RequestTimeoutSec     int   `json:"request_timeout_sec"`
 }
 
 // Tailscale configures tailnet mode (design §4).
@@ -81,6 +85,9 @@ const (
 	ScopeFolder     = "folder"
 	ScopeFile       = "file"
 	ScopeIssue      = "issue"
+	// ScopeMessages rules grant (write) or deny sending aoi.message to the
+	// owner's assistant inbox; their scope_pattern is not consulted.
+	ScopeMessages = "messages"
 )
 
 // ACL is the access-control configuration (seed 000 §4, design §5).

@@ -121,6 +121,15 @@ func (n Network) DiscoveryInterval() time.Duration { return seconds(n.DiscoveryI
 // OfflineAfter is how long a silent peer stays online.
 func (n Network) OfflineAfter() time.Duration { return seconds(n.OfflineAfterSec) }
 
+// AssistantAwayAfter is how long the assistant may go without polling its
+// messages before this agent shows away (default 5 minutes).
+func (n Network) AssistantAwayAfter() time.Duration {
+	if n.AssistantAwayAfterSec <= 0 {
+		return 5 * time.Minute
+	}
+	return seconds(n.AssistantAwayAfterSec)
+}
+
 // RequestTimeout bounds one outgoing request.
 func (n Network) RequestTimeout() time.Duration { return seconds(n.RequestTimeoutSec) }
 

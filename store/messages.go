@@ -19,6 +19,13 @@ type MessageRecord struct {
 	Data       json.RawMessage
 	ReceivedAt time.Time
 	Read       bool
+	// The typed envelope of an aoi.message; Type is "" for a notification.
+	Type     string
+	TaskID   string
+	ThreadID string
+	ReplyTo  string
+	Origin   string // first sender of a relayed message ("" = From)
+	Priority string
 }
 
 // InsertMessage stores a received notification and returns its sequence
@@ -34,9 +41,11 @@ func (tx *Tx) InsertMessage(m MessageRecord) (seq int64, duplicate bool, err err
 	if err != nil {
 		return 0, false, err
 	}
-	res, err := tx.Exec(`INSERT INTO messages(msg_id, from_agent, event, related_id, data, received_at, read)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		m.MsgID, m.From, m.Event, m.RelatedID, data, formatTime(m.ReceivedAt), m.Read)
+	res, err := tx.Exec(`INSERT INTO messages(msg_id, from_agent, event, related_id, data, received_at, read,
+		type, task_id, thread_id, reply_to, origin, priority)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		m.MsgID, m.From, m.Event, m.RelatedID, data, formatTime(m.ReceivedAt), m.Read,
+		m.Type, m.TaskID, m.ThreadID, m.ReplyTo, m.Origin, m.Priority)
 	if err != nil {
 		return 0, false, fmt.Errorf("store: saving a message from %s: %w", m.From, err)
 	}
@@ -54,27 +63,90 @@ func (tx *Tx) InsertMessage(m MessageRecord) (seq int64, duplicate bool, err err
 // Messages returns received notifications with seq > afterSeq in sequence
 // order. limit defaults to 100 and is capped at 1000.
 func (db *DB) Messages(ctx context.Context, afterSeq int64, limit int) ([]MessageRecord, error) {
-	rows, err := db.rd.QueryContext(ctx, `SELECT seq, msg_id, from_agent, event, related_id, data, received_at, read
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+messageColumns+`
 		FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, clampLimit(limit, 100, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("store: listing messages: %w", err)
 	}
+	return scanMessages(rows)
+}
+
+const messageColumns = `seq, msg_id, from_agent, event, related_id, data, received_at, read,
+	type, task_id, thread_id, reply_to, origin, priority`
+
+func scanMessages(rows *sql.Rows) ([]MessageRecord, error) {
 	defer rows.Close()
 	var out []MessageRecord
 	for rows.Next() {
 		var m MessageRecord
 		var data sql.NullString
 		var received string
-		if err := rows.Scan(&m.Seq, &m.MsgID, &m.From, &m.Event, &m.RelatedID, &data, &received, &m.Read); err != nil {
+		if err := rows.Scan(&m.Seq, &m.MsgID, &m.From, &m.Event, &m.RelatedID, &data, &received, &m.Read,
+			&m.Type, &m.TaskID, &m.ThreadID, &m.ReplyTo, &m.Origin, &m.Priority); err != nil {
 			return nil, fmt.Errorf("store: reading a message: %w", err)
 		}
 		m.Data = rawJSON(data)
+		var err error
 		if m.ReceivedAt, err = parseTime(received); err != nil {
 			return nil, err
 		}
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// MessageFilter narrows FilterMessages. Empty fields match everything.
+type MessageFilter struct {
+	AfterSeq   int64
+	Type       string
+	TaskID     string
+	ThreadID   string
+	UnreadOnly bool
+	Limit      int // default 20, at most 1000
+}
+
+// FilterMessages returns messages matching f with seq > f.AfterSeq in
+// sequence order, plus whether more match beyond them. A Type, TaskID or
+// ThreadID filter matches typed messages (aoi.message) only.
+func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRecord, bool, error) {
+	limit := clampLimit(f.Limit, 20, 1000)
+	q := `SELECT ` + messageColumns + ` FROM messages WHERE seq > ?`
+	args := []any{f.AfterSeq}
+	for _, c := range []struct{ col, v string }{{"type", f.Type}, {"task_id", f.TaskID}, {"thread_id", f.ThreadID}} {
+		if c.v != "" {
+			q += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	if f.UnreadOnly {
+		q += ` AND read = 0`
+	}
+	q += ` ORDER BY seq LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := db.rd.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: listing typed messages: %w", err)
+	}
+	out, err := scanMessages(rows)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	return out, more, nil
+}
+
+// MarkMessageSeqsRead marks the given messages read (the assistant saw
+// them), leaving the prefix mark of MarkMessagesRead alone.
+func (tx *Tx) MarkMessageSeqsRead(seqs []int64) error {
+	for _, s := range seqs {
+		if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE seq = ?`, s); err != nil {
+			return fmt.Errorf("store: marking message %d read: %w", s, err)
+		}
+	}
+	return nil
 }
 
 // readMarkKey is the settings key holding the highest seq marked read.

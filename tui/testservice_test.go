@@ -216,6 +216,18 @@ func (s *testService) SetFocus(_ context.Context, on bool) error {
 	return nil
 }
 
+func (s *testService) SendMessage(_ context.Context, r agent.SendMessageRequest) (agent.SentMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return agent.SentMessage{To: r.To, Type: r.Type, TaskID: r.TaskID}, s.record("send %s %s", r.To, r.Type)
+}
+
+func (s *testService) Inbox(context.Context, agent.InboxFilter) (agent.InboxPage, error) {
+	return agent.InboxPage{Messages: []agent.Message{}}, nil
+}
+
+func (s *testService) CoordTasks(context.Context, string) ([]agent.CoordTask, error) { return nil, nil }
+
 func (s *testService) Messages(_ context.Context, after int64, limit int) ([]agent.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

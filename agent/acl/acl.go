@@ -114,6 +114,15 @@ func (p *Policy) CheckScope(s Subject, a Action, scope []string) (Decision, stri
 	return first, ""
 }
 
+// CheckMessages decides whether s may send aoi.message to this agent's
+// assistant inbox. Only rules with scope_type "messages" decide it (their
+// scope_pattern is not consulted; write or admin grants); without one,
+// default_permission does. Audit mode applies as for any resource.
+func (p *Policy) CheckMessages(s Subject) Decision {
+	r := resource{msgs: true, name: "messages"}
+	return p.decide(s, Write, &r)
+}
+
 // Allowed returns a filter for search results: whether s may perform a on
 // each resource. Results from one search share a few contexts, so answers
 // are remembered for the filter's lifetime.

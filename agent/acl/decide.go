@@ -42,8 +42,11 @@ func (p *Policy) decide(s Subject, a Action, res *resource) Decision {
 // denyReason says who may not do what, why, and whom to ask.
 func denyReason(s *Subject, a Action, res *resource, best *rule, perm level) string {
 	what := res.name
-	if res.all {
+	switch {
+	case res.all:
 		what = "this agent's contexts"
+	case res.msgs:
+		what = "the assistant's message inbox (a rule with scope_type messages and permission write grants it)"
 	}
 	who := who(s)
 	if best == nil {

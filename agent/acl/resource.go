@@ -41,6 +41,7 @@ type resource struct {
 	ctx  *contextInfo // nil when unknown
 	typ  string       // repository | folder | file | issue; see kind
 	all  bool         // "every context", for an empty scope with none configured
+	msgs bool         // the assistant's message inbox (scope_type "messages")
 }
 
 // kind is the resource's type, classified on first use (it may stat).

@@ -144,6 +144,11 @@ func (r *rule) matchesSubject(s *Subject) bool {
 
 // matchesResource reports whether the rule's scope covers res.
 func (r *rule) matchesResource(res *resource) bool {
+	if res.msgs || r.scopeType == config.ScopeMessages {
+		// Messaging is granted only by messages rules, which grant
+		// nothing else; their pattern is not consulted.
+		return res.msgs && r.scopeType == config.ScopeMessages
+	}
 	if res.all {
 		return r.wildcard
 	}

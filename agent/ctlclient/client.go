@@ -164,6 +164,24 @@ func (c *Client) SetFocus(ctx context.Context, on bool) error {
 	return c.call(ctx, callTimeout, agent.CtlFocus, agent.CtlFocusParams{On: on}, nil)
 }
 
+// SendMessage implements agent.Service.
+func (c *Client) SendMessage(ctx context.Context, req agent.SendMessageRequest) (out agent.SentMessage, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlSendMessage, req, &out)
+	return out, err
+}
+
+// Inbox implements agent.Service.
+func (c *Client) Inbox(ctx context.Context, f agent.InboxFilter) (out agent.InboxPage, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlInbox, f, &out)
+	return out, err
+}
+
+// CoordTasks implements agent.Service.
+func (c *Client) CoordTasks(ctx context.Context, taskID string) (out []agent.CoordTask, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlCoordTasks, agent.CtlCoordTaskParams{TaskID: taskID}, &out)
+	return out, err
+}
+
 // Messages implements agent.Service.
 func (c *Client) Messages(ctx context.Context, afterSeq int64, limit int) (ms []agent.Message, err error) {
 	err = c.call(ctx, callTimeout, agent.CtlMessages, agent.CtlMessagesParams{AfterSeq: afterSeq, Limit: limit}, &ms)

@@ -205,3 +205,21 @@ func (a *args) id(key string, required bool) string {
 	}
 	return s
 }
+
+// object returns a JSON object argument re-encoded, at most max bytes.
+func (a *args) object(key string, max int) json.RawMessage {
+	v, ok := a.m[key]
+	if !ok || v == nil {
+		return nil
+	}
+	if _, isObj := v.(map[string]any); !isObj {
+		a.fail("%q must be a JSON object, not %s", key, typeName(v))
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || len(b) > max {
+		a.fail("%q must be a JSON object of at most %d bytes", key, max)
+		return nil
+	}
+	return b
+}

@@ -18,7 +18,7 @@ import (
 
 var allTools = []string{
 	mcpserver.ToolCheckMessages, mcpserver.ToolDiscover, mcpserver.ToolQuery, mcpserver.ToolReply,
-	mcpserver.ToolReportEvent, mcpserver.ToolTaskStatus, mcpserver.ToolUpdateProgress,
+	mcpserver.ToolReportEvent, mcpserver.ToolSendMessage, mcpserver.ToolTaskStatus, mcpserver.ToolUpdateProgress,
 }
 
 // launch starts `aoi mcp --data-dir dir` with mcp-go's stdio client and

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -170,30 +172,60 @@ type openQuery struct {
 
 func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	a := newArgs(ToolCheckMessages, req.Params.Arguments)
-	last := a.integer("last_id", false, 0, maxLastID, 0)
-	limit := a.integer("limit", false, 1, maxLimit, 20)
+	f := agent.InboxFilter{
+		AfterSeq:  a.integer("last_id", false, 0, maxLastID, 0),
+		Limit:     int(a.integer("limit", false, 1, maxLimit, 20)),
+		Type:      a.oneOf("type", wire.MessageTypes...),
+		TaskID:    a.id("task_id", false),
+		ThreadID:  a.id("thread_id", false),
+		Unread:    a.boolean("unread"),
+		Assistant: true, // this poll is the assistant's heartbeat
+	}
 	if a.err != nil {
 		return invalid(a.err), nil
 	}
-	msgs, err := h.svc.Messages(ctx, last, int(limit))
+	page, err := h.svc.Inbox(ctx, f)
 	if err != nil {
 		return failed("reading messages", err), nil
 	}
 	out := struct {
 		Messages []agent.Message `json:"messages"`
 		LastID   int64           `json:"last_id"`
+		More     bool            `json:"more"`
 		Open     []openQuery     `json:"open_questions"`
-	}{Messages: msgs, LastID: last, Open: []openQuery{}}
+	}{Messages: page.Messages, LastID: page.LastID, More: page.More}
 	if out.Messages == nil {
 		out.Messages = []agent.Message{}
-	}
-	for _, m := range msgs {
-		out.LastID = max(out.LastID, m.Seq)
 	}
 	if out.Open, err = h.openQuestions(ctx); err != nil {
 		return failed("listing questions", err), nil
 	}
 	return jsonResult(out), nil
+}
+
+func (h *handlers) sendMessage(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a := newArgs(ToolSendMessage, req.Params.Arguments)
+	r := agent.SendMessageRequest{
+		To:       a.agentID("to", false),
+		Type:     a.oneOf("type", wire.MessageTypes...),
+		TaskID:   a.id("task_id", false),
+		ThreadID: a.id("thread_id", false),
+		ReplyTo:  a.id("reply_to", false),
+		Priority: a.oneOf("priority", wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical),
+		Payload:  a.object("payload", maxPayload),
+		Forward:  a.integer("forward_id", false, 1, maxLastID, 0),
+	}
+	if a.err == nil && r.Type == "" && r.Forward == 0 {
+		a.fail("%s needs %q (one of %s) unless you forward a message with forward_id", ToolSendMessage, "type", strings.Join(wire.MessageTypes, ", "))
+	}
+	if a.err != nil {
+		return invalid(a.err), nil
+	}
+	sent, err := h.svc.SendMessage(ctx, r)
+	if err != nil {
+		return failed("sending the message", err), nil
+	}
+	return jsonResult(sent), nil
 }
 
 // openStates are the query states that still wait for the owner.
@@ -257,6 +289,7 @@ func (h *handlers) updateProgress(ctx context.Context, req mcp.CallToolRequest) 
 	a := newArgs(ToolUpdateProgress, req.Params.Arguments)
 	pct := int(a.integer("percent", true, 0, 100, 0))
 	summary := a.str("summary", true, maxSummary)
+	taskID := a.id("task_id", false)
 	if a.err != nil {
 		return invalid(a.err), nil
 	}
@@ -264,21 +297,46 @@ func (h *handlers) updateProgress(ctx context.Context, req mcp.CallToolRequest) 
 	if err := h.svc.ReportEvent(ctx, ev); err != nil {
 		return failed("recording progress", err), nil
 	}
-	return jsonResult(map[string]any{"recorded": true, "percent": pct}), nil
+	out := map[string]any{"recorded": true, "percent": pct}
+	if taskID != "" { // the requester hears it too
+		sent, err := h.svc.SendMessage(ctx, agent.SendMessageRequest{Type: wire.MsgProgress, TaskID: taskID,
+			Payload: mustObject(map[string]any{"percent": pct, "message": summary})})
+		if err != nil {
+			return failed("recorded, but sending it to the task's requester", err), nil
+		}
+		out["sent_to"], out["task_state"], out["queued"] = sent.To, sent.TaskState, sent.Queued
+	}
+	return jsonResult(out), nil
 }
 
 func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	a := newArgs(ToolTaskStatus, req.Params.Arguments)
-	peer := a.agentID("agent", true)
+	peer := a.agentID("agent", false)
 	id := a.id("task_id", true)
 	if a.err != nil {
 		return invalid(a.err), nil
+	}
+	if peer == "" {
+		return h.coordStatus(ctx, id)
 	}
 	t, err := h.svc.RemoteTaskStatus(ctx, peer, id)
 	if err != nil {
 		return failed("asking "+peer+" about task "+id, err), nil
 	}
 	return jsonResult(t), nil
+}
+
+// coordStatus reports a coordination task (from typed messages), one
+// entry per counterpart.
+func (h *handlers) coordStatus(ctx context.Context, id string) (*mcp.CallToolResult, error) {
+	ts, err := h.svc.CoordTasks(ctx, id)
+	if err != nil {
+		return failed("reading task "+id, err), nil
+	}
+	if len(ts) == 0 {
+		return mcp.NewToolResultError("no coordination task " + id + " here; with agent, aoi_task_status asks that agent about a task it runs for you"), nil
+	}
+	return jsonResult(map[string]any{"task_id": id, "state": ts[0].State, "counterparts": ts}), nil
 }
 
 // snapshot serves the context snapshot resource.
@@ -300,13 +358,20 @@ func validType(s string) bool {
 	return s != ""
 }
 
-// jsonResult returns v as compact JSON text (a plain struct: cannot fail).
+// jsonResult returns v as structuredContent and the same JSON as text (for
+// clients that read only text); v is a plain struct or map: cannot fail.
 func jsonResult(v any) *mcp.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return mcp.NewToolResultError("aoi could not encode the result; report this")
 	}
-	return mcp.NewToolResultText(string(b))
+	return mcp.NewToolResultStructured(json.RawMessage(b), string(b))
+}
+
+// mustObject encodes one of our own maps.
+func mustObject(v map[string]any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // invalid is a tool error for arguments the handler refused.

@@ -12,15 +12,15 @@ import (
 )
 
 // manyAnswered is a Service double holding 8 open questions older than 60
-// answered ones, listed newest first like the core does. Only Messages
+// answered ones, listed newest first like the core does. Only Inbox
 // and Queries are implemented (the tool needs nothing else).
 type manyAnswered struct {
 	agent.Service
 	qs []agent.Query
 }
 
-func (m *manyAnswered) Messages(context.Context, int64, int) ([]agent.Message, error) {
-	return nil, nil
+func (m *manyAnswered) Inbox(context.Context, agent.InboxFilter) (agent.InboxPage, error) {
+	return agent.InboxPage{}, nil
 }
 
 func (m *manyAnswered) Queries(_ context.Context, f agent.QueryFilter) ([]agent.Query, error) {

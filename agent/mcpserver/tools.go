@@ -22,6 +22,7 @@ const (
 	maxLimit    = 100
 	maxWaitSec  = 120
 	maxOpen     = 200 // open questions listed per state
+	maxPayload  = 16 << 10
 )
 
 // Tool names.
@@ -33,6 +34,7 @@ const (
 	ToolReportEvent    = "aoi_report_event"
 	ToolUpdateProgress = "aoi_update_progress"
 	ToolTaskStatus     = "aoi_task_status"
+	ToolSendMessage    = "aoi_send_message"
 )
 
 // tools defines every tool. Names and descriptions are kept short: they are
@@ -46,39 +48,55 @@ func (h *handlers) tools() []server.ServerTool {
 		{Tool: mcp.NewTool(ToolQuery,
 			mcp.WithDescription("Ask a colleague's secretary about their work. If not answered at once, the answer arrives as a message."),
 			mcp.WithString("to", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxID), mcp.Description("Agent id, e.g. eng-suzuki.")),
-			mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery)),
+			mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery), mcp.Description("The question, in words.")),
 			mcp.WithArray("scope", mcp.MaxItems(maxScope), mcp.WithStringItems(mcp.MaxLength(maxScopeLen)),
 				mcp.Description("Contexts, e.g. acme/webapp.")),
-			mcp.WithString("priority", mcp.Enum(wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical)),
+			mcp.WithString("priority", mcp.Enum(wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical), mcp.Description("Default normal; high rings the owner.")),
 			mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxWaitSec), mcp.Description("Wait this long for a late answer.")),
 		), Handler: h.query},
 		{Tool: mcp.NewTool(ToolCheckMessages,
-			mcp.WithDescription("New messages (answers, task results) after last_id, in order, plus questions waiting for aoi_reply. Pass back the returned last_id."),
-			mcp.WithInteger("last_id", mcp.Min(0), mcp.Max(maxLastID)),
-			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit)),
+			mcp.WithDescription("Your inbox in order (messages, answers, task results) and questions awaiting aoi_reply. Poll regularly: it is your heartbeat."),
+			mcp.WithInteger("last_id", mcp.Min(0), mcp.Max(maxLastID), mcp.Description("last_id from the previous call (0 first); more=true means call again.")),
+			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit), mcp.Description("At most this many (default 20).")),
+			mcp.WithString("type", mcp.Enum(wire.MessageTypes...), mcp.Description("Only this message type.")),
+			mcp.WithString("task_id", mcp.MaxLength(maxID), mcp.Description("Only this task's messages.")),
+			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Only this thread.")),
+			mcp.WithBoolean("unread", mcp.Description("Only messages not returned before.")),
 		), Handler: h.checkMessages},
+		{Tool: mcp.NewTool(ToolSendMessage,
+			mcp.WithDescription("Send a typed message to a colleague's coding assistant; queued while they are offline. It moves task_id's state."),
+			mcp.WithString("to", mcp.MaxLength(maxID), mcp.Description("Agent id; omit with task_id to reach whoever assigned that task.")),
+			mcp.WithString("type", mcp.Enum(wire.MessageTypes...), mcp.Description("Required unless forwarding. task_assign→assigned, progress→in_progress, review_request→review, review_result {approved:false}→in_progress, task_complete→done.")),
+			mcp.WithObject("payload", mcp.Description(`e.g. {"description":…}, {"status":…,"message":…}, {"approved":false,"feedback":…}.`)),
+			mcp.WithString("task_id", mcp.MaxLength(maxID), mcp.Description("Task this concerns, e.g. T-1.")),
+			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Keep a conversation together; default: new thread.")),
+			mcp.WithString("reply_to", mcp.MaxLength(maxID), mcp.Description("message_id answered.")),
+			mcp.WithString("priority", mcp.Enum(wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical), mcp.Description("Default normal; high and critical ring the owner.")),
+			mcp.WithInteger("forward_id", mcp.Min(1), mcp.Max(maxLastID), mcp.Description("Relay your received message with this id, keeping its sender and thread.")),
+		), Handler: h.sendMessage},
 		{Tool: mcp.NewTool(ToolReply,
 			mcp.WithDescription("Answer (or decline) a colleague's question waiting for the owner."),
-			mcp.WithString("query_id", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxID)),
-			mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxReply)),
+			mcp.WithString("query_id", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxID), mcp.Description("From open_questions.")),
+			mcp.WithString("text", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxReply), mcp.Description("The answer sent to the asker.")),
 			mcp.WithBoolean("decline", mcp.Description("Refuse; text is the reason.")),
 		), Handler: h.reply},
 		{Tool: mcp.NewTool(ToolReportEvent,
 			mcp.WithDescription("Record what you did (edit, test run, error, decision) so the secretary can answer colleagues. Secrets are redacted."),
 			mcp.WithString("type", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxType), mcp.Pattern(`^[a-z][a-z0-9_.-]*$`),
 				mcp.Description("e.g. file.edited, test.run, error, note.")),
-			mcp.WithString("content", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxContent)),
-			mcp.WithString("file_path", mcp.MaxLength(maxPath)),
+			mcp.WithString("content", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxContent), mcp.Description("What happened, e.g. test output.")),
+			mcp.WithString("file_path", mcp.MaxLength(maxPath), mcp.Description("File concerned, if any.")),
 		), Handler: h.reportEvent},
 		{Tool: mcp.NewTool(ToolUpdateProgress,
-			mcp.WithDescription("Report progress on the current task."),
-			mcp.WithInteger("percent", mcp.Required(), mcp.Min(0), mcp.Max(100)),
-			mcp.WithString("summary", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxSummary)),
+			mcp.WithDescription("Report progress on the current task; with task_id it is also sent to whoever assigned it."),
+			mcp.WithInteger("percent", mcp.Required(), mcp.Min(0), mcp.Max(100), mcp.Description("0–100.")),
+			mcp.WithString("summary", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxSummary), mcp.Description("What is done and what is next.")),
+			mcp.WithString("task_id", mcp.MaxLength(maxID), mcp.Description("Coordination task worked on.")),
 		), Handler: h.updateProgress},
 		{Tool: mcp.NewTool(ToolTaskStatus,
-			mcp.WithDescription("Status of a task you asked a colleague's agent to run."),
-			mcp.WithString("agent", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxID)),
-			mcp.WithString("task_id", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxID)),
+			mcp.WithDescription("Status of a task: with agent, one you asked that agent to run; without, a coordination task from messages (state per counterpart)."),
+			mcp.WithString("agent", mcp.MaxLength(maxID), mcp.Description("Agent running a configured task.")),
+			mcp.WithString("task_id", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxID), mcp.Description("Task id.")),
 		), Handler: h.taskStatus},
 	}
 }

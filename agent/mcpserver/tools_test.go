@@ -62,6 +62,11 @@ func TestToolDefinitionsFitTheBudget(t *testing.T) {
 		if tl.Description == "" || len(tl.Description) > 160 {
 			t.Errorf("%s: description of %d bytes; give one short sentence", tl.Name, len(tl.Description))
 		}
+		for name, prop := range tl.InputSchema.Properties {
+			if p, ok := prop.(map[string]any); !ok || p["description"] == nil || p["description"] == "" {
+				t.Errorf("%s: argument %s has no description", tl.Name, name)
+			}
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ const (
 	MethodTaskExecute = "aoi.task.execute"
 	MethodTaskStatus  = "aoi.task.status"
 	MethodTaskCancel  = "aoi.task.cancel"
+	MethodMessage     = "aoi.message"
 )
 
 // Notify events.

@@ -1,0 +1,47 @@
+package wire
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Message types of aoi.message (seed 004's coordination vocabulary).
+const (
+	MsgTaskAssign    = "task_assign"
+	MsgProgress      = "progress"
+	MsgQuestion      = "question"
+	MsgAnswer        = "answer"
+	MsgReviewRequest = "review_request"
+	MsgReviewResult  = "review_result"
+	MsgTaskComplete  = "task_complete"
+	MsgNote          = "note"
+)
+
+// MessageTypes lists every aoi.message type, in workflow order.
+var MessageTypes = []string{MsgTaskAssign, MsgProgress, MsgQuestion, MsgAnswer,
+	MsgReviewRequest, MsgReviewResult, MsgTaskComplete, MsgNote}
+
+// MessageParams are aoi.message's params: a typed envelope for the
+// recipient's coding assistant (never its secretary). ID is the sender's
+// message id; the receiver stores a retried delivery once. Origin is the
+// first sender when an orchestrator relays a message (empty otherwise).
+type MessageParams struct {
+	ID        string          `json:"id"`
+	From      string          `json:"from"`
+	To        string          `json:"to"`
+	Type      string          `json:"type"`
+	TaskID    string          `json:"task_id,omitempty"`
+	ThreadID  string          `json:"thread_id,omitempty"`
+	ReplyTo   string          `json:"reply_to,omitempty"`
+	Priority  string          `json:"priority,omitempty"`
+	Origin    string          `json:"origin,omitempty"`
+	Payload   json.RawMessage `json:"payload"`
+	Timestamp time.Time       `json:"timestamp"`
+}
+
+// MessageAck is aoi.message's result.
+type MessageAck struct {
+	Received  bool  `json:"received"`
+	Seq       int64 `json:"seq"`
+	Duplicate bool  `json:"duplicate,omitempty"`
+}
