@@ -17,6 +17,10 @@ import (
 // bounds the rest.
 const maxPayload = 16 << 10
 
+// firstTry is how long the outbox leaves a new message to SendMessage's
+// own first attempt (a call to a peer times out within 10 s).
+const firstTry = 15 * time.Second
+
 // handleMessage is aoi.message: a typed message for this agent's coding
 // assistant (never the secretary). The sender must be granted messaging
 // (a scope_type "messages" rule with write); the message is redacted,
@@ -120,7 +124,7 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 	if err := checkEnvelope(id, req.Type, req.TaskID, req.ThreadID, req.ReplyTo, req.Priority, req.Payload); err != nil {
 		return SentMessage{}, err
 	}
-	peer, found, err := c.db.Peer(ctx, req.To)
+	_, found, err := c.db.Peer(ctx, req.To)
 	if err != nil {
 		return SentMessage{}, err
 	}
@@ -132,10 +136,13 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 	params := wire.MessageParams{ID: id, From: c.selfID(), To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID,
 		ReplyTo: req.ReplyTo, Priority: req.Priority, Origin: origin, Payload: c.redactJSON(req.Payload), Timestamp: now}
 	out := SentMessage{ID: id, To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID}
+	// The first attempt is made here, so the sender learns whether it
+	// arrived; the outbox loop takes over (after firstTry) if it did not,
+	// or if this process dies first.
+	entry := store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: mustJSON(params),
+		NextAttemptAt: now.Add(firstTry), CreatedAt: now, ExpiresAt: now.Add(c.config().Outbox.Expiry())}
 	err = c.db.Write(ctx, func(tx *store.Tx) error {
-		cfg := c.config().Outbox
-		if err := tx.EnqueueOutbox(store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: mustJSON(params),
-			NextAttemptAt: now, CreatedAt: now, ExpiresAt: now.Add(cfg.Expiry())}); err != nil {
+		if err := tx.EnqueueOutbox(entry); err != nil {
 			return err
 		}
 		var err error
@@ -149,12 +156,11 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 	if err != nil {
 		return SentMessage{}, err
 	}
-	c.outbox.wake()
 	if req.TaskID != "" {
 		c.events.publish(EventCoordTask, req.TaskID, req.To, req.Type)
 	}
-	out.Queued = c.peerView(peer).Status == PeerOffline
-	out.Note = "sent; " + req.To + " gets it on its next check"
+	out.Queued = !c.outbox.deliver(context.WithoutCancel(ctx), entry)
+	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {
 		out.Note = req.To + " is offline; the message is queued and will be delivered when it is back"
 	}

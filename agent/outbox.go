@@ -90,12 +90,13 @@ func (o *outbox) deliverDue(ctx context.Context) {
 	}
 }
 
-// deliver sends one entry and records the outcome.
-func (o *outbox) deliver(ctx context.Context, e store.OutboxRecord) {
+// deliver sends one entry, records the outcome and reports whether the
+// peer acknowledged it.
+func (o *outbox) deliver(ctx context.Context, e store.OutboxRecord) bool {
 	c := o.c
 	if c.now().After(e.ExpiresAt) {
 		o.expire(ctx, e)
-		return
+		return false
 	}
 	err := o.send(ctx, e)
 	if err == nil {
@@ -104,7 +105,7 @@ func (o *outbox) deliver(ctx context.Context, e store.OutboxRecord) {
 			c.log.Error("mark delivered", "component", "outbox", "id", e.ID, "err", werr)
 		}
 		c.log.Info("delivered", "component", "outbox", "agent_to", e.To, "id", e.ID, "attempts", e.Attempts+1)
-		return
+		return true
 	}
 	if unreachable(err) {
 		c.markOffline(ctx, e.To)
@@ -114,6 +115,7 @@ func (o *outbox) deliver(ctx context.Context, e store.OutboxRecord) {
 	if werr := c.db.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error()) }); werr != nil {
 		c.log.Error("reschedule", "component", "outbox", "id", e.ID, "err", werr)
 	}
+	return false
 }
 
 // send delivers as a call (not a JSON-RPC notification) so the peer's

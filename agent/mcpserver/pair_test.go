@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +61,15 @@ func startCore(t *testing.T, id, role string) *testCore {
 // startCoreIn is startCore on a given data dir.
 func startCoreIn(t *testing.T, dir, id, role string) *testCore {
 	t.Helper()
+	cfgPath, fp := initCore(t, dir, id, role)
+	core, _ := serveCore(t, dir, cfgPath, id)
+	return &testCore{Core: core, id: id, dir: dir, fp: fp}
+}
+
+// initCore writes dir's identity and the test config: acme/webapp readable
+// by every pinned colleague, messages from any of them accepted.
+func initCore(t *testing.T, dir, id, role string) (cfgPath, fingerprint string) {
+	t.Helper()
 	res, err := agent.Init(agent.InitOptions{DataDir: dir, AgentID: id, Role: role, Owner: id, ListenAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatalf("init %s: %v", id, err)
@@ -74,28 +84,40 @@ func startCoreIn(t *testing.T, dir, id, role string) *testCore {
 	cfg.Secretary.InterruptControl = config.InterruptControl{Enabled: true, FocusModeHours: [2]int{0, 0}, AutoRespondThreshold: 1}
 	cfg.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
 	cfg.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-		{ID: "team-read", AgentID: "*", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
+		{ID: "team-read", AgentID: "*", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"},
+		{ID: "team-messages", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"}}}
 	if err := config.Write(res.ConfigPath, cfg); err != nil {
 		t.Fatal(err)
 	}
-	core, err := agent.Open(context.Background(), agent.Options{DataDir: dir, ConfigPath: res.ConfigPath})
+	return res.ConfigPath, res.Fingerprint
+}
+
+// serveCore opens and serves the core of dir until stop (or the test's
+// end); stop waits for it to let go of its port, socket and database.
+func serveCore(t *testing.T, dir, cfgPath, id string) (core *agent.Core, stop func()) {
+	t.Helper()
+	core, err := agent.Open(context.Background(), agent.Options{DataDir: dir, ConfigPath: cfgPath})
 	if err != nil {
 		t.Fatalf("open %s: %v", id, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- core.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s did not stop within 10s", id)
-		}
-		core.Close()
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Errorf("%s did not stop within 10s", id)
+			}
+			core.Close()
+		})
+	}
+	t.Cleanup(stop)
 	eventually(t, 5*time.Second, id+" listening", func() bool { return core.Addr() != "" })
-	return &testCore{Core: core, id: id, dir: dir, fp: res.Fingerprint}
+	return core, stop
 }
 
 // startPair starts eng (the owner's aoi that `aoi mcp` attaches to) and pm

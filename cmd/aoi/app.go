@@ -46,7 +46,7 @@ func (a *app) rootCmd() *cobra.Command {
 	pf.BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON")
 	root.AddCommand(
 		a.serveCmd(), a.initCmd(), a.statusCmd(), a.peersCmd(), a.discoverCmd(),
-		a.queryCmd(), a.inboxCmd(), a.answerCmd(), a.declineCmd(), a.releaseCmd(),
+		a.queryCmd(), a.inboxCmd(), a.sendCmd(), a.messagesCmd(), a.answerCmd(), a.declineCmd(), a.releaseCmd(),
 		a.focusCmd(), a.noteCmd(), a.taskCmd(), a.tasksCmd(), a.approvalsCmd(),
 		a.approveCmd(), a.rejectCmd(), a.auditCmd(), a.configCmd(), a.versionCmd(),
 		a.mcpCmd(), a.idCmd(), a.benchCmd(),

@@ -82,11 +82,21 @@ func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
 
 func (a *app) taskStatusCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "status AGENT TASK_ID",
-		Short: "Ask a peer for the state of a task it runs for you",
-		Args:  args(cobra.ExactArgs(2)),
+		Use:   "status [AGENT] TASK_ID",
+		Short: "Ask a peer for the state of a task it runs for you; with only TASK_ID, a coordination task from messages",
+		Args:  args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.call(func(svc agent.Service) error {
+				if len(argv) == 1 {
+					ts, err := svc.CoordTasks(cmd.Context(), argv[0])
+					if err != nil {
+						return err
+					}
+					if len(ts) == 0 {
+						return fmt.Errorf("no coordination task %s here; to ask a peer about a task it runs for you, give its agent id first", cell(argv[0], 64))
+					}
+					return a.emit(ts, func(w io.Writer) { printCoordTasks(w, ts) })
+				}
 				t, err := svc.RemoteTaskStatus(cmd.Context(), argv[0], argv[1])
 				if err != nil {
 					return err

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// sendCmd is `aoi send`: a typed message to a colleague's coding assistant.
+func (a *app) sendCmd() *cobra.Command {
+	var r agent.SendMessageRequest
+	var payload string
+	cmd := &cobra.Command{
+		Use:   "send AGENT TYPE [TEXT...]",
+		Short: "Send a typed message to a colleague's coding assistant (" + strings.Join(wire.MessageTypes, ", ") + ")",
+		Long: "aoi send delivers an aoi.message to the agent's assistant inbox (never its secretary),\n" +
+			"through the outbox: it is queued while the agent is offline. TEXT becomes the payload's\n" +
+			"message (description for task_assign) unless --payload gives a JSON object.\n" +
+			"AGENT may be - with --task to reach that task's counterpart (whoever assigned it).",
+		Args: args(cobra.MinimumNArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			r.To, r.Type = argv[0], argv[1]
+			if r.To == "-" {
+				r.To = ""
+			}
+			if !slices.Contains(wire.MessageTypes, r.Type) {
+				return usagef(cmd, "TYPE must be one of %s", strings.Join(wire.MessageTypes, ", "))
+			}
+			var err error
+			if r.Payload, err = sendPayload(r.Type, payload, strings.Join(argv[2:], " ")); err != nil {
+				return usagef(cmd, "%v", err)
+			}
+			return a.call(func(svc agent.Service) error {
+				sent, err := svc.SendMessage(cmd.Context(), r)
+				if err != nil {
+					return err
+				}
+				return a.emit(sent, func(w io.Writer) { printSent(w, sent) })
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&r.TaskID, "task", "", "task id this message concerns (moves the task's state)")
+	f.StringVar(&r.ThreadID, "thread", "", "thread id to keep a conversation together (default: a new thread)")
+	f.StringVar(&r.ReplyTo, "reply-to", "", "message id this answers")
+	f.StringVar(&r.Priority, "priority", "", "low, normal (default), high or critical")
+	f.StringVar(&payload, "payload", "", `payload as a JSON object, e.g. '{"approved":false,"feedback":"add tests"}'`)
+	f.Int64Var(&r.Forward, "forward", 0, "relay the received message with this id (keeps its sender and thread)")
+	return cmd
+}
+
+// sendPayload builds the payload from --payload or the text.
+func sendPayload(typ, raw, text string) (json.RawMessage, error) {
+	if raw != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+			return nil, fmt.Errorf("--payload must be a JSON object: %v", err)
+		}
+		return json.RawMessage(raw), nil
+	}
+	if text == "" {
+		return nil, nil
+	}
+	key := "message"
+	if typ == wire.MsgTaskAssign {
+		key = "description"
+	}
+	b, _ := json.Marshal(map[string]string{key: text})
+	return b, nil
+}
+
+func printSent(w io.Writer, s agent.SentMessage) {
+	fmt.Fprintf(w, "%s %s to %s (thread %s)", cell(s.Type, 0), cell(s.ID, 0), cell(s.To, 0), cell(s.ThreadID, 0))
+	if s.TaskID != "" {
+		fmt.Fprintf(w, "; task %s is %s", cell(s.TaskID, 0), cell(s.TaskState, 0))
+	}
+	fmt.Fprintf(w, "\n%s\n", sanitize(s.Note, false))
+}
+
+// messagesCmd is `aoi messages`: the typed messages the assistant sees.
+func (a *app) messagesCmd() *cobra.Command {
+	var f agent.InboxFilter
+	cmd := &cobra.Command{
+		Use:   "messages",
+		Short: "Show messages received from colleagues' assistants (and answers, task results), oldest first",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.Limit <= 0 || f.Limit > 1000 {
+				return usagef(cmd, "--limit must be between 1 and 1000")
+			}
+			return a.call(func(svc agent.Service) error {
+				page, err := svc.Inbox(cmd.Context(), f)
+				if err != nil {
+					return err
+				}
+				return a.emit(page, func(w io.Writer) { printMessages(w, page) })
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.Int64Var(&f.AfterSeq, "after", 0, "show messages after this id")
+	fl.StringVar(&f.Type, "type", "", "only this type ("+strings.Join(wire.MessageTypes, ", ")+")")
+	fl.StringVar(&f.TaskID, "task", "", "only this task's messages")
+	fl.StringVar(&f.ThreadID, "thread", "", "only this thread")
+	fl.BoolVar(&f.Unread, "unread", false, "only messages not yet read")
+	fl.IntVar(&f.Limit, "limit", 50, "how many to show")
+	return cmd
+}
+
+func printMessages(w io.Writer, p agent.InboxPage) {
+	if len(p.Messages) == 0 {
+		fmt.Fprintln(w, "no messages")
+		return
+	}
+	rows := make([][]string, 0, len(p.Messages))
+	for _, m := range p.Messages {
+		from := m.From
+		if m.Origin != "" && m.Origin != m.From {
+			from = m.Origin + " via " + m.From
+		}
+		typ := m.Type
+		if typ == "" {
+			typ = m.Event
+		}
+		rows = append(rows, []string{strconv.FormatInt(m.Seq, 10), cell(from, 30), cell(typ, 16), dash(cell(m.TaskID, 20)),
+			dash(cell(m.Priority, 8)), when(m.ReceivedAt), messageSummary(m, 60)})
+	}
+	table(w, []string{"ID", "FROM", "TYPE", "TASK", "PRIORITY", "RECEIVED", "SUMMARY"}, rows)
+	if p.More {
+		fmt.Fprintf(w, "more waiting: aoi messages --after %d\n", p.LastID)
+	}
+}
+
+func printCoordTasks(w io.Writer, ts []agent.CoordTask) {
+	rows := make([][]string, 0, len(ts))
+	for _, t := range ts {
+		rows = append(rows, []string{cell(t.TaskID, 20), cell(t.Peer, 20), cell(t.Side, 10), cell(t.State, 12),
+			dash(cell(t.LastType, 16)), when(t.UpdatedAt), cell(t.Summary, 50)})
+	}
+	table(w, []string{"TASK", "WITH", "SIDE", "STATE", "LAST", "UPDATED", "SUMMARY"}, rows)
+}
