@@ -160,6 +160,9 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 		c.events.publish(EventCoordTask, req.TaskID, req.To, req.Type)
 	}
 	out.Queued = !c.outbox.deliver(context.WithoutCancel(ctx), entry)
+	if out.Queued {
+		c.outbox.wake() // it was rescheduled: let the loop see when
+	}
 	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {
 		out.Note = req.To + " is offline; the message is queued and will be delivered when it is back"

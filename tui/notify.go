@@ -100,6 +100,14 @@ func (m *Model) showMessage(msg agent.Message) {
 		m.peerNotice("↩ " + from + " re “" + q + "”: " + text)
 		return
 	}
+	if msg.Type != "" { // a typed message for the assistant (aoi.message)
+		if msg.Origin != "" && msg.Origin != msg.From {
+			from = Sanitize(msg.Origin) + " via " + from
+		}
+		if msg.TaskID != "" {
+			from += " [" + Sanitize(msg.TaskID) + "]"
+		}
+	}
 	m.peerNotice("✉ " + from + " " + Sanitize(msg.Event) + ": " + text)
 }
 
@@ -107,6 +115,8 @@ func (m *Model) showMessage(msg agent.Message) {
 func messageText(data json.RawMessage) string {
 	var v struct {
 		Summary  string   `json:"summary"`
+		Desc     string   `json:"description"`
+		Feedback string   `json:"feedback"`
 		Status   string   `json:"status"`
 		Error    string   `json:"error"`
 		Message  string   `json:"message"`
@@ -116,7 +126,7 @@ func messageText(data json.RawMessage) string {
 		return Sanitize(string(data))
 	}
 	parts := []string{}
-	for _, s := range []string{v.Summary, v.Message, v.Status, v.Error} {
+	for _, s := range []string{v.Summary, v.Desc, v.Message, v.Feedback, v.Status, v.Error} {
 		if s != "" {
 			parts = append(parts, s)
 		}

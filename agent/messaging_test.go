@@ -1,0 +1,98 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// TestMessageNeedsGrantAndIsRedacted: without a messages rule the receiver
+// refuses aoi.message (audited) and the sender's outbox keeps it; once the
+// owner grants messaging and reloads, it arrives once, with the secret in
+// its payload redacted.
+func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
+	t.Parallel()
+	alice := newTestAgent(t, "alice", "lead", nil)
+	bob := newTestAgent(t, "bob", "engineer", func(c *config.Config) { c.ACL = config.ACL{DefaultPermission: "none"} })
+	pair(alice, bob)
+	ctx := context.Background()
+	token := "ghp_" + "9fK2mQx7Lp3Rt8Vw1Zb6Nc4Hd0Jy5Ge2Aq7S"
+	sent, err := alice.SendMessage(ctx, agent.SendMessageRequest{To: "bob", Type: "task_assign", TaskID: "T-9",
+		Payload: json.RawMessage(`{"description":"rotate ` + token + `"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sent.Queued || sent.TaskState != agent.CoordAssigned {
+		t.Fatalf("sent = %+v, want it queued (refused) and the task assigned on alice's side", sent)
+	}
+	rows, err := bob.Audit(ctx, agent.AuditFilter{Method: "aoi.message"})
+	if err != nil || len(rows) == 0 || rows[0].Result != "PERMISSION_DENIED" {
+		t.Fatalf("bob's audit = %+v (%v), want the refused aoi.message", rows, err)
+	}
+
+	cfg, err := config.Load(bob.cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ACL.Rules = append(cfg.ACL.Rules, config.Rule{ID: "alice-msg", AgentID: "alice", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
+	if err := config.Write(bob.cfgPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var page agent.InboxPage
+	eventually(t, 10*time.Second, "the queued message reaches bob", func() bool {
+		page, err = bob.Inbox(ctx, agent.InboxFilter{TaskID: "T-9"})
+		return err == nil && len(page.Messages) == 1
+	})
+	m := page.Messages[0]
+	if m.From != "alice" || m.Type != "task_assign" || strings.Contains(string(m.Data), token) || !strings.Contains(string(m.Data), "rotate") {
+		t.Fatalf("bob got %+v, want alice's assignment with the token redacted", m)
+	}
+	ts, err := bob.CoordTasks(ctx, "T-9")
+	if err != nil || len(ts) != 1 || ts[0].Side != agent.SideAssignee || ts[0].State != agent.CoordAssigned || ts[0].Peer != "alice" {
+		t.Fatalf("bob's task = %+v (%v), want assigned by alice", ts, err)
+	}
+}
+
+// TestAssistantHeartbeat: once the assistant has polled, the agent shows
+// away to peers when it stops polling for assistant_away_after_sec, and
+// online again when it polls.
+func TestAssistantHeartbeat(t *testing.T) {
+	t.Parallel()
+	alice := newTestAgent(t, "alice", "lead", nil)
+	bob := newTestAgent(t, "bob", "engineer", func(c *config.Config) { c.Network.AssistantAwayAfterSec = 1 })
+	pair(alice, bob)
+	ctx := context.Background()
+	statusOfBob := func() string {
+		ps, err := alice.Discover(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(ps, func(p agent.Peer) bool { return p.AgentID == "bob" })
+		if i < 0 {
+			t.Fatalf("alice does not know bob: %+v", ps)
+		}
+		return ps[i].Status
+	}
+	if s := statusOfBob(); s != agent.PeerOnline {
+		t.Fatalf("bob before any poll = %s, want online (no assistant is not away)", s)
+	}
+	if _, err := bob.Inbox(ctx, agent.InboxFilter{Assistant: true}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "bob shows away", func() bool { return statusOfBob() == agent.PeerAway })
+	if _, err := bob.Inbox(ctx, agent.InboxFilter{Assistant: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s := statusOfBob(); s != agent.PeerOnline {
+		t.Fatalf("bob after polling again = %s, want online", s)
+	}
+}
