@@ -349,4 +349,8 @@ func checkCLI(t *testing.T, dir, task string) {
 	if err != nil || strings.Count(string(out), "review_request") != 2 {
 		t.Errorf("aoi messages --task %s --type review_request = %s (%v), want the two review requests", task, out, err)
 	}
+	out, err = exec.Command(needBinary(t), "--data-dir", dir, "send", "planner", "note", "all", "done", "--task", task).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "delivered") || !strings.Contains(string(out), "is done") {
+		t.Errorf("aoi send planner note = %s (%v), want it delivered with the task still done", out, err)
+	}
 }

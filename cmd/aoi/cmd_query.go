@@ -214,6 +214,8 @@ func messageSummary(m agent.Message, max int) string {
 		Summary  string `json:"summary"`
 		Reason   string `json:"reason"`
 		Message  string `json:"message"`
+		Desc     string `json:"description"`
+		Feedback string `json:"feedback"`
 		Status   string `json:"status"`
 		TaskID   string `json:"task_id"`
 		ExitCode *int   `json:"exit_code"`
@@ -222,7 +224,7 @@ func messageSummary(m agent.Message, max int) string {
 		return cell(string(m.Data), max)
 	}
 	parts := []string{}
-	for _, s := range []string{d.TaskID, d.Status, d.Summary, d.Reason, d.Message} {
+	for _, s := range []string{d.TaskID, d.Status, d.Summary, d.Desc, d.Reason, d.Message, d.Feedback} {
 		if s != "" {
 			parts = append(parts, s)
 		}
