@@ -20,3 +20,16 @@ func TestTypedMessageNotice(t *testing.T) {
 		t.Fatalf("notice = %q, want it to start with %q and carry no escape", m.notice.text, want)
 	}
 }
+
+// TestAwayPeerCountsAsRunning: a peer whose assistant stopped polling is
+// running (counted online, ranked with busy) but marked differently.
+func TestAwayPeerCountsAsRunning(t *testing.T) {
+	t.Parallel()
+	if g := statusGlyph(agent.PeerAway); g == statusGlyph(agent.PeerOnline) || g == statusGlyph(agent.PeerOffline) {
+		t.Fatalf("away glyph %q is not distinct", g)
+	}
+	p := &peersPane{rows: []agent.Peer{{AgentID: "w", Status: agent.PeerAway, Trust: agent.TrustPinned}}}
+	if title := p.Title(); !strings.Contains(title, "1/1 online") {
+		t.Fatalf("title %q, want the away peer counted as running", title)
+	}
+}

@@ -29,7 +29,7 @@ func (p *peersPane) setPeers(peers []agent.Peer) {
 		switch x.Status {
 		case agent.PeerOnline:
 			return 1
-		case agent.PeerBusy:
+		case agent.PeerBusy, agent.PeerAway:
 			return 2
 		}
 		return 3
@@ -76,7 +76,7 @@ func (p *peersPane) pending() int {
 func (p *peersPane) Title() string {
 	online := 0
 	for _, r := range p.rows {
-		if r.Status == agent.PeerOnline || r.Status == agent.PeerBusy {
+		if r.Status == agent.PeerOnline || r.Status == agent.PeerBusy || r.Status == agent.PeerAway {
 			online++
 		}
 	}
@@ -124,7 +124,7 @@ func (p *peersPane) View() string {
 			continue
 		}
 		line := columns(p.w, widths, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
-			r.Status, ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
+			Sanitize(r.Status), ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
 		lines = append(lines, p.row(line, i == p.list.cursor))
 	}
 	return strings.Join(lines, "\n")
@@ -136,6 +136,8 @@ func statusGlyph(s string) string {
 		return "●"
 	case agent.PeerBusy:
 		return "◐"
+	case agent.PeerAway: // running, but its assistant stopped polling
+		return "◌"
 	}
 	return "○"
 }

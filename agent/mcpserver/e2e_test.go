@@ -282,3 +282,55 @@ func TestAoiMCPRefusesBadIDsWithoutEchoing(t *testing.T) {
 		t.Errorf("3,000 Japanese characters = %q (error %v), want the length accepted (and the unknown peer refused)", text, isErr)
 	}
 }
+
+// TestQueryWaitEndsWhenCoreGoesAway: an aoi_query waiting for a late
+// answer returns as soon as the owner's aoi stops, saying so, instead of
+// holding the assistant for the whole wait_seconds.
+func TestQueryWaitEndsWhenCoreGoesAway(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfgPath, fp := initCore(t, dir, "eng-wait", "engineer")
+	core, stop := serveCore(t, dir, cfgPath, "eng-wait")
+	eng := &testCore{Core: core, id: "eng-wait", dir: dir, fp: fp}
+	pm := startCore(t, "pm-wait", "pm")
+	trustBoth(t, eng, pm)
+	c := launch(t, dir)
+	type result struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() { // no t.Fatal off the test goroutine: report through done
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = mcpserver.ToolQuery
+		req.Params.Arguments = map[string]any{"to": pm.id, "query": "release date?", "wait_seconds": 110}
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		var text []string
+		for _, ct := range res.Content {
+			if tc, ok := ct.(mcp.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		done <- result{text: strings.Join(text, "\n"), isErr: res.IsError}
+	}()
+	eventually(t, 10*time.Second, "pm holds the escalated question", func() bool {
+		qs, err := pm.Queries(context.Background(), agent.QueryFilter{State: agent.QueryEscalated})
+		return err == nil && len(qs) == 1
+	})
+	stop()
+	select {
+	case r := <-done:
+		if r.err != nil || r.isErr || !strings.Contains(r.text, "aoi stopped while waiting") {
+			t.Fatalf("query = %q (tool error %v, %v), want it to say aoi stopped", r.text, r.isErr, r.err)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("aoi_query still waiting 25s after the core stopped (wait_seconds 110)")
+	}
+}
