@@ -286,7 +286,7 @@ func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload 
 		return fmt.Errorf("type must be one of %v", wire.MessageTypes)
 	}
 	for _, f := range []struct{ name, v string }{{"id", id}, {"task_id", taskID}, {"thread_id", threadID}, {"reply_to", replyTo}} {
-		if f.v != "" && !validMsgID(f.v) {
+		if f.v != "" && !wire.ValidID(f.v) {
 			return fmt.Errorf("%s must be at most 128 letters, digits, '.', '_', ':' or '-'", f.name)
 		}
 	}
@@ -304,19 +304,6 @@ func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload 
 	return nil
 }
 
-func validMsgID(s string) bool {
-	if len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' && i > 0 || ch == '_' || ch == ':' || ch == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // redactJSON removes secrets from every string in a JSON payload.
 func (c *Core) redactJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
@@ -326,21 +313,10 @@ func (c *Core) redactJSON(raw json.RawMessage) json.RawMessage {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return mustJSON(c.redactOut(string(raw)))
 	}
-	return mustJSON(c.redactValue(v))
-}
-
-func (c *Core) redactValue(v any) any {
-	switch t := v.(type) {
-	case string:
-		return c.redactOut(t)
-	case []any:
-		for i := range t {
-			t[i] = c.redactValue(t[i])
-		}
-	case map[string]any:
-		for k, e := range t {
-			t[k] = c.redactValue(e)
-		}
+	red, err := c.redactorFor()
+	if err != nil {
+		c.log.Error("redactor unavailable; withholding the payload", "component", "messages", "err", err)
+		return mustJSON("[REDACTED:redactor-unavailable]")
 	}
-	return v
+	return mustJSON(red.Value(v))
 }

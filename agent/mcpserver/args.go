@@ -196,12 +196,9 @@ func (a *args) agentID(key string, required bool) string {
 // . _ : - only; anything else is refused without repeating it.
 func (a *args) id(key string, required bool) string {
 	s := a.str(key, required, maxID)
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' && i > 0 || ch == '_' || ch == ':' || ch == '-') {
-			a.fail("%q must be an id of letters, digits, '.', '_', ':' or '-' (as aoi returned it)", key)
-			return ""
-		}
+	if s != "" && !wire.ValidID(s) {
+		a.fail("%q must be an id of letters, digits, '.', '_', ':' or '-' (as aoi returned it)", key)
+		return ""
 	}
 	return s
 }

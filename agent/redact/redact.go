@@ -207,3 +207,21 @@ func (r *Redactor) String(s string) string {
 	out, _ := r.Redact(s)
 	return out
 }
+
+// Value redacts every string inside a decoded JSON value (maps and slices
+// are changed in place) and returns it.
+func (r *Redactor) Value(v any) any {
+	switch x := v.(type) {
+	case string:
+		return r.String(x)
+	case []any:
+		for i := range x {
+			x[i] = r.Value(x[i])
+		}
+	case map[string]any:
+		for k, val := range x {
+			x[k] = r.Value(val)
+		}
+	}
+	return v
+}

@@ -246,27 +246,11 @@ func (s *Secretary) redactMeta(meta map[string]any) (string, error) {
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		return "", err
 	}
-	out, err := json.Marshal(s.redactValue(generic))
+	out, err := json.Marshal(s.redactor().Value(generic))
 	if err != nil {
 		return "", err
 	}
 	return string(out), nil
-}
-
-func (s *Secretary) redactValue(v any) any {
-	switch x := v.(type) {
-	case string:
-		return s.redactor().String(x)
-	case []any:
-		for i := range x {
-			x[i] = s.redactValue(x[i])
-		}
-	case map[string]any:
-		for k, val := range x {
-			x[k] = s.redactValue(val)
-		}
-	}
-	return v
 }
 
 func mustJSON(v any) string {

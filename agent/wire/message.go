@@ -45,3 +45,19 @@ type MessageAck struct {
 	Seq       int64 `json:"seq"`
 	Duplicate bool  `json:"duplicate,omitempty"`
 }
+
+// ValidID reports whether s is a usable query, task, thread or message id:
+// at most 128 letters, digits, '.', '_', ':' or '-', not starting with '.'.
+// Anything else is refused without being echoed.
+func ValidID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' && i > 0 || ch == '_' || ch == ':' || ch == '-') {
+			return false
+		}
+	}
+	return true
+}
