@@ -223,8 +223,9 @@ func (c *Core) counterpart(ctx context.Context, taskID string) (string, error) {
 }
 
 // Inbox lists received messages matching f in order (only typed ones when
-// f names a type, task or thread). An assistant's
-// call is its heartbeat; the messages it returns are marked read.
+// f names a type, task or thread). An assistant's call is its heartbeat;
+// the messages it is shown no longer match Unread for it (the owner's read
+// mark, set by Messages, is separate).
 func (c *Core) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error) {
 	if f.Assistant {
 		c.assistantPoll.Store(c.now().UnixNano())
@@ -242,7 +243,7 @@ func (c *Core) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error) {
 		seqs = append(seqs, r.Seq)
 	}
 	if f.Assistant && len(seqs) > 0 {
-		if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessageSeqsRead(seqs) }); err != nil {
+		if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkAssistantSeen(seqs) }); err != nil {
 			return page, err
 		}
 	}

@@ -56,6 +56,17 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	if m.From != "alice" || m.Type != "task_assign" || strings.Contains(string(m.Data), token) || !strings.Contains(string(m.Data), "rotate") {
 		t.Fatalf("bob got %+v, want alice's assignment with the token redacted", m)
 	}
+	// The owner reading messages (the interface, aoi inbox) does not hide
+	// them from the assistant's unread filter, and vice versa.
+	if _, err := bob.Messages(ctx, 0, 100); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{1, 0} {
+		page, err := bob.Inbox(ctx, agent.InboxFilter{Unread: true, Assistant: true})
+		if err != nil || len(page.Messages) != want {
+			t.Fatalf("assistant's unread check %d = %+v (%v), want %d", i+1, page.Messages, err, want)
+		}
+	}
 	ts, err := bob.CoordTasks(ctx, "T-9")
 	if err != nil || len(ts) != 1 || ts[0].Side != agent.SideAssignee || ts[0].State != agent.CoordAssigned || ts[0].Peer != "alice" {
 		t.Fatalf("bob's task = %+v (%v), want assigned by alice", ts, err)

@@ -101,8 +101,8 @@ type MessageFilter struct {
 	Type       string
 	TaskID     string
 	ThreadID   string
-	UnreadOnly bool
-	Limit      int // default 20, at most 1000
+	UnreadOnly bool // not yet shown to the assistant (MarkAssistantSeen)
+	Limit      int  // default 20, at most 1000
 }
 
 // FilterMessages returns messages matching f with seq > f.AfterSeq in
@@ -119,7 +119,7 @@ func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRec
 		}
 	}
 	if f.UnreadOnly {
-		q += ` AND read = 0`
+		q += ` AND assistant_seen = 0`
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, limit+1)
@@ -138,12 +138,12 @@ func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRec
 	return out, more, nil
 }
 
-// MarkMessageSeqsRead marks the given messages read (the assistant saw
-// them), leaving the prefix mark of MarkMessagesRead alone.
-func (tx *Tx) MarkMessageSeqsRead(seqs []int64) error {
+// MarkAssistantSeen records that the coding assistant was shown these
+// messages. The owner's read mark (MarkMessagesRead) is separate.
+func (tx *Tx) MarkAssistantSeen(seqs []int64) error {
 	for _, s := range seqs {
-		if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE seq = ?`, s); err != nil {
-			return fmt.Errorf("store: marking message %d read: %w", s, err)
+		if _, err := tx.Exec(`UPDATE messages SET assistant_seen = 1 WHERE seq = ?`, s); err != nil {
+			return fmt.Errorf("store: marking message %d seen: %w", s, err)
 		}
 	}
 	return nil
