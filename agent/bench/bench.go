@@ -49,12 +49,16 @@ type Result struct {
 
 // Report is what `aoi bench` prints.
 type Report struct {
-	Concurrency int     `json:"concurrency"`
-	Duration    string  `json:"duration"`
-	Echo        Result  `json:"echo"`
-	Query       Result  `json:"aoi_query"`
-	Ratio       float64 `json:"ratio"` // query throughput / echo throughput
-	PeakRSSKiB  int64   `json:"peak_rss_kib"`
+	Concurrency int    `json:"concurrency"`
+	Duration    string `json:"duration"`
+	Echo        Result `json:"echo"`
+	Query       Result `json:"aoi_query"`
+	// Ratio is query throughput / echo throughput; RatioValid is false when
+	// the machine was busy (see Machine), and then the ratio is no figure.
+	Ratio      float64 `json:"ratio"`
+	RatioValid bool    `json:"ratio_valid"`
+	PeakRSSKiB int64   `json:"peak_rss_kib"`
+	Machine    Machine `json:"machine"`
 }
 
 // Run measures the echo, then aoi.query, and reports both.
@@ -70,6 +74,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		say = func(string) {}
 	}
 	rep := Report{Concurrency: opts.Concurrency, Duration: opts.Duration.String()}
+	rep.Machine = Machine{Cores: numCores(), LoadBefore: loadAverage()}
 	eng, pm, cleanup, err := startPair(ctx, opts.Dir)
 	if err != nil {
 		return rep, err
@@ -100,6 +105,8 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		rep.Ratio = rep.Query.Throughput / rep.Echo.Throughput
 	}
 	rep.PeakRSSKiB = peakRSS()
+	rep.Machine.LoadAfter = loadAverage()
+	rep.RatioValid = rep.Ratio > 0 && rep.Machine.Quiet()
 	return rep, nil
 }
 

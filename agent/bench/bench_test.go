@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,5 +24,39 @@ func TestRunMeasuresBothPhases(t *testing.T) {
 	}
 	if rep.Ratio <= 0 {
 		t.Fatalf("ratio = %v", rep.Ratio)
+	}
+	if rep.Machine.Cores <= 0 || rep.Machine.LoadBefore < 0 || rep.Machine.LoadAfter < 0 {
+		t.Fatalf("machine not recorded: %+v", rep.Machine)
+	}
+	if rep.RatioValid != rep.Machine.Quiet() {
+		t.Fatalf("ratio_valid %v disagrees with the load average %+v", rep.RatioValid, rep.Machine)
+	}
+}
+
+// TestBusyMachineInvalidatesRatio: a load average above the core count
+// before or after the run makes the ratio no figure, and says so.
+func TestBusyMachineInvalidatesRatio(t *testing.T) {
+	cases := []struct {
+		m     Machine
+		quiet bool
+	}{
+		{Machine{Cores: 2, LoadBefore: 0.3, LoadAfter: 1.9}, true},
+		{Machine{Cores: 2, LoadBefore: 2.5, LoadAfter: 0.5}, false},
+		{Machine{Cores: 2, LoadBefore: 0.5, LoadAfter: 12}, false},
+		{Machine{Cores: 2, LoadBefore: -1, LoadAfter: 0.5}, false},
+	}
+	for _, c := range cases {
+		if got := c.m.Quiet(); got != c.quiet {
+			t.Errorf("%+v: quiet = %v, want %v (%s)", c.m, got, c.quiet, c.m.Verdict())
+		}
+		if !c.quiet && c.m.LoadBefore >= 0 && !strings.Contains(c.m.Verdict(), "NOT A MEASUREMENT") {
+			t.Errorf("%+v: verdict %q does not flag the run", c.m, c.m.Verdict())
+		}
+	}
+	if v := parseLoadAvg("0.42 0.50 0.61 1/234 5678\n"); v != 0.42 {
+		t.Errorf("parseLoadAvg = %v, want 0.42", v)
+	}
+	if v := parseLoadAvg("garbage"); v != -1 {
+		t.Errorf("parseLoadAvg(garbage) = %v, want -1", v)
 	}
 }

@@ -38,6 +38,11 @@ func printBench(w io.Writer, r bench.Report) {
 		fmt.Fprintf(w, "%-10s %10.0f %8d %10s %10s %10s\n", res.Name, res.Throughput, res.Errors,
 			res.P50.Round(time.Microsecond), res.P95.Round(time.Microsecond), res.P99.Round(time.Microsecond))
 	}
-	fmt.Fprintf(w, "ratio aoi.query / echo: %.2f   peak RSS: %.1f MiB   (concurrency %d, %s per phase)\n",
-		r.Ratio, float64(r.PeakRSSKiB)/1024, r.Concurrency, r.Duration)
+	ratio := fmt.Sprintf("%.2f", r.Ratio)
+	if !r.RatioValid {
+		ratio += " (INVALID)"
+	}
+	fmt.Fprintf(w, "ratio aoi.query / echo: %s   peak RSS: %.1f MiB   (concurrency %d, %s per phase)\n",
+		ratio, float64(r.PeakRSSKiB)/1024, r.Concurrency, r.Duration)
+	fmt.Fprintf(w, "machine: %s\n", r.Machine.Verdict())
 }
