@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -18,6 +19,7 @@ import (
 const (
 	checkpointEvery   = 2 * time.Second
 	checkpointBatches = 200 // group commits between checkpoint nudges
+	defaultWALLimit   = 64 << 20
 )
 
 // openCheckpointer opens the checkpoint connection.
@@ -63,3 +65,23 @@ func (db *DB) kickCheckpoint() {
 	default:
 	}
 }
+
+// boundWAL keeps the WAL file under the configured limit. It runs in the
+// writer between group commits (no transaction open, nobody else can
+// write): a TRUNCATE checkpoint copies every frame into the database,
+// waiting (busy timeout) for readers still on old snapshots, then empties
+// the WAL. Writers pause for that one checkpoint — a bounded, rare cost
+// next to a WAL that grows by gigabytes while passive checkpoints lose the
+// race against constant writes.
+func (db *DB) boundWAL(conn *sql.Conn) {
+	fi, err := os.Stat(db.path + "-wal")
+	if err != nil || fi.Size() <= db.opts.walLimit {
+		return
+	}
+	_, _ = conn.ExecContext(writerCtx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	db.walTruncates.Add(1)
+}
+
+// WALTruncates reports how many times the writer had to truncate the WAL
+// because it outgrew the limit (see WithWALLimit).
+func (db *DB) WALTruncates() int64 { return db.walTruncates.Load() }

@@ -86,9 +86,11 @@ func (db *DB) writer(head auditHead) {
 	for first := range db.reqs {
 		batch = tx.runBatch(db.collect(append(batch[:0], first)))
 		db.writes.Add(int64(len(batch)))
-		if db.batches.Add(1)%checkpointBatches == 0 {
+		n := db.batches.Add(1)
+		if n%checkpointBatches == 0 {
 			db.kickCheckpoint()
 		}
+		db.boundWAL(conn) // one stat per group commit
 		clear(batch)
 	}
 }

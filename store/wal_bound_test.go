@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestWALStaysBoundedUnderSustainedWrites writes continuously from several
+// callers while a reader keeps snapshots open, and checks after every
+// acknowledged write that the WAL file never grew far past the limit.
+func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
+	const limit = 1 << 20
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	db, err := Open(path, WithWALLimit(limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var readers sync.WaitGroup
+	readers.Add(1)
+	go func() { // keeps read snapshots on the WAL, as searches do
+		defer readers.Done()
+		for ctx.Err() == nil {
+			var n int
+			_ = db.rd.QueryRowContext(ctx, `SELECT count(*) FROM audit_log`).Scan(&n)
+		}
+	}()
+
+	detail := map[string]string{"text": strings.Repeat("sustained write ", 128)} // ~2 KiB a row
+	var maxWAL atomic.Int64
+	var writers sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := 0; i < 1500; i++ {
+				if err := db.Write(ctx, func(tx *Tx) error {
+					_, err := tx.AppendAudit("eng-a", "aoi.query", "ok", detail)
+					return err
+				}); err != nil {
+					t.Error(err)
+					return
+				}
+				if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > maxWAL.Load() {
+					maxWAL.Store(fi.Size())
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	stop()
+	readers.Wait()
+
+	// 6,000 rows of ~2 KiB is ~12 MiB of WAL frames without the bound; with
+	// it the WAL may exceed the limit by at most one group commit's frames.
+	if got := maxWAL.Load(); got > 3*limit {
+		t.Fatalf("WAL reached %d bytes with a %d-byte limit", got, limit)
+	}
+	if db.WALTruncates() == 0 {
+		t.Fatalf("the writer never truncated the WAL (max %d bytes)", maxWAL.Load())
+	}
+	if rep, err := db.VerifyAudit(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("audit chain after truncations: %+v, %v", rep, err)
+	}
+}
