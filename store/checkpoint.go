@@ -19,6 +19,7 @@ import (
 const (
 	checkpointEvery   = 2 * time.Second
 	checkpointBatches = 200 // group commits between checkpoint nudges
+	walCheckBatches   = 16  // group commits between WAL size checks (a stat each)
 	defaultWALLimit   = 64 << 20
 )
 

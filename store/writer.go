@@ -90,7 +90,9 @@ func (db *DB) writer(head auditHead) {
 		if n%checkpointBatches == 0 {
 			db.kickCheckpoint()
 		}
-		db.boundWAL(conn) // one stat per group commit
+		if n%walCheckBatches == 0 {
+			db.boundWAL(conn)
+		}
 		clear(batch)
 	}
 }
