@@ -140,7 +140,7 @@ func (s *Secretary) PollNow(ctx context.Context) error {
 	repos := repos(cfg)
 	var errs []error
 	for _, r := range repos {
-		b, err := source.Git{}.Poll(ctx, r, s.db)
+		b, err := source.Git{Since: s.now().Add(-retention(cfg))}.Poll(ctx, r, s.db)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Repo is a configured context with a local git checkout.
@@ -26,7 +27,11 @@ const (
 )
 
 // Git polls git repositories.
-type Git struct{}
+type Git struct {
+	// Since is the start of the retention window: the history walk
+	// (git_backfill.go) indexes no commit older than this. Zero: no limit.
+	Since time.Time
+}
 
 // CursorHead names the cursor holding the last indexed commit of ctxID.
 func CursorHead(ctxID string) string { return "git:" + ctxID + ":head" }
@@ -36,7 +41,7 @@ func cursorState(ctxID, kind string) string { return "git:" + ctxID + ":state:" 
 // Poll returns what changed in repo since the stored cursors: new commits,
 // and the branch, uncommitted changes and markers when they differ from what
 // was stored.
-func (Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
+func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 	b := Batch{Source: "git", Cursors: map[string]string{}}
 	head, err := headSHA(ctx, repo.Path)
 	if err != nil {
@@ -44,6 +49,9 @@ func (Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 	}
 	if head != "" {
 		if err := pollCommits(ctx, repo, cur, head, &b); err != nil {
+			return b, err
+		}
+		if err := backfillCommits(ctx, repo, cur, g.Since, &b); err != nil {
 			return b, err
 		}
 	}
@@ -82,11 +90,12 @@ func pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Ba
 	if ok && last == head {
 		return nil
 	}
-	args := []string{"log", "--no-color", "--no-ext-diff", "-p", "--unified=0", "--format=" + logFormat}
-	if ok && commitExists(ctx, repo.Path, last) {
-		args = append(args, fmt.Sprintf("--max-count=%d", maxPollCommits), last+"..HEAD")
+	args := logArgs()
+	first := !ok || !commitExists(ctx, repo.Path, last)
+	if first {
+		args = append(args, fmt.Sprintf("--max-count=%d", maxInitialCommits), head)
 	} else {
-		args = append(args, fmt.Sprintf("--max-count=%d", maxInitialCommits), "HEAD")
+		args = append(args, fmt.Sprintf("--max-count=%d", maxPollCommits), last+".."+head)
 	}
 	out, capped, err := runGit(ctx, repo.Path, maxLogBytes, args...)
 	if err != nil {
@@ -98,6 +107,14 @@ func pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Ba
 		b.Events = append(b.Events, commits[i].event(repo.Ctx))
 	}
 	b.Cursors[CursorHead(repo.Ctx)] = head
+	if first {
+		// The rest of the history follows from this head (git_backfill.go),
+		// unless this poll already read all of it.
+		b.Cursors[CursorBackfill(repo.Ctx)] = backfillCursor(head, len(commits))
+		if len(commits) < maxInitialCommits && !capped {
+			b.Cursors[CursorBackfill(repo.Ctx)] = backfillDone
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,102 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fastImport builds a linear history of n commits, one a day ending today,
+// each adding its own file, then a side branch merged into main.
+func fastImport(t *testing.T, dir string, n int, now time.Time) {
+	t.Helper()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	var s strings.Builder
+	mark := 0
+	commit := func(branch, msg, file string, when time.Time, from string, merge string) {
+		mark++
+		fmt.Fprintf(&s, "commit refs/heads/%s\nmark :%d\ncommitter T <t@example.com> %d +0000\ndata %d\n%s\n", branch, mark, when.Unix(), len(msg), msg)
+		if from != "" {
+			fmt.Fprintf(&s, "from %s\n", from)
+		}
+		if merge != "" {
+			fmt.Fprintf(&s, "merge %s\n", merge)
+		}
+		body := "content of " + file + "\n"
+		fmt.Fprintf(&s, "M 644 inline %s\ndata %d\n%s\n", file, len(body), body)
+	}
+	for i := 0; i < n; i++ {
+		commit("main", fmt.Sprintf("change %d", i), fmt.Sprintf("f%03d.go", i), now.Add(-time.Duration(n-i)*24*time.Hour), "", "")
+	}
+	main := mark
+	commit("side", "side work on the exporter", "export/csv.go", now.Add(-2*time.Hour), fmt.Sprintf(":%d", main), "")
+	commit("main", "Merge branch 'side'", "export/csv.go", now.Add(-time.Hour), fmt.Sprintf(":%d", main), fmt.Sprintf(":%d", mark))
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(s.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	gitIn(t, dir, "checkout", "-q", "main")
+}
+
+// TestGitIndexesWholeHistoryWithinRetention: the first poll indexes the
+// newest commits, later polls walk back through the rest of the retention
+// window without repeating a commit, then stop; merges carry the files
+// their first-parent diff touched.
+func TestGitIndexesWholeHistoryWithinRetention(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	fastImport(t, dir, 500, now) // 500 daily commits, then a merged side branch
+	repo := Repo{Ctx: "acme/big", Path: dir}
+	cur := mapCursors{}
+	g := Git{Since: now.Add(-400 * 24 * time.Hour)}
+
+	seen := map[string]int{}
+	var mergeFiles []string
+	for poll := 0; poll < 10; poll++ {
+		b, err := g.Poll(context.Background(), repo, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range b.Events {
+			seen[ev.Key]++
+			if strings.HasPrefix(ev.Title, "Merge branch") {
+				files, _ := ev.Meta["files"].([]FileStat)
+				for _, f := range files {
+					mergeFiles = append(mergeFiles, f.Path)
+				}
+			}
+		}
+		cur.apply(b)
+		if _, p, _ := ParseBackfill(cur[CursorBackfill(repo.Ctx)]); p.Done {
+			break
+		}
+	}
+	if _, p, _ := ParseBackfill(cur[CursorBackfill(repo.Ctx)]); !p.Done {
+		t.Fatalf("history walk not done after 10 polls: cursor %q", cur[CursorBackfill(repo.Ctx)])
+	}
+	// Inside 400 days: the newest 399 or 400 daily commits, the side commit and the merge.
+	if len(seen) < 400 || len(seen) > 402 {
+		t.Fatalf("indexed %d distinct commits, want the ~401 inside the window", len(seen))
+	}
+	for sha, n := range seen {
+		if n != 1 {
+			t.Fatalf("commit %s indexed %d times", sha, n)
+		}
+	}
+	if !containsStr(mergeFiles, "export/csv.go") {
+		t.Fatalf("merge indexed with files %v, want the side branch's export/csv.go (first-parent diff)", mergeFiles)
+	}
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
