@@ -14,17 +14,23 @@ import (
 type evidence struct {
 	files    map[string]*fileEvidence
 	commits  []wire.ContextRef
+	scores   []float64 // commits[i]'s own match score
 	tasks    []wire.ContextRef
 	notes    []wire.ContextRef
 	contexts []string // contexts the hits come from, best first
 }
 
 type fileEvidence struct {
-	path    string
-	lo, hi  int
-	score   float64
-	summary string
-	order   int
+	path   string
+	lo, hi int
+	score  float64 // accumulated over every hit (orders files among themselves)
+	best   float64 // the strongest single piece of evidence (ranks against commits)
+	named  bool    // the path contains a term of the question
+	// bestCommit is the commit that gave best ("" when best came from
+	// elsewhere): when that commit is listed, it stands for the file.
+	bestCommit string
+	summary    string
+	order      int
 }
 
 // groupEvidence folds hits (best first) into per-file, per-commit,
@@ -44,9 +50,20 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 			if !seenCommit[h.Key] && len(h.Key) >= 7 {
 				seenCommit[h.Key] = true
 				ev.commits = append(ev.commits, wire.ContextRef{Type: "commit", Ref: h.Key[:7], Summary: summary})
+				ev.scores = append(ev.scores, h.Score)
 			}
 			for _, f := range m.Files {
+				if f.Path == "" {
+					continue
+				}
+				before := 0.0
+				if fe := ev.files[f.Path]; fe != nil {
+					before = fe.best
+				}
 				ev.addFile(f.Path, f.Lines, h.Score, summary, pq)
+				if fe := ev.files[f.Path]; fe.best > before && len(h.Key) >= 7 {
+					fe.bestCommit = h.Key[:7]
+				}
 			}
 		case "marker":
 			file, line, _ := strings.Cut(h.Key, ":")
@@ -79,10 +96,12 @@ func (ev *evidence) addFile(p, lines string, score float64, summary string, pq p
 	for _, t := range pq.Terms {
 		if strings.Contains(low, t) {
 			score *= 2
+			f.named = true
 			break
 		}
 	}
 	f.score += score
+	f.best = max(f.best, score)
 	// The line range comes from the best evidence about the file (hits
 	// arrive best first): a union over its whole history would soon span
 	// the entire file.
@@ -110,26 +129,62 @@ func (ev *evidence) rankedFiles() []*fileEvidence {
 	return out
 }
 
-// refs lists the context references of the answer: files (with their line
-// ranges when known), then commits, tasks and notes.
+// refs lists the context references of the answer, best evidence first:
+// commits and files ranked together by how well they match the question,
+// then tasks and notes. A file whose best evidence is a commit already
+// listed ranks below other evidence unless its path names the topic: the
+// commit stands for it, and the file adds only its line range.
 func (ev *evidence) refs() []wire.ContextRef {
-	var out []wire.ContextRef
-	for i, f := range ev.rankedFiles() {
-		if i == maxFileRefs {
+	type ranked struct {
+		ref   wire.ContextRef
+		score float64
+		order int // ties: commits (the evidence itself) before files
+	}
+	var all []ranked
+	listed := map[string]bool{}
+	for i, c := range capRefs(ev.commits, maxCommitRefs) {
+		all = append(all, ranked{ref: c, score: ev.scores[i], order: i})
+		listed[c.Ref] = true
+	}
+	files := 0
+	for _, f := range ev.rankedFiles() {
+		if files == maxFileRefs {
 			break
 		}
-		ref := f.path
-		switch {
-		case f.lo > 0 && f.hi > f.lo:
-			ref = fmt.Sprintf("%s:%d-%d", f.path, f.lo, f.hi)
-		case f.lo > 0:
-			ref = fmt.Sprintf("%s:%d", f.path, f.lo)
+		files++
+		// A file ranks by its strongest single piece of evidence: summing
+		// every commit that touched it lets busy files (a Makefile, a
+		// terminal.cpp) outrank the commit that answers the question
+		// (measured with make eval: top-3 50% summed, 65% by the best).
+		score := f.best
+		if !f.named && listed[f.bestCommit] {
+			score /= 2 // the commit above already stands for it
 		}
-		out = append(out, wire.ContextRef{Type: "file", Ref: ref, Summary: f.summary})
+		all = append(all, ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, score: score, order: maxCommitRefs + files})
 	}
-	out = append(out, capRefs(ev.commits, maxCommitRefs)...)
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].order < all[j].order
+	})
+	out := make([]wire.ContextRef, 0, len(all)+4)
+	for _, r := range all {
+		out = append(out, r.ref)
+	}
 	out = append(out, capRefs(ev.tasks, 2)...)
 	return append(out, capRefs(ev.notes, 2)...)
+}
+
+// ref is the file with its line range when known.
+func (f *fileEvidence) ref() string {
+	switch {
+	case f.lo > 0 && f.hi > f.lo:
+		return fmt.Sprintf("%s:%d-%d", f.path, f.lo, f.hi)
+	case f.lo > 0:
+		return fmt.Sprintf("%s:%d", f.path, f.lo)
+	}
+	return f.path
 }
 
 func capRefs(r []wire.ContextRef, n int) []wire.ContextRef {
