@@ -133,6 +133,8 @@ type eventMeta struct {
 	Tests    *TestSummary `json:"tests"`
 	Marker   string       `json:"marker"`
 	Author   string       `json:"author"`
+	// Uncommitted marks a marker the working tree's uncommitted diff adds.
+	Uncommitted bool `json:"uncommitted"`
 }
 
 func jsonUnmarshal(raw string, v any) error { return json.Unmarshal([]byte(raw), v) }

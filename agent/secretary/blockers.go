@@ -19,7 +19,21 @@ const (
 	maxBlockerScan = 150
 )
 
-var blockedRE = regexp.MustCompile(`(?i)\bblock(ed|er|ers|ing)?\b|待ち|ブロック|stuck`)
+// blockedRE finds text that says work is held up, in English or Japanese.
+var blockedRE = regexp.MustCompile(`(?i)\bblock(ed|er|ers|ing)?\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|待ち|ブロック|止まって|保留`)
+
+// Blocker ranks: lower comes first. Work in progress now (failing tests,
+// the uncommitted diff's FIXMEs) beats things said recently, which beat
+// markers that have sat in the code for months. A blocker about the
+// question's topic moves ahead of its rank.
+const (
+	rankNow        = 0
+	rankRecent     = 10
+	rankStale      = 20
+	topicBonus     = 15
+	evidenceBonus  = 5
+	blockedCommits = 14 * 24 * time.Hour
+)
 
 // blockers lists what holds the work up in the evidence's contexts: failing
 // tests of the latest run, recent errors, FIXME/XXX markers and notes that
@@ -36,15 +50,15 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 	}
 	for _, t := range tests {
 		for _, f := range t.Failures {
-			items = append(items, blocker{text: testFailureLine(f), rank: 0})
+			items = append(items, blocker{text: testFailureLine(f), rank: rankNow})
 		}
 	}
 	now := s.now()
-	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, KindNote, KindReport}, Since: now.Add(-noteWindow), Limit: maxBlockerScan})
+	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, KindNote, KindReport, "commit"}, Since: now.Add(-noteWindow), Limit: 4 * maxBlockerScan})
 	if err != nil {
 		return nil, err
 	}
-	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker"}, Contexts: ctxs, Limit: maxBlockerScan})
+	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker"}, Contexts: ctxs, Limit: 2 * maxBlockerScan})
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +66,17 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		if (e.Ctx != "" && !inContexts(ctxs, e.Ctx)) || !ac.allow(e) {
 			continue
 		}
-		if b, ok := asBlocker(e, now); ok {
-			if ev.files[fileOfMarker(e)] != nil || mentionsTerm(e.Title+" "+e.Key, pq.Terms) {
-				b.rank -= 10 // about the topic
-			}
-			items = append(items, b)
+		b, ok := asBlocker(e, now)
+		if !ok {
+			continue
 		}
+		switch {
+		case mentionsTerm(e.Title+" "+e.Key, pq.Terms):
+			b.rank -= topicBonus
+		case ev.files[fileOfMarker(e)] != nil:
+			b.rank -= evidenceBonus
+		}
+		items = append(items, b)
 	}
 	return dedupeBlockers(items), nil
 }
@@ -65,31 +84,56 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 type blocker struct {
 	text string
 	rank int // lower first
+	ts   time.Time
 }
 
 // asBlocker says whether an event is a blocker, and how it reads.
 func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
+	b := blocker{text: e.Title, ts: e.TS}
 	switch e.Kind {
 	case KindError:
 		if now.Sub(e.TS) <= errorWindow {
-			return blocker{text: e.Title, rank: 1}, true
+			b.rank = rankRecent
+			return b, true
 		}
 	case "marker":
 		m := parseMeta(e.Meta)
-		if m.Marker == "FIXME" || m.Marker == "XXX" {
-			return blocker{text: e.Title, rank: 2}, true
+		if m.Marker != "FIXME" && m.Marker != "XXX" && !(m.Uncommitted && m.Marker == "TODO") {
+			return b, false
+		}
+		b.rank = rankStale
+		if m.Uncommitted {
+			b.rank = rankNow
+		}
+		return b, true
+	case "commit":
+		if now.Sub(e.TS) <= blockedCommits && saysBlocked(e.Title) {
+			b.rank = rankRecent
+			return b, true
 		}
 	case KindNote, KindReport:
-		text := e.Title + " " + e.Body
-		if blockedRE.MatchString(text) && !strings.Contains(strings.ToLower(text), "unblocked") {
-			return blocker{text: e.Title, rank: 3}, true
+		if saysBlocked(e.Title + " " + e.Body) {
+			b.rank = rankRecent
+			return b, true
 		}
 	}
-	return blocker{}, false
+	return b, false
+}
+
+// saysBlocked reports whether text says something is held up (and not
+// that it no longer is).
+func saysBlocked(text string) bool {
+	low := strings.ToLower(text)
+	return blockedRE.MatchString(text) && !strings.Contains(low, "unblock") && !strings.Contains(low, "no longer blocked")
 }
 
 func dedupeBlockers(items []blocker) []string {
-	sort.SliceStable(items, func(i, j int) bool { return items[i].rank < items[j].rank })
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].rank != items[j].rank {
+			return items[i].rank < items[j].rank
+		}
+		return items[i].ts.After(items[j].ts) // newest first
+	})
 	seen := map[string]bool{}
 	var out []string
 	for _, b := range items {

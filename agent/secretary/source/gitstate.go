@@ -99,9 +99,13 @@ func markerState(ctx context.Context, repo Repo) (State, error) {
 	if err != nil {
 		return st, nil // git grep exits 1 when nothing matches
 	}
+	// Markers the uncommitted diff adds come first (and are flagged): they
+	// are what the owner is working on now; the cap cuts stale ones.
+	added := addedLines(ctx, repo)
+	var fresh, stale []Event
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.SplitN(line, "\x00", 3)
-		if len(f) != 3 || len(st.Events) >= maxMarkers {
+		if len(f) != 3 {
 			continue
 		}
 		m := markerRE.FindStringSubmatch(f[2])
@@ -109,13 +113,27 @@ func markerState(ctx context.Context, repo Repo) (State, error) {
 			continue
 		}
 		text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), "*/"))
+		n, _ := strconv.Atoi(f[1])
+		if text == "" {
+			text = continuation(repo, f[0], n)
+		}
 		ref := f[0] + ":" + f[1]
-		st.Events = append(st.Events, Event{
+		ev := Event{
 			Key:   ref,
 			Title: fmt.Sprintf("%s(%s): %s", m[1], ref, clipBytes(text, 200)),
-			Body:  clipBytes(strings.TrimSpace(f[2]), 300),
+			Body:  clipBytes(strings.TrimSpace(f[2]+" "+text), 300),
 			Meta:  map[string]any{"marker": m[1], "file": f[0], "line": f[1]},
-		})
+		}
+		if added[f[0]][n] {
+			ev.Meta["uncommitted"] = true
+			fresh = append(fresh, ev)
+		} else {
+			stale = append(stale, ev)
+		}
+	}
+	st.Events = append(fresh, stale...)
+	if len(st.Events) > maxMarkers {
+		st.Events = st.Events[:maxMarkers]
 	}
 	return st, nil
 }

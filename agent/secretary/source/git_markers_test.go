@@ -1,0 +1,44 @@
+package source
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestMarkersFlagUncommittedAndReadContinuations: a FIXME the working tree
+// adds is flagged uncommitted and listed before committed ones, and a
+// marker with nothing after it takes its text from the next comment line.
+func TestMarkersFlagUncommittedAndReadContinuations(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	write := func(p, s string) {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.go", "package a\n// FIXME: stale one\n")
+	write("b.go", "package a\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	write("b.go", "package a\n// FIXME:\n// the cache is never evicted\nfunc f() {}\n")
+
+	st, err := markerState(context.Background(), Repo{Ctx: "acme/a", Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Events) != 2 {
+		t.Fatalf("markers = %+v", st.Events)
+	}
+	first := st.Events[0]
+	if first.Key != "b.go:2" || first.Meta["uncommitted"] != true {
+		t.Fatalf("first marker = %+v, want the uncommitted b.go:2", first)
+	}
+	if first.Title != "FIXME(b.go:2): the cache is never evicted" {
+		t.Fatalf("continued marker title = %q", first.Title)
+	}
+	if st.Events[1].Meta["uncommitted"] == true {
+		t.Fatalf("committed marker flagged uncommitted: %+v", st.Events[1])
+	}
+}
