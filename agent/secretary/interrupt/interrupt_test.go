@@ -60,8 +60,8 @@ func TestConfidence(t *testing.T) {
 		{"no match", false, 0, 1, ConfNoMatch},
 		{"last hour", true, 30 * time.Minute, 1, ConfRecentHour},
 		{"last day", true, 5 * time.Hour, 1, ConfRecentDay},
-		{"older keyword match", true, 72 * time.Hour, 1, ConfKeyword},
-		{"half coverage pulls down", true, time.Minute, 0.5, 0.55},
+		{"older, fully covered", true, 72 * time.Hour, 1, ConfGrounded},
+		{"half coverage pulls far down", true, time.Minute, 0.5, 0.2 + 0.75*0.25},
 		{"zero coverage is no match", true, time.Minute, 0, ConfNoMatch},
 		{"quality is clamped", true, time.Minute, 3, ConfRecentHour},
 	}
