@@ -121,11 +121,24 @@ func (s *Secretary) confidence(hits []store.ContextHit, pq parsedQuery) float64 
 		return interrupt.Confidence(false, 0, 0)
 	}
 	best := hits[i]
-	quality := 1.0
-	if len(pq.Terms) > 0 {
-		quality = float64(best.Matched) / float64(len(pq.Terms))
+	return interrupt.Confidence(true, s.now().Sub(best.TS), coverage(best, pq))
+}
+
+// coverage is the share of the question's concepts the hit covers: a
+// concept counts when the hit contains its word or any of its translations
+// and pieces.
+func coverage(h store.ContextHit, pq parsedQuery) float64 {
+	if len(pq.Concepts) == 0 {
+		return 1
 	}
-	return interrupt.Confidence(true, s.now().Sub(best.TS), quality)
+	text := strings.ToLower(h.Title + "\n" + h.Key + "\n" + h.Body)
+	covered := 0
+	for _, g := range pq.Concepts {
+		if slices.ContainsFunc(g, func(t string) bool { return strings.Contains(text, t) }) {
+			covered++
+		}
+	}
+	return float64(covered) / float64(len(pq.Concepts))
 }
 
 func isStateKind(kind string) bool {

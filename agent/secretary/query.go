@@ -4,11 +4,18 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/agent/secretary/glossary"
 )
 
 // parsedQuery is what a question asks about.
 type parsedQuery struct {
-	Terms         []string // topic keywords, lower-case, any language
+	Terms []string // topic keywords to search for, lower-case, any language
+	// Concepts groups Terms by what the question asked about: each group is
+	// one word of the question with its translations (glossary) and its
+	// pieces. Confidence counts concepts covered, not terms.
+	Concepts      [][]string
 	Files         []string // mentioned paths (auth/jwt.go)
 	Tickets       []string // ISSUE-123, #123
 	Agents        []string // @eng-suzuki
@@ -59,13 +66,8 @@ func setOf(words string) map[string]bool {
 // katakana runs, from which intent words are then cut out.
 func parseQuery(text string) parsedQuery {
 	var q parsedQuery
-	seen := map[string]bool{}
-	add := func(t string) {
-		if t != "" && !seen[t] {
-			seen[t] = true
-			q.Terms = append(q.Terms, t)
-		}
-	}
+	var words []string
+	add := func(t string) { words = append(words, t) }
 	for _, tok := range tokenize(text) {
 		if tok.cjk {
 			q.Japanese = true
@@ -81,7 +83,96 @@ func parseQuery(text string) parsedQuery {
 	if !q.Japanese {
 		q.Japanese = hasKana(text)
 	}
+	q.expand(words)
 	return q
+}
+
+// maxTerms bounds the search terms one question expands to.
+const maxTerms = 16
+
+// expand turns the question's words into concepts: each word with its
+// glossary translations and, for a kanji/katakana run, the pieces it is
+// made of, so 読み取り専用モード meets "read-only mode" and ライセンス表示
+// meets ライセンス情報.
+func (q *parsedQuery) expand(words []string) {
+	seen := map[string]bool{}
+	for _, w := range words {
+		if w == "" || seen[w] {
+			continue
+		}
+		group := []string{w}
+		seen[w] = true
+		for _, alt := range alternatives(w) {
+			if !seen[alt] {
+				seen[alt] = true
+				group = append(group, alt)
+			}
+		}
+		q.Concepts = append(q.Concepts, group)
+	}
+	// Every concept's own word first, then the alternatives, so the cap
+	// cuts translations before it cuts anything the asker typed.
+	for _, g := range q.Concepts {
+		q.Terms = append(q.Terms, g[0])
+	}
+	for _, g := range q.Concepts {
+		for _, alt := range g[1:] {
+			if len(q.Terms) < maxTerms {
+				q.Terms = append(q.Terms, alt)
+			}
+		}
+	}
+}
+
+// alternatives are the other forms of one word of a question. Only
+// Japanese words are translated: an English word already finds English
+// history, and adding its Japanese forms drew in unrelated Japanese work
+// (make eval: English top-3 64% → 50% with them).
+func alternatives(w string) []string {
+	if !isCJKWord(w) {
+		return nil
+	}
+	out := append([]string(nil), glossary.English(w)...)
+	if len(out) > 0 {
+		return out
+	}
+	for _, piece := range append(scriptPieces(w), glossary.Within(w)...) {
+		if piece != w && utf8.RuneCountInString(piece) >= 2 {
+			out = append(out, piece)
+			out = append(out, glossary.English(piece)...)
+		}
+	}
+	return out
+}
+
+// scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
+// モード).
+func scriptPieces(run string) []string {
+	var out []string
+	var cur []rune
+	kata := false
+	for i, r := range []rune(run) {
+		k := unicode.Is(unicode.Katakana, r) || r == 'ー'
+		if i > 0 && k != kata {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+		kata = k
+		cur = append(cur, r)
+	}
+	if len(out) == 0 {
+		return nil // one script: nothing to split
+	}
+	return append(out, string(cur))
+}
+
+func isCJKWord(w string) bool {
+	for _, r := range w {
+		if isKanjiKatakana(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // latinToken classifies one space-separated word.
@@ -149,9 +240,23 @@ type token struct {
 	cjk  bool
 }
 
+// okuriganaRE finds verbs and nouns written kanji + okurigana + kanji
+// (読み取り, 書き込み, 取り消し, 引き継ぎ): hiragana splits them into
+// single characters that find nothing, so they are kept whole as well.
+var okuriganaRE = regexp.MustCompile(`\p{Han}[りみきしちいえけせびぎじ]\p{Han}[りみきしちいえけせびぎじ]?`)
+
 // tokenize splits text into latin words (runs without spaces or CJK) and
 // kanji/katakana runs; kana particles, spaces and CJK punctuation separate.
+// Okurigana compounds are added whole after the runs.
 func tokenize(text string) []token {
+	out := splitRuns(text)
+	for _, w := range okuriganaRE.FindAllString(text, -1) {
+		out = append(out, token{text: w, cjk: true})
+	}
+	return out
+}
+
+func splitRuns(text string) []token {
 	var out []token
 	var cur []rune
 	curCJK := false

@@ -1,0 +1,121 @@
+// Package glossary maps software terms between Japanese and English, so a
+// question asked in one language finds work recorded in the other
+// ("認証の進捗は?" finds commits about auth). The pairs are built in
+// (terms.tsv); the secretary applies them at query time.
+package glossary
+
+import (
+	_ "embed"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+//go:embed terms.tsv
+var termsTSV string
+
+type tables struct {
+	jaToEn map[string][]string
+	enToJa map[string][]string
+	jaKeys []string // Japanese entries, longest first (for finding them inside runs)
+}
+
+var load = sync.OnceValue(func() *tables {
+	t := &tables{jaToEn: map[string][]string{}, enToJa: map[string][]string{}}
+	for _, line := range strings.Split(termsTSV, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ja, en, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		ja = strings.ToLower(strings.TrimSpace(ja))
+		for _, e := range strings.Split(en, "|") {
+			e = strings.ToLower(strings.TrimSpace(e))
+			if e == "" {
+				continue
+			}
+			t.jaToEn[ja] = append(t.jaToEn[ja], e)
+			t.enToJa[e] = append(t.enToJa[e], ja)
+		}
+	}
+	for ja := range t.jaToEn {
+		t.jaKeys = append(t.jaKeys, ja)
+	}
+	sort.Slice(t.jaKeys, func(i, j int) bool {
+		li, lj := utf8.RuneCountInString(t.jaKeys[i]), utf8.RuneCountInString(t.jaKeys[j])
+		if li != lj {
+			return li > lj
+		}
+		return t.jaKeys[i] < t.jaKeys[j]
+	})
+	return t
+})
+
+// Size is the number of distinct Japanese and English entries.
+func Size() (ja, en int) {
+	t := load()
+	return len(t.jaToEn), len(t.enToJa)
+}
+
+// English returns the English forms of a Japanese term, or nil.
+func English(ja string) []string { return load().jaToEn[strings.ToLower(ja)] }
+
+// Japanese returns the Japanese forms of an English term, or nil. An
+// English word matches an entry it equals, or one that is its stem
+// ("authentication" → the entry "authenticat").
+func Japanese(en string) []string {
+	t := load()
+	en = strings.ToLower(en)
+	if ja := t.enToJa[en]; ja != nil {
+		return ja
+	}
+	for e, ja := range t.enToJa {
+		if len(e) >= 5 && strings.HasPrefix(en, e) {
+			return ja
+		}
+	}
+	return nil
+}
+
+// Within lists the glossary's Japanese entries found inside a run of
+// kanji/katakana (longest first, none overlapping an earlier one), so
+// "トークン再発行" yields トークン and 再発行 and "読み取り専用モード" the
+// pieces the glossary knows.
+func Within(run string) []string {
+	t := load()
+	var found []string
+	taken := make([]bool, len(run))
+	for _, k := range t.jaKeys {
+		if utf8.RuneCountInString(k) < 2 || len(k) > len(run) {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(run[from:], k)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !overlaps(taken, i, i+len(k)) {
+				for j := i; j < i+len(k); j++ {
+					taken[j] = true
+				}
+				found = append(found, k)
+				break
+			}
+			from = i + 1
+		}
+	}
+	return found
+}
+
+func overlaps(taken []bool, from, to int) bool {
+	for i := from; i < to; i++ {
+		if taken[i] {
+			return true
+		}
+	}
+	return false
+}
