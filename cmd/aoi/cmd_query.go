@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -20,6 +21,9 @@ import (
 type queryOutput struct {
 	agent.AskResult
 	Answer *agent.Message `json:"answer,omitempty"`
+	// TimedOut says --wait ended before the answer came; the result above
+	// is the pending one and the answer will still arrive in the inbox.
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 func (a *app) queryCmd() *cobra.Command {
@@ -70,14 +74,22 @@ func (a *app) ask(ctx context.Context, svc agent.Service, req agent.AskRequest, 
 	}
 	out := queryOutput{AskResult: res}
 	qr := decodeResult(res.Result)
+	var waitErr error
 	if !qr.Completed && wait > 0 {
 		m, err := waitForAnswer(ctx, svc, res.QueryID, cursor, wait)
-		if err != nil {
+		var late *noAnswerError
+		switch {
+		case errors.As(err, &late):
+			// Still print the pending result (scripts read the query id
+			// from it), then fail: the question was not answered in time.
+			out.TimedOut, waitErr = true, err
+		case err != nil:
 			return err
+		default:
+			out.Answer = &m
 		}
-		out.Answer = &m
 	}
-	return a.emit(out, func(w io.Writer) {
+	if err := a.emit(out, func(w io.Writer) {
 		switch {
 		case out.Answer != nil:
 			printMessage(w, *out.Answer)
@@ -90,7 +102,20 @@ func (a *app) ask(ctx context.Context, svc agent.Service, req agent.AskRequest, 
 				fmt.Fprintln(w, sanitize(qr.Summary, true))
 			}
 		}
-	})
+	}); err != nil {
+		return err
+	}
+	return waitErr
+}
+
+// noAnswerError is a --wait that ended before the answer came.
+type noAnswerError struct {
+	queryID string
+	waited  time.Duration
+}
+
+func (e *noAnswerError) Error() string {
+	return fmt.Sprintf("no answer to query %s within %s; it will still arrive in your inbox (`aoi inbox`)", e.queryID, e.waited)
 }
 
 // waitForAnswer polls the inbox (woken by events, else every second) for
@@ -120,7 +145,7 @@ func waitForAnswer(ctx context.Context, svc agent.Service, queryID string, curso
 		}
 		select {
 		case <-ctx.Done():
-			return agent.Message{}, fmt.Errorf("no answer to query %s within %s; it will still arrive in your inbox (`aoi inbox`)", queryID, d)
+			return agent.Message{}, &noAnswerError{queryID: queryID, waited: d}
 		case _, ok := <-events:
 			if !ok {
 				events = nil
