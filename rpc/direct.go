@@ -73,7 +73,8 @@ func (t *DirectTransport) Listen(ctx context.Context) (net.Listener, error) {
 	t.mu.Lock()
 	t.addr = ln.Addr().String()
 	t.mu.Unlock()
-	return tls.NewListener(ln, t.ServerTLSConfig()), nil
+	// Capped below TLS, so a connection over the cap costs no handshake.
+	return tls.NewListener(LimitConnections(ln, 0, 0), t.ServerTLSConfig()), nil
 }
 
 // Identify returns the caller known by its client certificate.

@@ -31,26 +31,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeOutcome(w, outcome{body: appendError(nil, nil, e), status: http.StatusUnsupportedMediaType})
 		return
 	}
+	// Who is calling is known from the connection (TLS certificate,
+	// tailnet WhoIs) before a byte of the body is read: a caller that is
+	// not let in is refused without reading it, and the connection is
+	// closed so net/http does not drain an unread body after the reply.
+	caller, ref := s.identify(r)
+	if ref == nil {
+		caller, ref = s.authenticate(r.Context(), caller)
+	}
+	if ref != nil {
+		w.Header().Set("Connection", "close")
+		writeOutcome(w, s.refuseWhole(r.Context(), caller, ref.err, ref.status))
+		return
+	}
 	// The body must arrive within bodyTimeout; the deadline is lifted for
 	// the handler, which may take long (a synchronous query, a long poll).
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, tooBig, err := s.readBody(w, r)
-	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil || tooBig {
+		// Part of the body is still unread: close rather than drain it.
+		w.Header().Set("Connection", "close")
+	}
 	if err != nil {
 		http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	caller, ref := s.identify(r)
-	switch {
-	case tooBig && ref != nil:
-		writeOutcome(w, s.refuseWhole(r.Context(), caller, ref.err, ref.status))
-		return
-	case tooBig:
+	_ = rc.SetReadDeadline(time.Time{})
+	if tooBig {
 		writeOutcome(w, s.refuseWhole(r.Context(), caller, s.tooLarge(), http.StatusRequestEntityTooLarge))
 		return
 	}
-	writeOutcome(w, s.serve(r.Context(), body, caller, ref))
+	writeOutcome(w, s.serveAuthenticated(r.Context(), body, caller))
 }
 
 // identify runs Options.Identify; failure refuses the request (401).

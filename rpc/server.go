@@ -110,8 +110,14 @@ func (s *Server) SetRateLimit(perSec float64, burst int) {
 // the response body (empty when there is nothing to answer) and the HTTP
 // status that goes with it.
 func (s *Server) ServeRPC(ctx context.Context, body []byte, caller Caller) (resp []byte, status int) {
-	out := s.serve(ctx, body, caller, nil)
+	out := s.serve(ctx, body, caller, nil, false)
 	return out.body, out.status
+}
+
+// serveAuthenticated serves a body whose caller ServeHTTP has already
+// identified and authenticated.
+func (s *Server) serveAuthenticated(ctx context.Context, body []byte, caller Caller) outcome {
+	return s.serve(ctx, body, caller, nil, true)
 }
 
 // outcome is a served request: body, HTTP status and, when every call was
@@ -128,11 +134,11 @@ type refusal struct {
 	status int
 }
 
-func (s *Server) serve(ctx context.Context, body []byte, caller Caller, ref *refusal) outcome {
+func (s *Server) serve(ctx context.Context, body []byte, caller Caller, ref *refusal, authenticated bool) outcome {
 	if int64(len(body)) > s.opts.MaxBodyBytes {
 		return s.refuseWhole(ctx, caller, s.tooLarge(), http.StatusRequestEntityTooLarge)
 	}
-	if ref == nil {
+	if ref == nil && !authenticated {
 		caller, ref = s.authenticate(ctx, caller)
 	}
 	reqs, batch, berr := decodeBody(body, s.opts.MaxBatch)

@@ -1,0 +1,125 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawTLS dials the peer with id's certificate, without checking the
+// server (an attacker's client), and returns the connection.
+func rawTLS(t *testing.T, addr string, id *Identity) *tls.Conn {
+	t.Helper()
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{
+		Certificates: []tls.Certificate{id.Certificate}, InsecureSkipVerify: true, MinVersion: tls.VersionTLS13,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestUnpinnedCallerRefusedBeforeItsBody sends what the attack run sent —
+// a self-signed certificate, `Content-Length: 1048576`, 1,048,575 bytes and
+// then nothing — and expects the refusal at once (not after the body) and
+// the connection closed, so nothing waits on the missing byte.
+func TestUnpinnedCallerRefusedBeforeItsBody(t *testing.T) {
+	server, friend, stranger := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka"), newIdentity(t, "mallory")
+	peer := startMTLSPeer(t, server, Options{
+		MaxBodyBytes: 2 << 20,
+		Authenticate: func(ctx context.Context, c Caller) (Caller, error) {
+			if c.Fingerprint != friend.Fingerprint {
+				return c, PermissionDenied("certificate is not pinned; pin it with `aoi peers trust`", nil)
+			}
+			return c, nil
+		},
+	})
+	c := rawTLS(t, peer.tr.Addr(), stranger)
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n", Path)
+	// The server answers without reading the body, so write the body
+	// concurrently (it may block once buffers fill) and read the reply.
+	go func() { _, _ = c.Write([]byte(strings.Repeat("x", 1048575))) }()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no response before the body was sent: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !resp.Close {
+		t.Fatalf("status %d close=%v, want 403 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	buf := make([]byte, 1)
+	if _, err := c.Read(buf); err == nil {
+		t.Fatal("the connection is still open after the refusal")
+	}
+}
+
+// TestConnectionCaps: over a real TCP listener on loopback, connections
+// beyond the per-source cap are closed at once, and a slot comes back when
+// a connection closes.
+func TestConnectionCaps(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := LimitConnections(raw, 10, 3)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	var clients []net.Conn
+	for i := 0; i < 5; i++ {
+		c, err := net.Dial("tcp", raw.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		clients = append(clients, c)
+	}
+	var held []net.Conn
+	for len(held) < 3 {
+		select {
+		case c := <-accepted:
+			held = append(held, c)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("only %d of the first 3 connections accepted", len(held))
+		}
+	}
+	// The 4th and 5th were closed by the listener: reading them ends.
+	for _, c := range clients[3:] {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+			t.Fatalf("a connection over the cap was not closed: %v", err)
+		}
+	}
+	select {
+	case c := <-accepted:
+		t.Fatalf("a 4th connection from one source was handed out: %v", c.RemoteAddr())
+	default:
+	}
+	held[0].Close() // frees a slot
+	c, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a freed slot was not given to the next connection")
+	}
+}
