@@ -17,6 +17,7 @@ type testAgent struct {
 	*agent.Core
 	t       *testing.T
 	id      string
+	role    string // the role its colleagues' owners give it when they trust it
 	dir     string
 	cfgPath string
 	fp      string
@@ -45,7 +46,7 @@ func newTestAgent(t *testing.T, id, role string, edit func(*config.Config)) *tes
 	if err := config.Write(res.ConfigPath, cfg); err != nil {
 		t.Fatal(err)
 	}
-	a := &testAgent{t: t, id: id, dir: dir, cfgPath: res.ConfigPath, fp: res.Fingerprint}
+	a := &testAgent{t: t, id: id, role: role, dir: dir, cfgPath: res.ConfigPath, fp: res.Fingerprint}
 	a.start()
 	t.Cleanup(a.stop)
 	return a
@@ -98,10 +99,10 @@ func (a *testAgent) restart(edit func(*config.Config)) {
 	a.start()
 }
 
-// trust pins other in a's registry.
+// trust pins other in a's registry, with the role a's owner gives it.
 func (a *testAgent) trust(other *testAgent) {
 	a.t.Helper()
-	err := a.Trust(context.Background(), agent.TrustRequest{AgentID: other.id, Fingerprint: other.fp, Endpoint: other.Addr()})
+	err := a.Trust(context.Background(), agent.TrustRequest{AgentID: other.id, Fingerprint: other.fp, Endpoint: other.Addr(), Role: other.role})
 	if err != nil {
 		a.t.Fatalf("%s trusts %s: %v", a.id, other.id, err)
 	}

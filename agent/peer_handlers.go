@@ -81,6 +81,9 @@ func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) 
 		return nil, err
 	}
 	if p.Announce {
+		if !wire.ValidAgentID(p.AgentID) || (p.Role != "" && !wire.ValidAgentID(p.Role)) {
+			return nil, rpc.InvalidParams("agent_id and role must be 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit")
+		}
 		if err := c.bindAnnounce(ctx, call, p); err != nil {
 			return nil, err
 		}
@@ -118,7 +121,9 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 			rec.Endpoint = ep // the WhoIs-verified address, not a claim
 		}
 	}
-	rec.Role, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, PeerOnline, c.now()
+	// The announced role is information only: ACL rules match the role the
+	// owner gave the peer (rec.Role), never what the peer says it is.
+	rec.AnnouncedRole, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, PeerOnline, c.now()
 	if p.Endpoint != "" && rec.Endpoint == "" {
 		rec.Endpoint = p.Endpoint
 	}
@@ -127,7 +132,7 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
 		return err
 	}
-	c.callers.put(caller.Key(), p.AgentID, p.Role)
+	c.callers.put(caller.Key(), p.AgentID, rec.Role)
 	c.events.publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
 	c.outbox.wake()
 	return nil

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"regexp"
 	"sync"
 	"time"
@@ -49,6 +50,9 @@ func (c *Core) seedPeers(ctx context.Context, cfg *config.Config) error {
 			}
 			if p.TailnetNode != "" {
 				rec.NodeName = p.TailnetNode
+			}
+			if p.Role != "" {
+				rec.Role = p.Role // the owner's word, not the peer's
 			}
 			if err := tx.UpsertPeer(rec); err != nil {
 				return fmt.Errorf("config peers: %s: %w", p.AgentID, err)
@@ -129,6 +133,14 @@ func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 	if req.AgentID == "" {
 		return fmt.Errorf("trust: an agent id is required (aoi peers trust AGENT_ID FINGERPRINT)")
 	}
+	// Invalid ids are refused without being echoed: they could carry
+	// control characters or look-alike letters into the registry and advice.
+	if !wire.ValidAgentID(req.AgentID) {
+		return fmt.Errorf("trust: that agent id is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (as ^[a-z0-9][a-z0-9._-]{0,62}$)")
+	}
+	if req.Role != "" && !wire.ValidAgentID(req.Role) {
+		return fmt.Errorf("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
+	}
 	if !fingerprintRE.MatchString(req.Fingerprint) {
 		return fmt.Errorf("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi status` prints on the peer", req.Fingerprint)
 	}
@@ -141,6 +153,9 @@ func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 			rec = store.PeerRecord{AgentID: req.AgentID, Status: PeerOffline, FirstSeen: c.now()}
 		}
 		rec.Fingerprint, rec.Trust = req.Fingerprint, TrustPinned
+		if req.Role != "" {
+			rec.Role = req.Role
+		}
 		if req.Endpoint != "" {
 			rec.Endpoint = req.Endpoint
 		}
@@ -200,7 +215,7 @@ func (c *Core) peerView(r store.PeerRecord) Peer {
 	if c.now().Sub(r.LastSeen) > c.offlineAfter() {
 		status = PeerOffline
 	}
-	return Peer{AgentID: r.AgentID, Role: r.Role, Owner: r.Owner, Endpoint: r.Endpoint, Fingerprint: r.Fingerprint,
+	return Peer{AgentID: r.AgentID, Role: r.Role, AnnouncedRole: r.AnnouncedRole, Owner: r.Owner, Endpoint: r.Endpoint, Fingerprint: r.Fingerprint,
 		NodeName: r.NodeName, Status: status, Trust: r.Trust, Contexts: r.Contexts, TaskTypes: r.TaskTypes, LastSeen: r.LastSeen}
 }
 

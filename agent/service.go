@@ -124,17 +124,20 @@ const (
 
 // Peer is one entry of the registry as front ends see it.
 type Peer struct {
-	AgentID     string    `json:"agent_id"`
-	Role        string    `json:"role,omitempty"`
-	Owner       string    `json:"owner,omitempty"`
-	Endpoint    string    `json:"endpoint,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	NodeName    string    `json:"node_name,omitempty"`
-	Status      string    `json:"status"`
-	Trust       string    `json:"trust"`
-	Contexts    []string  `json:"contexts,omitempty"`
-	TaskTypes   []string  `json:"task_types,omitempty"`
-	LastSeen    time.Time `json:"last_seen,omitempty"`
+	AgentID string `json:"agent_id"`
+	// Role is the role the owner gave the peer, the one ACL rules match;
+	// AnnouncedRole is what the peer says it is (shown, never trusted).
+	Role          string    `json:"role,omitempty"`
+	AnnouncedRole string    `json:"announced_role,omitempty"`
+	Owner         string    `json:"owner,omitempty"`
+	Endpoint      string    `json:"endpoint,omitempty"`
+	Fingerprint   string    `json:"fingerprint,omitempty"`
+	NodeName      string    `json:"node_name,omitempty"`
+	Status        string    `json:"status"`
+	Trust         string    `json:"trust"`
+	Contexts      []string  `json:"contexts,omitempty"`
+	TaskTypes     []string  `json:"task_types,omitempty"`
+	LastSeen      time.Time `json:"last_seen,omitempty"`
 }
 
 // TrustRequest pins a peer. Fingerprint is required in direct mode.
@@ -142,6 +145,8 @@ type TrustRequest struct {
 	AgentID     string `json:"agent_id"`
 	Fingerprint string `json:"fingerprint"`
 	Endpoint    string `json:"endpoint,omitempty"`
+	// Role is the role ACL rules will match for this peer (optional).
+	Role string `json:"role,omitempty"`
 }
 
 // AskRequest is an outgoing aoi.query.

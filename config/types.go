@@ -62,6 +62,9 @@ type Peer struct {
 	Endpoint    string `json:"endpoint"`
 	Fingerprint string `json:"fingerprint"`  // direct mode: SHA-256 of its certificate, 64 hex digits
 	TailnetNode string `json:"tailnet_node"` // tailnet mode: the node this agent id is pinned to
+	// Role is the role ACL rules match for this peer; a peer's own
+	// announcement never sets it.
+	Role string `json:"role,omitempty"`
 }
 
 // Context is a body of work this agent mirrors and answers about.

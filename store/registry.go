@@ -11,20 +11,23 @@ import (
 
 // PeerRecord is one agent in the registry.
 type PeerRecord struct {
-	AgentID      string
-	Role         string
-	Owner        string
-	Endpoint     string
-	Fingerprint  string // direct mode: SHA-256 of the peer's certificate (hex)
-	NodeID       string // tailnet mode: the node the agent id is bound to
-	NodeName     string
-	Trust        string // e.g. pinned | pending (policy lives in agent)
-	Status       string // online | busy | offline
-	Contexts     []string
-	TaskTypes    []string
-	Capabilities json.RawMessage // the peer's capability manifest, as sent
-	FirstSeen    time.Time
-	LastSeen     time.Time
+	AgentID string
+	// Role is the role the owner gave the peer: the one ACL rules match.
+	Role string
+	// AnnouncedRole is what the peer says about itself (information only).
+	AnnouncedRole string
+	Owner         string
+	Endpoint      string
+	Fingerprint   string // direct mode: SHA-256 of the peer's certificate (hex)
+	NodeID        string // tailnet mode: the node the agent id is bound to
+	NodeName      string
+	Trust         string // e.g. pinned | pending (policy lives in agent)
+	Status        string // online | busy | offline
+	Contexts      []string
+	TaskTypes     []string
+	Capabilities  json.RawMessage // the peer's capability manifest, as sent
+	FirstSeen     time.Time
+	LastSeen      time.Time
 }
 
 // TrustRequestRecord is an unpinned caller that tried to talk to us.
@@ -38,7 +41,7 @@ type TrustRequestRecord struct {
 }
 
 const peerColumns = `agent_id, role, owner, endpoint, fingerprint, node_id, node_name, trust, status,
-	contexts, task_types, capabilities, first_seen, last_seen`
+	contexts, task_types, capabilities, first_seen, last_seen, announced_role`
 
 // UpsertPeer inserts or replaces a peer by agent id, keeping its original
 // first_seen. A zero FirstSeen/LastSeen becomes now. It fails with a clear
@@ -61,14 +64,14 @@ func (tx *Tx) UpsertPeer(p PeerRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO agent_registry(`+peerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(agent_id) DO UPDATE SET role = excluded.role, owner = excluded.owner,
+	_, err = tx.Exec(`INSERT INTO agent_registry(`+peerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(agent_id) DO UPDATE SET role = excluded.role, announced_role = excluded.announced_role, owner = excluded.owner,
 		endpoint = excluded.endpoint, fingerprint = excluded.fingerprint, node_id = excluded.node_id,
 		node_name = excluded.node_name, trust = excluded.trust, status = excluded.status,
 		contexts = excluded.contexts, task_types = excluded.task_types, capabilities = excluded.capabilities,
 		last_seen = excluded.last_seen`,
 		p.AgentID, p.Role, p.Owner, p.Endpoint, p.Fingerprint, p.NodeID, p.NodeName, p.Trust, p.Status,
-		stringsJSON(p.Contexts), stringsJSON(p.TaskTypes), caps, formatTime(p.FirstSeen), formatTime(p.LastSeen))
+		stringsJSON(p.Contexts), stringsJSON(p.TaskTypes), caps, formatTime(p.FirstSeen), formatTime(p.LastSeen), p.AnnouncedRole)
 	if err != nil {
 		return peerConflict(p, err)
 	}
@@ -167,7 +170,7 @@ func scanPeer(rows *sql.Rows) (PeerRecord, error) {
 	var contexts, taskTypes, caps sql.NullString
 	var first, last string
 	if err := rows.Scan(&p.AgentID, &p.Role, &p.Owner, &p.Endpoint, &p.Fingerprint, &p.NodeID, &p.NodeName,
-		&p.Trust, &p.Status, &contexts, &taskTypes, &caps, &first, &last); err != nil {
+		&p.Trust, &p.Status, &contexts, &taskTypes, &caps, &first, &last, &p.AnnouncedRole); err != nil {
 		return p, fmt.Errorf("store: reading a registry row: %w", err)
 	}
 	var err error

@@ -20,6 +20,7 @@ import (
 type realAgent struct {
 	*agent.Core
 	id, dir, fp string
+	role        string // the role a colleague's owner gives it when trusting it
 }
 
 // startAgent initialises a data dir, lets edit adjust the config and serves
@@ -60,7 +61,7 @@ func startAgent(t *testing.T, id, role string, edit func(*config.Config)) *realA
 		core.Close()
 	})
 	until(t, id+" listening", func() bool { return core.Addr() != "" })
-	return &realAgent{Core: core, id: id, dir: dir, fp: res.Fingerprint}
+	return &realAgent{Core: core, id: id, dir: dir, fp: res.Fingerprint, role: role}
 }
 
 // pairAgents pins a and b to each other and announces both.
@@ -68,7 +69,7 @@ func pairAgents(t *testing.T, a, b *realAgent) {
 	t.Helper()
 	ctx := context.Background()
 	for _, p := range [][2]*realAgent{{a, b}, {b, a}} {
-		req := agent.TrustRequest{AgentID: p[1].id, Fingerprint: p[1].fp, Endpoint: p[1].Addr()}
+		req := agent.TrustRequest{AgentID: p[1].id, Fingerprint: p[1].fp, Endpoint: p[1].Addr(), Role: p[1].role}
 		if err := p[0].Trust(ctx, req); err != nil {
 			t.Fatalf("%s trusts %s: %v", p[0].id, p[1].id, err)
 		}

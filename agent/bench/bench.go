@@ -237,7 +237,7 @@ func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(),
 
 // pin makes the two agents trust each other and announce.
 func pin(ctx context.Context, a, b *benchAgent) error {
-	if err := a.Trust(ctx, agent.TrustRequest{AgentID: "pm-bench", Fingerprint: b.identity.Fingerprint, Endpoint: b.Addr()}); err != nil {
+	if err := a.Trust(ctx, agent.TrustRequest{AgentID: "pm-bench", Fingerprint: b.identity.Fingerprint, Endpoint: b.Addr(), Role: "pm"}); err != nil {
 		return err
 	}
 	if err := b.Trust(ctx, agent.TrustRequest{AgentID: "eng-bench", Fingerprint: a.identity.Fingerprint, Endpoint: a.Addr()}); err != nil {

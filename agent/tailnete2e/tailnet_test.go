@@ -26,6 +26,9 @@ func engConfig(c *config.Config) {
 	c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 		{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"},
 	}}
+	// Roles come from the owner (design §4): pm-tanaka is a pm because the
+	// config says so, whatever its node announces.
+	c.Peers = append(c.Peers, config.Peer{AgentID: "pm-tanaka", Role: "pm"})
 }
 
 func TestThreeCoresOnATailnet(t *testing.T) {

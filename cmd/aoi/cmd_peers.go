@@ -78,13 +78,13 @@ func (a *app) peersCmd() *cobra.Command {
 }
 
 func (a *app) trustCmd() *cobra.Command {
-	var endpoint string
+	var endpoint, role string
 	cmd := &cobra.Command{
 		Use:   "trust AGENT_ID FINGERPRINT",
 		Short: "Pin a peer's certificate fingerprint so it may call this agent",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint}
+			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role}
 			return a.call(func(svc agent.Service) error {
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
@@ -94,6 +94,7 @@ func (a *app) trustCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&endpoint, "endpoint", "", "where the peer listens, HOST:PORT")
+	cmd.Flags().StringVar(&role, "role", "", "the role ACL rules with agent_role match for this peer (e.g. pm); a peer's own claim never counts")
 	return cmd
 }
 
