@@ -141,6 +141,7 @@ func (c *Core) buildServers(cfg *config.Config) {
 		MaxBodyBytes: cfg.Network.MaxBodyBytes,
 		Identify:     c.transport.Identify,
 		Authenticate: c.authenticate,
+		SanitizeBody: c.redactBody,
 		RatePerSec:   cfg.Limits.RatePerSec,
 		Burst:        cfg.Limits.Burst,
 		Audit:        c.meteredAudit,

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // rawTLS dials the peer with id's certificate, without checking the
@@ -121,5 +124,25 @@ func TestConnectionCaps(t *testing.T) {
 	case <-accepted:
 	case <-time.After(5 * time.Second):
 		t.Fatal("a freed slot was not given to the next connection")
+	}
+}
+
+// TestInvalidUTF8IsReplaced: an id of "a\xffb" (the attack run's bytes)
+// comes back as valid JSON with U+FFFD in place of the bad byte.
+func TestInvalidUTF8IsReplaced(t *testing.T) {
+	server, friend := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
+	peer := startMTLSPeer(t, server, Options{})
+	c := rawTLS(t, peer.tr.Addr(), friend)
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	body := "{\"jsonrpc\":\"2.0\",\"method\":\"whoami\",\"id\":\"a\xffb\"}"
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", Path, len(body), body)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if !utf8.Valid(got) || !json.Valid(got) || !strings.Contains(string(got), "\"id\":\"a\uFFFDb\"") {
+		t.Fatalf("response is not valid JSON with the id repaired: %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Path is where the peer server and the control socket serve JSON-RPC.
@@ -43,6 +45,11 @@ type Options struct {
 	Audit func(ctx context.Context, rec CallRecord) error
 	// Logger receives internal errors and audit failures (default: none).
 	Logger *slog.Logger
+	// SanitizeBody, when set, rewrites every request body (already valid
+	// UTF-8) before it is decoded, so nothing a caller sent reaches a
+	// handler, the audit log or a log line unfiltered (the peer server
+	// redacts secrets here). It must return valid JSON for valid JSON.
+	SanitizeBody func(body []byte) []byte
 }
 
 // CallRecord is what the audit hook receives for one call.
@@ -137,6 +144,14 @@ type refusal struct {
 func (s *Server) serve(ctx context.Context, body []byte, caller Caller, ref *refusal, authenticated bool) outcome {
 	if int64(len(body)) > s.opts.MaxBodyBytes {
 		return s.refuseWhole(ctx, caller, s.tooLarge(), http.StatusRequestEntityTooLarge)
+	}
+	// Invalid UTF-8 is replaced (U+FFFD), so an id or a string echoed
+	// back or stored is always valid JSON text.
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
+	if s.opts.SanitizeBody != nil {
+		body = s.opts.SanitizeBody(body)
 	}
 	if ref == nil && !authenticated {
 		caller, ref = s.authenticate(ctx, caller)
