@@ -112,11 +112,9 @@ func (c *Core) authenticateNode(ctx context.Context, caller rpc.Caller) (rpc.Cal
 // caller is refused either way.
 func (c *Core) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.RecordTrustRequest(caller.Fingerprint, "", caller.Addr); err != nil {
-			return err
-		}
-		_, err := tx.AppendAudit(caller.Fingerprint, "peer.unpinned", "PERMISSION_DENIED", map[string]any{"addr": caller.Addr})
-		return err
+		// No audit row here: the peer server audits the refusal itself, as
+		// a counted summary per source (rpc/refusals.go).
+		return tx.RecordTrustRequest(caller.Fingerprint, "", caller.Addr)
 	})
 	if err != nil {
 		c.log.Warn("record trust request", "component", "registry", "err", err)

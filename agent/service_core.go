@@ -157,6 +157,9 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 		result = codeName(rec.Err.Code)
 		detail["error"] = rec.Err.Message
 	}
+	if rec.Suppressed > 0 {
+		detail["refusals_since_last_row"] = rec.Suppressed
+	}
 	return c.db.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendAudit(callerName(rec.Caller), rec.Method, result, detail)
 		return err

@@ -77,9 +77,14 @@ func sourceOf(a net.Addr) string {
 	if a == nil {
 		return ""
 	}
-	host, _, err := net.SplitHostPort(a.String())
+	return hostOf(a.String())
+}
+
+// hostOf is the host of "host:port" (the whole string when it has no port).
+func hostOf(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
-		return a.String()
+		return hostport
 	}
 	return host
 }

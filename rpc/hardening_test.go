@@ -146,3 +146,24 @@ func TestInvalidUTF8IsReplaced(t *testing.T) {
 		t.Fatalf("response is not valid JSON with the id repaired: %q", got)
 	}
 }
+
+// TestRefusalSummaries: within a window only the first refusal of a source
+// is written; the next row after the window says how many it stands for.
+func TestRefusalSummaries(t *testing.T) {
+	var l refusalLog
+	t0 := time.Unix(1000, 0)
+	if w, n := l.note("10.0.0.1", t0); !w || n != 0 {
+		t.Fatalf("first refusal: write=%v suppressed=%d", w, n)
+	}
+	for i := 1; i <= 5; i++ {
+		if w, _ := l.note("10.0.0.1", t0.Add(time.Duration(i)*time.Second)); w {
+			t.Fatalf("refusal %d inside the window was written", i)
+		}
+	}
+	if w, _ := l.note("10.0.0.2", t0.Add(time.Second)); !w {
+		t.Fatal("another source's first refusal was not written")
+	}
+	if w, n := l.note("10.0.0.1", t0.Add(refusalWindow+time.Second)); !w || n != 5 {
+		t.Fatalf("after the window: write=%v suppressed=%d, want the 5 folded refusals counted", w, n)
+	}
+}

@@ -59,9 +59,12 @@ type CallRecord struct {
 	ID           json.RawMessage // nil for a notification or an unreadable request
 	Params       json.RawMessage
 	Notification bool
-	Result       any    // nil on error
-	Err          *Error // nil on success
-	Duration     time.Duration
+	// Suppressed counts the earlier refusals of this unauthenticated
+	// caller that were not written one by one (see refusals.go).
+	Suppressed int
+	Result     any    // nil on error
+	Err        *Error // nil on success
+	Duration   time.Duration
 }
 
 // Server is a JSON-RPC 2.0 method registry and an http.Handler serving
@@ -70,6 +73,7 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	limits   *limiterSet
+	refusals refusalLog // which refusals of strangers are audited
 	mu       sync.Mutex // serialises Handle
 	handlers atomic.Pointer[map[string]Handler]
 }
@@ -237,14 +241,27 @@ func (s *Server) tooLarge() *Error {
 // refuseWhole answers a request that was not dispatched with one error
 // object (null id), after auditing it. It is rate limited like any call.
 func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, status int) outcome {
+	stranger := status == http.StatusUnauthorized || status == http.StatusForbidden
+	key := limitKey(caller)
+	if stranger {
+		key = strangersKey
+	}
 	var wait time.Duration
-	if ok, w := s.limits.allow(limitKey(caller), time.Now()); !ok {
+	if ok, w := s.limits.allow(key, time.Now()); !ok {
 		wait = max(w, time.Millisecond)
 		e, status = RateLimited(w), http.StatusTooManyRequests
 	}
 	rec := CallRecord{Caller: caller, Err: e}
-	if aerr := s.audit(ctx, rec); aerr != nil {
-		e, status = aerr, http.StatusInternalServerError
+	write := true
+	if stranger {
+		// Counted per source address: a fresh certificate per request
+		// is still one caller here.
+		write, rec.Suppressed = s.refusals.note(hostOf(caller.Addr), time.Now())
+	}
+	if write {
+		if aerr := s.audit(ctx, rec); aerr != nil {
+			e, status = aerr, http.StatusInternalServerError
+		}
 	}
 	return outcome{body: appendError(nil, nil, e), status: status, retryAfter: wait}
 }

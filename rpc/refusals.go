@@ -1,0 +1,66 @@
+package rpc
+
+import (
+	"sync"
+	"time"
+)
+
+// Callers the server could not let in (no certificate, an unpinned one)
+// cost little: they share one rate-limit bucket, so minting a fresh
+// certificate per request buys no fresh budget, and their refusals are
+// audited as counted summaries — one row per caller per refusalWindow,
+// carrying how many refusals it stands for — instead of a row each (1,000
+// pings from strangers once wrote 2,000 rows and 36 MB).
+const (
+	strangersKey   = "strangers"
+	refusalWindow  = time.Minute
+	maxRefusalKeys = 4096
+)
+
+// refusalLog decides which refusals are written to the audit log.
+type refusalLog struct {
+	mu   sync.Mutex
+	seen map[string]*refusalCount
+}
+
+type refusalCount struct {
+	since      time.Time // start of the current window
+	suppressed int       // refusals not written since the last row
+}
+
+// note records one refusal of key at now. It reports whether to write an
+// audit row, and how many earlier refusals that row stands for.
+func (l *refusalLog) note(key string, now time.Time) (write bool, suppressed int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = map[string]*refusalCount{}
+	}
+	rc := l.seen[key]
+	if rc != nil && now.Sub(rc.since) < refusalWindow {
+		rc.suppressed++
+		return false, 0
+	}
+	if rc == nil {
+		if len(l.seen) >= maxRefusalKeys {
+			l.prune(now)
+		}
+		rc = &refusalCount{}
+		l.seen[key] = rc
+	}
+	suppressed, rc.since, rc.suppressed = rc.suppressed, now, 0
+	return true, suppressed
+}
+
+// prune drops callers whose window has passed; if every one is recent,
+// it starts over (a bounded map matters more than a perfect count).
+func (l *refusalLog) prune(now time.Time) {
+	for k, rc := range l.seen {
+		if now.Sub(rc.since) >= refusalWindow {
+			delete(l.seen, k)
+		}
+	}
+	if len(l.seen) >= maxRefusalKeys {
+		clear(l.seen)
+	}
+}
