@@ -22,13 +22,7 @@ func (s *Server) serveOne(ctx context.Context, buf []byte, req *request, caller 
 	var resultJSON []byte
 	e, wait := s.precheck(req, caller, ref, begin)
 	if e == nil {
-		result, e = s.dispatch(ctx, &call)
-	}
-	if e == nil {
-		var err error
-		if resultJSON, err = json.Marshal(result); err != nil {
-			result, e = nil, s.internal(fmt.Errorf("encoding the result: %w", err), call.Method, call.ID, caller)
-		}
+		result, resultJSON, e = s.dispatchOnce(ctx, &call)
 	}
 	if !call.audited {
 		rec := CallRecord{
@@ -46,6 +40,45 @@ func (s *Server) serveOne(ctx context.Context, buf []byte, req *request, caller 
 		return appendError(buf, req.id, e), true, wait
 	}
 	return appendResult(buf, req.id, resultJSON), true, wait
+}
+
+// dispatchOnce runs the call unless the same caller already made the same
+// call (id, method, params) within the replay window: then it answers with
+// the first result (replay.go). Notifications and unauthenticated callers
+// are not remembered.
+func (s *Server) dispatchOnce(ctx context.Context, call *Call) (any, []byte, *Error) {
+	if call.Notification || call.Caller.AgentID == "" || len(call.ID) == 0 {
+		return s.dispatchEncoded(ctx, call)
+	}
+	key := replayKey(call.Caller, call.ID, call.Method, call.Params)
+	entry, first := s.replays.begin(key, time.Now())
+	if !first {
+		select {
+		case <-entry.done:
+		case <-ctx.Done():
+			return nil, nil, s.internal(ctx.Err(), call.Method, call.ID, call.Caller)
+		}
+		if entry.result != nil {
+			return json.RawMessage(entry.result), entry.result, nil
+		}
+		return s.dispatchEncoded(ctx, call) // the first failed: run this one
+	}
+	result, resultJSON, e := s.dispatchEncoded(ctx, call)
+	s.replays.finish(key, entry, resultJSON, e == nil)
+	return result, resultJSON, e
+}
+
+// dispatchEncoded dispatches and encodes the result.
+func (s *Server) dispatchEncoded(ctx context.Context, call *Call) (any, []byte, *Error) {
+	result, e := s.dispatch(ctx, call)
+	if e != nil {
+		return nil, nil, e
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		return nil, nil, s.internal(fmt.Errorf("encoding the result: %w", err), call.Method, call.ID, call.Caller)
+	}
+	return result, b, nil
 }
 
 // precheck applies the caller's rate limit, the whole-request refusal and

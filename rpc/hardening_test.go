@@ -167,3 +167,40 @@ func TestRefusalSummaries(t *testing.T) {
 		t.Fatalf("after the window: write=%v suppressed=%d, want the 5 folded refusals counted", w, n)
 	}
 }
+
+// TestReplayAnsweredOnce: the same body posted three times by a pinned
+// caller (the attack run re-ran an auto-approved task this way) runs the
+// handler once and gets the first result each time; another id runs again.
+func TestReplayAnsweredOnce(t *testing.T) {
+	server, friend := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
+	peer := startMTLSPeer(t, server, Options{Authenticate: func(ctx context.Context, c Caller) (Caller, error) {
+		c.AgentID = "pm-tanaka"
+		return c, nil
+	}})
+	post := func(id string) string {
+		c := rawTLS(t, peer.tr.Addr(), friend)
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		body := `{"jsonrpc":"2.0","method":"whoami","params":{"task_type":"run_tests"},"id":"` + id + `"}`
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", Path, len(body), body)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	first := post("t-1")
+	for i := 0; i < 2; i++ {
+		if again := post("t-1"); again != first {
+			t.Fatalf("replay answered differently:\n%s\n%s", first, again)
+		}
+	}
+	if n := peer.calls.Load(); n != 1 {
+		t.Fatalf("the handler ran %d times for one request id", n)
+	}
+	post("t-2")
+	if n := peer.calls.Load(); n != 2 {
+		t.Fatalf("a new id did not run (%d calls)", n)
+	}
+}

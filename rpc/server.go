@@ -73,8 +73,9 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	limits   *limiterSet
-	refusals refusalLog // which refusals of strangers are audited
-	mu       sync.Mutex // serialises Handle
+	refusals refusalLog  // which refusals of strangers are audited
+	replays  replayCache // recent successful calls, answered again on a repeat
+	mu       sync.Mutex  // serialises Handle
 	handlers atomic.Pointer[map[string]Handler]
 }
 
