@@ -152,7 +152,13 @@ type Param struct {
 	Pattern     string   `json:"pattern,omitempty"`
 	Enum        []string `json:"enum,omitempty"`
 	Required    bool     `json:"required,omitempty"`
+	// Type "path" makes the value a path inside the task's directory (its
+	// worktree): relative, resolved with its symlinks, never outside it.
+	Type string `json:"type,omitempty"`
 }
+
+// ParamTypePath is Param.Type for a path confined to the task's directory.
+const ParamTypePath = "path"
 
 // Approvals configures the approval inbox.
 type Approvals struct {

@@ -3,6 +3,7 @@ package task
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -225,6 +226,9 @@ func checkValue(v string, decl config.Param) string {
 	}
 	if hasDotDot(v) {
 		return `contains a ".." path segment; ask for a path inside the repository`
+	}
+	if decl.Type == config.ParamTypePath && filepath.IsAbs(v) {
+		return "is an absolute path; give a path relative to the repository"
 	}
 	if strings.HasPrefix(v, "-") && !patternAllowsDash(decl.Pattern) {
 		return fmt.Sprintf("%q starts with \"-\" and would be read as an option; it is not allowed here", v)

@@ -1,0 +1,62 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// confinePath resolves p, relative to root, with every symlink followed,
+// and fails when the result leaves root: a `path` parameter naming
+// src/link_to_secrets/ (a symlink to the owner's home) must not let a
+// colleague's task read outside the worktree. A path that does not exist
+// yet is resolved through its deepest existing parent.
+func confinePath(root, p string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("the task directory cannot be resolved: %w", err)
+	}
+	full := filepath.Join(realRoot, p)
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(full)
+		if err == nil {
+			full = filepath.Join(real, rest)
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		parent := filepath.Dir(full)
+		if parent == full {
+			return fmt.Errorf("cannot be resolved")
+		}
+		rest = filepath.Join(filepath.Base(full), rest)
+		full = parent
+	}
+	rel, err := filepath.Rel(realRoot, full)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(os.PathSeparator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("leads outside the task's directory (symlinks resolved); ask for a path inside the repository")
+	}
+	return nil
+}
+
+// confineParams checks every `type: path` parameter against the task's
+// directory once it exists.
+func confineParams(name string, tt config.TaskType, resolved map[string]string, dir string) error {
+	for k, decl := range tt.Params {
+		v := resolved[k]
+		if decl.Type != config.ParamTypePath || v == "" {
+			continue
+		}
+		if err := confinePath(dir, v); err != nil {
+			return &ParamError{TaskType: name, Param: k, Reason: err.Error()}
+		}
+	}
+	return nil
+}
