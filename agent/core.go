@@ -69,8 +69,11 @@ type Core struct {
 	// assistantPoll is when the coding assistant last checked its
 	// messages (unix ns; 0 = never), its heartbeat (messaging.go).
 	assistantPoll atomic.Int64
-	listenAddr    atomic.Value  // string
-	obs           observability // metrics (metrics_wiring.go)
+	// expiredCerts maps a pinned peer's agent id to when the certificate
+	// it last presented expired (shown in Peers and doctor).
+	expiredCerts sync.Map
+	listenAddr   atomic.Value  // string
+	obs          observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)

@@ -172,6 +172,7 @@ func (c *Core) appendSkewChecks(ctx context.Context, rep *DoctorReport) error {
 	if err != nil {
 		return err
 	}
+	rep.Checks = append(rep.Checks, c.expiredCertChecks(peers)...)
 	var targets []Peer
 	for _, p := range peers {
 		switch {

@@ -66,6 +66,9 @@ func (c *Core) seedPeers(ctx context.Context, cfg *config.Config) error {
 // mode an unpinned certificate is refused and recorded as a trust request the
 // owner can accept; in tailnet mode an unbound node may only announce itself.
 func (c *Core) authenticate(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
+	if err := c.checkCertExpiry(caller); err != nil {
+		return caller, err
+	}
 	if info, ok := c.callers.get(caller.Key()); ok {
 		caller.AgentID = info.agentID
 		return caller, nil
@@ -85,6 +88,9 @@ func (c *Core) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.Call
 		return caller, err
 	}
 	if found && rec.Trust == TrustPinned {
+		if !caller.CertNotAfter.IsZero() && c.now().After(caller.CertNotAfter) {
+			c.expiredCerts.Store(rec.AgentID, caller.CertNotAfter)
+		}
 		c.callers.put(caller.Key(), rec.AgentID, rec.Role)
 		caller.AgentID = rec.AgentID
 		return caller, nil
@@ -213,7 +219,11 @@ func (c *Core) peerView(r store.PeerRecord) Peer {
 	if c.now().Sub(r.LastSeen) > c.offlineAfter() {
 		status = PeerOffline
 	}
-	return Peer{AgentID: r.AgentID, Role: r.Role, AnnouncedRole: r.AnnouncedRole, Owner: r.Owner, Endpoint: r.Endpoint, Fingerprint: r.Fingerprint,
+	var expired time.Time
+	if v, ok := c.expiredCerts.Load(r.AgentID); ok {
+		expired = v.(time.Time)
+	}
+	return Peer{CertExpiredAt: expired, AgentID: r.AgentID, Role: r.Role, AnnouncedRole: r.AnnouncedRole, Owner: r.Owner, Endpoint: r.Endpoint, Fingerprint: r.Fingerprint,
 		NodeName: r.NodeName, Status: status, Trust: r.Trust, Contexts: r.Contexts, TaskTypes: r.TaskTypes, LastSeen: r.LastSeen}
 }
 

@@ -127,8 +127,11 @@ type Peer struct {
 	AgentID string `json:"agent_id"`
 	// Role is the role the owner gave the peer, the one ACL rules match;
 	// AnnouncedRole is what the peer says it is (shown, never trusted).
-	Role          string    `json:"role,omitempty"`
-	AnnouncedRole string    `json:"announced_role,omitempty"`
+	Role          string `json:"role,omitempty"`
+	AnnouncedRole string `json:"announced_role,omitempty"`
+	// CertExpiredAt is set when the certificate the peer presents has
+	// expired (it is still let in unless network.refuse_expired_certs).
+	CertExpiredAt time.Time `json:"cert_expired_at,omitzero"`
 	Owner         string    `json:"owner,omitempty"`
 	Endpoint      string    `json:"endpoint,omitempty"`
 	Fingerprint   string    `json:"fingerprint,omitempty"`

@@ -44,7 +44,10 @@ type Network struct {
 	// polled for this long (0 = the default, 300).
 	AssistantAwayAfterSec int   `json:"assistant_away_after_sec,omitempty"`
 	MaxBodyBytes          int64 `json:"max_body_bytes"`
-	RequestTimeoutSec     int   `json:"request_timeout_sec"`
+	// RefuseExpiredCerts refuses a pinned peer whose certificate has
+	// expired (otherwise it is let in with a warning in doctor and Peers).
+	RefuseExpiredCerts bool `json:"refuse_expired_certs,omitempty"`
+	RequestTimeoutSec  int  `json:"request_timeout_sec"`
 }
 
 // Tailscale configures tailnet mode (design §4).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"time"
 )
 
 // Caller kinds: how the transport authenticated the caller.
@@ -26,6 +27,8 @@ type Caller struct {
 	// AgentID is set by the authenticator once the caller is mapped to a
 	// registered agent (empty until then).
 	AgentID string `json:"agent_id,omitempty"`
+	// CertNotAfter is when the caller's certificate expires (direct mode).
+	CertNotAfter time.Time `json:"cert_not_after,omitzero"`
 }
 
 // Key identifies the caller for rate limiting and registry binding.

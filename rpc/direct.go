@@ -82,7 +82,8 @@ func (t *DirectTransport) Identify(r *http.Request) (Caller, error) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return Caller{}, errors.New("no client certificate was presented; connect with the aoi client, which presents the agent's certificate")
 	}
-	return Caller{Kind: CallerTLS, Fingerprint: Fingerprint(r.TLS.PeerCertificates[0].Raw), Addr: r.RemoteAddr}, nil
+	cert := r.TLS.PeerCertificates[0]
+	return Caller{Kind: CallerTLS, Fingerprint: Fingerprint(cert.Raw), Addr: r.RemoteAddr, CertNotAfter: cert.NotAfter}, nil
 }
 
 // HTTPClient returns a client that presents this agent's certificate and

@@ -123,8 +123,16 @@ func (p *peersPane) View() string {
 			lines = append(lines, p.rowStyled(text, i == p.list.cursor, p.env.styles.Warn))
 			continue
 		}
+		status := Sanitize(r.Status)
+		if !r.CertExpiredAt.IsZero() {
+			status = "cert expired"
+		}
 		line := columns(p.w, widths, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
-			Sanitize(r.Status), ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
+			status, ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
+		if !r.CertExpiredAt.IsZero() {
+			lines = append(lines, p.rowStyled(line, i == p.list.cursor, p.env.styles.Warn))
+			continue
+		}
 		lines = append(lines, p.row(line, i == p.list.cursor))
 	}
 	return strings.Join(lines, "\n")

@@ -1,0 +1,82 @@
+package agent_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// expiredIdentity is a self-signed ed25519 identity whose certificate
+// expired yesterday.
+func expiredIdentity(t *testing.T) *rpc.Identity {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "pm-old"},
+		NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth, x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, pub, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rpc.Identity{Certificate: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: priv}, Fingerprint: rpc.Fingerprint(der)}
+}
+
+// TestExpiredPinnedCertificate: a pinned peer presenting an expired
+// certificate is let in but flagged (Peers, doctor); with
+// network.refuse_expired_certs it is refused, saying why.
+func TestExpiredPinnedCertificate(t *testing.T) {
+	ctx := context.Background()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
+	old := expiredIdentity(t)
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-old", Fingerprint: old.Fingerprint}); err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(old, "127.0.0.1:0")
+	defer tr.Close()
+	ping := func() error {
+		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.fp), rpc.ClientOptions{MaxAttempts: 1})
+		return c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-old", AOIVersion: wire.ProtocolVersion}, nil)
+	}
+	if err := ping(); err != nil {
+		t.Fatalf("expired but pinned, refuse_expired_certs off: %v", err)
+	}
+	peers, _ := eng.Peers(ctx)
+	flagged := false
+	for _, p := range peers {
+		flagged = flagged || (p.AgentID == "pm-old" && !p.CertExpiredAt.IsZero())
+	}
+	if !flagged {
+		t.Fatalf("Peers does not flag pm-old's expired certificate: %+v", peers)
+	}
+	rep, err := eng.Doctor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, c := range rep.Checks {
+		warned = warned || (c.Name == "certificate of pm-old" && c.Status == agent.CheckWarn)
+	}
+	if !warned {
+		t.Fatalf("doctor does not warn about pm-old's certificate: %+v", rep.Checks)
+	}
+
+	eng.restart(func(c *config.Config) { c.Network.RefuseExpiredCerts = true })
+	if err := ping(); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("with refuse_expired_certs the expired certificate must be refused: %v", err)
+	}
+}
