@@ -119,7 +119,14 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 // checked only the first). An empty scope means every context we hold.
 func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
 	pol := c.policy.Load()
-	d, denied := pol.CheckScope(c.subject(call.Caller), action, scope)
+	resolved, escaped := resolveScope(c.config(), scope)
+	if escaped != "" {
+		reason := "a context_scope entry leads outside its repository (symlinks resolved); ask for a path inside it"
+		c.auditRefusal(ctx, call, "acl", map[string]any{"scope": escaped, "reason": reason})
+		return acl.Decision{Reason: reason}, rpc.PermissionDenied(reason, map[string]any{
+			"required_permission": "context." + string(action), "requested_scope": escaped})
+	}
+	d, denied := pol.CheckScope(c.subject(call.Caller), action, resolved)
 	if d.AuditOnly { // audit_mode: the denial is recorded but the call goes on
 		c.auditACLOnly(ctx, call, denied, d)
 	}

@@ -147,7 +147,7 @@ func (s *Secretary) PollNow(ctx context.Context) error {
 		}
 		errs = append(errs, s.storeBatch(ctx, b))
 	}
-	tr := source.Transcripts{Dir: expandHome(cfg.Secretary.WorkAI.TranscriptsDir), Repos: repos, Since: retention(cfg), Now: s.now}
+	tr := source.Transcripts{Dir: ExpandHome(cfg.Secretary.WorkAI.TranscriptsDir), Repos: repos, Since: retention(cfg), Now: s.now}
 	b, err := tr.Poll(ctx, s.db)
 	if err == nil {
 		err = s.storeBatch(ctx, b)
@@ -183,14 +183,15 @@ func repos(cfg *config.Config) []source.Repo {
 	var out []source.Repo
 	for _, c := range cfg.Contexts {
 		if c.LocalPath != "" {
-			out = append(out, source.Repo{Ctx: c.Identifier, Path: expandHome(c.LocalPath)})
+			out = append(out, source.Repo{Ctx: c.Identifier, Path: ExpandHome(c.LocalPath)})
 		}
 	}
 	return out
 }
 
-// expandHome turns a leading "~/" into the home directory.
-func expandHome(p string) string {
+// ExpandHome turns a leading "~/" into the home directory (local_path and
+// transcripts_dir may use it).
+func ExpandHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, rest)

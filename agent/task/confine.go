@@ -14,12 +14,21 @@ import (
 // confinePath resolves p, relative to root, with every symlink followed,
 // and fails when the result leaves root: a `path` parameter naming
 // src/link_to_secrets/ (a symlink to the owner's home) must not let a
-// colleague's task read outside the worktree. A path that does not exist
-// yet is resolved through its deepest existing parent.
+// colleague's task read outside the worktree.
 func confinePath(root, p string) error {
+	_, err := ResolveInside(root, p)
+	return err
+}
+
+// ResolveInside resolves p, relative to root, with every symlink followed,
+// and returns it relative to root's real path; it fails when the result
+// leaves root. A path that does not exist yet is resolved through its
+// deepest existing parent. The ACL uses it too, so a path inside a
+// context is judged by where it really leads.
+func ResolveInside(root, p string) (string, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return fmt.Errorf("the task directory cannot be resolved: %w", err)
+		return "", fmt.Errorf("the directory cannot be resolved: %w", err)
 	}
 	full := filepath.Join(realRoot, p)
 	rest := ""
@@ -30,20 +39,20 @@ func confinePath(root, p string) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return "", err
 		}
 		parent := filepath.Dir(full)
 		if parent == full {
-			return fmt.Errorf("cannot be resolved")
+			return "", fmt.Errorf("cannot be resolved")
 		}
 		rest = filepath.Join(filepath.Base(full), rest)
 		full = parent
 	}
 	rel, err := filepath.Rel(realRoot, full)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(os.PathSeparator)) || filepath.IsAbs(rel) {
-		return fmt.Errorf("leads outside the task's directory (symlinks resolved); ask for a path inside the repository")
+		return "", fmt.Errorf("leads outside the task's directory (symlinks resolved); ask for a path inside the repository")
 	}
-	return nil
+	return filepath.ToSlash(rel), nil
 }
 
 // confineParams checks every `type: path` parameter against the task's
