@@ -198,3 +198,18 @@ func released(t *testing.T, dir, addr string) {
 
 // screenHas reports whether the interface has drawn s.
 func (p *proc) screenHas(s string) bool { return strings.Contains(p.out.String(), s) }
+
+// pinnedPair starts two real `aoi serve` daemons, eng-suzuki and pm-tanaka
+// (pinned to each other, pm-tanaka trusted as a pm), and returns their
+// data dirs and the engineer's process.
+func pinnedPair(t *testing.T, bin string) (eng, pm string, engProc *proc) {
+	t.Helper()
+	eng, pm = shortDir(t), shortDir(t)
+	initAgent(t, bin, eng, "eng-suzuki")
+	initAgent(t, bin, pm, "pm-tanaka")
+	engProc, pmProc := startServeProc(t, bin, eng), startServeProc(t, bin, pm)
+	engSt, pmSt := engProc.waitServing(t, eng), pmProc.waitServing(t, pm)
+	cli(t, bin, pm, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
+	cli(t, bin, eng, "peers", "trust", "pm-tanaka", pmSt.Fingerprint, "--endpoint", pmSt.ListenAddr, "--role", "pm")
+	return eng, pm, engProc
+}

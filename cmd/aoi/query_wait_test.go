@@ -12,13 +12,7 @@ import (
 // the query id and timed_out), and exits 1.
 func TestQueryWaitTimeoutPrintsPendingJSON(t *testing.T) {
 	bin := buildAOI(t)
-	eng, pm := shortDir(t), shortDir(t)
-	initAgent(t, bin, eng, "eng-suzuki")
-	initAgent(t, bin, pm, "pm-tanaka")
-	engProc, pmProc := startServeProc(t, bin, eng), startServeProc(t, bin, pm)
-	engSt, pmSt := engProc.waitServing(t, eng), pmProc.waitServing(t, pm)
-	cli(t, bin, pm, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
-	cli(t, bin, eng, "peers", "trust", "pm-tanaka", pmSt.Fingerprint, "--endpoint", pmSt.ListenAddr)
+	_, pm, _ := pinnedPair(t, bin)
 
 	// Nothing in eng's mirror answers this: it waits for the owner.
 	cmd := exec.Command(bin, "--data-dir", pm, "--json", "query", "eng-suzuki", "--wait", "1s", "what did the vendor say about the invoices?")

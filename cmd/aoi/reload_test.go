@@ -16,13 +16,7 @@ import (
 // by SIGHUP and by `aoi reload`, and the rule in force stays in force.
 func TestServeReloadsOnHangup(t *testing.T) {
 	bin := buildAOI(t)
-	eng, pm := shortDir(t), shortDir(t)
-	initAgent(t, bin, eng, "eng-suzuki")
-	initAgent(t, bin, pm, "pm-tanaka")
-	engProc, pmProc := startServeProc(t, bin, eng), startServeProc(t, bin, pm)
-	engSt, pmSt := engProc.waitServing(t, eng), pmProc.waitServing(t, pm)
-	cli(t, bin, pm, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
-	cli(t, bin, eng, "peers", "trust", "pm-tanaka", pmSt.Fingerprint, "--endpoint", pmSt.ListenAddr)
+	eng, pm, engProc := pinnedPair(t, bin)
 
 	ask := func() (string, error) {
 		out, err := exec.Command(bin, "--data-dir", pm, "query", "eng-suzuki", "status?").CombinedOutput()
