@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,9 @@ func extractiveSummary(f answerFacts) string {
 		if len(titles) == 3 {
 			break
 		}
-		if !isStateKind(h.Kind) { // markers show up as blockers; branches say little
+		// Markers show up as blockers and branches say little; an event
+		// already listed as a blocker is not repeated among the titles.
+		if !isStateKind(h.Kind) && !slices.Contains(f.blockers, clipRunes(h.Title, snippetCap)) {
 			titles = append(titles, clipRunes(h.Title, 80))
 		}
 	}
