@@ -58,7 +58,7 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 	if err != nil {
 		return nil, err
 	}
-	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker"}, Contexts: ctxs, Limit: 2 * maxBlockerScan})
+	markers, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"marker", "testfile"}, Contexts: ctxs, Limit: 2 * maxBlockerScan})
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +105,9 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		if m.Uncommitted {
 			b.rank = rankNow
 		}
+		return b, true
+	case "testfile": // a failing test in output the working tree holds
+		b.rank = rankNow
 		return b, true
 	case "commit":
 		if now.Sub(e.TS) <= blockedCommits && saysBlocked(e.Title) {
