@@ -98,7 +98,7 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		}
 	case "marker":
 		m := parseMeta(e.Meta)
-		if m.Marker != "FIXME" && m.Marker != "XXX" && !(m.Uncommitted && m.Marker == "TODO") {
+		if m.Marker != "FIXME" && m.Marker != "XXX" {
 			return b, false
 		}
 		b.rank = rankStale
