@@ -20,9 +20,10 @@ build:
 run: build
 	./$(BIN) $(ARGS)
 
-# test is what CI runs (.ci/run): unit + integration tests, a short fuzz of
-# the JSON-RPC decoder, and the tmux end-to-end script when tmux is present.
-test: unit fuzz e2e
+# test is what CI runs (.ci/run): lint (gofmt, go vet), unit + integration
+# tests, a short fuzz of the JSON-RPC decoder, and the tmux end-to-end script
+# when tmux is present.
+test: lint unit fuzz e2e
 
 unit: mcp-deps
 	$(GO) test $(GOFLAGS_T) -timeout 20m ./...
