@@ -147,7 +147,8 @@ func (c *Core) buildServers(cfg *config.Config) {
 		SanitizeBody: c.redactBody,
 		RatePerSec:   cfg.Limits.RatePerSec,
 		Burst:        cfg.Limits.Burst,
-		Audit:        c.meteredAudit,
+		Audit:        c.auditCall,
+		Observe:      c.observeCall,
 		Logger:       c.log,
 	})
 	c.registerPeerHandlers(c.peerSrv)

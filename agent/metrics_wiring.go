@@ -21,78 +21,38 @@ type observability struct {
 	addr    atomic.Value // string: where /metrics listens, once it does
 }
 
-// wireOps installs what running aoi for real needs on the servers: metrics
-// on the peer methods and the ops control methods (prune, export, forget).
+// wireOps installs what running aoi for real needs on the servers: the
+// ops control methods (prune, export, forget). Metrics see every peer call
+// through the peer server's Observe hook (observeCall).
 func (c *Core) wireOps() {
 	c.obs.metrics = metrics.New(c.metricsSnapshot)
-	c.instrumentPeerHandlers(c.peerSrv)
 	registerOpsControl(c.ctlSrv, c)
 }
 
-// meteredAudit is the peer server's audit hook: it counts the call, then
-// writes the audit row. The server calls it for every call whose handler
-// did not audit itself (refusals before dispatch, discover, ping, …).
-func (c *Core) meteredAudit(ctx context.Context, rec rpc.CallRecord) error {
+// observeCall is the peer server's Observe hook, called once for every
+// call after its audit record: it counts and times the call, counts the
+// ACL decision the handler recorded, and writes the request log line.
+func (c *Core) observeCall(ctx context.Context, o rpc.Observation) {
+	if o.Suppressed {
+		return // folded into a counted audit row; not logged or counted one by one
+	}
 	code := "ok"
-	if rec.Err != nil {
-		code = codeName(rec.Err.Code)
-		if rec.Err.Code == rpc.CodeRateLimit {
+	if o.Err != nil {
+		code = codeName(o.Err.Code)
+		if o.Err.Code == rpc.CodeRateLimit {
 			c.obs.metrics.RateLimited()
 		}
 	}
-	c.obs.metrics.ObserveCall(methodLabel(rec.Method), code, rec.Duration)
-	c.logCall(ctx, methodLabel(rec.Method), rec.Caller, rec.ID, code, rec.Duration)
-	return c.auditCall(ctx, rec)
-}
-
-// instrumentPeerHandlers wraps the aoi.* handlers so calls that audit
-// themselves (and so skip the audit hook) are counted too, and ACL
-// decisions are seen. It re-registers the handlers registerPeerHandlers
-// installed.
-func (c *Core) instrumentPeerHandlers(s *rpc.Server) {
-	for name, h := range map[string]rpc.Handler{
-		wire.MethodDiscover: c.handleDiscover, wire.MethodPing: c.handlePing,
-		wire.MethodQuery: c.handleQuery, wire.MethodNotify: c.handleNotify,
-		wire.MethodTaskExecute: c.handleTaskExecute, wire.MethodTaskStatus: c.handleTaskStatus,
-		wire.MethodTaskCancel: c.handleTaskCancel,
-	} {
-		s.Handle(name, c.metered(name, h))
-	}
-}
-
-// metered counts a handler's call when the handler audited it itself, and
-// the ACL decision of methods that check scope.
-func (c *Core) metered(method string, h rpc.Handler) rpc.Handler {
-	return func(ctx context.Context, call *rpc.Call) (any, error) {
-		begin := time.Now()
-		res, err := h(ctx, call)
-		if method == wire.MethodQuery || method == wire.MethodTaskExecute {
-			c.observeACL(err)
-		}
-		if call.Audited() { // else meteredAudit counts it, with the full duration
-			d, code := time.Since(begin), errCode(err)
-			c.obs.metrics.ObserveCall(method, code, d)
-			c.logCall(ctx, method, call.Caller, call.ID, code, d)
-		}
-		return res, err
-	}
-}
-
-// observeACL counts the access decision a scope-checking handler's result
-// shows: success means the ACL allowed it; a PERMISSION_DENIED naming the
-// required permission is the ACL's denial. Other failures say nothing
-// about the ACL and are not counted.
-func (c *Core) observeACL(err error) {
-	if err == nil {
+	switch {
+	case o.ACL == rpc.ACLDenied:
+		c.obs.metrics.ACLDecision("deny")
+	case o.ACL == rpc.ACLAllowed && o.Err == nil:
+		// An allowed call that failed later says nothing more about the ACL.
 		c.obs.metrics.ACLDecision("allow")
-		return
 	}
-	var re *rpc.Error
-	if errors.As(err, &re) && re.Code == rpc.CodePermissionDenied {
-		if d, ok := re.Data.(map[string]any); ok && d["required_permission"] != nil {
-			c.obs.metrics.ACLDecision("deny")
-		}
-	}
+	method := methodLabel(o.Method)
+	c.obs.metrics.ObserveCall(method, code, o.Duration)
+	c.logCall(ctx, method, o.Caller, o.ID, code, o.Duration)
 }
 
 // logCall writes seed 002 §7.2's request line. Heartbeats and discovery
@@ -107,18 +67,6 @@ func (c *Core) logCall(ctx context.Context, method string, caller rpc.Caller, id
 	}
 	c.log.Log(ctx, level, "request handled", "component", "rpc", "method", method, "code", code,
 		"agent_from", callerName(caller), "agent_to", c.selfID(), "query_id", idString(id), "latency_ms", d.Milliseconds())
-}
-
-// errCode is a handler result's code label.
-func errCode(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	var re *rpc.Error
-	if errors.As(err, &re) {
-		return codeName(re.Code)
-	}
-	return codeName(rpc.CodeInternalError)
 }
 
 // methodLabel bounds the method label to the protocol's methods, so a

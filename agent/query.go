@@ -123,6 +123,7 @@ func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action
 	if escaped != "" {
 		reason := "a context_scope entry leads outside its repository (symlinks resolved); ask for a path inside it"
 		c.auditRefusal(ctx, call, "acl", map[string]any{"scope": escaped, "reason": reason})
+		call.RecordACL(false)
 		return acl.Decision{Reason: reason}, rpc.PermissionDenied(reason, map[string]any{
 			"required_permission": "context." + string(action), "requested_scope": escaped})
 	}
@@ -130,6 +131,7 @@ func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action
 	if d.AuditOnly { // audit_mode: the denial is recorded but the call goes on
 		c.auditACLOnly(ctx, call, denied, d)
 	}
+	call.RecordACL(d.Allowed)
 	if d.Allowed {
 		return d, nil
 	}

@@ -22,6 +22,7 @@ type Call struct {
 	Caller       Caller
 
 	audited bool
+	acl     ACLOutcome // set by RecordACL (observe.go)
 }
 
 // MarkAudited tells the server that the handler wrote this call's audit

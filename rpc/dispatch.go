@@ -24,15 +24,18 @@ func (s *Server) serveOne(ctx context.Context, buf []byte, req *request, caller 
 	if e == nil {
 		result, resultJSON, e = s.dispatchOnce(ctx, &call)
 	}
+	d := time.Since(begin)
 	if !call.audited {
 		rec := CallRecord{
 			Caller: caller, Method: call.Method, ID: call.ID, Params: call.Params,
-			Notification: call.Notification, Result: result, Err: e, Duration: time.Since(begin),
+			Notification: call.Notification, Result: result, Err: e, Duration: d,
 		}
 		if aerr := s.audit(ctx, rec); aerr != nil {
 			e = aerr
 		}
 	}
+	s.observe(ctx, Observation{Caller: caller, Method: call.Method, ID: call.ID,
+		Notification: call.Notification, Err: e, Duration: d, ACL: call.acl})
 	switch {
 	case call.Notification:
 		return buf, false, wait

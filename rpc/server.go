@@ -43,6 +43,10 @@ type Options struct {
 	// is written. An error turns the response into an internal error,
 	// because an acknowledged request must be durable.
 	Audit func(ctx context.Context, rec CallRecord) error
+	// Observe is called once for every call, answered or refused, after
+	// its audit record (metrics, request logs). Optional; it must not
+	// block.
+	Observe func(ctx context.Context, o Observation)
 	// Logger receives internal errors and audit failures (default: none).
 	Logger *slog.Logger
 	// SanitizeBody, when set, rewrites every request body (already valid
@@ -264,5 +268,6 @@ func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, statu
 			e, status = aerr, http.StatusInternalServerError
 		}
 	}
+	s.observe(ctx, Observation{Caller: caller, Err: e, Suppressed: !write})
 	return outcome{body: appendError(nil, nil, e), status: status, retryAfter: wait}
 }
