@@ -13,13 +13,27 @@ import (
 
 // ContextSearch is a full-text search of the context mirror.
 type ContextSearch struct {
-	Terms    []string // keywords in any language; 1–2 character terms use the short index
+	Terms []string // keywords in any language; 1–2 character terms use the short index
+	// Concepts, when set, replaces Terms: each is one thing the question
+	// asks about in every form it may be written (the asked word, its
+	// translations, its pieces). An event covering a concept through any
+	// form counts it once, so a bilingual event does not outrank one that
+	// covers more of the question in one language.
+	Concepts []ContextConcept
 	Contexts []string // empty = all
 	Kinds    []string // empty = all
 	Limit    int      // hits to return: default 20, at most 200
 	// Allow, when set, is asked about every candidate; a refused event is
 	// never returned, however well it matches.
 	Allow func(ev ContextEvent) bool
+}
+
+// ContextConcept is one concept of a search: its forms, best first, and
+// how much a match on each counts (Weights[i] for Forms[i], 0 < w <= 1;
+// missing or 0 means 1).
+type ContextConcept struct {
+	Forms   []string
+	Weights []float64
 }
 
 // ContextHit is one search result.
@@ -35,7 +49,7 @@ type ContextHit struct {
 	Meta    string    `json:"meta,omitempty"`
 	TS      time.Time `json:"ts"`
 	Score   float64   `json:"score"`
-	Matched int       `json:"matched"` // how many distinct terms the event contains
+	Matched int       `json:"matched"` // how many distinct terms (concepts, when given) the event contains
 }
 
 // SnippetRunes caps a hit's snippet.
@@ -47,7 +61,7 @@ const SnippetRunes = 160
 // large the index is; ranking happens in Go over at most a few hundred rows
 // instead of ORDER BY rank over every match.
 const (
-	maxSearchTerms    = 8
+	maxSearchTerms    = 12
 	candidatesPerTerm = 120
 	maxScanPerTerm    = 2000
 	recencyHalfLife   = 72 * time.Hour
@@ -65,7 +79,7 @@ var errOutOfTime = errors.New("store: search time budget spent")
 // (title and key weigh more than body, rarer terms more than common ones,
 // covering more terms more) times a recency factor.
 func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit, error) {
-	terms := normaliseTerms(q.Terms)
+	terms, plan := searchPlan(q)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -79,10 +93,10 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 	for _, t := range terms {
 		walks = append(walks, matchFor(t))
 	}
-	if long := longTerms(terms); len(long) > 1 {
-		// Events holding every long term can be older than each term's
+	if all, ok := matchAll(terms, plan); ok {
+		// Events holding every concept can be older than each term's
 		// newest candidates; fetch them too.
-		walks = append(walks, matchAll(long))
+		walks = append(walks, all)
 	}
 	budget, cancel := context.WithTimeout(ctx, searchBudget)
 	defer cancel()
@@ -98,7 +112,7 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 			return nil, err
 		}
 	}
-	hits := rank(s.cands, terms, db.clock())
+	hits := rank(s.cands, terms, plan, db.clock())
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
@@ -121,41 +135,76 @@ func matchFor(term string) termMatch {
 	return termMatch{"context_fts", ftsString(term)}
 }
 
-func matchAll(terms []string) termMatch {
-	parts := make([]string, len(terms))
+// matchAll is the walk for events holding every concept (through any of
+// its long forms); ok is false when fewer than two concepts have one.
+func matchAll(terms []string, plan []termPlan) (termMatch, bool) {
+	var groups [][]string
 	for i, t := range terms {
-		parts[i] = ftsString(t)
-	}
-	return termMatch{"context_fts", strings.Join(parts, " AND ")}
-}
-
-func longTerms(terms []string) []string {
-	var out []string
-	for _, t := range terms {
-		if !isShortTerm(t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// normaliseTerms lower-cases, trims and deduplicates terms, keeping at most
-// maxSearchTerms.
-func normaliseTerms(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range in {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if t == "" || seen[t] || len(t) > 200 {
+		if isShortTerm(t) {
 			continue
 		}
-		seen[t] = true
-		out = append(out, t)
-		if len(out) == maxSearchTerms {
+		c := plan[i].concept
+		for len(groups) <= c {
+			groups = append(groups, nil)
+		}
+		groups[c] = append(groups[c], ftsString(t))
+	}
+	var parts []string
+	for _, g := range groups {
+		if len(g) > 0 {
+			parts = append(parts, "("+strings.Join(g, " OR ")+")")
+		}
+	}
+	if len(parts) < 2 {
+		return termMatch{}, false
+	}
+	return termMatch{"context_fts", strings.Join(parts, " AND ")}, true
+}
+
+// termPlan says which concept a search term belongs to and how much a
+// match on it counts.
+type termPlan struct {
+	concept int
+	weight  float64
+}
+
+// searchPlan lower-cases, trims and deduplicates the search's terms,
+// keeping at most maxSearchTerms: every concept's first form before any
+// other form, so the cap drops translations before asked words.
+func searchPlan(q ContextSearch) ([]string, []termPlan) {
+	concepts := q.Concepts
+	if len(concepts) == 0 {
+		for _, t := range q.Terms {
+			concepts = append(concepts, ContextConcept{Forms: []string{t}})
+		}
+	}
+	seen := map[string]bool{}
+	var terms []string
+	var plan []termPlan
+	for round := 0; len(terms) < maxSearchTerms; round++ {
+		more := false
+		for ci, c := range concepts {
+			if round >= len(c.Forms) {
+				continue
+			}
+			more = true
+			t := strings.ToLower(strings.TrimSpace(c.Forms[round]))
+			if t == "" || seen[t] || len(t) > 200 || len(terms) == maxSearchTerms {
+				continue
+			}
+			seen[t] = true
+			w := 1.0
+			if round < len(c.Weights) && c.Weights[round] > 0 && c.Weights[round] < 1 {
+				w = c.Weights[round]
+			}
+			terms = append(terms, t)
+			plan = append(plan, termPlan{concept: ci, weight: w})
+		}
+		if !more {
 			break
 		}
 	}
-	return out
+	return terms, plan
 }
 
 type searcher struct {
@@ -234,50 +283,101 @@ func contains(set []string, v string) bool {
 // maxScoredBody bounds how much of a body the ranking reads.
 const maxScoredBody = 4 << 10
 
-// rank scores the candidates and returns them best first.
-func rank(cands map[int64]*ContextHit, terms []string, now time.Time) []ContextHit {
+// Fields of an event the ranking reads, and how much a match in each
+// counts: the title (a commit's subject) says what the event is about; the
+// rest of the message and the files it lists less; code it added least
+// (sample text and long diffs mention everything).
+const (
+	fieldTitle = iota
+	fieldKey
+	fieldText
+	fieldCode
+	nFields
+)
+
+// minIDF keeps the field weights meaningful when every candidate matches.
+const minIDF = 0.7
+
+var fieldWeight = [nFields]float64{1, 0.6, 0.5, 0.25}
+
+// codeMark starts the added-code excerpt of a commit's body (the git
+// source writes it).
+const codeMark = "\nadded:\n"
+
+// rank scores the candidates and returns them best first: BM25 over the
+// title, key, message and added code, each normalised by its own length
+// and weighted by what it says; per concept the best of its forms; times
+// how much of the question the event covers and its recency.
+func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time.Time) []ContextHit {
 	type doc struct {
-		hit        *ContextHit
-		title, key string
-		body       string
-		tf         [][3]int // per term: title, key, body counts
-		length     int
+		hit *ContextHit
+		tf  [][nFields]float64 // per term and field
+		len [nFields]float64
 	}
 	docs := make([]doc, 0, len(cands))
 	df := make([]int, len(terms))
-	totalLen := 0
+	var total [nFields]float64
 	for _, h := range cands {
-		d := doc{hit: h, title: strings.ToLower(h.Title), key: strings.ToLower(h.Key),
-			body: strings.ToLower(ctxTruncate(h.Body, maxScoredBody)), tf: make([][3]int, len(terms))}
-		d.length = utf8.RuneCountInString(d.title) + utf8.RuneCountInString(d.body) + 1
+		body := strings.ToLower(ctxTruncate(h.Body, maxScoredBody))
+		text, code, _ := strings.Cut(body, codeMark)
+		fields := [nFields]string{strings.ToLower(h.Title), strings.ToLower(h.Key), text, code}
+		d := doc{hit: h, tf: make([][nFields]float64, len(terms))}
+		for f, s := range fields {
+			d.len[f] = float64(utf8.RuneCountInString(s) + 1)
+			total[f] += d.len[f]
+		}
 		for i, t := range terms {
-			d.tf[i] = [3]int{strings.Count(d.title, t), strings.Count(d.key, t), strings.Count(d.body, t)}
-			if d.tf[i] != [3]int{} {
+			for f, s := range fields {
+				d.tf[i][f] = occurrences(s, t)
+			}
+			if d.tf[i] != [nFields]float64{} {
 				df[i]++
 			}
 		}
-		totalLen += d.length
 		docs = append(docs, d)
 	}
 	if len(docs) == 0 {
 		return nil
 	}
-	avgLen := float64(totalLen) / float64(len(docs))
+	nConcepts := 0
+	for _, p := range plan {
+		nConcepts = max(nConcepts, p.concept+1)
+	}
 	n := float64(len(docs))
 	out := make([]ContextHit, 0, len(docs))
+	best := make([]float64, nConcepts)
+	covered := make([]float64, nConcepts)
 	for _, d := range docs {
 		const k1, b = 1.2, 0.75
-		rel, matched := 0.0, 0
+		clear(best)
+		clear(covered)
 		for i, tf := range d.tf {
-			w := float64(3*tf[0] + 2*tf[1] + tf[2])
-			if w == 0 {
+			rel := 0.0
+			for f, x := range tf {
+				if x > 0 {
+					norm := 1 - b + b*d.len[f]*n/total[f]
+					rel += fieldWeight[f] * x * (k1 + 1) / (x + k1*norm)
+				}
+			}
+			if rel == 0 {
 				continue
 			}
-			matched++
-			idf := math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
-			rel += idf * w * (k1 + 1) / (w + k1*(1-b+b*float64(d.length)/avgLen))
+			// Floored: a term every candidate holds still tells a title that
+			// names it from code that mentions it.
+			idf := max(math.Log(1+(n-float64(df[i])+0.5)/(float64(df[i])+0.5)), minIDF)
+			p := plan[i]
+			best[p.concept] = max(best[p.concept], p.weight*idf*rel)
+			covered[p.concept] = max(covered[p.concept], p.weight)
 		}
-		coverage := float64(matched) / float64(len(terms))
+		rel, cov, matched := 0.0, 0.0, 0
+		for c := range best {
+			rel += best[c]
+			cov += covered[c]
+			if covered[c] > 0 {
+				matched++
+			}
+		}
+		coverage := cov / float64(nConcepts)
 		age := max(now.Sub(d.hit.TS), 0)
 		recency := math.Exp2(-float64(age) / float64(recencyHalfLife))
 		h := *d.hit
@@ -292,6 +392,64 @@ func rank(cands map[int64]*ContextHit, terms []string, now time.Time) []ContextH
 		return out[i].ID > out[j].ID
 	})
 	return out
+}
+
+// Occurrences is how many times text holds term, both lower-case, each
+// latin match weighted by where it falls (see occurrences): 1 or more
+// means the term appears as a word of its own.
+func Occurrences(text, term string) float64 {
+	if term == "" {
+		return 0
+	}
+	return occurrences(text, term)
+}
+
+// occurrences counts term in text (both lower-case), each match of a
+// latin term weighted by where it falls: a whole word, or the word plus
+// an inflection ("merg" in "merged"), counts fully; the start of a longer
+// word ("task" in "taskbar") counts 0.5; the middle of a word ("app" in
+// "happy") 0.2. Terms in scripts without spaces count every match fully.
+func occurrences(text, term string) float64 {
+	if !isWordChar(term[0]) && !isWordChar(term[len(term)-1]) {
+		return float64(strings.Count(text, term))
+	}
+	sum := 0.0
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], term)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(term)
+		switch {
+		case isWordChar(term[0]) && i > 0 && isWordChar(text[i-1]):
+			sum += 0.2
+		case !isWordChar(term[len(term)-1]):
+			sum++
+		default:
+			rest := end
+			for rest < len(text) && isWordChar(text[rest]) {
+				rest++
+			}
+			if inflection[text[end:rest]] {
+				sum++
+			} else {
+				sum += 0.5
+			}
+		}
+		from = end
+	}
+	return sum
+}
+
+// inflection lists the endings after which a match still names the same
+// word.
+var inflection = map[string]bool{"": true, "s": true, "es": true, "e": true, "ed": true, "d": true, "er": true, "ers": true,
+	"ing": true, "ings": true, "ion": true, "ions": true, "ation": true, "ations": true, "y": true, "ies": true, "ied": true,
+	"ly": true, "ment": true, "ments": true}
+
+func isWordChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
 }
 
 // firstMatched is the first term h contains ("" if none).

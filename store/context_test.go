@@ -273,3 +273,42 @@ func TestSearchContextOutOfTimeKeepsWhatItFound(t *testing.T) {
 		t.Fatal("a cancelled search succeeded")
 	}
 }
+
+// TestSearchContextTitleAndWords: a subject line naming the term as a word
+// beats code that mentions it inside longer identifiers, however often.
+func TestSearchContextTitleAndWords(t *testing.T) {
+	db := openContextDB(t)
+	code := strings.Repeat("TaskContext* ctx = TaskContextOf(task);\n", 20)
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "os", Key: "aaaaaaa", Title: "rename TaskC TaskIdle", Body: "files: kernel/main.cpp (+4 -4)", TS: ctxTestNow.Add(-10 * time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "os", Key: "bbbbbbb", Title: "refactor", Body: "files: kernel/task.cpp (+40 -3)\nadded:\n" + code, TS: ctxTestNow.Add(-8 * time.Hour)},
+	)
+	hits, err := db.SearchContext(context.Background(), ContextSearch{Terms: []string{"taskc"}})
+	if err != nil || len(hits) != 2 || hits[0].Key != "aaaaaaa" {
+		t.Fatalf("want the commit naming TaskC first, got %v (%v)", hitKeys(hits), err)
+	}
+	for _, c := range []struct {
+		text, term string
+		want       float64
+	}{{"rename taskc taskidle", "taskc", 1}, {"merged the branch", "merg", 1}, {"taskcontext", "taskc", 0.5}, {"wrapper", "app", 0.2}, {"認証を実装", "認証", 1}} {
+		if got := Occurrences(c.text, c.term); got != c.want {
+			t.Errorf("Occurrences(%q, %q) = %v, want %v", c.text, c.term, got, c.want)
+		}
+	}
+}
+
+// TestSearchContextConcepts: forms of one concept count once, so an event
+// covering two concepts beats one naming a single concept in two
+// languages.
+func TestSearchContextConcepts(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "bilingual", Title: "認証 auth cleanup", TS: ctxTestNow.Add(-time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "both", Title: "auth token refresh", TS: ctxTestNow.Add(-time.Hour)},
+	)
+	hits, err := db.SearchContext(context.Background(), ContextSearch{Concepts: []ContextConcept{
+		{Forms: []string{"認証", "auth"}, Weights: []float64{1, 0.9}}, {Forms: []string{"token"}}}})
+	if err != nil || len(hits) != 2 || hits[0].Key != "both" || hits[0].Matched != 2 || hits[1].Matched != 1 {
+		t.Fatalf("want the event covering both concepts first, got %v (%v)", hitKeys(hits), err)
+	}
+}

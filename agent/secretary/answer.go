@@ -91,7 +91,7 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 	if len(pq.Terms) > 0 {
 		// No Contexts filter: notes tied to no context must match too; the
 		// access check keeps every event inside the asked contexts.
-		return s.db.SearchContext(ctx, store.ContextSearch{Terms: pq.Terms, Limit: searchLimit, Allow: ac.allow})
+		return s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow})
 	}
 	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Since: s.now().Add(-7 * 24 * time.Hour), Limit: 200})
 	if err != nil {

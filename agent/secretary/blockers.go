@@ -161,10 +161,12 @@ func fileOfMarker(e store.ContextEvent) string {
 	return f
 }
 
+// mentionsTerm reports whether text names one of terms as a word (or, for
+// Japanese, anywhere): "app" in "wrapper" does not count.
 func mentionsTerm(text string, terms []string) bool {
 	low := strings.ToLower(text)
 	for _, t := range terms {
-		if strings.Contains(low, t) {
+		if store.Occurrences(low, t) >= 1 {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/store"
@@ -92,13 +93,9 @@ func (ev *evidence) addFile(p, lines string, score float64, summary string, pq p
 		f = &fileEvidence{path: p, summary: summary, order: len(ev.files)}
 		ev.files[p] = f
 	}
-	low := strings.ToLower(p)
-	for _, t := range pq.Terms {
-		if strings.Contains(low, t) {
-			score *= 2
-			f.named = true
-			break
-		}
+	if pathNames(p, pq) {
+		score *= 2
+		f.named = true
 	}
 	f.score += score
 	f.best = max(f.best, score)
@@ -112,6 +109,22 @@ func (ev *evidence) addFile(p, lines string, score float64, summary string, pq p
 			f.lo, f.hi = lo, hi
 		}
 	}
+}
+
+// pathNames reports whether a path names one of the question's words (or
+// their stems and translations) as a word of its own: "editor" names
+// editor/main.jsx, "app" does not name wrapper.js, and a two-letter term
+// names nothing.
+func pathNames(p string, pq parsedQuery) bool {
+	low := strings.ToLower(p)
+	for _, g := range pq.Concepts {
+		for _, t := range g {
+			if utf8.RuneCountInString(t) >= 3 && store.Occurrences(low, t) >= 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // files returns the file evidence, strongest first.

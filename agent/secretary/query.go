@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/glossary"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // parsedQuery is what a question asks about.
@@ -15,7 +16,12 @@ type parsedQuery struct {
 	// Concepts groups Terms by what the question asked about: each group is
 	// one word of the question with its translations (glossary) and its
 	// pieces. Confidence counts concepts covered, not terms.
-	Concepts      [][]string
+	Concepts [][]string
+	// Weights[i][j] is how much a match on Concepts[i][j] counts: the
+	// asked word 1, a translation of it a little less, a piece of it or a
+	// translation into the other language less still.
+	Weights       [][]float64
+	Words         []string // what the asker typed, one per concept, for the summary
 	Files         []string // mentioned paths (auth/jwt.go)
 	Tickets       []string // ISSUE-123, #123
 	Agents        []string // @eng-suzuki
@@ -33,7 +39,9 @@ var (
 var stopwords = setOf(`a an and are as at be been being but by can could did do does doing done for from had has have
 how i if in into is it its me my of on or our so than that the their them then there these they this to up us was we
 were what when where which who whom why will with would you your about any anything some something tell know let
-please currently right now today yet still already just get got there's what's how's`)
+please currently right now today yet still already just get got there's what's how's happen happened happening
+going go goes land landed lately recently recent new week weeks work working worked also ever since been anyone
+don doesn didn isn wasn aren weren hasn haven won can't ok`)
 
 // Words that say what kind of answer is wanted rather than what about.
 var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta`)
@@ -68,6 +76,13 @@ func parseQuery(text string) parsedQuery {
 	var q parsedQuery
 	var words []string
 	add := func(t string) { words = append(words, t) }
+	text = strings.ReplaceAll(text, "’", "'")
+	text, phrases := cutQuoted(text)
+	for _, p := range phrases {
+		add(p)
+		q.Japanese = q.Japanese || hasKana(p)
+	}
+	text = q.cutIntentPhrases(text)
 	for _, tok := range tokenize(text) {
 		if tok.cjk {
 			q.Japanese = true
@@ -90,25 +105,54 @@ func parseQuery(text string) parsedQuery {
 // maxTerms bounds the search terms one question expands to.
 const maxTerms = 16
 
+// searchConcepts is the question as the store searches it.
+func (q parsedQuery) searchConcepts() []store.ContextConcept {
+	out := make([]store.ContextConcept, len(q.Concepts))
+	for i, g := range q.Concepts {
+		out[i] = store.ContextConcept{Forms: g, Weights: q.Weights[i]}
+	}
+	return out
+}
+
+// Weights of a concept's forms (see parsedQuery.Weights).
+const (
+	weightWord        = 1.0
+	weightTranslation = 0.9 // 認証 → auth
+	weightPiece       = 0.6 // 専用モード → モード
+	weightOther       = 0.5 // a piece's translation; Japanese forms of an English word
+)
+
+type form struct {
+	text   string
+	weight float64
+}
+
 // expand turns the question's words into concepts: each word with its
 // glossary translations and, for a kanji/katakana run, the pieces it is
 // made of, so 読み取り専用モード meets "read-only mode" and ライセンス表示
 // meets ライセンス情報.
 func (q *parsedQuery) expand(words []string) {
 	seen := map[string]bool{}
-	for _, w := range words {
+	for _, w := range splitCompounds(words) {
 		if w == "" || seen[w] {
 			continue
 		}
-		group := []string{w}
 		seen[w] = true
-		for _, alt := range alternatives(w) {
-			if !seen[alt] {
-				seen[alt] = true
-				group = append(group, alt)
+		display := w
+		if !isCJKWord(w) {
+			w = searchStem(w)
+		}
+		group, weights := []string{w}, []float64{weightWord}
+		for _, alt := range alternatives(display) {
+			if !seen[alt.text] && alt.text != w {
+				seen[alt.text] = true
+				group = append(group, alt.text)
+				weights = append(weights, alt.weight)
 			}
 		}
 		q.Concepts = append(q.Concepts, group)
+		q.Weights = append(q.Weights, weights)
+		q.Words = append(q.Words, display)
 	}
 	// Every concept's own word first, then the alternatives, so the cap
 	// cuts translations before it cuts anything the asker typed.
@@ -124,23 +168,74 @@ func (q *parsedQuery) expand(words []string) {
 	}
 }
 
-// alternatives are the other forms of one word of a question. Only
-// Japanese words are translated: an English word already finds English
-// history, and adding its Japanese forms drew in unrelated Japanese work
-// (make eval: English top-3 64% → 50% with them).
-func alternatives(w string) []string {
-	if !isCJKWord(w) {
-		return nil
+// splitCompounds replaces a kanji/katakana compound the glossary does not
+// know by the words it is made of (コマンド履歴 → コマンド, 履歴): each is
+// a concept of its own, so an event about "command history" covers both,
+// and one about commands only covers half. The compound written whole
+// still matches every piece.
+func splitCompounds(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if !isCJKWord(w) || glossary.English(w) != nil {
+			out = append(out, w)
+			continue
+		}
+		parts := compoundParts(w)
+		if len(parts) < 2 {
+			out = append(out, w)
+			continue
+		}
+		out = append(out, parts...)
 	}
-	out := append([]string(nil), glossary.English(w)...)
-	if len(out) > 0 {
+	return out
+}
+
+// compoundParts cuts a run where its script changes (専用モード → 専用,
+// モード) and around the glossary's entries inside each piece
+// (音声合成プラグイン → 音声合成, プラグイン); what is left between them
+// stays a part when it is two characters or more.
+func compoundParts(run string) []string {
+	pieces := scriptPieces(run)
+	if pieces == nil {
+		pieces = []string{run}
+	}
+	var out []string
+	for _, p := range pieces {
+		if glossary.English(p) != nil {
+			out = append(out, p)
+			continue
+		}
+		known := glossary.Within(p)
+		rest := p
+		for _, k := range known {
+			rest = strings.Replace(rest, k, "\x00", 1)
+		}
+		out = append(out, known...)
+		for _, left := range strings.Split(rest, "\x00") {
+			if utf8.RuneCountInString(left) >= 2 {
+				out = append(out, left)
+			}
+		}
+	}
+	return out
+}
+
+// alternatives are the other forms of one word of a question: for a
+// Japanese word its English translations (else its pieces and theirs);
+// for an English word its Japanese forms, weighted low: they must not
+// draw unrelated Japanese work ahead of English history that matches
+// (make eval: English top-3 64% → 50% when they weighed as much as the
+// word).
+func alternatives(w string) []form {
+	var out []form
+	if !isCJKWord(w) {
+		for _, ja := range glossary.Japanese(w) {
+			out = append(out, form{ja, weightOther})
+		}
 		return out
 	}
-	for _, piece := range append(scriptPieces(w), glossary.Within(w)...) {
-		if piece != w && utf8.RuneCountInString(piece) >= 2 {
-			out = append(out, piece)
-			out = append(out, glossary.English(piece)...)
-		}
+	for _, en := range glossary.English(w) {
+		out = append(out, form{en, weightTranslation})
 	}
 	return out
 }
@@ -178,6 +273,11 @@ func isCJKWord(w string) bool {
 // latinToken classifies one space-separated word.
 func (q *parsedQuery) latinToken(w string, add func(string)) {
 	w = strings.Trim(w, ".,;:!?\"'()[]{}<>")
+	// A possessive or contraction keeps its word: weyk's → weyk,
+	// what's → what, isn't → isn (a stopword).
+	if i := strings.IndexByte(w, '\''); i > 0 {
+		w = w[:i]
+	}
 	switch {
 	case w == "":
 	case strings.HasPrefix(w, "@") && len(w) > 1:
@@ -198,21 +298,53 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 				q.WantsProgress = true
 			case blockerWords[part]:
 				q.WantsBlockers = true
-			case stopwords[part] || part == "":
+			case stopwords[part] || len(part) < 2:
 			default:
-				add(stem(part))
+				add(plural(part))
 			}
 		}
 	}
 }
 
-// stem drops a plural "s" so "tokens" also finds "token" (the trigram
+// plural drops a plural "s" so "tokens" also finds "token" (the trigram
 // index matches substrings, so the shorter form finds both).
-func stem(w string) string {
+func plural(w string) string {
 	if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+// stemSuffixes are cut from an English word to search for every form of
+// it: the index matches substrings and the ranking counts a match followed
+// by an inflection as the whole word, so "schedul" finds "scheduler" and
+// "scheduling", "merg" finds "merge" and "merged". Each suffix has the
+// shortest stem it may leave.
+var stemSuffixes = []struct {
+	suffix  string
+	minStem int
+}{{"ations", 5}, {"ation", 5}, {"ings", 4}, {"ing", 4}, {"ions", 5}, {"ion", 5}, {"ers", 5}, {"er", 5}, {"ied", 4}, {"ies", 4}, {"ed", 4}, {"es", 4}, {"s", 4}}
+
+// searchStem is the form of an English word the search uses.
+func searchStem(w string) string {
+	if strings.ContainsAny(w, "./_") || !isLatinWord(w) {
+		return w // a path, an identifier or a version: as typed
+	}
+	for _, s := range stemSuffixes {
+		if strings.HasSuffix(w, s.suffix) && len(w)-len(s.suffix) >= s.minStem {
+			return w[:len(w)-len(s.suffix)]
+		}
+	}
+	return w
+}
+
+func isLatinWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // cutIntent removes intent and generic words from a kanji/katakana run,
@@ -233,6 +365,46 @@ func (q *parsedQuery) cutIntent(run string) []string {
 		parts = next
 	}
 	return parts
+}
+
+// quotedRE finds text the asker quoted: searched as one phrase.
+var quotedRE = regexp.MustCompile(`「([^」]{2,40})」|『([^』]{2,40})』|"([^"]{3,40})"|“([^”]{3,40})”`)
+
+// cutQuoted takes the quoted phrases out of text.
+func cutQuoted(text string) (string, []string) {
+	var phrases []string
+	rest := quotedRE.ReplaceAllStringFunc(text, func(m string) string {
+		for _, g := range quotedRE.FindStringSubmatch(m)[1:] {
+			if g = strings.ToLower(strings.TrimSpace(g)); g != "" {
+				phrases = append(phrases, g)
+			}
+		}
+		return " "
+	})
+	return rest, phrases
+}
+
+// cutIntentPhrases removes intent words written with kana inside
+// (進み具合): the run splitter would cut them into pieces that look like
+// topics.
+func (q *parsedQuery) cutIntentPhrases(text string) string {
+	for _, in := range jaIntent {
+		if hasHiragana(in.word) && strings.Contains(text, in.word) {
+			q.WantsProgress = q.WantsProgress || in.progress
+			q.WantsBlockers = q.WantsBlockers || in.blocker
+			text = strings.ReplaceAll(text, in.word, " ")
+		}
+	}
+	return text
+}
+
+func hasHiragana(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Hiragana, r) {
+			return true
+		}
+	}
+	return false
 }
 
 type token struct {

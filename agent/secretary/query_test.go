@@ -14,10 +14,13 @@ func TestParseQuery(t *testing.T) {
 	}{
 		{"how is auth going, what blocks it?", []string{"auth"}, true, true, false},
 		{"認証機能の実装進捗と、現在のブロック要因は？", []string{"認証"}, true, true, true},
-		{"リフレッシュトークンはどうなってる？", []string{"リフレッシュトークン"}, false, false, true},
+		{"リフレッシュトークンはどうなってる？", []string{"リフレッシュ", "トークン"}, false, false, true},
 		{"Any progress on auth/jwt.go or ISSUE-123?", []string{"auth/jwt.go", "issue-123"}, true, false, false},
 		{"@eng-suzuki status of the refresh tokens", []string{"refresh", "token"}, true, false, false},
-		{"what about the DB migration", []string{"db", "migration"}, false, false, false},
+		{"what about the DB migrations", []string{"db", "migrat"}, false, false, false},
+		{"What's blocking weyk's draft_promise branch?", []string{"weyk", "draft_promise", "branch"}, false, true, false},
+		{"Did the 「AはBである」 syntax land?", []string{"aはbである", "syntax"}, false, false, true},
+		{"エディタからテストを実行できる機能の進み具合は?", []string{"エディタ", "テスト", "実行"}, true, false, true},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
@@ -39,18 +42,21 @@ func TestParseQuery(t *testing.T) {
 }
 
 // TestQueryExpandsJapaneseTerms: a Japanese word brings its English forms
-// (glossary) and, for a run the glossary does not know whole, its pieces,
-// all in one concept so confidence counts it once.
+// (glossary); a compound the glossary does not know whole is split into
+// the words it is made of, each a concept, so an event covering the whole
+// compound covers the question.
 func TestQueryExpandsJapaneseTerms(t *testing.T) {
 	cases := []struct {
-		in   string
-		want []string // among the terms
+		in       string
+		want     []string // among the terms
+		concepts int
 	}{
-		{"認証の進捗は？", []string{"認証", "auth"}},
-		{"設定ファイルの読み込みはどう？", []string{"設定ファイル", "config", "読み込み", "load"}},
-		{"トークン再発行の件は？", []string{"トークン再発行", "トークン", "token", "再発行", "refresh"}},
-		{"メトリクスとプラグインは？", []string{"メトリクス", "metric", "プラグイン", "plugin"}},
-		{"読み取り専用モードは？", []string{"読み取り", "read", "専用モード", "専用", "モード"}},
+		{"認証の進捗は？", []string{"認証", "auth"}, 1},
+		{"設定ファイルの読み込みはどう？", []string{"設定ファイル", "config", "読み込み", "load"}, 2},
+		{"トークン再発行の件は？", []string{"トークン", "token", "再発行", "refresh"}, 2},
+		{"メトリクスとプラグインは？", []string{"メトリクス", "metric", "プラグイン", "plugin"}, 2},
+		{"読み取り専用モードは？", []string{"読み取り", "read", "専用", "モード"}, 3},
+		{"ターミナルのコマンド履歴は？", []string{"ターミナル", "terminal", "コマンド", "command", "履歴", "history"}, 3},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
@@ -59,11 +65,19 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 				t.Errorf("%q: terms %q lack %q", c.in, q.Terms, w)
 			}
 		}
-		if n := len(q.Concepts); n == 0 || n > 2 {
-			t.Errorf("%q: %d concepts %q", c.in, n, q.Concepts)
+		if n := len(q.Concepts); n != c.concepts {
+			t.Errorf("%q: %d concepts %q, want %d", c.in, n, q.Concepts, c.concepts)
 		}
 	}
-	if q := parseQuery("how is auth going?"); len(q.Terms) != 1 {
-		t.Errorf("an English question is not expanded: %q", q.Terms)
+	// An English word is stemmed and brings its Japanese forms, weighted
+	// below the word itself.
+	q := parseQuery("how is the scheduler going?")
+	if len(q.Concepts) != 1 || q.Concepts[0][0] != "schedul" || !slices.Contains(q.Concepts[0], "スケジューラ") {
+		t.Fatalf("concepts %q", q.Concepts)
+	}
+	for i, w := range q.Weights[0] {
+		if i > 0 && w >= q.Weights[0][0] {
+			t.Errorf("form %q weighs %v, as much as the asked word", q.Concepts[0][i], w)
+		}
 	}
 }

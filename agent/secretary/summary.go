@@ -46,7 +46,7 @@ func (s *Secretary) summarise(ctx context.Context, question string, f answerFact
 // extractiveSummary is deterministic and offline: how much matched and
 // where, the best-ranked events, progress and blockers.
 func extractiveSummary(f answerFacts) string {
-	topic := strings.Join(f.q.Terms, " ")
+	topic := strings.Join(f.q.Words, " ")
 	if len(f.hits) == 0 {
 		if f.q.Japanese {
 			return fmt.Sprintf("「%s」に該当する作業記録はありません。", topic)

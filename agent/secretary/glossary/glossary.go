@@ -72,12 +72,15 @@ func Japanese(en string) []string {
 	if ja := t.enToJa[en]; ja != nil {
 		return ja
 	}
-	for e, ja := range t.enToJa {
-		if len(e) >= 5 && strings.HasPrefix(en, e) {
-			return ja
+	// The longest entry that is a stem of the word, so the answer does not
+	// depend on map order.
+	var best string
+	for e := range t.enToJa {
+		if len(e) >= 5 && len(e) > len(best) && strings.HasPrefix(en, e) {
+			best = e
 		}
 	}
-	return nil
+	return t.enToJa[best]
 }
 
 // Within lists the glossary's Japanese entries found inside a run of
