@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -141,12 +142,7 @@ func (o *outbox) send(ctx context.Context, e store.OutboxRecord) error {
 // backoff is initial·2^attempts, capped.
 func (o *outbox) backoff(attempts int) time.Duration {
 	cfg := o.c.config().Outbox
-	d := cfg.InitialBackoff()
-	maxD := cfg.MaxBackoff()
-	for i := 0; i < attempts && d < maxD; i++ {
-		d *= 2
-	}
-	return min(d, maxD)
+	return backoff.Policy{Base: cfg.InitialBackoff(), Max: cfg.MaxBackoff()}.Delay(attempts)
 }
 
 // expire gives up on an entry and audits it.

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/aoi-protocol/aoi/internal/backoff"
 )
 
 // Client defaults.
@@ -37,6 +39,8 @@ type ClientOptions struct {
 	Peer string
 	// MaxResponseBytes bounds a response body (16 MiB).
 	MaxResponseBytes int64
+	// Clock is what retries wait on (default: the wall clock; tests).
+	Clock backoff.Clock
 }
 
 // Client calls one JSON-RPC endpoint. It retries, with exponential back-off
@@ -71,6 +75,9 @@ func NewClient(url string, hc *http.Client, opts ClientOptions) *Client {
 	}
 	if opts.MaxResponseBytes <= 0 {
 		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.Clock == nil {
+		opts.Clock = backoff.Real
 	}
 	return &Client{url: url, hc: hc, opts: opts}
 }
@@ -175,12 +182,8 @@ func (c *Client) do(ctx context.Context, method string, body []byte, id json.Raw
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			return nil, err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if backoff.Sleep(ctx, c.opts.Clock, wait) != nil {
 			return nil, err
-		case <-t.C:
 		}
 	}
 }
@@ -188,11 +191,7 @@ func (c *Client) do(ctx context.Context, method string, body []byte, id json.Raw
 // backoff is base·2^(attempt-1) capped, with equal jitter; a peer's
 // retry-after hint wins when it is longer.
 func (c *Client) backoff(attempt int, err error) time.Duration {
-	d := c.opts.BaseBackoff << (attempt - 1)
-	if d <= 0 || d > c.opts.MaxBackoff {
-		d = c.opts.MaxBackoff
-	}
-	d = d/2 + rand.N(d/2+1)
+	d := backoff.Jitter(backoff.Policy{Base: c.opts.BaseBackoff, Max: c.opts.MaxBackoff}.Delay(attempt - 1))
 	if ra := retryAfterOf(err); ra > d {
 		d = ra + rand.N(ra/10+1)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/aoi-protocol/aoi/internal/backoff"
 )
 
 // Options tune a Bridge. Zero values take the defaults.
@@ -40,6 +42,9 @@ type Options struct {
 	// AllowTool, when set, is asked before every call; a tool it refuses is
 	// never sent. The core passes a check against the configured task types.
 	AllowTool func(name string) bool
+	// Clock decides when a reconnection is due (default: the wall clock;
+	// tests move a fake one instead of sleeping through the back-off).
+	Clock backoff.Clock
 }
 
 func (o *Options) defaults() {
@@ -60,6 +65,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxBackoff < o.MinBackoff {
 		o.MaxBackoff = max(time.Minute, o.MinBackoff)
+	}
+	if o.Clock == nil {
+		o.Clock = backoff.Real
 	}
 }
 
@@ -134,7 +142,7 @@ func (b *Bridge) conn(ctx context.Context) (*client.Client, error) {
 		return c, err
 	}
 	b.mu.Lock()
-	if wait := time.Until(b.retry); wait > 0 {
+	if wait := b.retry.Sub(b.opts.Clock.Now()); wait > 0 {
 		err := &UnavailableError{Endpoint: b.ep.String(), RetryIn: wait, Err: b.last}
 		b.mu.Unlock()
 		return nil, err
@@ -147,7 +155,7 @@ func (b *Bridge) conn(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		b.fails++
 		b.last = err
-		b.retry = time.Now().Add(b.backoff(b.fails))
+		b.retry = b.opts.Clock.Now().Add(b.backoff(b.fails))
 		b.opts.Logger.Warn("mcp bridge: cannot connect", "endpoint", b.ep.String(), "attempt", b.fails, "err", err)
 		return nil, &UnavailableError{Endpoint: b.ep.String(), Err: err}
 	}
@@ -175,11 +183,7 @@ func (b *Bridge) current() (*client.Client, error) {
 // backoff is the wait after n failed attempts: MinBackoff doubled n-1
 // times, capped at MaxBackoff.
 func (b *Bridge) backoff(n int) time.Duration {
-	d := b.opts.MinBackoff
-	for i := 1; i < n && d < b.opts.MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, b.opts.MaxBackoff)
+	return backoff.Policy{Base: b.opts.MinBackoff, Max: b.opts.MaxBackoff}.Delay(n - 1)
 }
 
 // lost forgets a client whose connection broke and closes it; the next
@@ -189,7 +193,7 @@ func (b *Bridge) lost(c *client.Client, err error) {
 	if b.cli == c {
 		b.cli = nil
 		b.last = err
-		b.retry = time.Now().Add(b.opts.MinBackoff)
+		b.retry = b.opts.Clock.Now().Add(b.opts.MinBackoff)
 		b.opts.Logger.Warn("mcp bridge: connection lost", "endpoint", b.ep.String(), "err", err)
 	}
 	b.mu.Unlock()

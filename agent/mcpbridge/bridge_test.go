@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/aoi-protocol/aoi/agent/mcpbridge"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 )
 
 // everything is the reference MCP server from npm (test/mcp, installed by
@@ -133,7 +134,8 @@ func TestBridgeCallsOnlyAllowedTools(t *testing.T) {
 }
 
 func TestBridgeToAMissingServer(t *testing.T) {
-	b := newBridge(t, "stdio:/nonexistent/work-ai --mcp", mcpbridge.Options{})
+	clk := backoff.NewFake(time.Now())
+	b := newBridge(t, "stdio:/nonexistent/work-ai --mcp", mcpbridge.Options{Clock: clk, MinBackoff: time.Second, MaxBackoff: time.Minute})
 	_, err := b.CallTool(context.Background(), "run_tests", nil)
 	var unavailable *mcpbridge.UnavailableError
 	if !errors.As(err, &unavailable) || !strings.Contains(err.Error(), "/nonexistent/work-ai") {
@@ -143,6 +145,18 @@ func TestBridgeToAMissingServer(t *testing.T) {
 	_, err = b.CallTool(context.Background(), "run_tests", nil)
 	if !errors.As(err, &unavailable) || unavailable.RetryIn <= 0 || !strings.Contains(err.Error(), "reconnects in") {
 		t.Fatalf("second err = %v, want a retry time", err)
+	}
+	if unavailable.RetryIn != time.Second {
+		t.Fatalf("after one failure the bridge waits %v, want MinBackoff (1s)", unavailable.RetryIn)
+	}
+	// Once the back-off has passed on the bridge's clock it dials again,
+	// fails again and waits twice as long.
+	clk.Advance(time.Second)
+	if _, err = b.CallTool(context.Background(), "run_tests", nil); !errors.As(err, &unavailable) || unavailable.RetryIn != 0 {
+		t.Fatalf("after the back-off: %v, want a fresh connection attempt", err)
+	}
+	if _, err = b.CallTool(context.Background(), "run_tests", nil); !errors.As(err, &unavailable) || unavailable.RetryIn != 2*time.Second {
+		t.Fatalf("after two failures: %v, want a 2s wait", err)
 	}
 }
 
