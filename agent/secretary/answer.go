@@ -57,6 +57,7 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 		return Answer{}, err
 	}
 	pq := parseQuery(q.Text)
+	contexts, pq = pq.namedContexts(contexts)
 	ac := &accessCheck{scope: q.Scope, contexts: contexts, allowed: q.Allowed}
 	hits, err := s.evidence(ctx, pq, contexts, ac)
 	if err != nil {
@@ -93,7 +94,7 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 		// access check keeps every event inside the asked contexts.
 		return s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow})
 	}
-	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Since: s.now().Add(-7 * 24 * time.Hour), Limit: 200})
+	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: workKinds, Since: s.now().Add(-7 * 24 * time.Hour), Limit: 200})
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +104,20 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 			break
 		}
 		if ac.allow(e) && inContexts(contexts, e.Ctx) {
+			// Newest first: the score falls with the rank, so commits and
+			// the files they touched interleave in time order.
 			hits = append(hits, store.ContextHit{ID: e.ID, Source: e.Source, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title,
-				Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(strings.Join(strings.Fields(e.Title), " "), snippetCap), Matched: 1})
+				Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(strings.Join(strings.Fields(e.Title), " "), snippetCap), Matched: 1,
+				Score: 1 / float64(1+len(hits))})
 		}
 	}
 	return hits, nil
 }
+
+// workKinds are the events that say what was done or is being done. Markers
+// and failing tests are left to the blockers: stamped when last seen, they
+// would always look newest and crowd out the work.
+var workKinds = []string{"commit", "worktree", "branch", KindNote, KindReport, KindError, KindTask, "summary", "prompt"}
 
 // confidence applies seed 002 §2.3.3 to the best match: its age, and how
 // many of the question's terms the evidence covers.

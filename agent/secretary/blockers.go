@@ -110,8 +110,18 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		b.rank = rankNow
 		return b, true
 	case "commit":
-		if now.Sub(e.TS) <= blockedCommits && saysBlocked(e.Title) {
+		if now.Sub(e.TS) > blockedCommits {
+			return b, false
+		}
+		if saysBlocked(e.Title) {
 			b.rank = rankRecent
+			return b, true
+		}
+		// The subject says what was done, the message may say what is
+		// still held up ("Release script\n\nWaiting for the npm 2FA
+		// reset"): the blocker reads subject: that line.
+		if line := blockedLine(commitMessage(e.Body)); line != "" {
+			b.text, b.rank = e.Title+": "+line, rankRecent
 			return b, true
 		}
 	case KindNote, KindReport:
@@ -121,6 +131,26 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		}
 	}
 	return b, false
+}
+
+// commitMessage is the message part of a commit event's body (the git
+// source puts the files and added lines after it).
+func commitMessage(body string) string {
+	if strings.HasPrefix(body, "files:") {
+		return ""
+	}
+	msg, _, _ := strings.Cut(body, "\nfiles:")
+	return msg
+}
+
+// blockedLine is the first line of text that says something is held up.
+func blockedLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && saysBlocked(l) {
+			return l
+		}
+	}
+	return ""
 }
 
 // saysBlocked reports whether text says something is held up (and not

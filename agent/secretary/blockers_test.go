@@ -45,3 +45,20 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockerInCommitMessage: a commit whose subject says what was done
+// and whose message says what still holds it up is a blocker that reads
+// subject: that line; a line in the added code is not.
+func TestBlockerInCommitMessage(t *testing.T) {
+	now := time.Now()
+	e := store.ContextEvent{Kind: "commit", Title: "Release script for 3.2.6", TS: now.Add(-6 * time.Hour),
+		Body: "Waiting for the npm 2FA reset before publishing; everything else is ready.\nfiles: tools/release.sh (+4 -0)\nadded:\necho done\n"}
+	b, ok := asBlocker(e, now)
+	if !ok || b.text != "Release script for 3.2.6: Waiting for the npm 2FA reset before publishing; everything else is ready." {
+		t.Fatalf("blocker = %q, %v", b.text, ok)
+	}
+	e.Body = "files: a.js (+1 -0)\nadded:\n// blocked on nothing, this is code\n"
+	if _, ok := asBlocker(e, now); ok {
+		t.Fatal("a line of added code made the commit a blocker")
+	}
+}

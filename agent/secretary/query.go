@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -104,6 +105,46 @@ func parseQuery(text string) parsedQuery {
 
 // maxTerms bounds the search terms one question expands to.
 const maxTerms = 16
+
+// namedContexts narrows contexts to those the question names ("what's new
+// in nadesiko3?", "promises-bookの最近の作業"): the name says where to
+// look, not what to look for, so its concept is dropped. A question naming
+// none keeps every context.
+func (q parsedQuery) namedContexts(contexts []string) ([]string, parsedQuery) {
+	var named []string
+	keep := q
+	keep.Concepts, keep.Weights, keep.Words, keep.Terms = nil, nil, nil, nil
+	for i, w := range q.Words {
+		var hit []string
+		for _, c := range contexts {
+			if namesContext(w, c) {
+				hit = append(hit, c)
+			}
+		}
+		if len(hit) > 0 {
+			named = append(named, hit...)
+			continue
+		}
+		keep.Concepts = append(keep.Concepts, q.Concepts[i])
+		keep.Weights = append(keep.Weights, q.Weights[i])
+		keep.Words = append(keep.Words, w)
+	}
+	if len(named) == 0 {
+		return contexts, q
+	}
+	for _, g := range keep.Concepts {
+		keep.Terms = append(keep.Terms, g...)
+	}
+	return slices.Compact(named), keep
+}
+
+// namesContext reports whether a word of the question is a context's
+// identifier or its last segment (uchan-nos/mikanos: "mikanos").
+func namesContext(word, ctxID string) bool {
+	id := strings.ToLower(ctxID)
+	name := id[strings.LastIndex(id, "/")+1:]
+	return len(name) >= 3 && (word == id || word == name || word == plural(name))
+}
 
 // searchConcepts is the question as the store searches it.
 func (q parsedQuery) searchConcepts() []store.ContextConcept {
