@@ -42,11 +42,14 @@ how i if in into is it its me my of on or our so than that the their them then t
 were what when where which who whom why will with would you your about any anything some something tell know let
 please currently right now today yet still already just get got there's what's how's happen happened happening
 going go goes land landed lately recently recent new week weeks work working worked also ever since been anyone
-don doesn didn isn wasn aren weren hasn haven won can't ok`)
+don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
+rely real really thing things much many far`)
 
 // Words that say what kind of answer is wanted rather than what about.
-var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta`)
-var blockerWords = setOf(`block blocks blocked blocker blockers blocking stuck problem problems issue issues impediment impediments risk risks waiting`)
+var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta
+green passing pass passes`)
+var blockerWords = setOf(`block blocks blocked blocker blockers blocking stuck problem problems issue issues impediment impediments risk risks waiting
+hold holding held`)
 
 // Japanese words (kanji/katakana runs or parts of them) that only say what
 // kind of answer is wanted, or are too generic to search for.
@@ -59,6 +62,7 @@ var jaIntent = []struct {
 	{"障害", false, true}, {"原因", false, true}, {"待", false, true},
 	{"現在", false, false}, {"実装", false, false}, {"機能", false, false}, {"最近", false, false}, {"今日", false, false},
 	{"作業", false, false}, {"対応", false, false}, {"教", false, false}, {"何", false, false}, {"今", false, false},
+	{"仕上", true, false}, {"未解決", false, true}, {"追加", false, false}, {"修正", false, false},
 }
 
 func setOf(words string) map[string]bool {
