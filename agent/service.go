@@ -296,6 +296,23 @@ type Approval struct {
 	CreatedAt   time.Time         `json:"created_at"`
 	ExpiresAt   time.Time         `json:"expires_at"`
 	DecidedAt   *time.Time        `json:"decided_at,omitempty"`
+	// Plan is what approving would run, from the config now (pending
+	// approvals only).
+	Plan *TaskPlan `json:"plan,omitempty"`
+}
+
+// TaskPlan is what an approved task runs: the command with its placeholders
+// filled, where, how isolated and for how long. Problem is set instead when
+// the task could no longer start as configured.
+type TaskPlan struct {
+	Argv       []string `json:"argv,omitempty"`
+	MCPTool    string   `json:"mcp_tool,omitempty"`
+	Context    string   `json:"context,omitempty"`
+	RepoPath   string   `json:"repo_path,omitempty"`
+	Isolation  string   `json:"isolation,omitempty"`
+	Branch     string   `json:"worktree_branch,omitempty"`
+	TimeoutSec int      `json:"timeout_sec,omitempty"`
+	Problem    string   `json:"problem,omitempty"`
 }
 
 // ApprovalFilter narrows Approvals.

@@ -223,11 +223,20 @@ func (c *Core) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, err
 	}
 	out := make([]Approval, 0, len(recs))
 	for _, a := range recs {
-		out = append(out, Approval{ID: a.ID, TaskID: a.TaskID, Requester: a.Requester, TaskType: a.TaskType, Params: a.Params,
+		ap := Approval{ID: a.ID, TaskID: a.TaskID, Requester: a.Requester, TaskType: a.TaskType, Params: a.Params,
 			MatchedRule: a.MatchedRule, State: a.State, Reason: a.Reason, DecidedBy: a.DecidedBy, CreatedAt: a.CreatedAt,
-			ExpiresAt: a.ExpiresAt, DecidedAt: a.DecidedAt})
+			ExpiresAt: a.ExpiresAt, DecidedAt: a.DecidedAt}
+		if a.State == TaskPending {
+			ap.Plan = taskPlan(c.tasks.Plan(a.TaskID, a.TaskType, a.Params))
+		}
+		out = append(out, ap)
 	}
 	return out, nil
+}
+
+func taskPlan(p task.Plan) *TaskPlan {
+	return &TaskPlan{Argv: p.Argv, MCPTool: p.MCPTool, Context: p.Context, RepoPath: p.Dir, Isolation: p.Isolation,
+		Branch: p.Branch, TimeoutSec: int(p.Timeout / time.Second), Problem: p.Problem}
 }
 
 // Approve approves a pending task; it runs when a slot is free.

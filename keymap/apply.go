@@ -107,13 +107,15 @@ func splitKeys(s string) []string {
 }
 
 // activeTogether lists the scope sets whose keys are read at the same time:
-// a pane's own keys, the list keys and the global keys.
+// a pane's own keys, the list keys and the global keys. Approve and reject
+// act from every pane (a waiting request is one keypress away), so the
+// approvals scope is active with each pane's.
 func activeTogether() [][]Scope {
 	return [][]Scope{
 		{ScopeGlobal, ScopeList, ScopeApprovals},
-		{ScopeGlobal, ScopeList, ScopeQueries},
-		{ScopeGlobal, ScopeList, ScopeInterrupts},
-		{ScopeGlobal, ScopeList, ScopePeers},
+		{ScopeGlobal, ScopeList, ScopeApprovals, ScopeQueries},
+		{ScopeGlobal, ScopeList, ScopeApprovals, ScopeInterrupts},
+		{ScopeGlobal, ScopeList, ScopeApprovals, ScopePeers},
 		{ScopeDialog},
 		{ScopePrompt},
 	}

@@ -9,8 +9,11 @@ import (
 type action interface{ isAction() }
 
 type (
-	approveAction    struct{ id string }
-	rejectAction     struct{ id, reason string }
+	approveAction struct{ a agent.Approval }
+	rejectAction  struct {
+		a      agent.Approval
+		reason string
+	}
 	askRejectReason  struct{ a agent.Approval }
 	answerAction     struct{ id, text string }
 	declineAction    struct{ id, reason string }
@@ -19,6 +22,8 @@ type (
 	releaseAction    struct{ id string } // "" releases all
 	trustAction      struct{ p agent.Peer }
 	refuseAction     struct{ p agent.Peer }
+	askRefuse        struct{ p agent.Peer }
+	askTrust         struct{ p agent.Peer }
 	showDetail       struct{ title, body string }
 	auditFetch       struct{ req auditRequest }
 	openFilter       struct{ current string }
@@ -37,6 +42,8 @@ func (askDeclineReason) isAction() {}
 func (releaseAction) isAction()    {}
 func (trustAction) isAction()      {}
 func (refuseAction) isAction()     {}
+func (askRefuse) isAction()        {}
+func (askTrust) isAction()         {}
 func (showDetail) isAction()       {}
 func (auditFetch) isAction()       {}
 func (openFilter) isAction()       {}

@@ -187,18 +187,24 @@ func (m *Model) auditCmd(req auditRequest) tea.Cmd {
 
 // doneMsg reports the end of an owner action (approve, answer, …).
 type doneMsg struct {
-	what    string // "approved a-12"
+	what    string // shown on success: "approved a-12"
+	failed  string // shown before the error: "approving a-12"; "" uses what
 	err     error
 	refresh dirty
 }
 
 // call runs an owner action in a command and reports it with doneMsg.
 func (m *Model) call(what string, refresh dirty, f func(context.Context, agent.Service) error) tea.Cmd {
+	return m.callAs(what, "", refresh, f)
+}
+
+// callAs is call with its own wording for a failure ("approving X").
+func (m *Model) callAs(what, failed string, refresh dirty, f func(context.Context, agent.Service) error) tea.Cmd {
 	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, to)
 		defer cancel()
-		return doneMsg{what: what, err: f(ctx, svc), refresh: refresh}
+		return doneMsg{what: what, failed: failed, err: f(ctx, svc), refresh: refresh}
 	}
 }
 

@@ -18,6 +18,8 @@ type reasonDialog struct {
 	input       textinput.Model
 	submit      func(string) action
 	emptyOK     bool
+	required    string // shown when enter is pressed on an empty field
+	problem     string
 	env         *env
 }
 
@@ -38,6 +40,9 @@ func (d *reasonDialog) withValue(v string) *reasonDialog {
 
 func (d *reasonDialog) allowEmpty() *reasonDialog { d.emptyOK = true; return d }
 
+// requireText makes an empty submit show why it was refused.
+func (d *reasonDialog) requireText(why string) *reasonDialog { d.required = why; return d }
+
 func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
@@ -46,6 +51,10 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			v := strings.TrimSpace(d.input.Value())
 			if v == "" && !d.emptyOK {
+				d.problem = d.required
+				if d.problem == "" {
+					d.problem = "this field cannot be empty (esc cancels)"
+				}
 				return nil, nil
 			}
 			return d.submit(v), nil
@@ -59,7 +68,11 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 func (d *reasonDialog) View(w, h int, env *env) string {
 	bw, _ := dialogSize(w, h)
 	d.input.SetWidth(bw - 6)
-	body := "\n" + d.input.View() + "\n\n" +
+	problem := ""
+	if d.problem != "" {
+		problem = env.styles.Error.Render(truncate(d.problem, bw-2))
+	}
+	body := "\n" + d.input.View() + "\n" + problem + "\n" +
 		env.styles.Muted.Render("enter "+env.keys.Dialog.Submit.Help().Desc+" · "+
 			env.keys.Dialog.Cancel.Help().Key+" "+env.keys.Dialog.Cancel.Help().Desc)
 	return dialogFrame(d.title, body, w, h, 7, env)

@@ -130,3 +130,19 @@ func (d *detailDialog) View(w, h int, env *env) string {
 	bw, _ := dialogSize(w, h)
 	return d.scroll.view(d.title, wrapBlock(d.body, bw-2), w, h, env)
 }
+
+// firstRunText is the first-run dialog: who this agent is, the fingerprint
+// colleagues compare before trusting it, and how to add a peer.
+func firstRunText(f FirstRun) string {
+	return "This is your first run: aoi created an identity and a config.\n\n" +
+		detailFields([][2]string{
+			{"agent id", f.AgentID}, {"fingerprint", f.Fingerprint},
+			{"config", f.ConfigPath}, {"data", f.DataDir},
+		}) +
+		"\n\nGive colleagues your agent id, address and fingerprint; they trust you with\n" +
+		"  aoi peers trust " + Sanitize(f.AgentID) + " FINGERPRINT --endpoint HOST:PORT\n" +
+		"Add theirs the same way here (`aoi id --fingerprint` prints one), or press t on\n" +
+		"a trust request in the Peers pane after they call you. The Peers pane always\n" +
+		"shows your fingerprint.\n\n" +
+		"? lists every key."
+}

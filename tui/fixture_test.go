@@ -27,7 +27,7 @@ func fixtureService() *testService {
 	exit1 := 1
 	s := &testService{now: fixedNow}
 	s.status = agent.Status{AgentID: "eng-suzuki", Role: "engineer", Version: "1.0", Transport: "direct",
-		ListenAddr: "127.0.0.1:8443", PeersOnline: 2, UnreadMsgs: 1, StartedAt: ago(time.Hour)}
+		ListenAddr: "127.0.0.1:8443", Fingerprint: "SHA256:9c:41:d2:07:5b:e8:aa:13", PeersOnline: 2, UnreadMsgs: 1, StartedAt: ago(time.Hour)}
 	s.peers = []agent.Peer{
 		{AgentID: "pm-tanaka", Role: "pm", Status: agent.PeerOnline, Trust: agent.TrustPinned,
 			Contexts: []string{"acme/webapp", "acme/roadmap"}, TaskTypes: []string{"lint", "run_tests"}, LastSeen: ago(20 * time.Second)},

@@ -104,12 +104,12 @@ func sendKeys(tm *flow, keys ...string) {
 }
 
 // TestFlowApprovalArrivesThenApprove: an approval published while the
-// interface runs shows up live; y approves it and the task shows running.
+// interface runs shows up live and is selected; y approves it from the
+// pane that has the focus (Queries, the start) and the task shows running.
 func TestFlowApprovalArrivesThenApprove(t *testing.T) {
 	svc := fixtureService()
 	svc.approvals = nil
 	tm, _ := startFlow(t, svc, Options{})
-	sendKeys(tm, "tab", "tab") // approvals
 	waitScreen(t, tm, "Approvals · 0 pending")
 	svc.mu.Lock()
 	svc.approvals = append(svc.approvals, agent.Approval{ID: "a-9", TaskID: "t-9", Requester: "pm-tanaka",
@@ -117,12 +117,10 @@ func TestFlowApprovalArrivesThenApprove(t *testing.T) {
 		ExpiresAt: fixedNow.Add(time.Hour)})
 	svc.mu.Unlock()
 	svc.publish(agent.EventApprovalRequested, "a-9", "pm-tanaka", "pm-tanaka asks to run run_tests")
-	waitScreen(t, tm, "suite=./auth/...")
-	// The selection stays on the task it was on; home goes to the approval.
-	sendKeys(tm, "home", "y")
+	waitScreen(t, tm, "1 pending")
+	sendKeys(tm, "y")
 	waitCalls(t, svc, "approve a-9")
-	waitScreen(t, tm, "in_progress")
-	waitScreen(t, tm, "approved a-9")
+	waitScreen(t, tm, "approved run_tests from pm-tanaka")
 }
 
 // TestFlowAnswerFromTextArea: enter opens the escalated query, the owner

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 var goldenSizes = [][2]int{{80, 24}, {60, 20}}
@@ -22,9 +24,8 @@ func TestPanes(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			forEachSize(t, func(t *testing.T, m *Model, w, h int) {
 				m.setFocus(p.f)
-				frame := screen(m)
-				checkFrame(t, frame, w, h)
-				requireGolden(t, frame)
+				checkFrame(t, screen(m), w, h)
+				requireThemedGolden(t, m)
 			})
 		})
 	}
@@ -60,9 +61,8 @@ func TestScreens(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			forEachSize(t, func(t *testing.T, m *Model, w, h int) {
 				press(t, m, c.keys...)
-				frame := screen(m)
-				checkFrame(t, frame, w, h)
-				requireGolden(t, frame)
+				checkFrame(t, screen(m), w, h)
+				requireThemedGolden(t, m)
 			})
 		})
 	}
@@ -86,8 +86,21 @@ func TestHostileQueryGolden(t *testing.T) {
 			t.Errorf("the query text is not shown:\n%s", frame)
 		}
 		checkFrame(t, frame, w, h)
-		requireGolden(t, frame)
+		requireThemedGolden(t, m)
 	})
+}
+
+// TestThemesDiffer guards the themed goldens: the dark and light frames
+// have the same text but not the same colours.
+func TestThemesDiffer(t *testing.T) {
+	dark := newLoaded(t, fixtureService(), 80, 24, true).Render()
+	light := newLoaded(t, fixtureService(), 80, 24, false).Render()
+	if ansi.Strip(dark) != ansi.Strip(light) {
+		t.Error("the text of the frame depends on the theme")
+	}
+	if dark == light {
+		t.Error("dark and light frames have the same colours")
+	}
 }
 
 // TestLayouts checks the wide two-column layout and the too-small notice.

@@ -13,16 +13,15 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case nil, closeDialog:
 		return nil
 	case approveAction:
-		return m.call("approved "+a.id, dApprovals|dTasks|dStatus, func(c context.Context, s agent.Service) error {
-			return s.Approve(c, a.id)
-		})
+		return m.callAs("approved "+approvalLabel(a.a)+" · it runs when a slot is free", "approving "+approvalLabel(a.a),
+			dApprovals|dTasks|dStatus, func(c context.Context, s agent.Service) error { return s.Approve(c, a.a.ID) })
 	case askRejectReason:
-		m.pushDialog(newReasonDialog("Reject "+Sanitize(a.a.TaskType)+" from "+Sanitize(a.a.Requester),
-			"Why? (sent to the requester)", func(r string) action { return rejectAction{id: a.a.ID, reason: r} }, m.env))
+		m.pushDialog(newReasonDialog("Reject "+approvalLabel(a.a),
+			"Why? (sent to the requester)", func(r string) action { return rejectAction{a: a.a, reason: r} }, m.env).
+			requireText("a reason is required: the requester reads it (esc cancels)"))
 	case rejectAction:
-		return m.call("rejected "+a.id, dApprovals|dTasks|dStatus, func(c context.Context, s agent.Service) error {
-			return s.Reject(c, a.id, a.reason)
-		})
+		return m.callAs("rejected "+approvalLabel(a.a)+" · the requester is told why", "rejecting "+approvalLabel(a.a),
+			dApprovals|dTasks|dStatus, func(c context.Context, s agent.Service) error { return s.Reject(c, a.a.ID, a.reason) })
 	case openQuery:
 		m.pushDialog(newAnswerDialog(a.q, m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
@@ -50,8 +49,15 @@ func (m *Model) runAction(a action) tea.Cmd {
 		return m.call("trusted "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s agent.Service) error {
 			return s.Trust(c, req)
 		})
+	case askTrust:
+		m.pushDialog(newTrustDialog(a.p, m.env))
+		return m.topDialog().(*trustDialog).focusCmd()
+	case askRefuse:
+		m.pushDialog(newConfirmDialog("Refuse "+peerLabel(a.p),
+			"Refuse this caller? Its trust request is dropped; it can ask again.\n\nfingerprint: "+Sanitize(a.p.Fingerprint),
+			refuseAction{p: a.p}, m.env))
 	case refuseAction:
-		return m.call("refused "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s agent.Service) error {
+		return m.call("refused "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s agent.Service) error {
 			return s.Refuse(c, a.p.Fingerprint)
 		})
 	case showDetail:

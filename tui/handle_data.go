@@ -56,6 +56,9 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 	if ev.Kind == agent.EventAttention {
 		cmds = append(cmds, m.attention(ev))
 	}
+	if ev.Kind == agent.EventApprovalRequested && ev.ID != "" {
+		m.approvals.arrived = ev.ID // select it when loaded: y acts on the newest request
+	}
 	if ev.Kind == agent.EventConfigReloaded {
 		cmds = append(cmds, m.reloadUI())
 	}
@@ -79,6 +82,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 	case fetched[agent.Status]:
 		if m.fresh(&m.applied.status, msg.seq, msg.err, "status") {
 			m.status, m.statusOK = msg.val, true
+			m.peers.self = msg.val
 		}
 	case fetched[[]agent.Peer]:
 		if m.fresh(&m.applied.peers, msg.seq, msg.err, "peers") {
@@ -136,7 +140,11 @@ func (m *Model) fresh(applied *uint64, seq uint64, err error, what string) bool 
 // handleDone reports the end of an owner action and refetches what changed.
 func (m *Model) handleDone(msg doneMsg) tea.Cmd {
 	if msg.err != nil {
-		m.fail(msg.what + " failed: " + msg.err.Error())
+		failed := msg.failed
+		if failed == "" {
+			failed = msg.what
+		}
+		m.fail(failed + " failed: " + msg.err.Error())
 	} else {
 		m.info(msg.what)
 	}

@@ -48,6 +48,31 @@ func requireGolden(t *testing.T, got string) {
 	}
 }
 
+// requireThemedGolden compares the frame with its colours (one golden per
+// theme), and on a difference shows the text of both, which is what a
+// person can read, saying when only the colours changed.
+func requireThemedGolden(t *testing.T, m *Model) {
+	t.Helper()
+	got := m.Render()
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+	if updating() {
+		requireGolden(t, got)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (run make golden): %v", path, err)
+	}
+	if string(want) == got {
+		return
+	}
+	if ansi.Strip(string(want)) == ansi.Strip(got) {
+		t.Errorf("%s: same text, different colours (run make golden if the theme changed on purpose)", path)
+		return
+	}
+	t.Errorf("%s differs from the golden file:\n--- want\n%s\n--- got\n%s", path, ansi.Strip(string(want)), ansi.Strip(got))
+}
+
 // newLoaded builds a model on svc at size w×h with every fetch applied, the
 // way Init would, but synchronously and without the event subscription.
 func newLoaded(t testing.TB, svc *testService, w, h int, dark bool) *Model {

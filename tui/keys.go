@@ -3,6 +3,7 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // handleKey routes a key: the top dialog first, then the prompt bar when it
@@ -19,6 +20,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(k)
 	}
 	if cmd, ok := m.globalKey(k); ok {
+		return cmd
+	}
+	if cmd, ok := m.decideKey(k); ok {
 		return cmd
 	}
 	if m.width < minWidth || m.height < minHeight {
@@ -51,6 +55,34 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.runAction(openFilter{current: m.audit.filterText}), true
 	}
 	return nil, false
+}
+
+// decideKey approves or rejects the target approval from any pane: the
+// selected request in the Approvals pane, else the newest one waiting. A
+// request must be one keypress away whatever the focus (only a dialog or
+// the prompt bar, which take text, come first). Either way the notice line
+// says what happened.
+func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	keys := m.env.keys.Approvals
+	approve, reject := key.Matches(k, keys.Approve), key.Matches(k, keys.Reject)
+	if !approve && !reject {
+		return nil, false
+	}
+	a, ok := m.approvals.target()
+	if !ok {
+		m.info("no request is waiting for approval")
+		return nil, true
+	}
+	if reject {
+		return m.runAction(askRejectReason{a: a}), true
+	}
+	m.info("approving " + approvalLabel(a) + "…")
+	return m.runAction(approveAction{a: a}), true
+}
+
+// approvalLabel names an approval for a notice: "run_tests from bob".
+func approvalLabel(a agent.Approval) string {
+	return Sanitize(a.TaskType) + " from " + Sanitize(a.Requester)
 }
 
 // handlePaste sends pasted text to whatever text field has focus.

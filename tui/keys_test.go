@@ -42,7 +42,7 @@ func TestApproveWithY(t *testing.T) {
 	if strings.Contains(screen(m), "suite=./auth/...") {
 		t.Error("approved row is still listed as pending")
 	}
-	if !strings.Contains(screen(m), "approved a-2") {
+	if !strings.Contains(screen(m), "approved run_tests from pm-tanaka") {
 		t.Errorf("no confirmation in the status line:\n%s", screen(m))
 	}
 }
@@ -118,13 +118,31 @@ func TestTrustAndRefuse(t *testing.T) {
 	svc := fixtureService()
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "shift+tab", "x") // peers; the pending request is first
-	press(t, m, "down", "t")      // t on a pinned peer does nothing
+	if _, ok := m.topDialog().(*confirmDialog); !ok || len(svc.Calls()) != 0 {
+		t.Fatalf("x must ask for confirmation first; dialog %T, calls %v", m.topDialog(), svc.Calls())
+	}
+	press(t, m, "y")
+	press(t, m, "down", "t") // t on a pinned peer does nothing
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"refuse SHA256:3f:a9:1c:77:0e:52:b4:d1:9a:20:6e:8f:c3:11"}) {
 		t.Fatalf("calls = %v", got)
 	}
 	svc2 := fixtureService()
 	m2 := newLoaded(t, svc2, 80, 24, true)
 	press(t, m2, "shift+tab", "t")
+	d, ok := m2.topDialog().(*trustDialog)
+	if !ok {
+		t.Fatalf("t opened %T; want the trust dialog", m2.topDialog())
+	}
+	if !strings.Contains(screen(m2), "SHA256:3f:a9") {
+		t.Errorf("the trust dialog must show the fingerprint to compare:\n%s", screen(m2))
+	}
+	d.id.SetValue("")
+	press(t, m2, "enter")
+	if len(svc2.Calls()) != 0 || !strings.Contains(screen(m2), "an agent id is required") {
+		t.Fatalf("an empty id must be refused with a reason; calls %v\n%s", svc2.Calls(), screen(m2))
+	}
+	typeText(t, m2, "stranger")
+	press(t, m2, "enter")
 	if got := svc2.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "trust stranger SHA256:3f") {
 		t.Fatalf("calls = %v", got)
 	}
@@ -135,7 +153,7 @@ func TestServiceErrorShownNotFatal(t *testing.T) {
 	svc.failWith = errors.New("the core is shutting down; try again in a moment")
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "tab", "tab", "y")
-	if !strings.Contains(screen(m), "approved a-3 failed: the core is shutting down") {
+	if !strings.Contains(screen(m), "approving lint from eng-佐藤 failed: the core is shutting down") {
 		t.Errorf("error not shown:\n%s", screen(m))
 	}
 }

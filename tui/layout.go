@@ -46,7 +46,10 @@ type layout struct {
 func computeLayout(w, h int, f focus, lastOpen [2]focus) layout {
 	l := layout{height: h - chromeLines}
 	if w >= twoColWidth {
-		left := w * 2 / 5
+		// Half each: the left column holds the queries, whose text a
+		// person must read; at 120 columns that leaves a question ~25
+		// cells, plus the preview of the selected one.
+		left := w / 2
 		l.cols = [][]focus{{focusPeers, focusQueries, focusInterrupts}, {focusApprovals, focusAudit}}
 		l.widths = []int{left, w - left}
 	} else {

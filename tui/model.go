@@ -82,6 +82,9 @@ func New(svc agent.Service, opts Options) *Model {
 	m.prompt = newPromptBar(m.env)
 	m.lastOpen = [2]focus{focusQueries, focusApprovals}
 	m.pane(m.focus).Focus()
+	if opts.FirstRun != nil {
+		m.pushDialog(newDetailDialog("Welcome to aoi", firstRunText(*opts.FirstRun)))
+	}
 	return m
 }
 

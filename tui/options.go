@@ -34,6 +34,17 @@ type Options struct {
 	// reports a reload (config.reloaded); nil keeps them until restart.
 	// Only KeyMap, Theme, Palette, NoColor, Bell and OSC9 are taken.
 	Reload func() (Options, error)
+	// FirstRun, when set, opens the interface on a dialog saying what the
+	// first run created and how to add a peer.
+	FirstRun *FirstRun
+}
+
+// FirstRun is what `aoi` created on its first run.
+type FirstRun struct {
+	AgentID     string
+	Fingerprint string
+	ConfigPath  string
+	DataDir     string
 }
 
 func (o Options) withDefaults() Options {

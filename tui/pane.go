@@ -2,10 +2,12 @@ package tui
 
 import (
 	"strconv"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // pane is one of the five panes. Panes hold their own copy of the data they
@@ -29,9 +31,11 @@ type paneBase struct {
 	w, h    int
 	focused bool
 	list    listState
+	// previewed panes show the selected row's full text under the list.
+	previewed bool
 }
 
-func (p *paneBase) SetSize(w, h int) { p.w, p.h = w, h; p.list.height = max(1, h-1) }
+func (p *paneBase) SetSize(w, h int) { p.w, p.h = w, h; p.setListHeight() }
 func (p *paneBase) Focus()           { p.focused = true }
 func (p *paneBase) Blur()            { p.focused = false }
 
@@ -64,5 +68,47 @@ func (p *paneBase) header(text string) string {
 
 // empty renders the message shown when a pane has nothing.
 func (p *paneBase) empty(text string) string {
-	return p.env.styles.Muted.Render(truncate(text, p.w))
+	lines := wrap(text, p.w)
+	if len(lines) > max(1, p.h) {
+		lines = lines[:max(1, p.h)]
+	}
+	return p.env.styles.Muted.Render(strings.Join(lines, "\n"))
+}
+
+// previewLines is how many lines a list pane gives to the full text of the
+// selected row (a rule and two lines), when it is tall enough.
+const previewLines = 3
+
+// hasPreview reports whether the pane is tall enough for a preview.
+func (p *paneBase) hasPreview() bool { return p.previewed && p.h >= 9 }
+
+// setListHeight sizes the list window: the pane minus its header line and,
+// when shown, the preview.
+func (p *paneBase) setListHeight() {
+	h := p.h - 1
+	if p.hasPreview() {
+		h -= previewLines
+	}
+	p.list.height = max(1, h)
+}
+
+// preview renders the selected row's full text under the list, wrapped to
+// two lines, below a rule: a question is read here without opening it.
+func (p *paneBase) preview(lines []string, label, text string) []string {
+	if !p.hasPreview() {
+		return lines
+	}
+	for len(lines) < p.h-previewLines {
+		lines = append(lines, "")
+	}
+	head := truncate("── "+label+" ", p.w)
+	rule := p.env.styles.Border.Render(head + strings.Repeat("─", max(0, p.w-ansi.StringWidth(head))))
+	body := wrap(text, p.w)
+	for len(body) < 2 {
+		body = append(body, "")
+	}
+	if len(body) > 2 {
+		body = append(body[:1], truncate(strings.Join(body[1:], " "), p.w))
+	}
+	return append(lines, rule, p.env.styles.Text.Render(body[0]), p.env.styles.Text.Render(body[1]))
 }

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -15,6 +17,9 @@ type approvalsPane struct {
 	paneBase
 	approvals []agent.Approval
 	tasks     []agent.Task
+	// arrived is the id of a request that arrived and is not loaded yet:
+	// the next load selects it, so approve acts on the newest request.
+	arrived string
 }
 
 func newApprovalsPane(e *env) *approvalsPane { return &approvalsPane{paneBase: paneBase{env: e}} }
@@ -50,7 +55,41 @@ func (p *approvalsPane) setApprovals(as []agent.Approval) {
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ExpiresAt.Before(rows[j].ExpiresAt) })
 	p.approvals = rows
+	if p.arrived != "" && p.selectApproval(p.arrived) {
+		p.arrived = ""
+		return
+	}
 	p.reselect(sel)
+}
+
+// selectApproval moves the cursor to the pending approval id.
+func (p *approvalsPane) selectApproval(id string) bool {
+	for i, a := range p.approvals {
+		if a.ID == id {
+			p.list.cursor = i
+			p.list.clamp(p.n())
+			return true
+		}
+	}
+	return false
+}
+
+// target is the approval that approve and reject act on from any pane: the
+// selected one when the cursor is on a pending request, else the newest.
+func (p *approvalsPane) target() (agent.Approval, bool) {
+	if c := p.list.cursor; c < len(p.approvals) {
+		return p.approvals[c], true
+	}
+	if len(p.approvals) == 0 {
+		return agent.Approval{}, false
+	}
+	newest := p.approvals[0]
+	for _, a := range p.approvals[1:] {
+		if a.CreatedAt.After(newest.CreatedAt) {
+			newest = a
+		}
+	}
+	return newest, true
 }
 
 func (p *approvalsPane) setTasks(ts []agent.Task) {
@@ -79,19 +118,12 @@ func (p *approvalsPane) Update(k tea.KeyPressMsg) action {
 	if p.list.move(k, p.env.keys.List, p.n()) {
 		return nil
 	}
+	// Approve and reject are global keys (Model.decideKey): they reach
+	// the target approval from any pane.
 	c := p.list.cursor
-	keys := p.env.keys.Approvals
-	if c < len(p.approvals) {
+	if c < len(p.approvals) && key.Matches(k, p.env.keys.List.Open) {
 		a := p.approvals[c]
-		switch {
-		case key.Matches(k, keys.Approve):
-			return approveAction{id: a.ID}
-		case key.Matches(k, keys.Reject):
-			return askRejectReason{a: a}
-		case key.Matches(k, p.env.keys.List.Open):
-			return showDetail{title: "Approval " + Sanitize(a.ID), body: approvalDetail(a, p.env)}
-		}
-		return nil
+		return showDetail{title: "Approval " + Sanitize(a.ID), body: approvalDetail(a, p.env)}
 	}
 	if c < p.n() && key.Matches(k, p.env.keys.List.Open) {
 		t := p.tasks[c-len(p.approvals)]
@@ -105,8 +137,8 @@ func (p *approvalsPane) View() string {
 		return p.empty("No approvals waiting and no tasks. Task requests from peers appear here.")
 	}
 	k := p.env.keys.Approvals
-	lines := []string{p.header(k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject · " +
-		p.env.keys.List.Open.Help().Key + " details")}
+	lines := []string{p.header(k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject (any pane) · " +
+		p.env.keys.List.Open.Help().Key + " what it runs")}
 	start, end := p.list.window(p.n())
 	for i := start; i < end; i++ {
 		if i < len(p.approvals) {
@@ -169,12 +201,65 @@ func paramsText(ps map[string]string) string {
 }
 
 func approvalDetail(a agent.Approval, e *env) string {
-	return detailFields([][2]string{
-		{"id", a.ID}, {"task", a.TaskID}, {"requester", a.Requester}, {"type", a.TaskType},
-		{"params", paramsText(a.Params)}, {"matched rule", a.MatchedRule}, {"state", a.State},
-		{"requested", ago(e.now, a.CreatedAt)}, {"expires in", countdown(e.now, a.ExpiresAt)},
-	}) + "\n\n" + e.keys.Approvals.Approve.Help().Key + " approve · " + e.keys.Approvals.Reject.Help().Key +
-		" reject (from the list)"
+	rule := a.MatchedRule
+	if rule == "" {
+		rule = "(none named: the task type's approval setting)"
+	}
+	fields := [][2]string{
+		{"requester", a.Requester}, {"task type", a.TaskType}, {"params", paramsText(a.Params)},
+	}
+	fields = append(fields, planFields(a.Plan)...)
+	fields = append(fields, [][2]string{
+		{"allowed by rule", rule}, {"requested", ago(e.now, a.CreatedAt)},
+		{"expires in", countdown(e.now, a.ExpiresAt)}, {"approval id", a.ID}, {"task id", a.TaskID},
+	}...)
+	k := e.keys.Approvals
+	return detailFields(fields) + "\n\n" + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key +
+		" reject (after closing this, from any pane)"
+}
+
+// planFields says what approving will run: the exact argv, where, how
+// isolated, for how long.
+func planFields(p *agent.TaskPlan) [][2]string {
+	switch {
+	case p == nil:
+		return nil
+	case p.Problem != "":
+		return [][2]string{{"cannot run", p.Problem}}
+	}
+	run := [2]string{"will run", argvText(p.Argv)}
+	if p.MCPTool != "" {
+		run = [2]string{"will call", "MCP tool " + p.MCPTool + " on the coding assistant"}
+	}
+	where := p.Context
+	if p.RepoPath != "" {
+		where += " (" + p.RepoPath + ")"
+	}
+	isolation := "none: runs in the repository's own directory"
+	switch {
+	case p.Branch != "":
+		isolation = "a fresh git worktree on branch " + p.Branch
+	case p.RepoPath == "":
+		isolation = "a scratch directory"
+	}
+	timeout := "none"
+	if p.TimeoutSec > 0 {
+		timeout = (time.Duration(p.TimeoutSec) * time.Second).String()
+	}
+	return [][2]string{run, {"repository", where}, {"isolation", isolation}, {"timeout", timeout}}
+}
+
+// argvText shows argv as a person would type it: arguments with spaces or
+// quotes are quoted, so element boundaries stay visible.
+func argvText(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t'\"\\$`") {
+			a = strconv.Quote(a)
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
 }
 
 func taskDetail(t agent.Task, e *env) string {

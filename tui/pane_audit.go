@@ -224,12 +224,17 @@ func (p *auditPane) View() string {
 		}
 		return p.empty("No audit entries" + map[bool]string{true: " match the filter.", false: " yet."}[p.filterText != ""])
 	}
-	widths := []int{8, 8, 14, 16, 10}
+	// Narrow (a column of the wide layout) the seconds go, so the detail
+	// keeps some room.
+	widths, clock := []int{8, 8, 14, 16, 10}, "15:04:05"
+	if p.w < 90 {
+		widths, clock = []int{6, 5, 12, 15, 8}, "15:04"
+	}
 	lines := []string{p.header(columns(p.w, widths, "SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
 	start, end := p.list.window(n)
 	for i := start; i < end; i++ {
 		e := p.at(i)
-		text := columns(p.w, widths, i64toa(e.Seq), e.Time.In(p.env.loc).Format("15:04:05"),
+		text := columns(p.w, widths, i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
 			Sanitize(e.Agent), Sanitize(e.Method), Sanitize(e.Result), compactJSON(e.Detail))
 		st := p.env.styles.Text
 		if e.Result != "ok" && e.Result != "" {

@@ -15,7 +15,7 @@ type interruptsPane struct {
 }
 
 func newInterruptsPane(e *env) *interruptsPane {
-	return &interruptsPane{paneBase: paneBase{env: e}}
+	return &interruptsPane{paneBase: paneBase{env: e, previewed: true}}
 }
 
 func (p *interruptsPane) setQueries(qs []agent.Query) {
@@ -65,12 +65,14 @@ func (p *interruptsPane) View() string {
 	k := p.env.keys.Interrupts
 	lines := []string{p.header(k.Release.Help().Key + " release · " + k.ReleaseAll.Help().Key + " release all · " +
 		p.env.keys.List.Open.Help().Key + " open")}
-	widths := []int{14, 8, 8}
+	widths := []int{1, 12, 8}
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		q := p.rows[i]
-		text := columns(p.w, widths, Sanitize(q.From), priorityLabel(q.Priority), ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
+		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
 		lines = append(lines, p.row(text, i == p.list.cursor))
 	}
+	q := p.rows[p.list.cursor]
+	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), Sanitize(q.Text))
 	return strings.Join(lines, "\n")
 }

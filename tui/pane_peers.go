@@ -13,6 +13,26 @@ import (
 type peersPane struct {
 	paneBase
 	rows []agent.Peer
+	self agent.Status // this agent: its id and fingerprint head the pane
+}
+
+// SetSize keeps a line for this agent's own fingerprint above the list.
+func (p *peersPane) SetSize(w, h int) {
+	p.paneBase.SetSize(w, h)
+	p.list.height = max(1, p.list.height-1)
+}
+
+// selfLine shows this agent's id and certificate fingerprint: what a
+// colleague compares before trusting it.
+func (p *peersPane) selfLine() string {
+	if p.self.AgentID == "" {
+		return p.env.styles.Muted.Render(truncate("you: …", p.w))
+	}
+	fp := p.self.Fingerprint
+	if fp == "" {
+		fp = "(tailnet identity)"
+	}
+	return p.env.styles.Muted.Render(truncate("you: "+Sanitize(p.self.AgentID)+" · "+Sanitize(fp), p.w))
 }
 
 func newPeersPane(e *env) *peersPane { return &peersPane{paneBase: paneBase{env: e}} }
@@ -98,9 +118,9 @@ func (p *peersPane) Update(k tea.KeyPressMsg) action {
 	keys := p.env.keys.Peers
 	switch {
 	case key.Matches(k, keys.Trust) && r.Trust == agent.TrustPending:
-		return trustAction{p: r}
+		return askTrust{p: r}
 	case key.Matches(k, keys.Refuse) && r.Trust == agent.TrustPending:
-		return refuseAction{p: r}
+		return askRefuse{p: r}
 	case key.Matches(k, p.env.keys.List.Open):
 		return showDetail{title: "Peer " + Sanitize(r.AgentID), body: peerDetail(r, p.env)}
 	}
@@ -109,10 +129,10 @@ func (p *peersPane) Update(k tea.KeyPressMsg) action {
 
 func (p *peersPane) View() string {
 	if len(p.rows) == 0 {
-		return p.empty("No peers yet. Peers appear when they announce themselves or are named in the config.")
+		return p.selfLine() + "\n" + p.empty("No peers yet. Peers appear when they announce themselves, call you or are named in the config; `aoi peers trust` adds one.")
 	}
 	widths := []int{2, 16, 10, 8, 9}
-	lines := []string{p.header(columns(p.w, widths, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS"))}
+	lines := []string{p.selfLine(), p.header(columns(p.w, widths, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS"))}
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		r := p.rows[i]

@@ -17,7 +17,9 @@ type queriesPane struct {
 	rows []agent.Query
 }
 
-func newQueriesPane(e *env) *queriesPane { return &queriesPane{paneBase: paneBase{env: e}} }
+func newQueriesPane(e *env) *queriesPane {
+	return &queriesPane{paneBase: paneBase{env: e, previewed: true}}
+}
 
 func needsOwner(q agent.Query) bool {
 	return q.State == agent.QueryEscalated || q.State == agent.QueryAwaiting
@@ -87,12 +89,12 @@ func (p *queriesPane) View() string {
 	if len(p.rows) == 0 {
 		return p.empty("No queries received yet.")
 	}
-	widths := []int{8, 14, 9, 8}
-	lines := []string{p.header(columns(p.w, widths, "PRIO", "FROM", "STATE", "AGE", "QUERY"))}
+	widths := []int{1, 12, 9, 8}
+	lines := []string{p.header(columns(p.w, widths, "", "FROM", "STATE", "AGE", "QUERY"))}
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		q := p.rows[i]
-		text := columns(p.w, widths, priorityLabel(q.Priority), Sanitize(q.From), q.State,
+		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), q.State,
 			ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
 		st := p.env.styles.Text
 		if needsOwner(q) {
@@ -102,7 +104,20 @@ func (p *queriesPane) View() string {
 		}
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
+	q := p.rows[p.list.cursor]
+	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), Sanitize(q.Text))
 	return strings.Join(lines, "\n")
+}
+
+// priorityGlyph marks urgent rows in a one-cell column.
+func priorityGlyph(p string) string {
+	switch p {
+	case "critical":
+		return "‼"
+	case "high":
+		return "!"
+	}
+	return " "
 }
 
 func priorityLabel(p string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/tui"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/config"
 )
@@ -93,19 +94,22 @@ func (a *app) corePath(dir string) string {
 }
 
 // ensureInit creates an identity and a default config on first run, and
-// says where.
-func (a *app) ensureInit(dir string) error {
+// says where: on stderr (seen after the interface closes) and in what it
+// returns, which the interface shows in its first-run dialog. It returns
+// nil when the config already existed.
+func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	if _, err := os.Stat(a.corePath(dir)); err == nil {
-		return nil
+		return nil, nil
 	}
 	res, err := agent.Init(agent.InitOptions{DataDir: dir, ConfigPath: a.configFlag,
 		AgentID: defaultAgentID(), Role: "engineer", Owner: currentUser()})
 	if err != nil {
-		return fmt.Errorf("first run: %w", err)
+		return nil, fmt.Errorf("first run: %w", err)
 	}
 	fmt.Fprintf(a.stderr, "first run: created agent %s (fingerprint %s)\n  config: %s\n  data:   %s\nEdit the config to add peers and contexts; `aoi init --help` shows the options.\n",
 		defaultAgentID(), res.Fingerprint, res.ConfigPath, res.DataDir)
-	return nil
+	return &tui.FirstRun{AgentID: defaultAgentID(), Fingerprint: res.Fingerprint,
+		ConfigPath: res.ConfigPath, DataDir: res.DataDir}, nil
 }
 
 // applyServeFlags passes `aoi serve`'s overrides to the core.

@@ -28,7 +28,7 @@ func (a *app) runInterface(ctx context.Context) error {
 		defer c.Close()
 		err := answers(ctx, c)
 		if err == nil {
-			return a.runTUI(ctx, c)
+			return a.runTUI(ctx, c, nil)
 		}
 		var gone *ctlclient.NoDaemonError
 		if !errors.As(err, &gone) {
@@ -39,7 +39,8 @@ func (a *app) runInterface(ctx context.Context) error {
 		}
 		// It was shutting down and is gone now: start our own core.
 	}
-	if err := a.ensureInit(dir); err != nil {
+	first, err := a.ensureInit(dir)
+	if err != nil {
 		return err
 	}
 	core, err := a.openCore(ctx, dir, serveFlags{})
@@ -56,7 +57,7 @@ func (a *app) runInterface(ctx context.Context) error {
 		cancel() // a core that stops (say, the port is taken) ends the interface
 		served <- err
 	}()
-	tuiErr := a.runTUI(ctx, core)
+	tuiErr := a.runTUI(ctx, core, first)
 	cancel()
 	serveErr := <-served
 	if errors.Is(serveErr, context.Canceled) {
@@ -78,12 +79,14 @@ func answers(ctx context.Context, c *ctlclient.Client) error {
 	return err
 }
 
-// runTUI shows the interface on svc until the owner quits or ctx ends.
-func (a *app) runTUI(ctx context.Context, svc agent.Service) error {
+// runTUI shows the interface on svc until the owner quits or ctx ends;
+// first, when set, opens it on the first-run dialog.
+func (a *app) runTUI(ctx context.Context, svc agent.Service, first *tui.FirstRun) error {
 	opts, err := a.loadTUIOptions()
 	if err != nil {
 		return err
 	}
+	opts.FirstRun = first
 	opts.Reload = a.loadTUIOptions // a config reload re-reads theme and keys too
 	return tui.Run(ctx, svc, opts)
 }

@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// confirmDialog asks yes or no before an action that cannot be undone from
+// the interface. y or enter confirms; n or esc cancels.
+type confirmDialog struct {
+	title, body string
+	yes         action
+	env         *env
+}
+
+func newConfirmDialog(title, body string, yes action, e *env) *confirmDialog {
+	return &confirmDialog{title: title, body: body, yes: yes, env: e}
+}
+
+func (d *confirmDialog) Update(msg tea.Msg) (action, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
+	}
+	switch k.String() {
+	case "y", "enter":
+		return d.yes, nil
+	case "n":
+		return noticeAction{text: "cancelled: " + d.title}, nil
+	}
+	if matches(k, d.env.keys.Dialog.Cancel) {
+		return noticeAction{text: "cancelled: " + d.title}, nil
+	}
+	return nil, nil
+}
+
+func (d *confirmDialog) View(w, h int, env *env) string {
+	bw, _ := dialogSize(w, h)
+	body := wrapBlock(d.body, bw-2) + "\n\n" + env.styles.Muted.Render("y/enter confirm · n/"+
+		env.keys.Dialog.Cancel.Help().Key+" cancel")
+	return dialogFrame(d.title, body, w, h, strings.Count(body, "\n")+3, env)
+}
+
+// trustDialog pins a caller that asked for trust. It shows the fingerprint
+// to compare with the one the colleague reads out from `aoi status`, and
+// takes the agent id (pre-filled with the one the caller announced; the
+// owner decides the name the ACL will use).
+type trustDialog struct {
+	p       agent.Peer
+	id      textinput.Model
+	problem string
+	env     *env
+}
+
+func newTrustDialog(p agent.Peer, e *env) *trustDialog {
+	in := textinput.New()
+	in.Prompt = "agent id › "
+	in.CharLimit = 64
+	in.Placeholder = "the colleague's agent id, e.g. eng-suzuki"
+	in.SetValue(Sanitize(p.AgentID))
+	in.CursorEnd()
+	return &trustDialog{p: p, id: in, env: e}
+}
+
+func (d *trustDialog) focusCmd() tea.Cmd { return d.id.Focus() }
+
+func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case matches(k, d.env.keys.Dialog.Cancel):
+			return noticeAction{text: "trust cancelled"}, nil
+		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
+			id := strings.TrimSpace(d.id.Value())
+			if id == "" {
+				d.problem = "an agent id is required: ask the colleague for theirs (aoi status shows it)"
+				return nil, nil
+			}
+			p := d.p
+			p.AgentID = id
+			return trustAction{p: p}, nil
+		}
+	}
+	var cmd tea.Cmd
+	d.id, cmd = d.id.Update(msg)
+	return nil, cmd
+}
+
+func (d *trustDialog) View(w, h int, env *env) string {
+	bw, _ := dialogSize(w, h)
+	d.id.SetWidth(bw - 16)
+	fields := detailFields([][2]string{
+		{"fingerprint", d.p.Fingerprint}, {"endpoint", d.p.Endpoint}, {"announced role", d.p.AnnouncedRole},
+	})
+	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi status` on their machine. Trust only if they match.", bw-2) +
+		"\n\n" + wrapBlock(fields, bw-2) + "\n\n" + d.id.View()
+	if d.problem != "" {
+		body += "\n" + env.styles.Error.Render(truncate(d.problem, bw-2))
+	}
+	body += "\n\n" + env.styles.Muted.Render("enter trust · "+env.keys.Dialog.Cancel.Help().Key+" cancel")
+	return dialogFrame("Trust "+peerLabel(d.p), body, w, h, strings.Count(body, "\n")+3, env)
+}
+
+// peerLabel names a peer, or a caller that has not said who it is by its
+// fingerprint.
+func peerLabel(p agent.Peer) string {
+	if p.AgentID != "" {
+		return Sanitize(p.AgentID)
+	}
+	return "caller " + shortFP(p.Fingerprint)
+}
