@@ -225,6 +225,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	run(c.heartbeatLoop)
 	run(c.serveMetrics)
 	run(c.autoPruneLoop)
+	run(c.auditWatchLoop)
 	c.ext.start(ctx, run)
 	go func() { wg.Wait(); close(done) }()
 	return done

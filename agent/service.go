@@ -333,11 +333,13 @@ type AuditEntry struct {
 	Hash     string          `json:"hash"`
 }
 
-// AuditFilter narrows Audit. Text matches agent, method or result.
+// AuditFilter narrows Audit. Text is a case-insensitive substring of the
+// agent, method, result or detail of a row.
 type AuditFilter struct {
 	Agent     string `json:"agent,omitempty"`
 	Method    string `json:"method,omitempty"`
 	Result    string `json:"result,omitempty"`
+	Text      string `json:"text,omitempty"`
 	BeforeSeq int64  `json:"before_seq,omitempty"`
 	Limit     int    `json:"limit,omitempty"`
 }

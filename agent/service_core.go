@@ -126,7 +126,7 @@ func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messa
 // Audit lists audit rows newest first.
 func (c *Core) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	recs, err := c.db.AuditList(ctx, store.AuditQuery{Agent: f.Agent, Method: f.Method, Result: f.Result,
-		BeforeSeq: f.BeforeSeq, Limit: limitOr(f.Limit, 100)})
+		Text: f.Text, BeforeSeq: f.BeforeSeq, Limit: limitOr(f.Limit, 100)})
 	if err != nil {
 		return nil, err
 	}

@@ -21,8 +21,8 @@ type AuditRecord struct {
 	Hash     string          `json:"hash"`
 }
 
-// AuditQuery narrows AuditList. Empty fields match everything; Text is a
-// case-insensitive substring of agent, method, result or detail. BeforeSeq
+// AuditQuery narrows AuditList. Empty fields match everything; each word
+// of Text is a case-insensitive substring of agent, method, result or detail. BeforeSeq
 // (exclusive) pages backwards; Limit defaults to 100 and is capped at 1000.
 type AuditQuery struct {
 	Agent     string
@@ -95,8 +95,8 @@ func (db *DB) AuditList(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 	if q.BeforeSeq > 0 {
 		add("seq < ?", q.BeforeSeq)
 	}
-	if q.Text != "" {
-		p := "%" + escapeLike(q.Text) + "%"
+	for _, w := range strings.Fields(q.Text) { // every word must match somewhere in the row
+		p := "%" + escapeLike(w) + "%"
 		add(`(agent LIKE ? ESCAPE '\' OR method LIKE ? ESCAPE '\' OR result LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\')`, p, p, p, p)
 	}
 	query := `SELECT ` + auditColumns + ` FROM audit_log`
@@ -147,4 +147,15 @@ func scanAudit(rows *sql.Rows) (AuditRecord, string, error) {
 // escapeLike escapes LIKE's wildcards so user text matches literally.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// AuditHeadSeq is the sequence number of the newest committed audit row
+// (0 for an empty log). It reads committed data, so a front end that sees
+// it grow can list the new rows.
+func (db *DB) AuditHeadSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := db.rd.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM audit_log`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("store: reading the audit head: %w", err)
+	}
+	return seq, nil
 }

@@ -408,6 +408,11 @@ func TestAuditListFilters(t *testing.T) {
 	if len(text) != 1 || text[0].Seq != 8 {
 		t.Fatalf("text search = %+v, want seq 8", text)
 	}
+	both, _ := db.AuditList(ctx, AuditQuery{Text: `PEER-1 "i":7`}) // every word, any case
+	one, _ := db.AuditList(ctx, AuditQuery{Text: `peer-1 "i":6`})
+	if len(both) != 1 || both[0].Seq != 8 || len(one) != 0 {
+		t.Fatalf("every word must match: %d rows for peer-1+i7 (want seq 8), %d for peer-1+i6 (want 0)", len(both), len(one))
+	}
 	none, _ := db.AuditList(ctx, AuditQuery{Text: "100%_"})
 	if len(none) != 0 {
 		t.Fatalf("LIKE wildcards were not escaped: %d rows", len(none))

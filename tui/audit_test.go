@@ -94,8 +94,8 @@ func TestAuditLiveHead(t *testing.T) {
 
 func TestParseAuditFilter(t *testing.T) {
 	f := parseAuditFilter("pm-tanaka aoi.query ok")
-	if f.Agent != "pm-tanaka" || f.Method != "aoi.query" || f.Result != "ok" {
-		t.Errorf("%+v", f)
+	if f.Text != "pm-tanaka aoi.query ok" || f.Agent != "" || f.Method != "" {
+		t.Errorf("bare words must search the row text: %+v", f)
 	}
 	f = parseAuditFilter("method:ctl.approve result:RATE_LIMIT agent:x")
 	if f.Agent != "x" || f.Method != "ctl.approve" || f.Result != "RATE_LIMIT" {

@@ -66,7 +66,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		return m.auditCmd(a.req)
 	case openFilter:
 		m.pushDialog(newReasonDialog("Filter audit",
-			"agent:NAME method:NAME result:NAME, or a word", func(t string) action { return setFilter{text: t} }, m.env).
+			"words search every row; agent:NAME method:NAME result:NAME narrow", func(t string) action { return setFilter{text: t} }, m.env).
 			withValue(a.current).allowEmpty())
 	case setFilter:
 		return m.runAction(m.audit.setFilter(a.text))

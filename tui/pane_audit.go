@@ -143,9 +143,9 @@ func (p *auditPane) prependPage(rows []agent.AuditEntry) {
 	p.list.clamp(p.n())
 }
 
-// setFilter parses "agent:x method:y result:z" (a bare word is guessed:
-// with a dot it is a method, in capitals a result, else an agent) and
-// reloads from the top.
+// setFilter parses "agent:x method:y result:z" and free words, which search
+// the text of the rows (agent, method, result and detail), and reloads from
+// the top.
 func (p *auditPane) setFilter(text string) action {
 	p.filterText = strings.TrimSpace(text)
 	p.filter = parseAuditFilter(p.filterText)
@@ -157,6 +157,7 @@ func (p *auditPane) setFilter(text string) action {
 
 func parseAuditFilter(text string) agent.AuditFilter {
 	var f agent.AuditFilter
+	var words []string
 	for _, w := range strings.Fields(text) {
 		k, v, ok := strings.Cut(w, ":")
 		switch {
@@ -166,14 +167,11 @@ func parseAuditFilter(text string) agent.AuditFilter {
 			f.Method = v
 		case ok && k == "result":
 			f.Result = v
-		case strings.Contains(w, "."):
-			f.Method = w
-		case w == "ok" || w == strings.ToUpper(w):
-			f.Result = w
 		default:
-			f.Agent = w
+			words = append(words, w)
 		}
 	}
+	f.Text = strings.Join(words, " ")
 	return f
 }
 

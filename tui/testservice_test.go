@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -348,7 +349,8 @@ func (s *testService) Audit(_ context.Context, f agent.AuditFilter) ([]agent.Aud
 	for i := len(s.audit) - 1; i >= 0 && len(out) < limit; i-- {
 		e := s.audit[i]
 		if (f.BeforeSeq > 0 && e.Seq >= f.BeforeSeq) || (f.Agent != "" && e.Agent != f.Agent) ||
-			(f.Method != "" && e.Method != f.Method) || (f.Result != "" && e.Result != f.Result) {
+			(f.Method != "" && e.Method != f.Method) || (f.Result != "" && e.Result != f.Result) ||
+			!containsWords(e.Agent+" "+e.Method+" "+e.Result+" "+string(e.Detail), f.Text) {
 			continue
 		}
 		out = append(out, e)
@@ -387,4 +389,16 @@ func (s *testService) Reload(context.Context) (agent.ReloadReport, error) {
 		return agent.ReloadReport{}, err
 	}
 	return agent.ReloadReport{Changes: []string{"acl: 1 rules → 2"}}, nil
+}
+
+// containsWords mirrors the store's text search: every word is a
+// case-insensitive substring of the row.
+func containsWords(row, text string) bool {
+	row = strings.ToLower(row)
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		if !strings.Contains(row, w) {
+			return false
+		}
+	}
+	return true
 }
