@@ -24,6 +24,7 @@ const (
 	CtlRelease     = "ctl.release"
 	CtlFocus       = "ctl.focus"
 	CtlMessages    = "ctl.messages"
+	CtlMarkRead    = "ctl.messages.read"
 	CtlSendMessage = "ctl.send_message"
 	CtlInbox       = "ctl.inbox"
 	CtlCoordTasks  = "ctl.coord_tasks"
@@ -70,6 +71,10 @@ type (
 	CtlMessagesParams struct {
 		AfterSeq int64 `json:"after_seq"`
 		Limit    int   `json:"limit,omitempty"`
+	}
+	// CtlMarkReadParams marks messages read up to a sequence number.
+	CtlMarkReadParams struct {
+		UptoSeq int64 `json:"upto_seq"`
 	}
 	// CtlCoordTaskParams narrows ctl.coord_tasks to one task ("" = all).
 	CtlCoordTaskParams struct {
@@ -152,6 +157,9 @@ func controlMethods(svc Service) map[string]rpc.Handler {
 		CtlFocus:   action(func(ctx context.Context, p CtlFocusParams) error { return svc.SetFocus(ctx, p.On) }),
 		CtlMessages: method(func(ctx context.Context, p CtlMessagesParams) ([]Message, error) {
 			return svc.Messages(ctx, p.AfterSeq, p.Limit)
+		}),
+		CtlMarkRead: action(func(ctx context.Context, p CtlMarkReadParams) error {
+			return svc.MarkMessagesRead(ctx, p.UptoSeq)
 		}),
 		CtlSendMessage: method(svc.SendMessage),
 		CtlInbox:       method(svc.Inbox),

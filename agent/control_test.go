@@ -109,6 +109,7 @@ func roundTripCases() []roundTripCase {
 		{"focus on", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.SetFocus(ctx, true) }, nil, "SetFocus true"},
 		{"focus off", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.SetFocus(ctx, false) }, nil, "SetFocus false"},
 		{"messages", func(ctx context.Context, s agent.Service) (any, error) { return s.Messages(ctx, 41, 3) }, d.messages, "Messages 41 3"},
+		{"mark read", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.MarkMessagesRead(ctx, 44) }, nil, "MarkMessagesRead 44"},
 		{"send message", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.SendMessage(ctx, agent.SendMessageRequest{To: "eng-suzuki", Type: "task_assign", TaskID: "T-1", Payload: json.RawMessage(`{"description":"auth"}`)})
 		}, d.sent, `SendMessage eng-suzuki task_assign T-1 {"description":"auth"} 0`},
@@ -511,6 +512,9 @@ func (d *serviceDouble) Release(_ context.Context, id string) error { return d.r
 func (d *serviceDouble) SetFocus(_ context.Context, on bool) error  { return d.record("SetFocus", on) }
 func (d *serviceDouble) Messages(_ context.Context, after int64, limit int) ([]agent.Message, error) {
 	return d.messages, d.record("Messages", after, limit)
+}
+func (d *serviceDouble) MarkMessagesRead(_ context.Context, upto int64) error {
+	return d.record("MarkMessagesRead", upto)
 }
 func (d *serviceDouble) SendMessage(_ context.Context, r agent.SendMessageRequest) (agent.SentMessage, error) {
 	return d.sent, d.record("SendMessage", r.To, r.Type, r.TaskID, string(r.Payload), r.Forward)

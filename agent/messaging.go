@@ -252,7 +252,8 @@ func (c *Core) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error) {
 
 func messageView(r store.MessageRecord) Message {
 	return Message{Seq: r.Seq, From: r.From, Event: r.Event, RelatedID: r.RelatedID, Data: r.Data, ReceivedAt: r.ReceivedAt,
-		Type: r.Type, TaskID: r.TaskID, ThreadID: r.ThreadID, ReplyTo: r.ReplyTo, Origin: r.Origin, Priority: r.Priority, MessageID: r.MsgID}
+		Type: r.Type, TaskID: r.TaskID, ThreadID: r.ThreadID, ReplyTo: r.ReplyTo, Origin: r.Origin, Priority: r.Priority, MessageID: r.MsgID,
+		Read: r.Read}
 }
 
 // CoordTasks lists coordination tasks (one row per counterpart), most

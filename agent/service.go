@@ -40,6 +40,11 @@ type Service interface {
 	// Messages lists notifications received from peers (answers, task
 	// results) in sequence order, after the given sequence number.
 	Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error)
+	// MarkMessagesRead marks every message up to uptoSeq read by the owner.
+	// Listing marks nothing, so the unread count (Status.UnreadMsgs)
+	// means "not yet seen in the interface or `aoi inbox`" and survives
+	// restarts.
+	MarkMessagesRead(ctx context.Context, uptoSeq int64) error
 
 	// SendMessage sends a typed message (aoi.message) to a peer's
 	// assistant inbox through the outbox; it is queued while the peer is
@@ -217,6 +222,8 @@ type Message struct {
 	Origin     string          `json:"origin,omitempty"`
 	Priority   string          `json:"priority,omitempty"`
 	MessageID  string          `json:"message_id,omitempty"`
+	// Read is whether the owner has seen it (MarkMessagesRead).
+	Read bool `json:"read"`
 }
 
 // ReportedEvent is a context event pushed by the coding assistant.
@@ -357,6 +364,7 @@ const (
 	EventQueryReceived     = "query.received"
 	EventQueryUpdated      = "query.updated"
 	EventMessageReceived   = "message.received"
+	EventMessagesRead      = "messages.read" // the owner read up to ID (a seq)
 	EventApprovalRequested = "approval.requested"
 	EventApprovalDecided   = "approval.decided"
 	EventApprovalExpired   = "approval.expired"

@@ -114,13 +114,19 @@ func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messa
 	for _, r := range recs {
 		out = append(out, messageView(r))
 	}
-	if n := len(recs); n > 0 {
-		last := recs[n-1].Seq
-		if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesRead(last) }); err != nil {
-			return out, err
-		}
-	}
 	return out, nil
+}
+
+// MarkMessagesRead marks the owner's messages read up to uptoSeq.
+func (c *Core) MarkMessagesRead(ctx context.Context, uptoSeq int64) error {
+	if uptoSeq <= 0 {
+		return nil
+	}
+	err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesRead(uptoSeq) })
+	if err == nil {
+		c.events.publish(EventMessagesRead, strconv.FormatInt(uptoSeq, 10), "", "")
+	}
+	return err
 }
 
 // Audit lists audit rows newest first.

@@ -241,6 +241,21 @@ func (s *testService) Messages(_ context.Context, after int64, limit int) ([]age
 	return out, nil
 }
 
+func (s *testService) MarkMessagesRead(_ context.Context, upto int64) error {
+	if err := s.record("read %d", upto); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.messages {
+		if s.messages[i].Seq <= upto && !s.messages[i].Read {
+			s.messages[i].Read = true
+			s.status.UnreadMsgs--
+		}
+	}
+	return nil
+}
+
 func (s *testService) Note(_ context.Context, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

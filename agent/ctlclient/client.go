@@ -182,6 +182,11 @@ func (c *Client) CoordTasks(ctx context.Context, taskID string) (out []agent.Coo
 	return out, err
 }
 
+// MarkMessagesRead implements agent.Service.
+func (c *Client) MarkMessagesRead(ctx context.Context, uptoSeq int64) error {
+	return c.call(ctx, callTimeout, agent.CtlMarkRead, agent.CtlMarkReadParams{UptoSeq: uptoSeq}, nil)
+}
+
 // Messages implements agent.Service.
 func (c *Client) Messages(ctx context.Context, afterSeq int64, limit int) (ms []agent.Message, err error) {
 	err = c.call(ctx, callTimeout, agent.CtlMessages, agent.CtlMessagesParams{AfterSeq: afterSeq, Limit: limit}, &ms)

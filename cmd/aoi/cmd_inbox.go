@@ -22,7 +22,7 @@ func (a *app) inboxCmd() *cobra.Command {
 	var watch bool
 	cmd := &cobra.Command{
 		Use:   "inbox",
-		Short: "Show queries from peers and messages (answers, task results) received",
+		Short: "Show queries from peers and messages (answers, task results) received; marks the messages shown read",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit <= 0 {
@@ -39,8 +39,16 @@ func (a *app) inboxCmd() *cobra.Command {
 					return err
 				}
 				out := inboxOutput{Queries: qs, Messages: msgs}
-				if err := a.emit(out, func(w io.Writer) { printInbox(w, out) }); err != nil || !watch {
+				if err := a.emit(out, func(w io.Writer) { printInbox(w, out) }); err != nil {
 					return err
+				}
+				if n := len(msgs); n > 0 { // shown here: no longer unread in status and the interface
+					if err := svc.MarkMessagesRead(ctx, msgs[n-1].Seq); err != nil {
+						return err
+					}
+				}
+				if !watch {
+					return nil
 				}
 				return a.follow(ctx, svc, inboxEvent)
 			})
