@@ -30,6 +30,8 @@ type (
 	setFilter        struct{ text string }
 	closeDialog      struct{}
 	noticeAction     struct{ text string }
+	openMessage      struct{ msg agent.Message }
+	openApproval     struct{ a agent.Approval }
 )
 
 func (approveAction) isAction()    {}
@@ -50,3 +52,5 @@ func (openFilter) isAction()       {}
 func (setFilter) isAction()        {}
 func (closeDialog) isAction()      {}
 func (noticeAction) isAction()     {}
+func (openMessage) isAction()      {}
+func (openApproval) isAction()     {}

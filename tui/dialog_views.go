@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // dialogFrame draws a dialog box centred in a w×h area. Its width adapts to
@@ -129,6 +130,30 @@ func (d *detailDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 func (d *detailDialog) View(w, h int, env *env) string {
 	bw, _ := dialogSize(w, h)
 	return d.scroll.view(d.title, wrapBlock(d.body, bw-2), w, h, env)
+}
+
+// approvalDialog is the detail of a pending approval: what it will run,
+// where and why it was allowed. Approve and reject work from here too.
+type approvalDialog struct {
+	detailDialog
+	a agent.Approval
+}
+
+func newApprovalDialog(a agent.Approval, e *env) *approvalDialog {
+	return &approvalDialog{detailDialog: detailDialog{title: "Approve " + approvalLabel(a) + "?", body: approvalDetail(a, e)}, a: a}
+}
+
+func (d *approvalDialog) Update(msg tea.Msg) (action, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && d.scroll.env != nil {
+		keys := d.scroll.env.keys.Approvals
+		switch {
+		case matches(k, keys.Approve):
+			return approveAction{a: d.a}, nil
+		case matches(k, keys.Reject):
+			return askRejectReason{a: d.a}, nil
+		}
+	}
+	return d.detailDialog.Update(msg)
 }
 
 // firstRunText is the first-run dialog: who this agent is, the fingerprint

@@ -27,7 +27,7 @@ func fixtureService() *testService {
 	exit1 := 1
 	s := &testService{now: fixedNow}
 	s.status = agent.Status{AgentID: "eng-suzuki", Role: "engineer", Version: "1.0", Transport: "direct",
-		ListenAddr: "127.0.0.1:8443", Fingerprint: "SHA256:9c:41:d2:07:5b:e8:aa:13", PeersOnline: 2, UnreadMsgs: 1, StartedAt: ago(time.Hour)}
+		ListenAddr: "127.0.0.1:8443", Fingerprint: "SHA256:9c:41:d2:07:5b:e8:aa:13", PeersOnline: 2, UnreadMsgs: 2, StartedAt: ago(time.Hour)}
 	s.peers = []agent.Peer{
 		{AgentID: "pm-tanaka", Role: "pm", Status: agent.PeerOnline, Trust: agent.TrustPinned,
 			Contexts: []string{"acme/webapp", "acme/roadmap"}, TaskTypes: []string{"lint", "run_tests"}, LastSeen: ago(20 * time.Second)},
@@ -53,6 +53,8 @@ func fixtureService() *testService {
 	s.approvals = []agent.Approval{
 		{ID: "a-2", TaskID: "t-2", Requester: "pm-tanaka", TaskType: "run_tests", State: agent.TaskPending,
 			Params: map[string]string{"suite": "./auth/..."}, MatchedRule: "pm-run-tests",
+			Plan: &agent.TaskPlan{Argv: []string{"go", "test", "-run", "Test Auth", "./auth/..."}, Context: "acme/webapp",
+				RepoPath: "/home/suzuki/src/webapp", Isolation: "worktree", Branch: "aoi/task-t-2", TimeoutSec: 600},
 			CreatedAt: ago(time.Minute), ExpiresAt: fixedNow.Add(59*time.Minute + 12*time.Second)},
 		{ID: "a-3", TaskID: "t-3", Requester: "eng-佐藤", TaskType: "lint", State: agent.TaskPending,
 			CreatedAt: ago(30 * time.Second), ExpiresAt: fixedNow.Add(45 * time.Second)},
@@ -64,6 +66,17 @@ func fixtureService() *testService {
 		{ID: "t-00", Requester: "pm-tanaka", Type: "run_tests", State: agent.TaskCompleted, UpdatedAt: ago(26 * time.Hour)},
 	}
 	s.audit = auditRows(40)
+	s.messages = []agent.Message{
+		{Seq: 1, From: "qa-ito", Event: "task.completed", Data: json.RawMessage(`{"status":"completed","summary":"lint passed"}`),
+			ReceivedAt: ago(3 * time.Hour), Read: true},
+		{Seq: 2, From: "pm-tanaka", Event: "query.completed", RelatedID: "q-mine",
+			Data:       json.RawMessage(`{"summary":"The release is on Thursday; QA signs off on Wednesday afternoon after the last regression run."}`),
+			ReceivedAt: ago(10 * time.Minute)},
+		{Seq: 3, From: "pm-tanaka", Event: "task_assign", Type: "task_assign", TaskID: "T-1", ThreadID: "th-1",
+			Data: json.RawMessage(`{"description":"implement token refresh"}`), ReceivedAt: ago(4 * time.Minute)},
+	}
+	s.coord = []agent.CoordTask{{TaskID: "T-1", Peer: "pm-tanaka", Side: "worker", State: "assigned",
+		CreatedAt: ago(4 * time.Minute), UpdatedAt: ago(4 * time.Minute)}}
 	return s
 }
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -18,7 +21,7 @@ func TestPanes(t *testing.T) {
 		f    focus
 	}{
 		{"Peers", focusPeers}, {"Queries", focusQueries}, {"Interrupts", focusInterrupts},
-		{"Approvals", focusApprovals}, {"Audit", focusAudit},
+		{"Approvals", focusApprovals}, {"Audit", focusAudit}, {"Messages", focusMessages},
 	}
 	for _, p := range panes {
 		t.Run(p.name, func(t *testing.T) {
@@ -53,9 +56,11 @@ func TestScreens(t *testing.T) {
 		{"AnswerDialog", []string{"enter"}},
 		{"DeclineDialog", []string{"d"}},
 		{"RejectDialog", []string{"tab", "tab", "n"}},
-		{"ApprovalDetail", []string{"tab", "tab", "enter"}},
+		{"ApprovalDetail", []string{"tab", "tab", "down", "enter"}},
 		{"PromptOpen", []string{"@", "p", "m"}},
 		{"AuditDetail", []string{"tab", "tab", "tab", "enter"}},
+		{"TrustDialog", []string{"shift+tab", "t"}},
+		{"RefuseConfirm", []string{"shift+tab", "x"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,12 +110,32 @@ func TestThemesDiffer(t *testing.T) {
 
 // TestLayouts checks the wide two-column layout and the too-small notice.
 func TestLayouts(t *testing.T) {
-	for _, sz := range [][2]int{{120, 30}, {59, 20}, {100, 19}} {
+	for _, sz := range [][2]int{{120, 36}, {120, 30}, {59, 20}, {100, 19}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			m := newLoaded(t, fixtureService(), sz[0], sz[1], true)
 			frame := screen(m)
 			checkFrame(t, frame, sz[0], sz[1])
 			requireGolden(t, frame)
 		})
+	}
+}
+
+// TestFirstRunDialog: the first run opens on what it created, with the
+// fingerprint to give colleagues; esc closes it onto the panes.
+func TestFirstRunDialog(t *testing.T) {
+	m := New(fixtureService(), Options{Now: clock, Location: time.UTC, DarkBackground: true,
+		FirstRun: &FirstRun{AgentID: "eng-suzuki", Fingerprint: "SHA256:9c:41:d2:07", ConfigPath: "/home/u/.config/aoi/config.json", DataDir: "/home/u/.local/share/aoi"}})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	frame := screen(m)
+	for _, want := range []string{"Welcome to aoi", "agent id: eng-suzuki", "fingerprint: SHA256:9c:41:d2:07", "config: /home/u/.config/aoi/config.json", "aoi peers trust"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("first-run dialog lacks %q:\n%s", want, frame)
+		}
+	}
+	checkFrame(t, frame, 80, 24)
+	requireGolden(t, frame)
+	press(t, m, "esc")
+	if m.topDialog() != nil {
+		t.Error("esc did not close the first-run dialog")
 	}
 }

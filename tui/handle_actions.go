@@ -70,6 +70,10 @@ func (m *Model) runAction(a action) tea.Cmd {
 			withValue(a.current).allowEmpty())
 	case setFilter:
 		return m.runAction(m.audit.setFilter(a.text))
+	case openApproval:
+		m.pushDialog(newApprovalDialog(a.a, m.env))
+	case openMessage:
+		return m.messageDetailCmd(a.msg)
 	case noticeAction:
 		m.info(a.text)
 	}

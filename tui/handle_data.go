@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -55,6 +56,11 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	if ev.Kind == agent.EventAttention {
 		cmds = append(cmds, m.attention(ev))
+	}
+	if ev.Kind == agent.EventMessagesRead { // read elsewhere (aoi inbox, another interface)
+		if upto, err := strconv.ParseInt(ev.ID, 10, 64); err == nil {
+			m.messages.markRead(upto)
+		}
 	}
 	if ev.Kind == agent.EventApprovalRequested && ev.ID != "" {
 		m.approvals.arrived = ev.ID // select it when loaded: y acts on the newest request
@@ -115,6 +121,16 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.handleAsked(msg), true
 	case taskRequestedMsg:
 		m.handleTaskRequested(msg)
+	case readMarkedMsg:
+		if msg.err != nil {
+			m.readAsked = 0
+			m.fail("cannot mark messages read: " + msg.err.Error())
+			return nil, true
+		}
+		m.messages.markRead(msg.upto)
+		return m.markDirty(dStatus), true
+	case messageDetailMsg:
+		m.pushDialog(newDetailDialog("Message from "+messageFrom(msg.msg), messageDetail(msg.msg, msg.tasks, m.env)))
 	case uiReloadedMsg:
 		m.applyUI(msg)
 	default:

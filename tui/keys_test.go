@@ -14,7 +14,7 @@ import (
 
 func TestFocusRing(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 80, 24, true)
-	want := []focus{focusInterrupts, focusApprovals, focusAudit, focusPeers, focusQueries}
+	want := []focus{focusInterrupts, focusApprovals, focusAudit, focusMessages, focusPeers, focusQueries}
 	for _, f := range want {
 		press(t, m, "tab")
 		if m.focus != f {

@@ -17,6 +17,7 @@ const (
 	focusInterrupts
 	focusApprovals
 	focusAudit
+	focusMessages
 	numPanes
 	focusPrompt = numPanes
 )
@@ -50,10 +51,10 @@ func computeLayout(w, h int, f focus, lastOpen [2]focus) layout {
 		// person must read; at 120 columns that leaves a question ~25
 		// cells, plus the preview of the selected one.
 		left := w / 2
-		l.cols = [][]focus{{focusPeers, focusQueries, focusInterrupts}, {focusApprovals, focusAudit}}
+		l.cols = [][]focus{{focusPeers, focusQueries, focusInterrupts}, {focusApprovals, focusAudit, focusMessages}}
 		l.widths = []int{left, w - left}
 	} else {
-		l.cols = [][]focus{{focusPeers, focusQueries, focusInterrupts, focusApprovals, focusAudit}}
+		l.cols = [][]focus{{focusPeers, focusQueries, focusInterrupts, focusApprovals, focusAudit, focusMessages}}
 		l.widths = []int{w}
 	}
 	for i, col := range l.cols {

@@ -33,6 +33,7 @@ type Model struct {
 	interrupts *interruptsPane
 	approvals  *approvalsPane
 	audit      *auditPane
+	messages   *messagesPane
 	dialogs    []dialog
 	prompt     *promptBar
 
@@ -52,8 +53,9 @@ type Model struct {
 	retries    int
 
 	msgSeq    int64
+	readAsked int64 // the newest read mark asked for, so keys do not repeat it
 	msgPrimed bool
-	asks      map[string]string // query id → "agent: question", awaiting an answer
+	asks      map[string]string // query id → question asked (shared with the Messages pane)
 }
 
 // appliedSeqs is the newest fetch applied per kind.
@@ -70,7 +72,6 @@ func New(svc agent.Service, opts Options) *Model {
 		ctx:   context.Background(),
 		dark:  opts.DarkBackground,
 		focus: focusQueries,
-		asks:  map[string]string{},
 	}
 	m.env = &env{keys: *opts.KeyMap, now: opts.Now(), loc: opts.Location}
 	m.env.styles = themes.NewStyles(palette(opts, m.dark), m.dark)
@@ -79,6 +80,8 @@ func New(svc agent.Service, opts Options) *Model {
 	m.interrupts = newInterruptsPane(m.env)
 	m.approvals = newApprovalsPane(m.env)
 	m.audit = newAuditPane(m.env)
+	m.messages = newMessagesPane(m.env)
+	m.asks = m.messages.asks
 	m.prompt = newPromptBar(m.env)
 	m.lastOpen = [2]focus{focusQueries, focusApprovals}
 	m.pane(m.focus).Focus()
@@ -99,6 +102,8 @@ func (m *Model) pane(f focus) pane {
 		return m.interrupts
 	case focusApprovals:
 		return m.approvals
+	case focusMessages:
+		return m.messages
 	}
 	return m.audit
 }
@@ -118,7 +123,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		return m, m.handleKey(msg)
+		return m, tea.Batch(m.handleKey(msg), m.readMessages())
 	case tea.PasteMsg:
 		return m, m.handlePaste(msg)
 	case tea.WindowSizeMsg:

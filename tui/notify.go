@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -76,6 +77,7 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 // handleMessages shows answers to our asks and task results as notices. The
 // first load only finds where the backlog ends, so old messages stay quiet.
 func (m *Model) handleMessages(msgs []agent.Message) tea.Cmd {
+	m.messages.add(msgs)
 	for _, msg := range msgs {
 		if msg.Seq > m.msgSeq {
 			m.msgSeq = msg.Seq
@@ -88,7 +90,30 @@ func (m *Model) handleMessages(msgs []agent.Message) tea.Cmd {
 		return m.markDirty(dMessages) // more are waiting
 	}
 	m.msgPrimed = true
-	return nil
+	return m.readMessages()
+}
+
+// readMessages marks the messages read when the owner is looking at them:
+// the Messages pane has the focus and holds unread rows. The mark is
+// stored, so the unread count in the status bar survives restarts.
+func (m *Model) readMessages() tea.Cmd {
+	upto := m.messages.newestUnread()
+	if m.focus != focusMessages || upto == 0 || upto <= m.readAsked {
+		return nil
+	}
+	m.readAsked = upto
+	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, to)
+		defer cancel()
+		return readMarkedMsg{upto: upto, err: svc.MarkMessagesRead(ctx, upto)}
+	}
+}
+
+// readMarkedMsg reports a stored read mark.
+type readMarkedMsg struct {
+	upto int64
+	err  error
 }
 
 // showMessage turns one peer message into a notice.
@@ -96,7 +121,6 @@ func (m *Model) showMessage(msg agent.Message) {
 	from := Sanitize(msg.From)
 	text := messageText(msg.Data)
 	if q, ok := m.asks[msg.RelatedID]; ok && msg.RelatedID != "" {
-		delete(m.asks, msg.RelatedID)
 		m.peerNotice("↩ " + from + " re “" + q + "”: " + text)
 		return
 	}

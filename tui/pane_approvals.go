@@ -122,8 +122,7 @@ func (p *approvalsPane) Update(k tea.KeyPressMsg) action {
 	// the target approval from any pane.
 	c := p.list.cursor
 	if c < len(p.approvals) && key.Matches(k, p.env.keys.List.Open) {
-		a := p.approvals[c]
-		return showDetail{title: "Approval " + Sanitize(a.ID), body: approvalDetail(a, p.env)}
+		return openApproval{a: p.approvals[c]}
 	}
 	if c < p.n() && key.Matches(k, p.env.keys.List.Open) {
 		t := p.tasks[c-len(p.approvals)]
@@ -214,8 +213,7 @@ func approvalDetail(a agent.Approval, e *env) string {
 		{"expires in", countdown(e.now, a.ExpiresAt)}, {"approval id", a.ID}, {"task id", a.TaskID},
 	}...)
 	k := e.keys.Approvals
-	return detailFields(fields) + "\n\n" + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key +
-		" reject (after closing this, from any pane)"
+	return detailFields(fields) + "\n\n" + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject"
 }
 
 // planFields says what approving will run: the exact argv, where, how

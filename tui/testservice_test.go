@@ -25,6 +25,7 @@ type testService struct {
 	approvals []agent.Approval
 	tasks     []agent.Task
 	messages  []agent.Message
+	coord     []agent.CoordTask
 	audit     []agent.AuditEntry // ascending seq
 	calls     []string
 	subs      []chan agent.Event
@@ -227,7 +228,17 @@ func (s *testService) Inbox(context.Context, agent.InboxFilter) (agent.InboxPage
 	return agent.InboxPage{Messages: []agent.Message{}}, nil
 }
 
-func (s *testService) CoordTasks(context.Context, string) ([]agent.CoordTask, error) { return nil, nil }
+func (s *testService) CoordTasks(_ context.Context, id string) ([]agent.CoordTask, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []agent.CoordTask
+	for _, t := range s.coord {
+		if id == "" || t.TaskID == id {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
 
 func (s *testService) Messages(_ context.Context, after int64, limit int) ([]agent.Message, error) {
 	s.mu.Lock()

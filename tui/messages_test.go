@@ -1,0 +1,117 @@
+package tui
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestMessagesPaneMarksReadWhenLookedAt: unread messages are counted until
+// the owner opens the Messages pane; then the read mark is stored (the
+// service call) and the counts drop.
+func TestMessagesPaneMarksReadWhenLookedAt(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	if s := screen(m); !strings.Contains(s, "Messages · 2 unread") || !strings.Contains(s, "msgs 2") {
+		t.Fatalf("unread counts missing before the pane is opened:\n%s", s)
+	}
+	if len(svc.Calls()) != 0 {
+		t.Fatalf("loading must not mark anything read: %v", svc.Calls())
+	}
+	press(t, m, "tab", "tab", "tab", "tab") // interrupts, approvals, audit, messages
+	if m.focus != focusMessages {
+		t.Fatalf("focus = %d; want messages", m.focus)
+	}
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"read 3"}) {
+		t.Fatalf("calls = %v; want the read mark up to the newest message", got)
+	}
+	s := screen(m)
+	if !strings.Contains(s, "Messages · 3") || strings.Contains(s, "unread") || !strings.Contains(s, "msgs 0") {
+		t.Errorf("counts after reading:\n%s", s)
+	}
+	press(t, m, "down", "up") // more keys do not repeat the call
+	if n := len(svc.Calls()); n != 1 {
+		t.Errorf("read mark asked %d times", n)
+	}
+}
+
+// TestMessageDetailShowsTaskAndAnswer: a typed message opens with the state
+// of the coordination task it concerns; the answer to the owner's own
+// question says which question it answers, in full.
+func TestMessageDetailShowsTaskAndAnswer(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 100, 30, true)
+	m.asks["q-mine"] = "when is the release?"
+	press(t, m, "tab", "tab", "tab", "tab", "enter")
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok {
+		t.Fatalf("enter opened %T", m.topDialog())
+	}
+	if !strings.Contains(d.body, "task state: assigned (with pm-tanaka") || !strings.Contains(d.body, "implement token refresh") {
+		t.Errorf("task message detail:\n%s", d.body)
+	}
+	_ = screen(m) // the dialog is drawn before the owner closes it
+	press(t, m, "esc", "down")
+	s := screen(m)
+	if !strings.Contains(s, "re “when is the release?”") || !strings.Contains(s, "QA signs off") {
+		t.Errorf("the selected answer is not readable in the pane:\n%s", s)
+	}
+}
+
+// TestApproveTargetsNewestFromAnyPane: with the cursor on a finished task,
+// or the focus in another pane, y approves the newest pending request; with
+// nothing pending it says so.
+func TestApproveTargetsNewestFromAnyPane(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab", "tab", "end") // approvals, cursor on the oldest finished task
+	press(t, m, "y")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-3"}) { // a-3 arrived last
+		t.Fatalf("calls = %v; want the newest request approved", got)
+	}
+	press(t, m, "shift+tab", "shift+tab", "shift+tab", "y") // peers pane
+	if got := svc.Calls(); len(got) != 2 || got[1] != "approve a-2" {
+		t.Fatalf("calls = %v; want a-2 approved from the Peers pane", got)
+	}
+	press(t, m, "y")
+	if !strings.Contains(screen(m), "no request is waiting for approval") {
+		t.Errorf("y with nothing pending gives no feedback:\n%s", screen(m))
+	}
+}
+
+// TestRejectNeedsReason: an empty reason is refused with a message, the
+// dialog stays open and nothing is sent.
+func TestRejectNeedsReason(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "n", "enter")
+	if len(m.dialogs) != 1 || len(svc.Calls()) != 0 {
+		t.Fatalf("empty reason: dialogs=%d calls=%v", len(m.dialogs), svc.Calls())
+	}
+	if !strings.Contains(screen(m), "a reason is required") {
+		t.Errorf("no explanation for the refused empty reason:\n%s", screen(m))
+	}
+}
+
+// TestApprovalDetailSaysWhatRunsAndDecides: the detail of a request shows
+// the exact argv, the repository, the worktree branch, the timeout and the
+// rule; y in the dialog approves it.
+func TestApprovalDetailSaysWhatRunsAndDecides(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 100, 30, true)
+	press(t, m, "tab", "tab", "down", "enter") // a-2
+	s := screen(m)
+	for _, want := range []string{`will run: go test -run "Test Auth" ./auth/...`, "repository: acme/webapp (/home/suzuki/src/webapp)",
+		"isolation: a fresh git worktree on branch aoi/task-t-2", "timeout: 10m0s", "allowed by rule: pm-run-tests"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("approval detail lacks %q:\n%s", want, s)
+		}
+	}
+	press(t, m, "y")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-2"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	if m.topDialog() != nil {
+		t.Error("the dialog stays open after approving")
+	}
+}

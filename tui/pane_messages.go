@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// messagesKept bounds the messages the pane holds (newest first); older
+// ones stay in the store (`aoi inbox --limit`).
+const messagesKept = 300
+
+// messagesPane lists what peers sent this agent: answers to the owner's
+// questions, task results and typed messages for the coding assistant
+// (aoi.message), newest first. Unread ones are marked until the pane has
+// been looked at; the mark is stored, so the count survives restarts.
+type messagesPane struct {
+	paneBase
+	rows []agent.Message
+	// asks names the question each answer replies to (query id → text).
+	asks map[string]string
+}
+
+func newMessagesPane(e *env) *messagesPane {
+	return &messagesPane{paneBase: paneBase{env: e, previewed: true}, asks: map[string]string{}}
+}
+
+// add merges newly fetched messages, keeping the selection.
+func (p *messagesPane) add(ms []agent.Message) {
+	if len(ms) == 0 {
+		return
+	}
+	var sel int64
+	if p.list.cursor < len(p.rows) {
+		sel = p.rows[p.list.cursor].Seq
+	}
+	seen := map[int64]bool{}
+	for _, r := range p.rows {
+		seen[r.Seq] = true
+	}
+	for _, m := range ms {
+		if !seen[m.Seq] {
+			p.rows = append(p.rows, m)
+		}
+	}
+	sort.Slice(p.rows, func(i, j int) bool { return p.rows[i].Seq > p.rows[j].Seq })
+	if len(p.rows) > messagesKept {
+		p.rows = p.rows[:messagesKept]
+	}
+	keepSelection(&p.list, len(p.rows), func(i int) bool { return p.rows[i].Seq == sel })
+}
+
+func (p *messagesPane) unread() int {
+	n := 0
+	for _, r := range p.rows {
+		if !r.Read {
+			n++
+		}
+	}
+	return n
+}
+
+// newestUnread is the sequence number to mark read up to (0: none unread).
+func (p *messagesPane) newestUnread() int64 {
+	for _, r := range p.rows { // newest first
+		if !r.Read {
+			return r.Seq
+		}
+	}
+	return 0
+}
+
+func (p *messagesPane) markRead(upto int64) {
+	for i := range p.rows {
+		if p.rows[i].Seq <= upto {
+			p.rows[i].Read = true
+		}
+	}
+}
+
+func (p *messagesPane) Title() string {
+	if n := p.unread(); n > 0 {
+		return "Messages · " + itoa(n) + " unread"
+	}
+	return "Messages · " + itoa(len(p.rows))
+}
+
+func (p *messagesPane) Update(k tea.KeyPressMsg) action {
+	if p.list.move(k, p.env.keys.List, len(p.rows)) {
+		return nil
+	}
+	if p.list.cursor < len(p.rows) && key.Matches(k, p.env.keys.List.Open) {
+		return openMessage{msg: p.rows[p.list.cursor]}
+	}
+	return nil
+}
+
+func (p *messagesPane) View() string {
+	if len(p.rows) == 0 {
+		return p.empty("No messages yet. Answers to your questions (@agent …), results of tasks you asked for and messages for your coding assistant appear here.")
+	}
+	widths := []int{1, 14, 15, 8}
+	lines := []string{p.header(columns(p.w, widths, "", "FROM", "KIND", "AGE", "TEXT"))}
+	start, end := p.list.window(len(p.rows))
+	for i := start; i < end; i++ {
+		r := p.rows[i]
+		mark, st := " ", p.env.styles.Muted
+		if !r.Read {
+			mark, st = "●", p.env.styles.Text
+		}
+		text := columns(p.w, widths, mark, messageFrom(r), messageKind(r), ago(p.env.now, r.ReceivedAt), p.summary(r))
+		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
+	}
+	r := p.rows[p.list.cursor]
+	lines = p.preview(lines, messageFrom(r)+" · "+messageKind(r), p.summary(r))
+	return strings.Join(lines, "\n")
+}
+
+// summary is the one-line text of a message; an answer says what it answers.
+func (p *messagesPane) summary(r agent.Message) string {
+	text := messageText(r.Data)
+	if q, ok := p.asks[r.RelatedID]; ok && r.RelatedID != "" {
+		return "re “" + q + "”: " + text
+	}
+	return text
+}
+
+// messageFrom names the sender, and the original one of a relayed message.
+func messageFrom(r agent.Message) string {
+	from := Sanitize(r.From)
+	if r.Origin != "" && r.Origin != r.From {
+		from = Sanitize(r.Origin) + " via " + from
+	}
+	return from
+}
+
+// messageKind is the typed message's type, else the notification's event.
+func messageKind(r agent.Message) string {
+	if r.Type != "" {
+		return Sanitize(r.Type)
+	}
+	return Sanitize(r.Event)
+}
+
+// messageDetail shows a message whole, with the state of the coordination
+// task it concerns when there is one.
+func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
+	body := detailFields([][2]string{
+		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", ago(e.now, r.ReceivedAt)},
+		{"task", r.TaskID}, {"thread", r.ThreadID}, {"reply to", r.ReplyTo}, {"priority", r.Priority},
+		{"about query", r.RelatedID}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
+	})
+	for _, t := range tasks {
+		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", " + ago(e.now, t.UpdatedAt) + ")"}})
+	}
+	return body + "\n\n" + SanitizeMultiline(prettyJSON(r.Data))
+}
+
+// prettyJSON indents a payload for reading; text that is not JSON is shown
+// as it is.
+func prettyJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return truncateBytes(string(raw), 16<<10)
+	}
+	return truncateBytes(b.String(), 16<<10)
+}
+
+// messageDetailMsg carries a message to show with its task's state.
+type messageDetailMsg struct {
+	msg   agent.Message
+	tasks []agent.CoordTask
+}
+
+// messageDetailCmd fetches the coordination task a message concerns (if
+// any) and then opens the message; a failed fetch still opens it.
+func (m *Model) messageDetailCmd(msg agent.Message) tea.Cmd {
+	if msg.TaskID == "" {
+		return func() tea.Msg { return messageDetailMsg{msg: msg} }
+	}
+	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, to)
+		defer cancel()
+		tasks, _ := svc.CoordTasks(ctx, msg.TaskID)
+		return messageDetailMsg{msg: msg, tasks: tasks}
+	}
+}
