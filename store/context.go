@@ -109,7 +109,11 @@ type ContextRecent struct {
 	Kinds    []string  // empty = all
 	Contexts []string  // empty = all
 	Since    time.Time // zero = no bound
+	Until    time.Time // only events at or before it; zero = no bound
 	Limit    int       // default 50, at most 1000
+	// Oldest lists the oldest events first (the first ones after Since)
+	// instead of the newest.
+	Oldest bool
 }
 
 // RecentContext returns the newest events matching f, newest (by ts)
@@ -134,9 +138,9 @@ func (db *DB) RecentContext(ctx context.Context, f ContextRecent) ([]ContextEven
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].TS.Equal(out[j].TS) {
-			return out[i].TS.After(out[j].TS)
+			return out[i].TS.After(out[j].TS) != f.Oldest
 		}
-		return out[i].ID > out[j].ID
+		return (out[i].ID > out[j].ID) != f.Oldest
 	})
 	if len(out) > limit {
 		out = out[:limit]
@@ -162,11 +166,19 @@ func (db *DB) recentContext(ctx context.Context, kind string, f ContextRecent, l
 		where = append(where, "ts >= ?")
 		args = append(args, formatTime(f.Since))
 	}
+	if !f.Until.IsZero() {
+		where = append(where, "ts <= ?")
+		args = append(args, formatTime(f.Until))
+	}
 	q := `SELECT id, source, kind, ctx, key, title, body, ts, meta FROM context_events`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY ts DESC, id DESC LIMIT ?"
+	if f.Oldest {
+		q += " ORDER BY ts ASC, id ASC LIMIT ?"
+	} else {
+		q += " ORDER BY ts DESC, id DESC LIMIT ?"
+	}
 	rows, err := db.rd.QueryContext(ctx, q, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent context: %w", err)

@@ -59,9 +59,14 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	pq := parseQuery(q.Text)
 	contexts, pq = pq.namedContexts(contexts)
 	ac := &accessCheck{scope: q.Scope, contexts: contexts, allowed: q.Allowed}
-	hits, err := s.evidence(ctx, pq, contexts, ac)
+	hits, release, err := s.releaseEvidence(ctx, pq, contexts, ac)
 	if err != nil {
 		return Answer{}, err
+	}
+	if !release {
+		if hits, err = s.evidence(ctx, pq, contexts, ac); err != nil {
+			return Answer{}, err
+		}
 	}
 	ev := groupEvidence(hits, pq)
 	blockers, err := s.blockers(ctx, pq, ev, contexts, ac)
@@ -79,6 +84,9 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 		Completed:   true,
 	}
 	conf := s.confidence(hits, pq)
+	if release {
+		conf = s.releaseConfidence(hits)
+	}
 	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, now: s.now()}
 	res.Summary, res.Metadata = s.summarise(ctx, q.Text, facts)
 	res.Metadata["confidence"] = conf
@@ -151,7 +159,7 @@ func coverage(h store.ContextHit, pq parsedQuery) float64 {
 }
 
 func isStateKind(kind string) bool {
-	return kind == "branch" || kind == "worktree" || kind == "marker"
+	return kind == "branch" || kind == "worktree" || kind == "marker" || kind == "tag"
 }
 
 // redactResult passes every outgoing string through the redactor again.

@@ -26,6 +26,8 @@ type parsedQuery struct {
 	Files         []string // mentioned paths (auth/jwt.go)
 	Tickets       []string // ISSUE-123, #123
 	Agents        []string // @eng-suzuki
+	Versions      []string // releases named (v3.0.0, 1.4.0)
+	Since         bool     // "since v1.0", "v1.0以降": what came after
 	WantsProgress bool
 	WantsBlockers bool
 	Japanese      bool // answer in Japanese
@@ -88,6 +90,7 @@ func parseQuery(text string) parsedQuery {
 		q.Japanese = q.Japanese || hasKana(p)
 	}
 	text = q.cutIntentPhrases(text)
+	q.Since = sinceRE.MatchString(text)
 	for _, tok := range tokenize(text) {
 		if tok.cjk {
 			q.Japanese = true
@@ -327,6 +330,9 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 	case w == "":
 	case strings.HasPrefix(w, "@") && len(w) > 1:
 		q.Agents = append(q.Agents, w[1:])
+	case versionRE.MatchString(w):
+		q.Versions = append(q.Versions, strings.ToLower(w))
+		add(strings.ToLower(w))
 	case ticketRE.MatchString(w):
 		q.Tickets = append(q.Tickets, w)
 		add(strings.ToLower(strings.TrimPrefix(w, "#")))

@@ -55,7 +55,7 @@ func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 			return b, err
 		}
 	}
-	states := []func(context.Context, Repo) (State, error){branchState, worktreeState, markerState, testFileState}
+	states := []func(context.Context, Repo) (State, error){branchState, worktreeState, markerState, testFileState, tagState}
 	for _, fn := range states {
 		st, err := fn(ctx, repo)
 		if err != nil {

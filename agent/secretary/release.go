@@ -1,0 +1,124 @@
+package secretary
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+var (
+	// versionRE is a release a question may name: v3.0.0, 1.4.0, 3.2.5.
+	versionRE = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
+	// sinceRE says the question wants what came after a release rather
+	// than what went into it.
+	sinceRE = regexp.MustCompile(`(?i)\bsince\b|\bafter\b|以降|以来|から`)
+)
+
+// maxReleaseCommits bounds the commits listed for a release question.
+const maxReleaseCommits = 40
+
+// releaseEvidence answers a question naming a tagged release from the
+// index: "since v1.0" lists the commits after the tag's commit, oldest
+// first (what landed, in the order it landed); "in 1.4.0" lists those
+// between the previous tag and this one, newest first. ok is false when
+// the question names no version, or none that is a tag of the contexts.
+func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, contexts []string, ac *accessCheck) ([]store.ContextHit, bool, error) {
+	if len(pq.Versions) == 0 {
+		return nil, false, nil
+	}
+	tags, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"tag"}, Contexts: contexts, Limit: 1000})
+	if err != nil {
+		return nil, false, err
+	}
+	tag, prev, ok := findTag(tags, pq.Versions, ac)
+	if !ok {
+		return nil, false, nil
+	}
+	f := store.ContextRecent{Kinds: []string{"commit"}, Contexts: []string{tag.ctx}, Limit: maxReleaseCommits}
+	if pq.Since {
+		f.Since, f.Oldest = tag.date.Add(time.Second), true
+	} else {
+		f.Until = tag.date
+		if !prev.date.IsZero() {
+			f.Since = prev.date.Add(time.Second)
+		}
+	}
+	commits, err := s.db.RecentContext(ctx, f)
+	if err != nil {
+		return nil, false, err
+	}
+	var hits []store.ContextHit
+	for _, e := range commits {
+		if !ac.allow(e) {
+			continue
+		}
+		// The listing's order is the answer's: scores fall with the rank.
+		hits = append(hits, store.ContextHit{ID: e.ID, Source: e.Source, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title,
+			Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(e.Title, snippetCap), Matched: 1, Score: 1 / float64(1+len(hits))})
+	}
+	return hits, true, nil
+}
+
+type tagInfo struct {
+	ctx, name string
+	date      time.Time
+}
+
+// findTag finds the tag a question names and the tag before it in the
+// same context (by date).
+func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (tag, prev tagInfo, ok bool) {
+	var all []tagInfo
+	for _, e := range events {
+		var m struct {
+			Date time.Time `json:"date"`
+		}
+		if jsonUnmarshal(e.Meta, &m) != nil || m.Date.IsZero() || !ac.allow(e) {
+			continue
+		}
+		all = append(all, tagInfo{ctx: e.Ctx, name: e.Key, date: m.Date})
+	}
+	for _, v := range versions {
+		for _, t := range all {
+			if versionOf(t.name) == versionOf(v) {
+				tag, ok = t, true
+				break
+			}
+		}
+		if ok {
+			break
+		}
+	}
+	if !ok {
+		return tag, prev, false
+	}
+	for _, t := range all {
+		if t.ctx == tag.ctx && t.date.Before(tag.date) && t.date.After(prev.date) {
+			prev = t
+		}
+	}
+	return tag, prev, true
+}
+
+// versionOf is a tag or version without what precedes its first digit
+// (v1.0, release-1.0 → 1.0).
+func versionOf(s string) string {
+	i := strings.IndexAny(s, "0123456789")
+	if i < 0 {
+		return strings.ToLower(s)
+	}
+	return s[i:]
+}
+
+// releaseConfidence: the tag was found and the commits are the answer, so
+// only their age counts.
+func (s *Secretary) releaseConfidence(hits []store.ContextHit) float64 {
+	if len(hits) == 0 {
+		return interrupt.Confidence(true, 0, 0.5)
+	}
+	newest := latestTS(hits, false)
+	return interrupt.Confidence(true, s.now().Sub(newest), 1)
+}

@@ -1,0 +1,59 @@
+package secretary
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestReleaseQuestions: tags are indexed; "what landed since v1.0?" lists
+// the commits after the tag, oldest first, and none before it; "what went
+// into v1.1?" those between v1.0 and v1.1; a version that is no tag
+// falls back to the search.
+func TestReleaseQuestions(t *testing.T) {
+	dir := t.TempDir()
+	r := &repoBuilder{t: t, dir: dir, when: testNow.Add(-20 * time.Hour)}
+	r.git("init", "-q", "-b", "main")
+	sha := map[string]string{}
+	step := func(msg, file string) {
+		r.commit(msg, time.Hour, file, msg+"\n")
+		sha[msg] = r.git("rev-parse", "--short=7", "HEAD")[:7]
+	}
+	step("parser: first cut", "parser.go")
+	step("lexer: numbers", "lexer.go")
+	r.git("tag", "-a", "v1.0", "-m", "Release 1.0")
+	step("lexer: strings", "lexer.go")
+	step("parser: error messages", "parser.go")
+	r.git("tag", "v1.1") // lightweight
+	step("docs: tutorial", "docs.md")
+
+	s, _ := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(dir, filepath.Join(t.TempDir(), "none")))
+	ctx := context.Background()
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(q string) []string {
+		a, err := s.Answer(ctx, Question{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return refsOf(a, "commit")
+	}
+	if got, want := ask("What landed since v1.0?"), []string{sha["lexer: strings"], sha["parser: error messages"], sha["docs: tutorial"]}; !slices.Equal(got, want) {
+		t.Errorf("since v1.0: commits %q, want %q (oldest first)", got, want)
+	}
+	if got, want := ask("v1.0以降に何が入った?"), []string{sha["lexer: strings"], sha["parser: error messages"], sha["docs: tutorial"]}; !slices.Equal(got, want) {
+		t.Errorf("v1.0以降: commits %q, want %q", got, want)
+	}
+	if got, want := ask("What went into 1.1?"), []string{sha["parser: error messages"], sha["lexer: strings"]}; !slices.Equal(got, want) {
+		t.Errorf("into 1.1: commits %q, want %q", got, want)
+	}
+	if got := ask("What went into v1.0?"); !slices.Equal(got, []string{sha["lexer: numbers"], sha["parser: first cut"]}) {
+		t.Errorf("into v1.0: commits %q", got)
+	}
+	if got := ask("Did the lexer change in v9.9?"); len(got) == 0 || !slices.Contains(got, sha["lexer: strings"]) {
+		t.Errorf("an unknown version should fall back to the search, got %q", got)
+	}
+}
