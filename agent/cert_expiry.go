@@ -3,6 +3,7 @@ package agent
 import (
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -13,7 +14,7 @@ func (c *Core) checkCertExpiry(caller rpc.Caller) error {
 	if caller.CertNotAfter.IsZero() || !c.now().After(caller.CertNotAfter) || !c.config().Network.RefuseExpiredCerts {
 		return nil
 	}
-	return rpc.PermissionDenied("the certificate this peer presents expired on "+caller.CertNotAfter.UTC().Format(time.DateOnly)+
+	return errs.Denied("the certificate this peer presents expired on "+caller.CertNotAfter.UTC().Format(time.DateOnly)+
 		"; ask its owner to make a new identity (aoi init) and pin the new fingerprint, or unset network.refuse_expired_certs",
 		map[string]any{"fingerprint": caller.Fingerprint})
 }

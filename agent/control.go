@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -217,9 +218,11 @@ func action[P any](f func(context.Context, P) error) rpc.Handler {
 	})
 }
 
-// controlError keeps an *rpc.Error (its code matters to the front end) and
-// turns any other error into one carrying the error's text: the caller is
-// the owner on the local socket, and the text says what to do.
+// controlError is the control table's edge: it keeps an *rpc.Error (its
+// code matters to the front end) and turns any other error into one
+// carrying the error's text, since the caller is the owner on the local
+// socket and the text says what to do. A domain error (agent/errs) also
+// names its kind in data.kind, which ctlclient turns back into the kind.
 func controlError(err error) error {
 	var re *rpc.Error
 	if errors.As(err, &re) {
@@ -229,7 +232,11 @@ func controlError(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		code = rpc.CodeTimeout
 	}
-	return rpc.NewError(code, map[string]any{"reason": err.Error()})
+	data := map[string]any{"reason": err.Error()}
+	if kind := errs.KindName(err); kind != "" {
+		data["kind"] = kind
+	}
+	return rpc.NewError(code, data)
 }
 
 // CodeControlFailed is the code of a control call that failed for a reason

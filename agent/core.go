@@ -143,7 +143,7 @@ func (c *Core) buildServers(cfg *config.Config) {
 	c.peerSrv = rpc.NewServer(rpc.Options{
 		MaxBodyBytes: cfg.Network.MaxBodyBytes,
 		Identify:     c.transport.Identify,
-		Authenticate: c.authenticate,
+		Authenticate: c.authenticateEdge,
 		SanitizeBody: c.redactBody,
 		RatePerSec:   cfg.Limits.RatePerSec,
 		Burst:        cfg.Limits.Burst,

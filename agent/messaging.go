@@ -3,11 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -35,10 +35,10 @@ func (c *Core) handleMessage(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	if err := checkEnvelope(p.ID, p.Type, p.TaskID, p.ThreadID, p.ReplyTo, p.Priority, p.Payload); err != nil {
-		return nil, rpc.InvalidParams("%s", err.Error())
+		return nil, errs.Invalid("%s", err.Error())
 	}
 	if p.Origin != "" && !wire.ValidAgentID(p.Origin) {
-		return nil, rpc.InvalidParams("params.origin is not an agent id")
+		return nil, errs.Invalid("params.origin is not an agent id")
 	}
 	if err := c.checkMessaging(ctx, call); err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (c *Core) checkMessaging(ctx context.Context, call *rpc.Call) error {
 		return nil
 	}
 	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
-	return rpc.PermissionDenied(d.Reason, map[string]any{"required_permission": "messages.write"})
+	return errs.Denied(d.Reason, map[string]any{"required_permission": "messages.write"})
 }
 
 // SendMessage sends a typed message through the outbox: it is stored and
@@ -129,7 +129,7 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 		return SentMessage{}, err
 	}
 	if !found {
-		return SentMessage{}, fmt.Errorf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To)
+		return SentMessage{}, errs.UnknownPeer(req.To, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To))
 	}
 	origin := req.origin
 	now := c.now()
@@ -178,7 +178,7 @@ func (c *Core) fillForward(ctx context.Context, req *SendMessageRequest) error {
 		return err
 	}
 	if len(recs) == 0 || recs[0].Seq != req.Forward || recs[0].Type == "" {
-		return fmt.Errorf("there is no received message %d to forward; list them with aoi_check_messages", req.Forward)
+		return errs.NotFound("there is no received message %d to forward; list them with aoi_check_messages", req.Forward)
 	}
 	m := recs[0]
 	req.Type = cmp(req.Type, m.Type)
@@ -204,7 +204,7 @@ func cmp(a, b string) string {
 // with a task id and no recipient.
 func (c *Core) counterpart(ctx context.Context, taskID string) (string, error) {
 	if taskID == "" {
-		return "", errors.New("say whom to send it to (an agent id), or give a task_id to send it to that task's counterpart")
+		return "", errs.Invalid("say whom to send it to (an agent id), or give a task_id to send it to that task's counterpart")
 	}
 	ts, err := c.db.CoordTasks(ctx, taskID, 10)
 	if err != nil {
@@ -219,7 +219,7 @@ func (c *Core) counterpart(ctx context.Context, taskID string) (string, error) {
 	if len(ts) == 1 {
 		return ts[0].Peer, nil
 	}
-	return "", fmt.Errorf("task %s has %d counterparts here; say which agent to send it to", taskID, len(ts))
+	return "", errs.Invalid("task %s has %d counterparts here; say which agent to send it to", taskID, len(ts))
 }
 
 // Inbox lists received messages matching f in order (only typed ones when
@@ -285,23 +285,23 @@ func (c *Core) assistantAway() bool {
 // or a model can act on; ids are never echoed.
 func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload json.RawMessage) error {
 	if !slices.Contains(wire.MessageTypes, typ) {
-		return fmt.Errorf("type must be one of %v", wire.MessageTypes)
+		return errs.Invalid("type must be one of %v", wire.MessageTypes)
 	}
 	for _, f := range []struct{ name, v string }{{"id", id}, {"task_id", taskID}, {"thread_id", threadID}, {"reply_to", replyTo}} {
 		if f.v != "" && !wire.ValidID(f.v) {
-			return fmt.Errorf("%s must be at most 128 letters, digits, '.', '_', ':' or '-'", f.name)
+			return errs.Invalid("%s must be at most 128 letters, digits, '.', '_', ':' or '-'", f.name)
 		}
 	}
 	switch priority {
 	case "", wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical:
 	default:
-		return errors.New("priority must be one of low, normal, high, critical")
+		return errs.Invalid("priority must be one of low, normal, high, critical")
 	}
 	if len(payload) > maxPayload {
-		return fmt.Errorf("payload is %d bytes of JSON; the limit is %d", len(payload), maxPayload)
+		return errs.Invalid("payload is %d bytes of JSON; the limit is %d", len(payload), maxPayload)
 	}
 	if len(payload) > 0 && !json.Valid(payload) {
-		return errors.New("payload is not valid JSON")
+		return errs.Invalid("payload is not valid JSON")
 	}
 	return nil
 }

@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -34,7 +34,7 @@ var finishedTaskStates = []string{TaskCompleted, TaskRejected, TaskExpired, Task
 // still passes and still detects tampering in what remains.
 func (c *Core) Prune(ctx context.Context, olderThan time.Duration) (PruneReport, error) {
 	if olderThan <= 0 {
-		return PruneReport{}, errors.New("the retention period must be positive, e.g. 30d")
+		return PruneReport{}, errs.Invalid("the retention period must be positive, e.g. 30d")
 	}
 	cut := c.now().Add(-olderThan)
 	return c.prune(ctx, pruneCutoffs{audit: cut, context: cut, tasks: cut})

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -88,11 +89,11 @@ func (c *Core) Forget(ctx context.Context, agentID string) (ForgetReport, error)
 func checkSubject(agentID, self string) error {
 	switch {
 	case !agentIDPattern.MatchString(agentID):
-		return fmt.Errorf("%q is not an agent id (lower-case letters, digits, '.', '_' or '-'); check the spelling with `aoi peers`", agentID)
+		return errs.Invalid("%q is not an agent id (lower-case letters, digits, '.', '_' or '-'); check the spelling with `aoi peers`", agentID)
 	case agentID == "owner" || agentID == "system":
-		return fmt.Errorf("%q names aoi's own records in the audit log, not an agent", agentID)
+		return errs.Invalid("%q names aoi's own records in the audit log, not an agent", agentID)
 	case self != "" && agentID == self:
-		return fmt.Errorf("%s is this agent; to remove all of its data, stop aoi and delete its data dir", agentID)
+		return errs.Invalid("%s is this agent; to remove all of its data, stop aoi and delete its data dir", agentID)
 	}
 	return nil
 }

@@ -7,19 +7,32 @@ import (
 	"net"
 	"strings"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// registerPeerHandlers installs the aoi.* methods on the peer server.
+// peerRoutes is the peer API: every aoi.* method and its handler.
+func (c *Core) peerRoutes() map[string]rpc.Handler {
+	return map[string]rpc.Handler{
+		wire.MethodDiscover:    c.handleDiscover,
+		wire.MethodPing:        c.handlePing,
+		wire.MethodQuery:       c.handleQuery,
+		wire.MethodNotify:      c.handleNotify,
+		wire.MethodMessage:     c.handleMessage,
+		wire.MethodTaskExecute: c.handleTaskExecute,
+		wire.MethodTaskStatus:  c.handleTaskStatus,
+		wire.MethodTaskCancel:  c.handleTaskCancel,
+	}
+}
+
+// registerPeerHandlers installs the peer API on the peer server, each
+// handler behind the edge that turns domain errors into JSON-RPC errors.
 func (c *Core) registerPeerHandlers(s *rpc.Server) {
-	s.Handle(wire.MethodDiscover, c.handleDiscover)
-	s.Handle(wire.MethodPing, c.handlePing)
-	s.Handle(wire.MethodQuery, c.handleQuery)
-	s.Handle(wire.MethodNotify, c.handleNotify)
-	s.Handle(wire.MethodMessage, c.handleMessage)
-	c.registerTaskHandlers(s)
+	for method, h := range c.peerRoutes() {
+		s.Handle(method, peerEdge(h))
+	}
 }
 
 // checkFrom refuses a request whose `from` is not the authenticated caller:
@@ -32,12 +45,12 @@ func (c *Core) checkFrom(ctx context.Context, call *rpc.Call, from, to string) e
 			who = caller.Key()
 		}
 		c.auditRefusal(ctx, call, "impersonation", map[string]any{"claimed": from, "authenticated_as": who})
-		return rpc.PermissionDenied(
+		return errs.Denied(
 			fmt.Sprintf("request says it is from %q but the connection is authenticated as %q; an agent may only speak for itself", from, who),
 			map[string]any{"claimed_from": from})
 	}
 	if to != "" && to != c.selfID() {
-		return rpc.AgentNotFound(to)
+		return errs.UnknownPeer(to, fmt.Sprintf("no agent %q is registered here", to))
 	}
 	return nil
 }
@@ -68,7 +81,7 @@ func checkVersion(v string) error {
 	if v == "" || wire.MajorVersion(v) == wire.MajorVersion(wire.ProtocolVersion) {
 		return nil
 	}
-	return rpc.InvalidParams("aoi_version %s is not compatible with %s (major versions differ); upgrade the older aoi", v, wire.ProtocolVersion)
+	return errs.Invalid("aoi_version %s is not compatible with %s (major versions differ); upgrade the older aoi", v, wire.ProtocolVersion)
 }
 
 // handleDiscover records an announcing peer and returns the registry.
@@ -82,13 +95,13 @@ func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) 
 	}
 	if p.Announce {
 		if !wire.ValidAgentID(p.AgentID) || (p.Role != "" && !wire.ValidAgentID(p.Role)) {
-			return nil, rpc.InvalidParams("agent_id and role must be 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit")
+			return nil, errs.Invalid("agent_id and role must be 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit")
 		}
 		if err := c.bindAnnounce(ctx, call, p); err != nil {
 			return nil, err
 		}
 	} else if call.Caller.AgentID == "" {
-		return nil, rpc.PermissionDenied("unknown caller; announce yourself first (aoi.discover with announce: true)", nil)
+		return nil, errs.Denied("unknown caller; announce yourself first (aoi.discover with announce: true)", nil)
 	}
 	entries, err := c.registryEntries(ctx, p)
 	if err != nil {
@@ -287,7 +300,7 @@ func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	if p.Event == "" {
-		return nil, rpc.InvalidParams("params.event is required (e.g. query.completed)")
+		return nil, errs.Invalid("params.event is required (e.g. query.completed)")
 	}
 	if len(p.Data) == 0 {
 		p.Data = json.RawMessage("null")

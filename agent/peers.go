@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -51,7 +52,7 @@ func (pc *peerClients) client(ctx context.Context, agentID string) (*rpc.Client,
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", agentID, agentID)
+		return nil, errs.UnknownPeer(agentID, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", agentID, agentID))
 	}
 	if rec.Endpoint == "" {
 		return nil, fmt.Errorf("no address known for %s; add its endpoint with `aoi peers trust` or to peers[] in the config", agentID)
@@ -261,10 +262,10 @@ func (c *Core) heartbeatLoop(ctx context.Context) {
 // hold control characters or a path), and a call to this agent itself.
 func (c *Core) checkPeerID(agentID string) error {
 	if !wire.ValidAgentID(agentID) {
-		return errors.New("that is not a valid agent id (lower-case letters, digits, '.', '_' or '-', at most 63 characters); list the agents you can reach with `aoi discover`")
+		return errs.Invalid("that is not a valid agent id (lower-case letters, digits, '.', '_' or '-', at most 63 characters); list the agents you can reach with `aoi discover`")
 	}
 	if agentID == c.selfID() {
-		return fmt.Errorf("%s is this agent itself; send it to a colleague's agent instead (list them with `aoi discover`)", agentID)
+		return errs.Invalid("%s is this agent itself; send it to a colleague's agent instead (list them with `aoi discover`)", agentID)
 	}
 	return nil
 }

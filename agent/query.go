@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -100,9 +101,9 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 	p.Query = strings.TrimSpace(p.Query)
 	switch {
 	case p.Query == "":
-		return p, rpc.InvalidParams("params.query is empty; ask a question in words")
+		return p, errs.Invalid("params.query is empty; ask a question in words")
 	case utf8.RuneCountInString(p.Query) > maxQueryText:
-		return p, rpc.InvalidParams("params.query is %d characters; the limit is %d", utf8.RuneCountInString(p.Query), maxQueryText)
+		return p, errs.Invalid("params.query is %d characters; the limit is %d", utf8.RuneCountInString(p.Query), maxQueryText)
 	}
 	if p.Priority == "" {
 		p.Priority = wire.PriorityNormal
@@ -110,7 +111,7 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 	switch p.Priority {
 	case wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical:
 	default:
-		return p, rpc.InvalidParams("params.priority %q is not one of low, normal, high, critical", p.Priority)
+		return p, errs.Invalid("params.priority %q is not one of low, normal, high, critical", p.Priority)
 	}
 	return p, nil
 }
@@ -124,7 +125,7 @@ func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action
 		reason := "a context_scope entry leads outside its repository (symlinks resolved); ask for a path inside it"
 		c.auditRefusal(ctx, call, "acl", map[string]any{"scope": escaped, "reason": reason})
 		call.RecordACL(false)
-		return acl.Decision{Reason: reason}, rpc.PermissionDenied(reason, map[string]any{
+		return acl.Decision{Reason: reason}, errs.Denied(reason, map[string]any{
 			"required_permission": "context." + string(action), "requested_scope": escaped})
 	}
 	d, denied := pol.CheckScope(c.subject(call.Caller), action, resolved)
@@ -136,7 +137,7 @@ func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action
 		return d, nil
 	}
 	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
-	return d, rpc.PermissionDenied(d.Reason, map[string]any{
+	return d, errs.Denied(d.Reason, map[string]any{
 		"required_permission": "context." + string(action), "requested_scope": denied})
 }
 
@@ -219,7 +220,7 @@ func queryView(r store.QueryRecord) Query {
 func (c *Core) Answer(ctx context.Context, queryID, text string) error {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return fmt.Errorf("answer: the text is empty; write the answer to send")
+		return errs.Invalid("answer: the text is empty; write the answer to send")
 	}
 	q, err := c.openQuery(ctx, queryID)
 	if err != nil {
@@ -276,7 +277,7 @@ func (c *Core) Release(ctx context.Context, queryID string) error {
 func (c *Core) releaseOne(ctx context.Context, q store.QueryRecord) error {
 	var res wire.QueryResult
 	if len(q.Draft) == 0 || json.Unmarshal(q.Draft, &res) != nil {
-		return fmt.Errorf("query %s has no draft answer to release; answer it with `aoi answer %s TEXT`", q.ID, q.ID)
+		return errs.Conflict("query %s has no draft answer to release; answer it with `aoi answer %s TEXT`", q.ID, q.ID)
 	}
 	res.Completed = true
 	return c.finishQuery(ctx, q, QueryAnswered, wire.EventQueryCompleted, res, "ctl.release")
@@ -289,10 +290,10 @@ func (c *Core) openQuery(ctx context.Context, id string) (store.QueryRecord, err
 		return q, err
 	}
 	if !found {
-		return q, fmt.Errorf("no query %q; list them with `aoi inbox`", id)
+		return q, errs.NotFound("no query %q; list them with `aoi inbox`", id)
 	}
 	if q.State == QueryAnswered || q.State == QueryDeclined {
-		return q, fmt.Errorf("query %s was already %s", id, q.State)
+		return q, errs.Conflict("query %s was already %s", id, q.State)
 	}
 	return q, nil
 }
@@ -331,7 +332,7 @@ func (c *Core) enqueueAnswer(tx *store.Tx, q store.QueryRecord, res wire.QueryRe
 // arrives later can be matched by its request id.
 func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	if strings.TrimSpace(req.Query) == "" {
-		return AskResult{}, fmt.Errorf("ask: the question is empty")
+		return AskResult{}, errs.Invalid("ask: the question is empty")
 	}
 	client, err := c.peers.client(ctx, req.To)
 	if err != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"regexp"
 	"sync"
@@ -79,7 +80,7 @@ func (c *Core) authenticate(ctx context.Context, caller rpc.Caller) (rpc.Caller,
 	case rpc.CallerTailnet:
 		return c.authenticateNode(ctx, caller)
 	}
-	return caller, rpc.PermissionDenied("unsupported caller kind "+caller.Kind, nil)
+	return caller, errs.Denied("unsupported caller kind "+caller.Kind, nil)
 }
 
 func (c *Core) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
@@ -96,7 +97,7 @@ func (c *Core) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.Call
 		return caller, nil
 	}
 	c.recordTrustRequest(ctx, caller)
-	return caller, rpc.PermissionDenied(
+	return caller, errs.Denied(
 		fmt.Sprintf("certificate %s is not pinned by %s; ask its owner to run `aoi peers trust <your-agent-id> %s`", caller.Fingerprint, c.selfID(), caller.Fingerprint),
 		map[string]any{"fingerprint": caller.Fingerprint})
 }
@@ -135,18 +136,18 @@ var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // Trust pins a peer's fingerprint (and endpoint) in the registry.
 func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 	if req.AgentID == "" {
-		return fmt.Errorf("trust: an agent id is required (aoi peers trust AGENT_ID FINGERPRINT)")
+		return errs.Invalid("trust: an agent id is required (aoi peers trust AGENT_ID FINGERPRINT)")
 	}
 	// Invalid ids are refused without being echoed: they could carry
 	// control characters or look-alike letters into the registry and advice.
 	if !wire.ValidAgentID(req.AgentID) {
-		return fmt.Errorf("trust: that agent id is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (as ^[a-z0-9][a-z0-9._-]{0,62}$)")
+		return errs.Invalid("trust: that agent id is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (as ^[a-z0-9][a-z0-9._-]{0,62}$)")
 	}
 	if req.Role != "" && !wire.ValidAgentID(req.Role) {
-		return fmt.Errorf("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
+		return errs.Invalid("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
 	}
 	if !fingerprintRE.MatchString(req.Fingerprint) {
-		return fmt.Errorf("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi status` prints on the peer", req.Fingerprint)
+		return errs.Invalid("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi status` prints on the peer", req.Fingerprint)
 	}
 	err := c.db.Write(ctx, func(tx *store.Tx) error {
 		rec, found, err := c.db.Peer(ctx, req.AgentID)

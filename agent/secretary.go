@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
@@ -100,7 +101,7 @@ func (c *Core) redactOut(s string) string {
 // Note records an owner note in the context mirror.
 func (c *Core) Note(ctx context.Context, text string) error {
 	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("note: the text is empty")
+		return errs.Invalid("note: the text is empty")
 	}
 	if c.sec == nil {
 		return errNoMirror
@@ -117,10 +118,10 @@ func (c *Core) ReportEvent(ctx context.Context, ev ReportedEvent) error {
 		return errNoMirror
 	}
 	if ev.Type == "" {
-		return fmt.Errorf("report_event: type is required (e.g. file.edited, test.run, progress)")
+		return errs.Invalid("report_event: type is required (e.g. file.edited, test.run, progress)")
 	}
 	if ev.Progress != nil && (*ev.Progress < 0 || *ev.Progress > 100) {
-		return fmt.Errorf("report_event: progress %d is outside 0–100", *ev.Progress)
+		return errs.Invalid("report_event: progress %d is outside 0–100", *ev.Progress)
 	}
 	err := c.sec.Ingest(ctx, secretary.ReportEvent("", ev.Type, ev.File, ev.Content, ev.Progress, ev.Metadata))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/mcpbridge"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -90,13 +91,6 @@ func (c *Core) publishTaskEvent(kind, id, agentID, summary string) {
 	}
 }
 
-// registerTaskHandlers installs aoi.task.* on the peer server.
-func (c *Core) registerTaskHandlers(s *rpc.Server) {
-	s.Handle(wire.MethodTaskExecute, c.handleTaskExecute)
-	s.Handle(wire.MethodTaskStatus, c.handleTaskStatus)
-	s.Handle(wire.MethodTaskCancel, c.handleTaskCancel)
-}
-
 // handleTaskExecute: the task type must be configured, the caller needs
 // execute on its context (and on every scope entry), then the engine stores
 // it for approval or auto-approves it.
@@ -110,7 +104,7 @@ func (c *Core) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, erro
 	}
 	tt, err := task.LookupTaskType(c.config().Tasks, p.TaskType)
 	if err != nil {
-		return nil, rpc.InvalidParams("%s", err.Error())
+		return nil, errs.Invalid("%s", err.Error())
 	}
 	scope := append([]string{}, p.ContextScope...)
 	if tt.Context != "" {
@@ -167,9 +161,9 @@ func taskError(err error) error {
 	var nf *task.NotFoundError
 	switch {
 	case errors.As(err, &pe), errors.As(err, &ue), errors.As(err, &re):
-		return rpc.InvalidParams("%s", err.Error())
+		return errs.Invalid("%s", err.Error())
 	case errors.As(err, &nf):
-		return rpc.InvalidParams("%s", err.Error())
+		return errs.NotFound("%s", err.Error())
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -100,6 +101,13 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	var te *rpc.TransportError
 	if errors.As(err, &te) && te.Status == 0 && ctx.Err() == nil {
 		return &NoDaemonError{DataDir: c.dataDir, Socket: c.socket, Err: err}
+	}
+	var re *rpc.Error
+	if errors.As(err, &re) {
+		if d, ok := re.Data.(map[string]any); ok {
+			kind, _ := d["kind"].(string)
+			return errs.WithKind(kind, err) // errors.Is(err, agent.ErrNotFound) as in process
+		}
 	}
 	return err
 }
