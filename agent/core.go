@@ -169,6 +169,9 @@ func (c *Core) Serve(ctx context.Context) error {
 		return err
 	}
 	c.listenAddr.Store(ln.Addr().String())
+	if a, ok := c.transport.(interface{ SetAnnounce(id, endpoint string) }); ok {
+		a.SetAnnounce(c.selfID(), c.advertisedEndpoint()) // who we are, for peers that have not pinned us yet
+	}
 	sock, err := rpc.ListenUnix(SocketPath(c.dataDir))
 	if err != nil {
 		ln.Close()

@@ -121,13 +121,24 @@ func (c *Core) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	err := c.db.Write(ctx, func(tx *store.Tx) error {
 		// No audit row here: the peer server audits the refusal itself, as
 		// a counted summary per source (rpc/refusals.go).
-		return tx.RecordTrustRequest(caller.Fingerprint, "", caller.Addr)
+		// The caller's claimed id and listen endpoint (headers) make the
+		// request trustable in one step; its source address is only a
+		// fallback (an outgoing port cannot be called back).
+		addr := caller.AnnouncedEndpoint
+		if addr == "" {
+			addr = caller.Addr
+		}
+		return tx.RecordTrustRequest(caller.Fingerprint, caller.AnnouncedID, addr)
 	})
 	if err != nil {
 		c.log.Warn("record trust request", "component", "registry", "err", err)
 		return
 	}
-	c.events.publish(EventTrustRequested, caller.Fingerprint, "", "unpinned peer "+caller.Addr+" wants to talk")
+	who := caller.Addr
+	if caller.AnnouncedID != "" {
+		who = caller.AnnouncedID + " (" + caller.Addr + ")"
+	}
+	c.events.publish(EventTrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
 	c.events.publish(EventAttention, caller.Fingerprint, "", "a new peer asks to be trusted")
 }
 

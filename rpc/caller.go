@@ -29,6 +29,11 @@ type Caller struct {
 	AgentID string `json:"agent_id,omitempty"`
 	// CertNotAfter is when the caller's certificate expires (direct mode).
 	CertNotAfter time.Time `json:"cert_not_after,omitzero"`
+	// AnnouncedID and AnnouncedEndpoint are what the caller claims in its
+	// headers (announce.go): shown to the owner deciding a trust request,
+	// never used as identity.
+	AnnouncedID       string `json:"announced_id,omitempty"`
+	AnnouncedEndpoint string `json:"announced_endpoint,omitempty"`
 }
 
 // Key identifies the caller for rate limiting and registry binding.

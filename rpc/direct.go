@@ -24,6 +24,18 @@ type DirectTransport struct {
 	mu      sync.Mutex
 	addr    string
 	clients map[string]*http.Client
+	// announceID and announceEndpoint go out in every request's headers
+	// (announce.go); SetAnnounce sets them once the listener is up.
+	announceID, announceEndpoint string
+}
+
+// SetAnnounce sets the agent id and listen endpoint this agent claims in
+// the headers of its requests, so a peer that has not pinned it yet can
+// show who asks to be trusted and where to call it back.
+func (t *DirectTransport) SetAnnounce(agentID, endpoint string) {
+	t.mu.Lock()
+	t.announceID, t.announceEndpoint = agentID, endpoint
+	t.mu.Unlock()
 }
 
 var _ Transport = (*DirectTransport)(nil)
@@ -83,7 +95,9 @@ func (t *DirectTransport) Identify(r *http.Request) (Caller, error) {
 		return Caller{}, errors.New("no client certificate was presented; connect with the aoi client, which presents the agent's certificate")
 	}
 	cert := r.TLS.PeerCertificates[0]
-	return Caller{Kind: CallerTLS, Fingerprint: Fingerprint(cert.Raw), Addr: r.RemoteAddr, CertNotAfter: cert.NotAfter}, nil
+	id, ep := announced(r)
+	return Caller{Kind: CallerTLS, Fingerprint: Fingerprint(cert.Raw), Addr: r.RemoteAddr, CertNotAfter: cert.NotAfter,
+		AnnouncedID: id, AnnouncedEndpoint: ep}, nil
 }
 
 // HTTPClient returns a client that presents this agent's certificate and
@@ -101,7 +115,7 @@ func (t *DirectTransport) HTTPClient(expectFingerprint string) *http.Client {
 		return c
 	}
 	c := &http.Client{
-		Transport: t.newRoundTripper(expectFingerprint),
+		Transport: announcer{next: t.newRoundTripper(expectFingerprint), mu: &t.mu, id: &t.announceID, ep: &t.announceEndpoint},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
