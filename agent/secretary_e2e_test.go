@@ -123,3 +123,22 @@ func TestNoteFeedsTheMirror(t *testing.T) {
 		return qr.Completed && strings.Contains(string(b), "OPS-42")
 	})
 }
+
+// TestStatusShowsHistoryIndexing: the status front ends read says how much
+// of each repository's history the secretary has indexed.
+func TestStatusShowsHistoryIndexing(t *testing.T) {
+	eng, _ := mirrorAgents(t)
+	ctx := context.Background()
+	var st agent.Status
+	eventually(t, 15*time.Second, "the history indexed in the status", func() bool {
+		var err error
+		if st, err = eng.Status(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return len(st.History) == 1 && st.History[0].Done
+	})
+	// authRepo: the repository's first commit and three more.
+	if h := st.History[0]; h.Context != "acme/webapp" || h.Indexed != 4 || h.Total != 4 {
+		t.Fatalf("history = %+v, want acme/webapp with its 4 commits indexed", h)
+	}
+}

@@ -107,6 +107,19 @@ type Status struct {
 	UnreadMsgs    int       `json:"unread_messages"`
 	StartedAt     time.Time `json:"started_at"`
 	DataDir       string    `json:"data_dir"`
+	// History says, per repository context, how much of its history the
+	// secretary has indexed (empty when mirroring is off).
+	History []IndexProgress `json:"history,omitempty"`
+}
+
+// IndexProgress is how far the secretary's indexing of one repository's
+// history has come: the newest commits at once, the rest of the branch
+// inside retention_days in the background.
+type IndexProgress struct {
+	Context string `json:"context"`
+	Indexed int    `json:"indexed"` // commits indexed so far
+	Total   int    `json:"total"`   // commits inside the retention window (0: not known)
+	Done    bool   `json:"done"`
 }
 
 // Tailnet describes the tsnet node when tailnet mode is on.

@@ -59,7 +59,26 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	st.PendingApprov = c.pendingApprovals(ctx)
+	st.History = c.indexProgress(ctx)
 	return st, nil
+}
+
+// indexProgress is the secretary's history indexing per repository; a
+// failure to read it leaves it out of the status rather than failing it.
+func (c *Core) indexProgress(ctx context.Context) []IndexProgress {
+	if c.sec == nil {
+		return nil
+	}
+	hist, err := c.sec.History(ctx)
+	if err != nil {
+		c.log.Warn("reading the history indexing progress", "err", err)
+		return nil
+	}
+	out := make([]IndexProgress, 0, len(hist))
+	for _, h := range hist {
+		out = append(out, IndexProgress{Context: h.Context, Indexed: h.Indexed, Total: h.Total, Done: h.Done})
+	}
+	return out
 }
 
 // focusActive reports whether the owner is in focus time: the manual

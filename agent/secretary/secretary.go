@@ -40,6 +40,7 @@ type Secretary struct {
 	red *redact.Redactor
 
 	pollMu sync.Mutex // one poll at a time (Run's ticker and PollNow)
+	totals totals     // commit counts of history walks (History)
 }
 
 // Defaults for unset config values.

@@ -53,9 +53,24 @@ func printStatus(w io.Writer, st agent.Status) {
 		rows = append(rows, []string{"tailnet", cell(fmt.Sprintf("%s as %s (%s) %s",
 			t.Name, t.NodeName, strings.Join(t.Addresses, ", "), t.State), 0)})
 	}
+	for _, h := range st.History {
+		rows = append(rows, []string{"history", cell(h.Context, 0) + " " + historyText(h)})
+	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-18s %s\n", r[0]+":", r[1])
 	}
+}
+
+// historyText says how much of a repository's history is indexed:
+// "1200/1970 commits (60%), indexing" or "1970 commits, done".
+func historyText(h agent.IndexProgress) string {
+	switch {
+	case h.Done:
+		return fmt.Sprintf("%d commits, done", h.Indexed)
+	case h.Total > 0:
+		return fmt.Sprintf("%d/%d commits (%d%%), indexing", h.Indexed, h.Total, h.Indexed*100/h.Total)
+	}
+	return fmt.Sprintf("%d commits, indexing", h.Indexed)
 }
 
 func (a *app) peersCmd() *cobra.Command {

@@ -1,0 +1,56 @@
+package secretary
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHistoryProgress: after the first poll a long history reports the
+// newest commits indexed out of all those inside the retention window;
+// once the walk has read the rest it reports done, every commit indexed.
+func TestHistoryProgress(t *testing.T) {
+	dir := t.TempDir()
+	r := &repoBuilder{t: t, dir: dir, when: testNow}
+	r.git("init", "-q", "-b", "main")
+	var s strings.Builder
+	const n = 320 // one an hour, all inside the 30-day window
+	for i := 0; i < n; i++ {
+		when := testNow.Add(-time.Duration(n-i) * time.Hour)
+		msg := fmt.Sprintf("change %d", i)
+		fmt.Fprintf(&s, "commit refs/heads/main\ncommitter T <t@example.com> %d +0000\ndata %d\n%s\nM 644 inline f%03d.go\ndata 2\nx\n\n", when.Unix(), len(msg), msg, i)
+	}
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(s.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	r.git("checkout", "-q", "main")
+
+	sec, _ := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(dir, filepath.Join(t.TempDir(), "none")))
+	ctx := context.Background()
+	h, err := sec.History(ctx)
+	if err != nil || len(h) != 1 || h[0].Indexed != 0 || h[0].Total != n || h[0].Done {
+		t.Fatalf("before the first poll: %+v, %v", h, err)
+	}
+	if err := sec.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err = sec.History(ctx)
+	if err != nil || h[0].Context != "acme/webapp" || h[0].Indexed != 200 || h[0].Total != n || h[0].Done {
+		t.Fatalf("after the first poll: %+v, %v", h, err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := sec.PollNow(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err = sec.History(ctx)
+	if err != nil || !h[0].Done || h[0].Indexed != n || h[0].Total != n {
+		t.Fatalf("after the walk: %+v, %v", h, err)
+	}
+}
