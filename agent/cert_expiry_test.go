@@ -49,7 +49,7 @@ func TestExpiredPinnedCertificate(t *testing.T) {
 	tr := rpc.NewDirectTransport(old, "127.0.0.1:0")
 	defer tr.Close()
 	ping := func() error {
-		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.fp), rpc.ClientOptions{MaxAttempts: 1})
+		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
 		return c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-old", AOIVersion: wire.ProtocolVersion}, nil)
 	}
 	if err := ping(); err != nil {
@@ -75,7 +75,7 @@ func TestExpiredPinnedCertificate(t *testing.T) {
 		t.Fatalf("doctor does not warn about pm-old's certificate: %+v", rep.Checks)
 	}
 
-	eng.restart(func(c *config.Config) { c.Network.RefuseExpiredCerts = true })
+	eng.Restart(func(c *config.Config) { c.Network.RefuseExpiredCerts = true })
 	if err := ping(); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("with refuse_expired_certs the expired certificate must be refused: %v", err)
 	}

@@ -57,7 +57,7 @@ func TestKillNineLosesNothingAcknowledged(t *testing.T) {
 		c.Network.ListenAddr = engAddr
 		c.Network.DiscoveryIntervalSec = 3600
 		c.Limits.RatePerSec, c.Limits.Burst = 100000, 100000
-		c.Peers = []config.Peer{{AgentID: "pm-tanaka", Fingerprint: pm.fp, Endpoint: pm.Addr()}}
+		c.Peers = []config.Peer{{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Endpoint: pm.Addr()}}
 	})
 	pm.Trust(context.Background(), agent.TrustRequest{AgentID: "eng-suzuki", Fingerprint: res.Fingerprint, Endpoint: engAddr})
 

@@ -41,7 +41,7 @@ func threeAgents(t *testing.T) (eng, pm, qa *testAgent) {
 	ctx := context.Background()
 	for _, a := range []*testAgent{eng, pm, qa} {
 		if _, err := a.Discover(ctx); err != nil {
-			t.Fatalf("%s discover: %v", a.id, err)
+			t.Fatalf("%s discover: %v", a.ID, err)
 		}
 	}
 	return eng, pm, qa
@@ -123,7 +123,7 @@ func TestThreeAgentsEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := rpc.NewDirectTransport(stranger, "127.0.0.1:0")
-		client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", tr.HTTPClient(eng.fp), rpc.ClientOptions{MaxAttempts: 1})
+		client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
 		err = client.Call(ctx, wire.MethodPing, wire.PingParams{From: "stranger"}, new(json.RawMessage))
 		asRPC(t, err, rpc.CodePermissionDenied)
 		peers, _ := eng.Peers(ctx)
@@ -186,7 +186,7 @@ func TestBodyLimitBatchAndNotification(t *testing.T) {
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) { c.Network.MaxBodyBytes = 64 << 10 })
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	pair(eng, pm)
-	hc := pmTransport(t, pm).HTTPClient(eng.fp)
+	hc := pmTransport(t, pm).HTTPClient(eng.Fingerprint())
 	url := "https://" + eng.Addr() + "/aoi/v1/rpc"
 
 	big := `{"jsonrpc":"2.0","id":1,"method":"aoi.ping","params":{"from":"pm-tanaka","pad":"` + strings.Repeat("x", 70<<10) + `"}}`
@@ -224,13 +224,13 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 	}
 	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
 	pmAddr := pm.Addr()
-	pm.stop() // the PM goes offline
+	pm.Stop() // the PM goes offline
 	if err := eng.Answer(ctx, qs[0].ID, "75%"); err != nil {
 		t.Fatalf("answering while the asker is offline must queue, not fail: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond) // several failed attempts at 50–200 ms back-off
-	eng.restart(nil)                   // the outbox survives a restart of the sender too
-	pm.restart(func(c *config.Config) { c.Network.ListenAddr = pmAddr })
+	eng.Restart(nil)                   // the outbox survives a restart of the sender too
+	pm.Restart(func(c *config.Config) { c.Network.ListenAddr = pmAddr })
 	msg := waitMessage(t, pm, res.QueryID)
 	if !strings.Contains(string(msg.Data), "75%") {
 		t.Fatalf("message = %s", msg.Data)
@@ -275,7 +275,7 @@ func asRPC(t *testing.T, err error, code int) *rpc.Error {
 // pmTransport is a direct transport with the agent's own certificate, the
 // way its core dials.
 func pmTransport(t *testing.T, from *testAgent) *rpc.DirectTransport {
-	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(from.dir, "tls"), from.id)
+	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(from.Dir, "tls"), from.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func pmTransport(t *testing.T, from *testAgent) *rpc.DirectTransport {
 // rawClient calls to's peer server with from's certificate, bypassing from's
 // core (to send what a misbehaving peer would).
 func rawClient(t *testing.T, from, to *testAgent) *rpc.Client {
-	return rpc.NewClient("https://"+to.Addr()+"/aoi/v1/rpc", pmTransport(t, from).HTTPClient(to.fp), rpc.ClientOptions{MaxAttempts: 1})
+	return rpc.NewClient("https://"+to.Addr()+"/aoi/v1/rpc", pmTransport(t, from).HTTPClient(to.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
 }
 
 func post(t *testing.T, hc *http.Client, url, body string) (int, string) {

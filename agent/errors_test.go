@@ -15,7 +15,7 @@ import (
 // and over the control socket, and the text a person reads is unchanged.
 func TestDomainErrorKindsInProcessAndOverTheSocket(t *testing.T) {
 	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
-	cl, err := ctlclient.Dial(eng.dir)
+	cl, err := ctlclient.Dial(eng.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

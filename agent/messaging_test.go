@@ -36,12 +36,12 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 		t.Fatalf("bob's audit = %+v (%v), want the refused aoi.message", rows, err)
 	}
 
-	cfg, err := config.Load(bob.cfgPath)
+	cfg, err := config.Load(bob.ConfigPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.ACL.Rules = append(cfg.ACL.Rules, config.Rule{ID: "alice-msg", AgentID: "alice", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
-	if err := config.Write(bob.cfgPath, cfg); err != nil {
+	if err := config.Write(bob.ConfigPath, cfg); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := bob.Reload(ctx); err != nil {

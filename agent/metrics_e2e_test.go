@@ -170,7 +170,7 @@ func floodPings(t *testing.T, from, to *testAgent) int {
 	client := rawClient(t, from, to)
 	limited := 0
 	for i := 0; i < 100 && limited < 3; i++ {
-		err := client.Call(context.Background(), wire.MethodPing, wire.PingParams{From: from.id, AOIVersion: wire.ProtocolVersion}, new(json.RawMessage))
+		err := client.Call(context.Background(), wire.MethodPing, wire.PingParams{From: from.ID, AOIVersion: wire.ProtocolVersion}, new(json.RawMessage))
 		var re *rpc.Error
 		if errors.As(err, &re) && re.Code == rpc.CodeRateLimit {
 			limited++
@@ -187,7 +187,7 @@ func floodPings(t *testing.T, from, to *testAgent) int {
 // checkRequestLog finds seed 002 §7.2's line for a query in eng's log file.
 func checkRequestLog(t *testing.T, eng *testAgent) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(eng.dir, "aoi.log"))
+	b, err := os.ReadFile(filepath.Join(eng.Dir, "aoi.log"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // would, to tamper with it.
 func rawSQL(t *testing.T, a *testAgent) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+a.dbPath()+"?_busy_timeout=5000")
+	db, err := sql.Open("sqlite3", "file:"+a.DBPath()+"?_busy_timeout=5000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestPruneKeepsTheChainVerifiableAndTamperEvident(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, ticket.RequestID)
-	outDir := filepath.Join(eng.dir, "tasks", ticket.TaskID)
+	outDir := filepath.Join(eng.Dir, "tasks", ticket.TaskID)
 	if err := os.MkdirAll(outDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestExportThenForgetLeavesNoTraceInTheDatabase(t *testing.T) {
 	waitMessage(t, pm, ticket.RequestID)
 
 	// Over the control socket, as `aoi export` / `aoi forget` do.
-	cl, err := ctlclient.Dial(eng.dir)
+	cl, err := ctlclient.Dial(eng.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestExportThenForgetLeavesNoTraceInTheDatabase(t *testing.T) {
 	if err := eng.DB().CheckpointWAL(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{eng.dbPath(), eng.dbPath() + "-wal"} {
+	for _, f := range []string{eng.DBPath(), eng.DBPath() + "-wal"} {
 		b, err := os.ReadFile(f)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)

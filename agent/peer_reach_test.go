@@ -21,7 +21,7 @@ func peerStatus(t *testing.T, a *testAgent, other string) string {
 			return p.Status
 		}
 	}
-	t.Fatalf("%s does not know %s", a.id, other)
+	t.Fatalf("%s does not know %s", a.ID, other)
 	return ""
 }
 
@@ -48,7 +48,7 @@ func TestFailedCallShowsPeerOfflineAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eng.stop()
+	eng.Stop()
 	_, err = pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "status?"})
 	if err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("ask a stopped peer: %v, want unreachable", err)
@@ -60,7 +60,7 @@ func TestFailedCallShowsPeerOfflineAtOnce(t *testing.T) {
 		return ev.Kind == agent.EventPeerChanged && ev.Agent == "eng-suzuki" && ev.Summary == agent.PeerOffline
 	})
 
-	eng.restart(nil)
+	eng.Restart(nil)
 	if _, err := pm.Discover(ctx); err != nil {
 		t.Fatal(err)
 	}

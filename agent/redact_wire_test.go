@@ -31,7 +31,7 @@ func TestPeerSecretsNeverStored(t *testing.T) {
 	if err != nil || len(qs) < len(secrets) {
 		t.Fatalf("eng stored %d queries (%v), want %d", len(qs), err, len(secrets))
 	}
-	for _, path := range []string{eng.dbPath(), eng.dbPath() + "-wal"} {
+	for _, path := range []string{eng.DBPath(), eng.DBPath() + "-wal"} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			continue // no WAL after a checkpoint: the database file holds everything

@@ -17,10 +17,10 @@ func TestAnnouncedRoleGrantsNothing(t *testing.T) {
 	ctx := context.Background()
 	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
 	mallory := newTestAgent(t, "eng-mallory", "pm", nil) // announces role "pm"
-	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: mallory.id, Fingerprint: mallory.fp, Endpoint: mallory.Addr()}); err != nil {
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: mallory.ID, Fingerprint: mallory.Fingerprint(), Endpoint: mallory.Addr()}); err != nil {
 		t.Fatal(err)
 	}
-	mallory.trust(eng)
+	mallory.Pin(eng)
 	if _, err := mallory.Discover(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestAnnouncedRoleGrantsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range peers {
-		if p.AgentID == mallory.id && (p.Role != "" || p.AnnouncedRole != "pm") {
+		if p.AgentID == mallory.ID && (p.Role != "" || p.AnnouncedRole != "pm") {
 			t.Fatalf("peer = %+v, want no owner role and announced role pm", p)
 		}
 	}
@@ -37,7 +37,7 @@ func TestAnnouncedRoleGrantsNothing(t *testing.T) {
 	asRPC(t, err, rpc.CodePermissionDenied)
 
 	// The owner decides: now the pm rule applies.
-	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: mallory.id, Fingerprint: mallory.fp, Role: "pm"}); err != nil {
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: mallory.ID, Fingerprint: mallory.Fingerprint(), Role: "pm"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := mallory.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "status?", ContextScope: []string{"acme/webapp"}}); err != nil {
@@ -45,8 +45,8 @@ func TestAnnouncedRoleGrantsNothing(t *testing.T) {
 	}
 	// An invalid id or role is refused, and not echoed.
 	for _, req := range []agent.TrustRequest{
-		{AgentID: "bad\nid", Fingerprint: mallory.fp}, {AgentID: "*", Fingerprint: mallory.fp},
-		{AgentID: "ok-id", Fingerprint: mallory.fp, Role: "p m"},
+		{AgentID: "bad\nid", Fingerprint: mallory.Fingerprint()}, {AgentID: "*", Fingerprint: mallory.Fingerprint()},
+		{AgentID: "ok-id", Fingerprint: mallory.Fingerprint(), Role: "p m"},
 	} {
 		err := eng.Trust(ctx, req)
 		if err == nil || (req.AgentID != "ok-id" && strings.Contains(err.Error(), req.AgentID)) {

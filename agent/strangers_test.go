@@ -30,7 +30,7 @@ func TestStrangersDoNotFloodTheAudit(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
-		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.fp), rpc.ClientOptions{MaxAttempts: 1})
+		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
 		if err := c.Call(ctx, wire.MethodPing, map[string]any{}, nil); err != nil {
 			refused++
 		}

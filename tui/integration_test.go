@@ -9,74 +9,32 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/agenttest"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
-// realAgent is a real core for the integration flows: a real SQLite file,
-// mutual TLS on 127.0.0.1 and a control socket, serving until the test ends.
-type realAgent struct {
-	*agent.Core
-	id, dir, fp string
-	role        string // the role a colleague's owner gives it when trusting it
-}
+// realAgent is a real core for the integration flows (agent/agenttest): a
+// real SQLite file, mutual TLS on 127.0.0.1 and a control socket, serving
+// until the test ends.
+type realAgent = agenttest.Agent
 
-// startAgent initialises a data dir, lets edit adjust the config and serves
-// the core on a free loopback port.
+// startAgent serves a real core for id on a free loopback port, edit
+// adjusting its config first.
 func startAgent(t *testing.T, id, role string, edit func(*config.Config)) *realAgent {
 	t.Helper()
-	dir := t.TempDir()
-	res, err := agent.Init(agent.InitOptions{DataDir: dir, AgentID: id, Role: role, Owner: id, ListenAddr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatalf("init %s: %v", id, err)
-	}
-	cfg, err := config.Load(res.ConfigPath)
-	if err != nil {
-		t.Fatalf("load %s config: %v", id, err)
-	}
-	cfg.Network.DiscoveryIntervalSec = 3600 // the test announces explicitly
-	cfg.Outbox.InitialBackoffMS, cfg.Outbox.MaxBackoffMS = 50, 200
-	if edit != nil {
-		edit(cfg)
-	}
-	if err := config.Write(res.ConfigPath, cfg); err != nil {
-		t.Fatal(err)
-	}
-	core, err := agent.Open(context.Background(), agent.Options{DataDir: dir, ConfigPath: res.ConfigPath})
-	if err != nil {
-		t.Fatalf("open %s: %v", id, err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- core.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s did not stop within 10s", id)
-		}
-		core.Close()
-	})
-	until(t, id+" listening", func() bool { return core.Addr() != "" })
-	return &realAgent{Core: core, id: id, dir: dir, fp: res.Fingerprint, role: role}
+	return agenttest.New(t, id, role, edit)
 }
 
 // pairAgents pins a and b to each other and announces both.
 func pairAgents(t *testing.T, a, b *realAgent) {
 	t.Helper()
-	ctx := context.Background()
-	for _, p := range [][2]*realAgent{{a, b}, {b, a}} {
-		req := agent.TrustRequest{AgentID: p[1].id, Fingerprint: p[1].fp, Endpoint: p[1].Addr(), Role: p[1].role}
-		if err := p[0].Trust(ctx, req); err != nil {
-			t.Fatalf("%s trusts %s: %v", p[0].id, p[1].id, err)
-		}
-	}
+	agenttest.Pair(a, b)
 	for _, x := range []*realAgent{a, b} {
-		if _, err := x.Discover(ctx); err != nil {
-			t.Fatalf("%s discover: %v", x.id, err)
+		if _, err := x.Discover(context.Background()); err != nil {
+			t.Fatalf("%s discover: %v", x.ID, err)
 		}
 	}
 }
@@ -84,20 +42,14 @@ func pairAgents(t *testing.T, a, b *realAgent) {
 // until polls cond every 20 ms for up to 10 seconds.
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	agenttest.Eventually(t, 10*time.Second, what, cond)
 }
 
 // waitPeerMessage returns a's first message of kind event whose data contains want.
 func waitPeerMessage(t *testing.T, a *realAgent, event, want string) agent.Message {
 	t.Helper()
 	var got agent.Message
-	until(t, a.id+" receiving "+event+" with "+want, func() bool {
+	until(t, a.ID+" receiving "+event+" with "+want, func() bool {
 		msgs, err := a.Messages(context.Background(), 0, 100)
 		if err != nil {
 			t.Fatal(err)
@@ -230,7 +182,7 @@ func TestIntegrationAttachMode(t *testing.T) {
 	eng := startAgent(t, "eng-suzuki", "engineer", nil)
 	pm := startAgent(t, "pm-tanaka", "pm", nil)
 	pairAgents(t, eng, pm)
-	c, err := ctlclient.Dial(eng.dir)
+	c, err := ctlclient.Dial(eng.Dir)
 	if err != nil {
 		t.Fatalf("dial the control socket: %v", err)
 	}

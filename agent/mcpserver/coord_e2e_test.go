@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
-	"github.com/aoi-protocol/aoi/config"
 )
 
 // sdkDriver is test/mcp/sdk_driver.mjs: the official TypeScript SDK
@@ -177,13 +176,11 @@ func (d *sdkDriver) taskState(client, taskID string) coordStatus {
 func TestCoordinationWorkflowOverMCP(t *testing.T) {
 	t.Parallel()
 	planner, orche := startCore(t, "planner", "pm"), startCore(t, "orche", "lead")
-	wDir := t.TempDir()
-	wCfg, wFP := initCore(t, wDir, "worker", "engineer")
-	wCore, stopWorker := serveCore(t, wDir, wCfg, "worker")
-	worker := &testCore{Core: wCore, id: "worker", dir: wDir, fp: wFP}
+	worker := startCore(t, "worker", "engineer")
+	wDir := worker.Dir
 	trustBoth(t, planner, orche)
 	trustBoth(t, orche, worker)
-	d := startDriver(t, map[string]string{"planner": planner.dir, "orche": orche.dir, "worker": worker.dir})
+	d := startDriver(t, map[string]string{"planner": planner.Dir, "orche": orche.Dir, "worker": worker.Dir})
 	const task = "T-1"
 
 	// The planner assigns the task to the orchestrator, which relays it.
@@ -233,8 +230,7 @@ func TestCoordinationWorkflowOverMCP(t *testing.T) {
 
 	// The worker's aoi goes away: its assistant hears how to start it, and
 	// what orche sends meanwhile waits in orche's outbox.
-	workerAddr := worker.Addr()
-	stopWorker()
+	worker.Stop()
 	if a := d.call("worker", "aoi_check_messages", map[string]any{}); !a.IsError || !strings.Contains(a.Text, "aoi serve --data-dir "+wDir) {
 		t.Fatalf("worker's check with its aoi down = %+v, want an error naming aoi serve --data-dir", a)
 	}
@@ -251,9 +247,7 @@ func TestCoordinationWorkflowOverMCP(t *testing.T) {
 		t.Fatalf("note to the offline worker = %+v, want queued", note)
 	}
 
-	restartOn(t, wCfg, workerAddr)
-	wCore, _ = serveCore(t, wDir, wCfg, "worker")
-	worker.Core = wCore
+	worker.Restart(nil) // on the same port, which orche's outbox retries
 	back := d.awaitMessage("worker", task, "review_result", got.Seq)
 	if back.Origin != "planner" || !strings.Contains(string(back.Data), "expiry") {
 		t.Fatalf("worker got %+v after restart, want the planner's changes request", back)
@@ -284,16 +278,16 @@ func TestCoordinationWorkflowOverMCP(t *testing.T) {
 			}
 		}
 	}
-	checkCLI(t, orche.dir, task)
+	checkCLI(t, orche.Dir, task)
 }
 
 func trustBoth(t *testing.T, a, b *testCore) {
 	t.Helper()
 	ctx := t.Context()
-	if err := a.Trust(ctx, agent.TrustRequest{AgentID: b.id, Fingerprint: b.fp, Endpoint: b.Addr()}); err != nil {
+	if err := a.Trust(ctx, agent.TrustRequest{AgentID: b.ID, Fingerprint: b.Fingerprint(), Endpoint: b.Addr()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Trust(ctx, agent.TrustRequest{AgentID: a.id, Fingerprint: a.fp, Endpoint: a.Addr()}); err != nil {
+	if err := b.Trust(ctx, agent.TrustRequest{AgentID: a.ID, Fingerprint: a.Fingerprint(), Endpoint: a.Addr()}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -304,18 +298,6 @@ func hasState(st coordStatus, peer, state string) bool {
 
 // restartOn makes the next start of cfgPath's core listen on addr again,
 // where its peers know to find it.
-func restartOn(t *testing.T, cfgPath, addr string) {
-	t.Helper()
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Network.ListenAddr = addr
-	if err := config.Write(cfgPath, cfg); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // assertOnce: each message id was stored exactly once however often the
 // outbox tried it.
 func assertOnce(t *testing.T, c *testCore, ids ...string) {

@@ -79,7 +79,7 @@ func mustOK(t *testing.T, c *client.Client, name string, args any, v any) string
 
 func TestAoiMCPWithMCPGoClient(t *testing.T) {
 	eng, pm := startPair(t)
-	c := launch(t, eng.dir)
+	c := launch(t, eng.Dir)
 	ctx := context.Background()
 
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
@@ -104,8 +104,8 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 			} `json:"agents"`
 		}
 		mustOK(t, c, mcpserver.ToolDiscover, map[string]any{"refresh": true}, &out)
-		if out.Self != eng.id || len(out.Agents) != 1 || out.Agents[0].AgentID != pm.id || out.Agents[0].Trust != agent.TrustPinned {
-			t.Fatalf("discover = %+v, want self %s and pinned %s", out, eng.id, pm.id)
+		if out.Self != eng.ID || len(out.Agents) != 1 || out.Agents[0].AgentID != pm.ID || out.Agents[0].Trust != agent.TrustPinned {
+			t.Fatalf("discover = %+v, want self %s and pinned %s", out, eng.ID, pm.ID)
 		}
 	})
 
@@ -120,7 +120,7 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 			} `json:"answer"`
 			MessageID int64 `json:"message_id"`
 		}
-		mustOK(t, c, mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "how is auth going?",
+		mustOK(t, c, mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "how is auth going?",
 			"scope": []string{"acme/webapp"}, "priority": "high", "wait_seconds": 20}, &out)
 		if err := <-answered; err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 			Completed bool   `json:"completed"`
 			Note      string `json:"note"`
 		}
-		mustOK(t, c, mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "and the docs?"}, &out)
+		mustOK(t, c, mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "and the docs?"}, &out)
 		if out.Completed || out.QueryID == "" || !strings.Contains(out.Note, mcpserver.ToolCheckMessages) {
 			t.Fatalf("query = %+v, want pending with a note naming %s", out, mcpserver.ToolCheckMessages)
 		}
@@ -163,7 +163,7 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 	})
 
 	t.Run("reply answers an escalated question", func(t *testing.T) {
-		res, err := pm.Ask(ctx, agent.AskRequest{To: eng.id, Query: "is the login page done?", ContextScope: []string{"acme/webapp"}})
+		res, err := pm.Ask(ctx, agent.AskRequest{To: eng.ID, Query: "is the login page done?", ContextScope: []string{"acme/webapp"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 			} `json:"open_questions"`
 		}
 		mustOK(t, c, mcpserver.ToolCheckMessages, nil, &inbox)
-		if len(inbox.Open) != 1 || inbox.Open[0].From != pm.id || inbox.Open[0].Text != "is the login page done?" {
+		if len(inbox.Open) != 1 || inbox.Open[0].From != pm.ID || inbox.Open[0].Text != "is the login page done?" {
 			t.Fatalf("open questions = %+v, want pm's question", inbox.Open)
 		}
 		mustOK(t, c, mcpserver.ToolReply, map[string]any{"query_id": inbox.Open[0].QueryID, "text": "yes, merged this morning"}, nil)
@@ -192,7 +192,7 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 	})
 
 	t.Run("task_status of an unknown task is a tool error", func(t *testing.T) {
-		text, isErr := call(t, c, mcpserver.ToolTaskStatus, map[string]any{"agent": pm.id, "task_id": "t-nope"})
+		text, isErr := call(t, c, mcpserver.ToolTaskStatus, map[string]any{"agent": pm.ID, "task_id": "t-nope"})
 		if !isErr || !strings.Contains(text, "t-nope") {
 			t.Fatalf("task_status = %q (error %v), want a tool error naming the task", text, isErr)
 		}
@@ -255,8 +255,8 @@ func TestAoiMCPWithoutCore(t *testing.T) {
 		Self string `json:"self"`
 	}
 	mustOK(t, c, mcpserver.ToolDiscover, map[string]any{}, &out)
-	if out.Self != core.id {
-		t.Fatalf("discover once the core is up: self = %q, want %q", out.Self, core.id)
+	if out.Self != core.ID {
+		t.Fatalf("discover once the core is up: self = %q, want %q", out.Self, core.ID)
 	}
 }
 
@@ -265,14 +265,14 @@ func TestAoiMCPWithoutCore(t *testing.T) {
 func TestAoiMCPRefusesBadIDsWithoutEchoing(t *testing.T) {
 	t.Parallel()
 	eng := startCore(t, "eng-ids", "engineer")
-	c := launch(t, eng.dir)
+	c := launch(t, eng.Dir)
 	for _, bad := range []string{"../../etc", "eve\x1b[31m", "Eve"} {
 		text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": bad, "query": "status?"})
 		if !isErr || strings.Contains(text, bad) || !strings.Contains(text, "aoi_discover") {
 			t.Errorf("query to %q = %q (error %v), want a refusal that does not repeat the id", bad, text, isErr)
 		}
 	}
-	text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": eng.id, "query": "status?"})
+	text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": eng.ID, "query": "status?"})
 	if !isErr || !strings.Contains(text, "this agent itself") {
 		t.Errorf("query to oneself = %q (error %v), want it to say so", text, isErr)
 	}
@@ -289,9 +289,7 @@ func TestAoiMCPRefusesBadIDsWithoutEchoing(t *testing.T) {
 func TestQueryWaitEndsWhenCoreGoesAway(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfgPath, fp := initCore(t, dir, "eng-wait", "engineer")
-	core, stop := serveCore(t, dir, cfgPath, "eng-wait")
-	eng := &testCore{Core: core, id: "eng-wait", dir: dir, fp: fp}
+	eng := startCoreIn(t, dir, "eng-wait", "engineer")
 	pm := startCore(t, "pm-wait", "pm")
 	trustBoth(t, eng, pm)
 	c := launch(t, dir)
@@ -306,7 +304,7 @@ func TestQueryWaitEndsWhenCoreGoesAway(t *testing.T) {
 		defer cancel()
 		req := mcp.CallToolRequest{}
 		req.Params.Name = mcpserver.ToolQuery
-		req.Params.Arguments = map[string]any{"to": pm.id, "query": "release date?", "wait_seconds": 110}
+		req.Params.Arguments = map[string]any{"to": pm.ID, "query": "release date?", "wait_seconds": 110}
 		res, err := c.CallTool(ctx, req)
 		if err != nil {
 			done <- result{err: err}
@@ -324,7 +322,7 @@ func TestQueryWaitEndsWhenCoreGoesAway(t *testing.T) {
 		qs, err := pm.Queries(context.Background(), agent.QueryFilter{State: agent.QueryEscalated})
 		return err == nil && len(qs) == 1
 	})
-	stop()
+	eng.Stop()
 	select {
 	case r := <-done:
 		if r.err != nil || r.isErr || !strings.Contains(r.text, "aoi stopped while waiting") {

@@ -90,7 +90,7 @@ func runSDKClient(t *testing.T, dataDir string, calls []map[string]any) sdkOutpu
 func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 	eng, pm := startPair(t)
 	ctx := context.Background()
-	asked, err := pm.Ask(ctx, agent.AskRequest{To: eng.id, Query: "can you review PR 12?", ContextScope: []string{"acme/webapp"}})
+	asked, err := pm.Ask(ctx, agent.AskRequest{To: eng.ID, Query: "can you review PR 12?", ContextScope: []string{"acme/webapp"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,18 +100,18 @@ func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 	}
 	calls := []map[string]any{
 		{"name": mcpserver.ToolDiscover, "arguments": map[string]any{}},
-		{"name": mcpserver.ToolQuery, "arguments": map[string]any{"to": pm.id, "query": "status of the release?", "scope": []string{"acme/webapp"}}},
+		{"name": mcpserver.ToolQuery, "arguments": map[string]any{"to": pm.ID, "query": "status of the release?", "scope": []string{"acme/webapp"}}},
 		{"name": mcpserver.ToolCheckMessages, "arguments": map[string]any{"last_id": 0}},
 		{"name": mcpserver.ToolReply, "arguments": map[string]any{"query_id": qs[0].ID, "text": "yes, after lunch"}},
 		{"name": mcpserver.ToolReportEvent, "arguments": map[string]any{"type": "file.edited", "content": "refactored the session store", "file_path": "auth/session.go"}},
 		{"name": mcpserver.ToolUpdateProgress, "arguments": map[string]any{"percent": 40, "summary": "session store refactor"}},
-		{"name": mcpserver.ToolTaskStatus, "arguments": map[string]any{"agent": pm.id, "task_id": "t-unknown"}},
+		{"name": mcpserver.ToolTaskStatus, "arguments": map[string]any{"agent": pm.ID, "task_id": "t-unknown"}},
 		// Bad input: missing, oversized, wrong-typed.
 		{"name": mcpserver.ToolQuery, "arguments": map[string]any{"query": "who?"}},
-		{"name": mcpserver.ToolQuery, "arguments": map[string]any{"to": pm.id, "query": strings.Repeat("z", 10000)}},
+		{"name": mcpserver.ToolQuery, "arguments": map[string]any{"to": pm.ID, "query": strings.Repeat("z", 10000)}},
 		{"name": mcpserver.ToolUpdateProgress, "arguments": map[string]any{"percent": "half", "summary": "x"}},
 	}
-	out := runSDKClient(t, eng.dir, calls)
+	out := runSDKClient(t, eng.Dir, calls)
 
 	if out.Server.Name != "aoi" {
 		t.Errorf("server name %q, want aoi", out.Server.Name)
@@ -145,7 +145,7 @@ func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 			t.Errorf("call %d %s = %+v, want a tool error containing %q", i, c.Name, c, want)
 		}
 	}
-	ok(0, `"agent_id":"`+pm.id+`"`)
+	ok(0, `"agent_id":"`+pm.ID+`"`)
 	ok(1, `"query_id":"ask-`)
 	ok(2, `"open_questions":[{"query_id":"`+qs[0].ID+`"`)
 	ok(3, `"state":"answered"`)

@@ -83,15 +83,15 @@ func TestBadInputIsAToolError(t *testing.T) {
 		want string // a word the error must contain
 	}{
 		{mcpserver.ToolQuery, map[string]any{"query": "hi"}, "to"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id}, "query"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": huge}, "query"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "hi", "wait_seconds": "ten"}, "wait_seconds"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "hi", "wait_seconds": 1.5}, "wait_seconds"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "hi", "priority": "urgent"}, "priority"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "hi", "scope": "acme/webapp"}, "scope"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "hi", "scope": []any{1, 2}}, "scope"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID}, "query"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": huge}, "query"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "hi", "wait_seconds": "ten"}, "wait_seconds"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "hi", "wait_seconds": 1.5}, "wait_seconds"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "hi", "priority": "urgent"}, "priority"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "hi", "scope": "acme/webapp"}, "scope"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "hi", "scope": []any{1, 2}}, "scope"},
 		{mcpserver.ToolQuery, map[string]any{"to": 42, "query": "hi"}, "to"},
-		{mcpserver.ToolQuery, map[string]any{"to": pm.id, "query": "hi", "cc": "everyone"}, "cc"},
+		{mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": "hi", "cc": "everyone"}, "cc"},
 		{mcpserver.ToolQuery, map[string]any{"to": "nobody-here", "query": "hi"}, "nobody-here"},
 		{mcpserver.ToolCheckMessages, map[string]any{"last_id": -1}, "last_id"},
 		{mcpserver.ToolCheckMessages, map[string]any{"limit": 100000}, "limit"},
@@ -104,7 +104,7 @@ func TestBadInputIsAToolError(t *testing.T) {
 		{mcpserver.ToolUpdateProgress, map[string]any{"percent": 101, "summary": "done"}, "percent"},
 		{mcpserver.ToolUpdateProgress, map[string]any{"percent": true, "summary": "done"}, "percent"},
 		{mcpserver.ToolUpdateProgress, map[string]any{"summary": "done"}, "percent"},
-		{mcpserver.ToolTaskStatus, map[string]any{"agent": pm.id}, "task_id"},
+		{mcpserver.ToolTaskStatus, map[string]any{"agent": pm.ID}, "task_id"},
 		{mcpserver.ToolDiscover, map[string]any{"refresh": "yes"}, "refresh"},
 	}
 	for _, tc := range cases {

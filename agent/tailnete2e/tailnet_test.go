@@ -42,7 +42,7 @@ func TestThreeCoresOnATailnet(t *testing.T) {
 	t.Run("discovery finds every agent by itself", func(t *testing.T) {
 		for _, n := range []*node{eng, pm, qa} {
 			if _, err := n.Discover(ctx); err != nil {
-				t.Fatalf("%s discover: %v", n.id, err)
+				t.Fatalf("%s discover: %v", n.ID, err)
 			}
 		}
 		for _, n := range []*node{eng, pm, qa} {
@@ -116,16 +116,16 @@ func assertSees(t *testing.T, n *node, all ...*node) {
 		if o == n {
 			continue
 		}
-		p := got[o.id]
+		p := got[o.ID]
 		if p.Status != agent.PeerOnline || p.Trust != agent.TrustPinned {
-			t.Errorf("%s sees %s as %+v, want online and pinned", n.id, o.id, p)
+			t.Errorf("%s sees %s as %+v, want online and pinned", n.ID, o.ID, p)
 		}
 		st, err := o.tr.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(p.Endpoint, st.Addresses[0]+":") {
-			t.Errorf("%s has %s at %q, want its tailnet address %s", n.id, o.id, p.Endpoint, st.Addresses[0])
+			t.Errorf("%s has %s at %q, want its tailnet address %s", n.ID, o.ID, p.Endpoint, st.Addresses[0])
 		}
 	}
 }
