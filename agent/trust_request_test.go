@@ -15,7 +15,7 @@ import (
 func TestTrustRequestCarriesAnnouncedIDAndEndpoint(t *testing.T) {
 	eng := newTestAgent(t, "eng-host", "engineer", nil)
 	newcomer := newTestAgent(t, "eng-newcomer", "engineer", nil)
-	newcomer.trust(eng) // the newcomer pinned eng; eng has not pinned it
+	newcomer.Pin(eng) // the newcomer pinned eng; eng has not pinned it
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := newcomer.Discover(ctx); err != nil {
@@ -25,7 +25,7 @@ func TestTrustRequestCarriesAnnouncedIDAndEndpoint(t *testing.T) {
 	eventually(t, 10*time.Second, "eng lists the newcomer's trust request", func() bool {
 		peers, _ := eng.Peers(ctx)
 		for _, p := range peers {
-			if p.Trust == agent.TrustPending && p.Fingerprint == newcomer.fp {
+			if p.Trust == agent.TrustPending && p.Fingerprint == newcomer.Fingerprint() {
 				req = p
 				return true
 			}
