@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -246,6 +247,12 @@ func checkSecretary(s Secretary) Errors {
 			errs = append(errs, &Error{Path: pointer("secretary", "redaction", "patterns", strconv.Itoa(i), "regex"), Problem: "is not a valid regular expression: " + err.Error(), Fix: "write a Go RE2 expression"})
 		}
 	}
+	for i, g := range s.ContextMirroring.TestOutputs {
+		if problem := checkTestOutputGlob(g); problem != "" {
+			errs = append(errs, &Error{Path: pointer("secretary", "context_mirroring", "test_outputs", strconv.Itoa(i)), Problem: problem,
+				Fix: `write a glob relative to the repository, such as "test-results/*.xml"`})
+		}
+	}
 	if s.LLM.Enabled {
 		if s.LLM.Endpoint == "" {
 			errs = append(errs, &Error{Path: "/secretary/llm/endpoint", Problem: "is empty but the LLM summariser is enabled", Fix: "set the OpenAI-compatible base URL (e.g. http://127.0.0.1:11434/v1) or set enabled to false"})
@@ -255,6 +262,19 @@ func checkSecretary(s Secretary) Errors {
 		}
 	}
 	return errs
+}
+
+// checkTestOutputGlob says what is wrong with a test_outputs glob: it
+// must be a valid pattern that stays inside the repository.
+func checkTestOutputGlob(g string) string {
+	if _, err := path.Match(g, ""); err != nil {
+		return "is not a valid glob: " + err.Error()
+	}
+	clean := path.Clean(strings.ReplaceAll(g, "\\", "/"))
+	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || filepath.IsAbs(g) {
+		return "leaves the repository"
+	}
+	return ""
 }
 
 // annotate names the unset environment variables behind empty values.

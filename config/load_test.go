@@ -33,6 +33,9 @@ func TestExampleLoads(t *testing.T) {
 	if rt := c.Tasks["run_tests"]; !rt.Approval.Required || rt.Params["suite"].Default != "./..." {
 		t.Errorf("run_tests = %+v", rt)
 	}
+	if got := c.Secretary.ContextMirroring.TestOutputs; len(got) != 3 || got[0] != "test-results/*.xml" {
+		t.Errorf("test_outputs = %q", got)
+	}
 }
 
 func TestExampleFileOnDiskIsEmbedded(t *testing.T) {
@@ -131,6 +134,10 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/tasks/t/approval/auto/0/hours/0", "-1 is less than 0", "from 0 to 24"},
 		{"bad redaction regex", `{"agent": {"id": "eng-a", "role": "engineer"}, "secretary": {"redaction": {"patterns": [{"id": "x", "regex": "(unclosed"}]}}}`,
 			nil, "/secretary/redaction/patterns/0/regex", "not a valid regular expression", "RE2"},
+		{"test output glob leaving the repository", `{"agent": {"id": "eng-a", "role": "engineer"}, "secretary": {"context_mirroring": {"test_outputs": ["out/*.xml", "../other/*.log"]}}}`,
+			nil, "/secretary/context_mirroring/test_outputs/1", "leaves the repository", "relative to the repository"},
+		{"bad test output glob", `{"agent": {"id": "eng-a", "role": "engineer"}, "secretary": {"context_mirroring": {"test_outputs": ["out/[.xml"]}}}`,
+			nil, "/secretary/context_mirroring/test_outputs/0", "not a valid glob", "test-results/*.xml"},
 		{"llm without endpoint", `{"agent": {"id": "eng-a", "role": "engineer"}, "secretary": {"llm": {"enabled": true, "model": "m", "endpoint": "${AOI_TEST_LLM}"}}}`,
 			nil, "/secretary/llm/endpoint", "${AOI_TEST_LLM}, which is not set", "AOI_TEST_LLM"},
 		{"bad log level", `{"agent": {"id": "eng-a", "role": "engineer"}, "logging": {"level": "verbose"}}`,

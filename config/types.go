@@ -197,6 +197,12 @@ type ContextMirroring struct {
 	Enabled          bool `json:"enabled"`
 	IndexIntervalSec int  `json:"index_interval_sec"`
 	RetentionDays    int  `json:"retention_days"`
+	// TestOutputs are globs, relative to each repository, of the files
+	// whose failing tests are blockers (go test -json, JUnit XML, logs
+	// with FAIL lines), read even when git ignores them. Empty: files the
+	// working tree adds or changes whose name or folder says test, junit
+	// or spec.
+	TestOutputs []string `json:"test_outputs,omitempty"`
 }
 
 // Redaction adds owner-defined secret patterns to the built-in detector.

@@ -141,7 +141,8 @@ func (s *Secretary) PollNow(ctx context.Context) error {
 	repos := repos(cfg)
 	var errs []error
 	for _, r := range repos {
-		b, err := source.Git{Since: s.now().Add(-retention(cfg))}.Poll(ctx, r, s.db)
+		g := source.Git{Since: s.now().Add(-retention(cfg)), TestOutputs: cfg.Secretary.ContextMirroring.TestOutputs}
+		b, err := g.Poll(ctx, r, s.db)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -31,6 +31,9 @@ type Git struct {
 	// Since is the start of the retention window: the history walk
 	// (git_backfill.go) indexes no commit older than this. Zero: no limit.
 	Since time.Time
+	// TestOutputs are globs of test output files (test_outputs); empty:
+	// the name heuristic over the changed files (git_testfiles.go).
+	TestOutputs []string
 }
 
 // CursorHead names the cursor holding the last indexed commit of ctxID.
@@ -55,7 +58,8 @@ func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 			return b, err
 		}
 	}
-	states := []func(context.Context, Repo) (State, error){branchState, worktreeState, markerState, testFileState, tagState}
+	testFiles := func(ctx context.Context, r Repo) (State, error) { return testFileState(ctx, r, g.TestOutputs) }
+	states := []func(context.Context, Repo) (State, error){branchState, worktreeState, markerState, testFiles, tagState}
 	for _, fn := range states {
 		st, err := fn(ctx, repo)
 		if err != nil {

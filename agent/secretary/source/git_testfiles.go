@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -32,25 +33,17 @@ var (
 	plainFailRE    = regexp.MustCompile(`(?m)^\s*(?:--- FAIL:|FAIL:|\[\s*FAILED\s*\]|FAILED\b)\s*(.+)$`)
 )
 
-// testFileState lists the failures in the test output files of the
-// uncommitted working tree.
-func testFileState(ctx context.Context, repo Repo) (State, error) {
+// testFileState lists the failures in the test output files: those the
+// globs name (test_outputs), else the files of the uncommitted working
+// tree whose names look like test output.
+func testFileState(ctx context.Context, repo Repo, globs []string) (State, error) {
 	st := State{Ctx: repo.Ctx, Kind: "testfile"}
-	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-	if err != nil {
-		return st, nil
+	paths := globbedTestFiles(repo.Path, globs)
+	if len(globs) == 0 {
+		paths = changedTestFiles(ctx, repo)
 	}
-	files := 0
-	for _, e := range strings.Split(string(out), "\x00") {
-		if len(e) < 4 || files == maxTestFiles {
-			continue
-		}
-		path := e[3:]
-		if !testFileNameRE.MatchString(path) {
-			continue
-		}
-		files++
-		for _, f := range testFailures(filepath.Join(repo.Path, path)) {
+	for _, path := range paths {
+		for _, f := range testFailures(filepath.Join(repo.Path, filepath.FromSlash(path))) {
 			if len(st.Events) == maxTestFailures {
 				return st, nil
 			}
@@ -59,6 +52,66 @@ func testFileState(ctx context.Context, repo Repo) (State, error) {
 		}
 	}
 	return st, nil
+}
+
+// changedTestFiles are the files the working tree adds or changes whose
+// name or folder says test output.
+func changedTestFiles(ctx context.Context, repo Repo) []string {
+	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if len(e) >= 4 && len(paths) < maxTestFiles && testFileNameRE.MatchString(e[3:]) {
+			paths = append(paths, e[3:])
+		}
+	}
+	return paths
+}
+
+// globbedTestFiles are the files the globs match inside root (a matched
+// folder stands for the files directly in it), repository-relative and
+// sorted; a match whose real path leaves the repository is skipped.
+func globbedTestFiles(root string, globs []string) []string {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var paths []string
+	add := func(full string) {
+		real, err := filepath.EvalSymlinks(full)
+		if err != nil || !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
+			return
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		rel, err := filepath.Rel(root, full)
+		if err == nil && !seen[rel] {
+			seen[rel] = true
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+	}
+	for _, g := range globs {
+		matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(g)))
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+				entries, _ := os.ReadDir(m)
+				for _, e := range entries {
+					add(filepath.Join(m, e.Name()))
+				}
+				continue
+			}
+			add(m)
+		}
+	}
+	sort.Strings(paths)
+	if len(paths) > maxTestFiles {
+		paths = paths[:maxTestFiles]
+	}
+	return paths
 }
 
 // testFailures reads one test output file and returns its failures.

@@ -31,7 +31,7 @@ func TestFailingTestsFromOutputFiles(t *testing.T) {
 	write("build/unit-test.log", "[ RUN      ] Mem.Alloc\nFAIL: Mem.Alloc returned overlapping frames\n[  FAILED  ] Mem.Alloc (0 ms)\n[  FAILED  ] 1 test, listed below:\n")
 	write("notes.txt", "FAIL: this is not test output\n")
 
-	st, err := testFileState(context.Background(), Repo{Ctx: "acme/a", Path: dir})
+	st, err := testFileState(context.Background(), Repo{Ctx: "acme/a", Path: dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +50,58 @@ func TestFailingTestsFromOutputFiles(t *testing.T) {
 	}
 	if n := len(titles); n != 3 || slices.ContainsFunc(titles, func(s string) bool { return strings.HasSuffix(s, "(0 ms)") }) {
 		t.Errorf("want exactly the 3 failures, got %q", titles)
+	}
+}
+
+// TestTestOutputGlobs: with test_outputs set, the files the globs name are
+// read even when git ignores them, the name heuristic is off, and a link
+// that leaves the repository is not followed.
+func TestTestOutputGlobs(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	write := func(root, p, s string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dir, ".gitignore", "out/\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	write(dir, "out/report.xml", `<testsuite><testcase name="parses dates"><failure message="off by one day"/></testcase></testsuite>`)
+	write(dir, "out/run.log", "--- FAIL: TestCache (0.01s)\n")
+	write(dir, "test-results/other.json", `{"Action":"fail","Test":"TestHeuristicOnly"}`+"\n")
+	write(outside, "secret.log", "FAIL: outside the repository\n")
+	if err := os.Symlink(filepath.Join(outside, "secret.log"), filepath.Join(dir, "out", "link.log")); err != nil {
+		t.Fatal(err)
+	}
+
+	titles := func(globs []string) string {
+		st, err := testFileState(context.Background(), Repo{Ctx: "acme/a", Path: dir}, globs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range st.Events {
+			out = append(out, e.Title)
+		}
+		return strings.Join(out, "\n")
+	}
+	if got := titles(nil); strings.Contains(got, "parses dates") || !strings.Contains(got, "TestHeuristicOnly") {
+		t.Errorf("heuristic: %q (an ignored folder is not read, a changed test-results file is)", got)
+	}
+	got := titles([]string{"out/*.xml", "out/*.log"})
+	for _, want := range []string{"failing test (out/report.xml): parses dates: off by one day", "failing test (out/run.log): TestCache"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("globs: %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "outside the repository") || strings.Contains(got, "TestHeuristicOnly") {
+		t.Errorf("globs read a link out of the repository or fell back to the heuristic: %q", got)
+	}
+	if got := titles([]string{"out"}); !strings.Contains(got, "parses dates") || !strings.Contains(got, "TestCache") {
+		t.Errorf("a folder glob reads the files in it: %q", got)
 	}
 }
