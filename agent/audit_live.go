@@ -28,7 +28,7 @@ func (c *Core) auditWatchLoop(ctx context.Context) {
 		if err != nil || head == last {
 			continue
 		}
-		c.events.publish(EventAudit, strconv.FormatInt(head, 10), "", strconv.FormatInt(head-last, 10)+" new audit rows")
+		c.events.Publish(EventAudit, strconv.FormatInt(head, 10), "", strconv.FormatInt(head-last, 10)+" new audit rows")
 		last = head
 	}
 }

@@ -123,7 +123,7 @@ type EventSequencer interface {
 
 // LastEventSeq implements EventSequencer: the newest event's sequence
 // number (0 before the first).
-func (c *Core) LastEventSeq() int64 { return c.events.lastSeq() }
+func (c *Core) LastEventSeq() int64 { return c.events.LastSeq() }
 
 var _ EventSequencer = (*Core)(nil)
 

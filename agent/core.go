@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/task"
@@ -54,7 +55,7 @@ type Core struct {
 	transport    rpc.Transport
 	peerSrv      *rpc.Server
 	ctlSrv       *rpc.Server
-	events       *broker
+	events       *events.Broker
 	outbox       *outbox
 	peers        *peerClients
 	callers      callerCache
@@ -104,7 +105,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		return nil, err
 	}
 	c.applyConfig(cfg)
-	c.events = newBroker(c.now)
+	c.events = events.New(c.now)
 	if err := c.openParts(ctx, cfg); err != nil {
 		c.Close()
 		return nil, err

@@ -68,12 +68,12 @@ func (c *Core) handleMessage(ctx context.Context, call *rpc.Call) (any, error) {
 	call.MarkAudited()
 	ack.Received = true
 	if !ack.Duplicate {
-		c.events.publish(EventMessageReceived, fmt.Sprint(ack.Seq), p.From, p.Type)
+		c.events.Publish(EventMessageReceived, fmt.Sprint(ack.Seq), p.From, p.Type)
 		if p.TaskID != "" {
-			c.events.publish(EventCoordTask, p.TaskID, p.From, p.Type)
+			c.events.Publish(EventCoordTask, p.TaskID, p.From, p.Type)
 		}
 		if p.Priority == wire.PriorityHigh || p.Priority == wire.PriorityCritical {
-			c.events.publish(EventAttention, fmt.Sprint(ack.Seq), p.From, p.From+": "+p.Type)
+			c.events.Publish(EventAttention, fmt.Sprint(ack.Seq), p.From, p.From+": "+p.Type)
 		}
 	}
 	return ack, nil
@@ -157,7 +157,7 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 		return SentMessage{}, err
 	}
 	if req.TaskID != "" {
-		c.events.publish(EventCoordTask, req.TaskID, req.To, req.Type)
+		c.events.Publish(EventCoordTask, req.TaskID, req.To, req.Type)
 	}
 	out.Queued = !c.outbox.deliver(context.WithoutCancel(ctx), entry)
 	if out.Queued {

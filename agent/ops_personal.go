@@ -79,7 +79,7 @@ func (c *Core) Forget(ctx context.Context, agentID string) (ForgetReport, error)
 	}
 	rep.Warnings = append(rep.Warnings, c.configMentions(agentID)...)
 	rep.Warnings = append(rep.Warnings, "log files in "+c.dataDir+" written before now may still name "+agentID+"; they rotate away (logging.max_backups) or can be deleted")
-	c.events.publish(EventPeerChanged, agentID, "", "forgotten")
+	c.events.Publish(EventPeerChanged, agentID, "", "forgotten")
 	c.log.Info("agent forgotten", "component", "privacy", "audit_redacted", rep.AuditRedacted)
 	return rep, nil
 }

@@ -146,7 +146,7 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 		return err
 	}
 	c.callers.put(caller.Key(), p.AgentID, rec.Role)
-	c.events.publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
+	c.events.Publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
 	c.outbox.wake()
 	return nil
 }
@@ -283,7 +283,7 @@ func (c *Core) markSeen(ctx context.Context, agentID string) error {
 		return err
 	}
 	if wasOffline {
-		c.events.publish(EventPeerChanged, agentID, agentID, "online")
+		c.events.Publish(EventPeerChanged, agentID, agentID, "online")
 		c.outbox.wake()
 	}
 	return nil
@@ -322,8 +322,8 @@ func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	call.MarkAudited()
 	if !dup {
-		c.events.publish(EventMessageReceived, fmt.Sprint(seq), p.From, p.Event)
-		c.events.publish(EventAttention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
+		c.events.Publish(EventMessageReceived, fmt.Sprint(seq), p.From, p.Event)
+		c.events.Publish(EventAttention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
 	}
 	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
 }

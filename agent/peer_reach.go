@@ -55,5 +55,5 @@ func (c *Core) markOffline(ctx context.Context, agentID string) {
 		c.log.Warn("mark peer offline", "component", "registry", "agent_to", agentID, "err", err)
 		return
 	}
-	c.events.publish(EventPeerChanged, agentID, agentID, PeerOffline)
+	c.events.Publish(EventPeerChanged, agentID, agentID, PeerOffline)
 }

@@ -234,7 +234,7 @@ func (c *Core) recordSelfDescription(ctx context.Context, agentID string, e wire
 		return tx.UpsertPeer(rec)
 	})
 	if err == nil {
-		c.events.publish(EventPeerChanged, agentID, agentID, e.Status)
+		c.events.Publish(EventPeerChanged, agentID, agentID, e.Status)
 	}
 	return err
 }

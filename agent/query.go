@@ -192,9 +192,9 @@ func pendingSummary(state string) string {
 
 // announceQuery tells front ends about a new query; escalations ring.
 func (c *Core) announceQuery(q store.QueryRecord) {
-	c.events.publish(EventQueryReceived, q.ID, q.From, q.Text)
+	c.events.Publish(EventQueryReceived, q.ID, q.From, q.Text)
 	if q.State == QueryEscalated {
-		c.events.publish(EventAttention, q.ID, q.From, "question from "+q.From)
+		c.events.Publish(EventAttention, q.ID, q.From, "question from "+q.From)
 	}
 }
 
@@ -316,7 +316,7 @@ func (c *Core) finishQuery(ctx context.Context, q store.QueryRecord, state, even
 	if err != nil {
 		return err
 	}
-	c.events.publish(EventQueryUpdated, q.ID, q.From, state)
+	c.events.Publish(EventQueryUpdated, q.ID, q.From, state)
 	c.outbox.wake()
 	return nil
 }

@@ -138,8 +138,8 @@ func (c *Core) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	if caller.AnnouncedID != "" {
 		who = caller.AnnouncedID + " (" + caller.Addr + ")"
 	}
-	c.events.publish(EventTrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
-	c.events.publish(EventAttention, caller.Fingerprint, "", "a new peer asks to be trusted")
+	c.events.Publish(EventTrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
+	c.events.Publish(EventAttention, caller.Fingerprint, "", "a new peer asks to be trusted")
 }
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -188,7 +188,7 @@ func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 		return err
 	}
 	c.callers.clear()
-	c.events.publish(EventPeerChanged, req.AgentID, req.AgentID, "trusted")
+	c.events.Publish(EventPeerChanged, req.AgentID, req.AgentID, "trusted")
 	return nil
 }
 

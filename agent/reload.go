@@ -69,7 +69,7 @@ func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 		_, err := tx.AppendAudit("owner", "ctl.reload", "ok", map[string]any{"path": c.cfgPath, "changes": rep.Changes, "restart": rep.Restart})
 		return err
 	})
-	c.events.publish(EventConfigReloaded, "", "", rep.String())
+	c.events.Publish(EventConfigReloaded, "", "", rep.String())
 	return rep, err
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/aoi-protocol/aoi/agent/events"
 )
 
 // Service is everything a front end (the TUI, the CLI, the MCP server) can ask
@@ -397,13 +399,6 @@ const (
 	EventCoreReconnected  = "core.reconnected"
 )
 
-// Event is a change in the core. It carries ids and a one-line summary;
-// front ends fetch details through Service. Seq increases by one per event.
-type Event struct {
-	Seq     int64     `json:"seq"`
-	Kind    string    `json:"kind"`
-	Time    time.Time `json:"time"`
-	ID      string    `json:"id,omitempty"`    // query, approval, task or message id
-	Agent   string    `json:"agent,omitempty"` // the peer concerned
-	Summary string    `json:"summary,omitempty"`
-}
+// Event is a change in the core (agent/events). It carries ids and a
+// one-line summary; front ends fetch details through Service.
+type Event = events.Event

@@ -115,7 +115,7 @@ func (c *Core) SetFocus(ctx context.Context, on bool) error {
 	if err != nil {
 		return err
 	}
-	c.events.publish(EventFocusChanged, "", "", "focus "+v)
+	c.events.Publish(EventFocusChanged, "", "", "focus "+v)
 	if !on {
 		return c.Release(ctx, "")
 	}
@@ -143,7 +143,7 @@ func (c *Core) MarkMessagesRead(ctx context.Context, uptoSeq int64) error {
 	}
 	err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesRead(uptoSeq) })
 	if err == nil {
-		c.events.publish(EventMessagesRead, strconv.FormatInt(uptoSeq, 10), "", "")
+		c.events.Publish(EventMessagesRead, strconv.FormatInt(uptoSeq, 10), "", "")
 	}
 	return err
 }
@@ -171,7 +171,7 @@ func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 
 // Events streams core events after afterSeq.
 func (c *Core) Events(ctx context.Context, afterSeq int64) (<-chan Event, error) {
-	return c.events.subscribe(ctx, afterSeq), nil
+	return c.events.Subscribe(ctx, afterSeq), nil
 }
 
 // auditCall is the peer server's generic audit hook for calls whose handler

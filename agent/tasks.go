@@ -85,9 +85,9 @@ func (c *Core) notifyRequester(ctx context.Context, requester, event, relatedID 
 
 // publishTaskEvent forwards engine events; a new approval rings the owner.
 func (c *Core) publishTaskEvent(kind, id, agentID, summary string) {
-	c.events.publish(kind, id, agentID, summary)
+	c.events.Publish(kind, id, agentID, summary)
 	if kind == EventApprovalRequested {
-		c.events.publish(EventAttention, id, agentID, summary)
+		c.events.Publish(EventAttention, id, agentID, summary)
 	}
 }
 

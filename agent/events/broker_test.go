@@ -1,0 +1,29 @@
+package events
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestSubscribersResumeBySeqAndSkipWhatTheRingLost(t *testing.T) {
+	b := New(time.Now)
+	first := b.Publish("query.received", "q-1", "pm", "hi")
+	if first.Seq != 1 || b.LastSeq() != 1 {
+		t.Fatalf("first event %+v, last %d", first, b.LastSeq())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ch := b.Subscribe(ctx, 0) // only new ones
+	b.Publish("peer.changed", "pm", "pm", "online")
+	if ev := <-ch; ev.Seq != 2 || ev.Kind != "peer.changed" {
+		t.Fatalf("new subscriber got %+v, want seq 2", ev)
+	}
+	for range ringSize + 10 {
+		b.Publish("audit.appended", "", "", "")
+	}
+	got, _ := b.Since(0)
+	if len(got) != ringSize || got[0].Seq != b.LastSeq()-ringSize+1 {
+		t.Fatalf("Since(0) after overflow: %d events from seq %d, want the last %d", len(got), got[0].Seq, ringSize)
+	}
+}
