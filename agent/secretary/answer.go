@@ -83,11 +83,15 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 		ContextRefs: ev.refs(),
 		Completed:   true,
 	}
+	doing, err := s.inProgress(ctx, pq, hits, ev, contexts, ac)
+	if err != nil {
+		return Answer{}, err
+	}
 	conf := s.confidence(hits, pq)
 	if release {
 		conf = s.releaseConfidence(hits)
 	}
-	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, now: s.now()}
+	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, inProgress: doing, now: s.now()}
 	res.Summary, res.Metadata = s.summarise(ctx, q.Text, facts)
 	res.Metadata["confidence"] = conf
 	res.Metadata["evidence"] = len(hits)

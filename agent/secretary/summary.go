@@ -19,6 +19,7 @@ type answerFacts struct {
 	blockers     []string
 	progress     *int
 	progressFrom string
+	inProgress   []string // what is being worked on now (uncommitted changes, notes)
 	now          time.Time
 }
 
@@ -43,8 +44,9 @@ func (s *Secretary) summarise(ctx context.Context, question string, f answerFact
 	return clipRunes(text, maxSummaryRunes), meta
 }
 
-// extractiveSummary is deterministic and offline: how much matched and
-// where, the best-ranked events, progress and blockers.
+// extractiveSummary is deterministic and offline: what matched and where,
+// then what is done, what is in progress and what blocks, each said once,
+// in the question's language.
 func extractiveSummary(f answerFacts) string {
 	topic := strings.Join(f.q.Words, " ")
 	if len(f.hits) == 0 {
@@ -57,40 +59,95 @@ func extractiveSummary(f answerFacts) string {
 	if latest.IsZero() {
 		latest = latestTS(f.hits, true)
 	}
-	where := strings.Join(f.ev.contexts, ", ")
-	var titles []string
-	for _, h := range f.hits {
-		if len(titles) == 3 {
-			break
-		}
-		// Markers show up as blockers and branches say little; an event
-		// already listed as a blocker is not repeated among the titles.
-		if !isStateKind(h.Kind) && !slices.Contains(f.blockers, clipRunes(h.Title, snippetCap)) {
-			titles = append(titles, clipRunes(h.Title, 80))
-		}
+	t := templatesEN
+	if f.q.Japanese {
+		t = templatesJA
+	}
+	if topic == "" {
+		topic = t.recentWork
 	}
 	var b strings.Builder
-	if f.q.Japanese {
-		fmt.Fprintf(&b, "「%s」の記録が%d件（%s、最新は%s）。主な内容: %s。", topic, len(f.hits), where, agoJA(f.now.Sub(latest)), strings.Join(titles, " / "))
-		if f.progress != nil {
-			fmt.Fprintf(&b, "進捗 %d%%。", *f.progress)
-		}
-		if len(f.blockers) > 0 {
-			fmt.Fprintf(&b, "ブロック要因 %d件: %s。", len(f.blockers), strings.Join(f.blockers[:min(2, len(f.blockers))], " / "))
-		}
-	} else {
-		if topic == "" {
-			topic = "recent work"
-		}
-		fmt.Fprintf(&b, "%s: %d matching events in %s, latest %s. Recent: %s.", topic, len(f.hits), where, agoEN(f.now.Sub(latest)), strings.Join(titles, "; "))
-		if f.progress != nil {
-			fmt.Fprintf(&b, " Progress %d%%.", *f.progress)
-		}
-		if len(f.blockers) > 0 {
-			fmt.Fprintf(&b, " Blockers (%d): %s.", len(f.blockers), strings.Join(f.blockers[:min(2, len(f.blockers))], "; "))
-		}
+	b.WriteString(t.head(topic, len(f.hits), strings.Join(f.ev.contexts, ", "), t.ago(f.now.Sub(latest))))
+	progress := f.inProgress
+	if f.progress != nil {
+		progress = append(append([]string(nil), progress...), t.percent(*f.progress))
 	}
+	blockers := f.blockers[:min(3, len(f.blockers))]
+	b.WriteString(t.section(t.done, doneItems(f)))
+	b.WriteString(t.section(t.doing, progress))
+	b.WriteString(t.section(t.blocked, blockers))
 	return clipRunes(b.String(), maxSummaryRunes)
+}
+
+// doneItems are the titles of the best-matching recorded work (commits,
+// finished tasks), leaving out anything the answer lists as a blocker.
+func doneItems(f answerFacts) []string {
+	var out []string
+	for _, h := range f.hits {
+		if len(out) == 3 {
+			break
+		}
+		if h.Kind != "commit" && h.Kind != KindTask {
+			continue
+		}
+		title := clipRunes(h.Title, 80)
+		if isBlocker(f.blockers, h.Title) || slices.Contains(out, title) {
+			continue
+		}
+		out = append(out, title)
+	}
+	return out
+}
+
+// isBlocker reports whether title is, or opens, one of the blockers.
+func isBlocker(blockers []string, title string) bool {
+	full := clipRunes(title, snippetCap)
+	return slices.ContainsFunc(blockers, func(b string) bool { return b == full || strings.HasPrefix(b, title+": ") })
+}
+
+// templates are the summary's wording in one language.
+type templates struct {
+	recentWork           string
+	done, doing, blocked string
+	none                 string
+	sep, end             string
+	head                 func(topic string, n int, where, ago string) string
+	percent              func(int) string
+	ago                  func(time.Duration) string
+}
+
+var templatesEN = templates{
+	recentWork: "recent work",
+	done:       "Done", doing: "In progress", blocked: "Blocked by",
+	none: "nothing recorded", sep: "; ", end: ".",
+	head: func(topic string, n int, where, ago string) string {
+		return fmt.Sprintf("%s: %d matching events in %s, latest %s.", topic, n, where, ago)
+	},
+	percent: func(p int) string { return fmt.Sprintf("about %d%% done", p) },
+	ago:     agoEN,
+}
+
+var templatesJA = templates{
+	recentWork: "最近の作業",
+	done:       "完了", doing: "進行中", blocked: "ブロック要因",
+	none: "なし", sep: " / ", end: "。",
+	head: func(topic string, n int, where, ago string) string {
+		return fmt.Sprintf("「%s」の記録が%d件（%s、最新は%s）。", topic, n, where, ago)
+	},
+	percent: func(p int) string { return fmt.Sprintf("進捗 約%d%%", p) },
+	ago:     agoJA,
+}
+
+// section is one part of the summary: "Done: a; b." / "完了: a / b。".
+func (t templates) section(label string, items []string) string {
+	text := t.none
+	if len(items) > 0 {
+		text = strings.Join(items, t.sep)
+	}
+	if t.end == "." {
+		return " " + label + ": " + text + t.end
+	}
+	return label + ": " + text + t.end
 }
 
 // latestTS is the newest hit's time, counting state snapshots only when

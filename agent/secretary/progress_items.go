@@ -1,0 +1,94 @@
+package secretary
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// maxInProgress bounds the in-progress items a summary names.
+const maxInProgress = 3
+
+// inProgress lists what is being worked on now about the question's topic
+// (all of it when the question names none): the uncommitted changes to
+// files the evidence is about, TODOs the uncommitted diff adds, and notes
+// or assistant reports that match. Blockers are left out: they have their
+// own part of the answer.
+func (s *Secretary) inProgress(ctx context.Context, pq parsedQuery, hits []store.ContextHit, ev *evidence, contexts []string, ac *accessCheck) ([]string, error) {
+	ctxs := ev.contexts
+	if len(ctxs) == 0 {
+		ctxs = contexts
+	}
+	state, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"worktree", "marker"}, Contexts: ctxs, Limit: 400})
+	if err != nil {
+		return nil, err
+	}
+	top := map[string]bool{}
+	for i, f := range ev.rankedFiles() {
+		if i == 3 {
+			break
+		}
+		top[f.path] = true
+	}
+	topical := func(file string) bool {
+		return len(pq.Concepts) == 0 || top[file] || pathNames(file, pq)
+	}
+	var items []string
+	for _, e := range state {
+		if !ac.allow(e) {
+			continue
+		}
+		switch m := parseMeta(e.Meta); {
+		case e.Kind == "worktree":
+			var files []string
+			for _, f := range m.Files {
+				if topical(f.Path) {
+					files = append(files, f.Path)
+				}
+			}
+			if len(files) > 0 {
+				sort.Strings(files)
+				items = append(items, uncommittedItem(pq.Japanese, files))
+			}
+		case m.Marker == "TODO" && m.Uncommitted && topical(fileOfMarker(e)):
+			items = append(items, e.Title)
+		}
+	}
+	for _, h := range hits {
+		if (h.Kind == KindNote || h.Kind == KindReport) && !saysBlocked(h.Title+" "+h.Body) {
+			items = append(items, clipRunes(h.Title, 100))
+		}
+	}
+	items = unique(items) // the same note stored twice reads once
+	if len(items) > maxInProgress {
+		items = items[:maxInProgress]
+	}
+	return items, nil
+}
+
+func unique(items []string) []string {
+	var out []string
+	for _, it := range items {
+		if !slices.Contains(out, it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// uncommittedItem names uncommitted files, at most three.
+func uncommittedItem(ja bool, files []string) string {
+	more := ""
+	if len(files) > 3 {
+		more = fmt.Sprintf(" (+%d)", len(files)-3)
+		files = files[:3]
+	}
+	if ja {
+		return "未コミットの変更 " + strings.Join(files, ", ") + more
+	}
+	return "uncommitted changes to " + strings.Join(files, ", ") + more
+}
