@@ -18,6 +18,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/task"
@@ -56,7 +57,7 @@ type Core struct {
 	peerSrv      *rpc.Server
 	ctlSrv       *rpc.Server
 	events       *events.Broker
-	outbox       *outbox
+	outbox       *outbox.Outbox
 	peers        *peerClients
 	callers      callerCache
 	tasks        *task.Engine
@@ -131,7 +132,7 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 		c.transport = rpc.NewDirectTransport(id, cfg.Network.ListenAddr)
 	}
 	c.peers = newPeerClients(c)
-	c.outbox = newOutbox(c)
+	c.outbox = c.newOutbox()
 	if err := c.seedPeers(ctx, cfg); err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 		wg.Add(1)
 		go func() { defer wg.Done(); f(ctx) }()
 	}
-	run(c.outbox.run)
+	run(c.outbox.Run)
 	run(c.heartbeatLoop)
 	run(c.serveMetrics)
 	run(c.autoPruneLoop)

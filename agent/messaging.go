@@ -159,9 +159,9 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 	if req.TaskID != "" {
 		c.events.Publish(EventCoordTask, req.TaskID, req.To, req.Type)
 	}
-	out.Queued = !c.outbox.deliver(context.WithoutCancel(ctx), entry)
+	out.Queued = !c.outbox.Deliver(context.WithoutCancel(ctx), entry)
 	if out.Queued {
-		c.outbox.wake() // it was rescheduled: let the loop see when
+		c.outbox.Wake() // it was rescheduled: let the loop see when
 	}
 	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {

@@ -147,7 +147,7 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	}
 	c.callers.put(caller.Key(), p.AgentID, rec.Role)
 	c.events.Publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
-	c.outbox.wake()
+	c.outbox.Wake()
 	return nil
 }
 
@@ -284,7 +284,7 @@ func (c *Core) markSeen(ctx context.Context, agentID string) error {
 	}
 	if wasOffline {
 		c.events.Publish(EventPeerChanged, agentID, agentID, "online")
-		c.outbox.wake()
+		c.outbox.Wake()
 	}
 	return nil
 }

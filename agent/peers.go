@@ -229,7 +229,7 @@ func (c *Core) recordSelfDescription(ctx context.Context, agentID string, e wire
 		rec.Contexts, rec.TaskTypes = contextIDs(e.Identity.Capabilities.Contexts), e.Identity.Capabilities.TaskTypes
 		rec.Status, rec.LastSeen = e.Status, c.now()
 		if wasOffline {
-			defer c.outbox.wake()
+			defer c.outbox.Wake()
 		}
 		return tx.UpsertPeer(rec)
 	})

@@ -317,7 +317,7 @@ func (c *Core) finishQuery(ctx context.Context, q store.QueryRecord, state, even
 		return err
 	}
 	c.events.Publish(EventQueryUpdated, q.ID, q.From, state)
-	c.outbox.wake()
+	c.outbox.Wake()
 	return nil
 }
 

@@ -77,7 +77,7 @@ func (c *Core) taskNamesTool(name string) bool {
 func (c *Core) notifyRequester(ctx context.Context, requester, event, relatedID string, data any) error {
 	err := c.db.Write(ctx, func(tx *store.Tx) error { return c.enqueueNotify(tx, requester, event, relatedID, data) })
 	if err == nil {
-		c.outbox.wake()
+		c.outbox.Wake()
 		c.mirrorTaskResult(ctx, data)
 	}
 	return err

@@ -1,0 +1,160 @@
+// Package outbox delivers stored notifications and messages to peers,
+// retrying with exponential back-off (1 s, 2 s, 4 s … capped) until
+// delivered or expired. Entries are written in the same transaction as the
+// change they report, so nothing is lost across a crash; receivers drop
+// duplicates by the notify id, so a delivery that succeeded just before a
+// crash is not shown twice.
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Outbox is the delivery loop. Set the fields, then Run it; Wake and
+// Deliver are safe to call meanwhile.
+type Outbox struct {
+	DB     *store.DB
+	Log    *slog.Logger
+	Now    func() time.Time
+	Config func() config.Outbox // read at every retry, so reloads apply
+	// Send delivers one entry to its peer; nil means the peer
+	// acknowledged (stored) it.
+	Send func(ctx context.Context, e store.OutboxRecord) error
+	// Failed learns of every failed delivery (the core marks a peer that
+	// gave no answer at all offline).
+	Failed func(ctx context.Context, agentID string, err error)
+
+	kick chan struct{}
+}
+
+// New returns an outbox with its fields set.
+func New(o Outbox) *Outbox {
+	o.kick = make(chan struct{}, 1)
+	return &o
+}
+
+// Wake makes the loop look at the queue now (new entry, peer back online).
+func (o *Outbox) Wake() {
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Notify is the aoi.notify entry id for a peer, due now, to be stored
+// with tx.EnqueueOutbox in the transaction that made the change it reports.
+func Notify(id, from, to, event, relatedID string, data json.RawMessage, now time.Time, expiry time.Duration) store.OutboxRecord {
+	params := wire.NotifyParams{ID: id, From: from, To: to, Event: event, RelatedQueryID: relatedID,
+		Data: data, Timestamp: now}
+	b, err := json.Marshal(params)
+	if err != nil {
+		panic(fmt.Sprintf("marshal notify params: %v", err)) // a plain struct of ours
+	}
+	return store.OutboxRecord{ID: id, To: to, Method: wire.MethodNotify, Params: b,
+		NextAttemptAt: now, CreatedAt: now, ExpiresAt: now.Add(expiry)}
+}
+
+// Run delivers due entries until ctx ends.
+func (o *Outbox) Run(ctx context.Context) {
+	for {
+		o.deliverDue(ctx)
+		wait := o.untilNext(ctx)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-o.kick:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// untilNext is how long to sleep before the next entry is due (at most 30 s).
+func (o *Outbox) untilNext(ctx context.Context) time.Duration {
+	const maxIdle = 30 * time.Second
+	next, ok, err := o.DB.NextOutboxAt(ctx)
+	if err != nil || !ok {
+		return maxIdle
+	}
+	d := next.Sub(o.Now())
+	switch {
+	case d < 0:
+		return 0
+	case d > maxIdle:
+		return maxIdle
+	}
+	return d
+}
+
+// deliverDue tries every due entry once.
+func (o *Outbox) deliverDue(ctx context.Context) {
+	due, err := o.DB.DueOutbox(ctx, o.Now(), 100)
+	if err != nil {
+		o.Log.Error("read outbox", "component", "outbox", "err", err)
+		return
+	}
+	for _, e := range due {
+		if ctx.Err() != nil {
+			return
+		}
+		o.Deliver(ctx, e)
+	}
+}
+
+// Deliver sends one entry, records the outcome and reports whether the
+// peer acknowledged it.
+func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) bool {
+	if o.Now().After(e.ExpiresAt) {
+		o.expire(ctx, e)
+		return false
+	}
+	err := o.Send(ctx, e)
+	if err == nil {
+		werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.MarkOutboxDelivered(e.ID, o.Now()) })
+		if werr != nil {
+			o.Log.Error("mark delivered", "component", "outbox", "id", e.ID, "err", werr)
+		}
+		o.Log.Info("delivered", "component", "outbox", "agent_to", e.To, "id", e.ID, "attempts", e.Attempts+1)
+		return true
+	}
+	if o.Failed != nil {
+		o.Failed(ctx, e.To, err)
+	}
+	next := o.Now().Add(o.backoff(e.Attempts))
+	o.Log.Info("delivery failed; will retry", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
+	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error()) }); werr != nil {
+		o.Log.Error("reschedule", "component", "outbox", "id", e.ID, "err", werr)
+	}
+	return false
+}
+
+// backoff is initial·2^attempts, capped.
+func (o *Outbox) backoff(attempts int) time.Duration {
+	cfg := o.Config()
+	return backoff.Policy{Base: cfg.InitialBackoff(), Max: cfg.MaxBackoff()}.Delay(attempts)
+}
+
+// expire gives up on an entry and audits it.
+func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
+	err := o.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.ExpireOutbox(e.ID); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit(e.To, "outbox.expired", "TIMEOUT", map[string]any{"id": e.ID, "attempts": e.Attempts, "last_error": e.LastError})
+		return err
+	})
+	if err != nil {
+		o.Log.Error("expire outbox", "component", "outbox", "id", e.ID, "err", err)
+	}
+}

@@ -1,0 +1,78 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// A failed delivery is retried after the back-off (1 s, then 2 s), the
+// failure is reported, and once the peer acknowledges the entry is done.
+func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clk.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(`{"summary":"75%"}`), clk.now(), time.Hour)
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
+		t.Fatal(err)
+	}
+	peerUp, failures := false, 0
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+		Config: func() config.Outbox { return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600} },
+		Send: func(ctx context.Context, got store.OutboxRecord) error {
+			if got.ID != "n-1" || got.To != "pm" {
+				t.Errorf("sent %+v", got)
+			}
+			if !peerUp {
+				return errors.New("connection refused")
+			}
+			return nil
+		},
+		Failed: func(ctx context.Context, agentID string, err error) { failures++ },
+	})
+	for attempt, wait := range []time.Duration{time.Second, 2 * time.Second} {
+		due, _ := db.DueOutbox(ctx, clk.now(), 10)
+		if len(due) != 1 || o.Deliver(ctx, due[0]) {
+			t.Fatalf("attempt %d: due %d, want one failed delivery", attempt, len(due))
+		}
+		next, ok, _ := db.NextOutboxAt(ctx)
+		if !ok || !next.Equal(clk.now().Add(wait)) {
+			t.Fatalf("attempt %d: next try at %v, want %v later", attempt, next, wait)
+		}
+		clk.add(wait)
+	}
+	if failures != 2 {
+		t.Fatalf("%d failures reported, want 2", failures)
+	}
+	peerUp = true
+	due, _ := db.DueOutbox(ctx, clk.now(), 10)
+	if len(due) != 1 || !o.Deliver(ctx, due[0]) {
+		t.Fatal("delivery to the peer that came back failed")
+	}
+	if _, ok, _ := db.NextOutboxAt(ctx); ok {
+		t.Fatal("a delivered entry is still queued")
+	}
+}
