@@ -41,7 +41,9 @@ func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
 	}
 	peerUp, failures := false, 0
 	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
-		Config: func() config.Outbox { return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600} },
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600}
+		},
 		Send: func(ctx context.Context, got store.OutboxRecord) error {
 			if got.ID != "n-1" || got.To != "pm" {
 				t.Errorf("sent %+v", got)
