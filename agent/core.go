@@ -74,6 +74,9 @@ type Core struct {
 	// expiredCerts maps a pinned peer's agent id to when the certificate
 	// it last presented expired (shown in Peers and doctor).
 	expiredCerts sync.Map
+	// seenCalls maps a peer id to when a call from it last marked it online
+	// (seenCalling throttles the registry writes).
+	seenCalls sync.Map
 	listenAddr   atomic.Value  // string
 	obs          observability // metrics (metrics_wiring.go)
 

@@ -48,6 +48,7 @@ func unreachable(err error) bool {
 // markOffline records a peer as offline and tells the front ends.
 func (c *Core) markOffline(ctx context.Context, agentID string) {
 	rec, found, err := c.db.Peer(ctx, agentID)
+	c.seenCalls.Delete(agentID) // the next call from it marks it online again at once
 	if err != nil || !found || rec.Status == PeerOffline {
 		return
 	}
@@ -56,4 +57,22 @@ func (c *Core) markOffline(ctx context.Context, agentID string) {
 		return
 	}
 	c.events.Publish(EventPeerChanged, agentID, agentID, PeerOffline)
+}
+
+// seenCallingEvery throttles marking a calling peer online: a call proves
+// it is up, but one registry write per peer per interval is enough.
+const seenCallingEvery = 30 * time.Second
+
+// seenCalling marks a pinned peer that just called us online (it may have
+// been offline since a failed call or a missed heartbeat), at most once per
+// seenCallingEvery. Failures only cost freshness, so they are logged.
+func (c *Core) seenCalling(ctx context.Context, agentID string) {
+	now := c.now()
+	if v, ok := c.seenCalls.Load(agentID); ok && now.Sub(v.(time.Time)) < seenCallingEvery {
+		return
+	}
+	c.seenCalls.Store(agentID, now)
+	if err := c.markSeen(ctx, agentID); err != nil {
+		c.log.Warn("mark calling peer online", "component", "registry", "agent_from", agentID, "err", err)
+	}
 }

@@ -72,6 +72,7 @@ func (c *Core) authenticate(ctx context.Context, caller rpc.Caller) (rpc.Caller,
 	}
 	if info, ok := c.callers.get(caller.Key()); ok {
 		caller.AgentID = info.agentID
+		c.seenCalling(ctx, info.agentID)
 		return caller, nil
 	}
 	switch caller.Kind {
@@ -94,6 +95,7 @@ func (c *Core) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.Call
 		}
 		c.callers.put(caller.Key(), rec.AgentID, rec.Role)
 		caller.AgentID = rec.AgentID
+		c.seenCalling(ctx, rec.AgentID)
 		return caller, nil
 	}
 	c.recordTrustRequest(ctx, caller)

@@ -43,3 +43,31 @@ func TestTrustRequestCarriesAnnouncedIDAndEndpoint(t *testing.T) {
 		t.Fatalf("ask the newly trusted peer: %+v, %v", res, err)
 	}
 }
+
+// TestCallingPeerShowsOnline: a call from a pinned peer proves it is up, so
+// the peer shows online at once (not after the next heartbeat).
+func TestCallingPeerShowsOnline(t *testing.T) {
+	eng := newTestAgent(t, "eng-callee", "engineer", nil)
+	pm := newTestAgent(t, "pm-caller", "pm", nil)
+	pair(eng, pm)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	status := func() string {
+		peers, _ := eng.Peers(ctx)
+		for _, p := range peers {
+			if p.AgentID == "pm-caller" {
+				return p.Status
+			}
+		}
+		return "missing"
+	}
+	if s := status(); s != agent.PeerOffline {
+		t.Fatalf("before any call the PM is %q; want offline (nothing heard yet)", s)
+	}
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-callee", Query: "status?"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(); s != agent.PeerOnline {
+		t.Fatalf("after its call the PM is %q; want online", s)
+	}
+}

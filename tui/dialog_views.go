@@ -166,8 +166,8 @@ func firstRunText(f FirstRun) string {
 		}) +
 		"\n\nGive colleagues your agent id, address and fingerprint; they trust you with\n" +
 		"  aoi peers trust " + Sanitize(f.AgentID) + " FINGERPRINT --endpoint HOST:PORT\n" +
-		"Add theirs the same way here (`aoi id --fingerprint` prints one), or press t on\n" +
-		"a trust request in the Peers pane after they call you. The Peers pane always\n" +
+		"Add theirs the same way here (`aoi id --fingerprint` prints one), or press t on " +
+		"a trust request in the Peers pane after they call you. The Peers pane always " +
 		"shows your fingerprint.\n\n" +
 		"? lists every key."
 }

@@ -15,10 +15,12 @@ ENG=$T/eng
 TMUX_SOCK=aoi-e2e-$$
 SESSION=eng
 PM_PID=
+QA_PID=
 
 cleanup() {
 	tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
 	if [ -n "$PM_PID" ]; then kill "$PM_PID" 2>/dev/null || true; wait "$PM_PID" 2>/dev/null || true; fi
+	if [ -n "$QA_PID" ]; then kill "$QA_PID" 2>/dev/null || true; wait "$QA_PID" 2>/dev/null || true; fi
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -85,7 +87,7 @@ PM_FP=$(aoi --data-dir "$PM" id --fingerprint) || fail "aoi id for the PM"
 ENG_FP=$(aoi --data-dir "$ENG" id --fingerprint) || fail "aoi id for the engineer"
 aoi --data-dir "$PM" peers trust eng-suzuki "$ENG_FP" --endpoint "127.0.0.1:$ENG_PORT" >/dev/null ||
 	fail "the PM could not pin the engineer"
-aoi --data-dir "$ENG" peers trust pm-tanaka "$PM_FP" --endpoint "127.0.0.1:$PM_PORT" >/dev/null ||
+aoi --data-dir "$ENG" peers trust pm-tanaka "$PM_FP" --endpoint "127.0.0.1:$PM_PORT" --role pm >/dev/null ||
 	fail "the engineer (through the interface's control socket) could not pin the PM"
 
 aoi --data-dir "$PM" query eng-suzuki "how is auth going?" >"$T/query.log" 2>&1 ||
@@ -105,6 +107,11 @@ keys -l " JWT done, refresh tokens next"
 keys C-s
 poll screen_has "answer sent" || fail "the interface never confirmed the answer was sent"
 poll pm_inbox_has "JWT done, refresh tokens next" || fail "the answer never reached the PM's inbox"
+
+# Daily use (approvals, audit, messages, trust, first run): tui_daily.sh.
+# shellcheck source=tui_daily.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tui_daily.sh"
+run_daily_checks
 
 aoi --data-dir "$ENG" audit verify >"$T/verify.log" 2>&1 || fail "aoi audit verify failed for the engineer"
 
