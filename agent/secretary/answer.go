@@ -58,6 +58,12 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	}
 	pq := parseQuery(q.Text)
 	contexts, pq = pq.namedContexts(contexts)
+	expansion := "glossary"
+	if used, err := pq.llmExpand(ctx, cfg.Secretary.LLM, q.Text); err != nil {
+		s.log.Warn("LLM query expansion failed; searching with the glossary's terms", "err", err)
+	} else if used {
+		expansion = "llm"
+	}
 	ac := &accessCheck{scope: q.Scope, contexts: contexts, allowed: q.Allowed}
 	hits, release, err := s.releaseEvidence(ctx, pq, contexts, ac)
 	if err != nil {
@@ -94,6 +100,7 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, inProgress: doing, now: s.now()}
 	res.Summary, res.Metadata = s.summarise(ctx, q.Text, facts)
 	res.Metadata["confidence"] = conf
+	res.Metadata["expansion"] = expansion
 	res.Metadata["evidence"] = len(hits)
 	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits)}, nil
 }

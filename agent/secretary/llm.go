@@ -53,19 +53,20 @@ func chatSummary(ctx context.Context, llm config.LLM, question, extractive strin
 	if maxTokens <= 0 {
 		maxTokens = llmDefaultTokens
 	}
-	req := chatRequest{
-		Model: llm.Model,
-		Messages: []chatMessage{
-			{Role: "system", Content: llmSystemPrompt},
-			{Role: "user", Content: clipRunes(llmPrompt(question, extractive, f), llmMaxPromptRunes)},
-		},
-		MaxTokens: min(maxTokens, llmMaxTokens),
-	}
-	body, err := json.Marshal(req)
+	return chatComplete(ctx, llm, []chatMessage{
+		{Role: "system", Content: llmSystemPrompt},
+		{Role: "user", Content: clipRunes(llmPrompt(question, extractive, f), llmMaxPromptRunes)},
+	}, min(maxTokens, llmMaxTokens), llmTimeout)
+}
+
+// chatComplete sends one chat completion request and returns the reply,
+// within timeout.
+func chatComplete(ctx context.Context, llm config.LLM, msgs []chatMessage, maxTokens int, timeout time.Duration) (string, error) {
+	body, err := json.Marshal(chatRequest{Model: llm.Model, Messages: msgs, MaxTokens: maxTokens})
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(ctx, llmTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	url := strings.TrimSuffix(llm.Endpoint, "/") + "/chat/completions"
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))

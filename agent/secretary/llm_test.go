@@ -81,8 +81,11 @@ func TestLLMSummariser(t *testing.T) {
 	if strings.Contains(a.Result.Summary, leakedAWSKey) {
 		t.Fatal("the LLM's answer was not redacted on the way out")
 	}
+	// The first request asked for search terms (and fell back: the reply
+	// is no JSON); the summary is the last.
 	cs.mu.Lock()
-	req, auth := cs.requests[0], cs.auth[0]
+	last := len(cs.requests) - 1
+	req, auth := cs.requests[last], cs.auth[last]
 	cs.mu.Unlock()
 	if req.Model != "llama3.1" || req.MaxTokens != 200 || auth != "Bearer sk-local-test" || len(req.Messages) != 2 {
 		t.Fatalf("request = %+v auth %q", req, auth)
