@@ -1,6 +1,6 @@
 // Package tui is aoi's terminal interface: one root model that owns the
-// layout, the focus ring and a stack of dialogs, five panes (peers, queries,
-// interrupts, approvals, audit), a prompt bar and a status bar. It drives the
+// layout, the focus ring and a stack of dialogs, six panes (peers, queries,
+// interrupts, approvals, audit, messages), a prompt bar and a status bar. It drives the
 // core only through agent.Service, so it works the same in-process and
 // attached to a daemon over the control socket.
 package tui

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// pane is one of the five panes. Panes hold their own copy of the data they
+// pane is one of the six panes. Panes hold their own copy of the data they
 // show; the root model hands it to them and turns their actions into calls.
 type pane interface {
 	// Title is the pane name with a short count for its frame.
