@@ -239,6 +239,9 @@ type Message struct {
 	MessageID  string          `json:"message_id,omitempty"`
 	// Read is whether the owner has seen it (MarkMessagesRead).
 	Read bool `json:"read"`
+	// Question is the text of the owner's question an answer replies to
+	// (RelatedID names one this agent asked), kept across restarts.
+	Question string `json:"question,omitempty"`
 }
 
 // ReportedEvent is a context event pushed by the coding assistant.

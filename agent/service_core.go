@@ -131,7 +131,13 @@ func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messa
 	}
 	out := make([]Message, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, messageView(r))
+		m := messageView(r)
+		if r.RelatedID != "" {
+			if a, found, err := c.db.Ask(ctx, r.RelatedID); err == nil && found {
+				m.Question = a.Text
+			}
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }

@@ -125,7 +125,11 @@ func (p *messagesPane) View() string {
 // summary is the one-line text of a message; an answer says what it answers.
 func (p *messagesPane) summary(r agent.Message) string {
 	text := messageText(r.Data)
-	if q, ok := p.asks[r.RelatedID]; ok && r.RelatedID != "" {
+	q := truncate(Sanitize(r.Question), 40)
+	if r.Question == "" {
+		q = p.asks[r.RelatedID]
+	}
+	if q != "" && r.RelatedID != "" {
 		return "re “" + q + "”: " + text
 	}
 	return text
@@ -154,7 +158,7 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	body := detailFields([][2]string{
 		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", ago(e.now, r.ReceivedAt)},
 		{"task", r.TaskID}, {"thread", r.ThreadID}, {"reply to", r.ReplyTo}, {"priority", r.Priority},
-		{"about query", r.RelatedID}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
+		{"about query", r.RelatedID}, {"your question", r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
 	})
 	for _, t := range tasks {
 		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", " + ago(e.now, t.UpdatedAt) + ")"}})
