@@ -18,6 +18,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/ops"
 	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
@@ -58,6 +59,7 @@ type Core struct {
 	ctlSrv       *rpc.Server
 	events       *events.Broker
 	outbox       *outbox.Outbox
+	ops          *ops.Ops
 	peers        *peerClients
 	callers      callerCache
 	tasks        *task.Engine
@@ -136,6 +138,7 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 	}
 	c.peers = newPeerClients(c)
 	c.outbox = c.newOutbox()
+	c.ops = c.newOps()
 	if err := c.seedPeers(ctx, cfg); err != nil {
 		return err
 	}
@@ -232,7 +235,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	run(c.outbox.Run)
 	run(c.heartbeatLoop)
 	run(c.serveMetrics)
-	run(c.autoPruneLoop)
+	run(c.ops.AutoPrune)
 	run(c.auditWatchLoop)
 	c.ext.start(ctx, run)
 	go func() { wg.Wait(); close(done) }()

@@ -48,12 +48,12 @@ func TestPruneByConfigUsesEachRetentionPeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.add(40 * 24 * time.Hour) // past tasks_days, within audit_days
-	rep, err := c.pruneByConfig(ctx)
+	rep, err := c.ops.PruneByConfig(ctx)
 	if err != nil || rep.Tasks != 1 || rep.AuditRows != 0 {
 		t.Fatalf("after 40 days: %+v, %v; want the task pruned and the audit rows kept", rep, err)
 	}
 	clock.add(400 * 24 * time.Hour)
-	if rep, err = c.pruneByConfig(ctx); err != nil || rep.AuditRows == 0 {
+	if rep, err = c.ops.PruneByConfig(ctx); err != nil || rep.AuditRows == 0 {
 		t.Fatalf("after 440 days: %+v, %v; want old audit rows pruned", rep, err)
 	}
 	if v, err := c.VerifyAudit(ctx); err != nil || !v.OK {

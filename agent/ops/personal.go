@@ -1,4 +1,4 @@
-package agent
+package ops
 
 import (
 	"context"
@@ -37,17 +37,17 @@ type ForgetReport struct {
 // Export returns, as JSON, every stored row that names agentID: its
 // registry entry, queries from it and asks to it, messages, outbox entries,
 // tasks and approvals it requested, context events and audit rows.
-func (c *Core) Export(ctx context.Context, agentID string) (json.RawMessage, error) {
+func (o *Ops) Export(ctx context.Context, agentID string) (json.RawMessage, error) {
 	if err := checkSubject(agentID, ""); err != nil {
 		return nil, err
 	}
-	exp, err := c.db.ExportAgent(ctx, agentID)
+	exp, err := o.DB.ExportAgent(ctx, agentID)
 	if err != nil {
 		return nil, err
 	}
-	out := AgentExport{AgentID: agentID, ExportedBy: c.selfID(), ExportedAt: c.now().UTC().Format("2006-01-02T15:04:05Z"),
+	out := AgentExport{AgentID: agentID, ExportedBy: o.Self(), ExportedAt: o.Now().UTC().Format("2006-01-02T15:04:05Z"),
 		Tables: exp.Tables, Truncated: exp.Truncated}
-	err = c.db.Write(ctx, func(tx *store.Tx) error {
+	err = o.DB.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendAudit("owner", "ctl.export", "ok", map[string]any{"tables": len(exp.Tables)})
 		return err
 	})
@@ -61,26 +61,29 @@ func (c *Core) Export(ctx context.Context, agentID string) (json.RawMessage, err
 // are redacted in place (the chain still verifies, see store/ops_redact.go)
 // and an agent.forgotten row records the deletion. The database file is
 // then compacted so no deleted copy remains on disk.
-func (c *Core) Forget(ctx context.Context, agentID string) (ForgetReport, error) {
-	if err := checkSubject(agentID, c.selfID()); err != nil {
+func (o *Ops) Forget(ctx context.Context, agentID string) (ForgetReport, error) {
+	if err := checkSubject(agentID, o.Self()); err != nil {
 		return ForgetReport{}, err
 	}
-	sr, err := c.db.ForgetAgent(ctx, agentID, "owner")
+	sr, err := o.DB.ForgetAgent(ctx, agentID, "owner")
 	if err != nil {
 		return ForgetReport{}, err
 	}
 	rep := ForgetReport{AgentID: agentID, Deleted: sr.Deleted, Scrubbed: sr.Scrubbed,
 		AuditRedacted: sr.AuditRedacted, AuditEventSeq: sr.AnchorSeq}
-	c.removeTaskDirs(sr.TaskIDs)
-	c.callers.clear()
-	c.peers.forget(agentID)
-	if err := c.db.Compact(ctx); err != nil {
+	o.RemoveTaskDirs(sr.TaskIDs)
+	if o.Forgotten != nil {
+		o.Forgotten(agentID)
+	}
+	if err := o.DB.Compact(ctx); err != nil {
 		rep.Warnings = append(rep.Warnings, "the database was not compacted, so deleted bytes may remain in free pages until the next forget: "+err.Error())
 	}
-	rep.Warnings = append(rep.Warnings, c.configMentions(agentID)...)
-	rep.Warnings = append(rep.Warnings, "log files in "+c.dataDir+" written before now may still name "+agentID+"; they rotate away (logging.max_backups) or can be deleted")
-	c.events.Publish(EventPeerChanged, agentID, "", "forgotten")
-	c.log.Info("agent forgotten", "component", "privacy", "audit_redacted", rep.AuditRedacted)
+	rep.Warnings = append(rep.Warnings, o.configMentions(agentID)...)
+	rep.Warnings = append(rep.Warnings, "log files in "+o.DataDir+" written before now may still name "+agentID+"; they rotate away (logging.max_backups) or can be deleted")
+	if o.Publish != nil {
+		o.Publish(eventPeerChanged, agentID, "", "forgotten")
+	}
+	o.Log.Info("agent forgotten", "component", "privacy", "audit_redacted", rep.AuditRedacted)
 	return rep, nil
 }
 
@@ -100,23 +103,16 @@ func checkSubject(agentID, self string) error {
 
 // configMentions warns where the config still names a forgotten agent,
 // which would bring it back at the next start.
-func (c *Core) configMentions(agentID string) []string {
-	cfg := c.config()
+func (o *Ops) configMentions(agentID string) []string {
+	cfg := o.Config()
 	var w []string
 	if slices.ContainsFunc(cfg.Peers, func(p config.Peer) bool { return p.AgentID == agentID }) {
-		w = append(w, fmt.Sprintf("%s is still in peers[] of %s; remove it there or it is pinned again at the next start", agentID, c.cfgPath))
+		w = append(w, fmt.Sprintf("%s is still in peers[] of %s; remove it there or it is pinned again at the next start", agentID, o.ConfigPath))
 	}
 	for _, r := range cfg.ACL.Rules {
 		if r.AgentID == agentID {
-			w = append(w, fmt.Sprintf("ACL rule %q in %s still names %s", r.ID, c.cfgPath, agentID))
+			w = append(w, fmt.Sprintf("ACL rule %q in %s still names %s", r.ID, o.ConfigPath, agentID))
 		}
 	}
 	return w
-}
-
-// forget drops the cached client of a forgotten peer.
-func (pc *peerClients) forget(agentID string) {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	delete(pc.m, agentID)
 }
