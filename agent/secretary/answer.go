@@ -149,7 +149,36 @@ func (s *Secretary) confidence(hits []store.ContextHit, pq parsedQuery) float64 
 		return interrupt.Confidence(false, 0, 0)
 	}
 	best := hits[i]
-	return interrupt.Confidence(true, s.now().Sub(best.TS), coverage(best, pq))
+	return interrupt.Confidence(true, s.now().Sub(best.TS), quality(hits, pq))
+}
+
+// quality is how much of the question the evidence covers: the share of
+// its concepts the best hit holds; when that is half or more, averaged
+// with the share the five best hits hold between them (the rest of the
+// question is found right next to it). A best hit covering less stays as
+// it is: scattered matches of single words are what off-topic questions
+// get.
+func quality(hits []store.ContextHit, pq parsedQuery) float64 {
+	var top []store.ContextHit
+	for _, h := range hits {
+		if !isStateKind(h.Kind) && len(top) < 5 {
+			top = append(top, h)
+		}
+	}
+	if len(top) == 0 {
+		return 0
+	}
+	q1 := coverage(top[0], pq)
+	if q1 < 0.5 || len(pq.Concepts) == 0 {
+		return q1
+	}
+	covered := 0
+	for _, g := range pq.Concepts {
+		if slices.ContainsFunc(top, func(h store.ContextHit) bool { return coversConcept(h, g) }) {
+			covered++
+		}
+	}
+	return (q1 + float64(covered)/float64(len(pq.Concepts))) / 2
 }
 
 // coverage is the share of the question's concepts the hit covers: a
@@ -159,14 +188,19 @@ func coverage(h store.ContextHit, pq parsedQuery) float64 {
 	if len(pq.Concepts) == 0 {
 		return 1
 	}
-	text := strings.ToLower(h.Title + "\n" + h.Key + "\n" + h.Body)
 	covered := 0
 	for _, g := range pq.Concepts {
-		if slices.ContainsFunc(g, func(t string) bool { return strings.Contains(text, t) }) {
+		if coversConcept(h, g) {
 			covered++
 		}
 	}
 	return float64(covered) / float64(len(pq.Concepts))
+}
+
+// coversConcept reports whether a hit contains one of a concept's forms.
+func coversConcept(h store.ContextHit, forms []string) bool {
+	text := strings.ToLower(h.Title + "\n" + h.Key + "\n" + h.Body)
+	return slices.ContainsFunc(forms, func(t string) bool { return strings.Contains(text, t) })
 }
 
 func isStateKind(kind string) bool {

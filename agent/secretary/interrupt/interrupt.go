@@ -5,6 +5,7 @@ package interrupt
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -102,11 +103,14 @@ const (
 	ConfNoMatch    = 0.2  // nothing matched
 )
 
-// Confidence turns the age of the best match and its quality (the share of
-// the query's terms the evidence covers, 0..1) into a confidence. Coverage
-// counts twice (squared): evidence for half of a question's terms is
-// usually evidence about something else, so a fresh but off-topic hit
-// stays far below the auto-respond threshold.
+// Confidence turns the age of the best match and its quality (how much of
+// the question the evidence covers, 0..1) into a confidence. Measured on
+// make eval and a held-out set, answers covering a quarter of the question
+// or less are off-topic or wrong, those covering four fifths or more are
+// right as often as fully covered ones, and in between rightness climbs
+// steeply: the quality is rescaled from [0.25, 0.8] to [0, 1] and raised
+// to the power 1.5, so a fresh but off-topic hit stays far below the
+// auto-respond threshold.
 func Confidence(matched bool, age time.Duration, quality float64) float64 {
 	if !matched {
 		return ConfNoMatch
@@ -118,6 +122,13 @@ func Confidence(matched bool, age time.Duration, quality float64) float64 {
 	case age <= 24*time.Hour:
 		base = ConfRecentDay
 	}
-	quality = min(max(quality, 0), 1)
-	return ConfNoMatch + (base-ConfNoMatch)*quality*quality
+	q := min(max((quality-qualityFloor)/(qualityFull-qualityFloor), 0), 1)
+	return ConfNoMatch + (base-ConfNoMatch)*math.Pow(q, 1.5)
 }
+
+// Quality at or below qualityFloor is no evidence; at or above
+// qualityFull it is full evidence.
+const (
+	qualityFloor = 0.25
+	qualityFull  = 0.8
+)
