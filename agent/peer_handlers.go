@@ -103,6 +103,9 @@ func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) 
 	} else if call.Caller.AgentID == "" {
 		return nil, errs.Denied("unknown caller; announce yourself first (aoi.discover with announce: true)", nil)
 	}
+	if p.SelfOnly {
+		return wire.DiscoverResult{Agents: []wire.RegistryEntry{c.selfEntry()}, AOIVersion: wire.ProtocolVersion}, nil
+	}
 	entries, err := c.registryEntries(ctx, p)
 	if err != nil {
 		return nil, err

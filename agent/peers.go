@@ -98,13 +98,15 @@ func (c *Core) Discover(ctx context.Context) ([]Peer, error) {
 		return nil, err
 	}
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxAnnouncing)
 	for _, r := range recs {
 		if r.Endpoint == "" || r.Trust != TrustPinned {
 			continue
 		}
 		wg.Add(1)
+		slots <- struct{}{}
 		go func(id string) {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			if err := c.announceTo(ctx, id); err != nil {
 				c.log.Info("announce failed", "component", "registry", "agent_to", id, "err", err)
 			}
@@ -113,6 +115,11 @@ func (c *Core) Discover(ctx context.Context) ([]Peer, error) {
 	wg.Wait()
 	return c.Peers(ctx)
 }
+
+// maxAnnouncing bounds the announces of one round in flight at once: with
+// hundreds of peers an unbounded round opens hundreds of TLS connections
+// in the same instant (agent/bench/scale.go measures a round).
+const maxAnnouncing = 16
 
 // discoverFound announces to the transport's candidate peers whose endpoint
 // is not in the registry yet, and pins those that answer.
@@ -131,13 +138,15 @@ func (c *Core) discoverFound(ctx context.Context, pf PeerFinder) {
 		known[r.Endpoint] = true
 	}
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxAnnouncing)
 	for _, ep := range endpoints {
 		if known[ep] {
 			continue
 		}
 		wg.Add(1)
+		slots <- struct{}{}
 		go func(ep string) {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			if err := c.announceToEndpoint(ctx, ep); err != nil {
 				c.log.Info("announce failed", "component", "registry", "endpoint", ep, "err", err)
 			}
@@ -149,7 +158,7 @@ func (c *Core) discoverFound(ctx context.Context, pf PeerFinder) {
 // announceParams is this agent's announcement.
 func (c *Core) announceParams() wire.DiscoverParams {
 	cfg := c.config()
-	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true,
+	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true, SelfOnly: true,
 		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
 }
 

@@ -88,6 +88,12 @@ type DiscoverParams struct {
 	Owner        string       `json:"owner,omitempty"`
 	Endpoint     string       `json:"endpoint,omitempty"`
 	AOIVersion   string       `json:"aoi_version,omitempty"`
+	// SelfOnly (an aoi extension) asks for the callee's own entry only.
+	// aoi's announce rounds set it: they record only what the callee says
+	// about itself, and with it an announce costs the same with 10 peers
+	// or 1,000 (the seed's full registry in every reply grows as N² over
+	// a tailnet). Without it the reply lists the registry, as in seed 000.
+	SelfOnly bool `json:"self_only,omitempty"`
 	// Filters for a non-announcing discover.
 	FilterRole   string `json:"role_filter,omitempty"`
 	FilterStatus string `json:"status_filter,omitempty"`
