@@ -78,9 +78,9 @@ type Core struct {
 	expiredCerts sync.Map
 	// seenCalls maps a peer id to when a call from it last marked it online
 	// (seenCalling throttles the registry writes).
-	seenCalls sync.Map
-	listenAddr   atomic.Value  // string
-	obs          observability // metrics (metrics_wiring.go)
+	seenCalls  sync.Map
+	listenAddr atomic.Value  // string
+	obs        observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)
