@@ -18,6 +18,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/agent/ops"
 	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/redact"
@@ -60,6 +61,7 @@ type Core struct {
 	events       *events.Broker
 	outbox       *outbox.Outbox
 	ops          *ops.Ops
+	inbox        *inbox.Inbox
 	peers        *peerClients
 	callers      callerCache
 	tasks        *task.Engine
@@ -139,6 +141,7 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 	c.peers = newPeerClients(c)
 	c.outbox = c.newOutbox()
 	c.ops = c.newOps()
+	c.inbox = c.newInbox()
 	if err := c.seedPeers(ctx, cfg); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -66,7 +67,7 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 			return err
 		}
 		if h.Decision == DecisionAutoRespond && p.Async {
-			if err := c.enqueueAnswer(tx, q, *h.Draft); err != nil {
+			if err := c.inbox.QueueAnswer(tx, q, *h.Draft); err != nil {
 				return err
 			}
 		}
@@ -78,11 +79,11 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	call.MarkAudited()
-	c.announceQuery(q)
+	c.inbox.Announce(q)
 	if answerNow {
 		res := *h.Draft
 		res.Completed = true
-		res.Metadata = withMeta(res.Metadata, "query_id", q.ID)
+		res.Metadata = inbox.WithMeta(res.Metadata, "query_id", q.ID)
 		return res, nil
 	}
 	return wire.QueryResult{Summary: pendingSummary(q.State), Completed: false,
@@ -190,14 +191,6 @@ func pendingSummary(state string) string {
 	return "Your question was passed to the owner; the answer will follow as aoi.notify."
 }
 
-// announceQuery tells front ends about a new query; escalations ring.
-func (c *Core) announceQuery(q store.QueryRecord) {
-	c.events.Publish(EventQueryReceived, q.ID, q.From, q.Text)
-	if q.State == QueryEscalated {
-		c.events.Publish(EventAttention, q.ID, q.From, "question from "+q.From)
-	}
-}
-
 // Queries lists received queries, newest first.
 func (c *Core) Queries(ctx context.Context, f QueryFilter) ([]Query, error) {
 	recs, err := c.db.Queries(ctx, f.State, limitOr(f.Limit, 200))
@@ -216,116 +209,28 @@ func queryView(r store.QueryRecord) Query {
 		Decision: r.Decision, Confidence: r.Confidence, Draft: r.Draft, Answer: r.Answer, ReceivedAt: r.ReceivedAt, AnsweredAt: r.AnsweredAt}
 }
 
-// Answer sends the owner's answer to a received query through the outbox.
+// Answer sends the owner's answer to a received query through the outbox
+// (inbox.Inbox.Answer: ErrInvalid, ErrNotFound, ErrConflict).
 func (c *Core) Answer(ctx context.Context, queryID, text string) error {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return errs.Invalid("answer: the text is empty; write the answer to send")
-	}
-	q, err := c.openQuery(ctx, queryID)
-	if err != nil {
-		return err
-	}
-	res := wire.QueryResult{Summary: c.redactOut(text), Completed: true}
-	if len(q.Draft) > 0 { // keep the secretary's evidence with the owner's words
-		var draft wire.QueryResult
-		if json.Unmarshal(q.Draft, &draft) == nil {
-			res.ContextRefs, res.Blockers, res.Progress = draft.ContextRefs, draft.Blockers, draft.Progress
-		}
-	}
-	return c.finishQuery(ctx, q, QueryAnswered, wire.EventQueryCompleted, res, "ctl.answer")
+	return c.inbox.Answer(ctx, queryID, text)
 }
 
-// Decline refuses a received query; the asker is told why.
+// Decline refuses a received query; the asker is told why
+// (inbox.Inbox.Decline: ErrNotFound, ErrConflict).
 func (c *Core) Decline(ctx context.Context, queryID, reason string) error {
-	q, err := c.openQuery(ctx, queryID)
-	if err != nil {
-		return err
-	}
-	if reason == "" {
-		reason = "the owner declined to answer"
-	}
-	res := wire.QueryResult{Summary: c.redactOut(reason), Completed: true, Metadata: map[string]any{"declined": true}}
-	return c.finishQuery(ctx, q, QueryDeclined, wire.EventQueryDeclined, res, "ctl.decline")
+	return c.inbox.Decline(ctx, queryID, reason)
 }
 
 // Release answers buffered queries now with the secretary's draft; an empty
-// id releases all of them.
+// id releases all of them (inbox.Inbox.Release: ErrNotFound, ErrConflict).
 func (c *Core) Release(ctx context.Context, queryID string) error {
-	var qs []store.QueryRecord
-	if queryID == "" {
-		all, err := c.db.Queries(ctx, QueryBuffered, 1000)
-		if err != nil {
-			return err
-		}
-		qs = all
-	} else {
-		q, err := c.openQuery(ctx, queryID)
-		if err != nil {
-			return err
-		}
-		qs = []store.QueryRecord{q}
-	}
-	for _, q := range qs {
-		if err := c.releaseOne(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.inbox.Release(ctx, queryID)
 }
 
-func (c *Core) releaseOne(ctx context.Context, q store.QueryRecord) error {
-	var res wire.QueryResult
-	if len(q.Draft) == 0 || json.Unmarshal(q.Draft, &res) != nil {
-		return errs.Conflict("query %s has no draft answer to release; answer it with `aoi answer %s TEXT`", q.ID, q.ID)
-	}
-	res.Completed = true
-	return c.finishQuery(ctx, q, QueryAnswered, wire.EventQueryCompleted, res, "ctl.release")
-}
-
-// openQuery loads a query that still waits for an answer.
-func (c *Core) openQuery(ctx context.Context, id string) (store.QueryRecord, error) {
-	q, found, err := c.db.Query(ctx, id)
-	if err != nil {
-		return q, err
-	}
-	if !found {
-		return q, errs.NotFound("no query %q; list them with `aoi inbox`", id)
-	}
-	if q.State == QueryAnswered || q.State == QueryDeclined {
-		return q, errs.Conflict("query %s was already %s", id, q.State)
-	}
-	return q, nil
-}
-
-// finishQuery stores the final state and queues the notify in one transaction.
-func (c *Core) finishQuery(ctx context.Context, q store.QueryRecord, state, event string, res wire.QueryResult, method string) error {
-	res.Metadata = withMeta(res.Metadata, "query_id", q.ID)
-	body := mustJSON(res)
-	at := c.now()
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.UpdateQuery(q.ID, state, body, &at); err != nil {
-			return err
-		}
-		if err := c.enqueueNotify(tx, q.From, event, q.RequestID, res); err != nil {
-			return err
-		}
-		_, err := tx.AppendAudit("owner", method, "ok", map[string]any{"query_id": q.ID, "to": q.From})
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	c.events.Publish(EventQueryUpdated, q.ID, q.From, state)
-	c.outbox.Wake()
-	return nil
-}
-
-// enqueueAnswer queues an automatic answer for an async query.
-func (c *Core) enqueueAnswer(tx *store.Tx, q store.QueryRecord, res wire.QueryResult) error {
-	res.Completed = true
-	res.Metadata = withMeta(res.Metadata, "query_id", q.ID)
-	return c.enqueueNotify(tx, q.From, wire.EventQueryCompleted, q.RequestID, res)
+// newInbox wires the owner's side of received queries (agent/inbox).
+func (c *Core) newInbox() *inbox.Inbox {
+	return &inbox.Inbox{DB: c.db, Now: c.now, Notify: c.enqueueNotify, Wake: c.outbox.Wake,
+		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) }}
 }
 
 // Ask sends an ad hoc query to a peer and records it so the answer that
@@ -360,14 +265,6 @@ func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		return AskResult{QueryID: id}, c.peerFailed(ctx, req.To, err)
 	}
 	return AskResult{QueryID: id, Result: raw}, nil
-}
-
-func withMeta(m map[string]any, k string, v any) map[string]any {
-	if m == nil {
-		m = map[string]any{}
-	}
-	m[k] = v
-	return m
 }
 
 func mustJSON(v any) json.RawMessage {

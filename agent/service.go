@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 )
 
 // Service is everything a front end (the TUI, the CLI, the MCP server) can ask
@@ -191,11 +192,11 @@ type AskResult struct {
 
 // Query handling outcomes, recorded with each received query.
 const (
-	QueryAnswered  = "answered"  // auto-responded or answered by the owner
-	QueryBuffered  = "buffered"  // waiting for focus time to end
-	QueryEscalated = "escalated" // rang the owner, waiting in the queries pane
-	QueryAwaiting  = "awaiting"  // stored, waiting for the owner (no secretary decision)
-	QueryDeclined  = "declined"
+	QueryAnswered  = inbox.Answered  // auto-responded or answered by the owner
+	QueryBuffered  = inbox.Buffered  // waiting for focus time to end
+	QueryEscalated = inbox.Escalated // rang the owner, waiting in the queries pane
+	QueryAwaiting  = inbox.Awaiting  // stored, waiting for the owner (no secretary decision)
+	QueryDeclined  = inbox.Declined
 )
 
 // Query is a query received from a peer.
@@ -377,29 +378,25 @@ type AuditVerification struct {
 	Problem  string `json:"problem,omitempty"`
 }
 
-// Event kinds streamed to front ends.
+// Event kinds streamed to front ends (agent/events).
 const (
-	EventQueryReceived     = "query.received"
-	EventQueryUpdated      = "query.updated"
-	EventMessageReceived   = "message.received"
-	EventMessagesRead      = "messages.read" // the owner read up to ID (a seq)
-	EventApprovalRequested = "approval.requested"
-	EventApprovalDecided   = "approval.decided"
-	EventApprovalExpired   = "approval.expired"
-	EventTaskState         = "task.state"
-	EventTaskHeartbeat     = "task.heartbeat" // lossy
-	EventPeerChanged       = "peer.changed"
-	EventTrustRequested    = "trust.requested"
-	EventAudit             = "audit.appended" // lossy
-	EventFocusChanged      = "focus.changed"
-	EventAttention         = "attention"  // something needs the owner: ring the bell
-	EventCoordTask         = "coord.task" // a coordination task moved (ID = task id)
-
-	// A control-socket client (ctlclient) reports losing and regaining
-	// the core on its event stream. These carry Seq 0: the core never
-	// numbers them, and resuming by Seq ignores them.
-	EventCoreDisconnected = "core.disconnected"
-	EventCoreReconnected  = "core.reconnected"
+	EventQueryReceived     = events.QueryReceived
+	EventQueryUpdated      = events.QueryUpdated
+	EventMessageReceived   = events.MessageReceived
+	EventMessagesRead      = events.MessagesRead
+	EventApprovalRequested = events.ApprovalRequested
+	EventApprovalDecided   = events.ApprovalDecided
+	EventApprovalExpired   = events.ApprovalExpired
+	EventTaskState         = events.TaskState
+	EventTaskHeartbeat     = events.TaskHeartbeat
+	EventPeerChanged       = events.PeerChanged
+	EventTrustRequested    = events.TrustRequested
+	EventAudit             = events.Audit
+	EventFocusChanged      = events.FocusChanged
+	EventAttention         = events.Attention
+	EventCoordTask         = events.CoordTask
+	EventCoreDisconnected  = events.CoreDisconnected
+	EventCoreReconnected   = events.CoreReconnected
 )
 
 // Event is a change in the core (agent/events). It carries ids and a

@@ -22,6 +22,32 @@ type Event struct {
 	Summary string    `json:"summary,omitempty"`
 }
 
+// Kinds of event. A front end switches on them; agent re-exports each as
+// Event<Kind> (agent.EventQueryReceived = events.QueryReceived).
+const (
+	QueryReceived     = "query.received"
+	QueryUpdated      = "query.updated"
+	MessageReceived   = "message.received"
+	MessagesRead      = "messages.read" // the owner read up to ID (a seq)
+	ApprovalRequested = "approval.requested"
+	ApprovalDecided   = "approval.decided"
+	ApprovalExpired   = "approval.expired"
+	TaskState         = "task.state"
+	TaskHeartbeat     = "task.heartbeat" // lossy
+	PeerChanged       = "peer.changed"
+	TrustRequested    = "trust.requested"
+	Audit             = "audit.appended" // lossy
+	FocusChanged      = "focus.changed"
+	Attention         = "attention"  // something needs the owner: ring the bell
+	CoordTask         = "coord.task" // a coordination task moved (ID = task id)
+
+	// A control-socket client (ctlclient) reports losing and regaining
+	// the core on its event stream. These carry Seq 0: the core never
+	// numbers them, and resuming by Seq ignores them.
+	CoreDisconnected = "core.disconnected"
+	CoreReconnected  = "core.reconnected"
+)
+
 // ringSize bounds how far back a front end can resume the event stream.
 const ringSize = 4096
 

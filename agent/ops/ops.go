@@ -28,6 +28,3 @@ type Ops struct {
 	// Publish emits a front-end event (agent/events kinds).
 	Publish func(kind, id, agent, summary string)
 }
-
-// eventPeerChanged is agent.EventPeerChanged (the kinds live with Service).
-const eventPeerChanged = "peer.changed"

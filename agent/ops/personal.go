@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -81,7 +82,7 @@ func (o *Ops) Forget(ctx context.Context, agentID string) (ForgetReport, error) 
 	rep.Warnings = append(rep.Warnings, o.configMentions(agentID)...)
 	rep.Warnings = append(rep.Warnings, "log files in "+o.DataDir+" written before now may still name "+agentID+"; they rotate away (logging.max_backups) or can be deleted")
 	if o.Publish != nil {
-		o.Publish(eventPeerChanged, agentID, "", "forgotten")
+		o.Publish(events.PeerChanged, agentID, "", "forgotten")
 	}
 	o.Log.Info("agent forgotten", "component", "privacy", "audit_redacted", rep.AuditRedacted)
 	return rep, nil

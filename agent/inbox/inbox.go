@@ -1,0 +1,183 @@
+// Package inbox is the owner's side of received queries: the owner answers,
+// declines or releases them (the secretary's draft), and each outcome is
+// stored, queued for the asker in the outbox and audited in one
+// transaction. Like agent/task's Engine it takes its dependencies as fields
+// and holds no pointer back to the core.
+package inbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Query states (agent re-exports them as Query<State>).
+const (
+	Answered  = "answered"  // auto-responded or answered by the owner
+	Buffered  = "buffered"  // waiting for focus time to end
+	Escalated = "escalated" // rang the owner, waiting in the queries pane
+	Awaiting  = "awaiting"  // stored, waiting for the owner (no secretary decision)
+	Declined  = "declined"
+)
+
+// Inbox answers received queries.
+type Inbox struct {
+	DB  *store.DB
+	Now func() time.Time
+	// Notify queues an aoi.notify for a peer inside tx (the outbox).
+	Notify func(tx *store.Tx, to, event, relatedID string, data any) error
+	// Wake tells the outbox a new entry is due.
+	Wake func()
+	// Redact scrubs the owner's text before it leaves the machine.
+	Redact func(string) string
+	// Publish emits a front-end event (agent/events kinds).
+	Publish func(kind, id, agent, summary string)
+}
+
+// Answer sends the owner's answer to a received query through the outbox.
+// Errors: errs.ErrInvalid (empty text), errs.ErrNotFound (no such query),
+// errs.ErrConflict (already answered or declined).
+func (in *Inbox) Answer(ctx context.Context, queryID, text string) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return errs.Invalid("answer: the text is empty; write the answer to send")
+	}
+	q, err := in.open(ctx, queryID)
+	if err != nil {
+		return err
+	}
+	res := wire.QueryResult{Summary: in.Redact(text), Completed: true}
+	if len(q.Draft) > 0 { // keep the secretary's evidence with the owner's words
+		var draft wire.QueryResult
+		if json.Unmarshal(q.Draft, &draft) == nil {
+			res.ContextRefs, res.Blockers, res.Progress = draft.ContextRefs, draft.Blockers, draft.Progress
+		}
+	}
+	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.answer")
+}
+
+// Decline refuses a received query; the asker is told why. Errors:
+// errs.ErrNotFound, errs.ErrConflict.
+func (in *Inbox) Decline(ctx context.Context, queryID, reason string) error {
+	q, err := in.open(ctx, queryID)
+	if err != nil {
+		return err
+	}
+	if reason == "" {
+		reason = "the owner declined to answer"
+	}
+	res := wire.QueryResult{Summary: in.Redact(reason), Completed: true, Metadata: map[string]any{"declined": true}}
+	return in.finish(ctx, q, Declined, wire.EventQueryDeclined, res, "ctl.decline")
+}
+
+// Release answers buffered queries now with the secretary's draft; an empty
+// id releases all of them. Errors: errs.ErrNotFound, errs.ErrConflict
+// (already finished, or no draft to release).
+func (in *Inbox) Release(ctx context.Context, queryID string) error {
+	var qs []store.QueryRecord
+	if queryID == "" {
+		all, err := in.DB.Queries(ctx, Buffered, 1000)
+		if err != nil {
+			return err
+		}
+		qs = all
+	} else {
+		q, err := in.open(ctx, queryID)
+		if err != nil {
+			return err
+		}
+		qs = []store.QueryRecord{q}
+	}
+	for _, q := range qs {
+		if err := in.releaseOne(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (in *Inbox) releaseOne(ctx context.Context, q store.QueryRecord) error {
+	var res wire.QueryResult
+	if len(q.Draft) == 0 || json.Unmarshal(q.Draft, &res) != nil {
+		return errs.Conflict("query %s has no draft answer to release; answer it with `aoi answer %s TEXT`", q.ID, q.ID)
+	}
+	res.Completed = true
+	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.release")
+}
+
+// open loads a query that still waits for an answer.
+func (in *Inbox) open(ctx context.Context, id string) (store.QueryRecord, error) {
+	q, found, err := in.DB.Query(ctx, id)
+	if err != nil {
+		return q, err
+	}
+	if !found {
+		return q, errs.NotFound("no query %q; list them with `aoi inbox`", id)
+	}
+	if q.State == Answered || q.State == Declined {
+		return q, errs.Conflict("query %s was already %s", id, q.State)
+	}
+	return q, nil
+}
+
+// finish stores the final state and queues the notify in one transaction.
+func (in *Inbox) finish(ctx context.Context, q store.QueryRecord, state, event string, res wire.QueryResult, method string) error {
+	res.Metadata = WithMeta(res.Metadata, "query_id", q.ID)
+	body := mustJSON(res)
+	at := in.Now()
+	err := in.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateQuery(q.ID, state, body, &at); err != nil {
+			return err
+		}
+		if err := in.Notify(tx, q.From, event, q.RequestID, res); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", method, "ok", map[string]any{"query_id": q.ID, "to": q.From})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	in.Publish(events.QueryUpdated, q.ID, q.From, state)
+	in.Wake()
+	return nil
+}
+
+// QueueAnswer queues an automatic answer for an async query inside tx.
+func (in *Inbox) QueueAnswer(tx *store.Tx, q store.QueryRecord, res wire.QueryResult) error {
+	res.Completed = true
+	res.Metadata = WithMeta(res.Metadata, "query_id", q.ID)
+	return in.Notify(tx, q.From, wire.EventQueryCompleted, q.RequestID, res)
+}
+
+// Announce tells front ends about a new query; escalations ring.
+func (in *Inbox) Announce(q store.QueryRecord) {
+	in.Publish(events.QueryReceived, q.ID, q.From, q.Text)
+	if q.State == Escalated {
+		in.Publish(events.Attention, q.ID, q.From, "question from "+q.From)
+	}
+}
+
+// WithMeta sets m[k] = v, making m when it is nil.
+func WithMeta(m map[string]any, k string, v any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[k] = v
+	return m
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
+	}
+	return b
+}

@@ -1,0 +1,63 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// The owner answers a query once: the answer is stored, queued for the
+// asker with the query id, and announced; a second answer, a missing query
+// and an empty text are refused with their kinds.
+func TestAnswerOnceThenRefuse(t *testing.T) {
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	q := store.QueryRecord{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "progress?", Priority: "normal",
+		State: Escalated, ReceivedAt: now}
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {
+		t.Fatal(err)
+	}
+	var queued []string
+	var published []string
+	woke := 0
+	in := &Inbox{DB: db, Now: func() time.Time { return now },
+		Notify: func(tx *store.Tx, to, event, relatedID string, data any) error {
+			queued = append(queued, to+" "+event+" "+relatedID)
+			return nil
+		},
+		Wake:    func() { woke++ },
+		Redact:  func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") },
+		Publish: func(kind, id, agent, summary string) { published = append(published, kind+" "+id+" "+summary) },
+	}
+	if err := in.Answer(ctx, "q-1", "75% (password hunter2)"); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := db.Query(ctx, "q-1")
+	if got.State != Answered || !strings.Contains(string(got.Answer), "[REDACTED]") || strings.Contains(string(got.Answer), "hunter2") {
+		t.Fatalf("stored %s %s, want answered and redacted", got.State, got.Answer)
+	}
+	if len(queued) != 1 || queued[0] != "pm query.completed ask-1" || woke != 1 ||
+		len(published) != 1 || published[0] != events.QueryUpdated+" q-1 "+Answered {
+		t.Fatalf("queued %v, woke %d, published %v", queued, woke, published)
+	}
+	for _, c := range []struct {
+		id, text string
+		kind     error
+	}{{"q-1", "again", errs.ErrConflict}, {"q-404", "x", errs.ErrNotFound}, {"q-1", "  ", errs.ErrInvalid}} {
+		if err := in.Answer(ctx, c.id, c.text); !errors.Is(err, c.kind) {
+			t.Errorf("Answer(%s, %q) = %v, want %v", c.id, c.text, err, c.kind)
+		}
+	}
+}
