@@ -44,6 +44,7 @@ mcp-deps:
 bench: build
 	$(GO) test $(GOFLAGS_T) -run '^$$' -bench . -benchmem -timeout 60m ./...
 	./$(BIN) bench --concurrency 8 --duration 10s
+	./$(BIN) bench --scale 1000
 
 # eval measures the secretary's answers on real repositories (README,
 # "Evaluating the secretary"); not part of test. It clones from GitHub, or

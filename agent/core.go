@@ -80,7 +80,10 @@ type Core struct {
 	expiredCerts sync.Map
 	// seenCalls maps a peer id to when a call from it last marked it online
 	// (seenCalling throttles the registry writes).
-	seenCalls  sync.Map
+	seenCalls sync.Map
+	// exchanged maps a peer id to when this agent and it last exchanged
+	// announces, either way (heartbeat rounds skip fresh ones: peers.go).
+	exchanged  sync.Map
 	listenAddr atomic.Value  // string
 	obs        observability // metrics (metrics_wiring.go)
 

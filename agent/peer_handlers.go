@@ -149,6 +149,7 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 		return err
 	}
 	c.callers.put(caller.Key(), p.AgentID, rec.Role)
+	c.exchangedAnnounces(p.AgentID)
 	c.events.Publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
 	c.outbox.Wake()
 	return nil

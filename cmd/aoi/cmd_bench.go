@@ -14,11 +14,15 @@ import (
 // next to a bare net/http JSON echo over the same mutual TLS, in one run.
 func (a *app) benchCmd() *cobra.Command {
 	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second}
+	var scale bench.ScaleOptions
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure aoi.query throughput and latency against a bare JSON echo (loopback only)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if scale.Agents != 0 {
+				return a.benchScale(cmd, scale)
+			}
 			opts.Progress = func(s string) { fmt.Fprintln(a.stderr, s) }
 			rep, err := bench.Run(cmd.Context(), opts)
 			if err != nil {
@@ -29,6 +33,7 @@ func (a *app) benchCmd() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "concurrent callers")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", opts.Duration, "how long each phase runs")
+	scaleFlags(cmd, &scale)
 	return cmd
 }
 

@@ -1,0 +1,10 @@
+package agent
+
+import "context"
+
+// HeartbeatRound runs one round of heartbeatLoop (the loop itself waits an
+// interval between rounds, which tests set to an hour).
+func (c *Core) HeartbeatRound(ctx context.Context) error {
+	_, err := c.discoverRound(ctx, c.config().Network.DiscoveryInterval()/2)
+	return err
+}

@@ -1,0 +1,52 @@
+package agent_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// TestHeartbeatSkipsFreshExchanges: a heartbeat round does not announce to
+// a peer that announced to this agent in the last half interval (the two
+// already told each other who they are), still announces to the others,
+// and `aoi discover` still announces to everyone.
+func TestHeartbeatSkipsFreshExchanges(t *testing.T) {
+	eng := newTestAgent(t, "eng-heart", "engineer", nil)
+	pm := newTestAgent(t, "pm-heart", "pm", nil)
+	qa := newTestAgent(t, "qa-heart", "qa", nil)
+	pair(eng, pm)
+	pair(eng, qa)
+	ctx := context.Background()
+	announcesFrom := func(callee *testAgent, caller string) int {
+		t.Helper()
+		rows, err := callee.Audit(ctx, agent.AuditFilter{Agent: caller, Method: wire.MethodDiscover, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rows)
+	}
+	if _, err := pm.Discover(ctx); err != nil { // pm announces to eng
+		t.Fatal(err)
+	}
+	if got := announcesFrom(eng, "pm-heart"); got != 1 {
+		t.Fatalf("eng audited %d announces from pm; want 1", got)
+	}
+	toPM, toQA := announcesFrom(pm, "eng-heart"), announcesFrom(qa, "eng-heart")
+	if err := eng.HeartbeatRound(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := announcesFrom(pm, "eng-heart"); got != toPM {
+		t.Errorf("eng's heartbeat announced to pm (%d → %d rows) though pm announced a moment ago", toPM, got)
+	}
+	if got := announcesFrom(qa, "eng-heart"); got != toQA+1 {
+		t.Errorf("eng's heartbeat sent %d announces to qa; want 1 (they had not met)", got-toQA)
+	}
+	if _, err := eng.Discover(ctx); err != nil { // the owner asks: everyone
+		t.Fatal(err)
+	}
+	if got := announcesFrom(pm, "eng-heart"); got != toPM+1 {
+		t.Errorf("aoi discover sent %d announces to pm; want 1 (an explicit round skips no one)", got-toPM)
+	}
+}
