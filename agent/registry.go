@@ -191,7 +191,19 @@ func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 	}
 	c.callers.clear()
 	c.events.Publish(EventPeerChanged, req.AgentID, req.AgentID, "trusted")
+	if req.Announce {
+		// Not bound to the caller's request: the CLI has exited by the
+		// time a slow peer answers.
+		go c.helloAfterTrust(context.WithoutCancel(ctx), req.AgentID)
+	}
 	return nil
+}
+
+// helloAfterTrust announces to a peer the owner has just trusted.
+func (c *Core) helloAfterTrust(ctx context.Context, agentID string) {
+	if err := c.announceTo(ctx, agentID); err != nil {
+		c.log.Info("announce to a newly trusted peer", "component", "registry", "agent_to", agentID, "err", err)
+	}
 }
 
 // Refuse drops a pending trust request.

@@ -171,6 +171,10 @@ type TrustRequest struct {
 	Endpoint    string `json:"endpoint,omitempty"`
 	// Role is the role ACL rules will match for this peer (optional).
 	Role string `json:"role,omitempty"`
+	// Announce says hello to the peer right after (in the background), so
+	// it shows online at once if it trusts this agent too, and shows a
+	// trust request on its side if it does not yet. Front ends set it.
+	Announce bool `json:"announce,omitempty"`
 }
 
 // AskRequest is an outgoing aoi.query.

@@ -45,7 +45,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 			return s.Release(c, a.id)
 		})
 	case trustAction:
-		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint}
+		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Announce: true}
 		return m.call("trusted "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s agent.Service) error {
 			return s.Trust(c, req)
 		})

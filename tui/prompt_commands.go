@@ -64,7 +64,7 @@ func parseColon(f []string, line string) (promptCommand, error) {
 		if len(f) < 3 || len(f) > 4 {
 			return promptCommand{}, errors.New("write :trust AGENT FINGERPRINT [ENDPOINT]")
 		}
-		req := agent.TrustRequest{AgentID: f[1], Fingerprint: f[2]}
+		req := agent.TrustRequest{AgentID: f[1], Fingerprint: f[2], Announce: true}
 		if len(f) == 4 {
 			req.Endpoint = f[3]
 		}

@@ -22,7 +22,7 @@ func TestParsePrompt(t *testing.T) {
 		{":task pm lint", promptCommand{name: "task", task: agent.TaskRequest{To: "pm", TaskType: "lint"}}},
 		{":focus on", promptCommand{name: "focus", on: true}},
 		{":focus off", promptCommand{name: "focus"}},
-		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444"}}},
+		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Announce: true}}},
 		{":answer q-7 done by  Friday", promptCommand{name: "answer", id: "q-7", text: "done by  Friday"}},
 		{":decline q-7", promptCommand{name: "decline", id: "q-7"}},
 		{":release", promptCommand{name: "release"}},

@@ -99,12 +99,12 @@ func (a *app) trustCmd() *cobra.Command {
 		Short: "Pin a peer's certificate fingerprint so it may call this agent",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role}
+			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role, Announce: true}
 			return a.call(func(svc agent.Service) error {
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
 				}
-				return a.done("trusted %s (fingerprint %s)", req.AgentID, req.Fingerprint)
+				return a.done("trusted %s (fingerprint %s); it shows online in `aoi peers` once it trusts this agent too", req.AgentID, req.Fingerprint)
 			})
 		},
 	}
