@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/charmbracelet/x/ansi"
@@ -181,7 +182,42 @@ func (m *Model) renderBottomLine() string {
 		}
 	}
 	k := m.env.keys.Global
-	hint := k.Command.Help().Key + " command · " + k.Ask.Help().Key + " ask a peer · " +
-		k.NextPane.Help().Key + " next pane · " + k.Help.Help().Key + " help · " + k.Quit.Help().Key + " quit"
+	hint := helpKeys(k.Help, k.Command, k.Ask, k.NextPane, k.Quit)
+	if pane := m.paneHint(); pane != "" {
+		hint = pane + " · " + hint
+	}
 	return st.Muted.Render(fit(hint, m.width))
+}
+
+// paneHint names the keys that act in the focused pane, so a person sees
+// how to answer or approve without opening the help.
+func (m *Model) paneHint() string {
+	k := m.env.keys
+	switch m.focus {
+	case focusQueries:
+		return helpKeys(k.Queries.Answer, k.Queries.Decline, k.List.Open)
+	case focusInterrupts:
+		return helpKeys(k.Interrupts.Release, k.Interrupts.ReleaseAll, k.List.Open)
+	case focusApprovals:
+		return helpKeys(k.Approvals.Approve, k.Approvals.Reject, k.List.Open)
+	case focusPeers:
+		return helpKeys(k.Peers.Trust, k.Peers.Refuse, k.List.Open)
+	case focusAudit:
+		return helpKeys(k.Global.Filter, k.List.Open)
+	case focusMessages:
+		return helpKeys(k.List.Open)
+	}
+	return ""
+}
+
+// helpKeys renders bindings as "key what · key what", skipping disabled
+// ones (a user may unbind a key in the config).
+func helpKeys(bs ...key.Binding) string {
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		if b.Enabled() && b.Help().Key != "" {
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+		}
+	}
+	return strings.Join(parts, " · ")
 }
