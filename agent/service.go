@@ -12,10 +12,37 @@ import (
 // Service is everything a front end (the TUI, the CLI, the MCP server) can ask
 // of a running core. *Core implements it in-process; ctlclient.Client
 // implements it over the control socket, so attach mode is the same code path.
+//
+// It is composed of narrow interfaces, one per capability, so a front end
+// (or a test double) can depend on only the part it uses. Errors are of the
+// kinds in agent/errs (ErrInvalid, ErrDenied, ErrNotFound, ErrUnknownPeer,
+// ErrConflict, for errors.Is), in process and over the socket alike; each
+// method names the kinds it returns. Any other error (the store, a peer
+// that did not answer) carries text saying what happened and what to do.
 type Service interface {
+	AdminService
+	PeerService
+	InboxService
+	AskingService
+	MessagingService
+	ApprovalService
+	MirrorService
+	AuditService
+	EventService
+}
+
+// AdminService is about this agent itself.
+type AdminService interface {
 	// Status describes this agent: id, role, listen address, focus, counts.
 	Status(ctx context.Context) (Status, error)
+	// Reload re-reads the config (ACL, limits, interrupt, tasks, peers,
+	// log level) and reports what changed; an invalid file is refused with
+	// its validation error and the running config stays.
+	Reload(ctx context.Context) (ReloadReport, error)
+}
 
+// PeerService is the registry: who this agent knows and trusts.
+type PeerService interface {
 	// Peers lists every known peer (registry), including unpinned callers
 	// waiting for a trust decision (Peer.Trust == TrustPending).
 	Peers(ctx context.Context) ([]Peer, error)
@@ -26,9 +53,10 @@ type Service interface {
 	// endpoint and agent id). Refuse drops a pending trust request.
 	Trust(ctx context.Context, req TrustRequest) error
 	Refuse(ctx context.Context, fingerprint string) error
+}
 
-	// Ask sends an ad hoc query to a peer's secretary.
-	Ask(ctx context.Context, req AskRequest) (AskResult, error)
+// InboxService is the owner's side of queries received from peers.
+type InboxService interface {
 	// Queries lists queries received from peers, newest first.
 	Queries(ctx context.Context, f QueryFilter) ([]Query, error)
 	// Answer sends the owner's answer to a received query (via aoi.notify
@@ -39,7 +67,21 @@ type Service interface {
 	Release(ctx context.Context, queryID string) error
 	// SetFocus turns focus mode on or off by hand (overrides focus hours).
 	SetFocus(ctx context.Context, on bool) error
+}
 
+// AskingService is what this agent asks of peers: queries and tasks.
+type AskingService interface {
+	// Ask sends an ad hoc query to a peer's secretary.
+	Ask(ctx context.Context, req AskRequest) (AskResult, error)
+	// RequestTask asks a peer to run one of its configured task types.
+	RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error)
+	// RemoteTaskStatus / CancelRemoteTask act on a task we asked a peer for.
+	RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task, error)
+	CancelRemoteTask(ctx context.Context, peer, taskID string) error
+}
+
+// MessagingService is notifications and typed messages between agents.
+type MessagingService interface {
 	// Messages lists notifications received from peers (answers, task
 	// results) in sequence order, after the given sequence number.
 	Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error)
@@ -48,7 +90,6 @@ type Service interface {
 	// means "not yet seen in the interface or `aoi inbox`" and survives
 	// restarts.
 	MarkMessagesRead(ctx context.Context, uptoSeq int64) error
-
 	// SendMessage sends a typed message (aoi.message) to a peer's
 	// assistant inbox through the outbox; it is queued while the peer is
 	// offline. Inbox lists received typed messages; CoordTasks lists the
@@ -56,7 +97,21 @@ type Service interface {
 	SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error)
 	Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
 	CoordTasks(ctx context.Context, taskID string) ([]CoordTask, error)
+}
 
+// ApprovalService is the tasks this agent runs for peers and the owner's
+// decisions on them.
+type ApprovalService interface {
+	// Approvals lists local approvals (pending first); Approve / Reject decide one.
+	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
+	Approve(ctx context.Context, id string) error
+	Reject(ctx context.Context, id, reason string) error
+	// Tasks lists tasks this agent runs for peers.
+	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
+}
+
+// MirrorService is the context mirror the secretary answers from.
+type MirrorService interface {
 	// Note records an owner note in the context mirror.
 	Note(ctx context.Context, text string) error
 	// ReportEvent records an event from the coding assistant (MCP) in the
@@ -64,32 +119,20 @@ type Service interface {
 	ReportEvent(ctx context.Context, ev ReportedEvent) error
 	// Snapshot returns the current context snapshot (seed 000 ContextSnapshot).
 	Snapshot(ctx context.Context) (json.RawMessage, error)
+}
 
-	// RequestTask asks a peer to run one of its configured task types.
-	RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error)
-	// RemoteTaskStatus / CancelRemoteTask act on a task we asked a peer for.
-	RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task, error)
-	CancelRemoteTask(ctx context.Context, peer, taskID string) error
-
-	// Approvals lists local approvals (pending first); Approve / Reject decide one.
-	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
-	Approve(ctx context.Context, id string) error
-	Reject(ctx context.Context, id, reason string) error
-	// Tasks lists tasks this agent runs for peers.
-	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
-
+// AuditService reads the hash-chained audit log.
+type AuditService interface {
 	// Audit lists audit rows newest first; VerifyAudit walks the chain.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 	VerifyAudit(ctx context.Context) (AuditVerification, error)
+}
 
+// EventService streams changes in the core.
+type EventService interface {
 	// Events streams core events with sequence numbers, starting after
 	// afterSeq (0 = only new ones). The channel closes when ctx ends.
 	Events(ctx context.Context, afterSeq int64) (<-chan Event, error)
-
-	// Reload re-reads the config (ACL, limits, interrupt, tasks, peers,
-	// log level) and reports what changed; an invalid file is refused with
-	// its validation error and the running config stays.
-	Reload(ctx context.Context) (ReloadReport, error)
 }
 
 // Status is the agent's own state, shown in the status bar and `aoi status`.
