@@ -178,10 +178,13 @@ func TestGroupCommitConcurrentWriters(t *testing.T) {
 func TestSavepointFailureIsolatesOneWrite(t *testing.T) {
 	db, _ := openTestDB(t)
 	// Hold the writer busy so the next three writes land in one batch.
+	// The function runs again when a later one in its batch fails, so it
+	// signals only once.
 	release := make(chan struct{})
 	started := make(chan struct{})
+	var once sync.Once
 	go db.Write(context.Background(), func(tx *Tx) error {
-		close(started)
+		once.Do(func() { close(started) })
 		<-release
 		_, err := tx.AppendAudit("a", "first", "ok", nil)
 		return err

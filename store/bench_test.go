@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -94,4 +95,42 @@ func BenchmarkAuditList100k(b *testing.B) {
 			b.Fatalf("list = %d rows, %v", len(rows), err)
 		}
 	}
+}
+
+// BenchmarkWriteBatch64 runs group commits of exactly 64 audited writes (the
+// writer is held while they queue), so the work per op is fixed and can be
+// compared by instruction count (valgrind --tool=callgrind) on a busy machine.
+func BenchmarkWriteBatch64(b *testing.B) {
+	db, _ := openTestDB(b)
+	var n atomic.Int64
+	b.ResetTimer()
+	for range b.N {
+		release, started := make(chan struct{}), make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(64)
+		go func() {
+			defer wg.Done()
+			if err := db.Write(context.Background(), func(tx *Tx) error {
+				close(started)
+				<-release
+				_, err := tx.AppendAudit("peer-bench", "aoi.query", "ok", map[string]any{"n": n.Add(1)})
+				return err
+			}); err != nil {
+				b.Error(err)
+			}
+		}()
+		<-started
+		for range 63 {
+			go func() {
+				defer wg.Done()
+				if err := benchWrite(db, n.Add(1)); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		waitQueued(b, db, 63)
+		close(release)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(64*b.N), "ns/write")
 }

@@ -29,9 +29,11 @@
 //		return err
 //	})
 //
-// DB.Write hands the function to the writer goroutine; it runs inside its own
-// SAVEPOINT of the current group-commit transaction and its caller is
-// answered after the COMMIT. Inside a write method use tx.Exec, tx.QueryRow
+// DB.Write hands the function to the writer goroutine; it runs in the
+// current group-commit transaction and its caller is answered after the
+// COMMIT. If another function in the batch fails, the transaction is redone
+// with a SAVEPOINT per function, so a function may run more than once: keep
+// its effects to tx (and assign, not append, what it hands back). Inside a write method use tx.Exec, tx.QueryRow
 // and tx.Query only (statements are cached per connection, so plain SQL
 // strings are cheap; close any rows before returning), never BEGIN, COMMIT
 // or ROLLBACK yourself, never block on the network or call DB.Write (the

@@ -14,6 +14,7 @@ type writeReq struct {
 	ctx  context.Context
 	fn   func(*Tx) error
 	err  error
+	ran  bool // fn has run in the current transaction (and may run again)
 	done chan error
 }
 
@@ -23,9 +24,55 @@ type Tx struct {
 	db   *DB
 	conn *sql.Conn
 	head auditHead // audit chain head, including this transaction's appends
+	// start is the audit head when the current transaction began, restored
+	// when it rolls back.
+	start auditHead
 	// dataVersion is SQLite's data_version as last seen: it changes only
 	// when another connection (another process) commits to the file.
 	dataVersion int64
+	// safe is set once a function of the current batch has failed: from
+	// then on every function runs in its own savepoint.
+	safe bool
+	ctl  ctlStmts
+}
+
+// ctlStmts are the transaction-control statements the writer runs for every
+// batch, prepared once. They take no arguments, so without preparing them
+// the driver would parse each one afresh (sqlite3_exec) every time.
+type ctlStmts struct {
+	begin, commit, rollback, savepoint, release, rollbackTo *sql.Stmt
+}
+
+func (c *ctlStmts) prepare(conn *sql.Conn) error {
+	for _, s := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&c.begin, "BEGIN IMMEDIATE"}, {&c.commit, "COMMIT"}, {&c.rollback, "ROLLBACK"},
+		{&c.savepoint, "SAVEPOINT w"}, {&c.release, "RELEASE w"}, {&c.rollbackTo, "ROLLBACK TO w"},
+	} {
+		st, err := conn.PrepareContext(writerCtx, s.sql)
+		if err != nil {
+			c.close()
+			return fmt.Errorf("store: preparing %s: %w", s.sql, err)
+		}
+		*s.st = st
+	}
+	return nil
+}
+
+func (c *ctlStmts) close() {
+	for _, st := range []*sql.Stmt{c.begin, c.commit, c.rollback, c.savepoint, c.release, c.rollbackTo} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// run executes one control statement.
+func run(st *sql.Stmt) error {
+	_, err := st.ExecContext(writerCtx)
+	return err
 }
 
 // maxExtend bounds how long a batch keeps taking late arrivals before it
@@ -36,12 +83,18 @@ const maxExtend = 2 * time.Millisecond
 // must not interrupt a statement that shares the transaction with others.
 var writerCtx = context.Background()
 
-// Write runs fn in the single writer goroutine, inside its own SAVEPOINT of
-// the next group commit, and returns after that transaction has committed:
-// a nil error means fn's changes are durable. If fn returns an error (or
-// panics), only its own changes are rolled back and the error is returned.
-// If ctx is done before fn starts, fn does not run and ctx's error is
-// returned. fn must not call Write (the writer would wait on itself).
+// Write runs fn in the single writer goroutine, as part of the next group
+// commit, and returns after that transaction has committed: a nil error
+// means fn's changes are durable. If fn returns an error (or panics), only
+// its own changes are rolled back and the error is returned. If ctx is done
+// before fn starts, fn does not run and ctx's error is returned. fn must not
+// call Write (the writer would wait on itself).
+//
+// A batch runs without savepoints until a function in it fails; then the
+// whole transaction is rolled back and the functions that had succeeded run
+// again, each in its own savepoint. So fn may run more than once: keep its
+// effects to tx, and assign (not append to) any result it hands back to the
+// caller. The value it reports is that of its last run, the one committed.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -68,11 +121,14 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 // maxBatch), runs it in one transaction and commits once.
 func (db *DB) writer(head auditHead) {
 	defer close(db.done)
-	conn, err := db.wr.Conn(writerCtx)
-	if err != nil {
+	fail := func(err error) {
 		for r := range db.reqs {
 			r.done <- fmt.Errorf("store: the write connection could not be opened: %w", err)
 		}
+	}
+	conn, err := db.wr.Conn(writerCtx)
+	if err != nil {
+		fail(err)
 		return
 	}
 	defer conn.Close()
@@ -82,6 +138,11 @@ func (db *DB) writer(head auditHead) {
 	_, _ = conn.ExecContext(writerCtx, "PRAGMA wal_autocheckpoint=0")
 	_, _ = conn.ExecContext(writerCtx, "PRAGMA journal_size_limit=67108864")
 	tx := &Tx{db: db, conn: conn, head: head}
+	if err := tx.ctl.prepare(conn); err != nil {
+		fail(err)
+		return
+	}
+	defer tx.ctl.close()
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
 	for first := range db.reqs {
 		batch = tx.runBatch(db.collect(append(batch[:0], first)))
@@ -118,29 +179,23 @@ func (db *DB) collect(batch []*writeReq) []*writeReq {
 // maxBatch): running a function is cheap next to a COMMIT, so this grows
 // the batch without adding latency. It returns the batch it ran.
 func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
-	start := tx.head
-	if _, err := tx.Exec("BEGIN IMMEDIATE"); err != nil {
-		tx.replyAll(batch, fmt.Errorf("store: could not start a write transaction: %w", err))
-		return batch
-	}
-	if err := tx.refreshHead(); err != nil {
-		tx.rollback(start)
+	if err := tx.begin(); err != nil {
 		tx.replyAll(batch, err)
 		return batch
 	}
-	start = tx.head
+	tx.safe = false
 	began := time.Now()
-	broken := tx.runFirst(batch)
+	broken := tx.runFrom(batch, 0)
 	for broken == nil && len(batch) < tx.db.opts.maxBatch && time.Since(began) < maxExtend {
 		n := len(batch)
 		runtime.Gosched() // let callers just answered queue their next write
 		if batch = tx.db.collect(batch); len(batch) == n {
 			break
 		}
-		broken = tx.runEach(batch[n:])
+		broken = tx.runFrom(batch, n)
 	}
 	if broken != nil {
-		tx.rollback(start)
+		tx.rollback()
 		for _, r := range batch {
 			if r.err == nil {
 				r.err = broken
@@ -149,13 +204,27 @@ func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
 		tx.reply(batch)
 		return batch
 	}
-	if _, err := tx.Exec("COMMIT"); err != nil {
-		tx.rollback(start)
+	if err := run(tx.ctl.commit); err != nil {
+		tx.rollback()
 		tx.replyAll(batch, fmt.Errorf("store: commit failed, nothing in this batch was saved: %w", err))
 		return batch
 	}
 	tx.reply(batch)
 	return batch
+}
+
+// begin opens the write transaction and brings the audit head up to date.
+func (tx *Tx) begin() error {
+	tx.start = tx.head
+	if err := run(tx.ctl.begin); err != nil {
+		return fmt.Errorf("store: could not start a write transaction: %w", err)
+	}
+	if err := tx.refreshHead(); err != nil {
+		tx.rollback()
+		return err
+	}
+	tx.start = tx.head
+	return nil
 }
 
 // refreshHead reloads the cached audit head when another connection has
@@ -179,40 +248,73 @@ func (tx *Tx) refreshHead() error {
 	return nil
 }
 
-// runFirst runs the functions the batch started with. A function alone in
-// its batch runs without a savepoint (the transaction isolates it); its
-// failure is returned as the batch's, which rolls back just that function.
-func (tx *Tx) runFirst(batch []*writeReq) error {
-	if len(batch) > 1 {
-		return tx.runEach(batch)
-	}
-	r := batch[0]
-	if r.err = r.ctx.Err(); r.err == nil {
-		r.err = tx.call(r.fn)
-	}
-	return r.err
-}
-
-// runEach runs every function in its own savepoint. It returns an error only
-// when the transaction itself can no longer be trusted.
-func (tx *Tx) runEach(batch []*writeReq) error {
-	for _, r := range batch {
+// runFrom runs batch[from:]. Until a function fails they run back to back
+// with no savepoint (one cgo round trip and one statement journal less per
+// request). When one fails, its partial changes cannot be undone alone, so
+// the whole transaction rolls back and restarts in safe mode: the functions
+// that had succeeded run again, each in its own savepoint, as does every
+// function after. The failed function keeps its error and does not run
+// again. It returns an error only when the transaction itself can no
+// longer be trusted.
+func (tx *Tx) runFrom(batch []*writeReq, from int) error {
+	for i := from; i < len(batch); i++ {
+		r := batch[i]
 		if r.err = r.ctx.Err(); r.err != nil {
 			continue
 		}
-		saved := tx.head
-		if _, err := tx.Exec("SAVEPOINT w"); err != nil {
-			return fmt.Errorf("store: savepoint failed: %w", err)
-		}
-		if r.err = tx.call(r.fn); r.err != nil {
-			tx.head = saved
-			if _, err := tx.Exec("ROLLBACK TO w"); err != nil {
-				return fmt.Errorf("store: could not undo a failed write: %w", err)
+		r.ran = true
+		if tx.safe {
+			if err := tx.runSaved(r); err != nil {
+				return err
 			}
+			continue
 		}
-		if _, err := tx.Exec("RELEASE w"); err != nil {
-			return fmt.Errorf("store: savepoint release failed: %w", err)
+		if r.err = tx.call(r.fn); r.err == nil {
+			continue
 		}
+		if err := tx.restartSafe(batch[:i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restartSafe rolls the transaction back, begins a new one and re-runs,
+// each in its own savepoint, the functions in done that had succeeded.
+func (tx *Tx) restartSafe(done []*writeReq) error {
+	tx.rollback()
+	if err := tx.begin(); err != nil {
+		return err
+	}
+	tx.safe = true
+	for _, r := range done {
+		if !r.ran || r.err != nil {
+			continue
+		}
+		// Its caller is waiting for this run's outcome: ctx no longer applies.
+		if err := tx.runSaved(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSaved runs one function in its own savepoint, so its failure undoes
+// only its own changes. It returns an error only when the transaction
+// itself can no longer be trusted.
+func (tx *Tx) runSaved(r *writeReq) error {
+	saved := tx.head
+	if err := run(tx.ctl.savepoint); err != nil {
+		return fmt.Errorf("store: savepoint failed: %w", err)
+	}
+	if r.err = tx.call(r.fn); r.err != nil {
+		tx.head = saved
+		if err := run(tx.ctl.rollbackTo); err != nil {
+			return fmt.Errorf("store: could not undo a failed write: %w", err)
+		}
+	}
+	if err := run(tx.ctl.release); err != nil {
+		return fmt.Errorf("store: savepoint release failed: %w", err)
 	}
 	return nil
 }
@@ -229,11 +331,11 @@ func (tx *Tx) call(fn func(*Tx) error) (err error) {
 }
 
 // rollback abandons the open transaction and restores the audit head.
-func (tx *Tx) rollback(start auditHead) {
-	tx.head = start
+func (tx *Tx) rollback() {
+	tx.head = tx.start
 	// An error here means SQLite already rolled back (e.g. after a failed
 	// COMMIT); either way no transaction is open afterwards.
-	_, _ = tx.Exec("ROLLBACK")
+	_ = run(tx.ctl.rollback)
 }
 
 func (tx *Tx) replyAll(batch []*writeReq, err error) {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,10 @@ type Options struct {
 	Dir         string // scratch dir for the agents' data (removed after)
 	// Progress, when set, receives one line per phase.
 	Progress func(string)
+	// CPUProfile, when set, receives a CPU profile (pprof format) of the
+	// aoi.query phase: both agents run in this process, so it shows the
+	// whole peer path, client and server.
+	CPUProfile io.Writer
 }
 
 // Result is one measured phase.
@@ -97,10 +102,18 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	say(fmt.Sprintf("aoi.query: pm-bench → eng-bench with ACL, rate limit and audit, %d workers, %s", opts.Concurrency, opts.Duration))
 	client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", pm.transport.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
 	params := wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "認証機能の進捗は？ how is auth going?", ContextScope: []string{"acme/webapp"}}
+	if opts.CPUProfile != nil {
+		if err := pprof.StartCPUProfile(opts.CPUProfile); err != nil {
+			return rep, fmt.Errorf("bench: could not start the CPU profile: %w", err)
+		}
+	}
 	rep.Query = drive(ctx, "aoi.query", opts, func(ctx context.Context) error {
 		var res json.RawMessage
 		return client.Call(ctx, wire.MethodQuery, params, &res)
 	})
+	if opts.CPUProfile != nil {
+		pprof.StopCPUProfile()
+	}
 	if rep.Echo.Throughput > 0 {
 		rep.Ratio = rep.Query.Throughput / rep.Echo.Throughput
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 func (a *app) benchCmd() *cobra.Command {
 	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second}
 	var scale bench.ScaleOptions
+	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure aoi.query throughput and latency against a bare JSON echo (loopback only)",
@@ -24,6 +26,14 @@ func (a *app) benchCmd() *cobra.Command {
 				return a.benchScale(cmd, scale)
 			}
 			opts.Progress = func(s string) { fmt.Fprintln(a.stderr, s) }
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return fmt.Errorf("bench: could not create the CPU profile file: %w", err)
+				}
+				defer f.Close()
+				opts.CPUProfile = f
+			}
 			rep, err := bench.Run(cmd.Context(), opts)
 			if err != nil {
 				return err
@@ -33,6 +43,7 @@ func (a *app) benchCmd() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "concurrent callers")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", opts.Duration, "how long each phase runs")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the aoi.query phase to this file (read it with go tool pprof)")
 	scaleFlags(cmd, &scale)
 	return cmd
 }
