@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,5 +25,20 @@ func TestBenchReportsLoadAverage(t *testing.T) {
 	}
 	if rep.Machine.Cores <= 0 || rep.Query.Requests == 0 || rep.RatioValid != rep.Machine.Quiet() {
 		t.Fatalf("report = %+v", rep)
+	}
+}
+
+// TestBenchWritesCPUProfile: --cpuprofile leaves a pprof file (gzip) of the
+// aoi.query phase.
+func TestBenchWritesCPUProfile(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	r := runAOI(t, "bench", "--concurrency", "2", "--duration", "300ms", "--cpuprofile", path)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("profile %s: %d bytes, %v (want a gzip-compressed pprof file)", path, len(b), err)
 	}
 }
