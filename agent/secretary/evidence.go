@@ -159,22 +159,23 @@ func (ev *evidence) refs() []wire.ContextRef {
 		all = append(all, ranked{ref: c, score: ev.scores[i], order: i})
 		listed[c.Ref] = true
 	}
-	files := 0
+	// A file ranks by its strongest single piece of evidence: summing
+	// every commit that touched it lets busy files (a Makefile, a
+	// terminal.cpp) outrank the commit that answers the question
+	// (measured with make eval: top-3 50% summed, 65% by the best). The
+	// files listed are the best by that same measure, not by the sum: a
+	// file one strong commit (a merge) added would otherwise lose its
+	// place to files many weak hits touched.
+	var files []ranked
 	for _, f := range ev.rankedFiles() {
-		if files == maxFileRefs {
-			break
-		}
-		files++
-		// A file ranks by its strongest single piece of evidence: summing
-		// every commit that touched it lets busy files (a Makefile, a
-		// terminal.cpp) outrank the commit that answers the question
-		// (measured with make eval: top-3 50% summed, 65% by the best).
 		score := f.best
 		if !f.named && listed[f.bestCommit] {
 			score /= 2 // the commit above already stands for it
 		}
-		all = append(all, ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, score: score, order: maxCommitRefs + files})
+		files = append(files, ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, score: score, order: maxCommitRefs + 1 + len(files)})
 	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	all = append(all, files[:min(len(files), maxFileRefs)]...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].score != all[j].score {
 			return all[i].score > all[j].score

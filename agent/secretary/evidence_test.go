@@ -1,6 +1,7 @@
 package secretary
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/aoi-protocol/aoi/store"
@@ -32,5 +33,33 @@ func TestRefsRankCommitsAndFilesTogether(t *testing.T) {
 	}
 	if refs[2].Type != "file" || refs[2].Ref != "kernel/pci.cpp:1-5" {
 		t.Fatalf("third ref = %+v, want kernel/pci.cpp with its line range", refs[2])
+	}
+}
+
+// TestRefsListFilesByTheirBestEvidence: the files listed are those with the
+// strongest single piece of evidence, so a file one well-matching merge
+// added is listed although other files were touched by many weak hits.
+func TestRefsListFilesByTheirBestEvidence(t *testing.T) {
+	pq := parseQuery("how's the text editor app going?")
+	hits := []store.ContextHit{{Kind: "commit", Key: "aaaaaaa1111", Title: "Merge pull request #46 from mikecat/text-editor", Score: 9,
+		Meta: `{"files":[{"path":"apps/tedit/tedit.cpp","lines":"1-845"}]}`}}
+	// Many weaker commits, each touching the same six busy files: their
+	// summed scores exceed the merge's.
+	for i := range 8 {
+		hits = append(hits, store.ContextHit{Kind: "commit", Key: fmt.Sprintf("b%06d2222", i), Title: "editor tweaks", Score: 3,
+			Meta: `{"files":[{"path":"src/a.js"},{"path":"src/b.js"},{"path":"src/c.js"},{"path":"src/d.js"},{"path":"src/e.js"},{"path":"src/f.js"}]}`})
+	}
+	refs := groupEvidence(hits, pq).refs()
+	var files []string
+	for _, r := range refs {
+		if r.Type == "file" {
+			files = append(files, r.Ref)
+		}
+	}
+	if len(files) != maxFileRefs || files[0] != "apps/tedit/tedit.cpp:1-845" {
+		t.Fatalf("files listed %q, want apps/tedit/tedit.cpp first of %d", files, maxFileRefs)
+	}
+	if refs[0].Ref != "aaaaaaa" || refs[1].Ref != "apps/tedit/tedit.cpp:1-845" {
+		t.Fatalf("refs %+v: want the merge, then the file its path names", refs[:2])
 	}
 }
