@@ -72,6 +72,13 @@ const (
 	searchBudget = 25 * time.Millisecond
 )
 
+// WithSearchBudget replaces the time bound of one SearchContext's index
+// walks (default 25 ms). An evaluation that must give the same answers on
+// a busy machine as on a quiet one sets a generous bound.
+func WithSearchBudget(d time.Duration) Option {
+	return func(o *options) { o.searchBudget = d }
+}
+
 // errOutOfTime ends the index walks when the search budget is spent.
 var errOutOfTime = errors.New("store: search time budget spent")
 
@@ -98,7 +105,11 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 		// newest candidates; fetch them too.
 		walks = append(walks, all)
 	}
-	budget, cancel := context.WithTimeout(ctx, searchBudget)
+	bound := searchBudget
+	if db.opts.searchBudget > 0 {
+		bound = db.opts.searchBudget
+	}
+	budget, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	for _, w := range walks {
 		err := s.collect(budget, w)

@@ -98,7 +98,8 @@ type options struct {
 	maxBatch     int
 	readConns    int
 	skipMigrates bool
-	walLimit     int64 // bytes; see WithWALLimit
+	walLimit     int64         // bytes; see WithWALLimit
+	searchBudget time.Duration // see WithSearchBudget
 }
 
 // WithClock sets the clock used for every timestamp the store writes
