@@ -162,20 +162,28 @@ func (ev *evidence) refs() []wire.ContextRef {
 	// A file ranks by its strongest single piece of evidence: summing
 	// every commit that touched it lets busy files (a Makefile, a
 	// terminal.cpp) outrank the commit that answers the question
-	// (measured with make eval: top-3 50% summed, 65% by the best). The
-	// files listed are the best by that same measure, not by the sum: a
-	// file one strong commit (a merge) added would otherwise lose its
-	// place to files many weak hits touched.
-	var files []ranked
+	// (measured with make eval: top-3 50% summed, 65% by the best). Which
+	// files are listed is decided by that strongest evidence plus a
+	// quarter of the rest: a file one well-matching merge added keeps its
+	// place against files many weak hits touched, and a file most of the
+	// topic's commits touched keeps its place too.
+	type candidate struct {
+		ranked
+		pick float64
+	}
+	var files []candidate
 	for _, f := range ev.rankedFiles() {
 		score := f.best
 		if !f.named && listed[f.bestCommit] {
 			score /= 2 // the commit above already stands for it
 		}
-		files = append(files, ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, score: score, order: maxCommitRefs + 1 + len(files)})
+		files = append(files, candidate{ranked: ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, score: score,
+			order: maxCommitRefs + 1 + len(files)}, pick: f.best + (f.score-f.best)/4})
 	}
-	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
-	all = append(all, files[:min(len(files), maxFileRefs)]...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].pick > files[j].pick })
+	for _, f := range files[:min(len(files), maxFileRefs)] {
+		all = append(all, f.ranked)
+	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].score != all[j].score {
 			return all[i].score > all[j].score
