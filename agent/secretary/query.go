@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/glossary"
 	"github.com/aoi-protocol/aoi/store"
@@ -45,7 +44,7 @@ were what when where which who whom why will with would you your about any anyth
 please currently right now today yet still already just get got there's what's how's happen happened happening
 going go goes land landed lately recently recent new week weeks work working worked also ever since been anyone
 don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
-rely real really thing things much many far`)
+rely real really thing things much many far news`)
 
 // Words that say what kind of answer is wanted rather than what about.
 var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta
@@ -90,6 +89,13 @@ func parseQuery(text string) parsedQuery {
 		q.Japanese = q.Japanese || hasKana(p)
 	}
 	text = q.cutIntentPhrases(text)
+	// Glossary words written with hiragana inside (文字化け, 見出し,
+	// 切り替え) are taken whole before kana splits them.
+	for _, p := range glossary.Phrases(text) {
+		add(p)
+		q.Japanese = true
+		text = strings.Replace(text, p, " ", 1)
+	}
 	q.Since = sinceRE.MatchString(text)
 	for _, tok := range tokenize(text) {
 		if tok.cjk {
@@ -260,12 +266,34 @@ func compoundParts(run string) []string {
 		}
 		out = append(out, known...)
 		for _, left := range strings.Split(rest, "\x00") {
-			if utf8.RuneCountInString(left) >= 2 {
-				out = append(out, left)
-			}
+			out = append(out, kanjiWords(left)...)
 		}
 	}
 	return out
+}
+
+// kanjiWords splits what the glossary left of a run into words: a run of
+// four kanji is most often two words of two (時間短縮 → 時間, 短縮), so it
+// is cut in the middle; anything else of two characters or more stays
+// whole, and a single character is dropped.
+func kanjiWords(run string) []string {
+	r := []rune(run)
+	switch {
+	case len(r) < 2:
+		return nil
+	case len(r) == 4 && allHan(r):
+		return []string{string(r[:2]), string(r[2:])}
+	}
+	return []string{run}
+}
+
+func allHan(r []rune) bool {
+	for _, c := range r {
+		if !unicode.Is(unicode.Han, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // alternatives are the other forms of one word of a question: for a
@@ -282,8 +310,19 @@ func alternatives(w string) []form {
 		}
 		return out
 	}
-	for _, en := range glossary.English(w) {
+	ens := glossary.English(w)
+	for _, en := range ens {
 		out = append(out, form{en, weightTranslation})
+	}
+	// Other Japanese words for the same thing (番号 → number →
+	// ナンバリング, 設定 → config → 構成), low: history written in
+	// Japanese uses loanwords and native words interchangeably.
+	for _, en := range ens {
+		for _, ja := range glossary.Japanese(en) {
+			if ja != w && !strings.Contains(ja, w) {
+				out = append(out, form{ja, weightOther})
+			}
+		}
 	}
 	return out
 }
@@ -463,10 +502,12 @@ type token struct {
 	cjk  bool
 }
 
-// okuriganaRE finds verbs and nouns written kanji + okurigana + kanji
-// (読み取り, 書き込み, 取り消し, 引き継ぎ): hiragana splits them into
-// single characters that find nothing, so they are kept whole as well.
-var okuriganaRE = regexp.MustCompile(`\p{Han}[りみきしちいえけせびぎじ]\p{Han}[りみきしちいえけせびぎじ]?`)
+// okuriganaRE finds verbs and nouns written kanji + okurigana + kanji +
+// okurigana (読み取り, 書き込み, 取り消し, 埋め込み, 引き継ぎ): hiragana
+// splits them into single characters that find nothing, so they are kept
+// whole as well. The closing kana is required: without it an adjective
+// and the next word (遅い問題) would read as one.
+var okuriganaRE = regexp.MustCompile(`\p{Han}[りみきしちいえけせびぎじめ]\p{Han}[りみきしちいえけせびぎじめ]`)
 
 // tokenize splits text into latin words (runs without spaces or CJK) and
 // kanji/katakana runs; kana particles, spaces and CJK punctuation separate.

@@ -55,7 +55,11 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		{"設定ファイルの読み込みはどう？", []string{"設定ファイル", "config", "読み込み", "load"}, 2},
 		{"トークン再発行の件は？", []string{"トークン", "token", "再発行", "refresh"}, 2},
 		{"メトリクスとプラグインは？", []string{"メトリクス", "metric", "プラグイン", "plugin"}, 2},
-		{"読み取り専用モードは？", []string{"読み取り", "read", "専用", "モード"}, 3},
+		{"読み取り専用モードは？", []string{"読み取り専用", "read-only", "モード", "mode"}, 2},
+		{"書き込み専用バッファは？", []string{"書き込み", "write", "専用", "バッファ", "buffer"}, 3},
+		{"文字化けは直った?", []string{"文字化け", "mojibake"}, 1},
+		{"PDFで見出しの番号がずれる問題は直った?", []string{"pdf", "見出し", "heading", "番号", "number"}, 3},
+		{"起動時間短縮の件は?", []string{"起動", "boot", "時間", "短縮"}, 3},
 		{"ターミナルのコマンド履歴は？", []string{"ターミナル", "terminal", "コマンド", "command", "履歴", "history"}, 3},
 	}
 	for _, c := range cases {
@@ -79,5 +83,30 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		if i > 0 && w >= q.Weights[0][0] {
 			t.Errorf("form %q weighs %v, as much as the asked word", q.Concepts[0][i], w)
 		}
+	}
+}
+
+// TestQueryTokenizerEdges: an adjective before a word is not read as an
+// okurigana compound (遅い問題 is not 遅い問), a glossary word written
+// with hiragana is one concept, and a Japanese word also brings other
+// Japanese words for the same thing, weighted low (番号 → ナンバリング).
+func TestQueryTokenizerEdges(t *testing.T) {
+	q := parseQuery("ビルドが遅い問題は?")
+	for _, g := range q.Concepts {
+		if g[0] == "遅い問" {
+			t.Fatalf("concepts %q: 遅い問 is no word", q.Concepts)
+		}
+	}
+	if !slices.Contains(q.Terms, "slow") || !q.WantsBlockers {
+		t.Errorf("terms %q blockers=%v: want slow among them and a question about blockers", q.Terms, q.WantsBlockers)
+	}
+	q = parseQuery("見出しの番号は?")
+	i := slices.IndexFunc(q.Concepts, func(g []string) bool { return g[0] == "番号" })
+	if i < 0 {
+		t.Fatalf("concepts %q lack 番号", q.Concepts)
+	}
+	j := slices.Index(q.Concepts[i], "ナンバリング")
+	if j < 0 || q.Weights[i][j] >= weightTranslation {
+		t.Errorf("番号's forms %q weights %v: want ナンバリング below the translations", q.Concepts[i], q.Weights[i])
 	}
 }

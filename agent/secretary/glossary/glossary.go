@@ -19,6 +19,7 @@ type tables struct {
 	jaToEn map[string][]string
 	enToJa map[string][]string
 	jaKeys []string // Japanese entries, longest first (for finding them inside runs)
+	kana   []string // those written with hiragana inside (文字化け, 見出し), longest first
 }
 
 var load = sync.OnceValue(func() *tables {
@@ -51,8 +52,22 @@ var load = sync.OnceValue(func() *tables {
 		}
 		return t.jaKeys[i] < t.jaKeys[j]
 	})
+	for _, k := range t.jaKeys {
+		if hasHiragana(k) {
+			t.kana = append(t.kana, k)
+		}
+	}
 	return t
 })
+
+func hasHiragana(s string) bool {
+	for _, r := range s {
+		if r >= 'ぁ' && r <= 'ゖ' {
+			return true
+		}
+	}
+	return false
+}
 
 // Size is the number of distinct Japanese and English entries.
 func Size() (ja, en int) {
@@ -109,6 +124,25 @@ func Within(run string) []string {
 				break
 			}
 			from = i + 1
+		}
+	}
+	return found
+}
+
+// Phrases lists the glossary's entries written with hiragana inside
+// (文字化け, 見出し, 切り替え) that text holds, longest first, none
+// overlapping an earlier one. Hiragana separates words in a question, so
+// these would otherwise reach the search only as their kanji pieces.
+func Phrases(text string) []string {
+	t := load()
+	var found []string
+	taken := make([]bool, len(text))
+	for _, k := range t.kana {
+		if i := strings.Index(text, k); i >= 0 && !overlaps(taken, i, i+len(k)) {
+			for j := i; j < i+len(k); j++ {
+				taken[j] = true
+			}
+			found = append(found, k)
 		}
 	}
 	return found

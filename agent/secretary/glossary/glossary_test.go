@@ -32,3 +32,20 @@ func TestWithinSplitsRuns(t *testing.T) {
 		t.Fatalf("Within(ライセンス表示) = %v", got)
 	}
 }
+
+// TestPhrasesFindsKanaEntries: entries written with hiragana inside are
+// found in a whole question, longest first and not overlapping.
+func TestPhrasesFindsKanaEntries(t *testing.T) {
+	got := Phrases("PDFで見出しの番号と文字化けと読み取り専用モードは?")
+	for _, want := range []string{"見出し", "文字化け", "読み取り専用"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Phrases = %v, want %s among them", got, want)
+		}
+	}
+	if slices.Contains(got, "読み取り") {
+		t.Errorf("Phrases = %v: 読み取り overlaps 読み取り専用", got)
+	}
+	if got := Phrases("認証の進捗は?"); len(got) != 0 {
+		t.Errorf("Phrases(認証の進捗は?) = %v, want none (no entry with hiragana)", got)
+	}
+}
