@@ -16,11 +16,11 @@ func TestAuditAppendedEventFollowsCommits(t *testing.T) {
 	a := newTestAgent(t, "eng-live", "engineer", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	events, err := a.Events(ctx, 0)
+	events, err := a.Events(ctx, agent.EventsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetFocus(ctx, true); err != nil { // audited as ctl.focus
+	if err := a.SetFocus(ctx, agent.FocusRequest{On: true}); err != nil { // audited as ctl.focus
 		t.Fatal(err)
 	}
 	for {

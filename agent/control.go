@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -52,49 +51,10 @@ const (
 	eventBatchWait = 5 * time.Millisecond
 )
 
-// Params of the ctl.* methods that do not take one of Service's own types.
+// Params and results of the ctl.* methods that are not Service's own
+// types: ctl.events is a long poll over Service.Events, and methods that
+// only succeed or fail answer CtlOK.
 type (
-	// CtlQueryParams names a received query (answer, decline, release).
-	CtlQueryParams struct {
-		QueryID string `json:"query_id"`
-		Text    string `json:"text,omitempty"`
-		Reason  string `json:"reason,omitempty"`
-	}
-	// CtlRefuseParams names a pending trust request.
-	CtlRefuseParams struct {
-		Fingerprint string `json:"fingerprint"`
-	}
-	// CtlFocusParams turns focus on or off.
-	CtlFocusParams struct {
-		On bool `json:"on"`
-	}
-	// CtlMessagesParams pages the inbox by sequence number.
-	CtlMessagesParams struct {
-		AfterSeq int64 `json:"after_seq"`
-		Limit    int   `json:"limit,omitempty"`
-	}
-	// CtlMarkReadParams marks messages read up to a sequence number.
-	CtlMarkReadParams struct {
-		UptoSeq int64 `json:"upto_seq"`
-	}
-	// CtlCoordTaskParams narrows ctl.coord_tasks to one task ("" = all).
-	CtlCoordTaskParams struct {
-		TaskID string `json:"task_id,omitempty"`
-	}
-	// CtlNoteParams is an owner note.
-	CtlNoteParams struct {
-		Text string `json:"text"`
-	}
-	// CtlTaskRef names a task a peer runs for us.
-	CtlTaskRef struct {
-		Peer   string `json:"peer"`
-		TaskID string `json:"task_id"`
-	}
-	// CtlApprovalParams names an approval and, for reject, why.
-	CtlApprovalParams struct {
-		ID     string `json:"id"`
-		Reason string `json:"reason,omitempty"`
-	}
 	// CtlEventsParams is a ctl.events long poll: events after AfterSeq
 	// (0: only new ones), waiting up to WaitMS for the first.
 	CtlEventsParams struct {
@@ -135,86 +95,73 @@ func RegisterControl(srv *rpc.Server, svc Service) {
 	}
 }
 
-type none struct{}
-
+// controlMethods is the control table: each ctl.* method is one Service
+// method, its params the method's request type and its result the
+// method's result (CtlOK for methods that only succeed or fail).
 func controlMethods(svc Service) map[string]rpc.Handler {
 	return map[string]rpc.Handler{
-		CtlStatus:   method(func(ctx context.Context, _ none) (Status, error) { return svc.Status(ctx) }),
-		CtlPeers:    method(func(ctx context.Context, _ none) ([]Peer, error) { return svc.Peers(ctx) }),
-		CtlDiscover: method(func(ctx context.Context, _ none) ([]Peer, error) { return svc.Discover(ctx) }),
-		CtlTrust:    action(svc.Trust),
-		CtlRefuse: action(func(ctx context.Context, p CtlRefuseParams) error {
-			return svc.Refuse(ctx, p.Fingerprint)
-		}),
-		CtlAsk:     method(svc.Ask),
-		CtlQueries: method(svc.Queries),
-		CtlAnswer: action(func(ctx context.Context, p CtlQueryParams) error {
-			return svc.Answer(ctx, p.QueryID, p.Text)
-		}),
-		CtlDecline: action(func(ctx context.Context, p CtlQueryParams) error {
-			return svc.Decline(ctx, p.QueryID, p.Reason)
-		}),
-		CtlRelease: action(func(ctx context.Context, p CtlQueryParams) error { return svc.Release(ctx, p.QueryID) }),
-		CtlFocus:   action(func(ctx context.Context, p CtlFocusParams) error { return svc.SetFocus(ctx, p.On) }),
-		CtlMessages: method(func(ctx context.Context, p CtlMessagesParams) ([]Message, error) {
-			return svc.Messages(ctx, p.AfterSeq, p.Limit)
-		}),
-		CtlMarkRead: action(func(ctx context.Context, p CtlMarkReadParams) error {
-			return svc.MarkMessagesRead(ctx, p.UptoSeq)
-		}),
-		CtlSendMessage: method(svc.SendMessage),
-		CtlInbox:       method(svc.Inbox),
-		CtlCoordTasks: method(func(ctx context.Context, p CtlCoordTaskParams) ([]CoordTask, error) {
-			return svc.CoordTasks(ctx, p.TaskID)
-		}),
-		CtlNote:        action(func(ctx context.Context, p CtlNoteParams) error { return svc.Note(ctx, p.Text) }),
-		CtlReportEvent: action(svc.ReportEvent),
-		CtlSnapshot: method(func(ctx context.Context, _ none) (json.RawMessage, error) {
-			return svc.Snapshot(ctx)
-		}),
-		CtlTaskRequest: method(svc.RequestTask),
-		CtlTaskStatus: method(func(ctx context.Context, p CtlTaskRef) (Task, error) {
-			return svc.RemoteTaskStatus(ctx, p.Peer, p.TaskID)
-		}),
-		CtlTaskCancel: action(func(ctx context.Context, p CtlTaskRef) error {
-			return svc.CancelRemoteTask(ctx, p.Peer, p.TaskID)
-		}),
-		CtlApprovals: method(svc.Approvals),
-		CtlApprove:   action(func(ctx context.Context, p CtlApprovalParams) error { return svc.Approve(ctx, p.ID) }),
-		CtlReject: action(func(ctx context.Context, p CtlApprovalParams) error {
-			return svc.Reject(ctx, p.ID, p.Reason)
-		}),
-		CtlTasks: method(svc.Tasks),
-		CtlAudit: method(svc.Audit),
-		CtlAuditVerify: method(func(ctx context.Context, _ none) (AuditVerification, error) {
-			return svc.VerifyAudit(ctx)
-		}),
-		CtlEvents: method(func(ctx context.Context, p CtlEventsParams) (CtlEventsResult, error) {
-			return pollEvents(ctx, svc, p)
-		}),
-		CtlReload: method(func(ctx context.Context, _ none) (ReloadReport, error) { return svc.Reload(ctx) }),
+		CtlStatus:      handleNone(svc.Status),
+		CtlReload:      handleNone(svc.Reload),
+		CtlPeers:       handleNone(svc.Peers),
+		CtlDiscover:    handleNone(svc.Discover),
+		CtlTrust:       handleOK(svc.Trust),
+		CtlRefuse:      handleOK(svc.Refuse),
+		CtlQueries:     handle(svc.Queries),
+		CtlAnswer:      handleOK(svc.Answer),
+		CtlDecline:     handleOK(svc.Decline),
+		CtlRelease:     handleOK(svc.Release),
+		CtlFocus:       handleOK(svc.SetFocus),
+		CtlAsk:         handle(svc.Ask),
+		CtlTaskRequest: handle(svc.RequestTask),
+		CtlTaskStatus:  handle(svc.RemoteTaskStatus),
+		CtlTaskCancel:  handleOK(svc.CancelRemoteTask),
+		CtlMessages:    handle(svc.Messages),
+		CtlMarkRead:    handleOK(svc.MarkMessagesRead),
+		CtlSendMessage: handle(svc.SendMessage),
+		CtlInbox:       handle(svc.Inbox),
+		CtlCoordTasks:  handle(svc.CoordTasks),
+		CtlApprovals:   handle(svc.Approvals),
+		CtlApprove:     handleOK(svc.Approve),
+		CtlReject:      handleOK(svc.Reject),
+		CtlTasks:       handle(svc.Tasks),
+		CtlNote:        handleOK(svc.Note),
+		CtlReportEvent: handleOK(svc.ReportEvent),
+		CtlSnapshot:    handleNone(svc.Snapshot),
+		CtlAudit:       handle(svc.Audit),
+		CtlAuditVerify: handleNone(svc.VerifyAudit),
+		CtlEvents:      handle(eventPoller{svc}.poll),
 	}
 }
 
-// method adapts a Service call taking params P and returning R.
-func method[P, R any](f func(context.Context, P) (R, error)) rpc.Handler {
+// handle registers a method taking request Req and returning Resp: it
+// decodes the params into Req and maps an error at the edge.
+func handle[Req, Resp any](fn func(context.Context, Req) (Resp, error)) rpc.Handler {
 	return func(ctx context.Context, call *rpc.Call) (any, error) {
-		var p P
-		if err := call.Bind(&p); err != nil {
+		var req Req
+		if err := call.Bind(&req); err != nil {
 			return nil, err
 		}
-		r, err := f(ctx, p)
+		resp, err := fn(ctx, req)
 		if err != nil {
 			return nil, controlError(err)
 		}
-		return r, nil
+		return resp, nil
 	}
 }
 
-// action adapts a Service call that only succeeds or fails.
-func action[P any](f func(context.Context, P) error) rpc.Handler {
-	return method(func(ctx context.Context, p P) (CtlOK, error) {
-		return CtlOK{OK: true}, f(ctx, p)
+// none is the params of methods that take none (any object decodes).
+type none struct{}
+
+// handleNone registers a method that takes no request.
+func handleNone[Resp any](fn func(context.Context) (Resp, error)) rpc.Handler {
+	return handle(func(ctx context.Context, _ none) (Resp, error) { return fn(ctx) })
+}
+
+// handleOK registers a method that only succeeds or fails; it answers
+// CtlOK.
+func handleOK[Req any](fn func(context.Context, Req) error) rpc.Handler {
+	return handle(func(ctx context.Context, req Req) (CtlOK, error) {
+		return CtlOK{OK: true}, fn(ctx, req)
 	})
 }
 
@@ -243,8 +190,12 @@ func controlError(err error) error {
 // other than one of the AOI codes; data.reason says why.
 const CodeControlFailed = -32000
 
-// pollEvents answers one ctl.events long poll.
-func pollEvents(ctx context.Context, svc Service, p CtlEventsParams) (CtlEventsResult, error) {
+// eventPoller answers ctl.events long polls from an EventService.
+type eventPoller struct{ svc EventService }
+
+// poll answers one ctl.events long poll.
+func (ep eventPoller) poll(ctx context.Context, p CtlEventsParams) (CtlEventsResult, error) {
+	svc := ep.svc
 	res := CtlEventsResult{Events: []Event{}}
 	after := p.AfterSeq
 	if seq, ok := svc.(EventSequencer); ok {
@@ -259,7 +210,7 @@ func pollEvents(ctx context.Context, svc Service, p CtlEventsParams) (CtlEventsR
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, err := svc.Events(ctx, after)
+	events, err := svc.Events(ctx, EventsRequest{AfterSeq: after})
 	if err != nil {
 		return res, err
 	}

@@ -41,14 +41,14 @@ type (
 // registerOpsControl registers ctl.prune, ctl.export, ctl.forget and
 // ctl.doctor on the control server.
 func registerOpsControl(srv *rpc.Server, svc OpsService) {
-	srv.Handle(CtlPrune, method(func(ctx context.Context, p CtlPruneParams) (PruneReport, error) {
+	srv.Handle(CtlPrune, handle(func(ctx context.Context, p CtlPruneParams) (PruneReport, error) {
 		return svc.Prune(ctx, time.Duration(p.OlderThanSec)*time.Second)
 	}))
-	srv.Handle(CtlExport, method(func(ctx context.Context, p CtlAgentParams) (json.RawMessage, error) {
+	srv.Handle(CtlExport, handle(func(ctx context.Context, p CtlAgentParams) (json.RawMessage, error) {
 		return svc.Export(ctx, p.AgentID)
 	}))
-	srv.Handle(CtlForget, method(func(ctx context.Context, p CtlAgentParams) (ForgetReport, error) {
+	srv.Handle(CtlForget, handle(func(ctx context.Context, p CtlAgentParams) (ForgetReport, error) {
 		return svc.Forget(ctx, p.AgentID)
 	}))
-	srv.Handle(CtlDoctor, method(func(ctx context.Context, _ none) (DoctorReport, error) { return svc.Doctor(ctx) }))
+	srv.Handle(CtlDoctor, handleNone(svc.Doctor))
 }

@@ -95,29 +95,51 @@ func roundTripCases() []roundTripCase {
 		{"trust", func(ctx context.Context, s agent.Service) (any, error) {
 			return nil, s.Trust(ctx, agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "ab12", Endpoint: "127.0.0.1:8444"})
 		}, nil, "Trust pm-tanaka ab12 127.0.0.1:8444"},
-		{"refuse", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Refuse(ctx, "cd34") }, nil, "Refuse cd34"},
+		{"refuse", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Refuse(ctx, agent.RefuseRequest{Fingerprint: "cd34"})
+		}, nil, "Refuse cd34"},
 		{"ask", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "認証の進捗は？", ContextScope: []string{"acme/webapp", "acme/api"}, Priority: "high", Async: true})
 		}, d.askResult, "Ask eng-suzuki 認証の進捗は？ [acme/webapp acme/api] high true"},
 		{"queries", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.Queries(ctx, agent.QueryFilter{State: agent.QueryEscalated, Limit: 7})
 		}, d.queries, "Queries escalated 7"},
-		{"answer", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Answer(ctx, "q1", "JWT done") }, nil, "Answer q1 JWT done"},
-		{"decline", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Decline(ctx, "q2", "not mine") }, nil, "Decline q2 not mine"},
-		{"release one", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Release(ctx, "q3") }, nil, "Release q3"},
-		{"release all", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Release(ctx, "") }, nil, "Release "},
-		{"focus on", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.SetFocus(ctx, true) }, nil, "SetFocus true"},
-		{"focus off", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.SetFocus(ctx, false) }, nil, "SetFocus false"},
-		{"messages", func(ctx context.Context, s agent.Service) (any, error) { return s.Messages(ctx, 41, 3) }, d.messages, "Messages 41 3"},
-		{"mark read", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.MarkMessagesRead(ctx, 44) }, nil, "MarkMessagesRead 44"},
+		{"answer", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Answer(ctx, agent.AnswerRequest{QueryID: "q1", Text: "JWT done"})
+		}, nil, "Answer q1 JWT done"},
+		{"decline", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Decline(ctx, agent.DeclineRequest{QueryID: "q2", Reason: "not mine"})
+		}, nil, "Decline q2 not mine"},
+		{"release one", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Release(ctx, agent.ReleaseRequest{QueryID: "q3"})
+		}, nil, "Release q3"},
+		{"release all", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Release(ctx, agent.ReleaseRequest{})
+		}, nil, "Release "},
+		{"focus on", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.SetFocus(ctx, agent.FocusRequest{On: true})
+		}, nil, "SetFocus true"},
+		{"focus off", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.SetFocus(ctx, agent.FocusRequest{})
+		}, nil, "SetFocus false"},
+		{"messages", func(ctx context.Context, s agent.Service) (any, error) {
+			return s.Messages(ctx, agent.MessagesRequest{AfterSeq: 41, Limit: 3})
+		}, d.messages, "Messages 41 3"},
+		{"mark read", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.MarkMessagesRead(ctx, agent.MarkReadRequest{UptoSeq: 44})
+		}, nil, "MarkMessagesRead 44"},
 		{"send message", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.SendMessage(ctx, agent.SendMessageRequest{To: "eng-suzuki", Type: "task_assign", TaskID: "T-1", Payload: json.RawMessage(`{"description":"auth"}`)})
 		}, d.sent, `SendMessage eng-suzuki task_assign T-1 {"description":"auth"} 0`},
 		{"inbox", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.Inbox(ctx, agent.InboxFilter{AfterSeq: 7, Type: "progress", TaskID: "T-1", Unread: true, Limit: 5, Assistant: true})
 		}, d.inbox, "Inbox 7 progress T-1 true 5 true"},
-		{"coord tasks", func(ctx context.Context, s agent.Service) (any, error) { return s.CoordTasks(ctx, "T-1") }, d.coord, "CoordTasks T-1"},
-		{"note", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Note(ctx, "refresh tokens 75%") }, nil, "Note refresh tokens 75%"},
+		{"coord tasks", func(ctx context.Context, s agent.Service) (any, error) {
+			return s.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: "T-1"})
+		}, d.coord, "CoordTasks T-1"},
+		{"note", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Note(ctx, agent.NoteRequest{Text: "refresh tokens 75%"})
+		}, nil, "Note refresh tokens 75%"},
 		{"report event", func(ctx context.Context, s agent.Service) (any, error) {
 			p := 40
 			return nil, s.ReportEvent(ctx, agent.ReportedEvent{Type: "test.run", File: "auth.go", Content: "3 failed", Progress: &p})
@@ -130,16 +152,20 @@ func roundTripCases() []roundTripCase {
 			return s.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "run_tests", Params: map[string]string{"suite": "./auth/..."}, Sync: true, TimeoutSec: 1})
 		}, d.ticket, "RequestTask eng-suzuki run_tests map[suite:./auth/...] true 1"},
 		{"task status", func(ctx context.Context, s agent.Service) (any, error) {
-			return s.RemoteTaskStatus(ctx, "eng-suzuki", "t1")
+			return s.RemoteTaskStatus(ctx, agent.RemoteTaskRef{Peer: "eng-suzuki", TaskID: "t1"})
 		}, d.task, "RemoteTaskStatus eng-suzuki t1"},
 		{"task cancel", func(ctx context.Context, s agent.Service) (any, error) {
-			return nil, s.CancelRemoteTask(ctx, "eng-suzuki", "t1")
+			return nil, s.CancelRemoteTask(ctx, agent.RemoteTaskRef{Peer: "eng-suzuki", TaskID: "t1"})
 		}, nil, "CancelRemoteTask eng-suzuki t1"},
 		{"approvals", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.Approvals(ctx, agent.ApprovalFilter{State: "pending", Limit: 5})
 		}, d.approvals, "Approvals pending 5"},
-		{"approve", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Approve(ctx, "a1") }, nil, "Approve a1"},
-		{"reject", func(ctx context.Context, s agent.Service) (any, error) { return nil, s.Reject(ctx, "a2", "not now") }, nil, "Reject a2 not now"},
+		{"approve", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Approve(ctx, agent.ApproveRequest{ID: "a1"})
+		}, nil, "Approve a1"},
+		{"reject", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.Reject(ctx, agent.RejectRequest{ID: "a2", Reason: "not now"})
+		}, nil, "Reject a2 not now"},
 		{"tasks", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.Tasks(ctx, agent.TaskFilter{State: agent.TaskCompleted, Limit: 2})
 		}, []agent.Task{d.task}, "Tasks completed 2"},
@@ -159,7 +185,7 @@ func TestControlErrorsReachTheFrontEnd(t *testing.T) {
 	ctx := context.Background()
 
 	d.fail(errors.New("query q9 not found; list received queries with `aoi inbox`"))
-	err := c.Answer(ctx, "q9", "x")
+	err := c.Answer(ctx, agent.AnswerRequest{QueryID: "q9", Text: "x"})
 	var re *rpc.Error
 	if !errors.As(err, &re) || re.Code != agent.CodeControlFailed {
 		t.Fatalf("plain error: got %v, want *rpc.Error code %d", err, agent.CodeControlFailed)
@@ -184,6 +210,53 @@ func TestControlBadParamsNameTheField(t *testing.T) {
 	var re *rpc.Error
 	if !errors.As(err, &re) || re.Code != rpc.CodeInvalidParams || !strings.Contains(re.Reason(), "params.on") {
 		t.Fatalf("got %v, want invalid params naming params.on", err)
+	}
+}
+
+// TestControlParamNamesAreStable sends each ctl.* method the params the
+// CLI, attach mode and `aoi mcp` of earlier versions send, as raw JSON,
+// and checks the service receives every field: the request types'
+// JSON names are the wire contract.
+func TestControlParamNamesAreStable(t *testing.T) {
+	dir := t.TempDir()
+	d := newServiceDouble()
+	serveControl(t, dir, d)
+	hc := rpc.UnixHTTPClient(agent.SocketPath(dir))
+	cl := rpc.NewClient(rpc.ControlURL, hc, rpc.ClientOptions{MaxAttempts: 1})
+	for _, tc := range []struct{ method, params, recorded string }{
+		{agent.CtlStatus, `{}`, "Status"},
+		{agent.CtlTrust, `{"agent_id":"pm-tanaka","fingerprint":"ab12","endpoint":"127.0.0.1:8444"}`, "Trust pm-tanaka ab12 127.0.0.1:8444"},
+		{agent.CtlRefuse, `{"fingerprint":"cd34"}`, "Refuse cd34"},
+		{agent.CtlAsk, `{"to":"eng-suzuki","query":"q?","context_scope":["acme/api"],"priority":"high","async":true}`, "Ask eng-suzuki q? [acme/api] high true"},
+		{agent.CtlQueries, `{"state":"escalated","limit":7}`, "Queries escalated 7"},
+		{agent.CtlAnswer, `{"query_id":"q1","text":"JWT done"}`, "Answer q1 JWT done"},
+		{agent.CtlDecline, `{"query_id":"q2","reason":"not mine"}`, "Decline q2 not mine"},
+		{agent.CtlRelease, `{"query_id":""}`, "Release "},
+		{agent.CtlFocus, `{"on":true}`, "SetFocus true"},
+		{agent.CtlMessages, `{"after_seq":41,"limit":3}`, "Messages 41 3"},
+		{agent.CtlMarkRead, `{"upto_seq":44}`, "MarkMessagesRead 44"},
+		{agent.CtlSendMessage, `{"to":"eng-suzuki","type":"task_assign","task_id":"T-1","payload":{"a":1}}`, `SendMessage eng-suzuki task_assign T-1 {"a":1} 0`},
+		{agent.CtlCoordTasks, `{"task_id":"T-1"}`, "CoordTasks T-1"},
+		{agent.CtlNote, `{"text":"refresh tokens"}`, "Note refresh tokens"},
+		{agent.CtlReportEvent, `{"type":"test.run","file_path":"auth.go","content":"3 failed","progress":40}`, "ReportEvent test.run auth.go 3 failed 40"},
+		{agent.CtlTaskRequest, `{"to":"eng-suzuki","task_type":"run_tests","task_params":{"suite":"x"},"sync":true,"timeout":1}`, "RequestTask eng-suzuki run_tests map[suite:x] true 1"},
+		{agent.CtlTaskStatus, `{"peer":"eng-suzuki","task_id":"t1"}`, "RemoteTaskStatus eng-suzuki t1"},
+		{agent.CtlTaskCancel, `{"peer":"eng-suzuki","task_id":"t1"}`, "CancelRemoteTask eng-suzuki t1"},
+		{agent.CtlApprovals, `{"state":"pending","limit":5}`, "Approvals pending 5"},
+		{agent.CtlApprove, `{"id":"a1"}`, "Approve a1"},
+		{agent.CtlReject, `{"id":"a2","reason":"not now"}`, "Reject a2 not now"},
+		{agent.CtlTasks, `{"state":"completed","limit":2}`, "Tasks completed 2"},
+		{agent.CtlAudit, `{"agent":"pm-tanaka","method":"aoi.query","result":"ok","before_seq":99,"limit":10}`, "Audit pm-tanaka aoi.query ok 99 10"},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			var res json.RawMessage
+			if err := cl.Call(context.Background(), tc.method, json.RawMessage(tc.params), &res); err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			if rec := d.lastCall(); rec != tc.recorded {
+				t.Errorf("the service saw %q, want %q", rec, tc.recorded)
+			}
+		})
 	}
 }
 
@@ -238,7 +311,7 @@ func TestEventsResumeBySeqAndSurviveRestart(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	events, err := c.Events(ctx, 1)
+	events, err := c.Events(ctx, agent.EventsRequest{AfterSeq: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +524,8 @@ func (d *serviceDouble) since(seq int64) ([]agent.Event, <-chan struct{}) {
 	return append([]agent.Event(nil), d.events[min(int(seq), len(d.events)):]...), d.changed
 }
 
-func (d *serviceDouble) Events(ctx context.Context, afterSeq int64) (<-chan agent.Event, error) {
+func (d *serviceDouble) Events(ctx context.Context, req agent.EventsRequest) (<-chan agent.Event, error) {
+	afterSeq := req.AfterSeq
 	if afterSeq <= 0 {
 		afterSeq = d.LastEventSeq()
 	}
@@ -495,26 +569,35 @@ func (d *serviceDouble) Discover(context.Context) ([]agent.Peer, error) {
 func (d *serviceDouble) Trust(_ context.Context, r agent.TrustRequest) error {
 	return d.record("Trust", r.AgentID, r.Fingerprint, r.Endpoint)
 }
-func (d *serviceDouble) Refuse(_ context.Context, fp string) error { return d.record("Refuse", fp) }
+func (d *serviceDouble) Refuse(_ context.Context, req agent.RefuseRequest) error {
+	return d.record("Refuse", req.Fingerprint)
+}
 func (d *serviceDouble) Ask(_ context.Context, r agent.AskRequest) (agent.AskResult, error) {
 	return d.askResult, d.record("Ask", r.To, r.Query, r.ContextScope, r.Priority, r.Async)
 }
 func (d *serviceDouble) Queries(_ context.Context, f agent.QueryFilter) ([]agent.Query, error) {
 	return d.queries, d.record("Queries", f.State, f.Limit)
 }
-func (d *serviceDouble) Answer(_ context.Context, id, text string) error {
+func (d *serviceDouble) Answer(_ context.Context, req agent.AnswerRequest) error {
+	id, text := req.QueryID, req.Text
 	return d.record("Answer", id, text)
 }
-func (d *serviceDouble) Decline(_ context.Context, id, reason string) error {
+func (d *serviceDouble) Decline(_ context.Context, req agent.DeclineRequest) error {
+	id, reason := req.QueryID, req.Reason
 	return d.record("Decline", id, reason)
 }
-func (d *serviceDouble) Release(_ context.Context, id string) error { return d.record("Release", id) }
-func (d *serviceDouble) SetFocus(_ context.Context, on bool) error  { return d.record("SetFocus", on) }
-func (d *serviceDouble) Messages(_ context.Context, after int64, limit int) ([]agent.Message, error) {
+func (d *serviceDouble) Release(_ context.Context, req agent.ReleaseRequest) error {
+	return d.record("Release", req.QueryID)
+}
+func (d *serviceDouble) SetFocus(_ context.Context, req agent.FocusRequest) error {
+	return d.record("SetFocus", req.On)
+}
+func (d *serviceDouble) Messages(_ context.Context, req agent.MessagesRequest) ([]agent.Message, error) {
+	after, limit := req.AfterSeq, req.Limit
 	return d.messages, d.record("Messages", after, limit)
 }
-func (d *serviceDouble) MarkMessagesRead(_ context.Context, upto int64) error {
-	return d.record("MarkMessagesRead", upto)
+func (d *serviceDouble) MarkMessagesRead(_ context.Context, req agent.MarkReadRequest) error {
+	return d.record("MarkMessagesRead", req.UptoSeq)
 }
 func (d *serviceDouble) SendMessage(_ context.Context, r agent.SendMessageRequest) (agent.SentMessage, error) {
 	return d.sent, d.record("SendMessage", r.To, r.Type, r.TaskID, string(r.Payload), r.Forward)
@@ -522,10 +605,13 @@ func (d *serviceDouble) SendMessage(_ context.Context, r agent.SendMessageReques
 func (d *serviceDouble) Inbox(_ context.Context, f agent.InboxFilter) (agent.InboxPage, error) {
 	return d.inbox, d.record("Inbox", f.AfterSeq, f.Type, f.TaskID, f.Unread, f.Limit, f.Assistant)
 }
-func (d *serviceDouble) CoordTasks(_ context.Context, id string) ([]agent.CoordTask, error) {
+func (d *serviceDouble) CoordTasks(_ context.Context, req agent.CoordTasksRequest) ([]agent.CoordTask, error) {
+	id := req.TaskID
 	return d.coord, d.record("CoordTasks", id)
 }
-func (d *serviceDouble) Note(_ context.Context, text string) error { return d.record("Note", text) }
+func (d *serviceDouble) Note(_ context.Context, req agent.NoteRequest) error {
+	return d.record("Note", req.Text)
+}
 func (d *serviceDouble) ReportEvent(_ context.Context, ev agent.ReportedEvent) error {
 	return d.record("ReportEvent", ev.Type, ev.File, ev.Content, ev.Progress)
 }
@@ -535,17 +621,22 @@ func (d *serviceDouble) Snapshot(context.Context) (json.RawMessage, error) {
 func (d *serviceDouble) RequestTask(_ context.Context, r agent.TaskRequest) (agent.TaskTicket, error) {
 	return d.ticket, d.record("RequestTask", r.To, r.TaskType, fmt.Sprint(r.Params), r.Sync, r.TimeoutSec)
 }
-func (d *serviceDouble) RemoteTaskStatus(_ context.Context, peer, id string) (agent.Task, error) {
+func (d *serviceDouble) RemoteTaskStatus(_ context.Context, req agent.RemoteTaskRef) (agent.Task, error) {
+	peer, id := req.Peer, req.TaskID
 	return d.task, d.record("RemoteTaskStatus", peer, id)
 }
-func (d *serviceDouble) CancelRemoteTask(_ context.Context, peer, id string) error {
+func (d *serviceDouble) CancelRemoteTask(_ context.Context, req agent.RemoteTaskRef) error {
+	peer, id := req.Peer, req.TaskID
 	return d.record("CancelRemoteTask", peer, id)
 }
 func (d *serviceDouble) Approvals(_ context.Context, f agent.ApprovalFilter) ([]agent.Approval, error) {
 	return d.approvals, d.record("Approvals", f.State, f.Limit)
 }
-func (d *serviceDouble) Approve(_ context.Context, id string) error { return d.record("Approve", id) }
-func (d *serviceDouble) Reject(_ context.Context, id, reason string) error {
+func (d *serviceDouble) Approve(_ context.Context, req agent.ApproveRequest) error {
+	return d.record("Approve", req.ID)
+}
+func (d *serviceDouble) Reject(_ context.Context, req agent.RejectRequest) error {
+	id, reason := req.ID, req.Reason
 	return d.record("Reject", id, reason)
 }
 func (d *serviceDouble) Tasks(_ context.Context, f agent.TaskFilter) ([]agent.Task, error) {

@@ -85,14 +85,14 @@ func TestThreeAgentsEndToEnd(t *testing.T) {
 		if err != nil || len(inbox) == 0 || inbox[0].ID != qid || inbox[0].From != "pm-tanaka" {
 			t.Fatalf("eng inbox = %+v, %v; want query %s from pm-tanaka", inbox, err, qid)
 		}
-		if err := eng.Answer(ctx, qid, "JWT done, refresh tokens 75%, blocked on Redis config"); err != nil {
+		if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qid, Text: "JWT done, refresh tokens 75%, blocked on Redis config"}); err != nil {
 			t.Fatal(err)
 		}
 		msg := waitMessage(t, pm, res.QueryID)
 		if msg.Event != wire.EventQueryCompleted || !strings.Contains(string(msg.Data), "Redis config") {
 			t.Fatalf("pm got %+v", msg)
 		}
-		if err := eng.Answer(ctx, qid, "again"); err == nil {
+		if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qid, Text: "again"}); err == nil {
 			t.Fatal("answering an answered query twice must fail")
 		}
 	})
@@ -225,7 +225,7 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
 	pmAddr := pm.Addr()
 	pm.Stop() // the PM goes offline
-	if err := eng.Answer(ctx, qs[0].ID, "75%"); err != nil {
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "75%"}); err != nil {
 		t.Fatalf("answering while the asker is offline must queue, not fail: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond) // several failed attempts at 50–200 ms back-off
@@ -236,7 +236,7 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 		t.Fatalf("message = %s", msg.Data)
 	}
 	time.Sleep(300 * time.Millisecond)
-	all, err := pm.Messages(ctx, 0, 100)
+	all, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
 	if err != nil || len(all) != 1 {
 		t.Fatalf("pm has %d messages (%v), want exactly one", len(all), err)
 	}
@@ -247,7 +247,7 @@ func waitMessage(t *testing.T, a *testAgent, requestID string) agent.Message {
 	t.Helper()
 	var found agent.Message
 	eventually(t, 10*time.Second, "answer to "+requestID, func() bool {
-		msgs, err := a.Messages(context.Background(), 0, 100)
+		msgs, err := a.Messages(context.Background(), agent.MessagesRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

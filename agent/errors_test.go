@@ -25,7 +25,7 @@ func TestDomainErrorKindsInProcessAndOverTheSocket(t *testing.T) {
 		name string
 		s    agent.Service
 	}{{"in process", eng.Core}, {"over the socket", cl}} {
-		err := svc.s.Answer(ctx, "q-missing", "75%")
+		err := svc.s.Answer(ctx, agent.AnswerRequest{QueryID: "q-missing", Text: "75%"})
 		if !errors.Is(err, agent.ErrNotFound) || errors.Is(err, agent.ErrDenied) || !strings.Contains(err.Error(), "aoi inbox") {
 			t.Errorf("%s: answering a missing query = %v, want ErrNotFound saying what to do", svc.name, err)
 		}
@@ -33,14 +33,14 @@ func TestDomainErrorKindsInProcessAndOverTheSocket(t *testing.T) {
 		if !errors.Is(err, agent.ErrUnknownPeer) || !strings.Contains(err.Error(), "aoi peers trust") {
 			t.Errorf("%s: asking an unknown peer = %v, want ErrUnknownPeer", svc.name, err)
 		}
-		err = svc.s.Note(ctx, "  ")
+		err = svc.s.Note(ctx, agent.NoteRequest{Text: "  "})
 		if !errors.Is(err, agent.ErrInvalid) {
 			t.Errorf("%s: an empty note = %v, want ErrInvalid", svc.name, err)
 		}
 	}
 	// Over the socket the error is still the *rpc.Error front ends read.
 	var re *rpc.Error
-	if err := cl.Answer(ctx, "q-missing", "x"); !errors.As(err, &re) || re.Code != agent.CodeControlFailed {
+	if err := cl.Answer(ctx, agent.AnswerRequest{QueryID: "q-missing", Text: "x"}); !errors.As(err, &re) || re.Code != agent.CodeControlFailed {
 		t.Fatalf("over the socket: %v, want *rpc.Error code %d", err, agent.CodeControlFailed)
 	}
 }

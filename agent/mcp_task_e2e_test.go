@@ -55,7 +55,7 @@ func TestMCPToolTaskRunsThroughTheWorkAI(t *testing.T) {
 	if err != nil || len(aps) != 1 {
 		t.Fatalf("approvals = %+v, %v", aps, err)
 	}
-	if err := eng.Approve(ctx, aps[0].ID); err != nil {
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	msg := waitMessage(t, pm, ticket.RequestID)

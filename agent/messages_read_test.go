@@ -33,7 +33,7 @@ func TestAnswerKeepsQuestionAndReadMarkAcrossRestart(t *testing.T) {
 			}
 			return id != ""
 		})
-		if err := pm.Answer(ctx, id, "answer to: "+q); err != nil {
+		if err := pm.Answer(ctx, agent.AnswerRequest{QueryID: id, Text: "answer to: " + q}); err != nil {
 			t.Fatal(err)
 		}
 		return res.QueryID
@@ -49,7 +49,7 @@ func TestAnswerKeepsQuestionAndReadMarkAcrossRestart(t *testing.T) {
 	askID := ask("when is the release?")
 	var msgs []agent.Message
 	eventually(t, 10*time.Second, "the answer reaches eng", func() bool {
-		msgs, _ = eng.Messages(ctx, 0, 100)
+		msgs, _ = eng.Messages(ctx, agent.MessagesRequest{Limit: 100})
 		return len(msgs) == 1
 	})
 	if m := msgs[0]; m.RelatedID != askID || m.Question != "when is the release?" || m.Read {
@@ -58,14 +58,14 @@ func TestAnswerKeepsQuestionAndReadMarkAcrossRestart(t *testing.T) {
 	if n := unread(); n != 1 {
 		t.Fatalf("unread after listing = %d; listing must not mark read", n)
 	}
-	if err := eng.MarkMessagesRead(ctx, msgs[0].Seq); err != nil {
+	if err := eng.MarkMessagesRead(ctx, agent.MarkReadRequest{UptoSeq: msgs[0].Seq}); err != nil {
 		t.Fatal(err)
 	}
 	eng.Restart(nil)
 	if n := unread(); n != 0 {
 		t.Fatalf("unread after a restart = %d; the read mark was lost", n)
 	}
-	again, _ := eng.Messages(ctx, 0, 100)
+	again, _ := eng.Messages(ctx, agent.MessagesRequest{Limit: 100})
 	if len(again) != 1 || !again[0].Read || again[0].Question != "when is the release?" {
 		t.Fatalf("after the restart: %+v", again)
 	}

@@ -258,8 +258,8 @@ func messageView(r store.MessageRecord) Message {
 
 // CoordTasks lists coordination tasks (one row per counterpart), most
 // recently changed first; taskID narrows to one task.
-func (c *Core) CoordTasks(ctx context.Context, taskID string) ([]CoordTask, error) {
-	recs, err := c.db.CoordTasks(ctx, taskID, 200)
+func (c *Core) CoordTasks(ctx context.Context, req CoordTasksRequest) ([]CoordTask, error) {
+	recs, err := c.db.CoordTasks(ctx, req.TaskID, 200)
 	if err != nil {
 		return nil, err
 	}

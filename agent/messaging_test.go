@@ -58,7 +58,7 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	}
 	// The owner reading messages (the interface, aoi inbox) does not hide
 	// them from the assistant's unread filter, and vice versa.
-	if _, err := bob.Messages(ctx, 0, 100); err != nil {
+	if _, err := bob.Messages(ctx, agent.MessagesRequest{Limit: 100}); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []int{1, 0} {
@@ -67,7 +67,7 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 			t.Fatalf("assistant's unread check %d = %+v (%v), want %d", i+1, page.Messages, err, want)
 		}
 	}
-	ts, err := bob.CoordTasks(ctx, "T-9")
+	ts, err := bob.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: "T-9"})
 	if err != nil || len(ts) != 1 || ts[0].Side != agent.SideAssignee || ts[0].State != agent.CoordAssigned || ts[0].Peer != "alice" {
 		t.Fatalf("bob's task = %+v (%v), want assigned by alice", ts, err)
 	}

@@ -121,7 +121,7 @@ func TestMetricsAfterQueriesDenialsApprovalsAndRateLimits(t *testing.T) {
 	if v, _ := value(before, "aoi_approvals", map[string]string{"state": "pending"}); v != 1 {
 		t.Fatalf("aoi_approvals{state=pending} = %v before approving, want 1", v)
 	}
-	if err := eng.Approve(ctx, aps[0].ID); err != nil {
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, ticket.RequestID)

@@ -43,7 +43,7 @@ func TestPruneKeepsTheChainVerifiableAndTamperEvident(t *testing.T) {
 	if len(aps) != 1 {
 		t.Fatalf("approvals = %+v", aps)
 	}
-	if err := eng.Reject(ctx, aps[0].ID, "not now"); err != nil {
+	if err := eng.Reject(ctx, agent.RejectRequest{ID: aps[0].ID, Reason: "not now"}); err != nil {
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, ticket.RequestID)
@@ -91,7 +91,7 @@ func TestExportThenForgetLeavesNoTraceInTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	aps, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-	if err := eng.Approve(ctx, aps[0].ID); err != nil {
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, ticket.RequestID)

@@ -43,7 +43,7 @@ func TestFailedCallShowsPeerOfflineAtOnce(t *testing.T) {
 	}
 	evCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	events, err := pm.Events(evCtx, 0)
+	events, err := pm.Events(evCtx, agent.EventsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,20 +211,20 @@ func queryView(r store.QueryRecord) Query {
 
 // Answer sends the owner's answer to a received query through the outbox
 // (inbox.Inbox.Answer: ErrInvalid, ErrNotFound, ErrConflict).
-func (c *Core) Answer(ctx context.Context, queryID, text string) error {
-	return c.inbox.Answer(ctx, queryID, text)
+func (c *Core) Answer(ctx context.Context, req AnswerRequest) error {
+	return c.inbox.Answer(ctx, req.QueryID, req.Text)
 }
 
 // Decline refuses a received query; the asker is told why
 // (inbox.Inbox.Decline: ErrNotFound, ErrConflict).
-func (c *Core) Decline(ctx context.Context, queryID, reason string) error {
-	return c.inbox.Decline(ctx, queryID, reason)
+func (c *Core) Decline(ctx context.Context, req DeclineRequest) error {
+	return c.inbox.Decline(ctx, req.QueryID, req.Reason)
 }
 
 // Release answers buffered queries now with the secretary's draft; an empty
 // id releases all of them (inbox.Inbox.Release: ErrNotFound, ErrConflict).
-func (c *Core) Release(ctx context.Context, queryID string) error {
-	return c.inbox.Release(ctx, queryID)
+func (c *Core) Release(ctx context.Context, req ReleaseRequest) error {
+	return c.inbox.Release(ctx, req.QueryID)
 }
 
 // newInbox wires the owner's side of received queries (agent/inbox).

@@ -207,7 +207,8 @@ func (c *Core) helloAfterTrust(ctx context.Context, agentID string) {
 }
 
 // Refuse drops a pending trust request.
-func (c *Core) Refuse(ctx context.Context, fingerprint string) error {
+func (c *Core) Refuse(ctx context.Context, req RefuseRequest) error {
+	fingerprint := req.Fingerprint
 	return c.db.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.DeleteTrustRequest(fingerprint); err != nil {
 			return err

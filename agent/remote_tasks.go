@@ -40,9 +40,9 @@ func (c *Core) RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, er
 }
 
 // RemoteTaskStatus asks a peer about a task it runs for us.
-func (c *Core) RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task, error) {
+func (c *Core) RemoteTaskStatus(ctx context.Context, ref RemoteTaskRef) (Task, error) {
 	var res wire.TaskExecuteResult
-	if err := c.callPeer(ctx, peer, wire.MethodTaskStatus, wire.TaskRef{From: c.selfID(), TaskID: taskID}, &res); err != nil {
+	if err := c.callPeer(ctx, ref.Peer, wire.MethodTaskStatus, wire.TaskRef{From: c.selfID(), TaskID: ref.TaskID}, &res); err != nil {
 		return Task{}, err
 	}
 	return Task{ID: res.TaskID, Requester: c.selfID(), Type: res.TaskType, State: res.Status, Output: res.Output,
@@ -50,9 +50,9 @@ func (c *Core) RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task,
 }
 
 // CancelRemoteTask asks a peer to cancel a task it runs for us.
-func (c *Core) CancelRemoteTask(ctx context.Context, peer, taskID string) error {
+func (c *Core) CancelRemoteTask(ctx context.Context, ref RemoteTaskRef) error {
 	var res json.RawMessage
-	return c.callPeer(ctx, peer, wire.MethodTaskCancel, wire.TaskRef{From: c.selfID(), TaskID: taskID}, &res)
+	return c.callPeer(ctx, ref.Peer, wire.MethodTaskCancel, wire.TaskRef{From: c.selfID(), TaskID: ref.TaskID}, &res)
 }
 
 // callPeer makes one call to a peer with the configured timeout.

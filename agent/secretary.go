@@ -99,7 +99,8 @@ func (c *Core) redactOut(s string) string {
 }
 
 // Note records an owner note in the context mirror.
-func (c *Core) Note(ctx context.Context, text string) error {
+func (c *Core) Note(ctx context.Context, req NoteRequest) error {
+	text := req.Text
 	if strings.TrimSpace(text) == "" {
 		return errs.Invalid("note: the text is empty")
 	}

@@ -53,7 +53,7 @@ func mirrorAgents(t *testing.T) (eng, pm *testAgent) {
 	if _, err := pm.Discover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.SetFocus(context.Background(), true); err != nil {
+	if err := eng.SetFocus(context.Background(), agent.FocusRequest{On: true}); err != nil {
 		t.Fatal(err)
 	}
 	return eng, pm
@@ -89,7 +89,7 @@ func TestSecretaryAnswersInFocusAndBuffersUntilFocusEnds(t *testing.T) {
 	if qr.Completed || qr.Metadata["state"] != agent.QueryBuffered {
 		t.Fatalf("unanswerable low-priority query = %+v, want buffered", qr)
 	}
-	if err := eng.SetFocus(ctx, false); err != nil { // focus ends → buffered queries go out
+	if err := eng.SetFocus(ctx, agent.FocusRequest{}); err != nil { // focus ends → buffered queries go out
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, res.QueryID)
@@ -109,7 +109,7 @@ func TestSecretaryAnswersInFocusAndBuffersUntilFocusEnds(t *testing.T) {
 func TestNoteFeedsTheMirror(t *testing.T) {
 	eng, pm := mirrorAgents(t)
 	ctx := context.Background()
-	if err := eng.Note(ctx, "認証: Redis待ち — ops ticket OPS-42"); err != nil {
+	if err := eng.Note(ctx, agent.NoteRequest{Text: "認証: Redis待ち — ops ticket OPS-42"}); err != nil {
 		t.Fatal(err)
 	}
 	var qr wire.QueryResult

@@ -34,10 +34,12 @@ type Service interface {
 // AdminService is about this agent itself.
 type AdminService interface {
 	// Status describes this agent: id, role, listen address, focus, counts.
+	// Errors: none of the kinds (only a failing store).
 	Status(ctx context.Context) (Status, error)
 	// Reload re-reads the config (ACL, limits, interrupt, tasks, peers,
-	// log level) and reports what changed; an invalid file is refused with
-	// its validation error and the running config stays.
+	// log level) and reports what changed. Errors: none of the kinds; an
+	// invalid file, or one changing agent.id, is refused with its
+	// validation error and the running config stays.
 	Reload(ctx context.Context) (ReloadReport, error)
 }
 
@@ -45,95 +47,203 @@ type AdminService interface {
 type PeerService interface {
 	// Peers lists every known peer (registry), including unpinned callers
 	// waiting for a trust decision (Peer.Trust == TrustPending).
+	// Errors: none of the kinds.
 	Peers(ctx context.Context) ([]Peer, error)
 	// Discover announces this agent to every configured/known peer and
-	// returns the refreshed peer list.
+	// returns the refreshed peer list; a peer that does not answer is
+	// marked offline, not an error. Errors: none of the kinds.
 	Discover(ctx context.Context) ([]Peer, error)
 	// Trust pins a peer's certificate fingerprint (and optionally its
-	// endpoint and agent id). Refuse drops a pending trust request.
+	// endpoint and role). Errors: ErrInvalid (agent id, role or
+	// fingerprint malformed).
 	Trust(ctx context.Context, req TrustRequest) error
-	Refuse(ctx context.Context, fingerprint string) error
+	// Refuse drops a pending trust request; an unknown fingerprint is
+	// not an error. Errors: none of the kinds.
+	Refuse(ctx context.Context, req RefuseRequest) error
 }
 
 // InboxService is the owner's side of queries received from peers.
 type InboxService interface {
 	// Queries lists queries received from peers, newest first.
+	// Errors: none of the kinds.
 	Queries(ctx context.Context, f QueryFilter) ([]Query, error)
 	// Answer sends the owner's answer to a received query (via aoi.notify
-	// query.completed, through the outbox). Decline refuses it with a reason.
-	Answer(ctx context.Context, queryID, text string) error
-	Decline(ctx context.Context, queryID, reason string) error
-	// Release answers buffered queries now; an empty id releases all.
-	Release(ctx context.Context, queryID string) error
-	// SetFocus turns focus mode on or off by hand (overrides focus hours).
-	SetFocus(ctx context.Context, on bool) error
+	// query.completed, through the outbox). Errors: ErrInvalid (empty
+	// text), ErrNotFound (no such query), ErrConflict (already answered
+	// or declined).
+	Answer(ctx context.Context, req AnswerRequest) error
+	// Decline refuses a received query; the asker is told the reason.
+	// Errors: ErrNotFound, ErrConflict.
+	Decline(ctx context.Context, req DeclineRequest) error
+	// Release answers buffered queries now with the secretary's draft;
+	// an empty id releases all. Errors: ErrNotFound, ErrConflict (the
+	// query is not buffered or has no draft).
+	Release(ctx context.Context, req ReleaseRequest) error
+	// SetFocus turns focus mode on or off by hand (overrides focus
+	// hours); turning it off releases the buffered queries.
+	// Errors: none of the kinds.
+	SetFocus(ctx context.Context, req FocusRequest) error
 }
 
-// AskingService is what this agent asks of peers: queries and tasks.
+// AskingService is what this agent asks of peers: queries and tasks. A
+// peer that answers with an error gives an error wrapping its
+// *rpc.Error (errors.As); one that does not answer gives an error saying
+// it is unreachable (and it is marked offline).
 type AskingService interface {
-	// Ask sends an ad hoc query to a peer's secretary.
+	// Ask sends an ad hoc query to a peer's secretary. Errors:
+	// ErrInvalid (empty question, malformed agent id, this agent
+	// itself), ErrUnknownPeer (not in the registry).
 	Ask(ctx context.Context, req AskRequest) (AskResult, error)
 	// RequestTask asks a peer to run one of its configured task types.
+	// Errors: ErrInvalid (agent id), ErrUnknownPeer.
 	RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error)
-	// RemoteTaskStatus / CancelRemoteTask act on a task we asked a peer for.
-	RemoteTaskStatus(ctx context.Context, peer, taskID string) (Task, error)
-	CancelRemoteTask(ctx context.Context, peer, taskID string) error
+	// RemoteTaskStatus asks a peer about a task we asked it for.
+	// Errors: ErrInvalid (agent id), ErrUnknownPeer.
+	RemoteTaskStatus(ctx context.Context, ref RemoteTaskRef) (Task, error)
+	// CancelRemoteTask asks a peer to cancel a task we asked it for.
+	// Errors: ErrInvalid (agent id), ErrUnknownPeer.
+	CancelRemoteTask(ctx context.Context, ref RemoteTaskRef) error
 }
 
 // MessagingService is notifications and typed messages between agents.
 type MessagingService interface {
 	// Messages lists notifications received from peers (answers, task
-	// results) in sequence order, after the given sequence number.
-	Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error)
-	// MarkMessagesRead marks every message up to uptoSeq read by the owner.
-	// Listing marks nothing, so the unread count (Status.UnreadMsgs)
-	// means "not yet seen in the interface or `aoi inbox`" and survives
-	// restarts.
-	MarkMessagesRead(ctx context.Context, uptoSeq int64) error
+	// results) in sequence order, after req.AfterSeq. Errors: none of the
+	// kinds.
+	Messages(ctx context.Context, req MessagesRequest) ([]Message, error)
+	// MarkMessagesRead marks every message up to req.UptoSeq read by the
+	// owner. Listing marks nothing, so the unread count
+	// (Status.UnreadMsgs) means "not yet seen in the interface or `aoi
+	// inbox`" and survives restarts. Errors: none of the kinds.
+	MarkMessagesRead(ctx context.Context, req MarkReadRequest) error
 	// SendMessage sends a typed message (aoi.message) to a peer's
 	// assistant inbox through the outbox; it is queued while the peer is
-	// offline. Inbox lists received typed messages; CoordTasks lists the
-	// coordination tasks they move (seed 004).
+	// offline. Errors: ErrInvalid (envelope, payload or recipient
+	// malformed, no recipient and none to infer from the task),
+	// ErrNotFound (the message to forward), ErrUnknownPeer.
 	SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error)
+	// Inbox lists received typed messages. Errors: none of the kinds.
 	Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
-	CoordTasks(ctx context.Context, taskID string) ([]CoordTask, error)
+	// CoordTasks lists the coordination tasks typed messages move (seed
+	// 004); an empty task id lists all. Errors: none of the kinds.
+	CoordTasks(ctx context.Context, req CoordTasksRequest) ([]CoordTask, error)
 }
 
 // ApprovalService is the tasks this agent runs for peers and the owner's
 // decisions on them.
 type ApprovalService interface {
-	// Approvals lists local approvals (pending first); Approve / Reject decide one.
+	// Approvals lists local approvals, pending first. Errors: none of the
+	// kinds.
 	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
-	Approve(ctx context.Context, id string) error
-	Reject(ctx context.Context, id, reason string) error
-	// Tasks lists tasks this agent runs for peers.
+	// Approve approves a pending task; it runs when a slot is free.
+	// Errors: none of the kinds; an unknown or already decided approval
+	// is an error saying so.
+	Approve(ctx context.Context, req ApproveRequest) error
+	// Reject rejects a pending task; the requester is told the reason.
+	// Errors: as Approve.
+	Reject(ctx context.Context, req RejectRequest) error
+	// Tasks lists tasks this agent runs for peers, newest first.
+	// Errors: none of the kinds.
 	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
 }
 
-// MirrorService is the context mirror the secretary answers from.
+// MirrorService is the context mirror the secretary answers from. With
+// mirroring off, every method fails with an error saying how to turn it
+// on.
 type MirrorService interface {
-	// Note records an owner note in the context mirror.
-	Note(ctx context.Context, text string) error
+	// Note records an owner note in the context mirror. Errors:
+	// ErrInvalid (empty text).
+	Note(ctx context.Context, req NoteRequest) error
 	// ReportEvent records an event from the coding assistant (MCP) in the
-	// context mirror; it is redacted before it is stored.
+	// context mirror; it is redacted before it is stored. Errors:
+	// ErrInvalid (no type, progress outside 0–100).
 	ReportEvent(ctx context.Context, ev ReportedEvent) error
-	// Snapshot returns the current context snapshot (seed 000 ContextSnapshot).
+	// Snapshot returns the current context snapshot (seed 000
+	// ContextSnapshot). Errors: none of the kinds.
 	Snapshot(ctx context.Context) (json.RawMessage, error)
 }
 
 // AuditService reads the hash-chained audit log.
 type AuditService interface {
-	// Audit lists audit rows newest first; VerifyAudit walks the chain.
+	// Audit lists audit rows newest first. Errors: none of the kinds.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	// VerifyAudit walks the chain; a broken chain is a result
+	// (OK false), not an error. Errors: none of the kinds.
 	VerifyAudit(ctx context.Context) (AuditVerification, error)
 }
 
 // EventService streams changes in the core.
 type EventService interface {
 	// Events streams core events with sequence numbers, starting after
-	// afterSeq (0 = only new ones). The channel closes when ctx ends.
-	Events(ctx context.Context, afterSeq int64) (<-chan Event, error)
+	// req.AfterSeq (0 = only new ones). The channel closes when ctx ends.
+	// Errors: none of the kinds.
+	Events(ctx context.Context, req EventsRequest) (<-chan Event, error)
 }
+
+// Requests of the Service methods that take no type of their own. The
+// JSON names are the control socket's params (ctl.*), unchanged.
+type (
+	// RefuseRequest names a pending trust request by its fingerprint.
+	RefuseRequest struct {
+		Fingerprint string `json:"fingerprint"`
+	}
+	// AnswerRequest is the owner's answer to a received query.
+	AnswerRequest struct {
+		QueryID string `json:"query_id"`
+		Text    string `json:"text,omitempty"`
+	}
+	// DeclineRequest refuses a received query, saying why.
+	DeclineRequest struct {
+		QueryID string `json:"query_id"`
+		Reason  string `json:"reason,omitempty"`
+	}
+	// ReleaseRequest names a buffered query to answer now ("" = all).
+	ReleaseRequest struct {
+		QueryID string `json:"query_id"`
+	}
+	// FocusRequest turns focus mode on or off.
+	FocusRequest struct {
+		On bool `json:"on"`
+	}
+	// MessagesRequest pages received notifications by sequence number
+	// (Limit 0: the default, 100).
+	MessagesRequest struct {
+		AfterSeq int64 `json:"after_seq"`
+		Limit    int   `json:"limit,omitempty"`
+	}
+	// MarkReadRequest marks messages read up to a sequence number.
+	MarkReadRequest struct {
+		UptoSeq int64 `json:"upto_seq"`
+	}
+	// CoordTasksRequest narrows CoordTasks to one task ("" = all).
+	CoordTasksRequest struct {
+		TaskID string `json:"task_id,omitempty"`
+	}
+	// NoteRequest is an owner note.
+	NoteRequest struct {
+		Text string `json:"text"`
+	}
+	// RemoteTaskRef names a task a peer runs for us.
+	RemoteTaskRef struct {
+		Peer   string `json:"peer"`
+		TaskID string `json:"task_id"`
+	}
+	// ApproveRequest names a pending approval.
+	ApproveRequest struct {
+		ID string `json:"id"`
+	}
+	// RejectRequest names a pending approval and why it is rejected
+	// ("" = "rejected by the owner").
+	RejectRequest struct {
+		ID     string `json:"id"`
+		Reason string `json:"reason,omitempty"`
+	}
+	// EventsRequest starts an event stream after a sequence number
+	// (0: only new events).
+	EventsRequest struct {
+		AfterSeq int64 `json:"after_seq"`
+	}
+)
 
 // Status is the agent's own state, shown in the status bar and `aoi status`.
 type Status struct {

@@ -103,7 +103,8 @@ func (c *Core) focusOverride() *bool {
 
 // SetFocus turns focus mode on or off by hand. Turning it off releases the
 // buffered queries, as focus time ending would.
-func (c *Core) SetFocus(ctx context.Context, on bool) error {
+func (c *Core) SetFocus(ctx context.Context, req FocusRequest) error {
+	on := req.On
 	v := map[bool]string{true: "on", false: "off"}[on]
 	err := c.db.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.SetSetting(settingFocus, v); err != nil {
@@ -117,15 +118,15 @@ func (c *Core) SetFocus(ctx context.Context, on bool) error {
 	}
 	c.events.Publish(EventFocusChanged, "", "", "focus "+v)
 	if !on {
-		return c.Release(ctx, "")
+		return c.Release(ctx, ReleaseRequest{})
 	}
 	return nil
 }
 
 // Messages lists received notifications after a sequence number and marks
 // them read.
-func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Message, error) {
-	recs, err := c.db.Messages(ctx, afterSeq, limitOr(limit, 100))
+func (c *Core) Messages(ctx context.Context, req MessagesRequest) ([]Message, error) {
+	recs, err := c.db.Messages(ctx, req.AfterSeq, limitOr(req.Limit, 100))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,8 @@ func (c *Core) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messa
 }
 
 // MarkMessagesRead marks the owner's messages read up to uptoSeq.
-func (c *Core) MarkMessagesRead(ctx context.Context, uptoSeq int64) error {
+func (c *Core) MarkMessagesRead(ctx context.Context, req MarkReadRequest) error {
+	uptoSeq := req.UptoSeq
 	if uptoSeq <= 0 {
 		return nil
 	}
@@ -176,8 +178,8 @@ func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 }
 
 // Events streams core events after afterSeq.
-func (c *Core) Events(ctx context.Context, afterSeq int64) (<-chan Event, error) {
-	return c.events.Subscribe(ctx, afterSeq), nil
+func (c *Core) Events(ctx context.Context, req EventsRequest) (<-chan Event, error) {
+	return c.events.Subscribe(ctx, req.AfterSeq), nil
 }
 
 // auditCall is the peer server's generic audit hook for calls whose handler

@@ -234,14 +234,17 @@ func taskPlan(p task.Plan) *TaskPlan {
 }
 
 // Approve approves a pending task; it runs when a slot is free.
-func (c *Core) Approve(ctx context.Context, id string) error { return c.tasks.Approve(ctx, id) }
+func (c *Core) Approve(ctx context.Context, req ApproveRequest) error {
+	return c.tasks.Approve(ctx, req.ID)
+}
 
 // Reject rejects a pending task; the requester gets APPROVAL_DENIED.
-func (c *Core) Reject(ctx context.Context, id, reason string) error {
+func (c *Core) Reject(ctx context.Context, req RejectRequest) error {
+	reason := req.Reason
 	if reason == "" {
 		reason = "rejected by the owner"
 	}
-	return c.tasks.Reject(ctx, id, reason)
+	return c.tasks.Reject(ctx, req.ID, reason)
 }
 
 // Tasks lists tasks this agent runs for peers, newest first.

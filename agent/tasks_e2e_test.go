@@ -56,7 +56,7 @@ func TestTaskApprovedRunsInWorktreeAndNotifies(t *testing.T) {
 	}
 	eng, pm := taskAgents(t)
 	ctx := context.Background()
-	events, _ := eng.Events(ctx, 0)
+	events, _ := eng.Events(ctx, agent.EventsRequest{})
 	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestTaskApprovedRunsInWorktreeAndNotifies(t *testing.T) {
 	if ev.Kind != agent.EventApprovalRequested || ev.Agent != "pm-tanaka" {
 		t.Fatalf("first event = %+v, want approval.requested from pm-tanaka", ev)
 	}
-	if err := eng.Approve(ctx, ev.ID); err != nil {
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: ev.ID}); err != nil {
 		t.Fatal(err)
 	}
 	msg := waitMessage(t, pm, ticket.RequestID)
@@ -83,7 +83,7 @@ func TestTaskApprovedRunsInWorktreeAndNotifies(t *testing.T) {
 	if msg.Event != wire.EventTaskCompleted || out.ExitCode != 0 || !strings.Contains(out.OutputTail, "aoi/task-"+ticket.TaskID) {
 		t.Fatalf("notify %s %s, want task.completed run on branch aoi/task-%s", msg.Event, msg.Data, ticket.TaskID)
 	}
-	st, err := pm.RemoteTaskStatus(ctx, "eng-suzuki", ticket.TaskID)
+	st, err := pm.RemoteTaskStatus(ctx, agent.RemoteTaskRef{Peer: "eng-suzuki", TaskID: ticket.TaskID})
 	if err != nil || st.State != agent.TaskCompleted {
 		t.Fatalf("remote status = %+v, %v", st, err)
 	}
@@ -103,7 +103,7 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 	if err != nil || len(aps) != 1 || aps[0].TaskID != ticket.TaskID || aps[0].MatchedRule != "pm-exec" {
 		t.Fatalf("approvals = %+v, %v", aps, err)
 	}
-	if err := eng.Reject(ctx, aps[0].ID, "not now"); err != nil {
+	if err := eng.Reject(ctx, agent.RejectRequest{ID: aps[0].ID, Reason: "not now"}); err != nil {
 		t.Fatal(err)
 	}
 	msg := waitMessage(t, pm, ticket.RequestID)

@@ -31,7 +31,7 @@ type (
 // subscribe opens the event stream after the last seen sequence number.
 func subscribe(ctx context.Context, svc agent.Service, after int64) tea.Cmd {
 	return func() tea.Msg {
-		ch, err := svc.Events(ctx, after)
+		ch, err := svc.Events(ctx, agent.EventsRequest{AfterSeq: after})
 		return subscribedMsg{ch: ch, err: err}
 	}
 }
@@ -147,7 +147,7 @@ func (m *Model) fetchCmds(d dirty) []tea.Cmd {
 	if d&dMessages != 0 {
 		after := m.msgSeq
 		cmds = append(cmds, fetch(ctx, to, next(), func(c context.Context) ([]agent.Message, error) {
-			return svc.Messages(c, after, messageLimit)
+			return svc.Messages(c, agent.MessagesRequest{AfterSeq: after, Limit: messageLimit})
 		}))
 	}
 	if d&dAudit != 0 {

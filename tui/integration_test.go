@@ -50,7 +50,7 @@ func waitPeerMessage(t *testing.T, a *realAgent, event, want string) agent.Messa
 	t.Helper()
 	var got agent.Message
 	until(t, a.ID+" receiving "+event+" with "+want, func() bool {
-		msgs, err := a.Messages(context.Background(), 0, 100)
+		msgs, err := a.Messages(context.Background(), agent.MessagesRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +210,7 @@ func TestIntegrationPromptBarRoundTrip(t *testing.T) {
 	if qs[0].Text != "how is auth going?" || qs[0].From != "pm-tanaka" {
 		t.Fatalf("eng got %+v", qs[0])
 	}
-	if err := eng.Answer(context.Background(), qs[0].ID, "70% done, blocked on Redis"); err != nil {
+	if err := eng.Answer(context.Background(), agent.AnswerRequest{QueryID: qs[0].ID, Text: "70% done, blocked on Redis"}); err != nil {
 		t.Fatal(err)
 	}
 	waitScreen(t, tm, "eng-suzuki re “how is auth going?”")

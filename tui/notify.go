@@ -107,7 +107,7 @@ func (m *Model) readMessages() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, to)
 		defer cancel()
-		return readMarkedMsg{upto: upto, err: svc.MarkMessagesRead(ctx, upto)}
+		return readMarkedMsg{upto: upto, err: svc.MarkMessagesRead(ctx, agent.MarkReadRequest{UptoSeq: upto})}
 	}
 }
 

@@ -192,7 +192,7 @@ func (m *Model) messageDetailCmd(msg agent.Message) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, to)
 		defer cancel()
-		tasks, _ := svc.CoordTasks(ctx, msg.TaskID)
+		tasks, _ := svc.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: msg.TaskID})
 		return messageDetailMsg{msg: msg, tasks: tasks}
 	}
 }

@@ -112,7 +112,8 @@ func (s *testService) Trust(_ context.Context, r agent.TrustRequest) error {
 	return nil
 }
 
-func (s *testService) Refuse(_ context.Context, fp string) error {
+func (s *testService) Refuse(_ context.Context, req agent.RefuseRequest) error {
+	fp := req.Fingerprint
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("refuse %s", fp); err != nil {
@@ -177,7 +178,8 @@ func (s *testService) setQueryState(id, state string) error {
 	return fmt.Errorf("query %s not found; it may have been answered already", id)
 }
 
-func (s *testService) Answer(_ context.Context, id, text string) error {
+func (s *testService) Answer(_ context.Context, req agent.AnswerRequest) error {
+	id, text := req.QueryID, req.Text
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("answer %s %s", id, text); err != nil {
@@ -187,7 +189,8 @@ func (s *testService) Answer(_ context.Context, id, text string) error {
 	return s.setQueryState(id, agent.QueryAnswered)
 }
 
-func (s *testService) Decline(_ context.Context, id, reason string) error {
+func (s *testService) Decline(_ context.Context, req agent.DeclineRequest) error {
+	id, reason := req.QueryID, req.Reason
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("decline %s %s", id, reason); err != nil {
@@ -197,7 +200,8 @@ func (s *testService) Decline(_ context.Context, id, reason string) error {
 	return s.setQueryState(id, agent.QueryDeclined)
 }
 
-func (s *testService) Release(_ context.Context, id string) error {
+func (s *testService) Release(_ context.Context, req agent.ReleaseRequest) error {
+	id := req.QueryID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("release %q", id); err != nil {
@@ -207,7 +211,8 @@ func (s *testService) Release(_ context.Context, id string) error {
 	return s.setQueryState(id, agent.QueryAnswered)
 }
 
-func (s *testService) SetFocus(_ context.Context, on bool) error {
+func (s *testService) SetFocus(_ context.Context, req agent.FocusRequest) error {
+	on := req.On
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("focus %v", on); err != nil {
@@ -228,7 +233,8 @@ func (s *testService) Inbox(context.Context, agent.InboxFilter) (agent.InboxPage
 	return agent.InboxPage{Messages: []agent.Message{}}, nil
 }
 
-func (s *testService) CoordTasks(_ context.Context, id string) ([]agent.CoordTask, error) {
+func (s *testService) CoordTasks(_ context.Context, req agent.CoordTasksRequest) ([]agent.CoordTask, error) {
+	id := req.TaskID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []agent.CoordTask
@@ -240,7 +246,8 @@ func (s *testService) CoordTasks(_ context.Context, id string) ([]agent.CoordTas
 	return out, nil
 }
 
-func (s *testService) Messages(_ context.Context, after int64, limit int) ([]agent.Message, error) {
+func (s *testService) Messages(_ context.Context, req agent.MessagesRequest) ([]agent.Message, error) {
+	after, limit := req.AfterSeq, req.Limit
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []agent.Message
@@ -252,7 +259,8 @@ func (s *testService) Messages(_ context.Context, after int64, limit int) ([]age
 	return out, nil
 }
 
-func (s *testService) MarkMessagesRead(_ context.Context, upto int64) error {
+func (s *testService) MarkMessagesRead(_ context.Context, req agent.MarkReadRequest) error {
+	upto := req.UptoSeq
 	if err := s.record("read %d", upto); err != nil {
 		return err
 	}
@@ -267,7 +275,8 @@ func (s *testService) MarkMessagesRead(_ context.Context, upto int64) error {
 	return nil
 }
 
-func (s *testService) Note(_ context.Context, text string) error {
+func (s *testService) Note(_ context.Context, req agent.NoteRequest) error {
+	text := req.Text
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.record("note %s", text)
@@ -293,11 +302,11 @@ func (s *testService) RequestTask(_ context.Context, r agent.TaskRequest) (agent
 	return agent.TaskTicket{RequestID: "req-1", TaskID: "t-remote-1", Status: "pending"}, nil
 }
 
-func (s *testService) RemoteTaskStatus(context.Context, string, string) (agent.Task, error) {
+func (s *testService) RemoteTaskStatus(context.Context, agent.RemoteTaskRef) (agent.Task, error) {
 	return agent.Task{}, errors.New("not used by the interface")
 }
 
-func (s *testService) CancelRemoteTask(context.Context, string, string) error { return nil }
+func (s *testService) CancelRemoteTask(context.Context, agent.RemoteTaskRef) error { return nil }
 
 func (s *testService) Approvals(_ context.Context, f agent.ApprovalFilter) ([]agent.Approval, error) {
 	s.mu.Lock()
@@ -333,7 +342,8 @@ func (s *testService) decide(id, state, reason string) error {
 	return fmt.Errorf("approval %s not found", id)
 }
 
-func (s *testService) Approve(_ context.Context, id string) error {
+func (s *testService) Approve(_ context.Context, req agent.ApproveRequest) error {
+	id := req.ID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("approve %s", id); err != nil {
@@ -342,7 +352,8 @@ func (s *testService) Approve(_ context.Context, id string) error {
 	return s.decide(id, agent.TaskApproved, "")
 }
 
-func (s *testService) Reject(_ context.Context, id, reason string) error {
+func (s *testService) Reject(_ context.Context, req agent.RejectRequest) error {
+	id, reason := req.ID, req.Reason
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.record("reject %s %s", id, reason); err != nil {
@@ -388,7 +399,7 @@ func (s *testService) VerifyAudit(context.Context) (agent.AuditVerification, err
 	return agent.AuditVerification{OK: true}, nil
 }
 
-func (s *testService) Events(ctx context.Context, _ int64) (<-chan agent.Event, error) {
+func (s *testService) Events(ctx context.Context, _ agent.EventsRequest) (<-chan agent.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch := make(chan agent.Event, 256)

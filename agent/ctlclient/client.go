@@ -136,8 +136,8 @@ func (c *Client) Trust(ctx context.Context, req agent.TrustRequest) error {
 }
 
 // Refuse implements agent.Service.
-func (c *Client) Refuse(ctx context.Context, fingerprint string) error {
-	return c.call(ctx, callTimeout, agent.CtlRefuse, agent.CtlRefuseParams{Fingerprint: fingerprint}, nil)
+func (c *Client) Refuse(ctx context.Context, req agent.RefuseRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlRefuse, req, nil)
 }
 
 // Ask implements agent.Service.
@@ -153,23 +153,23 @@ func (c *Client) Queries(ctx context.Context, f agent.QueryFilter) (qs []agent.Q
 }
 
 // Answer implements agent.Service.
-func (c *Client) Answer(ctx context.Context, queryID, text string) error {
-	return c.call(ctx, callTimeout, agent.CtlAnswer, agent.CtlQueryParams{QueryID: queryID, Text: text}, nil)
+func (c *Client) Answer(ctx context.Context, req agent.AnswerRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlAnswer, req, nil)
 }
 
 // Decline implements agent.Service.
-func (c *Client) Decline(ctx context.Context, queryID, reason string) error {
-	return c.call(ctx, callTimeout, agent.CtlDecline, agent.CtlQueryParams{QueryID: queryID, Reason: reason}, nil)
+func (c *Client) Decline(ctx context.Context, req agent.DeclineRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlDecline, req, nil)
 }
 
 // Release implements agent.Service.
-func (c *Client) Release(ctx context.Context, queryID string) error {
-	return c.call(ctx, callTimeout, agent.CtlRelease, agent.CtlQueryParams{QueryID: queryID}, nil)
+func (c *Client) Release(ctx context.Context, req agent.ReleaseRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlRelease, req, nil)
 }
 
 // SetFocus implements agent.Service.
-func (c *Client) SetFocus(ctx context.Context, on bool) error {
-	return c.call(ctx, callTimeout, agent.CtlFocus, agent.CtlFocusParams{On: on}, nil)
+func (c *Client) SetFocus(ctx context.Context, req agent.FocusRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlFocus, req, nil)
 }
 
 // SendMessage implements agent.Service.
@@ -185,25 +185,25 @@ func (c *Client) Inbox(ctx context.Context, f agent.InboxFilter) (out agent.Inbo
 }
 
 // CoordTasks implements agent.Service.
-func (c *Client) CoordTasks(ctx context.Context, taskID string) (out []agent.CoordTask, err error) {
-	err = c.call(ctx, callTimeout, agent.CtlCoordTasks, agent.CtlCoordTaskParams{TaskID: taskID}, &out)
+func (c *Client) CoordTasks(ctx context.Context, req agent.CoordTasksRequest) (out []agent.CoordTask, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlCoordTasks, req, &out)
 	return out, err
 }
 
 // MarkMessagesRead implements agent.Service.
-func (c *Client) MarkMessagesRead(ctx context.Context, uptoSeq int64) error {
-	return c.call(ctx, callTimeout, agent.CtlMarkRead, agent.CtlMarkReadParams{UptoSeq: uptoSeq}, nil)
+func (c *Client) MarkMessagesRead(ctx context.Context, req agent.MarkReadRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlMarkRead, req, nil)
 }
 
 // Messages implements agent.Service.
-func (c *Client) Messages(ctx context.Context, afterSeq int64, limit int) (ms []agent.Message, err error) {
-	err = c.call(ctx, callTimeout, agent.CtlMessages, agent.CtlMessagesParams{AfterSeq: afterSeq, Limit: limit}, &ms)
+func (c *Client) Messages(ctx context.Context, req agent.MessagesRequest) (ms []agent.Message, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlMessages, req, &ms)
 	return ms, err
 }
 
 // Note implements agent.Service.
-func (c *Client) Note(ctx context.Context, text string) error {
-	return c.call(ctx, callTimeout, agent.CtlNote, agent.CtlNoteParams{Text: text}, nil)
+func (c *Client) Note(ctx context.Context, req agent.NoteRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlNote, req, nil)
 }
 
 // ReportEvent implements agent.Service.
@@ -229,14 +229,14 @@ func (c *Client) RequestTask(ctx context.Context, req agent.TaskRequest) (t agen
 }
 
 // RemoteTaskStatus implements agent.Service.
-func (c *Client) RemoteTaskStatus(ctx context.Context, peer, taskID string) (t agent.Task, err error) {
-	err = c.call(ctx, callTimeout, agent.CtlTaskStatus, agent.CtlTaskRef{Peer: peer, TaskID: taskID}, &t)
+func (c *Client) RemoteTaskStatus(ctx context.Context, ref agent.RemoteTaskRef) (t agent.Task, err error) {
+	err = c.call(ctx, callTimeout, agent.CtlTaskStatus, ref, &t)
 	return t, err
 }
 
 // CancelRemoteTask implements agent.Service.
-func (c *Client) CancelRemoteTask(ctx context.Context, peer, taskID string) error {
-	return c.call(ctx, callTimeout, agent.CtlTaskCancel, agent.CtlTaskRef{Peer: peer, TaskID: taskID}, nil)
+func (c *Client) CancelRemoteTask(ctx context.Context, ref agent.RemoteTaskRef) error {
+	return c.call(ctx, callTimeout, agent.CtlTaskCancel, ref, nil)
 }
 
 // Approvals implements agent.Service.
@@ -246,13 +246,13 @@ func (c *Client) Approvals(ctx context.Context, f agent.ApprovalFilter) (as []ag
 }
 
 // Approve implements agent.Service.
-func (c *Client) Approve(ctx context.Context, id string) error {
-	return c.call(ctx, callTimeout, agent.CtlApprove, agent.CtlApprovalParams{ID: id}, nil)
+func (c *Client) Approve(ctx context.Context, req agent.ApproveRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlApprove, req, nil)
 }
 
 // Reject implements agent.Service.
-func (c *Client) Reject(ctx context.Context, id, reason string) error {
-	return c.call(ctx, callTimeout, agent.CtlReject, agent.CtlApprovalParams{ID: id, Reason: reason}, nil)
+func (c *Client) Reject(ctx context.Context, req agent.RejectRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlReject, req, nil)
 }
 
 // Tasks implements agent.Service.

@@ -22,9 +22,9 @@ const (
 // when ctx ends. Losing the daemon and finding it again are delivered as
 // agent.EventCoreDisconnected and agent.EventCoreReconnected (Seq 0), so a
 // front end can say so at once.
-func (c *Client) Events(ctx context.Context, afterSeq int64) (<-chan agent.Event, error) {
+func (c *Client) Events(ctx context.Context, req agent.EventsRequest) (<-chan agent.Event, error) {
 	out := make(chan agent.Event, eventsChanSize)
-	go c.pollLoop(ctx, afterSeq, out)
+	go c.pollLoop(ctx, req.AfterSeq, out)
 	return out, nil
 }
 

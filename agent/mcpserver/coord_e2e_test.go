@@ -302,7 +302,7 @@ func hasState(st coordStatus, peer, state string) bool {
 // outbox tried it.
 func assertOnce(t *testing.T, c *testCore, ids ...string) {
 	t.Helper()
-	msgs, err := c.Messages(t.Context(), 0, 1000)
+	msgs, err := c.Messages(t.Context(), agent.MessagesRequest{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

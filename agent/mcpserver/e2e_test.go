@@ -180,7 +180,7 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 		}
 		mustOK(t, c, mcpserver.ToolReply, map[string]any{"query_id": inbox.Open[0].QueryID, "text": "yes, merged this morning"}, nil)
 		eventually(t, 10*time.Second, "pm receives the reply", func() bool {
-			msgs, err := pm.Messages(ctx, 0, 100)
+			msgs, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
 			return err == nil && slices.ContainsFunc(msgs, func(m agent.Message) bool {
 				return m.RelatedID == res.QueryID && strings.Contains(string(m.Data), "merged this morning")
 			})

@@ -84,7 +84,7 @@ func (h *handlers) query(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	var events <-chan agent.Event
 	if wait > 0 {
 		var err error
-		if events, err = h.svc.Events(waitCtx, 0); err != nil {
+		if events, err = h.svc.Events(waitCtx, agent.EventsRequest{}); err != nil {
 			return failed("watching for the answer", err), nil
 		}
 	}
@@ -149,7 +149,7 @@ func (h *handlers) awaitAnswer(ctx context.Context, events <-chan agent.Event, q
 			if _, err := fmt.Sscan(ev.ID, &seq); err != nil || seq <= 0 {
 				continue
 			}
-			msgs, err := h.svc.Messages(ctx, seq-1, 1)
+			msgs, err := h.svc.Messages(ctx, agent.MessagesRequest{AfterSeq: seq - 1, Limit: 1})
 			if err != nil || len(msgs) == 0 {
 				continue
 			}
@@ -256,11 +256,13 @@ func (h *handlers) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if a.err != nil {
 		return invalid(a.err), nil
 	}
-	act, verb := h.svc.Answer, "answered"
+	verb, err := "answered", error(nil)
 	if decline {
-		act, verb = h.svc.Decline, "declined"
+		verb, err = "declined", h.svc.Decline(ctx, agent.DeclineRequest{QueryID: id, Reason: text})
+	} else {
+		err = h.svc.Answer(ctx, agent.AnswerRequest{QueryID: id, Text: text})
 	}
-	if err := act(ctx, id, text); err != nil {
+	if err != nil {
 		return failed("replying to "+id, err), nil
 	}
 	return jsonResult(map[string]any{"query_id": id, "state": verb}), nil
@@ -319,7 +321,7 @@ func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if peer == "" {
 		return h.coordStatus(ctx, id)
 	}
-	t, err := h.svc.RemoteTaskStatus(ctx, peer, id)
+	t, err := h.svc.RemoteTaskStatus(ctx, agent.RemoteTaskRef{Peer: peer, TaskID: id})
 	if err != nil {
 		return failed("asking "+peer+" about task "+id, err), nil
 	}
@@ -329,7 +331,7 @@ func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mc
 // coordStatus reports a coordination task (from typed messages), one
 // entry per counterpart.
 func (h *handlers) coordStatus(ctx context.Context, id string) (*mcp.CallToolResult, error) {
-	ts, err := h.svc.CoordTasks(ctx, id)
+	ts, err := h.svc.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: id})
 	if err != nil {
 		return failed("reading task "+id, err), nil
 	}

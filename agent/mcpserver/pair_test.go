@@ -90,7 +90,7 @@ func answerWhenAsked(t *testing.T, pm *testCore, text string) <-chan error {
 		for time.Now().Before(deadline) {
 			qs, err := pm.Queries(context.Background(), agent.QueryFilter{State: agent.QueryEscalated})
 			if err == nil && len(qs) > 0 {
-				done <- pm.Answer(context.Background(), qs[0].ID, text)
+				done <- pm.Answer(context.Background(), agent.AnswerRequest{QueryID: qs[0].ID, Text: text})
 				return
 			}
 			time.Sleep(20 * time.Millisecond)

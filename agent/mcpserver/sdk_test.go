@@ -167,7 +167,7 @@ func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 	}
 
 	eventually(t, 10*time.Second, "pm receives the reply sent through the SDK", func() bool {
-		msgs, err := pm.Messages(ctx, 0, 100)
+		msgs, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
 		return err == nil && slices.ContainsFunc(msgs, func(m agent.Message) bool {
 			return m.RelatedID == asked.QueryID && strings.Contains(string(m.Data), "after lunch")
 		})

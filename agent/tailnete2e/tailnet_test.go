@@ -64,7 +64,7 @@ func TestThreeCoresOnATailnet(t *testing.T) {
 		if err != nil || len(inbox) == 0 || inbox[0].ID != qid || inbox[0].From != "pm-tanaka" {
 			t.Fatalf("eng inbox = %+v, %v; want query %s from pm-tanaka", inbox, err, qid)
 		}
-		if err := eng.Answer(ctx, qid, "JWT done, blocked on Redis config"); err != nil {
+		if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qid, Text: "JWT done, blocked on Redis config"}); err != nil {
 			t.Fatal(err)
 		}
 		msg := waitMessage(t, pm, res.QueryID)
@@ -135,7 +135,7 @@ func waitMessage(t *testing.T, n *node, requestID string) agent.Message {
 	t.Helper()
 	var found agent.Message
 	eventually(t, 15*time.Second, "answer to "+requestID, func() bool {
-		msgs, err := n.Messages(context.Background(), 0, 100)
+		msgs, err := n.Messages(context.Background(), agent.MessagesRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

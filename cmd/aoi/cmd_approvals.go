@@ -75,7 +75,7 @@ func (a *app) approveCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Approve(cmd.Context(), argv[0]); err != nil {
+				if err := svc.Approve(cmd.Context(), agent.ApproveRequest{ID: argv[0]}); err != nil {
 					return err
 				}
 				return a.done("approved %s", argv[0])
@@ -92,7 +92,7 @@ func (a *app) rejectCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Reject(cmd.Context(), argv[0], strings.TrimSpace(reason)); err != nil {
+				if err := svc.Reject(cmd.Context(), agent.RejectRequest{ID: argv[0], Reason: strings.TrimSpace(reason)}); err != nil {
 					return err
 				}
 				return a.done("rejected %s", argv[0])

@@ -43,7 +43,7 @@ func (a *app) inboxCmd() *cobra.Command {
 					return err
 				}
 				if n := len(msgs); n > 0 { // shown here: no longer unread in status and the interface
-					if err := svc.MarkMessagesRead(ctx, msgs[n-1].Seq); err != nil {
+					if err := svc.MarkMessagesRead(ctx, agent.MarkReadRequest{UptoSeq: msgs[n-1].Seq}); err != nil {
 						return err
 					}
 				}
@@ -106,7 +106,7 @@ func (a *app) answerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv[1:], " ")
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Answer(cmd.Context(), argv[0], text); err != nil {
+				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: argv[0], Text: text}); err != nil {
 					return err
 				}
 				return a.done("answered %s", argv[0])
@@ -126,7 +126,7 @@ func (a *app) declineCmd() *cobra.Command {
 				return usagef(cmd, "--reason is required: say why, the asker sees it")
 			}
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Decline(cmd.Context(), argv[0], reason); err != nil {
+				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: argv[0], Reason: reason}); err != nil {
 					return err
 				}
 				return a.done("declined %s", argv[0])
@@ -152,7 +152,7 @@ func (a *app) releaseCmd() *cobra.Command {
 				id = argv[0]
 			}
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Release(cmd.Context(), id); err != nil {
+				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: id}); err != nil {
 					return err
 				}
 				if all {
@@ -175,7 +175,7 @@ func (a *app) focusCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			on := argv[0] == "on"
 			return a.call(func(svc agent.Service) error {
-				if err := svc.SetFocus(cmd.Context(), on); err != nil {
+				if err := svc.SetFocus(cmd.Context(), agent.FocusRequest{On: on}); err != nil {
 					return err
 				}
 				return a.done("focus %s", argv[0])
@@ -192,7 +192,7 @@ func (a *app) noteCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv, " ")
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Note(cmd.Context(), text); err != nil {
+				if err := svc.Note(cmd.Context(), agent.NoteRequest{Text: text}); err != nil {
 					return err
 				}
 				return a.done("noted")

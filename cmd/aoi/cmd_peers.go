@@ -120,7 +120,7 @@ func (a *app) refuseCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.call(func(svc agent.Service) error {
-				if err := svc.Refuse(cmd.Context(), argv[0]); err != nil {
+				if err := svc.Refuse(cmd.Context(), agent.RefuseRequest{Fingerprint: argv[0]}); err != nil {
 					return err
 				}
 				return a.done("refused %s", argv[0])

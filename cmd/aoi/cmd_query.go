@@ -123,14 +123,14 @@ func (e *noAnswerError) Error() string {
 func waitForAnswer(ctx context.Context, svc agent.Service, queryID string, cursor int64, d time.Duration) (agent.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	events, err := svc.Events(ctx, 0)
+	events, err := svc.Events(ctx, agent.EventsRequest{})
 	if err != nil {
 		events = nil // fall back to the ticker alone
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
-		msgs, err := svc.Messages(ctx, cursor, pageSize)
+		msgs, err := svc.Messages(ctx, agent.MessagesRequest{AfterSeq: cursor, Limit: pageSize})
 		if err != nil && ctx.Err() == nil {
 			return agent.Message{}, err
 		}
@@ -176,7 +176,7 @@ func latestMessages(ctx context.Context, svc agent.Service, n int) ([]agent.Mess
 	var tail []agent.Message
 	var after int64
 	for range maxPages {
-		page, err := svc.Messages(ctx, after, pageSize)
+		page, err := svc.Messages(ctx, agent.MessagesRequest{AfterSeq: after, Limit: pageSize})
 		if err != nil {
 			return nil, err
 		}

@@ -88,7 +88,7 @@ func (a *app) taskStatusCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.call(func(svc agent.Service) error {
 				if len(argv) == 1 {
-					ts, err := svc.CoordTasks(cmd.Context(), argv[0])
+					ts, err := svc.CoordTasks(cmd.Context(), agent.CoordTasksRequest{TaskID: argv[0]})
 					if err != nil {
 						return err
 					}
@@ -97,7 +97,7 @@ func (a *app) taskStatusCmd() *cobra.Command {
 					}
 					return a.emit(ts, func(w io.Writer) { printCoordTasks(w, ts) })
 				}
-				t, err := svc.RemoteTaskStatus(cmd.Context(), argv[0], argv[1])
+				t, err := svc.RemoteTaskStatus(cmd.Context(), agent.RemoteTaskRef{Peer: argv[0], TaskID: argv[1]})
 				if err != nil {
 					return err
 				}
@@ -114,7 +114,7 @@ func (a *app) taskCancelCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.call(func(svc agent.Service) error {
-				if err := svc.CancelRemoteTask(cmd.Context(), argv[0], argv[1]); err != nil {
+				if err := svc.CancelRemoteTask(cmd.Context(), agent.RemoteTaskRef{Peer: argv[0], TaskID: argv[1]}); err != nil {
 					return err
 				}
 				return a.done("asked %s to cancel task %s", argv[0], argv[1])

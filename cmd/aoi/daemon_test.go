@@ -33,7 +33,7 @@ func TestAttachedClientFollowsDaemonRestart(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	events, _ := c.Events(ctx, 0)
+	events, _ := c.Events(ctx, agent.EventsRequest{})
 	expectFocusEvent(t, dir, events)
 
 	first.signal(t, syscall.SIGKILL)

@@ -11,7 +11,7 @@ import (
 // follow prints the core's events that keep selects until ctx ends
 // (Ctrl-C), one line each, or one JSON object per line with --json.
 func (a *app) follow(ctx context.Context, svc agent.Service, keep func(agent.Event) bool) error {
-	events, err := svc.Events(ctx, 0)
+	events, err := svc.Events(ctx, agent.EventsRequest{})
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func TestCommandsAgainstServe(t *testing.T) {
 	defer c.Close()
 	evCtx, stopEvents := context.WithCancel(context.Background())
 	defer stopEvents()
-	events, _ := c.Events(evCtx, 0)
+	events, _ := c.Events(evCtx, agent.EventsRequest{})
 
 	for _, args := range [][]string{{"focus", "on"}, {"note", "refresh", "tokens", "75%"}} {
 		if r := runAOI(t, append(args, "--data-dir", dir)...); r.code != exitOK {
