@@ -20,7 +20,7 @@ import (
 
 // handlers implements the tools against one Service.
 type handlers struct {
-	svc  agent.Service
+	svc  Service
 	opts Options
 }
 

@@ -15,7 +15,7 @@ import (
 // answered ones, listed newest first like the core does. Only Inbox
 // and Queries are implemented (the tool needs nothing else).
 type manyAnswered struct {
-	agent.Service
+	mcpserver.Service
 	qs []agent.Query
 }
 

@@ -1,12 +1,14 @@
 // Package mcpserver is `aoi mcp`: an MCP server (stdio) that lets a coding
 // assistant reach its owner's aoi — ask colleagues, read answers in order,
 // answer escalated questions, and report what it is doing to the context
-// mirror. It only ever talks to an agent.Service, so the same tools work
-// in-process and over the control socket.
+// mirror. It only ever talks to the part of agent.Service it uses
+// (Service), so the same tools work in-process and over the control
+// socket.
 package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -22,6 +24,28 @@ import (
 
 // SnapshotURI is the resource holding the current context snapshot.
 const SnapshotURI = "aoi://context/snapshot"
+
+// Service is the part of agent.Service the tools call; *agent.Core and
+// ctlclient.Client implement it.
+type Service interface {
+	Status(ctx context.Context) (agent.Status, error)
+	Peers(ctx context.Context) ([]agent.Peer, error)
+	Discover(ctx context.Context) ([]agent.Peer, error)
+	Ask(ctx context.Context, req agent.AskRequest) (agent.AskResult, error)
+	RemoteTaskStatus(ctx context.Context, ref agent.RemoteTaskRef) (agent.Task, error)
+	Queries(ctx context.Context, f agent.QueryFilter) ([]agent.Query, error)
+	Answer(ctx context.Context, req agent.AnswerRequest) error
+	Decline(ctx context.Context, req agent.DeclineRequest) error
+	Messages(ctx context.Context, req agent.MessagesRequest) ([]agent.Message, error)
+	SendMessage(ctx context.Context, req agent.SendMessageRequest) (agent.SentMessage, error)
+	Inbox(ctx context.Context, f agent.InboxFilter) (agent.InboxPage, error)
+	CoordTasks(ctx context.Context, req agent.CoordTasksRequest) ([]agent.CoordTask, error)
+	ReportEvent(ctx context.Context, ev agent.ReportedEvent) error
+	Snapshot(ctx context.Context) (json.RawMessage, error)
+	agent.EventService
+}
+
+var _ Service = agent.Service(nil)
 
 // Options tune the server. Zero values take the defaults.
 type Options struct {
@@ -47,7 +71,7 @@ func (o *Options) defaults() {
 
 // New returns an MCP server exposing aoi's tools and the snapshot resource
 // backed by svc.
-func New(svc agent.Service, opts Options) *server.MCPServer {
+func New(svc Service, opts Options) *server.MCPServer {
 	opts.defaults()
 	h := &handlers{svc: svc, opts: opts}
 	tools := h.tools()
@@ -71,7 +95,7 @@ func New(svc agent.Service, opts Options) *server.MCPServer {
 
 // Serve runs the MCP server over stdio-style streams until in ends or ctx
 // is canceled. Nothing but protocol messages is written to out.
-func Serve(ctx context.Context, svc agent.Service, in io.Reader, out io.Writer, opts Options) error {
+func Serve(ctx context.Context, svc Service, in io.Reader, out io.Writer, opts Options) error {
 	opts.defaults()
 	stdio := server.NewStdioServer(New(svc, opts))
 	// The library logs transport trouble with the standard logger; route it

@@ -11,12 +11,11 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/mcpserver"
 )
 
 // inProcess connects mcp-go's in-process client to a server over svc.
-func inProcess(t *testing.T, svc agent.Service) *client.Client {
+func inProcess(t *testing.T, svc mcpserver.Service) *client.Client {
 	t.Helper()
 	c, err := client.NewInProcessClient(mcpserver.New(svc, mcpserver.Options{Version: "test"}))
 	if err != nil {
