@@ -70,15 +70,46 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		if !ok {
 			continue
 		}
+		cov := topicShare(e.Title+" "+e.Key, pq)
 		switch {
-		case mentionsTerm(e.Title+" "+e.Key, pq.Terms):
+		case cov >= 0.5:
 			b.rank -= topicBonus
-		case ev.files[fileOfMarker(e)] != nil:
+		case cov > 0 || ev.files[fileOfMarker(e)] != nil:
+			if elsewhere(pq, ev, e) && e.Ctx != "" {
+				continue
+			}
 			b.rank -= evidenceBonus
+		case elsewhere(pq, ev, e):
+			continue
 		}
 		items = append(items, b)
 	}
 	return dedupeBlockers(items), nil
+}
+
+// elsewhere reports whether a blocker comes from another place than the
+// answer's best evidence: another context, or none (an owner's note). A
+// question about one repository's editor is not held up by a FIXME in
+// another repository's kernel that shares one word with it, nor by a note
+// about something else. Questions without a topic ("what's blocking
+// you?") keep every blocker.
+func elsewhere(pq parsedQuery, ev *evidence, e store.ContextEvent) bool {
+	return len(pq.Concepts) > 0 && len(ev.contexts) > 0 && e.Ctx != ev.contexts[0]
+}
+
+// topicShare is the share of the question's concepts text names (as
+// mentionsTerm does); 1 for a question without a topic.
+func topicShare(text string, pq parsedQuery) float64 {
+	if len(pq.Concepts) == 0 {
+		return 1
+	}
+	n := 0
+	for _, g := range pq.Concepts {
+		if mentionsTerm(text, g) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pq.Concepts))
 }
 
 type blocker struct {

@@ -1,9 +1,13 @@
 package secretary
 
 import (
+	"context"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -60,5 +64,62 @@ func TestBlockerInCommitMessage(t *testing.T) {
 	e.Body = "files: a.js (+1 -0)\nadded:\n// blocked on nothing, this is code\n"
 	if _, ok := asBlocker(e, now); ok {
 		t.Fatal("a line of added code made the commit a blocker")
+	}
+}
+
+// TestBlockersStayWithTheAnswer: for a question with a topic, blockers
+// about most of the topic are listed wherever they are; one that shares a
+// word with it, or none, is listed only from the context the best evidence
+// is in, and an owner's note about something else is left out.
+func TestBlockersStayWithTheAnswer(t *testing.T) {
+	cfg := testConfig(t.TempDir(), "")
+	cfg.Contexts = append(cfg.Contexts, config.Context{Type: "repository", Identifier: "acme/kernel", LocalPath: t.TempDir()})
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	fixme := `{"marker":"FIXME"}`
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "editor: undo history for the text editor", TS: h(2)},
+			{Source: "git", Kind: "commit", Ctx: "acme/kernel", Key: "f6e5d4c3b2a1", Title: "irq: mask the timer", TS: h(4)},
+			{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "web/style.go:3", Title: "FIXME(web/style.go:3): css glitch", Meta: fixme, TS: h(1)},
+			{Source: "git", Kind: "marker", Ctx: "acme/kernel", Key: "kernel/log.go:7", Title: "FIXME(kernel/log.go:7): history ring overflows", Meta: fixme, TS: h(1)},
+			{Source: "git", Kind: "marker", Ctx: "acme/kernel", Key: "kernel/irq.go:9", Title: "FIXME(kernel/irq.go:9): spurious interrupts", Meta: fixme, TS: h(1)},
+			{Source: "note", Kind: KindNote, Title: "undo history blocked on the design review", TS: h(3)},
+			{Source: "note", Kind: KindNote, Title: "waiting for the new laptop", TS: h(3)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "how is the editor undo history going?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := a.Result.Blockers
+	for _, want := range []string{"undo history blocked on the design review", "FIXME(web/style.go:3): css glitch"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("blockers %q lack %q", got, want)
+		}
+	}
+	for _, not := range []string{"FIXME(kernel/log.go:7): history ring overflows", "FIXME(kernel/irq.go:9): spurious interrupts", "waiting for the new laptop"} {
+		if slices.Contains(got, not) {
+			t.Errorf("blockers %q list %q, which holds up other work", got, not)
+		}
+	}
+	if len(got) == 0 || got[0] != "undo history blocked on the design review" {
+		t.Errorf("blockers %q: the one about the topic should come first", got)
+	}
+	// Without a topic every context's blockers are listed.
+	a, err = s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "what's blocking you?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(a.Result.Blockers, "FIXME(kernel/irq.go:9): spurious interrupts") {
+		t.Errorf("blockers without a topic %q lack the kernel's", a.Result.Blockers)
 	}
 }

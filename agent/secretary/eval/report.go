@@ -52,6 +52,7 @@ type Figures struct {
 	OffTopicAuto    int     `json:"offtopic_over_threshold"`
 	Leaks           int     `json:"answers_leaking"`
 	Repeats         int     `json:"answers_repeating_a_blocker"`
+	Foreign         int     `json:"foreign_blockers"` // blockers listed that another repository's work planted
 	P50Millis       float64 `json:"p50_ms"`
 	MaxMillis       float64 `json:"max_ms"`
 }
@@ -97,6 +98,7 @@ func (f *Figures) add(x Result, threshold float64) {
 	if x.Repeats > 0 {
 		f.Repeats++
 	}
+	f.Foreign += x.Foreign
 	switch x.Kind {
 	case KindOffTopic:
 		f.OffTopic++
@@ -155,6 +157,9 @@ func (r *Report) WriteTable(w io.Writer, verbose bool) {
 	}
 	if f := r.Figures["all"]; f.Repeats > 0 {
 		fmt.Fprintf(w, "\n%d answer(s) state a blocker twice in the summary\n", f.Repeats)
+	}
+	if f := r.Figures["all"]; f.Foreign > 0 {
+		fmt.Fprintf(w, "\n%d blocker(s) listed in answers about another repository than the one they hold up\n", f.Foreign)
 	}
 	fmt.Fprint(w, "\ncalibration (topic questions): ")
 	for _, b := range r.Calibration {

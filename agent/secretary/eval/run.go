@@ -118,6 +118,7 @@ func Run(ctx context.Context, c *Corpus, o Options) (*Report, error) {
 			return nil, fmt.Errorf("question %s: %w", q.ID, err)
 		}
 		r := score(q, ans, planted[q.Repo].SHAs, sec, rep.Threshold)
+		r.Foreign = foreignBlockers(r.Listed, q.Repo, c.Questions)
 		r.Millis = float64(time.Since(t0).Microseconds()) / 1000
 		rep.Results = append(rep.Results, r)
 	}

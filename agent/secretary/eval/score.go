@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/secretary"
@@ -24,7 +25,8 @@ type Result struct {
 	Summary    string   `json:"summary"`         // withheld when it leaks
 	Refs       []string `json:"refs"`
 	Listed     []string `json:"blockers,omitempty"`
-	Repeats    int      `json:"summary_repeats,omitempty"` // blockers the summary states more than once
+	Repeats    int      `json:"summary_repeats,omitempty"`  // blockers the summary states more than once
+	Foreign    int      `json:"foreign_blockers,omitempty"` // listed blockers planted in another repository
 	Millis     float64  `json:"ms"`
 }
 
@@ -154,6 +156,22 @@ func repeatedBlockers(summary string, blockers []string) int {
 	for _, b := range blockers {
 		if b = strings.TrimSpace(b); len(b) >= 8 && strings.Count(summary, b) > 1 {
 			n++
+		}
+	}
+	return n
+}
+
+// foreignBlockers counts the listed blockers that are another
+// repository's planted blockers (the ground truth of its blocker
+// questions): what holds up other work, listed as if it held up this one.
+func foreignBlockers(listed []string, repo string, qs []Question) int {
+	n := 0
+	for _, b := range listed {
+		for _, q := range qs {
+			if q.Repo != repo && slices.ContainsFunc(q.Blockers, func(want string) bool { return listsBlocker([]string{b}, want) }) {
+				n++
+				break
+			}
 		}
 	}
 	return n

@@ -197,3 +197,17 @@ func TestCorpusCheckRejectsBadQuestions(t *testing.T) {
 		}
 	}
 }
+
+func TestForeignBlockers(t *testing.T) {
+	qs := []Question{
+		{ID: "a-b1", Repo: "a", Kind: KindBlocker, Blockers: []string{"waiting for QEMU 7.2"}},
+		{ID: "b-b1", Repo: "b", Kind: KindBlocker, Blockers: []string{"leaks  sockets"}},
+	}
+	listed := []string{"ACPI: Waiting for QEMU 7.2 to test S5", "FIXME: the echo server leaks sockets", "something else"}
+	if n := foreignBlockers(listed, "a", qs); n != 1 {
+		t.Errorf("about a: %d foreign, want 1 (b's socket leak)", n)
+	}
+	if n := foreignBlockers(listed, "c", qs); n != 2 {
+		t.Errorf("about c: %d foreign, want 2", n)
+	}
+}
