@@ -72,10 +72,11 @@ func newBenchSecretary(b *testing.B, dbPath string) (*Secretary, *store.DB) {
 
 // BenchmarkAnswerLarge measures Answer (parse, search, blockers, progress,
 // refs, summary, redaction) on an index of AOI_BENCH_ROWS events (default
-// 200,000), or on the database AOI_BENCH_DB names (e.g. the 1M-row index
-// the store's benchmark built). Reports p50/p99.
+// 1,000,000: the size the p99 < 50 ms goal is stated for), or on the
+// database AOI_BENCH_DB names. The index is built once (b.Loop); reports
+// p50/p99 per answer.
 func BenchmarkAnswerLarge(b *testing.B) {
-	rows := 200_000
+	rows := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("AOI_BENCH_ROWS")); err == nil && v > 0 {
 		rows = v
 	}
@@ -105,14 +106,15 @@ func BenchmarkAnswerLarge(b *testing.B) {
 	questions := []string{"How is auth going, and what blocks it?", "認証機能の実装進捗と、現在のブロック要因は？",
 		"refresh token rotation status", "billing invoice export", "what changed in auth/f7.go?", "kubernetes"}
 	deny := func(res string) bool { return !strings.HasPrefix(res, "acme/webapp/secrets/") }
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
 		t0 := time.Now()
 		if _, err := s.Answer(context.Background(), Question{Text: questions[i%len(questions)], Scope: []string{"acme/webapp"}, Allowed: deny}); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
+		i++
 	}
 	b.StopTimer()
 	slices.Sort(lat)
