@@ -29,7 +29,7 @@ type (
 )
 
 // subscribe opens the event stream after the last seen sequence number.
-func subscribe(ctx context.Context, svc agent.Service, after int64) tea.Cmd {
+func subscribe(ctx context.Context, svc Service, after int64) tea.Cmd {
 	return func() tea.Msg {
 		ch, err := svc.Events(ctx, agent.EventsRequest{AfterSeq: after})
 		return subscribedMsg{ch: ch, err: err}
@@ -194,12 +194,12 @@ type doneMsg struct {
 }
 
 // call runs an owner action in a command and reports it with doneMsg.
-func (m *Model) call(what string, refresh dirty, f func(context.Context, agent.Service) error) tea.Cmd {
+func (m *Model) call(what string, refresh dirty, f func(context.Context, Service) error) tea.Cmd {
 	return m.callAs(what, "", refresh, f)
 }
 
 // callAs is call with its own wording for a failure ("approving X").
-func (m *Model) callAs(what, failed string, refresh dirty, f func(context.Context, agent.Service) error) tea.Cmd {
+func (m *Model) callAs(what, failed string, refresh dirty, f func(context.Context, Service) error) tea.Cmd {
 	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, to)

@@ -14,28 +14,28 @@ func (m *Model) runAction(a action) tea.Cmd {
 		return nil
 	case approveAction:
 		return m.callAs("approved "+approvalLabel(a.a)+" · it runs when a slot is free", "approving "+approvalLabel(a.a),
-			dApprovals|dTasks|dStatus, func(c context.Context, s agent.Service) error { return s.Approve(c, agent.ApproveRequest{ID: a.a.ID}) })
+			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error { return s.Approve(c, agent.ApproveRequest{ID: a.a.ID}) })
 	case askRejectReason:
 		m.pushDialog(newReasonDialog("Reject "+approvalLabel(a.a),
 			"Why? (sent to the requester)", func(r string) action { return rejectAction{a: a.a, reason: r} }, m.env).
 			requireText("a reason is required: the requester reads it (esc cancels)"))
 	case rejectAction:
 		return m.callAs("rejected "+approvalLabel(a.a)+" · the requester is told why", "rejecting "+approvalLabel(a.a),
-			dApprovals|dTasks|dStatus, func(c context.Context, s agent.Service) error {
+			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error {
 				return s.Reject(c, agent.RejectRequest{ID: a.a.ID, Reason: a.reason})
 			})
 	case openQuery:
 		m.pushDialog(newAnswerDialog(a.q, m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
 	case answerAction:
-		return m.call("answer sent for "+a.id, dQueries|dStatus, func(c context.Context, s agent.Service) error {
+		return m.call("answer sent for "+a.id, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Answer(c, agent.AnswerRequest{QueryID: a.id, Text: a.text})
 		})
 	case askDeclineReason:
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
 			"Why? (sent to the asker)", func(r string) action { return declineAction{id: a.q.ID, reason: r} }, m.env))
 	case declineAction:
-		return m.call("declined "+a.id, dQueries|dStatus, func(c context.Context, s agent.Service) error {
+		return m.call("declined "+a.id, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Decline(c, agent.DeclineRequest{QueryID: a.id, Reason: a.reason})
 		})
 	case releaseAction:
@@ -43,12 +43,12 @@ func (m *Model) runAction(a action) tea.Cmd {
 		if a.id == "" {
 			what = "released all buffered queries"
 		}
-		return m.call(what, dQueries|dStatus, func(c context.Context, s agent.Service) error {
+		return m.call(what, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Release(c, agent.ReleaseRequest{QueryID: a.id})
 		})
 	case trustAction:
 		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Announce: true}
-		return m.call("trusted "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s agent.Service) error {
+		return m.call("trusted "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Trust(c, req)
 		})
 	case askTrust:
@@ -59,7 +59,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 			"Refuse this caller? Its trust request is dropped; it can ask again.\n\nfingerprint: "+Sanitize(a.p.Fingerprint),
 			refuseAction{p: a.p}, m.env))
 	case refuseAction:
-		return m.call("refused "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s agent.Service) error {
+		return m.call("refused "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Refuse(c, agent.RefuseRequest{Fingerprint: a.p.Fingerprint})
 		})
 	case showDetail:

@@ -67,7 +67,7 @@ func waitPeerMessage(t *testing.T, a *realAgent, event, want string) agent.Messa
 
 // startReal runs the real Bubble Tea program on svc at 100×30 with the
 // frame probe the other flow tests use.
-func startReal(t *testing.T, svc agent.Service, ready string) *flow {
+func startReal(t *testing.T, svc Service, ready string) *flow {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -144,7 +144,7 @@ func TestIntegrationApprovalFromRealPeer(t *testing.T) {
 
 // answerFromTextArea asks eng from pm, answers in the interface on svc and
 // checks pm receives the typed text.
-func answerFromTextArea(t *testing.T, eng, pm *realAgent, svc agent.Service) {
+func answerFromTextArea(t *testing.T, eng, pm *realAgent, svc Service) {
 	t.Helper()
 	tm := startReal(t, svc, "eng-suzuki")
 	res, err := pm.Ask(context.Background(), agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?"})

@@ -1,8 +1,9 @@
 // Package tui is aoi's terminal interface: one root model that owns the
 // layout, the focus ring and a stack of dialogs, six panes (peers, queries,
 // interrupts, approvals, audit, messages), a prompt bar and a status bar. It drives the
-// core only through agent.Service, so it works the same in-process and
-// attached to a daemon over the control socket.
+// core only through Service (the part of agent.Service it uses), so it
+// works the same in-process and attached to a daemon over the control
+// socket.
 package tui
 
 import (
@@ -17,7 +18,7 @@ import (
 
 // Model is the root Bubble Tea model.
 type Model struct {
-	svc  agent.Service
+	svc  Service
 	opts Options
 	ctx  context.Context
 	env  *env
@@ -64,7 +65,7 @@ type appliedSeqs struct {
 }
 
 // New builds the interface for svc. It does no I/O: Init starts the fetches.
-func New(svc agent.Service, opts Options) *Model {
+func New(svc Service, opts Options) *Model {
 	opts = opts.withDefaults()
 	m := &Model{
 		svc:   svc,

@@ -185,7 +185,7 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 	switch c.name {
 	case "focus":
 		word := map[bool]string{true: "on", false: "off"}[c.on]
-		return m.call("focus mode "+word, dStatus, func(ctx context.Context, s agent.Service) error {
+		return m.call("focus mode "+word, dStatus, func(ctx context.Context, s Service) error {
 			return s.SetFocus(ctx, agent.FocusRequest{On: c.on})
 		})
 	case "trust":
@@ -197,9 +197,9 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 	case "release":
 		return m.runAction(releaseAction{id: c.id})
 	case "note":
-		return m.call("note saved", 0, func(ctx context.Context, s agent.Service) error { return s.Note(ctx, agent.NoteRequest{Text: c.text}) })
+		return m.call("note saved", 0, func(ctx context.Context, s Service) error { return s.Note(ctx, agent.NoteRequest{Text: c.text}) })
 	case "discover":
-		return m.call("discovery done", dPeers|dStatus, func(ctx context.Context, s agent.Service) error {
+		return m.call("discovery done", dPeers|dStatus, func(ctx context.Context, s Service) error {
 			_, err := s.Discover(ctx)
 			return err
 		})

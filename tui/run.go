@@ -5,14 +5,13 @@ import (
 	"errors"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/themes"
 )
 
 // Run shows the interface on the terminal until the owner quits or ctx ends,
 // and returns after the terminal is restored. A cancelled ctx is not an
 // error. Run installs no signal handler: end ctx to stop it.
-func Run(ctx context.Context, svc agent.Service, opts Options) error {
+func Run(ctx context.Context, svc Service, opts Options) error {
 	if opts.Palette == nil && !opts.NoColor {
 		if _, err := themes.Pick(opts.Theme, true); err != nil {
 			return err

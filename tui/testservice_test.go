@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 )
 
-// testService is an in-memory TEST DOUBLE of agent.Service. It only holds
+// testService is an in-memory TEST DOUBLE of Service. It only holds
 // data for rendering, key-routing and flow tests of this package and records
 // the calls the interface makes; it does not model the core (the real core
 // is exercised by the flows in the agent and cmd packages).
@@ -36,7 +35,7 @@ type testService struct {
 	now       time.Time
 }
 
-var _ agent.Service = (*testService)(nil)
+var _ Service = (*testService)(nil)
 
 func (s *testService) record(format string, a ...any) error {
 	s.calls = append(s.calls, fmt.Sprintf(format, a...))
@@ -223,16 +222,6 @@ func (s *testService) SetFocus(_ context.Context, req agent.FocusRequest) error 
 	return nil
 }
 
-func (s *testService) SendMessage(_ context.Context, r agent.SendMessageRequest) (agent.SentMessage, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return agent.SentMessage{To: r.To, Type: r.Type, TaskID: r.TaskID}, s.record("send %s %s", r.To, r.Type)
-}
-
-func (s *testService) Inbox(context.Context, agent.InboxFilter) (agent.InboxPage, error) {
-	return agent.InboxPage{Messages: []agent.Message{}}, nil
-}
-
 func (s *testService) CoordTasks(_ context.Context, req agent.CoordTasksRequest) ([]agent.CoordTask, error) {
 	id := req.TaskID
 	s.mu.Lock()
@@ -282,12 +271,6 @@ func (s *testService) Note(_ context.Context, req agent.NoteRequest) error {
 	return s.record("note %s", text)
 }
 
-func (s *testService) ReportEvent(context.Context, agent.ReportedEvent) error { return nil }
-
-func (s *testService) Snapshot(context.Context) (json.RawMessage, error) {
-	return json.RawMessage(`{}`), nil
-}
-
 func (s *testService) RequestTask(_ context.Context, r agent.TaskRequest) (agent.TaskTicket, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -301,12 +284,6 @@ func (s *testService) RequestTask(_ context.Context, r agent.TaskRequest) (agent
 	}
 	return agent.TaskTicket{RequestID: "req-1", TaskID: "t-remote-1", Status: "pending"}, nil
 }
-
-func (s *testService) RemoteTaskStatus(context.Context, agent.RemoteTaskRef) (agent.Task, error) {
-	return agent.Task{}, errors.New("not used by the interface")
-}
-
-func (s *testService) CancelRemoteTask(context.Context, agent.RemoteTaskRef) error { return nil }
 
 func (s *testService) Approvals(_ context.Context, f agent.ApprovalFilter) ([]agent.Approval, error) {
 	s.mu.Lock()
@@ -393,10 +370,6 @@ func (s *testService) Audit(_ context.Context, f agent.AuditFilter) ([]agent.Aud
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-func (s *testService) VerifyAudit(context.Context) (agent.AuditVerification, error) {
-	return agent.AuditVerification{OK: true}, nil
 }
 
 func (s *testService) Events(ctx context.Context, _ agent.EventsRequest) (<-chan agent.Event, error) {
