@@ -105,6 +105,7 @@ func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 		{"name": mcpserver.ToolReply, "arguments": map[string]any{"query_id": qs[0].ID, "text": "yes, after lunch"}},
 		{"name": mcpserver.ToolReportEvent, "arguments": map[string]any{"type": "file.edited", "content": "refactored the session store", "file_path": "auth/session.go"}},
 		{"name": mcpserver.ToolUpdateProgress, "arguments": map[string]any{"percent": 40, "summary": "session store refactor"}},
+		{"name": mcpserver.ToolReportEvent, "arguments": map[string]any{"type": "test.run", "content": "--- FAIL: TestLogoutClearsSession (0.02s)"}},
 		{"name": mcpserver.ToolTaskStatus, "arguments": map[string]any{"agent": pm.ID, "task_id": "t-unknown"}},
 		// Bad input: missing, oversized, wrong-typed.
 		{"name": mcpserver.ToolQuery, "arguments": map[string]any{"query": "who?"}},
@@ -151,10 +152,11 @@ func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 	ok(3, `"state":"answered"`)
 	ok(4, `"recorded":true`)
 	ok(5, `"percent":40`)
-	toolErr(6, "t-unknown")
-	toolErr(7, "to")
-	toolErr(8, "query")
-	toolErr(9, "percent")
+	ok(6, `"type":"test.run"`)
+	toolErr(7, "t-unknown")
+	toolErr(8, "to")
+	toolErr(9, "query")
+	toolErr(10, "percent")
 
 	if len(out.Resources) != 1 || out.Resources[0].URI != mcpserver.SnapshotURI {
 		t.Fatalf("resources = %+v, want %s", out.Resources, mcpserver.SnapshotURI)
@@ -162,8 +164,17 @@ func TestAoiMCPWithOfficialTypeScriptSDK(t *testing.T) {
 	var snap wire.ContextSnapshot
 	if r := out.Resources[0]; r.Error != "" || r.MIMEType != "application/json" || json.Unmarshal([]byte(r.Text), &snap) != nil {
 		t.Errorf("snapshot = %+v, want JSON", r)
-	} else if snap.Progress == nil || *snap.Progress != 40 {
-		t.Errorf("snapshot = %s, want progress 40 from aoi_update_progress", r.Text)
+	} else {
+		// Everything the assistant reported reaches the snapshot peers read.
+		if snap.Progress == nil || *snap.Progress != 40 || snap.FocusSummary != "session store refactor" {
+			t.Errorf("snapshot = %s, want progress 40 and focus_summary from aoi_update_progress", r.Text)
+		}
+		if !slices.Contains(snap.ActiveFiles, "auth/session.go") {
+			t.Errorf("snapshot active files %v, want auth/session.go from file.edited", snap.ActiveFiles)
+		}
+		if !slices.Contains(snap.RecentTests, wire.TestOutcome{Name: "TestLogoutClearsSession", Status: "failed", DurationMS: 20}) {
+			t.Errorf("snapshot recent tests %+v, want the failed TestLogoutClearsSession from test.run", snap.RecentTests)
+		}
 	}
 
 	eventually(t, 10*time.Second, "pm receives the reply sent through the SDK", func() bool {

@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -28,7 +29,11 @@ func (r *reportFold) add(snap *wire.ContextSnapshot, e store.ContextEvent) strin
 			r.progress = clipRunes(strings.TrimSpace(e.Body), snippetCap)
 		}
 	case strings.HasPrefix(typ, "test.") && len(snap.RecentTests) < maxReportedTests:
-		snap.RecentTests = append(snap.RecentTests, wire.TestOutcome{Name: clipRunes(line, 120), Status: testStatus(typ, e.Body)})
+		tests := namedTests(e.Body)
+		if len(tests) == 0 {
+			tests = []wire.TestOutcome{{Name: clipRunes(line, 120), Status: testStatus(typ, e.Body)}}
+		}
+		snap.RecentTests = append(snap.RecentTests, tests[:min(len(tests), maxReportedTests-len(snap.RecentTests))]...)
 	}
 	return e.Key
 }
@@ -55,4 +60,32 @@ func testStatus(typ, body string) string {
 		return "failed"
 	}
 	return "passed"
+}
+
+// resultLineRE finds one test's result in a runner's output: go test's
+// "--- FAIL: TestX (0.02s)" and pytest's "FAILED tests/x.py::test_y".
+var resultLineRE = regexp.MustCompile(`(?m)^\s*(?:--- (FAIL|PASS|SKIP): (\S+)(?: \(([0-9]+(?:\.[0-9]+)?)s\))?|(FAILED|PASSED|ERROR) (\S+))`)
+
+// namedTests lists the tests a reported run names with their outcomes, in
+// the order printed (none when the text names no test).
+func namedTests(body string) []wire.TestOutcome {
+	var out []wire.TestOutcome
+	for _, m := range resultLineRE.FindAllStringSubmatch(body, maxReportedTests) {
+		verdict, name := m[1], m[2]
+		if verdict == "" {
+			verdict, name = m[4], m[5]
+		}
+		t := wire.TestOutcome{Name: clipRunes(name, 120), Status: "passed"}
+		switch verdict {
+		case "FAIL", "FAILED", "ERROR":
+			t.Status = "failed"
+		case "SKIP":
+			t.Status = "skipped"
+		}
+		if secs, err := strconv.ParseFloat(m[3], 64); err == nil {
+			t.DurationMS = int64(secs*1000 + 0.5)
+		}
+		out = append(out, t)
+	}
+	return out
 }

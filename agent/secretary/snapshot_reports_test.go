@@ -9,7 +9,8 @@ import (
 )
 
 // TestSnapshotFoldsReportedEvents: what the assistant reports through MCP
-// reaches the snapshot — a test run as a recent test, an edited file as an
+// reaches the snapshot — a test run as a recent test (each test a runner's
+// output names, with its outcome and time), an edited file as an
 // active file, and the newest progress summary as focus_summary (not the
 // last commit's title).
 func TestSnapshotFoldsReportedEvents(t *testing.T) {
@@ -20,6 +21,7 @@ func TestSnapshotFoldsReportedEvents(t *testing.T) {
 	for _, ev := range []Event{
 		ReportEvent("", "test.run", "", "TestLoginFlow ok: 12 passed, 0 failed", nil, nil),
 		ReportEvent("", "test.run", "", "TestLogoutFlow\n--- FAIL: TestLogoutFlow (0.01s)", nil, nil),
+		ReportEvent("", "test.run", "", "--- PASS: TestRefresh (1.25s)\n--- SKIP: TestSlow (0.00s)\nFAILED tests/test_api.py::test_login - 401", nil, nil),
 		ReportEvent("", "file.edited", "internal/session/store.go", "added expiry", nil, nil),
 		ReportEvent("", "progress", "", "wiring the session store into logout", &pct, nil),
 	} {
@@ -31,7 +33,8 @@ func TestSnapshotFoldsReportedEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []wire.TestOutcome{{Name: "TestLogoutFlow", Status: "failed"}, {Name: "TestLoginFlow ok: 12 passed, 0 failed", Status: "passed"}}
+	want := []wire.TestOutcome{{Name: "TestLogoutFlow", Status: "failed", DurationMS: 10}, {Name: "TestLoginFlow ok: 12 passed, 0 failed", Status: "passed"},
+		{Name: "TestRefresh", Status: "passed", DurationMS: 1250}, {Name: "TestSlow", Status: "skipped"}, {Name: "tests/test_api.py::test_login", Status: "failed"}}
 	for _, w := range want {
 		if !slices.Contains(snap.RecentTests, w) {
 			t.Errorf("recent tests %+v lack %+v", snap.RecentTests, w)
