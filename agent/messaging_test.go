@@ -107,3 +107,46 @@ func TestAssistantHeartbeat(t *testing.T) {
 		t.Fatalf("bob after polling again = %s, want online", s)
 	}
 }
+
+// TestCoordTaskFailureSeenOnBothSides: a worker that gives up reports
+// task_complete {"status":"failed"}; both the requester's and the worker's
+// aoi show the task failed, and a late review request does not revive it.
+func TestCoordTaskFailureSeenOnBothSides(t *testing.T) {
+	t.Parallel()
+	grant := func(c *config.Config) {
+		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
+	}
+	lead := newTestAgent(t, "lead", "lead", grant)
+	worker := newTestAgent(t, "worker", "engineer", grant)
+	pair(lead, worker)
+	ctx := context.Background()
+	state := func(a *testAgent) string {
+		ts, err := a.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: "T-F"})
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("%s's T-F = %+v (%v), want one entry", a.ID, ts, err)
+		}
+		return ts[0].State
+	}
+	send := func(from *testAgent, r agent.SendMessageRequest) agent.SentMessage {
+		t.Helper()
+		sent, err := from.SendMessage(ctx, r)
+		if err != nil || sent.Queued {
+			t.Fatalf("%s sends %s = %+v (%v), want it delivered", from.ID, r.Type, sent, err)
+		}
+		return sent
+	}
+	send(lead, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"port the parser"}`)})
+	if s := send(worker, agent.SendMessageRequest{Type: "progress", TaskID: "T-F"}); s.To != "lead" || s.TaskState != agent.CoordInProgress {
+		t.Fatalf("progress without a recipient = %+v, want it sent to the assigner with the task in progress", s)
+	}
+	if got := state(lead); got != agent.CoordInProgress {
+		t.Fatalf("lead's T-F after progress = %s, want in_progress", got)
+	}
+	send(worker, agent.SendMessageRequest{Type: "task_complete", TaskID: "T-F", Payload: json.RawMessage(`{"status":"failed","error":"the grammar is ambiguous"}`)})
+	send(worker, agent.SendMessageRequest{Type: "review_request", TaskID: "T-F"})
+	for _, a := range []*testAgent{lead, worker} {
+		if got := state(a); got != agent.CoordFailed {
+			t.Errorf("%s's T-F = %s, want failed", a.ID, got)
+		}
+	}
+}

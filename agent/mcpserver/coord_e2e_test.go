@@ -257,6 +257,7 @@ func TestCoordinationWorkflowOverMCP(t *testing.T) {
 		t.Fatalf("worker's task after changes requested = %+v, want in_progress", st)
 	}
 	assertOnce(t, worker, relay.ID, note.ID)
+	checkInboxFilters(t, d, orche, worker, task, thread)
 
 	// Second round: approved, then completed on every side.
 	d.ok("worker", "aoi_send_message", map[string]any{"type": "review_request", "task_id": task, "payload": map[string]any{"summary": "expiry covered"}}, &sent)
@@ -296,8 +297,6 @@ func hasState(st coordStatus, peer, state string) bool {
 	return slices.ContainsFunc(st.Counterparts, func(c agent.CoordTask) bool { return c.Peer == peer && c.State == state })
 }
 
-// restartOn makes the next start of cfgPath's core listen on addr again,
-// where its peers know to find it.
 // assertOnce: each message id was stored exactly once however often the
 // outbox tried it.
 func assertOnce(t *testing.T, c *testCore, ids ...string) {
@@ -334,5 +333,85 @@ func checkCLI(t *testing.T, dir, task string) {
 	out, err = exec.Command(needBinary(t), "--data-dir", dir, "send", "planner", "note", "all", "done", "--task", task).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "delivered") || !strings.Contains(string(out), "is done") {
 		t.Errorf("aoi send planner note = %s (%v), want it delivered with the task still done", out, err)
+	}
+}
+
+// checkInboxFilters reads the worker's inbox the ways an assistant would:
+// by thread (the relayed changes request kept the planner's own thread),
+// a page at a time with more and last_id, and only what it has not been
+// shown. The messages went to the assistant, not the secretary, and each
+// arrival was audited.
+func checkInboxFilters(t *testing.T, d *sdkDriver, from, to *testCore, task, thread string) {
+	t.Helper()
+	client := to.ID
+	var page inboxPage
+	d.ok(client, "aoi_check_messages", map[string]any{"thread_id": thread}, &page)
+	var types []string
+	for _, m := range page.Messages {
+		if m.ThreadID != thread {
+			t.Errorf("thread filter returned %+v from thread %s", m, m.ThreadID)
+		}
+		types = append(types, m.Type)
+	}
+	if !slices.Equal(types, []string{"task_assign", "note"}) {
+		t.Errorf("thread %s holds %v, want the assignment and the note (the changes request has the planner's thread)", thread, types)
+	}
+
+	// One at a time: more says another is waiting, last_id resumes.
+	var all []agent.Message
+	last := int64(0)
+	for i := 0; ; i++ {
+		if i > 10 {
+			t.Fatal("paging with limit 1 did not end after 10 pages")
+		}
+		var p inboxPage
+		d.ok(client, "aoi_check_messages", map[string]any{"task_id": task, "limit": 1, "last_id": last}, &p)
+		if len(p.Messages) > 1 || (len(p.Messages) == 1 && p.LastID != p.Messages[0].Seq) {
+			t.Fatalf("page after %d = %+v, want one message and its id as last_id", last, p)
+		}
+		all = append(all, p.Messages...)
+		last = p.LastID
+		if !p.More {
+			break
+		}
+	}
+	if len(all) != 3 || !slices.IsSortedFunc(all, func(a, b agent.Message) int { return int(a.Seq - b.Seq) }) {
+		t.Errorf("paged task messages = %+v, want the assignment, the changes request and the note in order", all)
+	}
+
+	// Everything was shown already; a new message is the only unread one.
+	d.ok(client, "aoi_check_messages", map[string]any{"unread": true}, &page)
+	if len(page.Messages) != 0 {
+		t.Errorf("unread after reading everything = %+v, want none", page.Messages)
+	}
+	var sent sentResult
+	d.ok(from.ID, "aoi_send_message", map[string]any{"to": client, "type": "question", "task_id": task, "thread_id": thread,
+		"payload": map[string]any{"text": "does expiry need a migration?"}}, &sent)
+	if sent.Queued {
+		t.Fatalf("question = %+v, want it delivered", sent)
+	}
+	for i, want := range []int{1, 0} {
+		d.ok(client, "aoi_check_messages", map[string]any{"unread": true}, &page)
+		if len(page.Messages) != want || (want == 1 && (page.Messages[0].From != from.ID || !strings.Contains(string(page.Messages[0].Data), "migration"))) {
+			t.Errorf("unread check %d = %+v, want %d (the new question, then nothing)", i+1, page.Messages, want)
+		}
+	}
+
+	qs, err := to.Queries(t.Context(), agent.QueryFilter{})
+	if err != nil || len(qs) != 0 {
+		t.Errorf("%s's secretary got queries %+v (%v); messages are for the assistant only", client, qs, err)
+	}
+	rows, err := to.Audit(t.Context(), agent.AuditFilter{Method: "aoi.message"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for _, r := range rows {
+		if r.Result == "ok" {
+			ok++
+		}
+	}
+	if ok < 4 {
+		t.Errorf("%s audited %d accepted aoi.message calls (%+v), want one per message received", client, ok, rows)
 	}
 }

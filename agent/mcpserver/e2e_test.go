@@ -3,10 +3,12 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -272,14 +274,94 @@ func TestAoiMCPRefusesBadIDsWithoutEchoing(t *testing.T) {
 			t.Errorf("query to %q = %q (error %v), want a refusal that does not repeat the id", bad, text, isErr)
 		}
 	}
-	text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": eng.ID, "query": "status?"})
-	if !isErr || !strings.Contains(text, "this agent itself") {
-		t.Errorf("query to oneself = %q (error %v), want it to say so", text, isErr)
+	for _, bad := range []string{"../../etc", "t\x1b[2J"} {
+		for _, tc := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{mcpserver.ToolSendMessage, map[string]any{"to": bad, "type": "note"}},
+			{mcpserver.ToolSendMessage, map[string]any{"to": "pm", "type": "note", "task_id": bad}},
+			{mcpserver.ToolTaskStatus, map[string]any{"agent": bad, "task_id": "T-1"}},
+			{mcpserver.ToolTaskStatus, map[string]any{"task_id": bad}},
+			{mcpserver.ToolCheckMessages, map[string]any{"thread_id": bad}},
+			{mcpserver.ToolReply, map[string]any{"query_id": bad, "text": "x"}},
+		} {
+			text, isErr := call(t, c, tc.tool, tc.args)
+			if !isErr || strings.Contains(text, bad) || strings.Contains(text, "trust") {
+				t.Errorf("%s(%q) = %q (error %v), want a refusal that neither repeats the id nor advises trusting it", tc.tool, tc.args, text, isErr)
+			}
+		}
+		// The CLI reaches the same checks in the core.
+		out, err := exec.Command(needBinary(t), "--data-dir", eng.Dir, "query", bad, "status?").CombinedOutput()
+		if err == nil || strings.Contains(string(out), bad) || strings.Contains(string(out), "trust") {
+			t.Errorf("aoi query %q = %q (%v), want a refusal that does not repeat the id", bad, out, err)
+		}
 	}
-	long := strings.Repeat("認", 3000) // 9,000 bytes, 3,000 characters: within 8,192
-	text, isErr = call(t, c, mcpserver.ToolQuery, map[string]any{"to": "nobody-here", "query": long})
-	if !isErr || strings.Contains(text, "characters") || !strings.Contains(text, "not a known peer") {
-		t.Errorf("3,000 Japanese characters = %q (error %v), want the length accepted (and the unknown peer refused)", text, isErr)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{mcpserver.ToolQuery, map[string]any{"to": eng.ID, "query": "status?"}},
+		{mcpserver.ToolSendMessage, map[string]any{"to": eng.ID, "type": "note"}},
+		{mcpserver.ToolTaskStatus, map[string]any{"agent": eng.ID, "task_id": "T-1"}},
+	} {
+		text, isErr := call(t, c, tc.tool, tc.args)
+		if !isErr || !strings.Contains(text, "this agent itself") || strings.Contains(text, "unknown") {
+			t.Errorf("%s to oneself = %q (error %v), want it to say so", tc.tool, text, isErr)
+		}
+	}
+	out, err := exec.Command(needBinary(t), "--data-dir", eng.Dir, "send", eng.ID, "note", "hi").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "this agent itself") {
+		t.Errorf("aoi send to oneself = %q (%v), want it to say so", out, err)
+	}
+}
+
+// TestLengthsAreCharacters: limits count characters, as the schema says:
+// a question and a reply of 3,000 Japanese characters (9,000 bytes) go
+// through `aoi mcp` to a real colleague whole; 8,193 characters are refused
+// by the count in characters.
+func TestLengthsAreCharacters(t *testing.T) {
+	t.Parallel()
+	eng, pm := startCore(t, "eng-ja", "engineer"), startCore(t, "pm-ja", "pm")
+	trustBoth(t, eng, pm)
+	c := launch(t, eng.Dir)
+	long := strings.Repeat("認", 3000)
+	mustOK(t, c, mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": long}, nil)
+	var got []agent.Query
+	eventually(t, 10*time.Second, "pm holds the whole question", func() bool {
+		var err error
+		got, err = pm.Queries(context.Background(), agent.QueryFilter{State: agent.QueryEscalated})
+		return err == nil && len(got) == 1
+	})
+	if got[0].Text != long {
+		t.Fatalf("pm got a question of %d characters, want the 3,000 sent", utf8.RuneCountInString(got[0].Text))
+	}
+
+	asked, err := pm.Ask(context.Background(), agent.AskRequest{To: eng.ID, Query: "進捗は？"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inbox struct {
+		Open []struct {
+			ID string `json:"query_id"`
+		} `json:"open_questions"`
+	}
+	mustOK(t, c, mcpserver.ToolCheckMessages, nil, &inbox)
+	if len(inbox.Open) != 1 {
+		t.Fatalf("open questions = %+v, want pm's", inbox.Open)
+	}
+	answer := strings.Repeat("済", 3000)
+	mustOK(t, c, mcpserver.ToolReply, map[string]any{"query_id": inbox.Open[0].ID, "text": answer}, nil)
+	eventually(t, 10*time.Second, "pm receives the whole reply", func() bool {
+		msgs, err := pm.Messages(context.Background(), agent.MessagesRequest{Limit: 100})
+		return err == nil && slices.ContainsFunc(msgs, func(m agent.Message) bool {
+			return m.RelatedID == asked.QueryID && strings.Contains(string(m.Data), answer)
+		})
+	})
+
+	text, isErr := call(t, c, mcpserver.ToolQuery, map[string]any{"to": pm.ID, "query": strings.Repeat("認", 8193)})
+	if !isErr || !strings.Contains(text, "8193 characters") {
+		t.Errorf("8,193 characters = %q (error %v), want them refused, counted in characters", text, isErr)
 	}
 }
 
