@@ -37,16 +37,23 @@ type Result struct {
 	Focus    bool // whether the owner was in focus time
 }
 
-// Decide applies seed 002 §2.3.3's algorithm, in this order:
+// Decide applies seed 002 §2.3.3's algorithm with one departure, in this
+// order:
 //
 //	| # | condition                                   | decision     |
 //	|---|---------------------------------------------|--------------|
 //	| 0 | interrupt control disabled                  | ESCALATE     | (aoi: the owner sees every query)
 //	| 1 | priority high or critical                   | ESCALATE     | (seed: "priority override"; seed 001 adds critical)
-//	| 2 | not in focus (hours or override)            | ESCALATE     | (seed: "outside focus hours → escalate by default")
-//	| 3 | confidence ≥ threshold                      | AUTO_RESPOND |
+//	| 2 | confidence ≥ threshold                      | AUTO_RESPOND |
+//	| 3 | not in focus (hours or override)            | ESCALATE     | (seed: "outside focus hours → escalate by default")
 //	| 4 | priority low                                | BUFFER       | (seed: "low priority + uncertain → buffer")
 //	| 5 | otherwise (normal, uncertain, in focus)     | ESCALATE     |
+//
+// The seed checks focus before confidence, so outside focus hours — all
+// day with the default hours [0, 0] — it rang the owner even for a
+// question the mirror answers well. aoi's job is to answer what it can
+// without interrupting; focus hours decide only what happens to the
+// questions it cannot answer.
 func Decide(in Input) Result {
 	focus := InFocus(in.Now, in.FocusHours, in.FocusOverride)
 	res := func(d Decision, reason string) Result { return Result{Decision: d, Reason: reason, Focus: focus} }
@@ -59,10 +66,10 @@ func Decide(in Input) Result {
 		return res(Escalate, "interrupt control is off: every query goes to the owner")
 	case prio == "high" || prio == "critical":
 		return res(Escalate, fmt.Sprintf("priority %s always reaches the owner", prio))
-	case !focus:
-		return res(Escalate, "owner is not in focus time")
 	case in.Confidence >= in.Threshold:
 		return res(AutoRespond, fmt.Sprintf("confidence %.2f ≥ threshold %.2f", in.Confidence, in.Threshold))
+	case !focus:
+		return res(Escalate, fmt.Sprintf("confidence %.2f < threshold %.2f and the owner is not in focus time", in.Confidence, in.Threshold))
 	case prio == "low":
 		return res(Buffer, fmt.Sprintf("low priority and confidence %.2f < %.2f: held until focus ends", in.Confidence, in.Threshold))
 	default:
