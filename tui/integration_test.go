@@ -216,3 +216,32 @@ func TestIntegrationPromptBarRoundTrip(t *testing.T) {
 	waitScreen(t, tm, "eng-suzuki re “how is auth going?”")
 	waitScreen(t, tm, "70% done, blocked on Redis")
 }
+
+// TestIntegrationTypedMessageWithTaskState: a colleague's task assignment
+// (aoi.message from a real core) shows in the Messages pane with its type
+// and text; opened, it shows the task's state, which follows the worker's
+// progress report.
+func TestIntegrationTypedMessageWithTaskState(t *testing.T) {
+	grant := func(c *config.Config) {
+		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
+	}
+	eng := startAgent(t, "eng-suzuki", "engineer", grant)
+	lead := startAgent(t, "lead-sato", "lead", grant)
+	pairAgents(t, eng, lead)
+	tm := startReal(t, eng.Core, "eng-suzuki")
+	ctx := context.Background()
+	sent, err := lead.SendMessage(ctx, agent.SendMessageRequest{To: "eng-suzuki", Type: wire.MsgTaskAssign, TaskID: "T-7",
+		Payload: []byte(`{"description":"add logout tests"}`)})
+	if err != nil || sent.Queued {
+		t.Fatalf("assign = %+v, %v; want it delivered", sent, err)
+	}
+	waitScreen(t, tm, "Messages · 1 unread")
+	waitScreen(t, tm, "add logout tests")
+	sendKeys(tm, "tab", "tab", "tab", "tab", "enter") // interrupts, approvals, audit, messages
+	waitScreen(t, tm, "task state: assigned (with lead-sato")
+	if _, err := eng.SendMessage(ctx, agent.SendMessageRequest{Type: wire.MsgProgress, TaskID: "T-7", Payload: []byte(`{"percent":20}`)}); err != nil {
+		t.Fatal(err)
+	}
+	sendKeys(tm, "esc", "enter")
+	waitScreen(t, tm, "task state: in_progress (with lead-sato")
+}
