@@ -216,7 +216,10 @@ func (c *Core) counterpart(ctx context.Context, taskID string) (string, error) {
 			return t.Peer, nil
 		}
 	}
-	if len(ts) == 1 {
+	switch len(ts) {
+	case 0:
+		return "", errs.Invalid("no message about task %s was sent or received here, so there is no one to send it to; say which agent (to)", taskID)
+	case 1:
 		return ts[0].Peer, nil
 	}
 	return "", errs.Invalid("task %s has %d counterparts here; say which agent to send it to", taskID, len(ts))

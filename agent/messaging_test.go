@@ -135,6 +135,9 @@ func TestCoordTaskFailureSeenOnBothSides(t *testing.T) {
 		}
 		return sent
 	}
+	if _, err := worker.SendMessage(ctx, agent.SendMessageRequest{Type: "progress", TaskID: "T-F"}); err == nil || !strings.Contains(err.Error(), "say which agent") {
+		t.Fatalf("progress on a task nobody mentioned yet = %v, want an error asking whom to send it to", err)
+	}
 	send(lead, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"port the parser"}`)})
 	if s := send(worker, agent.SendMessageRequest{Type: "progress", TaskID: "T-F"}); s.To != "lead" || s.TaskState != agent.CoordInProgress {
 		t.Fatalf("progress without a recipient = %+v, want it sent to the assigner with the task in progress", s)
