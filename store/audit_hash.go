@@ -3,9 +3,12 @@ package store
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 )
@@ -142,6 +145,9 @@ func canonicalDetail(detail any) (string, error) {
 	case []byte:
 		raw = d
 	default:
+		if out, ok := flatCanonical(detail); ok {
+			return out, nil
+		}
 		var err error
 		if raw, err = json.Marshal(detail); err != nil {
 			return "", fmt.Errorf("store: audit detail cannot be encoded as JSON: %w", err)
@@ -167,4 +173,73 @@ func canonicalDetail(detail any) (string, error) {
 		return "", fmt.Errorf("store: audit detail is %d bytes, more than the %d allowed; record a summary instead", len(out), maxAuditDetail)
 	}
 	return string(out), nil
+}
+
+// flatCanonical is canonicalDetail's fast path for the common detail, a
+// map[string]any of plain strings, numbers, booleans and string lists:
+// encoding it once (map keys sorted, HTML not escaped) gives exactly what
+// the marshal, decode, re-encode round trip gives, without the round trip.
+// Anything else (structs, nested maps, invalid UTF-8, types with their own
+// JSON encoding) reports false and takes the round trip.
+func flatCanonical(detail any) (string, bool) {
+	m, ok := detail.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	for k, v := range m {
+		if !utf8.ValidString(k) || !plainJSON(v) {
+			return "", false
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return "", false
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(out) > maxAuditDetail {
+		return "", false // the round trip reports the size
+	}
+	return string(out), true
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// plainJSON reports whether v encodes the same directly as after a decode
+// (with UseNumber) and re-encode.
+func plainJSON(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	t := rv.Type()
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) {
+		return false
+	}
+	switch rv.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	case reflect.Float64:
+		f := rv.Float()
+		return !math.IsInf(f, 0) && !math.IsNaN(f)
+	case reflect.String:
+		return utf8.ValidString(rv.String())
+	case reflect.Slice:
+		e := t.Elem()
+		if rv.IsNil() || e.Kind() != reflect.String || e.Implements(jsonMarshaler) || e.Implements(textMarshaler) {
+			return false
+		}
+		for i := range rv.Len() {
+			if !utf8.ValidString(rv.Index(i).String()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,32 @@ func checkLines(t *testing.T, name string) {
 		if line["message"] == "dropped at warn level" {
 			t.Fatalf("%s: an info line was written at warn level", name)
 		}
+	}
+}
+
+// TestSecretValuePrefilterIsExact: the cheap check in front of the regular
+// expression never skips a string the expression would redact.
+func TestSecretValuePrefilterIsExact(t *testing.T) {
+	parts := []string{"Bearer abc.def", "bEaReR   x", "bearer", "TSKEY-auth-123", "tskey", "sk-", "xsk-0123456789abcdef01",
+		" SK-ABCDEFGHIJKLMNOPQRST", "aſk-0123456789abcdefgh", "tſkey-k1", "\u212akey", "bearer\u00a0x", "plain words", "認証", "-", " ", "_"}
+	r := rand.New(rand.NewPCG(3, 4))
+	matched := 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(5) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		want := s
+		if secretValue.MatchString(s) {
+			matched++
+			want = secretValue.ReplaceAllString(s, Redacted)
+		}
+		if got := redactString(s); got != want {
+			t.Fatalf("redactString(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if matched == 0 {
+		t.Fatal("no generated string held a secret; the test proves nothing")
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Redacted replaces a secret in the log.
@@ -26,6 +29,30 @@ var secretValue = regexp.MustCompile(`(?i)bearer\s+[a-z0-9._~+/=-]+|tskey-[a-z0-
 
 // IsSecretKey reports whether an attribute key names a secret.
 func IsSecretKey(key string) bool {
+	if v, ok := secretKeyCache.Load(key); ok {
+		return v.(bool)
+	}
+	secret := isSecretKey(key)
+	// Keys come from the code, so there are few; the bound only keeps a
+	// stream of made-up keys from growing the cache.
+	if secretKeyCount.Load() < maxCachedKeys {
+		if _, loaded := secretKeyCache.LoadOrStore(key, secret); !loaded {
+			secretKeyCount.Add(1)
+		}
+	}
+	return secret
+}
+
+// secretKeyCache remembers IsSecretKey's answer per key: every log line
+// asks it for each of its attributes.
+var (
+	secretKeyCache sync.Map // string → bool
+	secretKeyCount atomic.Int64
+)
+
+const maxCachedKeys = 4096
+
+func isSecretKey(key string) bool {
 	k := strings.ToLower(key)
 	if secretWords[k] {
 		return true
@@ -96,9 +123,45 @@ func redactAttr(a slog.Attr) slog.Attr {
 	return slog.Attr{Key: a.Key, Value: v}
 }
 
+// redactString replaces the secrets secretValue finds in s.
 func redactString(s string) string {
-	if !secretValue.MatchString(s) {
+	if !mayHoldSecretValue(s) || !secretValue.MatchString(s) {
 		return s
 	}
 	return secretValue.ReplaceAllString(s, Redacted)
+}
+
+// mayHoldSecretValue is a cheap necessary condition for secretValue: every
+// match contains "bearer", "tskey-" or "sk-". For ASCII text (?i) folds
+// only ASCII letters, so a case-insensitive search for those is exact;
+// text with any other byte goes to the regular expression, whose case
+// folding also covers letters such as U+017F (ſ) and U+212A (K).
+func mayHoldSecretValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return containsFoldASCII(s, "bearer") || containsFoldASCII(s, "tskey-") || containsFoldASCII(s, "sk-")
+}
+
+// containsFoldASCII reports whether s contains sub (lower-case ASCII)
+// ignoring ASCII case.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for ; j < len(sub); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }
