@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
@@ -34,8 +35,15 @@ type Finding struct {
 // share it, because building gitleaks' detector takes tens of milliseconds.
 type Redactor struct {
 	detector *detect.Detector
-	rules    []rule // built-in extras first, then custom patterns
+	// lite is detector without gitleaks' generic-api-key rule, whose
+	// regular expression costs more than all the others together. It scans
+	// only text that rule provably cannot match (see mayHoldGenericKey).
+	lite  *detect.Detector
+	rules []rule // built-in extras first, then custom patterns
 }
+
+// genericRuleID is gitleaks' catch-all rule for key = value assignments.
+const genericRuleID = "generic-api-key"
 
 type rule struct {
 	id string
@@ -94,7 +102,25 @@ func New(custom []Pattern) (*Redactor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load gitleaks' default rules: %w", err)
 	}
-	return &Redactor{detector: d, rules: rules}, nil
+	return &Redactor{detector: d, lite: withoutRule(d, genericRuleID), rules: rules}, nil
+}
+
+// withoutRule returns a detector with d's configuration minus one rule, or
+// nil when d has no such rule.
+func withoutRule(d *detect.Detector, id string) *detect.Detector {
+	if _, ok := d.Config.Rules[id]; !ok {
+		return nil
+	}
+	cfg := d.Config
+	cfg.Rules = make(map[string]config.Rule, len(d.Config.Rules))
+	for k, r := range d.Config.Rules {
+		if k != id {
+			cfg.Rules[k] = r
+		}
+	}
+	lite := detect.NewDetector(cfg)
+	lite.MaxDecodeDepth = d.MaxDecodeDepth
+	return lite
 }
 
 // span is a byte range of the input to replace.
@@ -139,8 +165,16 @@ func (r *Redactor) ownSpans(s string) []span {
 // detector reports line/column of the match; searching for the secret's
 // text (every occurrence) is simpler and also catches repeats.
 func (r *Redactor) gitleaksSpans(s string) []span {
+	d := r.detector
+	if r.lite != nil && d.MaxDecodeDepth == 0 && !mayHoldGenericKey(s) {
+		d = r.lite
+	}
+	return detectorSpans(d, s)
+}
+
+func detectorSpans(d *detect.Detector, s string) []span {
 	var out []span
-	for _, f := range r.detector.DetectString(s) {
+	for _, f := range d.DetectString(s) {
 		secret := f.Secret
 		if secret == "" {
 			secret = f.Match

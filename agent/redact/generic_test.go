@@ -1,0 +1,62 @@
+package redact
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestGenericKeyPrefilterIsSound: whenever gitleaks' generic-api-key
+// expression matches, mayHoldGenericKey says it may, and redaction with the
+// prefilter equals redaction with the full detector.
+func TestGenericKeyPrefilterIsSound(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, ok := r.detector.Config.Rules[genericRuleID]
+	if !ok || r.lite == nil {
+		t.Fatal("gitleaks' default config has no generic-api-key rule; the prefilter is never used")
+	}
+	parts := []string{"api_key", "token", "AUTH", "secret", "password", "access", "ſecret", "\u212aey", "creds",
+		" ", "\t", "\n", "=", ":", "::=", "||", "=>", "?=", ",", ">", "\"", "'", "`", "==",
+		"x9f3Kq2LmZ8vR1tY", "abcd1234efgh", "short", "a1b2c3d4e5", "Zx/9+q8w7E6r5T4y", "ſſſſſſſſſſ", "\u212a\u212a\u212a\u212a\u212a12345",
+		"認証トークン", "how is auth going?", `{"query":"`, `"}`, "-", "_", ".", "/", ";", "\\n"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	matched, skipped := 0, 0
+	for range 30000 {
+		var b strings.Builder
+		for range 2 + rng.IntN(8) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		may := mayHoldGenericKey(s)
+		if rule.Regex.MatchString(s) {
+			matched++
+			if !may {
+				t.Fatalf("generic-api-key matches %q but the prefilter would skip it", s)
+			}
+		}
+		if !may {
+			skipped++
+		}
+	}
+	if matched < 100 || skipped < 100 {
+		t.Fatalf("%d matching and %d skipped strings: the generator does not exercise both sides", matched, skipped)
+	}
+	for _, s := range []string{
+		`api_key = "x9f3Kq2LmZ8vR1tY"`, "auth token refresh middleware handler", `{"query":"how is auth going?","id":12}`,
+		"password: hunter2hunter2", "認証 token ſecret=ſſſſſſſſſſſſ",
+	} {
+		full := s
+		if spans := append(r.ownSpans(s), detectorSpans(r.detector, s)...); len(spans) > 0 {
+			full, _ = apply(s, merge(spans))
+		}
+		if got, _ := r.Redact(s); got != full {
+			t.Fatalf("Redact(%q) = %q, the full detector gives %q", s, got, full)
+		}
+	}
+	if got, _ := r.Redact(`api_key = "x9f3Kq2LmZ8vR1tY"`); !strings.Contains(got, "[REDACTED:") {
+		t.Fatalf("a generic key was not redacted: %q", got)
+	}
+}
