@@ -46,8 +46,12 @@ func contextShortGrams(text string) string {
 	}
 	inCJK := false
 	for _, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		cjk := isCJK(r)
+		var word, cjk bool
+		if r < utf8.RuneSelf { // most text: skip the Unicode tables
+			word = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		} else {
+			word, cjk = unicode.IsLetter(r) || unicode.IsDigit(r), isCJK(r)
+		}
 		if !word && !cjk || cjk != inCJK {
 			flush(inCJK)
 		}

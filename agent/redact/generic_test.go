@@ -60,3 +60,30 @@ func TestGenericKeyPrefilterIsSound(t *testing.T) {
 		t.Fatalf("a generic key was not redacted: %q", got)
 	}
 }
+
+// TestOwnRulePrefiltersAreSound: a rule's cheap check never rejects text
+// its expression matches.
+func TestOwnRulePrefiltersAreSound(t *testing.T) {
+	parts := []string{"aws secret ", "AWS Secret: ", "the awſ ſecret ", "aws", "AWS", "awſ", "Aws", "secret", "SECRET", "ſecret", " ", "\n", "is ", "=", "AKIA", "ASIA", "A3TX", "ABIA", "ACCA", "akia",
+		"Z7QXPLMR4TWV2KJN", "Dhf05fW2gRLsS43b1EoBfbEIrYmKLg6UZ0arCd27", "/+", "for the bucket", "認証", "x"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	hits := map[string]int{}
+	for range 30000 {
+		var b strings.Builder
+		for range 2 + rng.IntN(8) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		for _, ru := range []rule{awsKeyRule, awsSecretRule} {
+			if ru.re.MatchString(s) {
+				hits[ru.id]++
+				if !ru.may(s) {
+					t.Fatalf("rule %s matches %q but its prefilter rejects it", ru.id, s)
+				}
+			}
+		}
+	}
+	if hits[awsKeyRule.id] < 50 || hits[awsSecretRule.id] < 50 {
+		t.Fatalf("matches per rule %v: the generator does not exercise the rules", hits)
+	}
+}

@@ -48,6 +48,9 @@ const genericRuleID = "generic-api-key"
 type rule struct {
 	id string
 	re *regexp.Regexp
+	// may, when set, is a cheap necessary condition for a match: text it
+	// rejects skips the expression.
+	may func(string) bool
 }
 
 // pemRule matches a private-key block, tolerating diff prefixes ("+", "-",
@@ -64,6 +67,10 @@ var pemRule = rule{
 var awsKeyRule = rule{
 	id: "aws-access-token",
 	re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+	may: func(s string) bool {
+		return strings.Contains(s, "A3T") || strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") ||
+			strings.Contains(s, "ABIA") || strings.Contains(s, "ACCA")
+	},
 }
 
 // awsSecretRule catches a 40-character AWS secret access key written in
@@ -73,6 +80,9 @@ var awsKeyRule = rule{
 var awsSecretRule = rule{
 	id: "aws-secret-key",
 	re: regexp.MustCompile(`(?i)\baws\b[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+	// For ASCII text (?i) folds only ASCII letters; other text may spell
+	// "s" as U+017F (ſ), so it always runs the expression.
+	may: func(s string) bool { return !isASCII(s) || containsFoldASCII(s, "aws") },
 }
 
 // buildMu serialises detector construction: gitleaks loads its default
@@ -148,6 +158,9 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 func (r *Redactor) ownSpans(s string) []span {
 	var out []span
 	for _, ru := range r.rules {
+		if ru.may != nil && !ru.may(s) {
+			continue
+		}
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
 			start, end := m[0], m[1]
 			if len(m) >= 4 && m[2] >= 0 {
