@@ -19,8 +19,18 @@ const (
 	maxBlockerScan = 150
 )
 
-// blockedRE finds text that says work is held up, in English or Japanese.
-var blockedRE = regexp.MustCompile(`(?i)\bblock(ed|er|ers|ing)?\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|待ち|ブロック|止まって|保留`)
+// blockedRE finds text that says work is held up, in English or Japanese:
+// "blocked (on|by) …", "blocker: …", "waiting on/for …", "stuck", "on
+// hold", "…待ち", "…でブロック(中|されて)", "止まって", "保留". Words that
+// only name the idea ("a blocking call", "list blockers", "code block",
+// "コードブロック", "待ち時間") are not statements that work is held up.
+var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|` +
+	`[^\s、。・]待ち(?:[^時受合構]|$)|ブロック(?:中|され|して|している)|でブロック|止まって|保留`)
+
+// notBlockedRE finds words that undo a blocked phrase: "unblock", "no
+// longer blocked", "without waiting for", "instead of waiting", "stop
+// waiting", "not blocked".
+var notBlockedRE = regexp.MustCompile(`(?i)unblock|no longer (blocked|waiting)|without (being )?(blocked|waiting)|instead of waiting|stops? waiting|not (blocked|waiting)|never (blocks|waits)`)
 
 // Blocker ranks: lower comes first. Work in progress now (failing tests,
 // the uncommitted diff's FIXMEs) beats things said recently, which beat
@@ -187,8 +197,7 @@ func blockedLine(text string) string {
 // saysBlocked reports whether text says something is held up (and not
 // that it no longer is).
 func saysBlocked(text string) bool {
-	low := strings.ToLower(text)
-	return blockedRE.MatchString(text) && !strings.Contains(low, "unblock") && !strings.Contains(low, "no longer blocked")
+	return blockedRE.MatchString(text) && !notBlockedRE.MatchString(text)
 }
 
 func dedupeBlockers(items []blocker) []string {
