@@ -88,7 +88,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 	case fetched[agent.Status]:
 		if m.fresh(&m.applied.status, msg.seq, msg.err, "status") {
 			m.status, m.statusOK = msg.val, true
-			m.peers.self = msg.val
+			m.peers.setSelf(msg.val)
 		}
 	case fetched[[]agent.Peer]:
 		if m.fresh(&m.applied.peers, msg.seq, msg.err, "peers") {

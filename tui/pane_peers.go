@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/aoi-protocol/aoi/agent"
 )
 
@@ -16,23 +17,64 @@ type peersPane struct {
 	self agent.Status // this agent: its id and fingerprint head the pane
 }
 
-// SetSize keeps a line for this agent's own fingerprint above the list.
+// SetSize keeps room for this agent's own id and fingerprint above the list.
 func (p *peersPane) SetSize(w, h int) {
 	p.paneBase.SetSize(w, h)
-	p.list.height = max(1, p.list.height-1)
+	p.fitSelf()
 }
 
-// selfLine shows this agent's id and certificate fingerprint: what a
-// colleague compares before trusting it.
-func (p *peersPane) selfLine() string {
+// setSelf records this agent's status (its id and fingerprint head the pane).
+func (p *peersPane) setSelf(s agent.Status) {
+	p.self = s
+	p.fitSelf()
+}
+
+// fitSelf shrinks the list by the lines selfLines takes.
+func (p *peersPane) fitSelf() {
+	p.setListHeight()
+	p.list.height = max(1, p.list.height-len(p.selfLines()))
+}
+
+// selfLines show this agent's id and whole certificate fingerprint, what a
+// colleague compares before trusting it: one line when both fit, else the
+// fingerprint on a line of its own (a shortened one cannot be compared).
+func (p *peersPane) selfLines() []string {
+	st := p.env.styles.Muted
 	if p.self.AgentID == "" {
-		return p.env.styles.Muted.Render(truncate("you: …", p.w))
+		return []string{st.Render(truncate("you: …", p.w))}
 	}
-	fp := p.self.Fingerprint
+	id, fp := "you: "+Sanitize(p.self.AgentID), Sanitize(p.self.Fingerprint)
 	if fp == "" {
 		fp = "(tailnet identity)"
 	}
-	return p.env.styles.Muted.Render(truncate("you: "+Sanitize(p.self.AgentID)+" · "+Sanitize(fp), p.w))
+	if one := id + " · " + fp; lipgloss.Width(one) <= p.w || p.h < 8 {
+		return []string{st.Render(truncate(one, p.w))}
+	}
+	lines := []string{st.Render(truncate(id, p.w))}
+	for _, l := range groupWrap(fp, 8, p.w) {
+		lines = append(lines, st.Render(truncate(l, p.w)))
+	}
+	return lines
+}
+
+// groupWrap splits s into groups of n characters separated by spaces, as
+// fingerprints are read aloud, and wraps the groups to lines of width w.
+func groupWrap(s string, n, w int) []string {
+	var lines []string
+	line := ""
+	for r := []rune(s); len(r) > 0; {
+		g := string(r[:min(n, len(r))])
+		r = r[len([]rune(g)):]
+		switch {
+		case line == "":
+			line = g
+		case lipgloss.Width(line+" "+g) <= w:
+			line += " " + g
+		default:
+			lines, line = append(lines, line), g
+		}
+	}
+	return append(lines, line)
 }
 
 func newPeersPane(e *env) *peersPane { return &peersPane{paneBase: paneBase{env: e}} }
@@ -129,10 +171,10 @@ func (p *peersPane) Update(k tea.KeyPressMsg) action {
 
 func (p *peersPane) View() string {
 	if len(p.rows) == 0 {
-		return p.selfLine() + "\n" + p.empty("No peers yet. Peers appear when they announce themselves, call you or are named in the config; `aoi peers trust` adds one.")
+		return strings.Join(p.selfLines(), "\n") + "\n" + p.empty("No peers yet. Peers appear when they announce themselves, call you or are named in the config; `aoi peers trust` adds one.")
 	}
 	widths := []int{2, 16, 10, 8, 9}
-	lines := []string{p.selfLine(), p.header(columns(p.w, widths, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS"))}
+	lines := append(p.selfLines(), p.header(columns(p.w, widths, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS")))
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		r := p.rows[i]
