@@ -40,6 +40,7 @@ type Model struct {
 
 	status     agent.Status
 	statusOK   bool
+	ticks      int // one-second ticks seen (handleTick)
 	notice     notice
 	knownPeers []agent.Peer
 
@@ -195,8 +196,18 @@ func (m *Model) handleTick() tea.Cmd {
 	if !m.notice.until.IsZero() && m.env.now.After(m.notice.until) {
 		m.notice = notice{}
 	}
+	// While the secretary indexes history no event says how far it is:
+	// the status bar's figure is refreshed every few seconds instead.
+	m.ticks++
+	if m.statusOK && indexingPercent(m.status.History) >= 0 && m.ticks%historyPollTicks == 0 {
+		return tea.Batch(tick(), m.markDirty(dStatus))
+	}
 	return tick()
 }
+
+// historyPollTicks is how many one-second ticks pass between status
+// fetches while history is being indexed.
+const historyPollTicks = 5
 
 // setFocus moves the focus to pane f.
 func (m *Model) setFocus(f focus) {

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // renderStatusBar shows who we are, where we listen, peers online, focus
@@ -35,6 +37,9 @@ func (m *Model) renderStatusBar() string {
 		where,
 	}
 
+	if pc := indexingPercent(s.History); pc >= 0 {
+		parts = append([]string{fmt.Sprintf("indexing history %d%%", pc)}, parts...)
+	}
 	if !m.subscribed {
 		parts = append([]string{"no live updates"}, parts...)
 	}
@@ -56,4 +61,25 @@ func peersOnline(n int, coreLost bool) string {
 		return "peers unknown"
 	}
 	return fmt.Sprintf("%d online", n)
+}
+
+// indexingPercent is how much of the history still being indexed is done
+// (over every repository not done yet), or -1 when none is indexing.
+func indexingPercent(h []agent.IndexProgress) int {
+	indexed, total, busy := 0, 0, false
+	for _, r := range h {
+		if r.Done {
+			continue
+		}
+		busy = true
+		indexed += r.Indexed
+		total += r.Total
+	}
+	switch {
+	case !busy:
+		return -1
+	case total <= 0:
+		return 0
+	}
+	return min(indexed*100/total, 99)
 }
