@@ -3,8 +3,10 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,7 +20,7 @@ import (
 
 // Options configure one evaluation run.
 type Options struct {
-	Work     string    // folder for the clones and the index ("" = a temporary one, removed afterwards)
+	Work     string    // folder for the clones (kept) and the index (rebuilt each run); "" = a temporary one, removed afterwards
 	ReposDir string    // local copies of the repositories (AOI_EVAL_REPOS_DIR); "" clones from GitHub
 	Seed     uint64    // seeds the fake secrets
 	Only     []string  // question ids to ask ("" = all)
@@ -53,6 +55,12 @@ func Run(ctx context.Context, c *Corpus, o Options) (*Report, error) {
 	}
 	work, err := filepath.Abs(work)
 	if err != nil {
+		return nil, err
+	}
+	// The index is rebuilt on every run: a kept one would hold the notes,
+	// test runs and planted commits of every earlier run again (the
+	// clones are kept).
+	if err := removeIndex(work); err != nil {
 		return nil, err
 	}
 	// Dates are set relative to the hour, so runs within one hour rebuild
@@ -191,6 +199,16 @@ func checkGroundTruth(qs []Question, planted map[string]*Planted) error {
 			if len(mapSHAs([]string{c}, planted[q.Repo].SHAs)) != 1 {
 				return fmt.Errorf("question %s: commit %s is not (exactly once) in %s's pinned history", q.ID, c, q.Repo)
 			}
+		}
+	}
+	return nil
+}
+
+// removeIndex deletes the SQLite index an earlier run left in work.
+func removeIndex(work string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(work, "aoi.db"+suffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("eval: remove the previous index: %w", err)
 		}
 	}
 	return nil
