@@ -44,7 +44,9 @@ were what when where which who whom why will with would you your about any anyth
 please currently right now today yet still already just get got there's what's how's happen happened happening
 going go goes land landed lately recently recent new week weeks work working worked also ever since been anyone
 don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
-rely real really thing things much many far news`)
+rely real really thing things much many far news against like off onto over under via using use used uses
+anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
+same such only very too more most less least another per`)
 
 // Words that say what kind of answer is wanted rather than what about.
 var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta

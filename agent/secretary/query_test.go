@@ -21,6 +21,8 @@ func TestParseQuery(t *testing.T) {
 		{"What's blocking weyk's draft_promise branch?", []string{"weyk", "draft_promise", "branch"}, false, true, false},
 		{"Did the 「AはBである」 syntax land?", []string{"aはbである", "syntax"}, false, false, true},
 		{"エディタからテストを実行できる機能の進み具合は?", []string{"エディタ", "テスト", "実行"}, true, false, true},
+		{"Did we move off GitBook to HonKit?", []string{"move", "gitbook", "honkit"}, false, false, false},
+		{"Are we testing against real-world code like CPython?", []string{"test", "real-world", "code", "cpython"}, false, false, false},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
