@@ -276,6 +276,7 @@ type IndexProgress struct {
 	Indexed int    `json:"indexed"` // commits indexed so far
 	Total   int    `json:"total"`   // commits inside the retention window (0: not known)
 	Done    bool   `json:"done"`
+	Error   string `json:"error,omitempty"` // why the last poll failed; "" when it worked
 }
 
 // Tailnet describes the tsnet node when tailnet mode is on.

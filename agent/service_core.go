@@ -76,7 +76,7 @@ func (c *Core) indexProgress(ctx context.Context) []IndexProgress {
 	}
 	out := make([]IndexProgress, 0, len(hist))
 	for _, h := range hist {
-		out = append(out, IndexProgress{Context: h.Context, Indexed: h.Indexed, Total: h.Total, Done: h.Done})
+		out = append(out, IndexProgress{Context: h.Context, Indexed: h.Indexed, Total: h.Total, Done: h.Done, Error: h.Error})
 	}
 	return out
 }

@@ -16,6 +16,9 @@ type HistoryProgress struct {
 	Indexed int    `json:"indexed"` // commits indexed so far
 	Total   int    `json:"total"`   // commits of the branch inside the retention window (0: not known yet)
 	Done    bool   `json:"done"`
+	// Error is why the last poll of the repository failed ("" when it
+	// worked): a repository git cannot read indexes nothing.
+	Error string `json:"error,omitempty"`
 }
 
 // totals caches the commit count of a walk, keyed by context, start and
@@ -66,6 +69,9 @@ func (s *Secretary) History(ctx context.Context) ([]HistoryProgress, error) {
 			p.Total = max(s.totals.get(ctx, r, start, since), p.Indexed)
 		default:
 			p.Total = s.totals.get(ctx, r, "", since)
+		}
+		if e, ok := s.pollErrs.Load(r.Ctx); ok {
+			p.Error = e.(string)
 		}
 		out = append(out, p)
 	}

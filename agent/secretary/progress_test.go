@@ -54,3 +54,28 @@ func TestHistoryProgress(t *testing.T) {
 		t.Fatalf("after the walk: %+v, %v", h, err)
 	}
 }
+
+// TestHistoryProgressSaysWhyAPollFailed: a repository git cannot read (here
+// a folder that is no repository) shows why in the progress, and the
+// reason goes away once the repository can be read.
+func TestHistoryProgressSaysWhyAPollFailed(t *testing.T) {
+	dir := t.TempDir()
+	sec, _ := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(dir, filepath.Join(t.TempDir(), "none")))
+	ctx := context.Background()
+	if err := sec.PollNow(ctx); err == nil {
+		t.Fatal("polling a folder that is no git repository succeeded")
+	}
+	h, err := sec.History(ctx)
+	if err != nil || len(h) != 1 || h[0].Error == "" || h[0].Done {
+		t.Fatalf("after a failed poll: %+v, %v", h, err)
+	}
+	r := &repoBuilder{t: t, dir: dir, when: testNow}
+	r.git("init", "-q", "-b", "main")
+	r.commit("first change", time.Minute, "a.go", "package a\n")
+	if err := sec.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h, err = sec.History(ctx); err != nil || h[0].Error != "" {
+		t.Fatalf("after a good poll: %+v, %v", h, err)
+	}
+}

@@ -41,6 +41,9 @@ type Secretary struct {
 
 	pollMu sync.Mutex // one poll at a time (Run's ticker and PollNow)
 	totals totals     // commit counts of history walks (History)
+	// pollErrs maps a repository context to why its last poll failed
+	// (cleared by the next good one), so the status can say it.
+	pollErrs sync.Map
 }
 
 // Defaults for unset config values.
@@ -144,9 +147,11 @@ func (s *Secretary) PollNow(ctx context.Context) error {
 		g := source.Git{Since: s.now().Add(-retention(cfg)), TestOutputs: cfg.Secretary.ContextMirroring.TestOutputs}
 		b, err := g.Poll(ctx, r, s.db)
 		if err != nil {
+			s.pollErrs.Store(r.Ctx, err.Error())
 			errs = append(errs, err)
 			continue
 		}
+		s.pollErrs.Delete(r.Ctx)
 		errs = append(errs, s.storeBatch(ctx, b))
 	}
 	tr := source.Transcripts{Dir: ExpandHome(cfg.Secretary.WorkAI.TranscriptsDir), Repos: repos, Since: retention(cfg), Now: s.now}

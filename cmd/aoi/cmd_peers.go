@@ -62,15 +62,22 @@ func printStatus(w io.Writer, st agent.Status) {
 }
 
 // historyText says how much of a repository's history is indexed:
-// "1200/1970 commits (60%), indexing" or "1970 commits, done".
+// "1200/1970 commits (60%), indexing" or "1970 commits, done", and why the
+// last poll failed when it did.
 func historyText(h agent.IndexProgress) string {
+	var text string
 	switch {
 	case h.Done:
-		return fmt.Sprintf("%d commits, done", h.Indexed)
+		text = fmt.Sprintf("%d commits, done", h.Indexed)
 	case h.Total > 0:
-		return fmt.Sprintf("%d/%d commits (%d%%), indexing", h.Indexed, h.Total, h.Indexed*100/h.Total)
+		text = fmt.Sprintf("%d/%d commits (%d%%), indexing", h.Indexed, h.Total, h.Indexed*100/h.Total)
+	default:
+		text = fmt.Sprintf("%d commits, indexing", h.Indexed)
 	}
-	return fmt.Sprintf("%d commits, indexing", h.Indexed)
+	if h.Error != "" {
+		text += "; the last poll failed: " + cell(h.Error, 200) + " (check contexts[].local_path and that git can read the repository)"
+	}
+	return text
 }
 
 func (a *app) peersCmd() *cobra.Command {
