@@ -21,6 +21,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/agent/ops"
 	"github.com/aoi-protocol/aoi/agent/outbox"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/task"
@@ -62,8 +63,7 @@ type Core struct {
 	outbox       *outbox.Outbox
 	ops          *ops.Ops
 	inbox        *inbox.Inbox
-	peers        *peerClients
-	callers      callerCache
+	peers        *peers.Registry
 	tasks        *task.Engine
 	sec          *secretary.Secretary
 	redactor     *redact.Redactor
@@ -75,17 +75,8 @@ type Core struct {
 	// assistantPoll is when the coding assistant last checked its
 	// messages (unix ns; 0 = never), its heartbeat (messaging.go).
 	assistantPoll atomic.Int64
-	// expiredCerts maps a pinned peer's agent id to when the certificate
-	// it last presented expired (shown in Peers and doctor).
-	expiredCerts sync.Map
-	// seenCalls maps a peer id to when a call from it last marked it online
-	// (seenCalling throttles the registry writes).
-	seenCalls sync.Map
-	// exchanged maps a peer id to when this agent and it last exchanged
-	// announces, either way (heartbeat rounds skip fresh ones: peers.go).
-	exchanged  sync.Map
-	listenAddr atomic.Value  // string
-	obs        observability // metrics (metrics_wiring.go)
+	listenAddr    atomic.Value  // string
+	obs           observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)
@@ -141,11 +132,11 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 		c.identity = id
 		c.transport = rpc.NewDirectTransport(id, cfg.Network.ListenAddr)
 	}
-	c.peers = newPeerClients(c)
+	c.peers = c.newRegistry()
 	c.outbox = c.newOutbox()
 	c.ops = c.newOps()
 	c.inbox = c.newInbox()
-	if err := c.seedPeers(ctx, cfg); err != nil {
+	if err := c.peers.Seed(ctx, cfg); err != nil {
 		return err
 	}
 	c.buildServers(cfg)
@@ -239,7 +230,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 		go func() { defer wg.Done(); f(ctx) }()
 	}
 	run(c.outbox.Run)
-	run(c.heartbeatLoop)
+	run(c.peers.Heartbeat)
 	run(c.serveMetrics)
 	run(c.ops.AutoPrune)
 	run(c.auditWatchLoop)

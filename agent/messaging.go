@@ -108,7 +108,7 @@ func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMes
 		}
 		req.To = to
 	}
-	if err := c.checkPeerID(req.To); err != nil {
+	if err := c.peers.CheckPeerID(req.To); err != nil {
 		return SentMessage{}, err
 	}
 	if len(req.Payload) == 0 {

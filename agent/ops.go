@@ -22,8 +22,7 @@ func (c *Core) newOps() *ops.Ops {
 		DB: c.db, Log: c.log, Now: c.now, Config: c.config,
 		DataDir: c.dataDir, ConfigPath: c.cfgPath, Self: c.selfID,
 		Forgotten: func(agentID string) {
-			c.callers.clear()
-			c.peers.forget(agentID)
+			c.peers.Forget(agentID)
 		},
 		Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
 	}
@@ -46,11 +45,4 @@ func (c *Core) Export(ctx context.Context, agentID string) (json.RawMessage, err
 // verifiable (ops.Ops.Forget).
 func (c *Core) Forget(ctx context.Context, agentID string) (ForgetReport, error) {
 	return c.ops.Forget(ctx, agentID)
-}
-
-// forget drops the cached client of a forgotten peer.
-func (pc *peerClients) forget(agentID string) {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	delete(pc.m, agentID)
 }

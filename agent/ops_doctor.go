@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -197,7 +198,7 @@ func (c *Core) appendSkewChecks(ctx context.Context, rep *DoctorReport) error {
 
 func (c *Core) skewCheck(ctx context.Context, peer string) DoctorCheck {
 	name := "clock vs " + peer
-	cl, err := c.peers.client(ctx, peer)
+	cl, err := c.peers.Client(ctx, peer)
 	if err != nil {
 		return checkBad(CheckWarn, name, err.Error(), "")
 	}
@@ -206,7 +207,7 @@ func (c *Core) skewCheck(ctx context.Context, peer string) DoctorCheck {
 	sent := time.Now()
 	var res wire.PingResult
 	if err := cl.Call(pctx, wire.MethodPing, wire.PingParams{From: c.selfID(), AOIVersion: wire.ProtocolVersion}, &res); err != nil {
-		return checkBad(CheckWarn, name, peerError(peer, err).Error(), "")
+		return checkBad(CheckWarn, name, peers.CallError(peer, err).Error(), "")
 	}
 	rtt := time.Since(sent)
 	skew := res.Time.Sub(sent.Add(rtt / 2))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/outbox"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -21,8 +22,8 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		Config: func() config.Outbox { return c.config().Outbox },
 		Send:   c.sendOutboxEntry,
 		Failed: func(ctx context.Context, agentID string, err error) {
-			if unreachable(err) {
-				c.markOffline(ctx, agentID)
+			if peers.Unreachable(err) {
+				c.peers.MarkOffline(ctx, agentID)
 			}
 		},
 	})
@@ -39,7 +40,7 @@ func (c *Core) enqueueNotify(tx *store.Tx, to, event, relatedID string, data any
 // cannot fix (permission, bad params) still retries until expiry: the owner
 // may fix trust or config meanwhile, and the log says why.
 func (c *Core) sendOutboxEntry(ctx context.Context, e store.OutboxRecord) error {
-	client, err := c.peers.client(ctx, e.To)
+	client, err := c.peers.Client(ctx, e.To)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func toPeerRPC(err error) error {
 // authenticateEdge is the peer server's Authenticate hook: authenticate
 // with its refusals mapped like a handler's.
 func (c *Core) authenticateEdge(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
-	caller, err := c.authenticate(ctx, caller)
+	caller, err := c.peers.Authenticate(ctx, caller)
 	if err != nil {
 		return caller, toPeerRPC(err)
 	}

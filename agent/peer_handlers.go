@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -76,21 +77,13 @@ func callerName(c rpc.Caller) string {
 	return c.Key()
 }
 
-// checkVersion refuses a peer speaking another major protocol version.
-func checkVersion(v string) error {
-	if v == "" || wire.MajorVersion(v) == wire.MajorVersion(wire.ProtocolVersion) {
-		return nil
-	}
-	return errs.Invalid("aoi_version %s is not compatible with %s (major versions differ); upgrade the older aoi", v, wire.ProtocolVersion)
-}
-
 // handleDiscover records an announcing peer and returns the registry.
 func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.DiscoverParams
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := checkVersion(p.AOIVersion); err != nil {
+	if err := peers.CheckVersion(p.AOIVersion); err != nil {
 		return nil, err
 	}
 	if p.Announce {
@@ -143,13 +136,13 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	if p.Endpoint != "" && rec.Endpoint == "" {
 		rec.Endpoint = p.Endpoint
 	}
-	rec.Contexts = contextIDs(p.Capabilities.Contexts)
+	rec.Contexts = peers.ContextIDs(p.Capabilities.Contexts)
 	rec.TaskTypes = p.Capabilities.TaskTypes
 	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
 		return err
 	}
-	c.callers.put(caller.Key(), p.AgentID, rec.Role)
-	c.exchangedAnnounces(p.AgentID)
+	c.peers.RememberCaller(caller.Key(), p.AgentID, rec.Role)
+	c.peers.Exchanged(p.AgentID)
 	c.events.Publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
 	c.outbox.Wake()
 	return nil
@@ -187,14 +180,6 @@ func tailnetEndpoint(remoteAddr, announced string) string {
 	return net.JoinHostPort(host, port)
 }
 
-func contextIDs(refs []wire.ContextReference) []string {
-	out := make([]string, 0, len(refs))
-	for _, r := range refs {
-		out = append(out, r.Identifier)
-	}
-	return out
-}
-
 // registryEntries is this agent followed by the registry, filtered.
 func (c *Core) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wire.RegistryEntry, error) {
 	recs, err := c.db.Peers(ctx)
@@ -203,7 +188,7 @@ func (c *Core) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wi
 	}
 	out := []wire.RegistryEntry{c.selfEntry()}
 	for _, r := range recs {
-		v := c.peerView(r)
+		v := c.peers.View(r)
 		if (p.FilterRole != "" && v.Role != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {
 			continue
 		}
@@ -266,31 +251,13 @@ func (c *Core) handlePing(ctx context.Context, call *rpc.Call) (any, error) {
 	if err := c.checkFrom(ctx, call, p.From, ""); err != nil {
 		return nil, err
 	}
-	if err := checkVersion(p.AOIVersion); err != nil {
+	if err := peers.CheckVersion(p.AOIVersion); err != nil {
 		return nil, err
 	}
-	if err := c.markSeen(ctx, p.From); err != nil {
+	if err := c.peers.MarkSeen(ctx, p.From); err != nil {
 		return nil, err
 	}
 	return wire.PingResult{AgentID: c.selfID(), Status: c.selfEntry().Status, AOIVersion: wire.ProtocolVersion, Time: c.now()}, nil
-}
-
-// markSeen records that a peer is alive; a peer coming back online gets its
-// queued outbox messages at once.
-func (c *Core) markSeen(ctx context.Context, agentID string) error {
-	rec, found, err := c.db.Peer(ctx, agentID)
-	if err != nil || !found {
-		return err
-	}
-	wasOffline := c.peerView(rec).Status == PeerOffline
-	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, PeerOnline, c.now()) }); err != nil {
-		return err
-	}
-	if wasOffline {
-		c.events.Publish(EventPeerChanged, agentID, agentID, "online")
-		c.outbox.Wake()
-	}
-	return nil
 }
 
 // handleNotify stores a notification from a peer in the ordered inbox.

@@ -157,8 +157,8 @@ func (c *Core) auditACLOnly(ctx context.Context, call *rpc.Call, denied string, 
 // subject is the ACL's view of a caller.
 func (c *Core) subject(caller rpc.Caller) acl.Subject {
 	s := acl.Subject{AgentID: caller.AgentID, TailnetUser: caller.UserLogin, TailnetTags: caller.Tags}
-	if info, ok := c.callers.get(caller.Key()); ok && info.agentID == caller.AgentID {
-		s.Role = info.role
+	if agentID, role, ok := c.peers.CachedCaller(caller.Key()); ok && agentID == caller.AgentID {
+		s.Role = role
 	} else if rec, found, err := c.db.Peer(context.Background(), caller.AgentID); err == nil && found {
 		s.Role = rec.Role
 	}
@@ -239,7 +239,7 @@ func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return AskResult{}, errs.Invalid("ask: the question is empty")
 	}
-	client, err := c.peers.client(ctx, req.To)
+	client, err := c.peers.Client(ctx, req.To)
 	if err != nil {
 		return AskResult{}, err
 	}
@@ -262,7 +262,7 @@ func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		defer cancel()
 	}
 	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
-		return AskResult{QueryID: id}, c.peerFailed(ctx, req.To, err)
+		return AskResult{QueryID: id}, c.peers.Failed(ctx, req.To, err)
 	}
 	return AskResult{QueryID: id, Result: raw}, nil
 }

@@ -59,7 +59,7 @@ func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 		return rep, fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", old.Agent.ID, cfg.Agent.ID)
 	}
 	rep.Changes, rep.Restart = configChanges(old, cfg)
-	if err := c.seedPeers(ctx, cfg); err != nil {
+	if err := c.peers.Seed(ctx, cfg); err != nil {
 		return rep, fmt.Errorf("config not reloaded, the running one stays: %w", err)
 	}
 	c.applyConfig(cfg)

@@ -11,7 +11,7 @@ import (
 // RequestTask asks a peer to run one of its configured task types. The
 // request id is kept so the task.completed notify can be matched.
 func (c *Core) RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error) {
-	client, err := c.peers.client(ctx, req.To)
+	client, err := c.peers.Client(ctx, req.To)
 	if err != nil {
 		return TaskTicket{}, err
 	}
@@ -34,7 +34,7 @@ func (c *Core) RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, er
 	id := newID("task-req")
 	var res wire.TaskExecuteResult
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
-		return TaskTicket{RequestID: id}, c.peerFailed(ctx, req.To, err)
+		return TaskTicket{RequestID: id}, c.peers.Failed(ctx, req.To, err)
 	}
 	return TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: mustJSON(res)}, nil
 }
@@ -57,12 +57,12 @@ func (c *Core) CancelRemoteTask(ctx context.Context, ref RemoteTaskRef) error {
 
 // callPeer makes one call to a peer with the configured timeout.
 func (c *Core) callPeer(ctx context.Context, peer, method string, params, result any) error {
-	client, err := c.peers.client(ctx, peer)
+	client, err := c.peers.Client(ctx, peer)
 	if err != nil {
 		return err
 	}
 	if err := client.Call(ctx, method, params, result); err != nil {
-		return c.peerFailed(ctx, peer, err)
+		return c.peers.Failed(ctx, peer, err)
 	}
 	return nil
 }

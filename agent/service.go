@@ -287,50 +287,6 @@ type Tailnet struct {
 	State     string   `json:"state"`
 }
 
-// Peer states.
-const (
-	PeerOnline  = "online"
-	PeerBusy    = "busy"
-	PeerOffline = "offline"
-
-	TrustPinned  = "pinned"
-	TrustPending = "pending" // an unpinned caller asked; owner decides
-)
-
-// Peer is one entry of the registry as front ends see it.
-type Peer struct {
-	AgentID string `json:"agent_id"`
-	// Role is the role the owner gave the peer, the one ACL rules match;
-	// AnnouncedRole is what the peer says it is (shown, never trusted).
-	Role          string `json:"role,omitempty"`
-	AnnouncedRole string `json:"announced_role,omitempty"`
-	// CertExpiredAt is set when the certificate the peer presents has
-	// expired (it is still let in unless network.refuse_expired_certs).
-	CertExpiredAt time.Time `json:"cert_expired_at,omitzero"`
-	Owner         string    `json:"owner,omitempty"`
-	Endpoint      string    `json:"endpoint,omitempty"`
-	Fingerprint   string    `json:"fingerprint,omitempty"`
-	NodeName      string    `json:"node_name,omitempty"`
-	Status        string    `json:"status"`
-	Trust         string    `json:"trust"`
-	Contexts      []string  `json:"contexts,omitempty"`
-	TaskTypes     []string  `json:"task_types,omitempty"`
-	LastSeen      time.Time `json:"last_seen,omitempty"`
-}
-
-// TrustRequest pins a peer. Fingerprint is required in direct mode.
-type TrustRequest struct {
-	AgentID     string `json:"agent_id"`
-	Fingerprint string `json:"fingerprint"`
-	Endpoint    string `json:"endpoint,omitempty"`
-	// Role is the role ACL rules will match for this peer (optional).
-	Role string `json:"role,omitempty"`
-	// Announce says hello to the peer right after (in the background), so
-	// it shows online at once if it trusts this agent too, and shows a
-	// trust request on its side if it does not yet. Front ends set it.
-	Announce bool `json:"announce,omitempty"`
-}
-
 // AskRequest is an outgoing aoi.query.
 type AskRequest struct {
 	To           string   `json:"to"`

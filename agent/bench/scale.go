@@ -75,7 +75,7 @@ type ScaleReport struct {
 // Simulate runs the discovery rounds of Options.Agents agents on a virtual
 // clock. The agents are light stand-ins for cores: each keeps the registry
 // the real one keeps (what announces tell it), follows the round of
-// agent/peers.go (find the tailnet's agents, announce to each, at most
+// agent/peers/discovery.go (find the tailnet's agents, announce to each, at most
 // maxAnnouncing at once, record the callee; the callee records the caller)
 // and counts the bytes of the real wire messages. The registry's memory
 // and disk size are measured on real structures.
@@ -133,7 +133,7 @@ func (o ScaleOptions) withDefaults() ScaleOptions {
 	return o
 }
 
-// maxAnnouncing mirrors agent/peers.go: announces of one round in flight.
+// maxAnnouncing mirrors agent/peers/discovery.go: announces of one round in flight.
 const maxAnnouncing = 16
 
 // roundDuration is how long announcing to n peers takes, maxAnnouncing at
@@ -231,7 +231,7 @@ func (s *simulation) steadyState(window time.Duration) (sent, recvd, bytes int64
 	return sum(s.sent) - s0, sum(s.recvd) - r0, s.bytes - b0
 }
 
-// step runs the next agent's heartbeat round as agent/peers.go does: it
+// step runs the next agent's heartbeat round as agent/peers/discovery.go does: it
 // announces to every agent the tailnet lists (every started one) except
 // those it exchanged announces with in the last half interval, then waits
 // an interval.

@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/aoi-protocol/aoi/agent/peers"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// Peer states and trust levels (agent/peers).
+const (
+	PeerOnline  = peers.Online
+	PeerBusy    = peers.Busy
+	PeerOffline = peers.Offline
+
+	TrustPinned  = peers.Pinned
+	TrustPending = peers.Pending // an unpinned caller asked; owner decides
+)
+
+// Peer is one entry of the registry as front ends see it (agent/peers).
+type Peer = peers.Peer
+
+// TrustRequest pins a peer (agent/peers). Fingerprint is required in
+// direct mode.
+type TrustRequest = peers.TrustRequest
+
+// URLMapper and PeerFinder are what a transport may add for the registry
+// (agent/peers): peer URLs of its own, and candidate peers it finds.
+type (
+	URLMapper  = peers.URLMapper
+	PeerFinder = peers.Finder
+)
+
+// newRegistry wires the peer registry (agent/peers).
+func (c *Core) newRegistry() *peers.Registry {
+	return &peers.Registry{DB: c.db, Transport: c.transport, Config: c.config, Now: c.now, Log: c.log,
+		Announcement: c.announceParams,
+		Publish:      func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
+		Wake:         func() { c.outbox.Wake() }}
+}
+
+// Peers lists the registry plus pending trust requests.
+func (c *Core) Peers(ctx context.Context) ([]Peer, error) { return c.peers.List(ctx) }
+
+// Discover announces this agent to every peer with a known endpoint and
+// merges what they know (peers.Registry.Discover).
+func (c *Core) Discover(ctx context.Context) ([]Peer, error) { return c.peers.Discover(ctx) }
+
+// Trust pins a peer's fingerprint (and endpoint) in the registry
+// (peers.Registry.Trust: ErrInvalid).
+func (c *Core) Trust(ctx context.Context, req TrustRequest) error { return c.peers.Trust(ctx, req) }
+
+// Refuse drops a pending trust request.
+func (c *Core) Refuse(ctx context.Context, req RefuseRequest) error {
+	return c.peers.Refuse(ctx, req.Fingerprint)
+}
+
+// announceParams is this agent's announcement.
+func (c *Core) announceParams() wire.DiscoverParams {
+	cfg := c.config()
+	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true, SelfOnly: true,
+		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
+}
+
+// advertisedEndpoint is the address peers should call us back on.
+func (c *Core) advertisedEndpoint() string { return c.Addr() }

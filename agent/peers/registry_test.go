@@ -1,0 +1,171 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// testRegistry is a Registry over a real SQLite store and a real direct
+// transport, recording what it publishes and how often it wakes the outbox.
+type testRegistry struct {
+	*Registry
+	mu        sync.Mutex
+	published []string
+	woke      int
+}
+
+func newTestRegistry(t *testing.T) *testRegistry {
+	t.Helper()
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "aoi.db"), store.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(dir, "tls"), "eng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default("eng", "engineer", "")
+	tr := &testRegistry{}
+	tr.Registry = &Registry{DB: db, Transport: rpc.NewDirectTransport(id, "127.0.0.1:0"),
+		Config: func() *config.Config { return cfg }, Now: clock, Log: slog.New(slog.DiscardHandler),
+		Announcement: func() wire.DiscoverParams { return wire.DiscoverParams{AgentID: "eng", Announce: true} },
+		Publish: func(kind, id, agent, summary string) {
+			tr.mu.Lock()
+			defer tr.mu.Unlock()
+			tr.published = append(tr.published, kind+" "+id+" "+summary)
+		},
+		Wake: func() { tr.mu.Lock(); tr.woke++; tr.mu.Unlock() },
+	}
+	return tr
+}
+
+func (tr *testRegistry) events() ([]string, int) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return append([]string(nil), tr.published...), tr.woke
+}
+
+func find(t *testing.T, r *Registry, agentID, fingerprint string) Peer {
+	t.Helper()
+	list, err := r.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list {
+		if (agentID != "" && p.AgentID == agentID) || (fingerprint != "" && p.Fingerprint == fingerprint) {
+			return p
+		}
+	}
+	t.Fatalf("no peer %q/%q in %+v", agentID, fingerprint, list)
+	return Peer{}
+}
+
+// An unpinned caller is refused and becomes a trust request; once the owner
+// trusts it, the same caller is let in as that agent and shown online, and
+// its coming back wakes the outbox.
+func TestUnpinnedCallerBecomesTrustRequestThenPeer(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	fp := strings.Repeat("ab", 32)
+	caller := rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50000", AnnouncedID: "pm"}
+
+	if _, err := tr.Authenticate(ctx, caller); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("unpinned caller: got %v, want ErrDenied", err)
+	}
+	if p := find(t, tr.Registry, "", fp); p.Trust != Pending || p.AgentID != "pm" {
+		t.Fatalf("trust request shown as %+v, want pending pm", p)
+	}
+	if pub, _ := tr.events(); len(pub) != 2 || !strings.HasPrefix(pub[0], events.TrustRequested) || !strings.HasPrefix(pub[1], events.Attention) {
+		t.Fatalf("published %v, want trust requested then attention", pub)
+	}
+
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: "not-hex"}); !errors.Is(err, errs.ErrInvalid) {
+		t.Fatalf("bad fingerprint: got %v, want ErrInvalid", err)
+	}
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: fp, Role: "pm"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := find(t, tr.Registry, "pm", ""); p.Trust != Pinned || p.Status != Offline || p.Role != "pm" {
+		t.Fatalf("after trust: %+v, want pinned, offline, role pm", p)
+	}
+	got, err := tr.Authenticate(ctx, caller)
+	if err != nil || got.AgentID != "pm" {
+		t.Fatalf("pinned caller: got %+v, %v; want agent pm", got, err)
+	}
+	if p := find(t, tr.Registry, "pm", ""); p.Status != Online {
+		t.Fatalf("a pinned caller is shown %s, want online", p.Status)
+	}
+	if agentID, role, ok := tr.CachedCaller(caller.Key()); !ok || agentID != "pm" || role != "pm" {
+		t.Fatalf("cached caller %q %q %v, want pm pm", agentID, role, ok)
+	}
+	if pub, woke := tr.events(); woke != 1 || pub[len(pub)-1] != events.PeerChanged+" pm online" {
+		t.Fatalf("published %v, woke %d; want pm online last and one wake", pub, woke)
+	}
+	tr.Forget("pm")
+	if _, _, ok := tr.CachedCaller(caller.Key()); ok {
+		t.Fatal("Forget kept the cached caller")
+	}
+}
+
+// A call that nobody answers shows the peer offline at once and says it is
+// unreachable; names that are not peers are refused with their kinds.
+func TestFailedCallShowsPeerOffline(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "qa", Fingerprint: strings.Repeat("cd", 32), Endpoint: closed}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.MarkSeen(ctx, "qa"); err != nil {
+		t.Fatal(err)
+	}
+	if p := find(t, tr.Registry, "qa", ""); p.Status != Online {
+		t.Fatalf("after MarkSeen: %s, want online", p.Status)
+	}
+	cl, err := tr.Client(ctx, "qa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	callErr := cl.Call(ctx, wire.MethodPing, wire.PingParams{From: "eng"}, nil)
+	if callErr == nil {
+		t.Fatal("a call to a closed port succeeded")
+	}
+	if err := tr.Failed(ctx, "qa", callErr); !strings.Contains(err.Error(), "qa is unreachable") {
+		t.Fatalf("Failed said %q, want it to say qa is unreachable", err)
+	}
+	if p := find(t, tr.Registry, "qa", ""); p.Status != Offline {
+		t.Fatalf("after a failed call: %s, want offline", p.Status)
+	}
+
+	for _, c := range []struct {
+		id   string
+		kind error
+	}{{"eng", errs.ErrInvalid}, {"Bad Id", errs.ErrInvalid}, {"nobody", errs.ErrUnknownPeer}} {
+		if _, err := tr.Client(ctx, c.id); !errors.Is(err, c.kind) {
+			t.Errorf("Client(%q) = %v, want %v", c.id, err, c.kind)
+		}
+	}
+}

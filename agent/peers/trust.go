@@ -1,0 +1,252 @@
+package peers
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Seed pins the peers named in the config into the registry.
+func (r *Registry) Seed(ctx context.Context, cfg *config.Config) error {
+	return r.DB.Write(ctx, func(tx *store.Tx) error {
+		for _, p := range cfg.Peers {
+			rec, found, err := r.DB.Peer(ctx, p.AgentID)
+			if err != nil {
+				return err
+			}
+			if !found {
+				rec = store.PeerRecord{AgentID: p.AgentID, Status: Offline, FirstSeen: r.Now()}
+			}
+			rec.Trust = Pinned
+			if p.Endpoint != "" {
+				rec.Endpoint = p.Endpoint
+			}
+			if p.Fingerprint != "" {
+				rec.Fingerprint = p.Fingerprint
+			}
+			if p.TailnetNode != "" {
+				rec.NodeName = p.TailnetNode
+			}
+			if p.Role != "" {
+				rec.Role = p.Role // the owner's word, not the peer's
+			}
+			if err := tx.UpsertPeer(rec); err != nil {
+				return fmt.Errorf("config peers: %s: %w", p.AgentID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Authenticate maps the transport's caller to a registered agent. In
+// direct mode an unpinned certificate is refused (errs.ErrDenied) and
+// recorded as a trust request the owner can accept; in tailnet mode an
+// unbound node may only announce itself.
+func (r *Registry) Authenticate(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
+	if err := r.CheckCertExpiry(caller); err != nil {
+		return caller, err
+	}
+	if agentID, _, ok := r.CachedCaller(caller.Key()); ok {
+		caller.AgentID = agentID
+		r.SeenCalling(ctx, agentID)
+		return caller, nil
+	}
+	switch caller.Kind {
+	case rpc.CallerTLS:
+		return r.authenticateTLS(ctx, caller)
+	case rpc.CallerTailnet:
+		return r.authenticateNode(ctx, caller)
+	}
+	return caller, errs.Denied("unsupported caller kind "+caller.Kind, nil)
+}
+
+func (r *Registry) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
+	rec, found, err := r.DB.PeerByFingerprint(ctx, caller.Fingerprint)
+	if err != nil {
+		return caller, err
+	}
+	if found && rec.Trust == Pinned {
+		if !caller.CertNotAfter.IsZero() && r.Now().After(caller.CertNotAfter) {
+			r.expiredCerts.Store(rec.AgentID, caller.CertNotAfter)
+		}
+		r.RememberCaller(caller.Key(), rec.AgentID, rec.Role)
+		caller.AgentID = rec.AgentID
+		r.SeenCalling(ctx, rec.AgentID)
+		return caller, nil
+	}
+	r.recordTrustRequest(ctx, caller)
+	return caller, errs.Denied(
+		fmt.Sprintf("certificate %s is not pinned by %s; ask its owner to run `aoi peers trust <your-agent-id> %s`", caller.Fingerprint, r.selfID(), caller.Fingerprint),
+		map[string]any{"fingerprint": caller.Fingerprint})
+}
+
+func (r *Registry) authenticateNode(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
+	rec, found, err := r.DB.PeerByNode(ctx, caller.NodeID)
+	if err != nil {
+		return caller, err
+	}
+	if found {
+		r.RememberCaller(caller.Key(), rec.AgentID, rec.Role)
+		caller.AgentID = rec.AgentID
+	}
+	return caller, nil
+}
+
+// CheckCertExpiry refuses a caller whose certificate has expired when the
+// owner's config says so (network.refuse_expired_certs; errs.ErrDenied);
+// otherwise expiry is only reported (Peers pane, aoi doctor).
+func (r *Registry) CheckCertExpiry(caller rpc.Caller) error {
+	if caller.CertNotAfter.IsZero() || !r.Now().After(caller.CertNotAfter) || !r.Config().Network.RefuseExpiredCerts {
+		return nil
+	}
+	return errs.Denied("the certificate this peer presents expired on "+caller.CertNotAfter.UTC().Format(time.DateOnly)+
+		"; ask its owner to make a new identity (aoi init) and pin the new fingerprint, or unset network.refuse_expired_certs",
+		map[string]any{"fingerprint": caller.Fingerprint})
+}
+
+// recordTrustRequest remembers an unpinned caller so the owner can accept it
+// from the TUI or `aoi peers trust`. Failures are logged, never returned: the
+// caller is refused either way.
+func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
+	err := r.DB.Write(ctx, func(tx *store.Tx) error {
+		// No audit row here: the peer server audits the refusal itself, as
+		// a counted summary per source (rpc/refusals.go).
+		// The caller's claimed id and listen endpoint (headers) make the
+		// request trustable in one step; its source address is only a
+		// fallback (an outgoing port cannot be called back).
+		addr := caller.AnnouncedEndpoint
+		if addr == "" {
+			addr = caller.Addr
+		}
+		return tx.RecordTrustRequest(caller.Fingerprint, caller.AnnouncedID, addr)
+	})
+	if err != nil {
+		r.Log.Warn("record trust request", "component", "registry", "err", err)
+		return
+	}
+	who := caller.Addr
+	if caller.AnnouncedID != "" {
+		who = caller.AnnouncedID + " (" + caller.Addr + ")"
+	}
+	r.Publish(events.TrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
+	r.Publish(events.Attention, caller.Fingerprint, "", "a new peer asks to be trusted")
+}
+
+var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// Trust pins a peer's fingerprint (and endpoint) in the registry.
+// Errors: errs.ErrInvalid (agent id, role or fingerprint malformed).
+func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
+	if req.AgentID == "" {
+		return errs.Invalid("trust: an agent id is required (aoi peers trust AGENT_ID FINGERPRINT)")
+	}
+	// Invalid ids are refused without being echoed: they could carry
+	// control characters or look-alike letters into the registry and advice.
+	if !wire.ValidAgentID(req.AgentID) {
+		return errs.Invalid("trust: that agent id is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (as ^[a-z0-9][a-z0-9._-]{0,62}$)")
+	}
+	if req.Role != "" && !wire.ValidAgentID(req.Role) {
+		return errs.Invalid("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
+	}
+	if !fingerprintRE.MatchString(req.Fingerprint) {
+		return errs.Invalid("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi status` prints on the peer", req.Fingerprint)
+	}
+	err := r.DB.Write(ctx, func(tx *store.Tx) error {
+		rec, found, err := r.DB.Peer(ctx, req.AgentID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			rec = store.PeerRecord{AgentID: req.AgentID, Status: Offline, FirstSeen: r.Now()}
+		}
+		rec.Fingerprint, rec.Trust = req.Fingerprint, Pinned
+		if req.Role != "" {
+			rec.Role = req.Role
+		}
+		if req.Endpoint != "" {
+			rec.Endpoint = req.Endpoint
+		}
+		if err := tx.UpsertPeer(rec); err != nil {
+			return err
+		}
+		if err := tx.DeleteTrustRequest(req.Fingerprint); err != nil {
+			return err
+		}
+		_, err = tx.AppendAudit("owner", "ctl.trust", "ok", req)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.callers.Clear()
+	r.Publish(events.PeerChanged, req.AgentID, req.AgentID, "trusted")
+	if req.Announce {
+		// Not bound to the caller's request: the CLI has exited by the
+		// time a slow peer answers.
+		go r.helloAfterTrust(context.WithoutCancel(ctx), req.AgentID)
+	}
+	return nil
+}
+
+// helloAfterTrust announces to a peer the owner has just trusted.
+func (r *Registry) helloAfterTrust(ctx context.Context, agentID string) {
+	if err := r.AnnounceTo(ctx, agentID); err != nil {
+		r.Log.Info("announce to a newly trusted peer", "component", "registry", "agent_to", agentID, "err", err)
+	}
+}
+
+// Refuse drops a pending trust request.
+func (r *Registry) Refuse(ctx context.Context, fingerprint string) error {
+	return r.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.DeleteTrustRequest(fingerprint); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", "ctl.refuse", "ok", map[string]any{"fingerprint": fingerprint})
+		return err
+	})
+}
+
+// List is the registry plus pending trust requests.
+func (r *Registry) List(ctx context.Context) ([]Peer, error) {
+	recs, err := r.DB.Peers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Peer, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, r.View(rec))
+	}
+	reqs, err := r.DB.TrustRequests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range reqs {
+		out = append(out, Peer{AgentID: q.ClaimedAgentID, Endpoint: q.Addr, Fingerprint: q.Fingerprint,
+			Status: Offline, Trust: Pending, LastSeen: q.LastSeen})
+	}
+	return out, nil
+}
+
+// View turns a registry record into what front ends see, deriving
+// offline from the last heartbeat.
+func (r *Registry) View(rec store.PeerRecord) Peer {
+	status := rec.Status
+	if r.Now().Sub(rec.LastSeen) > r.Config().Network.OfflineAfter() {
+		status = Offline
+	}
+	var expired time.Time
+	if v, ok := r.expiredCerts.Load(rec.AgentID); ok {
+		expired = v.(time.Time)
+	}
+	return Peer{CertExpiredAt: expired, AgentID: rec.AgentID, Role: rec.Role, AnnouncedRole: rec.AnnouncedRole, Owner: rec.Owner,
+		Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint, NodeName: rec.NodeName, Status: status, Trust: rec.Trust,
+		Contexts: rec.Contexts, TaskTypes: rec.TaskTypes, LastSeen: rec.LastSeen}
+}
