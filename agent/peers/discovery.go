@@ -9,6 +9,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -63,10 +64,8 @@ func (r *Registry) Heartbeat(ctx context.Context) {
 		if _, err := r.Round(ctx, interval/2); err != nil && ctx.Err() == nil {
 			r.Log.Warn("discover", "component", "registry", "err", err)
 		}
-		select {
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, r.clock(), interval) != nil {
 			return
-		case <-time.After(interval):
 		}
 	}
 }

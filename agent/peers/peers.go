@@ -14,6 +14,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -91,6 +92,9 @@ type Registry struct {
 	Publish func(kind, id, agent, summary string)
 	// Wake tells the outbox a peer came back online.
 	Wake func()
+	// Clock is what Heartbeat waits on between rounds (nil: the wall
+	// clock; tests pass a backoff.Fake and advance it).
+	Clock backoff.Clock
 
 	mu      sync.Mutex
 	clients map[string]cachedClient
@@ -107,6 +111,13 @@ type Registry struct {
 }
 
 func (r *Registry) selfID() string { return r.Config().Agent.ID }
+
+func (r *Registry) clock() backoff.Clock {
+	if r.Clock == nil {
+		return backoff.Real
+	}
+	return r.Clock
+}
 
 // callerInfo is what the caller cache holds for an authenticated transport
 // identity (fingerprint or tailnet node), so the hot path does not read the

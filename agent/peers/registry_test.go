@@ -15,6 +15,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -167,5 +168,60 @@ func TestFailedCallShowsPeerOffline(t *testing.T) {
 		if _, err := tr.Client(ctx, c.id); !errors.Is(err, c.kind) {
 			t.Errorf("Client(%q) = %v, want %v", c.id, err, c.kind)
 		}
+	}
+}
+
+// finderTransport is a real direct transport that also lists candidate
+// peers (as the tailnet does), counting the rounds that ask it.
+type finderTransport struct {
+	rpc.Transport
+	rounds chan struct{}
+}
+
+func (f *finderTransport) FindPeers(context.Context) ([]string, error) {
+	f.rounds <- struct{}{}
+	return nil, nil
+}
+
+// The heartbeat runs a round at once and then one each discovery
+// interval on its clock, and stops when its context ends.
+func TestHeartbeatRunsARoundEachInterval(t *testing.T) {
+	tr := newTestRegistry(t)
+	ft := &finderTransport{Transport: tr.Transport, rounds: make(chan struct{}, 8)}
+	tr.Transport = ft
+	clock := backoff.NewFake(tr.Now())
+	tr.Clock = clock
+	interval := tr.Config().Network.DiscoveryInterval()
+	if interval <= 0 {
+		t.Fatalf("discovery interval %v", interval)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); tr.Heartbeat(ctx) }()
+
+	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	for round := 1; round <= 3; round++ {
+		select {
+		case <-ft.rounds:
+		case <-wait.Done():
+			t.Fatalf("round %d did not run", round)
+		}
+		if clock.Waiting(wait) != 1 {
+			t.Fatalf("after round %d the heartbeat is not waiting on its clock", round)
+		}
+		clock.Advance(interval - time.Second)
+		select {
+		case <-ft.rounds:
+			t.Fatalf("round %d ran before the interval had passed", round+1)
+		default:
+		}
+		clock.Advance(time.Second)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-wait.Done():
+		t.Fatal("the heartbeat did not stop with its context")
 	}
 }
