@@ -124,8 +124,10 @@ func TestBatchWithoutFailureRunsEachFunctionOnce(t *testing.T) {
 			t.Fatalf("write %d ran %d times, want once (no function failed)", i, n)
 		}
 	}
-	if b1, _ := db.WriteStats(); b1-b0 != 1 {
-		t.Fatalf("%d group commits, want the 41 writes in one", b1-b0)
+	// The 40 were all queued when the held write let go, so one batch took
+	// them (the held write's own batch may have, or committed first).
+	if b1, _ := db.WriteStats(); b1-b0 > 2 {
+		t.Fatalf("%d group commits for the held write and the 40 queued behind it, want at most 2", b1-b0)
 	}
 }
 
