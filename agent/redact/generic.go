@@ -5,59 +5,116 @@ import "unicode/utf8"
 // mayHoldGenericKey is a necessary condition for a match of gitleaks'
 // generic-api-key rule (v8 default config):
 //
-//	(?i)[\w.-]{0,50}?(?:access|auth|…|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}
-//	(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}
+//	(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)
+//	(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}
 //	([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)
 //
-// Every match has an operator character (= > : | , ?), then only
-// operator, quote, back-quote, whitespace or "=" characters, then a secret
-// of at least 10 characters from [A-Za-z0-9_.=+/-]. Under (?i) the
-// letters of those classes also match U+017F (ſ) and U+212A (K), which
-// count as secret characters here; every other non-ASCII character is in
-// none of the classes. When no operator is followed that way by such a run
-// the rule cannot match, and the text can skip its costly expression.
+// Every match has an operator character (= > : | , ?) that is
+//   - preceded by a keyword, then at most 20 characters of [ \t\w.-], then
+//     at most 3 of [\s'"], and
+//   - followed by operator, quote, back-quote, whitespace or "=" characters
+//     and then a secret of at least 10 characters from [A-Za-z0-9_.=+/-].
+//
+// Under (?i) the letters also match U+017F (ſ, as s) and U+212A (Kelvin
+// sign, as k); they are folded to ASCII first. Every other non-ASCII
+// character is in none of the classes. When no operator qualifies the rule
+// cannot match, and the text can skip its costly expression.
 func mayHoldGenericKey(s string) bool {
 	const minSecret = 10
-	// run[i] is the length of the run of secret characters starting at
-	// rune i, filled from the right.
-	classes := make([]uint8, 0, len(s))
+	text := make([]byte, 0, len(s)) // folded; one byte per rune
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			classes = append(classes, classOf(c))
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			text = append(text, c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == '\u017f' || r == '\u212a' { // ſ and the Kelvin sign
-			classes = append(classes, clSecret)
-		} else {
-			classes = append(classes, 0)
+		switch r {
+		case '\u017f':
+			text = append(text, 's')
+		case '\u212a':
+			text = append(text, 'k')
+		default:
+			text = append(text, 0x80) // in no class
 		}
 		i += n
 	}
-	run := make([]int32, len(classes)+1)
-	for i := len(classes) - 1; i >= 0; i-- {
-		if classes[i]&clSecret != 0 {
+	// run[i] is the length of the run of secret characters from i.
+	run := make([]int32, len(text)+1)
+	for i := len(text) - 1; i >= 0; i-- {
+		if classOf(text[i])&clSecret != 0 {
 			run[i] = run[i+1] + 1
 		}
 	}
-	for o, cl := range classes {
-		if cl&clOperator == 0 {
-			continue
+	for o, c := range text {
+		if classOf(c)&clOperator == 0 || c == '?' && (o+1 == len(text) || text[o+1] != '=') ||
+			!secretFollows(text, run, o, minSecret) {
+			continue // ("?" is an operator only in "?=")
 		}
-		// The secret starts right after the operator or after any number of
-		// separator characters following it.
-		for p := o + 1; p <= len(classes); p++ {
-			if run[p] >= minSecret {
-				return true
-			}
-			if p == len(classes) || classes[p]&clSeparator == 0 {
+		if keywordPrecedes(text, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretFollows reports whether, after the operator at o and any number of
+// separator characters, a run of at least min secret characters starts.
+func secretFollows(text []byte, run []int32, o int, min int32) bool {
+	for p := o + 1; p <= len(text); p++ {
+		if run[p] >= min {
+			return true
+		}
+		if p == len(text) || classOf(text[p])&clSeparator == 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// genericKeywords are the rule's keywords, lower-case ("api" stands for
+// its case-sensitive [Aa]pi|API: a superset is safe).
+var genericKeywords = []string{"access", "auth", "api", "credential", "creds", "key", "passwd", "password", "secret", "token"}
+
+// keywordPrecedes reports whether a keyword ends before the operator at o
+// with at most 20 characters of [ \t\w.-] and then at most 3 of [\s'"]
+// between them.
+func keywordPrecedes(text []byte, o int) bool {
+	for y := 0; y <= 3 && y <= o; y++ {
+		if y > 0 && !isQuoteSpace(text[o-y]) {
+			break
+		}
+		end := o - y
+		for x := 0; x <= 20 && x <= end; x++ {
+			if x > 0 && !isNameChar(text[end-x]) {
 				break
+			}
+			for _, kw := range genericKeywords {
+				if k := end - x - len(kw); k >= 0 && string(text[k:end-x]) == kw {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// isQuoteSpace is [\s'"] (\s is ASCII white space: \t \n \f \r space).
+func isQuoteSpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\f', '\r', '\'', '"':
+		return true
+	}
+	return false
+}
+
+// isNameChar is [ \t\w.-] on folded text.
+func isNameChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t'
 }
 
 const (

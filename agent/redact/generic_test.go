@@ -21,7 +21,8 @@ func TestGenericKeyPrefilterIsSound(t *testing.T) {
 	parts := []string{"api_key", "token", "AUTH", "secret", "password", "access", "ſecret", "\u212aey", "creds",
 		" ", "\t", "\n", "=", ":", "::=", "||", "=>", "?=", ",", ">", "\"", "'", "`", "==",
 		"x9f3Kq2LmZ8vR1tY", "abcd1234efgh", "short", "a1b2c3d4e5", "Zx/9+q8w7E6r5T4y", "ſſſſſſſſſſ", "\u212a\u212a\u212a\u212a\u212a12345",
-		"認証トークン", "how is auth going?", `{"query":"`, `"}`, "-", "_", ".", "/", ";", "\\n"}
+		"認証トークン", "how is auth going?", `{"query":"`, `"}`, "-", "_", ".", "/", ";", "\\n",
+		"my_app.", "abcdefghij", "x-y z", "  ", "?", "\f", "ab"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	matched, skipped := 0, 0
 	for range 30000 {
@@ -55,6 +56,11 @@ func TestGenericKeyPrefilterIsSound(t *testing.T) {
 		if got, _ := r.Redact(s); got != full {
 			t.Fatalf("Redact(%q) = %q, the full detector gives %q", s, got, full)
 		}
+	}
+	// A peer's request body with a keyword in its text but no assignment
+	// skips the rule's expression.
+	if body := `{"jsonrpc":"2.0","id":7,"method":"aoi.query","params":{"from":"pm","to":"eng","query":"how is auth going?","context_scope":["acme/webapp"]}}`; mayHoldGenericKey(body) {
+		t.Fatalf("the prefilter lets the generic rule run on %s", body)
 	}
 	if got, _ := r.Redact(`api_key = "x9f3Kq2LmZ8vR1tY"`); !strings.Contains(got, "[REDACTED:") {
 		t.Fatalf("a generic key was not redacted: %q", got)
