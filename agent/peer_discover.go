@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net"
 	"strings"
 
@@ -13,69 +11,6 @@ import (
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
-
-// peerRoutes is the peer API: every aoi.* method and its handler.
-func (c *Core) peerRoutes() map[string]rpc.Handler {
-	return map[string]rpc.Handler{
-		wire.MethodDiscover:    c.handleDiscover,
-		wire.MethodPing:        c.handlePing,
-		wire.MethodQuery:       c.handleQuery,
-		wire.MethodNotify:      c.handleNotify,
-		wire.MethodMessage:     c.handleMessage,
-		wire.MethodTaskExecute: c.handleTaskExecute,
-		wire.MethodTaskStatus:  c.handleTaskStatus,
-		wire.MethodTaskCancel:  c.handleTaskCancel,
-	}
-}
-
-// registerPeerHandlers installs the peer API on the peer server, each
-// handler behind the edge that turns domain errors into JSON-RPC errors.
-func (c *Core) registerPeerHandlers(s *rpc.Server) {
-	for method, h := range c.peerRoutes() {
-		s.Handle(method, peerEdge(h))
-	}
-}
-
-// checkFrom refuses a request whose `from` is not the authenticated caller:
-// an impersonation attempt, audited as such.
-func (c *Core) checkFrom(ctx context.Context, call *rpc.Call, from, to string) error {
-	caller := call.Caller
-	if caller.AgentID == "" || from != caller.AgentID {
-		who := caller.AgentID
-		if who == "" {
-			who = caller.Key()
-		}
-		c.auditRefusal(ctx, call, "impersonation", map[string]any{"claimed": from, "authenticated_as": who})
-		return errs.Denied(
-			fmt.Sprintf("request says it is from %q but the connection is authenticated as %q; an agent may only speak for itself", from, who),
-			map[string]any{"claimed_from": from})
-	}
-	if to != "" && to != c.selfID() {
-		return errs.UnknownPeer(to, fmt.Sprintf("no agent %q is registered here", to))
-	}
-	return nil
-}
-
-// auditRefusal writes a refused call's audit row and marks the call audited.
-func (c *Core) auditRefusal(ctx context.Context, call *rpc.Call, kind string, detail map[string]any) {
-	detail["refused"] = kind
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit(callerName(call.Caller), call.Method, "PERMISSION_DENIED", detail)
-		return err
-	})
-	if err != nil {
-		c.log.Error("audit refusal", "component", "audit", "err", err)
-		return
-	}
-	call.MarkAudited()
-}
-
-func callerName(c rpc.Caller) string {
-	if c.AgentID != "" {
-		return c.AgentID
-	}
-	return c.Key()
-}
 
 // handleDiscover records an announcing peer and returns the registry.
 func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
@@ -240,61 +175,4 @@ func contextRefs(ids []string) []wire.ContextReference {
 		out = append(out, wire.ContextReference{Type: "repository", Identifier: id})
 	}
 	return out
-}
-
-// handlePing is the heartbeat: it marks the caller online.
-func (c *Core) handlePing(ctx context.Context, call *rpc.Call) (any, error) {
-	var p wire.PingParams
-	if err := call.Bind(&p); err != nil {
-		return nil, err
-	}
-	if err := c.checkFrom(ctx, call, p.From, ""); err != nil {
-		return nil, err
-	}
-	if err := peers.CheckVersion(p.AOIVersion); err != nil {
-		return nil, err
-	}
-	if err := c.peers.MarkSeen(ctx, p.From); err != nil {
-		return nil, err
-	}
-	return wire.PingResult{AgentID: c.selfID(), Status: c.selfEntry().Status, AOIVersion: wire.ProtocolVersion, Time: c.now()}, nil
-}
-
-// handleNotify stores a notification from a peer in the ordered inbox.
-// Redelivered notifications (same id) are acknowledged but stored once.
-func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
-	var p wire.NotifyParams
-	if err := call.Bind(&p); err != nil {
-		return nil, err
-	}
-	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
-		return nil, err
-	}
-	if p.Event == "" {
-		return nil, errs.Invalid("params.event is required (e.g. query.completed)")
-	}
-	if len(p.Data) == 0 {
-		p.Data = json.RawMessage("null")
-	}
-	var seq int64
-	var dup bool
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		var err error
-		seq, dup, err = tx.InsertMessage(store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Event,
-			RelatedID: p.RelatedQueryID, Data: p.Data, ReceivedAt: c.now()})
-		if err != nil || dup {
-			return err
-		}
-		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"event": p.Event, "related_query_id": p.RelatedQueryID, "seq": seq})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	call.MarkAudited()
-	if !dup {
-		c.events.Publish(EventMessageReceived, fmt.Sprint(seq), p.From, p.Event)
-		c.events.Publish(EventAttention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
-	}
-	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
 }

@@ -2,10 +2,7 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
@@ -189,95 +186,4 @@ func pendingSummary(state string) string {
 		return "Your question is queued; the owner is in focus time and the answer will follow as aoi.notify."
 	}
 	return "Your question was passed to the owner; the answer will follow as aoi.notify."
-}
-
-// Queries lists received queries, newest first.
-func (c *Core) Queries(ctx context.Context, f QueryFilter) ([]Query, error) {
-	recs, err := c.db.Queries(ctx, f.State, limitOr(f.Limit, 200))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Query, 0, len(recs))
-	for _, r := range recs {
-		out = append(out, queryView(r))
-	}
-	return out, nil
-}
-
-func queryView(r store.QueryRecord) Query {
-	return Query{ID: r.ID, From: r.From, Text: r.Text, ContextScope: r.ContextScope, Priority: r.Priority, State: r.State,
-		Decision: r.Decision, Confidence: r.Confidence, Draft: r.Draft, Answer: r.Answer, ReceivedAt: r.ReceivedAt, AnsweredAt: r.AnsweredAt}
-}
-
-// Answer sends the owner's answer to a received query through the outbox
-// (inbox.Inbox.Answer: ErrInvalid, ErrNotFound, ErrConflict).
-func (c *Core) Answer(ctx context.Context, req AnswerRequest) error {
-	return c.inbox.Answer(ctx, req.QueryID, req.Text)
-}
-
-// Decline refuses a received query; the asker is told why
-// (inbox.Inbox.Decline: ErrNotFound, ErrConflict).
-func (c *Core) Decline(ctx context.Context, req DeclineRequest) error {
-	return c.inbox.Decline(ctx, req.QueryID, req.Reason)
-}
-
-// Release answers buffered queries now with the secretary's draft; an empty
-// id releases all of them (inbox.Inbox.Release: ErrNotFound, ErrConflict).
-func (c *Core) Release(ctx context.Context, req ReleaseRequest) error {
-	return c.inbox.Release(ctx, req.QueryID)
-}
-
-// newInbox wires the owner's side of received queries (agent/inbox).
-func (c *Core) newInbox() *inbox.Inbox {
-	return &inbox.Inbox{DB: c.db, Now: c.now, Notify: c.enqueueNotify, Wake: c.outbox.Wake,
-		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) }}
-}
-
-// Ask sends an ad hoc query to a peer and records it so the answer that
-// arrives later can be matched by its request id.
-func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
-	if strings.TrimSpace(req.Query) == "" {
-		return AskResult{}, errs.Invalid("ask: the question is empty")
-	}
-	client, err := c.peers.Client(ctx, req.To)
-	if err != nil {
-		return AskResult{}, err
-	}
-	id := newID("ask")
-	params := wire.QueryParams{From: c.selfID(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
-		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
-	if params.ContextScope == nil {
-		params.ContextScope = []string{}
-	}
-	var raw json.RawMessage
-	if err := c.db.Write(ctx, func(tx *store.Tx) error {
-		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: req.Query, SentAt: c.now()})
-	}); err != nil {
-		return AskResult{}, err
-	}
-	callCtx := ctx
-	if req.TimeoutSec > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec)*time.Second)
-		defer cancel()
-	}
-	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
-		return AskResult{QueryID: id}, c.peers.Failed(ctx, req.To, err)
-	}
-	return AskResult{QueryID: id, Result: raw}, nil
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
-	}
-	return b
-}
-
-func limitOr(n, def int) int {
-	if n <= 0 {
-		return def
-	}
-	return n
 }

@@ -3,10 +3,47 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
 )
+
+// Ask sends an ad hoc query to a peer and records it so the answer that
+// arrives later can be matched by its request id.
+func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return AskResult{}, errs.Invalid("ask: the question is empty")
+	}
+	client, err := c.peers.Client(ctx, req.To)
+	if err != nil {
+		return AskResult{}, err
+	}
+	id := newID("ask")
+	params := wire.QueryParams{From: c.selfID(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
+		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
+	if params.ContextScope == nil {
+		params.ContextScope = []string{}
+	}
+	var raw json.RawMessage
+	if err := c.db.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: req.Query, SentAt: c.now()})
+	}); err != nil {
+		return AskResult{}, err
+	}
+	callCtx := ctx
+	if req.TimeoutSec > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec)*time.Second)
+		defer cancel()
+	}
+	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
+		return AskResult{QueryID: id}, c.peers.Failed(ctx, req.To, err)
+	}
+	return AskResult{QueryID: id, Result: raw}, nil
+}
 
 // RequestTask asks a peer to run one of its configured task types. The
 // request id is kept so the task.completed notify can be matched.

@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Audit lists audit rows newest first.
+func (c *Core) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	recs, err := c.db.AuditList(ctx, store.AuditQuery{Agent: f.Agent, Method: f.Method, Result: f.Result,
+		Text: f.Text, BeforeSeq: f.BeforeSeq, Limit: limitOr(f.Limit, 100)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AuditEntry, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, AuditEntry{Seq: r.Seq, Time: r.Time, Agent: r.Agent, Method: r.Method, Result: r.Result,
+			Detail: r.Detail, PrevHash: r.PrevHash, Hash: r.Hash})
+	}
+	return out, nil
+}
+
+// VerifyAudit walks the hash chain.
+func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
+	v, err := c.db.VerifyAudit(ctx)
+	return AuditVerification{OK: v.OK, Entries: v.Entries, FirstBad: v.FirstBad, Problem: v.Problem}, err
+}
+
+// auditCall is the peer server's generic audit hook for calls whose handler
+// did not write its own row (refusals before dispatch, discover, ping …).
+func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
+	result, detail := "ok", map[string]any{"id": idString(rec.ID), "latency_ms": rec.Duration.Milliseconds()}
+	if rec.Err != nil {
+		result = codeName(rec.Err.Code)
+		detail["error"] = rec.Err.Message
+	}
+	if rec.Suppressed > 0 {
+		detail["refusals_since_last_row"] = rec.Suppressed
+	}
+	return c.db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit(callerName(rec.Caller), rec.Method, result, detail)
+		return err
+	})
+}
+
+// idString renders a JSON-RPC id as text: strings unquoted, numbers as is.
+func idString(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// codeName is the audit log's word for an error code.
+func codeName(code int) string {
+	switch code {
+	case rpc.CodePermissionDenied:
+		return "PERMISSION_DENIED"
+	case rpc.CodeContextNotFound:
+		return "CONTEXT_NOT_FOUND"
+	case rpc.CodeAgentNotFound:
+		return "AGENT_NOT_FOUND"
+	case rpc.CodeAgentBusy:
+		return "AGENT_BUSY"
+	case rpc.CodeTimeout:
+		return "TIMEOUT"
+	case rpc.CodeRateLimit:
+		return "RATE_LIMIT"
+	case rpc.CodeApprovalDenied:
+		return "APPROVAL_DENIED"
+	case rpc.CodeInvalidParams:
+		return "INVALID_PARAMS"
+	case rpc.CodeMethodNotFound:
+		return "METHOD_NOT_FOUND"
+	case rpc.CodeInvalidRequest:
+		return "INVALID_REQUEST"
+	case rpc.CodeParseError:
+		return "PARSE_ERROR"
+	}
+	return "INTERNAL_ERROR"
+}

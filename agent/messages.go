@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Messages lists received notifications after a sequence number and marks
+// them read.
+func (c *Core) Messages(ctx context.Context, req MessagesRequest) ([]Message, error) {
+	recs, err := c.db.Messages(ctx, req.AfterSeq, limitOr(req.Limit, 100))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, 0, len(recs))
+	for _, r := range recs {
+		m := messageView(r)
+		if r.RelatedID != "" {
+			if a, found, err := c.db.Ask(ctx, r.RelatedID); err == nil && found {
+				m.Question = a.Text
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// MarkMessagesRead marks the owner's messages read up to uptoSeq.
+func (c *Core) MarkMessagesRead(ctx context.Context, req MarkReadRequest) error {
+	uptoSeq := req.UptoSeq
+	if uptoSeq <= 0 {
+		return nil
+	}
+	err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesRead(uptoSeq) })
+	if err == nil {
+		c.events.Publish(EventMessagesRead, strconv.FormatInt(uptoSeq, 10), "", "")
+	}
+	return err
+}

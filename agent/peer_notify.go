@@ -1,0 +1,51 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// handleNotify stores a notification from a peer in the ordered inbox.
+// Redelivered notifications (same id) are acknowledged but stored once.
+func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
+	var p wire.NotifyParams
+	if err := call.Bind(&p); err != nil {
+		return nil, err
+	}
+	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+		return nil, err
+	}
+	if p.Event == "" {
+		return nil, errs.Invalid("params.event is required (e.g. query.completed)")
+	}
+	if len(p.Data) == 0 {
+		p.Data = json.RawMessage("null")
+	}
+	var seq int64
+	var dup bool
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		seq, dup, err = tx.InsertMessage(store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Event,
+			RelatedID: p.RelatedQueryID, Data: p.Data, ReceivedAt: c.now()})
+		if err != nil || dup {
+			return err
+		}
+		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"event": p.Event, "related_query_id": p.RelatedQueryID, "seq": seq})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	call.MarkAudited()
+	if !dup {
+		c.events.Publish(EventMessageReceived, fmt.Sprint(seq), p.From, p.Event)
+		c.events.Publish(EventAttention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
+	}
+	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
+}

@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/aoi-protocol/aoi/agent/inbox"
+	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Queries lists received queries, newest first.
+func (c *Core) Queries(ctx context.Context, f QueryFilter) ([]Query, error) {
+	recs, err := c.db.Queries(ctx, f.State, limitOr(f.Limit, 200))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Query, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, queryView(r))
+	}
+	return out, nil
+}
+
+func queryView(r store.QueryRecord) Query {
+	return Query{ID: r.ID, From: r.From, Text: r.Text, ContextScope: r.ContextScope, Priority: r.Priority, State: r.State,
+		Decision: r.Decision, Confidence: r.Confidence, Draft: r.Draft, Answer: r.Answer, ReceivedAt: r.ReceivedAt, AnsweredAt: r.AnsweredAt}
+}
+
+// Answer sends the owner's answer to a received query through the outbox
+// (inbox.Inbox.Answer: ErrInvalid, ErrNotFound, ErrConflict).
+func (c *Core) Answer(ctx context.Context, req AnswerRequest) error {
+	return c.inbox.Answer(ctx, req.QueryID, req.Text)
+}
+
+// Decline refuses a received query; the asker is told why
+// (inbox.Inbox.Decline: ErrNotFound, ErrConflict).
+func (c *Core) Decline(ctx context.Context, req DeclineRequest) error {
+	return c.inbox.Decline(ctx, req.QueryID, req.Reason)
+}
+
+// Release answers buffered queries now with the secretary's draft; an empty
+// id releases all of them (inbox.Inbox.Release: ErrNotFound, ErrConflict).
+func (c *Core) Release(ctx context.Context, req ReleaseRequest) error {
+	return c.inbox.Release(ctx, req.QueryID)
+}
+
+// newInbox wires the owner's side of received queries (agent/inbox).
+func (c *Core) newInbox() *inbox.Inbox {
+	return &inbox.Inbox{DB: c.db, Now: c.now, Notify: c.enqueueNotify, Wake: c.outbox.Wake,
+		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) }}
+}
+
+// settingFocus stores the owner's manual focus override ("on"/"off").
+const settingFocus = "focus_override"
+
+// focusActive reports whether the owner is in focus time: the manual
+// override when set, else the configured focus hours.
+func (c *Core) focusActive() bool {
+	ic := c.config().Secretary.InterruptControl
+	if override := c.focusOverride(); override != nil || ic.Enabled {
+		return interrupt.InFocus(c.now(), ic.FocusModeHours, override)
+	}
+	return false
+}
+
+// focusOverride returns the manual focus setting, if any.
+func (c *Core) focusOverride() *bool {
+	v, ok, err := c.db.Setting(context.Background(), settingFocus)
+	if err != nil || !ok || v == "" {
+		return nil
+	}
+	on := v == "on"
+	return &on
+}
+
+// SetFocus turns focus mode on or off by hand. Turning it off releases the
+// buffered queries, as focus time ending would.
+func (c *Core) SetFocus(ctx context.Context, req FocusRequest) error {
+	on := req.On
+	v := map[bool]string{true: "on", false: "off"}[on]
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.SetSetting(settingFocus, v); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", "ctl.focus", "ok", map[string]any{"focus": v})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.events.Publish(EventFocusChanged, "", "", "focus "+v)
+	if !on {
+		return c.Release(ctx, ReleaseRequest{})
+	}
+	return nil
+}

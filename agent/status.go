@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+var _ Service = (*Core)(nil)
+
+// TailnetSummarizer is implemented by the tailnet transport: the tailnet's
+// name, this node's name and addresses, and the backend state (Running, …).
+type TailnetSummarizer interface {
+	TailnetSummary(ctx context.Context) (tailnet, node string, addrs []string, state string, err error)
+}
+
+// Status describes this agent for the status bar and `aoi status`.
+func (c *Core) Status(ctx context.Context) (Status, error) {
+	cfg := c.config()
+	st := Status{AgentID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Version: wire.ProtocolVersion,
+		Transport: "direct", ListenAddr: c.Addr(), Fingerprint: c.Fingerprint(), Focus: c.focusActive(),
+		StartedAt: c.startedAt, DataDir: c.dataDir}
+	if tn, ok := c.transport.(TailnetSummarizer); ok {
+		st.Transport = "tailnet"
+		if name, node, addrs, state, err := tn.TailnetSummary(ctx); err == nil {
+			st.Tailnet = &Tailnet{Name: name, NodeName: node, Addresses: addrs, State: state}
+		}
+	}
+	peers, err := c.Peers(ctx)
+	if err != nil {
+		return st, err
+	}
+	for _, p := range peers {
+		if p.Trust == TrustPinned && p.Status != PeerOffline {
+			st.PeersOnline++
+		}
+	}
+	counts := []struct {
+		state string
+		dst   *int
+	}{{QueryEscalated, &st.PendingQuery}, {QueryBuffered, &st.Buffered}}
+	for _, k := range counts {
+		if *k.dst, err = c.db.CountQueries(ctx, k.state); err != nil {
+			return st, err
+		}
+	}
+	if st.UnreadMsgs, err = c.db.UnreadMessages(ctx); err != nil {
+		return st, err
+	}
+	st.PendingApprov = c.pendingApprovals(ctx)
+	st.History = c.indexProgress(ctx)
+	return st, nil
+}
+
+// indexProgress is the secretary's history indexing per repository; a
+// failure to read it leaves it out of the status rather than failing it.
+func (c *Core) indexProgress(ctx context.Context) []IndexProgress {
+	if c.sec == nil {
+		return nil
+	}
+	hist, err := c.sec.History(ctx)
+	if err != nil {
+		c.log.Warn("reading the history indexing progress", "err", err)
+		return nil
+	}
+	out := make([]IndexProgress, 0, len(hist))
+	for _, h := range hist {
+		out = append(out, IndexProgress{Context: h.Context, Indexed: h.Indexed, Total: h.Total, Done: h.Done, Error: h.Error})
+	}
+	return out
+}
+
+// Events streams core events after afterSeq.
+func (c *Core) Events(ctx context.Context, req EventsRequest) (<-chan Event, error) {
+	return c.events.Subscribe(ctx, req.AfterSeq), nil
+}
+
+// newID returns a prefixed random id, e.g. q-3f9a1c….
+func newID(prefix string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
+	}
+	return b
+}
+
+func limitOr(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
