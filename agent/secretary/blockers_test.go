@@ -130,3 +130,20 @@ func TestBlockersStayWithTheAnswer(t *testing.T) {
 		t.Errorf("blockers without a topic %q lack the kernel's", a.Result.Blockers)
 	}
 }
+
+// TestBlockedHintsNeverChangeTheAnswer: the cheap check before the
+// patterns only skips text the patterns would not match.
+func TestBlockedHintsNeverChangeTheAnswer(t *testing.T) {
+	texts := []string{"ACPI shutdown: waiting for QEMU 7.2", "xhci BLOCKED on the datasheet", "Blocker: npm 2FA", "blocking on review",
+		"実機検証はSATAケーブル到着待ち", "Ruby 3.4 でブロックされている", "CIが止まっている", "止まってる", "仕様は保留", "Stuck in review", "On Hold until Monday",
+		"WAITING ON Kota", "add a waiting room page", "コードブロック", "待ち時間", "refactor the parser", "認証の修正", ""}
+	for _, text := range texts {
+		want := blockedRE.MatchString(text) && !notBlockedRE.MatchString(text)
+		if got := saysBlocked(text); got != want {
+			t.Errorf("saysBlocked(%q) = %v, the patterns say %v", text, got, want)
+		}
+		if blockedRE.MatchString(text) && !mayBeBlocked(text) {
+			t.Errorf("%q matches the pattern but holds no hint", text)
+		}
+	}
+}
