@@ -20,6 +20,7 @@ const (
 	checkpointEvery   = 2 * time.Second
 	checkpointBatches = 200 // group commits between checkpoint nudges
 	walCheckBatches   = 16  // group commits between WAL size checks (a stat each)
+	walCheckWrites    = 128 // or write functions, whichever comes first
 	defaultWALLimit   = 64 << 20
 )
 
@@ -74,13 +75,23 @@ func (db *DB) kickCheckpoint() {
 // the WAL. Writers pause for that one checkpoint — a bounded, rare cost
 // next to a WAL that grows by gigabytes while passive checkpoints lose the
 // race against constant writes.
-func (db *DB) boundWAL(conn *sql.Conn) {
+//
+// It reports whether the WAL is still over the limit: a reader that kept
+// its snapshot past the busy timeout makes the checkpoint give up, and then
+// the writer tries again after its next group commit rather than letting
+// the WAL grow for another walCheckBatches commits.
+func (db *DB) boundWAL(conn *sql.Conn) bool {
 	fi, err := os.Stat(db.path + "-wal")
 	if err != nil || fi.Size() <= db.opts.walLimit {
-		return
+		return false
 	}
-	_, _ = conn.ExecContext(writerCtx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	var busy, frames, done int
+	err = conn.QueryRowContext(writerCtx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done)
+	if err != nil || busy != 0 {
+		return true
+	}
 	db.walTruncates.Add(1)
+	return false
 }
 
 // WALTruncates reports how many times the writer had to truncate the WAL

@@ -144,6 +144,8 @@ func (db *DB) writer(head auditHead) {
 	}
 	defer tx.ctl.close()
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
+	walOver := false // the last WAL check found it over the limit
+	sinceCheck := 0  // writes since the last WAL check
 	for first := range db.reqs {
 		batch = tx.runBatch(db.collect(append(batch[:0], first)))
 		db.writes.Add(int64(len(batch)))
@@ -151,8 +153,10 @@ func (db *DB) writer(head auditHead) {
 		if n%checkpointBatches == 0 {
 			db.kickCheckpoint()
 		}
-		if n%walCheckBatches == 0 {
-			db.boundWAL(conn)
+		// Large batches (many callers queued) grow the WAL fast, so the
+		// size is checked by writes as well as by commits.
+		if sinceCheck += len(batch); walOver || n%walCheckBatches == 0 || sinceCheck >= walCheckWrites {
+			walOver, sinceCheck = db.boundWAL(conn), 0
 		}
 		clear(batch)
 	}
