@@ -73,7 +73,7 @@ const (
 )
 
 // WithSearchBudget replaces the time bound of one SearchContext's index
-// walks (default 25 ms). An evaluation that must give the same answers on
+// walks once one has found something (default 25 ms). An evaluation that must give the same answers on
 // a busy machine as on a quiet one sets a generous bound.
 func WithSearchBudget(d time.Duration) Option {
 	return func(o *options) { o.searchBudget = d }
@@ -112,7 +112,15 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 	budget, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	for _, w := range walks {
-		err := s.collect(budget, w)
+		// Until a walk has found something the budget does not apply: on
+		// a busy machine it could run out before the first walk ends and
+		// leave a question that has answers with none (each walk is
+		// bounded by maxScanPerTerm rows anyway).
+		wctx := budget
+		if len(s.cands) == 0 {
+			wctx = ctx
+		}
+		err := s.collect(wctx, w)
 		if errors.Is(err, errOutOfTime) && ctx.Err() == nil {
 			break // rank what the walks found in time
 		}
