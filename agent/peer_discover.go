@@ -141,7 +141,7 @@ func (c *Core) selfEntry() wire.RegistryEntry {
 	cfg := c.config()
 	status := PeerOnline
 	switch {
-	case c.focusActive():
+	case c.inbox.FocusActive():
 		status = PeerBusy
 	case c.assistantAway():
 		status = PeerAway

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/aoi-protocol/aoi/agent/inbox"
-	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -47,50 +47,12 @@ func (c *Core) Release(ctx context.Context, req ReleaseRequest) error {
 // newInbox wires the owner's side of received queries (agent/inbox).
 func (c *Core) newInbox() *inbox.Inbox {
 	return &inbox.Inbox{DB: c.db, Now: c.now, Notify: c.enqueueNotify, Wake: c.outbox.Wake,
-		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) }}
+		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
+		Interrupt: func() config.InterruptControl { return c.config().Secretary.InterruptControl }}
 }
 
-// settingFocus stores the owner's manual focus override ("on"/"off").
-const settingFocus = "focus_override"
-
-// focusActive reports whether the owner is in focus time: the manual
-// override when set, else the configured focus hours.
-func (c *Core) focusActive() bool {
-	ic := c.config().Secretary.InterruptControl
-	if override := c.focusOverride(); override != nil || ic.Enabled {
-		return interrupt.InFocus(c.now(), ic.FocusModeHours, override)
-	}
-	return false
-}
-
-// focusOverride returns the manual focus setting, if any.
-func (c *Core) focusOverride() *bool {
-	v, ok, err := c.db.Setting(context.Background(), settingFocus)
-	if err != nil || !ok || v == "" {
-		return nil
-	}
-	on := v == "on"
-	return &on
-}
-
-// SetFocus turns focus mode on or off by hand. Turning it off releases the
-// buffered queries, as focus time ending would.
+// SetFocus turns focus mode on or off by hand; turning it off releases the
+// buffered queries (inbox.Inbox.SetFocus).
 func (c *Core) SetFocus(ctx context.Context, req FocusRequest) error {
-	on := req.On
-	v := map[bool]string{true: "on", false: "off"}[on]
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.SetSetting(settingFocus, v); err != nil {
-			return err
-		}
-		_, err := tx.AppendAudit("owner", "ctl.focus", "ok", map[string]any{"focus": v})
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	c.events.Publish(EventFocusChanged, "", "", "focus "+v)
-	if !on {
-		return c.Release(ctx, ReleaseRequest{})
-	}
-	return nil
+	return c.inbox.SetFocus(ctx, req.On)
 }

@@ -65,7 +65,7 @@ func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.Qu
 	}
 	ic := c.config().Secretary.InterruptControl
 	r := interrupt.Decide(interrupt.Input{Priority: p.Priority, Confidence: ans.Confidence, Now: c.now(),
-		FocusHours: ic.FocusModeHours, FocusOverride: c.focusOverride(), Threshold: ic.AutoRespondThreshold, Enabled: ic.Enabled})
+		FocusHours: ic.FocusModeHours, FocusOverride: c.inbox.FocusOverride(), Threshold: ic.AutoRespondThreshold, Enabled: ic.Enabled})
 	draft := ans.Result
 	return handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft}, true, nil
 }

@@ -22,7 +22,7 @@ type TailnetSummarizer interface {
 func (c *Core) Status(ctx context.Context) (Status, error) {
 	cfg := c.config()
 	st := Status{AgentID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Version: wire.ProtocolVersion,
-		Transport: "direct", ListenAddr: c.Addr(), Fingerprint: c.Fingerprint(), Focus: c.focusActive(),
+		Transport: "direct", ListenAddr: c.Addr(), Fingerprint: c.Fingerprint(), Focus: c.inbox.FocusActive(),
 		StartedAt: c.startedAt, DataDir: c.dataDir}
 	if tn, ok := c.transport.(TailnetSummarizer); ok {
 		st.Transport = "tailnet"

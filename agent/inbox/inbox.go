@@ -1,7 +1,7 @@
 // Package inbox is the owner's side of received queries: the owner answers,
 // declines or releases them (the secretary's draft), and each outcome is
 // stored, queued for the asker in the outbox and audited in one
-// transaction. Like agent/task's Engine it takes its dependencies as fields
+// transaction; and focus mode, which buffers them (focus.go). Like agent/task's Engine it takes its dependencies as fields
 // and holds no pointer back to the core.
 package inbox
 
@@ -15,6 +15,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -39,6 +40,8 @@ type Inbox struct {
 	Redact func(string) string
 	// Publish emits a front-end event (agent/events kinds).
 	Publish func(kind, id, agent, summary string)
+	// Interrupt is the current interrupt control config (focus hours).
+	Interrupt func() config.InterruptControl
 }
 
 // Answer sends the owner's answer to a received query through the outbox.
