@@ -50,9 +50,9 @@ same such only very too more most less least another per`)
 
 // Words that say what kind of answer is wanted rather than what about.
 var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta
-green passing pass passes`)
+green passing pass passes left look looks looking`)
 var blockerWords = setOf(`block blocks blocked blocker blockers blocking stuck problem problems issue issues impediment impediments risk risks waiting
-hold holding held`)
+hold holding held concern concerns prevent prevents preventing obstacle obstacles trouble troubles slowing hindering`)
 
 // Japanese words (kanji/katakana runs or parts of them) that only say what
 // kind of answer is wanted, or are too generic to search for.
@@ -60,12 +60,13 @@ var jaIntent = []struct {
 	word              string
 	progress, blocker bool
 }{
-	{"進捗状況", true, false}, {"進捗", true, false}, {"状況", true, false}, {"進み具合", true, false}, {"完了", true, false},
+	{"残作業", true, false}, {"進捗状況", true, false}, {"進捗", true, false}, {"状況", true, false}, {"進み具合", true, false}, {"完了", true, false},
 	{"ブロッカー", false, true}, {"ブロック", false, true}, {"要因", false, true}, {"課題", false, true}, {"問題", false, true},
 	{"障害", false, true}, {"原因", false, true}, {"待", false, true},
 	{"現在", false, false}, {"実装", false, false}, {"機能", false, false}, {"最近", false, false}, {"今日", false, false},
 	{"作業", false, false}, {"対応", false, false}, {"教", false, false}, {"何", false, false}, {"今", false, false},
 	{"仕上", true, false}, {"未解決", false, true}, {"追加", false, false}, {"修正", false, false},
+	{"懸念", false, true}, {"困", false, true}, {"詰", false, true}, {"妨", false, true},
 }
 
 func setOf(words string) map[string]bool {

@@ -22,6 +22,12 @@ func TestParseQuery(t *testing.T) {
 		{"Did the 「AはBである」 syntax land?", []string{"aはbである", "syntax"}, false, false, true},
 		{"エディタからテストを実行できる機能の進み具合は?", []string{"エディタ", "テスト", "実行"}, true, false, true},
 		{"Did we move off GitBook to HonKit?", []string{"move", "gitbook", "honkit"}, false, false, false},
+		{"決済まわりの懸念点は?", []string{"決済"}, false, true, true},
+		{"ビルドで詰まっているところは?", []string{"ビルド"}, false, true, true},
+		{"Is anything preventing the release?", []string{"release"}, false, true, false},
+		{"What's left to do on the parser?", []string{"parser"}, true, false, false},
+		{"パーサーの残作業は?", []string{"パーサー"}, true, false, true},
+		{"プラットフォーム対応はどうなった?", []string{"プラットフォーム"}, false, false, true},
 		{"Are we testing against real-world code like CPython?", []string{"test", "real-world", "code", "cpython"}, false, false, false},
 	}
 	for _, c := range cases {
