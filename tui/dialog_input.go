@@ -20,6 +20,8 @@ type reasonDialog struct {
 	emptyOK     bool
 	required    string // shown when enter is pressed on an empty field
 	problem     string
+	about       string // what the text is for (the question declined, the filter syntax), above the field
+	verb        string // what enter does: "send" unless set
 	env         *env
 }
 
@@ -39,6 +41,13 @@ func (d *reasonDialog) withValue(v string) *reasonDialog {
 }
 
 func (d *reasonDialog) allowEmpty() *reasonDialog { d.emptyOK = true; return d }
+
+// withAbout shows text above the field that stays while the owner types
+// (the placeholder goes with the first key).
+func (d *reasonDialog) withAbout(text string) *reasonDialog { d.about = text; return d }
+
+// withVerb names what enter does ("apply" for a filter).
+func (d *reasonDialog) withVerb(verb string) *reasonDialog { d.verb = verb; return d }
 
 // requireText makes an empty submit show why it was refused.
 func (d *reasonDialog) requireText(why string) *reasonDialog { d.required = why; return d }
@@ -72,10 +81,22 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 	if d.problem != "" {
 		problem = env.styles.Error.Render(truncate(d.problem, bw-2))
 	}
-	body := "\n" + d.input.View() + "\n" + problem + "\n" +
-		env.styles.Muted.Render("enter "+env.keys.Dialog.Submit.Help().Desc+" · "+
+	about := ""
+	if d.about != "" {
+		lines := wrapBlock(d.about, bw-2)
+		if l := strings.Split(lines, "\n"); len(l) > 4 {
+			lines = strings.Join(append(l[:3], truncate(strings.Join(l[3:], " "), bw-2)), "\n")
+		}
+		about = env.styles.Muted.Render(lines) + "\n"
+	}
+	verb := d.verb
+	if verb == "" {
+		verb = env.keys.Dialog.Submit.Help().Desc
+	}
+	body := about + "\n" + d.input.View() + "\n" + problem + "\n" +
+		env.styles.Muted.Render("enter "+verb+" · "+
 			env.keys.Dialog.Cancel.Help().Key+" "+env.keys.Dialog.Cancel.Help().Desc)
-	return dialogFrame(d.title, body, w, h, 7, env)
+	return dialogFrame(d.title, body, w, h, 7+strings.Count(about, "\n"), env)
 }
 
 // answerDialog shows a received query and a text area pre-filled with the

@@ -18,7 +18,8 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case askRejectReason:
 		m.pushDialog(newReasonDialog("Reject "+approvalLabel(a.a),
 			"Why? (sent to the requester)", func(r string) action { return rejectAction{a: a.a, reason: r} }, m.env).
-			requireText("a reason is required: the requester reads it (esc cancels)"))
+			requireText("a reason is required: the requester reads it (esc cancels)").
+			withAbout(rejectAbout(a.a)))
 	case rejectAction:
 		return m.callAs("rejected "+approvalLabel(a.a)+" · the requester is told why", "rejecting "+approvalLabel(a.a),
 			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error {
@@ -33,7 +34,8 @@ func (m *Model) runAction(a action) tea.Cmd {
 		})
 	case askDeclineReason:
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
-			"Why? (sent to the asker)", func(r string) action { return declineAction{id: a.q.ID, reason: r} }, m.env))
+			"Why? (sent to the asker)", func(r string) action { return declineAction{id: a.q.ID, reason: r} }, m.env).
+			withAbout("“" + Sanitize(a.q.Text) + "”"))
 	case declineAction:
 		return m.call("declined "+a.id, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Decline(c, agent.DeclineRequest{QueryID: a.id, Reason: a.reason})
@@ -69,7 +71,8 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case openFilter:
 		m.pushDialog(newReasonDialog("Filter audit",
 			"words search every row; agent:NAME method:NAME result:NAME narrow", func(t string) action { return setFilter{text: t} }, m.env).
-			withValue(a.current).allowEmpty())
+			withValue(a.current).allowEmpty().withVerb("apply").
+			withAbout("Words search the text of every row (all words, any case); agent:NAME, method:NAME, result:NAME narrow by column. Empty shows every row."))
 	case setFilter:
 		return m.runAction(m.audit.setFilter(a.text))
 	case openApproval:
@@ -80,4 +83,14 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.info(a.text)
 	}
 	return nil
+}
+
+// rejectAbout says which request the reject dialog is about: its
+// parameters and id (two requests of one type differ there).
+func rejectAbout(a agent.Approval) string {
+	about := "params: " + paramsText(a.Params)
+	if len(a.Params) == 0 {
+		about = "no params"
+	}
+	return about + " · approval " + Sanitize(a.ID)
 }

@@ -64,6 +64,10 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 	}
 	if ev.Kind == agent.EventApprovalRequested && ev.ID != "" {
 		m.approvals.arrived = ev.ID // select it when loaded: y acts on the newest request
+		m.approvalAsked = ev.ID     // the attention event that follows names y/n
+	}
+	if ev.Kind == agent.EventTrustRequested && ev.ID != "" {
+		m.trustAsked = ev.ID // the attention event that follows names the keys
 	}
 	if ev.Kind == agent.EventConfigReloaded {
 		cmds = append(cmds, m.reloadUI())
@@ -94,6 +98,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		if m.fresh(&m.applied.peers, msg.seq, msg.err, "peers") {
 			m.knownPeers = msg.val
 			m.peers.setPeers(msg.val)
+			m.dropDecidedTrustNotice(msg.val)
 		}
 	case fetched[[]agent.Query]:
 		if m.fresh(&m.applied.queries, msg.seq, msg.err, "queries") {
@@ -119,6 +124,8 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.runAction(m.audit.applyPage(msg)), true
 	case askedMsg:
 		return m.handleAsked(msg), true
+	case reloadedMsg:
+		return m.handleReloaded(msg), true
 	case taskRequestedMsg:
 		m.handleTaskRequested(msg)
 	case readMarkedMsg:

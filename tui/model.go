@@ -58,6 +58,9 @@ type Model struct {
 	readAsked int64 // the newest read mark asked for, so keys do not repeat it
 	msgPrimed bool
 	asks      map[string]string // query id → question asked (shared with the Messages pane)
+
+	approvalAsked string // id of the newest request to run something (its notice names y/n)
+	trustAsked    string // fingerprint of the newest trust request (its attention notice names t/x)
 }
 
 // appliedSeqs is the newest fetch applied per kind.

@@ -27,6 +27,9 @@ type notice struct {
 	text  string
 	level noticeLevel
 	until time.Time // zero: stays until replaced
+	// trustFP is the fingerprint of the trust request the notice
+	// announces: it goes once the request is decided (here or elsewhere).
+	trustFP string
 }
 
 // How long notices stay.
@@ -67,12 +70,45 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 		seq += ansi.Notify(truncate(body, 200))
 	}
 	if ev.Summary != "" {
-		m.peerNotice("⚑ " + Sanitize(ev.Summary))
+		m.peerNotice("⚑ " + Sanitize(ev.Summary) + m.attentionKeys(ev))
+		if ev.ID != "" && ev.ID == m.trustAsked {
+			m.notice.trustFP = ev.ID
+		}
 	}
 	if seq == "" {
 		return nil
 	}
 	return tea.Raw(seq)
+}
+
+// attentionKeys names the keys that act on what an attention event
+// announces: y/n for the request to run something that just arrived (they
+// work from any pane), the Peers pane's t/x for a trust request.
+func (m *Model) attentionKeys(ev agent.Event) string {
+	switch {
+	case ev.ID != "" && ev.ID == m.approvalAsked:
+		k := m.env.keys.Approvals
+		return " — " + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject · tab to Approvals for details"
+	case ev.ID != "" && ev.ID == m.trustAsked:
+		k := m.env.keys.Peers
+		return " — " + k.Trust.Help().Key + " trust, " + k.Refuse.Help().Key + " refuse in the Peers pane"
+	}
+	return ""
+}
+
+// dropDecidedTrustNotice clears the notice of a trust request that is no
+// longer pending (trusted or refused, here or with the CLI).
+func (m *Model) dropDecidedTrustNotice(peers []agent.Peer) {
+	fp := m.notice.trustFP
+	if fp == "" {
+		return
+	}
+	for _, p := range peers {
+		if p.Fingerprint == fp && p.Trust == agent.TrustPending {
+			return
+		}
+	}
+	m.notice = notice{}
 }
 
 // handleMessages shows answers to our asks and task results as notices. The

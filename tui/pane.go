@@ -92,23 +92,30 @@ func (p *paneBase) setListHeight() {
 	p.list.height = max(1, h)
 }
 
-// preview renders the selected row's full text under the list, wrapped to
-// two lines, below a rule: a question is read here without opening it.
+// preview renders the selected row's full text under the list, below a
+// rule: a question or an answer is read here without opening it. It takes
+// two lines, or as many as the text needs when the list leaves room (a
+// short list under a tall pane); what still does not fit ends with "…".
 func (p *paneBase) preview(lines []string, label, text string) []string {
 	if !p.hasPreview() {
 		return lines
 	}
-	for len(lines) < p.h-previewLines {
+	room := max(previewLines-1, p.h-len(lines)-1)
+	body := wrap(text, p.w)
+	for len(body) < previewLines-1 {
+		body = append(body, "")
+	}
+	if len(body) > room {
+		body = append(body[:room-1], truncate(strings.Join(body[room-1:], " "), p.w))
+	}
+	for len(lines) < p.h-1-len(body) {
 		lines = append(lines, "")
 	}
 	head := truncate("── "+label+" ", p.w)
 	rule := p.env.styles.Border.Render(head + strings.Repeat("─", max(0, p.w-ansi.StringWidth(head))))
-	body := wrap(text, p.w)
-	for len(body) < 2 {
-		body = append(body, "")
+	lines = append(lines, rule)
+	for _, l := range body {
+		lines = append(lines, p.env.styles.Text.Render(l))
 	}
-	if len(body) > 2 {
-		body = append(body[:1], truncate(strings.Join(body[1:], " "), p.w))
-	}
-	return append(lines, rule, p.env.styles.Text.Render(body[0]), p.env.styles.Text.Render(body[1]))
+	return lines
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -270,7 +271,7 @@ func taskDetail(t agent.Task, e *env) string {
 		{"state", t.State}, {"exit code", exit}, {"error", t.Error}, {"updated", ago(e.now, t.UpdatedAt)},
 	})
 	if len(t.Output) > 0 {
-		body += "\n\nOutput:\n" + SanitizeMultiline(truncateBytes(string(t.Output), 8<<10))
+		body += "\n\n" + payloadText(json.RawMessage(truncateBytes(string(t.Output), 64<<10)))
 	}
 	return body
 }

@@ -34,7 +34,7 @@ type auditPane struct {
 }
 
 func newAuditPane(e *env) *auditPane {
-	return &auditPane{paneBase: paneBase{env: e}, anchors: []int64{0}}
+	return &auditPane{paneBase: paneBase{env: e, previewed: true}, anchors: []int64{0}}
 }
 
 func (p *auditPane) n() int {
@@ -90,12 +90,14 @@ func (p *auditPane) applyPage(msg auditPageMsg) action {
 		p.anchors = append(p.anchors[:page+1], rows[len(rows)-1].Seq)
 	}
 	switch {
+	case page == p.first-1 && len(p.pages) > 0:
+		// Paging back up to the newest page adds it above the window
+		// (setHead would move the cursor to the top).
+		p.prependPage(rows)
 	case page == 0:
 		p.setHead(rows)
 	case page == p.first+len(p.pages):
 		p.appendPage(rows)
-	case page == p.first-1:
-		p.prependPage(rows)
 	}
 	return nil
 }
@@ -239,6 +241,13 @@ func (p *auditPane) View() string {
 			st = p.env.styles.Error
 		}
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
+	}
+	// The detail column is a few cells wide in a column of the wide
+	// layout: the selected row's detail is read under the list.
+	if p.list.cursor < n {
+		e := p.at(p.list.cursor)
+		label := "#" + i64toa(e.Seq) + " · " + Sanitize(e.Agent) + " · " + Sanitize(e.Method) + " · " + Sanitize(e.Result)
+		lines = p.preview(lines, label, compactJSON(e.Detail))
 	}
 	return strings.Join(lines, "\n")
 }

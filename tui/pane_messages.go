@@ -163,7 +163,7 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	for _, t := range tasks {
 		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", " + ago(e.now, t.UpdatedAt) + ")"}})
 	}
-	return body + "\n\n" + SanitizeMultiline(prettyJSON(r.Data))
+	return body + "\n\n" + payloadText(r.Data)
 }
 
 // prettyJSON indents a payload for reading; text that is not JSON is shown

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // promptCommand is a parsed prompt line.
@@ -49,7 +50,7 @@ func parsePrompt(line string) (promptCommand, error) {
 
 func parseColon(f []string, line string) (promptCommand, error) {
 	if len(f) == 0 {
-		return promptCommand{}, errors.New("type a command after ':' — " + promptUsage)
+		return promptCommand{}, errors.New("type a command after ':' — :help lists them")
 	}
 	rest := func(n int) string { return restAfter(line, n) }
 	switch f[0] {
@@ -95,7 +96,7 @@ func parseColon(f []string, line string) (promptCommand, error) {
 		}
 		return promptCommand{name: name}, nil
 	}
-	return promptCommand{}, fmt.Errorf("unknown command :%s — %s", f[0], promptUsage)
+	return promptCommand{}, fmt.Errorf("unknown command :%s — :help lists the commands", f[0])
 }
 
 // restAfter returns line after its first n space-separated words, keeping
@@ -219,10 +220,37 @@ func (m *Model) reloadConfig() tea.Cmd {
 		defer cancel()
 		rep, err := svc.Reload(ctx)
 		if err != nil {
-			return doneMsg{what: "reload", err: err}
+			return reloadedMsg{err: err}
 		}
-		return doneMsg{what: Sanitize(rep.String()), refresh: dAll}
+		return reloadedMsg{text: rep.String()}
 	}
+}
+
+// reloadedMsg is the outcome of :reload.
+type reloadedMsg struct {
+	text string
+	err  error
+}
+
+// handleReloaded shows what the reload changed or why the file was
+// refused. A validation error names a JSON path and the fix, and a reload
+// may list several changes: when that does not fit the notice line it is
+// shown whole in a dialog as well, so it can be read.
+func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
+	title, text := "Config reloaded", Sanitize(msg.text)
+	if msg.err != nil {
+		title, text = "Config not reloaded", "reload failed: "+Sanitize(msg.err.Error())
+		m.fail(text)
+	} else {
+		m.info(text)
+	}
+	if ansi.StringWidth(text) > m.width {
+		m.pushDialog(newDetailDialog(title, text))
+	}
+	if msg.err != nil {
+		return nil
+	}
+	return m.markDirty(dAll)
 }
 
 // handleAsked shows an immediate answer, or remembers the query so its

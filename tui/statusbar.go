@@ -28,23 +28,47 @@ func (m *Model) renderStatusBar() string {
 	if s.Focus {
 		focusMode = "focus ON"
 	}
-	parts := []string{focusMode,
-		fmt.Sprintf("queries %d", s.PendingQuery),
-		fmt.Sprintf("buffered %d", s.Buffered),
-		fmt.Sprintf("approvals %d", s.PendingApprov),
-		fmt.Sprintf("msgs %d", s.UnreadMsgs),
-		peersOnline(s.PeersOnline, m.coreLost),
-		where,
-	}
-
-	if pc := indexingPercent(s.History); pc >= 0 {
-		parts = append([]string{fmt.Sprintf("indexing history %d%%", pc)}, parts...)
-	}
-	if !m.subscribed {
-		parts = append([]string{"no live updates"}, parts...)
-	}
-	rest := " " + strings.Join(parts, " · ")
+	counts := []struct {
+		label string
+		n     int
+	}{{"queries", s.PendingQuery}, {"buffered", s.Buffered}, {"approvals", s.PendingApprov}, {"msgs", s.UnreadMsgs}}
 	idw := min(ansi.StringWidth(id), m.width/3)
+	room := m.width - idw
+	if m.coreLost {
+		room -= ansi.StringWidth(coreLostBanner) + 2
+	}
+	// Narrow, the parts a person acts on stay readable: first the address
+	// goes, then "focus off" (the usual state; "focus ON" stays), then the
+	// counts that are zero.
+	build := func(address, focusOff, zeros bool) string {
+		var parts []string
+		if !m.subscribed {
+			parts = append(parts, "no live updates")
+		}
+		if pc := indexingPercent(s.History); pc >= 0 {
+			parts = append(parts, fmt.Sprintf("indexing history %d%%", pc))
+		}
+		if s.Focus || focusOff {
+			parts = append(parts, focusMode)
+		}
+		for _, c := range counts {
+			if zeros || c.n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", c.label, c.n))
+			}
+		}
+		parts = append(parts, peersOnline(s.PeersOnline, m.coreLost))
+		if address {
+			parts = append(parts, where)
+		}
+		return " " + strings.Join(parts, " · ")
+	}
+	rest := build(true, true, true)
+	for _, v := range [][3]bool{{false, true, true}, {false, false, true}, {false, false, false}} {
+		if ansi.StringWidth(rest) <= room {
+			break
+		}
+		rest = build(v[0], v[1], v[2])
+	}
 	id = fit(id, idw)
 	if m.coreLost {
 		lost := " " + coreLostBanner + " "

@@ -1,0 +1,198 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// What a day of use in a real terminal found: text a person must read was
+// cut although the pane had room, answers and task output were shown as
+// JSON, notices did not say which key acts or stayed after the thing they
+// announced was decided. Each test fails without its fix.
+
+const longAnswer = "Release is planned for Friday after QA sign-off; the long explanation goes on so that " +
+	"two lines of a pane cannot hold it and the last words are MARKER-END."
+
+// TestPreviewUsesTheRoomTheListLeaves: an answer longer than two lines is
+// read whole under a short list instead of being cut after two lines.
+func TestPreviewUsesTheRoomTheListLeaves(t *testing.T) {
+	svc := fixtureService()
+	data, _ := json.Marshal(map[string]any{"summary": longAnswer, "completed": true})
+	svc.messages = append(svc.messages, agent.Message{Seq: 4, From: "pm-tanaka", Event: "query.completed", Data: data, ReceivedAt: fixedNow})
+	m := newLoaded(t, svc, 120, 36, true)
+	m.setFocus(focusMessages)
+	frame := screen(m)
+	if !strings.Contains(frame, "MARKER-END") {
+		t.Errorf("the selected answer is cut although the pane has room:\n%s", frame)
+	}
+	checkFrame(t, frame, 120, 36)
+}
+
+// TestMessageDetailReadsAsText: enter on an answer shows its text, blockers
+// and references, and on a task result the output's lines, not a JSON
+// string with \n in it.
+func TestMessageDetailReadsAsText(t *testing.T) {
+	answer, _ := json.Marshal(map[string]any{"summary": "JWT done\nrefresh next", "blockers": []string{"Redis config"},
+		"context_refs": []map[string]string{{"type": "commit", "ref": "1b6ee18", "summary": "tui: messages"}}, "completed": true})
+	task, _ := json.Marshal(map[string]any{"task_id": "t-9", "status": "completed", "exit_code": 0, "duration_ms": 16,
+		"output": map[string]int{"tests_run": 3, "tests_passed": 3}, "output_tail": "ok  pkg/a\nok  pkg/b\n"})
+	body := messageDetail(agent.Message{Seq: 1, From: "pm-tanaka", Event: "query.completed", Data: answer}, nil, &env{now: fixedNow})
+	for _, want := range []string{"JWT done\nrefresh next", "blocked by:\n  - Redis config", "based on:\n  commit 1b6ee18 tui: messages"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("answer detail lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `"summary"`) {
+		t.Errorf("answer detail shows the JSON:\n%s", body)
+	}
+	body = taskDetail(agent.Task{ID: "t-9", Type: "run_tests", State: "completed", Output: task}, &env{now: fixedNow})
+	for _, want := range []string{"output:\nok  pkg/a\nok  pkg/b", "tests: 3 run, 3 passed, 0 failed, 0 skipped", "exit 0 · 16ms"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("task detail lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `\n`) {
+		t.Errorf("task output shown with escaped newlines:\n%s", body)
+	}
+	// A payload with fields the text does not show keeps its JSON too.
+	body = messageDetail(agent.Message{Seq: 2, From: "pm", Type: "task_assign", Data: json.RawMessage(`{"description":"do it","files":["a.go"]}`)}, nil, &env{now: fixedNow})
+	if !strings.Contains(body, "do it") || !strings.Contains(body, `"files"`) {
+		t.Errorf("a payload with other fields lost them:\n%s", body)
+	}
+	// Peer text stays sanitised in the readable form.
+	body = payloadText(json.RawMessage(`{"summary":"a\u001b[2Jb","output_tail":"x\u001b]52;c;ZQ==\u0007y"}`))
+	if strings.ContainsAny(body, "\x1b\a") {
+		t.Errorf("control characters reached the detail: %q", body)
+	}
+}
+
+// TestAuditPaneShowsTheSelectedDetail: in the wide layout the detail column
+// is a few cells; the selected row's detail is read under the list.
+func TestAuditPaneShowsTheSelectedDetail(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 36, true)
+	m.setFocus(focusAudit)
+	frame := screen(m)
+	if !strings.Contains(frame, `{"n":40,"scope":["acme/webapp"]}`) || !strings.Contains(frame, "#40 · owner · acl.deny") {
+		t.Errorf("the selected audit row's detail is not readable:\n%s", frame)
+	}
+	press(t, m, "down")
+	if frame := screen(m); !strings.Contains(frame, `{"n":39,"scope":["acme/webapp"]}`) {
+		t.Errorf("the preview does not follow the selection:\n%s", frame)
+	}
+}
+
+// TestApprovalNoticeNamesTheKeys: the notice of a new request says that y
+// and n decide it (from any pane).
+func TestApprovalNoticeNamesTheKeys(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 36, true)
+	m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventApprovalRequested, ID: "a-9", Summary: "pm-tanaka wants to run lint"}})
+	m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: "a-9", Summary: "pm-tanaka wants to run lint"}})
+	if frame := screen(m); !strings.Contains(frame, "pm-tanaka wants to run lint — y approve · n reject") {
+		t.Errorf("the notice does not name the keys:\n%s", frame)
+	}
+}
+
+// TestTrustNoticeGoesOnceDecided: "a new peer asks to be trusted" names
+// the keys, and goes once the request is decided (here trusted with the
+// CLI), instead of staying five minutes.
+func TestTrustNoticeGoesOnceDecided(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	fp := "SHA256:3f:a9:1c:77:0e:52:b4:d1:9a:20:6e:8f:c3:11"
+	m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventTrustRequested, ID: fp, Summary: "unpinned peer stranger wants to talk"}})
+	m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: fp, Summary: "a new peer asks to be trusted"}})
+	if frame := screen(m); !strings.Contains(frame, "a new peer asks to be trusted — t trust, x refuse in the Peers pane") {
+		t.Fatalf("the trust notice does not name the keys:\n%s", frame)
+	}
+	pump(t, m, m.fetchCmds(dPeers)[0]) // still pending: the notice stays
+	if !strings.Contains(screen(m), "asks to be trusted") {
+		t.Fatal("the notice went while the request is still pending")
+	}
+	svc.mu.Lock()
+	for i := range svc.peers {
+		if svc.peers[i].Fingerprint == fp {
+			svc.peers[i].Trust = agent.TrustPinned
+		}
+	}
+	svc.mu.Unlock()
+	pump(t, m, m.fetchCmds(dPeers)[0])
+	if frame := screen(m); strings.Contains(frame, "asks to be trusted") {
+		t.Errorf("the notice stays after the request was decided:\n%s", frame)
+	}
+}
+
+// TestStatusBarKeepsCountsWhenNarrow: at 80 columns the counts and the
+// peers online stay readable (the address and "focus off" give way).
+func TestStatusBarKeepsCountsWhenNarrow(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	bar := lastLine(screen(m))
+	for _, want := range []string{"approvals 2", "msgs 2", "2 online"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("status bar at 80 columns lacks %q: %q", want, bar)
+		}
+	}
+	m.status.Focus = true
+	if bar := lastLine(screen(m)); !strings.Contains(bar, "focus ON") {
+		t.Errorf("focus ON must stay: %q", bar)
+	}
+	m = newLoaded(t, fixtureService(), 60, 20, true)
+	if bar := lastLine(screen(m)); !strings.Contains(bar, "msgs 2") {
+		t.Errorf("status bar at 60 columns lacks the unread count: %q", bar)
+	}
+	m = newLoaded(t, fixtureService(), 140, 36, true)
+	if bar := lastLine(screen(m)); !strings.Contains(bar, "focus off") || !strings.Contains(bar, "127.0.0.1:8443") {
+		t.Errorf("wide, everything is shown: %q", bar)
+	}
+}
+
+func lastLine(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
+
+// TestReloadErrorReadableWhenLong: a refused config's reason (a JSON path
+// and the fix) that does not fit the notice line opens in a dialog.
+func TestReloadErrorReadableWhenLong(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	svc.failWith = errors.New("config not reloaded, the running one stays: config.json: /secretary/interrupt_control/auto_respond_threshold: 7 is more than 1 — use a value from 0 to 1")
+	press(t, m, ":")
+	typeText(t, m, "reload")
+	press(t, m, "enter")
+	frame := screen(m)
+	if !strings.Contains(frame, "Config not reloaded") || !strings.Contains(frame, "a value from 0 to 1") {
+		t.Errorf("the whole reason is not readable:\n%s", frame)
+	}
+	press(t, m, "esc")
+	if m.topDialog() != nil {
+		t.Error("esc did not close the dialog")
+	}
+}
+
+// TestFilterDialogKeepsItsSyntax: the filter's syntax stays visible while
+// a filter is edited (the placeholder goes with the first key), and enter
+// says what it does.
+func TestFilterDialogKeepsItsSyntax(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	press(t, m, "/")
+	typeText(t, m, "qa")
+	frame := screen(m)
+	for _, want := range []string{"agent:NAME", "Empty shows every row", "enter apply"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("filter dialog lacks %q while typing:\n%s", want, frame)
+		}
+	}
+}
+
+// TestUnknownCommandFits: a mistyped command says so in a line that fits,
+// and where to find the commands.
+func TestUnknownCommandFits(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	press(t, m, ":")
+	typeText(t, m, "frobnicate")
+	press(t, m, "enter")
+	if frame := screen(m); !strings.Contains(frame, "unknown command :frobnicate — :help lists the commands") {
+		t.Errorf("the mistake is not readable:\n%s", frame)
+	}
+}
