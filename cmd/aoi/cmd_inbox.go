@@ -38,7 +38,8 @@ func (a *app) inboxCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out := inboxOutput{Queries: qs, Messages: msgs}
+				// Empty lists are [] in --json, not null: `jq '.messages[]'` works.
+				out := inboxOutput{Queries: nonNil(qs), Messages: nonNil(msgs)}
 				if err := a.emit(out, func(w io.Writer) { printInbox(w, out) }); err != nil {
 					return err
 				}
@@ -199,4 +200,12 @@ func (a *app) noteCmd() *cobra.Command {
 			})
 		},
 	}
+}
+
+// nonNil turns a nil slice into an empty one, so JSON shows [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

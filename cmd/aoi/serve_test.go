@@ -94,6 +94,9 @@ func TestCommandsAgainstServe(t *testing.T) {
 	expectFocusEvent(t, dir, events)
 
 	expectOut(t, dir, []string{"inbox"}, "no queries from peers")
+	// Empty lists are [] in --json (null broke `jq '.messages[]'`).
+	expectOut(t, dir, []string{"inbox", "--json"}, `"messages": []`)
+	expectOut(t, dir, []string{"inbox", "--json"}, `"queries": []`)
 	expectOut(t, dir, []string{"peers"}, "no peers yet")
 	expectOut(t, dir, []string{"approvals"}, "no approvals")
 	expectOut(t, dir, []string{"audit", "verify"}, "chain intact: ")
