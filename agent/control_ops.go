@@ -17,38 +17,59 @@ const (
 	CtlDoctor = "ctl.doctor"
 )
 
-// OpsService is what the ops control methods call; *Core implements it.
+// OpsService is what the ops control methods call; *Core implements it in
+// process and ctlclient.Client over the socket.
 type OpsService interface {
-	Prune(ctx context.Context, olderThan time.Duration) (PruneReport, error)
-	Export(ctx context.Context, agentID string) (json.RawMessage, error)
-	Forget(ctx context.Context, agentID string) (ForgetReport, error)
+	// Prune removes audit rows, context events, finished tasks and sent
+	// messages older than req.OlderThan. Errors: ErrInvalid (not positive).
+	Prune(ctx context.Context, req PruneRequest) (PruneReport, error)
+	// Export returns, as JSON, every stored row that names the agent.
+	// Errors: ErrInvalid (malformed id, aoi's own records).
+	Export(ctx context.Context, req AgentRequest) (json.RawMessage, error)
+	// Forget deletes everything stored about the agent, keeping the audit
+	// chain verifiable. Errors: ErrInvalid (as Export, or this agent).
+	Forget(ctx context.Context, req AgentRequest) (ForgetReport, error)
+	// Doctor checks this agent's setup. Errors: none of the kinds.
 	Doctor(ctx context.Context) (DoctorReport, error)
 }
 
 var _ OpsService = (*Core)(nil)
 
-type (
-	// CtlPruneParams asks to prune records older than OlderThanSec seconds.
-	CtlPruneParams struct {
-		OlderThanSec int64 `json:"older_than_sec"`
+// PruneRequest asks to prune records older than OlderThan. On the control
+// socket it is {"older_than_sec": N}, whole seconds.
+type PruneRequest struct {
+	OlderThan time.Duration
+}
+
+type pruneWire struct {
+	OlderThanSec int64 `json:"older_than_sec"`
+}
+
+// MarshalJSON writes the ctl.prune params.
+func (r PruneRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(pruneWire{OlderThanSec: int64(r.OlderThan / time.Second)})
+}
+
+// UnmarshalJSON reads the ctl.prune params.
+func (r *PruneRequest) UnmarshalJSON(b []byte) error {
+	var w pruneWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
 	}
-	// CtlAgentParams names the agent to export or forget.
-	CtlAgentParams struct {
-		AgentID string `json:"agent_id"`
-	}
-)
+	r.OlderThan = time.Duration(w.OlderThanSec) * time.Second
+	return nil
+}
+
+// AgentRequest names the agent to export or forget.
+type AgentRequest struct {
+	AgentID string `json:"agent_id"`
+}
 
 // registerOpsControl registers ctl.prune, ctl.export, ctl.forget and
-// ctl.doctor on the control server.
+// ctl.doctor on the control server, each straight to its OpsService method.
 func registerOpsControl(srv *rpc.Server, svc OpsService) {
-	srv.Handle(CtlPrune, handle(func(ctx context.Context, p CtlPruneParams) (PruneReport, error) {
-		return svc.Prune(ctx, time.Duration(p.OlderThanSec)*time.Second)
-	}))
-	srv.Handle(CtlExport, handle(func(ctx context.Context, p CtlAgentParams) (json.RawMessage, error) {
-		return svc.Export(ctx, p.AgentID)
-	}))
-	srv.Handle(CtlForget, handle(func(ctx context.Context, p CtlAgentParams) (ForgetReport, error) {
-		return svc.Forget(ctx, p.AgentID)
-	}))
+	srv.Handle(CtlPrune, handle(svc.Prune))
+	srv.Handle(CtlExport, handle(svc.Export))
+	srv.Handle(CtlForget, handle(svc.Forget))
 	srv.Handle(CtlDoctor, handleNone(svc.Doctor))
 }

@@ -654,3 +654,16 @@ func (d *serviceDouble) Reload(context.Context) (agent.ReloadReport, error) {
 
 // reloadReport is what the double's Reload returns.
 var reloadReport = agent.ReloadReport{Path: "config.json", Changes: []string{"acl: 2 rules → 3"}, Restart: []string{"metrics.listen_addr \"\" → \"127.0.0.1:9464\""}}
+
+// ctl.prune's params stay {"older_than_sec": N} while PruneRequest carries
+// a duration.
+func TestPruneRequestWire(t *testing.T) {
+	b, err := json.Marshal(agent.PruneRequest{OlderThan: 90*time.Second + time.Millisecond})
+	if err != nil || string(b) != `{"older_than_sec":90}` {
+		t.Fatalf("marshal: %s, %v; want {\"older_than_sec\":90}", b, err)
+	}
+	var r agent.PruneRequest
+	if err := json.Unmarshal([]byte(`{"older_than_sec":2592000}`), &r); err != nil || r.OlderThan != 30*24*time.Hour {
+		t.Fatalf("unmarshal: %v, %v; want 720h", r.OlderThan, err)
+	}
+}

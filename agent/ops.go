@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/aoi-protocol/aoi/agent/ops"
 )
@@ -31,18 +30,18 @@ func (c *Core) newOps() *ops.Ops {
 // Prune removes audit rows, context events, finished tasks (with their
 // output directories) and delivered or expired outbox entries older than
 // olderThan (ops.Ops.Prune).
-func (c *Core) Prune(ctx context.Context, olderThan time.Duration) (PruneReport, error) {
-	return c.ops.Prune(ctx, olderThan)
+func (c *Core) Prune(ctx context.Context, req PruneRequest) (PruneReport, error) {
+	return c.ops.Prune(ctx, req.OlderThan)
 }
 
 // Export returns, as JSON, every stored row that names agentID
 // (ops.Ops.Export).
-func (c *Core) Export(ctx context.Context, agentID string) (json.RawMessage, error) {
-	return c.ops.Export(ctx, agentID)
+func (c *Core) Export(ctx context.Context, req AgentRequest) (json.RawMessage, error) {
+	return c.ops.Export(ctx, req.AgentID)
 }
 
 // Forget deletes everything stored about agentID, keeping the audit chain
 // verifiable (ops.Ops.Forget).
-func (c *Core) Forget(ctx context.Context, agentID string) (ForgetReport, error) {
-	return c.ops.Forget(ctx, agentID)
+func (c *Core) Forget(ctx context.Context, req AgentRequest) (ForgetReport, error) {
+	return c.ops.Forget(ctx, req.AgentID)
 }

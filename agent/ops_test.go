@@ -53,7 +53,7 @@ func TestPruneKeepsTheChainVerifiableAndTamperEvident(t *testing.T) {
 	}
 	before, _ := eng.VerifyAudit(ctx)
 
-	rep, err := eng.Prune(ctx, time.Nanosecond) // everything written so far is older
+	rep, err := eng.Prune(ctx, agent.PruneRequest{OlderThan: time.Nanosecond}) // everything written so far is older
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestExportThenForgetLeavesNoTraceInTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	raw, err := cl.Export(ctx, "pm-tanaka")
+	raw, err := cl.Export(ctx, agent.AgentRequest{AgentID: "pm-tanaka"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestExportThenForgetLeavesNoTraceInTheDatabase(t *testing.T) {
 			t.Errorf("export has no %s rows: %s", table, raw)
 		}
 	}
-	rep, err := cl.Forget(ctx, "pm-tanaka")
+	rep, err := cl.Forget(ctx, agent.AgentRequest{AgentID: "pm-tanaka"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestExportThenForgetLeavesNoTraceInTheDatabase(t *testing.T) {
 	if len(rows) != 1 || strings.Contains(string(rows[0].Detail), "pm-tanaka") {
 		t.Fatalf("agent.forgotten rows = %+v", rows)
 	}
-	if _, err := cl.Forget(ctx, "eng-suzuki"); err == nil {
+	if _, err := cl.Forget(ctx, agent.AgentRequest{AgentID: "eng-suzuki"}); err == nil {
 		t.Fatal("forgetting this agent itself must be refused")
 	}
 }

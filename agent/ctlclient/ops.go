@@ -15,20 +15,20 @@ var _ agent.OpsService = (*Client)(nil)
 const opsTimeout = 30 * time.Minute
 
 // Prune implements agent.OpsService.
-func (c *Client) Prune(ctx context.Context, olderThan time.Duration) (rep agent.PruneReport, err error) {
-	err = c.call(ctx, opsTimeout, agent.CtlPrune, agent.CtlPruneParams{OlderThanSec: int64(olderThan / time.Second)}, &rep)
+func (c *Client) Prune(ctx context.Context, req agent.PruneRequest) (rep agent.PruneReport, err error) {
+	err = c.call(ctx, opsTimeout, agent.CtlPrune, req, &rep)
 	return rep, err
 }
 
 // Export implements agent.OpsService.
-func (c *Client) Export(ctx context.Context, agentID string) (data json.RawMessage, err error) {
-	err = c.call(ctx, opsTimeout, agent.CtlExport, agent.CtlAgentParams{AgentID: agentID}, &data)
+func (c *Client) Export(ctx context.Context, req agent.AgentRequest) (data json.RawMessage, err error) {
+	err = c.call(ctx, opsTimeout, agent.CtlExport, req, &data)
 	return data, err
 }
 
 // Forget implements agent.OpsService.
-func (c *Client) Forget(ctx context.Context, agentID string) (rep agent.ForgetReport, err error) {
-	err = c.call(ctx, opsTimeout, agent.CtlForget, agent.CtlAgentParams{AgentID: agentID}, &rep)
+func (c *Client) Forget(ctx context.Context, req agent.AgentRequest) (rep agent.ForgetReport, err error) {
+	err = c.call(ctx, opsTimeout, agent.CtlForget, req, &rep)
 	return rep, err
 }
 

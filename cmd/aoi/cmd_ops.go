@@ -55,7 +55,7 @@ func (a *app) pruneCmd() *cobra.Command {
 				return usagef(cmd, "--older-than %q: %v", olderThan, err)
 			}
 			return a.withOps(cmd.Context(), func(svc agent.OpsService) error {
-				rep, err := svc.Prune(cmd.Context(), age)
+				rep, err := svc.Prune(cmd.Context(), agent.PruneRequest{OlderThan: age})
 				if err != nil {
 					return err
 				}
@@ -100,7 +100,7 @@ func (a *app) exportCmd() *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withOps(cmd.Context(), func(svc agent.OpsService) error {
-				raw, err := svc.Export(cmd.Context(), id)
+				raw, err := svc.Export(cmd.Context(), agent.AgentRequest{AgentID: id})
 				if err != nil {
 					return err
 				}
@@ -135,7 +135,7 @@ func (a *app) forgetCmd() *cobra.Command {
 				if !yes {
 					return a.previewForget(cmd, svc, id)
 				}
-				rep, err := svc.Forget(cmd.Context(), id)
+				rep, err := svc.Forget(cmd.Context(), agent.AgentRequest{AgentID: id})
 				if err != nil {
 					return err
 				}
@@ -151,7 +151,7 @@ func (a *app) forgetCmd() *cobra.Command {
 
 // previewForget shows the rows forget would touch and asks for --yes.
 func (a *app) previewForget(cmd *cobra.Command, svc agent.OpsService, id string) error {
-	raw, err := svc.Export(cmd.Context(), id)
+	raw, err := svc.Export(cmd.Context(), agent.AgentRequest{AgentID: id})
 	if err != nil {
 		return err
 	}
