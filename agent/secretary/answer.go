@@ -117,18 +117,32 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 	if err != nil {
 		return nil, err
 	}
-	var hits []store.ContextHit
+	var kept, state []store.ContextEvent
 	for _, e := range recent {
-		if len(hits) == searchLimit {
+		if len(kept)+len(state) == searchLimit {
 			break
 		}
-		if ac.allow(e) && inContexts(contexts, e.Ctx) {
-			// Newest first: the score falls with the rank, so commits and
-			// the files they touched interleave in time order.
-			hits = append(hits, store.ContextHit{ID: e.ID, Source: e.Source, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title,
-				Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(strings.Join(strings.Fields(e.Title), " "), snippetCap), Matched: 1,
-				Score: 1 / float64(1+len(hits))})
+		if !ac.allow(e) || !inContexts(contexts, e.Ctx) {
+			continue
 		}
+		if isStateKind(e.Kind) {
+			state = append(state, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	// A snapshot (the uncommitted changes, the branch) is stamped when it
+	// was last seen, so it always looks newest: it goes after the newest
+	// commit, so the answer says what was done before what is under way.
+	at := slices.IndexFunc(kept, func(e store.ContextEvent) bool { return e.Kind == "commit" }) + 1
+	kept = append(kept[:at], append(state, kept[at:]...)...)
+	hits := make([]store.ContextHit, 0, len(kept))
+	for _, e := range kept {
+		// The score falls with the rank, so commits and the files they
+		// touched interleave in time order.
+		hits = append(hits, store.ContextHit{ID: e.ID, Source: e.Source, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title,
+			Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(strings.Join(strings.Fields(e.Title), " "), snippetCap), Matched: 1,
+			Score: 1 / float64(1+len(hits))})
 	}
 	return hits, nil
 }

@@ -1,8 +1,13 @@
 package secretary
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -61,5 +66,45 @@ func TestRefsListFilesByTheirBestEvidence(t *testing.T) {
 	}
 	if refs[0].Ref != "aaaaaaa" || refs[1].Ref != "apps/tedit/tedit.cpp:1-845" {
 		t.Fatalf("refs %+v: want the merge, then the file its path names", refs[:2])
+	}
+}
+
+// TestRecentWorkPutsDoneBeforeSnapshots: asked what the owner has been up
+// to, the answer names the newest commit before the uncommitted changes,
+// whose snapshot is stamped when it was last seen (always newest), and
+// older commits after them.
+func TestRecentWorkPutsDoneBeforeSnapshots(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1a1a1a1a1a1", Title: "acpi: S5 shutdown", TS: h(8),
+				Meta: `{"files":[{"path":"kernel/acpi.cpp","lines":"1-9"}]}`},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b2b2b2b2b2b2", Title: "ahci: skeleton", TS: h(30),
+				Meta: `{"files":[{"path":"kernel/ahci.cpp","lines":"1-9"}]}`},
+			{Source: "git", Kind: "worktree", Ctx: "acme/webapp", Key: "worktree", Title: "uncommitted changes", TS: testNow,
+				Meta: `{"files":[{"path":"kernel/fat.cpp"},{"path":"kernel/main.cpp"}]}`},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "What have you been up to lately?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, r := range a.Result.ContextRefs {
+		refs = append(refs, r.Ref)
+	}
+	fat := slices.IndexFunc(refs, func(r string) bool { return strings.HasPrefix(r, "kernel/fat.cpp") })
+	older := slices.Index(refs, "b2b2b2b")
+	if len(refs) < 4 || refs[0] != "a1a1a1a" || fat < 0 || older < 0 || fat > older {
+		t.Fatalf("refs %q: want the newest commit first, then the uncommitted files before the older commit", refs)
 	}
 }
