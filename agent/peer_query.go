@@ -77,6 +77,9 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	call.MarkAudited()
 	c.inbox.Announce(q)
+	if h.Decision == DecisionAutoRespond && p.Async {
+		c.outbox.Wake() // the answer is queued: send it now, not at the next idle wake-up
+	}
 	if answerNow {
 		res := *h.Draft
 		res.Completed = true
@@ -182,8 +185,11 @@ func stateFor(decision string) string {
 }
 
 func pendingSummary(state string) string {
-	if state == QueryBuffered {
+	switch state {
+	case QueryBuffered:
 		return "Your question is queued; the owner is in focus time and the answer will follow as aoi.notify."
+	case QueryAnswered: // asked async and answered by the secretary
+		return "Your question was answered from recorded work; the answer follows at once as aoi.notify."
 	}
 	return "Your question was passed to the owner; the answer will follow as aoi.notify."
 }

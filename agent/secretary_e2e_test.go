@@ -106,6 +106,46 @@ func TestSecretaryAnswersInFocusAndBuffersUntilFocusEnds(t *testing.T) {
 	}
 }
 
+// TestAsyncAutoAnswerArrivesAtOnce: the interface asks asynchronously; a
+// question the mirror answers says so (not "passed to the owner") and its
+// answer is sent at once, not at the outbox's next idle wake-up (30 s).
+func TestAsyncAutoAnswerArrivesAtOnce(t *testing.T) {
+	_, pm := mirrorAgents(t)
+	ctx := context.Background()
+	eventually(t, 15*time.Second, "a grounded answer from the mirror", func() bool {
+		res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "How is auth going? refresh tokens"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var qr wire.QueryResult
+		json.Unmarshal(res.Result, &qr)
+		return qr.Completed
+	})
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "How is auth going? refresh tokens", Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qr wire.QueryResult
+	json.Unmarshal(res.Result, &qr)
+	if qr.Metadata["state"] != agent.QueryAnswered || strings.Contains(qr.Summary, "owner") {
+		t.Fatalf("async auto-answered query replied %+v; want state answered and no word of the owner", qr)
+	}
+	start := time.Now()
+	eventually(t, 5*time.Second, "the async answer", func() bool {
+		msgs, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if m.RelatedID == res.QueryID {
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("the async answer arrived after %v", time.Since(start).Round(time.Millisecond))
+}
+
 func TestNoteFeedsTheMirror(t *testing.T) {
 	eng, pm := mirrorAgents(t)
 	ctx := context.Background()
