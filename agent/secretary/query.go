@@ -50,7 +50,7 @@ same such only very too more most less least another per`)
 
 // Words that say what kind of answer is wanted rather than what about.
 var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta
-green passing pass passes left look looks looking`)
+green passing pass passes left look looks looking written`)
 var blockerWords = setOf(`block blocks blocked blocker blockers blocking stuck problem problems issue issues impediment impediments risk risks waiting
 hold holding held concern concerns prevent prevents preventing obstacle obstacles trouble troubles slowing hindering`)
 

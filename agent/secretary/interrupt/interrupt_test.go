@@ -63,9 +63,10 @@ func TestConfidence(t *testing.T) {
 		{"last hour", true, 30 * time.Minute, 1, ConfRecentHour},
 		{"last day", true, 5 * time.Hour, 1, ConfRecentDay},
 		{"older, fully covered", true, 72 * time.Hour, 1, ConfGrounded},
-		{"half coverage pulls far down", true, time.Minute, 0.5, 0.2 + 0.75*math.Pow(0.25/0.55, 1.5)},
+		{"half coverage pulls far down", true, time.Minute, 0.5, 0.2 + 0.75*math.Pow(0.25/0.5, 1.5)},
 		{"a quarter is no evidence", true, time.Minute, 0.25, ConfNoMatch},
-		{"four fifths counts fully", true, 72 * time.Hour, 0.8, ConfGrounded},
+		{"half in the best hit, the rest next to it, counts fully", true, 72 * time.Hour, 0.75, ConfGrounded},
+		{"a little less does not", true, 72 * time.Hour, 0.7, 0.2 + 0.62*math.Pow(0.45/0.5, 1.5)},
 		{"zero coverage is no match", true, time.Minute, 0, ConfNoMatch},
 		{"quality is clamped", true, time.Minute, 3, ConfRecentHour},
 	}
