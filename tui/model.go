@@ -25,6 +25,7 @@ type Model struct {
 	dark bool
 
 	width, height int
+	laidOutFor    int // the notice lines the layout left room for
 	focus         focus
 	lastOpen      [2]focus
 	layout        layout
@@ -124,8 +125,17 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update routes a message to the handler for its kind.
+// Update routes a message to the handler for its kind, then gives the
+// notice line the lines it needs now (an error wraps; the panes give way).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if m.width >= minWidth && m.height >= minHeight && m.bottomLines() != m.laidOutFor {
+		m.relayout()
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return m, tea.Batch(m.handleKey(msg), m.readMessages())
@@ -176,7 +186,8 @@ func (m *Model) relayout() {
 	if paneFocus == focusPrompt {
 		paneFocus = m.prompt.returnTo
 	}
-	m.layout = computeLayout(m.width, m.height, paneFocus, m.lastOpen)
+	m.laidOutFor = m.bottomLines()
+	m.layout = computeLayout(m.width, m.height-(m.laidOutFor-1), paneFocus, m.lastOpen)
 	for i, col := range m.layout.cols {
 		w, h := m.layout.paneSize(i)
 		for _, f := range col {

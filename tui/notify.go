@@ -207,15 +207,16 @@ func (m *Model) renderBottomLine() string {
 		return m.prompt.view(m.width)
 	}
 	st := m.env.styles
-	switch m.notice.level {
-	case levelError:
-		if m.notice.text != "" {
-			return st.Error.Render(fit("✗ "+m.notice.text, m.width))
+	if m.notice.text != "" {
+		style := st.Notice
+		if m.notice.level == levelError {
+			style = st.Error
 		}
-	default:
-		if m.notice.text != "" {
-			return st.Notice.Render(fit(m.notice.text, m.width))
+		lines := m.noticeWrapped()
+		for i, l := range lines {
+			lines[i] = style.Render(fit(l, m.width))
 		}
+		return strings.Join(lines, "\n")
 	}
 	k := m.env.keys.Global
 	hint := helpKeys(k.Help, k.Command, k.Ask, k.NextPane, k.Quit)
@@ -223,6 +224,36 @@ func (m *Model) renderBottomLine() string {
 		hint = pane + " · " + hint
 	}
 	return st.Muted.Render(fit(hint, m.width))
+}
+
+// maxNoticeLines bounds the lines an error or a peer's notice takes.
+const maxNoticeLines = 3
+
+// noticeWrapped is the notice as it is drawn: an error (the reason and the
+// fix) or what a peer sent (an answer) wraps to up to maxNoticeLines lines
+// so it can be read, the panes giving way meanwhile; anything else is one
+// line.
+func (m *Model) noticeWrapped() []string {
+	text := m.notice.text
+	if m.notice.level == levelError {
+		text = "✗ " + text
+	}
+	if m.notice.level == levelInfo || m.width <= 0 {
+		return []string{truncate(text, m.width)}
+	}
+	lines := wrap(text, m.width)
+	if len(lines) > maxNoticeLines {
+		lines = append(lines[:maxNoticeLines-1], truncate(strings.Join(lines[maxNoticeLines-1:], " "), m.width))
+	}
+	return lines
+}
+
+// bottomLines is how many lines the notice line takes now.
+func (m *Model) bottomLines() int {
+	if m.focus == focusPrompt || m.notice.text == "" {
+		return 1
+	}
+	return max(1, len(m.noticeWrapped()))
 }
 
 // paneHint names the keys that act in the focused pane, so a person sees

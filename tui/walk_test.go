@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 )
@@ -195,4 +196,33 @@ func TestUnknownCommandFits(t *testing.T) {
 	if frame := screen(m); !strings.Contains(frame, "unknown command :frobnicate — :help lists the commands") {
 		t.Errorf("the mistake is not readable:\n%s", frame)
 	}
+}
+
+// TestLongErrorWraps: an error that does not fit one line (a peer's
+// refusal with its reason) wraps onto up to three lines, the panes giving
+// way, and the frame keeps its size; when it expires the panes get the
+// lines back.
+func TestLongErrorWraps(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	svc.failWith = errors.New(`qa-ito answered: rpc error -32602 (Invalid params): task_type "run_tests" is not configured; it offers: lint, e2e`)
+	press(t, m, ":")
+	typeText(t, m, "task qa-ito run_tests")
+	press(t, m, "enter")
+	frame := screen(m)
+	if !strings.Contains(frame, "it offers: lint, e2e") {
+		t.Errorf("the end of the error is cut:\n%s", frame)
+	}
+	checkFrame(t, frame, 80, 24)
+	if !strings.HasPrefix(lastLine(frame), " eng-suzuki") {
+		t.Errorf("the status bar is not the last line: %q", lastLine(frame))
+	}
+	m.notice.until = fixedNow.Add(-time.Second)
+	m.opts.Now = func() time.Time { return fixedNow.Add(time.Minute) }
+	m.Update(tickMsg{})
+	frame = screen(m)
+	if strings.Contains(frame, "lint, e2e") || m.layout.height != 24-chromeLines {
+		t.Errorf("the expired error still takes lines (layout height %d):\n%s", m.layout.height, frame)
+	}
+	checkFrame(t, frame, 80, 24)
 }
