@@ -28,7 +28,7 @@ require (
 	9fans.net/go v0.0.8-0.20250307142834-96bdba94b63f // indirect
 	dario.cat/mergo v1.0.1 // indirect
 	filippo.io/edwards25519 v1.2.0 // indirect
-	github.com/BobuSumisu/aho-corasick v1.0.3
+	github.com/BobuSumisu/aho-corasick v1.0.3 // indirect
 	github.com/BurntSushi/toml v1.5.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
 	github.com/Masterminds/semver/v3 v3.4.0 // indirect

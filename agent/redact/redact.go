@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -41,11 +40,6 @@ type Redactor struct {
 	// only text that rule provably cannot match (see mayHoldGenericKey).
 	lite  *detect.Detector
 	rules []rule // built-in extras first, then custom patterns
-	// keys maps each detector to a matcher of its rules' keywords, when
-	// every rule of it has some: gitleaks runs a rule only on text holding
-	// one of its keywords, so text holding none needs no detector call
-	// (which costs more than the search, whatever the text).
-	keys map[*detect.Detector]*ahocorasick.Trie
 }
 
 // genericRuleID is gitleaks' catch-all rule for key = value assignments.
@@ -118,35 +112,7 @@ func New(custom []Pattern) (*Redactor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load gitleaks' default rules: %w", err)
 	}
-	r := &Redactor{detector: d, lite: withoutRule(d, genericRuleID), rules: rules, keys: map[*detect.Detector]*ahocorasick.Trie{}}
-	for _, det := range []*detect.Detector{r.detector, r.lite} {
-		if k := keywordMatcher(det); k != nil {
-			r.keys[det] = k
-		}
-	}
-	return r, nil
-}
-
-// keywordMatcher returns a matcher of the lower-cased keywords of d's
-// rules, or nil when a rule without keywords could find something in text
-// (gitleaks runs those on every text).
-func keywordMatcher(d *detect.Detector) *ahocorasick.Trie {
-	if d == nil {
-		return nil
-	}
-	var kws []string
-	for _, ru := range d.Config.Rules {
-		if len(ru.Keywords) == 0 {
-			if ru.Regex != nil {
-				return nil
-			}
-			continue // a path-only rule: aoi scans no files by path
-		}
-		for _, k := range ru.Keywords {
-			kws = append(kws, strings.ToLower(k))
-		}
-	}
-	return ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	return &Redactor{detector: d, lite: withoutRule(d, genericRuleID), rules: rules}, nil
 }
 
 // withoutRule returns a detector with d's configuration minus one rule, or
@@ -215,10 +181,6 @@ func (r *Redactor) gitleaksSpans(s string) []span {
 	d := r.detector
 	if r.lite != nil && d.MaxDecodeDepth == 0 && !mayHoldGenericKey(s) {
 		d = r.lite
-	}
-	// gitleaks looks for the keywords in the lower-cased text the same way.
-	if k := r.keys[d]; k != nil && d.MaxDecodeDepth == 0 && k.MatchFirstString(strings.ToLower(s)) == nil {
-		return nil
 	}
 	return detectorSpans(d, s)
 }
