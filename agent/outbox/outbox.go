@@ -32,6 +32,9 @@ type Outbox struct {
 	// Failed learns of every failed delivery (the core marks a peer that
 	// gave no answer at all offline).
 	Failed func(ctx context.Context, agentID string, err error)
+	// Clock is what Run waits on until the next entry is due (nil: the
+	// wall clock; tests pass a backoff.Fake, with Now its Now).
+	Clock backoff.Clock
 
 	kick chan struct{}
 }
@@ -65,18 +68,18 @@ func Notify(id, from, to, event, relatedID string, data json.RawMessage, now tim
 
 // Run delivers due entries until ctx ends.
 func (o *Outbox) Run(ctx context.Context) {
+	clock := o.Clock
+	if clock == nil {
+		clock = backoff.Real
+	}
 	for {
 		o.deliverDue(ctx)
-		wait := o.untilNext(ctx)
-		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return
 		case <-o.kick:
-		case <-timer.C:
+		case <-clock.After(o.untilNext(ctx)):
 		}
-		timer.Stop()
 	}
 }
 

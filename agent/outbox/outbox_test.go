@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -76,5 +77,77 @@ func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
 	}
 	if _, ok, _ := db.NextOutboxAt(ctx); ok {
 		t.Fatal("a delivered entry is still queued")
+	}
+}
+
+// Run retries an entry when its back-off has passed on its clock, not
+// before, and stops with its context: no test waits for real time.
+func TestRunRetriesOnItsClock(t *testing.T) {
+	fake := backoff.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(fake.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(`{}`), fake.Now(), time.Hour)
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
+		t.Fatal(err)
+	}
+	attempts := make(chan int, 4)
+	n := 0
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: fake.Now, Clock: fake,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600}
+		},
+		Send: func(context.Context, store.OutboxRecord) error {
+			n++
+			attempts <- n
+			if n == 1 {
+				return errors.New("connection refused")
+			}
+			return nil
+		},
+		Failed: func(context.Context, string, error) {},
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); o.Run(ctx) }()
+
+	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	next := func() int {
+		select {
+		case a := <-attempts:
+			return a
+		case <-wait.Done():
+			t.Fatal("no delivery attempt")
+			return 0
+		}
+	}
+	if a := next(); a != 1 {
+		t.Fatalf("attempt %d first", a)
+	}
+	fake.Waiting(wait)
+	fake.Advance(999 * time.Millisecond)
+	fake.Waiting(wait) // woken early or not at all, it waits again
+	select {
+	case a := <-attempts:
+		t.Fatalf("attempt %d before the 1 s back-off had passed", a)
+	default:
+	}
+	fake.Advance(time.Millisecond)
+	if a := next(); a != 2 {
+		t.Fatalf("attempt %d second", a)
+	}
+	fake.Waiting(wait)
+	if _, ok, _ := db.NextOutboxAt(ctx); ok {
+		t.Fatal("a delivered entry is still queued")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-wait.Done():
+		t.Fatal("Run did not stop with its context")
 	}
 }
