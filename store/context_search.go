@@ -73,7 +73,8 @@ const (
 )
 
 // WithSearchBudget replaces the time bound of one SearchContext's index
-// walks once one has found something (default 25 ms). An evaluation that must give the same answers on
+// walks once one has found something (default 25 ms; the first walk is
+// never cut, later ones until something is found after four times as long). An evaluation that must give the same answers on
 // a busy machine as on a quiet one sets a generous bound.
 func WithSearchBudget(d time.Duration) Option {
 	return func(o *options) { o.searchBudget = d }
@@ -111,14 +112,20 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 	}
 	budget, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	for _, w := range walks {
-		// Until a walk has found something the budget does not apply: on
-		// a busy machine it could run out before the first walk ends and
-		// leave a question that has answers with none (each walk is
-		// bounded by maxScanPerTerm rows anyway).
+	// The first walk is never cut short, and until a walk has found
+	// something only a bound four times longer applies: on a busy machine
+	// the budget could run out before the first walk ends and leave a
+	// question that has answers with none (each walk reads at most
+	// maxScanPerTerm rows).
+	hard, cancelHard := context.WithTimeout(ctx, 4*bound)
+	defer cancelHard()
+	for i, w := range walks {
 		wctx := budget
-		if len(s.cands) == 0 {
+		switch {
+		case i == 0:
 			wctx = ctx
+		case len(s.cands) == 0:
+			wctx = hard
 		}
 		err := s.collect(wctx, w)
 		if errors.Is(err, errOutOfTime) && ctx.Err() == nil {
