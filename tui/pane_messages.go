@@ -31,13 +31,16 @@ func newMessagesPane(e *env) *messagesPane {
 	return &messagesPane{paneBase: paneBase{env: e, previewed: true}, asks: map[string]string{}}
 }
 
-// add merges newly fetched messages, keeping the selection.
+// add merges newly fetched messages, keeping the selection; a selection
+// on the newest row follows the newest, so an answer that arrives while
+// the owner reads the top of the list is the one shown under it (as the
+// Audit pane follows new rows at its top).
 func (p *messagesPane) add(ms []agent.Message) {
 	if len(ms) == 0 {
 		return
 	}
 	var sel int64
-	if p.list.cursor < len(p.rows) {
+	if p.list.cursor < len(p.rows) && p.list.cursor > 0 {
 		sel = p.rows[p.list.cursor].Seq
 	}
 	seen := map[int64]bool{}

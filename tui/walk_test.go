@@ -226,3 +226,21 @@ func TestLongErrorWraps(t *testing.T) {
 	}
 	checkFrame(t, frame, 80, 24)
 }
+
+// TestNewMessageShownWhenReadingTheTop: with the newest message selected,
+// one that arrives is selected (its text shown under the list); with an
+// older one selected, the selection stays where the owner put it.
+func TestNewMessageShownWhenReadingTheTop(t *testing.T) {
+	p := newMessagesPane(&env{now: fixedNow})
+	p.SetSize(60, 20)
+	p.add([]agent.Message{{Seq: 1, From: "a"}, {Seq: 2, From: "b"}})
+	p.add([]agent.Message{{Seq: 3, From: "c"}})
+	if got := p.rows[p.list.cursor].Seq; got != 3 {
+		t.Errorf("selected seq %d after a new message while at the top; want the new one", got)
+	}
+	p.list.cursor = 2 // seq 1
+	p.add([]agent.Message{{Seq: 4, From: "d"}})
+	if got := p.rows[p.list.cursor].Seq; got != 1 {
+		t.Errorf("selected seq %d; the owner's selection (seq 1) must stay", got)
+	}
+}

@@ -25,6 +25,7 @@ enable_tasks() {
 check_approve_from_any_pane() {
 	aoi --data-dir "$PM" task eng-suzuki say_hi who=team >"$T/task1.log" 2>&1 || fail "the PM's task request failed: $(cat "$T/task1.log")"
 	poll screen_has "1 pending" || fail "the task request never showed as pending"
+	poll screen_has "y approve · n reject" || fail "the notice of the new request does not name y/n"
 	keys y # focus is on Queries: y still reaches the newest request
 	poll screen_has "approved say_hi from pm-tanaka" || fail "y from the Queries pane did not approve the request"
 	poll pm_inbox_has "hi team" || fail "the approved task's output never reached the PM"
@@ -68,6 +69,23 @@ check_messages_pane() {
 	poll screen_has "audit pane is live" || fail "the Messages pane does not show the message"
 	poll screen_has "msgs 0" || fail "looking at the Messages pane did not mark the message read"
 	aoi --data-dir "$ENG" status --json | grep -qF '"unread_messages": 0' || fail "the read mark is not stored in the core"
+}
+
+# check_read_long_answer asks the PM from the prompt bar (focus stays on
+# Messages) and reads the PM's long answer whole under the list: the notice
+# line holds three lines of it, the preview all of it.
+check_read_long_answer() {
+	keys @
+	keys -l "pm-tanaka when is the release?"
+	keys Enter
+	poll screen_has "asked pm-tanaka" || fail "the @question gave no feedback"
+	local qid filler
+	poll pm_inbox_has "when is the release?" || fail "the @question never reached the PM"
+	qid=$(timeout 10 "$BIN" --data-dir "$PM" inbox --json | grep -o '"q-[0-9a-f]*"' | head -1 | tr -d '"')
+	filler="the release waits for QA sign-off on Thursday and the migration dry run on Wednesday"
+	aoi --data-dir "$PM" answer "$qid" "Friday: $filler; $filler; $filler; $filler; $filler; ANSWER-END" >"$T/answer2.log" 2>&1 ||
+		fail "the PM could not answer: $(cat "$T/answer2.log")"
+	poll screen_has "ANSWER-END" || fail "the long answer cannot be read whole in the Messages pane"
 }
 
 check_trust_from_peers_pane() {
@@ -125,7 +143,8 @@ run_daily_checks() {
 	check_detail_and_reject
 	check_audit_live_and_search
 	check_messages_pane
+	check_read_long_answer
 	check_trust_from_peers_pane
 	check_first_run
-	echo "tui.sh: daily use ok (approve from any pane, approval detail and reject reason, live audit and search, messages read, trust from the Peers pane, first-run dialog)"
+	echo "tui.sh: daily use ok (approve from any pane, approval detail and reject reason, live audit and search, messages read, a long answer read whole, trust from the Peers pane, first-run dialog)"
 }
