@@ -40,6 +40,7 @@ const (
 	rankNow        = 0
 	rankRecent     = 10
 	rankStale      = 20
+	rankUnrelated  = 30
 	topicBonus     = 15
 	evidenceBonus  = 5
 	blockedCommits = 14 * 24 * time.Hour
@@ -89,6 +90,10 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 				continue
 			}
 			b.rank -= evidenceBonus
+		case elsewhere(pq, ev, e) && e.Ctx == "":
+			// An owner's note tied to no repository may still be what
+			// holds this work up in other words: listed last, if room.
+			b.rank = rankUnrelated
 		case elsewhere(pq, ev, e):
 			continue
 		}
@@ -100,8 +105,8 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 // elsewhere reports whether a blocker comes from another place than the
 // answer's best evidence: another context, or none (an owner's note). A
 // question about one repository's editor is not held up by a FIXME in
-// another repository's kernel that shares one word with it, nor by a note
-// about something else. Questions without a topic ("what's blocking
+// another repository's kernel that shares one word with it; a note about
+// something else comes last. Questions without a topic ("what's blocking
 // you?") keep every blocker.
 func elsewhere(pq parsedQuery, ev *evidence, e store.ContextEvent) bool {
 	return len(pq.Concepts) > 0 && len(ev.contexts) > 0 && e.Ctx != ev.contexts[0]
