@@ -23,7 +23,8 @@ func (a *app) sendCmd() *cobra.Command {
 		Short: "Send a typed message to a colleague's coding assistant (" + strings.Join(wire.MessageTypes, ", ") + ")",
 		Long: "aoi send delivers an aoi.message to the agent's assistant inbox (never its secretary),\n" +
 			"through the outbox: it is queued while the agent is offline. TEXT becomes the payload's\n" +
-			"message (description for task_assign) unless --payload gives a JSON object.\n" +
+			"message (description for task_assign), also when --payload gives the rest of it as a\n" +
+			"JSON object.\n" +
 			"AGENT may be - with --task to reach that task's counterpart (whoever assigned it).",
 		Args: args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
@@ -57,21 +58,35 @@ func (a *app) sendCmd() *cobra.Command {
 	return cmd
 }
 
-// sendPayload builds the payload from --payload or the text.
+// sendPayload builds the payload from --payload and the text. TEXT given
+// with --payload becomes the payload's message (description for
+// task_assign) when the object has none, so typed words are never dropped;
+// when it has one, the two disagree and the command says so.
 func sendPayload(typ, raw, text string) (json.RawMessage, error) {
-	if raw != "" {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(raw), &obj); err != nil {
-			return nil, fmt.Errorf("--payload must be a JSON object: %v", err)
-		}
-		return json.RawMessage(raw), nil
-	}
-	if text == "" {
-		return nil, nil
-	}
 	key := "message"
 	if typ == wire.MsgTaskAssign {
 		key = "description"
+	}
+	if raw != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj == nil {
+			if err == nil {
+				err = fmt.Errorf("got %s", raw)
+			}
+			return nil, fmt.Errorf("--payload must be a JSON object: %v", err)
+		}
+		if text == "" {
+			return json.RawMessage(raw), nil
+		}
+		if _, ok := obj[key]; ok {
+			return nil, fmt.Errorf("TEXT and --payload's %q both give the %s; give one of them", key, key)
+		}
+		obj[key] = text
+		b, err := json.Marshal(obj)
+		return b, err
+	}
+	if text == "" {
+		return nil, nil
 	}
 	b, _ := json.Marshal(map[string]string{key: text})
 	return b, nil
