@@ -110,6 +110,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"answer", "only-an-id"},
 		{"focus", "sideways"},
 		{"decline", "q1"},
+		{"reject", "a1"}, // the requester reads the reason, as in the interface
+		{"reject", "a1", "--reason", " "},
 		{"release"},
 		{"release", "q1", "--all"},
 		{"task", "eng-a", "run_tests", "novalue"},

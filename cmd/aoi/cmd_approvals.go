@@ -87,10 +87,14 @@ func (a *app) approveCmd() *cobra.Command {
 func (a *app) rejectCmd() *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
-		Use:   "reject APPROVAL_ID [--reason TEXT]",
-		Short: "Reject a task request; the requester gets APPROVAL_DENIED",
+		Use:   "reject APPROVAL_ID --reason TEXT",
+		Short: "Reject a task request, telling the requester why (they get APPROVAL_DENIED)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			// As in the interface: the requester reads the reason.
+			if strings.TrimSpace(reason) == "" {
+				return usagef(cmd, "--reason is required: say why, the requester sees it")
+			}
 			return a.call(func(svc agent.Service) error {
 				if err := svc.Reject(cmd.Context(), agent.RejectRequest{ID: argv[0], Reason: strings.TrimSpace(reason)}); err != nil {
 					return err
