@@ -244,6 +244,7 @@ func messageSummary(m agent.Message, max int) string {
 		Status   string `json:"status"`
 		TaskID   string `json:"task_id"`
 		ExitCode *int   `json:"exit_code"`
+		Error    string `json:"error"` // why a task failed or was rejected: the requester's answer
 	}
 	if err := json.Unmarshal(m.Data, &d); err != nil {
 		return cell(string(m.Data), max)
@@ -256,6 +257,9 @@ func messageSummary(m agent.Message, max int) string {
 	}
 	if d.ExitCode != nil {
 		parts = append(parts, fmt.Sprintf("exit %d", *d.ExitCode))
+	}
+	if d.Error != "" { // "rejected · not before the release": the status already says who decided
+		parts = append(parts, strings.TrimPrefix(d.Error, "the owner rejected the request: "))
 	}
 	if len(parts) == 0 {
 		return cell(string(m.Data), max)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestSendKeepsTextWithPayload: `aoi send AGENT question "text" --payload
@@ -33,5 +35,20 @@ func TestSendKeepsTextWithPayload(t *testing.T) {
 	}
 	if got, _ := sendPayload("note", `{"k":1}`, ""); string(got) != `{"k":1}` {
 		t.Errorf("payload alone = %s", got)
+	}
+}
+
+// TestInboxSaysWhyATaskWasRejected: the requester's `aoi inbox` showed
+// "t-1 · rejected" and left the owner's reason in the JSON only.
+func TestInboxSaysWhyATaskWasRejected(t *testing.T) {
+	m := agent.Message{Seq: 7, From: "eng-suzuki", Event: "task.failed",
+		Data: json.RawMessage(`{"task_id":"t-1","status":"rejected","error":"the owner rejected the request: not before the release","code":-32007}`)}
+	if got := messageSummary(m, 0); !strings.Contains(got, "not before the release") {
+		t.Errorf("summary = %q; want the reason", got)
+	}
+	var b strings.Builder
+	printInbox(&b, inboxOutput{Messages: []agent.Message{m}})
+	if !strings.Contains(b.String(), "not before the release") {
+		t.Errorf("inbox:\n%s", b.String())
 	}
 }
