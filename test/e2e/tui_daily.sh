@@ -88,6 +88,34 @@ check_read_long_answer() {
 	poll screen_has "ANSWER-END" || fail "the long answer cannot be read whole in the Messages pane"
 }
 
+# check_cli_daily: the CLI a person uses next to the interface. approvals
+# --watch prints a request as it arrives; reject needs a reason and the
+# requester's inbox line says it; send keeps TEXT next to --payload and
+# messages --thread finds it.
+check_cli_daily() {
+	local watch="$T/approvals-watch.out" wpid id
+	timeout 20 "$BIN" --data-dir "$ENG" approvals --watch >"$watch" 2>&1 &
+	wpid=$!
+	poll grep -qF "watching for changes" "$watch" || fail "aoi approvals --watch never started watching: $(cat "$watch")"
+	aoi --data-dir "$PM" task eng-suzuki say_hi who=cli >"$T/task3.log" 2>&1 || fail "the third task request failed"
+	poll grep -qF "say_hi who=cli" "$watch" || fail "aoi approvals --watch did not print the new request: $(cat "$watch")"
+	kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null || true
+	id=$(aoi --data-dir "$ENG" approvals --json | grep -o '"id": "a[0-9a-f]*"' | head -1 | cut -d'"' -f4)
+	[ -n "$id" ] || fail "aoi approvals --json lists no pending request"
+	local rc=0
+	timeout 20 "$BIN" --data-dir "$ENG" reject "$id" >"$T/reject0.log" 2>&1 || rc=$?
+	[ "$rc" = 2 ] || fail "aoi reject without --reason exited $rc, want 2 (usage): $(cat "$T/reject0.log")"
+	aoi --data-dir "$ENG" reject "$id" --reason "cli says no" >/dev/null || fail "aoi reject --reason failed"
+	pm_inbox_line() { timeout 10 "$BIN" --data-dir "$PM" inbox | grep -F "rejected · cli says no"; }
+	poll pm_inbox_line || fail "the requester's aoi inbox does not say why the task was rejected"
+	aoi --data-dir "$PM" send eng-suzuki question "which branch has the fix?" --thread th-e2e --payload '{"pr":42}' >/dev/null ||
+		fail "aoi send with --thread and --payload failed"
+	local msgs
+	msgs=$(aoi --data-dir "$ENG" messages --thread th-e2e --json)
+	grep -qF "which branch has the fix?" <<<"$msgs" || fail "aoi send dropped TEXT given with --payload: $msgs"
+	grep -qF '"pr": 42' <<<"$msgs" || fail "aoi send lost the --payload: $msgs"
+}
+
 check_trust_from_peers_pane() {
 	local qa="$T/qa" port
 	port=$(free_port)
@@ -144,7 +172,8 @@ run_daily_checks() {
 	check_audit_live_and_search
 	check_messages_pane
 	check_read_long_answer
+	check_cli_daily
 	check_trust_from_peers_pane
 	check_first_run
-	echo "tui.sh: daily use ok (approve from any pane, approval detail and reject reason, live audit and search, messages read, a long answer read whole, trust from the Peers pane, first-run dialog)"
+	echo "tui.sh: daily use ok (approve from any pane, approval detail and reject reason, live audit and search, messages read, a long answer read whole, approvals --watch, reject --reason, send --payload, trust from the Peers pane, first-run dialog)"
 }
