@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/fold"
 )
 
 // Redacted replaces a secret in the log.
@@ -142,26 +144,5 @@ func mayHoldSecretValue(s string) bool {
 			return true
 		}
 	}
-	return containsFoldASCII(s, "bearer") || containsFoldASCII(s, "tskey-") || containsFoldASCII(s, "sk-")
-}
-
-// containsFoldASCII reports whether s contains sub (lower-case ASCII)
-// ignoring ASCII case.
-func containsFoldASCII(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		j := 0
-		for ; j < len(sub); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				break
-			}
-		}
-		if j == len(sub) {
-			return true
-		}
-	}
-	return false
+	return fold.ContainsASCII(s, "bearer") || fold.ContainsASCII(s, "tskey-") || fold.ContainsASCII(s, "sk-")
 }

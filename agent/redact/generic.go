@@ -151,24 +151,3 @@ func isASCII(s string) bool {
 	}
 	return true
 }
-
-// containsFoldASCII reports whether s contains sub (lower-case ASCII),
-// ignoring ASCII case.
-func containsFoldASCII(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		j := 0
-		for ; j < len(sub); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				break
-			}
-		}
-		if j == len(sub) {
-			return true
-		}
-	}
-	return false
-}

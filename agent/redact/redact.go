@@ -15,6 +15,8 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+
+	"github.com/aoi-protocol/aoi/internal/fold"
 )
 
 // Pattern is an owner-defined secret pattern (Go RE2 syntax). When the
@@ -82,7 +84,7 @@ var awsSecretRule = rule{
 	re: regexp.MustCompile(`(?i)\baws\b[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 	// For ASCII text (?i) folds only ASCII letters; other text may spell
 	// "s" as U+017F (ſ), so it always runs the expression.
-	may: func(s string) bool { return !isASCII(s) || containsFoldASCII(s, "aws") },
+	may: func(s string) bool { return !isASCII(s) || fold.ContainsASCII(s, "aws") },
 }
 
 // buildMu serialises detector construction: gitleaks loads its default
