@@ -193,12 +193,9 @@ type doneMsg struct {
 	refresh dirty
 }
 
-// call runs an owner action in a command and reports it with doneMsg.
-func (m *Model) call(what string, refresh dirty, f func(context.Context, Service) error) tea.Cmd {
-	return m.callAs(what, "", refresh, f)
-}
-
-// callAs is call with its own wording for a failure ("approving X").
+// callAs runs an owner action in a command and reports it with doneMsg:
+// what on success, "<failed> failed: <why>" otherwise ("answering q-1
+// failed: …", not "answer sent for q-1 failed").
 func (m *Model) callAs(what, failed string, refresh dirty, f func(context.Context, Service) error) tea.Cmd {
 	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
 	return func() tea.Msg {

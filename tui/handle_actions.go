@@ -29,7 +29,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.pushDialog(newAnswerDialog(a.q, m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
 	case answerAction:
-		return m.call("answer sent for "+a.id, dQueries|dStatus, func(c context.Context, s Service) error {
+		return m.callAs("answer sent for "+Sanitize(a.id), "answering "+Sanitize(a.id), dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Answer(c, agent.AnswerRequest{QueryID: a.id, Text: a.text})
 		})
 	case askDeclineReason:
@@ -37,20 +37,20 @@ func (m *Model) runAction(a action) tea.Cmd {
 			"Why? (sent to the asker)", func(r string) action { return declineAction{id: a.q.ID, reason: r} }, m.env).
 			withAbout("“" + Sanitize(a.q.Text) + "”"))
 	case declineAction:
-		return m.call("declined "+a.id, dQueries|dStatus, func(c context.Context, s Service) error {
+		return m.callAs("declined "+Sanitize(a.id), "declining "+Sanitize(a.id), dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Decline(c, agent.DeclineRequest{QueryID: a.id, Reason: a.reason})
 		})
 	case releaseAction:
-		what := "released " + a.id
+		what, failed := "released "+Sanitize(a.id), "releasing "+Sanitize(a.id)
 		if a.id == "" {
-			what = "released all buffered queries"
+			what, failed = "released all buffered queries", "releasing the buffered queries"
 		}
-		return m.call(what, dQueries|dStatus, func(c context.Context, s Service) error {
+		return m.callAs(what, failed, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Release(c, agent.ReleaseRequest{QueryID: a.id})
 		})
 	case trustAction:
 		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Announce: true}
-		return m.call("trusted "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
+		return m.callAs("trusted "+Sanitize(a.p.AgentID), "trusting "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Trust(c, req)
 		})
 	case askTrust:
@@ -61,7 +61,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 			"Refuse this caller? Its trust request is dropped; it can ask again.\n\nfingerprint: "+Sanitize(a.p.Fingerprint),
 			refuseAction{p: a.p}, m.env))
 	case refuseAction:
-		return m.call("refused "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s Service) error {
+		return m.callAs("refused "+peerLabel(a.p), "refusing "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Refuse(c, agent.RefuseRequest{Fingerprint: a.p.Fingerprint})
 		})
 	case showDetail:

@@ -186,7 +186,7 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 	switch c.name {
 	case "focus":
 		word := map[bool]string{true: "on", false: "off"}[c.on]
-		return m.call("focus mode "+word, dStatus, func(ctx context.Context, s Service) error {
+		return m.callAs("focus mode "+word, "turning focus mode "+word, dStatus, func(ctx context.Context, s Service) error {
 			return s.SetFocus(ctx, agent.FocusRequest{On: c.on})
 		})
 	case "trust":
@@ -198,16 +198,36 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 	case "release":
 		return m.runAction(releaseAction{id: c.id})
 	case "note":
-		return m.call("note saved", 0, func(ctx context.Context, s Service) error { return s.Note(ctx, agent.NoteRequest{Text: c.text}) })
+		return m.callAs("note saved", "saving the note", 0, func(ctx context.Context, s Service) error { return s.Note(ctx, agent.NoteRequest{Text: c.text}) })
 	case "discover":
-		return m.call("discovery done", dPeers|dStatus, func(ctx context.Context, s Service) error {
-			_, err := s.Discover(ctx)
-			return err
-		})
+		return m.discover()
 	case "reload":
 		return m.reloadConfig()
 	}
 	return nil
+}
+
+// discover announces to the known peers and says what it found.
+func (m *Model) discover() tea.Cmd {
+	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
+	m.info("discovering peers…")
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, to)
+		defer cancel()
+		peers, err := svc.Discover(ctx)
+		trusted, online := 0, 0
+		for _, p := range peers {
+			if p.Trust == agent.TrustPending {
+				continue // a caller asking for trust is no peer yet
+			}
+			trusted++
+			if p.Status != agent.PeerOffline {
+				online++
+			}
+		}
+		return doneMsg{what: fmt.Sprintf("discovery done: %d peers, %d online", trusted, online),
+			failed: "discovering peers", err: err, refresh: dPeers | dStatus}
+	}
 }
 
 // reloadConfig asks the core to re-read its config and shows what changed,

@@ -244,3 +244,32 @@ func TestNewMessageShownWhenReadingTheTop(t *testing.T) {
 		t.Errorf("selected seq %d; the owner's selection (seq 1) must stay", got)
 	}
 }
+
+// TestFailuresSayWhatFailed: a prompt command that fails says what was
+// tried ("answering q-7 failed: …"), not its success wording ("answer
+// sent for q-7 failed"); discovery says what it found.
+func TestFailuresSayWhatFailed(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	press(t, m, ":")
+	typeText(t, m, "discover")
+	press(t, m, "enter")
+	if frame := screen(m); !strings.Contains(frame, "discovery done: 3 peers, 2 online") {
+		t.Errorf("discovery does not say what it found:\n%s", frame)
+	}
+	svc.failWith = errors.New("query q-7 was already answered")
+	for _, c := range []struct{ line, want string }{
+		{"answer q-7 again", "answering q-7 failed: query q-7 was already answered"},
+		{"decline q-7 busy", "declining q-7 failed:"},
+		{"release q-7", "releasing q-7 failed:"},
+		{"note remember this", "saving the note failed:"},
+		{"focus on", "turning focus mode on failed:"},
+	} {
+		press(t, m, ":")
+		typeText(t, m, c.line)
+		press(t, m, "enter")
+		if frame := screen(m); !strings.Contains(frame, c.want) {
+			t.Errorf(":%s: the failure does not say %q:\n%s", c.line, c.want, frame)
+		}
+	}
+}
