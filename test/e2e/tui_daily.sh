@@ -90,7 +90,7 @@ check_read_long_answer() {
 
 # check_cli_daily: the CLI a person uses next to the interface. approvals
 # --watch prints a request as it arrives; reject needs a reason and the
-# requester's inbox line says it; send keeps TEXT next to --payload and
+# requester's inbox line (and inbox --watch) says it; send keeps TEXT next to --payload and
 # messages --thread finds it.
 check_cli_daily() {
 	local watch="$T/approvals-watch.out" wpid id
@@ -105,7 +105,14 @@ check_cli_daily() {
 	local rc=0
 	timeout 20 "$BIN" --data-dir "$ENG" reject "$id" >"$T/reject0.log" 2>&1 || rc=$?
 	[ "$rc" = 2 ] || fail "aoi reject without --reason exited $rc, want 2 (usage): $(cat "$T/reject0.log")"
+	local iwatch="$T/inbox-watch.out" ipid
+	timeout 20 "$BIN" --data-dir "$PM" inbox --watch >"$iwatch" 2>&1 &
+	ipid=$!
+	poll grep -qF "watching for changes" "$iwatch" || fail "aoi inbox --watch never started watching: $(cat "$iwatch")"
 	aoi --data-dir "$ENG" reject "$id" --reason "cli says no" >/dev/null || fail "aoi reject --reason failed"
+	poll grep -qF "↳ $(echo "$id" | sed 's/^a/t/') · rejected · cli says no" "$iwatch" ||
+		fail "aoi inbox --watch did not print why the task was rejected: $(cat "$iwatch")"
+	kill "$ipid" 2>/dev/null; wait "$ipid" 2>/dev/null || true
 	pm_inbox_line() { timeout 10 "$BIN" --data-dir "$PM" inbox | grep -F "rejected · cli says no"; }
 	poll pm_inbox_line || fail "the requester's aoi inbox does not say why the task was rejected"
 	aoi --data-dir "$PM" send eng-suzuki question "which branch has the fix?" --thread th-e2e --payload '{"pr":42}' >/dev/null ||
@@ -175,5 +182,5 @@ run_daily_checks() {
 	check_cli_daily
 	check_trust_from_peers_pane
 	check_first_run
-	echo "tui.sh: daily use ok (approve from any pane, approval detail and reject reason, live audit and search, messages read, a long answer read whole, approvals --watch, reject --reason, send --payload, trust from the Peers pane, first-run dialog)"
+	echo "tui.sh: daily use ok (approve from any pane, approval detail and reject reason, live audit and search, messages read, a long answer read whole, approvals --watch, reject --reason, inbox --watch, send --payload, trust from the Peers pane, first-run dialog)"
 }
