@@ -16,13 +16,11 @@ const auditWatchEvery = time.Second
 // commit, and one indexed read a second keeps the writer's hot path free.
 func (c *Core) auditWatchLoop(ctx context.Context) {
 	last, _ := c.db.AuditHeadSeq(ctx)
-	t := time.NewTicker(auditWatchEvery)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-c.clock.After(auditWatchEvery):
 		}
 		head, err := c.db.AuditHeadSeq(ctx)
 		if err != nil || head == last {

@@ -368,12 +368,16 @@ func TestEventsLongPollWaitsAndCapsTheWait(t *testing.T) {
 		t.Fatalf("last_seq = %v, want 0", res.LastSeq)
 	}
 
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		d.publish(agent.EventMessageReceived, "m1")
-	}()
+	// An event published while the poll waits (subscribed) ends it.
+	waitFor(t, func() bool { return d.subscribers() == 0 }) // the first poll has let go
 	start = time.Now()
-	if err := cl.Call(ctx, agent.CtlEvents, agent.CtlEventsParams{AfterSeq: 0, WaitMS: 60_000}, &res); err != nil {
+	errc := make(chan error, 1)
+	go func() {
+		errc <- cl.Call(ctx, agent.CtlEvents, agent.CtlEventsParams{AfterSeq: 0, WaitMS: 60_000}, &res)
+	}()
+	waitFor(t, func() bool { return d.subscribers() > 0 })
+	d.publish(agent.EventMessageReceived, "m1")
+	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 5*time.Second || len(res.Events) != 1 || res.Events[0].ID != "m1" {

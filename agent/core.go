@@ -26,6 +26,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -36,7 +37,13 @@ type Options struct {
 	ConfigPath string        // "" → config.Locate(DataDir)
 	Logger     *slog.Logger  // nil → JSON log file in the data dir
 	Transport  rpc.Transport // nil → direct mutual TLS from the config
-	// Now replaces the clock (tests).
+	// Clock is what the background loops wait on (the outbox, the
+	// heartbeat, the audit watch, the task engine's and the secretary's
+	// loops, automatic pruning) and, when Now is nil, the time every part
+	// reads. nil is the wall clock; tests pass a backoff.Fake and advance
+	// it instead of sleeping.
+	Clock backoff.Clock
+	// Now replaces the time the core reads (tests; default Clock.Now).
 	Now func() time.Time
 	// MetricsAddr serves Prometheus /metrics there ("" → metrics.listen_addr).
 	MetricsAddr string
@@ -48,6 +55,7 @@ type Core struct {
 	dataDir string
 	cfgPath string
 	now     func() time.Time
+	clock   backoff.Clock
 	log     *slog.Logger
 	logFile *os.File
 
@@ -88,8 +96,11 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if opts.DataDir == "" {
 		opts.DataDir = config.DataDir("")
 	}
+	if opts.Clock == nil {
+		opts.Clock = backoff.Real
+	}
 	if opts.Now == nil {
-		opts.Now = time.Now
+		opts.Now = opts.Clock.Now
 	}
 	cfgPath := opts.ConfigPath
 	if cfgPath == "" {
@@ -102,7 +113,8 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir %s: %w", opts.DataDir, err)
 	}
-	c := &Core{opts: opts, dataDir: opts.DataDir, cfgPath: cfgPath, now: opts.Now, startedAt: opts.Now()}
+	c := &Core{opts: opts, dataDir: opts.DataDir, cfgPath: cfgPath, now: opts.Now, clock: opts.Clock,
+		startedAt: opts.Now()}
 	if err := c.openLog(cfg); err != nil {
 		return nil, err
 	}

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/agenttest"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // engConfig gives the engineer one repository with a forbidden folder and
@@ -214,7 +217,8 @@ func TestBodyLimitBatchAndNotification(t *testing.T) {
 }
 
 func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
-	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
+	clk := backoff.NewFake(time.Now()) // eng's outbox waits its back-off on this clock
+	eng := agenttest.Start(t, "eng-suzuki", agenttest.Options{Role: "engineer", Clock: clk})
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	pair(eng, pm)
 	ctx := context.Background()
@@ -228,14 +232,58 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "75%"}); err != nil {
 		t.Fatalf("answering while the asker is offline must queue, not fail: %v", err)
 	}
-	time.Sleep(300 * time.Millisecond) // several failed attempts at 50–200 ms back-off
-	eng.Restart(nil)                   // the outbox survives a restart of the sender too
+	pending := func() []store.OutboxRecord {
+		recs, err := eng.DB().OutboxForAgent(ctx, "pm-tanaka")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	// advanceUntil moves eng's clock 50 ms (the first back-off) at a time
+	// until cond holds: a retry happens only when its back-off has passed
+	// on the clock.
+	advanceUntil := func(what string, cond func() bool) {
+		t.Helper()
+		eventually(t, 10*time.Second, what, func() bool {
+			if cond() {
+				return true
+			}
+			clk.Advance(50 * time.Millisecond)
+			return false
+		})
+	}
+	// Several failed attempts at the 50–200 ms back-off.
+	advanceUntil("three failed delivery attempts", func() bool { r := pending(); return len(r) == 1 && r[0].Attempts >= 3 })
+	entry := pending()[0]
+	if entry.LastError == "" || !entry.NextAttemptAt.After(clk.Now()) {
+		t.Fatalf("a failed attempt must record why and wait its back-off: %+v (clock %v)", entry, clk.Now())
+	}
+	eng.Restart(nil) // the outbox survives a restart of the sender too
 	pm.Restart(func(c *config.Config) { c.Network.ListenAddr = pmAddr })
-	msg := waitMessage(t, pm, res.QueryID)
+	var msg agent.Message
+	advanceUntil("the answer delivered after the PM came back", func() bool {
+		msgs, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if m.RelatedID == res.QueryID {
+				msg = m
+				return true
+			}
+		}
+		return false
+	})
 	if !strings.Contains(string(msg.Data), "75%") {
 		t.Fatalf("message = %s", msg.Data)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Delivered once: the entry is marked delivered, so no later round
+	// sends it again, and the PM holds one message.
+	got, ok, err := eng.DB().Outbox(ctx, entry.ID)
+	if err != nil || !ok || got.State != store.OutboxDelivered {
+		t.Fatalf("outbox entry after delivery: %+v, %v, %v; want delivered", got, ok, err)
+	}
+	clk.Advance(time.Hour)
 	all, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
 	if err != nil || len(all) != 1 {
 		t.Fatalf("pm has %d messages (%v), want exactly one", len(all), err)

@@ -18,7 +18,7 @@ type (
 // core's store, config and caches.
 func (c *Core) newOps() *ops.Ops {
 	return &ops.Ops{
-		DB: c.db, Log: c.log, Now: c.now, Config: c.config,
+		DB: c.db, Log: c.log, Now: c.now, Clock: c.clock, Config: c.config,
 		DataDir: c.dataDir, ConfigPath: c.cfgPath, Self: c.selfID,
 		Forgotten: func(agentID string) {
 			c.peers.Forget(agentID)

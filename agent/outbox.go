@@ -19,6 +19,7 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		DB:     c.db,
 		Log:    c.log,
 		Now:    c.now,
+		Clock:  c.clock,
 		Config: func() config.Outbox { return c.config().Outbox },
 		Send:   c.sendOutboxEntry,
 		Failed: func(ctx context.Context, agentID string, err error) {

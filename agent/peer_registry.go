@@ -33,7 +33,7 @@ type (
 
 // newRegistry wires the peer registry (agent/peers).
 func (c *Core) newRegistry() *peers.Registry {
-	return &peers.Registry{DB: c.db, Transport: c.transport, Config: c.config, Now: c.now, Log: c.log,
+	return &peers.Registry{DB: c.db, Transport: c.transport, Config: c.config, Now: c.now, Clock: c.clock, Log: c.log,
 		Announcement: c.announceParams,
 		Publish:      func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
 		Wake:         func() { c.outbox.Wake() }}

@@ -34,7 +34,7 @@ func (c *Core) openSecretary(ctx context.Context, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	sec, err := secretary.New(c.db, cfg, red, secretary.Options{Now: c.now, Logger: c.log.With("component", "secretary")})
+	sec, err := secretary.New(c.db, cfg, red, secretary.Options{Now: c.now, Clock: c.clock, Logger: c.log.With("component", "secretary")})
 	if err != nil {
 		return err
 	}

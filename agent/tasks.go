@@ -22,6 +22,7 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		Redact:  c.redactOut,
 		Publish: c.publishTaskEvent,
 		Log:     c.log.With("component", "tasks"),
+		Clock:   c.clock,
 	}
 	if err := c.openWorkAI(cfg); err != nil {
 		return err

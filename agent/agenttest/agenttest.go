@@ -14,6 +14,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -30,6 +31,11 @@ type Options struct {
 	Transport rpc.Transport
 	// StartTimeout bounds the wait for the core to listen (default 5 s).
 	StartTimeout time.Duration
+	// Clock is what the core's loops wait on and its time (default: the
+	// wall clock). A backoff.Fake lets a test move the outbox's back-off,
+	// the heartbeat, the audit watch and the task engine's ticks instead of
+	// sleeping; it is kept across Restart.
+	Clock backoff.Clock
 }
 
 // Agent is one real core under test. Its *agent.Core is the in-process
@@ -100,7 +106,8 @@ func (a *Agent) EditConfig(edit func(*config.Config)) {
 // start opens the core and serves it until Stop.
 func (a *Agent) start() {
 	a.T.Helper()
-	core, err := agent.Open(context.Background(), agent.Options{DataDir: a.Dir, ConfigPath: a.ConfigPath, Transport: a.opts.Transport})
+	core, err := agent.Open(context.Background(), agent.Options{DataDir: a.Dir, ConfigPath: a.ConfigPath, Transport: a.opts.Transport,
+		Clock: a.opts.Clock})
 	if err != nil {
 		a.T.Fatalf("open %s: %v", a.ID, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/aoi-protocol/aoi/agent/mcpbridge"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 )
 
 // serveHTTP serves a small MCP server (mcp-go's streamable HTTP transport)
@@ -54,7 +55,8 @@ func serveHTTP(t *testing.T, addr string) (string, func()) {
 
 func TestBridgeOverStreamableHTTPReconnects(t *testing.T) {
 	addr, stop := serveHTTP(t, "127.0.0.1:0")
-	b := newBridge(t, "http://"+addr+"/mcp", mcpbridge.Options{})
+	clk := backoff.NewFake(time.Now())
+	b := newBridge(t, "http://"+addr+"/mcp", mcpbridge.Options{Clock: clk})
 	ctx := context.Background()
 
 	res, err := b.RunTool(ctx, "run_tests", map[string]any{"suite": "{{suite}}"}, map[string]string{"suite": "./auth/..."})
@@ -76,22 +78,14 @@ func TestBridgeOverStreamableHTTPReconnects(t *testing.T) {
 	}
 	t.Logf("server down: %v", err)
 
-	// A new server (no memory of the old session) on the same address: a
-	// later call reconnects with a fresh session.
+	// A new server (no memory of the old session) on the same address: the
+	// first call once the back-off has passed on the bridge's clock
+	// reconnects with a fresh session.
 	serveHTTP(t, addr)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err = b.CallTool(ctx, "run_tests", map[string]any{"suite": "./..."})
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no reconnect within 10s: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if res.Text != "ok ./..." {
-		t.Fatalf("after reconnect: %+v", res)
+	clk.Advance(time.Second) // newBridge's back-off is 100 ms to 1 s
+	res, err = b.CallTool(ctx, "run_tests", map[string]any{"suite": "./..."})
+	if err != nil || res.Text != "ok ./..." {
+		t.Fatalf("after reconnect: %+v, %v", res, err)
 	}
 }
 

@@ -9,14 +9,17 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
 // Ops holds what retention and personal-data requests need.
 type Ops struct {
-	DB         *store.DB
-	Log        *slog.Logger
-	Now        func() time.Time
+	DB  *store.DB
+	Log *slog.Logger
+	Now func() time.Time
+	// Clock is what AutoPrune waits on (nil: the wall clock).
+	Clock      backoff.Clock
 	Config     func() *config.Config // the current config (reloads apply)
 	DataDir    string                // tasks/<id> output directories live under it
 	ConfigPath string                // named in Forget's warnings

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/task"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -99,19 +100,22 @@ const (
 
 // AutoPrune prunes by the configured retention while the core serves.
 func (o *Ops) AutoPrune(ctx context.Context) {
-	t := time.NewTimer(autoPruneFirst)
-	defer t.Stop()
+	clock := o.Clock
+	if clock == nil {
+		clock = backoff.Real
+	}
+	wait := autoPruneFirst
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-clock.After(wait):
 		}
 		if o.Config().Retention.AutoPrune {
 			if _, err := o.PruneByConfig(ctx); err != nil && ctx.Err() == nil {
 				o.Log.Error("automatic pruning failed; run `aoi prune` by hand to see why", "component", "retention", "err", err)
 			}
 		}
-		t.Reset(autoPruneEvery)
+		wait = autoPruneEvery
 	}
 }

@@ -18,22 +18,27 @@ import (
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary/source"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
 // Options are New's optional dependencies.
 type Options struct {
-	Now    func() time.Time // default time.Now
+	Now    func() time.Time // default Clock.Now
 	Logger *slog.Logger     // default: discard
+	// Clock is what Run waits on between polls (default: the wall clock;
+	// tests advance a backoff.Fake instead of sleeping).
+	Clock backoff.Clock
 }
 
 // Secretary mirrors context and answers queries. It is safe for concurrent
 // use: Answer and Snapshot only read the index; Run's pollers and Ingest
 // write through the store's single writer.
 type Secretary struct {
-	db  *store.DB
-	now func() time.Time
-	log *slog.Logger
+	db    *store.DB
+	now   func() time.Time
+	clock backoff.Clock
+	log   *slog.Logger
 
 	mu  sync.RWMutex
 	cfg *config.Config
@@ -60,9 +65,12 @@ func New(db *store.DB, cfg *config.Config, red *redact.Redactor, opts Options) (
 	if db == nil || cfg == nil || red == nil {
 		return nil, errors.New("secretary: a store, a config and a redactor are required")
 	}
-	s := &Secretary{db: db, red: red, cfg: cfg, now: opts.Now, log: opts.Logger}
+	s := &Secretary{db: db, red: red, cfg: cfg, now: opts.Now, clock: opts.Clock, log: opts.Logger}
+	if s.clock == nil {
+		s.clock = backoff.Real
+	}
 	if s.now == nil {
-		s.now = time.Now
+		s.now = s.clock.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -116,11 +124,11 @@ func (s *Secretary) Run(ctx context.Context) error {
 			if err := s.db.MergeContextIndex(ctx, mergePagesPerPoll); err != nil && ctx.Err() == nil {
 				s.log.Warn("context index merge failed", "err", err)
 			}
-			if time.Since(lastPrune) > pruneEvery {
+			if s.now().Sub(lastPrune) > pruneEvery {
 				if err := s.Prune(ctx); err != nil && ctx.Err() == nil {
 					s.log.Warn("context prune failed", "err", err)
 				}
-				lastPrune = time.Now()
+				lastPrune = s.now()
 			}
 		}
 		interval := time.Duration(cfg.Secretary.ContextMirroring.IndexIntervalSec) * time.Second
@@ -130,7 +138,7 @@ func (s *Secretary) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(interval):
+		case <-s.clock.After(interval):
 		}
 	}
 }

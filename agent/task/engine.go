@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -66,6 +67,9 @@ type Engine struct {
 	// Tick is how often the loop looks for expired approvals, tasks to run
 	// and owed notifies (default 1s).
 	Tick time.Duration
+	// Clock is what the loop waits Tick on (nil: the wall clock; tests
+	// pass a backoff.Fake and advance it instead of sleeping).
+	Clock backoff.Clock
 
 	mu      sync.Mutex
 	busy    map[string]bool // task ids owned by a goroutine (running or notifying)

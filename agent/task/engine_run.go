@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -35,14 +36,24 @@ func (e *Engine) loop(ctx context.Context) {
 	if every <= 0 {
 		every = time.Second
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
+	clock := e.Clock
+	if clock == nil {
+		clock = backoff.Real
+	}
+	// One wait at a time, armed after the sweep: a poke sweeps at once
+	// without moving the next tick, and a test on a fake clock sees the
+	// loop waiting only once its sweep is done.
+	var tick <-chan time.Time
 	for {
 		e.sweep(ctx)
+		if tick == nil {
+			tick = clock.After(every)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-tick:
+			tick = nil
 		case <-e.wake:
 		}
 	}

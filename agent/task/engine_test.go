@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -25,10 +26,12 @@ type sentNotify struct {
 type published struct{ Kind, ID, Agent, Summary string }
 
 // harness is an engine over a real SQLite file, a real git repository and
-// real processes; Notify and Publish record what the core would send.
+// real processes; Notify and Publish record what the core would send. The
+// loop and the store read a fake clock, which only ticks moves.
 type harness struct {
 	e       *Engine
 	db      *store.DB
+	clk     *backoff.Fake
 	repo    string
 	cfg     *config.Config
 	notes   chan sentNotify
@@ -41,7 +44,8 @@ type harness struct {
 
 func newHarness(t *testing.T, tasks map[string]config.TaskType, mutate ...func(*config.Config)) *harness {
 	t.Helper()
-	h := &harness{repo: newGoRepo(t), notes: make(chan sentNotify, 100), evCh: make(chan published, 1000), dataDir: t.TempDir()}
+	h := &harness{repo: newGoRepo(t), notes: make(chan sentNotify, 100), evCh: make(chan published, 1000), dataDir: t.TempDir(),
+		clk: backoff.NewFake(time.Now())}
 	h.cfg = &config.Config{
 		Contexts:  []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: h.repo}},
 		Tasks:     tasks,
@@ -50,7 +54,7 @@ func newHarness(t *testing.T, tasks map[string]config.TaskType, mutate ...func(*
 	for _, m := range mutate {
 		m(h.cfg)
 	}
-	db, err := store.Open(filepath.Join(h.dataDir, "aoi.db"))
+	db, err := store.Open(filepath.Join(h.dataDir, "aoi.db"), store.WithClock(h.clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +75,7 @@ func newHarness(t *testing.T, tasks map[string]config.TaskType, mutate ...func(*
 }
 
 func (h *harness) engine() *Engine {
-	return &Engine{
+	e := &Engine{
 		Store: h.db, Runner: fastRunner(3), DataDir: h.dataDir, Tick: 50 * time.Millisecond,
 		Config: func() *config.Config { return h.cfg },
 		Notify: func(_ context.Context, requester, event, related string, data any) error {
@@ -93,6 +97,28 @@ func (h *harness) engine() *Engine {
 			default:
 			}
 		},
+	}
+	if h.clk != nil {
+		e.Clock = h.clk
+	}
+	return e
+}
+
+// ticks lets the loop sweep n times on its clock: each time it waits
+// until the loop is waiting on the clock (its sweep done) and moves the
+// clock one Tick; it returns once the last sweep is done.
+func (h *harness) ticks(t *testing.T, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := 0; ; i++ {
+		if h.clk.Waiting(ctx) == 0 {
+			t.Fatalf("the loop did not wait on its clock again within 10s (tick %d)", i)
+		}
+		if i == n {
+			return
+		}
+		h.clk.Advance(h.e.Tick)
 	}
 }
 
@@ -177,7 +203,7 @@ func TestEngineApproveRunsInWorktree(t *testing.T) {
 	if !h.sawEvent(EventApprovalRequested, a.ID) {
 		t.Fatal("no approval.requested event")
 	}
-	time.Sleep(200 * time.Millisecond) // several loop ticks: nothing may run unapproved
+	h.ticks(t, 3) // nothing may run unapproved
 	if st, _ := h.e.Status(ctx, task.ID, ""); st.State != StatePending {
 		t.Fatalf("unapproved task moved to %s", st.State)
 	}
@@ -286,7 +312,7 @@ func TestEngineReject(t *testing.T) {
 	if err := h.e.Approve(ctx, a.ID); err == nil {
 		t.Fatal("approving a rejected approval must fail")
 	}
-	time.Sleep(200 * time.Millisecond)
+	h.ticks(t, 3)
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatal("a rejected task ran")
 	}
@@ -306,6 +332,11 @@ func TestEngineExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.ticks(t, 2)
+	if a, _, _ := h.db.ApprovalForTask(context.Background(), task.ID); a.State != StatePending {
+		t.Fatalf("the approval is %s before its second has passed on the clock", a.State)
+	}
+	h.clk.Advance(time.Second)
 	n := h.waitNotify(t)
 	if n.Data.Status != StateExpired || n.Data.Code != CodeApprovalDenied || n.RelatedID != "x" {
 		t.Fatalf("notify = %+v", n)
@@ -430,7 +461,7 @@ func TestEngineInjectionNothingStored(t *testing.T) {
 			t.Errorf("%+v: err = %v, want an INVALID_PARAMS error", req, err)
 		}
 	}
-	time.Sleep(200 * time.Millisecond)
+	h.ticks(t, 3)
 	if n, _ := h.db.CountApprovals(ctx, ""); n != 0 {
 		t.Fatalf("%d approvals stored for refused requests", n)
 	}
