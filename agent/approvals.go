@@ -42,17 +42,19 @@ func taskPlan(p task.Plan) *TaskPlan {
 }
 
 // Approve approves a pending task; it runs when a slot is free.
+// ErrNotFound: no such approval; ErrConflict: it is already decided.
 func (c *Core) Approve(ctx context.Context, req ApproveRequest) error {
-	return c.tasks.Approve(ctx, req.ID)
+	return taskError(c.tasks.Approve(ctx, req.ID))
 }
 
 // Reject rejects a pending task; the requester gets APPROVAL_DENIED.
+// Errors as Approve.
 func (c *Core) Reject(ctx context.Context, req RejectRequest) error {
 	reason := req.Reason
 	if reason == "" {
 		reason = "rejected by the owner"
 	}
-	return c.tasks.Reject(ctx, req.ID, reason)
+	return taskError(c.tasks.Reject(ctx, req.ID, reason))
 }
 
 // Tasks lists tasks this agent runs for peers, newest first.

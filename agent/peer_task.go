@@ -75,7 +75,11 @@ func taskMessage(state string) string {
 	return "queued; the result will follow as aoi.notify"
 }
 
-// taskError maps engine errors to JSON-RPC errors a requester can act on.
+// taskError maps the engine's errors to domain kinds with the same text
+// (the peer edge turns them into JSON-RPC errors a requester can act on,
+// the control edge into data.kind): unknown task type, bad params or ref
+// → ErrInvalid, unknown task or approval → ErrNotFound; errs kinds the
+// engine returns itself (ErrConflict) pass as they are.
 func taskError(err error) error {
 	var pe *task.ParamError
 	var ue *task.UnknownTaskTypeError

@@ -136,8 +136,8 @@ type ApprovalService interface {
 	// kinds.
 	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
 	// Approve approves a pending task; it runs when a slot is free.
-	// Errors: none of the kinds; an unknown or already decided approval
-	// is an error saying so.
+	// Errors: ErrNotFound (no such approval), ErrConflict (already
+	// decided).
 	Approve(ctx context.Context, req ApproveRequest) error
 	// Reject rejects a pending task; the requester is told the reason.
 	// Errors: as Approve.

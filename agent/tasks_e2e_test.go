@@ -3,11 +3,13 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
@@ -122,4 +124,56 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 	}
 	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "rm_rf"})
 	asRPC(t, err, rpc.CodeInvalidParams)
+}
+
+// Deciding an approval that does not exist or is already decided fails
+// with ErrNotFound / ErrConflict, in process and over the control socket
+// alike, with the text the CLI and the interface show (over the socket it
+// follows the *rpc.Error's code).
+func TestApproveUnknownOrDecidedErrorKinds(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
+		t.Fatal(err)
+	}
+	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+	if err != nil || len(aps) != 1 {
+		t.Fatalf("approvals = %+v, %v", aps, err)
+	}
+	id := aps[0].ID
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := ctlclient.Dial(eng.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	decided := "approval " + id + " is already approved; nothing to decide"
+	for _, svc := range []struct {
+		name string
+		s    agent.Service
+	}{{"in process", eng.Core}, {"over the socket", cl}} {
+		err := svc.s.Approve(ctx, agent.ApproveRequest{ID: "a-missing"})
+		if !errors.Is(err, agent.ErrNotFound) || !strings.HasSuffix(err.Error(), "approval a-missing not found; list them with `aoi approvals`") {
+			t.Errorf("%s: approving an unknown approval = %v, want ErrNotFound", svc.name, err)
+		}
+		err = svc.s.Approve(ctx, agent.ApproveRequest{ID: id})
+		if !errors.Is(err, agent.ErrConflict) || errors.Is(err, agent.ErrNotFound) || !strings.HasSuffix(err.Error(), decided) {
+			t.Errorf("%s: approving twice = %v, want ErrConflict %q", svc.name, err, decided)
+		}
+		err = svc.s.Reject(ctx, agent.RejectRequest{ID: id, Reason: "too late"})
+		if !errors.Is(err, agent.ErrConflict) || !strings.HasSuffix(err.Error(), decided) {
+			t.Errorf("%s: rejecting an approved approval = %v, want ErrConflict %q", svc.name, err, decided)
+		}
+	}
+	// The control socket's code is unchanged; the kind rides in data.kind.
+	var re *rpc.Error
+	err = cl.Reject(ctx, agent.RejectRequest{ID: "a-missing"})
+	if !errors.As(err, &re) || re.Code != agent.CodeControlFailed {
+		t.Fatalf("over the socket: %v, want *rpc.Error code %d", err, agent.CodeControlFailed)
+	}
+	if d, _ := re.Data.(map[string]any); d["kind"] != "not_found" {
+		t.Fatalf("error data = %v, want kind not_found", re.Data)
+	}
 }

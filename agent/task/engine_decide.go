@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -26,6 +27,7 @@ type Outcome struct {
 }
 
 // Approve approves a pending approval; its task runs when a slot is free.
+// An unknown id is a *NotFoundError, one already decided an errs.ErrConflict.
 func (e *Engine) Approve(ctx context.Context, approvalID string) error {
 	a, err := e.pendingApproval(ctx, approvalID)
 	if err != nil {
@@ -50,7 +52,7 @@ func (e *Engine) Approve(ctx context.Context, approvalID string) error {
 }
 
 // Reject refuses a pending approval; the requester is told APPROVAL_DENIED
-// with the reason.
+// with the reason. Its errors are Approve's.
 func (e *Engine) Reject(ctx context.Context, approvalID, reason string) error {
 	a, err := e.pendingApproval(ctx, approvalID)
 	if err != nil {
@@ -111,7 +113,7 @@ func (e *Engine) pendingApproval(ctx context.Context, id string) (store.Approval
 		return a, &NotFoundError{Kind: "approval", ID: id}
 	}
 	if a.State != StatePending {
-		return a, fmt.Errorf("approval %s is already %s; nothing to decide", id, a.State)
+		return a, errs.Conflict("approval %s is already %s; nothing to decide", id, a.State)
 	}
 	return a, nil
 }
@@ -122,7 +124,7 @@ func decideError(id string, err error) error {
 	}
 	var se *store.StateError
 	if errors.As(err, &se) {
-		return fmt.Errorf("approval %s was decided meanwhile (%s is now %s); nothing to do", id, se.Kind, se.Found)
+		return errs.Conflict("approval %s was decided meanwhile (%s is now %s); nothing to do", id, se.Kind, se.Found)
 	}
 	return err
 }
