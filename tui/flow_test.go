@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,13 +18,32 @@ import (
 // flow is a running program with a probe that reads its frame.
 type flow struct {
 	*teatest.TestModel
-	mu    sync.Mutex
-	frame string
+	mu     sync.Mutex
+	frame  string        // the frame the last probe read
+	probed chan string   // each probe's frame
+	moved  chan struct{} // some other message reached the program (capacity 1)
 }
 
 // probeMsg asks the program's filter to copy the current frame. The filter
 // runs on the program's own goroutine, so reading the model there is safe.
 type probeMsg struct{}
+
+// newFlow returns a flow and the filter that feeds it: a probe's frame, and
+// a signal for every other message (only a message changes the model).
+func newFlow() (*flow, func(tea.Model, tea.Msg) tea.Msg) {
+	f := &flow{probed: make(chan string, 1), moved: make(chan struct{}, 1)}
+	return f, func(model tea.Model, msg tea.Msg) tea.Msg {
+		if _, ok := msg.(probeMsg); ok {
+			f.probed <- screen(model.(*Model))
+			return msg
+		}
+		select {
+		case f.moved <- struct{}{}:
+		default:
+		}
+		return msg
+	}
+}
 
 // startFlow runs the real Bubble Tea program on svc at 100×30.
 func startFlow(t *testing.T, svc *testService, opts Options) (*flow, *Model) {
@@ -32,15 +52,7 @@ func startFlow(t *testing.T, svc *testService, opts Options) (*flow, *Model) {
 	t.Cleanup(cancel)
 	opts.Now, opts.Location = clock, time.UTC
 	m := New(svc, opts).WithContext(ctx)
-	f := &flow{}
-	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
-		if _, ok := msg.(probeMsg); ok {
-			f.mu.Lock()
-			f.frame = screen(model.(*Model))
-			f.mu.Unlock()
-		}
-		return msg
-	}
+	f, filter := newFlow()
 	f.TestModel = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
 		teatest.WithProgramOptions(tea.WithFilter(filter)))
 	t.Cleanup(func() { _ = f.Quit() })
@@ -49,52 +61,52 @@ func startFlow(t *testing.T, svc *testService, opts Options) (*flow, *Model) {
 	return f, m
 }
 
-// waitScreen waits until the program's current frame contains want.
+// waitScreen waits until the program's current frame contains want. It
+// probes the frame once, then again after each message the program gets
+// (the probe queues behind it, so it sees the message's effect).
 func waitScreen(t *testing.T, f *flow, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for {
+		select { // a message already handled shows in the probe below
+		case <-f.moved:
+		default:
+		}
 		f.Send(probeMsg{})
-		time.Sleep(10 * time.Millisecond)
-		f.mu.Lock()
-		frame := f.frame
-		f.mu.Unlock()
-		if strings.Contains(frame, want) {
-			return
+		select {
+		case frame := <-f.probed:
+			f.mu.Lock()
+			f.frame = frame
+			f.mu.Unlock()
+			if strings.Contains(frame, want) {
+				return
+			}
+		case <-deadline.C:
+			t.Fatalf("the program did not answer a probe within 5s waiting for %q", want)
+		}
+		select {
+		case <-f.moved:
+		case <-deadline.C:
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			t.Fatalf("frame never showed %q; last frame:\n%s", want, f.frame)
 		}
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	t.Fatalf("frame never showed %q; last frame:\n%s", want, f.frame)
 }
 
 func waitSubscribed(t *testing.T, svc *testService) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	svc.waitFor(t, "the interface subscribed to events", func() bool {
 		svc.mu.Lock()
-		n := len(svc.subs)
-		svc.mu.Unlock()
-		if n > 0 {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("the interface never subscribed to events")
+		defer svc.mu.Unlock()
+		return len(svc.subs) > 0
+	})
 }
 
 func waitCalls(t *testing.T, svc *testService, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, c := range svc.Calls() {
-			if c == want {
-				return
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("call %q never made; calls: %q", want, svc.Calls())
+	svc.waitFor(t, "call "+want, func() bool { return slices.Contains(svc.Calls(), want) })
 }
 
 func sendKeys(tm *flow, keys ...string) {
@@ -132,10 +144,7 @@ func TestFlowAnswerFromTextArea(t *testing.T) {
 	waitScreen(t, tm, "Answer query q-7")
 	tm.Type(" Ship Friday.")
 	sendKeys(tm, "ctrl+s")
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) && len(svc.Calls()) == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	svc.waitFor(t, "a call", func() bool { return len(svc.Calls()) > 0 })
 	calls := svc.Calls()
 	if len(calls) != 1 || !strings.HasPrefix(calls[0], "answer q-7 Auth refactor is 70% done") ||
 		!strings.HasSuffix(calls[0], "Ship Friday.") {

@@ -72,15 +72,7 @@ func startReal(t *testing.T, svc Service, ready string) *flow {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	m := New(svc, Options{Location: time.UTC, DarkBackground: true}).WithContext(ctx)
-	f := &flow{}
-	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
-		if _, ok := msg.(probeMsg); ok {
-			f.mu.Lock()
-			f.frame = screen(model.(*Model))
-			f.mu.Unlock()
-		}
-		return msg
-	}
+	f, filter := newFlow()
 	f.TestModel = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
 		teatest.WithProgramOptions(tea.WithFilter(filter)))
 	t.Cleanup(func() { _ = f.Quit() })

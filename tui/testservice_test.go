@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
@@ -33,13 +34,47 @@ type testService struct {
 	failWith  error // when set, every mutating call fails with it
 	auditReqs int
 	now       time.Time
+	changed   chan struct{} // closed when calls or subscribers change
 }
 
 var _ Service = (*testService)(nil)
 
 func (s *testService) record(format string, a ...any) error {
 	s.calls = append(s.calls, fmt.Sprintf(format, a...))
+	s.changedLocked()
 	return s.failWith
+}
+
+// changedLocked wakes waitFor (s.mu held).
+func (s *testService) changedLocked() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
+// waitFor waits until cond (which takes s.mu itself) holds, looking again
+// whenever a call is recorded or a subscriber comes or goes.
+func (s *testService) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("timed out after 5s waiting for %s; calls: %q", what, s.Calls())
+		}
+	}
 }
 
 // Calls returns the recorded mutating calls.
@@ -250,11 +285,11 @@ func (s *testService) Messages(_ context.Context, req agent.MessagesRequest) ([]
 
 func (s *testService) MarkMessagesRead(_ context.Context, req agent.MarkReadRequest) error {
 	upto := req.UptoSeq
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.record("read %d", upto); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for i := range s.messages {
 		if s.messages[i].Seq <= upto && !s.messages[i].Read {
 			s.messages[i].Read = true
@@ -377,6 +412,7 @@ func (s *testService) Events(ctx context.Context, _ agent.EventsRequest) (<-chan
 	defer s.mu.Unlock()
 	ch := make(chan agent.Event, 256)
 	s.subs = append(s.subs, ch)
+	s.changedLocked()
 	go func() {
 		<-ctx.Done()
 		s.mu.Lock()
@@ -385,6 +421,7 @@ func (s *testService) Events(ctx context.Context, _ agent.EventsRequest) (<-chan
 			if c == ch {
 				s.subs = append(s.subs[:i], s.subs[i+1:]...)
 				close(ch)
+				s.changedLocked()
 				return
 			}
 		}
