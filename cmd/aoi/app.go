@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -70,15 +71,54 @@ func (a *app) service() (*ctlclient.Client, error) {
 	return ctlclient.Dial(a.dataDir())
 }
 
-// call runs f against the aoi running for the data dir.
-func (a *app) call(f func(svc agent.Service) error) error {
+// call runs f against the aoi running for the data dir. S is the part of
+// agent.Service the command uses (one of its narrow interfaces, or a union
+// below), so each command group depends only on what it calls.
+func call[S any](a *app, f func(svc S) error) error {
 	c, err := a.service()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return f(c)
+	svc, ok := any(c).(S)
+	if !ok { // a programming error: S asks for more than agent.Service
+		return fmt.Errorf("internal error: the control client does not implement %s", reflect.TypeFor[S]())
+	}
+	return f(svc)
 }
+
+// The unions of narrow services the commands that watch or wait use.
+type (
+	// watcher follows events and reads the messages they announce
+	// (follow, messageLine).
+	watcher interface {
+		agent.EventService
+		agent.MessagingService
+	}
+	// asker asks peers and waits for their answers (query, task).
+	asker interface {
+		agent.AskingService
+		watcher
+	}
+	// inboxWatcher lists and follows received queries and messages.
+	inboxWatcher interface {
+		agent.InboxService
+		watcher
+	}
+	// approvalWatcher lists and follows approvals.
+	approvalWatcher interface {
+		agent.ApprovalService
+		watcher
+	}
+)
+
+// The control client offers every union above (the narrow services are
+// parts of agent.Service), so call's check never fails for them.
+var (
+	_ asker           = (*ctlclient.Client)(nil)
+	_ inboxWatcher    = (*ctlclient.Client)(nil)
+	_ approvalWatcher = (*ctlclient.Client)(nil)
+)
 
 // emit prints v as JSON with --json, else calls human.
 func (a *app) emit(v any, human func(w io.Writer)) error {

@@ -18,7 +18,7 @@ func (a *app) approvalsCmd() *cobra.Command {
 		Short: "List task requests waiting for your approval (and recent decisions)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc approvalWatcher) error {
 				ctx := cmd.Context()
 				as, err := svc.Approvals(ctx, f)
 				if err != nil {
@@ -74,7 +74,7 @@ func (a *app) approveCmd() *cobra.Command {
 		Short: "Approve a task request; the task starts",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.ApprovalService) error {
 				if err := svc.Approve(cmd.Context(), agent.ApproveRequest{ID: argv[0]}); err != nil {
 					return err
 				}
@@ -95,7 +95,7 @@ func (a *app) rejectCmd() *cobra.Command {
 			if strings.TrimSpace(reason) == "" {
 				return usagef(cmd, "--reason is required: say why, the requester sees it")
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.ApprovalService) error {
 				if err := svc.Reject(cmd.Context(), agent.RejectRequest{ID: argv[0], Reason: strings.TrimSpace(reason)}); err != nil {
 					return err
 				}

@@ -23,7 +23,7 @@ func (a *app) auditCmd() *cobra.Command {
 		Short: "Show the audit log, newest first",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AuditService) error {
 				es, err := svc.Audit(cmd.Context(), f)
 				if err != nil {
 					return err
@@ -62,7 +62,7 @@ func (a *app) auditVerifyCmd() *cobra.Command {
 		Short: "Walk the audit hash chain and name the first bad row",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AuditService) error {
 				v, err := svc.VerifyAudit(cmd.Context())
 				if err != nil {
 					return err
@@ -93,7 +93,7 @@ func (a *app) auditExportCmd() *cobra.Command {
 			if format != "json" && format != "csv" {
 				return usagef(cmd, "--format %q: use json or csv", format)
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AuditService) error {
 				es, err := allAudit(cmd.Context(), svc)
 				if err != nil {
 					return err
@@ -111,7 +111,7 @@ func (a *app) auditExportCmd() *cobra.Command {
 
 // allAudit pages through the audit log (newest first, by BeforeSeq) and
 // returns it oldest first.
-func allAudit(ctx context.Context, svc agent.Service) ([]agent.AuditEntry, error) {
+func allAudit(ctx context.Context, svc agent.AuditService) ([]agent.AuditEntry, error) {
 	var all []agent.AuditEntry
 	f := agent.AuditFilter{Limit: pageSize}
 	for range maxPages {

@@ -28,7 +28,7 @@ func (a *app) inboxCmd() *cobra.Command {
 			if limit <= 0 {
 				return usagef(cmd, "--limit must be positive")
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc inboxWatcher) error {
 				ctx := cmd.Context()
 				qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: limit})
 				if err != nil {
@@ -106,7 +106,7 @@ func (a *app) answerCmd() *cobra.Command {
 		Args:  args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv[1:], " ")
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.InboxService) error {
 				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: argv[0], Text: text}); err != nil {
 					return err
 				}
@@ -126,7 +126,7 @@ func (a *app) declineCmd() *cobra.Command {
 			if strings.TrimSpace(reason) == "" {
 				return usagef(cmd, "--reason is required: say why, the asker sees it")
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.InboxService) error {
 				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: argv[0], Reason: reason}); err != nil {
 					return err
 				}
@@ -152,7 +152,7 @@ func (a *app) releaseCmd() *cobra.Command {
 			if !all {
 				id = argv[0]
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.InboxService) error {
 				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: id}); err != nil {
 					return err
 				}
@@ -175,7 +175,7 @@ func (a *app) focusCmd() *cobra.Command {
 		Args:      args(cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			on := argv[0] == "on"
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.InboxService) error {
 				if err := svc.SetFocus(cmd.Context(), agent.FocusRequest{On: on}); err != nil {
 					return err
 				}
@@ -192,7 +192,7 @@ func (a *app) noteCmd() *cobra.Command {
 		Args:  args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv, " ")
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.MirrorService) error {
 				if err := svc.Note(cmd.Context(), agent.NoteRequest{Text: text}); err != nil {
 					return err
 				}

@@ -39,7 +39,7 @@ func (a *app) sendCmd() *cobra.Command {
 			if r.Payload, err = sendPayload(r.Type, payload, strings.Join(argv[2:], " ")); err != nil {
 				return usagef(cmd, "%v", err)
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.MessagingService) error {
 				sent, err := svc.SendMessage(cmd.Context(), r)
 				if err != nil {
 					return err
@@ -111,7 +111,7 @@ func (a *app) messagesCmd() *cobra.Command {
 			if f.Limit <= 0 || f.Limit > 1000 {
 				return usagef(cmd, "--limit must be between 1 and 1000")
 			}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.MessagingService) error {
 				page, err := svc.Inbox(cmd.Context(), f)
 				if err != nil {
 					return err

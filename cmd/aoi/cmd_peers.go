@@ -17,7 +17,7 @@ func (a *app) statusCmd() *cobra.Command {
 		Short: "Show this agent's identity, focus and counts",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AdminService) error {
 				st, err := svc.Status(cmd.Context())
 				if err != nil {
 					return err
@@ -86,7 +86,7 @@ func (a *app) peersCmd() *cobra.Command {
 		Short: "List known peers and pending trust requests",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.PeerService) error {
 				peers, err := svc.Peers(cmd.Context())
 				if err != nil {
 					return err
@@ -107,7 +107,7 @@ func (a *app) trustCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role, Announce: true}
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.PeerService) error {
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
 				}
@@ -126,7 +126,7 @@ func (a *app) refuseCmd() *cobra.Command {
 		Short: "Drop a pending trust request",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.PeerService) error {
 				if err := svc.Refuse(cmd.Context(), agent.RefuseRequest{Fingerprint: argv[0]}); err != nil {
 					return err
 				}
@@ -142,7 +142,7 @@ func (a *app) discoverCmd() *cobra.Command {
 		Short: "Announce this agent to its peers and list what answered",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.PeerService) error {
 				peers, err := svc.Discover(cmd.Context())
 				if err != nil {
 					return err

@@ -60,7 +60,7 @@ var priorities = []string{wire.PriorityLow, wire.PriorityNormal, wire.PriorityHi
 
 // ask sends req and, when wait is set and the answer is not immediate,
 // waits for the query.completed message.
-func (a *app) ask(ctx context.Context, svc agent.Service, req agent.AskRequest, wait time.Duration) error {
+func (a *app) ask(ctx context.Context, svc asker, req agent.AskRequest, wait time.Duration) error {
 	var cursor int64
 	if wait > 0 {
 		var err error
@@ -120,7 +120,7 @@ func (e *noAnswerError) Error() string {
 
 // waitForAnswer polls the inbox (woken by events, else every second) for
 // the message answering queryID, looking only after cursor.
-func waitForAnswer(ctx context.Context, svc agent.Service, queryID string, cursor int64, d time.Duration) (agent.Message, error) {
+func waitForAnswer(ctx context.Context, svc watcher, queryID string, cursor int64, d time.Duration) (agent.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	events, err := svc.Events(ctx, agent.EventsRequest{})
@@ -161,7 +161,7 @@ const (
 )
 
 // lastMessageSeq is the sequence number of the newest message in the inbox.
-func lastMessageSeq(ctx context.Context, svc agent.Service) (int64, error) {
+func lastMessageSeq(ctx context.Context, svc agent.MessagingService) (int64, error) {
 	msgs, err := latestMessages(ctx, svc, 1)
 	if err != nil || len(msgs) == 0 {
 		return 0, err
@@ -172,7 +172,7 @@ func lastMessageSeq(ctx context.Context, svc agent.Service) (int64, error) {
 // latestMessages returns up to n of the newest messages, oldest first.
 // Service.Messages pages forward from a sequence number, so this walks the
 // inbox and keeps the tail.
-func latestMessages(ctx context.Context, svc agent.Service, n int) ([]agent.Message, error) {
+func latestMessages(ctx context.Context, svc agent.MessagingService, n int) ([]agent.Message, error) {
 	var tail []agent.Message
 	var after int64
 	for range maxPages {

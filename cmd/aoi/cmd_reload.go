@@ -18,7 +18,7 @@ func (a *app) reloadCmd() *cobra.Command {
 			"that does not validate is refused and the running config stays in force.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AdminService) error {
 				rep, err := svc.Reload(cmd.Context())
 				if err != nil {
 					return err

@@ -31,7 +31,7 @@ func (a *app) taskCmd() *cobra.Command {
 			}
 			req.To, req.TaskType, req.Params = argv[0], argv[1], params
 			req.TimeoutSec = int(timeout.Round(time.Second) / time.Second)
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AskingService) error {
 				t, err := svc.RequestTask(cmd.Context(), req)
 				if err != nil {
 					return err
@@ -86,7 +86,7 @@ func (a *app) taskStatusCmd() *cobra.Command {
 		Short: "Ask a peer for the state of a task it runs for you; with only TASK_ID, a coordination task from messages",
 		Args:  args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc asker) error {
 				if len(argv) == 1 {
 					ts, err := svc.CoordTasks(cmd.Context(), agent.CoordTasksRequest{TaskID: argv[0]})
 					if err != nil {
@@ -113,7 +113,7 @@ func (a *app) taskCancelCmd() *cobra.Command {
 		Short: "Cancel a task a peer runs for you",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.AskingService) error {
 				if err := svc.CancelRemoteTask(cmd.Context(), agent.RemoteTaskRef{Peer: argv[0], TaskID: argv[1]}); err != nil {
 					return err
 				}
@@ -157,7 +157,7 @@ func (a *app) tasksCmd() *cobra.Command {
 		Short: "List tasks this agent runs for peers",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.call(func(svc agent.Service) error {
+			return call(a, func(svc agent.ApprovalService) error {
 				ts, err := svc.Tasks(cmd.Context(), f)
 				if err != nil {
 					return err

@@ -11,7 +11,7 @@ import (
 
 // follow prints the core's events that keep selects until ctx ends
 // (Ctrl-C), one line each, or one JSON object per line with --json.
-func (a *app) follow(ctx context.Context, svc agent.Service, keep func(agent.Event) bool) error {
+func (a *app) follow(ctx context.Context, svc watcher, keep func(agent.Event) bool) error {
 	events, err := svc.Events(ctx, agent.EventsRequest{})
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func (a *app) follow(ctx context.Context, svc agent.Service, keep func(agent.Eve
 // failed or was rejected), for the line under its event: the event itself
 // names only its kind, and a person watching for an answer wants to read
 // it without running aoi inbox again.
-func messageLine(ctx context.Context, svc agent.Service, ev agent.Event) string {
+func messageLine(ctx context.Context, svc agent.MessagingService, ev agent.Event) string {
 	if ev.Kind != agent.EventMessageReceived {
 		return ""
 	}

@@ -81,7 +81,7 @@ func answers(ctx context.Context, c *ctlclient.Client) error {
 
 // runTUI shows the interface on svc until the owner quits or ctx ends;
 // first, when set, opens it on the first-run dialog.
-func (a *app) runTUI(ctx context.Context, svc agent.Service, first *tui.FirstRun) error {
+func (a *app) runTUI(ctx context.Context, svc tui.Service, first *tui.FirstRun) error {
 	opts, err := a.loadTUIOptions()
 	if err != nil {
 		return err

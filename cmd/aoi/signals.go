@@ -36,11 +36,11 @@ func endOnHangup(ctx context.Context) (context.Context, context.CancelFunc) {
 // reloadOnHangup catches SIGHUP for `aoi serve` from now on and, until ctx
 // ends, reloads the core's config on each one and says what happened on
 // w. The returned stop releases the handler.
-func reloadOnHangup(ctx context.Context, w io.Writer) (start func(svc agent.Service), stop func()) {
+func reloadOnHangup(ctx context.Context, w io.Writer) (start func(svc agent.AdminService), stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(ctx)
-	start = func(svc agent.Service) {
+	start = func(svc agent.AdminService) {
 		go func() {
 			for {
 				select {
