@@ -14,6 +14,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -332,11 +333,19 @@ func TestIngestFilesAbsolutePathsUnderTheirContext(t *testing.T) {
 func TestRunPollsUntilCanceled(t *testing.T) {
 	repo, _, _ := sharedAuthRepo(t)
 	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(repo, ""))
+	clk := backoff.NewFake(testNow)
+	s.clock = clk
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	// Run polls, then waits its interval on the clock: each wait means a
+	// poll is done, and the next comes when the interval has passed.
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	for polls := 1; ; polls++ {
+		if clk.Waiting(wctx) == 0 {
+			t.Fatalf("Run did not finish poll %d within 20s", polls)
+		}
 		st, err := db.ContextStats(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -344,10 +353,10 @@ func TestRunPollsUntilCanceled(t *testing.T) {
 		if st.BySource["git"] >= 27 {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Run indexed only %d git events in 20s", st.BySource["git"])
+		if polls == 5 {
+			t.Fatalf("Run indexed only %d git events in %d polls", st.BySource["git"], polls)
 		}
-		time.Sleep(50 * time.Millisecond)
+		clk.Advance(time.Second) // testConfig: index_interval_sec 1
 	}
 	cancel()
 	select {
