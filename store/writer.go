@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -34,6 +35,44 @@ type Tx struct {
 	// then on every function runs in its own savepoint.
 	safe bool
 	ctl  ctlStmts
+	// stmts caches the statements Exec and QueryRow prepare, by their
+	// text: the driver would otherwise parse and compile each statement
+	// afresh for every request (sqlite3_prepare, then finalize).
+	stmts map[string]*sql.Stmt
+}
+
+// maxCachedStmts bounds the statement cache; statements built at run time
+// (IN lists) beyond it are prepared and closed per call as before.
+const maxCachedStmts = 128
+
+// stmt returns the cached prepared statement for query, preparing it on
+// first use, or nil when the caller should run query unprepared: the cache
+// is full, or query may hold several statements (a prepared statement runs
+// only the first; the driver's Exec runs them all).
+func (tx *Tx) stmt(query string) (*sql.Stmt, error) {
+	if st, ok := tx.stmts[query]; ok {
+		return st, nil
+	}
+	if len(tx.stmts) >= maxCachedStmts || strings.Contains(query, ";") {
+		return nil, nil
+	}
+	st, err := tx.conn.PrepareContext(writerCtx, query)
+	if err != nil {
+		return nil, err
+	}
+	if tx.stmts == nil {
+		tx.stmts = make(map[string]*sql.Stmt)
+	}
+	tx.stmts[query] = st
+	return st, nil
+}
+
+// closeStmts closes every cached statement (the writer is stopping).
+func (tx *Tx) closeStmts() {
+	for q, st := range tx.stmts {
+		st.Close()
+		delete(tx.stmts, q)
+	}
 }
 
 // ctlStmts are the transaction-control statements the writer runs for every
@@ -143,6 +182,7 @@ func (db *DB) writer(head auditHead) {
 		return
 	}
 	defer tx.ctl.close()
+	defer tx.closeStmts()
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
 	walOver := false // the last WAL check found it over the limit
 	sinceCheck := 0  // writes since the last WAL check
@@ -358,12 +398,24 @@ func (tx *Tx) reply(batch []*writeReq) {
 // Exec runs a statement in the current transaction (the escape hatch for
 // aggregates defined in other files of this package).
 func (tx *Tx) Exec(query string, args ...any) (sql.Result, error) {
-	return tx.conn.ExecContext(writerCtx, query, args...)
+	st, err := tx.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return tx.conn.ExecContext(writerCtx, query, args...)
+	}
+	return st.ExecContext(writerCtx, args...)
 }
 
 // QueryRow runs a query that returns at most one row in the current
 // transaction; it sees this transaction's uncommitted changes.
 func (tx *Tx) QueryRow(query string, args ...any) *sql.Row {
+	if st, err := tx.stmt(query); err == nil && st != nil {
+		return st.QueryRowContext(writerCtx, args...)
+	}
+	// Not cached, or it failed to prepare: the unprepared call reports
+	// the same error through Scan.
 	return tx.conn.QueryRowContext(writerCtx, query, args...)
 }
 
