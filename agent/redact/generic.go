@@ -141,13 +141,3 @@ func classOf(c byte) uint8 {
 	}
 	return cl
 }
-
-// isASCII reports whether s has only ASCII characters.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}

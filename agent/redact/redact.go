@@ -40,7 +40,10 @@ type Redactor struct {
 	// lite is detector without gitleaks' generic-api-key rule, whose
 	// regular expression costs more than all the others together. It scans
 	// only text that rule provably cannot match (see mayHoldGenericKey).
-	lite  *detect.Detector
+	lite *detect.Detector
+	// split is lite taken apart rule by rule, so one call runs only the
+	// rules whose keywords the text holds (nil when lite is nil).
+	split *splitDetector
 	rules []rule // built-in extras first, then custom patterns
 }
 
@@ -82,9 +85,14 @@ var awsKeyRule = rule{
 var awsSecretRule = rule{
 	id: "aws-secret-key",
 	re: regexp.MustCompile(`(?i)\baws\b[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-	// For ASCII text (?i) folds only ASCII letters; other text may spell
-	// "s" as U+017F (ſ), so it always runs the expression.
-	may: func(s string) bool { return !isASCII(s) || fold.ContainsASCII(s, "aws") },
+	// Every match holds "aws" under (?i), which folds "a" and "w" only to
+	// their ASCII capitals and "s" also to U+017F (ſ).
+	may: func(s string) bool {
+		if fold.ContainsASCII(s, "aws") {
+			return true
+		}
+		return strings.ContainsRune(s, '\u017f') && fold.ContainsASCII(strings.ReplaceAll(s, "\u017f", "s"), "aws")
+	},
 }
 
 // buildMu serialises detector construction: gitleaks loads its default
@@ -114,7 +122,12 @@ func New(custom []Pattern) (*Redactor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load gitleaks' default rules: %w", err)
 	}
-	return &Redactor{detector: d, lite: withoutRule(d, genericRuleID), rules: rules}, nil
+	lite := withoutRule(d, genericRuleID)
+	r := &Redactor{detector: d, lite: lite, rules: rules}
+	if lite != nil {
+		r.split = splitRules(lite)
+	}
+	return r, nil
 }
 
 // withoutRule returns a detector with d's configuration minus one rule, or
@@ -182,6 +195,9 @@ func (r *Redactor) ownSpans(s string) []span {
 func (r *Redactor) gitleaksSpans(s string) []span {
 	d := r.detector
 	if r.lite != nil && d.MaxDecodeDepth == 0 && !mayHoldGenericKey(s) {
+		if r.split != nil {
+			return r.split.spans(s)
+		}
 		d = r.lite
 	}
 	return detectorSpans(d, s)

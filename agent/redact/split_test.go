@@ -1,0 +1,78 @@
+package redact
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestSplitDetectorMatchesGitleaks checks that running only the rules
+// whose keywords occur finds exactly what gitleaks' own detector (the same
+// rules, all walked) finds, on texts holding secrets of many kinds.
+func TestSplitDetectorMatchesGitleaks(t *testing.T) {
+	r := newRedactor(t)
+	if r.split == nil {
+		t.Fatal("the default rules were not split: every peer request pays gitleaks' full walk")
+	}
+	secrets := []string{
+		awsKey, ghToken, "github_pat_" + "11ABCDEFG0" + strings.Repeat("x7Kq", 20)[:72],
+		"glpat-" + "Zx8Kq2Lm9Pw4Rt7Vb1Nc", "xoxb-" + "123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+		"sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "npm_" + "Zx8Kq2Lm9Pw4Rt7Vb1Nc3Hd6Jy0Ge5Aq7S2",
+		"AIza" + "SyD8Kq2Lm9Pw4Rt7Vb1Nc3Hd6Jy0Ge5Aq7S", "shpat_" + "0123456789abcdef0123456789abcdef",
+		"dop_v1_" + strings.Repeat("a1b2c3d4", 8), "https://hooks.slack.com/services/" + "T01234567/B01234567/" + "AbCdEfGhIjKlMnOpQrStUvWx",
+	}
+	texts := []string{
+		`{"jsonrpc":"2.0","id":"1","method":"aoi.query","params":{"from":"pm","query":"認証機能の進捗は？ how is auth going?","context_scope":["acme/webapp"]}}`,
+		"nothing secret here, only words about tokens and keys",
+		"",
+	}
+	for i, s := range secrets {
+		texts = append(texts, s,
+			fmt.Sprintf("line %d: use %s for the deploy", i, s),
+			fmt.Sprintf(`{"params":{"query":"the key is %s","context_scope":["x"]}}`, s),
+			fmt.Sprintf("TOKEN=%s\nand again %s", s, s))
+	}
+	found := 0
+	for _, s := range texts {
+		want := sortedSpans(detectorSpans(r.lite, s))
+		got := sortedSpans(r.split.spans(s))
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("text %q:\n split found %v\n gitleaks found %v", s, got, want)
+		}
+		found += len(want)
+	}
+	if found < len(secrets) {
+		t.Fatalf("gitleaks found %d secrets in the texts; the test needs at least %d to compare anything", found, len(secrets))
+	}
+}
+
+func sortedSpans(sp []span) []span {
+	sort.Slice(sp, func(i, j int) bool {
+		if sp[i].start != sp[j].start {
+			return sp[i].start < sp[j].start
+		}
+		if sp[i].end != sp[j].end {
+			return sp[i].end < sp[j].end
+		}
+		return sp[i].id < sp[j].id
+	})
+	return sp
+}
+
+// TestAWSSecretRuleLongS: the aws-secret-key rule's prefilter skips the
+// expression for text without "aws", but (?i) also reads U+017F (ſ) as
+// "s", so "AWſ" must still reach it (followed by a word character, as
+// the rule's \b after "aws" is ASCII-only).
+func TestAWSSecretRuleLongS(t *testing.T) {
+	r := newRedactor(t)
+	for _, in := range []string{
+		"認証: the AW\u017fsecret for the bucket is " + awsSecret + " ok",
+		"認証: the aws secret for the bucket is " + awsSecret + " ok",
+	} {
+		out, _ := r.Redact(in)
+		if strings.Contains(out, awsSecret) || !strings.Contains(out, "[REDACTED:aws-secret-key]") {
+			t.Errorf("Redact(%q) = %q", in, out)
+		}
+	}
+}
