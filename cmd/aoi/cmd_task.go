@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -134,10 +135,57 @@ func printTask(w io.Writer, t agent.Task) {
 	if t.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", sanitize(t.Error, true))
 	}
-	if len(t.Output) > 0 && string(t.Output) != "null" {
+	if len(t.Output) > 0 && string(t.Output) != "null" && !printOutcome(w, t.Output, t.ExitCode == nil) {
 		fmt.Fprintf(w, "output:\n%s\n", sanitize(string(t.Output), true))
 	}
 	fmt.Fprintf(w, "created %s, updated %s\n", when(t.CreatedAt), when(t.UpdatedAt))
+}
+
+// printOutcome prints a finished task's outcome as a person reads it: how
+// long it took, the test counts and failures, and the output's last lines
+// as lines (the JSON string held them as \n), and its exit code when
+// withExit (the task record had none). It reports false when the
+// output is not an outcome, to be printed as it is.
+func printOutcome(w io.Writer, raw json.RawMessage, withExit bool) bool {
+	var o struct {
+		Status     string `json:"status"`
+		ExitCode   *int   `json:"exit_code"`
+		DurationMS int64  `json:"duration_ms"`
+		Counts     *struct {
+			Run      int `json:"tests_run"`
+			Passed   int `json:"tests_passed"`
+			Failed   int `json:"tests_failed"`
+			Skipped  int `json:"tests_skipped"`
+			Failures []struct {
+				Test, Package, Message string
+			} `json:"failures"`
+		} `json:"output"`
+		Tail      *string `json:"output_tail"`
+		Truncated bool    `json:"output_truncated"`
+	}
+	if json.Unmarshal(raw, &o) != nil || o.Status == "" {
+		return false
+	}
+	if withExit && o.ExitCode != nil { // a peer's task status carries it only here
+		fmt.Fprintf(w, "exit code: %d\n", *o.ExitCode)
+	}
+	if o.DurationMS > 0 {
+		fmt.Fprintf(w, "took: %s\n", time.Duration(o.DurationMS)*time.Millisecond)
+	}
+	if c := o.Counts; c != nil {
+		fmt.Fprintf(w, "tests: %d run, %d passed, %d failed, %d skipped\n", c.Run, c.Passed, c.Failed, c.Skipped)
+		for _, f := range c.Failures {
+			fmt.Fprintf(w, "  FAIL %s\n", cell(strings.TrimSpace(f.Package+" "+f.Test), 0))
+		}
+	}
+	if o.Tail != nil && *o.Tail != "" {
+		head := "output:"
+		if o.Truncated {
+			head = "output (its last lines):"
+		}
+		fmt.Fprintf(w, "%s\n%s\n", head, strings.TrimRight(sanitize(*o.Tail, true), "\n"))
+	}
+	return true
 }
 
 // formatParams renders params as sorted KEY=VALUE pairs.

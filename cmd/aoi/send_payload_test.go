@@ -52,3 +52,37 @@ func TestInboxSaysWhyATaskWasRejected(t *testing.T) {
 		t.Errorf("inbox:\n%s", b.String())
 	}
 }
+
+// TestTaskStatusPrintsOutputAsLines: `aoi task status` printed a finished
+// task's outcome as one JSON line, its output's lines joined by \n.
+func TestTaskStatusPrintsOutputAsLines(t *testing.T) {
+	exit := 1
+	out := json.RawMessage(`{"task_id":"t-1","status":"failed","exit_code":1,"duration_ms":1500,` +
+		`"output":{"tests_run":3,"tests_passed":2,"tests_failed":1,"failures":[{"test":"TestRefresh","package":"auth"}]},` +
+		`"output_tail":"ok  api\nFAIL auth \u001b[31mTestRefresh\n","output_truncated":true}`)
+	var b strings.Builder
+	printTask(&b, agent.Task{ID: "t-1", Type: "run_tests", Requester: "pm", State: "failed", ExitCode: &exit, Output: out})
+	got := b.String()
+	for _, want := range []string{"took: 1.5s", "tests: 3 run, 2 passed, 1 failed, 0 skipped", "  FAIL auth TestRefresh",
+		"output (its last lines):\nok  api\nFAIL auth TestRefresh\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("task status lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `\n`) || strings.Contains(got, "\x1b") || strings.Contains(got, `"output_tail"`) {
+		t.Errorf("task status shows the JSON or a control character:\n%s", got)
+	}
+	if strings.Count(got, "exit code: 1") != 1 {
+		t.Errorf("the exit code is printed %d times:\n%s", strings.Count(got, "exit code: 1"), got)
+	}
+	b.Reset()
+	printTask(&b, agent.Task{ID: "t-1", State: "failed", Output: out}) // a peer's status: the code only in the outcome
+	if !strings.Contains(b.String(), "exit code: 1") {
+		t.Errorf("the outcome's exit code is not printed:\n%s", b.String())
+	}
+	b.Reset()
+	printTask(&b, agent.Task{ID: "t-2", State: "completed", Output: json.RawMessage(`"plain text"`)})
+	if !strings.Contains(b.String(), "output:\n\"plain text\"") {
+		t.Errorf("an output that is no outcome is printed as it is:\n%s", b.String())
+	}
+}
