@@ -44,7 +44,7 @@ func taskPlan(p task.Plan) *TaskPlan {
 // Approve approves a pending task; it runs when a slot is free.
 // ErrNotFound: no such approval; ErrConflict: it is already decided.
 func (c *Core) Approve(ctx context.Context, req ApproveRequest) error {
-	return taskError(c.tasks.Approve(ctx, req.ID))
+	return task.DomainError(c.tasks.Approve(ctx, req.ID))
 }
 
 // Reject rejects a pending task; the requester gets APPROVAL_DENIED.
@@ -54,7 +54,7 @@ func (c *Core) Reject(ctx context.Context, req RejectRequest) error {
 	if reason == "" {
 		reason = "rejected by the owner"
 	}
-	return taskError(c.tasks.Reject(ctx, req.ID, reason))
+	return task.DomainError(c.tasks.Reject(ctx, req.ID, reason))
 }
 
 // Tasks lists tasks this agent runs for peers, newest first.

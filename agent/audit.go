@@ -2,10 +2,8 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"strconv"
-	"strings"
 
+	"github.com/aoi-protocol/aoi/agent/peerapi"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -34,7 +32,7 @@ func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 // auditCall is the peer server's generic audit hook for calls whose handler
 // did not write its own row (refusals before dispatch, discover, ping …).
 func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
-	result, detail := "ok", map[string]any{"id": idString(rec.ID), "latency_ms": rec.Duration.Milliseconds()}
+	result, detail := "ok", map[string]any{"id": peerapi.IDString(rec.ID), "latency_ms": rec.Duration.Milliseconds()}
 	if rec.Err != nil {
 		result = codeName(rec.Err.Code)
 		detail["error"] = rec.Err.Message
@@ -43,20 +41,9 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 		detail["refusals_since_last_row"] = rec.Suppressed
 	}
 	return c.db.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit(callerName(rec.Caller), rec.Method, result, detail)
+		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), rec.Method, result, detail)
 		return err
 	})
-}
-
-// idString renders a JSON-RPC id as text: strings unquoted, numbers as is.
-func idString(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	if strings.HasPrefix(s, `"`) {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
-	}
-	return s
 }
 
 // codeName is the audit log's word for an error code.

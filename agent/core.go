@@ -1,6 +1,7 @@
-// Package agent is aoi's core: the secretary behind the peer server. It owns
-// the registry, access control, the aoi.* and ctl.* handlers, the outbox and
-// the event broker, and implements Service for every front end.
+// Package agent is aoi's core: the secretary behind the peer server. It
+// wires the capability packages (peers, peerapi, inbox, outbox, task, ops,
+// events, secretary) together, serves aoi.message and the ctl.* table, and
+// implements Service for every front end.
 package agent
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/agent/ops"
 	"github.com/aoi-protocol/aoi/agent/outbox"
+	"github.com/aoi-protocol/aoi/agent/peerapi"
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
@@ -73,6 +75,7 @@ type Core struct {
 	inbox        *inbox.Inbox
 	peers        *peers.Registry
 	tasks        *task.Engine
+	peerAPI      *peerapi.API
 	sec          *secretary.Secretary
 	redactor     *redact.Redactor
 	redactorErr  error
@@ -152,7 +155,12 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	c.buildServers(cfg)
-	return c.openExtensions(ctx, cfg)
+	if err := c.openExtensions(ctx, cfg); err != nil {
+		return err
+	}
+	c.peerAPI = c.newPeerAPI() // after the extensions: it uses the task engine
+	c.registerPeerHandlers(c.peerSrv)
+	return nil
 }
 
 // buildServers creates the peer server and the control server.
@@ -168,7 +176,6 @@ func (c *Core) buildServers(cfg *config.Config) {
 		Observe:      c.observeCall,
 		Logger:       c.log,
 	})
-	c.registerPeerHandlers(c.peerSrv)
 	c.ctlSrv = rpc.NewServer(rpc.Options{
 		MaxBodyBytes: 8 << 20,
 		Identify:     rpc.UnixIdentify,

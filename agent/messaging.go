@@ -31,7 +31,7 @@ func (c *Core) handleMessage(ctx context.Context, call *rpc.Call) (any, error) {
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+	if err := c.peerAPI.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return nil, err
 	}
 	if err := checkEnvelope(p.ID, p.Type, p.TaskID, p.ThreadID, p.ReplyTo, p.Priority, p.Payload); err != nil {
@@ -81,14 +81,14 @@ func (c *Core) handleMessage(ctx context.Context, call *rpc.Call) (any, error) {
 
 // checkMessaging applies the ACL's messages rules to the caller.
 func (c *Core) checkMessaging(ctx context.Context, call *rpc.Call) error {
-	d := c.policy.Load().CheckMessages(c.subject(call.Caller))
+	d := c.policy.Load().CheckMessages(c.peerAPI.Subject(call.Caller))
 	if d.AuditOnly {
-		c.auditACLOnly(ctx, call, "messages", d)
+		c.peerAPI.AuditACLOnly(ctx, call, "messages", d)
 	}
 	if d.Allowed {
 		return nil
 	}
-	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
+	c.peerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
 	return errs.Denied(d.Reason, map[string]any{"required_permission": "messages.write"})
 }
 

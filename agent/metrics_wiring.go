@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/metrics"
+	"github.com/aoi-protocol/aoi/agent/peerapi"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 )
@@ -66,7 +67,7 @@ func (c *Core) logCall(ctx context.Context, method string, caller rpc.Caller, id
 		level = slog.LevelWarn
 	}
 	c.log.Log(ctx, level, "request handled", "component", "rpc", "method", method, "code", code,
-		"agent_from", callerName(caller), "agent_to", c.selfID(), "query_id", idString(id), "latency_ms", d.Milliseconds())
+		"agent_from", peerapi.CallerName(caller), "agent_to", c.selfID(), "query_id", peerapi.IDString(id), "latency_ms", d.Milliseconds())
 }
 
 // methodLabel bounds the method label to the protocol's methods, so a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/peerapi"
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/secretary"
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
@@ -50,24 +51,24 @@ func (c *Core) openSecretary(ctx context.Context, cfg *config.Config) error {
 
 // secretaryDecide drafts an answer from the mirror and applies the
 // interrupt rules; ok is false when mirroring is off.
-func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (handling, bool, error) {
+func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (peerapi.Handling, bool, error) {
 	if c.sec == nil {
-		return handling{}, false, nil
+		return peerapi.Handling{}, false, nil
 	}
-	allowed := c.policy.Load().Allowed(c.subject(caller), acl.Read)
+	allowed := c.policy.Load().Allowed(c.peerAPI.Subject(caller), acl.Read)
 	ans, err := c.sec.Answer(ctx, secretary.Question{From: p.From, Text: p.Query, Scope: p.ContextScope, Allowed: allowed})
 	var unknown *secretary.UnknownContextError
 	if errors.As(err, &unknown) {
-		return handling{}, true, rpc.ContextNotFound(unknown.Scope)
+		return peerapi.Handling{}, true, rpc.ContextNotFound(unknown.Scope)
 	}
 	if err != nil {
-		return handling{}, true, err
+		return peerapi.Handling{}, true, err
 	}
 	ic := c.config().Secretary.InterruptControl
 	r := interrupt.Decide(interrupt.Input{Priority: p.Priority, Confidence: ans.Confidence, Now: c.now(),
 		FocusHours: ic.FocusModeHours, FocusOverride: c.inbox.FocusOverride(), Threshold: ic.AutoRespondThreshold, Enabled: ic.Enabled})
 	draft := ans.Result
-	return handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft}, true, nil
+	return peerapi.Handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft}, true, nil
 }
 
 // redactorFor builds the redactor once, from the config's patterns.

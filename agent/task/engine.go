@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
@@ -205,4 +207,23 @@ type NotFoundError struct{ Kind, ID string }
 
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("%s %s not found; list them with `aoi %ss`", e.Kind, e.ID, e.Kind)
+}
+
+// DomainError maps the engine's errors to domain kinds with the same text
+// (the core's peer edge turns them into JSON-RPC errors a requester can
+// act on, the control edge into data.kind): unknown task type, bad params or ref
+// → ErrInvalid, unknown task or approval → ErrNotFound; errs kinds the
+// engine returns itself (ErrConflict) pass as they are.
+func DomainError(err error) error {
+	var pe *ParamError
+	var ue *UnknownTaskTypeError
+	var re *RefError
+	var nf *NotFoundError
+	switch {
+	case errors.As(err, &pe), errors.As(err, &ue), errors.As(err, &re):
+		return errs.Invalid("%s", err.Error())
+	case errors.As(err, &nf):
+		return errs.NotFound("%s", err.Error())
+	}
+	return err
 }

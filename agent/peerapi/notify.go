@@ -1,4 +1,4 @@
-package agent
+package peerapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -13,12 +14,12 @@ import (
 
 // handleNotify stores a notification from a peer in the ordered inbox.
 // Redelivered notifications (same id) are acknowledged but stored once.
-func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
+func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.NotifyParams
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return nil, err
 	}
 	if p.Event == "" {
@@ -29,10 +30,10 @@ func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	var seq int64
 	var dup bool
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
+	err := a.DB.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		seq, dup, err = tx.InsertMessage(store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Event,
-			RelatedID: p.RelatedQueryID, Data: p.Data, ReceivedAt: c.now()})
+			RelatedID: p.RelatedQueryID, Data: p.Data, ReceivedAt: a.Now()})
 		if err != nil || dup {
 			return err
 		}
@@ -44,8 +45,8 @@ func (c *Core) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	call.MarkAudited()
 	if !dup {
-		c.events.Publish(EventMessageReceived, fmt.Sprint(seq), p.From, p.Event)
-		c.events.Publish(EventAttention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
+		a.Publish(events.MessageReceived, fmt.Sprint(seq), p.From, p.Event)
+		a.Publish(events.Attention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
 	}
 	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
 }

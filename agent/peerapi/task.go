@@ -1,4 +1,4 @@
-package agent
+package peerapi
 
 import (
 	"context"
@@ -16,15 +16,15 @@ import (
 // handleTaskExecute: the task type must be configured, the caller needs
 // execute on its context (and on every scope entry), then the engine stores
 // it for approval or auto-approves it.
-func (c *Core) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error) {
+func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.TaskExecuteParams
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return nil, err
 	}
-	tt, err := task.LookupTaskType(c.config().Tasks, p.TaskType)
+	tt, err := task.LookupTaskType(a.Config().Tasks, p.TaskType)
 	if err != nil {
 		return nil, errs.Invalid("%s", err.Error())
 	}
@@ -32,32 +32,32 @@ func (c *Core) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, erro
 	if tt.Context != "" {
 		scope = append(scope, tt.Context)
 	}
-	subject := c.subject(call.Caller)
-	decision, err := c.checkScope(ctx, call, acl.Execute, scope)
+	subject := a.Subject(call.Caller)
+	decision, err := a.checkScope(ctx, call, acl.Execute, scope)
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.tasks.Submit(ctx, task.Request{RequestID: idString(call.ID), From: p.From, FromRole: subject.Role,
+	t, err := a.Tasks.Submit(ctx, task.Request{RequestID: IDString(call.ID), From: p.From, FromRole: subject.Role,
 		TaskType: p.TaskType, Params: p.TaskParams, Ref: p.Ref, MatchedRule: decision.RuleID})
 	if err != nil {
-		return nil, taskError(err)
+		return nil, task.DomainError(err)
 	}
 	call.MarkAudited()
 	if p.Async == nil || *p.Async {
 		return wire.TaskExecuteResult{TaskID: t.ID, Status: t.State, Message: taskMessage(t.State)}, nil
 	}
-	return c.waitTask(ctx, t.ID, p.Timeout)
+	return a.waitTask(ctx, t.ID, p.Timeout)
 }
 
 // waitTask serves a synchronous request: the result, or the current state
 // when the timeout passes first (the notify still follows).
-func (c *Core) waitTask(ctx context.Context, id string, timeoutSec int) (any, error) {
+func (a *API) waitTask(ctx context.Context, id string, timeoutSec int) (any, error) {
 	if timeoutSec <= 0 {
 		timeoutSec = 30
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutSec)*time.Second)
 	defer cancel()
-	t, err := c.tasks.Wait(wctx, id)
+	t, err := a.Tasks.Wait(wctx, id)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
@@ -69,59 +69,40 @@ func (c *Core) waitTask(ctx context.Context, id string, timeoutSec int) (any, er
 }
 
 func taskMessage(state string) string {
-	if state == TaskPending {
+	if state == task.StatePending {
 		return "waiting for the owner's approval; the result will follow as aoi.notify"
 	}
 	return "queued; the result will follow as aoi.notify"
 }
 
-// taskError maps the engine's errors to domain kinds with the same text
-// (the peer edge turns them into JSON-RPC errors a requester can act on,
-// the control edge into data.kind): unknown task type, bad params or ref
-// → ErrInvalid, unknown task or approval → ErrNotFound; errs kinds the
-// engine returns itself (ErrConflict) pass as they are.
-func taskError(err error) error {
-	var pe *task.ParamError
-	var ue *task.UnknownTaskTypeError
-	var re *task.RefError
-	var nf *task.NotFoundError
-	switch {
-	case errors.As(err, &pe), errors.As(err, &ue), errors.As(err, &re):
-		return errs.Invalid("%s", err.Error())
-	case errors.As(err, &nf):
-		return errs.NotFound("%s", err.Error())
-	}
-	return err
-}
-
 // handleTaskStatus reports a task to the agent that asked for it.
-func (c *Core) handleTaskStatus(ctx context.Context, call *rpc.Call) (any, error) {
+func (a *API) handleTaskStatus(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.TaskRef
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, ""); err != nil {
+	if err := a.CheckFrom(ctx, call, p.From, ""); err != nil {
 		return nil, err
 	}
-	t, err := c.tasks.Status(ctx, p.TaskID, p.From)
+	t, err := a.Tasks.Status(ctx, p.TaskID, p.From)
 	if err != nil {
-		return nil, taskError(err)
+		return nil, task.DomainError(err)
 	}
 	return wire.TaskExecuteResult{TaskID: t.ID, Status: t.State, Output: t.Output, Error: t.Error,
 		TaskType: t.TaskType, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}, nil
 }
 
 // handleTaskCancel cancels a task for the agent that asked for it.
-func (c *Core) handleTaskCancel(ctx context.Context, call *rpc.Call) (any, error) {
+func (a *API) handleTaskCancel(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.TaskRef
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, ""); err != nil {
+	if err := a.CheckFrom(ctx, call, p.From, ""); err != nil {
 		return nil, err
 	}
-	if err := c.tasks.Cancel(ctx, p.TaskID, p.From); err != nil {
-		return nil, taskError(err)
+	if err := a.Tasks.Cancel(ctx, p.TaskID, p.From); err != nil {
+		return nil, task.DomainError(err)
 	}
 	return map[string]any{"task_id": p.TaskID, "canceled": true}, nil
 }

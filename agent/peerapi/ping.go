@@ -1,4 +1,4 @@
-package agent
+package peerapi
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 )
 
 // handlePing is the heartbeat: it marks the caller online.
-func (c *Core) handlePing(ctx context.Context, call *rpc.Call) (any, error) {
+func (a *API) handlePing(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.PingParams
 	if err := call.Bind(&p); err != nil {
 		return nil, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, ""); err != nil {
+	if err := a.CheckFrom(ctx, call, p.From, ""); err != nil {
 		return nil, err
 	}
 	if err := peers.CheckVersion(p.AOIVersion); err != nil {
 		return nil, err
 	}
-	if err := c.peers.MarkSeen(ctx, p.From); err != nil {
+	if err := a.Peers.MarkSeen(ctx, p.From); err != nil {
 		return nil, err
 	}
-	return wire.PingResult{AgentID: c.selfID(), Status: c.selfEntry().Status, AOIVersion: wire.ProtocolVersion, Time: c.now()}, nil
+	return wire.PingResult{AgentID: a.Config().Agent.ID, Status: a.Self().Status, AOIVersion: wire.ProtocolVersion, Time: a.Now()}, nil
 }

@@ -1,4 +1,4 @@
-package agent
+package peerapi
 
 import (
 	"context"
@@ -24,8 +24,8 @@ const (
 	DecisionEscalate    = "ESCALATE"
 )
 
-// handling is what the secretary decided for a received query.
-type handling struct {
+// Handling is what the secretary decided for a received query.
+type Handling struct {
 	Decision   string
 	Confidence float64
 	Draft      *wire.QueryResult // the answer (AUTO_RESPOND) or a draft for the owner
@@ -34,37 +34,37 @@ type handling struct {
 // handleQuery is aoi.query: ACL on every scope entry, then the secretary
 // decides to answer now, buffer or escalate; the query is stored and audited
 // in the same transaction before the response goes out.
-func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
-	p, err := c.bindQuery(ctx, call)
+func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
+	p, err := a.bindQuery(ctx, call)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
+	if _, err := a.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
 		return nil, err
 	}
-	h, err := c.decideQuery(ctx, call.Caller, p)
+	h, err := a.decideQuery(ctx, call.Caller, p)
 	if err != nil {
 		return nil, err
 	}
 	q := store.QueryRecord{
-		ID: newID("q"), RequestID: idString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
+		ID: newID("q"), RequestID: IDString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
 		Priority: p.Priority, State: stateFor(h.Decision), Decision: h.Decision, Confidence: h.Confidence,
-		ReceivedAt: c.now(),
+		ReceivedAt: a.Now(),
 	}
 	answerNow := h.Decision == DecisionAutoRespond && !p.Async
 	if h.Draft != nil {
 		q.Draft = mustJSON(h.Draft)
 	}
 	if answerNow {
-		at := c.now()
+		at := a.Now()
 		q.Answer, q.AnsweredAt = q.Draft, &at
 	}
-	err = c.db.Write(ctx, func(tx *store.Tx) error {
+	err = a.DB.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertQuery(q); err != nil {
 			return err
 		}
 		if h.Decision == DecisionAutoRespond && p.Async {
-			if err := c.inbox.QueueAnswer(tx, q, *h.Draft); err != nil {
+			if err := a.Inbox.QueueAnswer(tx, q, *h.Draft); err != nil {
 				return err
 			}
 		}
@@ -76,9 +76,9 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	call.MarkAudited()
-	c.inbox.Announce(q)
+	a.Inbox.Announce(q)
 	if h.Decision == DecisionAutoRespond && p.Async {
-		c.outbox.Wake() // the answer is queued: send it now, not at the next idle wake-up
+		a.Wake() // the answer is queued: send it now, not at the next idle wake-up
 	}
 	if answerNow {
 		res := *h.Draft
@@ -91,12 +91,12 @@ func (c *Core) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 }
 
 // bindQuery decodes and validates aoi.query's params.
-func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, error) {
+func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, error) {
 	var p wire.QueryParams
 	if err := call.Bind(&p); err != nil {
 		return p, err
 	}
-	if err := c.checkFrom(ctx, call, p.From, p.To); err != nil {
+	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return p, err
 	}
 	p.Query = strings.TrimSpace(p.Query)
@@ -119,76 +119,76 @@ func (c *Core) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams,
 
 // checkScope checks every context_scope entry against the ACL (the seed
 // checked only the first). An empty scope means every context we hold.
-func (c *Core) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
-	pol := c.policy.Load()
-	resolved, escaped := resolveScope(c.config(), scope)
+func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
+	pol := a.Policy()
+	resolved, escaped := a.ResolveScope(a.Config(), scope)
 	if escaped != "" {
 		reason := "a context_scope entry leads outside its repository (symlinks resolved); ask for a path inside it"
-		c.auditRefusal(ctx, call, "acl", map[string]any{"scope": escaped, "reason": reason})
+		a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": escaped, "reason": reason})
 		call.RecordACL(false)
 		return acl.Decision{Reason: reason}, errs.Denied(reason, map[string]any{
 			"required_permission": "context." + string(action), "requested_scope": escaped})
 	}
-	d, denied := pol.CheckScope(c.subject(call.Caller), action, resolved)
+	d, denied := pol.CheckScope(a.Subject(call.Caller), action, resolved)
 	if d.AuditOnly { // audit_mode: the denial is recorded but the call goes on
-		c.auditACLOnly(ctx, call, denied, d)
+		a.AuditACLOnly(ctx, call, denied, d)
 	}
 	call.RecordACL(d.Allowed)
 	if d.Allowed {
 		return d, nil
 	}
-	c.auditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
+	a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
 	return d, errs.Denied(d.Reason, map[string]any{
 		"required_permission": "context." + string(action), "requested_scope": denied})
 }
 
-// auditACLOnly records a denial that audit_mode let through.
-func (c *Core) auditACLOnly(ctx context.Context, call *rpc.Call, denied string, d acl.Decision) {
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit(callerName(call.Caller), "acl.audit_only", "PERMISSION_DENIED",
+// AuditACLOnly records a denial that audit_mode let through.
+func (a *API) AuditACLOnly(ctx context.Context, call *rpc.Call, denied string, d acl.Decision) {
+	err := a.DB.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit(CallerName(call.Caller), "acl.audit_only", "PERMISSION_DENIED",
 			map[string]any{"method": call.Method, "scope": denied, "rule": d.RuleID, "reason": d.Reason})
 		return err
 	})
 	if err != nil {
-		c.log.Error("audit acl decision", "component", "acl", "err", err)
+		a.Log.Error("audit acl decision", "component", "acl", "err", err)
 	}
 }
 
-// subject is the ACL's view of a caller.
-func (c *Core) subject(caller rpc.Caller) acl.Subject {
+// Subject is the ACL's view of a caller.
+func (a *API) Subject(caller rpc.Caller) acl.Subject {
 	s := acl.Subject{AgentID: caller.AgentID, TailnetUser: caller.UserLogin, TailnetTags: caller.Tags}
-	if agentID, role, ok := c.peers.CachedCaller(caller.Key()); ok && agentID == caller.AgentID {
+	if agentID, role, ok := a.Peers.CachedCaller(caller.Key()); ok && agentID == caller.AgentID {
 		s.Role = role
-	} else if rec, found, err := c.db.Peer(context.Background(), caller.AgentID); err == nil && found {
+	} else if rec, found, err := a.DB.Peer(context.Background(), caller.AgentID); err == nil && found {
 		s.Role = rec.Role
 	}
 	return s
 }
 
 // decideQuery asks the secretary; without one, every query waits for the owner.
-func (c *Core) decideQuery(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (handling, error) {
-	if h, ok, err := c.secretaryDecide(ctx, caller, p); ok || err != nil {
+func (a *API) decideQuery(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (Handling, error) {
+	if h, ok, err := a.Decide(ctx, caller, p); ok || err != nil {
 		return h, err
 	}
-	return handling{Decision: DecisionEscalate}, nil
+	return Handling{Decision: DecisionEscalate}, nil
 }
 
 func stateFor(decision string) string {
 	switch decision {
 	case DecisionAutoRespond:
-		return QueryAnswered
+		return inbox.Answered
 	case DecisionBuffer:
-		return QueryBuffered
+		return inbox.Buffered
 	default:
-		return QueryEscalated
+		return inbox.Escalated
 	}
 }
 
 func pendingSummary(state string) string {
 	switch state {
-	case QueryBuffered:
+	case inbox.Buffered:
 		return "Your question is queued; the owner is in focus time and the answer will follow as aoi.notify."
-	case QueryAnswered: // asked async and answered by the secretary
+	case inbox.Answered: // asked async and answered by the secretary
 		return "Your question was answered from recorded work; the answer follows at once as aoi.notify."
 	}
 	return "Your question was passed to the owner; the answer will follow as aoi.notify."

@@ -1,4 +1,4 @@
-package agent
+package peerapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -13,7 +14,7 @@ import (
 )
 
 // handleDiscover records an announcing peer and returns the registry.
-func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
+func (a *API) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
 	var p wire.DiscoverParams
 	if err := call.Bind(&p); err != nil {
 		return nil, err
@@ -25,16 +26,16 @@ func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) 
 		if !wire.ValidAgentID(p.AgentID) || (p.Role != "" && !wire.ValidAgentID(p.Role)) {
 			return nil, errs.Invalid("agent_id and role must be 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit")
 		}
-		if err := c.bindAnnounce(ctx, call, p); err != nil {
+		if err := a.bindAnnounce(ctx, call, p); err != nil {
 			return nil, err
 		}
 	} else if call.Caller.AgentID == "" {
 		return nil, errs.Denied("unknown caller; announce yourself first (aoi.discover with announce: true)", nil)
 	}
 	if p.SelfOnly {
-		return wire.DiscoverResult{Agents: []wire.RegistryEntry{c.selfEntry()}, AOIVersion: wire.ProtocolVersion}, nil
+		return wire.DiscoverResult{Agents: []wire.RegistryEntry{a.Self()}, AOIVersion: wire.ProtocolVersion}, nil
 	}
-	entries, err := c.registryEntries(ctx, p)
+	entries, err := a.registryEntries(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -44,20 +45,20 @@ func (c *Core) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) 
 // bindAnnounce updates the registry from an announcement. In direct mode the
 // caller is already pinned to an id; in tailnet mode the first node to
 // announce an id is bound to it and later claims from other nodes are refused.
-func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverParams) error {
+func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverParams) error {
 	caller := call.Caller
 	if caller.AgentID != "" && caller.AgentID != p.AgentID {
-		return c.checkFrom(ctx, call, p.AgentID, "")
+		return a.CheckFrom(ctx, call, p.AgentID, "")
 	}
-	rec, found, err := c.db.Peer(ctx, p.AgentID)
+	rec, found, err := a.DB.Peer(ctx, p.AgentID)
 	if err != nil {
 		return err
 	}
 	if caller.Kind == rpc.CallerTailnet && found && !nodeMayClaim(rec, caller) {
-		return c.checkFrom(ctx, call, p.AgentID, "")
+		return a.CheckFrom(ctx, call, p.AgentID, "")
 	}
 	if !found {
-		rec = store.PeerRecord{AgentID: p.AgentID, FirstSeen: c.now(), Trust: TrustPinned}
+		rec = store.PeerRecord{AgentID: p.AgentID, FirstSeen: a.Now(), Trust: peers.Pinned}
 	}
 	if caller.Kind == rpc.CallerTailnet {
 		rec.NodeID, rec.NodeName = caller.NodeID, caller.NodeName
@@ -67,19 +68,19 @@ func (c *Core) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.Discover
 	}
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
-	rec.AnnouncedRole, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, PeerOnline, c.now()
+	rec.AnnouncedRole, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, peers.Online, a.Now()
 	if p.Endpoint != "" && rec.Endpoint == "" {
 		rec.Endpoint = p.Endpoint
 	}
 	rec.Contexts = peers.ContextIDs(p.Capabilities.Contexts)
 	rec.TaskTypes = p.Capabilities.TaskTypes
-	if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
+	if err := a.DB.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
 		return err
 	}
-	c.peers.RememberCaller(caller.Key(), p.AgentID, rec.Role)
-	c.peers.Exchanged(p.AgentID)
-	c.events.Publish(EventPeerChanged, p.AgentID, p.AgentID, "announced")
-	c.outbox.Wake()
+	a.Peers.RememberCaller(caller.Key(), p.AgentID, rec.Role)
+	a.Peers.Exchanged(p.AgentID)
+	a.Publish(events.PeerChanged, p.AgentID, p.AgentID, "announced")
+	a.Wake()
 	return nil
 }
 
@@ -116,14 +117,14 @@ func tailnetEndpoint(remoteAddr, announced string) string {
 }
 
 // registryEntries is this agent followed by the registry, filtered.
-func (c *Core) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wire.RegistryEntry, error) {
-	recs, err := c.db.Peers(ctx)
+func (a *API) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wire.RegistryEntry, error) {
+	recs, err := a.DB.Peers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := []wire.RegistryEntry{c.selfEntry()}
+	out := []wire.RegistryEntry{a.Self()}
 	for _, r := range recs {
-		v := c.peers.View(r)
+		v := a.Peers.View(r)
 		if (p.FilterRole != "" && v.Role != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {
 			continue
 		}
@@ -134,39 +135,6 @@ func (c *Core) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wi
 		}})
 	}
 	return out, nil
-}
-
-// selfEntry describes this agent for discovery.
-func (c *Core) selfEntry() wire.RegistryEntry {
-	cfg := c.config()
-	status := PeerOnline
-	switch {
-	case c.inbox.FocusActive():
-		status = PeerBusy
-	case c.assistantAway():
-		status = PeerAway
-	}
-	return wire.RegistryEntry{Endpoint: c.Addr(), Status: status, Identity: wire.Identity{
-		ID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner,
-		RegisteredAt: c.startedAt, LastSeenAt: c.now(), Capabilities: c.capabilities(),
-		Metadata: map[string]any{"version": wire.ProtocolVersion},
-	}}
-}
-
-// capabilities is this agent's manifest: its contexts and task types.
-func (c *Core) capabilities() wire.Capabilities {
-	cfg := c.config()
-	caps := wire.Capabilities{Actions: []string{"query.send", "query.respond", "context.read"}}
-	for _, ctxCfg := range cfg.Contexts {
-		caps.Contexts = append(caps.Contexts, wire.ContextReference{Type: ctxCfg.Type, Identifier: ctxCfg.Identifier})
-	}
-	for name := range cfg.Tasks {
-		caps.TaskTypes = append(caps.TaskTypes, name)
-	}
-	if len(caps.TaskTypes) > 0 {
-		caps.Actions = append(caps.Actions, "task.execute")
-	}
-	return caps
 }
 
 func contextRefs(ids []string) []wire.ContextReference {

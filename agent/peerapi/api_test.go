@@ -1,0 +1,74 @@
+package peerapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+func newAPI(t *testing.T) *API {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	cfg := &config.Config{}
+	cfg.Agent.ID = "eng-suzuki"
+	return &API{DB: db, Config: func() *config.Config { return cfg }, Log: slog.New(slog.DiscardHandler)}
+}
+
+// The route table serves every aoi.* method but aoi.message, which the
+// core adds.
+func TestRoutesServeThePeerMethods(t *testing.T) {
+	var got []string
+	for m := range newAPI(t).Routes() {
+		got = append(got, m)
+	}
+	slices.Sort(got)
+	want := []string{wire.MethodDiscover, wire.MethodNotify, wire.MethodPing, wire.MethodQuery,
+		wire.MethodTaskCancel, wire.MethodTaskExecute, wire.MethodTaskStatus}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("routes = %v, want %v", got, want)
+	}
+}
+
+// A request whose from is not the authenticated caller is refused as
+// ErrDenied and audited as an impersonation; one addressed to another
+// agent is ErrUnknownPeer; the caller speaking for itself passes.
+func TestCheckFromRefusesImpersonationAndAuditsIt(t *testing.T) {
+	a := newAPI(t)
+	ctx := context.Background()
+	call := &rpc.Call{Method: wire.MethodPing, Caller: rpc.Caller{AgentID: "pm-tanaka"}}
+	err := a.CheckFrom(ctx, call, "lead-sato", "")
+	var de *errs.Error
+	if !errors.Is(err, errs.ErrDenied) || !errors.As(err, &de) || de.Data["claimed_from"] != "lead-sato" ||
+		!strings.Contains(err.Error(), `authenticated as "pm-tanaka"`) {
+		t.Fatalf("impersonation: %v, want ErrDenied naming both", err)
+	}
+	if !call.Audited() {
+		t.Fatal("the refusal was not marked audited")
+	}
+	rows, err := a.DB.AuditList(ctx, store.AuditQuery{Limit: 10})
+	if err != nil || len(rows) != 1 || rows[0].Agent != "pm-tanaka" || rows[0].Method != wire.MethodPing ||
+		rows[0].Result != "PERMISSION_DENIED" || !strings.Contains(string(rows[0].Detail), `"impersonation"`) {
+		t.Fatalf("audit rows = %+v, %v", rows, err)
+	}
+	if err := a.CheckFrom(ctx, call, "pm-tanaka", "eng-other"); !errors.Is(err, errs.ErrUnknownPeer) || errs.Agent(err) != "eng-other" {
+		t.Fatalf("addressed to another agent: %v, want ErrUnknownPeer", err)
+	}
+	if err := a.CheckFrom(ctx, call, "pm-tanaka", "eng-suzuki"); err != nil {
+		t.Fatalf("the caller speaking for itself: %v", err)
+	}
+}
