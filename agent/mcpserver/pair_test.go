@@ -82,18 +82,27 @@ func startPair(t *testing.T) (eng, pm *testCore) {
 }
 
 // answerWhenAsked answers, as pm's owner, the first escalated query once
-// it arrives.
+// it arrives (announced by a query.received event).
 func answerWhenAsked(t *testing.T, pm *testCore, text string) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	events, err := pm.Events(ctx, agent.EventsRequest{}) // subscribed before the query is sent
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
-		deadline := time.Now().Add(15 * time.Second)
-		for time.Now().Before(deadline) {
-			qs, err := pm.Queries(context.Background(), agent.QueryFilter{State: agent.QueryEscalated})
+		defer cancel()
+		for ev := range events {
+			if ev.Kind != agent.EventQueryReceived {
+				continue
+			}
+			qs, err := pm.Queries(ctx, agent.QueryFilter{State: agent.QueryEscalated})
 			if err == nil && len(qs) > 0 {
-				done <- pm.Answer(context.Background(), agent.AnswerRequest{QueryID: qs[0].ID, Text: text})
+				done <- pm.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: text})
 				return
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
 		done <- fmt.Errorf("no escalated query reached pm within 15s")
 	}()
