@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
@@ -22,11 +24,28 @@ import (
 // a rule set with a generic rule is therefore not split (splitRules).
 type splitDetector struct {
 	trie *ahocorasick.Trie
-	// byPattern lists, per keyword (its index in the trie), the detectors
-	// of the rules it names.
-	byPattern [][]*detect.Detector
+	// byPattern lists, per keyword (its index in the trie), the rules it
+	// names.
+	byPattern [][]*ruleScan
 	// always run on every text: the rules without keywords.
-	always []*detect.Detector
+	always []*ruleScan
+}
+
+// ruleScan is one gitleaks rule and a detector holding it alone.
+type ruleScan struct {
+	d *detect.Detector
+	// re is the rule's expression. gitleaks reports nothing for a text
+	// (without a file path) the expression does not match, so a text it
+	// rejects skips the detector's fixed cost (allocations, a logger per
+	// call); a text it matches goes through gitleaks as before.
+	re *regexp.Regexp
+}
+
+func (rs *ruleScan) spans(s string) []span {
+	if rs.re != nil && !rs.re.MatchString(s) {
+		return nil
+	}
+	return detectorSpans(rs.d, s)
 }
 
 // splitRules builds a splitDetector with d's rules and configuration, or
@@ -40,7 +59,10 @@ func splitRules(d *detect.Detector) *splitDetector {
 		if strings.Contains(strings.ToLower(id), "generic") {
 			return nil
 		}
-		one := ruleDetector(d, map[string]config.Rule{id: ru})
+		if !scansText(ru) {
+			continue
+		}
+		one := &ruleScan{d: ruleDetector(d, map[string]config.Rule{id: ru}), re: ru.Regex}
 		if len(ru.Keywords) == 0 {
 			sd.always = append(sd.always, one)
 			continue
@@ -59,6 +81,18 @@ func splitRules(d *detect.Detector) *splitDetector {
 	}
 	sd.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
 	return sd
+}
+
+// scansText reports whether rule can find anything in a text scanned
+// without a file path (DetectString): a rule restricted to paths its
+// expression rejects for "" never does, nor does one with no content
+// expression. (Such rules still cost gitleaks a pass per call; the
+// PKCS#12 file rule is one.)
+func scansText(ru config.Rule) bool {
+	if ru.Path != nil && !ru.Path.MatchString("") {
+		return false
+	}
+	return ru.Regex != nil || ru.Path != nil
 }
 
 // ruleDetector is a detector with d's configuration but only rules.
@@ -80,31 +114,22 @@ func ruleDetector(d *detect.Detector, rules map[string]config.Rule) *detect.Dete
 // keywords) and locates their findings in s.
 func (sd *splitDetector) spans(s string) []span {
 	var out []span
-	for _, d := range sd.always {
-		out = append(out, detectorSpans(d, s)...)
+	for _, rs := range sd.always {
+		out = append(out, rs.spans(s)...)
 	}
 	matches := sd.trie.MatchString(strings.ToLower(s))
 	if len(matches) == 0 {
 		return out
 	}
-	var ran []*detect.Detector // a rule runs once even when several keywords name it
+	var ran []*ruleScan // a rule runs once even when several keywords name it
 	for _, m := range matches {
-		for _, d := range sd.byPattern[m.Pattern()] {
-			if containsDetector(ran, d) {
+		for _, rs := range sd.byPattern[m.Pattern()] {
+			if slices.Contains(ran, rs) {
 				continue
 			}
-			ran = append(ran, d)
-			out = append(out, detectorSpans(d, s)...)
+			ran = append(ran, rs)
+			out = append(out, rs.spans(s)...)
 		}
 	}
 	return out
-}
-
-func containsDetector(ds []*detect.Detector, d *detect.Detector) bool {
-	for _, x := range ds {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
