@@ -21,7 +21,14 @@ import "unicode/utf8"
 // cannot match, and the text can skip its costly expression.
 func mayHoldGenericKey(s string) bool {
 	const minSecret = 10
-	text := make([]byte, 0, len(s)) // folded; one byte per rune
+	// A peer request body is usually small: keep its scratch space on the
+	// stack instead of allocating two buffers per call.
+	var textBuf [smallText]byte
+	var runBuf [smallText + 1]int32
+	text := textBuf[:0] // folded; one byte per rune
+	if len(s) > smallText {
+		text = make([]byte, 0, len(s))
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -44,7 +51,12 @@ func mayHoldGenericKey(s string) bool {
 		i += n
 	}
 	// run[i] is the length of the run of secret characters from i.
-	run := make([]int32, len(text)+1)
+	var run []int32
+	if len(text) <= smallText {
+		run = runBuf[:len(text)+1]
+	} else {
+		run = make([]int32, len(text)+1)
+	}
 	for i := len(text) - 1; i >= 0; i-- {
 		if classOf(text[i])&clSecret != 0 {
 			run[i] = run[i+1] + 1
@@ -61,6 +73,9 @@ func mayHoldGenericKey(s string) bool {
 	}
 	return false
 }
+
+// smallText is the text length mayHoldGenericKey scans without allocating.
+const smallText = 1024
 
 // secretFollows reports whether, after the operator at o and any number of
 // separator characters, a run of at least min secret characters starts.

@@ -93,3 +93,20 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		t.Fatalf("matches per rule %v: the generator does not exercise the rules", hits)
 	}
 }
+
+// TestGenericKeyPrefilterLongText: texts longer than the prefilter's stack
+// buffers (in bytes, and in bytes but not in runes) get the same answer.
+func TestGenericKeyPrefilterLongText(t *testing.T) {
+	key := `api_key = "x9f3Kq2LmZ8vR1tY"`
+	for _, pad := range []string{strings.Repeat("word ", 300), strings.Repeat("認証 ", 150)} {
+		if !mayHoldGenericKey(pad + key) {
+			t.Errorf("%d bytes ending in a key: the prefilter would skip it", len(pad+key))
+		}
+		if !mayHoldGenericKey(key + pad) {
+			t.Errorf("%d bytes starting with a key: the prefilter would skip it", len(key+pad))
+		}
+		if mayHoldGenericKey(pad) {
+			t.Errorf("%d bytes of words: the prefilter finds a key", len(pad))
+		}
+	}
+}
