@@ -45,22 +45,39 @@ const EventConfigReloaded = "config.reloaded"
 
 // Reload re-reads the config file and applies it. A file that does not
 // validate is refused with the validation error and the running config
-// stays in force.
+// stays in force; the refusal is audited (result "error", with the reason)
+// like a reload that took effect.
 func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 	c.reloadMu.Lock()
 	defer c.reloadMu.Unlock()
-	rep := ReloadReport{Path: c.cfgPath, Changes: []string{}}
+	rep, applied, err := c.reload(ctx)
+	if err != nil && !applied {
+		c.log.Warn("config not reloaded", "component", "core", "path", c.cfgPath, "error", err)
+		if aerr := c.db.Write(ctx, func(tx *store.Tx) error {
+			_, werr := tx.AppendAudit("owner", "ctl.reload", "error", map[string]any{"path": c.cfgPath, "error": err.Error()})
+			return werr
+		}); aerr != nil {
+			c.log.Error("audit of a refused reload failed", "component", "core", "error", aerr)
+		}
+	}
+	return rep, err
+}
+
+// reload is Reload under reloadMu; applied says whether the new config
+// took effect (an error after that is the audit write's).
+func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err error) {
+	rep = ReloadReport{Path: c.cfgPath, Changes: []string{}}
 	cfg, err := config.Load(c.cfgPath)
 	if err != nil {
-		return rep, fmt.Errorf("config not reloaded, the running one stays: %w", err)
+		return rep, false, fmt.Errorf("config not reloaded, the running one stays: %w", err)
 	}
 	old := c.config()
 	if cfg.Agent.ID != old.Agent.ID {
-		return rep, fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", old.Agent.ID, cfg.Agent.ID)
+		return rep, false, fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", old.Agent.ID, cfg.Agent.ID)
 	}
 	rep.Changes, rep.Restart = configChanges(old, cfg)
 	if err := c.peers.Seed(ctx, cfg); err != nil {
-		return rep, fmt.Errorf("config not reloaded, the running one stays: %w", err)
+		return rep, false, fmt.Errorf("config not reloaded, the running one stays: %w", err)
 	}
 	c.applyConfig(cfg)
 	c.ext.reload(cfg)
@@ -70,7 +87,7 @@ func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 		return err
 	})
 	c.events.Publish(EventConfigReloaded, "", "", rep.String())
-	return rep, err
+	return rep, true, err
 }
 
 // restartOnly are config paths read once at start.

@@ -54,12 +54,17 @@ func printApprovals(w io.Writer, as []agent.Approval) {
 	rows := make([][]string, 0, len(as))
 	pending := 0
 	for _, ap := range as {
-		if ap.State == "pending" {
+		expires := "-" // an approved or rejected request no longer expires
+		switch ap.State {
+		case "pending":
 			pending++
+			expires = when(ap.ExpiresAt)
+		case "expired":
+			expires = when(ap.ExpiresAt)
 		}
 		rows = append(rows, []string{
 			cell(ap.ID, 0), cell(ap.Requester, 20), cell(ap.TaskType, 20), dash(cell(formatParams(ap.Params), 40)),
-			dash(cell(ap.MatchedRule, 20)), cell(ap.State, 9), when(ap.ExpiresAt),
+			dash(cell(ap.MatchedRule, 20)), cell(ap.State, 9), expires,
 		})
 	}
 	table(w, []string{"ID", "REQUESTER", "TASK", "PARAMS", "RULE", "STATE", "EXPIRES"}, rows)

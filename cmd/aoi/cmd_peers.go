@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,6 +128,18 @@ func (a *app) refuseCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return call(a, func(svc agent.PeerService) error {
+				// The core drops an unknown fingerprint without a word (the
+				// interface's x acts on a listed request); a person typing
+				// one wants to know it matched nothing.
+				peers, err := svc.Peers(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if !slices.ContainsFunc(peers, func(p agent.Peer) bool {
+					return p.Trust == agent.TrustPending && p.Fingerprint == argv[0]
+				}) {
+					return fmt.Errorf("no pending trust request has fingerprint %s; `aoi peers` lists the pending ones", sanitize(argv[0], false))
+				}
 				if err := svc.Refuse(cmd.Context(), agent.RefuseRequest{Fingerprint: argv[0]}); err != nil {
 					return err
 				}
