@@ -145,3 +145,174 @@ func TestMessagesExchangeBetweenTwoAgents(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// editConfig rewrites the config of dir through edit (as decoded JSON).
+func editConfig(t *testing.T, dir string, edit func(cfg map[string]any)) {
+	t.Helper()
+	path := filepath.Join(dir, "config.json")
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, path)), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	edit(cfg)
+	writeFile(t, path, string(must(json.MarshalIndent(cfg, "", "  "))))
+}
+
+// gitRepo makes a repository with one commit on main.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"}, {"config", "user.email", "t@example.invalid"}, {"config", "user.name", "t"},
+		{"commit", "-q", "--allow-empty", "-m", "start"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// rowOf is the line of a table that mentions id.
+func rowOf(out, id string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, id) {
+			return line
+		}
+	}
+	return ""
+}
+
+// TestRemoteTaskApprovalsAndAudit: the engineer declares a task type and
+// reloads; the PM asks for it, the engineer approves it in `aoi approvals`
+// (EXPIRES shown while pending, '-' once decided), the PM follows it with
+// `aoi task status AGENT ID` and stops it with `aoi task cancel`. A refused
+// reload is in the audit log (result error, with the reason), and
+// `aoi audit --agent/--result` select rows as they say.
+func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	repo := gitRepo(t)
+	editConfig(t, eng, func(cfg map[string]any) {
+		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": repo}}
+		acl := cfg["acl"].(map[string]any)
+		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-exec", "agent_id": "pm-tanaka",
+			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "write"})
+		cfg["tasks"] = map[string]any{"hold": map[string]any{"command": []any{"sleep", "60"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 120, "approval": "required"}}
+	})
+	if out := cli(t, bin, eng, "reload"); !strings.Contains(out, "tasks: +hold") {
+		t.Fatalf("aoi reload: %s", out)
+	}
+
+	var ticket agent.TaskTicket
+	cliJSON(t, bin, pm, &ticket, "task", "eng-suzuki", "hold")
+	if ticket.TaskID == "" {
+		t.Fatalf("ticket = %+v", ticket)
+	}
+	var approvals []agent.Approval
+	cliJSON(t, bin, eng, &approvals, "approvals")
+	if len(approvals) != 1 || approvals[0].State != "pending" || approvals[0].TaskID != ticket.TaskID {
+		t.Fatalf("approvals = %+v, want the PM's request pending", approvals)
+	}
+	id := approvals[0].ID
+	row := rowOf(cli(t, bin, eng, "approvals"), id)
+	if f := strings.Fields(row); len(f) == 0 || f[len(f)-1] == "-" {
+		t.Errorf("a pending approval shows no expiry: %q", row)
+	}
+	cli(t, bin, eng, "approve", id)
+	row = rowOf(cli(t, bin, eng, "approvals"), id)
+	if f := strings.Fields(row); !strings.Contains(row, "approved") || f[len(f)-1] != "-" {
+		t.Errorf("an approved request still shows an expiry: %q", row)
+	}
+
+	status := func() string { return cli(t, bin, pm, "task", "status", "eng-suzuki", ticket.TaskID) }
+	waitOut(t, "task running", status, "task "+ticket.TaskID+" (hold) for pm-tanaka: in_progress")
+	if out := cli(t, bin, pm, "task", "cancel", "eng-suzuki", ticket.TaskID); !strings.Contains(out, "asked eng-suzuki to cancel task "+ticket.TaskID) {
+		t.Fatalf("aoi task cancel: %s", out)
+	}
+	waitOut(t, "task canceled", status, ": canceled")
+
+	// A refused reload is audited with its reason.
+	good := readFile(t, filepath.Join(eng, "config.json"))
+	writeFile(t, filepath.Join(eng, "config.json"), strings.Replace(good, `"permission": "write"`, `"permission": "maybe"`, 1))
+	cliFails(t, bin, eng, exitFailure, "reload")
+	writeFile(t, filepath.Join(eng, "config.json"), good)
+	if out := cli(t, bin, eng, "audit", "--result", "error"); !strings.Contains(out, "ctl.reload") || !strings.Contains(out, "config not reloaded") {
+		t.Errorf("aoi audit --result error does not show the refused reload:\n%s", out)
+	}
+	var rows []agent.AuditEntry
+	cliJSON(t, bin, eng, &rows, "audit", "--result", "error")
+	if len(rows) != 1 || rows[0].Method != "ctl.reload" || !strings.Contains(string(rows[0].Detail), "default_permission") && !strings.Contains(string(rows[0].Detail), "maybe") {
+		t.Errorf("--result error = %+v, want the one refused reload with its reason", rows)
+	}
+	cliJSON(t, bin, eng, &rows, "audit", "--agent", "pm-tanaka")
+	methods := map[string]bool{}
+	for _, r := range rows {
+		if r.Agent != "pm-tanaka" {
+			t.Errorf("--agent pm-tanaka listed %+v", r)
+		}
+		methods[r.Method] = true
+	}
+	if !methods["task.request"] || !methods["aoi.task.cancel"] || methods["ctl.reload"] {
+		t.Errorf("--agent pm-tanaka lacks the task request: %v", methods)
+	}
+}
+
+// waitOut runs f until its output contains want (bounded).
+func waitOut(t *testing.T, what string, f func() string, want string) {
+	t.Helper()
+	var out string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if out = f(); strings.Contains(out, want) {
+			return
+		}
+	}
+	t.Fatalf("no %s within 30s (want %q); last output:\n%s", what, want, out)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestPeersRefuse: an agent nobody pinned announces itself; the owner sees
+// its pending trust request in `aoi peers` and drops it with `aoi peers
+// refuse FP`. A fingerprint that matches no pending request is an error
+// that says so, not a "refused".
+func TestPeersRefuse(t *testing.T) {
+	bin := buildAOI(t)
+	eng, _, _ := pinnedPair(t, bin)
+	qa := shortDir(t)
+	initAgent(t, bin, qa, "qa-sato")
+	qaSt := startServeProc(t, bin, qa).waitServing(t, qa)
+	engSt, err := statusOf(eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli(t, bin, qa, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
+	waitOut(t, "pending trust request", func() string { return cli(t, bin, eng, "peers") }, qaSt.Fingerprint)
+	if row := rowOf(cli(t, bin, eng, "peers"), qaSt.Fingerprint); !strings.Contains(row, "pending") {
+		t.Fatalf("qa-sato's request is not pending: %q", row)
+	}
+
+	unknown := strings.Repeat("ab", 32)
+	out := cliFails(t, bin, eng, exitFailure, "peers", "refuse", unknown)
+	if !strings.Contains(out, "no pending trust request has fingerprint "+unknown) || strings.Contains(out, "refused") {
+		t.Errorf("refusing an unknown fingerprint:\n%s", out)
+	}
+	if out := cli(t, bin, eng, "peers", "refuse", qaSt.Fingerprint); !strings.Contains(out, "refused "+qaSt.Fingerprint) {
+		t.Errorf("aoi peers refuse: %s", out)
+	}
+	if out := cli(t, bin, eng, "peers"); strings.Contains(out, qaSt.Fingerprint) {
+		t.Errorf("the refused request is still listed:\n%s", out)
+	}
+	cliFails(t, bin, eng, exitFailure, "peers", "refuse", qaSt.Fingerprint)
+	var rows []agent.AuditEntry
+	cliJSON(t, bin, eng, &rows, "audit", "--method", "ctl.refuse")
+	if len(rows) != 1 || !strings.Contains(string(rows[0].Detail), qaSt.Fingerprint) {
+		t.Errorf("audit of the refusal = %+v, want one row naming the fingerprint", rows)
+	}
+}
