@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/aoi-protocol/aoi/internal/fold"
 )
 
 // writeReq is one caller's function waiting for the writer.
@@ -65,6 +67,22 @@ func (tx *Tx) stmt(query string) (*sql.Stmt, error) {
 	}
 	tx.stmts[query] = st
 	return st, nil
+}
+
+// plainWrite reports whether query is an INSERT, UPDATE, DELETE or
+// REPLACE without RETURNING: a statement that yields no rows. The driver's
+// Exec steps a statement once and leaves it as it stops, so a cached
+// statement that stopped on a row (a PRAGMA, RETURNING) would stay open,
+// holding its read of the database past the COMMIT; Exec runs every other
+// statement unprepared, and the driver finalizes it.
+func plainWrite(query string) bool {
+	q := strings.TrimSpace(query)
+	for _, verb := range []string{"INSERT", "UPDATE", "DELETE", "REPLACE"} {
+		if len(q) >= len(verb) && strings.EqualFold(q[:len(verb)], verb) {
+			return !fold.ContainsASCII(q, "returning")
+		}
+	}
+	return false
 }
 
 // closeStmts closes every cached statement (the writer is stopping).
@@ -398,9 +416,12 @@ func (tx *Tx) reply(batch []*writeReq) {
 // Exec runs a statement in the current transaction (the escape hatch for
 // aggregates defined in other files of this package).
 func (tx *Tx) Exec(query string, args ...any) (sql.Result, error) {
-	st, err := tx.stmt(query)
-	if err != nil {
-		return nil, err
+	var st *sql.Stmt
+	if plainWrite(query) {
+		var err error
+		if st, err = tx.stmt(query); err != nil {
+			return nil, err
+		}
 	}
 	if st == nil {
 		return tx.conn.ExecContext(writerCtx, query, args...)
