@@ -83,8 +83,15 @@ func pollable(t *testing.T, f *os.File) *os.File {
 // startServeProc starts `aoi serve` for dir as a real process.
 func startServeProc(t *testing.T, bin, dir string) *proc {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data-dir", dir)
-	cmd.Env = procEnv(t.TempDir())
+	return startServeWith(t, bin, dir, nil, nil)
+}
+
+// startServeWith is startServeProc with more arguments after
+// `serve --data-dir DIR` and more environment variables (KEY=VALUE).
+func startServeWith(t *testing.T, bin, dir string, args, env []string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--data-dir", dir}, args...)...)
+	cmd.Env = append(procEnv(t.TempDir()), env...)
 	p := &proc{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
@@ -204,10 +211,30 @@ func (p *proc) screenHas(s string) bool { return strings.Contains(p.out.String()
 // data dirs and the engineer's process.
 func pinnedPair(t *testing.T, bin string) (eng, pm string, engProc *proc) {
 	t.Helper()
+	return pinnedPairWith(t, bin, serveOpts{}, serveOpts{})
+}
+
+// serveOpts are more arguments and environment for one `aoi serve` of
+// pinnedPairWith; prepare, when set, runs on the data dir after `aoi
+// init` and before the daemon starts.
+type serveOpts struct {
+	args, env []string
+	prepare   func(dir string)
+}
+
+// pinnedPairWith is pinnedPair with options for each daemon.
+func pinnedPairWith(t *testing.T, bin string, engOpts, pmOpts serveOpts) (eng, pm string, engProc *proc) {
+	t.Helper()
 	eng, pm = shortDir(t), shortDir(t)
 	initAgent(t, bin, eng, "eng-suzuki")
 	initAgent(t, bin, pm, "pm-tanaka")
-	engProc, pmProc := startServeProc(t, bin, eng), startServeProc(t, bin, pm)
+	for dir, o := range map[string]serveOpts{eng: engOpts, pm: pmOpts} {
+		if o.prepare != nil {
+			o.prepare(dir)
+		}
+	}
+	engProc = startServeWith(t, bin, eng, engOpts.args, engOpts.env)
+	pmProc := startServeWith(t, bin, pm, pmOpts.args, pmOpts.env)
 	engSt, pmSt := engProc.waitServing(t, eng), pmProc.waitServing(t, pm)
 	cli(t, bin, pm, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
 	cli(t, bin, eng, "peers", "trust", "pm-tanaka", pmSt.Fingerprint, "--endpoint", pmSt.ListenAddr, "--role", "pm")

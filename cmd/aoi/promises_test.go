@@ -3,6 +3,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -315,4 +319,106 @@ func TestPeersRefuse(t *testing.T) {
 	if len(rows) != 1 || !strings.Contains(string(rows[0].Detail), qaSt.Fingerprint) {
 		t.Errorf("audit of the refusal = %+v, want one row naming the fingerprint", rows)
 	}
+}
+
+// freeAddr is a loopback address nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeFlagsQueryScopeAndAsync: the engineer's `aoi serve --metrics
+// ADDR` runs with AOI_LOG_LEVEL=debug; the PM's runs with `--config FILE`
+// (no config.json in its data dir). `aoi query --scope` is judged by the
+// ACL for that context, `aoi query --async` returns at once and the
+// answer arrives in the inbox; /metrics counts the calls and the log file
+// holds debug lines.
+func TestServeFlagsQueryScopeAndAsync(t *testing.T) {
+	bin := buildAOI(t)
+	metrics := freeAddr(t)
+	pmConfig := filepath.Join(t.TempDir(), "pm.json")
+	eng, pm, _ := pinnedPairWith(t, bin,
+		serveOpts{args: []string{"--metrics", metrics}, env: []string{"AOI_LOG_LEVEL=debug"}, prepare: func(dir string) {
+			editConfig(t, dir, func(cfg map[string]any) {
+				cfg["contexts"] = []any{
+					map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": gitRepo(t)},
+					map[string]any{"type": "repository", "identifier": "acme/payroll", "local_path": gitRepo(t)},
+				}
+				acl := cfg["acl"].(map[string]any)
+				acl["rules"] = append([]any{map[string]any{"id": "no-payroll", "agent_id": "pm-tanaka",
+					"scope_type": "repository", "scope_pattern": "acme/payroll", "permission": "none"}}, acl["rules"].([]any)...)
+			})
+		}},
+		serveOpts{args: []string{"--config", pmConfig}, prepare: func(dir string) {
+			if err := os.Rename(filepath.Join(dir, "config.json"), pmConfig); err != nil {
+				t.Fatal(err)
+			}
+		}})
+
+	// --config: the PM's daemon found its config only through the flag.
+	if out := cli(t, bin, pm, "--config", pmConfig, "config", "show"); !strings.Contains(out, `"id": "pm-tanaka"`) {
+		t.Errorf("aoi --config FILE config show:\n%s", out)
+	}
+
+	out := cliFails(t, bin, pm, exitFailure, "query", "eng-suzuki", "--scope", "acme/payroll", "what is in payroll?")
+	if !strings.Contains(out, "no-payroll") {
+		t.Errorf("--scope acme/payroll should be refused by rule no-payroll:\n%s", out)
+	}
+	if out := cli(t, bin, pm, "query", "eng-suzuki", "--scope", "acme/webapp", "status?"); strings.Contains(out, "no-payroll") {
+		t.Errorf("--scope acme/webapp was judged by the payroll rule:\n%s", out)
+	}
+
+	var asked queryOutput
+	cliJSON(t, bin, pm, &asked, "query", "eng-suzuki", "--async", "--scope", "acme/webapp", "how is webapp going?")
+	if asked.QueryID == "" {
+		t.Fatalf("--async result = %+v", asked)
+	}
+	waitOut(t, "the async answer in the inbox", func() string {
+		var in inboxOutput
+		cliJSON(t, bin, pm, &in, "inbox")
+		for _, m := range in.Messages {
+			if m.RelatedID == asked.QueryID {
+				return "answered " + m.Event
+			}
+		}
+		return ""
+	}, "answered")
+
+	res, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatalf("scrape /metrics: %v", err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	res.Body.Close()
+	for _, want := range []string{`aoi_rpc_requests_total{code="ok",method="aoi.query"}`, `aoi_acl_decisions_total{decision="deny"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(string(body), "aoi_"))
+		}
+	}
+
+	// Discovery calls log at debug level: the engineer's file has them, the
+	// PM's (level info) does not.
+	cli(t, bin, pm, "discover")
+	cli(t, bin, eng, "discover")
+	const debugLine = `"level":"debug","message":"request handled"`
+	waitOut(t, "a debug line in the engineer's aoi.log", func() string { return readFile(t, filepath.Join(eng, "aoi.log")) }, debugLine)
+	if log := readFile(t, filepath.Join(pm, "aoi.log")); strings.Contains(log, `"level":"debug"`) {
+		t.Errorf("the PM's log (level info) has debug lines:\n%.2000s", log)
+	}
+}
+
+// grepLines keeps the lines of s that start with prefix.
+func grepLines(s, prefix string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
 }
