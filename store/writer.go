@@ -37,9 +37,11 @@ type Tx struct {
 	// then on every function runs in its own savepoint.
 	safe bool
 	ctl  ctlStmts
-	// stmts caches the statements Exec and QueryRow prepare, by their
-	// text: the driver would otherwise parse and compile each statement
-	// afresh for every request (sqlite3_prepare, then finalize).
+	// stmts holds the statements Exec and QueryRow prepared, by their
+	// text. The driver's own cache (_stmt_cache_size) already spares the
+	// compile; holding the statement here also spares its per-call
+	// lookup, lock and reset (about 4% of the instructions of a one-row
+	// audit write with its commit, measured with callgrind).
 	stmts map[string]*sql.Stmt
 }
 
