@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -118,6 +120,14 @@ func TestMessagesExchangeBetweenTwoAgents(t *testing.T) {
 	if len(page.Messages) != 2 {
 		t.Errorf("--unread before the assistant polled = %d messages, want 2", len(page.Messages))
 	}
+	// The coding assistant polls through `aoi mcp`: both are shown to it,
+	// and --unread lists nothing more.
+	if text := mcpTool(t, bin, eng, "aoi_check_messages", map[string]any{}); !strings.Contains(text, "lunch at noon") {
+		t.Errorf("aoi_check_messages:\n%s", text)
+	}
+	if out := cli(t, bin, eng, "messages", "--unread"); !strings.Contains(out, "no messages") {
+		t.Errorf("--unread after the assistant polled:\n%s", out)
+	}
 
 	// The engineer asks back on the task: AGENT - reaches its assigner.
 	var q agent.SentMessage
@@ -134,6 +144,10 @@ func TestMessagesExchangeBetweenTwoAgents(t *testing.T) {
 	answer := waitMessages(t, bin, eng, 3)[2]
 	if answer.Type != "answer" || answer.ReplyTo != q.ID {
 		t.Fatalf("the answer = %+v, want reply_to %s", answer, q.ID)
+	}
+	cliJSON(t, bin, eng, &page, "messages", "--unread")
+	if len(page.Messages) != 1 || page.Messages[0].Seq != answer.Seq {
+		t.Errorf("--unread = %+v, want only the answer", page.Messages)
 	}
 
 	// The PM relays the engineer's question back: the engineer sees itself
@@ -421,4 +435,68 @@ func grepLines(s, prefix string) string {
 		}
 	}
 	return b.String()
+}
+
+// mcpTool calls one tool through `aoi mcp` for dir, as a coding assistant
+// does over stdio, and returns the tool result's text.
+func mcpTool(t *testing.T, bin, dir, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--data-dir", dir, "mcp")
+	cmd.Env = procEnv(t.TempDir())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	lines := bufio.NewScanner(outPipe)
+	lines.Buffer(make([]byte, 1<<20), 4<<20)
+	send := func(v any) {
+		if _, err := in.Write(append(must(json.Marshal(v)), '\n')); err != nil {
+			t.Fatalf("aoi mcp stdin: %v; stderr:\n%s", err, stderr.String())
+		}
+	}
+	reply := func(id int) json.RawMessage {
+		for lines.Scan() {
+			var r struct {
+				ID     int             `json:"id"`
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(lines.Bytes(), &r) == nil && r.ID == id {
+				if r.Error != nil {
+					t.Fatalf("aoi mcp: %s", r.Error)
+				}
+				return r.Result
+			}
+		}
+		t.Fatalf("aoi mcp gave no reply %d: %v; stderr:\n%s", id, lines.Err(), stderr.String())
+		return nil
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-03-26", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "test", "version": "1"}}})
+	reply(1)
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(reply(2), &res); err != nil || res.IsError || len(res.Content) == 0 {
+		t.Fatalf("%s: %+v, %v", tool, res, err)
+	}
+	return res.Content[0].Text
 }
