@@ -1,6 +1,6 @@
 // Package agent is aoi's core: the secretary behind the peer server. It
 // wires the capability packages (peers, peerapi, inbox, outbox, task, ops,
-// events, secretary) together, serves aoi.message and the ctl.* table, and
+// events, messaging, secretary) together, serves the ctl.* table, and
 // implements Service for every front end.
 package agent
 
@@ -20,6 +20,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/inbox"
+	"github.com/aoi-protocol/aoi/agent/messaging"
 	"github.com/aoi-protocol/aoi/agent/ops"
 	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/peerapi"
@@ -76,18 +77,16 @@ type Core struct {
 	peers        *peers.Registry
 	tasks        *task.Engine
 	peerAPI      *peerapi.API
+	msgs         *messaging.Messenger
 	sec          *secretary.Secretary
 	redactor     *redact.Redactor
 	redactorErr  error
 	redactorOnce sync.Once
 	ext          extensions
 
-	startedAt time.Time
-	// assistantPoll is when the coding assistant last checked its
-	// messages (unix ns; 0 = never), its heartbeat (messaging.go).
-	assistantPoll atomic.Int64
-	listenAddr    atomic.Value  // string
-	obs           observability // metrics (metrics_wiring.go)
+	startedAt  time.Time
+	listenAddr atomic.Value  // string
+	obs        observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)
@@ -159,6 +158,7 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	c.peerAPI = c.newPeerAPI() // after the extensions: it uses the task engine
+	c.msgs = c.newMessenger()  // after the peer API: it uses CheckFrom
 	c.registerPeerHandlers(c.peerSrv)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/aoi-protocol/aoi/agent/messaging"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -16,7 +17,7 @@ func (c *Core) Messages(ctx context.Context, req MessagesRequest) ([]Message, er
 	}
 	out := make([]Message, 0, len(recs))
 	for _, r := range recs {
-		m := messageView(r)
+		m := messaging.View(r)
 		if r.RelatedID != "" {
 			if a, found, err := c.db.Ask(ctx, r.RelatedID); err == nil && found {
 				m.Question = a.Text

@@ -2,326 +2,65 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"time"
 
-	"github.com/aoi-protocol/aoi/agent/errs"
-	"github.com/aoi-protocol/aoi/agent/wire"
-	"github.com/aoi-protocol/aoi/rpc"
-	"github.com/aoi-protocol/aoi/store"
+	"github.com/aoi-protocol/aoi/agent/messaging"
 )
 
-// maxPayload bounds a message's payload (JSON bytes); the body limit
-// bounds the rest.
-const maxPayload = 16 << 10
+// Typed messages between assistants live in agent/messaging; the core
+// wires a Messenger and implements MessagingService's typed half by
+// delegating to it.
 
-// firstTry is how long the outbox leaves a new message to SendMessage's
-// own first attempt (a call to a peer times out within 10 s).
-const firstTry = 15 * time.Second
+// Types and constants of agent/messaging, under the names front ends use.
+type (
+	SendMessageRequest = messaging.SendMessageRequest
+	SentMessage        = messaging.SentMessage
+	InboxFilter        = messaging.InboxFilter
+	InboxPage          = messaging.InboxPage
+	CoordTask          = messaging.CoordTask
+	CoordTasksRequest  = messaging.CoordTasksRequest
+	Message            = messaging.Message
+)
 
-// handleMessage is aoi.message: a typed message for this agent's coding
-// assistant (never the secretary). The sender must be granted messaging
-// (a scope_type "messages" rule with write); the message is redacted,
-// stored once however often it is retried, moves its coordination task,
-// and is audited in the same transaction before the acknowledgement.
-func (c *Core) handleMessage(ctx context.Context, call *rpc.Call) (any, error) {
-	var p wire.MessageParams
-	if err := call.Bind(&p); err != nil {
-		return nil, err
-	}
-	if err := c.peerAPI.CheckFrom(ctx, call, p.From, p.To); err != nil {
-		return nil, err
-	}
-	if err := checkEnvelope(p.ID, p.Type, p.TaskID, p.ThreadID, p.ReplyTo, p.Priority, p.Payload); err != nil {
-		return nil, errs.Invalid("%s", err.Error())
-	}
-	if p.Origin != "" && !wire.ValidAgentID(p.Origin) {
-		return nil, errs.Invalid("params.origin is not an agent id")
-	}
-	if err := c.checkMessaging(ctx, call); err != nil {
-		return nil, err
-	}
-	if p.Priority == "" {
-		p.Priority = wire.PriorityNormal
-	}
-	rec := store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Type, Data: c.redactJSON(p.Payload), ReceivedAt: c.now(),
-		Type: p.Type, TaskID: p.TaskID, ThreadID: p.ThreadID, ReplyTo: p.ReplyTo, Origin: p.Origin, Priority: p.Priority}
-	var ack wire.MessageAck
-	err := c.db.Write(ctx, func(tx *store.Tx) error {
-		var err error
-		ack.Seq, ack.Duplicate, err = tx.InsertMessage(rec)
-		if err != nil || ack.Duplicate {
-			return err
-		}
-		if _, err := c.moveTask(tx, p.TaskID, p.From, p.Type, rec.Data, false); err != nil {
-			return err
-		}
-		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"type": p.Type, "task_id": p.TaskID,
-			"thread_id": p.ThreadID, "origin": p.Origin, "seq": ack.Seq})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	call.MarkAudited()
-	ack.Received = true
-	if !ack.Duplicate {
-		c.events.Publish(EventMessageReceived, fmt.Sprint(ack.Seq), p.From, p.Type)
-		if p.TaskID != "" {
-			c.events.Publish(EventCoordTask, p.TaskID, p.From, p.Type)
-		}
-		if p.Priority == wire.PriorityHigh || p.Priority == wire.PriorityCritical {
-			c.events.Publish(EventAttention, fmt.Sprint(ack.Seq), p.From, p.From+": "+p.Type)
-		}
-	}
-	return ack, nil
+// Coordination task states and sides (seed 004); see agent/messaging.
+const (
+	CoordAssigned   = messaging.CoordAssigned
+	CoordInProgress = messaging.CoordInProgress
+	CoordReview     = messaging.CoordReview
+	CoordDone       = messaging.CoordDone
+	CoordFailed     = messaging.CoordFailed
+
+	SideRequester = messaging.SideRequester
+	SideAssignee  = messaging.SideAssignee
+)
+
+// PeerAway: the agent runs, but its coding assistant has not checked its
+// messages within network.assistant_away_after_sec.
+const PeerAway = "away"
+
+// newMessenger wires typed messaging to the core's parts; it needs the
+// peer API (CheckFrom and the refusal audit rows).
+func (c *Core) newMessenger() *messaging.Messenger {
+	return &messaging.Messenger{DB: c.db, Peers: c.peers, Outbox: c.outbox, PeerAPI: c.peerAPI,
+		Config: c.config, Policy: c.policy.Load, Now: c.now, Log: c.log,
+		Redact: c.redactOut, Redactor: c.redactorFor,
+		Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) }}
 }
 
-// checkMessaging applies the ACL's messages rules to the caller.
-func (c *Core) checkMessaging(ctx context.Context, call *rpc.Call) error {
-	d := c.policy.Load().CheckMessages(c.peerAPI.Subject(call.Caller))
-	if d.AuditOnly {
-		c.peerAPI.AuditACLOnly(ctx, call, "messages", d)
-	}
-	if d.Allowed {
-		return nil
-	}
-	c.peerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
-	return errs.Denied(d.Reason, map[string]any{"required_permission": "messages.write"})
-}
-
-// SendMessage sends a typed message through the outbox: it is stored and
-// audited first, delivered at once when the recipient answers, and
-// retried with back-off while it is offline (until outbox expiry).
+// SendMessage implements MessagingService (messaging.Messenger.SendMessage).
 func (c *Core) SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error) {
-	if req.Forward > 0 {
-		if err := c.fillForward(ctx, &req); err != nil {
-			return SentMessage{}, err
-		}
-	}
-	if req.To == "" {
-		to, err := c.counterpart(ctx, req.TaskID)
-		if err != nil {
-			return SentMessage{}, err
-		}
-		req.To = to
-	}
-	if err := c.peers.CheckPeerID(req.To); err != nil {
-		return SentMessage{}, err
-	}
-	if len(req.Payload) == 0 {
-		req.Payload = json.RawMessage("{}")
-	}
-	if req.Priority == "" {
-		req.Priority = wire.PriorityNormal
-	}
-	id := newID("m")
-	if req.ThreadID == "" {
-		req.ThreadID = id
-	}
-	if err := checkEnvelope(id, req.Type, req.TaskID, req.ThreadID, req.ReplyTo, req.Priority, req.Payload); err != nil {
-		return SentMessage{}, err
-	}
-	_, found, err := c.db.Peer(ctx, req.To)
-	if err != nil {
-		return SentMessage{}, err
-	}
-	if !found {
-		return SentMessage{}, errs.UnknownPeer(req.To, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To))
-	}
-	origin := req.origin
-	now := c.now()
-	params := wire.MessageParams{ID: id, From: c.selfID(), To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID,
-		ReplyTo: req.ReplyTo, Priority: req.Priority, Origin: origin, Payload: c.redactJSON(req.Payload), Timestamp: now}
-	out := SentMessage{ID: id, To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID}
-	// The first attempt is made here, so the sender learns whether it
-	// arrived; the outbox loop takes over (after firstTry) if it did not,
-	// or if this process dies first.
-	entry := store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: mustJSON(params),
-		NextAttemptAt: now.Add(firstTry), CreatedAt: now, ExpiresAt: now.Add(c.config().Outbox.Expiry())}
-	err = c.db.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.EnqueueOutbox(entry); err != nil {
-			return err
-		}
-		var err error
-		if out.TaskState, err = c.moveTask(tx, req.TaskID, req.To, req.Type, params.Payload, true); err != nil {
-			return err
-		}
-		_, err = tx.AppendAudit("owner", "ctl.send_message", "ok", map[string]any{"to": req.To, "type": req.Type,
-			"task_id": req.TaskID, "thread_id": req.ThreadID, "message_id": id, "origin": origin})
-		return err
-	})
-	if err != nil {
-		return SentMessage{}, err
-	}
-	if req.TaskID != "" {
-		c.events.Publish(EventCoordTask, req.TaskID, req.To, req.Type)
-	}
-	out.Queued = !c.outbox.Deliver(context.WithoutCancel(ctx), entry)
-	if out.Queued {
-		c.outbox.Wake() // it was rescheduled: let the loop see when
-	}
-	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
-	if out.Queued {
-		out.Note = req.To + " is offline; the message is queued and will be delivered when it is back"
-	}
-	return out, nil
+	return c.msgs.SendMessage(ctx, req)
 }
 
-// fillForward copies a received message into req for relaying, keeping
-// its thread and first sender; fields req sets win.
-func (c *Core) fillForward(ctx context.Context, req *SendMessageRequest) error {
-	recs, err := c.db.Messages(ctx, req.Forward-1, 1)
-	if err != nil {
-		return err
-	}
-	if len(recs) == 0 || recs[0].Seq != req.Forward || recs[0].Type == "" {
-		return errs.NotFound("there is no received message %d to forward; list them with aoi_check_messages", req.Forward)
-	}
-	m := recs[0]
-	req.Type = cmp(req.Type, m.Type)
-	req.TaskID = cmp(req.TaskID, m.TaskID)
-	req.ThreadID = cmp(req.ThreadID, m.ThreadID)
-	req.ReplyTo = cmp(req.ReplyTo, m.ReplyTo)
-	req.Priority = cmp(req.Priority, m.Priority)
-	if len(req.Payload) == 0 {
-		req.Payload = m.Data
-	}
-	req.origin = cmp(m.Origin, m.From)
-	return nil
-}
-
-func cmp(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// counterpart is the one agent a task is shared with, for a message sent
-// with a task id and no recipient.
-func (c *Core) counterpart(ctx context.Context, taskID string) (string, error) {
-	if taskID == "" {
-		return "", errs.Invalid("say whom to send it to (an agent id), or give a task_id to send it to that task's counterpart")
-	}
-	ts, err := c.db.CoordTasks(ctx, taskID, 10)
-	if err != nil {
-		return "", err
-	}
-	// Prefer whoever assigned the task to us: progress goes to the requester.
-	for _, t := range ts {
-		if t.Side == SideAssignee {
-			return t.Peer, nil
-		}
-	}
-	switch len(ts) {
-	case 0:
-		return "", errs.Invalid("no message about task %s was sent or received here, so there is no one to send it to; say which agent (to)", taskID)
-	case 1:
-		return ts[0].Peer, nil
-	}
-	return "", errs.Invalid("task %s has %d counterparts here; say which agent to send it to", taskID, len(ts))
-}
-
-// Inbox lists received messages matching f in order (only typed ones when
-// f names a type, task or thread). An assistant's call is its heartbeat;
-// the messages it is shown no longer match Unread for it (the owner's read
-// mark, set by Messages, is separate).
+// Inbox implements MessagingService (messaging.Messenger.Inbox).
 func (c *Core) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error) {
-	if f.Assistant {
-		c.assistantPoll.Store(c.now().UnixNano())
-	}
-	recs, more, err := c.db.FilterMessages(ctx, store.MessageFilter{AfterSeq: f.AfterSeq, Type: f.Type, TaskID: f.TaskID,
-		ThreadID: f.ThreadID, UnreadOnly: f.Unread, Limit: f.Limit})
-	if err != nil {
-		return InboxPage{}, err
-	}
-	page := InboxPage{Messages: make([]Message, 0, len(recs)), LastID: f.AfterSeq, More: more}
-	seqs := make([]int64, 0, len(recs))
-	for _, r := range recs {
-		page.Messages = append(page.Messages, messageView(r))
-		page.LastID = max(page.LastID, r.Seq)
-		seqs = append(seqs, r.Seq)
-	}
-	if f.Assistant && len(seqs) > 0 {
-		if err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkAssistantSeen(seqs) }); err != nil {
-			return page, err
-		}
-	}
-	return page, nil
+	return c.msgs.Inbox(ctx, f)
 }
 
-func messageView(r store.MessageRecord) Message {
-	return Message{Seq: r.Seq, From: r.From, Event: r.Event, RelatedID: r.RelatedID, Data: r.Data, ReceivedAt: r.ReceivedAt,
-		Type: r.Type, TaskID: r.TaskID, ThreadID: r.ThreadID, ReplyTo: r.ReplyTo, Origin: r.Origin, Priority: r.Priority, MessageID: r.MsgID,
-		Read: r.Read}
-}
-
-// CoordTasks lists coordination tasks (one row per counterpart), most
-// recently changed first; taskID narrows to one task.
+// CoordTasks implements MessagingService (messaging.Messenger.CoordTasks).
 func (c *Core) CoordTasks(ctx context.Context, req CoordTasksRequest) ([]CoordTask, error) {
-	recs, err := c.db.CoordTasks(ctx, req.TaskID, 200)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]CoordTask, 0, len(recs))
-	for _, r := range recs {
-		out = append(out, CoordTask{TaskID: r.TaskID, Peer: r.Peer, Side: r.Side, State: r.State, Summary: r.Summary,
-			LastType: r.LastType, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
-	}
-	return out, nil
+	return c.msgs.CoordTasks(ctx, req)
 }
 
 // assistantAway reports whether the coding assistant has polled before but
 // not within network.assistant_away_after_sec.
-func (c *Core) assistantAway() bool {
-	last := c.assistantPoll.Load()
-	if last == 0 {
-		return false
-	}
-	return c.now().Sub(time.Unix(0, last)) > c.config().Network.AssistantAwayAfter()
-}
-
-// checkEnvelope validates a message's typed fields with sentences a person
-// or a model can act on; ids are never echoed.
-func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload json.RawMessage) error {
-	if !slices.Contains(wire.MessageTypes, typ) {
-		return errs.Invalid("type must be one of %v", wire.MessageTypes)
-	}
-	for _, f := range []struct{ name, v string }{{"id", id}, {"task_id", taskID}, {"thread_id", threadID}, {"reply_to", replyTo}} {
-		if f.v != "" && !wire.ValidID(f.v) {
-			return errs.Invalid("%s must be at most 128 letters, digits, '.', '_', ':' or '-'", f.name)
-		}
-	}
-	switch priority {
-	case "", wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical:
-	default:
-		return errs.Invalid("priority must be one of low, normal, high, critical")
-	}
-	if len(payload) > maxPayload {
-		return errs.Invalid("payload is %d bytes of JSON; the limit is %d", len(payload), maxPayload)
-	}
-	if len(payload) > 0 && !json.Valid(payload) {
-		return errs.Invalid("payload is not valid JSON")
-	}
-	return nil
-}
-
-// redactJSON removes secrets from every string in a JSON payload.
-func (c *Core) redactJSON(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return json.RawMessage("null")
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return mustJSON(c.redactOut(string(raw)))
-	}
-	red, err := c.redactorFor()
-	if err != nil {
-		c.log.Error("redactor unavailable; withholding the payload", "component", "messages", "err", err)
-		return mustJSON("[REDACTED:redactor-unavailable]")
-	}
-	return mustJSON(red.Value(v))
-}
+func (c *Core) assistantAway() bool { return c.msgs.AssistantAway() }

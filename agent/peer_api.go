@@ -1,8 +1,9 @@
 package agent
 
 import (
+	"maps"
+
 	"github.com/aoi-protocol/aoi/agent/peerapi"
-	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -16,11 +17,11 @@ func (c *Core) newPeerAPI() *peerapi.API {
 		Wake:    func() { c.outbox.Wake() }}
 }
 
-// peerRoutes is the peer API's route table plus aoi.message, which the
-// core serves itself (messaging.go).
+// peerRoutes is the peer API's route table plus aoi.message
+// (agent/messaging).
 func (c *Core) peerRoutes() map[string]rpc.Handler {
 	routes := c.peerAPI.Routes()
-	routes[wire.MethodMessage] = c.handleMessage
+	maps.Copy(routes, c.msgs.Routes())
 	return routes
 }
 

@@ -215,10 +215,6 @@ type (
 	MarkReadRequest struct {
 		UptoSeq int64 `json:"upto_seq"`
 	}
-	// CoordTasksRequest narrows CoordTasks to one task ("" = all).
-	CoordTasksRequest struct {
-		TaskID string `json:"task_id,omitempty"`
-	}
 	// NoteRequest is an owner note.
 	NoteRequest struct {
 		Text string `json:"text"`
@@ -333,30 +329,6 @@ type Query struct {
 type QueryFilter struct {
 	State string `json:"state,omitempty"`
 	Limit int    `json:"limit,omitempty"`
-}
-
-// Message is a notification (aoi.notify) or a typed message (aoi.message)
-// received from a peer, in order. Type and the fields after it are set
-// for typed messages only (Event then repeats Type, Data is the payload).
-type Message struct {
-	Seq        int64           `json:"seq"`
-	From       string          `json:"from"`
-	Event      string          `json:"event"`
-	RelatedID  string          `json:"related_query_id,omitempty"`
-	Data       json.RawMessage `json:"data"`
-	ReceivedAt time.Time       `json:"received_at"`
-	Type       string          `json:"type,omitempty"`
-	TaskID     string          `json:"task_id,omitempty"`
-	ThreadID   string          `json:"thread_id,omitempty"`
-	ReplyTo    string          `json:"reply_to,omitempty"`
-	Origin     string          `json:"origin,omitempty"`
-	Priority   string          `json:"priority,omitempty"`
-	MessageID  string          `json:"message_id,omitempty"`
-	// Read is whether the owner has seen it (MarkMessagesRead).
-	Read bool `json:"read"`
-	// Question is the text of the owner's question an answer replies to
-	// (RelatedID names one this agent asked), kept across restarts.
-	Question string `json:"question,omitempty"`
 }
 
 // ReportedEvent is a context event pushed by the coding assistant.

@@ -1,4 +1,4 @@
-package agent
+package messaging
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package agent
+package messaging
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // moveTask applies a typed message to its coordination task with peer
 // (sent: this agent sent it) and returns the task's new state ("" when
 // the message names no task).
-func (c *Core) moveTask(tx *store.Tx, taskID, peer, typ string, payload json.RawMessage, sent bool) (string, error) {
+func (m *Messenger) moveTask(tx *store.Tx, taskID, peer, typ string, payload json.RawMessage, sent bool) (string, error) {
 	if taskID == "" {
 		return "", nil
 	}
@@ -23,7 +23,7 @@ func (c *Core) moveTask(tx *store.Tx, taskID, peer, typ string, payload json.Raw
 		t = store.CoordTaskRecord{TaskID: taskID, Peer: peer, Side: sideFor(typ, sent), State: CoordAssigned}
 	}
 	t.State = nextState(t.State, typ, payload)
-	t.LastType, t.UpdatedAt = typ, c.now()
+	t.LastType, t.UpdatedAt = typ, m.Now()
 	if typ == wire.MsgTaskAssign || t.Summary == "" {
 		t.Summary = payloadSummary(payload)
 	}

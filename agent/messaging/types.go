@@ -1,4 +1,4 @@
-package agent
+package messaging
 
 import (
 	"encoding/json"
@@ -17,10 +17,6 @@ const (
 
 	SideRequester = "requester" // this agent asked for the task
 	SideAssignee  = "assignee"  // this agent works on it
-
-	// PeerAway: the agent runs, but its coding assistant has not checked
-	// its messages within network.assistant_away_after_sec.
-	PeerAway = "away"
 )
 
 // SendMessageRequest is an outgoing aoi.message. To may be empty when
@@ -85,4 +81,33 @@ type CoordTask struct {
 	LastType  string    `json:"last_type,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// CoordTasksRequest narrows CoordTasks to one task ("" = all).
+type CoordTasksRequest struct {
+	TaskID string `json:"task_id,omitempty"`
+}
+
+// Message is a notification (aoi.notify) or a typed message (aoi.message)
+// received from a peer, in order. Type and the fields after it are set
+// for typed messages only (Event then repeats Type, Data is the payload).
+type Message struct {
+	Seq        int64           `json:"seq"`
+	From       string          `json:"from"`
+	Event      string          `json:"event"`
+	RelatedID  string          `json:"related_query_id,omitempty"`
+	Data       json.RawMessage `json:"data"`
+	ReceivedAt time.Time       `json:"received_at"`
+	Type       string          `json:"type,omitempty"`
+	TaskID     string          `json:"task_id,omitempty"`
+	ThreadID   string          `json:"thread_id,omitempty"`
+	ReplyTo    string          `json:"reply_to,omitempty"`
+	Origin     string          `json:"origin,omitempty"`
+	Priority   string          `json:"priority,omitempty"`
+	MessageID  string          `json:"message_id,omitempty"`
+	// Read is whether the owner has seen it (MarkMessagesRead).
+	Read bool `json:"read"`
+	// Question is the text of the owner's question an answer replies to
+	// (RelatedID names one this agent asked), kept across restarts.
+	Question string `json:"question,omitempty"`
 }

@@ -1,0 +1,388 @@
+// Package messaging is typed messages between coding assistants (seed
+// 004): the aoi.message peer handler, SendMessage, Inbox and CoordTasks,
+// the assistant's heartbeat (its Inbox polls) and the coordination task
+// state machine the messages move. Like agent/peerapi's API it gets what it
+// needs as fields and hooks and holds no pointer back to the core.
+package messaging
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/outbox"
+	"github.com/aoi-protocol/aoi/agent/peerapi"
+	"github.com/aoi-protocol/aoi/agent/peers"
+	"github.com/aoi-protocol/aoi/agent/redact"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Messenger sends and receives typed messages. Set the fields, then
+// register Routes with the peer server.
+type Messenger struct {
+	DB      *store.DB
+	Peers   *peers.Registry
+	Outbox  *outbox.Outbox
+	PeerAPI *peerapi.API          // CheckFrom, Subject and the refusal audit rows
+	Config  func() *config.Config // the current config (reloads apply)
+	Policy  func() *acl.Policy    // the current ACL policy
+	Now     func() time.Time
+	Log     *slog.Logger
+	// Redact removes secrets from text that leaves the machine; Redactor
+	// is the redactor for a payload's strings (an error withholds it).
+	Redact   func(string) string
+	Redactor func() (*redact.Redactor, error)
+	// Publish emits a front-end event (agent/events kinds).
+	Publish func(kind, id, agent, summary string)
+
+	// assistantPoll is when the coding assistant last checked its
+	// messages (unix ns; 0 = never), its heartbeat.
+	assistantPoll atomic.Int64
+}
+
+// Routes is the aoi.message route; the core adds it to the peer API's.
+func (m *Messenger) Routes() map[string]rpc.Handler {
+	return map[string]rpc.Handler{wire.MethodMessage: m.handleMessage}
+}
+
+// maxPayload bounds a message's payload (JSON bytes); the body limit
+// bounds the rest.
+const maxPayload = 16 << 10
+
+// firstTry is how long the outbox leaves a new message to SendMessage's
+// own first attempt (a call to a peer times out within 10 s).
+const firstTry = 15 * time.Second
+
+// handleMessage is aoi.message: a typed message for this agent's coding
+// assistant (never the secretary). The sender must be granted messaging
+// (a scope_type "messages" rule with write); the message is redacted,
+// stored once however often it is retried, moves its coordination task,
+// and is audited in the same transaction before the acknowledgement.
+func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, error) {
+	var p wire.MessageParams
+	if err := call.Bind(&p); err != nil {
+		return nil, err
+	}
+	if err := m.PeerAPI.CheckFrom(ctx, call, p.From, p.To); err != nil {
+		return nil, err
+	}
+	if err := checkEnvelope(p.ID, p.Type, p.TaskID, p.ThreadID, p.ReplyTo, p.Priority, p.Payload); err != nil {
+		return nil, errs.Invalid("%s", err.Error())
+	}
+	if p.Origin != "" && !wire.ValidAgentID(p.Origin) {
+		return nil, errs.Invalid("params.origin is not an agent id")
+	}
+	if err := m.checkMessaging(ctx, call); err != nil {
+		return nil, err
+	}
+	if p.Priority == "" {
+		p.Priority = wire.PriorityNormal
+	}
+	rec := store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Type, Data: m.redactJSON(p.Payload), ReceivedAt: m.Now(),
+		Type: p.Type, TaskID: p.TaskID, ThreadID: p.ThreadID, ReplyTo: p.ReplyTo, Origin: p.Origin, Priority: p.Priority}
+	var ack wire.MessageAck
+	err := m.DB.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		ack.Seq, ack.Duplicate, err = tx.InsertMessage(rec)
+		if err != nil || ack.Duplicate {
+			return err
+		}
+		if _, err := m.moveTask(tx, p.TaskID, p.From, p.Type, rec.Data, false); err != nil {
+			return err
+		}
+		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"type": p.Type, "task_id": p.TaskID,
+			"thread_id": p.ThreadID, "origin": p.Origin, "seq": ack.Seq})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	call.MarkAudited()
+	ack.Received = true
+	if !ack.Duplicate {
+		m.Publish(events.MessageReceived, fmt.Sprint(ack.Seq), p.From, p.Type)
+		if p.TaskID != "" {
+			m.Publish(events.CoordTask, p.TaskID, p.From, p.Type)
+		}
+		if p.Priority == wire.PriorityHigh || p.Priority == wire.PriorityCritical {
+			m.Publish(events.Attention, fmt.Sprint(ack.Seq), p.From, p.From+": "+p.Type)
+		}
+	}
+	return ack, nil
+}
+
+// checkMessaging applies the ACL's messages rules to the caller.
+func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call) error {
+	d := m.Policy().CheckMessages(m.PeerAPI.Subject(call.Caller))
+	if d.AuditOnly {
+		m.PeerAPI.AuditACLOnly(ctx, call, "messages", d)
+	}
+	if d.Allowed {
+		return nil
+	}
+	m.PeerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
+	return errs.Denied(d.Reason, map[string]any{"required_permission": "messages.write"})
+}
+
+// SendMessage sends a typed message through the outbox: it is stored and
+// audited first, delivered at once when the recipient answers, and
+// retried with back-off while it is offline (until outbox expiry).
+func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error) {
+	if req.Forward > 0 {
+		if err := m.fillForward(ctx, &req); err != nil {
+			return SentMessage{}, err
+		}
+	}
+	if req.To == "" {
+		to, err := m.counterpart(ctx, req.TaskID)
+		if err != nil {
+			return SentMessage{}, err
+		}
+		req.To = to
+	}
+	if err := m.Peers.CheckPeerID(req.To); err != nil {
+		return SentMessage{}, err
+	}
+	if len(req.Payload) == 0 {
+		req.Payload = json.RawMessage("{}")
+	}
+	if req.Priority == "" {
+		req.Priority = wire.PriorityNormal
+	}
+	id := newID("m")
+	if req.ThreadID == "" {
+		req.ThreadID = id
+	}
+	if err := checkEnvelope(id, req.Type, req.TaskID, req.ThreadID, req.ReplyTo, req.Priority, req.Payload); err != nil {
+		return SentMessage{}, err
+	}
+	_, found, err := m.DB.Peer(ctx, req.To)
+	if err != nil {
+		return SentMessage{}, err
+	}
+	if !found {
+		return SentMessage{}, errs.UnknownPeer(req.To, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To))
+	}
+	origin := req.origin
+	now := m.Now()
+	params := wire.MessageParams{ID: id, From: m.Config().Agent.ID, To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID,
+		ReplyTo: req.ReplyTo, Priority: req.Priority, Origin: origin, Payload: m.redactJSON(req.Payload), Timestamp: now}
+	out := SentMessage{ID: id, To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID}
+	// The first attempt is made here, so the sender learns whether it
+	// arrived; the outbox loop takes over (after firstTry) if it did not,
+	// or if this process dies first.
+	entry := store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: mustJSON(params),
+		NextAttemptAt: now.Add(firstTry), CreatedAt: now, ExpiresAt: now.Add(m.Config().Outbox.Expiry())}
+	err = m.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.EnqueueOutbox(entry); err != nil {
+			return err
+		}
+		var err error
+		if out.TaskState, err = m.moveTask(tx, req.TaskID, req.To, req.Type, params.Payload, true); err != nil {
+			return err
+		}
+		_, err = tx.AppendAudit("owner", "ctl.send_message", "ok", map[string]any{"to": req.To, "type": req.Type,
+			"task_id": req.TaskID, "thread_id": req.ThreadID, "message_id": id, "origin": origin})
+		return err
+	})
+	if err != nil {
+		return SentMessage{}, err
+	}
+	if req.TaskID != "" {
+		m.Publish(events.CoordTask, req.TaskID, req.To, req.Type)
+	}
+	out.Queued = !m.Outbox.Deliver(context.WithoutCancel(ctx), entry)
+	if out.Queued {
+		m.Outbox.Wake() // it was rescheduled: let the loop see when
+	}
+	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
+	if out.Queued {
+		out.Note = req.To + " is offline; the message is queued and will be delivered when it is back"
+	}
+	return out, nil
+}
+
+// fillForward copies a received message into req for relaying, keeping
+// its thread and first sender; fields req sets win.
+func (m *Messenger) fillForward(ctx context.Context, req *SendMessageRequest) error {
+	recs, err := m.DB.Messages(ctx, req.Forward-1, 1)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 || recs[0].Seq != req.Forward || recs[0].Type == "" {
+		return errs.NotFound("there is no received message %d to forward; list them with aoi_check_messages", req.Forward)
+	}
+	fwd := recs[0]
+	req.Type = cmp(req.Type, fwd.Type)
+	req.TaskID = cmp(req.TaskID, fwd.TaskID)
+	req.ThreadID = cmp(req.ThreadID, fwd.ThreadID)
+	req.ReplyTo = cmp(req.ReplyTo, fwd.ReplyTo)
+	req.Priority = cmp(req.Priority, fwd.Priority)
+	if len(req.Payload) == 0 {
+		req.Payload = fwd.Data
+	}
+	req.origin = cmp(fwd.Origin, fwd.From)
+	return nil
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// counterpart is the one agent a task is shared with, for a message sent
+// with a task id and no recipient.
+func (m *Messenger) counterpart(ctx context.Context, taskID string) (string, error) {
+	if taskID == "" {
+		return "", errs.Invalid("say whom to send it to (an agent id), or give a task_id to send it to that task's counterpart")
+	}
+	ts, err := m.DB.CoordTasks(ctx, taskID, 10)
+	if err != nil {
+		return "", err
+	}
+	// Prefer whoever assigned the task to us: progress goes to the requester.
+	for _, t := range ts {
+		if t.Side == SideAssignee {
+			return t.Peer, nil
+		}
+	}
+	switch len(ts) {
+	case 0:
+		return "", errs.Invalid("no message about task %s was sent or received here, so there is no one to send it to; say which agent (to)", taskID)
+	case 1:
+		return ts[0].Peer, nil
+	}
+	return "", errs.Invalid("task %s has %d counterparts here; say which agent to send it to", taskID, len(ts))
+}
+
+// Inbox lists received messages matching f in order (only typed ones when
+// f names a type, task or thread). An assistant's call is its heartbeat;
+// the messages it is shown no longer match Unread for it (the owner's read
+// mark, set by Messages, is separate).
+func (m *Messenger) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error) {
+	if f.Assistant {
+		m.assistantPoll.Store(m.Now().UnixNano())
+	}
+	recs, more, err := m.DB.FilterMessages(ctx, store.MessageFilter{AfterSeq: f.AfterSeq, Type: f.Type, TaskID: f.TaskID,
+		ThreadID: f.ThreadID, UnreadOnly: f.Unread, Limit: f.Limit})
+	if err != nil {
+		return InboxPage{}, err
+	}
+	page := InboxPage{Messages: make([]Message, 0, len(recs)), LastID: f.AfterSeq, More: more}
+	seqs := make([]int64, 0, len(recs))
+	for _, r := range recs {
+		page.Messages = append(page.Messages, View(r))
+		page.LastID = max(page.LastID, r.Seq)
+		seqs = append(seqs, r.Seq)
+	}
+	if f.Assistant && len(seqs) > 0 {
+		if err := m.DB.Write(ctx, func(tx *store.Tx) error { return tx.MarkAssistantSeen(seqs) }); err != nil {
+			return page, err
+		}
+	}
+	return page, nil
+}
+
+// View is a stored message as the front ends show it.
+func View(r store.MessageRecord) Message {
+	return Message{Seq: r.Seq, From: r.From, Event: r.Event, RelatedID: r.RelatedID, Data: r.Data, ReceivedAt: r.ReceivedAt,
+		Type: r.Type, TaskID: r.TaskID, ThreadID: r.ThreadID, ReplyTo: r.ReplyTo, Origin: r.Origin, Priority: r.Priority, MessageID: r.MsgID,
+		Read: r.Read}
+}
+
+// CoordTasks lists coordination tasks (one row per counterpart), most
+// recently changed first; taskID narrows to one task.
+func (m *Messenger) CoordTasks(ctx context.Context, req CoordTasksRequest) ([]CoordTask, error) {
+	recs, err := m.DB.CoordTasks(ctx, req.TaskID, 200)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CoordTask, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, CoordTask{TaskID: r.TaskID, Peer: r.Peer, Side: r.Side, State: r.State, Summary: r.Summary,
+			LastType: r.LastType, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+	}
+	return out, nil
+}
+
+// AssistantAway reports whether the coding assistant has polled before but
+// not within network.assistant_away_after_sec.
+func (m *Messenger) AssistantAway() bool {
+	last := m.assistantPoll.Load()
+	if last == 0 {
+		return false
+	}
+	return m.Now().Sub(time.Unix(0, last)) > m.Config().Network.AssistantAwayAfter()
+}
+
+// checkEnvelope validates a message's typed fields with sentences a person
+// or a model can act on; ids are never echoed.
+func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload json.RawMessage) error {
+	if !slices.Contains(wire.MessageTypes, typ) {
+		return errs.Invalid("type must be one of %v", wire.MessageTypes)
+	}
+	for _, f := range []struct{ name, v string }{{"id", id}, {"task_id", taskID}, {"thread_id", threadID}, {"reply_to", replyTo}} {
+		if f.v != "" && !wire.ValidID(f.v) {
+			return errs.Invalid("%s must be at most 128 letters, digits, '.', '_', ':' or '-'", f.name)
+		}
+	}
+	switch priority {
+	case "", wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical:
+	default:
+		return errs.Invalid("priority must be one of low, normal, high, critical")
+	}
+	if len(payload) > maxPayload {
+		return errs.Invalid("payload is %d bytes of JSON; the limit is %d", len(payload), maxPayload)
+	}
+	if len(payload) > 0 && !json.Valid(payload) {
+		return errs.Invalid("payload is not valid JSON")
+	}
+	return nil
+}
+
+// redactJSON removes secrets from every string in a JSON payload.
+func (m *Messenger) redactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return mustJSON(m.Redact(string(raw)))
+	}
+	red, err := m.Redactor()
+	if err != nil {
+		m.Log.Error("redactor unavailable; withholding the payload", "component", "messages", "err", err)
+		return mustJSON("[REDACTED:redactor-unavailable]")
+	}
+	return mustJSON(red.Value(v))
+}
+
+func newID(prefix string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
+	}
+	return b
+}
