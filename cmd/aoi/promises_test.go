@@ -500,3 +500,76 @@ func mcpTool(t *testing.T, bin, dir, tool string, args map[string]any) string {
 	}
 	return res.Content[0].Text
 }
+
+// askJSON sends a query from dir with `aoi --json query` and returns its id.
+func askJSON(t *testing.T, bin, dir string, args ...string) string {
+	t.Helper()
+	var res queryOutput
+	cliJSON(t, bin, dir, &res, append([]string{"query", "eng-suzuki"}, args...)...)
+	if res.QueryID == "" {
+		t.Fatalf("query %v: no id in %+v", args, res)
+	}
+	return res.QueryID
+}
+
+// answerIn waits until the inbox of dir holds the message answering query
+// id and returns its data.
+func answerIn(t *testing.T, bin, dir, id string) string {
+	t.Helper()
+	var data string
+	waitOut(t, "the answer to "+id, func() string {
+		var in inboxOutput
+		cliJSON(t, bin, dir, &in, "inbox")
+		for _, m := range in.Messages {
+			if m.RelatedID == id {
+				data = m.Event + " " + string(m.Data)
+				return "found"
+			}
+		}
+		return ""
+	}, "found")
+	return data
+}
+
+// received is the id under which the engineer's inbox holds the query
+// with text, and its state.
+func received(t *testing.T, bin, eng, text string) (id, state string) {
+	t.Helper()
+	var in inboxOutput
+	cliJSON(t, bin, eng, &in, "inbox")
+	for _, q := range in.Queries {
+		if q.Text == text {
+			return q.ID, q.State
+		}
+	}
+	t.Fatalf("the engineer's inbox lacks %q: %+v", text, in.Queries)
+	return "", ""
+}
+
+// TestOwnerAnswersQueries: questions the secretary cannot answer wait in
+// the engineer's `aoi inbox` (with the priority the PM gave); `aoi answer`
+// and `aoi decline --reason` send what the PM then reads in its own inbox.
+func TestOwnerAnswersQueries(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+
+	ask1 := askJSON(t, bin, pm, "what did the vendor say about the invoices?")
+	ask2 := askJSON(t, bin, pm, "--priority", "low", "can you review the payroll export?")
+	out := cli(t, bin, eng, "inbox")
+	q1, _ := received(t, bin, eng, "what did the vendor say about the invoices?")
+	q2, _ := received(t, bin, eng, "can you review the payroll export?")
+	if row := rowOf(out, q2); !strings.Contains(row, "low") || !strings.Contains(row, "pm-tanaka") {
+		t.Errorf("aoi inbox row of the low-priority question: %q\n%s", row, out)
+	}
+	cli(t, bin, eng, "answer", q1, "they agreed to net 30")
+	if got := answerIn(t, bin, pm, ask1); !strings.Contains(got, "net 30") {
+		t.Errorf("the PM's answer to %s = %s", ask1, got)
+	}
+	cli(t, bin, eng, "decline", q2, "--reason", "ask finance")
+	if got := answerIn(t, bin, pm, ask2); !strings.Contains(got, "ask finance") {
+		t.Errorf("the PM's reply to %s = %s", ask2, got)
+	}
+	if out := cli(t, bin, pm, "inbox"); !strings.Contains(out, "net 30") || !strings.Contains(out, "ask finance") {
+		t.Errorf("the PM's aoi inbox does not show the answer and the reason:\n%s", out)
+	}
+}
