@@ -111,6 +111,12 @@ func TestMessagesExchangeBetweenTwoAgents(t *testing.T) {
 	if out := cli(t, bin, eng, "messages", "--task", "T-1"); !strings.Contains(out, "task_assign") || strings.Contains(out, "lunch") {
 		t.Errorf("--task T-1:\n%s", out)
 	}
+	if out := cli(t, bin, eng, "messages", "--thread", note.ThreadID); !strings.Contains(out, "lunch at noon") || strings.Contains(out, "task_assign") {
+		t.Errorf("--thread %s:\n%s", note.ThreadID, out)
+	}
+	if row := rowOf(cli(t, bin, eng, "task", "status", "T-1"), "T-1"); !strings.Contains(row, "pm-tanaka") || !strings.Contains(row, "assigned") {
+		t.Errorf("aoi task status T-1 = %q, want the task assigned by pm-tanaka", row)
+	}
 	var page agent.InboxPage
 	cliJSON(t, bin, eng, &page, "messages", "--after", itoa(assign.Seq))
 	if len(page.Messages) != 1 || page.Messages[0].Seq != note.Seq {
@@ -204,9 +210,10 @@ func rowOf(out, id string) string {
 // TestRemoteTaskApprovalsAndAudit: the engineer declares a task type and
 // reloads; the PM asks for it, the engineer approves it in `aoi approvals`
 // (EXPIRES shown while pending, '-' once decided), the PM follows it with
-// `aoi task status AGENT ID` and stops it with `aoi task cancel`. A refused
-// reload is in the audit log (result error, with the reason), and
-// `aoi audit --agent/--result` select rows as they say.
+// `aoi task status AGENT ID` and stops it with `aoi task cancel`; a second
+// request is refused with `aoi reject --reason`, and `aoi tasks` lists
+// both. A refused reload is in the audit log (result error, with the
+// reason), and `aoi audit --agent/--result` select rows as they say.
 func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 	bin := buildAOI(t)
 	eng, pm, _ := pinnedPair(t, bin)
@@ -250,6 +257,20 @@ func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 		t.Fatalf("aoi task cancel: %s", out)
 	}
 	waitOut(t, "task canceled", status, ": canceled")
+
+	// A second request is rejected with a reason the PM reads.
+	first := ticket.TaskID
+	cliJSON(t, bin, pm, &ticket, "task", "eng-suzuki", "hold")
+	cliJSON(t, bin, eng, &approvals, "approvals", "--state", "pending")
+	if len(approvals) != 1 || approvals[0].TaskID != ticket.TaskID {
+		t.Fatalf("pending approvals = %+v, want the second request", approvals)
+	}
+	cli(t, bin, eng, "reject", approvals[0].ID, "--reason", "not before the release")
+	waitOut(t, "task rejected", func() string { return cli(t, bin, pm, "task", "status", "eng-suzuki", ticket.TaskID) }, "not before the release")
+	out := cli(t, bin, eng, "tasks")
+	if !strings.Contains(rowOf(out, first), "canceled") || !strings.Contains(rowOf(out, ticket.TaskID), "rejected") {
+		t.Errorf("aoi tasks does not show the canceled and the rejected task:\n%s", out)
+	}
 
 	// A refused reload is audited with its reason.
 	good := readFile(t, filepath.Join(eng, "config.json"))
