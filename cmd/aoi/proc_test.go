@@ -90,7 +90,14 @@ func startServeProc(t *testing.T, bin, dir string) *proc {
 // `serve --data-dir DIR` and more environment variables (KEY=VALUE).
 func startServeWith(t *testing.T, bin, dir string, args, env []string) *proc {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--data-dir", dir}, args...)...)
+	return startProc(t, bin, append([]string{"serve", "--data-dir", dir}, args...), env)
+}
+
+// startProc starts the aoi binary with args (and more environment) as a
+// real process with its output captured, ended when the test ends.
+func startProc(t *testing.T, bin string, args, env []string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(procEnv(t.TempDir()), env...)
 	p := &proc{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out

@@ -258,8 +258,11 @@ func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 	}
 	waitOut(t, "task canceled", status, ": canceled")
 
-	// A second request is rejected with a reason the PM reads.
+	// A second request is rejected with a reason the PM reads; the
+	// engineer's `aoi approvals --watch` shows it arrive and decided.
 	first := ticket.TaskID
+	watch := startProc(t, bin, []string{"--data-dir", eng, "approvals", "--watch"}, nil)
+	watch.waitFor(t, 15*time.Second, "aoi approvals --watch to start", func() bool { return watch.screenHas("watching for changes") })
 	cliJSON(t, bin, pm, &ticket, "task", "eng-suzuki", "hold")
 	cliJSON(t, bin, eng, &approvals, "approvals", "--state", "pending")
 	if len(approvals) != 1 || approvals[0].TaskID != ticket.TaskID {
@@ -267,6 +270,9 @@ func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 	}
 	cli(t, bin, eng, "reject", approvals[0].ID, "--reason", "not before the release")
 	waitOut(t, "task rejected", func() string { return cli(t, bin, pm, "task", "status", "eng-suzuki", ticket.TaskID) }, "not before the release")
+	watch.waitFor(t, 15*time.Second, "the request and the decision in aoi approvals --watch", func() bool {
+		return watch.screenHas(agent.EventApprovalRequested) && watch.screenHas(agent.EventApprovalDecided)
+	})
 	out := cli(t, bin, eng, "tasks")
 	if !strings.Contains(rowOf(out, first), "canceled") || !strings.Contains(rowOf(out, ticket.TaskID), "rejected") {
 		t.Errorf("aoi tasks does not show the canceled and the rejected task:\n%s", out)
@@ -582,7 +588,10 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	if row := rowOf(out, q2); !strings.Contains(row, "low") || !strings.Contains(row, "pm-tanaka") {
 		t.Errorf("aoi inbox row of the low-priority question: %q\n%s", row, out)
 	}
+	watch := startProc(t, bin, []string{"--data-dir", pm, "inbox", "--watch"}, nil)
+	watch.waitFor(t, 15*time.Second, "aoi inbox --watch to start", func() bool { return watch.screenHas("watching for changes") })
 	cli(t, bin, eng, "answer", q1, "they agreed to net 30")
+	watch.waitFor(t, 15*time.Second, "the answer in aoi inbox --watch", func() bool { return watch.screenHas("they agreed to net 30") })
 	if got := answerIn(t, bin, pm, ask1); !strings.Contains(got, "net 30") {
 		t.Errorf("the PM's answer to %s = %s", ask1, got)
 	}
@@ -592,5 +601,14 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	}
 	if out := cli(t, bin, pm, "inbox"); !strings.Contains(out, "net 30") || !strings.Contains(out, "ask finance") {
 		t.Errorf("the PM's aoi inbox does not show the answer and the reason:\n%s", out)
+	}
+
+	// aoi id needs no daemon and finds the data dir through $AOI_DATA_DIR.
+	cmd := exec.Command(bin, "id", "--fingerprint")
+	cmd.Env = append(procEnv(t.TempDir()), "AOI_DATA_DIR="+eng)
+	fp, err := cmd.Output()
+	st, serr := statusOf(eng)
+	if err != nil || serr != nil || strings.TrimSpace(string(fp)) != st.Fingerprint {
+		t.Errorf("AOI_DATA_DIR=eng aoi id --fingerprint = %q, %v; the engineer's is %q (%v)", fp, err, st.Fingerprint, serr)
 	}
 }
