@@ -166,6 +166,21 @@ func TestMessagesExchangeBetweenTwoAgents(t *testing.T) {
 	if out := cli(t, bin, eng, "messages", "--after", itoa(answer.Seq)); !strings.Contains(out, "eng-suzuki via pm-tanaka") {
 		t.Errorf("aoi messages does not show the relay:\n%s", out)
 	}
+
+	// A review result with a JSON payload and a priority.
+	cli(t, bin, pm, "send", "eng-suzuki", "review_result", "--task", "T-1", "--priority", "high",
+		"--payload", `{"approved":false,"feedback":"add tests"}`)
+	review := waitMessages(t, bin, eng, 5)[4]
+	var body struct {
+		Approved *bool  `json:"approved"`
+		Feedback string `json:"feedback"`
+	}
+	if err := json.Unmarshal(review.Data, &body); err != nil || review.Priority != "high" || body.Approved == nil || *body.Approved || body.Feedback != "add tests" {
+		t.Errorf("review_result = %+v (%v), want priority high and the payload", review, err)
+	}
+	if row := rowOf(cli(t, bin, eng, "messages", "--type", "review_result"), "review_result"); !strings.Contains(row, "high") {
+		t.Errorf("aoi messages row of the review: %q", row)
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -575,7 +590,9 @@ func received(t *testing.T, bin, eng, text string) (id, state string) {
 
 // TestOwnerAnswersQueries: questions the secretary cannot answer wait in
 // the engineer's `aoi inbox` (with the priority the PM gave); `aoi answer`
-// and `aoi decline --reason` send what the PM then reads in its own inbox.
+// and `aoi decline --reason` send what the PM then reads in its own inbox
+// (`aoi inbox --watch` shows it arrive); buffered ones go out with
+// `aoi release ID` and `aoi release --all`.
 func TestOwnerAnswersQueries(t *testing.T) {
 	bin := buildAOI(t)
 	eng, pm, _ := pinnedPair(t, bin)
@@ -602,6 +619,25 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	if out := cli(t, bin, pm, "inbox"); !strings.Contains(out, "net 30") || !strings.Contains(out, "ask finance") {
 		t.Errorf("the PM's aoi inbox does not show the answer and the reason:\n%s", out)
 	}
+
+	// In focus time a low-priority question the secretary is unsure of is
+	// buffered; `aoi release ID` and `aoi release --all` send its drafts.
+	cli(t, bin, eng, "focus", "on")
+	ask3 := askJSON(t, bin, pm, "--priority", "low", "is the staging db migrated?")
+	ask4 := askJSON(t, bin, pm, "--priority", "low", "who owns the cron jobs?")
+	q3, s3 := received(t, bin, eng, "is the staging db migrated?")
+	if _, s4 := received(t, bin, eng, "who owns the cron jobs?"); s3 != "buffered" || s4 != "buffered" {
+		t.Fatalf("low-priority questions in focus time are %s and %s, want buffered", s3, s4)
+	}
+	cli(t, bin, eng, "release", q3)
+	if got := answerIn(t, bin, pm, ask3); !strings.Contains(got, "query.completed") {
+		t.Errorf("the released answer to %s = %s", ask3, got)
+	}
+	if _, s4 := received(t, bin, eng, "who owns the cron jobs?"); s4 != "buffered" {
+		t.Errorf("aoi release %s also released the other question (%s)", q3, s4)
+	}
+	cli(t, bin, eng, "release", "--all")
+	answerIn(t, bin, pm, ask4)
 
 	// aoi id needs no daemon and finds the data dir through $AOI_DATA_DIR.
 	cmd := exec.Command(bin, "id", "--fingerprint")
