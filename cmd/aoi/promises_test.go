@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -646,5 +647,50 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	st, serr := statusOf(eng)
 	if err != nil || serr != nil || strings.TrimSpace(string(fp)) != st.Fingerprint {
 		t.Errorf("AOI_DATA_DIR=eng aoi id --fingerprint = %q, %v; the engineer's is %q (%v)", fp, err, st.Fingerprint, serr)
+	}
+}
+
+// TestServeEndsOnSigintAndSigterm: `aoi serve` as a real process ends
+// cleanly (exit 0, port and control socket freed) on SIGINT and SIGTERM.
+func TestServeEndsOnSigintAndSigterm(t *testing.T) {
+	bin := buildAOI(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := shortDir(t)
+			initAgent(t, bin, dir, "eng-suzuki")
+			p := startServeProc(t, bin, dir)
+			st := p.waitServing(t, dir)
+			p.signal(t, sig)
+			if !p.exited(exitBound) {
+				t.Fatalf("aoi serve still running %v after %v; output:\n%s", exitBound, sig, p.out.String())
+			}
+			if p.exitCode() != 0 {
+				t.Errorf("exit code %d after %v; output:\n%s", p.exitCode(), sig, p.out.String())
+			}
+			released(t, dir, st.ListenAddr)
+		})
+	}
+}
+
+// TestStoppedPeerShownOffline: when the engineer's daemon is gone, the
+// PM's next call to it fails and `aoi peers` shows it offline at once,
+// not only after network.offline_after_sec.
+func TestStoppedPeerShownOffline(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, engProc := pinnedPair(t, bin)
+	cli(t, bin, pm, "query", "eng-suzuki", "status?")
+	if row := rowOf(cli(t, bin, pm, "peers"), "eng-suzuki"); !strings.Contains(row, "online") {
+		t.Fatalf("eng-suzuki is not online before it stops: %q", row)
+	}
+	engProc.signal(t, syscall.SIGTERM)
+	if !engProc.exited(exitBound) {
+		t.Fatalf("aoi serve did not stop on SIGTERM:\n%s", engProc.out.String())
+	}
+	if _, err := statusOf(eng); err == nil {
+		t.Fatal("the stopped daemon still answers")
+	}
+	cliFails(t, bin, pm, exitFailure, "query", "eng-suzuki", "are you there?")
+	if row := rowOf(cli(t, bin, pm, "peers"), "eng-suzuki"); !strings.Contains(row, "offline") {
+		t.Errorf("eng-suzuki after a failed call: %q, want offline", row)
 	}
 }
