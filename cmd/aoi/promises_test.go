@@ -694,3 +694,34 @@ func TestStoppedPeerShownOffline(t *testing.T) {
 		t.Errorf("eng-suzuki after a failed call: %q, want offline", row)
 	}
 }
+
+// TestSendQueuedWhileOffline: a message to an agent whose aoi is stopped
+// waits in the sender's outbox and arrives when the agent is back.
+func TestSendQueuedWhileOffline(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, engProc := pinnedPair(t, bin)
+	allowMessages(t, bin, eng, "pm-tanaka")
+	// Keep the port over the restart, as a configured agent does.
+	st, err := statusOf(eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editConfig(t, eng, func(cfg map[string]any) { cfg["network"].(map[string]any)["listen_addr"] = st.ListenAddr })
+	engProc.signal(t, syscall.SIGTERM)
+	if !engProc.exited(exitBound) {
+		t.Fatalf("aoi serve did not stop on SIGTERM:\n%s", engProc.out.String())
+	}
+	var sent agent.SentMessage
+	cliJSON(t, bin, pm, &sent, "send", "eng-suzuki", "note", "the demo moved to friday")
+	if !sent.Queued {
+		t.Fatalf("send to a stopped agent = %+v, want queued", sent)
+	}
+	if out := cli(t, bin, pm, "send", "eng-suzuki", "note", "bring the slides"); !strings.Contains(out, "queued") {
+		t.Errorf("aoi send does not say the message is queued:\n%s", out)
+	}
+	startServeProc(t, bin, eng).waitServing(t, eng)
+	msgs := waitMessages(t, bin, eng, 2)
+	if !strings.Contains(string(msgs[0].Data), "friday") || !strings.Contains(string(msgs[1].Data), "slides") {
+		t.Errorf("after the restart the engineer has %+v, want both notes in order", msgs)
+	}
+}
