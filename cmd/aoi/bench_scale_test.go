@@ -32,3 +32,28 @@ func TestBenchScale(t *testing.T) {
 		t.Fatalf("--scale 1: exit %d, stderr %s", r.code, r.stderr)
 	}
 }
+
+// TestBenchScaleEachWayAndInterval: --each-way announces to every peer
+// every round (about twice the default's announces, which skip peers met
+// in the last half interval), and --scale-interval sets the round length
+// the report states.
+func TestBenchScaleEachWayAndInterval(t *testing.T) {
+	isolate(t)
+	report := func(args ...string) bench.ScaleReport {
+		t.Helper()
+		r := runAOI(t, append([]string{"--json", "bench", "--scale", "30", "--scale-minutes", "2"}, args...)...)
+		var rep bench.ScaleReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK {
+			t.Fatalf("%v: exit %d, %v: %s%s", args, r.code, err, r.stdout, r.stderr)
+		}
+		return rep
+	}
+	base, each := report(), report("--each-way")
+	if !each.EachWay || each.AnnouncesPerMin < 1.5*base.AnnouncesPerMin {
+		t.Errorf("--each-way: %.1f announces/min vs %.1f by default, want about twice", each.AnnouncesPerMin, base.AnnouncesPerMin)
+	}
+	slow := report("--scale-interval", "2m")
+	if slow.Interval != "2m0s" || slow.AnnouncesPerMin >= base.AnnouncesPerMin {
+		t.Errorf("--scale-interval 2m: interval %q, %.1f announces/min vs %.1f at 1m", slow.Interval, slow.AnnouncesPerMin, base.AnnouncesPerMin)
+	}
+}
