@@ -725,3 +725,22 @@ func TestSendQueuedWhileOffline(t *testing.T) {
 		t.Errorf("after the restart the engineer has %+v, want both notes in order", msgs)
 	}
 }
+
+// TestStatusShowsHistoryIndexed: `aoi status` says how much of each
+// configured repository's history is indexed.
+func TestStatusShowsHistoryIndexed(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-suzuki")
+	repo := gitRepo(t)
+	for _, msg := range []string{"auth: token refresh", "auth: tests for refresh"} {
+		if out, err := exec.Command("git", "-C", repo, "commit", "-q", "--allow-empty", "-m", msg).CombinedOutput(); err != nil {
+			t.Fatalf("git commit: %v\n%s", err, out)
+		}
+	}
+	editConfig(t, dir, func(cfg map[string]any) {
+		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": repo}}
+	})
+	startServeProc(t, bin, dir).waitServing(t, dir)
+	waitOut(t, "history indexed", func() string { return cli(t, bin, dir, "status") }, "acme/webapp 3 commits, done")
+}
