@@ -13,33 +13,6 @@ import (
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// ReloadReport says what a reload changed, in words for the owner.
-type ReloadReport struct {
-	Path string `json:"path"`
-	// Changes are the settings now in force, e.g. "acl: 2 rules → 3",
-	// "secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
-	// "tasks: +docs".
-	Changes []string `json:"changes"`
-	// Restart are changed settings the running process cannot apply
-	// (listen address, tailnet, metrics address, …).
-	Restart []string `json:"restart,omitempty"`
-}
-
-// String is the report on one line.
-func (r ReloadReport) String() string {
-	var b strings.Builder
-	b.WriteString("config reloaded")
-	if len(r.Changes) == 0 {
-		b.WriteString(": no changes")
-	} else {
-		b.WriteString(": " + strings.Join(r.Changes, "; "))
-	}
-	if len(r.Restart) > 0 {
-		b.WriteString("; restart aoi to apply: " + strings.Join(r.Restart, "; "))
-	}
-	return b.String()
-}
-
 // EventConfigReloaded is published after a reload; Summary is the report.
 const EventConfigReloaded = "config.reloaded"
 

@@ -1,0 +1,539 @@
+// Package service is the seam between aoi's core and its front ends: the
+// Service interface, composed of one narrow interface per capability, and
+// the request and result types of its methods. agent re-exports every name
+// here by alias (agent.Service, agent.Status, …); *agent.Core implements
+// it in process and agent/ctlclient over the control socket. It sits below
+// agent so the control table can live beside its client.
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/inbox"
+	"github.com/aoi-protocol/aoi/agent/messaging"
+	"github.com/aoi-protocol/aoi/agent/peers"
+)
+
+// Service is everything a front end (the TUI, the CLI, the MCP server) can ask
+// of a running core. *Core implements it in-process; ctlclient.Client
+// implements it over the control socket, so attach mode is the same code path.
+//
+// It is composed of narrow interfaces, one per capability, so a front end
+// (or a test double) can depend on only the part it uses. Errors are of the
+// kinds in agent/errs (ErrInvalid, ErrDenied, ErrNotFound, ErrUnknownPeer,
+// ErrConflict, for errors.Is), in process and over the socket alike; each
+// method names the kinds it returns. Any other error (the store, a peer
+// that did not answer) carries text saying what happened and what to do.
+type Service interface {
+	AdminService
+	PeerService
+	InboxService
+	AskingService
+	MessagingService
+	ApprovalService
+	MirrorService
+	AuditService
+	EventService
+}
+
+// AdminService is about this agent itself.
+type AdminService interface {
+	// Status describes this agent: id, role, listen address, focus, counts.
+	// Errors: none of the kinds (only a failing store).
+	Status(ctx context.Context) (Status, error)
+	// Reload re-reads the config (ACL, limits, interrupt, tasks, peers,
+	// log level) and reports what changed. Errors: none of the kinds; an
+	// invalid file, or one changing agent.id, is refused with its
+	// validation error and the running config stays.
+	Reload(ctx context.Context) (ReloadReport, error)
+}
+
+// PeerService is the registry: who this agent knows and trusts.
+type PeerService interface {
+	// Peers lists every known peer (registry), including unpinned callers
+	// waiting for a trust decision (Peer.Trust == TrustPending).
+	// Errors: none of the kinds.
+	Peers(ctx context.Context) ([]Peer, error)
+	// Discover announces this agent to every configured/known peer and
+	// returns the refreshed peer list; a peer that does not answer is
+	// marked offline, not an error. Errors: none of the kinds.
+	Discover(ctx context.Context) ([]Peer, error)
+	// Trust pins a peer's certificate fingerprint (and optionally its
+	// endpoint and role). Errors: ErrInvalid (agent id, role or
+	// fingerprint malformed).
+	Trust(ctx context.Context, req TrustRequest) error
+	// Refuse drops a pending trust request; an unknown fingerprint is
+	// not an error. Errors: none of the kinds.
+	Refuse(ctx context.Context, req RefuseRequest) error
+}
+
+// InboxService is the owner's side of queries received from peers.
+type InboxService interface {
+	// Queries lists queries received from peers, newest first.
+	// Errors: none of the kinds.
+	Queries(ctx context.Context, f QueryFilter) ([]Query, error)
+	// Answer sends the owner's answer to a received query (via aoi.notify
+	// query.completed, through the outbox). Errors: ErrInvalid (empty
+	// text), ErrNotFound (no such query), ErrConflict (already answered
+	// or declined).
+	Answer(ctx context.Context, req AnswerRequest) error
+	// Decline refuses a received query; the asker is told the reason.
+	// Errors: ErrNotFound, ErrConflict.
+	Decline(ctx context.Context, req DeclineRequest) error
+	// Release answers buffered queries now with the secretary's draft;
+	// an empty id releases all. Errors: ErrNotFound, ErrConflict (the
+	// query is not buffered or has no draft).
+	Release(ctx context.Context, req ReleaseRequest) error
+	// SetFocus turns focus mode on or off by hand (overrides focus
+	// hours); turning it off releases the buffered queries.
+	// Errors: none of the kinds.
+	SetFocus(ctx context.Context, req FocusRequest) error
+}
+
+// AskingService is what this agent asks of peers: queries and tasks. A
+// peer that answers with an error gives an error wrapping its
+// *rpc.Error (errors.As); one that does not answer gives an error saying
+// it is unreachable (and it is marked offline).
+type AskingService interface {
+	// Ask sends an ad hoc query to a peer's secretary. Errors:
+	// ErrInvalid (empty question, malformed agent id, this agent
+	// itself), ErrUnknownPeer (not in the registry).
+	Ask(ctx context.Context, req AskRequest) (AskResult, error)
+	// RequestTask asks a peer to run one of its configured task types.
+	// Errors: ErrInvalid (agent id), ErrUnknownPeer.
+	RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error)
+	// RemoteTaskStatus asks a peer about a task we asked it for.
+	// Errors: ErrInvalid (agent id), ErrUnknownPeer.
+	RemoteTaskStatus(ctx context.Context, ref RemoteTaskRef) (Task, error)
+	// CancelRemoteTask asks a peer to cancel a task we asked it for.
+	// Errors: ErrInvalid (agent id), ErrUnknownPeer.
+	CancelRemoteTask(ctx context.Context, ref RemoteTaskRef) error
+}
+
+// MessagingService is notifications and typed messages between agents.
+type MessagingService interface {
+	// Messages lists notifications received from peers (answers, task
+	// results) in sequence order, after req.AfterSeq. Errors: none of the
+	// kinds.
+	Messages(ctx context.Context, req MessagesRequest) ([]Message, error)
+	// MarkMessagesRead marks every message up to req.UptoSeq read by the
+	// owner. Listing marks nothing, so the unread count
+	// (Status.UnreadMsgs) means "not yet seen in the interface or `aoi
+	// inbox`" and survives restarts. Errors: none of the kinds.
+	MarkMessagesRead(ctx context.Context, req MarkReadRequest) error
+	// SendMessage sends a typed message (aoi.message) to a peer's
+	// assistant inbox through the outbox; it is queued while the peer is
+	// offline. Errors: ErrInvalid (envelope, payload or recipient
+	// malformed, no recipient and none to infer from the task),
+	// ErrNotFound (the message to forward), ErrUnknownPeer.
+	SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error)
+	// Inbox lists received typed messages. Errors: none of the kinds.
+	Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
+	// CoordTasks lists the coordination tasks typed messages move (seed
+	// 004); an empty task id lists all. Errors: none of the kinds.
+	CoordTasks(ctx context.Context, req CoordTasksRequest) ([]CoordTask, error)
+}
+
+// ApprovalService is the tasks this agent runs for peers and the owner's
+// decisions on them.
+type ApprovalService interface {
+	// Approvals lists local approvals, pending first. Errors: none of the
+	// kinds.
+	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
+	// Approve approves a pending task; it runs when a slot is free.
+	// Errors: ErrNotFound (no such approval), ErrConflict (already
+	// decided).
+	Approve(ctx context.Context, req ApproveRequest) error
+	// Reject rejects a pending task; the requester is told the reason.
+	// Errors: as Approve.
+	Reject(ctx context.Context, req RejectRequest) error
+	// Tasks lists tasks this agent runs for peers, newest first.
+	// Errors: none of the kinds.
+	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
+}
+
+// MirrorService is the context mirror the secretary answers from. With
+// mirroring off, every method fails with an error saying how to turn it
+// on.
+type MirrorService interface {
+	// Note records an owner note in the context mirror. Errors:
+	// ErrInvalid (empty text).
+	Note(ctx context.Context, req NoteRequest) error
+	// ReportEvent records an event from the coding assistant (MCP) in the
+	// context mirror; it is redacted before it is stored. Errors:
+	// ErrInvalid (no type, progress outside 0–100).
+	ReportEvent(ctx context.Context, ev ReportedEvent) error
+	// Snapshot returns the current context snapshot (seed 000
+	// ContextSnapshot). Errors: none of the kinds.
+	Snapshot(ctx context.Context) (json.RawMessage, error)
+}
+
+// AuditService reads the hash-chained audit log.
+type AuditService interface {
+	// Audit lists audit rows newest first. Errors: none of the kinds.
+	Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	// VerifyAudit walks the chain; a broken chain is a result
+	// (OK false), not an error. Errors: none of the kinds.
+	VerifyAudit(ctx context.Context) (AuditVerification, error)
+}
+
+// EventService streams changes in the core.
+type EventService interface {
+	// Events streams core events with sequence numbers, starting after
+	// req.AfterSeq (0 = only new ones). The channel closes when ctx ends.
+	// Errors: none of the kinds.
+	Events(ctx context.Context, req EventsRequest) (<-chan Event, error)
+}
+
+// Requests of the Service methods that take no type of their own. The
+// JSON names are the control socket's params (ctl.*), unchanged.
+type (
+	// RefuseRequest names a pending trust request by its fingerprint.
+	RefuseRequest struct {
+		Fingerprint string `json:"fingerprint"`
+	}
+	// AnswerRequest is the owner's answer to a received query.
+	AnswerRequest struct {
+		QueryID string `json:"query_id"`
+		Text    string `json:"text,omitempty"`
+	}
+	// DeclineRequest refuses a received query, saying why.
+	DeclineRequest struct {
+		QueryID string `json:"query_id"`
+		Reason  string `json:"reason,omitempty"`
+	}
+	// ReleaseRequest names a buffered query to answer now ("" = all).
+	ReleaseRequest struct {
+		QueryID string `json:"query_id"`
+	}
+	// FocusRequest turns focus mode on or off.
+	FocusRequest struct {
+		On bool `json:"on"`
+	}
+	// MessagesRequest pages received notifications by sequence number
+	// (Limit 0: the default, 100).
+	MessagesRequest struct {
+		AfterSeq int64 `json:"after_seq"`
+		Limit    int   `json:"limit,omitempty"`
+	}
+	// MarkReadRequest marks messages read up to a sequence number.
+	MarkReadRequest struct {
+		UptoSeq int64 `json:"upto_seq"`
+	}
+	// NoteRequest is an owner note.
+	NoteRequest struct {
+		Text string `json:"text"`
+	}
+	// RemoteTaskRef names a task a peer runs for us.
+	RemoteTaskRef struct {
+		Peer   string `json:"peer"`
+		TaskID string `json:"task_id"`
+	}
+	// ApproveRequest names a pending approval.
+	ApproveRequest struct {
+		ID string `json:"id"`
+	}
+	// RejectRequest names a pending approval and why it is rejected
+	// ("" = "rejected by the owner").
+	RejectRequest struct {
+		ID     string `json:"id"`
+		Reason string `json:"reason,omitempty"`
+	}
+	// EventsRequest starts an event stream after a sequence number
+	// (0: only new events).
+	EventsRequest struct {
+		AfterSeq int64 `json:"after_seq"`
+	}
+)
+
+// Status is the agent's own state, shown in the status bar and `aoi status`.
+type Status struct {
+	AgentID       string    `json:"agent_id"`
+	Role          string    `json:"role"`
+	Owner         string    `json:"owner,omitempty"`
+	Version       string    `json:"aoi_version"`
+	Transport     string    `json:"transport"` // "direct" or "tailnet"
+	ListenAddr    string    `json:"listen_addr"`
+	Fingerprint   string    `json:"fingerprint,omitempty"`
+	Tailnet       *Tailnet  `json:"tailnet,omitempty"`
+	Focus         bool      `json:"focus"`
+	PeersOnline   int       `json:"peers_online"`
+	PendingQuery  int       `json:"pending_queries"`
+	Buffered      int       `json:"buffered_queries"`
+	PendingApprov int       `json:"pending_approvals"`
+	UnreadMsgs    int       `json:"unread_messages"`
+	StartedAt     time.Time `json:"started_at"`
+	DataDir       string    `json:"data_dir"`
+	// History says, per repository context, how much of its history the
+	// secretary has indexed (empty when mirroring is off).
+	History []IndexProgress `json:"history,omitempty"`
+}
+
+// IndexProgress is how far the secretary's indexing of one repository's
+// history has come: the newest commits at once, the rest of the branch
+// inside retention_days in the background.
+type IndexProgress struct {
+	Context string `json:"context"`
+	Indexed int    `json:"indexed"` // commits indexed so far
+	Total   int    `json:"total"`   // commits inside the retention window (0: not known)
+	Done    bool   `json:"done"`
+	Error   string `json:"error,omitempty"` // why the last poll failed; "" when it worked
+}
+
+// Tailnet describes the tsnet node when tailnet mode is on.
+type Tailnet struct {
+	Name      string   `json:"tailnet"`
+	NodeName  string   `json:"node_name"`
+	Addresses []string `json:"addresses"`
+	State     string   `json:"state"`
+}
+
+// AskRequest is an outgoing aoi.query.
+type AskRequest struct {
+	To           string   `json:"to"`
+	Query        string   `json:"query"`
+	ContextScope []string `json:"context_scope,omitempty"`
+	Priority     string   `json:"priority,omitempty"`
+	Async        bool     `json:"async,omitempty"`
+	TimeoutSec   int      `json:"timeout,omitempty"`
+}
+
+// AskResult is what the peer returned at once; when Completed is false the
+// answer follows as a Message with RelatedID == QueryID.
+type AskResult struct {
+	QueryID string          `json:"query_id"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// Query handling outcomes, recorded with each received query.
+const (
+	QueryAnswered  = inbox.Answered  // auto-responded or answered by the owner
+	QueryBuffered  = inbox.Buffered  // waiting for focus time to end
+	QueryEscalated = inbox.Escalated // rang the owner, waiting in the queries pane
+	QueryAwaiting  = inbox.Awaiting  // stored, waiting for the owner (no secretary decision)
+	QueryDeclined  = inbox.Declined
+)
+
+// Query is a query received from a peer.
+type Query struct {
+	ID           string          `json:"id"`
+	From         string          `json:"from"`
+	Text         string          `json:"query"`
+	ContextScope []string        `json:"context_scope,omitempty"`
+	Priority     string          `json:"priority"`
+	State        string          `json:"state"`
+	Decision     string          `json:"decision,omitempty"` // AUTO_RESPOND | BUFFER | ESCALATE
+	Confidence   float64         `json:"confidence"`
+	Draft        json.RawMessage `json:"draft,omitempty"`  // secretary's draft QueryResult
+	Answer       json.RawMessage `json:"answer,omitempty"` // what was sent
+	ReceivedAt   time.Time       `json:"received_at"`
+	AnsweredAt   *time.Time      `json:"answered_at,omitempty"`
+}
+
+// QueryFilter narrows Queries. Empty fields match everything.
+type QueryFilter struct {
+	State string `json:"state,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// ReportedEvent is a context event pushed by the coding assistant.
+type ReportedEvent struct {
+	Type     string         `json:"type"` // e.g. file.edited, test.run, progress
+	File     string         `json:"file_path,omitempty"`
+	Content  string         `json:"content"`
+	Progress *int           `json:"progress,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// TaskRequest is an outgoing aoi.task.execute.
+type TaskRequest struct {
+	To           string            `json:"to"`
+	TaskType     string            `json:"task_type"`
+	Params       map[string]string `json:"task_params,omitempty"`
+	ContextScope []string          `json:"context_scope,omitempty"`
+	Sync         bool              `json:"sync,omitempty"`
+	TimeoutSec   int               `json:"timeout,omitempty"`
+}
+
+// TaskTicket is the peer's immediate answer to a task request.
+type TaskTicket struct {
+	RequestID string          `json:"request_id"`
+	TaskID    string          `json:"task_id"`
+	Status    string          `json:"status"`
+	Result    json.RawMessage `json:"result,omitempty"`
+}
+
+// Task states (seed 004 state machine).
+const (
+	TaskPending    = "pending"
+	TaskApproved   = "approved"
+	TaskInProgress = "in_progress"
+	TaskReview     = "review"
+	TaskCompleted  = "completed"
+	TaskRejected   = "rejected"
+	TaskExpired    = "expired"
+	TaskFailed     = "failed"
+	TaskCanceled   = "canceled"
+)
+
+// Task is a task this agent runs for a peer (or, from RemoteTaskStatus, one
+// a peer runs for us).
+type Task struct {
+	ID         string            `json:"task_id"`
+	Requester  string            `json:"requester"`
+	Type       string            `json:"task_type"`
+	Params     map[string]string `json:"task_params,omitempty"`
+	State      string            `json:"status"`
+	ExitCode   *int              `json:"exit_code,omitempty"`
+	Output     json.RawMessage   `json:"output,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+	StartedAt  *time.Time        `json:"started_at,omitempty"`
+	FinishedAt *time.Time        `json:"finished_at,omitempty"`
+}
+
+// TaskFilter narrows Tasks.
+type TaskFilter struct {
+	State string `json:"state,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// Approval is a task waiting for (or decided by) the owner.
+type Approval struct {
+	ID          string            `json:"id"`
+	TaskID      string            `json:"task_id"`
+	Requester   string            `json:"requester"`
+	TaskType    string            `json:"task_type"`
+	Params      map[string]string `json:"task_params,omitempty"`
+	MatchedRule string            `json:"matched_rule,omitempty"`
+	State       string            `json:"state"` // pending | approved | rejected | expired
+	Reason      string            `json:"reason,omitempty"`
+	DecidedBy   string            `json:"decided_by,omitempty"` // owner | rule id
+	CreatedAt   time.Time         `json:"created_at"`
+	ExpiresAt   time.Time         `json:"expires_at"`
+	DecidedAt   *time.Time        `json:"decided_at,omitempty"`
+	// Plan is what approving would run, from the config now (pending
+	// approvals only).
+	Plan *TaskPlan `json:"plan,omitempty"`
+}
+
+// TaskPlan is what an approved task runs: the command with its placeholders
+// filled, where, how isolated and for how long. Problem is set instead when
+// the task could no longer start as configured.
+type TaskPlan struct {
+	Argv       []string `json:"argv,omitempty"`
+	MCPTool    string   `json:"mcp_tool,omitempty"`
+	Context    string   `json:"context,omitempty"`
+	RepoPath   string   `json:"repo_path,omitempty"`
+	Isolation  string   `json:"isolation,omitempty"`
+	Branch     string   `json:"worktree_branch,omitempty"`
+	TimeoutSec int      `json:"timeout_sec,omitempty"`
+	Problem    string   `json:"problem,omitempty"`
+}
+
+// ApprovalFilter narrows Approvals.
+type ApprovalFilter struct {
+	State string `json:"state,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// AuditEntry is one row of the hash-chained audit log.
+type AuditEntry struct {
+	Seq      int64           `json:"seq"`
+	Time     time.Time       `json:"time"`
+	Agent    string          `json:"agent"`  // the peer (or "owner"/"system")
+	Method   string          `json:"method"` // aoi.query, ctl.approve, acl.deny, …
+	Result   string          `json:"result"` // ok | error code name
+	Detail   json.RawMessage `json:"detail,omitempty"`
+	PrevHash string          `json:"prev_hash"`
+	Hash     string          `json:"hash"`
+}
+
+// AuditFilter narrows Audit. Text is a case-insensitive substring of the
+// agent, method, result or detail of a row.
+type AuditFilter struct {
+	Agent     string `json:"agent,omitempty"`
+	Method    string `json:"method,omitempty"`
+	Result    string `json:"result,omitempty"`
+	Text      string `json:"text,omitempty"`
+	BeforeSeq int64  `json:"before_seq,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// AuditVerification is the outcome of walking the chain.
+type AuditVerification struct {
+	OK       bool   `json:"ok"`
+	Entries  int64  `json:"entries"`
+	FirstBad int64  `json:"first_bad_seq,omitempty"`
+	Problem  string `json:"problem,omitempty"`
+}
+
+// Event kinds streamed to front ends (agent/events).
+const (
+	EventQueryReceived     = events.QueryReceived
+	EventQueryUpdated      = events.QueryUpdated
+	EventMessageReceived   = events.MessageReceived
+	EventMessagesRead      = events.MessagesRead
+	EventApprovalRequested = events.ApprovalRequested
+	EventApprovalDecided   = events.ApprovalDecided
+	EventApprovalExpired   = events.ApprovalExpired
+	EventTaskState         = events.TaskState
+	EventTaskHeartbeat     = events.TaskHeartbeat
+	EventPeerChanged       = events.PeerChanged
+	EventTrustRequested    = events.TrustRequested
+	EventAudit             = events.Audit
+	EventFocusChanged      = events.FocusChanged
+	EventAttention         = events.Attention
+	EventCoordTask         = events.CoordTask
+	EventCoreDisconnected  = events.CoreDisconnected
+	EventCoreReconnected   = events.CoreReconnected
+)
+
+// Event is a change in the core (agent/events). It carries ids and a
+// one-line summary; front ends fetch details through Service.
+type Event = events.Event
+
+// Types of the capability packages, under the names front ends use.
+type (
+	SendMessageRequest = messaging.SendMessageRequest
+	SentMessage        = messaging.SentMessage
+	InboxFilter        = messaging.InboxFilter
+	InboxPage          = messaging.InboxPage
+	CoordTask          = messaging.CoordTask
+	CoordTasksRequest  = messaging.CoordTasksRequest
+	Message            = messaging.Message
+	Peer               = peers.Peer
+	TrustRequest       = peers.TrustRequest
+)
+
+// ReloadReport says what a reload changed, in words for the owner.
+type ReloadReport struct {
+	Path string `json:"path"`
+	// Changes are the settings now in force, e.g. "acl: 2 rules → 3",
+	// "secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
+	// "tasks: +docs".
+	Changes []string `json:"changes"`
+	// Restart are changed settings the running process cannot apply
+	// (listen address, tailnet, metrics address, …).
+	Restart []string `json:"restart,omitempty"`
+}
+
+// String is the report on one line.
+func (r ReloadReport) String() string {
+	var b strings.Builder
+	b.WriteString("config reloaded")
+	if len(r.Changes) == 0 {
+		b.WriteString(": no changes")
+	} else {
+		b.WriteString(": " + strings.Join(r.Changes, "; "))
+	}
+	if len(r.Restart) > 0 {
+		b.WriteString("; restart aoi to apply: " + strings.Join(r.Restart, "; "))
+	}
+	return b.String()
+}
