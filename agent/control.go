@@ -1,247 +1,67 @@
 package agent
 
 import (
-	"context"
-	"errors"
-	"time"
-
-	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/control"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
-// Control-socket methods: one per Service method (docs/architecture.md,
-// "The Service seam").
+// The control table (ctl.*) lives in agent/control beside its client; these
+// are its names in agent.
+
+// Control-socket methods: one per Service method.
 const (
-	CtlStatus      = "ctl.status"
-	CtlPeers       = "ctl.peers"
-	CtlDiscover    = "ctl.discover"
-	CtlTrust       = "ctl.trust"
-	CtlRefuse      = "ctl.refuse"
-	CtlAsk         = "ctl.ask"
-	CtlQueries     = "ctl.queries"
-	CtlAnswer      = "ctl.answer"
-	CtlDecline     = "ctl.decline"
-	CtlRelease     = "ctl.release"
-	CtlFocus       = "ctl.focus"
-	CtlMessages    = "ctl.messages"
-	CtlMarkRead    = "ctl.messages.read"
-	CtlSendMessage = "ctl.send_message"
-	CtlInbox       = "ctl.inbox"
-	CtlCoordTasks  = "ctl.coord_tasks"
-	CtlNote        = "ctl.note"
-	CtlReportEvent = "ctl.report_event"
-	CtlSnapshot    = "ctl.snapshot"
-	CtlTaskRequest = "ctl.task_request"
-	CtlTaskStatus  = "ctl.task_status"
-	CtlTaskCancel  = "ctl.task_cancel"
-	CtlApprovals   = "ctl.approvals"
-	CtlApprove     = "ctl.approve"
-	CtlReject      = "ctl.reject"
-	CtlTasks       = "ctl.tasks"
-	CtlAudit       = "ctl.audit"
-	CtlAuditVerify = "ctl.audit_verify"
-	CtlEvents      = "ctl.events"
-	CtlReload      = "ctl.reload"
+	CtlStatus      = control.CtlStatus
+	CtlPeers       = control.CtlPeers
+	CtlDiscover    = control.CtlDiscover
+	CtlTrust       = control.CtlTrust
+	CtlRefuse      = control.CtlRefuse
+	CtlAsk         = control.CtlAsk
+	CtlQueries     = control.CtlQueries
+	CtlAnswer      = control.CtlAnswer
+	CtlDecline     = control.CtlDecline
+	CtlRelease     = control.CtlRelease
+	CtlFocus       = control.CtlFocus
+	CtlMessages    = control.CtlMessages
+	CtlMarkRead    = control.CtlMarkRead
+	CtlSendMessage = control.CtlSendMessage
+	CtlInbox       = control.CtlInbox
+	CtlCoordTasks  = control.CtlCoordTasks
+	CtlNote        = control.CtlNote
+	CtlReportEvent = control.CtlReportEvent
+	CtlSnapshot    = control.CtlSnapshot
+	CtlTaskRequest = control.CtlTaskRequest
+	CtlTaskStatus  = control.CtlTaskStatus
+	CtlTaskCancel  = control.CtlTaskCancel
+	CtlApprovals   = control.CtlApprovals
+	CtlApprove     = control.CtlApprove
+	CtlReject      = control.CtlReject
+	CtlTasks       = control.CtlTasks
+	CtlAudit       = control.CtlAudit
+	CtlAuditVerify = control.CtlAuditVerify
+	CtlEvents      = control.CtlEvents
+	CtlReload      = control.CtlReload
 )
 
-// Long-poll bounds of ctl.events.
+// Long-poll bounds of ctl.events, and the code of a failed control call.
 const (
-	MaxEventWait   = 25 * time.Second // a client asking for longer waits this long
-	MaxEventBatch  = 256              // events per answer
-	eventBatchWait = 5 * time.Millisecond
+	MaxEventWait      = control.MaxEventWait
+	MaxEventBatch     = control.MaxEventBatch
+	CodeControlFailed = control.CodeControlFailed
 )
 
-// Params and results of the ctl.* methods that are not Service's own
-// types: ctl.events is a long poll over Service.Events, and methods that
-// only succeed or fail answer CtlOK.
+// Params and results of the ctl.* methods that are not Service's own types.
 type (
-	// CtlEventsParams is a ctl.events long poll: events after AfterSeq
-	// (0: only new ones), waiting up to WaitMS for the first.
-	CtlEventsParams struct {
-		AfterSeq int64 `json:"after_seq"`
-		WaitMS   int64 `json:"wait_ms"`
-	}
-	// CtlEventsResult answers a long poll. LastSeq, when the core reports
-	// it, is the newest event's sequence number: a client that got no
-	// events resumes from it, and one whose cursor is ahead of it (the
-	// core restarted and numbers from 1 again) starts over from it.
-	CtlEventsResult struct {
-		Events  []Event `json:"events"`
-		LastSeq *int64  `json:"last_seq,omitempty"`
-	}
-	// CtlOK is the result of methods that only succeed or fail.
-	CtlOK struct {
-		OK bool `json:"ok"`
-	}
+	CtlEventsParams = control.CtlEventsParams
+	CtlEventsResult = control.CtlEventsResult
+	CtlOK           = control.CtlOK
+	EventSequencer  = control.EventSequencer
 )
 
-// EventSequencer is implemented by a Service that can report its newest
-// event sequence number; ctl.events uses it to close the gap between polls.
-type EventSequencer interface {
-	LastEventSeq() int64
-}
+// RegisterControl registers every ctl.* method on srv (control.Register).
+func RegisterControl(srv *rpc.Server, svc Service) { control.Register(srv, svc) }
 
 // LastEventSeq implements EventSequencer: the newest event's sequence
 // number (0 before the first).
 func (c *Core) LastEventSeq() int64 { return c.events.LastSeq() }
 
 var _ EventSequencer = (*Core)(nil)
-
-// RegisterControl registers every ctl.* method on srv, each decoding its
-// params, calling svc and encoding the result.
-func RegisterControl(srv *rpc.Server, svc Service) {
-	for name, h := range controlMethods(svc) {
-		srv.Handle(name, h)
-	}
-}
-
-// controlMethods is the control table: each ctl.* method is one Service
-// method, its params the method's request type and its result the
-// method's result (CtlOK for methods that only succeed or fail).
-func controlMethods(svc Service) map[string]rpc.Handler {
-	return map[string]rpc.Handler{
-		CtlStatus:      handleNone(svc.Status),
-		CtlReload:      handleNone(svc.Reload),
-		CtlPeers:       handleNone(svc.Peers),
-		CtlDiscover:    handleNone(svc.Discover),
-		CtlTrust:       handleOK(svc.Trust),
-		CtlRefuse:      handleOK(svc.Refuse),
-		CtlQueries:     handle(svc.Queries),
-		CtlAnswer:      handleOK(svc.Answer),
-		CtlDecline:     handleOK(svc.Decline),
-		CtlRelease:     handleOK(svc.Release),
-		CtlFocus:       handleOK(svc.SetFocus),
-		CtlAsk:         handle(svc.Ask),
-		CtlTaskRequest: handle(svc.RequestTask),
-		CtlTaskStatus:  handle(svc.RemoteTaskStatus),
-		CtlTaskCancel:  handleOK(svc.CancelRemoteTask),
-		CtlMessages:    handle(svc.Messages),
-		CtlMarkRead:    handleOK(svc.MarkMessagesRead),
-		CtlSendMessage: handle(svc.SendMessage),
-		CtlInbox:       handle(svc.Inbox),
-		CtlCoordTasks:  handle(svc.CoordTasks),
-		CtlApprovals:   handle(svc.Approvals),
-		CtlApprove:     handleOK(svc.Approve),
-		CtlReject:      handleOK(svc.Reject),
-		CtlTasks:       handle(svc.Tasks),
-		CtlNote:        handleOK(svc.Note),
-		CtlReportEvent: handleOK(svc.ReportEvent),
-		CtlSnapshot:    handleNone(svc.Snapshot),
-		CtlAudit:       handle(svc.Audit),
-		CtlAuditVerify: handleNone(svc.VerifyAudit),
-		CtlEvents:      handle(eventPoller{svc}.poll),
-	}
-}
-
-// handle registers a method taking request Req and returning Resp: it
-// decodes the params into Req and maps an error at the edge.
-func handle[Req, Resp any](fn func(context.Context, Req) (Resp, error)) rpc.Handler {
-	return func(ctx context.Context, call *rpc.Call) (any, error) {
-		var req Req
-		if err := call.Bind(&req); err != nil {
-			return nil, err
-		}
-		resp, err := fn(ctx, req)
-		if err != nil {
-			return nil, controlError(err)
-		}
-		return resp, nil
-	}
-}
-
-// none is the params of methods that take none (any object decodes).
-type none struct{}
-
-// handleNone registers a method that takes no request.
-func handleNone[Resp any](fn func(context.Context) (Resp, error)) rpc.Handler {
-	return handle(func(ctx context.Context, _ none) (Resp, error) { return fn(ctx) })
-}
-
-// handleOK registers a method that only succeeds or fails; it answers
-// CtlOK.
-func handleOK[Req any](fn func(context.Context, Req) error) rpc.Handler {
-	return handle(func(ctx context.Context, req Req) (CtlOK, error) {
-		return CtlOK{OK: true}, fn(ctx, req)
-	})
-}
-
-// controlError is the control table's edge: it keeps an *rpc.Error (its
-// code matters to the front end) and turns any other error into one
-// carrying the error's text, since the caller is the owner on the local
-// socket and the text says what to do. A domain error (agent/errs) also
-// names its kind in data.kind, which ctlclient turns back into the kind.
-func controlError(err error) error {
-	var re *rpc.Error
-	if errors.As(err, &re) {
-		return re
-	}
-	code := CodeControlFailed
-	if errors.Is(err, context.DeadlineExceeded) {
-		code = rpc.CodeTimeout
-	}
-	data := map[string]any{"reason": err.Error()}
-	if kind := errs.KindName(err); kind != "" {
-		data["kind"] = kind
-	}
-	return rpc.NewError(code, data)
-}
-
-// CodeControlFailed is the code of a control call that failed for a reason
-// other than one of the AOI codes; data.reason says why.
-const CodeControlFailed = -32000
-
-// eventPoller answers ctl.events long polls from an EventService.
-type eventPoller struct{ svc EventService }
-
-// poll answers one ctl.events long poll.
-func (ep eventPoller) poll(ctx context.Context, p CtlEventsParams) (CtlEventsResult, error) {
-	svc := ep.svc
-	res := CtlEventsResult{Events: []Event{}}
-	after := p.AfterSeq
-	if seq, ok := svc.(EventSequencer); ok {
-		last := seq.LastEventSeq()
-		res.LastSeq = &last
-		if after > last {
-			return res, nil // the cursor is from an earlier run of the core
-		}
-		if after <= 0 {
-			after = last // so nothing published during this poll is missed
-		}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	events, err := svc.Events(ctx, EventsRequest{AfterSeq: after})
-	if err != nil {
-		return res, err
-	}
-	wait := min(max(time.Duration(p.WaitMS)*time.Millisecond, eventBatchWait), MaxEventWait)
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for len(res.Events) < MaxEventBatch {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return finishPoll(res), nil
-			}
-			if len(res.Events) == 0 {
-				// Collect what follows closely, then answer.
-				timer.Reset(eventBatchWait)
-			}
-			res.Events = append(res.Events, ev)
-		case <-timer.C:
-			return finishPoll(res), nil
-		case <-ctx.Done():
-			return finishPoll(res), nil
-		}
-	}
-	return finishPoll(res), nil
-}
-
-// finishPoll keeps LastSeq at least as new as the last event returned.
-func finishPoll(res CtlEventsResult) CtlEventsResult {
-	if n := len(res.Events); n > 0 && res.LastSeq != nil && *res.LastSeq < res.Events[n-1].Seq {
-		last := res.Events[n-1].Seq
-		res.LastSeq = &last
-	}
-	return res
-}

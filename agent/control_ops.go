@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/control"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -68,8 +69,8 @@ type AgentRequest struct {
 // registerOpsControl registers ctl.prune, ctl.export, ctl.forget and
 // ctl.doctor on the control server, each straight to its OpsService method.
 func registerOpsControl(srv *rpc.Server, svc OpsService) {
-	srv.Handle(CtlPrune, handle(svc.Prune))
-	srv.Handle(CtlExport, handle(svc.Export))
-	srv.Handle(CtlForget, handle(svc.Forget))
-	srv.Handle(CtlDoctor, handleNone(svc.Doctor))
+	srv.Handle(CtlPrune, control.Handle(svc.Prune))
+	srv.Handle(CtlExport, control.Handle(svc.Export))
+	srv.Handle(CtlForget, control.Handle(svc.Forget))
+	srv.Handle(CtlDoctor, control.HandleNone(svc.Doctor))
 }

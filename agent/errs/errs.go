@@ -1,6 +1,6 @@
 // Package errs holds the agent's domain errors. Domain code returns them;
 // only the edges turn them into JSON-RPC errors: the peer server's handlers
-// (agent: peerError) and the control table (agent: controlError). Each
+// (agent: peerError) and the control table (agent/control: Error). Each
 // error's text says what happened and what to do, so an edge may show it
 // as is.
 package errs
