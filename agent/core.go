@@ -1,6 +1,6 @@
 // Package agent is aoi's core: the secretary behind the peer server. It
-// wires the capability packages (peers, peerapi, inbox, outbox, task, ops,
-// events, messaging, secretary) together, serves the ctl.* table, and
+// wires the capability packages (peers, peerapi, inbox, asking, outbox, task,
+// ops, events, messaging, secretary) together, serves the ctl.* table, and
 // implements Service for every front end.
 package agent
 
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/asking"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/agent/messaging"
@@ -74,6 +75,7 @@ type Core struct {
 	outbox       *outbox.Outbox
 	ops          *ops.Ops
 	inbox        *inbox.Inbox
+	asker        *asking.Asker
 	peers        *peers.Registry
 	tasks        *task.Engine
 	peerAPI      *peerapi.API
@@ -150,6 +152,7 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 	c.outbox = c.newOutbox()
 	c.ops = c.newOps()
 	c.inbox = c.newInbox()
+	c.asker = c.newAsker()
 	if err := c.peers.Seed(ctx, cfg); err != nil {
 		return err
 	}

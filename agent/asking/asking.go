@@ -1,0 +1,142 @@
+// Package asking is what this agent asks of its peers: the outgoing Ask
+// (aoi.query) and remote tasks (aoi.task.execute, aoi.task.status,
+// aoi.task.cancel). Like agent/task's Engine it gets what it needs as
+// fields and holds no pointer back to the core; the core's AskingService
+// methods delegate here (agent/asking.go).
+package asking
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/peers"
+	"github.com/aoi-protocol/aoi/agent/service"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Asker sends this agent's questions and task requests to peers. Set the
+// fields before use.
+type Asker struct {
+	DB    *store.DB
+	Peers *peers.Registry // the peer clients; Failed marks an unreachable peer offline
+	Now   func() time.Time
+	// Self is this agent's id (the From of every call; reloads apply).
+	Self func() string
+}
+
+// Ask sends an ad hoc query to a peer and records it so the answer that
+// arrives later can be matched by its request id.
+func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskResult, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return service.AskResult{}, errs.Invalid("ask: the question is empty")
+	}
+	client, err := a.Peers.Client(ctx, req.To)
+	if err != nil {
+		return service.AskResult{}, err
+	}
+	id := newID("ask")
+	params := wire.QueryParams{From: a.Self(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
+		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
+	if params.ContextScope == nil {
+		params.ContextScope = []string{}
+	}
+	var raw json.RawMessage
+	if err := a.DB.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: req.Query, SentAt: a.Now()})
+	}); err != nil {
+		return service.AskResult{}, err
+	}
+	callCtx := ctx
+	if req.TimeoutSec > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec)*time.Second)
+		defer cancel()
+	}
+	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
+		return service.AskResult{QueryID: id}, a.Peers.Failed(ctx, req.To, err)
+	}
+	return service.AskResult{QueryID: id, Result: raw}, nil
+}
+
+// RequestTask asks a peer to run one of its configured task types. The
+// request id is kept so the task.completed notify can be matched.
+func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (service.TaskTicket, error) {
+	client, err := a.Peers.Client(ctx, req.To)
+	if err != nil {
+		return service.TaskTicket{}, err
+	}
+	params := wire.TaskExecuteParams{From: a.Self(), To: req.To, TaskType: req.TaskType,
+		TaskParams: map[string]any{}, ContextScope: req.ContextScope, Timeout: req.TimeoutSec}
+	for k, v := range req.Params {
+		params.TaskParams[k] = v
+	}
+	if params.ContextScope == nil {
+		params.ContextScope = []string{}
+	}
+	async := !req.Sync
+	params.Async = &async
+	callCtx := ctx
+	if req.Sync && req.TimeoutSec > 0 { // leave room for the peer's own timeout answer
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec+10)*time.Second)
+		defer cancel()
+	}
+	id := newID("task-req")
+	var res wire.TaskExecuteResult
+	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
+		return service.TaskTicket{RequestID: id}, a.Peers.Failed(ctx, req.To, err)
+	}
+	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: mustJSON(res)}, nil
+}
+
+// RemoteTaskStatus asks a peer about a task it runs for us.
+func (a *Asker) RemoteTaskStatus(ctx context.Context, ref service.RemoteTaskRef) (service.Task, error) {
+	var res wire.TaskExecuteResult
+	if err := a.callPeer(ctx, ref.Peer, wire.MethodTaskStatus, wire.TaskRef{From: a.Self(), TaskID: ref.TaskID}, &res); err != nil {
+		return service.Task{}, err
+	}
+	return service.Task{ID: res.TaskID, Requester: a.Self(), Type: res.TaskType, State: res.Status, Output: res.Output,
+		Error: res.Error, CreatedAt: res.CreatedAt, UpdatedAt: res.UpdatedAt}, nil
+}
+
+// CancelRemoteTask asks a peer to cancel a task it runs for us.
+func (a *Asker) CancelRemoteTask(ctx context.Context, ref service.RemoteTaskRef) error {
+	var res json.RawMessage
+	return a.callPeer(ctx, ref.Peer, wire.MethodTaskCancel, wire.TaskRef{From: a.Self(), TaskID: ref.TaskID}, &res)
+}
+
+// callPeer makes one call to a peer with the configured timeout.
+func (a *Asker) callPeer(ctx context.Context, peer, method string, params, result any) error {
+	client, err := a.Peers.Client(ctx, peer)
+	if err != nil {
+		return err
+	}
+	if err := client.Call(ctx, method, params, result); err != nil {
+		return a.Peers.Failed(ctx, peer, err)
+	}
+	return nil
+}
+
+// newID returns a prefixed random id, e.g. ask-3f9a1c….
+func newID(prefix string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
+	}
+	return b
+}
