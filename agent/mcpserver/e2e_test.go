@@ -407,7 +407,12 @@ func TestQueryWaitEndsWhenCoreGoesAway(t *testing.T) {
 	eng.Stop()
 	select {
 	case r := <-done:
-		if r.err != nil || r.isErr || !strings.Contains(r.text, "aoi stopped while waiting") {
+		// The core may stop while the question is still on its way back
+		// from pm (pm stored it before replying): then the ask itself
+		// is cancelled, which must say so rather than blame pm.
+		waited := !r.isErr && strings.Contains(r.text, "aoi stopped while waiting")
+		cut := r.isErr && strings.Contains(r.text, "this aoi is stopping") && !strings.Contains(r.text, "unreachable")
+		if r.err != nil || !(waited || cut) {
 			t.Fatalf("query = %q (tool error %v, %v), want it to say aoi stopped", r.text, r.isErr, r.err)
 		}
 	case <-time.After(25 * time.Second):

@@ -69,6 +69,9 @@ func CallError(agentID string, err error) error {
 	if errors.As(err, &rpcErr) {
 		return fmt.Errorf("%s answered: %w", agentID, rpcErr)
 	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("the call to %s was cancelled before it answered (this aoi is stopping, or the request was abandoned); nothing is known about %s, ask again once aoi runs", agentID, agentID)
+	}
 	return fmt.Errorf("%s is unreachable (%v); check that its aoi is running and the endpoint is right (`aoi peers`)", agentID, err)
 }
 

@@ -225,3 +225,23 @@ func TestHeartbeatRunsARoundEachInterval(t *testing.T) {
 		t.Fatal("the heartbeat did not stop with its context")
 	}
 }
+
+// TestCallErrorWords: a cancelled call says so and blames no one; a peer
+// nothing answered for is unreachable; a peer's own error is its answer.
+func TestCallErrorWords(t *testing.T) {
+	cancelled := &rpc.TransportError{URL: "https://127.0.0.1:1/aoi/v1/rpc", Method: "aoi.query", Err: context.Canceled}
+	if got := CallError("pm-a", cancelled).Error(); !strings.Contains(got, "was cancelled") || strings.Contains(got, "unreachable") {
+		t.Errorf("cancelled call: %q", got)
+	}
+	if Unreachable(cancelled) {
+		t.Error("a cancelled call marked the peer unreachable")
+	}
+	refused := &rpc.TransportError{URL: "https://127.0.0.1:1/aoi/v1/rpc", Method: "aoi.query",
+		Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}
+	if got := CallError("pm-a", refused).Error(); !strings.Contains(got, "pm-a is unreachable") {
+		t.Errorf("refused call: %q", got)
+	}
+	if got := CallError("pm-a", rpc.NewError(rpc.CodePermissionDenied, "no")).Error(); !strings.HasPrefix(got, "pm-a answered: ") {
+		t.Errorf("peer error: %q", got)
+	}
+}
