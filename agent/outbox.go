@@ -7,6 +7,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/peers"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -32,7 +33,7 @@ func (c *Core) newOutbox() *outbox.Outbox {
 
 // enqueueNotify stores an aoi.notify for a peer inside tx.
 func (c *Core) enqueueNotify(tx *store.Tx, to, event, relatedID string, data any) error {
-	return tx.EnqueueOutbox(outbox.Notify(newID("n"), c.selfID(), to, event, relatedID, mustJSON(data),
+	return tx.EnqueueOutbox(outbox.Notify(wire.NewID("n"), c.selfID(), to, event, relatedID, wire.MustJSON(data),
 		c.now(), c.config().Outbox.Expiry()))
 }
 

@@ -2,10 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
 )
@@ -77,23 +73,6 @@ func (c *Core) indexProgress(ctx context.Context) []IndexProgress {
 // Events streams core events after afterSeq.
 func (c *Core) Events(ctx context.Context, req EventsRequest) (<-chan Event, error) {
 	return c.events.Subscribe(ctx, req.AfterSeq), nil
-}
-
-// newID returns a prefixed random id, e.g. q-3f9a1c….
-func newID(prefix string) string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return prefix + "-" + hex.EncodeToString(b[:])
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
-	}
-	return b
 }
 
 func limitOr(n, def int) int {

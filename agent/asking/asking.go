@@ -7,10 +7,7 @@ package asking
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -41,7 +38,7 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 	if err != nil {
 		return service.AskResult{}, err
 	}
-	id := newID("ask")
+	id := wire.NewID("ask")
 	params := wire.QueryParams{From: a.Self(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
 		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
 	if params.ContextScope == nil {
@@ -88,12 +85,12 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 		callCtx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutSec+10)*time.Second)
 		defer cancel()
 	}
-	id := newID("task-req")
+	id := wire.NewID("task-req")
 	var res wire.TaskExecuteResult
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
 		return service.TaskTicket{RequestID: id}, a.Peers.Failed(ctx, req.To, err)
 	}
-	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: mustJSON(res)}, nil
+	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: wire.MustJSON(res)}, nil
 }
 
 // RemoteTaskStatus asks a peer about a task it runs for us.
@@ -122,21 +119,4 @@ func (a *Asker) callPeer(ctx context.Context, peer, method string, params, resul
 		return a.Peers.Failed(ctx, peer, err)
 	}
 	return nil
-}
-
-// newID returns a prefixed random id, e.g. ask-3f9a1c….
-func newID(prefix string) string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return prefix + "-" + hex.EncodeToString(b[:])
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
-	}
-	return b
 }

@@ -8,7 +8,6 @@ package inbox
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -133,7 +132,7 @@ func (in *Inbox) open(ctx context.Context, id string) (store.QueryRecord, error)
 // finish stores the final state and queues the notify in one transaction.
 func (in *Inbox) finish(ctx context.Context, q store.QueryRecord, state, event string, res wire.QueryResult, method string) error {
 	res.Metadata = WithMeta(res.Metadata, "query_id", q.ID)
-	body := mustJSON(res)
+	body := wire.MustJSON(res)
 	at := in.Now()
 	err := in.DB.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.UpdateQuery(q.ID, state, body, &at); err != nil {
@@ -175,12 +174,4 @@ func WithMeta(m map[string]any, k string, v any) map[string]any {
 	}
 	m[k] = v
 	return m
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
-	}
-	return b
 }

@@ -7,8 +7,6 @@ package messaging
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -161,7 +159,7 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 	if req.Priority == "" {
 		req.Priority = wire.PriorityNormal
 	}
-	id := newID("m")
+	id := wire.NewID("m")
 	if req.ThreadID == "" {
 		req.ThreadID = id
 	}
@@ -183,7 +181,7 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 	// The first attempt is made here, so the sender learns whether it
 	// arrived; the outbox loop takes over (after firstTry) if it did not,
 	// or if this process dies first.
-	entry := store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: mustJSON(params),
+	entry := store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: wire.MustJSON(params),
 		NextAttemptAt: now.Add(firstTry), CreatedAt: now, ExpiresAt: now.Add(m.Config().Outbox.Expiry())}
 	err = m.DB.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.EnqueueOutbox(entry); err != nil {
@@ -361,28 +359,12 @@ func (m *Messenger) redactJSON(raw json.RawMessage) json.RawMessage {
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return mustJSON(m.Redact(string(raw)))
+		return wire.MustJSON(m.Redact(string(raw)))
 	}
 	red, err := m.Redactor()
 	if err != nil {
 		m.Log.Error("redactor unavailable; withholding the payload", "component", "messages", "err", err)
-		return mustJSON("[REDACTED:redactor-unavailable]")
+		return wire.MustJSON("[REDACTED:redactor-unavailable]")
 	}
-	return mustJSON(red.Value(v))
-}
-
-func newID(prefix string) string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return prefix + "-" + hex.EncodeToString(b[:])
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
-	}
-	return b
+	return wire.MustJSON(red.Value(v))
 }

@@ -7,8 +7,6 @@ package peerapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -117,20 +115,4 @@ func IDString(raw json.RawMessage) string {
 		}
 	}
 	return s
-}
-
-func newID(prefix string) string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return prefix + "-" + hex.EncodeToString(b[:])
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
-	}
-	return b
 }

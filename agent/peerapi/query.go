@@ -47,13 +47,13 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	q := store.QueryRecord{
-		ID: newID("q"), RequestID: IDString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
+		ID: wire.NewID("q"), RequestID: IDString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
 		Priority: p.Priority, State: stateFor(h.Decision), Decision: h.Decision, Confidence: h.Confidence,
 		ReceivedAt: a.Now(),
 	}
 	answerNow := h.Decision == DecisionAutoRespond && !p.Async
 	if h.Draft != nil {
-		q.Draft = mustJSON(h.Draft)
+		q.Draft = wire.MustJSON(h.Draft)
 	}
 	if answerNow {
 		at := a.Now()

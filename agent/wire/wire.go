@@ -4,7 +4,10 @@
 package wire
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -261,4 +264,23 @@ func ValidAgentID(id string) bool {
 		}
 	}
 	return true
+}
+
+// NewID returns prefix-<16 random hex digits>, the ids aoi gives its
+// requests, asks and messages.
+func NewID(prefix string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// MustJSON encodes one of aoi's own plain structs, which cannot fail.
+func MustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshal %T: %v", v, err)) // only our own plain structs reach here
+	}
+	return b
 }
