@@ -72,3 +72,22 @@ func TestCheckFromRefusesImpersonationAndAuditsIt(t *testing.T) {
 		t.Fatalf("the caller speaking for itself: %v", err)
 	}
 }
+
+// An announced endpoint is followed only on the host the call came from.
+func TestSameHost(t *testing.T) {
+	for _, c := range []struct {
+		remote, endpoint string
+		want             bool
+	}{
+		{"127.0.0.1:51234", "127.0.0.1:8443", true},
+		{"[::1]:51234", "[::1]:9000", true},
+		{"127.0.0.1:51234", "127.0.0.2:8443", false}, // another machine
+		{"127.0.0.1:51234", "0.0.0.0:8443", false},   // a wildcard is no address
+		{"127.0.0.1:51234", "intranet.example:8443", false},
+		{"127.0.0.1:51234", "127.0.0.1", false},
+	} {
+		if got := sameHost(c.remote, c.endpoint); got != c.want {
+			t.Errorf("sameHost(%q, %q) = %v, want %v", c.remote, c.endpoint, got, c.want)
+		}
+	}
+}

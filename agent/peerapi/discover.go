@@ -69,7 +69,7 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
 	rec.AnnouncedRole, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, peers.Online, a.Now()
-	if p.Endpoint != "" && rec.Endpoint == "" {
+	if p.Endpoint != "" && (rec.Endpoint == "" || (caller.Kind == rpc.CallerTLS && sameHost(caller.Addr, p.Endpoint))) {
 		rec.Endpoint = p.Endpoint
 	}
 	rec.Contexts = peers.ContextIDs(p.Capabilities.Contexts)
@@ -82,6 +82,20 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	a.Publish(events.PeerChanged, p.AgentID, p.AgentID, "announced")
 	a.Wake()
 	return nil
+}
+
+// sameHost reports whether an announced endpoint is on the host the call
+// came from. A pinned peer (known by its certificate) that comes back on
+// another port is then called there; an announce naming another host is
+// not followed, so a peer cannot point this agent at a third machine.
+func sameHost(remoteAddr, endpoint string) bool {
+	rh, _, err1 := net.SplitHostPort(remoteAddr)
+	eh, _, err2 := net.SplitHostPort(endpoint)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ra, ea := net.ParseIP(rh), net.ParseIP(eh)
+	return ra != nil && ea != nil && ra.Equal(ea)
 }
 
 // nodeMayClaim reports whether a tailnet caller may speak for rec's agent:
