@@ -31,22 +31,53 @@ const (
 	maxContextMeta  = 8 << 10
 )
 
-// InsertContextEvent stores ev and indexes it; TS defaults to the store
-// clock. It returns the new event's id.
-func (tx *Tx) InsertContextEvent(ev ContextEvent) (int64, error) {
+// PreparedContextEvent is a ContextEvent checked, trimmed to the store's
+// bounds and with its short-term index row computed (PrepareContextEvent),
+// so that inside DB.Write only its statements remain: the single writer
+// does less per event while callers' goroutines, on other cores, do the
+// rest.
+type PreparedContextEvent struct {
+	ev    ContextEvent
+	grams string
+}
+
+// PrepareContextEvent checks ev and computes what indexing it needs; call
+// it outside DB.Write and insert the result with InsertPreparedContextEvent.
+func PrepareContextEvent(ev ContextEvent) (PreparedContextEvent, error) {
 	if ev.Source == "" || ev.Kind == "" {
-		return 0, fmt.Errorf("store: context event needs a source and a kind (got %q/%q)", ev.Source, ev.Kind)
-	}
-	if ev.TS.IsZero() {
-		ev.TS = tx.Now()
+		return PreparedContextEvent{}, fmt.Errorf("store: context event needs a source and a kind (got %q/%q)", ev.Source, ev.Kind)
 	}
 	if ev.Meta == "" {
 		ev.Meta = "{}"
 	}
 	if len(ev.Meta) > maxContextMeta {
-		return 0, fmt.Errorf("store: context event meta is %d bytes, over the %d-byte limit", len(ev.Meta), maxContextMeta)
+		return PreparedContextEvent{}, fmt.Errorf("store: context event meta is %d bytes, over the %d-byte limit", len(ev.Meta), maxContextMeta)
 	}
 	ev.Title, ev.Body = ctxTruncate(ev.Title, maxContextTitle), ctxTruncate(ev.Body, maxContextBody)
+	return PreparedContextEvent{ev: ev, grams: contextShortGrams(ev.Title + " " + ev.Key + " " + ev.Body)}, nil
+}
+
+// InsertContextEvent stores ev and indexes it; TS defaults to the store
+// clock. It returns the new event's id.
+func (tx *Tx) InsertContextEvent(ev ContextEvent) (int64, error) {
+	p, err := PrepareContextEvent(ev)
+	if err != nil {
+		return 0, err
+	}
+	return tx.InsertPreparedContextEvent(p)
+}
+
+// InsertPreparedContextEvent stores and indexes an event prepared by
+// PrepareContextEvent; TS defaults to the store clock. It returns the new
+// event's id.
+func (tx *Tx) InsertPreparedContextEvent(p PreparedContextEvent) (int64, error) {
+	ev := p.ev
+	if ev.Source == "" {
+		return 0, fmt.Errorf("store: context event was not prepared (use store.PrepareContextEvent)")
+	}
+	if ev.TS.IsZero() {
+		ev.TS = tx.Now()
+	}
 	res, err := tx.Exec(`INSERT INTO context_events(source, kind, ctx, key, title, body, ts, meta)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		ev.Source, ev.Kind, ev.Ctx, ev.Key, ev.Title, ev.Body, formatTime(ev.TS), ev.Meta)
@@ -57,8 +88,15 @@ func (tx *Tx) InsertContextEvent(ev ContextEvent) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if grams := contextShortGrams(ev.Title + " " + ev.Key + " " + ev.Body); grams != "" {
-		if _, err := tx.Exec(`INSERT INTO context_short(rowid, grams) VALUES (?, ?)`, id, grams); err != nil {
+	// Indexed here rather than by a trigger (migration 0101): an INSERT
+	// that fires a trigger runs in a statement savepoint, and FTS5 flushes
+	// its pending terms to a new segment at every savepoint; without one,
+	// a group commit's events make one segment.
+	if _, err := tx.Exec(`INSERT INTO context_fts(rowid, title, body, key) VALUES (?, ?, ?, ?)`, id, ev.Title, ev.Body, ev.Key); err != nil {
+		return 0, fmt.Errorf("store: index context event: %w", err)
+	}
+	if p.grams != "" {
+		if _, err := tx.Exec(`INSERT INTO context_short(rowid, grams) VALUES (?, ?)`, id, p.grams); err != nil {
 			return 0, fmt.Errorf("store: index short terms: %w", err)
 		}
 	}

@@ -69,6 +69,41 @@ func ftsString(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
+// maxTermTrigrams bounds the trigrams one term's match expression asks
+// for; a longer term's rows are checked for the whole term anyway.
+const maxTermTrigrams = 24
+
+// trigramMatch is the context_fts MATCH expression for a term of three or
+// more characters: every trigram of it (at most maxTermTrigrams, spread
+// over its length), ANDed. The index (detail=none) cannot match a phrase,
+// so it finds the rows holding all of the term's trigrams, a superset of
+// those holding the term; the search checks each row for the term itself.
+func trigramMatch(term string) string {
+	r := []rune(term)
+	n := len(r) - 2
+	step := 1
+	if n > maxTermTrigrams {
+		step = (n + maxTermTrigrams - 1) / maxTermTrigrams
+	}
+	seen := map[string]bool{}
+	var parts []string
+	add := func(i int) {
+		g := string(r[i : i+3])
+		if !seen[g] {
+			seen[g] = true
+			parts = append(parts, ftsString(g))
+		}
+	}
+	for i := 0; i < n; i += step {
+		add(i)
+	}
+	add(n - 1) // the last trigram, whatever the step
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "(" + strings.Join(parts, " AND ") + ")"
+}
+
 // isShortTerm reports whether term needs the short-term index (fewer than
 // three characters, which a trigram cannot match).
 func isShortTerm(term string) bool { return utf8.RuneCountInString(term) < 3 }

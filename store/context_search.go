@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/fold"
 )
 
 // ContextSearch is a full-text search of the context mirror.
@@ -148,17 +150,24 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 	return hits, nil
 }
 
-// termMatch is one index walk: which table, which MATCH expression.
+// termMatch is one index walk: which table, which MATCH expression, and
+// which terms a row must really hold.
 type termMatch struct {
 	table string // context_fts | context_short
 	expr  string
+	// need lists, per concept, the forms of which a row must hold at least
+	// one (in its title, body or key). The trigram index records only which
+	// rows hold each trigram (detail=none), so a match on every trigram of
+	// a term can still lack the term itself; nil means the expression is
+	// exact (short terms).
+	need [][]string
 }
 
 func matchFor(term string) termMatch {
 	if isShortTerm(term) {
-		return termMatch{"context_short", shortMatch(term)}
+		return termMatch{table: "context_short", expr: shortMatch(term)}
 	}
-	return termMatch{"context_fts", ftsString(term)}
+	return termMatch{table: "context_fts", expr: trigramMatch(term), need: [][]string{{term}}}
 }
 
 // matchAll is the walk for events holding every concept (through any of
@@ -173,18 +182,62 @@ func matchAll(terms []string, plan []termPlan) (termMatch, bool) {
 		for len(groups) <= c {
 			groups = append(groups, nil)
 		}
-		groups[c] = append(groups[c], ftsString(t))
+		groups[c] = append(groups[c], t)
 	}
 	var parts []string
+	var need [][]string
 	for _, g := range groups {
-		if len(g) > 0 {
-			parts = append(parts, "("+strings.Join(g, " OR ")+")")
+		if len(g) == 0 {
+			continue
 		}
+		exprs := make([]string, len(g))
+		for i, t := range g {
+			exprs[i] = trigramMatch(t)
+		}
+		parts = append(parts, "("+strings.Join(exprs, " OR ")+")")
+		need = append(need, g)
 	}
 	if len(parts) < 2 {
 		return termMatch{}, false
 	}
-	return termMatch{"context_fts", strings.Join(parts, " AND ")}, true
+	return termMatch{table: "context_fts", expr: strings.Join(parts, " AND "), need: need}, true
+}
+
+// holds reports whether ev holds, for every group of m.need, one of its
+// terms (lower-case) in its title, body or key.
+func (m termMatch) holds(ev ContextEvent) bool {
+	for _, g := range m.need {
+		found := false
+		for _, t := range g {
+			if containsFold(ev.Title, t) || containsFold(ev.Body, t) || containsFold(ev.Key, t) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether text holds term (lower-case), ignoring case
+// as the trigram tokenizer does; ASCII terms are matched without copying
+// the text.
+func containsFold(text, term string) bool {
+	if isASCII(term) {
+		return fold.ContainsASCII(text, term)
+	}
+	return strings.Contains(text, term) || strings.Contains(strings.ToLower(text), term)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // termPlan says which concept a search term belongs to and how much a
@@ -264,7 +317,7 @@ func (s *searcher) collect(ctx context.Context, m termMatch) error {
 			}
 			return err
 		}
-		if s.keep(ev) {
+		if m.holds(ev) && s.keep(ev) {
 			kept++
 		}
 	}

@@ -129,12 +129,18 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 				Meta: mustJSON(map[string]any{"task": ev.Key, "package": f.Package})})
 		}
 	}
+	prepared := make([]store.PreparedContextEvent, len(evs))
 	for i := range evs {
 		s.redactEvent(&evs[i])
+		if prepared[i], err = store.PrepareContextEvent(evs[i]); err != nil {
+			return err
+		}
 	}
+	// Everything but the statements happened above, in the caller's
+	// goroutine: the single writer is what bounds ingest.
 	return s.db.Write(ctx, func(tx *store.Tx) error {
-		for _, e := range evs {
-			if _, err := tx.InsertContextEvent(e); err != nil {
+		for _, p := range prepared {
+			if _, err := tx.InsertPreparedContextEvent(p); err != nil {
 				return err
 			}
 		}
@@ -170,13 +176,17 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 	if b.Empty() {
 		return nil
 	}
-	events := make([]store.ContextEvent, 0, len(b.Events))
+	events := make([]store.PreparedContextEvent, 0, len(b.Events))
 	for _, e := range b.Events {
 		ce, err := s.fromSource(b.Source, e)
 		if err != nil {
 			return err
 		}
-		events = append(events, ce)
+		p, err := store.PrepareContextEvent(ce)
+		if err != nil {
+			return err
+		}
+		events = append(events, p)
 	}
 	type state struct {
 		ctx, kind string
@@ -196,7 +206,7 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 	}
 	return s.db.Write(ctx, func(tx *store.Tx) error {
 		for _, e := range events {
-			if _, err := tx.InsertContextEvent(e); err != nil {
+			if _, err := tx.InsertPreparedContextEvent(e); err != nil {
 				return err
 			}
 		}
