@@ -20,6 +20,7 @@ func TestSearchContextChecksTheWholeTerm(t *testing.T) {
 		ContextEvent{Source: "note", Kind: "note", Key: "whole", Title: "OAuth flow", Body: "nothing else"},
 		ContextEvent{Source: "note", Kind: "note", Key: "phrase", Title: "notes", Body: "Rotate the Refresh Token daily"},
 		ContextEvent{Source: "note", Kind: "note", Key: "words", Title: "token", Body: "refresh later"},
+		ContextEvent{Source: "note", Kind: "note", Key: "quoted", Title: `they say "hi" twice`},
 	)
 	for _, c := range []struct {
 		terms []string
@@ -29,6 +30,7 @@ func TestSearchContextChecksTheWholeTerm(t *testing.T) {
 		{[]string{"refresh token"}, []string{"phrase"}}, // both words, but only one row has them together
 		{[]string{"flow"}, []string{"whole"}},
 		{[]string{"oauth flow"}, []string{"whole"}},
+		{[]string{`SAY "HI"`}, []string{"quoted"}},
 	} {
 		hits, err := db.SearchContext(context.Background(), ContextSearch{Terms: c.terms})
 		if err != nil {
@@ -185,5 +187,20 @@ func TestContextEventsOfOneWriteMakeOneSegment(t *testing.T) {
 	}
 	if got := hitKeys(hits); !slices.Equal(got, []string{"k17"}) {
 		t.Errorf("search \"event 17 about\" = %v, want [k17]", got)
+	}
+}
+
+func TestTrigramMatchCoversTheTerm(t *testing.T) {
+	for _, c := range []struct{ term, want string }{
+		{"abc", `"abc"`},
+		{"auth", `("aut" AND "uth")`},
+		{"billing", `("bil" AND "lin" AND "ing")`},
+		{"abcabc", `"abc"`},
+		{"refresh token", `("ref" AND "res" AND "h t" AND "oke" AND "ken")`},
+		{`say "hi"`, `("say" AND " ""h" AND "hi""")`},
+	} {
+		if got := trigramMatch(c.term); got != c.want {
+			t.Errorf("trigramMatch(%q) = %s, want %s", c.term, got, c.want)
+		}
 	}
 }

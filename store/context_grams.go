@@ -71,33 +71,39 @@ func ftsString(s string) string {
 
 // maxTermTrigrams bounds the trigrams one term's match expression asks
 // for; a longer term's rows are checked for the whole term anyway.
-const maxTermTrigrams = 24
+const maxTermTrigrams = 12
 
 // trigramMatch is the context_fts MATCH expression for a term of three or
-// more characters: every trigram of it (at most maxTermTrigrams, spread
-// over its length), ANDed. The index (detail=none) cannot match a phrase,
-// so it finds the rows holding all of the term's trigrams, a superset of
-// those holding the term; the search checks each row for the term itself.
+// more characters. The index (detail=none) cannot match a phrase, so the
+// expression asks for rows holding trigrams that cover the term end to end
+// without overlap ("billing": bil, lin, ing), ANDed: a superset of the rows
+// holding the term, which the search checks for the term itself. Each
+// trigram asked for costs a lookup in every index segment, so the
+// overlapping ones, which would narrow the candidates little, are left out,
+// and a long term asks for at most maxTermTrigrams, spread over it.
 func trigramMatch(term string) string {
 	r := []rune(term)
-	n := len(r) - 2
-	step := 1
-	if n > maxTermTrigrams {
-		step = (n + maxTermTrigrams - 1) / maxTermTrigrams
+	last := len(r) - 3
+	var starts []int
+	for i := 0; i < last; i += 3 {
+		starts = append(starts, i)
+	}
+	starts = append(starts, last)
+	if len(starts) > maxTermTrigrams {
+		picked := make([]int, maxTermTrigrams)
+		for i := range picked {
+			picked[i] = starts[i*(len(starts)-1)/(maxTermTrigrams-1)]
+		}
+		starts = picked
 	}
 	seen := map[string]bool{}
 	var parts []string
-	add := func(i int) {
-		g := string(r[i : i+3])
-		if !seen[g] {
+	for _, i := range starts {
+		if g := string(r[i : i+3]); !seen[g] {
 			seen[g] = true
 			parts = append(parts, ftsString(g))
 		}
 	}
-	for i := 0; i < n; i += step {
-		add(i)
-	}
-	add(n - 1) // the last trigram, whatever the step
 	if len(parts) == 1 {
 		return parts[0]
 	}
