@@ -82,6 +82,8 @@ type DB struct {
 
 	batches, writes atomic.Int64 // group commits run, functions they carried
 	walTruncates    atomic.Int64 // WAL truncations forced by the size limit
+	walCaughtUp     atomic.Bool  // the checkpointer finished a pass: the writer may copy the rest
+	walRestarts     atomic.Int64 // writer checkpoints that left nothing uncopied
 
 	cpKick chan struct{} // nudges the checkpointer (cap 1)
 	cpStop chan struct{} // closed by Close after the writer has drained

@@ -71,3 +71,85 @@ func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
 		t.Fatalf("audit chain after truncations: %+v, %v", rep, err)
 	}
 }
+
+// TestWALStartsOverAfterACheckpointerPass checks the mechanism: after a
+// checkpointer pass, the writer copies what was committed meanwhile, and
+// the following commits write from the start of the WAL file again instead
+// of growing it.
+func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	write := func(n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if err := db.Write(context.Background(), func(tx *Tx) error {
+				_, err := tx.AppendAudit("eng-a", "aoi.query", "ok", map[string]int{"i": i})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	walSize := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	write(200)
+	db.checkpoint("PASSIVE") // what the checkpointer does when kicked
+	write(50)                // committed during the pass, then finished by the writer
+	if db.WALRestarts() == 0 {
+		t.Fatal("the writer did not finish the checkpoint after the pass")
+	}
+	grown := walSize()
+	write(100)
+	if got := walSize(); got > grown {
+		t.Fatalf("WAL grew from %d to %d bytes after the checkpoint: it did not start over", grown, got)
+	}
+	if db.WALTruncates() != 0 {
+		t.Fatalf("%d truncations: the WAL should have started over without one", db.WALTruncates())
+	}
+}
+
+// TestWALStartsOverUnderSustainedWrites writes continuously with nobody
+// reading: the checkpointer's passes, finished by the writer, let the WAL
+// start over, so it never reaches the size limit and is never truncated (a
+// stall of every writer).
+func TestWALStartsOverUnderSustainedWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	db, err := Open(path) // the default 64 MiB limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	detail := map[string]string{"text": strings.Repeat("sustained write ", 128)} // ~2 KiB a row
+	var writers sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := 0; i < 1500; i++ {
+				if err := db.Write(context.Background(), func(tx *Tx) error {
+					_, err := tx.AppendAudit("eng-a", "aoi.query", "ok", detail)
+					return err
+				}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	if db.WALRestarts() == 0 || db.WALTruncates() != 0 {
+		t.Fatalf("restarts %d, truncations %d: want the WAL started over and never truncated", db.WALRestarts(), db.WALTruncates())
+	}
+	if rep, err := db.VerifyAudit(context.Background()); err != nil || !rep.OK {
+		t.Fatalf("audit chain: %+v, %v", rep, err)
+	}
+}

@@ -213,6 +213,7 @@ func (db *DB) writer(head auditHead) {
 		if n%checkpointBatches == 0 {
 			db.kickCheckpoint()
 		}
+		db.finishCheckpoint(conn)
 		// Large batches (many callers queued) grow the WAL fast, so the
 		// size is checked by writes as well as by commits.
 		if sinceCheck += len(batch); walOver || n%walCheckBatches == 0 || sinceCheck >= walCheckWrites {

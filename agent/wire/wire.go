@@ -266,11 +266,21 @@ func ValidAgentID(id string) bool {
 	return true
 }
 
-// NewID returns prefix-<16 random hex digits>, the ids aoi gives its
-// requests, asks and messages.
+// NewID returns prefix-<24 hex digits>, the ids aoi gives its queries,
+// asks, tasks and messages: the time in milliseconds (12 digits), then 48
+// random bits. Ids made later sort later, so a table keyed by them (queries,
+// messages) grows at its end; with random ids every insert landed on a
+// random page of the key's index, which on a 230k-row table made a query
+// insert cost 29.5 µs instead of 13.6 µs (store microbenchmark, 64-row
+// batches).
 func NewID(prefix string) string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	var b [12]byte
+	ms := uint64(time.Now().UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	if _, err := rand.Read(b[6:]); err != nil {
 		panic(err) // crypto/rand does not fail on supported platforms
 	}
 	return prefix + "-" + hex.EncodeToString(b[:])
