@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -39,13 +40,30 @@ type ruleScan struct {
 	// rejects skips the detector's fixed cost (allocations, a logger per
 	// call); a text it matches goes through gitleaks as before.
 	re *regexp.Regexp
+	// lit is lower-case text every match of re contains (requiredLiteral),
+	// or "": a text without it cannot match, and skips the expression too.
+	lit string
 }
 
-func (rs *ruleScan) spans(s string) []span {
+// spans runs the rule on s; lower is strings.ToLower(s).
+func (rs *ruleScan) spans(s, lower string) []span {
+	if rs.lit != "" && !strings.Contains(lower, rs.lit) {
+		return nil
+	}
 	if rs.re != nil && !rs.re.MatchString(s) {
 		return nil
 	}
 	return detectorSpans(rs.d, s)
+}
+
+func newRuleScan(d *detect.Detector, ru config.Rule) *ruleScan {
+	rs := &ruleScan{d: d, re: ru.Regex}
+	if ru.Regex != nil {
+		if re, err := syntax.Parse(ru.Regex.String(), syntax.Perl); err == nil {
+			rs.lit = requiredLiteral(re)
+		}
+	}
+	return rs
 }
 
 // splitRules builds a splitDetector with d's rules and configuration, or
@@ -62,7 +80,7 @@ func splitRules(d *detect.Detector) *splitDetector {
 		if !scansText(ru) {
 			continue
 		}
-		one := &ruleScan{d: ruleDetector(d, map[string]config.Rule{id: ru}), re: ru.Regex}
+		one := newRuleScan(ruleDetector(d, map[string]config.Rule{id: ru}), ru)
 		if len(ru.Keywords) == 0 {
 			sd.always = append(sd.always, one)
 			continue
@@ -114,10 +132,11 @@ func ruleDetector(d *detect.Detector, rules map[string]config.Rule) *detect.Dete
 // keywords) and locates their findings in s.
 func (sd *splitDetector) spans(s string) []span {
 	var out []span
+	lower := strings.ToLower(s)
 	for _, rs := range sd.always {
-		out = append(out, rs.spans(s)...)
+		out = append(out, rs.spans(s, lower)...)
 	}
-	matches := sd.trie.MatchString(strings.ToLower(s))
+	matches := sd.trie.MatchString(lower)
 	if len(matches) == 0 {
 		return out
 	}
@@ -128,7 +147,7 @@ func (sd *splitDetector) spans(s string) []span {
 				continue
 			}
 			ran = append(ran, rs)
-			out = append(out, rs.spans(s)...)
+			out = append(out, rs.spans(s, lower)...)
 		}
 	}
 	return out

@@ -20,7 +20,8 @@ func TestSplitDetectorMatchesGitleaks(t *testing.T) {
 		"glpat-" + "Zx8Kq2Lm9Pw4Rt7Vb1Nc", "xoxb-" + "123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
 		"sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "npm_" + "Zx8Kq2Lm9Pw4Rt7Vb1Nc3Hd6Jy0Ge5Aq7S2",
 		"AIza" + "SyD8Kq2Lm9Pw4Rt7Vb1Nc3Hd6Jy0Ge5Aq7S", "shpat_" + "0123456789abcdef0123456789abcdef",
-		"dop_v1_" + strings.Repeat("a1b2c3d4", 8), "https://hooks.slack.com/services/" + "T01234567/B01234567/" + "AbCdEfGhIjKlMnOpQrStUvWx",
+		"dop_v1_" + strings.Repeat("a1b2c3d4", 8),
+		"ext_" + "abcde12345.abcd.acc_0123456789abcdef." + strings.Repeat("aB3dE6gH9j", 4), // authress "https://hooks.slack.com/services/" + "T01234567/B01234567/" + "AbCdEfGhIjKlMnOpQrStUvWx",
 	}
 	texts := []string{
 		`{"jsonrpc":"2.0","id":"1","method":"aoi.query","params":{"from":"pm","query":"認証機能の進捗は？ how is auth going?","context_scope":["acme/webapp"]}}`,
