@@ -78,7 +78,7 @@ func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
 // of growing it.
 func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path)
+	db, err := Open(path, WithWALLimit(8<<20)) // restarts from 2 MiB on
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,10 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	write(200)
+	write(600) // over 2 MiB of WAL
+	if walSize() < 2<<20 {
+		t.Fatalf("600 commits wrote only %d bytes of WAL; the test needs over 2 MiB", walSize())
+	}
 	db.checkpoint("PASSIVE") // what the checkpointer does when kicked
 	write(50)                // committed during the pass, then finished by the writer
 	if db.WALRestarts() == 0 {
@@ -123,7 +126,7 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 // stall of every writer).
 func TestWALStartsOverUnderSustainedWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path) // the default 64 MiB limit
+	db, err := Open(path, WithWALLimit(16<<20)) // restarts from 4 MiB on
 	if err != nil {
 		t.Fatal(err)
 	}
