@@ -40,8 +40,12 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 	if rec.Suppressed > 0 {
 		detail["refusals_since_last_row"] = rec.Suppressed
 	}
+	canonical, err := store.NewAuditDetail(detail) // outside the single writer
+	if err != nil {
+		return err
+	}
 	return c.db.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), rec.Method, result, detail)
+		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), rec.Method, result, canonical)
 		return err
 	})
 }

@@ -140,6 +140,11 @@ func canonicalDetail(detail any) (string, error) {
 	switch d := detail.(type) {
 	case nil:
 		return "null", nil
+	case AuditDetail:
+		if d.canonical == "" {
+			return "null", nil
+		}
+		return d.canonical, nil
 	case json.RawMessage:
 		raw = d
 	case []byte:
@@ -173,6 +178,18 @@ func canonicalDetail(detail any) (string, error) {
 		return "", fmt.Errorf("store: audit detail is %d bytes, more than the %d allowed; record a summary instead", len(out), maxAuditDetail)
 	}
 	return string(out), nil
+}
+
+// AuditDetail is an audit detail already in canonical form (see
+// NewAuditDetail). Encoding it before DB.Write keeps the encoding out of
+// the single writer, where every queued caller waits for it.
+type AuditDetail struct{ canonical string }
+
+// NewAuditDetail encodes detail as AppendAudit would store it, with the
+// same errors; pass the result to AppendAudit in place of detail.
+func NewAuditDetail(detail any) (AuditDetail, error) {
+	c, err := canonicalDetail(detail)
+	return AuditDetail{canonical: c}, err
 }
 
 // flatCanonical is canonicalDetail's fast path for the common detail, a

@@ -498,3 +498,47 @@ func TestTwoHandlesDoNotForkTheChain(t *testing.T) {
 		t.Fatalf("verify = %+v, want 25 chained rows", v)
 	}
 }
+
+// TestNewAuditDetailStoresTheSameRow: a detail encoded before DB.Write
+// (NewAuditDetail) is stored and hashed exactly as the same detail passed
+// to AppendAudit directly.
+func TestNewAuditDetailStoresTheSameRow(t *testing.T) {
+	db, _ := openTestDB(t)
+	detail := map[string]any{"query_id": "q-1", "scope": []string{"acme/webapp"}, "confidence": 0.5, "text": "<b>認証</b>"}
+	pre, err := NewAuditDetail(detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var direct, encoded AuditRecord
+	err = db.Write(context.Background(), func(tx *Tx) error {
+		var err error
+		if direct, err = tx.AppendAudit("pm", "aoi.query", "ok", detail); err != nil {
+			return err
+		}
+		encoded, err = tx.AppendAudit("pm", "aoi.query", "ok", pre)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(direct.Detail) != string(encoded.Detail) {
+		t.Fatalf("pre-encoded detail %s, direct %s", encoded.Detail, direct.Detail)
+	}
+	if _, err := NewAuditDetail(map[string]any{"f": func() {}}); err == nil {
+		t.Fatal("NewAuditDetail accepted a detail JSON cannot encode")
+	}
+	if v, err := db.VerifyAudit(context.Background()); err != nil || !v.OK {
+		t.Fatalf("chain: %+v, %v", v, err)
+	}
+	var empty AuditDetail
+	err = db.Write(context.Background(), func(tx *Tx) error {
+		rec, err := tx.AppendAudit("pm", "aoi.ping", "ok", empty)
+		if err == nil && string(rec.Detail) != "null" {
+			t.Errorf("zero AuditDetail stored as %s, want null", rec.Detail)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -59,6 +59,13 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		at := a.Now()
 		q.Answer, q.AnsweredAt = q.Draft, &at
 	}
+	// Encoded here, not in the write function: the writer runs one
+	// function at a time while every other caller waits.
+	detail, err := store.NewAuditDetail(map[string]any{
+		"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence})
+	if err != nil {
+		return nil, err
+	}
 	err = a.DB.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertQuery(q); err != nil {
 			return err
@@ -68,8 +75,7 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 				return err
 			}
 		}
-		_, err := tx.AppendAudit(p.From, call.Method, "ok", map[string]any{
-			"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence})
+		_, err := tx.AppendAudit(p.From, call.Method, "ok", detail)
 		return err
 	})
 	if err != nil {
