@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -79,7 +80,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		say = func(string) {}
 	}
 	rep := Report{Concurrency: opts.Concurrency, Duration: opts.Duration.String()}
-	rep.Machine = Machine{Cores: numCores(), LoadBefore: loadAverage()}
+	rep.Machine = Machine{Cores: numCores(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: loadAverage()}
 	eng, pm, cleanup, err := startPair(ctx, opts.Dir)
 	if err != nil {
 		return rep, err

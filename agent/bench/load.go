@@ -12,7 +12,10 @@ import (
 // other work runs is not a measurement: the bare echo suffers more from a
 // loaded CPU than aoi does, so the ratio looks better than it is.
 type Machine struct {
-	Cores      int     `json:"cores"`
+	Cores int `json:"cores"`
+	// GOMAXPROCS is how many goroutines the process ran at once (aoi
+	// runs one more than it has cores unless GOMAXPROCS is set).
+	GOMAXPROCS int     `json:"gomaxprocs"`
 	LoadBefore float64 `json:"load_avg_1m_before"` // -1 when unknown
 	LoadAfter  float64 `json:"load_avg_1m_after"`  // -1 when unknown
 }
@@ -30,7 +33,7 @@ func (m Machine) Verdict() string {
 		return "load average unknown on this system: check the machine is idle before trusting the ratio"
 	}
 	if m.Quiet() {
-		return fmt.Sprintf("load average %.2f → %.2f on %d cores", m.LoadBefore, m.LoadAfter, m.Cores)
+		return fmt.Sprintf("load average %.2f → %.2f on %d cores (GOMAXPROCS %d)", m.LoadBefore, m.LoadAfter, m.Cores, m.GOMAXPROCS)
 	}
 	return fmt.Sprintf("NOT A MEASUREMENT: load average %.2f → %.2f exceeds %d cores; rerun on an idle machine",
 		m.LoadBefore, m.LoadAfter, m.Cores)

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -40,5 +42,31 @@ func TestBenchWritesCPUProfile(t *testing.T) {
 	b, err := os.ReadFile(path)
 	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Fatalf("profile %s: %d bytes, %v (want a gzip-compressed pprof file)", path, len(b), err)
+	}
+}
+
+// TestAOIRunsASpareProc: the aoi process runs one more goroutine slot
+// than it has cores (procs.go), and GOMAXPROCS in the environment wins.
+// A real process, since the setting is made in main.
+func TestAOIRunsASpareProc(t *testing.T) {
+	isolate(t)
+	bin := buildAOI(t)
+	for _, c := range []struct {
+		env  string
+		want int
+	}{{"", runtime.NumCPU() + 1}, {"GOMAXPROCS=1", 1}} {
+		cmd := exec.Command(bin, "bench", "--json", "--concurrency", "1", "--duration", "100ms")
+		cmd.Env = os.Environ()
+		if c.env != "" {
+			cmd.Env = append(cmd.Env, c.env)
+		}
+		out, err := cmd.Output()
+		var rep bench.Report
+		if err != nil || json.Unmarshal(out, &rep) != nil {
+			t.Fatalf("%s aoi bench: %v\n%s", c.env, err, out)
+		}
+		if rep.Machine.GOMAXPROCS != c.want {
+			t.Errorf("%s: GOMAXPROCS %d, want %d", c.env, rep.Machine.GOMAXPROCS, c.want)
+		}
 	}
 }

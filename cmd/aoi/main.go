@@ -5,6 +5,7 @@ package main
 import "os"
 
 func main() {
+	spareProc()                  // procs.go
 	ctx, stop := signalContext() // signals.go: the one place signals are handled
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
