@@ -51,6 +51,9 @@ type Options struct {
 	Now func() time.Time
 	// MetricsAddr serves Prometheus /metrics there ("" → metrics.listen_addr).
 	MetricsAddr string
+	// Progress, when set, hears about slow one-time work while Open runs
+	// (a database upgrade that rebuilds an index); it is logged as well.
+	Progress func(string)
 }
 
 // Core is a running aoi agent. Create it with Open, run it with Serve.
@@ -131,10 +134,18 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	return c, nil
 }
 
+// sayProgress logs slow one-time work and passes it to Options.Progress.
+func (c *Core) sayProgress(s string) {
+	c.log.Info(s, "component", "store")
+	if c.opts.Progress != nil {
+		c.opts.Progress(s)
+	}
+}
+
 // openParts opens the store, the identity and the transport, and registers
 // the handlers.
 func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
-	db, err := store.Open(filepath.Join(c.dataDir, "aoi.db"), store.WithClock(c.now))
+	db, err := store.Open(filepath.Join(c.dataDir, "aoi.db"), store.WithClock(c.now), store.WithProgress(c.sayProgress))
 	if err != nil {
 		return err
 	}

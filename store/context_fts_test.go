@@ -112,9 +112,13 @@ func TestMigrateContextIndexToRowids(t *testing.T) {
 	}
 	raw.Close()
 
-	db, err := Open(path, WithClock(func() time.Time { return ctxTestNow }))
+	var said []string
+	db, err := Open(path, WithClock(func() time.Time { return ctxTestNow }), WithProgress(func(s string) { said = append(said, s) }))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(said) != 2 || !strings.Contains(said[0], "rebuilding the context index") || !strings.Contains(said[1], "done in") {
+		t.Fatalf("progress while upgrading = %q, want the rebuild announced and its end", said)
 	}
 	var after string
 	if err := db.rd.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'context_fts'`).Scan(&after); err != nil {
@@ -202,5 +206,19 @@ func TestTrigramMatchCoversTheTerm(t *testing.T) {
 		if got := trigramMatch(c.term); got != c.want {
 			t.Errorf("trigramMatch(%q) = %s, want %s", c.term, got, c.want)
 		}
+	}
+}
+
+// TestFreshDatabaseSaysNothing: creating a database runs every migration,
+// slow ones included, on empty tables; that is not worth a word.
+func TestFreshDatabaseSaysNothing(t *testing.T) {
+	var said []string
+	db, err := Open(filepath.Join(t.TempDir(), "aoi.db"), WithProgress(func(s string) { said = append(said, s) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if len(said) != 0 {
+		t.Fatalf("a fresh database said %q", said)
 	}
 }

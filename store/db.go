@@ -101,6 +101,7 @@ type options struct {
 	readConns    int
 	skipMigrates bool
 	walLimit     int64         // bytes; see WithWALLimit
+	progress     func(string)  // see WithProgress
 	searchBudget time.Duration // see WithSearchBudget
 }
 
@@ -143,6 +144,13 @@ func WithWALLimit(bytes int64) Option {
 			o.walLimit = bytes
 		}
 	}
+}
+
+// WithProgress receives a line before and after each slow schema upgrade
+// (a migration that rebuilds an index, say) of a database that already
+// holds data, so a person waiting on Open knows why.
+func WithProgress(say func(string)) Option {
+	return func(o *options) { o.progress = say }
 }
 
 // Open opens (creating if needed) the database at path, applies the embedded

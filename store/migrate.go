@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 //go:embed migrations/*.sql
@@ -18,6 +19,22 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// progress is what the migration does, from a "-- progress: " line
+	// in it: said (WithProgress) before and after applying it to a
+	// database that already held data, because it may take a while.
+	progress string
+}
+
+const progressMarker = "-- progress: "
+
+// progressLine returns the text of sql's "-- progress: " line, if any.
+func progressLine(sql string) string {
+	for _, line := range strings.Split(sql, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), progressMarker); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
 }
 
 // loadMigrations reads the embedded migrations in version order and rejects
@@ -44,7 +61,7 @@ func loadMigrations() ([]migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: reading migration %s: %w", name, err)
 		}
-		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+		ms = append(ms, migration{version: v, name: name, sql: string(body), progress: progressLine(string(body))})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
@@ -70,8 +87,16 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err := db.checkNotNewer(ctx, conn, ms); err != nil {
 		return err
 	}
+	var applied int
+	if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&applied); err != nil {
+		return fmt.Errorf("open database %s: reading schema_migrations: %w", db.path, err)
+	}
+	say := func(string) {}
+	if applied > 0 && db.opts.progress != nil { // an existing database: slow steps are worth a word
+		say = db.opts.progress
+	}
 	for _, m := range ms {
-		if err := db.applyMigration(ctx, conn, m); err != nil {
+		if err := db.applyMigration(ctx, conn, m, say); err != nil {
 			return err
 		}
 	}
@@ -96,7 +121,7 @@ func (db *DB) checkNotNewer(ctx context.Context, conn sqlConn, ms []migration) e
 	return nil
 }
 
-func (db *DB) applyMigration(ctx context.Context, conn sqlConn, m migration) (err error) {
+func (db *DB) applyMigration(ctx context.Context, conn sqlConn, m migration, say func(string)) (err error) {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return fmt.Errorf("open database %s: %w", db.path, err)
 	}
@@ -110,8 +135,15 @@ func (db *DB) applyMigration(ctx context.Context, conn sqlConn, m migration) (er
 		return fmt.Errorf("open database %s: %w", db.path, err)
 	}
 	if n == 0 {
+		began := time.Now()
+		if m.progress != "" {
+			say(fmt.Sprintf("upgrading the database %s: %s…", db.path, m.progress))
+		}
 		if _, err := conn.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("database %s: migration %s failed: %w", db.path, m.name, err)
+		}
+		if m.progress != "" {
+			say(fmt.Sprintf("upgrading the database: done in %s", time.Since(began).Round(100*time.Millisecond)))
 		}
 		if _, err := conn.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
 			m.version, m.name, formatTime(db.clock())); err != nil {

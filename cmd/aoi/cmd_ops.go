@@ -31,7 +31,8 @@ func (a *app) withOps(ctx context.Context, f func(agent.OpsService) error) error
 	if !errors.As(err, &nd) {
 		return err
 	}
-	core, err := agent.Open(ctx, agent.Options{DataDir: a.dataDir(), ConfigPath: a.configFlag})
+	core, err := agent.Open(ctx, agent.Options{DataDir: a.dataDir(), ConfigPath: a.configFlag,
+		Progress: func(s string) { fmt.Fprintln(a.stderr, "aoi: "+s) }})
 	if err != nil {
 		return err
 	}

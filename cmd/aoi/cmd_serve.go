@@ -71,7 +71,8 @@ func (a *app) openCore(ctx context.Context, dir string, sf serveFlags) (*agent.C
 	if err != nil {
 		return nil, err
 	}
-	opts := agent.Options{DataDir: dir, ConfigPath: a.configFlag}
+	opts := agent.Options{DataDir: dir, ConfigPath: a.configFlag,
+		Progress: func(s string) { fmt.Fprintln(a.stderr, "aoi: "+s) }}
 	if err := applyServeFlags(&opts, sf); err != nil {
 		return nil, err
 	}
