@@ -19,11 +19,11 @@ import (
 // A passive checkpoint alone never lets the WAL start over under constant
 // writes: SQLite rewinds the WAL only when a write transaction begins with
 // every frame already copied, and commits keep landing while the
-// checkpointer copies. So after a pass, once the WAL has grown past a
-// quarter of its limit, the writer copies, between two group commits, the
-// frames committed meanwhile (finishCheckpoint). The next commit then
-// writes from the start of the WAL file again, over blocks the file already
-// has: the WAL stays under a quarter of its limit, appends do not allocate,
+// checkpointer copies. So after a pass, once the WAL holds a quarter of its limit,
+// the writer copies, between two group commits, the frames committed
+// meanwhile (finishCheckpoint). The next commit then writes from the start
+// of the WAL file again, over blocks the file already has: the WAL stays
+// near a quarter of its limit, appends do not allocate,
 // and the limit itself (boundWAL) is left for readers that pin old
 // snapshots. Measured with `aoi bench`, this took the WAL truncations of a
 // 10 s run from 9–10 (each a stall of every writer) to none.
@@ -68,33 +68,50 @@ func (db *DB) checkpointer(stop <-chan struct{}) {
 
 // checkpoint copies committed WAL frames into the database file. Failure
 // is harmless (the frames stay in the WAL and the next attempt retries).
+// A pass that copied everything it found, in a WAL holding at least
+// 1/walRestartShare of the limit, lets the writer finish the job
+// (finishCheckpoint). The amount is the WAL's content, not its file size:
+// a WAL that starts over keeps its file, so the file stays large.
 func (db *DB) checkpoint(mode string) {
 	var busy, frames, copied int
 	err := db.cp.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
-	if err == nil && busy == 0 && frames > 0 {
+	if err != nil || busy != 0 || frames == 0 {
+		return
+	}
+	if int64(frames)*db.frameBytes() >= db.opts.walLimit/walRestartShare {
 		db.walCaughtUp.Store(true)
 	}
 }
 
+// walRestartShare: the writer finishes a checkpointer pass once the WAL
+// holds 1/walRestartShare of its limit (16 MiB by default).
+const walRestartShare = 4
+
+// frameBytes is the size of one WAL frame: a page and its 24-byte header.
+// Only the checkpointer goroutine calls it.
+func (db *DB) frameBytes() int64 {
+	if db.walFrame == 0 {
+		var page int64 = 4096
+		_ = db.cp.QueryRowContext(context.Background(), "PRAGMA page_size").Scan(&page)
+		db.walFrame = page + 24
+	}
+	return db.walFrame
+}
+
 // finishCheckpoint runs in the writer between group commits (no
-// transaction open, nobody else can append) after a checkpointer pass,
-// once the WAL file has grown past a quarter of its limit: it copies the
-// frames committed since that pass began, usually a few hundred, so that
-// the next write transaction starts the WAL over. It costs the writer two
-// fsyncs (2.5–4 ms measured), which is why it waits for the WAL to be
-// worth restarting rather than following every pass. A reader still on an
-// old snapshot may keep some frames uncopied; a later pass retries.
+// transaction open, nobody else can append) after a checkpointer pass
+// over a WAL worth starting over (see checkpoint): it copies the frames
+// committed since that pass began, usually a few hundred, so that the next
+// write transaction starts the WAL over. It costs the writer two fsyncs
+// (2.5–4 ms measured), which is why it waits for the WAL to be worth
+// restarting rather than following every pass. A reader still on an old
+// snapshot may keep some frames uncopied; a later pass retries.
 func (db *DB) finishCheckpoint(conn *sql.Conn) {
-	if !db.walCaughtUp.Load() {
+	if !db.walCaughtUp.Swap(false) {
 		return
 	}
-	fi, err := os.Stat(db.path + "-wal")
-	if err != nil || fi.Size() < db.opts.walLimit/4 {
-		return
-	}
-	db.walCaughtUp.Store(false)
 	var busy, frames, copied int
-	err = conn.QueryRowContext(writerCtx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	err := conn.QueryRowContext(writerCtx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 	if err == nil && busy == 0 && frames == copied {
 		db.walRestarts.Add(1)
 	}

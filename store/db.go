@@ -84,6 +84,7 @@ type DB struct {
 	walTruncates    atomic.Int64 // WAL truncations forced by the size limit
 	walCaughtUp     atomic.Bool  // the checkpointer finished a pass: the writer may copy the rest
 	walRestarts     atomic.Int64 // writer checkpoints that left nothing uncopied
+	walFrame        int64        // bytes per WAL frame (checkpointer only)
 
 	cpKick chan struct{} // nudges the checkpointer (cap 1)
 	cpStop chan struct{} // closed by Close after the writer has drained

@@ -78,7 +78,7 @@ func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
 // of growing it.
 func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path, WithWALLimit(8<<20)) // restarts from 2 MiB on
+	db, err := Open(path, WithWALLimit(16<<20)) // restarts once it holds 4 MiB
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +101,11 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	write(600) // over 2 MiB of WAL
-	if walSize() < 2<<20 {
-		t.Fatalf("600 commits wrote only %d bytes of WAL; the test needs over 2 MiB", walSize())
+	for i := 0; walSize() < 5<<20; i++ { // past the 4 MiB that makes a restart worth it
+		if i == 100 {
+			t.Fatalf("5,000 commits wrote only %d bytes of WAL", walSize())
+		}
+		write(50)
 	}
 	db.checkpoint("PASSIVE") // what the checkpointer does when kicked
 	write(50)                // committed during the pass, then finished by the writer
@@ -114,6 +116,14 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 	write(100)
 	if got := walSize(); got > grown {
 		t.Fatalf("WAL grew from %d to %d bytes after the checkpoint: it did not start over", grown, got)
+	}
+	// The file keeps its size after starting over; what it holds is small
+	// now, so a pass does not make the writer stall for another finish.
+	restarts := db.WALRestarts()
+	db.checkpoint("PASSIVE")
+	write(1)
+	if db.WALRestarts() != restarts {
+		t.Fatal("the writer finished a pass over a WAL holding 100 commits: it judged by the file's size")
 	}
 	if db.WALTruncates() != 0 {
 		t.Fatalf("%d truncations: the WAL should have started over without one", db.WALTruncates())
@@ -126,7 +136,7 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 // stall of every writer).
 func TestWALStartsOverUnderSustainedWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path, WithWALLimit(16<<20)) // restarts from 4 MiB on
+	db, err := Open(path, WithWALLimit(32<<20)) // restarts once it holds 8 MiB
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +147,7 @@ func TestWALStartsOverUnderSustainedWrites(t *testing.T) {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
-			for i := 0; i < 1500; i++ {
+			for i := 0; i < 3000; i++ {
 				if err := db.Write(context.Background(), func(tx *Tx) error {
 					_, err := tx.AppendAudit("eng-a", "aoi.query", "ok", detail)
 					return err
