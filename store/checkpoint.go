@@ -19,14 +19,14 @@ import (
 // A passive checkpoint alone never lets the WAL start over under constant
 // writes: SQLite rewinds the WAL only when a write transaction begins with
 // every frame already copied, and commits keep landing while the
-// checkpointer copies. So after a pass, once the WAL holds a quarter of its limit,
-// the writer copies, between two group commits, the frames committed
-// meanwhile (finishCheckpoint). The next commit then writes from the start
-// of the WAL file again, over blocks the file already has: the WAL stays
-// near a quarter of its limit, appends do not allocate,
-// and the limit itself (boundWAL) is left for readers that pin old
-// snapshots. Measured with `aoi bench`, this took the WAL truncations of a
-// 10 s run from 9–10 (each a stall of every writer) to none.
+// checkpointer copies. So after a pass over a WAL holding a quarter of its
+// limit, the writer copies, between two group commits, the frames
+// committed meanwhile (finishCheckpoint). The next commit then writes from
+// the start of the WAL file again, over blocks the file already has: the
+// WAL stays near a quarter of its limit, appends do not allocate, and the
+// limit itself (boundWAL) is left for readers that pin old snapshots.
+// Measured with `aoi bench`, this took the WAL truncations of a 10 s run
+// from 9–10 (each a stall of every writer) to none.
 
 const (
 	checkpointEvery   = 2 * time.Second
