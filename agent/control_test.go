@@ -349,6 +349,52 @@ func TestEventsResumeBySeqAndSurviveRestart(t *testing.T) {
 	}
 }
 
+// TestReconnectIsReportedAtOnce: a daemon that comes back having numbered
+// its events up to exactly the client's cursor, with nothing more to say,
+// is reported as reconnected as soon as it answers, not after a whole long
+// poll (20 s) on the new core.
+func TestReconnectIsReportedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	d := newServiceDouble()
+	stop := serveControl(t, dir, d)
+	c := dial(t, dir)
+	d.publish(agent.EventQueryReceived, "q1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := c.Events(ctx, agent.EventsRequest{AfterSeq: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return d.subscribers() > 0 })
+	d.publish(agent.EventQueryReceived, "q2")
+	if ev := recv(t, events); ev.ID != "q2" {
+		t.Fatalf("got %+v, want q2", ev)
+	}
+	stop()
+	if ev := recv(t, events); ev.Kind != agent.EventCoreDisconnected {
+		t.Fatalf("after the daemon stopped: got %+v, want core.disconnected", ev)
+	}
+	d2 := newServiceDouble()
+	for i := 0; i < 2; i++ { // numbered up to the client's cursor (2)
+		d2.publish(agent.EventAudit, "a")
+	}
+	serveControl(t, dir, d2)
+	start := time.Now()
+	for {
+		ev := recv(t, events)
+		if ev.Kind == agent.EventCoreReconnected {
+			break
+		}
+	}
+	// The client's back-off between attempts is at most 5 s.
+	if took := time.Since(start); took > 7*time.Second {
+		t.Fatalf("core.reconnected came %v after the daemon was back", took)
+	}
+	cancel()
+	for range events {
+	}
+}
+
 func TestEventsLongPollWaitsAndCapsTheWait(t *testing.T) {
 	dir := t.TempDir()
 	d := newServiceDouble()

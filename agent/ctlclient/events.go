@@ -42,7 +42,14 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 		}
 	}
 	for ctx.Err() == nil {
-		res, err := c.poll(ctx, cursor)
+		wait := pollWait
+		if !connected {
+			// Looking for a daemon that went away: a short poll, so
+			// finding it again is reported at once, not after a long
+			// poll on a restarted core that has nothing new to say.
+			wait = 0
+		}
+		res, err := c.poll(ctx, cursor, wait)
 		var gone *NoDaemonError
 		if err != nil && connected && errors.As(err, &gone) && ctx.Err() == nil {
 			connected = false
@@ -81,11 +88,11 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 	}
 }
 
-// poll makes one ctl.events call.
-func (c *Client) poll(ctx context.Context, after int64) (agent.CtlEventsResult, error) {
+// poll makes one ctl.events call that waits up to wait for events.
+func (c *Client) poll(ctx context.Context, after int64, wait time.Duration) (agent.CtlEventsResult, error) {
 	var res agent.CtlEventsResult
-	p := agent.CtlEventsParams{AfterSeq: after, WaitMS: pollWait.Milliseconds()}
-	err := c.call(ctx, pollWait+callTimeout, agent.CtlEvents, p, &res)
+	p := agent.CtlEventsParams{AfterSeq: after, WaitMS: wait.Milliseconds()}
+	err := c.call(ctx, wait+callTimeout, agent.CtlEvents, p, &res)
 	return res, err
 }
 
