@@ -78,7 +78,7 @@ func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
 // of growing it.
 func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path, WithWALLimit(16<<20)) // restarts once it holds 4 MiB
+	db, err := Open(path, WithWALLimit(16<<20)) // restarts once it holds 8 MiB
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	for i := 0; walSize() < 5<<20; i++ { // past the 4 MiB that makes a restart worth it
+	for i := 0; walSize() < 9<<20; i++ { // past the 8 MiB that makes a restart worth it
 		if i == 100 {
 			t.Fatalf("5,000 commits wrote only %d bytes of WAL", walSize())
 		}
@@ -136,7 +136,7 @@ func TestWALStartsOverAfterACheckpointerPass(t *testing.T) {
 // stall of every writer).
 func TestWALStartsOverUnderSustainedWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path, WithWALLimit(32<<20)) // restarts once it holds 8 MiB
+	db, err := Open(path, WithWALLimit(32<<20)) // restarts once it holds 16 MiB
 	if err != nil {
 		t.Fatal(err)
 	}
