@@ -349,6 +349,31 @@ func TestEventsResumeBySeqAndSurviveRestart(t *testing.T) {
 	}
 }
 
+// TestNewEventsStartWhenEventsReturns: asked for only new events, the
+// control client's stream starts when Events returns, so an event published
+// right after (while a front end loads its data) is not lost to the
+// daemon's later idea of "new".
+func TestNewEventsStartWhenEventsReturns(t *testing.T) {
+	dir := t.TempDir()
+	d := newServiceDouble()
+	serveControl(t, dir, d)
+	c := dial(t, dir)
+	d.publish(agent.EventQueryReceived, "old")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := c.Events(ctx, agent.EventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.publish(agent.EventQueryReceived, "q-right-after")
+	if ev := recv(t, events); ev.ID != "q-right-after" {
+		t.Fatalf("got %+v, want the event published right after Events returned", ev)
+	}
+	cancel()
+	for range events {
+	}
+}
+
 // TestReconnectIsReportedAtOnce: a daemon that comes back having numbered
 // its events up to exactly the client's cursor, with nothing more to say,
 // is reported as reconnected as soon as it answers, not after a whole long

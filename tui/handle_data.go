@@ -18,7 +18,9 @@ func (m *Model) handleBridge(msg tea.Msg) tea.Cmd {
 			return m.retrySubscribe()
 		}
 		m.subscribed, m.retries = true, 0
-		return waitEvent(msg.ch)
+		// Load again now that events are followed: what changed between
+		// the first load and the subscription has no event to tell us.
+		return tea.Batch(waitEvent(msg.ch), m.markDirty(dAll))
 	case eventMsg:
 		return tea.Batch(m.handleEvent(msg.ev), waitEvent(msg.ch))
 	case eventsClosedMsg:

@@ -22,9 +22,24 @@ const (
 // when ctx ends. Losing the daemon and finding it again are delivered as
 // agent.EventCoreDisconnected and agent.EventCoreReconnected (Seq 0), so a
 // front end can say so at once.
+//
+// With AfterSeq 0 ("only new events") it first asks the daemon for its
+// newest sequence number, so the stream starts at the moment Events
+// returns: a front end that loads its data after subscribing misses
+// nothing in between (the daemon would otherwise take "new" to mean new
+// at its first long poll, a moment later).
 func (c *Client) Events(ctx context.Context, req agent.EventsRequest) (<-chan agent.Event, error) {
+	cursor := req.AfterSeq
+	if cursor <= 0 {
+		if res, err := c.poll(ctx, 0, 0); err == nil && res.LastSeq != nil {
+			cursor = *res.LastSeq
+			if len(res.Events) > 0 { // published during that poll: the loop delivers them
+				cursor = res.Events[0].Seq - 1
+			}
+		}
+	}
 	out := make(chan agent.Event, eventsChanSize)
-	go c.pollLoop(ctx, req.AfterSeq, out)
+	go c.pollLoop(ctx, cursor, out)
 	return out, nil
 }
 
