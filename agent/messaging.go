@@ -10,17 +10,6 @@ import (
 // wires a Messenger and implements MessagingService's typed half by
 // delegating to it.
 
-// Types and constants of agent/messaging, under the names front ends use.
-type (
-	SendMessageRequest = messaging.SendMessageRequest
-	SentMessage        = messaging.SentMessage
-	InboxFilter        = messaging.InboxFilter
-	InboxPage          = messaging.InboxPage
-	CoordTask          = messaging.CoordTask
-	CoordTasksRequest  = messaging.CoordTasksRequest
-	Message            = messaging.Message
-)
-
 // Coordination task states and sides (seed 004); see agent/messaging.
 const (
 	CoordAssigned   = messaging.CoordAssigned

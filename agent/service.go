@@ -49,6 +49,14 @@ type (
 	AuditVerification = service.AuditVerification
 	Event             = service.Event
 	ReloadReport      = service.ReloadReport
+
+	SendMessageRequest = service.SendMessageRequest
+	SentMessage        = service.SentMessage
+	InboxFilter        = service.InboxFilter
+	InboxPage          = service.InboxPage
+	CoordTask          = service.CoordTask
+	CoordTasksRequest  = service.CoordTasksRequest
+	Message            = service.Message
 )
 
 const (
