@@ -17,8 +17,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +24,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/rss"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -118,7 +117,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	if rep.Echo.Throughput > 0 {
 		rep.Ratio = rep.Query.Throughput / rep.Echo.Throughput
 	}
-	rep.PeakRSSKiB = peakRSS()
+	rep.PeakRSSKiB = rss.PeakKiB()
 	rep.Machine.LoadAfter = loadAverage()
 	rep.RatioValid = rep.Ratio > 0 && rep.Machine.Quiet()
 	return rep, nil
@@ -284,19 +283,4 @@ func startEcho(id *rpc.Identity) (url string, stop func(), err error) {
 	})}
 	go srv.Serve(tlsLn)
 	return "https://" + ln.Addr().String() + "/", func() { srv.Close() }, nil
-}
-
-// peakRSS is the process's high-water resident set (Linux; 0 elsewhere).
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kib
-		}
-	}
-	return 0
 }

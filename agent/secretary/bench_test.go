@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/redact"
+	"github.com/aoi-protocol/aoi/internal/rss"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -137,7 +138,7 @@ func BenchmarkAnswerLarge(b *testing.B) {
 	i := 0
 	runtime.GC()
 	debug.FreeOSMemory()
-	resetPeakRSS()
+	rss.ResetPeak()
 	for b.Loop() {
 		t0 := time.Now()
 		if _, err := s.Answer(context.Background(), Question{Text: questions[i%len(questions)], Scope: []string{"acme/webapp"}, Allowed: deny}); err != nil {
@@ -150,27 +151,7 @@ func BenchmarkAnswerLarge(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-	if kib := peakRSSKiB(); kib > 0 {
+	if kib := rss.PeakKiB(); kib > 0 {
 		b.ReportMetric(float64(kib)/1024, "peak-rss-MiB")
 	}
-}
-
-// resetPeakRSS resets the kernel's high-water RSS mark for this process
-// (Linux ≥ 4.0), so peakRSSKiB measures what follows.
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSSKiB is the process's high-water resident set since the last
-// resetPeakRSS (Linux; 0 elsewhere).
-func peakRSSKiB() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kib
-		}
-	}
-	return 0
 }
