@@ -50,6 +50,11 @@ type Result struct {
 	P50        time.Duration `json:"p50_ns"`
 	P95        time.Duration `json:"p95_ns"`
 	P99        time.Duration `json:"p99_ns"`
+	// CPUPerRequest is the process's CPU time (both agents and the
+	// callers: everything runs in this process) over the phase, divided
+	// by its requests. It varies less from run to run than throughput, so
+	// it shows whether a change made the path cheaper.
+	CPUPerRequest time.Duration `json:"cpu_per_request_ns"`
 }
 
 // Report is what `aoi bench` prints.
@@ -130,7 +135,7 @@ func drive(ctx context.Context, name string, opts Options, fn func(context.Conte
 	var errs atomic.Int64
 	lat := make([][]time.Duration, opts.Concurrency)
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for w := range opts.Concurrency {
 		wg.Add(1)
 		go func() {
@@ -148,12 +153,15 @@ func drive(ctx context.Context, name string, opts Options, fn func(context.Conte
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	r := Result{Name: name, Requests: int64(len(all)), Errors: errs.Load()}
 	r.Throughput = float64(len(all)) / elapsed.Seconds()
 	r.P50, r.P95, r.P99 = pct(all, 0.50), pct(all, 0.95), pct(all, 0.99)
+	if len(all) > 0 {
+		r.CPUPerRequest = cpu / time.Duration(len(all))
+	}
 	return r
 }
 

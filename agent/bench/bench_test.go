@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,9 @@ func TestRunMeasuresBothPhases(t *testing.T) {
 	for _, r := range []Result{rep.Echo, rep.Query} {
 		if r.Requests == 0 || r.Errors != 0 {
 			t.Fatalf("%s: %d requests, %d errors", r.Name, r.Requests, r.Errors)
+		}
+		if runtime.GOOS == "linux" && r.CPUPerRequest <= 0 {
+			t.Fatalf("%s: no CPU time per request recorded", r.Name)
 		}
 		if !(r.P50 <= r.P95 && r.P95 <= r.P99) || r.P50 <= 0 {
 			t.Fatalf("%s: percentiles out of order: %v %v %v", r.Name, r.P50, r.P95, r.P99)

@@ -49,10 +49,11 @@ func (a *app) benchCmd() *cobra.Command {
 }
 
 func printBench(w io.Writer, r bench.Report) {
-	fmt.Fprintf(w, "%-10s %10s %8s %10s %10s %10s\n", "PHASE", "REQ/S", "ERRORS", "P50", "P95", "P99")
+	fmt.Fprintf(w, "%-10s %10s %8s %10s %10s %10s %10s\n", "PHASE", "REQ/S", "ERRORS", "P50", "P95", "P99", "CPU/REQ")
 	for _, res := range []bench.Result{r.Echo, r.Query} {
-		fmt.Fprintf(w, "%-10s %10.0f %8d %10s %10s %10s\n", res.Name, res.Throughput, res.Errors,
-			res.P50.Round(time.Microsecond), res.P95.Round(time.Microsecond), res.P99.Round(time.Microsecond))
+		fmt.Fprintf(w, "%-10s %10.0f %8d %10s %10s %10s %10s\n", res.Name, res.Throughput, res.Errors,
+			res.P50.Round(time.Microsecond), res.P95.Round(time.Microsecond), res.P99.Round(time.Microsecond),
+			res.CPUPerRequest.Round(time.Microsecond))
 	}
 	ratio := fmt.Sprintf("%.2f", r.Ratio)
 	if !r.RatioValid {
