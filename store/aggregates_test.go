@@ -311,3 +311,62 @@ func TestSettings(t *testing.T) {
 		t.Fatal("setting survived DeleteSetting")
 	}
 }
+
+// TestQueriesListInArrivalOrder: queries list newest-arrived first even
+// when their received_at times disagree (a handler takes the time before
+// its turn at the writer), and both listings are read straight off a
+// b-tree: the table for all queries, queries_state for one state, with no
+// sort. The writer maintains no index on received_at (migration 0400).
+func TestQueriesListInArrivalOrder(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	late := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	write(t, db, func(tx *Tx) error {
+		for i, at := range []time.Time{late, late.Add(-time.Second), late.Add(-2 * time.Second)} {
+			q := QueryRecord{ID: fmt.Sprintf("q%d", i), From: "pm-tanaka", Text: "進捗は？", State: "buffered", ReceivedAt: at}
+			if err := tx.InsertQuery(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, state := range []string{"", "buffered"} {
+		list, err := db.Queries(ctx, state, 0)
+		if err != nil || len(list) != 3 || list[0].ID != "q2" || list[2].ID != "q0" {
+			t.Fatalf("Queries(%q) = %+v, %v; want q2, q1, q0", state, list, err)
+		}
+	}
+	for query, want := range map[string]string{
+		`SELECT id FROM queries ORDER BY rowid DESC LIMIT 5`:                   "SCAN queries",
+		`SELECT id FROM queries WHERE state = 'buffered' ORDER BY rowid DESC`: "USING INDEX queries_state",
+	} {
+		plan := queryPlan(t, db, query)
+		if !strings.Contains(plan, want) || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("plan of %s = %q, want %q and no sort", query, plan, want)
+		}
+	}
+	var n int
+	if err := db.rd.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'queries' AND sql IS NOT NULL`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("queries has %d indexes besides its primary key (%v), want 1 (queries_state)", n, err)
+	}
+}
+
+// queryPlan is EXPLAIN QUERY PLAN's details for query, joined.
+func queryPlan(t *testing.T, db *DB, query string) string {
+	t.Helper()
+	rows, err := db.rd.Query(`EXPLAIN QUERY PLAN ` + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, detail)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -107,8 +107,9 @@ func (db *DB) Query(ctx context.Context, id string) (QueryRecord, bool, error) {
 	return q, err == nil, err
 }
 
-// Queries lists received queries in state (empty: any), newest first.
-// limit defaults to 100 and is capped at 1000.
+// Queries lists received queries in state (empty: any), newest first: in
+// the reverse of the order they arrived (rowid), which the insert that
+// received each one fixed. limit defaults to 100 and is capped at 1000.
 func (db *DB) Queries(ctx context.Context, state string, limit int) ([]QueryRecord, error) {
 	query := `SELECT ` + queryColumns + ` FROM queries`
 	args := []any{}
@@ -116,7 +117,7 @@ func (db *DB) Queries(ctx context.Context, state string, limit int) ([]QueryReco
 		query += ` WHERE state = ?`
 		args = append(args, state)
 	}
-	query += ` ORDER BY received_at DESC, rowid DESC LIMIT ?`
+	query += ` ORDER BY rowid DESC LIMIT ?`
 	args = append(args, clampLimit(limit, 100, 1000))
 	rows, err := db.rd.QueryContext(ctx, query, args...)
 	if err != nil {
