@@ -337,7 +337,7 @@ func TestQueriesListInArrivalOrder(t *testing.T) {
 		}
 	}
 	for query, want := range map[string]string{
-		`SELECT id FROM queries ORDER BY rowid DESC LIMIT 5`:                   "SCAN queries",
+		`SELECT id FROM queries ORDER BY rowid DESC LIMIT 5`:                  "SCAN queries",
 		`SELECT id FROM queries WHERE state = 'buffered' ORDER BY rowid DESC`: "USING INDEX queries_state",
 	} {
 		plan := queryPlan(t, db, query)
