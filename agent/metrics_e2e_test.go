@@ -184,12 +184,20 @@ func floodPings(t *testing.T, from, to *testAgent) int {
 	return limited
 }
 
-// checkRequestLog finds seed 002 §7.2's line for a query in eng's log file.
+// checkRequestLog finds seed 002 §7.2's line for a query in eng's log
+// file. Info lines reach the file within logging.DefaultFlushEvery, so it
+// waits for the line.
 func checkRequestLog(t *testing.T, eng *testAgent) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(eng.Dir, "aoi.log"))
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var err error
+		if b, err = os.ReadFile(filepath.Join(eng.Dir, "aoi.log")); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(`"method":"`+wire.MethodQuery+`"`)) {
+			break
+		}
 	}
 	for _, raw := range bytes.Split(b, []byte("\n")) {
 		var line map[string]any

@@ -66,8 +66,9 @@ func (c *Core) logCall(ctx context.Context, method string, caller rpc.Caller, id
 	if code != "ok" && level < slog.LevelWarn {
 		level = slog.LevelWarn
 	}
-	c.log.Log(ctx, level, "request handled", "component", "rpc", "method", method, "code", code,
-		"agent_from", peerapi.CallerName(caller), "agent_to", c.selfID(), "query_id", peerapi.IDString(id), "latency_ms", d.Milliseconds())
+	c.log.LogAttrs(ctx, level, "request handled", slog.String("component", "rpc"), slog.String("method", method),
+		slog.String("code", code), slog.String("agent_from", peerapi.CallerName(caller)), slog.String("agent_to", c.selfID()),
+		slog.String("query_id", peerapi.IDString(id)), slog.Int64("latency_ms", d.Milliseconds()))
 }
 
 // methodLabel bounds the method label to the protocol's methods, so a

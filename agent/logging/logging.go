@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"gopkg.in/natefinch/lumberjack.v2"
 )
@@ -19,10 +20,15 @@ type Options struct {
 	Level      slog.Leveler // e.g. a *slog.LevelVar the caller changes on reload
 	MaxSizeMB  int          // rotate when the file reaches this size (default 20)
 	MaxBackups int          // rotated files kept (default 3)
+	// FlushEvery is how long info and debug lines may wait in memory
+	// before they are written (default DefaultFlushEvery); warnings and
+	// errors are written at once, with every line before them.
+	FlushEvery time.Duration
 }
 
 // Open returns a logger writing JSON lines to a size-rotated file, and the
-// file to close when done. Files are created with mode 0600.
+// file to close when done (closing writes the lines still waiting). Files
+// are created with mode 0600.
 func Open(o Options) (*slog.Logger, io.Closer) {
 	if o.MaxSizeMB <= 0 {
 		o.MaxSizeMB = 20
@@ -30,8 +36,11 @@ func Open(o Options) (*slog.Logger, io.Closer) {
 	if o.MaxBackups <= 0 {
 		o.MaxBackups = 3
 	}
-	w := &lumberjack.Logger{Filename: o.Path, MaxSize: o.MaxSizeMB, MaxBackups: o.MaxBackups}
-	return slog.New(NewHandler(w, o.Level)), w
+	if o.FlushEvery <= 0 {
+		o.FlushEvery = DefaultFlushEvery
+	}
+	w := newLineBuffer(&lumberjack.Logger{Filename: o.Path, MaxSize: o.MaxSizeMB, MaxBackups: o.MaxBackups}, o.FlushEvery)
+	return slog.New(flushOnWarn{next: NewHandler(w, o.Level), buf: w}), w
 }
 
 // NewHandler is the JSON handler aoi logs through: seed field names and

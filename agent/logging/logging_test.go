@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSecretsNeverReachTheLog(t *testing.T) {
@@ -121,4 +122,52 @@ func TestSecretValuePrefilterIsExact(t *testing.T) {
 	if matched == 0 {
 		t.Fatal("no generated string held a secret; the test proves nothing")
 	}
+}
+
+// TestLinesWaitForAWarningAFullBufferOrClose: with an interval of an hour,
+// an info line stays in memory until a warning writes it (before the
+// warning, in order), 64 KiB of lines write themselves, and Close writes
+// the rest.
+func TestLinesWaitForAWarningAFullBufferOrClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aoi.log")
+	log, closer := Open(Options{Path: path, Level: slog.LevelDebug, FlushEvery: time.Hour})
+	read := func() string { b, _ := os.ReadFile(path); return string(b) }
+	log.Info("first")
+	if strings.Contains(read(), "first") {
+		t.Fatal("an info line was written at once; it should wait for the next flush")
+	}
+	log.Warn("second")
+	if got := read(); !strings.Contains(got, "first") || strings.Index(got, "second") < strings.Index(got, "first") {
+		t.Fatalf("after a warning the file holds %q; want the info line, then the warning", got)
+	}
+	pad := strings.Repeat("x", 1000)
+	for i := range 70 {
+		log.Debug("filler", "i", i, "pad", pad)
+	}
+	if !strings.Contains(read(), `"i":30,`) {
+		t.Fatal("70 KB of lines are still in memory; a full buffer should write itself")
+	}
+	log.Info("last")
+	if err := closer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(read(), "last") {
+		t.Fatal("Close did not write the waiting line")
+	}
+	checkLines(t, path)
+}
+
+// TestInfoLinesReachTheFileWithoutClose: with the default interval a line
+// is in the file soon after it is logged, with nothing else happening.
+func TestInfoLinesReachTheFileWithoutClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aoi.log")
+	log, closer := Open(Options{Path: path, Level: slog.LevelInfo})
+	defer closer.Close()
+	log.Info("request handled", "method", "aoi.query")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("request handled")) {
+			return
+		}
+	}
+	t.Fatalf("the line did not reach the file within 10s (flush interval %v)", DefaultFlushEvery)
 }
