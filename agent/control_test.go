@@ -374,6 +374,34 @@ func TestNewEventsStartWhenEventsReturns(t *testing.T) {
 	}
 }
 
+// TestFirstEventsOfAQuietDaemonAreNotLost: a daemon that has published
+// nothing yet reports 0 as its newest event; the client then resumes after
+// 0 exactly, so the first events it publishes (while a front end loads its
+// data) reach the stream rather than falling before the daemon's later
+// idea of "only new ones".
+func TestFirstEventsOfAQuietDaemonAreNotLost(t *testing.T) {
+	dir := t.TempDir()
+	d := newServiceDouble()
+	serveControl(t, dir, d)
+	c := dial(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := c.Events(ctx, agent.EventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.publish(agent.EventQueryReceived, "q-first")
+	d.publish(agent.EventQueryReceived, "q-second")
+	for _, want := range []string{"q-first", "q-second"} {
+		if ev := recv(t, events); ev.ID != want {
+			t.Fatalf("got %+v, want %s", ev, want)
+		}
+	}
+	cancel()
+	for range events {
+	}
+}
+
 // TestReconnectIsReportedAtOnce: a daemon that comes back having numbered
 // its events up to exactly the client's cursor, with nothing more to say,
 // is reported as reconnected as soon as it answers, not after a whole long
@@ -601,7 +629,7 @@ func (d *serviceDouble) since(seq int64) ([]agent.Event, <-chan struct{}) {
 
 func (d *serviceDouble) Events(ctx context.Context, req agent.EventsRequest) (<-chan agent.Event, error) {
 	afterSeq := req.AfterSeq
-	if afterSeq <= 0 {
+	if afterSeq <= 0 && !req.Exact {
 		afterSeq = d.LastEventSeq()
 	}
 	d.mu.Lock()

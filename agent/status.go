@@ -72,6 +72,9 @@ func (c *Core) indexProgress(ctx context.Context) []IndexProgress {
 
 // Events streams core events after afterSeq.
 func (c *Core) Events(ctx context.Context, req EventsRequest) (<-chan Event, error) {
+	if req.Exact {
+		return c.events.SubscribeAfter(ctx, max(req.AfterSeq, 0)), nil
+	}
 	return c.events.Subscribe(ctx, req.AfterSeq), nil
 }
 

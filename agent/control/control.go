@@ -61,10 +61,13 @@ const (
 // only succeed or fail answer CtlOK.
 type (
 	// CtlEventsParams is a ctl.events long poll: events after AfterSeq
-	// (0: only new ones), waiting up to WaitMS for the first.
+	// (0: only new ones, unless Exact), waiting up to WaitMS for the first.
+	// Exact says AfterSeq came from the core's last_seq, so 0 means "after
+	// none": every event since the core started.
 	CtlEventsParams struct {
 		AfterSeq int64 `json:"after_seq"`
 		WaitMS   int64 `json:"wait_ms"`
+		Exact    bool  `json:"exact,omitempty"`
 	}
 	// CtlEventsResult answers a long poll. LastSeq, when the core reports
 	// it, is the newest event's sequence number: a client that got no
@@ -203,13 +206,13 @@ func (ep eventPoller) poll(ctx context.Context, p CtlEventsParams) (CtlEventsRes
 		if after > last {
 			return res, nil // the cursor is from an earlier run of the core
 		}
-		if after <= 0 {
+		if after <= 0 && !p.Exact {
 			after = last // so nothing published during this poll is missed
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events, err := svc.Events(ctx, service.EventsRequest{AfterSeq: after})
+	events, err := svc.Events(ctx, service.EventsRequest{AfterSeq: after, Exact: p.Exact})
 	if err != nil {
 		return res, err
 	}

@@ -27,23 +27,28 @@ const (
 // newest sequence number, so the stream starts at the moment Events
 // returns: a front end that loads its data after subscribing misses
 // nothing in between (the daemon would otherwise take "new" to mean new
-// at its first long poll, a moment later).
+// at its first long poll, a moment later). From then on every poll names
+// its cursor as exact, so a daemon that had published nothing (newest
+// number 0) still sends what came in between.
 func (c *Client) Events(ctx context.Context, req agent.EventsRequest) (<-chan agent.Event, error) {
-	cursor := req.AfterSeq
-	if cursor <= 0 {
-		if res, err := c.poll(ctx, 0, 0); err == nil && res.LastSeq != nil {
-			cursor = *res.LastSeq
+	cursor, exact := req.AfterSeq, req.AfterSeq > 0 || req.Exact
+	if !exact {
+		if res, err := c.poll(ctx, 0, 0, false); err == nil && res.LastSeq != nil {
+			cursor, exact = *res.LastSeq, true
 			if len(res.Events) > 0 { // published during that poll: the loop delivers them
 				cursor = res.Events[0].Seq - 1
 			}
 		}
 	}
 	out := make(chan agent.Event, eventsChanSize)
-	go c.pollLoop(ctx, cursor, out)
+	go c.pollLoop(ctx, cursor, exact, out)
 	return out, nil
 }
 
-func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Event) {
+// pollLoop delivers events after cursor until ctx ends. exact says the
+// cursor is a sequence number the daemon gave (0 included), not "only new
+// ones".
+func (c *Client) pollLoop(ctx context.Context, cursor int64, exact bool, out chan<- agent.Event) {
 	defer close(out)
 	backoff := minBackoff
 	knowsLast := false // the daemon reports last_seq
@@ -64,7 +69,7 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 			// poll on a restarted core that has nothing new to say.
 			wait = 0
 		}
-		res, err := c.poll(ctx, cursor, wait)
+		res, err := c.poll(ctx, cursor, wait, exact)
 		var gone *NoDaemonError
 		if err != nil && connected && errors.As(err, &gone) && ctx.Err() == nil {
 			connected = false
@@ -82,7 +87,7 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 			if !knowsLast {
 				// The daemon may be restarting and will number from 1
 				// again; without last_seq, resume with new events only.
-				cursor = 0
+				cursor, exact = 0, false
 			}
 			if !sleep(ctx, backoff) {
 				return
@@ -91,6 +96,7 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 			continue
 		}
 		backoff, knowsLast = minBackoff, res.LastSeq != nil
+		exact = exact || knowsLast
 		for _, ev := range res.Events {
 			select {
 			case out <- ev:
@@ -104,9 +110,9 @@ func (c *Client) pollLoop(ctx context.Context, cursor int64, out chan<- agent.Ev
 }
 
 // poll makes one ctl.events call that waits up to wait for events.
-func (c *Client) poll(ctx context.Context, after int64, wait time.Duration) (agent.CtlEventsResult, error) {
+func (c *Client) poll(ctx context.Context, after int64, wait time.Duration, exact bool) (agent.CtlEventsResult, error) {
 	var res agent.CtlEventsResult
-	p := agent.CtlEventsParams{AfterSeq: after, WaitMS: wait.Milliseconds()}
+	p := agent.CtlEventsParams{AfterSeq: after, WaitMS: wait.Milliseconds(), Exact: exact}
 	err := c.call(ctx, wait+callTimeout, agent.CtlEvents, p, &res)
 	return res, err
 }

@@ -108,6 +108,12 @@ func (b *Broker) Subscribe(ctx context.Context, afterSeq int64) <-chan Event {
 	if afterSeq <= 0 {
 		afterSeq = b.LastSeq()
 	}
+	return b.SubscribeAfter(ctx, afterSeq)
+}
+
+// SubscribeAfter streams the events after afterSeq still in the ring, then
+// every new one, until ctx ends; 0 means from the first event.
+func (b *Broker) SubscribeAfter(ctx context.Context, afterSeq int64) <-chan Event {
 	out := make(chan Event, 64)
 	go func() {
 		defer close(out)

@@ -27,3 +27,19 @@ func TestSubscribersResumeBySeqAndSkipWhatTheRingLost(t *testing.T) {
 		t.Fatalf("Since(0) after overflow: %d events from seq %d, want the last %d", len(got), got[0].Seq, ringSize)
 	}
 }
+
+// TestSubscribeAfterZeroStartsAtTheFirstEvent: an exact cursor of 0 means
+// "after none", unlike Subscribe's 0 ("only new ones").
+func TestSubscribeAfterZeroStartsAtTheFirstEvent(t *testing.T) {
+	b := New(time.Now)
+	b.Publish("query.received", "q-1", "pm", "hi")
+	b.Publish("query.received", "q-2", "pm", "hi")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ch := b.SubscribeAfter(ctx, 0)
+	for _, want := range []string{"q-1", "q-2"} {
+		if ev := <-ch; ev.ID != want {
+			t.Fatalf("got %+v, want %s", ev, want)
+		}
+	}
+}

@@ -247,6 +247,12 @@ type (
 	// (0: only new events).
 	EventsRequest struct {
 		AfterSeq int64 `json:"after_seq"`
+		// Exact makes AfterSeq a sequence number even when it is 0:
+		// every event after it that the core still holds. A client that
+		// learnt the newest number (0: none yet) from the core resumes
+		// exactly, so nothing published between two calls is lost to the
+		// core's later idea of "only new ones".
+		Exact bool `json:"exact,omitempty"`
 	}
 )
 
