@@ -21,7 +21,12 @@ func TestAnnouncedRoleGrantsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	mallory.Pin(eng)
+	// Both ways: mallory announces itself to eng, and eng's own discovery
+	// round asks mallory, whose answer describes itself as pm again.
 	if _, err := mallory.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Discover(ctx); err != nil {
 		t.Fatal(err)
 	}
 	peers, err := eng.Peers(ctx)

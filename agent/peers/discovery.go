@@ -187,7 +187,9 @@ func (r *Registry) AnnounceTo(ctx context.Context, agentID string) error {
 	return r.MarkSeen(ctx, agentID)
 }
 
-// recordSelfDescription stores what a peer said about itself.
+// recordSelfDescription stores what a peer said about itself. Its role
+// is information only (AnnouncedRole): ACL rules match the role the owner
+// gave it, which a peer's answer never changes.
 func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e wire.RegistryEntry) error {
 	err := r.DB.Write(ctx, func(tx *store.Tx) error {
 		rec, found, err := r.DB.Peer(ctx, agentID)
@@ -195,7 +197,7 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 			return err
 		}
 		wasOffline := r.View(rec).Status == Offline
-		rec.Role, rec.Owner = e.Identity.Role, e.Identity.Owner
+		rec.AnnouncedRole, rec.Owner = e.Identity.Role, e.Identity.Owner
 		rec.Contexts, rec.TaskTypes = ContextIDs(e.Identity.Capabilities.Contexts), e.Identity.Capabilities.TaskTypes
 		rec.Status, rec.LastSeen = e.Status, r.Now()
 		if wasOffline {
