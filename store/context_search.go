@@ -379,9 +379,9 @@ const minIDF = 0.7
 
 var fieldWeight = [nFields]float64{1, 0.6, 0.5, 0.25}
 
-// codeMark starts the added-code excerpt of a commit's body (the git
+// CodeMark starts the added-code excerpt of a commit's body (the git
 // source writes it).
-const codeMark = "\nadded:\n"
+const CodeMark = "\nadded:\n"
 
 // rank scores the candidates and returns them best first: BM25 over the
 // title, key, message and added code, each normalised by its own length
@@ -398,7 +398,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 	var total [nFields]float64
 	for _, h := range cands {
 		body := strings.ToLower(ctxTruncate(h.Body, maxScoredBody))
-		text, code, _ := strings.Cut(body, codeMark)
+		text, code, _ := strings.Cut(body, CodeMark)
 		fields := [nFields]string{strings.ToLower(h.Title), strings.ToLower(h.Key), text, code}
 		d := doc{hit: h, tf: make([][nFields]float64, len(terms))}
 		for f, s := range fields {

@@ -186,13 +186,15 @@ func quality(hits []store.ContextHit, pq parsedQuery) float64 {
 	if q1 < 0.5 || len(pq.Concepts) == 0 {
 		return q1
 	}
-	covered := 0
+	covered := 0.0
 	for _, g := range pq.Concepts {
-		if slices.ContainsFunc(top, func(h store.ContextHit) bool { return coversConcept(h, g) }) {
-			covered++
+		best := 0.0
+		for _, h := range top {
+			best = max(best, conceptCover(h, g))
 		}
+		covered += best
 	}
-	return (q1 + float64(covered)/float64(len(pq.Concepts))) / 2
+	return (q1 + covered/float64(len(pq.Concepts))) / 2
 }
 
 // coverage is the share of the question's concepts the hit covers: a
@@ -202,19 +204,38 @@ func coverage(h store.ContextHit, pq parsedQuery) float64 {
 	if len(pq.Concepts) == 0 {
 		return 1
 	}
-	covered := 0
+	covered := 0.0
 	for _, g := range pq.Concepts {
-		if coversConcept(h, g) {
-			covered++
-		}
+		covered += conceptCover(h, g)
 	}
-	return float64(covered) / float64(len(pq.Concepts))
+	return covered / float64(len(pq.Concepts))
 }
 
-// coversConcept reports whether a hit contains one of a concept's forms.
-func coversConcept(h store.ContextHit, forms []string) bool {
-	text := strings.ToLower(h.Title + "\n" + h.Key + "\n" + h.Body)
-	return slices.ContainsFunc(forms, func(t string) bool { return strings.Contains(text, t) })
+// Coverage of a concept by one hit.
+const (
+	coverAbout = 1.0 // named in its title, key, message or the files it lists
+	// coverCode: named only in code a commit added. Sample text, word
+	// lists and long diffs mention everything, so a match there alone
+	// would make an answer look sure of a topic the work was never about.
+	coverCode = 0.5
+)
+
+// conceptCover is how well a hit covers a concept: coverAbout, coverCode
+// or 0 when it holds none of the concept's forms.
+func conceptCover(h store.ContextHit, forms []string) float64 {
+	about, code, _ := strings.Cut(h.Body, store.CodeMark)
+	about = strings.ToLower(h.Title + "\n" + h.Key + "\n" + about)
+	code = strings.ToLower(code)
+	cover := 0.0
+	for _, t := range forms {
+		switch {
+		case strings.Contains(about, t):
+			return coverAbout
+		case strings.Contains(code, t):
+			cover = coverCode
+		}
+	}
+	return cover
 }
 
 func isStateKind(kind string) bool {

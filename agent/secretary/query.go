@@ -49,7 +49,9 @@ anywhere everywhere somewhere anymore able whether should shall might may must b
 same such only very too more most less least another per`)
 
 // Words that say what kind of answer is wanted rather than what about.
-var progressWords = setOf(`progress status going state update updates far percent complete completed completion finished remaining eta
+// "completion" is not one of them: in a codebase it is mostly a topic
+// (shell completion, code completion).
+var progressWords = setOf(`progress status going state update updates far percent complete completed finished remaining eta
 green passing pass passes left look looks looking written`)
 var blockerWords = setOf(`block blocks blocked blocker blockers blocking stuck problem problems issue issues impediment impediments risk risks waiting
 hold holding held concern concerns prevent prevents preventing obstacle obstacles trouble troubles slowing hindering`)
@@ -370,6 +372,10 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 	}
 	switch {
 	case w == "":
+	case w == "Go":
+		// Capitalised, "Go" is the language ("which Go version"); the
+		// verb is a stopword.
+		add("go")
 	case strings.HasPrefix(w, "@") && len(w) > 1:
 		q.Agents = append(q.Agents, w[1:])
 	case versionRE.MatchString(w):

@@ -29,6 +29,10 @@ func TestParseQuery(t *testing.T) {
 		{"パーサーの残作業は?", []string{"パーサー"}, true, false, true},
 		{"プラットフォーム対応はどうなった?", []string{"プラットフォーム"}, false, false, true},
 		{"Are we testing against real-world code like CPython?", []string{"test", "real-world", "code", "cpython"}, false, false, false},
+		// The language, not the verb; a topic, not a progress word.
+		{"Which Go version do we test with?", []string{"go", "version", "test"}, false, false, false},
+		{"Where is it going?", nil, true, false, false},
+		{"What changed in shell completion?", []string{"chang", "shell", "complet"}, false, false, false},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)

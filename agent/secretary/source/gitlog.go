@@ -159,7 +159,7 @@ func (c commit) event(ctxID string) Event {
 		fmt.Fprintf(&body, " %s (+%d -%d)", f.Path, f.Added, f.Deleted)
 	}
 	if c.Excerpt != "" {
-		body.WriteString("\nadded:\n")
+		body.WriteString("\nadded:\n") // store.CodeMark
 		body.WriteString(c.Excerpt)
 	}
 	files := c.Files
