@@ -105,6 +105,10 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits)}, nil
 }
 
+// recentWindow is the past a question with no topic ("what's new?") is
+// answered from, when anything happened in it.
+const recentWindow = 7 * 24 * time.Hour
+
 // evidence finds the events the answer rests on: a search for the topic
 // terms, or the recent activity when the question names no topic.
 func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []string, ac *accessCheck) ([]store.ContextHit, error) {
@@ -113,7 +117,18 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 		// access check keeps every event inside the asked contexts.
 		return s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow})
 	}
-	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: workKinds, Since: s.now().Add(-7 * 24 * time.Hour), Limit: 200})
+	hits, err := s.recentWork(ctx, contexts, ac, s.now().Add(-recentWindow))
+	if err != nil || len(hits) > 0 {
+		return hits, err
+	}
+	// A quiet week: the newest work there is, however old (the answer
+	// says how old); "nothing recorded" would be wrong.
+	return s.recentWork(ctx, contexts, ac, time.Time{})
+}
+
+// recentWork is the newest work since a time (zero: ever), newest first.
+func (s *Secretary) recentWork(ctx context.Context, contexts []string, ac *accessCheck, since time.Time) ([]store.ContextHit, error) {
+	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: workKinds, Since: since, Limit: 200})
 	if err != nil {
 		return nil, err
 	}

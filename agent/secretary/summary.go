@@ -55,9 +55,13 @@ func extractiveSummary(f answerFacts) string {
 		}
 		return fmt.Sprintf("No recorded work matches %q.", topic)
 	}
-	latest := latestTS(f.hits, false)
+	// "latest" dates the work the answer rests on, its best matches: a
+	// weak match further down (a word in passing) would make old work
+	// look fresh.
+	lead := f.hits[:min(len(f.hits), leadHits)]
+	latest := latestTS(lead, false)
 	if latest.IsZero() {
-		latest = latestTS(f.hits, true)
+		latest = latestTS(lead, true)
 	}
 	t := templatesEN
 	if f.q.Japanese {
@@ -149,6 +153,9 @@ func (t templates) section(label string, items []string) string {
 	}
 	return label + ": " + text + t.end
 }
+
+// leadHits is how many of the best matches date an answer.
+const leadHits = 5
 
 // latestTS is the newest hit's time, counting state snapshots only when
 // withState is set (their time is when they were last seen).

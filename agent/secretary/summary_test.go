@@ -2,8 +2,13 @@ package secretary
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // TestSummarySaysDoneInProgressBlocked: without an LLM the summary says
@@ -43,5 +48,46 @@ func TestSummarySaysDoneInProgressBlocked(t *testing.T) {
 	}
 	if !strings.Contains(a.Result.Summary, "該当する作業記録はありません") {
 		t.Errorf("no-match summary = %q", a.Result.Summary)
+	}
+}
+
+// TestAnswerIsDatedByItsBestMatches: the "latest" in an answer's first line
+// is the newest of its best matches; a weak match further down, newer than
+// all of them, does not make old work look fresh.
+func TestAnswerIsDatedByItsBestMatches(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	var hits []store.ContextHit
+	for i := range leadHits {
+		hits = append(hits, store.ContextHit{Kind: "commit", Key: fmt.Sprintf("c%d", i), Title: "args: unique validator",
+			TS: now.Add(-time.Duration(30+i) * 24 * time.Hour)})
+	}
+	hits = append(hits, store.ContextHit{Kind: "commit", Key: "weak", Title: "docs: mention args", TS: now.Add(-time.Hour)})
+	pq := parseQuery("Is the unique args validator done?")
+	f := answerFacts{q: pq, hits: hits, ev: groupEvidence(hits, pq), now: now}
+	if sum := extractiveSummary(f); !strings.Contains(sum, "latest 30 days ago") {
+		t.Fatalf("summary should date the answer by its best matches (30 days ago):\n%s", sum)
+	}
+}
+
+// TestQuietWeekAnswersWithTheNewestWork: asked what is new when nothing
+// happened in the last week, the secretary answers with the newest work
+// there is, saying how old it is, rather than "nothing recorded".
+func TestQuietWeekAnswersWithTheNewestWork(t *testing.T) {
+	cfg := testConfig(t.TempDir(), filepath.Join(t.TempDir(), "no-transcripts"))
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		_, err := tx.InsertContextEvent(store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "adbc881",
+			Title: "fix: resolve macOS test link failure", Body: "files: Makefile (+2 -1)", TS: testNow.Add(-20 * 24 * time.Hour)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{Text: "What's new?", Scope: []string{"acme/webapp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasPrefixIn(refsOf(a, "commit"), "adbc881") || !strings.Contains(a.Result.Summary, "20 days ago") {
+		t.Fatalf("answer should rest on the 20-day-old commit: refs %v\n%s", a.Result.ContextRefs, a.Result.Summary)
 	}
 }
