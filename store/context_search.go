@@ -28,6 +28,10 @@ type ContextSearch struct {
 	// Allow, when set, is asked about every candidate; a refused event is
 	// never returned, however well it matches.
 	Allow func(ev ContextEvent) bool
+	// Recent says the question asks what happened lately ("what changed
+	// in completion recently?"): matches rank by how new they are among
+	// the matches, however old the whole history is.
+	Recent bool
 }
 
 // ContextConcept is one concept of a search: its forms, best first, and
@@ -141,6 +145,9 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 		}
 	}
 	hits := rank(s.cands, terms, plan, db.clock())
+	if q.Recent {
+		preferNewer(hits)
+	}
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
@@ -382,6 +389,44 @@ var fieldWeight = [nFields]float64{1, 0.6, 0.5, 0.25}
 // CodeMark starts the added-code excerpt of a commit's body (the git
 // source writes it).
 const CodeMark = "\nadded:\n"
+
+// preferNewer reorders ranked hits for a question about what happened
+// lately: each score is scaled by where the hit lies between the oldest
+// and the newest match (the oldest keeps a quarter), so the newest work on
+// the topic leads even when all of it is months old and the recency in
+// rank no longer tells it apart.
+func preferNewer(hits []ContextHit) {
+	if len(hits) < 2 {
+		return
+	}
+	oldest, newest := hits[0].TS, hits[0].TS
+	for _, h := range hits {
+		oldest, newest = minTime(oldest, h.TS), maxTime(newest, h.TS)
+	}
+	span := newest.Sub(oldest)
+	if span <= 0 {
+		return
+	}
+	for i := range hits {
+		pos := float64(hits[i].TS.Sub(oldest)) / float64(span)
+		hits[i].Score *= 0.25 + 0.75*pos
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
 
 // rank scores the candidates and returns them best first: BM25 over the
 // title, key, message and added code, each normalised by its own length

@@ -29,6 +29,7 @@ type parsedQuery struct {
 	Since         bool     // "since v1.0", "v1.0以降": what came after
 	WantsProgress bool
 	WantsBlockers bool
+	WantsRecent   bool // "recently", "最近": the newest matches lead
 	Japanese      bool // answer in Japanese
 }
 
@@ -47,6 +48,10 @@ don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes alo
 rely real really thing things much many far news against like off onto over under via using use used uses
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
 same such only very too more most less least another per`)
+
+// Words that ask for what happened lately (they stay stopwords: no topic).
+var recentWords = setOf(`recent recently lately latest newest new`)
+var recentJA = []string{"最近", "最新", "近頃", "この頃"}
 
 // Words that say what kind of answer is wanted rather than what about.
 // "completion" is not one of them: in a codebase it is mostly a topic
@@ -392,6 +397,7 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-'
 		}) {
 			part = strings.Trim(part, "-_")
+			q.WantsRecent = q.WantsRecent || recentWords[part]
 			switch {
 			case progressWords[part]:
 				q.WantsProgress = true
@@ -449,6 +455,7 @@ func isLatinWord(w string) bool {
 // cutIntent removes intent and generic words from a kanji/katakana run,
 // noting which answers they ask for, and returns the remaining pieces.
 func (q *parsedQuery) cutIntent(run string) []string {
+	q.WantsRecent = q.WantsRecent || slices.ContainsFunc(recentJA, func(w string) bool { return strings.Contains(run, w) })
 	parts := []string{run}
 	for _, in := range jaIntent {
 		var next []string

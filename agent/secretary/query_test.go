@@ -122,3 +122,15 @@ func TestQueryTokenizerEdges(t *testing.T) {
 		t.Errorf("番号's forms %q weights %v: want ナンバリング below the translations", q.Concepts[i], q.Weights[i])
 	}
 }
+
+func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
+	for q, want := range map[string]bool{
+		"What changed in shell completion recently?": true,
+		"最近の補完まわりの変更は？":                              true,
+		"Is the unique args validator done?":         false,
+	} {
+		if got := parseQuery(q).WantsRecent; got != want {
+			t.Errorf("%q: WantsRecent = %v, want %v", q, got, want)
+		}
+	}
+}
