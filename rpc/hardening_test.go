@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -202,5 +203,34 @@ func TestReplayAnsweredOnce(t *testing.T) {
 	post("t-2")
 	if n := peer.calls.Load(); n != 2 {
 		t.Fatalf("a new id did not run (%d calls)", n)
+	}
+}
+
+// TestMisdirectedRequestsDoNotHoldTheConnection: a request refused for its
+// path, method or content type, declaring a body it never sends, is
+// answered at once and its connection closed — the attack run held such
+// connections open for minutes, up to the per-source cap.
+func TestMisdirectedRequestsDoNotHoldTheConnection(t *testing.T) {
+	server, stranger := newIdentity(t, "eng-suzuki"), newIdentity(t, "mallory")
+	peer := startMTLSPeer(t, server, Options{})
+	for _, req := range []string{
+		"POST /zzz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n",
+		"PUT " + Path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n",
+		"POST " + Path + " HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n",
+	} {
+		c := rawTLS(t, peer.tr.Addr(), stranger)
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		fmt.Fprintf(c, "%sContent-Length: 200000\r\n\r\n", req)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%q: no response: %v", req, err)
+		}
+		resp.Body.Close()
+		buf := make([]byte, 1)
+		_, err = c.Read(buf)
+		var ne net.Error
+		if err == nil || (errors.As(err, &ne) && ne.Timeout()) || !resp.Close {
+			t.Fatalf("%q: status %d, the connection is still open after the reply (%v)", req, resp.StatusCode, err)
+		}
 	}
 }

@@ -17,6 +17,11 @@ const bodyTimeout = 30 * time.Second
 // ServeHTTP serves POST /aoi/v1/rpc: body limit → identify → authenticate
 // → rate limit → dispatch → audit.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A request refused for its path, method or content type is answered
+	// before the caller is known and before its body is read.
+	if r.URL.Path != Path || r.Method != http.MethodPost || !isJSON(r.Header.Get("Content-Type")) {
+		closeAfterReply(w)
+	}
 	if r.URL.Path != Path {
 		http.Error(w, "not found: aoi serves JSON-RPC at POST "+Path, http.StatusNotFound)
 		return
@@ -40,7 +45,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		caller, ref = s.authenticate(r.Context(), caller)
 	}
 	if ref != nil {
-		w.Header().Set("Connection", "close")
+		closeAfterReply(w)
 		writeOutcome(w, s.refuseWhole(r.Context(), caller, ref.err, ref.status))
 		return
 	}
@@ -50,8 +55,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, tooBig, err := s.readBody(w, r)
 	if err != nil || tooBig {
-		// Part of the body is still unread: close rather than drain it.
-		w.Header().Set("Connection", "close")
+		closeAfterReply(w) // part of the body is still unread
 	}
 	if err != nil {
 		http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
@@ -63,6 +67,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeOutcome(w, s.serveAuthenticated(r.Context(), body, caller))
+}
+
+// closeAfterReply closes the connection once a refusal is written, without
+// reading what is left of the body. net/http would otherwise drain up to
+// 256 KiB of a declared body, with no deadline, before closing: a caller
+// that declares a body and never sends it would hold the connection (and
+// one of its source's slots) for as long as it liked.
+func closeAfterReply(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // identify runs Options.Identify; failure refuses the request (401).
