@@ -28,6 +28,9 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	if len(p.Data) == 0 {
 		p.Data = json.RawMessage("null")
 	}
+	if err := a.checkAnswerer(ctx, p); err != nil {
+		return nil, err
+	}
 	var seq int64
 	var dup bool
 	err := a.DB.Write(ctx, func(tx *store.Tx) error {
@@ -49,4 +52,21 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 		a.Publish(events.Attention, fmt.Sprint(seq), p.From, p.From+": "+p.Event)
 	}
 	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
+}
+
+// checkAnswerer refuses a notification that claims to answer a question
+// this agent asked another peer: only the peer asked may answer it, or
+// any pinned peer could put its words in another's mouth (`aoi query
+// --wait`, the inbox and the assistant all show an answer by the question
+// it relates to).
+func (a *API) checkAnswerer(ctx context.Context, p wire.NotifyParams) error {
+	if p.RelatedQueryID == "" {
+		return nil
+	}
+	ask, found, err := a.DB.Ask(ctx, p.RelatedQueryID)
+	if err != nil || !found || ask.To == p.From {
+		return err
+	}
+	return errs.Denied("related_query_id names a question this agent asked another peer; only the peer asked can answer it",
+		map[string]any{"related_query_id": p.RelatedQueryID})
 }
