@@ -20,7 +20,8 @@ import (
 )
 
 // Pattern is an owner-defined secret pattern (Go RE2 syntax). When the
-// regex has a capture group, only the first group is redacted.
+// regex has capture groups, only the first group that took part in the
+// match is redacted.
 type Pattern struct {
 	ID    string
 	Regex string
@@ -95,6 +96,27 @@ var awsSecretRule = rule{
 	},
 }
 
+// passwordRule catches a password assignment whatever its value looks
+// like: gitleaks' generic rule wants an entropic value of its own
+// character set ("Hunter2SuperSecret!9" and "Tr0ub4dor&3xyzzy" are not),
+// and skips a match whose text holds the word "password" ("creds:
+// password=…"). Only the value is redacted: a quoted one whole, spaces
+// included, an unquoted one up to a space or punctuation. Quotes may be
+// escaped (\"), as they are inside a JSON string.
+var passwordRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:[\w-]*[_-])?(?:password|passwd|passphrase|pwd)\b(?:\\?["'\x60])?\s*(?::=|=>|=|:)\s*` +
+		`(?:\\?"([^"\\\n]{4,200})\\?"|\\?'([^'\\\n]{4,200})\\?'|([^\s"'\x60,;\\]{4,}))`),
+	// Every match holds "pass" or "pwd" under (?i), which folds "s" also
+	// to U+017F (ſ).
+	may: func(s string) bool {
+		if strings.ContainsRune(s, '\u017f') {
+			s = strings.ReplaceAll(s, "\u017f", "s")
+		}
+		return fold.ContainsASCII(s, "pass") || fold.ContainsASCII(s, "pwd")
+	},
+}
+
 // buildMu serialises detector construction: gitleaks loads its default
 // config through viper's process-wide instance, which is not goroutine-safe.
 var buildMu sync.Mutex
@@ -102,7 +124,7 @@ var buildMu sync.Mutex
 // New builds a Redactor with gitleaks' default rules plus custom patterns.
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
-	rules := []rule{pemRule, awsKeyRule, awsSecretRule}
+	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
@@ -178,8 +200,11 @@ func (r *Redactor) ownSpans(s string) []span {
 		}
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
 			start, end := m[0], m[1]
-			if len(m) >= 4 && m[2] >= 0 {
-				start, end = m[2], m[3]
+			for g := 2; g+1 < len(m); g += 2 { // the first group that matched
+				if m[g] >= 0 {
+					start, end = m[g], m[g+1]
+					break
+				}
 			}
 			if end > start {
 				out = append(out, span{start, end, ru.id})

@@ -136,6 +136,38 @@ func TestRedactAWSKeyOutsideBase32(t *testing.T) {
 	}
 }
 
+// TestRedactPasswordAssignments: the attack run's values, which gitleaks'
+// generic rule lets through (a character outside its set, or the word
+// "password" in the match), lose their value; prose about passwords and
+// the word inside another word stay.
+func TestRedactPasswordAssignments(t *testing.T) {
+	r := newRedactor(t)
+	for in, secret := range map[string]string{
+		`password=Hunter2SuperSecret!9`:                                "Hunter2SuperSecret!9",
+		`db_password: "Tr0ub4dor&3xyzzy"`:                              "Tr0ub4dor&3xyzzy",
+		`creds: password=Xk9mQ2vL7pR4wZ8t and the rest`:                "Xk9mQ2vL7pR4wZ8t",
+		`PASSWORD: "Qw7Rt5Yu3Io1Pa9S"`:                                 "Qw7Rt5Yu3Io1Pa9S",
+		`passwd=hunter2`:                                               "hunter2",
+		`{"query":"DB_PWD := s3cr3t-v@lue, thanks"}`:                   "s3cr3t-v@lue",
+		`"password": "correct horse"`:                                  "correct horse",
+		`{"query":"config has \"password\": \"correct horse\" in it"}`: "correct horse",
+	} {
+		out, f := r.Redact(in)
+		if strings.Contains(out, secret) || len(f) == 0 {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+	}
+	for _, clean := range []string{
+		"passwordless login landed in auth/magic.go",
+		"the password reset page is done",
+		"password: see the vault",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q", clean, out)
+		}
+	}
+}
+
 // BenchmarkRedactPeerBody is the redaction every peer request body gets
 // (aoi bench's aoi.query body).
 func BenchmarkRedactPeerBody(b *testing.B) {
