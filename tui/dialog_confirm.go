@@ -31,7 +31,7 @@ func (d *confirmDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	case "n":
 		return noticeAction{text: "cancelled: " + d.title}, nil
 	}
-	if matches(k, d.env.keys.Dialog.Cancel) {
+	if cancels(k, d.env.keys.Dialog) {
 		return noticeAction{text: "cancelled: " + d.title}, nil
 	}
 	return nil, nil
@@ -70,7 +70,7 @@ func (d *trustDialog) focusCmd() tea.Cmd { return d.id.Focus() }
 func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case matches(k, d.env.keys.Dialog.Cancel):
+		case cancels(k, d.env.keys.Dialog):
 			return noticeAction{text: "trust cancelled"}, nil
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			id := strings.TrimSpace(d.id.Value())

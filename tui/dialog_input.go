@@ -55,7 +55,7 @@ func (d *reasonDialog) requireText(why string) *reasonDialog { d.required = why;
 func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case matches(k, d.env.keys.Dialog.Cancel):
+		case cancels(k, d.env.keys.Dialog):
 			return closeDialog{}, nil
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			v := strings.TrimSpace(d.input.Value())
@@ -123,7 +123,7 @@ func (d *answerDialog) focusCmd() tea.Cmd { return d.area.Focus() }
 func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case matches(k, d.env.keys.Dialog.Cancel):
+		case cancels(k, d.env.keys.Dialog):
 			return closeDialog{}, nil
 		case matches(k, d.env.keys.Dialog.Submit):
 			text := strings.TrimSpace(d.area.Value())

@@ -79,7 +79,7 @@ type scroller struct {
 func (s *scroller) update(k tea.KeyPressMsg) action {
 	keys := s.env.keys
 	switch {
-	case matches(k, keys.Dialog.Cancel, keys.List.Open, keys.Global.Quit):
+	case cancels(k, keys.Dialog), matches(k, keys.List.Open, keys.Global.Quit):
 		return closeDialog{}
 	case matches(k, keys.List.Down):
 		s.offset++

@@ -2,6 +2,7 @@ package tui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/keymap"
 )
 
 // dialog is a modal view on top of the panes. It gets every key first; any
@@ -34,4 +35,11 @@ func (m *Model) dialogAction(a action) tea.Cmd {
 	}
 	m.popDialog()
 	return m.runAction(a)
+}
+
+// cancels reports whether k closes a dialog without acting: the cancel key,
+// or ctrl+c, which in a dialog cancels instead of quitting aoi, so a reflex
+// ctrl+c does not throw away the interface with a half-typed answer.
+func cancels(k tea.KeyPressMsg, keys keymap.Dialog) bool {
+	return matches(k, keys.Cancel) || k.String() == "ctrl+c"
 }

@@ -121,7 +121,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		}
 	case auditPageMsg:
 		if msg.err != nil {
-			m.fail("cannot load the audit log: " + msg.err.Error())
+			m.failLoad("cannot load the audit log: " + msg.err.Error())
 		}
 		return m.runAction(m.audit.applyPage(msg)), true
 	case askedMsg:
@@ -156,7 +156,7 @@ func (m *Model) fresh(applied *uint64, seq uint64, err error, what string) bool 
 	}
 	*applied = seq
 	if err != nil {
-		m.fail(fmt.Sprintf("cannot load %s: %v", what, err))
+		m.failLoad(fmt.Sprintf("cannot load %s: %v", what, err))
 		return false
 	}
 	return true
@@ -169,7 +169,7 @@ func (m *Model) handleDone(msg doneMsg) tea.Cmd {
 		if failed == "" {
 			failed = msg.what
 		}
-		m.fail(failed + " failed: " + msg.err.Error())
+		m.failAction(failed + " failed: " + msg.err.Error())
 	} else {
 		m.info(msg.what)
 	}

@@ -7,14 +7,15 @@ import (
 )
 
 // handleKey routes a key: the top dialog first, then the prompt bar when it
-// has focus, then global bindings, then the focused pane.
+// has focus, then global bindings, then the focused pane. ctrl+c quits
+// from anywhere but a dialog, which takes it as cancel (see cancels).
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
-	if k.String() == "ctrl+c" {
-		return tea.Quit
-	}
 	if d := m.topDialog(); d != nil {
 		a, cmd := d.Update(k)
 		return tea.Batch(cmd, m.dialogAction(a))
+	}
+	if k.String() == "ctrl+c" {
+		return tea.Quit
 	}
 	if m.focus == focusPrompt {
 		return m.promptKey(k)

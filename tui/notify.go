@@ -30,6 +30,9 @@ type notice struct {
 	// trustFP is the fingerprint of the trust request the notice
 	// announces: it goes once the request is decided (here or elsewhere).
 	trustFP string
+	// actionFailed marks the failure of something the owner did: a
+	// failing refetch does not replace it (failLoad).
+	actionFailed bool
 }
 
 // How long notices stay.
@@ -48,6 +51,23 @@ func (m *Model) info(text string) {
 
 func (m *Model) fail(text string) {
 	m.notice = notice{text: text, level: levelError, until: m.now().Add(errorFor)}
+}
+
+// failAction shows why something the owner did failed.
+func (m *Model) failAction(text string) {
+	m.fail(text)
+	m.notice.actionFailed = true
+}
+
+// failLoad shows a failed fetch, unless the owner is reading why their
+// action failed: the refetch that follows it fails for the same reason
+// (the core is gone) and says less ("cannot load status" hides "turning
+// focus mode off failed").
+func (m *Model) failLoad(text string) {
+	if m.notice.actionFailed && m.now().Before(m.notice.until) {
+		return
+	}
+	m.fail(text)
 }
 
 func (m *Model) peerNotice(text string) {

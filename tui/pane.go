@@ -61,6 +61,15 @@ func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func matches(k tea.KeyPressMsg, b ...key.Binding) bool { return key.Matches(k, b...) }
 
+// newMarker is the title's note that rows arrived above the window while
+// the owner reads further down, with the key that goes up to them.
+func (p *paneBase) newMarker() string {
+	if p.list.unseen == 0 {
+		return ""
+	}
+	return " · ↑ " + itoa(p.list.unseen) + " new (" + p.env.keys.List.Home.Help().Key + ")"
+}
+
 // header renders a column header or a hint line.
 func (p *paneBase) header(text string) string {
 	return p.env.styles.Header.Render(truncate(text, p.w))

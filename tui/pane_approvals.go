@@ -27,27 +27,20 @@ func newApprovalsPane(e *env) *approvalsPane { return &approvalsPane{paneBase: p
 
 func (p *approvalsPane) n() int { return len(p.approvals) + len(p.tasks) }
 
-func (p *approvalsPane) selectedKey() string {
-	switch c := p.list.cursor; {
-	case c < len(p.approvals):
-		return "a" + p.approvals[c].ID
-	case c < p.n():
-		return "t" + p.tasks[c-len(p.approvals)].ID
+// keys names each row for listState.reselect: approvals, then tasks.
+func (p *approvalsPane) keys() []string {
+	keys := make([]string, 0, p.n())
+	for _, a := range p.approvals {
+		keys = append(keys, "a"+a.ID)
 	}
-	return ""
-}
-
-func (p *approvalsPane) reselect(sel string) {
-	keepSelection(&p.list, p.n(), func(i int) bool {
-		if i < len(p.approvals) {
-			return "a"+p.approvals[i].ID == sel
-		}
-		return "t"+p.tasks[i-len(p.approvals)].ID == sel
-	})
+	for _, t := range p.tasks {
+		keys = append(keys, "t"+t.ID)
+	}
+	return keys
 }
 
 func (p *approvalsPane) setApprovals(as []agent.Approval) {
-	sel := p.selectedKey()
+	old := p.keys()
 	var rows []agent.Approval
 	for _, a := range as {
 		if a.State == "" || a.State == agent.TaskPending {
@@ -60,7 +53,7 @@ func (p *approvalsPane) setApprovals(as []agent.Approval) {
 		p.arrived = ""
 		return
 	}
-	p.reselect(sel)
+	p.list.reselect(old, p.keys())
 }
 
 // selectApproval moves the cursor to the pending approval id.
@@ -94,7 +87,7 @@ func (p *approvalsPane) target() (agent.Approval, bool) {
 }
 
 func (p *approvalsPane) setTasks(ts []agent.Task) {
-	sel := p.selectedKey()
+	old := p.keys()
 	var rows []agent.Task
 	for _, t := range ts {
 		if t.State != agent.TaskPending { // pending ones show as approvals
@@ -102,7 +95,7 @@ func (p *approvalsPane) setTasks(ts []agent.Task) {
 		}
 	}
 	p.tasks = rows
-	p.reselect(sel)
+	p.list.reselect(old, p.keys())
 }
 
 func (p *approvalsPane) Title() string {
@@ -112,7 +105,7 @@ func (p *approvalsPane) Title() string {
 			running++
 		}
 	}
-	return "Approvals · " + itoa(len(p.approvals)) + " pending · " + itoa(running) + " running"
+	return "Approvals · " + itoa(len(p.approvals)) + " pending · " + itoa(running) + " running" + p.newMarker()
 }
 
 func (p *approvalsPane) Update(k tea.KeyPressMsg) action {

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -102,20 +103,36 @@ func (p *auditPane) applyPage(msg auditPageMsg) action {
 	return nil
 }
 
+// setHead loads the newest page. A selection on the newest row stays on
+// the top, so the pane follows the log live; one the owner moved down
+// stays on its row, and the rows written since are counted for the title.
 func (p *auditPane) setHead(rows []agent.AuditEntry) {
-	var sel int64
-	if p.list.cursor < p.n() {
-		sel = p.at(p.list.cursor).Seq
+	old, now := auditKeys(p.pages), auditKeys([][]agent.AuditEntry{rows})
+	if c := p.list.cursor; c > 0 && c < len(old) && !slices.Contains(now, old[c]) {
+		// The selected row was pushed off the newest page: keep the
+		// window where the owner reads, and say that newer rows exist.
+		p.newer = true
+		return
 	}
 	p.pages, p.first, p.newer = [][]agent.AuditEntry{rows}, 0, false
 	p.ended = len(rows) < auditPageSize
-	p.list.cursor = 0
-	for i, r := range rows {
-		if r.Seq == sel {
-			p.list.cursor = i
+	// The rows below moved down too: page 1 now starts under this head.
+	p.anchors = p.anchors[:1]
+	if len(rows) > 0 {
+		p.anchors = append(p.anchors, rows[len(rows)-1].Seq)
+	}
+	p.list.reselect(old, now)
+}
+
+// auditKeys names each loaded row for listState.reselect.
+func auditKeys(pages [][]agent.AuditEntry) []string {
+	var keys []string
+	for _, pg := range pages {
+		for _, e := range pg {
+			keys = append(keys, i64toa(e.Seq))
 		}
 	}
-	p.list.clamp(len(rows))
+	return keys
 }
 
 func (p *auditPane) appendPage(rows []agent.AuditEntry) {
@@ -183,9 +200,9 @@ func (p *auditPane) Title() string {
 		t += " · filter " + Sanitize(p.filterText)
 	}
 	if p.newer {
-		t += " · new rows above (" + p.env.keys.List.Home.Help().Key + ")"
+		return t + " · ↑ new rows (" + p.env.keys.List.Home.Help().Key + ")"
 	}
-	return t
+	return t + p.newMarker()
 }
 
 func (p *auditPane) Update(k tea.KeyPressMsg) action {

@@ -19,22 +19,19 @@ func newInterruptsPane(e *env) *interruptsPane {
 }
 
 func (p *interruptsPane) setQueries(qs []agent.Query) {
-	sel := ""
-	if p.list.cursor < len(p.rows) {
-		sel = p.rows[p.list.cursor].ID
-	}
 	var rows []agent.Query
 	for _, q := range qs {
 		if q.State == agent.QueryBuffered {
 			rows = append(rows, q)
 		}
 	}
+	old := queryIDs(p.rows)
 	p.rows = rows
-	keepSelection(&p.list, len(rows), func(i int) bool { return rows[i].ID == sel })
+	p.list.reselect(old, queryIDs(rows))
 }
 
 func (p *interruptsPane) Title() string {
-	return "Interrupts · " + itoa(len(p.rows)) + " buffered"
+	return "Interrupts · " + itoa(len(p.rows)) + " buffered" + p.newMarker()
 }
 
 func (p *interruptsPane) Update(k tea.KeyPressMsg) action {

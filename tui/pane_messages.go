@@ -31,18 +31,15 @@ func newMessagesPane(e *env) *messagesPane {
 	return &messagesPane{paneBase: paneBase{env: e, previewed: true}, asks: map[string]string{}}
 }
 
-// add merges newly fetched messages, keeping the selection; a selection
-// on the newest row follows the newest, so an answer that arrives while
-// the owner reads the top of the list is the one shown under it (as the
-// Audit pane follows new rows at its top).
+// add merges newly fetched messages. A selection on the newest row follows
+// the newest, so an answer that arrives while the owner reads the top of
+// the list is the one shown under it; a selection further down stays, the
+// title counting what arrived above (listState.reselect).
 func (p *messagesPane) add(ms []agent.Message) {
 	if len(ms) == 0 {
 		return
 	}
-	var sel int64
-	if p.list.cursor < len(p.rows) && p.list.cursor > 0 {
-		sel = p.rows[p.list.cursor].Seq
-	}
+	old := p.keys()
 	seen := map[int64]bool{}
 	for _, r := range p.rows {
 		seen[r.Seq] = true
@@ -56,7 +53,16 @@ func (p *messagesPane) add(ms []agent.Message) {
 	if len(p.rows) > messagesKept {
 		p.rows = p.rows[:messagesKept]
 	}
-	keepSelection(&p.list, len(p.rows), func(i int) bool { return p.rows[i].Seq == sel })
+	p.list.reselect(old, p.keys())
+}
+
+// keys names each row for listState.reselect.
+func (p *messagesPane) keys() []string {
+	keys := make([]string, len(p.rows))
+	for i, r := range p.rows {
+		keys[i] = i64toa(r.Seq)
+	}
+	return keys
 }
 
 func (p *messagesPane) unread() int {
@@ -89,9 +95,9 @@ func (p *messagesPane) markRead(upto int64) {
 
 func (p *messagesPane) Title() string {
 	if n := p.unread(); n > 0 {
-		return "Messages · " + itoa(n) + " unread"
+		return "Messages · " + itoa(n) + " unread" + p.newMarker()
 	}
-	return "Messages · " + itoa(len(p.rows))
+	return "Messages · " + itoa(len(p.rows)) + p.newMarker()
 }
 
 func (p *messagesPane) Update(k tea.KeyPressMsg) action {

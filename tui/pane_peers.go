@@ -79,10 +79,10 @@ func groupWrap(s string, n, w int) []string {
 
 func newPeersPane(e *env) *peersPane { return &peersPane{paneBase: paneBase{env: e}} }
 
-// setPeers sorts pending trust requests to the top, then by status and id,
-// keeping the selection on the same peer.
+// setPeers sorts pending trust requests to the top, then by status and id.
+// A selection on the top row stays there, so a new trust request is the
+// selected row; one further down stays on its peer.
 func (p *peersPane) setPeers(peers []agent.Peer) {
-	sel := p.selectedID()
 	rows := append([]agent.Peer(nil), peers...)
 	rank := func(x agent.Peer) int {
 		if x.Trust == agent.TrustPending {
@@ -102,20 +102,18 @@ func (p *peersPane) setPeers(peers []agent.Peer) {
 		}
 		return rows[i].AgentID < rows[j].AgentID
 	})
+	old := peerKeys(p.rows)
 	p.rows = rows
-	for i, r := range rows {
-		if r.AgentID+r.Fingerprint == sel {
-			p.list.cursor = i
-		}
-	}
-	p.list.clamp(len(rows))
+	p.list.reselect(old, peerKeys(rows))
 }
 
-func (p *peersPane) selectedID() string {
-	if r, ok := p.selected(); ok {
-		return r.AgentID + r.Fingerprint
+// peerKeys names each row for listState.reselect.
+func peerKeys(peers []agent.Peer) []string {
+	keys := make([]string, len(peers))
+	for i, r := range peers {
+		keys[i] = r.AgentID + r.Fingerprint
 	}
-	return ""
+	return keys
 }
 
 func (p *peersPane) selected() (agent.Peer, bool) {
@@ -146,27 +144,51 @@ func (p *peersPane) Title() string {
 	if n := p.pending(); n > 0 {
 		t += " · " + itoa(n) + " want trust"
 	}
-	return t
+	return t + p.newMarker()
 }
 
 func (p *peersPane) Update(k tea.KeyPressMsg) action {
 	if p.list.move(k, p.env.keys.List, len(p.rows)) {
 		return nil
 	}
-	r, ok := p.selected()
-	if !ok {
-		return nil
-	}
 	keys := p.env.keys.Peers
-	switch {
-	case key.Matches(k, keys.Trust) && r.Trust == agent.TrustPending:
-		return askTrust{p: r}
-	case key.Matches(k, keys.Refuse) && r.Trust == agent.TrustPending:
-		return askRefuse{p: r}
-	case key.Matches(k, p.env.keys.List.Open):
+	if key.Matches(k, keys.Trust, keys.Refuse) {
+		return p.decide(key.Matches(k, keys.Trust))
+	}
+	if r, ok := p.selected(); ok && key.Matches(k, p.env.keys.List.Open) {
 		return showDetail{title: "Peer " + Sanitize(r.AgentID), body: peerDetail(r, p.env)}
 	}
 	return nil
+}
+
+// decide trusts or refuses the selected trust request, else the first one
+// waiting, selecting it: the notice that announces a request names t and
+// x without knowing where the selection is. With none waiting it says so.
+func (p *peersPane) decide(trust bool) action {
+	i, ok := p.pendingRow()
+	if !ok {
+		return noticeAction{text: "no trust request is waiting"}
+	}
+	p.list.cursor = i
+	p.list.clamp(len(p.rows))
+	if trust {
+		return askTrust{p: p.rows[i]}
+	}
+	return askRefuse{p: p.rows[i]}
+}
+
+// pendingRow is the selected row when it is a trust request, else the
+// first request (they sort to the top).
+func (p *peersPane) pendingRow() (int, bool) {
+	if r, ok := p.selected(); ok && r.Trust == agent.TrustPending {
+		return p.list.cursor, true
+	}
+	for i, r := range p.rows {
+		if r.Trust == agent.TrustPending {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 func (p *peersPane) View() string {

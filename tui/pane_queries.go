@@ -26,10 +26,6 @@ func needsOwner(q agent.Query) bool {
 }
 
 func (p *queriesPane) setQueries(qs []agent.Query) {
-	sel := ""
-	if p.list.cursor < len(p.rows) {
-		sel = p.rows[p.list.cursor].ID
-	}
 	rows := append([]agent.Query(nil), qs...)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if a, b := needsOwner(rows[i]), needsOwner(rows[j]); a != b {
@@ -37,19 +33,18 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 		}
 		return rows[i].ReceivedAt.After(rows[j].ReceivedAt)
 	})
+	old := queryIDs(p.rows)
 	p.rows = rows
-	keepSelection(&p.list, len(rows), func(i int) bool { return rows[i].ID == sel })
+	p.list.reselect(old, queryIDs(rows))
 }
 
-// keepSelection moves the cursor to the row that was selected before.
-func keepSelection(l *listState, n int, was func(int) bool) {
-	for i := 0; i < n; i++ {
-		if was(i) {
-			l.cursor = i
-			break
-		}
+// queryIDs names each row for listState.reselect.
+func queryIDs(qs []agent.Query) []string {
+	ids := make([]string, len(qs))
+	for i, q := range qs {
+		ids[i] = q.ID
 	}
-	l.clamp(n)
+	return ids
 }
 
 func (p *queriesPane) Title() string {
@@ -60,9 +55,9 @@ func (p *queriesPane) Title() string {
 		}
 	}
 	if n == 0 {
-		return "Queries · " + itoa(len(p.rows))
+		return "Queries · " + itoa(len(p.rows)) + p.newMarker()
 	}
-	return "Queries · " + itoa(n) + " need you"
+	return "Queries · " + itoa(n) + " need you" + p.newMarker()
 }
 
 func (p *queriesPane) Update(k tea.KeyPressMsg) action {

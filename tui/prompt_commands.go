@@ -149,7 +149,7 @@ func (m *Model) runPrompt(line string) tea.Cmd {
 	}
 	c, err := parsePrompt(line)
 	if err != nil {
-		m.fail(err.Error())
+		m.failAction(err.Error())
 		return nil
 	}
 	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
@@ -260,7 +260,7 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 	title, text := "Config reloaded", Sanitize(msg.text)
 	if msg.err != nil {
 		title, text = "Config not reloaded", "reload failed: "+Sanitize(msg.err.Error())
-		m.fail(text)
+		m.failAction(text)
 	} else {
 		m.info(text)
 	}
@@ -278,7 +278,7 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 	to := Sanitize(msg.req.To)
 	if msg.err != nil {
-		m.fail("asking " + to + " failed: " + msg.err.Error())
+		m.failAction("asking " + to + " failed: " + msg.err.Error())
 		return nil
 	}
 	var r struct {
@@ -298,7 +298,7 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 	to := Sanitize(msg.req.To)
 	if msg.err != nil {
-		m.fail("task request to " + to + " failed: " + msg.err.Error())
+		m.failAction("task request to " + to + " failed: " + msg.err.Error())
 		return
 	}
 	m.asks[msg.ticket.RequestID] = "task " + Sanitize(msg.req.TaskType)

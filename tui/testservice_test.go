@@ -32,6 +32,7 @@ type testService struct {
 	evSeq     int64
 	asks      int
 	failWith  error // when set, every mutating call fails with it
+	loadErr   error // when set, Status fails with it (the core is gone)
 	auditReqs int
 	now       time.Time
 	changed   chan struct{} // closed when calls or subscribers change
@@ -120,7 +121,7 @@ func (s *testService) Status(context.Context) (agent.Status, error) {
 			st.PendingQuery++
 		}
 	}
-	return st, nil
+	return st, s.loadErr
 }
 
 func (s *testService) Peers(context.Context) ([]agent.Peer, error) {

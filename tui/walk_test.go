@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
 )
 
@@ -271,5 +272,101 @@ func TestFailuresSayWhatFailed(t *testing.T) {
 		if frame := screen(m); !strings.Contains(frame, c.want) {
 			t.Errorf(":%s: the failure does not say %q:\n%s", c.line, c.want, frame)
 		}
+	}
+}
+
+// quits reports whether cmd, or a command it batches, quits the program.
+func quits(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		switch msg := msg.(type) {
+		case tea.QuitMsg:
+			return true
+		case tea.BatchMsg:
+			for _, c := range msg {
+				if quits(c) {
+					return true
+				}
+			}
+		}
+	case <-time.After(100 * time.Millisecond): // a blink or a tick
+	}
+	return false
+}
+
+// TestCtrlCCancelsADialog: ctrl+c in a dialog cancels it like esc (an
+// answer being typed is not taken down with the whole interface); on the
+// panes it still quits.
+func TestCtrlCCancelsADialog(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "e") // answer q-7
+	typeText(t, m, "half an answer")
+	_, cmd := m.Update(keyMsg("ctrl+c"))
+	if quits(cmd) {
+		t.Fatal("ctrl+c in the answer dialog quit aoi")
+	}
+	if len(m.dialogs) != 0 || len(svc.Calls()) != 0 {
+		t.Errorf("ctrl+c must cancel the dialog and send nothing: dialogs %d, calls %v", len(m.dialogs), svc.Calls())
+	}
+	press(t, m, "shift+tab", "x") // refuse the trust request: asks first
+	_, cmd = m.Update(keyMsg("ctrl+c"))
+	if quits(cmd) || len(m.dialogs) != 0 || !strings.Contains(screen(m), "cancelled: Refuse") {
+		t.Errorf("ctrl+c in the confirmation must cancel it as esc does:\n%s", screen(m))
+	}
+	if _, cmd = m.Update(keyMsg("ctrl+c")); !quits(cmd) {
+		t.Error("ctrl+c on the panes no longer quits")
+	}
+}
+
+// TestTrustKeysFindTheRequest: the notice of a trust request names t and
+// x "in the Peers pane"; they act on the request wherever the selection
+// is, selecting it, and say so when no request is waiting.
+func TestTrustKeysFindTheRequest(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	press(t, m, "shift+tab", "down", "down") // on a pinned peer
+	press(t, m, "t")
+	if d, ok := m.topDialog().(*trustDialog); !ok || d.p.AgentID != "stranger" {
+		t.Fatalf("t on a pinned peer opened %T; want the trust dialog for the waiting request", m.topDialog())
+	}
+	if r, _ := m.peers.selected(); r.AgentID != "stranger" {
+		t.Errorf("the request acted on is not selected (%s is)", r.AgentID)
+	}
+	press(t, m, "esc", "down", "x")
+	if _, ok := m.topDialog().(*confirmDialog); !ok {
+		t.Fatalf("x on a pinned peer opened %T; want the refusal to confirm", m.topDialog())
+	}
+	press(t, m, "y")
+	press(t, m, "t")
+	if m.topDialog() != nil || !strings.Contains(screen(m), "no trust request is waiting") {
+		t.Errorf("t with no request waiting must say so:\n%s", screen(m))
+	}
+}
+
+// TestActionFailureNotHiddenByRefetch: with the core gone, an action's
+// failure stays on the notice line; the refetch after it fails too, but
+// "cannot load status" says less than what the owner tried and why.
+func TestActionFailureNotHiddenByRefetch(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	gone := errors.New("no aoi is running for this data directory; start it with `aoi serve`")
+	svc.failWith, svc.loadErr = gone, gone
+	press(t, m, ":")
+	typeText(t, m, "focus off")
+	press(t, m, "enter") // the refetch of the status runs here too
+	frame := screen(m)
+	if !strings.Contains(frame, "turning focus mode off failed: no aoi is running") || strings.Contains(frame, "cannot load status") {
+		t.Errorf("the action's failure is not what the notice line says:\n%s", frame)
+	}
+	m.notice.until = fixedNow.Add(-time.Second) // read and gone
+	pump(t, m, m.fetchCmds(dStatus)[0])
+	if !strings.Contains(screen(m), "cannot load status") {
+		t.Errorf("a failed load is not shown once the action's failure has gone:\n%s", screen(m))
 	}
 }
