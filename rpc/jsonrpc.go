@@ -10,6 +10,10 @@ import (
 // DefaultMaxBatch bounds the number of elements in one batch request.
 const DefaultMaxBatch = 100
 
+// MaxIDBytes bounds a request id's JSON text. Ids are correlation tokens
+// (a counter, a UUID); the id goes into the audit row and every log line.
+const MaxIDBytes = 256
+
 // nullID is the id of a response to a request whose id could not be read.
 var nullID = json.RawMessage("null")
 
@@ -91,6 +95,12 @@ func decodeElement(raw json.RawMessage, members map[string]json.RawMessage) requ
 	if hasID {
 		if !validID(id) {
 			return request{err: InvalidRequest("id must be a string, a number or null")}
+		}
+		if len(id) > MaxIDBytes {
+			// Refused before anything runs, and not echoed: a call whose
+			// id cannot fit in its audit row would run and then fail to
+			// be audited (and acknowledged).
+			return request{err: InvalidRequest("id is %d bytes of JSON; the limit is %d: use a short id", len(id), MaxIDBytes)}
 		}
 		r.id = id
 	}

@@ -17,6 +17,10 @@ import (
 // schema counts them); the body limit bounds the rest.
 const maxQueryText = 8 << 10
 
+// maxScopeEntries bounds context_scope: every entry is resolved and checked
+// against the ACL, and the scope goes into the query's audit row.
+const maxScopeEntries = 64
+
 // Interrupt decisions (seed 002 §2.3.3).
 const (
 	DecisionAutoRespond = "AUTO_RESPOND"
@@ -111,6 +115,8 @@ func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, 
 		return p, errs.Invalid("params.query is empty; ask a question in words")
 	case utf8.RuneCountInString(p.Query) > maxQueryText:
 		return p, errs.Invalid("params.query is %d characters; the limit is %d", utf8.RuneCountInString(p.Query), maxQueryText)
+	case len(p.ContextScope) > maxScopeEntries:
+		return p, errs.Invalid("params.context_scope has %d entries; the limit is %d: name the repositories or folders, not every file", len(p.ContextScope), maxScopeEntries)
 	}
 	if p.Priority == "" {
 		p.Priority = wire.PriorityNormal
