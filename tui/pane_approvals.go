@@ -188,7 +188,7 @@ func paramsText(ps map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = Sanitize(k) + "=" + Sanitize(ps[k])
+		parts[i] = Sanitize(k) + "=" + QuoteHidden(ps[k])
 	}
 	return strings.Join(parts, " ")
 }
@@ -246,7 +246,9 @@ func planFields(p *agent.TaskPlan) [][2]string {
 func argvText(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t'\"\\$`") {
+		if q := QuoteHidden(a); q != a {
+			a = q
+		} else if a == "" || strings.ContainsAny(a, " \t'\"\\$`") {
 			a = strconv.Quote(a)
 		}
 		parts[i] = a

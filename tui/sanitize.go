@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,6 +18,20 @@ const tabWidth = 4
 // invisible format characters that could spoof the display are removed.
 func Sanitize(s string) string {
 	return sanitize(s, false)
+}
+
+// QuoteHidden shows a value that must be read exactly, such as an argument
+// an approval will run: when it holds anything Sanitize would hide or drop
+// (controls, escapes, bidi overrides, invisible marks), it is quoted with
+// those written as escapes (\u202e, \x1b), so what the owner sees maps one
+// to one to what runs. Other values are returned as they are.
+func QuoteHidden(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) || spoofing(r) {
+			return strconv.QuoteToASCII(s)
+		}
+	}
+	return s
 }
 
 // SanitizeMultiline is Sanitize for views that show several lines: newlines

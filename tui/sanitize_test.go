@@ -75,3 +75,23 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+// TestQuoteHiddenShowsWhatRuns: the attack run's approval argument, with a
+// bidi override and a C1 control, is shown with both escaped instead of
+// looking like "wbC1"; an ordinary value is left as it is.
+func TestQuoteHiddenShowsWhatRuns(t *testing.T) {
+	if got, want := QuoteHidden("w\u202eb\u009b31mC1"), `"w\u202eb\u009b31mC1"`; got != want {
+		t.Errorf("QuoteHidden = %s, want %s", got, want)
+	}
+	for _, plain := range []string{"TestAuth", "認証 テスト", "a b"} {
+		if got := QuoteHidden(plain); got != plain {
+			t.Errorf("QuoteHidden(%q) = %q, want it unchanged", plain, got)
+		}
+	}
+	if got := argvText([]string{"echo", "w\u202eb"}); got != `echo "w\u202eb"` {
+		t.Errorf("argvText = %s", got)
+	}
+	if got := Sanitize(paramsText(map[string]string{"msg": "w\u202eb"})); got != `msg="w\u202eb"` {
+		t.Errorf("paramsText through Sanitize = %s", got)
+	}
+}

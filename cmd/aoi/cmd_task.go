@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/tui"
 )
 
 func (a *app) taskCmd() *cobra.Command {
@@ -188,12 +189,14 @@ func printOutcome(w io.Writer, raw json.RawMessage, withExit bool) bool {
 	return true
 }
 
-// formatParams renders params as sorted KEY=VALUE pairs.
+// formatParams renders params as sorted KEY=VALUE pairs. A value holding
+// characters a terminal would hide is shown quoted with them escaped: the
+// owner approves what runs, not a cleaned-up look-alike.
 func formatParams(p map[string]string) string {
 	keys := slices.Sorted(maps.Keys(p))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + p[k]
+		parts[i] = k + "=" + tui.QuoteHidden(p[k])
 	}
 	return strings.Join(parts, " ")
 }

@@ -46,3 +46,13 @@ func TestPeerTextIsSanitised(t *testing.T) {
 	printTask(&b, agent.Task{ID: "t1", Error: hostile, Output: json.RawMessage(`"` + "ok" + `"`)})
 	assertInert(t, "task", b.String())
 }
+
+// TestApprovalParamsShowHiddenCharacters: `aoi approvals` and `aoi task`
+// show a parameter with a bidi override or a C1 control escaped, so the
+// owner approves what runs rather than a cleaned-up look-alike.
+func TestApprovalParamsShowHiddenCharacters(t *testing.T) {
+	got := cell(formatParams(map[string]string{"msg": "w\u202eb\u009b31mC1", "suite": "auth"}), 0)
+	if want := `msg="w\u202eb\u009b31mC1" suite=auth`; got != want {
+		t.Fatalf("params shown as %s, want %s", got, want)
+	}
+}
