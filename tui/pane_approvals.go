@@ -246,9 +246,7 @@ func planFields(p *agent.TaskPlan) [][2]string {
 func argvText(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if q := QuoteHidden(a); q != a {
-			a = q
-		} else if a == "" || strings.ContainsAny(a, " \t'\"\\$`") {
+		if a == "" || strings.ContainsAny(a, " \t'\"\\$`") || QuoteHidden(a) != a {
 			a = strconv.Quote(a)
 		}
 		parts[i] = a

@@ -22,13 +22,14 @@ func Sanitize(s string) string {
 
 // QuoteHidden shows a value that must be read exactly, such as an argument
 // an approval will run: when it holds anything Sanitize would hide or drop
-// (controls, escapes, bidi overrides, invisible marks), it is quoted with
-// those written as escapes (\u202e, \x1b), so what the owner sees maps one
-// to one to what runs. Other values are returned as they are.
+// (controls, escapes, bidi overrides, invisible marks: none of them
+// printable), it is quoted with those written as escapes (\u202e, \x1b),
+// so what the owner sees maps one to one to what runs. Other values are
+// returned as they are.
 func QuoteHidden(s string) string {
 	for _, r := range s {
-		if !strconv.IsPrint(r) || spoofing(r) {
-			return strconv.QuoteToASCII(s)
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
 		}
 	}
 	return s

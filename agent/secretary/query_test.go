@@ -33,6 +33,7 @@ func TestParseQuery(t *testing.T) {
 		{"Which Go version do we test with?", []string{"go", "version", "test"}, false, false, false},
 		{"Where is it going?", nil, true, false, false},
 		{"What changed in shell completion?", []string{"chang", "shell", "complet"}, false, false, false},
+		{"What's the latest on auth?", []string{"auth"}, false, false, false},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
@@ -127,6 +128,7 @@ func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
 	for q, want := range map[string]bool{
 		"What changed in shell completion recently?": true,
 		"最近の補完まわりの変更は？":                              true,
+		"What's the latest on auth?":                 true,
 		"Is the unique args validator done?":         false,
 	} {
 		if got := parseQuery(q).WantsRecent; got != want {
