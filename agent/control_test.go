@@ -350,55 +350,38 @@ func TestEventsResumeBySeqAndSurviveRestart(t *testing.T) {
 }
 
 // TestNewEventsStartWhenEventsReturns: asked for only new events, the
-// control client's stream starts when Events returns, so an event published
-// right after (while a front end loads its data) is not lost to the
-// daemon's later idea of "new".
+// control client's stream starts when Events returns, so events published
+// right after (while a front end loads its data) are not lost to the
+// daemon's later idea of "new" — also when the daemon had published
+// nothing yet and reported 0 as its newest event (the client then resumes
+// after 0 exactly).
 func TestNewEventsStartWhenEventsReturns(t *testing.T) {
-	dir := t.TempDir()
-	d := newServiceDouble()
-	serveControl(t, dir, d)
-	c := dial(t, dir)
-	d.publish(agent.EventQueryReceived, "old")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events, err := c.Events(ctx, agent.EventsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.publish(agent.EventQueryReceived, "q-right-after")
-	if ev := recv(t, events); ev.ID != "q-right-after" {
-		t.Fatalf("got %+v, want the event published right after Events returned", ev)
-	}
-	cancel()
-	for range events {
-	}
-}
-
-// TestFirstEventsOfAQuietDaemonAreNotLost: a daemon that has published
-// nothing yet reports 0 as its newest event; the client then resumes after
-// 0 exactly, so the first events it publishes (while a front end loads its
-// data) reach the stream rather than falling before the daemon's later
-// idea of "only new ones".
-func TestFirstEventsOfAQuietDaemonAreNotLost(t *testing.T) {
-	dir := t.TempDir()
-	d := newServiceDouble()
-	serveControl(t, dir, d)
-	c := dial(t, dir)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events, err := c.Events(ctx, agent.EventsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.publish(agent.EventQueryReceived, "q-first")
-	d.publish(agent.EventQueryReceived, "q-second")
-	for _, want := range []string{"q-first", "q-second"} {
-		if ev := recv(t, events); ev.ID != want {
-			t.Fatalf("got %+v, want %s", ev, want)
-		}
-	}
-	cancel()
-	for range events {
+	for name, before := range map[string][]string{"older": {"old"}, "quiet": nil} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			d := newServiceDouble()
+			serveControl(t, dir, d)
+			c := dial(t, dir)
+			for _, id := range before {
+				d.publish(agent.EventQueryReceived, id)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			events, err := c.Events(ctx, agent.EventsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.publish(agent.EventQueryReceived, "q-first")
+			d.publish(agent.EventQueryReceived, "q-second")
+			for _, want := range []string{"q-first", "q-second"} {
+				if ev := recv(t, events); ev.ID != want {
+					t.Fatalf("got %+v, want %s, published right after Events returned", ev, want)
+				}
+			}
+			cancel()
+			for range events {
+			}
+		})
 	}
 }
 
