@@ -34,6 +34,19 @@ type fileEvidence struct {
 	order      int
 }
 
+// nearLines is how far from the evidence's lines a marker may sit and
+// still be about that work.
+const nearLines = 20
+
+// near reports whether line is by the evidence's lines of the file, or the
+// file's path names the topic. A nil file is near nothing.
+func (f *fileEvidence) near(line int) bool {
+	if f == nil {
+		return false
+	}
+	return f.named || (f.lo > 0 && line >= f.lo-nearLines && line <= f.hi+nearLines)
+}
+
 // groupEvidence folds hits (best first) into per-file, per-commit,
 // per-task and per-note evidence.
 func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
