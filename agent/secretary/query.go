@@ -30,6 +30,7 @@ type parsedQuery struct {
 	WantsProgress bool
 	WantsBlockers bool
 	WantsRecent   bool // "recently", "最近": the newest matches lead
+	WantsWho      bool // "who", "誰": the answer names who did the work
 	Japanese      bool // answer in Japanese
 }
 
@@ -43,15 +44,21 @@ var stopwords = setOf(`a an and are as at be been being but by can could did do 
 how i if in into is it its me my of on or our so than that the their them then there these they this to up us was we
 were what when where which who whom why will with would you your about any anything some something tell know let
 please currently right now today yet still already just get got there's what's how's happen happened happening
-going go goes land landed lately recently recent latest newest new week weeks work working worked also ever since been anyone
+going go goes land landed lately recently recent latest newest last new week weeks work working worked also ever since been anyone
+touch touched touches touching whose
 don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
 rely real really thing things much many far news against like off onto over under via using use used uses
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
 same such only very too more most less least another per`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
-var recentWords = setOf(`recent recently lately latest newest new`)
-var recentJA = []string{"最近", "最新", "近頃", "この頃"}
+// "last" asks for the newest ("who touched args.go last?").
+var recentWords = setOf(`recent recently lately latest newest last new`)
+var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
+
+// Words that ask who did the work (stopwords, or cut as intent).
+var whoWords = setOf(`who whom whose`)
+var whoJA = []string{"誰", "だれ", "どなた", "担当者"}
 
 // Words that say what kind of answer is wanted rather than what about.
 // "completion" is not one of them: in a codebase it is mostly a topic
@@ -73,6 +80,7 @@ var jaIntent = []struct {
 	{"現在", false, false}, {"実装", false, false}, {"機能", false, false}, {"最近", false, false}, {"今日", false, false},
 	{"作業", false, false}, {"対応", false, false}, {"教", false, false}, {"何", false, false}, {"今", false, false},
 	{"仕上", true, false}, {"未解決", false, true}, {"追加", false, false}, {"修正", false, false},
+	{"最後", false, false}, {"担当者", false, false}, {"担当", false, false},
 	{"懸念", false, true}, {"困", false, true}, {"詰", false, true}, {"妨", false, true},
 }
 
@@ -107,6 +115,7 @@ func parseQuery(text string) parsedQuery {
 		text = strings.Replace(text, p, " ", 1)
 	}
 	q.Since = sinceRE.MatchString(text)
+	q.WantsWho = slices.ContainsFunc(whoJA, func(w string) bool { return strings.Contains(text, w) })
 	for _, tok := range tokenize(text) {
 		if tok.cjk {
 			q.Japanese = true
@@ -398,6 +407,7 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 		}) {
 			part = strings.Trim(part, "-_")
 			q.WantsRecent = q.WantsRecent || recentWords[part]
+			q.WantsWho = q.WantsWho || whoWords[part]
 			switch {
 			case progressWords[part]:
 				q.WantsProgress = true

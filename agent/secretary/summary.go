@@ -72,6 +72,9 @@ func extractiveSummary(f answerFacts) string {
 	}
 	var b strings.Builder
 	b.WriteString(t.head(topic, len(f.hits), strings.Join(f.ev.contexts, ", "), t.ago(f.now.Sub(latest))))
+	if f.q.WantsWho {
+		b.WriteString(t.section(t.who, authorItems(authors(f.hits, f.q.WantsRecent), t, f.now)))
+	}
 	progress := f.inProgress
 	if f.progress != nil {
 		progress = append(append([]string(nil), progress...), t.percent(*f.progress))
@@ -113,33 +116,37 @@ func isBlocker(blockers []string, title string) bool {
 type templates struct {
 	recentWork           string
 	done, doing, blocked string
+	who                  string
 	none                 string
 	sep, end             string
 	head                 func(topic string, n int, where, ago string) string
 	percent              func(int) string
 	ago                  func(time.Duration) string
+	author               func(name string, commits int, ago string) string
 }
 
 var templatesEN = templates{
 	recentWork: "recent work",
-	done:       "Done", doing: "In progress", blocked: "Blocked by",
+	done:       "Done", doing: "In progress", blocked: "Blocked by", who: "By",
 	none: "nothing recorded", sep: "; ", end: ".",
 	head: func(topic string, n int, where, ago string) string {
 		return fmt.Sprintf("%s: %d matching events in %s, latest %s.", topic, n, where, ago)
 	},
 	percent: func(p int) string { return fmt.Sprintf("about %d%% done", p) },
 	ago:     agoEN,
+	author:  authorEN,
 }
 
 var templatesJA = templates{
 	recentWork: "最近の作業",
-	done:       "完了", doing: "進行中", blocked: "ブロック要因",
+	done:       "完了", doing: "進行中", blocked: "ブロック要因", who: "担当",
 	none: "なし", sep: " / ", end: "。",
 	head: func(topic string, n int, where, ago string) string {
 		return fmt.Sprintf("「%s」の記録が%d件（%s、最新は%s）。", topic, n, where, ago)
 	},
 	percent: func(p int) string { return fmt.Sprintf("進捗 約%d%%", p) },
 	ago:     agoJA,
+	author:  authorJA,
 }
 
 // section is one part of the summary: "Done: a; b." / "完了: a / b。".

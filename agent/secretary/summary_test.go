@@ -91,3 +91,48 @@ func TestQuietWeekAnswersWithTheNewestWork(t *testing.T) {
 		t.Fatalf("answer should rest on the 20-day-old commit: refs %v\n%s", a.Result.ContextRefs, a.Result.Summary)
 	}
 }
+
+// TestWhoQuestionsNameTheAuthors: asked who did the work, the answer names
+// the authors of the best-matching commits, most commits first, or the
+// newest first when the question asks who was last; in the question's
+// language. Other questions name nobody.
+func TestWhoQuestionsNameTheAuthors(t *testing.T) {
+	cfg := testConfig(t.TempDir(), filepath.Join(t.TempDir(), "no-transcripts"))
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	commits := []struct {
+		key, author string
+		daysAgo     int
+	}{{"a000001", "Ana Ruiz", 9}, {"a000002", "Ana Ruiz", 8}, {"a000003", "Kenji Sato", 1}, {"a000004", "Ana Ruiz", 5}}
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, c := range commits {
+			_, err := tx.InsertContextEvent(store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: c.key,
+				Title: "args: unique validator " + c.key, Body: "files: args.go (+2 -1)", Meta: `{"author":"` + c.author + `"}`,
+				TS: testNow.Add(-time.Duration(c.daysAgo) * 24 * time.Hour)})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ q, want string }{
+		{"Who worked on the args validator?", "By: Ana Ruiz (3 commits, latest 5 days ago); Kenji Sato (1 commit, 24 h ago)."},
+		{"Who touched args.go last?", "By: Kenji Sato (1 commit, 24 h ago); Ana Ruiz (3 commits, latest 5 days ago)."},
+		{"誰が args の validator を作りましたか？", "担当: Ana Ruiz（3件、最新は5日前） / Kenji Sato（1件、24時間前）。"},
+		{"How is the args validator going?", ""},
+	} {
+		a, err := s.Answer(context.Background(), Question{Text: c.q, Scope: []string{"acme/webapp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := a.Result.Summary
+		switch {
+		case c.want == "" && (strings.Contains(sum, "By:") || strings.Contains(sum, "Ana Ruiz")):
+			t.Errorf("%q names authors unasked:\n%s", c.q, sum)
+		case c.want != "" && !strings.Contains(sum, c.want):
+			t.Errorf("%q: summary lacks %q:\n%s", c.q, c.want, sum)
+		}
+	}
+}
