@@ -34,9 +34,6 @@ func (c *Core) wireOps() {
 // call after its audit record: it counts and times the call, counts the
 // ACL decision the handler recorded, and writes the request log line.
 func (c *Core) observeCall(ctx context.Context, o rpc.Observation) {
-	if o.Suppressed {
-		return // folded into a counted audit row; not logged or counted one by one
-	}
 	code := "ok"
 	if o.Err != nil {
 		code = codeName(o.Err.Code)
@@ -53,6 +50,11 @@ func (c *Core) observeCall(ctx context.Context, o rpc.Observation) {
 	}
 	method := methodLabel(o.Method)
 	c.obs.metrics.ObserveCall(method, code, o.Duration)
+	if o.Suppressed {
+		// Folded into a counted audit row: counted above (a counter costs
+		// nothing), but not logged one line each.
+		return
+	}
 	c.logCall(ctx, method, o.Caller, o.ID, code, o.Duration)
 }
 

@@ -2,12 +2,15 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -45,6 +48,57 @@ func TestStrangersDoNotFloodTheAudit(t *testing.T) {
 	}
 	if added := len(after) - len(before); added > 3 {
 		t.Fatalf("%d pings from strangers added %d audit rows, want a counted summary", pings, added)
+	}
+	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
+		t.Fatalf("audit chain: %+v %v", v, err)
+	}
+}
+
+// TestRateLimitedPeerDoesNotFloodTheAudit: a pinned peer far over its rate
+// limit is refused, and its refusals are audited as a counted row (with
+// refusals_since_last_row), not a row each; the calls it was allowed are
+// audited one by one as always.
+func TestRateLimitedPeerDoesNotFloodTheAudit(t *testing.T) {
+	ctx := context.Background()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.RatePerSec, c.Limits.Burst = 0.5, 2
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	before, err := eng.Audit(ctx, agent.AuditFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := rawClient(t, pm, eng)
+	const pings = 300
+	limited := 0
+	for range pings {
+		err := client.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-tanaka"}, new(json.RawMessage))
+		if e := (*rpc.Error)(nil); errors.As(err, &e) && e.Code == rpc.CodeRateLimit {
+			limited++
+		}
+	}
+	if limited < pings-5 {
+		t.Fatalf("%d of %d pings at 0.5/s were rate limited", limited, pings)
+	}
+	after, err := eng.Audit(ctx, agent.AuditFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := after[:len(after)-len(before)]
+	if allowed := pings - limited; len(added) > allowed+3 {
+		t.Fatalf("%d refused pings from a pinned peer added %d audit rows, want a counted summary", limited, len(added))
+	}
+	counted := 0
+	for _, r := range added {
+		var d map[string]any
+		if json.Unmarshal(r.Detail, &d) == nil && r.Result == "RATE_LIMIT" {
+			n, _ := d["refusals_since_last_row"].(float64)
+			counted += 1 + int(n)
+		}
+	}
+	if counted < 1 {
+		t.Fatalf("no rate-limited row in %+v", added)
 	}
 	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
 		t.Fatalf("audit chain: %+v %v", v, err)

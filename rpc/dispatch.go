@@ -25,17 +25,24 @@ func (s *Server) serveOne(ctx context.Context, buf []byte, req *request, caller 
 		result, resultJSON, e = s.dispatchOnce(ctx, &call)
 	}
 	d := time.Since(begin)
-	if !call.audited {
+	write, suppressed := true, 0
+	if wait > 0 {
+		// A peer over its rate limit is audited like a stranger: one row
+		// per minute counting the rest, so a flood of refused calls from
+		// a pinned peer cannot flood the audit log either.
+		write, suppressed = s.refusals.note(rateLimitedKey+limitKey(caller), begin)
+	}
+	if !call.audited && write {
 		rec := CallRecord{
 			Caller: caller, Method: call.Method, ID: call.ID, Params: call.Params,
-			Notification: call.Notification, Result: result, Err: e, Duration: d,
+			Notification: call.Notification, Result: result, Err: e, Duration: d, Suppressed: suppressed,
 		}
 		if aerr := s.audit(ctx, rec); aerr != nil {
 			e = aerr
 		}
 	}
 	s.observe(ctx, Observation{Caller: caller, Method: call.Method, ID: call.ID,
-		Notification: call.Notification, Err: e, Duration: d, ACL: call.acl})
+		Notification: call.Notification, Err: e, Duration: d, ACL: call.acl, Suppressed: !write})
 	switch {
 	case call.Notification:
 		return buf, false, wait

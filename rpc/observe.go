@@ -30,8 +30,9 @@ type Observation struct {
 	Err          *Error        // nil on success
 	Duration     time.Duration // from the request's arrival to its audit
 	ACL          ACLOutcome
-	// Suppressed: a refusal of an unauthenticated caller that was not
-	// audited on its own (refusals.go folds it into a later counted row).
+	// Suppressed: a refusal of an unauthenticated caller, or of a peer
+	// over its rate limit, that was not audited on its own (refusals.go
+	// folds it into a later counted row).
 	Suppressed bool
 }
 

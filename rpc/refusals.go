@@ -11,8 +11,13 @@ import (
 // audited as counted summaries — one row per caller per refusalWindow,
 // carrying how many refusals it stands for — instead of a row each (1,000
 // pings from strangers once wrote 2,000 rows and 36 MB).
+//
+// A pinned peer over its rate limit is counted the same way, per peer
+// (rateLimitedKey + its limit key), so 2,000 refused calls write a row a
+// minute, not 2,000.
 const (
 	strangersKey   = "strangers"
+	rateLimitedKey = "rate-limited:"
 	refusalWindow  = time.Minute
 	maxRefusalKeys = 4096
 )

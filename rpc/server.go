@@ -64,7 +64,8 @@ type CallRecord struct {
 	Params       json.RawMessage
 	Notification bool
 	// Suppressed counts the earlier refusals of this unauthenticated
-	// caller that were not written one by one (see refusals.go).
+	// caller, or of this peer over its rate limit, that were not written
+	// one by one (see refusals.go).
 	Suppressed int
 	Result     any    // nil on error
 	Err        *Error // nil on success
