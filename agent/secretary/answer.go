@@ -115,7 +115,8 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 	if len(pq.Terms) > 0 {
 		// No Contexts filter: notes tied to no context must match too; the
 		// access check keeps every event inside the asked contexts.
-		return s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow, Recent: pq.WantsRecent})
+		hits, err := s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow, Recent: pq.WantsRecent})
+		return fileFirst(hits, pq.Files), err
 	}
 	hits, err := s.recentWork(ctx, contexts, ac, s.now().Add(-recentWindow))
 	if err != nil || len(hits) > 0 {

@@ -25,15 +25,18 @@ type authorCount struct {
 }
 
 // authors names who made the answer's best-matching commits (git's author
-// name; the index keeps no e-mail addresses): most commits first, or the
-// newest first when the question asks for the latest ("who touched
-// args.go last?").
-func authors(hits []store.ContextHit, newestFirst bool) []authorCount {
+// name; the index keeps no e-mail addresses), of those changing the files
+// the question names if any do: most commits first, or the newest first
+// when the question asks for the latest ("who touched args.go last?").
+func authors(hits []store.ContextHit, files []string, newestFirst bool) []authorCount {
+	// A question naming a file asks who changed that file: when any
+	// commit does, only those count.
+	onFiles := slices.ContainsFunc(hits, func(h store.ContextHit) bool { return h.Kind == "commit" && touchesFile(h, files) })
 	byName := map[string]*authorCount{}
 	var out []*authorCount
 	seen := 0
 	for _, h := range hits {
-		if h.Kind != "commit" || seen == authorHits {
+		if h.Kind != "commit" || seen == authorHits || (onFiles && !touchesFile(h, files)) {
 			continue
 		}
 		seen++

@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,55 @@ type fileEvidence struct {
 	bestCommit string
 	summary    string
 	order      int
+}
+
+// fileFirst puts the hits that touch a file the question names first
+// ("what changed in doc/man_docs.go?"), keeping the order within each
+// group: the name's words also match commits that only mention them. Their
+// scores rise above every other hit's, so the references rank them first
+// too.
+func fileFirst(hits []store.ContextHit, files []string) []store.ContextHit {
+	if len(files) == 0 {
+		return hits
+	}
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Score)
+	}
+	for i := range hits {
+		if touchesFile(hits[i], files) {
+			hits[i].Score += top
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b store.ContextHit) int {
+		ta, tb := touchesFile(a, files), touchesFile(b, files)
+		switch {
+		case ta == tb:
+			return 0
+		case ta:
+			return -1
+		}
+		return 1
+	})
+	return hits
+}
+
+// touchesFile reports whether a hit changes or is in one of files (a path
+// as the question wrote it: whole, or its last elements).
+func touchesFile(h store.ContextHit, files []string) bool {
+	paths := eventFiles(store.ContextEvent{Kind: h.Kind, Key: h.Key, Meta: h.Meta})
+	if f := fileOfMarker(store.ContextEvent{Kind: h.Kind, Key: h.Key}); f != "" {
+		paths = append(paths, f)
+	}
+	for _, p := range paths {
+		for _, f := range files {
+			f = cleanRel(f)
+			if p == f || strings.HasSuffix(p, "/"+f) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nearLines is how far from the evidence's lines a marker may sit and

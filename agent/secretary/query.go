@@ -45,7 +45,7 @@ how i if in into is it its me my of on or our so than that the their them then t
 were what when where which who whom why will with would you your about any anything some something tell know let
 please currently right now today yet still already just get got there's what's how's happen happened happening
 going go goes land landed lately recently recent latest newest last new week weeks work working worked also ever since been anyone
-touch touched touches touching whose
+touch touched touches touching whose change changed changes changing
 don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
 rely real really thing things much many far news against like off onto over under via using use used uses
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others

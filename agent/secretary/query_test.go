@@ -32,7 +32,9 @@ func TestParseQuery(t *testing.T) {
 		// The language, not the verb; a topic, not a progress word.
 		{"Which Go version do we test with?", []string{"go", "version", "test"}, false, false, false},
 		{"Where is it going?", nil, true, false, false},
-		{"What changed in shell completion?", []string{"chang", "shell", "complet"}, false, false, false},
+		// "changed" and "touched" ask what happened; "last" asks for the newest.
+		{"What changed in shell completion?", []string{"shell", "complet"}, false, false, false},
+		{"Who touched args.go last?", []string{"args.go"}, false, false, false},
 		{"What's the latest on auth?", []string{"auth"}, false, false, false},
 	}
 	for _, c := range cases {

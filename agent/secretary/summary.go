@@ -73,7 +73,7 @@ func extractiveSummary(f answerFacts) string {
 	var b strings.Builder
 	b.WriteString(t.head(topic, len(f.hits), strings.Join(f.ev.contexts, ", "), t.ago(f.now.Sub(latest))))
 	if f.q.WantsWho {
-		b.WriteString(t.section(t.who, authorItems(authors(f.hits, f.q.WantsRecent), t, f.now)))
+		b.WriteString(t.section(t.who, authorItems(authors(f.hits, f.q.Files, f.q.WantsRecent), t, f.now)))
 	}
 	progress := f.inProgress
 	if f.progress != nil {
