@@ -102,3 +102,28 @@ func TestParseAuditFilter(t *testing.T) {
 		t.Errorf("%+v", f)
 	}
 }
+
+// TestAuditDetailColumnReadable: in a column of the wide layout (120
+// columns) and on an 80-column terminal the DETAIL column has room to be
+// read, the fixed columns giving way; at 60 columns nothing overflows.
+func TestAuditDetailColumnReadable(t *testing.T) {
+	for _, sz := range [][2]int{{120, 36}, {80, 24}, {60, 20}} {
+		m := newLoaded(t, fixtureService(), sz[0], sz[1], true)
+		m.setFocus(focusAudit)
+		frame := screen(m)
+		checkFrame(t, frame, sz[0], sz[1])
+		if sz[0] < 80 {
+			continue
+		}
+		// The newest row's line (09:59), not the preview under the list.
+		row := ""
+		for _, l := range strings.Split(frame, "\n") {
+			if strings.Contains(l, "09:59") {
+				row = l
+			}
+		}
+		if !strings.Contains(row, `{"n":40,"scope":[`) {
+			t.Errorf("%dx%d: the detail column is too narrow to read: %q", sz[0], sz[1], row)
+		}
+	}
+}

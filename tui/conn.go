@@ -15,11 +15,11 @@ const coreLostBanner = "core disconnected — retrying…"
 func (m *Model) handleLink(ev agent.Event) (tea.Cmd, bool) {
 	switch ev.Kind {
 	case agent.EventCoreDisconnected:
-		m.coreLost = true
-		m.fail(coreLostBanner + " (is `aoi serve` running?)")
+		m.coreLost, m.peers.coreLost = true, true
+		m.fail(coreLostBanner+" (is `aoi serve` running?)", nil)
 		return nil, true
 	case agent.EventCoreReconnected:
-		m.coreLost = false
+		m.coreLost, m.peers.coreLost = false, false
 		m.notice = notice{} // the "disconnected" error is over
 		m.info("core reconnected")
 		return m.markDirty(dAll), true

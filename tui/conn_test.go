@@ -32,3 +32,22 @@ func TestCoreLostBanner(t *testing.T) {
 		t.Errorf("after reconnecting: banner gone, notice shown, state refetched; got:\n%s", frame)
 	}
 }
+
+// TestPeersTitleWhenCoreLost: while the core is unreachable the Peers
+// pane's title, like the status bar, does not claim peers online (the last
+// statuses may be stale); it says how many are known. Back, it counts again.
+func TestPeersTitleWhenCoreLost(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 36, true)
+	if frame := screen(m); !strings.Contains(frame, "Peers · 3/3 online") {
+		t.Fatalf("connected, the title counts peers online:\n%s", frame)
+	}
+	pump(t, m, func() tea.Msg { return eventMsg{ev: agent.Event{Kind: agent.EventCoreDisconnected}} })
+	frame := screen(m)
+	if strings.Contains(frame, "3/3 online") || !strings.Contains(frame, "Peers · 3 known · online unknown") {
+		t.Errorf("the Peers title claims peers online while the core is lost:\n%s", frame)
+	}
+	pump(t, m, func() tea.Msg { return eventMsg{ev: agent.Event{Kind: agent.EventCoreReconnected}} })
+	if frame = screen(m); !strings.Contains(frame, "Peers · 3/3 online") {
+		t.Errorf("reconnected, the title counts peers online again:\n%s", frame)
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -100,11 +101,17 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 }
 
 // answerDialog shows a received query and a text area pre-filled with the
-// secretary's draft; submit sends it as the owner's answer.
+// secretary's draft; submit sends it as the owner's answer. A question
+// longer than half the dialog scrolls with pgup/pgdown (the text area
+// keeps the focus and every other key), so all of it can be read before
+// answering.
 type answerDialog struct {
 	q    agent.Query
 	area textarea.Model
 	env  *env
+	// top is the first question line shown; page is how many lines the
+	// last frame showed, set in View since only it knows the size.
+	top, page int
 }
 
 func newAnswerDialog(q agent.Query, e *env) *answerDialog {
@@ -131,6 +138,11 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 				return nil, nil
 			}
 			return answerAction{id: d.q.ID, text: text}, nil
+		case d.page > 0 && (k.String() == "pgdown" || k.String() == "pgup"):
+			// The keys themselves, not the list's page bindings: those
+			// may be rebound to letters, which are the answer's text.
+			d.scrollQuestion(k.String() == "pgdown")
+			return nil, nil
 		}
 	}
 	var cmd tea.Cmd
@@ -138,15 +150,21 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	return nil, cmd
 }
 
+// scrollQuestion moves the question a page down or up; View clamps it.
+func (d *answerDialog) scrollQuestion(down bool) {
+	if down {
+		d.top += d.page
+	} else {
+		d.top = max(0, d.top-d.page)
+	}
+}
+
 func (d *answerDialog) View(w, h int, env *env) string {
 	bw, bh := dialogSize(w, h)
 	inner := bw - 2
 	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
 		d.q.State+" · "+ago(env.now, d.q.ReceivedAt), inner))
-	question := wrap(Sanitize(d.q.Text), inner)
-	if len(question) > 4 {
-		question = append(question[:3], truncate(strings.Join(question[3:], " "), inner))
-	}
+	question := d.questionLines(inner, max(2, (bh-2)/2), env)
 	foot := env.styles.Muted.Render(truncate(env.keys.Dialog.Submit.Help().Key+" send · "+
 		env.keys.Dialog.Cancel.Help().Key+" cancel · d on the list declines", inner))
 	areaH := max(3, bh-2-len(question)-4)
@@ -155,4 +173,20 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	body := head + "\n" + strings.Join(question, "\n") + "\n" + env.styles.Header.Render("Answer") + "\n" +
 		d.area.View() + "\n" + foot
 	return dialogFrame("Answer query "+Sanitize(d.q.ID), body, w, h, h, env)
+}
+
+// questionLines is the question wrapped to w cells in at most room lines.
+// When it is longer, a window of it shows from d.top with a last line
+// saying which lines those are and how to see the others.
+func (d *answerDialog) questionLines(w, room int, env *env) []string {
+	lines := wrap(Sanitize(d.q.Text), w)
+	if len(lines) <= room {
+		d.top, d.page = 0, 0
+		return lines
+	}
+	d.page = room - 1
+	d.top = max(0, min(d.top, len(lines)-d.page))
+	shown := lines[d.top : d.top+d.page]
+	hint := fmt.Sprintf("lines %d–%d of %d · pgup/pgdown scroll the question", d.top+1, d.top+d.page, len(lines))
+	return append(shown, env.styles.Muted.Render(truncate(hint, w)))
 }

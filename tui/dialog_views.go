@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"net"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -157,17 +158,71 @@ func (d *approvalDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 // firstRunText is the first-run dialog: who this agent is, the fingerprint
-// colleagues compare before trusting it, and how to add a peer.
-func firstRunText(f FirstRun) string {
+// colleagues compare before trusting it, and the command that trusts it,
+// written out whole so it can be copied. endpoint is where colleagues reach
+// this agent ("" until the core has said where it listens).
+func firstRunText(f FirstRun, endpoint string) string {
+	fp := Sanitize(f.Fingerprint)
+	if fp == "" {
+		fp = "FINGERPRINT"
+	}
 	return "This is your first run: aoi created an identity and a config.\n\n" +
 		detailFields([][2]string{
 			{"agent id", f.AgentID}, {"fingerprint", f.Fingerprint},
 			{"config", f.ConfigPath}, {"data", f.DataDir},
 		}) +
-		"\n\nGive colleagues your agent id, address and fingerprint; they trust you with\n" +
-		"  aoi peers trust " + Sanitize(f.AgentID) + " FINGERPRINT --endpoint HOST:PORT\n" +
-		"Add theirs the same way here (`aoi id --fingerprint` prints one), or press t on " +
-		"a trust request in the Peers pane after they call you. The Peers pane always " +
-		"shows your fingerprint.\n\n" +
-		"? lists every key."
+		"\n\nColleagues trust you with:\n" +
+		"  aoi peers trust " + Sanitize(f.AgentID) + " \\\n" +
+		"    " + fp + " \\\n" +
+		"    --endpoint " + orDefault(Sanitize(endpoint), "HOST:PORT") + "\n" +
+		endpointNote(endpoint) +
+		"Add theirs the same way (`aoi id --fingerprint` prints one), or press t on " +
+		"a trust request in the Peers pane. ? lists every key."
+}
+
+// endpointNote says what to do when the address in the trust command is
+// not one a colleague on another machine can use as it stands.
+func endpointNote(endpoint string) string {
+	host, _, err := net.SplitHostPort(endpoint)
+	if endpoint == "" || err != nil {
+		return "HOST:PORT is the address this aoi listens on (the status bar shows it).\n\n"
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case host == "localhost" || ip != nil && ip.IsLoopback():
+		return host + " reaches this machine only: for colleagues elsewhere set " +
+			"network.listen_addr in the config to an address they reach, then restart aoi.\n\n"
+	case ip != nil && ip.IsUnspecified():
+		return host + " means every interface: give colleagues this machine's address " +
+			"on your network in its place.\n\n"
+	}
+	return "\n"
+}
+
+// orDefault is s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// peerEndpoint is the address colleagues reach this agent on: in tailnet
+// mode the node's tailnet address with the port it listens on, else the
+// listen address ("" until the core listens).
+func peerEndpoint(s agent.Status) string {
+	if s.Tailnet != nil && len(s.Tailnet.Addresses) > 0 {
+		if _, port, err := net.SplitHostPort(s.ListenAddr); err == nil {
+			return net.JoinHostPort(s.Tailnet.Addresses[0], port)
+		}
+	}
+	return s.ListenAddr
+}
+
+// fillWelcome writes where this agent listens into the first-run dialog's
+// trust command once the status says: the dialog opens before it loads.
+func (m *Model) fillWelcome() {
+	if m.welcome != nil && m.opts.FirstRun != nil {
+		m.welcome.body = firstRunText(*m.opts.FirstRun, peerEndpoint(m.status))
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/aoi-protocol/aoi/agent"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -137,5 +138,35 @@ func TestFirstRunDialog(t *testing.T) {
 	press(t, m, "esc")
 	if m.topDialog() != nil {
 		t.Error("esc did not close the first-run dialog")
+	}
+}
+
+// TestFirstRunDialogFillsTheTrustCommand: the first-run dialog's trust
+// command carries this agent's fingerprint and, once the status says
+// where the core listens, its address, with what to change when that is
+// loopback (colleagues on other machines cannot reach it).
+func TestFirstRunDialogFillsTheTrustCommand(t *testing.T) {
+	svc := fixtureService()
+	fp := svc.status.Fingerprint
+	m := New(svc, Options{Now: clock, Location: time.UTC, DarkBackground: true,
+		FirstRun: &FirstRun{AgentID: "eng-suzuki", Fingerprint: fp, ConfigPath: "/c.json", DataDir: "/d"}})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 30})
+	if frame := screen(m); !strings.Contains(frame, fp+` \`) || !strings.Contains(frame, "--endpoint HOST:PORT") ||
+		!strings.Contains(frame, "HOST:PORT is the address this aoi listens on") {
+		t.Errorf("before the status: the fingerprint, and what HOST:PORT stands for:\n%s", frame)
+	}
+	for _, c := range m.fetchCmds(dStatus) {
+		pump(t, m, c)
+	}
+	frame := screen(m)
+	for _, want := range []string{"aoi peers trust eng-suzuki \\", fp + ` \`, "--endpoint 127.0.0.1:8443", "127.0.0.1 reaches this machine only"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the trust command lacks %q:\n%s", want, frame)
+		}
+	}
+	checkFrame(t, frame, 80, 30)
+	tailnet := agent.Status{ListenAddr: ":8443", Tailnet: &agent.Tailnet{Addresses: []string{"100.64.0.3", "fd7a:115c:a1e0::3"}}}
+	if got := peerEndpoint(tailnet); got != "100.64.0.3:8443" {
+		t.Errorf("tailnet endpoint %q; want the node's tailnet address with the port", got)
 	}
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
@@ -14,7 +13,7 @@ func (m *Model) handleBridge(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case subscribedMsg:
 		if msg.err != nil {
-			m.fail("cannot follow live updates: " + msg.err.Error() + "; retrying")
+			m.fail("cannot follow live updates (retrying)", msg.err)
 			return m.retrySubscribe()
 		}
 		m.subscribed, m.retries = true, 0
@@ -28,7 +27,7 @@ func (m *Model) handleBridge(msg tea.Msg) tea.Cmd {
 		if m.ctx.Err() != nil {
 			return nil
 		}
-		m.fail("live updates stopped (the core closed the stream); reconnecting")
+		m.fail("live updates stopped (the core closed the stream); reconnecting", nil)
 		return m.retrySubscribe()
 	case resubscribeMsg:
 		return tea.Batch(subscribe(m.ctx, m.svc, m.lastEvent), m.markDirty(dAll))
@@ -95,6 +94,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		if m.fresh(&m.applied.status, msg.seq, msg.err, "status") {
 			m.status, m.statusOK = msg.val, true
 			m.peers.setSelf(msg.val)
+			m.fillWelcome()
 		}
 	case fetched[[]agent.Peer]:
 		if m.fresh(&m.applied.peers, msg.seq, msg.err, "peers") {
@@ -121,7 +121,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		}
 	case auditPageMsg:
 		if msg.err != nil {
-			m.failLoad("cannot load the audit log: " + msg.err.Error())
+			m.failLoad("cannot load the audit log", msg.err)
 		}
 		return m.runAction(m.audit.applyPage(msg)), true
 	case askedMsg:
@@ -133,7 +133,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 	case readMarkedMsg:
 		if msg.err != nil {
 			m.readAsked = 0
-			m.fail("cannot mark messages read: " + msg.err.Error())
+			m.fail("cannot mark messages read", msg.err)
 			return nil, true
 		}
 		m.messages.markRead(msg.upto)
@@ -156,7 +156,7 @@ func (m *Model) fresh(applied *uint64, seq uint64, err error, what string) bool 
 	}
 	*applied = seq
 	if err != nil {
-		m.failLoad(fmt.Sprintf("cannot load %s: %v", what, err))
+		m.failLoad("cannot load "+what, err)
 		return false
 	}
 	return true
@@ -169,7 +169,7 @@ func (m *Model) handleDone(msg doneMsg) tea.Cmd {
 		if failed == "" {
 			failed = msg.what
 		}
-		m.failAction(failed + " failed: " + msg.err.Error())
+		m.failAction(failed+" failed", msg.err)
 	} else {
 		m.info(msg.what)
 	}

@@ -8,14 +8,15 @@ import (
 
 // handleKey routes a key: the top dialog first, then the prompt bar when it
 // has focus, then global bindings, then the focused pane. ctrl+c quits
-// from anywhere but a dialog, which takes it as cancel (see cancels).
+// from anywhere but a dialog, which takes it as cancel (see cancels), and
+// a prompt bar holding text, which it clears (see promptCtrlC).
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if d := m.topDialog(); d != nil {
 		a, cmd := d.Update(k)
 		return tea.Batch(cmd, m.dialogAction(a))
 	}
 	if k.String() == "ctrl+c" {
-		return tea.Quit
+		return m.promptCtrlC()
 	}
 	if m.focus == focusPrompt {
 		return m.promptKey(k)
@@ -128,6 +129,19 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return m.prompt.updateInput(k)
+}
+
+// promptCtrlC clears and closes a prompt bar holding a half-written line,
+// as ctrl+c cancels a dialog, so a reflex ctrl+c does not take the whole
+// interface down with it. With nothing typed after the ":" or "@" (or the
+// prompt bar closed) ctrl+c quits.
+func (m *Model) promptCtrlC() tea.Cmd {
+	if m.focus != focusPrompt || !m.prompt.typed() {
+		return tea.Quit
+	}
+	m.closePrompt()
+	m.info("prompt cleared · ctrl+c again quits")
+	return nil
 }
 
 func (m *Model) closePrompt() {

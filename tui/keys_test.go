@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -254,5 +255,69 @@ func TestRunRefusesBadConfigBeforeTouchingTheTerminal(t *testing.T) {
 	err = Run(t.Context(), fixtureService(), Options{KeyMap: &k})
 	if err == nil || !strings.Contains(err.Error(), `"y"`) {
 		t.Errorf("Run with clashing keys = %v", err)
+	}
+}
+
+// TestAnswerDialogScrollsALongQuestion: a question longer than half the
+// answer dialog shows a window of it with which lines those are; pgdown
+// and pgup scroll it to the end and back while the text area keeps the
+// focus (typing goes on into the answer).
+func TestAnswerDialogScrollsALongQuestion(t *testing.T) {
+	svc := fixtureService()
+	var q strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&q, "Point %d of the rollout plan needs your view. ", i)
+	}
+	q.WriteString("LAST-WORDS")
+	svc.queries[0].Text = q.String()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "enter") // q-7
+	frame := screen(m)
+	if !strings.Contains(frame, "Point 1 of") || strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "pgup/pgdown scroll the question") {
+		t.Fatalf("a long question opens at its start with a hint to scroll:\n%s", frame)
+	}
+	for i := 0; i < 10 && !strings.Contains(screen(m), "LAST-WORDS"); i++ {
+		press(t, m, "pgdown")
+	}
+	frame = screen(m)
+	if !strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "Answer") {
+		t.Fatalf("pgdown never reached the end of the question:\n%s", frame)
+	}
+	checkFrame(t, frame, 80, 24)
+	typeText(t, m, "ok")
+	if v := m.topDialog().(*answerDialog).area.Value(); !strings.HasSuffix(v, "ok") {
+		t.Errorf("typing after scrolling does not reach the answer: %q", v)
+	}
+	for i := 0; i < 10; i++ {
+		press(t, m, "pgup")
+	}
+	if frame = screen(m); !strings.Contains(frame, "Point 1 of") {
+		t.Errorf("pgup does not scroll back to the start:\n%s", frame)
+	}
+}
+
+// TestCtrlCClearsThePrompt: ctrl+c with a half-written line in the prompt
+// bar clears it and leaves the prompt bar, as it cancels a dialog; with
+// nothing typed (or the prompt bar closed) it quits.
+func TestCtrlCClearsThePrompt(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	press(t, m, "@")
+	typeText(t, m, "pm-tanaka is the release on")
+	_, cmd := m.Update(keyMsg("ctrl+c"))
+	if quits(cmd) {
+		t.Fatal("ctrl+c with a half-written question quit aoi")
+	}
+	if m.focus == focusPrompt || m.prompt.value() != "" {
+		t.Errorf("ctrl+c must clear the prompt bar and leave it: focus %d, value %q", m.focus, m.prompt.value())
+	}
+	if frame := screen(m); !strings.Contains(frame, "prompt cleared") {
+		t.Errorf("no notice says what ctrl+c did:\n%s", frame)
+	}
+	if _, cmd = m.Update(keyMsg("ctrl+c")); !quits(cmd) {
+		t.Error("ctrl+c with the prompt bar closed must quit")
+	}
+	press(t, m, ":")
+	if _, cmd = m.Update(keyMsg("ctrl+c")); !quits(cmd) {
+		t.Error("ctrl+c in a prompt bar with nothing typed must quit")
 	}
 }

@@ -43,6 +43,7 @@ type Model struct {
 	statusOK   bool
 	ticks      int // one-second ticks seen (handleTick)
 	notice     notice
+	errLog     []loggedError // every error shown, whole (:errors)
 	knownPeers []agent.Peer
 
 	seq      uint64 // last fetch sequence number handed out
@@ -59,6 +60,8 @@ type Model struct {
 	readAsked int64 // the newest read mark asked for, so keys do not repeat it
 	msgPrimed bool
 	asks      map[string]string // query id → question asked (shared with the Messages pane)
+
+	welcome *detailDialog // the first-run dialog, filled in when the status says where we listen
 
 	approvalAsked string // id of the newest request to run something (its notice names y/n)
 	trustAsked    string // fingerprint of the newest trust request (its attention notice names t/x)
@@ -92,7 +95,8 @@ func New(svc Service, opts Options) *Model {
 	m.lastOpen = [2]focus{focusQueries, focusApprovals}
 	m.pane(m.focus).Focus()
 	if opts.FirstRun != nil {
-		m.pushDialog(newDetailDialog("Welcome to aoi", firstRunText(*opts.FirstRun)))
+		m.welcome = newDetailDialog("Welcome to aoi", firstRunText(*opts.FirstRun, ""))
+		m.pushDialog(m.welcome)
 	}
 	return m
 }

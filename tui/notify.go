@@ -33,6 +33,9 @@ type notice struct {
 	// actionFailed marks the failure of something the owner did: a
 	// failing refetch does not replace it (failLoad).
 	actionFailed bool
+	// shortened: the text is the gist of a longer error, which the error
+	// log keeps whole (:errors shows it).
+	shortened bool
 }
 
 // How long notices stay.
@@ -49,25 +52,40 @@ func (m *Model) info(text string) {
 	m.notice = notice{text: text, level: levelInfo, until: m.now().Add(infoFor)}
 }
 
-func (m *Model) fail(text string) {
-	m.notice = notice{text: text, level: levelError, until: m.now().Add(errorFor)}
+// fail shows what failed and, when err is set, the gist of why
+// (errGist): the whole error goes to the error log, which :errors shows.
+func (m *Model) fail(what string, err error) {
+	whole, gist := failText(what, err)
+	m.logError(whole)
+	m.notice = notice{text: gist, level: levelError, until: m.now().Add(errorFor), shortened: gist != whole}
+}
+
+// failText is "what: why", whole and with the gist of why.
+func failText(what string, err error) (whole, gist string) {
+	if err == nil {
+		return what, what
+	}
+	why := Sanitize(err.Error())
+	return what + ": " + why, what + ": " + errGist(why)
 }
 
 // failAction shows why something the owner did failed.
-func (m *Model) failAction(text string) {
-	m.fail(text)
+func (m *Model) failAction(what string, err error) {
+	m.fail(what, err)
 	m.notice.actionFailed = true
 }
 
 // failLoad shows a failed fetch, unless the owner is reading why their
 // action failed: the refetch that follows it fails for the same reason
 // (the core is gone) and says less ("cannot load status" hides "turning
-// focus mode off failed").
-func (m *Model) failLoad(text string) {
+// focus mode off failed"). The error log has it either way.
+func (m *Model) failLoad(what string, err error) {
 	if m.notice.actionFailed && m.now().Before(m.notice.until) {
+		whole, _ := failText(what, err)
+		m.logError(whole)
 		return
 	}
-	m.fail(text)
+	m.fail(what, err)
 }
 
 func (m *Model) peerNotice(text string) {
@@ -254,19 +272,29 @@ const maxNoticeLines = 3
 // so it can be read, the panes giving way meanwhile; anything else is one
 // line.
 func (m *Model) noticeWrapped() []string {
-	text := m.notice.text
+	text, tail := m.notice.text, ""
 	if m.notice.level == levelError {
 		text = "✗ " + text
+	}
+	if m.notice.shortened {
+		tail = " · " + wholeErrorHint
 	}
 	if m.notice.level == levelInfo || m.width <= 0 {
 		return []string{truncate(text, m.width)}
 	}
-	lines := wrap(text, m.width)
-	if len(lines) > maxNoticeLines {
-		lines = append(lines[:maxNoticeLines-1], truncate(strings.Join(lines[maxNoticeLines-1:], " "), m.width))
+	if lines := wrap(text+tail, m.width); len(lines) <= maxNoticeLines {
+		return lines
 	}
-	return lines
+	// Too long: the text is cut so the tail, which says where the rest
+	// is, still shows.
+	lines := wrap(text, m.width)
+	n := min(len(lines), maxNoticeLines)
+	last := strings.Join(lines[n-1:], " ")
+	return append(lines[:n-1], truncate(last, m.width-width(tail))+tail)
 }
+
+// wholeErrorHint ends a notice that shows the gist of a longer error.
+const wholeErrorHint = ":errors shows it whole"
 
 // bottomLines is how many lines the notice line takes now.
 func (m *Model) bottomLines() int {

@@ -241,17 +241,15 @@ func (p *auditPane) View() string {
 		}
 		return p.empty("No audit entries" + map[bool]string{true: " match the filter.", false: " yet."}[p.filterText != ""])
 	}
-	// Narrow (a column of the wide layout) the seconds go, so the detail
-	// keeps some room.
-	widths, clock := []int{8, 8, 14, 16, 10}, "15:04:05"
-	if p.w < 90 {
-		widths, clock = []int{6, 5, 12, 15, 8}, "15:04"
+	wide, clock := p.w >= 90, "15:04"
+	if wide {
+		clock = "15:04:05"
 	}
-	lines := []string{p.header(columns(p.w, widths, "SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
+	lines := []string{p.header(auditRow(p.w, wide, "SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
 	start, end := p.list.window(n)
 	for i := start; i < end; i++ {
 		e := p.at(i)
-		text := columns(p.w, widths, i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
+		text := auditRow(p.w, wide, i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
 			Sanitize(e.Agent), Sanitize(e.Method), Sanitize(e.Result), compactJSON(e.Detail))
 		st := p.env.styles.Text
 		if e.Result != "ok" && e.Result != "" {
@@ -259,14 +257,26 @@ func (p *auditPane) View() string {
 		}
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
-	// The detail column is a few cells wide in a column of the wide
-	// layout: the selected row's detail is read under the list.
+	// The detail column cannot hold a long detail: the selected row's
+	// is read whole under the list.
 	if p.list.cursor < n {
 		e := p.at(p.list.cursor)
 		label := "#" + i64toa(e.Seq) + " · " + Sanitize(e.Agent) + " · " + Sanitize(e.Method) + " · " + Sanitize(e.Result)
 		lines = p.preview(lines, label, compactJSON(e.Detail))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// auditRow lays out one row (or the header) of the audit list: the fixed
+// columns, then the detail in all the width they leave. Narrow (a column
+// of the wide layout, or a small terminal) the sequence number and the
+// seconds go and the fixed columns tighten, so the detail keeps room to be
+// read; the preview and enter still show the row's number.
+func auditRow(w int, wide bool, seq, at, agentID, method, result, detail string) string {
+	if wide {
+		return columns(w, []int{8, 8, 14, 16, 10}, seq, at, agentID, method, result, detail)
+	}
+	return columns(w, []int{5, 10, 13, 7}, at, agentID, method, result, detail)
 }
 
 // compactJSON renders a JSON payload on one sanitised line.

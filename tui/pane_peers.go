@@ -15,6 +15,9 @@ type peersPane struct {
 	paneBase
 	rows []agent.Peer
 	self agent.Status // this agent: its id and fingerprint head the pane
+	// coreLost: the interface cannot reach its core, so the statuses
+	// shown are the last known and the title claims no one online.
+	coreLost bool
 }
 
 // SetSize keeps room for this agent's own id and fingerprint above the list.
@@ -134,17 +137,28 @@ func (p *peersPane) pending() int {
 }
 
 func (p *peersPane) Title() string {
+	t := "Peers · " + p.onlineCount()
+	if n := p.pending(); n > 0 {
+		t += " · " + itoa(n) + " want trust"
+	}
+	return t + p.newMarker()
+}
+
+// onlineCount is "2/3 online", or, while the core is unreachable, only
+// how many peers are known: as in the status bar (peersOnline), the last
+// count would claim peers online that may be gone.
+func (p *peersPane) onlineCount() string {
+	known := itoa(len(p.rows) - p.pending())
+	if p.coreLost {
+		return known + " known · online unknown"
+	}
 	online := 0
 	for _, r := range p.rows {
 		if r.Status == agent.PeerOnline || r.Status == agent.PeerBusy || r.Status == agent.PeerAway {
 			online++
 		}
 	}
-	t := "Peers · " + itoa(online) + "/" + itoa(len(p.rows)-p.pending()) + " online"
-	if n := p.pending(); n > 0 {
-		t += " · " + itoa(n) + " want trust"
-	}
-	return t + p.newMarker()
+	return itoa(online) + "/" + known + " online"
 }
 
 func (p *peersPane) Update(k tea.KeyPressMsg) action {

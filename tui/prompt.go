@@ -59,6 +59,13 @@ func (p *promptBar) close() focus {
 
 func (p *promptBar) value() string { return strings.TrimSpace(p.input.Value()) }
 
+// typed reports whether the owner wrote anything after the prefix the
+// prompt bar opened with.
+func (p *promptBar) typed() bool {
+	v := p.value()
+	return v != "" && v != ":" && v != "@"
+}
+
 func (p *promptBar) updateInput(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)

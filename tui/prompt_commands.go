@@ -14,7 +14,7 @@ import (
 
 // promptCommand is a parsed prompt line.
 type promptCommand struct {
-	name  string // ask, task, focus, trust, answer, decline, release, note, discover, reload, help, quit
+	name  string // ask, task, focus, trust, answer, decline, release, note, discover, reload, errors, help, quit
 	ask   agent.AskRequest
 	task  agent.TaskRequest
 	on    bool
@@ -24,12 +24,12 @@ type promptCommand struct {
 }
 
 func commandNames() []string {
-	return []string{"answer", "decline", "discover", "focus", "help", "note", "quit", "release", "reload", "task", "trust"}
+	return []string{"answer", "decline", "discover", "errors", "focus", "help", "note", "quit", "release", "reload", "task", "trust"}
 }
 
 // promptUsage is shown for :help and after a mistake.
 const promptUsage = "@AGENT question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT] · " +
-	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :help · :quit"
+	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
 func parsePrompt(line string) (promptCommand, error) {
@@ -89,7 +89,7 @@ func parseColon(f []string, line string) (promptCommand, error) {
 			return promptCommand{}, errors.New("write :note followed by the note")
 		}
 		return promptCommand{name: "note", text: rest(1)}, nil
-	case "discover", "reload", "help", "quit", "q":
+	case "discover", "reload", "errors", "help", "quit", "q":
 		name := f[0]
 		if name == "q" {
 			name = "quit"
@@ -149,7 +149,7 @@ func (m *Model) runPrompt(line string) tea.Cmd {
 	}
 	c, err := parsePrompt(line)
 	if err != nil {
-		m.failAction(err.Error())
+		m.failAction(err.Error(), nil)
 		return nil
 	}
 	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout
@@ -174,6 +174,9 @@ func (m *Model) runPrompt(line string) tea.Cmd {
 		}
 	case "help":
 		m.pushDialog(newHelpDialog())
+		return nil
+	case "errors":
+		m.pushDialog(newDetailDialog("Errors, newest first", m.errorsText()))
 		return nil
 	case "quit":
 		return tea.Quit
@@ -260,7 +263,7 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 	title, text := "Config reloaded", Sanitize(msg.text)
 	if msg.err != nil {
 		title, text = "Config not reloaded", "reload failed: "+Sanitize(msg.err.Error())
-		m.failAction(text)
+		m.failAction("reload failed", msg.err)
 	} else {
 		m.info(text)
 	}
@@ -278,7 +281,7 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 	to := Sanitize(msg.req.To)
 	if msg.err != nil {
-		m.failAction("asking " + to + " failed: " + msg.err.Error())
+		m.failAction("asking "+to+" failed", msg.err)
 		return nil
 	}
 	var r struct {
@@ -298,7 +301,7 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 	to := Sanitize(msg.req.To)
 	if msg.err != nil {
-		m.failAction("task request to " + to + " failed: " + msg.err.Error())
+		m.failAction("task request to "+to+" failed", msg.err)
 		return
 	}
 	m.asks[msg.ticket.RequestID] = "task " + Sanitize(msg.req.TaskType)

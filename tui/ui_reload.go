@@ -32,7 +32,7 @@ func (m *Model) reloadUI() tea.Cmd {
 // applyUI swaps in reloaded keys and colours; a bad file keeps the old ones.
 func (m *Model) applyUI(msg uiReloadedMsg) {
 	if msg.err != nil {
-		m.fail("interface settings not reloaded, the current ones stay: " + msg.err.Error())
+		m.fail("interface settings not reloaded, the current ones stay", msg.err)
 		return
 	}
 	o := msg.opts

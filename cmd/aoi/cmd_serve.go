@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +47,7 @@ func (a *app) serveCmd() *cobra.Command {
 			startReload(core)
 			fmt.Fprintf(a.stderr, "aoi serving for %s (control socket %s, log %s); Ctrl-C stops it, SIGHUP reloads the config\n",
 				dir, agent.SocketPath(dir), filepath.Join(dir, "aoi.log"))
-			if err := core.Serve(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			if err := a.serveAndSayWhere(ctx, core); err != nil && !errors.Is(err, context.Canceled) {
 				return err
 			}
 			return nil
@@ -53,6 +56,71 @@ func (a *app) serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&sf.listen, "listen", "", "peer server address HOST:PORT (overrides network.listen_addr)")
 	cmd.Flags().StringVar(&sf.metrics, "metrics", "", "serve Prometheus metrics on this local address, e.g. 127.0.0.1:9464")
 	return cmd
+}
+
+// serveAndSayWhere runs the core and, once its peer server listens, says
+// on stderr where colleagues reach this agent, so the owner can tell them.
+func (a *app) serveAndSayWhere(ctx context.Context, core *agent.Core) error {
+	serving, stop := context.WithCancel(ctx)
+	said := make(chan struct{})
+	go func() {
+		defer close(said)
+		if st, ok := waitListening(serving, core); ok {
+			fmt.Fprintln(a.stderr, servingLine(st))
+		}
+	}()
+	err := core.Serve(ctx)
+	stop()
+	<-said // nothing is written after serve returns
+	return err
+}
+
+// waitListening waits until the core's peer server has its address and
+// returns the core's status. Serve binds the listener but signals no
+// moment, so this looks at Addr every few milliseconds; ok is false when
+// ctx ends first (Serve failed or stopped).
+func waitListening(ctx context.Context, core *agent.Core) (st agent.Status, ok bool) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for core.Addr() == "" {
+		select {
+		case <-ctx.Done():
+			return st, false
+		case <-tick.C:
+		}
+	}
+	// A status that fails on a count still has who and where.
+	st, _ = core.Status(ctx)
+	return st, st.ListenAddr != ""
+}
+
+// servingLine says where colleagues reach this agent and how they pin it:
+// in tailnet mode its tailnet address and node name, else its listen
+// address and certificate fingerprint (what `aoi peers trust` takes).
+func servingLine(st agent.Status) string {
+	where, pin := st.ListenAddr, "fingerprint "+st.Fingerprint
+	if st.Transport == "tailnet" {
+		pin = "tailnet identity"
+		if t := st.Tailnet; t != nil && len(t.Addresses) > 0 {
+			where = net.JoinHostPort(t.Addresses[0], strconv.Itoa(portOf(st.ListenAddr)))
+			pin = "tailnet node " + t.NodeName
+		}
+	}
+	return fmt.Sprintf("aoi: serving %s on %s (%s)%s", st.AgentID, where, pin, reachNote(where))
+}
+
+// reachNote warns when an address is not one a colleague on another
+// machine can use as it is.
+func reachNote(addr string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	switch {
+	case host == "localhost" || ip != nil && ip.IsLoopback():
+		return "; this machine only: set network.listen_addr for colleagues elsewhere"
+	case host == "" || ip != nil && ip.IsUnspecified():
+		return "; every interface: give colleagues this machine's address"
+	}
+	return ""
 }
 
 // refuseSecondDaemon fails when an aoi already answers for dir.

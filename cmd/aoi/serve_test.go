@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -170,4 +171,37 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestServeSaysWhereItListens: `aoi serve` says on its output, once its
+// peer server listens, the address colleagues reach it on (the real one,
+// not the :0 of the config) and the fingerprint they pin.
+func TestServeSaysWhereItListens(t *testing.T) {
+	bin := buildAOI(t)
+	dir := filepath.Join(shortDir(t), "eng")
+	initAgent(t, bin, dir, "eng-suzuki")
+	p := startServeProc(t, bin, dir)
+	st := p.waitServing(t, dir)
+	if strings.HasSuffix(st.ListenAddr, ":0") || len(st.Fingerprint) != 64 {
+		t.Fatalf("status has no real address or fingerprint: %+v", st)
+	}
+	want := "aoi: serving eng-suzuki on " + st.ListenAddr + " (fingerprint " + st.Fingerprint + "); this machine only"
+	p.waitFor(t, 10*time.Second, "the line saying where it listens", func() bool {
+		return strings.Contains(p.out.String(), want)
+	})
+}
+
+// TestServingLineInTailnetMode: in tailnet mode the line names the node's
+// tailnet address with the port, and the node, since peers pin no
+// certificate there.
+func TestServingLineInTailnetMode(t *testing.T) {
+	st := agent.Status{AgentID: "eng-bench", Transport: "tailnet", ListenAddr: "[::]:7777",
+		Tailnet: &agent.Tailnet{NodeName: "aoi-eng-bench", Addresses: []string{"100.64.0.3", "fd7a:115c:a1e0::3"}}}
+	if got, want := servingLine(st), "aoi: serving eng-bench on 100.64.0.3:7777 (tailnet node aoi-eng-bench)"; got != want {
+		t.Errorf("servingLine = %q; want %q", got, want)
+	}
+	st = agent.Status{AgentID: "eng-bench", Transport: "direct", ListenAddr: "0.0.0.0:8443", Fingerprint: "ab12"}
+	if got := servingLine(st); !strings.Contains(got, "on 0.0.0.0:8443 (fingerprint ab12); every interface") {
+		t.Errorf("a wildcard address is not explained: %q", got)
+	}
 }
