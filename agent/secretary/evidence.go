@@ -2,7 +2,6 @@ package secretary
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,10 +35,10 @@ type fileEvidence struct {
 }
 
 // fileFirst puts the hits that touch a file the question names first
-// ("what changed in doc/man_docs.go?"), keeping the order within each
-// group: the name's words also match commits that only mention them. Their
-// scores rise above every other hit's, so the references rank them first
-// too.
+// ("what changed in doc/man_docs.go?"): the name's words also match
+// commits that only mention them. Their scores rise above every other
+// hit's, so the references rank them first too; within each group the
+// ranking stays as it was.
 func fileFirst(hits []store.ContextHit, files []string) []store.ContextHit {
 	if len(files) == 0 {
 		return hits
@@ -53,16 +52,7 @@ func fileFirst(hits []store.ContextHit, files []string) []store.ContextHit {
 			hits[i].Score += top
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b store.ContextHit) int {
-		ta, tb := touchesFile(a, files), touchesFile(b, files)
-		switch {
-		case ta == tb:
-			return 0
-		case ta:
-			return -1
-		}
-		return 1
-	})
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits
 }
 
