@@ -52,8 +52,9 @@ anywhere everywhere somewhere anymore able whether should shall might may must b
 same such only very too more most less least another per`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
-// "last" asks for the newest ("who touched args.go last?").
-var recentWords = setOf(`recent recently lately latest newest last new`)
+// "last" asks for the newest ("who touched args.go last?"), "now" and
+// "currently" for how things stand ("which Go version do we test with now?").
+var recentWords = setOf(`recent recently lately latest newest last new now currently`)
 var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
 
 // Words that ask who did the work (stopwords, or cut as intent).

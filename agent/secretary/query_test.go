@@ -131,6 +131,8 @@ func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
 		"What changed in shell completion recently?": true,
 		"最近の補完まわりの変更は？":                              true,
 		"What's the latest on auth?":                 true,
+		"Which Go version do we test with now?":      true,
+		"Who touched args.go last?":                  true,
 		"Is the unique args validator done?":         false,
 	} {
 		if got := parseQuery(q).WantsRecent; got != want {
