@@ -207,22 +207,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// peerEndpoint is the address colleagues reach this agent on: in tailnet
-// mode the node's tailnet address with the port it listens on, else the
-// listen address ("" until the core listens).
-func peerEndpoint(s agent.Status) string {
-	if s.Tailnet != nil && len(s.Tailnet.Addresses) > 0 {
-		if _, port, err := net.SplitHostPort(s.ListenAddr); err == nil {
-			return net.JoinHostPort(s.Tailnet.Addresses[0], port)
-		}
-	}
-	return s.ListenAddr
-}
-
 // fillWelcome writes where this agent listens into the first-run dialog's
 // trust command once the status says: the dialog opens before it loads.
 func (m *Model) fillWelcome() {
 	if m.welcome != nil && m.opts.FirstRun != nil {
-		m.welcome.body = firstRunText(*m.opts.FirstRun, peerEndpoint(m.status))
+		m.welcome.body = firstRunText(*m.opts.FirstRun, m.status.Endpoint())
 	}
 }

@@ -166,7 +166,7 @@ func TestFirstRunDialogFillsTheTrustCommand(t *testing.T) {
 	}
 	checkFrame(t, frame, 80, 30)
 	tailnet := agent.Status{ListenAddr: ":8443", Tailnet: &agent.Tailnet{Addresses: []string{"100.64.0.3", "fd7a:115c:a1e0::3"}}}
-	if got := peerEndpoint(tailnet); got != "100.64.0.3:8443" {
+	if got := tailnet.Endpoint(); got != "100.64.0.3:8443" {
 		t.Errorf("tailnet endpoint %q; want the node's tailnet address with the port", got)
 	}
 }

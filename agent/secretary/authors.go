@@ -36,7 +36,10 @@ func authors(hits []store.ContextHit, files []string, newestFirst bool) []author
 	var out []*authorCount
 	seen := 0
 	for _, h := range hits {
-		if h.Kind != "commit" || seen == authorHits || (onFiles && !touchesFile(h, files)) {
+		if seen == authorHits {
+			break
+		}
+		if h.Kind != "commit" || (onFiles && !touchesFile(h, files)) {
 			continue
 		}
 		seen++

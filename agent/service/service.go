@@ -9,6 +9,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"time"
 
@@ -277,6 +278,18 @@ type Status struct {
 	// History says, per repository context, how much of its history the
 	// secretary has indexed (empty when mirroring is off).
 	History []IndexProgress `json:"history,omitempty"`
+}
+
+// Endpoint is the address colleagues reach this agent on: in tailnet mode
+// the node's first tailnet address with the port it listens on, else the
+// listen address ("" until the core listens).
+func (s Status) Endpoint() string {
+	if s.Tailnet != nil && len(s.Tailnet.Addresses) > 0 {
+		if _, port, err := net.SplitHostPort(s.ListenAddr); err == nil {
+			return net.JoinHostPort(s.Tailnet.Addresses[0], port)
+		}
+	}
+	return s.ListenAddr
 }
 
 // IndexProgress is how far the secretary's indexing of one repository's

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,12 +97,11 @@ func waitListening(ctx context.Context, core *agent.Core) (st agent.Status, ok b
 // in tailnet mode its tailnet address and node name, else its listen
 // address and certificate fingerprint (what `aoi peers trust` takes).
 func servingLine(st agent.Status) string {
-	where, pin := st.ListenAddr, "fingerprint "+st.Fingerprint
+	where, pin := st.Endpoint(), "fingerprint "+st.Fingerprint
 	if st.Transport == "tailnet" {
 		pin = "tailnet identity"
-		if t := st.Tailnet; t != nil && len(t.Addresses) > 0 {
-			where = net.JoinHostPort(t.Addresses[0], strconv.Itoa(portOf(st.ListenAddr)))
-			pin = "tailnet node " + t.NodeName
+		if st.Tailnet != nil {
+			pin = "tailnet node " + st.Tailnet.NodeName
 		}
 	}
 	return fmt.Sprintf("aoi: serving %s on %s (%s)%s", st.AgentID, where, pin, reachNote(where))
