@@ -38,6 +38,42 @@ func BenchmarkAppendAuditParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 
+// BenchmarkQueryWriteParallel is aoi.query's write, from 8 goroutines: the
+// received query and its audit row in one function. A query the secretary
+// answered stays out of queries_open; one waiting for the owner goes in.
+func BenchmarkQueryWriteParallel(b *testing.B) {
+	answer := []byte(`{"summary":"auth: the login flow moved to the new session store; tests pass","completed":true}`)
+	for _, state := range []string{"answered", "awaiting"} {
+		b.Run(state, func(b *testing.B) {
+			db, _ := openTestDB(b)
+			var n atomic.Int64
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					q := QueryRecord{ID: fmt.Sprintf("q-%012d", n.Add(1)), From: "pm-bench", Text: "認証機能の進捗は？ how is auth going?",
+						ContextScope: []string{"acme/webapp"}, State: state, Decision: "AUTO_RESPOND", Confidence: 0.8, Draft: answer}
+					if state == "answered" {
+						q.Answer = answer
+					}
+					err := db.Write(context.Background(), func(tx *Tx) error {
+						if err := tx.InsertQuery(q); err != nil {
+							return err
+						}
+						_, err := tx.AppendAudit(q.From, "aoi.query", "ok", map[string]any{"query_id": q.ID, "decision": q.Decision})
+						return err
+					})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}
+
 // BenchmarkAppendAuditSerial is one writer: every write is its own commit.
 func BenchmarkAppendAuditSerial(b *testing.B) {
 	db, _ := openTestDB(b)
