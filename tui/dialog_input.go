@@ -22,6 +22,7 @@ type reasonDialog struct {
 	required    string // shown when enter is pressed on an empty field
 	problem     string
 	about       string // what the text is for (the question declined, the filter syntax), above the field
+	aboutWin    textWindow
 	verb        string // what enter does: "send" unless set
 	env         *env
 }
@@ -58,6 +59,8 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 		switch {
 		case cancels(k, d.env.keys.Dialog):
 			return closeDialog{}, nil
+		case d.aboutWin.scroll(k):
+			return nil, nil
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			v := strings.TrimSpace(d.input.Value())
 			if v == "" && !d.emptyOK {
@@ -84,11 +87,9 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 	}
 	about := ""
 	if d.about != "" {
-		lines := wrapBlock(d.about, bw-2)
-		if l := strings.Split(lines, "\n"); len(l) > 4 {
-			lines = strings.Join(append(l[:3], truncate(strings.Join(l[3:], " "), bw-2)), "\n")
-		}
-		about = env.styles.Muted.Render(lines) + "\n"
+		// Whatever the field leaves of the screen, at least 4 lines.
+		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, bw-2), "\n"), max(4, h-10), bw-2, "the text above", env)
+		about = env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
 	}
 	verb := d.verb
 	if verb == "" {
@@ -106,12 +107,10 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 // keeps the focus and every other key), so all of it can be read before
 // answering.
 type answerDialog struct {
-	q    agent.Query
-	area textarea.Model
-	env  *env
-	// top is the first question line shown; page is how many lines the
-	// last frame showed, set in View since only it knows the size.
-	top, page int
+	q        agent.Query
+	area     textarea.Model
+	env      *env
+	question textWindow
 }
 
 func newAnswerDialog(q agent.Query, e *env) *answerDialog {
@@ -138,10 +137,7 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 				return nil, nil
 			}
 			return answerAction{id: d.q.ID, text: text}, nil
-		case d.page > 0 && (k.String() == "pgdown" || k.String() == "pgup"):
-			// The keys themselves, not the list's page bindings: those
-			// may be rebound to letters, which are the answer's text.
-			d.scrollQuestion(k.String() == "pgdown")
+		case d.question.scroll(k):
 			return nil, nil
 		}
 	}
@@ -150,21 +146,12 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	return nil, cmd
 }
 
-// scrollQuestion moves the question a page down or up; View clamps it.
-func (d *answerDialog) scrollQuestion(down bool) {
-	if down {
-		d.top += d.page
-	} else {
-		d.top = max(0, d.top-d.page)
-	}
-}
-
 func (d *answerDialog) View(w, h int, env *env) string {
 	bw, bh := dialogSize(w, h)
 	inner := bw - 2
 	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
 		d.q.State+" · "+ago(env.now, d.q.ReceivedAt), inner))
-	question := d.questionLines(inner, max(2, (bh-2)/2), env)
+	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, (bh-2)/2), inner, "the question", env)
 	foot := env.styles.Muted.Render(truncate(env.keys.Dialog.Submit.Help().Key+" send · "+
 		env.keys.Dialog.Cancel.Help().Key+" cancel · d on the list declines", inner))
 	areaH := max(3, bh-2-len(question)-4)
@@ -175,18 +162,42 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	return dialogFrame("Answer query "+Sanitize(d.q.ID), body, w, h, h, env)
 }
 
-// questionLines is the question wrapped to w cells in at most room lines.
-// When it is longer, a window of it shows from d.top with a last line
-// saying which lines those are and how to see the others.
-func (d *answerDialog) questionLines(w, room int, env *env) []string {
-	lines := wrap(Sanitize(d.q.Text), w)
+// textWindow shows wrapped lines in at most room lines. When there are
+// more, a window of them shows from top, with a last line saying which
+// lines those are, and pgup/pgdown move it. The keys themselves, not the
+// list's page bindings: those may be rebound to letters, which the
+// dialog's field takes as text.
+type textWindow struct {
+	// top is the first line shown; page is how many the last frame
+	// showed (0: everything fit), set by show since only View knows the size.
+	top, page int
+}
+
+// scroll moves the window a page for pgup/pgdown and reports whether k
+// was one of them while there was something to scroll.
+func (t *textWindow) scroll(k tea.KeyPressMsg) bool {
+	switch {
+	case t.page == 0:
+		return false
+	case k.String() == "pgdown":
+		t.top += t.page // show clamps it
+	case k.String() == "pgup":
+		t.top = max(0, t.top-t.page)
+	default:
+		return false
+	}
+	return true
+}
+
+// show returns the lines to draw, what names the text in the hint.
+func (t *textWindow) show(lines []string, room, w int, what string, env *env) []string {
 	if len(lines) <= room {
-		d.top, d.page = 0, 0
+		t.top, t.page = 0, 0
 		return lines
 	}
-	d.page = room - 1
-	d.top = max(0, min(d.top, len(lines)-d.page))
-	shown := lines[d.top : d.top+d.page]
-	hint := fmt.Sprintf("lines %d–%d of %d · pgup/pgdown scroll the question", d.top+1, d.top+d.page, len(lines))
+	t.page = room - 1
+	t.top = max(0, min(t.top, len(lines)-t.page))
+	shown := lines[t.top : t.top+t.page]
+	hint := fmt.Sprintf("lines %d–%d of %d · pgup/pgdown scroll %s", t.top+1, t.top+t.page, len(lines), what)
 	return append(shown, env.styles.Muted.Render(truncate(hint, w)))
 }

@@ -296,6 +296,38 @@ func TestAnswerDialogScrollsALongQuestion(t *testing.T) {
 	}
 }
 
+// TestDeclineDialogScrollsALongQuestion: the decline dialog shows the
+// question being declined; a long one shows a window with which lines
+// those are, pgdown scrolls to its end, the reason typed meanwhile goes
+// into the field, and enter sends it.
+func TestDeclineDialogScrollsALongQuestion(t *testing.T) {
+	svc := fixtureService()
+	var q strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&q, "Point %d of the rollout plan needs your view. ", i)
+	}
+	q.WriteString("LAST-WORDS")
+	svc.queries[0].Text = q.String()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "d") // q-7
+	frame := screen(m)
+	if !strings.Contains(frame, "Point 1 of") || strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "pgup/pgdown scroll") {
+		t.Fatalf("a long question opens at its start with a hint to scroll:\n%s", frame)
+	}
+	for i := 0; i < 10 && !strings.Contains(screen(m), "LAST-WORDS"); i++ {
+		press(t, m, "pgdown")
+	}
+	if frame = screen(m); !strings.Contains(frame, "LAST-WORDS") {
+		t.Fatalf("pgdown never reached the end of the question:\n%s", frame)
+	}
+	checkFrame(t, frame, 80, 24)
+	typeText(t, m, "out of scope")
+	press(t, m, "enter")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"decline q-7 out of scope"}) {
+		t.Fatalf("calls = %v", got)
+	}
+}
+
 // TestCtrlCClearsThePrompt: ctrl+c with a half-written line in the prompt
 // bar clears it and leaves the prompt bar, as it cancels a dialog; with
 // nothing typed (or the prompt bar closed) it quits.
