@@ -91,6 +91,8 @@ type Core struct {
 
 	startedAt  time.Time
 	listenAddr atomic.Value  // string
+	listening  chan struct{} // closed once listenAddr is set
+	listenOnce sync.Once
 	obs        observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
@@ -121,7 +123,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		return nil, fmt.Errorf("create data dir %s: %w", opts.DataDir, err)
 	}
 	c := &Core{opts: opts, dataDir: opts.DataDir, cfgPath: cfgPath, now: opts.Now, clock: opts.Clock,
-		startedAt: opts.Now()}
+		startedAt: opts.Now(), listening: make(chan struct{})}
 	if err := c.openLog(cfg); err != nil {
 		return nil, err
 	}
@@ -207,6 +209,7 @@ func (c *Core) Serve(ctx context.Context) error {
 		return err
 	}
 	c.listenAddr.Store(ln.Addr().String())
+	c.listenOnce.Do(func() { close(c.listening) })
 	if a, ok := c.transport.(interface{ SetAnnounce(id, endpoint string) }); ok {
 		a.SetAnnounce(c.selfID(), c.advertisedEndpoint()) // who we are, for peers that have not pinned us yet
 	}
@@ -309,6 +312,11 @@ func (c *Core) Addr() string {
 	s, _ := c.listenAddr.Load().(string)
 	return s
 }
+
+// Listening is closed once the peer server listens and Addr is set. A
+// caller that must know the address waits on it with its own deadline (it
+// stays open when Serve fails before listening).
+func (c *Core) Listening() <-chan struct{} { return c.listening }
 
 // Fingerprint is this agent's certificate fingerprint (direct mode).
 func (c *Core) Fingerprint() string {

@@ -117,7 +117,13 @@ func (a *Agent) start() {
 	a.mu.Lock()
 	a.Core, a.cancel, a.done = core, cancel, done
 	a.mu.Unlock()
-	Eventually(a.T, a.opts.StartTimeout, a.ID+" listening", func() bool { return core.Addr() != "" })
+	select {
+	case <-core.Listening():
+	case err := <-done:
+		a.T.Fatalf("%s stopped before it listened: %v", a.ID, err)
+	case <-time.After(a.opts.StartTimeout):
+		a.T.Fatalf("%s did not listen within %v", a.ID, a.opts.StartTimeout)
+	}
 	a.mu.Lock()
 	a.addr = core.Addr()
 	a.mu.Unlock()

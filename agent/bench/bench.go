@@ -244,13 +244,16 @@ func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(),
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- core.Serve(sctx) }()
-	for deadline := time.Now().Add(5 * time.Second); core.Addr() == ""; {
-		if time.Now().After(deadline) {
-			cancel()
-			core.Close()
-			return nil, nil, fmt.Errorf("%s did not start listening within 5s", id)
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-core.Listening():
+	case err := <-done:
+		cancel()
+		core.Close()
+		return nil, nil, fmt.Errorf("%s stopped before it listened: %w", id, err)
+	case <-time.After(5 * time.Second):
+		cancel()
+		core.Close()
+		return nil, nil, fmt.Errorf("%s did not start listening within 5s", id)
 	}
 	stop := func() { cancel(); <-done; core.Close() }
 	return &benchAgent{Core: core, identity: id2, transport: rpc.NewDirectTransport(id2, "")}, stop, nil

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -75,18 +74,13 @@ func (a *app) serveAndSayWhere(ctx context.Context, core *agent.Core) error {
 }
 
 // waitListening waits until the core's peer server has its address and
-// returns the core's status. Serve binds the listener but signals no
-// moment, so this looks at Addr every few milliseconds; ok is false when
-// ctx ends first (Serve failed or stopped).
+// returns the core's status; ok is false when ctx ends first (Serve failed
+// or stopped).
 func waitListening(ctx context.Context, core *agent.Core) (st agent.Status, ok bool) {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for core.Addr() == "" {
-		select {
-		case <-ctx.Done():
-			return st, false
-		case <-tick.C:
-		}
+	select {
+	case <-ctx.Done():
+		return st, false
+	case <-core.Listening():
 	}
 	// A status that fails on a count still has who and where.
 	st, _ = core.Status(ctx)
