@@ -423,9 +423,11 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 }
 
 // plural drops a plural "s" so "tokens" also finds "token" (the trigram
-// index matches substrings, so the shorter form finds both).
+// index matches substrings, so the shorter form finds both). A word in
+// "-ies" keeps it: "librarie" would find neither form, and searchStem cuts
+// it to "librar", which finds both.
 func plural(w string) string {
-	if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+	if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "ies") {
 		return w[:len(w)-1]
 	}
 	return w
@@ -434,12 +436,14 @@ func plural(w string) string {
 // stemSuffixes are cut from an English word to search for every form of
 // it: the index matches substrings and the ranking counts a match followed
 // by an inflection as the whole word, so "schedul" finds "scheduler" and
-// "scheduling", "merg" finds "merge" and "merged". Each suffix has the
-// shortest stem it may leave.
+// "scheduling", "merg" finds "merge" and "merged", "librar" finds "library"
+// and "libraries". Each suffix has the shortest stem it may leave (a final
+// "y" at least five: "query" and "reply" stay whole, or "repl" would find
+// "replace").
 var stemSuffixes = []struct {
 	suffix  string
 	minStem int
-}{{"ations", 5}, {"ation", 5}, {"ings", 4}, {"ing", 4}, {"ions", 5}, {"ion", 5}, {"ers", 5}, {"er", 5}, {"ied", 4}, {"ies", 4}, {"ed", 4}, {"es", 4}, {"s", 4}}
+}{{"ations", 5}, {"ation", 5}, {"ings", 4}, {"ing", 4}, {"ions", 5}, {"ion", 5}, {"ers", 5}, {"er", 5}, {"ied", 4}, {"ies", 4}, {"ed", 4}, {"es", 4}, {"s", 4}, {"y", 5}}
 
 // searchStem is the form of an English word the search uses.
 func searchStem(w string) string {

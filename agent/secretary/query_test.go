@@ -56,6 +56,25 @@ func TestParseQuery(t *testing.T) {
 	}
 }
 
+// TestEnglishWordsSearchEveryForm: a word is searched as a stem that finds
+// its other forms in a commit message ("libraries" and "library" both as
+// "librar"), while a short word in "y" stays whole so it finds no
+// unrelated words.
+func TestEnglishWordsSearchEveryForm(t *testing.T) {
+	for in, want := range map[string]string{
+		"Why did we switch YAML libraries?": "librar",
+		"Which library do we use for YAML?": "librar",
+		"Did the dependencies get bumped?":   "dependenc",
+		"Is the query cache done?":           "query",
+		"Any reply from the reviewers?":      "reply",
+		"How is the scheduler going?":        "schedul",
+	} {
+		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
+			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
+		}
+	}
+}
+
 // TestQueryExpandsJapaneseTerms: a Japanese word brings its English forms
 // (glossary); a compound the glossary does not know whole is split into
 // the words it is made of, each a concept, so an event covering the whole
