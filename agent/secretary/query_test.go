@@ -95,6 +95,7 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		{"PDFで見出しの番号がずれる問題は直った?", []string{"pdf", "見出し", "heading", "番号", "number"}, 3},
 		{"起動時間短縮の件は?", []string{"起動", "boot", "時間", "短縮"}, 3},
 		{"ターミナルのコマンド履歴は？", []string{"ターミナル", "terminal", "コマンド", "command", "履歴", "history"}, 3},
+		{"コーデックレジストリの作業は？", []string{"コーデック", "codec", "レジストリ", "registr"}, 2},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
