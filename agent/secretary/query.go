@@ -325,6 +325,9 @@ func allHan(r []rune) bool {
 func alternatives(w string) []form {
 	var out []form
 	if !isCJKWord(w) {
+		for _, en := range englishSynonyms[w] {
+			out = append(out, form{en, weightOther})
+		}
 		for _, ja := range glossary.Japanese(w) {
 			out = append(out, form{ja, weightOther})
 		}
@@ -345,6 +348,16 @@ func alternatives(w string) []form {
 		}
 	}
 	return out
+}
+
+// englishSynonyms are the few words askers use for what commits say
+// otherwise: a speed-up is committed as "perf:" or "optimize", a doc
+// change as "doc"/"docs". Weighted as low as a translation.
+var englishSynonyms = map[string][]string{
+	"faster": {"perf", "optimi", "speed"}, "quicker": {"perf", "optimi", "speed"},
+	"slower": {"perf", "slow"}, "speed": {"perf", "fast", "optimi"}, "speedup": {"perf", "fast", "optimi"},
+	"performance": {"perf", "optimi"},
+	"godoc": {"doc"}, "documentation": {"doc"},
 }
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
