@@ -264,12 +264,7 @@ func TestRunRefusesBadConfigBeforeTouchingTheTerminal(t *testing.T) {
 // focus (typing goes on into the answer).
 func TestAnswerDialogScrollsALongQuestion(t *testing.T) {
 	svc := fixtureService()
-	var q strings.Builder
-	for i := 1; i <= 30; i++ {
-		fmt.Fprintf(&q, "Point %d of the rollout plan needs your view. ", i)
-	}
-	q.WriteString("LAST-WORDS")
-	svc.queries[0].Text = q.String()
+	svc.queries[0].Text = longQuestion(30)
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "enter") // q-7
 	frame := screen(m)
@@ -302,12 +297,7 @@ func TestAnswerDialogScrollsALongQuestion(t *testing.T) {
 // into the field, and enter sends it.
 func TestDeclineDialogScrollsALongQuestion(t *testing.T) {
 	svc := fixtureService()
-	var q strings.Builder
-	for i := 1; i <= 40; i++ {
-		fmt.Fprintf(&q, "Point %d of the rollout plan needs your view. ", i)
-	}
-	q.WriteString("LAST-WORDS")
-	svc.queries[0].Text = q.String()
+	svc.queries[0].Text = longQuestion(40)
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "d") // q-7
 	frame := screen(m)
@@ -326,6 +316,17 @@ func TestDeclineDialogScrollsALongQuestion(t *testing.T) {
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"decline q-7 out of scope"}) {
 		t.Fatalf("calls = %v", got)
 	}
+}
+
+// longQuestion is a question of n numbered sentences ending in LAST-WORDS,
+// too long for a dialog at 80x24.
+func longQuestion(n int) string {
+	var q strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&q, "Point %d of the rollout plan needs your view. ", i)
+	}
+	q.WriteString("LAST-WORDS")
+	return q.String()
 }
 
 // TestCtrlCClearsThePrompt: ctrl+c with a half-written line in the prompt
