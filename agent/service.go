@@ -30,6 +30,7 @@ type (
 	RejectRequest     = service.RejectRequest
 	EventsRequest     = service.EventsRequest
 	Status            = service.Status
+	Reach             = service.Reach
 	IndexProgress     = service.IndexProgress
 	Tailnet           = service.Tailnet
 	AskRequest        = service.AskRequest
@@ -59,7 +60,13 @@ type (
 	Message            = service.Message
 )
 
+// ReachOf says who can use an endpoint as written (service.ReachOf).
+var ReachOf = service.ReachOf
+
 const (
+	ReachAsWritten         = service.ReachAsWritten
+	ReachThisMachine       = service.ReachThisMachine
+	ReachEveryInterface    = service.ReachEveryInterface
 	QueryAnswered          = service.QueryAnswered
 	QueryBuffered          = service.QueryBuffered
 	QueryEscalated         = service.QueryEscalated

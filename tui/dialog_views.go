@@ -187,13 +187,12 @@ func endpointNote(endpoint string) string {
 	if endpoint == "" || err != nil {
 		return "HOST:PORT is the address this aoi listens on (the status bar shows it).\n\n"
 	}
-	ip := net.ParseIP(host)
-	switch {
-	case host == "localhost" || ip != nil && ip.IsLoopback():
+	switch agent.ReachOf(endpoint) {
+	case agent.ReachThisMachine:
 		return host + " reaches this machine only: for colleagues elsewhere set " +
 			"network.listen_addr in the config to an address they reach, then restart aoi.\n\n"
-	case ip != nil && ip.IsUnspecified():
-		return host + " means every interface: give colleagues this machine's address " +
+	case agent.ReachEveryInterface:
+		return endpoint + " means every interface: give colleagues this machine's address " +
 			"on your network in its place.\n\n"
 	}
 	return "\n"

@@ -292,6 +292,31 @@ func (s Status) Endpoint() string {
 	return s.ListenAddr
 }
 
+// Reach says who can use an endpoint as it is written.
+type Reach int
+
+const (
+	ReachAsWritten      Reach = iota // give colleagues the address as it is
+	ReachThisMachine                 // loopback: nobody elsewhere reaches it
+	ReachEveryInterface              // a wildcard (0.0.0.0, [::], ":7700"): colleagues need a real address of this machine
+)
+
+// ReachOf classifies a host:port endpoint (an unreadable one is as written).
+func ReachOf(endpoint string) Reach {
+	host, _, err := net.SplitHostPort(endpoint)
+	if err != nil {
+		return ReachAsWritten
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case host == "localhost" || ip != nil && ip.IsLoopback():
+		return ReachThisMachine
+	case host == "" || ip != nil && ip.IsUnspecified():
+		return ReachEveryInterface
+	}
+	return ReachAsWritten
+}
+
 // IndexProgress is how far the secretary's indexing of one repository's
 // history has come: the newest commits at once, the rest of the branch
 // inside retention_days in the background.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 
@@ -104,12 +103,10 @@ func servingLine(st agent.Status) string {
 // reachNote warns when an address is not one a colleague on another
 // machine can use as it is.
 func reachNote(addr string) string {
-	host, _, _ := net.SplitHostPort(addr)
-	ip := net.ParseIP(host)
-	switch {
-	case host == "localhost" || ip != nil && ip.IsLoopback():
+	switch agent.ReachOf(addr) {
+	case agent.ReachThisMachine:
 		return "; this machine only: set network.listen_addr for colleagues elsewhere"
-	case host == "" || ip != nil && ip.IsUnspecified():
+	case agent.ReachEveryInterface:
 		return "; every interface: give colleagues this machine's address"
 	}
 	return ""
