@@ -354,10 +354,14 @@ func alternatives(w string) []form {
 // otherwise: a speed-up is committed as "perf:" or "optimize", a doc
 // change as "doc"/"docs". Weighted as low as a translation.
 var englishSynonyms = map[string][]string{
-	"faster": {"perf", "optimi", "speed"}, "quicker": {"perf", "optimi", "speed"},
-	"slower": {"perf", "slow"}, "speed": {"perf", "fast", "optimi"}, "speedup": {"perf", "fast", "optimi"},
-	"performance": {"perf", "optimi"},
-	"godoc": {"doc"}, "documentation": {"doc"},
+	"faster":        {"perf", "optimi", "speed"},
+	"quicker":       {"perf", "optimi", "speed"},
+	"slower":        {"perf", "slow"},
+	"speed":         {"perf", "fast", "optimi"},
+	"speedup":       {"perf", "fast", "optimi"},
+	"performance":   {"perf", "optimi"},
+	"godoc":         {"doc"},
+	"documentation": {"doc"},
 }
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
