@@ -30,6 +30,12 @@ type InitResult struct {
 	Fingerprint     string `json:"fingerprint"`
 	CreatedIdentity bool   `json:"created_identity"`
 	CreatedConfig   bool   `json:"created_config"`
+	// ListenAddr and Role are the config's network.listen_addr and
+	// agent.role: where colleagues' agents reach this one and the role
+	// their ACL rules may match (what their `aoi peers trust` takes). ""
+	// when a kept config could not be read.
+	ListenAddr string `json:"listen_addr"`
+	Role       string `json:"role"`
 }
 
 // Init creates the data dir, the agent's ed25519 TLS identity and a working
@@ -56,6 +62,9 @@ func Init(opts InitOptions) (InitResult, error) {
 	}
 	res.Fingerprint, res.CreatedIdentity = id.Fingerprint, created
 	if _, err := os.Stat(res.ConfigPath); err == nil && !opts.Force {
+		if kept, err := config.Load(res.ConfigPath); err == nil {
+			res.ListenAddr, res.Role = kept.Network.ListenAddr, kept.Agent.Role
+		}
 		return res, nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, err
@@ -63,7 +72,7 @@ func Init(opts InitOptions) (InitResult, error) {
 	if err := config.Write(res.ConfigPath, cfg); err != nil {
 		return res, err
 	}
-	res.CreatedConfig = true
+	res.CreatedConfig, res.ListenAddr, res.Role = true, cfg.Network.ListenAddr, cfg.Agent.Role
 	return res, nil
 }
 

@@ -48,6 +48,46 @@ func TestInitCreatesIdentityAndConfig(t *testing.T) {
 	}
 }
 
+// TestInitPrintsATrustCommandThatWorks: the command aoi init prints for
+// colleagues, run as printed against a colleague's running agent, pins this
+// agent with the endpoint it listens on and its role, so the colleague's
+// agent can call it and role rules match it.
+func TestInitPrintsATrustCommandThatWorks(t *testing.T) {
+	isolate(t)
+	eng, pm := filepath.Join(shortDir(t), "eng"), filepath.Join(shortDir(t), "pm")
+	r := runAOI(t, "init", "--id", "eng-suzuki", "--role", "engineer", "--listen", "127.0.0.1:8443", "--data-dir", eng)
+	if r.code != exitOK {
+		t.Fatalf("init eng: exit %d: %s", r.code, r.stderr)
+	}
+	if r = runAOI(t, "init", "--id", "pm-tanaka", "--role", "pm", "--listen", "127.0.0.1:0", "--data-dir", pm); r.code != exitOK {
+		t.Fatalf("init pm: exit %d: %s", r.code, r.stderr)
+	}
+	// A second init keeps the config and still prints its endpoint and role.
+	r = runAOI(t, "init", "--id", "eng-suzuki", "--data-dir", eng)
+	_, rest, _ := strings.Cut(r.stdout, "`aoi ")
+	printed, _, ok := strings.Cut(rest, "`")
+	if !ok || !strings.Contains(printed, "--endpoint 127.0.0.1:8443") || !strings.Contains(printed, "--role engineer") {
+		t.Fatalf("init prints no complete trust command:\n%s", r.stdout)
+	}
+	startServe(t, pm)
+	if r = runAOI(t, append([]string{"--data-dir", pm}, strings.Fields(printed)...)...); r.code != exitOK {
+		t.Fatalf("aoi %s: exit %d: %s", printed, r.code, r.stderr)
+	}
+	r = runAOI(t, "--data-dir", pm, "peers", "--json")
+	var peers []struct {
+		AgentID  string `json:"agent_id"`
+		Role     string `json:"role"`
+		Endpoint string `json:"endpoint"`
+		Trust    string `json:"trust"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &peers); err != nil {
+		t.Fatalf("peers --json: %v: %s", err, r.stdout)
+	}
+	if len(peers) != 1 || peers[0].AgentID != "eng-suzuki" || peers[0].Role != "engineer" || peers[0].Endpoint != "127.0.0.1:8443" {
+		t.Fatalf("pm's peers after the printed command = %+v, want eng-suzuki, engineer, 127.0.0.1:8443", peers)
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
