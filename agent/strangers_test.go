@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -102,5 +103,78 @@ func TestRateLimitedPeerDoesNotFloodTheAudit(t *testing.T) {
 	}
 	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
 		t.Fatalf("audit chain: %+v %v", v, err)
+	}
+}
+
+// TestRefusedCallerRingsNoMore: an unpinned caller that keeps calling (as
+// discovery does, once a minute) asks the owner once, not at every call;
+// once the owner refuses it, its calls (still refused) ring nobody and it
+// leaves the peers list.
+func TestRefusedCallerRingsNoMore(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
+	events, err := eng.Events(ctx, agent.EventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(t.TempDir(), "stranger"), "stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
+	defer tr.Close()
+	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	ping := func(n int) {
+		for range n {
+			if err := c.Call(ctx, wire.MethodPing, map[string]any{}, nil); err == nil {
+				t.Fatal("an unpinned caller's ping was answered")
+			}
+		}
+	}
+	// asks counts the trust requests the owner heard of until the focus
+	// change that follows them (events arrive in order).
+	asks := func(on bool) int {
+		if err := eng.SetFocus(ctx, agent.FocusRequest{On: on}); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			select {
+			case ev := <-events:
+				switch ev.Kind {
+				case agent.EventTrustRequested:
+					n++
+				case agent.EventFocusChanged:
+					return n
+				}
+			case <-ctx.Done():
+				t.Fatal("no focus.changed event")
+			}
+		}
+	}
+	pending := func() int {
+		peers, err := eng.Peers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range peers {
+			if p.Trust == agent.TrustPending && p.Fingerprint == id.Fingerprint {
+				n++
+			}
+		}
+		return n
+	}
+	ping(3)
+	if n := asks(true); n != 1 || pending() != 1 {
+		t.Fatalf("3 calls from one stranger: the owner heard %d times, %d pending rows; want once, 1", n, pending())
+	}
+	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: id.Fingerprint}); err != nil {
+		t.Fatal(err)
+	}
+	ping(3)
+	if n := asks(false); n != 0 || pending() != 0 {
+		t.Fatalf("after refusing: the owner heard %d more times, %d pending rows; want none", n, pending())
 	}
 }

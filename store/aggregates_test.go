@@ -87,10 +87,16 @@ func TestRegistryUniqueFingerprintAndNode(t *testing.T) {
 func TestTrustRequests(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	ctx := context.Background()
-	for range 3 {
-		write(t, db, func(tx *Tx) error { return tx.RecordTrustRequest("fpX", "mallory", "127.0.0.1:5555") })
+	record := func(fp, id, addr string) (seen TrustRequestSeen) {
+		write(t, db, func(tx *Tx) (err error) { seen, err = tx.RecordTrustRequest(fp, id, addr); return err })
+		return seen
 	}
-	write(t, db, func(tx *Tx) error { return tx.RecordTrustRequest("fpY", "bob", "127.0.0.1:6666") })
+	for i := range 3 {
+		if seen := record("fpX", "mallory", "127.0.0.1:5555"); seen.New != (i == 0) || seen.Refused {
+			t.Fatalf("call %d: seen %+v", i+1, seen)
+		}
+	}
+	record("fpY", "bob", "127.0.0.1:6666")
 	reqs, err := db.TrustRequests(ctx)
 	if err != nil || len(reqs) != 2 || reqs[0].Fingerprint != "fpY" || reqs[1].Attempts != 3 {
 		t.Fatalf("TrustRequests = %+v, %v; want fpY first and fpX with 3 attempts", reqs, err)
@@ -102,13 +108,27 @@ func TestTrustRequests(t *testing.T) {
 	if reqs, _ := db.TrustRequests(ctx); len(reqs) != 1 {
 		t.Fatalf("after delete: %d requests", len(reqs))
 	}
+	// Refused: listed no more, and the caller's next call is neither new
+	// nor forgotten.
+	write(t, db, func(tx *Tx) error {
+		if ok, err := tx.RefuseTrustRequest("fpY"); !ok || err != nil {
+			t.Errorf("refuse fpY = %v, %v", ok, err)
+		}
+		return nil
+	})
+	if seen := record("fpY", "bob", "127.0.0.1:6666"); seen.New || !seen.Refused {
+		t.Fatalf("a refused caller calling again: seen %+v, want not new and refused", seen)
+	}
+	if reqs, _ := db.TrustRequests(ctx); len(reqs) != 0 {
+		t.Fatalf("refused requests are still listed: %+v", reqs)
+	}
 }
 
 func TestTrustRequestsAreBounded(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	write(t, db, func(tx *Tx) error {
 		for i := range maxTrustRequests + 20 {
-			if err := tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
+			if _, err := tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
 				return err
 			}
 		}

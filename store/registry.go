@@ -191,30 +191,52 @@ func scanPeer(rows *sql.Rows) (PeerRecord, error) {
 // RecordTrustRequest notes that an unpinned caller with this fingerprint
 // tried to call us: the first time it inserts, afterwards it updates the
 // claimed id, address and last_seen and counts the attempt.
-func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) error {
+func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) (TrustRequestSeen, error) {
 	now := formatTime(tx.Now())
-	_, err := tx.Exec(`INSERT INTO trust_requests(fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts)
+	var seen TrustRequestSeen
+	var attempts int64
+	var refused sql.NullString
+	err := tx.QueryRow(`INSERT INTO trust_requests(fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts)
 		VALUES (?, ?, ?, ?, ?, 1)
 		ON CONFLICT(fingerprint) DO UPDATE SET claimed_agent_id = excluded.claimed_agent_id,
-		addr = excluded.addr, last_seen = excluded.last_seen, attempts = attempts + 1`,
-		fingerprint, claimedAgentID, addr, now, now)
+		addr = excluded.addr, last_seen = excluded.last_seen, attempts = attempts + 1
+		RETURNING attempts, refused_at`,
+		fingerprint, claimedAgentID, addr, now, now).Scan(&attempts, &refused)
 	if err != nil {
-		return fmt.Errorf("store: recording a trust request: %w", err)
+		return seen, fmt.Errorf("store: recording a trust request: %w", err)
 	}
+	seen.New, seen.Refused = attempts == 1, refused.Valid
 	// Unpinned callers are strangers: keep only the newest few hundred so a
 	// caller minting certificates cannot grow the table without bound.
 	_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
 		(SELECT fingerprint FROM trust_requests ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, maxTrustRequests)
 	if err != nil {
-		return fmt.Errorf("store: trimming trust requests: %w", err)
+		return seen, fmt.Errorf("store: trimming trust requests: %w", err)
 	}
-	return nil
+	return seen, nil
+}
+
+// TrustRequestSeen is what RecordTrustRequest found: whether the caller is
+// new (its first call since it was last trusted or forgotten) and whether
+// the owner refused it.
+type TrustRequestSeen struct{ New, Refused bool }
+
+// RefuseTrustRequest marks a trust request refused: it stays (so the
+// caller's next call is not a new request) but is listed no more. It
+// reports whether there was one.
+func (tx *Tx) RefuseTrustRequest(fingerprint string) (bool, error) {
+	res, err := tx.Exec(`UPDATE trust_requests SET refused_at = ? WHERE fingerprint = ?`, formatTime(tx.Now()), fingerprint)
+	if err != nil {
+		return false, fmt.Errorf("store: refusing a trust request: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // maxTrustRequests bounds the trust_requests table.
 const maxTrustRequests = 500
 
-// DeleteTrustRequest forgets a trust request (after trusting or refusing).
+// DeleteTrustRequest forgets a trust request (after trusting).
 func (tx *Tx) DeleteTrustRequest(fingerprint string) error {
 	if _, err := tx.Exec(`DELETE FROM trust_requests WHERE fingerprint = ?`, fingerprint); err != nil {
 		return fmt.Errorf("store: deleting a trust request: %w", err)
@@ -222,10 +244,10 @@ func (tx *Tx) DeleteTrustRequest(fingerprint string) error {
 	return nil
 }
 
-// TrustRequests lists pending trust requests, most recent first.
+// TrustRequests lists pending trust requests (not refused), most recent first.
 func (db *DB) TrustRequests(ctx context.Context) ([]TrustRequestRecord, error) {
 	rows, err := db.rd.QueryContext(ctx, `SELECT fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts
-		FROM trust_requests ORDER BY last_seen DESC LIMIT 1000`)
+		FROM trust_requests WHERE refused_at IS NULL ORDER BY last_seen DESC LIMIT 1000`)
 	if err != nil {
 		return nil, fmt.Errorf("store: reading trust requests: %w", err)
 	}

@@ -116,7 +116,8 @@ func (r *Registry) CheckCertExpiry(caller rpc.Caller) error {
 // from the TUI or `aoi peers trust`. Failures are logged, never returned: the
 // caller is refused either way.
 func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
-	err := r.DB.Write(ctx, func(tx *store.Tx) error {
+	var seen store.TrustRequestSeen
+	err := r.DB.Write(ctx, func(tx *store.Tx) (err error) {
 		// No audit row here: the peer server audits the refusal itself, as
 		// a counted summary per source (rpc/refusals.go).
 		// The caller's claimed id and listen endpoint (headers) make the
@@ -126,10 +127,16 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 		if addr == "" {
 			addr = caller.Addr
 		}
-		return tx.RecordTrustRequest(caller.Fingerprint, caller.AnnouncedID, addr)
+		seen, err = tx.RecordTrustRequest(caller.Fingerprint, caller.AnnouncedID, addr)
+		return err
 	})
 	if err != nil {
 		r.Log.Warn("record trust request", "component", "registry", "err", err)
+		return
+	}
+	// The owner hears of a caller once: not again at each of its calls
+	// (discovery retries every minute), and never after refusing it.
+	if !seen.New || seen.Refused {
 		return
 	}
 	who := caller.Addr
@@ -203,10 +210,12 @@ func (r *Registry) helloAfterTrust(ctx context.Context, agentID string) {
 	}
 }
 
-// Refuse drops a pending trust request.
+// Refuse turns a pending trust request down: it is listed no more, and
+// the caller's further calls (still refused, as any stranger's) ring
+// nobody. `aoi peers trust` can still pin it later.
 func (r *Registry) Refuse(ctx context.Context, fingerprint string) error {
 	return r.DB.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.DeleteTrustRequest(fingerprint); err != nil {
+		if _, err := tx.RefuseTrustRequest(fingerprint); err != nil {
 			return err
 		}
 		_, err := tx.AppendAudit("owner", "ctl.refuse", "ok", map[string]any{"fingerprint": fingerprint})
