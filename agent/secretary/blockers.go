@@ -185,7 +185,7 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 			return b, false
 		}
 		if saysBlocked(e.Title) {
-			b.rank = rankRecent
+			b.text, b.rank = blockedPart(e.Title), rankRecent
 			return b, true
 		}
 		// The subject says what was done, the message may say what is
@@ -227,6 +227,63 @@ func blockedLine(text string) string {
 		}
 	}
 	return ""
+}
+
+// scopeRE is a commit subject's "scope:" prefix ("auth: ", "fix(ci)!: ").
+var scopeRE = regexp.MustCompile(`^[\w./-]+(\([^)]*\))?!?:\s+`)
+
+// clauseRE separates the clauses a subject joins in one line ("JWT
+// validation done; blocked on Redis config", "…完了。…待ち").
+var clauseRE = regexp.MustCompile(`\s*[;；]\s*|。\s*|\.\s+`)
+
+// subjectClauses splits a commit subject into its scope prefix ("" when
+// none) and its clauses.
+func subjectClauses(title string) (scope string, clauses []string) {
+	scope = scopeRE.FindString(title)
+	for _, c := range clauseRE.Split(title[len(scope):], -1) {
+		if c = strings.TrimSpace(c); c != "" {
+			clauses = append(clauses, c)
+		}
+	}
+	return scope, clauses
+}
+
+// blockedPart is what a subject says holds the work up, with its scope:
+// "auth: JWT validation done; blocked on Redis config" → "auth: blocked
+// on Redis config". A subject of one clause is returned whole.
+func blockedPart(title string) string {
+	scope, clauses := subjectClauses(title)
+	if len(clauses) < 2 {
+		return title
+	}
+	for _, c := range clauses {
+		if saysBlocked(c) {
+			return scope + c
+		}
+	}
+	return title
+}
+
+// donePart is a subject without the clauses that say the work is held up
+// ("auth: JWT validation done"); "" when it says nothing else.
+func donePart(title string) string {
+	scope, clauses := subjectClauses(title)
+	if len(clauses) < 2 {
+		if saysBlocked(title) {
+			return ""
+		}
+		return title
+	}
+	var kept []string
+	for _, c := range clauses {
+		if !saysBlocked(c) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	return scope + strings.Join(kept, "; ")
 }
 
 // saysBlocked reports whether text says something is held up (and not

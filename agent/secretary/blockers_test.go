@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,6 +171,34 @@ func TestBlockedHintsNeverChangeTheAnswer(t *testing.T) {
 		}
 		if blockedRE.MatchString(text) && !mayBeBlocked(text) {
 			t.Errorf("%q matches the pattern but holds no hint", text)
+		}
+	}
+}
+
+// TestDoneAndBlockedInOneSubject: a subject that says one thing is done
+// and another holds the work up ("X done; blocked on Y") answers "is X
+// done?" with X under Done and only Y under Blocked by, each with the
+// subject's scope.
+func TestDoneAndBlockedInOneSubject(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		_, err := tx.InsertContextEvent(store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6",
+			Title: "auth: JWT validation done; blocked on Redis config for refresh tokens", TS: testNow.Add(-2 * time.Hour)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "is the JWT validation done?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"auth: blocked on Redis config for refresh tokens"}; !slices.Equal(a.Result.Blockers, want) {
+		t.Errorf("blockers %q, want %q", a.Result.Blockers, want)
+	}
+	for _, want := range []string{"1 matching event in", "Done: auth: JWT validation done.", "Blocked by: auth: blocked on Redis config for refresh tokens."} {
+		if !strings.Contains(a.Result.Summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, a.Result.Summary)
 		}
 	}
 }

@@ -97,8 +97,12 @@ func doneItems(f answerFacts) []string {
 		if h.Kind != "commit" && h.Kind != KindTask {
 			continue
 		}
-		title := clipRunes(h.Title, 80)
-		if isBlocker(f.blockers, h.Title) || slices.Contains(out, title) {
+		if isBlocker(f.blockers, h.Title) {
+			continue
+		}
+		// "X done; blocked on Y" lists X as done (Y is a blocker).
+		title := clipRunes(donePart(h.Title), 80)
+		if title == "" || slices.Contains(out, title) {
 			continue
 		}
 		out = append(out, title)
@@ -130,7 +134,11 @@ var templatesEN = templates{
 	done:       "Done", doing: "In progress", blocked: "Blocked by", who: "By",
 	none: "nothing recorded", sep: "; ", end: ".",
 	head: func(topic string, n int, where, ago string) string {
-		return fmt.Sprintf("%s: %d matching events in %s, latest %s.", topic, n, where, ago)
+		events := "events"
+		if n == 1 {
+			events = "event"
+		}
+		return fmt.Sprintf("%s: %d matching %s in %s, latest %s.", topic, n, events, where, ago)
 	},
 	percent: func(p int) string { return fmt.Sprintf("about %d%% done", p) },
 	ago:     agoEN,
