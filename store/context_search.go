@@ -391,25 +391,24 @@ var fieldWeight = [nFields]float64{1, 0.6, 0.5, 0.25}
 const CodeMark = "\nadded:\n"
 
 // preferNewer reorders ranked hits for a question about what happened
-// lately: each score is scaled by where the hit lies between the oldest
-// and the newest match (the oldest keeps a quarter), so the newest work on
-// the topic leads even when all of it is months old and the recency in
-// rank no longer tells it apart.
+// lately: each score is scaled by the hit's place in the matches' order of
+// time (the oldest keeps a quarter, the newest all of it), so the newest
+// work on the topic leads even when all of it is months old and the
+// recency in rank no longer tells it apart. The place, not the time: in a
+// history of years, work of today and of last week would otherwise lie
+// side by side.
 func preferNewer(hits []ContextHit) {
 	if len(hits) < 2 {
 		return
 	}
-	oldest, newest := hits[0].TS, hits[0].TS
-	for _, h := range hits {
-		oldest, newest = minTime(oldest, h.TS), maxTime(newest, h.TS)
+	byTime := make([]int, len(hits))
+	for i := range byTime {
+		byTime[i] = i
 	}
-	span := newest.Sub(oldest)
-	if span <= 0 {
-		return
-	}
-	for i := range hits {
-		pos := float64(hits[i].TS.Sub(oldest)) / float64(span)
-		hits[i].Score *= 0.25 + 0.75*pos
+	sort.SliceStable(byTime, func(a, b int) bool { return hits[byTime[a]].TS.Before(hits[byTime[b]].TS) })
+	last := float64(len(hits) - 1)
+	for place, i := range byTime {
+		hits[i].Score *= 0.25 + 0.75*float64(place)/last
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 }

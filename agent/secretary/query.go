@@ -81,7 +81,7 @@ var jaIntent = []struct {
 	{"現在", false, false}, {"実装", false, false}, {"機能", false, false}, {"最近", false, false}, {"今日", false, false},
 	{"作業", false, false}, {"対応", false, false}, {"教", false, false}, {"何", false, false}, {"今", false, false},
 	{"仕上", true, false}, {"未解決", false, true}, {"追加", false, false}, {"修正", false, false},
-	{"最後", false, false}, {"担当者", false, false}, {"担当", false, false},
+	{"最後", false, false}, {"担当者", false, false}, {"担当", false, false}, {"変更", false, false},
 	{"懸念", false, true}, {"困", false, true}, {"詰", false, true}, {"妨", false, true},
 }
 

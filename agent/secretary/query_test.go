@@ -78,6 +78,16 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 	}
 }
 
+// TestChangeIsNotATopic: "変更" asks what changed, like "changes" in
+// English; it is no topic of its own (it matched every "Changes from code
+// review" commit).
+func TestChangeIsNotATopic(t *testing.T) {
+	q := parseQuery("bash の補完スクリプトまわりの最近の変更は？")
+	if !q.WantsRecent || slices.Contains(q.Terms, "変更") || slices.Contains(q.Terms, "change") || !slices.Contains(q.Terms, "補完") {
+		t.Fatalf("recent %v, terms %q: want recent, 補完 and no 変更/change", q.WantsRecent, q.Terms)
+	}
+}
+
 // TestQueryExpandsJapaneseTerms: a Japanese word brings its English forms
 // (glossary); a compound the glossary does not know whole is split into
 // the words it is made of, each a concept, so an event covering the whole
