@@ -413,20 +413,6 @@ func preferNewer(hits []ContextHit) {
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
 // rank scores the candidates and returns them best first: BM25 over the
 // title, key, message and added code, each normalised by its own length
 // and weighted by what it says; per concept the best of its forms; times
