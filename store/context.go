@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,6 +22,11 @@ type ContextEvent struct {
 	Body   string    `json:"body"`
 	TS     time.Time `json:"ts"`
 	Meta   string    `json:"meta,omitempty"` // compact JSON object ("" = {})
+	// Earlier marks an event older than the events already indexed (a
+	// repository's history, backfilled after its newest commits): it is
+	// stored below every id, so a search, which walks the index newest id
+	// first, meets it after them. Not stored.
+	Earlier bool `json:"-"`
 }
 
 // Bounds on what one event may hold, so a huge diff or log cannot bloat the
@@ -78,9 +84,17 @@ func (tx *Tx) InsertPreparedContextEvent(p PreparedContextEvent) (int64, error) 
 	if ev.TS.IsZero() {
 		ev.TS = tx.Now()
 	}
-	res, err := tx.Exec(`INSERT INTO context_events(source, kind, ctx, key, title, body, ts, meta)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		ev.Source, ev.Kind, ev.Ctx, ev.Key, ev.Title, ev.Body, formatTime(ev.TS), ev.Meta)
+	var given any // nil: SQLite picks the next id
+	if ev.Earlier {
+		low, err := tx.earlierID()
+		if err != nil {
+			return 0, err
+		}
+		given = low
+	}
+	res, err := tx.Exec(`INSERT INTO context_events(id, source, kind, ctx, key, title, body, ts, meta)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		given, ev.Source, ev.Kind, ev.Ctx, ev.Key, ev.Title, ev.Body, formatTime(ev.TS), ev.Meta)
 	if err != nil {
 		return 0, fmt.Errorf("store: insert context event: %w", err)
 	}
@@ -117,6 +131,23 @@ func (tx *Tx) ReplaceContextState(source, ctxID, kind string, evs []ContextEvent
 		}
 	}
 	return nil
+}
+
+// lowestIDCursor keeps the lowest id earlierID has handed out, so an id is
+// never handed out twice (retention may have deleted the event that had
+// it) and the ingest counter can count the events stored below 1.
+const lowestIDCursor = "store:lowest_context_id"
+
+// earlierID is an id below every event's and below every id handed out
+// before it: 0, then -1, -2, … as history is backfilled further back.
+func (tx *Tx) earlierID() (int64, error) {
+	var low int64
+	err := tx.QueryRow(`SELECT MIN(COALESCE((SELECT MIN(id) FROM context_events), 1),
+		COALESCE((SELECT CAST(value AS INTEGER) FROM context_cursors WHERE name = ?), 1), 1) - 1`, lowestIDCursor).Scan(&low)
+	if err != nil {
+		return 0, fmt.Errorf("store: finding an id for an earlier event: %w", err)
+	}
+	return low, tx.SetContextCursor(lowestIDCursor, strconv.FormatInt(low, 10))
 }
 
 // SetContextCursor records where a source stopped (see context_cursors).

@@ -35,7 +35,10 @@ func (db *DB) OpsStats(ctx context.Context) (OpsStats, error) {
 	if s.OutboxDepth, s.OutboxOldest, err = db.OutboxStats(ctx); err != nil {
 		return s, err
 	}
-	err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(id), 0) FROM context_events`).
+	// Ids above 0 count up as events arrive; backfilled history counts
+	// down from 0 (earlierID), its lowest id kept in a cursor.
+	err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*), MAX(COALESCE(MAX(id), 0), 0)
+		+ 1 - COALESCE((SELECT CAST(value AS INTEGER) FROM context_cursors WHERE name = ?), 1) FROM context_events`, lowestIDCursor).
 		Scan(&s.ContextEvents, &s.ContextIngested)
 	if err != nil {
 		return s, fmt.Errorf("store: counting context events: %w", err)

@@ -225,7 +225,7 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 }
 
 func (s *Secretary) fromSource(src string, e source.Event) (store.ContextEvent, error) {
-	ce := store.ContextEvent{Source: src, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title, Body: e.Body, TS: e.TS}
+	ce := store.ContextEvent{Source: src, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title, Body: e.Body, TS: e.TS, Earlier: e.Earlier}
 	var err error
 	if ce.Meta, err = s.redactMeta(e.Meta); err != nil {
 		return ce, err

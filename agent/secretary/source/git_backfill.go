@@ -80,8 +80,12 @@ func backfillCommits(ctx context.Context, repo Repo, cur Cursors, since time.Tim
 		return err
 	}
 	commits := parseLog(string(out), capped)
-	for i := len(commits) - 1; i >= 0; i-- {
-		b.Events = append(b.Events, commits[i].event(repo.Ctx))
+	// Newest first, each below the last: ids keep following history, so a
+	// search walking the newest ids first meets this older work last.
+	for _, c := range commits {
+		e := c.event(repo.Ctx)
+		e.Earlier = true
+		b.Events = append(b.Events, e)
 	}
 	if len(commits) == 0 {
 		b.Cursors[CursorBackfill(repo.Ctx)] = backfillDone

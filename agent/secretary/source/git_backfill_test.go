@@ -56,12 +56,20 @@ func TestGitIndexesWholeHistoryWithinRetention(t *testing.T) {
 
 	seen := map[string]int{}
 	var mergeFiles []string
+	var last time.Time // the time of the previous event, in storing order
 	for poll := 0; poll < 10; poll++ {
 		b, err := g.Poll(context.Background(), repo, cur)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ev := range b.Events {
+			// The first poll stores the newest commits oldest first; the
+			// backfill then goes on back in time, newest first, each
+			// event Earlier (stored below every id).
+			if ev.Earlier != (poll > 0) || poll > 0 && ev.TS.After(last) {
+				t.Fatalf("poll %d: event %s at %v (earlier %v) after one at %v", poll, ev.Key, ev.TS, ev.Earlier, last)
+			}
+			last = ev.TS
 			seen[ev.Key]++
 			if strings.HasPrefix(ev.Title, "Merge branch") {
 				files, _ := ev.Meta["files"].([]FileStat)

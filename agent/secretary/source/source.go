@@ -19,6 +19,9 @@ type Event struct {
 	Body  string
 	TS    time.Time
 	Meta  map[string]any
+	// Earlier marks history older than everything indexed before it (a
+	// backfill): stored below every id, in the order given (newest first).
+	Earlier bool
 }
 
 // State is the complete current set of one kind of state for a context
