@@ -78,12 +78,17 @@ func TestTaskApprovedRunsInWorktreeAndNotifies(t *testing.T) {
 		Status     string `json:"status"`
 		ExitCode   int    `json:"exit_code"`
 		OutputTail string `json:"output_tail"`
+		Summary    string `json:"summary"`
 	}
 	if err := json.Unmarshal(msg.Data, &out); err != nil {
 		t.Fatal(err)
 	}
 	if msg.Event != wire.EventTaskCompleted || out.ExitCode != 0 || !strings.Contains(out.OutputTail, "aoi/task-"+ticket.TaskID) {
 		t.Fatalf("notify %s %s, want task.completed run on branch aoi/task-%s", msg.Event, msg.Data, ticket.TaskID)
+	}
+	// The requester's lists show one line that says which task it was.
+	if out.Summary != "branch completed" {
+		t.Fatalf("notify summary %q, want %q", out.Summary, "branch completed")
 	}
 	st, err := pm.RemoteTaskStatus(ctx, agent.RemoteTaskRef{Peer: "eng-suzuki", TaskID: ticket.TaskID})
 	if err != nil || st.State != agent.TaskCompleted {
@@ -109,8 +114,9 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := waitMessage(t, pm, ticket.RequestID)
-	if !strings.Contains(string(msg.Data), "not now") || !strings.Contains(string(msg.Data), "-32007") {
-		t.Fatalf("rejection notify = %s %s, want the reason and APPROVAL_DENIED", msg.Event, msg.Data)
+	if !strings.Contains(string(msg.Data), "not now") || !strings.Contains(string(msg.Data), "-32007") ||
+		!strings.Contains(string(msg.Data), `"summary":"branch rejected: `) {
+		t.Fatalf("rejection notify = %s %s, want the reason, APPROVAL_DENIED and a summary naming the task", msg.Event, msg.Data)
 	}
 	for name, params := range map[string]map[string]string{
 		"shell":      {"what": "HEAD; touch /tmp/pwned"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
@@ -24,6 +25,27 @@ type Outcome struct {
 	Truncated  bool    `json:"output_truncated,omitempty"`
 	Error      string  `json:"error,omitempty"`
 	Code       int     `json:"code,omitempty"` // CodeApprovalDenied for rejected / expired
+	// Summary is one line for the requester's lists: "run_tests completed:
+	// 12 run, 12 passed, 0 failed", "run_tests rejected: not today".
+	Summary string `json:"summary,omitempty"`
+}
+
+// summarize fills Summary from the rest.
+func (o *Outcome) summarize(taskType string) {
+	s := taskType + " " + o.Status
+	switch {
+	case o.Output != nil && o.Output.Run > 0:
+		s += fmt.Sprintf(": %d run, %d passed, %d failed", o.Output.Run, o.Output.Passed, o.Output.Failed)
+	case o.Error != "":
+		line, _, _ := strings.Cut(o.Error, "\n")
+		s += ": " + line
+	case o.ExitCode != nil && *o.ExitCode != 0:
+		s += fmt.Sprintf(": exit %d", *o.ExitCode)
+	}
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:159]) + "…"
+	}
+	o.Summary = s
 }
 
 // Approve approves a pending approval; its task runs when a slot is free.
@@ -84,6 +106,7 @@ func (e *Engine) closeApproval(ctx context.Context, a store.ApprovalRecord, to, 
 	if to != StateCanceled {
 		out.Code = CodeApprovalDenied
 	}
+	out.summarize(a.TaskType)
 	raw, _ := json.Marshal(out) // plain struct: cannot fail
 	err := e.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.DecideApproval(a.ID, StatePending, to, by, reason); err != nil {
