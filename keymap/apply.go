@@ -109,12 +109,13 @@ func splitKeys(s string) []string {
 // activeTogether lists the scope sets whose keys are read at the same time:
 // a pane's own keys, the list keys and the global keys. Approve and reject
 // act from every pane (a waiting request is one keypress away), so the
-// approvals scope is active with each pane's.
+// approvals scope is active with each pane's, and the Interrupts pane
+// takes the queries keys (answer, decline) besides its own.
 func activeTogether() [][]Scope {
 	return [][]Scope{
 		{ScopeGlobal, ScopeList, ScopeApprovals},
 		{ScopeGlobal, ScopeList, ScopeApprovals, ScopeQueries},
-		{ScopeGlobal, ScopeList, ScopeApprovals, ScopeInterrupts},
+		{ScopeGlobal, ScopeList, ScopeApprovals, ScopeQueries, ScopeInterrupts},
 		{ScopeGlobal, ScopeList, ScopeApprovals, ScopePeers},
 		{ScopeDialog},
 		{ScopePrompt},

@@ -52,7 +52,8 @@ type Queries struct {
 	Decline key.Binding
 }
 
-// Interrupts bindings release buffered queries.
+// Interrupts bindings release buffered queries; the Queries bindings
+// answer and decline them there too.
 type Interrupts struct {
 	Release    key.Binding
 	ReleaseAll key.Binding

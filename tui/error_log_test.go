@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/control"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -33,8 +34,8 @@ func refusedCall(t *testing.T) error {
 
 // TestErrGist: the notice's gist of an error drops the JSON-RPC code and
 // the failed call's chain before the advice, whether the error came over
-// the control socket or in process, and leaves text written for people
-// alone.
+// the control socket or in process, says the advice once when the cause
+// carries its own, and leaves text written for people alone.
 func TestErrGist(t *testing.T) {
 	refused := refusedCall(t)
 	advice := "ask qa-ito: nothing is listening there: check that `aoi serve` is running on the peer and that its endpoint (host:port) is right"
@@ -50,6 +51,11 @@ func TestErrGist(t *testing.T) {
 			"Permission denied: qa-ito's rules do not let you ask about acme/secret"},
 		{"a code alone", rpc.NewError(rpc.CodeInternalError, nil), "Internal error"},
 		{"written for people", errors.New("query q-7 was already answered; nothing to do"), "query q-7 was already answered; nothing to do"},
+		{"a peer down, its advice once", peers.CallError("qa-ito", refused),
+			"qa-ito is unreachable (nothing is listening there: check that `aoi serve` is running on the peer and that its endpoint (host:port) is right)"},
+		{"general advice after a cause without any stays",
+			errors.New("qa-ito is unreachable (connection reset); check that its aoi is running and the endpoint is right (`aoi peers`)"),
+			"qa-ito is unreachable (connection reset); check that its aoi is running and the endpoint is right (`aoi peers`)"},
 	}
 	for _, c := range cases {
 		if got := errGist(Sanitize(c.err.Error())); got != c.want {

@@ -13,7 +13,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case nil, closeDialog:
 		return nil
 	case approveAction:
-		return m.callAs("approved "+approvalLabel(a.a)+" · it runs when a slot is free", "approving "+approvalLabel(a.a),
+		return m.callAs("approved "+approvalNamed(a.a)+" · it runs when a slot is free", "approving "+approvalNamed(a.a),
 			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error { return s.Approve(c, agent.ApproveRequest{ID: a.a.ID}) })
 	case askRejectReason:
 		m.pushDialog(newReasonDialog("Reject "+approvalLabel(a.a),
@@ -21,7 +21,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 			requireText("a reason is required: the requester reads it (esc cancels)").
 			withAbout(rejectAbout(a.a)))
 	case rejectAction:
-		return m.callAs("rejected "+approvalLabel(a.a)+" · the requester is told why", "rejecting "+approvalLabel(a.a),
+		return m.callAs("rejected "+approvalNamed(a.a)+" · the requester is told why", "rejecting "+approvalNamed(a.a),
 			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error {
 				return s.Reject(c, agent.RejectRequest{ID: a.a.ID, Reason: a.reason})
 			})

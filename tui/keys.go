@@ -9,7 +9,7 @@ import (
 // handleKey routes a key: the top dialog first, then the prompt bar when it
 // has focus, then global bindings, then the focused pane. ctrl+c quits
 // from anywhere but a dialog, which takes it as cancel (see cancels), and
-// a prompt bar holding text, which it clears (see promptCtrlC).
+// the prompt bar, which it clears and closes (see promptCtrlC).
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if d := m.topDialog(); d != nil {
 		a, cmd := d.Update(k)
@@ -78,13 +78,25 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if reject {
 		return m.runAction(askRejectReason{a: a}), true
 	}
-	m.info("approving " + approvalLabel(a) + "…")
+	m.info("approving " + approvalNamed(a) + "…")
 	return m.runAction(approveAction{a: a}), true
 }
 
-// approvalLabel names an approval for a notice: "run_tests from bob".
+// approvalLabel names an approval for a dialog's title: "run_tests from
+// bob".
 func approvalLabel(a agent.Approval) string {
 	return Sanitize(a.TaskType) + " from " + Sanitize(a.Requester)
+}
+
+// approvalNamed names an approval for a notice, with what tells it from
+// another of its type: "run_tests from bob (suite=./auth/...)", or its id
+// when it has no parameters.
+func approvalNamed(a agent.Approval) string {
+	which := truncate(paramsText(a.Params), 40)
+	if which == "" {
+		which = "approval " + Sanitize(a.ID)
+	}
+	return approvalLabel(a) + " (" + which + ")"
 }
 
 // handlePaste sends pasted text to whatever text field has focus.
@@ -131,16 +143,20 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 	return m.prompt.updateInput(k)
 }
 
-// promptCtrlC clears and closes a prompt bar holding a half-written line,
-// as ctrl+c cancels a dialog, so a reflex ctrl+c does not take the whole
-// interface down with it. With nothing typed after the ":" or "@" (or the
-// prompt bar closed) ctrl+c quits.
+// promptCtrlC clears and closes the prompt bar, as ctrl+c cancels a
+// dialog, so a reflex ctrl+c does not take the whole interface down with a
+// half-written line (or the ":" or "@" that opened it). With the prompt
+// bar closed ctrl+c quits.
 func (m *Model) promptCtrlC() tea.Cmd {
-	if m.focus != focusPrompt || !m.prompt.typed() {
+	if m.focus != focusPrompt {
 		return tea.Quit
 	}
+	what := "prompt closed"
+	if m.prompt.typed() {
+		what = "prompt cleared"
+	}
 	m.closePrompt()
-	m.info("prompt cleared · ctrl+c again quits")
+	m.info(what + " · ctrl+c again quits")
 	return nil
 }
 

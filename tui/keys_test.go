@@ -40,10 +40,12 @@ func TestApproveWithY(t *testing.T) {
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-2"}) {
 		t.Fatalf("calls = %v", got)
 	}
-	if strings.Contains(screen(m), "suite=./auth/...") {
-		t.Error("approved row is still listed as pending")
+	for _, a := range m.approvals.approvals {
+		if a.ID == "a-2" {
+			t.Error("approved row is still listed as pending")
+		}
 	}
-	if !strings.Contains(screen(m), "approved run_tests from pm-tanaka") {
+	if !strings.Contains(screen(m), "approved run_tests from pm-tanaka (suite=./auth/...)") {
 		t.Errorf("no confirmation in the status line:\n%s", screen(m))
 	}
 }
@@ -154,7 +156,7 @@ func TestServiceErrorShownNotFatal(t *testing.T) {
 	svc.failWith = errors.New("the core is shutting down; try again in a moment")
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "tab", "tab", "y")
-	if !strings.Contains(screen(m), "approving lint from eng-佐藤 failed: the core is shutting down") {
+	if !strings.Contains(screen(m), "approving lint from eng-佐藤 (approval a-3) failed: the core is shutting down") {
 		t.Errorf("error not shown:\n%s", screen(m))
 	}
 }
@@ -330,8 +332,8 @@ func longQuestion(n int) string {
 }
 
 // TestCtrlCClearsThePrompt: ctrl+c with a half-written line in the prompt
-// bar clears it and leaves the prompt bar, as it cancels a dialog; with
-// nothing typed (or the prompt bar closed) it quits.
+// bar clears it and leaves the prompt bar, as it cancels a dialog; with the
+// prompt bar closed it quits.
 func TestCtrlCClearsThePrompt(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 80, 24, true)
 	press(t, m, "@")
@@ -349,8 +351,55 @@ func TestCtrlCClearsThePrompt(t *testing.T) {
 	if _, cmd = m.Update(keyMsg("ctrl+c")); !quits(cmd) {
 		t.Error("ctrl+c with the prompt bar closed must quit")
 	}
-	press(t, m, ":")
-	if _, cmd = m.Update(keyMsg("ctrl+c")); !quits(cmd) {
-		t.Error("ctrl+c in a prompt bar with nothing typed must quit")
+}
+
+// TestCtrlCClosesAnEmptyPrompt: the prompt bar holding only the ":" or "@"
+// that opened it shows "› @"; ctrl+c there closes it instead of quitting,
+// and a second ctrl+c quits.
+func TestCtrlCClosesAnEmptyPrompt(t *testing.T) {
+	for _, trigger := range []string{"@", ":"} {
+		m := newLoaded(t, fixtureService(), 80, 24, true)
+		press(t, m, trigger)
+		if _, cmd := m.Update(keyMsg("ctrl+c")); quits(cmd) {
+			t.Fatalf("ctrl+c after %q quit aoi", trigger)
+		}
+		if m.focus != focusQueries || m.prompt.value() != "" {
+			t.Errorf("ctrl+c after %q must close the prompt bar: focus %d, value %q", trigger, m.focus, m.prompt.value())
+		}
+		if frame := screen(m); !strings.Contains(frame, "prompt closed · ctrl+c again quits") {
+			t.Errorf("no notice says what ctrl+c did after %q:\n%s", trigger, frame)
+		}
+		if _, cmd := m.Update(keyMsg("ctrl+c")); !quits(cmd) {
+			t.Errorf("a second ctrl+c after %q must quit", trigger)
+		}
+	}
+}
+
+// TestInterruptsTakeTheQueryKeys: a buffered query in the Interrupts pane
+// is answered with e and declined with d, as in the Queries pane, besides
+// being released with r.
+func TestInterruptsTakeTheQueryKeys(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "tab") // Interrupts; q-5 from qa-ito is selected
+	if hint := helpKeys(m.paneKeys()...); !strings.Contains(hint, "e answer · d decline") {
+		t.Errorf("the Interrupts key hints do not name e and d: %q", hint)
+	}
+	press(t, m, "e")
+	if d, ok := m.topDialog().(*answerDialog); !ok || d.q.ID != "q-5" {
+		t.Fatalf("e in Interrupts opened %T; want the answer dialog for q-5", m.topDialog())
+	}
+	press(t, m, "esc", "d")
+	if frame := screen(m); !strings.Contains(frame, "Decline query from qa-ito") {
+		t.Fatalf("d in Interrupts opened no decline dialog:\n%s", frame)
+	}
+	typeText(t, m, "ask QA lead")
+	press(t, m, "enter")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"decline q-5 ask QA lead"}) {
+		t.Fatalf("calls = %v", got)
+	}
+	k := keymap.Default()
+	if _, err := k.Apply(map[string]string{"release": "d"}); err == nil {
+		t.Error("release on d, which declines in the Interrupts pane, is accepted")
 	}
 }

@@ -38,7 +38,11 @@ type notice struct {
 	shortened bool
 }
 
-// How long notices stay.
+// How long notices stay. An answer or a message a peer sent stays long
+// enough to be read (the Messages pane keeps it too); what only says what
+// happened or what arrived (an approval, a question waiting) goes after a
+// few seconds, giving the line back to the focused pane's keys: the panes'
+// titles, counts and selection keep saying what waits.
 const (
 	infoFor  = 8 * time.Second
 	peerFor  = 5 * time.Minute
@@ -92,6 +96,13 @@ func (m *Model) peerNotice(text string) {
 	m.notice = notice{text: text, level: levelPeer, until: m.now().Add(peerFor)}
 }
 
+// announce shows that something arrived (a request to run something, a
+// question waiting): wrapped as what a peer sent is, so the keys at its end
+// show, but gone as soon as an info notice.
+func (m *Model) announce(text string) {
+	m.notice = notice{text: text, level: levelPeer, until: m.now().Add(infoFor)}
+}
+
 // attention rings the bell and/or sends an OSC 9 desktop notification.
 // The summary comes from the core but may quote a peer, so it is sanitised
 // (an unsanitised BEL or ESC would end the OSC early and inject the rest).
@@ -108,7 +119,7 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 		seq += ansi.Notify(truncate(body, 200))
 	}
 	if ev.Summary != "" {
-		m.peerNotice("⚑ " + Sanitize(ev.Summary) + m.attentionKeys(ev))
+		m.announce("⚑ " + Sanitize(ev.Summary) + m.attentionKeys(ev))
 		if ev.ID != "" && ev.ID == m.trustAsked {
 			m.notice.trustFP = ev.ID
 		}
@@ -257,11 +268,31 @@ func (m *Model) renderBottomLine() string {
 		return strings.Join(lines, "\n")
 	}
 	k := m.env.keys.Global
-	hint := helpKeys(k.Help, k.Command, k.Ask, k.NextPane, k.Quit)
-	if pane := m.paneHint(); pane != "" {
-		hint = pane + " · " + hint
+	hints := append(m.paneKeys(), k.Help, k.NextPane, k.Command, k.Ask, k.Quit)
+	return st.Muted.Render(fit(fitHints(hints, m.width), m.width))
+}
+
+// fitHints is as many whole hints as fit in w cells, from the first: the
+// bindings come most important first (the focused pane's own keys, then
+// help), so those that do not fit are the least important ones. A first
+// hint wider than w alone is cut.
+func fitHints(bs []key.Binding, w int) string {
+	line := ""
+	for _, b := range bs {
+		h := helpKeys(b)
+		if h == "" {
+			continue
+		}
+		next := h
+		if line != "" {
+			next = line + " · " + h
+		}
+		if line != "" && width(next) > w {
+			break
+		}
+		line = next
 	}
-	return st.Muted.Render(fit(hint, m.width))
+	return line
 }
 
 // maxNoticeLines bounds the lines an error or a peer's notice takes.
@@ -304,25 +335,25 @@ func (m *Model) bottomLines() int {
 	return max(1, len(m.noticeWrapped()))
 }
 
-// paneHint names the keys that act in the focused pane, so a person sees
+// paneKeys are the keys that act in the focused pane, so a person sees
 // how to answer or approve without opening the help.
-func (m *Model) paneHint() string {
+func (m *Model) paneKeys() []key.Binding {
 	k := m.env.keys
 	switch m.focus {
 	case focusQueries:
-		return helpKeys(k.Queries.Answer, k.Queries.Decline, k.List.Open)
+		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.List.Open}
 	case focusInterrupts:
-		return helpKeys(k.Interrupts.Release, k.Interrupts.ReleaseAll, k.List.Open)
+		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Interrupts.Release, k.Interrupts.ReleaseAll, k.List.Open}
 	case focusApprovals:
-		return helpKeys(k.Approvals.Approve, k.Approvals.Reject, k.List.Open)
+		return []key.Binding{k.Approvals.Approve, k.Approvals.Reject, k.List.Open}
 	case focusPeers:
-		return helpKeys(k.Peers.Trust, k.Peers.Refuse, k.List.Open)
+		return []key.Binding{k.Peers.Trust, k.Peers.Refuse, k.List.Open}
 	case focusAudit:
-		return helpKeys(k.Global.Filter, k.List.Open)
+		return []key.Binding{k.Global.Filter, k.List.Open}
 	case focusMessages:
-		return helpKeys(k.List.Open)
+		return []key.Binding{k.List.Open}
 	}
-	return ""
+	return nil
 }
 
 // helpKeys renders bindings as "key what · key what", skipping disabled

@@ -13,7 +13,7 @@ import (
 )
 
 // approvalsPane lists pending approvals (soonest expiry first), then the
-// tasks this agent runs or ran for peers.
+// tasks this agent runs or ran for peers (newest first).
 type approvalsPane struct {
 	paneBase
 	approvals []agent.Approval
@@ -94,6 +94,7 @@ func (p *approvalsPane) setTasks(ts []agent.Task) {
 			rows = append(rows, t)
 		}
 	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].UpdatedAt.After(rows[j].UpdatedAt) })
 	p.tasks = rows
 	p.list.reselect(old, p.keys())
 }
@@ -129,9 +130,7 @@ func (p *approvalsPane) View() string {
 	if p.n() == 0 {
 		return p.empty("No approvals waiting and no tasks. Task requests from peers appear here.")
 	}
-	k := p.env.keys.Approvals
-	lines := []string{p.header(k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject (any pane) · " +
-		p.env.keys.List.Open.Help().Key + " what it runs")}
+	lines := []string{p.header(approvalColumns(p.w, "", "FROM", "TASK", "STATE", "WHEN", "PARAMS"))}
 	start, end := p.list.window(p.n())
 	for i := start; i < end; i++ {
 		if i < len(p.approvals) {
@@ -143,17 +142,29 @@ func (p *approvalsPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// approvalColumns lays out a row of the pane: pending requests and tasks
+// share the columns, so their parameters line up.
+func approvalColumns(w int, glyph, from, task, state, when, params string) string {
+	return columns(w, []int{1, 12, 10, 10, 8}, glyph, from, task, state, when, params)
+}
+
+// approvalRow is a pending request: when it expires, and its parameters
+// with the rule that allowed it.
 func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
-	left := countdown(p.env.now, a.ExpiresAt)
-	rule := ""
-	if a.MatchedRule != "" {
-		rule = " [" + Sanitize(a.MatchedRule) + "]"
+	state, left := "expires in", countdown(p.env.now, a.ExpiresAt)
+	if !a.ExpiresAt.After(p.env.now) {
+		state, left = agent.TaskExpired, ""
 	}
-	text := columns(p.w, []int{2, 14, 12, 8}, "◆", Sanitize(a.Requester), Sanitize(a.TaskType), left,
-		paramsText(a.Params)+rule)
+	params := paramsText(a.Params)
+	if a.MatchedRule != "" {
+		params += " [" + Sanitize(a.MatchedRule) + "]"
+	}
+	text := approvalColumns(p.w, "◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params)
 	return p.rowStyled(text, sel, p.env.styles.Warn)
 }
 
+// taskRow is a task run or running for a peer: its state, when it last
+// changed, and its parameters (two runs of one type differ there).
 func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
 	st := p.env.styles.Text
 	switch t.State {
@@ -162,9 +173,18 @@ func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
 	case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
 		st = p.env.styles.Error
 	}
-	text := columns(p.w, []int{2, 14, 12, 11}, taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
-		t.State, ago(p.env.now, t.UpdatedAt))
+	text := approvalColumns(p.w, taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
+		taskStateLabel(t.State), ago(p.env.now, t.UpdatedAt), paramsText(t.Params))
 	return p.rowStyled(text, sel, st)
+}
+
+// taskStateLabel is a task's state as the STATE column shows it: a task
+// in progress is "running", as the title counts it.
+func taskStateLabel(s string) string {
+	if s == agent.TaskInProgress {
+		return "running"
+	}
+	return Sanitize(s)
 }
 
 func taskGlyph(s string) string {

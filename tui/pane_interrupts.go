@@ -46,22 +46,19 @@ func (p *interruptsPane) Update(k tea.KeyPressMsg) action {
 		return nil
 	}
 	q := p.rows[p.list.cursor]
-	switch {
-	case key.Matches(k, keys.Release):
+	if key.Matches(k, keys.Release) {
 		return releaseAction{id: q.ID}
-	case key.Matches(k, p.env.keys.List.Open):
-		return openQuery{q: q}
 	}
-	return nil
+	return queryKey(k, q, p.env)
 }
 
 func (p *interruptsPane) View() string {
 	if len(p.rows) == 0 {
 		return p.empty("Nothing buffered. Queries that arrive during focus time wait here.")
 	}
-	k := p.env.keys.Interrupts
-	lines := []string{p.header(k.Release.Help().Key + " release · " + k.ReleaseAll.Help().Key + " release all · " +
-		p.env.keys.List.Open.Help().Key + " open")}
+	k := p.env.keys
+	lines := []string{p.header(fitHints([]key.Binding{k.Queries.Answer, k.Queries.Decline,
+		k.Interrupts.Release, k.Interrupts.ReleaseAll, k.List.Open}, p.w))}
 	widths := []int{1, 12, 8}
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {

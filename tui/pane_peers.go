@@ -139,7 +139,11 @@ func (p *peersPane) pending() int {
 func (p *peersPane) Title() string {
 	t := "Peers · " + p.onlineCount()
 	if n := p.pending(); n > 0 {
-		t += " · " + itoa(n) + " want trust"
+		verb := " want trust"
+		if n == 1 {
+			verb = " wants trust"
+		}
+		t += " · " + itoa(n) + verb
 	}
 	return t + p.newMarker()
 }

@@ -67,14 +67,22 @@ func (p *queriesPane) Update(k tea.KeyPressMsg) action {
 	if p.list.cursor >= len(p.rows) {
 		return nil
 	}
-	q := p.rows[p.list.cursor]
+	return queryKey(k, p.rows[p.list.cursor], p.env)
+}
+
+// queryKey is what a key does to the selected query, in the Queries and
+// the Interrupts pane alike: open or answer opens one still open (waiting
+// for the owner or buffered) to answer and shows a handled one whole;
+// decline asks why before declining one still open.
+func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
+	open := needsOwner(q) || q.State == agent.QueryBuffered
 	switch {
-	case key.Matches(k, p.env.keys.List.Open, p.env.keys.Queries.Answer):
-		if needsOwner(q) || q.State == agent.QueryBuffered {
+	case key.Matches(k, e.keys.List.Open, e.keys.Queries.Answer):
+		if open {
 			return openQuery{q: q}
 		}
-		return showDetail{title: "Query from " + Sanitize(q.From), body: queryDetail(q, p.env)}
-	case key.Matches(k, p.env.keys.Queries.Decline) && (needsOwner(q) || q.State == agent.QueryBuffered):
+		return showDetail{title: "Query from " + Sanitize(q.From), body: queryDetail(q, e)}
+	case key.Matches(k, e.keys.Queries.Decline) && open:
 		return askDeclineReason{q: q}
 	}
 	return nil

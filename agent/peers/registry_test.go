@@ -238,8 +238,8 @@ func TestCallErrorWords(t *testing.T) {
 	}
 	refused := &rpc.TransportError{URL: "https://127.0.0.1:1/aoi/v1/rpc", Method: "aoi.query",
 		Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}}
-	if got := CallError("pm-a", refused).Error(); !strings.Contains(got, "pm-a is unreachable") {
-		t.Errorf("refused call: %q", got)
+	if got := CallError("pm-a", refused).Error(); !strings.Contains(got, "pm-a is unreachable") || strings.Count(got, "check ") != 1 {
+		t.Errorf("refused call: %q, want unreachable and one piece of advice", got)
 	}
 	if got := CallError("pm-a", rpc.NewError(rpc.CodePermissionDenied, "no")).Error(); !strings.HasPrefix(got, "pm-a answered: ") {
 		t.Errorf("peer error: %q", got)

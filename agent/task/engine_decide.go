@@ -30,14 +30,18 @@ type Outcome struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// summarize fills Summary from the rest.
-func (o *Outcome) summarize(taskType string) {
+// summarize fills Summary from the rest; why, when given, says why the
+// task ended better than its error (an owner's reason for rejecting).
+func (o *Outcome) summarize(taskType, why string) {
 	s := taskType + " " + o.Status
+	if why == "" {
+		why = o.Error
+	}
 	switch {
 	case o.Output != nil && o.Output.Run > 0:
 		s += fmt.Sprintf(": %d run, %d passed, %d failed", o.Output.Run, o.Output.Passed, o.Output.Failed)
-	case o.Error != "":
-		line, _, _ := strings.Cut(o.Error, "\n")
+	case why != "":
+		line, _, _ := strings.Cut(why, "\n")
 		s += ": " + line
 	case o.ExitCode != nil && *o.ExitCode != 0:
 		s += fmt.Sprintf(": exit %d", *o.ExitCode)
@@ -106,7 +110,7 @@ func (e *Engine) closeApproval(ctx context.Context, a store.ApprovalRecord, to, 
 	if to != StateCanceled {
 		out.Code = CodeApprovalDenied
 	}
-	out.summarize(a.TaskType)
+	out.summarize(a.TaskType, reason)
 	raw, _ := json.Marshal(out) // plain struct: cannot fail
 	err := e.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.DecideApproval(a.ID, StatePending, to, by, reason); err != nil {

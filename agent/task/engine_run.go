@@ -288,7 +288,7 @@ func (e *Engine) boundedTail(raw string) string {
 // finish records a task's final state and tells the requester. The caller
 // holds the task's claim.
 func (e *Engine) finish(ctx context.Context, t store.TaskRecord, from string, out Outcome) error {
-	out.summarize(t.TaskType)
+	out.summarize(t.TaskType, "")
 	raw, _ := json.Marshal(out) // plain struct: cannot fail
 	u := store.TaskUpdate{ExitCode: out.ExitCode, Output: raw, Error: &out.Error, Finished: true}
 	err := e.Store.Write(ctx, func(tx *store.Tx) error {

@@ -13,9 +13,13 @@ func TestOutcomeSummary(t *testing.T) {
 		"run_tests rejected: not today":                    {Status: StateRejected, Error: "not today\nsecond line"},
 		"run_tests completed":                              {Status: StateCompleted},
 	} {
-		o.summarize("run_tests")
+		o.summarize("run_tests", "")
 		if o.Summary != want {
 			t.Errorf("summary %q, want %q", o.Summary, want)
 		}
+	}
+	o := Outcome{Status: StateRejected, Error: "the owner rejected the request: not today"}
+	if o.summarize("run_tests", "not today"); o.Summary != "run_tests rejected: not today" {
+		t.Errorf("a rejection reads %q, want the owner's reason alone", o.Summary)
 	}
 }

@@ -249,6 +249,9 @@ func messageSummary(m agent.Message, max int) string {
 	if err := json.Unmarshal(m.Data, &d); err != nil {
 		return cell(string(m.Data), max)
 	}
+	if d.TaskID != "" && d.Summary != "" { // a task's result says it all in one line
+		return cell(d.TaskID+" · "+d.Summary, max)
+	}
 	parts := []string{}
 	for _, s := range []string{d.TaskID, d.Status, d.Summary, d.Desc, d.Reason, d.Message, d.Feedback} {
 		if s != "" {

@@ -110,10 +110,10 @@ check_cli_daily() {
 	ipid=$!
 	poll grep -qF "watching for changes" "$iwatch" || fail "aoi inbox --watch never started watching: $(cat "$iwatch")"
 	aoi --data-dir "$ENG" reject "$id" --reason "cli says no" >/dev/null || fail "aoi reject --reason failed"
-	poll grep -qF "↳ $(echo "$id" | sed 's/^a/t/') · rejected · cli says no" "$iwatch" ||
+	poll grep -qF "↳ $(echo "$id" | sed 's/^a/t/') · say_hi rejected: cli says no" "$iwatch" ||
 		fail "aoi inbox --watch did not print why the task was rejected: $(cat "$iwatch")"
 	kill "$ipid" 2>/dev/null; wait "$ipid" 2>/dev/null || true
-	pm_inbox_line() { timeout 10 "$BIN" --data-dir "$PM" inbox | grep -F "rejected · cli says no"; }
+	pm_inbox_line() { timeout 10 "$BIN" --data-dir "$PM" inbox | grep -F "say_hi rejected: cli says no"; }
 	poll pm_inbox_line || fail "the requester's aoi inbox does not say why the task was rejected"
 	aoi --data-dir "$PM" send eng-suzuki question "which branch has the fix?" --thread th-e2e --payload '{"pr":42}' >/dev/null ||
 		fail "aoi send with --thread and --payload failed"
@@ -135,7 +135,7 @@ check_trust_from_peers_pane() {
 	qa_fp=$(aoi --data-dir "$qa" id --fingerprint)
 	aoi --data-dir "$qa" peers trust eng-suzuki "$eng_fp" --endpoint "127.0.0.1:$ENG_PORT" >/dev/null || fail "QA could not pin the engineer"
 	aoi --data-dir "$qa" discover >/dev/null 2>&1 || true # refused: the engineer has not pinned QA
-	poll screen_has "want trust" || fail "QA's trust request never reached the Peers pane"
+	poll screen_has "wants trust" || fail "QA's trust request never reached the Peers pane"
 	keys BTab BTab BTab BTab BTab # Messages → Peers
 	poll screen_has "╭─ Peers" || fail "shift+tab did not reach the Peers pane"
 	keys Home t
