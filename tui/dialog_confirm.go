@@ -47,22 +47,30 @@ func (d *confirmDialog) View(w, h int, env *env) string {
 // trustDialog pins a caller that asked for trust. It shows the fingerprint
 // to compare with the one the colleague reads out from `aoi status`, and
 // takes the agent id (pre-filled with the one the caller announced; the
-// owner decides the name the ACL will use).
+// owner decides the name the ACL will use) and the role the ACL's rules
+// match (the owner's to give: what a peer announces is never trusted).
+// tab moves between the two fields.
 type trustDialog struct {
-	p       agent.Peer
-	id      textinput.Model
-	problem string
-	env     *env
+	p        agent.Peer
+	id, role textinput.Model
+	onRole   bool // the role field has the focus
+	problem  string
+	env      *env
 }
 
 func newTrustDialog(p agent.Peer, e *env) *trustDialog {
-	in := textinput.New()
-	in.Prompt = "agent id › "
-	in.CharLimit = 64
-	in.Placeholder = "the colleague's agent id, e.g. eng-suzuki"
-	in.SetValue(Sanitize(p.AgentID))
-	in.CursorEnd()
-	return &trustDialog{p: p, id: in, env: e}
+	id := textinput.New()
+	id.Prompt = "agent id › "
+	id.CharLimit = 64
+	id.Placeholder = "the colleague's agent id, e.g. eng-suzuki"
+	id.SetValue(Sanitize(p.AgentID))
+	id.CursorEnd()
+	role := textinput.New()
+	role.Prompt = "role     › "
+	role.CharLimit = 64
+	role.Placeholder = "what your ACL rules match, e.g. pm (optional)"
+	role.SetValue(Sanitize(p.Role))
+	return &trustDialog{p: p, id: id, role: role, env: e}
 }
 
 func (d *trustDialog) focusCmd() tea.Cmd { return d.id.Focus() }
@@ -72,6 +80,8 @@ func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 		switch {
 		case cancels(k, d.env.keys.Dialog):
 			return noticeAction{text: "trust cancelled"}, nil
+		case k.String() == "tab" || k.String() == "shift+tab":
+			return nil, d.switchField()
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			id := strings.TrimSpace(d.id.Value())
 			if id == "" {
@@ -79,27 +89,43 @@ func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 				return nil, nil
 			}
 			p := d.p
-			p.AgentID = id
+			p.AgentID, p.Role = id, strings.TrimSpace(d.role.Value())
 			return trustAction{p: p}, nil
 		}
 	}
 	var cmd tea.Cmd
-	d.id, cmd = d.id.Update(msg)
+	if d.onRole {
+		d.role, cmd = d.role.Update(msg)
+	} else {
+		d.id, cmd = d.id.Update(msg)
+	}
 	return nil, cmd
+}
+
+// switchField moves the focus to the other field.
+func (d *trustDialog) switchField() tea.Cmd {
+	d.onRole = !d.onRole
+	if d.onRole {
+		d.id.Blur()
+		return d.role.Focus()
+	}
+	d.role.Blur()
+	return d.id.Focus()
 }
 
 func (d *trustDialog) View(w, h int, env *env) string {
 	bw, _ := dialogSize(w, h)
 	d.id.SetWidth(bw - 16)
+	d.role.SetWidth(bw - 16)
 	fields := detailFields([][2]string{
 		{"fingerprint", d.p.Fingerprint}, {"endpoint", d.p.Endpoint}, {"announced role", d.p.AnnouncedRole},
 	})
 	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi status` on their machine. Trust only if they match.", bw-2) +
-		"\n\n" + wrapBlock(fields, bw-2) + "\n\n" + d.id.View()
+		"\n\n" + wrapBlock(fields, bw-2) + "\n\n" + d.id.View() + "\n" + d.role.View()
 	if d.problem != "" {
 		body += "\n" + env.styles.Error.Render(truncate(d.problem, bw-2))
 	}
-	body += "\n\n" + env.styles.Muted.Render("enter trust · "+env.keys.Dialog.Cancel.Help().Key+" cancel")
+	body += "\n\n" + env.styles.Muted.Render("enter trust · tab next field · "+env.keys.Dialog.Cancel.Help().Key+" cancel")
 	return dialogFrame("Trust "+peerLabel(d.p), body, w, h, strings.Count(body, "\n")+3, env)
 }
 

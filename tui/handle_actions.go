@@ -49,7 +49,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 			return s.Release(c, agent.ReleaseRequest{QueryID: a.id})
 		})
 	case trustAction:
-		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Announce: true}
+		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Role: a.p.Role, Announce: true}
 		return m.callAs("trusted "+Sanitize(a.p.AgentID), "trusting "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Trust(c, req)
 		})
@@ -58,7 +58,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		return m.topDialog().(*trustDialog).focusCmd()
 	case askRefuse:
 		m.pushDialog(newConfirmDialog("Refuse "+peerLabel(a.p),
-			"Refuse this caller? Its trust request is dropped; it can ask again.\n\nfingerprint: "+Sanitize(a.p.Fingerprint),
+			"Refuse this caller? It is not listed again and rings nobody; `aoi peers trust` can still pin it later.\n\nfingerprint: "+Sanitize(a.p.Fingerprint),
 			refuseAction{p: a.p}, m.env))
 	case refuseAction:
 		return m.callAs("refused "+peerLabel(a.p), "refusing "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s Service) error {

@@ -146,8 +146,31 @@ func TestTrustAndRefuse(t *testing.T) {
 	}
 	typeText(t, m2, "stranger")
 	press(t, m2, "enter")
-	if got := svc2.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "trust stranger SHA256:3f") {
+	if got := svc2.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "trust stranger SHA256:3f") || strings.Contains(got[0], "role=") {
 		t.Fatalf("calls = %v", got)
+	}
+}
+
+// TestTrustDialogGivesARole: tab moves to the role field, and the role
+// typed there is the one the trust gives the peer (ACL rules match it;
+// without it a role rule never matches a peer trusted from the interface).
+func TestTrustDialogGivesARole(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "shift+tab", "t")
+	d, ok := m.topDialog().(*trustDialog)
+	if !ok {
+		t.Fatalf("t opened %T; want the trust dialog", m.topDialog())
+	}
+	d.id.SetValue("pm-tanaka")
+	press(t, m, "tab")
+	typeText(t, m, "pm")
+	if !strings.Contains(screen(m), "role") {
+		t.Errorf("the trust dialog shows no role field:\n%s", screen(m))
+	}
+	press(t, m, "enter")
+	if got := svc.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "trust pm-tanaka SHA256:3f") || !strings.HasSuffix(got[0], " role=pm") {
+		t.Fatalf("calls = %v, want pm-tanaka trusted with role pm", got)
 	}
 }
 

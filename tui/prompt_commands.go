@@ -28,7 +28,7 @@ func commandNames() []string {
 }
 
 // promptUsage is shown for :help and after a mistake.
-const promptUsage = "@AGENT question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT] · " +
+const promptUsage = "@AGENT question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
 	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
@@ -62,12 +62,15 @@ func parseColon(f []string, line string) (promptCommand, error) {
 		}
 		return promptCommand{name: "focus", on: f[1] == "on"}, nil
 	case "trust":
-		if len(f) < 3 || len(f) > 4 {
-			return promptCommand{}, errors.New("write :trust AGENT FINGERPRINT [ENDPOINT]")
+		if len(f) < 3 || len(f) > 5 {
+			return promptCommand{}, errors.New("write :trust AGENT FINGERPRINT [ENDPOINT [ROLE]]")
 		}
 		req := agent.TrustRequest{AgentID: f[1], Fingerprint: f[2], Announce: true}
-		if len(f) == 4 {
+		if len(f) >= 4 {
 			req.Endpoint = f[3]
+		}
+		if len(f) == 5 {
+			req.Role = f[4]
 		}
 		return promptCommand{name: "trust", trust: req}, nil
 	case "answer", "decline":
@@ -193,7 +196,7 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 			return s.SetFocus(ctx, agent.FocusRequest{On: c.on})
 		})
 	case "trust":
-		return m.runAction(trustAction{p: agent.Peer{AgentID: c.trust.AgentID, Fingerprint: c.trust.Fingerprint, Endpoint: c.trust.Endpoint}})
+		return m.runAction(trustAction{p: agent.Peer{AgentID: c.trust.AgentID, Fingerprint: c.trust.Fingerprint, Endpoint: c.trust.Endpoint, Role: c.trust.Role}})
 	case "answer":
 		return m.runAction(answerAction{id: c.id, text: c.text})
 	case "decline":

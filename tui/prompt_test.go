@@ -23,6 +23,7 @@ func TestParsePrompt(t *testing.T) {
 		{":focus on", promptCommand{name: "focus", on: true}},
 		{":focus off", promptCommand{name: "focus"}},
 		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Announce: true}}},
+		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444 pm", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Role: "pm", Announce: true}}},
 		{":answer q-7 done by  Friday", promptCommand{name: "answer", id: "q-7", text: "done by  Friday"}},
 		{":decline q-7", promptCommand{name: "decline", id: "q-7"}},
 		{":release", promptCommand{name: "release"}},

@@ -135,7 +135,11 @@ func (s *testService) Discover(ctx context.Context) ([]agent.Peer, error) { retu
 func (s *testService) Trust(_ context.Context, r agent.TrustRequest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.record("trust %s %s", r.AgentID, r.Fingerprint); err != nil {
+	call := "trust " + r.AgentID + " " + r.Fingerprint
+	if r.Role != "" {
+		call += " role=" + r.Role
+	}
+	if err := s.record("%s", call); err != nil {
 		return err
 	}
 	for i := range s.peers {
