@@ -283,10 +283,31 @@ func taskDetail(t agent.Task, e *env) string {
 		{"id", t.ID}, {"requester", t.Requester}, {"type", t.Type}, {"params", paramsText(t.Params)},
 		{"state", t.State}, {"exit code", exit}, {"error", t.Error}, {"updated", ago(e.now, t.UpdatedAt)},
 	})
-	if len(t.Output) > 0 {
-		body += "\n\n" + payloadText(json.RawMessage(truncateBytes(string(t.Output), 64<<10)))
+	if out := withoutShown(t.Output); len(out) > 0 {
+		body += "\n\n" + payloadText(json.RawMessage(truncateBytes(string(out), 64<<10)))
 	}
 	return body
+}
+
+// withoutShown is a task's output without what the fields above it already
+// say (id, state, error), so none of it is printed twice; nil when nothing
+// else is left.
+func withoutShown(output json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(output) == 0 || json.Unmarshal(output, &m) != nil {
+		return output
+	}
+	for _, k := range []string{"task_id", "status", "error"} {
+		delete(m, k)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return output
+	}
+	return out
 }
 
 // truncateBytes bounds text shown from a payload.

@@ -60,6 +60,13 @@ func TestMessageDetailReadsAsText(t *testing.T) {
 	if strings.Contains(body, `\n`) {
 		t.Errorf("task output shown with escaped newlines:\n%s", body)
 	}
+	// A rejected task's reason is its error field, said once.
+	rejected, _ := json.Marshal(map[string]any{"task_id": "t-8", "status": "rejected", "error": "the owner rejected the request: not now",
+		"summary": "run_tests rejected: not now"})
+	body = taskDetail(agent.Task{ID: "t-8", Type: "run_tests", State: "rejected", Error: "the owner rejected the request: not now", Output: rejected}, &env{now: fixedNow})
+	if n := strings.Count(body, "the owner rejected the request"); n != 1 || !strings.Contains(body, "run_tests rejected: not now") {
+		t.Errorf("rejected task detail says the error %d times (want once, with the summary):\n%s", n, body)
+	}
 	// A payload with fields the text does not show keeps its JSON too.
 	body = messageDetail(agent.Message{Seq: 2, From: "pm", Type: "task_assign", Data: json.RawMessage(`{"description":"do it","files":["a.go"]}`)}, nil, &env{now: fixedNow})
 	if !strings.Contains(body, "do it") || !strings.Contains(body, `"files"`) {
