@@ -91,7 +91,7 @@ type Core struct {
 
 	startedAt  time.Time
 	listenAddr atomic.Value  // string
-	listening  chan struct{} // closed once listenAddr is set
+	listening  chan struct{} // closed once the peer listener and the control socket listen
 	listenOnce sync.Once
 	obs        observability // metrics (metrics_wiring.go)
 
@@ -209,7 +209,6 @@ func (c *Core) Serve(ctx context.Context) error {
 		return err
 	}
 	c.listenAddr.Store(ln.Addr().String())
-	c.listenOnce.Do(func() { close(c.listening) })
 	if a, ok := c.transport.(interface{ SetAnnounce(id, endpoint string) }); ok {
 		a.SetAnnounce(c.selfID(), c.advertisedEndpoint()) // who we are, for peers that have not pinned us yet
 	}
@@ -218,6 +217,8 @@ func (c *Core) Serve(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
+	// Both listen now: a connection waits in the backlog until its server runs.
+	c.listenOnce.Do(func() { close(c.listening) })
 	c.log.Info("aoi serving", "component", "core", "listen", ln.Addr().String(), "socket", sock.Addr().String())
 	peerHTTP := rpc.NewHTTPServer(c.peerSrv, c.log) // errors to the log file, never the TUI's terminal
 	peerHTTP.BaseContext = func(net.Listener) context.Context { return ctx }
@@ -313,9 +314,10 @@ func (c *Core) Addr() string {
 	return s
 }
 
-// Listening is closed once the peer server listens and Addr is set. A
-// caller that must know the address waits on it with its own deadline (it
-// stays open when Serve fails before listening).
+// Listening is closed once the peer server and the control socket both
+// listen (Addr is set). A caller that must know the address, or talk to
+// the socket, waits on it with its own deadline (it stays open when Serve
+// fails before listening).
 func (c *Core) Listening() <-chan struct{} { return c.listening }
 
 // Fingerprint is this agent's certificate fingerprint (direct mode).
