@@ -225,7 +225,7 @@ func (e *Engine) heartbeat(ctx context.Context, t store.TaskRecord, at time.Time
 // outcome turns a runner result into what is stored and sent.
 func (e *Engine) outcome(t store.TaskRecord, tt config.TaskType, res Result, outPath string) Outcome {
 	out := Outcome{TaskID: t.ID, DurationMS: res.Duration.Milliseconds(), Truncated: res.OutputTruncated,
-		OutputTail: e.boundedTail(res.OutputTail)}
+		OutputTail: e.boundedTail(ReadableTail(tt.Output, res.OutputTail))}
 	if res.ExitCode >= 0 {
 		code := res.ExitCode
 		out.ExitCode = &code

@@ -84,6 +84,30 @@ type testEvent struct {
 	Output     string
 }
 
+// ReadableTail is the tail of a task's output as a person reads it: for
+// go-test-json, what the tests printed (each event's Output, as plain `go
+// test` shows it) instead of one JSON event a line; any other format, and
+// any line that is not such an event (a cut first line, a build's own
+// text), unchanged.
+func ReadableTail(format, tail string) string {
+	if format != "go-test-json" {
+		return tail
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(tail, "\n") {
+		var ev testEvent
+		switch {
+		case strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &ev) == nil:
+			if ev.Action == "output" || ev.Action == "build-output" {
+				b.WriteString(ev.Output)
+			}
+		default:
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 // ParseGoTestJSON counts the tests in a `go test -json` stream. Lines that
 // are not JSON (stderr mixed in) are skipped; a package that fails without
 // a failing test (a build error) is reported as a failure with Test "".

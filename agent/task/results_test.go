@@ -138,3 +138,28 @@ func TestFailureListIsBounded(t *testing.T) {
 		t.Fatalf("message is %d bytes", len(c.Failures[0].Message))
 	}
 }
+
+// TestReadableTail: the tail of go test -json output reads as plain go
+// test output (what the tests printed), keeping text that is not an event;
+// other formats pass unchanged.
+func TestReadableTail(t *testing.T) {
+	tail := `t":"2026-11-25T08:59:34Z","Action":"run"}
+{"Action":"output","Package":"example.com/webapp/auth","Test":"TestLogin","Output":"=== RUN   TestLogin\n"}
+{"Action":"output","Package":"example.com/webapp/auth","Test":"TestLogin","Output":"--- PASS: TestLogin (0.00s)\n"}
+{"Action":"pass","Package":"example.com/webapp/auth","Test":"TestLogin","Elapsed":0}
+# a line of stderr
+{"Action":"output","Package":"example.com/webapp/auth","Output":"ok  \texample.com/webapp/auth\t0.01s\n"}
+`
+	want := `t":"2026-11-25T08:59:34Z","Action":"run"}
+=== RUN   TestLogin
+--- PASS: TestLogin (0.00s)
+# a line of stderr
+ok  	example.com/webapp/auth	0.01s
+`
+	if got := ReadableTail("go-test-json", tail); got != want {
+		t.Errorf("readable tail:\n%s\nwant:\n%s", got, want)
+	}
+	if got := ReadableTail("junit", tail); got != tail {
+		t.Errorf("a junit tail changed:\n%s", got)
+	}
+}
