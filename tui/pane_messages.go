@@ -167,12 +167,24 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	body := detailFields([][2]string{
 		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", ago(e.now, r.ReceivedAt)},
 		{"task", r.TaskID}, {"thread", r.ThreadID}, {"reply to", r.ReplyTo}, {"priority", r.Priority},
-		{"about query", r.RelatedID}, {"your question", r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
+		{relatedLabel(r), r.RelatedID}, {"your question", r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
 	})
 	for _, t := range tasks {
 		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", " + ago(e.now, t.UpdatedAt) + ")"}})
 	}
 	return body + "\n\n" + payloadText(r.Data)
+}
+
+// relatedLabel names what a message's related id is: the query it answers,
+// the task request it reports on, or something else a peer referred to.
+func relatedLabel(r agent.Message) string {
+	switch {
+	case strings.HasPrefix(r.Event, "query."):
+		return "about query"
+	case strings.HasPrefix(r.Event, "task."):
+		return "about task request"
+	}
+	return "about"
 }
 
 // prettyJSON indents a payload for reading; text that is not JSON is shown

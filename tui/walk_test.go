@@ -51,6 +51,10 @@ func TestMessageDetailReadsAsText(t *testing.T) {
 	if strings.Contains(body, `"summary"`) {
 		t.Errorf("answer detail shows the JSON:\n%s", body)
 	}
+	body = messageDetail(agent.Message{Seq: 3, From: "eng-suzuki", Event: "task.completed", RelatedID: "task-req-1", Data: task}, nil, &env{now: fixedNow})
+	if !strings.Contains(body, "about task request: task-req-1") || strings.Contains(body, "about query") {
+		t.Errorf("a task result's detail names its request as a query:\n%s", body)
+	}
 	body = taskDetail(agent.Task{ID: "t-9", Type: "run_tests", State: "completed", Output: task}, &env{now: fixedNow})
 	for _, want := range []string{"output:\nok  pkg/a\nok  pkg/b", "tests: 3 run, 3 passed, 0 failed, 0 skipped", "exit 0 · 16ms"} {
 		if !strings.Contains(body, want) {
