@@ -97,6 +97,10 @@ func TestParseAuditFilter(t *testing.T) {
 	if f.Text != "pm-tanaka aoi.query ok" || f.Agent != "" || f.Method != "" {
 		t.Errorf("bare words must search the row text: %+v", f)
 	}
+	// The RESULT column's label works as well as the name.
+	if f := parseAuditFilter("result:denied"); f.Result != "PERMISSION_DENIED" {
+		t.Errorf("result:denied filters on %q, want PERMISSION_DENIED", f.Result)
+	}
 	f = parseAuditFilter("method:ctl.approve result:RATE_LIMIT agent:x")
 	if f.Agent != "x" || f.Method != "ctl.approve" || f.Result != "RATE_LIMIT" {
 		t.Errorf("%+v", f)

@@ -174,6 +174,36 @@ func (p *auditPane) setFilter(text string) action {
 	return p.request(0)
 }
 
+// resultLabels are the audit log's error names as the RESULT column shows
+// them: short enough for its cells ("PERMISSION_DENIED" read "PERMISSIO…").
+// The detail shows the name itself, and result: takes either.
+var resultLabels = [][2]string{
+	{"PERMISSION_DENIED", "denied"}, {"RATE_LIMIT", "rate limit"}, {"APPROVAL_DENIED", "unapproved"},
+	{"INVALID_PARAMS", "bad params"}, {"INVALID_REQUEST", "bad req"}, {"PARSE_ERROR", "bad json"},
+	{"METHOD_NOT_FOUND", "no method"}, {"CONTEXT_NOT_FOUND", "no context"}, {"AGENT_NOT_FOUND", "no agent"},
+	{"AGENT_BUSY", "busy"}, {"TIMEOUT", "timeout"}, {"INTERNAL_ERROR", "error"},
+}
+
+// resultLabel is how the RESULT column shows a result.
+func resultLabel(result string) string {
+	for _, l := range resultLabels {
+		if l[0] == result {
+			return l[1]
+		}
+	}
+	return Sanitize(result)
+}
+
+// resultCode is the result a result: filter means, given a name or a label.
+func resultCode(v string) string {
+	for _, l := range resultLabels {
+		if strings.EqualFold(v, l[1]) || strings.EqualFold(v, strings.ReplaceAll(l[1], " ", "_")) {
+			return l[0]
+		}
+	}
+	return v
+}
+
 func parseAuditFilter(text string) agent.AuditFilter {
 	var f agent.AuditFilter
 	var words []string
@@ -185,7 +215,7 @@ func parseAuditFilter(text string) agent.AuditFilter {
 		case ok && k == "method":
 			f.Method = v
 		case ok && k == "result":
-			f.Result = v
+			f.Result = resultCode(v)
 		default:
 			words = append(words, w)
 		}
@@ -250,7 +280,7 @@ func (p *auditPane) View() string {
 	for i := start; i < end; i++ {
 		e := p.at(i)
 		text := auditRow(p.w, wide, i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
-			Sanitize(e.Agent), Sanitize(e.Method), Sanitize(e.Result), compactJSON(e.Detail))
+			Sanitize(e.Agent), Sanitize(e.Method), resultLabel(e.Result), compactJSON(e.Detail))
 		st := p.env.styles.Text
 		if e.Result != "ok" && e.Result != "" {
 			st = p.env.styles.Error
