@@ -174,10 +174,18 @@ func firstRunText(f FirstRun, endpoint string) string {
 		"\n\nColleagues trust you with:\n" +
 		"  aoi peers trust " + Sanitize(f.AgentID) + " \\\n" +
 		"    " + fp + " \\\n" +
-		"    --endpoint " + orDefault(Sanitize(endpoint), "HOST:PORT") + "\n" +
+		"    --endpoint " + orDefault(Sanitize(endpoint), "HOST:PORT") + roleFlag(f.Role) + "\n" +
 		endpointNote(endpoint) +
 		"Add theirs the same way (`aoi id --fingerprint` prints one), or press t on " +
 		"a trust request in the Peers pane. ? lists every key."
+}
+
+// roleFlag is the trust command's --role, when the agent has a role.
+func roleFlag(role string) string {
+	if role == "" {
+		return ""
+	}
+	return " --role " + Sanitize(role)
 }
 
 // endpointNote says what to do when the address in the trust command is

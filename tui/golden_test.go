@@ -149,7 +149,7 @@ func TestFirstRunDialogFillsTheTrustCommand(t *testing.T) {
 	svc := fixtureService()
 	fp := svc.status.Fingerprint
 	m := New(svc, Options{Now: clock, Location: time.UTC, DarkBackground: true,
-		FirstRun: &FirstRun{AgentID: "eng-suzuki", Fingerprint: fp, ConfigPath: "/c.json", DataDir: "/d"}})
+		FirstRun: &FirstRun{AgentID: "eng-suzuki", Role: "engineer", Fingerprint: fp, ConfigPath: "/c.json", DataDir: "/d"}})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 30})
 	if frame := screen(m); !strings.Contains(frame, fp+` \`) || !strings.Contains(frame, "--endpoint HOST:PORT") ||
 		!strings.Contains(frame, "HOST:PORT is the address this aoi listens on") {
@@ -159,7 +159,7 @@ func TestFirstRunDialogFillsTheTrustCommand(t *testing.T) {
 		pump(t, m, c)
 	}
 	frame := screen(m)
-	for _, want := range []string{"aoi peers trust eng-suzuki \\", fp + ` \`, "--endpoint 127.0.0.1:8443", "127.0.0.1 reaches this machine only"} {
+	for _, want := range []string{"aoi peers trust eng-suzuki \\", fp + ` \`, "--endpoint 127.0.0.1:8443 --role engineer", "127.0.0.1 reaches this machine only"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the trust command lacks %q:\n%s", want, frame)
 		}

@@ -42,6 +42,7 @@ type Options struct {
 // FirstRun is what `aoi` created on its first run.
 type FirstRun struct {
 	AgentID     string
+	Role        string // the role colleagues' ACL rules may match ("" leaves --role out)
 	Fingerprint string
 	ConfigPath  string
 	DataDir     string

@@ -166,7 +166,7 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	}
 	fmt.Fprintf(a.stderr, "first run: created agent %s (fingerprint %s)\n  config: %s\n  data:   %s\nEdit the config to add peers and contexts; `aoi init --help` shows the options.\n",
 		defaultAgentID(), res.Fingerprint, res.ConfigPath, res.DataDir)
-	return &tui.FirstRun{AgentID: defaultAgentID(), Fingerprint: res.Fingerprint,
+	return &tui.FirstRun{AgentID: defaultAgentID(), Role: res.Role, Fingerprint: res.Fingerprint,
 		ConfigPath: res.ConfigPath, DataDir: res.DataDir}, nil
 }
 
