@@ -101,6 +101,9 @@ func TestParseAuditFilter(t *testing.T) {
 	if f := parseAuditFilter("result:denied"); f.Result != "PERMISSION_DENIED" {
 		t.Errorf("result:denied filters on %q, want PERMISSION_DENIED", f.Result)
 	}
+	if f := parseAuditFilter("result:bad-params"); f.Result != "INVALID_PARAMS" {
+		t.Errorf("result:bad-params filters on %q, want INVALID_PARAMS", f.Result)
+	}
 	f = parseAuditFilter("method:ctl.approve result:RATE_LIMIT agent:x")
 	if f.Agent != "x" || f.Method != "ctl.approve" || f.Result != "RATE_LIMIT" {
 		t.Errorf("%+v", f)

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 // confirmDialog asks yes or no before an action that cannot be undone from
@@ -84,8 +85,12 @@ func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 			return nil, d.switchField()
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			id := strings.TrimSpace(d.id.Value())
-			if id == "" {
+			switch {
+			case id == "":
 				d.problem = "an agent id is required: ask the colleague for theirs (aoi status shows it)"
+				return nil, nil
+			case !wire.ValidAgentID(id):
+				d.problem = "not an agent id: use lower-case letters, digits, '.', '_' or '-' (e.g. eng-suzuki)"
 				return nil, nil
 			}
 			p := d.p
@@ -123,7 +128,7 @@ func (d *trustDialog) View(w, h int, env *env) string {
 	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi status` on their machine. Trust only if they match.", bw-2) +
 		"\n\n" + wrapBlock(fields, bw-2) + "\n\n" + d.id.View() + "\n" + d.role.View()
 	if d.problem != "" {
-		body += "\n" + env.styles.Error.Render(truncate(d.problem, bw-2))
+		body += "\n" + env.styles.Error.Render(wrapBlock(d.problem, bw-2))
 	}
 	body += "\n\n" + env.styles.Muted.Render("enter trust · tab next field · "+env.keys.Dialog.Cancel.Help().Key+" cancel")
 	return dialogFrame("Trust "+peerLabel(d.p), body, w, h, strings.Count(body, "\n")+3, env)

@@ -11,6 +11,7 @@ import (
 // from anywhere but a dialog, which takes it as cancel (see cancels), and
 // the prompt bar, which it clears and closes (see promptCtrlC).
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	m.notice.seen = true
 	if d := m.topDialog(); d != nil {
 		a, cmd := d.Update(k)
 		return tea.Batch(cmd, m.dialogAction(a))

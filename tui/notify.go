@@ -36,6 +36,9 @@ type notice struct {
 	// shortened: the text is the gist of a longer error, which the error
 	// log keeps whole (:errors shows it).
 	shortened bool
+	// seen: a key was pressed while the notice showed. What the owner does
+	// next may then say how it went, even over an error (see info).
+	seen bool
 }
 
 // How long notices stay. An answer or a message a peer sent stays long
@@ -50,7 +53,9 @@ const (
 )
 
 func (m *Model) info(text string) {
-	if m.notice.level == levelError && m.now().Before(m.notice.until) {
+	// A fresh error outlasts background news, not the outcome of what the
+	// owner did after reading it.
+	if m.notice.level == levelError && !m.notice.seen && m.now().Before(m.notice.until) {
 		return
 	}
 	m.notice = notice{text: text, level: levelInfo, until: m.now().Add(infoFor)}
@@ -221,6 +226,18 @@ func (m *Model) showMessage(msg agent.Message) {
 	m.peerNotice("✉ " + from + " " + Sanitize(msg.Event) + ": " + text)
 }
 
+// saidIn reports whether summary already says what err says: its last
+// clause ("the owner rejected the request: not today" → "not today").
+func saidIn(summary, err string) bool {
+	if err == "" {
+		return true
+	}
+	if i := strings.LastIndex(err, ": "); i >= 0 {
+		err = err[i+2:]
+	}
+	return strings.Contains(summary, strings.TrimSpace(err))
+}
+
 // messageText extracts a one-line summary from a message or result payload.
 func messageText(data json.RawMessage) string {
 	var v struct {
@@ -234,6 +251,12 @@ func messageText(data json.RawMessage) string {
 	}
 	if json.Unmarshal(data, &v) != nil {
 		return Sanitize(string(data))
+	}
+	if v.Summary != "" { // a task's result line says its status and why already
+		v.Status = ""
+		if saidIn(v.Summary, v.Error) {
+			v.Error = ""
+		}
 	}
 	parts := []string{}
 	for _, s := range []string{v.Summary, v.Desc, v.Message, v.Feedback, v.Status, v.Error} {

@@ -178,9 +178,9 @@ func (p *auditPane) setFilter(text string) action {
 // them: short enough for its cells ("PERMISSION_DENIED" read "PERMISSIO…").
 // The detail shows the name itself, and result: takes either.
 var resultLabels = [][2]string{
-	{"PERMISSION_DENIED", "denied"}, {"RATE_LIMIT", "rate limit"}, {"APPROVAL_DENIED", "unapproved"},
-	{"INVALID_PARAMS", "bad params"}, {"INVALID_REQUEST", "bad req"}, {"PARSE_ERROR", "bad json"},
-	{"METHOD_NOT_FOUND", "no method"}, {"CONTEXT_NOT_FOUND", "no context"}, {"AGENT_NOT_FOUND", "no agent"},
+	{"PERMISSION_DENIED", "denied"}, {"RATE_LIMIT", "rate-limit"}, {"APPROVAL_DENIED", "unapproved"},
+	{"INVALID_PARAMS", "bad-params"}, {"INVALID_REQUEST", "bad-req"}, {"PARSE_ERROR", "bad-json"},
+	{"METHOD_NOT_FOUND", "no-method"}, {"CONTEXT_NOT_FOUND", "no-context"}, {"AGENT_NOT_FOUND", "no-agent"},
 	{"AGENT_BUSY", "busy"}, {"TIMEOUT", "timeout"}, {"INTERNAL_ERROR", "error"},
 }
 
@@ -197,7 +197,7 @@ func resultLabel(result string) string {
 // resultCode is the result a result: filter means, given a name or a label.
 func resultCode(v string) string {
 	for _, l := range resultLabels {
-		if strings.EqualFold(v, l[1]) || strings.EqualFold(v, strings.ReplaceAll(l[1], " ", "_")) {
+		if strings.EqualFold(v, l[1]) {
 			return l[0]
 		}
 	}
@@ -306,7 +306,11 @@ func auditRow(w int, wide bool, seq, at, agentID, method, result, detail string)
 	if wide {
 		return columns(w, []int{8, 8, 14, 16, 10}, seq, at, agentID, method, result, detail)
 	}
-	return columns(w, []int{5, 10, 13, 7}, at, agentID, method, result, detail)
+	resultW := 7 // a half of the screen: DETAIL needs the room
+	if w >= 76 {
+		resultW = 10 // "bad-params", "no-context" whole
+	}
+	return columns(w, []int{5, 10, 13, resultW}, at, agentID, method, result, detail)
 }
 
 // compactJSON renders a JSON payload on one sanitised line.

@@ -83,7 +83,7 @@ func readablePayload(raw json.RawMessage) (text string, other, ok bool) {
 	if len(facts) > 0 {
 		parts = append(parts, strings.Join(facts, " · "))
 	}
-	if v.Error != "" {
+	if v.Error != "" && (v.Summary == "" || !saidIn(v.Summary, v.Error)) {
 		parts = append(parts, "error: "+SanitizeMultiline(v.Error))
 	}
 	if o := v.Output; o != nil && o.Run+o.Failed+o.Skipped > 0 {

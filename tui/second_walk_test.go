@@ -150,3 +150,34 @@ func TestKeyHintsDropWholeHints(t *testing.T) {
 		}
 	}
 }
+
+// TestOutcomeOfTheNextActionShowsOverAnError: an error stays over
+// background news, but once a key was pressed after it, what that key did
+// says how it went (approving with y after a mistyped command said
+// nothing, the error stayed 30 s).
+func TestOutcomeOfTheNextActionShowsOverAnError(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	m.fail("unknown command :bogus", nil)
+	m.info("refreshed")
+	if !strings.Contains(screen(m), "unknown command :bogus") {
+		t.Fatalf("background news replaced a fresh error:\n%s", screen(m))
+	}
+	press(t, m, "tab", "tab", "y")
+	if frame := screen(m); !strings.Contains(frame, "approv") || strings.Contains(frame, "unknown command :bogus") {
+		t.Errorf("the approval after the error says nothing:\n%s", frame)
+	}
+}
+
+// TestTaskResultLineSaysItOnce: a task result's summary says its status
+// and why; the line does not repeat them.
+func TestTaskResultLineSaysItOnce(t *testing.T) {
+	got := messageText([]byte(`{"task_id":"t-1","status":"rejected","error":"the owner rejected the request: not today","summary":"say_hi rejected: not today"}`))
+	if got != "say_hi rejected: not today" {
+		t.Errorf("line %q, want the summary alone", got)
+	}
+	got = messageText([]byte(`{"status":"failed","error":"disk full"}`))
+	if got != "failed · disk full" {
+		t.Errorf("line without a summary %q, want status and error", got)
+	}
+}
