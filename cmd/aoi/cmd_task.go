@@ -71,8 +71,8 @@ func parseParams(kvs []string) (map[string]string, error) {
 
 func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
 	fmt.Fprintf(w, "task %s on %s: %s\n", cell(t.TaskID, 0), cell(peer, 0), cell(t.Status, 0))
-	if len(t.Result) > 0 && string(t.Result) != "null" {
-		fmt.Fprintln(w, sanitize(string(t.Result), true))
+	if line := ticketLine(t.Result); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	switch t.Status {
 	case agent.TaskCompleted, agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
@@ -80,6 +80,23 @@ func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
 		fmt.Fprintf(w, "the result will arrive in your inbox (`aoi inbox`); check on it with `aoi task status %s %s`\n",
 			cell(peer, 0), cell(t.TaskID, 0))
 	}
+}
+
+// ticketLine is what a peer's answer to a task request says, in words
+// (its summary or message; the JSON only when it has neither).
+func ticketLine(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var r struct{ Summary, Message string }
+	if json.Unmarshal(raw, &r) == nil {
+		for _, s := range []string{r.Summary, r.Message} {
+			if s != "" {
+				return sanitize(s, true)
+			}
+		}
+	}
+	return sanitize(string(raw), true)
 }
 
 func (a *app) taskStatusCmd() *cobra.Command {
