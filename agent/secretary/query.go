@@ -176,7 +176,7 @@ func (q parsedQuery) namedContexts(contexts []string) ([]string, parsedQuery) {
 func namesContext(word, ctxID string) bool {
 	id := strings.ToLower(ctxID)
 	name := id[strings.LastIndex(id, "/")+1:]
-	return len(name) >= 3 && (word == id || word == name || word == plural(name))
+	return len(name) >= 3 && (word == id || word == name || plural(word) == plural(name))
 }
 
 // searchConcepts is the question as the store searches it.
@@ -212,12 +212,13 @@ func (q *parsedQuery) expand(words []string) {
 			continue
 		}
 		seen[w] = true
-		display := w
+		display, base := w, w
 		if !isCJKWord(w) {
-			w = searchStem(w)
+			base = plural(w) // the glossary's form: "tokens" → token
+			w = searchStem(base)
 		}
 		group, weights := []string{w}, []float64{weightWord}
-		for _, alt := range alternatives(display) {
+		for _, alt := range alternatives(base) {
 			if !seen[alt.text] && alt.text != w {
 				seen[alt.text] = true
 				group = append(group, alt.text)
@@ -433,7 +434,7 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 				q.WantsBlockers = true
 			case stopwords[part] || len(part) < 2:
 			default:
-				add(plural(part))
+				add(part) // as asked: the answer quotes it; expand searches its stem
 			}
 		}
 	}

@@ -78,6 +78,15 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 	}
 }
 
+// TestTopicQuotesTheAskedWords: the answer quotes the words as asked
+// ("kubernetes", not the stem it searched, "kubernete").
+func TestTopicQuotesTheAskedWords(t *testing.T) {
+	q := parseQuery("Is the kubernetes migration done?")
+	if !slices.Contains(q.Words, "kubernetes") || slices.Contains(q.Words, "kubernete") {
+		t.Fatalf("words %q: want kubernetes as asked", q.Words)
+	}
+}
+
 // TestChangeIsNotATopic: "変更" asks what changed, like "changes" in
 // English; it is no topic of its own (it matched every "Changes from code
 // review" commit).
