@@ -22,6 +22,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.focus == focusPrompt {
 		return m.promptKey(k)
 	}
+	if matches(k, m.env.keys.Dialog.Cancel) && m.notice.text != "" {
+		m.notice = notice{} // esc dismisses a notice: the pane's keys come back
+		return nil
+	}
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}

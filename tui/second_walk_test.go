@@ -181,3 +181,18 @@ func TestTaskResultLineSaysItOnce(t *testing.T) {
 		t.Errorf("line without a summary %q, want status and error", got)
 	}
 }
+
+// TestEscDismissesANotice: what a peer sent stays on the bottom line for
+// minutes; esc gives the line back to the pane's keys.
+func TestEscDismissesANotice(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	m.peerNotice("✉ eng-suzuki task.completed: run_tests completed: 2 run, 2 passed, 0 failed")
+	if !strings.Contains(screen(m), "run_tests completed") {
+		t.Fatalf("the notice does not show:\n%s", screen(m))
+	}
+	press(t, m, "esc")
+	if frame := screen(m); strings.Contains(frame, "run_tests completed") || !strings.Contains(frame, "? help") {
+		t.Errorf("esc left the notice up:\n%s", frame)
+	}
+}
