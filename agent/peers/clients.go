@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"syscall"
 	"time"
 
@@ -73,9 +72,11 @@ func CallError(agentID string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the call to %s was cancelled before it answered (this aoi is stopping, or the request was abandoned); nothing is known about %s, ask again once aoi runs", agentID, agentID)
 	}
-	// The transport's own words often already say what to check ("nothing
-	// is listening there: check that `aoi serve` is running…"): then say it once.
-	if strings.Contains(err.Error(), "check ") {
+	// A transport error ends with its own advice (rpc.TransportError's
+	// hint: "nothing is listening there: check that `aoi serve` is
+	// running…"); say it once.
+	var te *rpc.TransportError
+	if errors.As(err, &te) {
 		return fmt.Errorf("%s is unreachable (%v)", agentID, err)
 	}
 	return fmt.Errorf("%s is unreachable (%v); check that its aoi is running and the endpoint is right (`aoi peers`)", agentID, err)
