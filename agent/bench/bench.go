@@ -50,6 +50,10 @@ type Result struct {
 	P50        time.Duration `json:"p50_ns"`
 	P95        time.Duration `json:"p95_ns"`
 	P99        time.Duration `json:"p99_ns"`
+	// WritesPerCommit is the receiving store's mean group-commit size over
+	// the phase (aoi.query only): how many requests' writes shared one
+	// COMMIT, the writer's main cost.
+	WritesPerCommit float64 `json:"writes_per_commit,omitempty"`
 	// CPUPerRequest is the process's CPU time (both agents and the
 	// callers: everything runs in this process) over the phase, divided
 	// by its requests. It varies less from run to run than throughput, so
@@ -112,10 +116,14 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 			return rep, fmt.Errorf("bench: could not start the CPU profile: %w", err)
 		}
 	}
+	batches0, writes0 := eng.DB().WriteStats()
 	rep.Query = drive(ctx, "aoi.query", opts, func(ctx context.Context) error {
 		var res json.RawMessage
 		return client.Call(ctx, wire.MethodQuery, params, &res)
 	})
+	if batches, writes := eng.DB().WriteStats(); batches > batches0 {
+		rep.Query.WritesPerCommit = float64(writes-writes0) / float64(batches-batches0)
+	}
 	if opts.CPUProfile != nil {
 		pprof.StopCPUProfile()
 	}

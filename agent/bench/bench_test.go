@@ -26,6 +26,9 @@ func TestRunMeasuresBothPhases(t *testing.T) {
 			t.Fatalf("%s: percentiles out of order: %v %v %v", r.Name, r.P50, r.P95, r.P99)
 		}
 	}
+	if rep.Query.WritesPerCommit < 1 || rep.Echo.WritesPerCommit != 0 {
+		t.Fatalf("writes per commit: aoi.query %v, echo %v", rep.Query.WritesPerCommit, rep.Echo.WritesPerCommit)
+	}
 	if rep.Ratio <= 0 {
 		t.Fatalf("ratio = %v", rep.Ratio)
 	}

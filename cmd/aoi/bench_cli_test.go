@@ -17,7 +17,8 @@ import (
 func TestBenchReportsLoadAverage(t *testing.T) {
 	isolate(t)
 	r := runAOI(t, "bench", "--concurrency", "2", "--duration", "200ms")
-	if r.code != exitOK || !strings.Contains(r.stdout, "machine: ") || !strings.Contains(r.stdout, "ratio aoi.query / echo") {
+	if r.code != exitOK || !strings.Contains(r.stdout, "machine: ") || !strings.Contains(r.stdout, "ratio aoi.query / echo") ||
+		!strings.Contains(r.stdout, "writes per group commit (aoi.query): ") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	r = runAOI(t, "bench", "--json", "--concurrency", "2", "--duration", "200ms")

@@ -61,5 +61,6 @@ func printBench(w io.Writer, r bench.Report) {
 	}
 	fmt.Fprintf(w, "ratio aoi.query / echo: %s   peak RSS: %.1f MiB   (concurrency %d, %s per phase)\n",
 		ratio, float64(r.PeakRSSKiB)/1024, r.Concurrency, r.Duration)
+	fmt.Fprintf(w, "writes per group commit (aoi.query): %.1f\n", r.Query.WritesPerCommit)
 	fmt.Fprintf(w, "machine: %s\n", r.Machine.Verdict())
 }
