@@ -320,6 +320,10 @@ func (c *Core) Addr() string {
 // fails before listening).
 func (c *Core) Listening() <-chan struct{} { return c.listening }
 
+// HeartbeatRounds reports how many discovery rounds the heartbeat has
+// finished; the first runs as Serve starts.
+func (c *Core) HeartbeatRounds() int64 { return c.peers.HeartbeatRounds() }
+
 // Fingerprint is this agent's certificate fingerprint (direct mode).
 func (c *Core) Fingerprint() string {
 	if c.identity == nil {

@@ -117,10 +117,18 @@ func (a *Agent) start() {
 	a.mu.Lock()
 	a.Core, a.cancel, a.done = core, cancel, done
 	a.mu.Unlock()
-	// Polled, not Listening(): the poll's pause lets the core's first
-	// discovery round (at start, with no peers yet) finish before a test
-	// pins peers; tests that count announces rely on that.
-	Eventually(a.T, a.opts.StartTimeout, a.ID+" listening", func() bool { return core.Addr() != "" })
+	select {
+	case <-core.Listening():
+	case err := <-done:
+		done <- err // for Stop
+		a.T.Fatalf("%s stopped before it listened: %v", a.ID, err)
+	case <-time.After(a.opts.StartTimeout):
+		a.T.Fatalf("%s did not listen within %s", a.ID, a.opts.StartTimeout)
+	}
+	// The core's first discovery round (at start, with no peers yet) must
+	// be over before a test pins peers, or it announces to them: tests
+	// that count announces rely on that.
+	Eventually(a.T, a.opts.StartTimeout, a.ID+" first heartbeat round", func() bool { return core.HeartbeatRounds() > 0 })
 	a.mu.Lock()
 	a.addr = core.Addr()
 	a.mu.Unlock()

@@ -64,6 +64,7 @@ func (r *Registry) Heartbeat(ctx context.Context) {
 		if _, err := r.Round(ctx, interval/2); err != nil && ctx.Err() == nil {
 			r.Log.Warn("discover", "component", "registry", "err", err)
 		}
+		r.heartbeats.Add(1)
 		if backoff.Sleep(ctx, r.clock(), interval) != nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -108,7 +109,14 @@ type Registry struct {
 	// exchanged maps a peer id to when this agent and it last exchanged
 	// announces, either way (heartbeat rounds skip fresh ones).
 	exchanged sync.Map
+	// heartbeats counts the rounds Heartbeat has finished.
+	heartbeats atomic.Int64
 }
+
+// HeartbeatRounds reports how many rounds Heartbeat has finished: a
+// harness that counts announces waits for the first, which runs as the
+// core starts, before it pins peers.
+func (r *Registry) HeartbeatRounds() int64 { return r.heartbeats.Load() }
 
 func (r *Registry) selfID() string { return r.Config().Agent.ID }
 
