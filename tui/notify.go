@@ -211,7 +211,11 @@ type readMarkedMsg struct {
 func (m *Model) showMessage(msg agent.Message) {
 	from := Sanitize(msg.From)
 	text := messageText(msg.Data)
-	if q, ok := m.asks[msg.RelatedID]; ok && msg.RelatedID != "" {
+	q := m.asks[msg.RelatedID]
+	if q == "" && msg.Question != "" { // asked from the CLI or another interface
+		q = truncate(Sanitize(msg.Question), 40)
+	}
+	if q != "" && msg.RelatedID != "" {
 		m.peerNotice("↩ " + from + " re “" + q + "”: " + text)
 		return
 	}

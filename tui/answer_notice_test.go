@@ -1,0 +1,25 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// TestAnswerNoticeNamesACLIQuestion: an answer to a question asked from the
+// CLI (not from this interface's prompt) still says which question it
+// answers, taken from the stored ask, sanitised.
+func TestAnswerNoticeNamesACLIQuestion(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	m.showMessage(agent.Message{From: "eng-suzuki", Event: "query.completed", RelatedID: "ask-cli",
+		Question: "how is \x1b[31mauth going?", Data: json.RawMessage(`{"summary":"auth is 70% done"}`)})
+	if want := "eng-suzuki re “how is auth going?”: auth is 70% done"; !strings.Contains(m.notice.text, want) {
+		t.Fatalf("notice = %q; want it to contain %q", m.notice.text, want)
+	}
+	m.showMessage(agent.Message{From: "eng-suzuki", Event: "query.completed", Data: json.RawMessage(`{"summary":"done"}`)})
+	if strings.Contains(m.notice.text, " re “") {
+		t.Errorf("a message about no question names one: %q", m.notice.text)
+	}
+}
