@@ -43,6 +43,7 @@ func (k *KeyMap) entries() []entry {
 		{"refuse", ScopePeers, &k.Peers.Refuse},
 		{"submit", ScopeDialog, &k.Dialog.Submit},
 		{"cancel", ScopeDialog, &k.Dialog.Cancel},
+		{"clear", ScopeDialog, &k.Dialog.Clear},
 		{"history_prev", ScopePrompt, &k.Prompt.HistoryPrev},
 		{"history_next", ScopePrompt, &k.Prompt.HistoryNext},
 		{"complete", ScopePrompt, &k.Prompt.Complete},

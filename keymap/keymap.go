@@ -65,10 +65,14 @@ type Peers struct {
 	Refuse key.Binding
 }
 
-// Dialog bindings work in any open dialog.
+// Dialog bindings work in any open dialog, except Clear, which works in
+// the answer dialog.
 type Dialog struct {
 	Submit key.Binding
 	Cancel key.Binding
+	// Clear empties the answer's text area, the secretary's draft with
+	// it, so the owner can write an answer from scratch.
+	Clear key.Binding
 }
 
 // Prompt bindings work while the prompt bar has focus.
@@ -109,7 +113,7 @@ func Default() KeyMap {
 		Queries:    Queries{Answer: bind("answer", "e"), Decline: bind("decline", "d")},
 		Interrupts: Interrupts{Release: bind("release", "r"), ReleaseAll: bind("release all", "R")},
 		Peers:      Peers{Trust: bind("trust", "t"), Refuse: bind("refuse", "x")},
-		Dialog:     Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc")},
+		Dialog:     Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc"), Clear: bind("clear", "ctrl+x")},
 		Prompt: Prompt{
 			HistoryPrev: bind("older", "up"),
 			HistoryNext: bind("newer", "down"),

@@ -65,6 +65,7 @@ func TestApplyErrors(t *testing.T) {
 		{"clash in pane scope", map[string]string{"approve": "n"}, []string{`"n"`, `"approve"`, `"reject"`}},
 		{"clash with global", map[string]string{"release": "q"}, []string{`"q"`, `"quit"`, `"release"`}},
 		{"clash in dialog", map[string]string{"submit": "esc"}, []string{`"esc"`, `"submit"`, `"cancel"`}},
+		{"clear clashes with send", map[string]string{"clear": "ctrl+s"}, []string{`"ctrl+s"`, `"submit"`, `"clear"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

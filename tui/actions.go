@@ -14,12 +14,18 @@ type (
 		a      agent.Approval
 		reason string
 	}
-	askRejectReason  struct{ a agent.Approval }
-	answerAction     struct{ id, text string }
-	declineAction    struct{ id, reason string }
+	askRejectReason struct{ a agent.Approval }
+	answerAction    struct {
+		q    agent.Query
+		text string
+	}
+	declineAction struct {
+		q      agent.Query
+		reason string
+	}
 	openQuery        struct{ q agent.Query }
 	askDeclineReason struct{ q agent.Query }
-	releaseAction    struct{ id string } // "" releases all
+	releaseAction    struct{ q agent.Query } // the zero Query releases every buffered one
 	trustAction      struct{ p agent.Peer }
 	refuseAction     struct{ p agent.Peer }
 	askRefuse        struct{ p agent.Peer }

@@ -102,7 +102,8 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 }
 
 // answerDialog shows a received query and a text area pre-filled with the
-// secretary's draft; submit sends it as the owner's answer. A question
+// secretary's draft; submit sends it as the owner's answer, and clear
+// empties the text area to write one from scratch. A question
 // longer than half the dialog scrolls with pgup/pgdown (the text area
 // keeps the focus and every other key), so all of it can be read before
 // answering.
@@ -136,7 +137,10 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 			if text == "" {
 				return nil, nil
 			}
-			return answerAction{id: d.q.ID, text: text}, nil
+			return answerAction{q: d.q, text: text}, nil
+		case matches(k, d.env.keys.Dialog.Clear):
+			d.area.Reset()
+			return nil, nil
 		case d.question.scroll(k):
 			return nil, nil
 		}
@@ -152,8 +156,9 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
 		d.q.State+" · "+ago(env.now, d.q.ReceivedAt), inner))
 	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, (bh-2)/2), inner, "the question", env)
-	foot := env.styles.Muted.Render(truncate(env.keys.Dialog.Submit.Help().Key+" send · "+
-		env.keys.Dialog.Cancel.Help().Key+" cancel · d on the list declines", inner))
+	k := env.keys
+	foot := env.styles.Muted.Render(truncate(fitParts([]string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear),
+		helpKeys(k.Dialog.Cancel), k.Queries.Decline.Help().Key + " on the list declines"}, inner), inner))
 	areaH := max(3, bh-2-len(question)-4)
 	d.area.SetWidth(inner)
 	d.area.SetHeight(areaH)

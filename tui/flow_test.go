@@ -150,7 +150,7 @@ func TestFlowAnswerFromTextArea(t *testing.T) {
 		!strings.HasSuffix(calls[0], "Ship Friday.") {
 		t.Fatalf("calls = %q", calls)
 	}
-	waitScreen(t, tm, "answer sent for q-7")
+	waitScreen(t, tm, "answer sent for pm-tanaka's question “auth progress and blockers?”")
 }
 
 // TestFlowPromptAskRoundTrip: @agent question → Ask; the answer arrives

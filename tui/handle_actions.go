@@ -29,24 +29,24 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.pushDialog(newAnswerDialog(a.q, m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
 	case answerAction:
-		return m.callAs("answer sent for "+Sanitize(a.id), "answering "+Sanitize(a.id), dQueries|dStatus, func(c context.Context, s Service) error {
-			return s.Answer(c, agent.AnswerRequest{QueryID: a.id, Text: a.text})
+		return m.callAs("answer sent for "+queryNamed(a.q), "answering "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
+			return s.Answer(c, agent.AnswerRequest{QueryID: a.q.ID, Text: a.text})
 		})
 	case askDeclineReason:
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
-			"Why? (sent to the asker)", func(r string) action { return declineAction{id: a.q.ID, reason: r} }, m.env).
+			"Why? (sent to the asker)", func(r string) action { return declineAction{q: a.q, reason: r} }, m.env).
 			withAbout("“" + Sanitize(a.q.Text) + "”"))
 	case declineAction:
-		return m.callAs("declined "+Sanitize(a.id), "declining "+Sanitize(a.id), dQueries|dStatus, func(c context.Context, s Service) error {
-			return s.Decline(c, agent.DeclineRequest{QueryID: a.id, Reason: a.reason})
+		return m.callAs("declined "+queryNamed(a.q), "declining "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
+			return s.Decline(c, agent.DeclineRequest{QueryID: a.q.ID, Reason: a.reason})
 		})
 	case releaseAction:
-		what, failed := "released "+Sanitize(a.id), "releasing "+Sanitize(a.id)
-		if a.id == "" {
+		what, failed := "released "+queryNamed(a.q), "releasing "+queryNamed(a.q)
+		if a.q.ID == "" {
 			what, failed = "released all buffered queries", "releasing the buffered queries"
 		}
 		return m.callAs(what, failed, dQueries|dStatus, func(c context.Context, s Service) error {
-			return s.Release(c, agent.ReleaseRequest{QueryID: a.id})
+			return s.Release(c, agent.ReleaseRequest{QueryID: a.q.ID})
 		})
 	case trustAction:
 		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Role: a.p.Role, Announce: true}
@@ -83,6 +83,20 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.info(a.text)
 	}
 	return nil
+}
+
+// queryNamed names a query for a notice by whose question it is and what
+// it asks: "pm-tanaka's question “how is auth going?”", the question cut
+// to fit the line. Only a query the interface does not know (a prompt
+// command may name any id) is named by its id.
+func queryNamed(q agent.Query) string {
+	switch {
+	case q.From == "":
+		return "query " + Sanitize(q.ID)
+	case q.Text == "":
+		return Sanitize(q.From) + "'s query " + Sanitize(q.ID)
+	}
+	return Sanitize(q.From) + "'s question “" + truncate(Sanitize(q.Text), 40) + "”"
 }
 
 // rejectAbout says which request the reject dialog is about: its

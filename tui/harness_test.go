@@ -119,7 +119,7 @@ func pumpDepth(t testing.TB, m *Model, cmd tea.Cmd, depth int) {
 }
 
 // press sends keys to m and runs what they trigger. Named keys are
-// "enter", "esc", "tab", "shift+tab", "up", "down", "ctrl+s", "backspace".
+// "enter", "esc", "tab", "shift+tab", "up", "down", "ctrl+s", "ctrl+x", "backspace".
 func press(t testing.TB, m *Model, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
@@ -150,6 +150,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		"backspace": {Code: tea.KeyBackspace},
 		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
 		"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+x":    {Code: 'x', Mod: tea.ModCtrl},
 	}
 	if m, ok := named[k]; ok {
 		return m

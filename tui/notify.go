@@ -304,9 +304,18 @@ func (m *Model) renderBottomLine() string {
 // help), so those that do not fit are the least important ones. A first
 // hint wider than w alone is cut.
 func fitHints(bs []key.Binding, w int) string {
-	line := ""
+	hints := make([]string, 0, len(bs))
 	for _, b := range bs {
-		h := helpKeys(b)
+		hints = append(hints, helpKeys(b))
+	}
+	return fitParts(hints, w)
+}
+
+// fitParts joins as many whole hints as fit in w cells, from the first,
+// with " · " between them; empty ones are skipped.
+func fitParts(hints []string, w int) string {
+	line := ""
+	for _, h := range hints {
 		if h == "" {
 			continue
 		}

@@ -142,18 +142,32 @@ func (p *approvalsPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// narrowApprovals is the pane width under which the Approvals pane drops
+// its WHEN column: a half of a screen up to 142 columns wide, or a whole
+// one under 72.
+const narrowApprovals = 70
+
 // approvalColumns lays out a row of the pane: pending requests and tasks
-// share the columns, so their parameters line up.
+// share the columns, so their parameters line up. A narrow pane has no
+// WHEN column and tighter ones before PARAMS, so the parameters, which
+// tell two requests of one type apart, keep most of the width.
 func approvalColumns(w int, glyph, from, task, state, when, params string) string {
+	if w < narrowApprovals {
+		return columns(w, []int{1, 10, 9, 11}, glyph, from, task, state, params)
+	}
 	return columns(w, []int{1, 12, 10, 10, 8}, glyph, from, task, state, when, params)
 }
 
-// approvalRow is a pending request: when it expires, and its parameters
-// with the rule that allowed it.
+// approvalRow is a pending request: when it expires (in a narrow pane,
+// the time left in its STATE), and its parameters with the rule that
+// allowed it.
 func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
 	state, left := "expires in", countdown(p.env.now, a.ExpiresAt)
-	if !a.ExpiresAt.After(p.env.now) {
+	switch {
+	case !a.ExpiresAt.After(p.env.now):
 		state, left = agent.TaskExpired, ""
+	case p.w < narrowApprovals:
+		state = left + " left"
 	}
 	params := paramsText(a.Params)
 	if a.MatchedRule != "" {
@@ -164,7 +178,8 @@ func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
 }
 
 // taskRow is a task run or running for a peer: its state, when it last
-// changed, and its parameters (two runs of one type differ there).
+// changed (not in a narrow pane: enter shows it), and its parameters (two
+// runs of one type differ there).
 func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
 	st := p.env.styles.Text
 	switch t.State {

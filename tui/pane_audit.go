@@ -297,20 +297,25 @@ func (p *auditPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// auditMethodW holds a method name whole: "aoi.task.execute",
+// "audit.checkpoint".
+const auditMethodW = 16
+
 // auditRow lays out one row (or the header) of the audit list: the fixed
 // columns, then the detail in all the width they leave. Narrow (a column
 // of the wide layout, or a small terminal) the sequence number and the
-// seconds go and the fixed columns tighten, so the detail keeps room to be
-// read; the preview and enter still show the row's number.
+// seconds go and the agent and result columns tighten, so the detail keeps
+// room to be read; the method stays whole, since it says what the row is.
+// The preview and enter still show the row's number and whole detail.
 func auditRow(w int, wide bool, seq, at, agentID, method, result, detail string) string {
 	if wide {
-		return columns(w, []int{8, 8, 14, 16, 10}, seq, at, agentID, method, result, detail)
+		return columns(w, []int{8, 8, 14, auditMethodW, 10}, seq, at, agentID, method, result, detail)
 	}
 	resultW := 7 // a half of the screen: DETAIL needs the room
 	if w >= 76 {
 		resultW = 10 // "bad-params", "no-context" whole
 	}
-	return columns(w, []int{5, 10, 13, resultW}, at, agentID, method, result, detail)
+	return columns(w, []int{5, 10, auditMethodW, resultW}, at, agentID, method, result, detail)
 }
 
 // compactJSON renders a JSON payload on one sanitised line.

@@ -40,14 +40,14 @@ func (p *interruptsPane) Update(k tea.KeyPressMsg) action {
 	}
 	keys := p.env.keys.Interrupts
 	if key.Matches(k, keys.ReleaseAll) && len(p.rows) > 0 {
-		return releaseAction{id: ""}
+		return releaseAction{}
 	}
 	if p.list.cursor >= len(p.rows) {
 		return nil
 	}
 	q := p.rows[p.list.cursor]
 	if key.Matches(k, keys.Release) {
-		return releaseAction{id: q.ID}
+		return releaseAction{q: q}
 	}
 	return queryKey(k, q, p.env)
 }

@@ -38,6 +38,17 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 	p.list.reselect(old, queryIDs(rows))
 }
 
+// byID returns the query with id as the pane has it, or one that holds
+// only the id when the pane has none (a prompt command may name any id).
+func (p *queriesPane) byID(id string) agent.Query {
+	for _, q := range p.rows {
+		if q.ID == id {
+			return q
+		}
+	}
+	return agent.Query{ID: id}
+}
+
 // queryIDs names each row for listState.reselect.
 func queryIDs(qs []agent.Query) []string {
 	ids := make([]string, len(qs))

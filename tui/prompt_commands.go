@@ -198,11 +198,11 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 	case "trust":
 		return m.runAction(trustAction{p: agent.Peer{AgentID: c.trust.AgentID, Fingerprint: c.trust.Fingerprint, Endpoint: c.trust.Endpoint, Role: c.trust.Role}})
 	case "answer":
-		return m.runAction(answerAction{id: c.id, text: c.text})
+		return m.runAction(answerAction{q: m.queries.byID(c.id), text: c.text})
 	case "decline":
-		return m.runAction(declineAction{id: c.id, reason: c.text})
+		return m.runAction(declineAction{q: m.queries.byID(c.id), reason: c.text})
 	case "release":
-		return m.runAction(releaseAction{id: c.id})
+		return m.runAction(releaseAction{q: m.queries.byID(c.id)})
 	case "note":
 		return m.callAs("note saved", "saving the note", 0, func(ctx context.Context, s Service) error { return s.Note(ctx, agent.NoteRequest{Text: c.text}) })
 	case "discover":

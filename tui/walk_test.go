@@ -258,8 +258,8 @@ func TestNewMessageShownWhenReadingTheTop(t *testing.T) {
 }
 
 // TestFailuresSayWhatFailed: a prompt command that fails says what was
-// tried ("answering q-7 failed: …"), not its success wording ("answer
-// sent for q-7 failed"); discovery says what it found.
+// tried ("answering pm-tanaka's question “…” failed: …"), not its success
+// wording ("answer sent for … failed"); discovery says what it found.
 func TestFailuresSayWhatFailed(t *testing.T) {
 	svc := fixtureService()
 	m := newLoaded(t, svc, 120, 36, true)
@@ -271,9 +271,10 @@ func TestFailuresSayWhatFailed(t *testing.T) {
 	}
 	svc.failWith = errors.New("query q-7 was already answered")
 	for _, c := range []struct{ line, want string }{
-		{"answer q-7 again", "answering q-7 failed: query q-7 was already answered"},
-		{"decline q-7 busy", "declining q-7 failed:"},
-		{"release q-7", "releasing q-7 failed:"},
+		{"answer q-7 again", "answering pm-tanaka's question “auth progress and blockers?” failed: query q-7 was already answered"},
+		{"decline q-7 busy", "declining pm-tanaka's question “auth progress and blockers?” failed:"},
+		{"release q-7", "releasing pm-tanaka's question “auth progress and blockers?” failed:"},
+		{"release q-99", "releasing query q-99 failed:"},
 		{"note remember this", "saving the note failed:"},
 		{"focus on", "turning focus mode on failed:"},
 	} {

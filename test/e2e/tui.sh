@@ -97,16 +97,18 @@ aoi --data-dir "$PM" query eng-suzuki "how is auth going?" >"$T/query.log" 2>&1 
 poll screen_has "question from pm-tanaka" || fail "the query never raised a notice in the engineer's interface"
 poll screen_has "escalated" || fail "the query never showed in the engineer's Queries pane"
 
-# Queries is the focused pane at start: first row, open, type after the
-# secretary's draft (the text area starts with it), send.
+# Queries is the focused pane at start: first row, open, clear the
+# secretary's draft (the text area starts with it), write the answer, send.
 keys Home
 keys Enter
 poll screen_has "Answer query" || fail "enter did not open the answer dialog"
 poll screen_has "how is auth going?" || fail "the answer dialog does not show the question"
-keys -l " JWT done, refresh tokens next"
+keys C-x
+keys -l "JWT done, refresh tokens next"
 keys C-s
-poll screen_has "answer sent" || fail "the interface never confirmed the answer was sent"
-poll pm_inbox_has "JWT done, refresh tokens next" || fail "the answer never reached the PM's inbox"
+poll screen_has "answer sent for pm-tanaka's question" || fail "the interface never confirmed which answer was sent"
+# The answer starts with the typed words: ctrl+x left none of the draft.
+poll pm_inbox_has '"JWT done, refresh tokens next' || fail "the answer never reached the PM's inbox, or ctrl+x did not clear the draft"
 
 # Daily use (approvals, audit, messages, trust, first run): tui_daily.sh.
 # shellcheck source=tui_daily.sh

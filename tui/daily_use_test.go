@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Gaps found in daily use: a draft that could only be added to, notices
+// that named a query by its id, and half-screen columns that cut what
+// tells rows apart. Each test fails without its fix.
+
+// TestAnswerDialogClearsTheDraft: ctrl+x empties the answer's text area,
+// draft and all, so the owner writes the answer from scratch; the dialog
+// names the key.
+func TestAnswerDialogClearsTheDraft(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "enter") // q-7, the secretary's draft pre-filled
+	d, ok := m.topDialog().(*answerDialog)
+	if !ok || d.area.Value() == "" {
+		t.Fatalf("enter opened %T with no draft", m.topDialog())
+	}
+	if frame := screen(m); !strings.Contains(frame, "ctrl+x clear") {
+		t.Errorf("the answer dialog does not name the key that clears it:\n%s", frame)
+	}
+	press(t, m, "ctrl+x")
+	if v := d.area.Value(); v != "" {
+		t.Fatalf("ctrl+x left %q in the text area", v)
+	}
+	typeText(t, m, "Ship Friday.")
+	press(t, m, "ctrl+s")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"answer q-7 Ship Friday."}) {
+		t.Errorf("calls = %q; want only the typed answer", got)
+	}
+}
+
+// TestQueryNoticesSayWhoseQuestion: answering, declining and releasing a
+// query says whose question it was and what it asked, sanitised and cut
+// to fit, not its id; only an id the interface does not know is shown as
+// it is.
+func TestQueryNoticesSayWhoseQuestion(t *testing.T) {
+	keys := func(keys ...string) func(*testing.T, *Model) {
+		return func(t *testing.T, m *Model) { press(t, m, keys...) }
+	}
+	command := func(line string) func(*testing.T, *Model) {
+		return func(t *testing.T, m *Model) {
+			press(t, m, ":")
+			typeText(t, m, line)
+			press(t, m, "enter")
+		}
+	}
+	cases := []struct {
+		name string
+		do   func(*testing.T, *Model)
+		want string
+	}{
+		{"answer", keys("enter", "ctrl+s"), "answer sent for pm-tanaka's question “auth progress and blockers?”"},
+		{"decline", keys("d", "b", "enter"), "declined pm-tanaka's question “auth progress and blockers?”"},
+		{"release", keys("tab", "r"), "released qa-ito's question “which suite should I run before the rel…”"},
+		{"release hostile", keys("tab", "down", "r"), "released pm-tanaka's question “status?APPROVED by owner eulav”"},
+		{"prompt", command("decline q-6 later"), "declined eng-佐藤's question “認証のリファクタリングはいつ終わります…”"},
+		{"unknown id", command("release q-99"), "releasing query q-99 failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := newLoaded(t, fixtureService(), 100, 30, true)
+			c.do(t, m)
+			if !strings.HasPrefix(m.notice.text, c.want) {
+				t.Errorf("notice %q; want %q", m.notice.text, c.want)
+			}
+			if frame := screen(m); !strings.Contains(frame, c.want) {
+				t.Errorf("the notice does not show:\n%s", frame)
+			}
+		})
+	}
+}
+
+// TestHalfScreenColumnsFit: with two panes side by side (110 to 130
+// columns), the Approvals pane gives the parameters the room to tell two
+// runs of one type apart, and the Audit pane shows method names whole.
+func TestHalfScreenColumnsFit(t *testing.T) {
+	svc := fixtureService()
+	svc.tasks = []agent.Task{
+		{ID: "t-5", Requester: "pm-tanaka", Type: "run_tests", State: agent.TaskCompleted,
+			Params: map[string]string{"suite": "./auth/oidc"}, UpdatedAt: fixedNow.Add(-7 * time.Minute)},
+		{ID: "t-6", Requester: "pm-tanaka", Type: "run_tests", State: agent.TaskCompleted,
+			Params: map[string]string{"suite": "./auth/jwt"}, UpdatedAt: fixedNow.Add(-time.Minute)},
+	}
+	for _, w := range []int{110, 120, 130} {
+		m := newLoaded(t, svc, w, 30, true)
+		if len(m.layout.cols) != 2 {
+			t.Fatalf("%d columns: one column of panes; want two side by side", w)
+		}
+		m.setFocus(focusApprovals)
+		approvals := ansi.Strip(m.approvals.View())
+		for _, params := range []string{"suite=./auth/...", "suite=./auth/oidc", "suite=./auth/jwt"} {
+			if !strings.Contains(approvals, params) {
+				t.Errorf("%d columns: the Approvals pane cuts %q:\n%s", w, params, approvals)
+			}
+		}
+		m.setFocus(focusAudit)
+		if audit := ansi.Strip(m.audit.View()); !strings.Contains(audit, "pm-tanaka  aoi.task.execute ") {
+			t.Errorf("%d columns: the Audit pane cuts aoi.task.execute:\n%s", w, audit)
+		}
+	}
+}
