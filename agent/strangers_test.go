@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/agenttest"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -176,5 +178,64 @@ func TestRefusedCallerRingsNoMore(t *testing.T) {
 	ping(3)
 	if n := asks(false); n != 0 || pending() != 0 {
 		t.Fatalf("after refusing: the owner heard %d more times, %d pending rows; want none", n, pending())
+	}
+}
+
+// TestPendingCallerRefreshesPeersList: a stranger that keeps calling rings
+// the owner once, but its row in the front ends' Peers list ("last seen")
+// is refreshed by a peer.changed event at most once a minute.
+func TestPendingCallerRefreshesPeersList(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	clk := backoff.NewFake(time.Now())
+	eng := agenttest.Start(t, "eng-suzuki", agenttest.Options{Role: "engineer", Edit: engConfig, Clock: clk})
+	events, err := eng.Events(ctx, agent.EventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(t.TempDir(), "stranger"), "stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
+	defer tr.Close()
+	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	ping := func(n int) {
+		for range n {
+			if err := c.Call(ctx, wire.MethodPing, map[string]any{}, nil); err == nil {
+				t.Fatal("an unpinned caller's ping was answered")
+			}
+		}
+	}
+	// seen counts the trust requests and the refreshes of the stranger's
+	// row until the focus change that follows them (events arrive in order).
+	seen := func(on bool) (asked, refreshed int) {
+		if err := eng.SetFocus(ctx, agent.FocusRequest{On: on}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			select {
+			case ev := <-events:
+				switch {
+				case ev.Kind == agent.EventTrustRequested:
+					asked++
+				case ev.Kind == agent.EventPeerChanged && ev.ID == id.Fingerprint:
+					refreshed++
+				case ev.Kind == agent.EventFocusChanged:
+					return asked, refreshed
+				}
+			case <-ctx.Done():
+				t.Fatal("no focus.changed event")
+			}
+		}
+	}
+	ping(3)
+	if asked, refreshed := seen(true); asked != 1 || refreshed != 0 {
+		t.Fatalf("3 calls within a minute: %d trust requests, %d refreshes; want 1, 0", asked, refreshed)
+	}
+	clk.Advance(61 * time.Second)
+	ping(3)
+	if asked, refreshed := seen(false); asked != 0 || refreshed != 1 {
+		t.Fatalf("3 more calls a minute later: %d trust requests, %d refreshes; want 0, 1", asked, refreshed)
 	}
 }

@@ -109,6 +109,9 @@ type Registry struct {
 	// exchanged maps a peer id to when this agent and it last exchanged
 	// announces, either way (heartbeat rounds skip fresh ones).
 	exchanged sync.Map
+	// strangers is when each pending caller's calls last refreshed the
+	// front ends (strangerCalledAgain).
+	strangers strangerClocks
 	// heartbeats counts the rounds Heartbeat has finished.
 	heartbeats atomic.Int64
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
@@ -136,15 +137,59 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	}
 	// The owner hears of a caller once: not again at each of its calls
 	// (discovery retries every minute), and never after refusing it.
-	if !seen.New || seen.Refused {
+	if seen.Refused {
 		return
 	}
+	if !seen.New {
+		r.strangerCalledAgain(caller.Fingerprint)
+		return
+	}
+	r.strangers.due(caller.Fingerprint, r.Now()) // the ring below refreshes the list too
 	who := caller.Addr
 	if caller.AnnouncedID != "" {
 		who = caller.AnnouncedID + " (" + caller.Addr + ")"
 	}
 	r.Publish(events.TrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
 	r.Publish(events.Attention, caller.Fingerprint, "", "a new peer asks to be trusted")
+}
+
+// strangerRefresh is how often a pending caller's repeated calls refresh
+// the front ends' Peers list (its "last seen"), without ringing anyone.
+const strangerRefresh = time.Minute
+
+// maxStrangerClocks bounds the callers strangerClocks remembers: certificates
+// cost a stranger nothing, so it is forgotten whole when full (the worst
+// that costs is one extra refresh per caller).
+const maxStrangerClocks = 1024
+
+// strangerClocks remembers when each pending caller last refreshed the
+// front ends.
+type strangerClocks struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// due reports whether the caller's row may refresh now, and if so records it.
+func (s *strangerClocks) due(fingerprint string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.last[fingerprint]; ok && now.Sub(t) < strangerRefresh {
+		return false
+	}
+	if s.last == nil || len(s.last) >= maxStrangerClocks {
+		s.last = make(map[string]time.Time)
+	}
+	s.last[fingerprint] = now
+	return true
+}
+
+// strangerCalledAgain lets the front ends refresh a pending caller's row
+// when it calls again, at most once per strangerRefresh: a peer retrying
+// every second must not flood the event stream.
+func (r *Registry) strangerCalledAgain(fingerprint string) {
+	if r.strangers.due(fingerprint, r.Now()) {
+		r.Publish(events.PeerChanged, fingerprint, "", "pending caller called again")
+	}
 }
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
