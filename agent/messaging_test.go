@@ -31,6 +31,11 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	if !sent.Queued || sent.TaskState != agent.CoordAssigned {
 		t.Fatalf("sent = %+v, want it queued (refused) and the task assigned on alice's side", sent)
 	}
+	// bob is online and said no: the sender hears that, and why, not "offline".
+	if !strings.Contains(sent.Note, "bob refused the message: ") || !strings.Contains(sent.Note, "messages") ||
+		strings.Contains(sent.Note, "offline") {
+		t.Errorf("note = %q; want it to say bob refused it and what would let it through", sent.Note)
+	}
 	rows, err := bob.Audit(ctx, agent.AuditFilter{Method: "aoi.message"})
 	if err != nil || len(rows) == 0 || rows[0].Result != "PERMISSION_DENIED" {
 		t.Fatalf("bob's audit = %+v (%v), want the refused aoi.message", rows, err)

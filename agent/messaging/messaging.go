@@ -8,6 +8,7 @@ package messaging
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -201,15 +202,32 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 	if req.TaskID != "" {
 		m.Publish(events.CoordTask, req.TaskID, req.To, req.Type)
 	}
-	out.Queued = !m.Outbox.Deliver(context.WithoutCancel(ctx), entry)
+	derr := m.Outbox.Deliver(context.WithoutCancel(ctx), entry)
+	out.Queued = derr != nil
 	if out.Queued {
 		m.Outbox.Wake() // it was rescheduled: let the loop see when
 	}
 	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {
-		out.Note = req.To + " is offline; the message is queued and will be delivered when it is back"
+		out.Note = queuedNote(req.To, derr)
 	}
 	return out, nil
+}
+
+// queuedNote says why a message was not delivered at once: the peer could
+// not be reached, or it answered and refused the message, which a retry
+// delivers only once the peer's owner changes something.
+func queuedNote(to string, err error) string {
+	var refused *rpc.Error
+	if !errors.As(err, &refused) {
+		return to + " is offline; the message is queued and will be delivered when it is back"
+	}
+	why := refused.Reason()
+	if why == "" {
+		why = refused.Message
+	}
+	return to + " refused the message: " + why + ". It stays queued and is retried until it expires; " +
+		"it is delivered once " + to + "'s owner trusts you and grants you write access to messages (a `messages` rule in its ACL)"
 }
 
 // fillForward copies a received message into req for relaying, keeping

@@ -7,6 +7,7 @@
 package outbox
 
 import (
+	"errors"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,12 +116,16 @@ func (o *Outbox) deliverDue(ctx context.Context) {
 	}
 }
 
-// Deliver sends one entry, records the outcome and reports whether the
-// peer acknowledged it.
-func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) bool {
+// ErrExpired is Deliver's error for an entry past its expiry.
+var ErrExpired = errors.New("outbox: the message expired before the peer took it")
+
+// Deliver sends one entry and records the outcome: nil when the peer
+// acknowledged it, else why not (the entry stays queued for a retry unless
+// it expired).
+func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	if o.Now().After(e.ExpiresAt) {
 		o.expire(ctx, e)
-		return false
+		return ErrExpired
 	}
 	err := o.Send(ctx, e)
 	if err == nil {
@@ -129,7 +134,7 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) bool {
 			o.Log.Error("mark delivered", "component", "outbox", "id", e.ID, "err", werr)
 		}
 		o.Log.Info("delivered", "component", "outbox", "agent_to", e.To, "id", e.ID, "attempts", e.Attempts+1)
-		return true
+		return nil
 	}
 	if o.Failed != nil {
 		o.Failed(ctx, e.To, err)
@@ -139,7 +144,7 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) bool {
 	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error()) }); werr != nil {
 		o.Log.Error("reschedule", "component", "outbox", "id", e.ID, "err", werr)
 	}
-	return false
+	return err
 }
 
 // backoff is initial·2^attempts, capped.

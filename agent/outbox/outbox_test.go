@@ -58,7 +58,7 @@ func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
 	})
 	for attempt, wait := range []time.Duration{time.Second, 2 * time.Second} {
 		due, _ := db.DueOutbox(ctx, clk.now(), 10)
-		if len(due) != 1 || o.Deliver(ctx, due[0]) {
+		if len(due) != 1 || o.Deliver(ctx, due[0]) == nil {
 			t.Fatalf("attempt %d: due %d, want one failed delivery", attempt, len(due))
 		}
 		next, ok, _ := db.NextOutboxAt(ctx)
@@ -72,7 +72,7 @@ func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
 	}
 	peerUp = true
 	due, _ := db.DueOutbox(ctx, clk.now(), 10)
-	if len(due) != 1 || !o.Deliver(ctx, due[0]) {
+	if len(due) != 1 || o.Deliver(ctx, due[0]) != nil {
 		t.Fatal("delivery to the peer that came back failed")
 	}
 	if _, ok, _ := db.NextOutboxAt(ctx); ok {
