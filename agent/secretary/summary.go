@@ -71,7 +71,8 @@ func extractiveSummary(f answerFacts) string {
 		topic = t.recentWork
 	}
 	var b strings.Builder
-	b.WriteString(t.head(topic, len(f.hits), strings.Join(f.ev.contexts, ", "), t.ago(f.now.Sub(latest))))
+	where := slices.DeleteFunc(slices.Clone(f.ev.contexts), func(c string) bool { return c == "" }) // notes have none
+	b.WriteString(t.head(topic, len(f.hits), strings.Join(where, ", "), t.ago(f.now.Sub(latest))))
 	if f.q.WantsWho {
 		b.WriteString(t.section(t.who, authorItems(authors(f.hits, f.q.Files, f.q.WantsRecent), t, f.now)))
 	}
@@ -138,6 +139,9 @@ var templatesEN = templates{
 		if n == 1 {
 			events = "event"
 		}
+		if where == "" { // notes belong to no context
+			return fmt.Sprintf("%s: %d matching %s, latest %s.", topic, n, events, ago)
+		}
 		return fmt.Sprintf("%s: %d matching %s in %s, latest %s.", topic, n, events, where, ago)
 	},
 	percent: func(p int) string { return fmt.Sprintf("about %d%% done", p) },
@@ -150,6 +154,9 @@ var templatesJA = templates{
 	done:       "完了", doing: "進行中", blocked: "ブロック要因", who: "担当",
 	none: "なし", sep: " / ", end: "。",
 	head: func(topic string, n int, where, ago string) string {
+		if where == "" {
+			return fmt.Sprintf("「%s」の記録が%d件（最新は%s）。", topic, n, ago)
+		}
 		return fmt.Sprintf("「%s」の記録が%d件（%s、最新は%s）。", topic, n, where, ago)
 	},
 	percent: func(p int) string { return fmt.Sprintf("進捗 約%d%%", p) },

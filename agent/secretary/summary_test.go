@@ -144,3 +144,17 @@ func TestWhoQuestionsNameTheAuthors(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadWithoutContext: matches that belong to no context (the owner's
+// notes) are summed up without an empty "in".
+func TestHeadWithoutContext(t *testing.T) {
+	if got, want := templatesEN.head("infra", 1, "", "6 min ago"), "infra: 1 matching event, latest 6 min ago."; got != want {
+		t.Errorf("en head = %q; want %q", got, want)
+	}
+	if got := templatesJA.head("インフラ", 2, "", "6分前"); strings.Contains(got, "（、") {
+		t.Errorf("ja head = %q", got)
+	}
+	if got := templatesEN.head("auth", 2, "acme/webapp", "today"); got != "auth: 2 matching events in acme/webapp, latest today." {
+		t.Errorf("en head with a context = %q", got)
+	}
+}
