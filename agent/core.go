@@ -257,7 +257,7 @@ func (c *Core) Serve(ctx context.Context) error {
 	return serveErr
 }
 
-// startLoops runs the outbox, heartbeat and extension loops; the returned
+// startLoops runs the outbox, heartbeat, focus-end and extension loops; the returned
 // channel closes when all of them have stopped.
 func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
@@ -271,6 +271,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	run(c.serveMetrics)
 	run(c.ops.AutoPrune)
 	run(c.auditWatchLoop)
+	run(func(ctx context.Context) { c.inbox.WatchFocusEnd(ctx, c.clock) })
 	c.ext.start(ctx, run)
 	go func() { wg.Wait(); close(done) }()
 	return done

@@ -48,11 +48,11 @@ func (c *Core) Release(ctx context.Context, req ReleaseRequest) error {
 func (c *Core) newInbox() *inbox.Inbox {
 	return &inbox.Inbox{DB: c.db, Now: c.now, Notify: c.enqueueNotify, Wake: c.outbox.Wake,
 		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
-		Interrupt: func() config.InterruptControl { return c.config().Secretary.InterruptControl }}
+		Interrupt: func() config.InterruptControl { return c.config().Secretary.InterruptControl }, Log: c.log}
 }
 
-// SetFocus turns focus mode on or off by hand; turning it off releases the
-// buffered queries (inbox.Inbox.SetFocus).
+// SetFocus turns focus mode on or off by hand; turning it off hands the
+// buffered queries to the owner (inbox.Inbox.SetFocus).
 func (c *Core) SetFocus(ctx context.Context, req FocusRequest) error {
 	return c.inbox.SetFocus(ctx, req.On)
 }

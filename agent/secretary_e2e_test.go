@@ -89,7 +89,25 @@ func TestSecretaryAnswersInFocusAndBuffersUntilFocusEnds(t *testing.T) {
 	if qr.Completed || qr.Metadata["state"] != agent.QueryBuffered {
 		t.Fatalf("unanswerable low-priority query = %+v, want buffered", qr)
 	}
-	if err := eng.SetFocus(ctx, agent.FocusRequest{}); err != nil { // focus ends → buffered queries go out
+	// Focus ends: the question reaches the owner (escalated), not the asker
+	// (the mirror was not sure of its draft); the owner answers it.
+	if err := eng.SetFocus(ctx, agent.FocusRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	open, err := eng.Queries(ctx, agent.QueryFilter{State: agent.QueryEscalated})
+	if err != nil || len(open) != 1 || open[0].Text != "zebra quartz xylophone" {
+		t.Fatalf("escalated after focus = %+v, %v; want the buffered question", open, err)
+	}
+	msgs, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.RelatedID == res.QueryID {
+			t.Fatalf("pm got an answer when focus ended, before the owner answered: %s", m.Data)
+		}
+	}
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: open[0].ID, Text: "no idea, sorry"}); err != nil {
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, res.QueryID)

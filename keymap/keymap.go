@@ -111,7 +111,7 @@ func Default() KeyMap {
 		},
 		Approvals:  Approvals{Approve: bind("approve", "y"), Reject: bind("reject", "n")},
 		Queries:    Queries{Answer: bind("answer", "e"), Decline: bind("decline", "d")},
-		Interrupts: Interrupts{Release: bind("release", "r"), ReleaseAll: bind("release all", "R")},
+		Interrupts: Interrupts{Release: bind("send draft", "r"), ReleaseAll: bind("send all drafts", "R")},
 		Peers:      Peers{Trust: bind("trust", "t"), Refuse: bind("refuse", "x")},
 		Dialog:     Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc"), Clear: bind("clear", "ctrl+x")},
 		Prompt: Prompt{

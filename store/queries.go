@@ -219,3 +219,37 @@ func (db *DB) Ask(ctx context.Context, requestID string) (AskRecord, bool, error
 	}
 	return a, true, nil
 }
+
+// EscalateBuffered moves every buffered query to escalated (focus time is
+// over: they wait for the owner) and returns them as they were, in arrival
+// order. It runs in the writer's transaction, so a query answered meanwhile
+// is not touched.
+func (tx *Tx) EscalateBuffered() ([]QueryRecord, error) {
+	rows, err := tx.Query(`SELECT ` + queryColumns + ` FROM queries WHERE state = 'buffered' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("store: listing buffered queries: %w", err)
+	}
+	var qs []QueryRecord
+	for rows.Next() {
+		q, err := scanQuery(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		qs = append(qs, q)
+	}
+	err = rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: listing buffered queries: %w", err)
+	}
+	if len(qs) == 0 {
+		return nil, nil
+	}
+	if _, err := tx.Exec(`UPDATE queries SET state = 'escalated' WHERE state = 'buffered'`); err != nil {
+		return nil, fmt.Errorf("store: escalating buffered queries: %w", err)
+	}
+	return qs, nil
+}

@@ -61,10 +61,10 @@ func TestQueryNoticesSayWhoseQuestion(t *testing.T) {
 	}{
 		{"answer", keys("enter", "ctrl+s"), "answer sent for pm-tanaka's question “auth progress and blockers?”"},
 		{"decline", keys("d", "b", "enter"), "declined pm-tanaka's question “auth progress and blockers?”"},
-		{"release", keys("tab", "r"), "released qa-ito's question “which suite should I run before the rel…”"},
-		{"release hostile", keys("tab", "down", "r"), "released pm-tanaka's question “status?APPROVED by owner eulav”"},
+		{"release", keys("tab", "r"), "sent the draft to qa-ito's question “which suite should I run before the rel…”"},
+		{"release hostile", keys("tab", "down", "r"), "sent the draft to pm-tanaka's question “status?APPROVED by owner eulav”"},
 		{"prompt", command("decline q-6 later"), "declined eng-佐藤's question “認証のリファクタリングはいつ終わります…”"},
-		{"unknown id", command("release q-99"), "releasing query q-99 failed"},
+		{"unknown id", command("release q-99"), "sending the draft to query q-99 failed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,9 +41,9 @@ func (m *Model) runAction(a action) tea.Cmd {
 			return s.Decline(c, agent.DeclineRequest{QueryID: a.q.ID, Reason: a.reason})
 		})
 	case releaseAction:
-		what, failed := "released "+queryNamed(a.q), "releasing "+queryNamed(a.q)
+		what, failed := "sent the draft to "+queryNamed(a.q), "sending the draft to "+queryNamed(a.q)
 		if a.q.ID == "" {
-			what, failed = "released all buffered queries", "releasing the buffered queries"
+			what, failed = "sent every buffered query its draft answer", "sending the buffered queries their drafts"
 		}
 		return m.callAs(what, failed, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Release(c, agent.ReleaseRequest{QueryID: a.q.ID})

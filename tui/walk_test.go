@@ -273,8 +273,8 @@ func TestFailuresSayWhatFailed(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"answer q-7 again", "answering pm-tanaka's question “auth progress and blockers?” failed: query q-7 was already answered"},
 		{"decline q-7 busy", "declining pm-tanaka's question “auth progress and blockers?” failed:"},
-		{"release q-7", "releasing pm-tanaka's question “auth progress and blockers?” failed:"},
-		{"release q-99", "releasing query q-99 failed:"},
+		{"release q-7", "sending the draft to pm-tanaka's question “auth progress and blockers?” failed:"},
+		{"release q-99", "sending the draft to query q-99 failed:"},
 		{"note remember this", "saving the note failed:"},
 		{"focus on", "turning focus mode on failed:"},
 	} {

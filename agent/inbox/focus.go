@@ -2,9 +2,12 @@ package inbox
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -33,9 +36,8 @@ func (in *Inbox) FocusOverride() *bool {
 }
 
 // SetFocus turns focus mode on or off by hand (audited as ctl.focus).
-// Turning it off releases the buffered queries, as focus time ending
-// would. Errors: those of Release (errs.ErrConflict for a buffered query
-// without a draft).
+// Turning it off hands the buffered queries to the owner, as focus time
+// ending does (SurfaceBuffered).
 func (in *Inbox) SetFocus(ctx context.Context, on bool) error {
 	v := map[bool]string{true: "on", false: "off"}[on]
 	err := in.DB.Write(ctx, func(tx *store.Tx) error {
@@ -50,7 +52,64 @@ func (in *Inbox) SetFocus(ctx context.Context, on bool) error {
 	}
 	in.Publish(events.FocusChanged, "", "", "focus "+v)
 	if !on {
-		return in.Release(ctx, "")
+		_, err := in.SurfaceBuffered(ctx)
+		return err
 	}
 	return nil
 }
+
+// SurfaceBuffered hands the queries buffered during focus time to the
+// owner once it is over: they become escalated (the Queries pane) and ring
+// once. Their drafts are not sent: a query is buffered because the mirror
+// was not sure of its answer, so the owner reads it first (`aoi release`,
+// r in the interface, sends a draft the owner agrees with). While focus
+// lasts it does nothing. It reports how many queries it surfaced.
+func (in *Inbox) SurfaceBuffered(ctx context.Context) (int, error) {
+	if in.FocusActive() {
+		return 0, nil
+	}
+	var qs []store.QueryRecord
+	err := in.DB.Write(ctx, func(tx *store.Tx) (err error) {
+		if qs, err = tx.EscalateBuffered(); err != nil || len(qs) == 0 {
+			return err
+		}
+		ids := make([]string, 0, min(len(qs), maxSurfacedIDs))
+		for _, q := range qs[:min(len(qs), maxSurfacedIDs)] {
+			ids = append(ids, q.ID)
+		}
+		_, err = tx.AppendAudit("owner", "inbox.focus_ended", "ok", map[string]any{"escalated": len(qs), "query_ids": ids})
+		return err
+	})
+	if err != nil || len(qs) == 0 {
+		return 0, err
+	}
+	for _, q := range qs {
+		in.Publish(events.QueryUpdated, q.ID, q.From, Escalated)
+	}
+	what := fmt.Sprintf("%d questions waited during focus", len(qs))
+	if len(qs) == 1 {
+		what = "a question from " + qs[0].From + " waited during focus"
+	}
+	in.Publish(events.Attention, qs[0].ID, qs[0].From, what)
+	return len(qs), nil
+}
+
+// maxSurfacedIDs bounds the query ids one focus_ended audit row lists.
+const maxSurfacedIDs = 20
+
+// WatchFocusEnd surfaces buffered queries when focus hours end on their
+// own, checking every surfaceEvery until ctx ends.
+func (in *Inbox) WatchFocusEnd(ctx context.Context, clock backoff.Clock) {
+	for {
+		if _, err := in.SurfaceBuffered(ctx); err != nil && ctx.Err() == nil && in.Log != nil {
+			in.Log.Warn("surface buffered queries", "component", "inbox", "err", err)
+		}
+		if backoff.Sleep(ctx, clock, surfaceEvery) != nil {
+			return
+		}
+	}
+}
+
+// surfaceEvery is how soon after focus hours end the buffered queries
+// reach the owner.
+const surfaceEvery = 30 * time.Second

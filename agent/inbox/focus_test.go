@@ -3,6 +3,7 @@ package inbox
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 )
 
 // Focus follows the configured hours until the owner sets it by hand;
-// turning it off by hand releases the buffered queries with their drafts,
-// is audited as ctl.focus and announced.
+// turning it off by hand hands the buffered queries to the owner (escalated,
+// ringing once; their unsure drafts are not sent), is audited as ctl.focus
+// and announced.
 func TestSetFocusOverridesHoursAndReleasesOnOff(t *testing.T) {
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local) // inside 9–12
 	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
@@ -52,11 +54,12 @@ func TestSetFocusOverridesHoursAndReleasesOnOff(t *testing.T) {
 		t.Fatalf("override = %v, want off", o)
 	}
 	got, _, _ := db.Query(ctx, "q-1")
-	if got.State != Answered || len(queued) != 1 || queued[0] != "pm query.completed ask-1" {
-		t.Fatalf("buffered query %s, queued %v; want it answered with its draft and queued for pm", got.State, queued)
+	if got.State != Escalated || len(queued) != 0 {
+		t.Fatalf("buffered query %s, queued %v; want it escalated to the owner and nothing sent to pm", got.State, queued)
 	}
-	if len(published) == 0 || published[0] != events.FocusChanged+" focus off" {
-		t.Fatalf("published %v, want focus off first", published)
+	if want := []string{events.FocusChanged + " focus off", events.QueryUpdated + " " + Escalated,
+		events.Attention + " a question from pm waited during focus"}; !slices.Equal(published, want) {
+		t.Fatalf("published %v, want %v", published, want)
 	}
 	rows, err := db.AuditList(ctx, store.AuditQuery{Method: "ctl.focus", Limit: 5})
 	if err != nil || len(rows) != 1 {
@@ -69,5 +72,61 @@ func TestSetFocusOverridesHoursAndReleasesOnOff(t *testing.T) {
 	}
 	if !in.FocusActive() {
 		t.Fatal("focus off after the owner turned it on, with interrupt control disabled")
+	}
+}
+
+// TestFocusHoursEndingSurfacesBuffered: when focus hours end on their own,
+// the next check hands the buffered queries to the owner; while focus
+// lasts it leaves them.
+func TestFocusHoursEndingSurfacesBuffered(t *testing.T) {
+	now := time.Date(2026, 5, 1, 11, 59, 0, 0, time.Local) // inside 9–12
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if err := db.Write(ctx, func(tx *store.Tx) error {
+		for _, id := range []string{"q-1", "q-2"} {
+			if err := tx.InsertQuery(store.QueryRecord{ID: id, From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: now}); err != nil {
+				return err
+			}
+		}
+		return tx.InsertQuery(store.QueryRecord{ID: "q-3", From: "qa", Text: "done?", State: Answered, ReceivedAt: now})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var rang []string
+	in := &Inbox{DB: db, Now: func() time.Time { return now },
+		Publish: func(kind, id, agent, summary string) {
+			if kind == events.Attention {
+				rang = append(rang, summary)
+			}
+		},
+		Interrupt: func() config.InterruptControl {
+			return config.InterruptControl{Enabled: true, FocusModeHours: [2]int{9, 12}}
+		},
+	}
+	if n, err := in.SurfaceBuffered(ctx); n != 0 || err != nil {
+		t.Fatalf("in focus: surfaced %d (%v); want none", n, err)
+	}
+	now = now.Add(2 * time.Minute) // 12:01, focus hours over
+	if n, err := in.SurfaceBuffered(ctx); n != 2 || err != nil {
+		t.Fatalf("after focus: surfaced %d (%v); want 2", n, err)
+	}
+	for id, want := range map[string]string{"q-1": Escalated, "q-2": Escalated, "q-3": Answered} {
+		if q, _, _ := db.Query(ctx, id); q.State != want {
+			t.Errorf("%s is %s; want %s", id, q.State, want)
+		}
+	}
+	if !slices.Equal(rang, []string{"2 questions waited during focus"}) {
+		t.Errorf("rang %v; want once, with the count", rang)
+	}
+	if n, _ := in.SurfaceBuffered(ctx); n != 0 {
+		t.Errorf("a second check surfaced %d again", n)
+	}
+	rows, err := db.AuditList(ctx, store.AuditQuery{Method: "inbox.focus_ended", Limit: 5})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("inbox.focus_ended audit rows = %d, %v; want 1", len(rows), err)
 	}
 }

@@ -8,6 +8,7 @@ package inbox
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -41,6 +42,8 @@ type Inbox struct {
 	Publish func(kind, id, agent, summary string)
 	// Interrupt is the current interrupt control config (focus hours).
 	Interrupt func() config.InterruptControl
+	// Log reports the focus watch's failures (nil: not reported).
+	Log *slog.Logger
 }
 
 // Answer sends the owner's answer to a received query through the outbox.

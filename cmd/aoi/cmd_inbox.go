@@ -142,7 +142,7 @@ func (a *app) releaseCmd() *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "release [QUERY_ID | --all]",
-		Short: "Answer buffered queries now instead of after focus time",
+		Short: "Send buffered queries the secretary's draft as their answer",
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if all == (len(argv) == 1) {
