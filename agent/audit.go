@@ -10,7 +10,7 @@ import (
 
 // Audit lists audit rows newest first.
 func (c *Core) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
-	recs, err := c.db.AuditList(ctx, store.AuditQuery{Agent: f.Agent, Method: f.Method, Result: f.Result,
+	recs, err := c.db.AuditList(ctx, store.AuditQuery{Agent: f.Agent, Method: f.Method, Result: AuditResultCode(f.Result),
 		Text: f.Text, BeforeSeq: f.BeforeSeq, Limit: limitOr(f.Limit, 100)})
 	if err != nil {
 		return nil, err

@@ -63,6 +63,13 @@ type (
 // ReachOf says who can use an endpoint as written (service.ReachOf).
 var ReachOf = service.ReachOf
 
+// AuditResultLabel and AuditResultCode map audit error names to the short
+// labels the interface shows and back (service.AuditResultLabel).
+var (
+	AuditResultLabel = service.AuditResultLabel
+	AuditResultCode  = service.AuditResultCode
+)
+
 const (
 	ReachAsWritten         = service.ReachAsWritten
 	ReachThisMachine       = service.ReachThisMachine

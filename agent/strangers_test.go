@@ -52,6 +52,15 @@ func TestStrangersDoNotFloodTheAudit(t *testing.T) {
 	if added := len(after) - len(before); added > 3 {
 		t.Fatalf("%d pings from strangers added %d audit rows, want a counted summary", pings, added)
 	}
+	// The refusals are found by their name or by the label the interface
+	// shows (aoi audit --result denied, as the RESULT column reads).
+	byName, err := eng.Audit(ctx, agent.AuditFilter{Result: "PERMISSION_DENIED", Limit: 1000})
+	if err != nil || len(byName) == 0 {
+		t.Fatalf("refusals by name: %d rows, %v", len(byName), err)
+	}
+	if byLabel, err := eng.Audit(ctx, agent.AuditFilter{Result: "Denied", Limit: 1000}); err != nil || len(byLabel) != len(byName) {
+		t.Fatalf("refusals by label: %d rows (%v); by name %d", len(byLabel), err, len(byName))
+	}
 	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
 		t.Fatalf("audit chain: %+v %v", v, err)
 	}

@@ -174,35 +174,9 @@ func (p *auditPane) setFilter(text string) action {
 	return p.request(0)
 }
 
-// resultLabels are the audit log's error names as the RESULT column shows
-// them: short enough for its cells ("PERMISSION_DENIED" read "PERMISSIO…").
-// The detail shows the name itself, and result: takes either.
-var resultLabels = [][2]string{
-	{"PERMISSION_DENIED", "denied"}, {"RATE_LIMIT", "rate-limit"}, {"APPROVAL_DENIED", "unapproved"},
-	{"INVALID_PARAMS", "bad-params"}, {"INVALID_REQUEST", "bad-req"}, {"PARSE_ERROR", "bad-json"},
-	{"METHOD_NOT_FOUND", "no-method"}, {"CONTEXT_NOT_FOUND", "no-context"}, {"AGENT_NOT_FOUND", "no-agent"},
-	{"AGENT_BUSY", "busy"}, {"TIMEOUT", "timeout"}, {"INTERNAL_ERROR", "error"},
-}
-
-// resultLabel is how the RESULT column shows a result.
-func resultLabel(result string) string {
-	for _, l := range resultLabels {
-		if l[0] == result {
-			return l[1]
-		}
-	}
-	return Sanitize(result)
-}
-
-// resultCode is the result a result: filter means, given a name or a label.
-func resultCode(v string) string {
-	for _, l := range resultLabels {
-		if strings.EqualFold(v, l[1]) {
-			return l[0]
-		}
-	}
-	return v
-}
+// resultLabel is how the RESULT column shows a result: short error names
+// (agent.AuditResultLabel), sanitised.
+func resultLabel(result string) string { return Sanitize(agent.AuditResultLabel(result)) }
 
 func parseAuditFilter(text string) agent.AuditFilter {
 	var f agent.AuditFilter
@@ -215,7 +189,7 @@ func parseAuditFilter(text string) agent.AuditFilter {
 		case ok && k == "method":
 			f.Method = v
 		case ok && k == "result":
-			f.Result = resultCode(v)
+			f.Result = agent.AuditResultCode(v)
 		default:
 			words = append(words, w)
 		}

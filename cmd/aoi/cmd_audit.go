@@ -35,7 +35,7 @@ func (a *app) auditCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.Agent, "agent", "", "only rows about this agent")
 	fl.StringVar(&f.Method, "method", "", "only rows for this method (e.g. aoi.query)")
-	fl.StringVar(&f.Result, "result", "", "only rows with this result (ok, PERMISSION_DENIED, …)")
+	fl.StringVar(&f.Result, "result", "", "only rows with this result (ok, PERMISSION_DENIED or its label denied, …)")
 	fl.IntVar(&f.Limit, "limit", 50, "how many rows")
 	cmd.AddCommand(a.auditVerifyCmd(), a.auditExportCmd())
 	return cmd
