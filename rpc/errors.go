@@ -55,6 +55,12 @@ func Message(code int) string {
 	return "Error"
 }
 
+// ProtocolCode reports whether code is one of JSON-RPC's own (parse error,
+// invalid request, method not found, invalid params, internal error):
+// their standard messages are protocol words, so a front end shows such an
+// error's reason alone.
+func ProtocolCode(code int) bool { return code <= -32600 && code >= -32700 }
+
 // Error is a JSON-RPC error object. Handlers return it to choose the code
 // and data a caller sees; the client returns it for error responses.
 type Error struct {

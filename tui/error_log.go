@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aoi-protocol/aoi/rpc"
 )
 
 // Errors that reach the interface are often chains written for a log: a
@@ -27,7 +29,8 @@ const serverErrorCode = -32000
 
 // errGist is the part of an error's text a person acts on: without the
 // JSON-RPC code (keeping its message, "Permission denied", unless it is
-// the bare "Server error" before a reason) and without the call and
+// "Server error" or a protocol message such as "Invalid params" before a
+// reason) and without the call and
 // network error in front of the advice. Text written for people passes
 // through unchanged.
 func errGist(text string) string {
@@ -36,8 +39,8 @@ func errGist(text string) string {
 		code, _ := strconv.Atoi(sub[1])
 		reason := sub[3] != ""
 		switch {
-		case code == serverErrorCode && reason:
-			return ""
+		case (code == serverErrorCode || rpc.ProtocolCode(code)) && reason:
+			return "" // the reason says it in words ("Invalid params" does not)
 		case reason:
 			return sub[2] + ": "
 		}

@@ -175,7 +175,19 @@ func HandleOK[Req any](fn func(context.Context, Req) error) rpc.Handler {
 func Error(err error) error {
 	var re *rpc.Error
 	if errors.As(err, &re) {
-		return re
+		if err == error(re) {
+			return re
+		}
+		// Wrapped (a peer's answer, say): keep its code and data, with
+		// the whole text, which names who answered, as the reason.
+		data := map[string]any{}
+		if d, ok := re.Data.(map[string]any); ok {
+			for k, v := range d {
+				data[k] = v
+			}
+		}
+		data["reason"] = err.Error()
+		return &rpc.Error{Code: re.Code, Message: re.Message, Data: data}
 	}
 	code := CodeControlFailed
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -31,8 +32,14 @@ func TestErrorMapsAtTheEdge(t *testing.T) {
 		t.Fatalf("a plain error names no kind: %v", d)
 	}
 
-	orig := rpc.NewError(rpc.CodeTimeout, map[string]any{"reason": "peer slow"})
-	if got := Error(fmt.Errorf("wrapped: %w", orig)); got != orig {
+	orig := rpc.NewError(rpc.CodeTimeout, map[string]any{"reason": "peer slow", "retry_after_ms": 5})
+	if got := Error(orig); got != orig {
 		t.Fatalf("rpc error → %#v, want it unchanged", got)
+	}
+	// Wrapped (a peer's answer): the code and data stay, the reason is the
+	// whole text, which names who answered.
+	if !errors.As(Error(fmt.Errorf("pm-a answered: %w", orig)), &re) || re.Code != rpc.CodeTimeout ||
+		re.Reason() != "pm-a answered: rpc error -32005 (Timeout): peer slow" || re.RetryAfter() != 5*time.Millisecond {
+		t.Fatalf("wrapped rpc error → %#v, want its code, its data and the whole text as the reason", re)
 	}
 }

@@ -67,7 +67,7 @@ func (r *Registry) forEndpoint(endpoint, fingerprint string) *rpc.Client {
 func CallError(agentID string, err error) error {
 	var rpcErr *rpc.Error
 	if errors.As(err, &rpcErr) {
-		return fmt.Errorf("%s answered: %w", agentID, rpcErr)
+		return &PeerError{Agent: agentID, Err: rpcErr}
 	}
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the call to %s was cancelled before it answered (this aoi is stopping, or the request was abandoned); nothing is known about %s, ask again once aoi runs", agentID, agentID)
@@ -81,6 +81,24 @@ func CallError(agentID string, err error) error {
 	}
 	return fmt.Errorf("%s is unreachable (%v); check that its aoi is running and the endpoint is right (`aoi peers`)", agentID, err)
 }
+
+// PeerError is a peer's error answer to a call: what it said, in words
+// ("pm-a answered: task_type \"deploy\" is not configured here"), the
+// JSON-RPC error (its code) underneath for errors.As.
+type PeerError struct {
+	Agent string
+	Err   *rpc.Error
+}
+
+func (e *PeerError) Error() string {
+	what := e.Err.Reason()
+	if what == "" {
+		what = e.Err.Message
+	}
+	return e.Agent + " answered: " + what
+}
+
+func (e *PeerError) Unwrap() error { return e.Err }
 
 // CheckPeerID refuses an id no peer can have without repeating it (it may
 // hold control characters or a path), and a call to this agent itself.

@@ -52,8 +52,9 @@ func (a *app) exitCode(err error) int {
 }
 
 // describe words an error for a person. A failure the core explained over
-// the control socket is shown as its explanation alone; an AOI or JSON-RPC
-// error keeps its standard message in front of the reason.
+// the control socket, or a JSON-RPC protocol error with a reason ("Invalid
+// params"), is shown as its reason alone, which is written for people; an
+// AOI error keeps its message ("Permission denied") in front of the reason.
 func describe(err error) string {
 	var re *rpc.Error
 	if !errors.As(err, &re) {
@@ -63,7 +64,7 @@ func describe(err error) string {
 	switch {
 	case reason == "":
 		return re.Message
-	case re.Code == agent.CodeControlFailed:
+	case re.Code == agent.CodeControlFailed || rpc.ProtocolCode(re.Code):
 		return reason
 	}
 	return re.Message + ": " + reason
