@@ -109,3 +109,34 @@ func TestHalfScreenColumnsFit(t *testing.T) {
 		}
 	}
 }
+
+// TestDecidedRequestSelectsTheNext: when the selected request is decided
+// (y from any pane, or another front end), the Approvals pane moves to the
+// next pending request, not to the finished task that took its place.
+func TestDecidedRequestSelectsTheNext(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	p := m.approvals
+	if len(p.approvals) < 2 {
+		t.Fatalf("the fixture has %d pending requests; want 2", len(p.approvals))
+	}
+	p.list.cursor = 1
+	decided := p.approvals[1].ID
+	var rest []agent.Approval
+	for _, a := range p.approvals {
+		if a.ID != decided {
+			rest = append(rest, a)
+		}
+	}
+	p.setApprovals(rest)
+	if got, ok := p.target(); !ok || p.list.cursor != 0 || got.ID != rest[0].ID {
+		t.Fatalf("after %s was decided: cursor %d on %s; want the next pending request %s", decided, p.list.cursor, got.ID, rest[0].ID)
+	}
+	// A request decided elsewhere while another is selected keeps the selection.
+	p.setApprovals(append(rest, agent.Approval{ID: "a-9", TaskType: "lint", State: agent.TaskPending, ExpiresAt: fixedNow.Add(time.Hour)}))
+	p.list.cursor = 0
+	keep := p.approvals[0].ID
+	p.setApprovals(p.approvals[:1])
+	if got, _ := p.target(); got.ID != keep {
+		t.Errorf("selection moved to %s when another request was decided; want it on %s", got.ID, keep)
+	}
+}

@@ -13,7 +13,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case nil, closeDialog:
 		return nil
 	case approveAction:
-		return m.callAs("approved "+approvalNamed(a.a)+" · it runs when a slot is free", "approving "+approvalNamed(a.a),
+		return m.callAs("approved "+approvalNamed(a.a)+" · its state shows in Approvals", "approving "+approvalNamed(a.a),
 			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error { return s.Approve(c, agent.ApproveRequest{ID: a.a.ID}) })
 	case askRejectReason:
 		m.pushDialog(newReasonDialog("Reject "+approvalLabel(a.a),

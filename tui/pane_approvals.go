@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,12 +49,29 @@ func (p *approvalsPane) setApprovals(as []agent.Approval) {
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ExpiresAt.Before(rows[j].ExpiresAt) })
+	decided := p.selectedDecided(rows)
 	p.approvals = rows
 	if p.arrived != "" && p.selectApproval(p.arrived) {
 		p.arrived = ""
 		return
 	}
+	if decided && len(rows) > 0 { // the owner goes on to the next request
+		p.list.cursor = 0
+		return
+	}
 	p.list.reselect(old, p.keys())
+}
+
+// selectedDecided reports whether the selected row is a pending request
+// that is no longer pending in rows: the owner (or another front end)
+// just decided it.
+func (p *approvalsPane) selectedDecided(rows []agent.Approval) bool {
+	c := p.list.cursor
+	if c >= len(p.approvals) {
+		return false
+	}
+	id := p.approvals[c].ID
+	return !slices.ContainsFunc(rows, func(a agent.Approval) bool { return a.ID == id })
 }
 
 // selectApproval moves the cursor to the pending approval id.

@@ -85,7 +85,7 @@ func TestApprovalsReadInOrder(t *testing.T) {
 }
 
 // TestAnnouncementsGiveTheLineBack: "⚑ question from pm-tanaka" and "approved
-// … · it runs when a slot is free" go after a few seconds and the focused
+// … · its state shows in Approvals" go after a few seconds and the focused
 // pane's keys show again; an answer a peer sent stays to be read.
 func TestAnnouncementsGiveTheLineBack(t *testing.T) {
 	now := fixedNow
@@ -109,10 +109,10 @@ func TestAnnouncementsGiveTheLineBack(t *testing.T) {
 		t.Errorf("ten seconds on, the attention notice still hides the keys:\n%s", frame)
 	}
 	press(t, m, "y")
-	if frame := screen(m); !strings.Contains(frame, "it runs when a slot is free") {
+	if frame := screen(m); !strings.Contains(frame, "its state shows in Approvals") {
 		t.Fatalf("no notice after y:\n%s", frame)
 	}
-	if frame := later(10 * time.Second); strings.Contains(frame, "slot is free") || !strings.Contains(frame, hints) {
+	if frame := later(10 * time.Second); strings.Contains(frame, "its state shows in Approvals") || !strings.Contains(frame, hints) {
 		t.Errorf("ten seconds on, the approval notice still hides the keys:\n%s", frame)
 	}
 	m.peerNotice("↩ pm-tanaka re “release?”: Thursday")
