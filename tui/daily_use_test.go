@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,5 +139,26 @@ func TestDecidedRequestSelectsTheNext(t *testing.T) {
 	p.setApprovals(p.approvals[:1])
 	if got, _ := p.target(); got.ID != keep {
 		t.Errorf("selection moved to %s when another request was decided; want it on %s", got.ID, keep)
+	}
+}
+
+// TestUnreachableErrorGoesWhenThePeerIsBack: the error of a call to a peer
+// that was down clears when the peer shows online again; another error
+// stays.
+func TestUnreachableErrorGoesWhenThePeerIsBack(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	m.fail("asking pm-tanaka failed", errors.New("pm-tanaka is unreachable (connection refused)"))
+	m.handleEvent(agent.Event{Seq: 100, Kind: agent.EventPeerChanged, ID: "qa-ito", Agent: "qa-ito", Summary: "online"})
+	if !strings.Contains(m.notice.text, "pm-tanaka is unreachable") {
+		t.Fatalf("another peer coming online cleared the error: %q", m.notice.text)
+	}
+	m.handleEvent(agent.Event{Seq: 101, Kind: agent.EventPeerChanged, ID: "pm-tanaka", Agent: "pm-tanaka", Summary: "online"})
+	if m.notice.text != "" {
+		t.Errorf("pm-tanaka is online again, the error still says it is unreachable: %q", m.notice.text)
+	}
+	m.fail("answering q-7 failed", errors.New("query q-7 was already answered"))
+	m.handleEvent(agent.Event{Seq: 102, Kind: agent.EventPeerChanged, ID: "pm-tanaka", Agent: "pm-tanaka", Summary: "online"})
+	if !strings.Contains(m.notice.text, "already answered") {
+		t.Errorf("an unrelated error went when a peer came online: %q", m.notice.text)
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -67,6 +68,9 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 		m.approvals.arrived = ev.ID // select it when loaded: y acts on the newest request
 		m.approvalAsked = ev.ID     // the attention event that follows names y/n
 	}
+	if ev.Kind == agent.EventPeerChanged {
+		m.dropStaleUnreachable(ev)
+	}
 	if ev.Kind == agent.EventTrustRequested && ev.ID != "" {
 		m.trustAsked = ev.ID // the attention event that follows names the keys
 	}
@@ -75,6 +79,18 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 	}
 	cmds = append(cmds, m.markDirty(dirtyFor(ev.Kind)))
 	return tea.Batch(cmds...)
+}
+
+// dropStaleUnreachable clears an error saying a peer is unreachable once
+// the peer is seen again: the Peers pane shows it online, and the error
+// would contradict it until dismissed.
+func (m *Model) dropStaleUnreachable(ev agent.Event) {
+	if ev.Agent == "" || (ev.Summary != "online" && ev.Summary != "announced") || m.notice.level != levelError {
+		return
+	}
+	if strings.Contains(m.notice.text, Sanitize(ev.Agent)+" is unreachable") {
+		m.notice = notice{}
+	}
 }
 
 // markDirty adds kinds to the next flush and schedules one if needed.
