@@ -69,6 +69,20 @@ func inboxEvent(ev agent.Event) bool {
 	return false
 }
 
+// maxSummary bounds a message's summary, the last column of a table: it
+// is shown whole up to there (a reject reason is what the requester needs),
+// and the terminal wraps it rather than the table cutting it.
+const maxSummary = 300
+
+// about names what a message answers: your question, quoted and shortened,
+// when it answers one you asked, else the id it relates to.
+func about(m agent.Message) string {
+	if m.Question != "" {
+		return "“" + cell(m.Question, 30) + "”"
+	}
+	return cell(m.RelatedID, 0)
+}
+
 func printInbox(w io.Writer, in inboxOutput) {
 	if len(in.Queries) == 0 {
 		fmt.Fprintln(w, "no queries from peers")
@@ -93,7 +107,7 @@ func printInbox(w io.Writer, in inboxOutput) {
 	for _, m := range in.Messages {
 		rows = append(rows, []string{
 			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(m.Event, 16),
-			dash(cell(m.RelatedID, 0)), when(m.ReceivedAt), messageSummary(m, 60),
+			dash(about(m)), when(m.ReceivedAt), messageSummary(m, maxSummary),
 		})
 	}
 	table(w, []string{"SEQ", "FROM", "EVENT", "ABOUT", "RECEIVED", "SUMMARY"}, rows)

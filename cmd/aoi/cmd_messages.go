@@ -146,7 +146,7 @@ func printMessages(w io.Writer, p agent.InboxPage) {
 			typ = m.Event
 		}
 		rows = append(rows, []string{strconv.FormatInt(m.Seq, 10), cell(from, 30), cell(typ, 16), dash(cell(m.TaskID, 20)),
-			dash(cell(m.Priority, 8)), when(m.ReceivedAt), messageSummary(m, 60)})
+			dash(cell(m.Priority, 8)), when(m.ReceivedAt), messageSummary(m, maxSummary)})
 	}
 	table(w, []string{"ID", "FROM", "TYPE", "TASK", "PRIORITY", "RECEIVED", "SUMMARY"}, rows)
 	if p.More {

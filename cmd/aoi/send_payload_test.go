@@ -86,3 +86,23 @@ func TestTaskStatusPrintsOutputAsLines(t *testing.T) {
 		t.Errorf("an output that is no outcome is printed as it is:\n%s", b.String())
 	}
 }
+
+// TestInboxShowsLongReasonsWholeAndTheQuestion: a reason longer than the
+// old 60-rune cell arrives whole, and an answer names the question it
+// answers instead of its request id.
+func TestInboxShowsLongReasonsWholeAndTheQuestion(t *testing.T) {
+	reason := "not today, CI is already running the full suite for the release branch and will finish in an hour"
+	rejected := agent.Message{Seq: 7, From: "eng-suzuki", Event: "task.failed",
+		Data: json.RawMessage(`{"task_id":"t-1","summary":"run_tests rejected: ` + reason + `"}`)}
+	answer := agent.Message{Seq: 8, From: "eng-suzuki", Event: "query.completed", RelatedID: "ask-01a2b3",
+		Question: "how is auth going?", Data: json.RawMessage(`{"summary":"70% done"}`)}
+	var b strings.Builder
+	printInbox(&b, inboxOutput{Messages: []agent.Message{rejected, answer}})
+	out := b.String()
+	if !strings.Contains(out, reason) {
+		t.Errorf("the reason is cut:\n%s", out)
+	}
+	if !strings.Contains(out, "“how is auth going?”") || strings.Contains(out, "ask-01a2b3") {
+		t.Errorf("the answer does not name its question:\n%s", out)
+	}
+}
