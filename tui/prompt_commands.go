@@ -308,6 +308,18 @@ func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 		return
 	}
 	m.asks[msg.ticket.RequestID] = "task " + Sanitize(msg.req.TaskType)
-	m.info(fmt.Sprintf("%s accepted %s as task %s (%s); the result will show here",
-		to, Sanitize(msg.req.TaskType), Sanitize(msg.ticket.TaskID), Sanitize(msg.ticket.Status)))
+	m.info(taskRequestedText(to, Sanitize(msg.req.TaskType), Sanitize(msg.ticket.Status)))
+}
+
+// taskRequestedText says where a task request stands, the status first
+// (the task id is in the result when it comes): "waiting for" is not
+// "accepted".
+func taskRequestedText(to, taskType, status string) string {
+	switch status {
+	case "pending":
+		return taskType + " on " + to + " waits for its owner's approval; the result shows here"
+	case "approved", "in_progress":
+		return taskType + " on " + to + " is running; the result shows here"
+	}
+	return taskType + " on " + to + ": " + status + "; the result shows here"
 }
