@@ -66,7 +66,7 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 			if v == "" && !d.emptyOK {
 				d.problem = d.required
 				if d.problem == "" {
-					d.problem = "this field cannot be empty (esc cancels)"
+					d.problem = "write something here first (esc cancels)"
 				}
 				return nil, nil
 			}

@@ -35,7 +35,8 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case askDeclineReason:
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
 			"Why? (sent to the asker)", func(r string) action { return declineAction{q: a.q, reason: r} }, m.env).
-			withAbout("“" + Sanitize(a.q.Text) + "”"))
+			withAbout("“" + Sanitize(a.q.Text) + "”").
+			requireText("a reason is required: the asker reads it (esc cancels)"))
 	case declineAction:
 		return m.callAs("declined "+queryNamed(a.q), "declining "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Decline(c, agent.DeclineRequest{QueryID: a.q.ID, Reason: a.reason})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,5 +129,25 @@ func TestFocusHoursEndingSurfacesBuffered(t *testing.T) {
 	rows, err := db.AuditList(ctx, store.AuditQuery{Method: "inbox.focus_ended", Limit: 5})
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("inbox.focus_ended audit rows = %d, %v; want 1", len(rows), err)
+	}
+}
+
+// TestAnnounceQuotesTheQuestion: the ring for an escalated question says
+// how it begins, on one line and shortened, so the owner can tell two
+// apart; a buffered one does not ring.
+func TestAnnounceQuotesTheQuestion(t *testing.T) {
+	var rang []string
+	in := &Inbox{Publish: func(kind, id, agent, summary string) {
+		if kind == events.Attention {
+			rang = append(rang, summary)
+		}
+	}}
+	in.Announce(store.QueryRecord{ID: "q-1", From: "pm", State: Escalated, Text: "How is auth going?\nAnd the refresh tokens?"})
+	in.Announce(store.QueryRecord{ID: "q-2", From: "pm", State: Escalated, Text: strings.Repeat("very long question ", 10)})
+	in.Announce(store.QueryRecord{ID: "q-3", From: "qa", State: Buffered, Text: "lunch?"})
+	want := []string{"question from pm: “How is auth going? And the refresh tokens?”",
+		"question from pm: “" + strings.TrimSpace(strings.Repeat("very long question ", 10)[:47]) + "…”"}
+	if !slices.Equal(rang, want) {
+		t.Errorf("rang %q; want %q", rang, want)
 	}
 }

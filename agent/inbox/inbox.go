@@ -166,8 +166,18 @@ func (in *Inbox) QueueAnswer(tx *store.Tx, q store.QueryRecord, res wire.QueryRe
 func (in *Inbox) Announce(q store.QueryRecord) {
 	in.Publish(events.QueryReceived, q.ID, q.From, q.Text)
 	if q.State == Escalated {
-		in.Publish(events.Attention, q.ID, q.From, "question from "+q.From)
+		in.Publish(events.Attention, q.ID, q.From, "question from "+q.From+": “"+beginning(q.Text, 48)+"”")
 	}
+}
+
+// beginning is the start of text, at most n runes on one line, "…" when
+// cut: enough to tell one question from another in a notification.
+func beginning(text string, n int) string {
+	r := []rune(strings.Join(strings.Fields(text), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
 // WithMeta sets m[k] = v, making m when it is nil.

@@ -44,7 +44,7 @@ func (a *app) doctorChecks(ctx context.Context) []agent.DoctorCheck {
 	sock := agent.SocketPath(dir)
 	c, err := a.service()
 	if err != nil {
-		fix := "start it: `aoi serve` (or `aoi service install` to run it as a service)"
+		fix := "start it: `aoi serve --data-dir " + dir + "` (or `aoi service install` to run it as a service)"
 		if _, serr := os.Stat(sock); serr == nil {
 			fix = sock + " is left over from an aoi that stopped; " + fix + " replaces it"
 		}
