@@ -143,7 +143,8 @@ func answerFromTextArea(t *testing.T, eng, pm *realAgent, svc Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitScreen(t, tm, "how is auth going?")
+	// The ring quotes the question before the pane lists it: wait for the row.
+	waitScreen(t, tm, "Queries · 1 need you")
 	sendKeys(tm, "home", "enter")
 	waitScreen(t, tm, "Answer query")
 	tm.Type("JWT done, refresh tokens next")
