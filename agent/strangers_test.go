@@ -117,6 +117,27 @@ func TestRateLimitedPeerDoesNotFloodTheAudit(t *testing.T) {
 	}
 }
 
+// stranger makes an identity eng has not pinned and returns it with a
+// function that pings eng from it n times, failing the test if a ping is
+// answered.
+func stranger(ctx context.Context, t *testing.T, eng *testAgent) (*rpc.Identity, func(n int)) {
+	t.Helper()
+	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(t.TempDir(), "stranger"), "stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
+	t.Cleanup(func() { tr.Close() })
+	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	return id, func(n int) {
+		for range n {
+			if err := c.Call(ctx, wire.MethodPing, map[string]any{}, nil); err == nil {
+				t.Fatal("an unpinned caller's ping was answered")
+			}
+		}
+	}
+}
+
 // TestRefusedCallerRingsNoMore: an unpinned caller that keeps calling (as
 // discovery does, once a minute) asks the owner once, not at every call;
 // once the owner refuses it, its calls (still refused) ring nobody and it
@@ -129,20 +150,7 @@ func TestRefusedCallerRingsNoMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(t.TempDir(), "stranger"), "stranger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
-	defer tr.Close()
-	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
-	ping := func(n int) {
-		for range n {
-			if err := c.Call(ctx, wire.MethodPing, map[string]any{}, nil); err == nil {
-				t.Fatal("an unpinned caller's ping was answered")
-			}
-		}
-	}
+	id, ping := stranger(ctx, t, eng)
 	// asks counts the trust requests the owner heard of until the focus
 	// change that follows them (events arrive in order).
 	asks := func(on bool) int {
@@ -202,20 +210,7 @@ func TestPendingCallerRefreshesPeersList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _, err := rpc.LoadOrCreateIdentity(filepath.Join(t.TempDir(), "stranger"), "stranger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
-	defer tr.Close()
-	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
-	ping := func(n int) {
-		for range n {
-			if err := c.Call(ctx, wire.MethodPing, map[string]any{}, nil); err == nil {
-				t.Fatal("an unpinned caller's ping was answered")
-			}
-		}
-	}
+	id, ping := stranger(ctx, t, eng)
 	// seen counts the trust requests and the refreshes of the stranger's
 	// row until the focus change that follows them (events arrive in order).
 	seen := func(on bool) (asked, refreshed int) {
