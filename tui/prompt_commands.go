@@ -316,9 +316,9 @@ func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 // "accepted".
 func taskRequestedText(to, taskType, status string) string {
 	switch status {
-	case "pending":
+	case agent.TaskPending:
 		return taskType + " on " + to + " waits for its owner's approval; the result shows here"
-	case "approved", "in_progress":
+	case agent.TaskApproved, agent.TaskInProgress:
 		return taskType + " on " + to + " is running; the result shows here"
 	}
 	return taskType + " on " + to + ": " + status + "; the result shows here"

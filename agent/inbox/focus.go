@@ -68,6 +68,10 @@ func (in *Inbox) SurfaceBuffered(ctx context.Context) (int, error) {
 	if in.FocusActive() {
 		return 0, nil
 	}
+	// Read first: the watch runs every 30 s, and mostly nothing waits.
+	if n, err := in.DB.CountQueries(ctx, Buffered); err != nil || n == 0 {
+		return 0, err
+	}
 	var qs []store.QueryRecord
 	err := in.DB.Write(ctx, func(tx *store.Tx) (err error) {
 		if qs, err = tx.EscalateBuffered(); err != nil || len(qs) == 0 {
