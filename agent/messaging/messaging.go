@@ -226,8 +226,8 @@ func queuedNote(to string, err error) string {
 	if why == "" {
 		why = refused.Message
 	}
-	return to + " refused the message: " + why + ". It stays queued and is retried until it expires; " +
-		"it is delivered once " + to + "'s owner trusts you and grants you write access to messages (a `messages` rule in its ACL)"
+	return to + " refused the message: " + why + ". It stays queued and is retried until it expires: it arrives once " +
+		to + "'s owner lets it through (trusts you, or gives you write access to messages with a `messages` ACL rule)"
 }
 
 // fillForward copies a received message into req for relaying, keeping
