@@ -81,7 +81,7 @@ func (in *Inbox) SurfaceBuffered(ctx context.Context) (int, error) {
 		for _, q := range qs[:min(len(qs), maxSurfacedIDs)] {
 			ids = append(ids, q.ID)
 		}
-		_, err = tx.AppendAudit("owner", "inbox.focus_ended", "ok", map[string]any{"escalated": len(qs), "query_ids": ids})
+		_, err = tx.AppendAudit("owner", "focus.ended", "ok", map[string]any{"escalated": len(qs), "query_ids": ids})
 		return err
 	})
 	if err != nil || len(qs) == 0 {
@@ -98,7 +98,8 @@ func (in *Inbox) SurfaceBuffered(ctx context.Context) (int, error) {
 	return len(qs), nil
 }
 
-// maxSurfacedIDs bounds the query ids one focus_ended audit row lists.
+// maxSurfacedIDs bounds the query ids one focus.ended audit row lists
+// (its method name fits the Audit pane's METHOD column whole).
 const maxSurfacedIDs = 20
 
 // WatchFocusEnd surfaces buffered queries when focus hours end on their

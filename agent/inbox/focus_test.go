@@ -126,9 +126,9 @@ func TestFocusHoursEndingSurfacesBuffered(t *testing.T) {
 	if n, _ := in.SurfaceBuffered(ctx); n != 0 {
 		t.Errorf("a second check surfaced %d again", n)
 	}
-	rows, err := db.AuditList(ctx, store.AuditQuery{Method: "inbox.focus_ended", Limit: 5})
+	rows, err := db.AuditList(ctx, store.AuditQuery{Method: "focus.ended", Limit: 5})
 	if err != nil || len(rows) != 1 {
-		t.Fatalf("inbox.focus_ended audit rows = %d, %v; want 1", len(rows), err)
+		t.Fatalf("focus.ended audit rows = %d, %v; want 1", len(rows), err)
 	}
 }
 
