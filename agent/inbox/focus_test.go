@@ -10,6 +10,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -149,5 +150,51 @@ func TestAnnounceQuotesTheQuestion(t *testing.T) {
 		"question from pm: “" + strings.TrimSpace(strings.Repeat("very long question ", 10)[:47]) + "…”"}
 	if !slices.Equal(rang, want) {
 		t.Errorf("rang %q; want %q", rang, want)
+	}
+}
+
+// TestWatchFocusEndRunsAfterTheHours: the watch the core runs hands a
+// buffered query to the owner at its first check after the focus hours
+// end (it checks every 30 s), not before.
+func TestWatchFocusEndRunsAfterTheHours(t *testing.T) {
+	clk := backoff.NewFake(time.Date(2026, 5, 1, 11, 59, 50, 0, time.Local)) // 10 s of focus left
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertQuery(store.QueryRecord{ID: "q-1", From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: clk.Now()})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	in := &Inbox{DB: db, Now: clk.Now, Publish: func(kind, id, agent, summary string) {},
+		Interrupt: func() config.InterruptControl {
+			return config.InterruptControl{Enabled: true, FocusModeHours: [2]int{9, 12}}
+		},
+	}
+	watchCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { in.WatchFocusEnd(watchCtx, clk); close(done) }()
+	defer func() { stop(); <-done }()
+	state := func() string {
+		q, _, err := db.Query(ctx, "q-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q.State
+	}
+	clk.Waiting(ctx) // the first check, in focus, is done
+	if s := state(); s != Buffered {
+		t.Fatalf("in focus the watch made it %s", s)
+	}
+	clk.Advance(30 * time.Second) // 12:00:20: the hours are over
+	for state() != Escalated {
+		if ctx.Err() != nil {
+			t.Fatalf("30 s after the hours ended the query is still %s", state())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
