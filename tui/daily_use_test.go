@@ -176,3 +176,19 @@ func TestTaskRequestNoticeSaysItWaits(t *testing.T) {
 		t.Errorf("the notice is cut at 80 columns:\n%s", frame)
 	}
 }
+
+// TestQueriesTitleCountsOnlyWhatNeedsYou: with only answered or buffered
+// queries listed, the title does not show a count the status bar's
+// "queries 0" contradicts.
+func TestQueriesTitleCountsOnlyWhatNeedsYou(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	m.queries.setQueries([]agent.Query{{ID: "q-1", From: "pm-tanaka", Text: "lunch?", State: agent.QueryBuffered, ReceivedAt: fixedNow},
+		{ID: "q-2", From: "qa-ito", Text: "done?", State: agent.QueryAnswered, ReceivedAt: fixedNow}})
+	if got := m.queries.Title(); got != "Queries · none need you" {
+		t.Errorf("title = %q; want %q", got, "Queries · none need you")
+	}
+	m.queries.setQueries(nil)
+	if got := m.queries.Title(); got != "Queries · 0" {
+		t.Errorf("empty title = %q", got)
+	}
+}

@@ -65,8 +65,11 @@ func (p *queriesPane) Title() string {
 			n++
 		}
 	}
-	if n == 0 {
-		return "Queries · " + itoa(len(p.rows)) + p.newMarker()
+	switch {
+	case len(p.rows) == 0:
+		return "Queries · 0" + p.newMarker()
+	case n == 0: // a count here would read as "need you" (the status bar's "queries N")
+		return "Queries · none need you" + p.newMarker()
 	}
 	return "Queries · " + itoa(n) + " need you" + p.newMarker()
 }
