@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -147,7 +148,8 @@ func TestDecidedRequestSelectsTheNext(t *testing.T) {
 // stays.
 func TestUnreachableErrorGoesWhenThePeerIsBack(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 100, 30, true)
-	m.fail("asking pm-tanaka failed", errors.New("pm-tanaka is unreachable (connection refused)"))
+	// The error as the core words it (peers.CallError) for a real refused call.
+	m.fail("asking pm-tanaka failed", peers.CallError("pm-tanaka", refusedCall(t)))
 	m.handleEvent(agent.Event{Seq: 100, Kind: agent.EventPeerChanged, ID: "qa-ito", Agent: "qa-ito", Summary: "online"})
 	if !strings.Contains(m.notice.text, "pm-tanaka is unreachable") {
 		t.Fatalf("another peer coming online cleared the error: %q", m.notice.text)

@@ -283,6 +283,14 @@ func TestRunRefusesBadConfigBeforeTouchingTheTerminal(t *testing.T) {
 	}
 }
 
+// pageDownTo presses pgdown until the screen shows want, at most 10 times.
+func pageDownTo(t *testing.T, m *Model, want string) {
+	t.Helper()
+	for i := 0; i < 10 && !strings.Contains(screen(m), want); i++ {
+		press(t, m, "pgdown")
+	}
+}
+
 // TestAnswerDialogScrollsALongQuestion: a question longer than half the
 // answer dialog shows a window of it with which lines those are; pgdown
 // and pgup scroll it to the end and back while the text area keeps the
@@ -296,9 +304,7 @@ func TestAnswerDialogScrollsALongQuestion(t *testing.T) {
 	if !strings.Contains(frame, "Point 1 of") || strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "pgup/pgdown scroll the question") {
 		t.Fatalf("a long question opens at its start with a hint to scroll:\n%s", frame)
 	}
-	for i := 0; i < 10 && !strings.Contains(screen(m), "LAST-WORDS"); i++ {
-		press(t, m, "pgdown")
-	}
+	pageDownTo(t, m, "LAST-WORDS")
 	frame = screen(m)
 	if !strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "Answer") {
 		t.Fatalf("pgdown never reached the end of the question:\n%s", frame)
@@ -329,9 +335,7 @@ func TestDeclineDialogScrollsALongQuestion(t *testing.T) {
 	if !strings.Contains(frame, "Point 1 of") || strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "pgup/pgdown scroll") {
 		t.Fatalf("a long question opens at its start with a hint to scroll:\n%s", frame)
 	}
-	for i := 0; i < 10 && !strings.Contains(screen(m), "LAST-WORDS"); i++ {
-		press(t, m, "pgdown")
-	}
+	pageDownTo(t, m, "LAST-WORDS")
 	if frame = screen(m); !strings.Contains(frame, "LAST-WORDS") {
 		t.Fatalf("pgdown never reached the end of the question:\n%s", frame)
 	}

@@ -14,23 +14,36 @@ import (
 	"github.com/aoi-protocol/aoi/store"
 )
 
+// openWithQueries opens a store on clock holding qs, closed when the test ends.
+func openWithQueries(t *testing.T, clock func() time.Time, qs ...store.QueryRecord) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, q := range qs {
+			if err := tx.InsertQuery(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // Focus follows the configured hours until the owner sets it by hand;
 // turning it off by hand hands the buffered queries to the owner (escalated,
 // ringing once; their unsure drafts are not sent), is audited as ctl.focus
 // and announced.
-func TestSetFocusOverridesHoursAndReleasesOnOff(t *testing.T) {
+func TestSetFocusOverridesHoursAndSurfacesOnOff(t *testing.T) {
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local) // inside 9–12
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openWithQueries(t, func() time.Time { return now }, store.QueryRecord{ID: "q-1", RequestID: "ask-1", From: "pm",
+		Text: "progress?", Priority: "normal", State: Buffered, Draft: []byte(`{"summary":"75%"}`), ReceivedAt: now})
 	ctx := context.Background()
-	q := store.QueryRecord{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "progress?", Priority: "normal",
-		State: Buffered, Draft: []byte(`{"summary":"75%"}`), ReceivedAt: now}
-	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {
-		t.Fatal(err)
-	}
 	var queued, published []string
 	ic := config.InterruptControl{Enabled: true, FocusModeHours: [2]int{9, 12}}
 	in := &Inbox{DB: db, Now: func() time.Time { return now },
@@ -82,22 +95,11 @@ func TestSetFocusOverridesHoursAndReleasesOnOff(t *testing.T) {
 // lasts it leaves them.
 func TestFocusHoursEndingSurfacesBuffered(t *testing.T) {
 	now := time.Date(2026, 5, 1, 11, 59, 0, 0, time.Local) // inside 9–12
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openWithQueries(t, func() time.Time { return now },
+		store.QueryRecord{ID: "q-1", From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: now},
+		store.QueryRecord{ID: "q-2", From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: now},
+		store.QueryRecord{ID: "q-3", From: "qa", Text: "done?", State: Answered, ReceivedAt: now})
 	ctx := context.Background()
-	if err := db.Write(ctx, func(tx *store.Tx) error {
-		for _, id := range []string{"q-1", "q-2"} {
-			if err := tx.InsertQuery(store.QueryRecord{ID: id, From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: now}); err != nil {
-				return err
-			}
-		}
-		return tx.InsertQuery(store.QueryRecord{ID: "q-3", From: "qa", Text: "done?", State: Answered, ReceivedAt: now})
-	}); err != nil {
-		t.Fatal(err)
-	}
 	var rang []string
 	in := &Inbox{DB: db, Now: func() time.Time { return now },
 		Publish: func(kind, id, agent, summary string) {
@@ -158,18 +160,9 @@ func TestAnnounceQuotesTheQuestion(t *testing.T) {
 // end (it checks every 30 s), not before.
 func TestWatchFocusEndRunsAfterTheHours(t *testing.T) {
 	clk := backoff.NewFake(time.Date(2026, 5, 1, 11, 59, 50, 0, time.Local)) // 10 s of focus left
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clk.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openWithQueries(t, clk.Now, store.QueryRecord{ID: "q-1", From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: clk.Now()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := db.Write(ctx, func(tx *store.Tx) error {
-		return tx.InsertQuery(store.QueryRecord{ID: "q-1", From: "pm", Text: "lunch?", State: Buffered, ReceivedAt: clk.Now()})
-	}); err != nil {
-		t.Fatal(err)
-	}
 	in := &Inbox{DB: db, Now: clk.Now, Publish: func(kind, id, agent, summary string) {},
 		Interrupt: func() config.InterruptControl {
 			return config.InterruptControl{Enabled: true, FocusModeHours: [2]int{9, 12}}
