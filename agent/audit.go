@@ -29,6 +29,11 @@ func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 	return AuditVerification{OK: v.OK, Entries: v.Entries, FirstBad: v.FirstBad, Problem: v.Problem}, err
 }
 
+// refusedUnreadMethod names, in the audit log, a request refused before
+// its method was read: a caller that is not pinned (refused on its
+// certificate alone), a body too large, or one that is not JSON-RPC.
+const refusedUnreadMethod = "request.refused"
+
 // auditCall is the peer server's generic audit hook for calls whose handler
 // did not write its own row (refusals before dispatch, discover, ping …).
 func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
@@ -40,12 +45,16 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 	if rec.Suppressed > 0 {
 		detail["refusals_since_last_row"] = rec.Suppressed
 	}
+	method := rec.Method
+	if method == "" {
+		method = refusedUnreadMethod
+	}
 	canonical, err := store.NewAuditDetail(detail) // outside the single writer
 	if err != nil {
 		return err
 	}
 	return c.db.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), rec.Method, result, canonical)
+		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), method, result, canonical)
 		return err
 	})
 }

@@ -28,7 +28,7 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sent.Queued || sent.TaskState != agent.CoordAssigned {
+	if !sent.Queued || !sent.Refused || sent.TaskState != agent.CoordAssigned {
 		t.Fatalf("sent = %+v, want it queued (refused) and the task assigned on alice's side", sent)
 	}
 	// bob is online and said no: the sender hears that, and why, not "offline".

@@ -61,6 +61,13 @@ func TestStrangersDoNotFloodTheAudit(t *testing.T) {
 	if byLabel, err := eng.Audit(ctx, agent.AuditFilter{Result: "Denied", Limit: 1000}); err != nil || len(byLabel) != len(byName) {
 		t.Fatalf("refusals by label: %d rows (%v); by name %d", len(byLabel), err, len(byName))
 	}
+	// Refused on the certificate alone, the request's method was never
+	// read: the row says so instead of leaving the method empty.
+	for _, r := range byName {
+		if r.Method != "request.refused" {
+			t.Errorf("a stranger's refusal is audited with method %q, want request.refused", r.Method)
+		}
+	}
 	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
 		t.Fatalf("audit chain: %+v %v", v, err)
 	}

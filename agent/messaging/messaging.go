@@ -209,25 +209,29 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 	}
 	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {
-		out.Note = queuedNote(req.To, derr)
+		out.Note, out.Refused = queuedNote(req.To, derr)
 	}
 	return out, nil
 }
 
 // queuedNote says why a message was not delivered at once: the peer could
 // not be reached, or it answered and refused the message, which a retry
-// delivers only once the peer's owner changes something.
-func queuedNote(to string, err error) string {
+// delivers only once the peer's owner changes something. It reports
+// which of the two happened.
+func queuedNote(to string, err error) (note string, refusedByPeer bool) {
 	var refused *rpc.Error
 	if !errors.As(err, &refused) {
-		return to + " is offline; the message is queued and will be delivered when it is back"
+		return to + " is offline; the message is queued and will be delivered when it is back", false
+	}
+	if refused.Code == rpc.CodeRateLimit || refused.Code == rpc.CodeAgentBusy {
+		return to + " is busy (" + refused.Message + "); the message is queued and retried shortly", false
 	}
 	why := refused.Reason()
 	if why == "" {
 		why = refused.Message
 	}
 	return to + " refused the message: " + why + ". It stays queued and is retried until it expires: it arrives once " +
-		to + "'s owner lets it through (trusts you, or gives you write access to messages with a `messages` ACL rule)"
+		to + "'s owner lets it through (trusts you, or gives you write access to messages with a `messages` ACL rule)", true
 }
 
 // fillForward copies a received message into req for relaying, keeping

@@ -40,12 +40,15 @@ type SendMessageRequest struct {
 // SentMessage is what SendMessage stored: the message id and whether it
 // waits in the outbox because the recipient is offline.
 type SentMessage struct {
-	ID        string `json:"message_id"`
-	To        string `json:"to"`
-	Type      string `json:"type"`
-	TaskID    string `json:"task_id,omitempty"`
-	ThreadID  string `json:"thread_id"`
-	Queued    bool   `json:"queued"`
+	ID       string `json:"message_id"`
+	To       string `json:"to"`
+	Type     string `json:"type"`
+	TaskID   string `json:"task_id,omitempty"`
+	ThreadID string `json:"thread_id"`
+	Queued   bool   `json:"queued"`
+	// Refused: the receiver was reached and said no; the message stays
+	// queued, but only its owner can let it through.
+	Refused   bool   `json:"refused,omitempty"`
 	TaskState string `json:"task_state,omitempty"`
 	Note      string `json:"note"`
 }

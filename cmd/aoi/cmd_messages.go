@@ -25,7 +25,9 @@ func (a *app) sendCmd() *cobra.Command {
 			"through the outbox: it is queued while the agent is offline. TEXT becomes the payload's\n" +
 			"message (description for task_assign), also when --payload gives the rest of it as a\n" +
 			"JSON object.\n" +
-			"AGENT may be - with --task to reach that task's counterpart (whoever assigned it).",
+			"AGENT may be - with --task to reach that task's counterpart (whoever assigned it).\n" +
+			"It exits 1 when the receiver was reached and refused the message (the note says why);\n" +
+			"the message stays queued until the receiver's owner lets it through, or it expires.",
 		Args: args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			r.To, r.Type = argv[0], argv[1]
@@ -44,7 +46,14 @@ func (a *app) sendCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.emit(sent, func(w io.Writer) { printSent(w, sent) })
+				if err := a.emit(sent, func(w io.Writer) { printSent(w, sent) }); err != nil {
+					return err
+				}
+				if sent.Refused {
+					// Queued, but not on its way: a script must not take it as sent.
+					return &exitError{code: exitFailure}
+				}
+				return nil
 			})
 		},
 	}

@@ -713,8 +713,8 @@ func TestSendQueuedWhileOffline(t *testing.T) {
 	}
 	var sent agent.SentMessage
 	cliJSON(t, bin, pm, &sent, "send", "eng-suzuki", "note", "the demo moved to friday")
-	if !sent.Queued {
-		t.Fatalf("send to a stopped agent = %+v, want queued", sent)
+	if !sent.Queued || sent.Refused {
+		t.Fatalf("send to a stopped agent = %+v, want queued, not refused", sent)
 	}
 	if out := cli(t, bin, pm, "send", "eng-suzuki", "note", "bring the slides"); !strings.Contains(out, "queued") {
 		t.Errorf("aoi send does not say the message is queued:\n%s", out)
@@ -723,6 +723,29 @@ func TestSendQueuedWhileOffline(t *testing.T) {
 	msgs := waitMessages(t, bin, eng, 2)
 	if !strings.Contains(string(msgs[0].Data), "friday") || !strings.Contains(string(msgs[1].Data), "slides") {
 		t.Errorf("after the restart the engineer has %+v, want both notes in order", msgs)
+	}
+}
+
+// TestSendRefusedExitsOne: a receiver that is online but has no messages
+// rule for the sender refuses the message; `aoi send` says so, with the
+// receiver's reason, and exits 1 (with --json too, which marks it refused),
+// so a script does not take a queued, refused message as sent.
+func TestSendRefusedExitsOne(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, _ := pinnedPair(t, bin)
+	out := cliFails(t, bin, pm, exitFailure, "send", "eng-suzuki", "note", "the demo moved to friday")
+	if !strings.Contains(out, "eng-suzuki refused the message: ") || strings.Contains(out, "offline") {
+		t.Errorf("aoi send to a refusing agent printed:\n%s\nwant it named as refusing, not offline", out)
+	}
+	cmd := exec.Command(bin, "--data-dir", pm, "--json", "send", "eng-suzuki", "note", "bring the slides")
+	raw, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+		t.Fatalf("aoi --json send to a refusing agent: %v, want exit %d\n%s", err, exitFailure, raw)
+	}
+	var sent agent.SentMessage
+	if err := json.Unmarshal(raw, &sent); err != nil || !sent.Refused || !sent.Queued {
+		t.Errorf("aoi --json send printed %s (%v), want queued and refused", raw, err)
 	}
 }
 
