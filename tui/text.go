@@ -56,13 +56,26 @@ func fitBlock(s string, w, h int) string {
 }
 
 // wrap word-wraps plain text to w cells, breaking long words, and returns
-// the lines.
+// the lines. It breaks after spaces and slashes (paths) but not at
+// hyphens, so an id such as m-01j2… or task-7f3a stays whole on a line
+// when it fits. ansi.Wrap always breaks at '-', so hyphens travel as
+// non-breaking hyphens (one cell too) and come back afterwards.
 func wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
-	return strings.Split(ansi.Wrap(s, w, " -/"), "\n")
+	if strings.ContainsRune(s, nonBreakingHyphen) {
+		return strings.Split(ansi.Wrap(s, w, " /"), "\n") // cannot tell them apart after
+	}
+	s = strings.ReplaceAll(s, "-", string(nonBreakingHyphen))
+	lines := strings.Split(ansi.Wrap(s, w, " /"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(l, string(nonBreakingHyphen), "-")
+	}
+	return lines
 }
+
+const nonBreakingHyphen = '\u2011'
 
 // columns lays out cells with fixed widths separated by one space; the
 // last cell takes what is left of w.

@@ -1,0 +1,35 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestWrapKeepsIDsWhole: an id with hyphens in a wrapped detail stays on
+// one line when it fits (it broke at its hyphens, "m-" then "01j2…");
+// paths still break after a slash, and a word wider than the line is
+// broken rather than overflowing.
+func TestWrapKeepsIDsWhole(t *testing.T) {
+	id := "m-01j2abcd-ef34-5678"
+	lines := wrap(`{"message_id": "`+id+`", "to": "eng-suzuki"}`, 24)
+	found := false
+	for _, l := range lines {
+		found = found || strings.Contains(l, id)
+		if ansi.StringWidth(l) > 24 {
+			t.Errorf("line wider than 24 cells: %q", l)
+		}
+	}
+	if !found {
+		t.Errorf("the id was split over lines: %q", lines)
+	}
+	if lines := wrap("see /srv/aoi/data/queries.db now", 20); lines[0] != "see /srv/aoi/data/" {
+		t.Errorf("a path does not break after its slash: %q", lines)
+	}
+	for _, l := range wrap(strings.Repeat("x", 50), 20) {
+		if len(l) > 20 {
+			t.Errorf("a long word overflows the width: %q", l)
+		}
+	}
+}
