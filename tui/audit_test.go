@@ -135,3 +135,22 @@ func TestAuditDetailColumnReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditFilterNamesUnknownKey: a mistyped key ("agnet:") is searched as
+// text, and the notice line says so and names the keys there are; a
+// known key or a plain word brings no such notice.
+func TestAuditFilterNamesUnknownKey(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	press(t, m, "/")
+	typeText(t, m, "agnet:qa-ito")
+	press(t, m, "enter")
+	frame := screen(m)
+	if !strings.Contains(frame, "agnet: is not a filter key (agent:, method:, result:)") {
+		t.Errorf("a mistyped filter key is not named:\n%s", frame)
+	}
+	for _, text := range []string{"agent:qa-ito", "PERMISSION_DENIED", "12:30"} {
+		if word, _ := unknownFilterKey(text); word != "" {
+			t.Errorf("%q: %q taken for an unknown key", text, word)
+		}
+	}
+}

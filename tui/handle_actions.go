@@ -75,6 +75,9 @@ func (m *Model) runAction(a action) tea.Cmd {
 			withValue(a.current).allowEmpty().withVerb("apply").
 			withAbout("Words search the text of every row (all words, any case); agent:NAME, method:NAME, result:NAME narrow by column. Empty shows every row."))
 	case setFilter:
+		if word, key := unknownFilterKey(a.text); word != "" {
+			m.info(Sanitize(key) + ": is not a filter key (agent:, method:, result:); " + Sanitize(word) + " is searched as text")
+		}
 		return m.runAction(m.audit.setFilter(a.text))
 	case openApproval:
 		m.pushDialog(newApprovalDialog(a.a, m.env))

@@ -198,6 +198,23 @@ func parseAuditFilter(text string) agent.AuditFilter {
 	return f
 }
 
+// unknownFilterKey returns the first word of text that reads as key:value
+// with a key the filter does not know ("agnet:x", "seq:4"), which is then
+// searched as text; the owner is told so instead of wondering why nothing
+// narrowed.
+func unknownFilterKey(text string) (word, key string) {
+	for _, w := range strings.Fields(text) {
+		k, _, ok := strings.Cut(w, ":")
+		if !ok || k == "" || k == "agent" || k == "method" || k == "result" || strings.IndexFunc(k, notKeyRune) >= 0 {
+			continue
+		}
+		return w, k
+	}
+	return "", ""
+}
+
+func notKeyRune(r rune) bool { return (r < 'a' || r > 'z') && r != '_' }
+
 func (p *auditPane) Title() string {
 	t := "Audit · newest first"
 	if p.filterText != "" {
