@@ -171,6 +171,9 @@ func firstRunText(f FirstRun, endpoint string) string {
 			{"agent id", f.AgentID}, {"fingerprint", f.Fingerprint},
 			{"config", f.ConfigPath}, {"data", f.DataDir},
 		}) +
+		"\n\nThe agent id comes from your login name. For another, quit aoi and run\n" +
+		"  aoi init --force --id NAME --data-dir " + Sanitize(f.DataDir) + "\n" +
+		"(it keeps the identity) before colleagues trust you." +
 		"\n\nColleagues trust you with:\n" +
 		"  aoi peers trust " + Sanitize(f.AgentID) + " \\\n" +
 		"    " + fp + " \\\n" +

@@ -164,8 +164,10 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("first run: %w", err)
 	}
-	fmt.Fprintf(a.stderr, "first run: created agent %s (fingerprint %s)\n  config: %s\n  data:   %s\nEdit the config to add peers and contexts; `aoi init --help` shows the options.\n",
-		defaultAgentID(), res.Fingerprint, res.ConfigPath, res.DataDir)
+	fmt.Fprintf(a.stderr, "first run: created agent %s (fingerprint %s)\n  config: %s\n  data:   %s\n"+
+		"The agent id comes from your login name; `aoi init --force --id NAME --data-dir %s` picks another (it keeps the identity).\n"+
+		"Edit the config to add peers and contexts; `aoi init --help` shows the options.\n",
+		defaultAgentID(), res.Fingerprint, res.ConfigPath, res.DataDir, res.DataDir)
 	return &tui.FirstRun{AgentID: defaultAgentID(), Role: res.Role, Fingerprint: res.Fingerprint,
 		ConfigPath: res.ConfigPath, DataDir: res.DataDir}, nil
 }
