@@ -51,6 +51,9 @@ type Options struct {
 	Now func() time.Time
 	// MetricsAddr serves Prometheus /metrics there ("" → metrics.listen_addr).
 	MetricsAddr string
+	// ListenAddr is where the direct transport's peer server listens
+	// ("" → network.listen_addr); aoi serve --listen sets it.
+	ListenAddr string
 	// Progress, when set, hears about slow one-time work while Open runs
 	// (a database upgrade that rebuilds an index); it is logged as well.
 	Progress func(string)
@@ -159,7 +162,11 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 			return fmt.Errorf("load identity: %w", err)
 		}
 		c.identity = id
-		c.transport = rpc.NewDirectTransport(id, cfg.Network.ListenAddr)
+		addr := cfg.Network.ListenAddr
+		if c.opts.ListenAddr != "" {
+			addr = c.opts.ListenAddr
+		}
+		c.transport = rpc.NewDirectTransport(id, addr)
 	}
 	c.peers = c.newRegistry()
 	c.outbox = c.newOutbox()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"net"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,9 @@ func (a *app) serveCmd() *cobra.Command {
 		Short: "Run the agent core without the interface (for systemd, launchd, CI)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, _, err := net.SplitHostPort(sf.listen); sf.listen != "" && err != nil {
+				return usagef(cmd, "--listen %q: want HOST:PORT, e.g. 127.0.0.1:8443", sf.listen)
+			}
 			ctx := cmd.Context()
 			// From here on SIGHUP reloads the config instead of killing.
 			startReload, stopReload := reloadOnHangup(ctx, a.stderr)
@@ -130,9 +134,7 @@ func (a *app) openCore(ctx context.Context, dir string, sf serveFlags) (*agent.C
 	}
 	opts := agent.Options{DataDir: dir, ConfigPath: a.configFlag,
 		Progress: func(s string) { fmt.Fprintln(a.stderr, "aoi: "+s) }}
-	if err := applyServeFlags(&opts, sf); err != nil {
-		return nil, err
-	}
+	applyServeFlags(&opts, sf)
 	if opts.Transport, err = tailnetTransport(cfg, dir, sf.listen); err != nil {
 		return nil, err
 	}
@@ -173,12 +175,6 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 }
 
 // applyServeFlags passes `aoi serve`'s overrides to the core.
-func applyServeFlags(opts *agent.Options, sf serveFlags) error {
-	opts.MetricsAddr = sf.metrics
-	// TODO(lead): agent.Options needs a ListenAddr override for the direct
-	// transport. Until the core takes one, --listen is refused, not ignored.
-	if sf.listen != "" {
-		return errors.New("--listen is not wired into the core yet; set network.listen_addr in the config (or `aoi init --listen HOST:PORT --force`)")
-	}
-	return nil
+func applyServeFlags(opts *agent.Options, sf serveFlags) {
+	opts.MetricsAddr, opts.ListenAddr = sf.metrics, sf.listen
 }

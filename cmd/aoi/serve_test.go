@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -188,6 +189,31 @@ func TestServeSaysWhereItListens(t *testing.T) {
 	want := "aoi: serving eng-suzuki on " + st.ListenAddr + " (fingerprint " + st.Fingerprint + "); this machine only"
 	p.waitFor(t, 10*time.Second, "the line saying where it listens", func() bool {
 		return strings.Contains(p.out.String(), want)
+	})
+}
+
+// TestServeListenFlag: `aoi serve --listen HOST:PORT` listens there
+// instead of network.listen_addr, and says so; an address without a port
+// is a usage error (exit 2) before anything starts.
+func TestServeListenFlag(t *testing.T) {
+	bin := buildAOI(t)
+	dir := filepath.Join(shortDir(t), "eng")
+	initAgent(t, bin, dir, "eng-suzuki")
+	if out := cliFails(t, bin, dir, exitUsage, "serve", "--listen", "127.0.0.1"); !strings.Contains(out, "--listen \"127.0.0.1\": want HOST:PORT") {
+		t.Errorf("aoi serve --listen without a port printed:\n%s", out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	p := startServeWith(t, bin, dir, []string{"--listen", addr}, nil)
+	if st := p.waitServing(t, dir); st.ListenAddr != addr {
+		t.Fatalf("aoi serve --listen %s listens on %s", addr, st.ListenAddr)
+	}
+	p.waitFor(t, 10*time.Second, "the line saying where it listens", func() bool {
+		return strings.Contains(p.out.String(), "aoi: serving eng-suzuki on "+addr)
 	})
 }
 
