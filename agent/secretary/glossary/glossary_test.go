@@ -49,3 +49,16 @@ func TestPhrasesFindsKanaEntries(t *testing.T) {
 		t.Errorf("Phrases(認証の進捗は?) = %v, want none (no entry with hiragana)", got)
 	}
 }
+
+// TestBumpWithWordsBetween: "上げ" alone means a bump, so a question that
+// puts words between the version and the verb (バージョンはいつ上げた)
+// still searches for bump; 立ち上げ (launch) keeps its own meaning.
+func TestBumpWithWordsBetween(t *testing.T) {
+	got := Phrases("pflag のバージョンはいつ上げましたか？")
+	if !slices.Contains(got, "上げ") || !slices.Contains(English("上げ"), "bump") {
+		t.Errorf("Phrases = %v, English(上げ) = %v; want 上げ found and meaning bump", got, English("上げ"))
+	}
+	if got := Phrases("サーバーの立ち上げは終わった?"); !slices.Contains(got, "立ち上げ") || slices.Contains(got, "上げ") {
+		t.Errorf("Phrases = %v, want 立ち上げ whole", got)
+	}
+}
