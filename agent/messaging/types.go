@@ -38,7 +38,7 @@ type SendMessageRequest struct {
 }
 
 // SentMessage is what SendMessage stored: the message id and whether it
-// waits in the outbox because the recipient is offline.
+// waits in the outbox, because the recipient is offline or refused it.
 type SentMessage struct {
 	ID       string `json:"message_id"`
 	To       string `json:"to"`

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"net"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 
