@@ -49,12 +49,16 @@ func Init(opts InitOptions) (InitResult, error) {
 	if res.ConfigPath == "" {
 		res.ConfigPath = filepath.Join(res.DataDir, "config.json")
 	}
-	if err := os.MkdirAll(res.DataDir, 0o700); err != nil {
-		return res, fmt.Errorf("create data dir: %w", err)
-	}
 	cfg := config.Default(opts.AgentID, opts.Role, opts.Owner)
 	if opts.ListenAddr != "" {
 		cfg.Network.ListenAddr = opts.ListenAddr
+	}
+	// Refuse what the agent could not start with before anything is made.
+	if err := config.Validate(cfg); err != nil {
+		return res, err
+	}
+	if err := os.MkdirAll(res.DataDir, 0o700); err != nil {
+		return res, fmt.Errorf("create data dir: %w", err)
 	}
 	id, created, err := rpc.LoadOrCreateIdentity(filepath.Join(res.DataDir, "tls"), cfg.Agent.ID)
 	if err != nil {

@@ -19,10 +19,25 @@ func check(c *Config) Errors {
 	errs = append(errs, checkRules(c.ACL.Rules)...)
 	errs = append(errs, checkTasks(c)...)
 	errs = append(errs, checkSecretary(c.Secretary)...)
+	errs = append(errs, checkPort("/network/listen_addr", c.Network.ListenAddr)...)
+	errs = append(errs, checkPort("/metrics/listen_addr", c.Metrics.ListenAddr)...)
 	if o := c.Outbox; o.InitialBackoffMS > 0 && o.MaxBackoffMS > 0 && o.InitialBackoffMS > o.MaxBackoffMS {
 		errs = append(errs, &Error{Path: "/outbox/max_backoff_ms", Problem: fmt.Sprintf("%d is less than initial_backoff_ms %d", o.MaxBackoffMS, o.InitialBackoffMS), Fix: "make max_backoff_ms at least initial_backoff_ms"})
 	}
 	return errs
+}
+
+// checkPort refuses a host:port whose port is over 65535 (the schema's
+// pattern allows five digits); the listener would fail only at start.
+func checkPort(at, addr string) Errors {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return nil // empty, or the schema already said what is wrong
+	}
+	if n, err := strconv.Atoi(addr[i+1:]); err == nil && n > 65535 {
+		return Errors{{Path: at, Problem: fmt.Sprintf("port %d is out of range", n), Fix: "use a port from 1 to 65535 (0 picks a free one), e.g. 127.0.0.1:8443"}}
+	}
+	return nil
 }
 
 func checkPeers(peers []Peer) Errors {

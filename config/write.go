@@ -29,6 +29,17 @@ func Default(id, role, owner string) *Config {
 	return c
 }
 
+// Validate checks c as Load would check the file Write makes of it, so a
+// config built in code (aoi init's flags) is refused before it is written.
+func Validate(c *Config) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	_, err = Parse("", b, os.LookupEnv)
+	return err
+}
+
 // Write stores c at path as indented JSON, atomically (temp file + rename)
 // and readable by the owner only, since it may hold keys.
 func Write(path string, c *Config) error {

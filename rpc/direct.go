@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -75,12 +76,26 @@ func (t *DirectTransport) ServerTLSConfig() *tls.Config {
 	}
 }
 
+// listenAdvice says what to do about a listen error: the port is taken,
+// the address is not one of this machine's, or (otherwise) the address.
+func listenAdvice(err error) string {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return "is another aoi (or another program) already using that port? change network.listen_addr"
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return "that address is not one of this machine's; use 127.0.0.1, 0.0.0.0 or an address of this machine in network.listen_addr"
+	case errors.Is(err, syscall.EACCES):
+		return "ports below 1024 need privileges; use a higher port in network.listen_addr"
+	}
+	return "check network.listen_addr (HOST:PORT, e.g. 127.0.0.1:8443)"
+}
+
 // Listen binds the TCP address and wraps it in TLS.
 func (t *DirectTransport) Listen(ctx context.Context) (net.Listener, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", t.listenAddr)
 	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w; is another aoi already using that port? change network.listen_addr", t.listenAddr, err)
+		return nil, fmt.Errorf("listening on %s: %w; %s", t.listenAddr, err, listenAdvice(err))
 	}
 	t.mu.Lock()
 	t.addr = ln.Addr().String()

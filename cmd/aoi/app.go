@@ -6,9 +6,9 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
@@ -145,23 +145,40 @@ func (a *app) done(format string, args ...any) error {
 	return nil
 }
 
-// table writes aligned columns: a header row then rows. Cells are assumed
-// to be sanitised already.
+// table writes aligned columns: a header row then rows, two spaces
+// apart. Widths are counted in terminal cells, so Japanese text (two cells
+// a character) keeps the columns after it in line; text/tabwriter counts
+// runes. Cells are assumed to be sanitised already.
 func table(w io.Writer, header []string, rows [][]string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	all := append([][]string{header}, rows...)
+	var widths []int
+	for _, r := range all {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
 	}
-	tw.Flush()
+	var b strings.Builder
+	for _, r := range all {
+		b.Reset()
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+2))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
 }
 
-// cell sanitises peer text for one table cell and shortens it to max runes.
+// cell sanitises peer text for one table cell and shortens it to max
+// terminal cells (a Japanese character takes two).
 func cell(s string, max int) string {
 	s = sanitize(s, false)
-	r := []rune(s)
-	if max > 0 && len(r) > max {
-		return string(r[:max-1]) + "…"
+	if max > 0 && ansi.StringWidth(s) > max {
+		return ansi.Truncate(s, max, "…")
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/config"
 )
 
 func (a *app) initCmd() *cobra.Command {
@@ -30,7 +32,7 @@ func (a *app) initCmd() *cobra.Command {
 			}
 			res, err := agent.Init(opts)
 			if err != nil {
-				return err
+				return initFlagError(cmd, err)
 			}
 			return a.emit(res, func(w io.Writer) { printInit(w, opts.AgentID, res) })
 		},
@@ -42,6 +44,28 @@ func (a *app) initCmd() *cobra.Command {
 	f.StringVar(&opts.ListenAddr, "listen", "", "peer server address HOST:PORT (default 127.0.0.1:8443)")
 	f.BoolVar(&opts.Force, "force", false, "overwrite an existing config (the identity is always kept)")
 	return cmd
+}
+
+// initFlags names the flag behind each config value aoi init sets.
+var initFlags = map[string]string{"/agent/id": "--id", "/agent/role": "--role", "/agent/owner": "--owner", "/network/listen_addr": "--listen"}
+
+// initFlagError words a config the flags would make invalid as a usage
+// error naming the flag ("--id: "X_3" is not valid — …"); other errors
+// pass through.
+func initFlagError(cmd *cobra.Command, err error) error {
+	var errs config.Errors
+	if !errors.As(err, &errs) {
+		return err
+	}
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		e := *e
+		if flag := initFlags[e.Path]; flag != "" {
+			e.Path = flag
+		}
+		lines[i] = e.Error()
+	}
+	return usagef(cmd, "%s", strings.Join(lines, "\n"))
 }
 
 func printInit(w io.Writer, id string, r agent.InitResult) {

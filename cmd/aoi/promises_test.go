@@ -726,6 +726,31 @@ func TestSendQueuedWhileOffline(t *testing.T) {
 	}
 }
 
+// TestInitRefusesWhatCannotStart: `aoi init` with an agent id or listen
+// address the agent could not start with is a usage error (exit 2) naming
+// the flag, and leaves nothing behind; before, it wrote a config every
+// later command refused.
+func TestInitRefusesWhatCannotStart(t *testing.T) {
+	bin := buildAOI(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--id", "X_3"}, `--id: "X_3" is not valid`},
+		{[]string{"--id", "eng-a", "--listen", "18445"}, `--listen: "18445" is not valid`},
+		{[]string{"--id", "eng-a", "--listen", "127.0.0.1:99999"}, "--listen: port 99999 is out of range"},
+	} {
+		dir := filepath.Join(t.TempDir(), "agent")
+		out := cliFails(t, bin, dir, exitUsage, append([]string{"init"}, c.args...)...)
+		if !strings.Contains(out, c.want) {
+			t.Errorf("aoi init %v printed:\n%s\nwant %q", c.args, out, c.want)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("aoi init %v left %s behind (%v)", c.args, dir, err)
+		}
+	}
+}
+
 // TestSendRefusedExitsOne: a receiver that is online but has no messages
 // rule for the sender refuses the message; `aoi send` says so, with the
 // receiver's reason, and exits 1 (with --json too, which marks it refused),
