@@ -101,6 +101,13 @@ func TestUnpinnedCallerBecomesTrustRequestThenPeer(t *testing.T) {
 	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: "not-hex"}); !errors.Is(err, errs.ErrInvalid) {
 		t.Fatalf("bad fingerprint: got %v, want ErrInvalid", err)
 	}
+	// An endpoint the peer could never be called on is refused, not pinned.
+	for _, ep := range []string{"18443", "127.0.0.1", ":8443", "127.0.0.1:99999"} {
+		err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: fp, Endpoint: ep})
+		if !errors.Is(err, errs.ErrInvalid) || !strings.Contains(err.Error(), "is not HOST:PORT") {
+			t.Errorf("endpoint %q: got %v, want ErrInvalid naming HOST:PORT", ep, err)
+		}
+	}
 	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: fp, Role: "pm"}); err != nil {
 		t.Fatal(err)
 	}
