@@ -54,6 +54,9 @@ type Options struct {
 	// ListenAddr is where the direct transport's peer server listens
 	// ("" → network.listen_addr); aoi serve --listen sets it.
 	ListenAddr string
+	// OnReload, when set, hears every reload's outcome, whatever asked for
+	// it (SIGHUP, aoi reload, :reload): aoi serve prints it on stderr.
+	OnReload func(ReloadReport, error)
 	// Progress, when set, hears about slow one-time work while Open runs
 	// (a database upgrade that rebuilds an index); it is logged as well.
 	Progress func(string)

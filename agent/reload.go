@@ -33,6 +33,9 @@ func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 			c.log.Error("audit of a refused reload failed", "component", "core", "error", aerr)
 		}
 	}
+	if c.opts.OnReload != nil {
+		c.opts.OnReload(rep, err)
+	}
 	return rep, err
 }
 

@@ -29,7 +29,7 @@ func (a *app) reloadCmd() *cobra.Command {
 	}
 }
 
-// reloadLine is what `aoi serve` prints after a SIGHUP.
+// reloadLine is what `aoi serve` prints after each reload.
 func reloadLine(rep agent.ReloadReport, err error) string {
 	if err != nil {
 		return "aoi: " + describe(err)

@@ -16,14 +16,17 @@ import (
 	"github.com/aoi-protocol/aoi/tui"
 )
 
-// serveFlags are `aoi serve`'s overrides of the config.
+// serveFlags are `aoi serve`'s overrides of the config, and what it does
+// that the interface's in-process core does not.
 type serveFlags struct {
 	listen  string
 	metrics string
+	// onReload prints each reload's outcome, whatever asked for it.
+	onReload func(agent.ReloadReport, error)
 }
 
 func (a *app) serveCmd() *cobra.Command {
-	var sf serveFlags
+	sf := serveFlags{onReload: func(rep agent.ReloadReport, err error) { fmt.Fprintln(a.stderr, reloadLine(rep, err)) }}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the agent core without the interface (for systemd, launchd, CI)",
@@ -34,7 +37,7 @@ func (a *app) serveCmd() *cobra.Command {
 			}
 			ctx := cmd.Context()
 			// From here on SIGHUP reloads the config instead of killing.
-			startReload, stopReload := reloadOnHangup(ctx, a.stderr)
+			startReload, stopReload := reloadOnHangup(ctx)
 			defer stopReload()
 			dir := a.dataDir()
 			if err := a.refuseSecondDaemon(dir); err != nil {
@@ -176,5 +179,5 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 
 // applyServeFlags passes `aoi serve`'s overrides to the core.
 func applyServeFlags(opts *agent.Options, sf serveFlags) {
-	opts.MetricsAddr, opts.ListenAddr = sf.metrics, sf.listen
+	opts.MetricsAddr, opts.ListenAddr, opts.OnReload = sf.metrics, sf.listen, sf.onReload
 }

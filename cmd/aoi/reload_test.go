@@ -14,6 +14,7 @@ import (
 // edits the ACL to deny the PM and sends SIGHUP: the PM's next query is
 // refused and `aoi serve` says what changed. An invalid config is refused,
 // by SIGHUP and by `aoi reload`, and the rule in force stays in force.
+// aoi serve prints every reload's outcome, whichever of the two asked.
 func TestServeReloadsOnHangup(t *testing.T) {
 	bin := buildAOI(t)
 	eng, pm, engProc := pinnedPair(t, bin)
@@ -49,10 +50,14 @@ func TestServeReloadsOnHangup(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "config not reloaded, the running one stays") || !strings.Contains(string(out), "permission") {
 		t.Errorf("aoi reload of an invalid config: %v\n%s", err, out)
 	}
+	// …which aoi serve also prints, as it prints every reload…
+	engProc.waitFor(t, 15*time.Second, "the refusal of `aoi reload` on serve's stderr", func() bool {
+		return strings.Count(engProc.out.String(), "config not reloaded") >= 1
+	})
 	// …and by SIGHUP, which must not stop the daemon.
 	engProc.signal(t, syscall.SIGHUP)
 	engProc.waitFor(t, 15*time.Second, "refusal after SIGHUP", func() bool {
-		return strings.Count(engProc.out.String(), "config not reloaded") >= 1
+		return strings.Count(engProc.out.String(), "config not reloaded") >= 2
 	})
 	if out, err := ask(); err == nil || !strings.Contains(out, "rule no-pm grants none") {
 		t.Fatalf("the refused config must leave the deny rule in force: %v\n%s", err, out)
@@ -71,6 +76,9 @@ func TestServeReloadsOnHangup(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "acl: 2 rules → 1") {
 		t.Fatalf("aoi reload: %v\n%s", err, out)
 	}
+	engProc.waitFor(t, 15*time.Second, "the report of `aoi reload` on serve's stderr", func() bool {
+		return strings.Contains(engProc.out.String(), "aoi: config reloaded: acl: 2 rules → 1")
+	})
 	if out, err := ask(); err != nil {
 		t.Fatalf("after restoring the config the PM's query was refused: %v\n%s", err, out)
 	}

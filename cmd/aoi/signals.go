@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,9 +32,9 @@ func endOnHangup(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // reloadOnHangup catches SIGHUP for `aoi serve` from now on and, until ctx
-// ends, reloads the core's config on each one and says what happened on
-// w. The returned stop releases the handler.
-func reloadOnHangup(ctx context.Context, w io.Writer) (start func(svc agent.AdminService), stop func()) {
+// ends, reloads the core's config on each one (the core's OnReload says
+// what happened). The returned stop releases the handler.
+func reloadOnHangup(ctx context.Context) (start func(svc agent.AdminService), stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(ctx)
@@ -47,8 +45,7 @@ func reloadOnHangup(ctx context.Context, w io.Writer) (start func(svc agent.Admi
 				case <-ctx.Done():
 					return
 				case <-hup:
-					rep, err := svc.Reload(ctx)
-					fmt.Fprintln(w, reloadLine(rep, err))
+					_, _ = svc.Reload(ctx) // the core's OnReload reports the outcome
 				}
 			}
 		}()
