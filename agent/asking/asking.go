@@ -63,7 +63,7 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 }
 
 // RequestTask asks a peer to run one of its configured task types. The
-// request id is kept so the task.completed notify can be matched.
+// request id is recorded so the task.completed notify can be matched.
 func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (service.TaskTicket, error) {
 	client, err := a.Peers.Client(ctx, req.To)
 	if err != nil {
@@ -86,6 +86,13 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 		defer cancel()
 	}
 	id := wire.NewID("task-req")
+	// Recorded like a question, so the task.completed / task.failed notify
+	// that answers it is let in (and matched) by its request id.
+	if err := a.DB.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: "task " + req.TaskType, SentAt: a.Now()})
+	}); err != nil {
+		return service.TaskTicket{}, err
+	}
 	var res wire.TaskExecuteResult
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
 		return service.TaskTicket{RequestID: id}, a.Peers.Failed(ctx, req.To, err)

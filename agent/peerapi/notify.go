@@ -28,7 +28,7 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	if len(p.Data) == 0 {
 		p.Data = json.RawMessage("null")
 	}
-	if err := a.checkAnswerer(ctx, p); err != nil {
+	if err := a.checkNotifier(ctx, call, p); err != nil {
 		return nil, err
 	}
 	var seq int64
@@ -54,19 +54,41 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
 }
 
-// checkAnswerer refuses a notification that claims to answer a question
-// this agent asked another peer: only the peer asked may answer it, or
-// any pinned peer could put its words in another's mouth (`aoi query
-// --wait`, the inbox and the assistant all show an answer by the question
-// it relates to).
-func (a *API) checkAnswerer(ctx context.Context, p wire.NotifyParams) error {
-	if p.RelatedQueryID == "" {
+// checkNotifier lets a notification in when it answers something this
+// agent asked the caller (a question or a task request: related_query_id
+// names it and the caller is the peer asked), or when the ACL gives the
+// caller write access to the assistant's inbox (a messages rule), since a
+// notification lands there as a message does. Otherwise any pinned peer
+// could put any words in front of the coding assistant.
+//
+// A notification that claims to answer a question this agent asked
+// another peer is refused in any case: only the peer asked may answer it,
+// or one peer could put its words in another's mouth (`aoi query --wait`,
+// the inbox and the assistant all show an answer by the question it
+// relates to).
+func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyParams) error {
+	if p.RelatedQueryID != "" {
+		ask, found, err := a.DB.Ask(ctx, p.RelatedQueryID)
+		switch {
+		case err != nil:
+			return err
+		case found && ask.To == p.From:
+			return nil
+		case found:
+			a.AuditRefusal(ctx, call, "answerer", map[string]any{"related_query_id": p.RelatedQueryID})
+			return errs.Denied("related_query_id names a question this agent asked another peer; only the peer asked can answer it",
+				map[string]any{"related_query_id": p.RelatedQueryID})
+		}
+	}
+	d := a.Policy().CheckMessages(a.Subject(call.Caller))
+	if d.AuditOnly {
+		a.AuditACLOnly(ctx, call, "messages", d)
+	}
+	if d.Allowed {
 		return nil
 	}
-	ask, found, err := a.DB.Ask(ctx, p.RelatedQueryID)
-	if err != nil || !found || ask.To == p.From {
-		return err
-	}
-	return errs.Denied("related_query_id names a question this agent asked another peer; only the peer asked can answer it",
-		map[string]any{"related_query_id": p.RelatedQueryID})
+	a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
+	return errs.Denied("aoi.notify carries an answer to something this agent asked you (related_query_id), "+
+		"or needs write access to the assistant's inbox as aoi.message does: "+d.Reason,
+		map[string]any{"required_permission": "messages.write"})
 }
