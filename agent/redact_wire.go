@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/aoi-protocol/aoi/agent/redact"
 )
 
 // redactBody removes secrets from a peer's request body before anything
@@ -15,24 +17,49 @@ func (c *Core) redactBody(body []byte) []byte {
 		c.log.Error("redactor unavailable; peer request bodies are not redacted", "component", "core", "err", err)
 		return body
 	}
+	return redactWireBody(red, body)
+}
+
+// redactWireBody is redactBody with the redactor given.
+func redactWireBody(red *redact.Redactor, body []byte) []byte {
 	out, findings := red.Redact(string(body))
-	if len(findings) == 0 {
-		return body
+	if len(findings) == 0 && bytes.IndexByte(body, '\\') < 0 {
+		return body // the common case: nothing found, nothing hidden
 	}
-	if json.Valid([]byte(out)) {
-		return []byte(out)
+	redacted := []byte(out)
+	if len(findings) > 0 && !json.Valid(redacted) {
+		// A match ran across JSON syntax (quotes, escapes): redact string
+		// by string instead, which always keeps the document valid. Not
+		// JSON at all, the redacted text goes on to its parse error.
+		if b, ok := redactDecoded(red, body, true); ok {
+			redacted = b
+		}
 	}
-	// A match ran across JSON syntax (quotes, escapes): redact string by
-	// string instead, which always keeps the document valid.
+	if bytes.IndexByte(redacted, '\\') >= 0 {
+		// Escapes hide text from the pass over the raw bytes: "\u003c"
+		// for "<" (Go's encoder writes it), or a whole secret written as
+		// \uXXXX. Decoded, every string is looked at as it will be stored.
+		if b, ok := redactDecoded(red, redacted, false); ok {
+			redacted = b
+		}
+	}
+	return redacted
+}
+
+// redactDecoded decodes a JSON body, redacts every string in it and
+// encodes it again. ok is false when the body is not JSON, or (always
+// false) when no string held a secret: body stands as it is.
+func redactDecoded(red *redact.Redactor, body []byte, always bool) ([]byte, bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return []byte(out) // not JSON at all: the parse error follows either way
+		return nil, false
 	}
-	b, err := json.Marshal(red.Value(v))
-	if err != nil {
-		return []byte(out)
+	v, found := red.ValueFound(v)
+	if !found && !always {
+		return nil, false
 	}
-	return b
+	b, err := json.Marshal(v)
+	return b, err == nil
 }

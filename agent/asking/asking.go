@@ -26,6 +26,17 @@ type Asker struct {
 	Now   func() time.Time
 	// Self is this agent's id (the From of every call; reloads apply).
 	Self func() string
+	// Redact removes secrets from what is sent and kept: the owner's
+	// question and task parameters (nil leaves them as they are).
+	Redact func(string) string
+}
+
+// redact is Redact, when there is one.
+func (a *Asker) redact(s string) string {
+	if a.Redact == nil {
+		return s
+	}
+	return a.Redact(s)
 }
 
 // Ask sends an ad hoc query to a peer and records it so the answer that
@@ -39,6 +50,7 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 		return service.AskResult{}, err
 	}
 	id := wire.NewID("ask")
+	req.Query = a.redact(req.Query) // a pasted key goes neither out nor into the asks table
 	params := wire.QueryParams{From: a.Self(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
 		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
 	if params.ContextScope == nil {
@@ -72,7 +84,7 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	params := wire.TaskExecuteParams{From: a.Self(), To: req.To, TaskType: req.TaskType,
 		TaskParams: map[string]any{}, ContextScope: req.ContextScope, Timeout: req.TimeoutSec}
 	for k, v := range req.Params {
-		params.TaskParams[k] = v
+		params.TaskParams[k] = a.redact(v)
 	}
 	if params.ContextScope == nil {
 		params.ContextScope = []string{}

@@ -81,11 +81,13 @@ var awsKeyRule = rule{
 
 // awsSecretRule catches a 40-character AWS secret access key written in
 // prose near the words "aws" and "secret" ("the aws secret for the bucket
-// is …"): gitleaks' generic rule wants an assignment, and the key alone
+// is …") or as the variable (AWS_SECRET_ACCESS_KEY=…, where "aws" is
+// followed by an underscore, not a word boundary): gitleaks' generic rule
+// wants an assignment and skips values holding EXAMPLE, and the key alone
 // has no prefix to recognise it by.
 var awsSecretRule = rule{
 	id: "aws-secret-key",
-	re: regexp.MustCompile(`(?i)\baws\b[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+	re: regexp.MustCompile(`(?i)(?:\b|_)aws(?:\b|_)[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 	// Every match holds "aws" under (?i), which folds "a" and "w" only to
 	// their ASCII capitals and "s" also to U+017F (ſ).
 	may: func(s string) bool {
@@ -296,6 +298,32 @@ func apply(s string, spans []span) (string, []Finding) {
 func (r *Redactor) String(s string) string {
 	out, _ := r.Redact(s)
 	return out
+}
+
+// ValueFound is Value that also says whether anything was redacted.
+func (r *Redactor) ValueFound(v any) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		out, findings := r.Redact(x)
+		return out, len(findings) > 0
+	case []any:
+		found := false
+		for i := range x {
+			var f bool
+			x[i], f = r.ValueFound(x[i])
+			found = found || f
+		}
+		return x, found
+	case map[string]any:
+		found := false
+		for k, val := range x {
+			var f bool
+			x[k], f = r.ValueFound(val)
+			found = found || f
+		}
+		return x, found
+	}
+	return v, false
 }
 
 // Value redacts every string inside a decoded JSON value (maps and slices

@@ -1,0 +1,57 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent/redact"
+)
+
+// TestRedactWireBodySeesThroughEscapes: the attack run's cases. A secret
+// a JSON escape hides from the pass over the raw bytes — "<" written as
+// \u003c by Go's encoder, a whole key written as \uXXXX — is redacted as
+// it will be stored, and so is AWS_SECRET_ACCESS_KEY=…; a body with an
+// escape somewhere keeps the redaction a pass over the raw bytes made
+// (a password in one field named by its key), and stays valid JSON.
+func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
+	red, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	escapeAll := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		return b.String()
+	}
+	gh := "ghp_" + "9fK2mQx7Lp3Rt8Vw1Zb6Nc4Hd0Jy5Ge2Aq7S"
+	for _, c := range []struct {
+		name, body, secret string
+	}{
+		{"escaped angle brackets", `{"query":"LEAK8 password=\u003chunter13\u003e"}`, "hunter13"},
+		{"aws secret variable", `{"query":"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`, "wJalrXUtnFEMI"},
+		{"all escaped", `{"query":"` + escapeAll("token "+gh) + `"}`, gh[:12]},
+		{"password by key, escape elsewhere", `{"params":{"password":"hunter2222"},"query":"line one\nline two"}`, "hunter2222"},
+	} {
+		out := redactWireBody(red, []byte(c.body))
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Errorf("%s: not JSON after redaction: %s", c.name, out)
+			continue
+		}
+		decoded, _ := json.Marshal(v)
+		if strings.Contains(string(out), c.secret) || strings.Contains(strings.ReplaceAll(string(decoded), `\u003c`, "<"), c.secret) {
+			t.Errorf("%s: the secret survived: %s", c.name, out)
+		}
+		if !strings.Contains(string(out), "REDACTED") {
+			t.Errorf("%s: nothing marked redacted: %s", c.name, out)
+		}
+	}
+	plain := []byte(`{"query":"how is auth going?\nand the docs?"}`)
+	if out := redactWireBody(red, plain); string(out) != string(plain) {
+		t.Errorf("a body without secrets changed: %s", out)
+	}
+}
