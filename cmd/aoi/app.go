@@ -131,7 +131,7 @@ func (a *app) emit(v any, human func(w io.Writer)) error {
 
 // printJSON writes v indented, one value per call.
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	enc := json.NewEncoder(safeJSONWriter{a.stdout})
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

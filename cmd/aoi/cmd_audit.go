@@ -133,7 +133,8 @@ func allAudit(ctx context.Context, svc agent.AuditService) ([]agent.AuditEntry, 
 }
 
 // writeAuditCSV writes one header row then one row per entry; detail is
-// its JSON text.
+// its JSON text. Controls and bidi marks in the text columns are written
+// as visible escapes (\x1b, \u202e).
 func writeAuditCSV(w io.Writer, es []agent.AuditEntry) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"seq", "time", "agent", "method", "result", "detail", "prev_hash", "hash"})
@@ -142,9 +143,11 @@ func writeAuditCSV(w io.Writer, es []agent.AuditEntry) error {
 		if len(e.Detail) > 0 {
 			detail = string(compactJSON(e.Detail))
 		}
+		// Peer text is written with its controls as visible escapes: an
+		// export printed on a terminal must not drive it.
 		_ = cw.Write([]string{
-			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), e.Agent, e.Method,
-			e.Result, detail, e.PrevHash, e.Hash,
+			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), escapeHidden(e.Agent), escapeHidden(e.Method),
+			escapeHidden(e.Result), escapeHidden(detail), e.PrevHash, e.Hash,
 		})
 	}
 	cw.Flush()

@@ -19,7 +19,7 @@ func (a *app) follow(ctx context.Context, svc watcher, keep func(agent.Event) bo
 	if !a.jsonOut {
 		fmt.Fprintln(a.stderr, "watching for changes; Ctrl-C to stop")
 	}
-	enc := json.NewEncoder(a.stdout)
+	enc := json.NewEncoder(safeJSONWriter{a.stdout})
 	for ev := range events {
 		if !keep(ev) {
 			continue

@@ -42,11 +42,13 @@ func (a *app) exitCode(err error) int {
 	case errors.As(err, &silent):
 		return silent.code
 	case errors.As(err, &usage):
-		fmt.Fprintf(a.stderr, "aoi: %v\n", usage.err)
+		fmt.Fprintf(a.stderr, "aoi: %s\n", sanitize(usage.err.Error(), true))
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", usage.cmd)
 		return exitUsage
 	default:
-		fmt.Fprintf(a.stderr, "aoi: %s\n", describe(err))
+		// Errors can carry a peer's words (its error message): sanitised
+		// like everything else a peer sent before it reaches the terminal.
+		fmt.Fprintf(a.stderr, "aoi: %s\n", sanitize(describe(err), true))
 		return exitFailure
 	}
 }

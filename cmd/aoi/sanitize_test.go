@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -55,4 +56,38 @@ func TestApprovalParamsShowHiddenCharacters(t *testing.T) {
 	if want := `msg="w\u202eb\u009b31mC1" suite=auth`; got != want {
 		t.Fatalf("params shown as %s, want %s", got, want)
 	}
+}
+
+// TestMachineOutputIsInertOnATerminal: the attack run's cases. --json
+// output writes a C1 control or a bidi override as a \u escape (decoding to
+// the same text), the CSV audit export writes peer controls as visible
+// escapes, and an error carrying a peer's words prints without its escape
+// sequences.
+func TestMachineOutputIsInertOnATerminal(t *testing.T) {
+	var b bytes.Buffer
+	a := &app{stdout: &b, stderr: &b, jsonOut: true}
+	if err := a.printJSON(agent.Peer{AgentID: "x", Endpoint: "127.0.0.1\u202e\u009b31m:1"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"\u202e", "\u009b"} {
+		if strings.Contains(b.String(), bad) {
+			t.Errorf("--json output holds %q raw: %q", bad, b.String())
+		}
+	}
+	var p agent.Peer
+	if err := json.Unmarshal(b.Bytes(), &p); err != nil || p.Endpoint != "127.0.0.1\u202e\u009b31m:1" {
+		t.Errorf("--json output decodes to %q (%v), want the exact text", p.Endpoint, err)
+	}
+
+	b.Reset()
+	if err := writeAuditCSV(&b, []agent.AuditEntry{{Seq: 1, Agent: "pm", Method: "aoi.x\x1b]52;c;cHduZWQ=\a\x1b[2J", Result: "ok"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\a") || !strings.Contains(b.String(), `aoi.x\x1b]52;c;cHduZWQ=\x07\x1b[2J`) {
+		t.Errorf("CSV export: %q", b.String())
+	}
+
+	b.Reset()
+	a.exitCode(errors.New("Permission denied" + hostile))
+	assertInert(t, "error", b.String())
 }
