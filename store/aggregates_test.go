@@ -143,6 +143,34 @@ func TestTrustRequestsAreBounded(t *testing.T) {
 	}
 }
 
+// TestRefusalSurvivesAFlood: the attack run's case — the owner refuses a
+// caller, then more new callers than the bound arrive; the refusal is
+// kept (bounded apart), so the refused caller's next call is still
+// refused quietly instead of listed again.
+func TestRefusalSurvivesAFlood(t *testing.T) {
+	db, _ := openTestDB(t, WithClock(newTestClock().Now))
+	write(t, db, func(tx *Tx) error {
+		if _, err := tx.RecordTrustRequest("mallory", "mallory", "addr"); err != nil {
+			return err
+		}
+		_, err := tx.RefuseTrustRequest("mallory")
+		return err
+	})
+	write(t, db, func(tx *Tx) error {
+		for i := range maxTrustRequests + 20 {
+			if _, err := tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var seen TrustRequestSeen
+	write(t, db, func(tx *Tx) (err error) { seen, err = tx.RecordTrustRequest("mallory", "mallory", "addr"); return err })
+	if seen.New || !seen.Refused {
+		t.Fatalf("the refused caller after a flood: %+v, want not new and refused", seen)
+	}
+}
+
 func TestQueriesLifecycle(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	ctx := context.Background()

@@ -208,10 +208,16 @@ func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) (Trus
 	seen.New, seen.Refused = attempts == 1, refused.Valid
 	// Unpinned callers are strangers: keep only the newest few hundred so a
 	// caller minting certificates cannot grow the table without bound.
-	_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
-		(SELECT fingerprint FROM trust_requests ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, maxTrustRequests)
-	if err != nil {
-		return seen, fmt.Errorf("store: trimming trust requests: %w", err)
+	// Pending and refused requests are bounded apart, so a flood of new
+	// ones cannot push out the owner's refusals (the refused caller would
+	// be listed again at its next call).
+	for _, refused := range []bool{false, true} {
+		_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
+			(SELECT fingerprint FROM trust_requests WHERE (refused_at IS NOT NULL) = ?
+			 ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, refused, maxTrustRequests)
+		if err != nil {
+			return seen, fmt.Errorf("store: trimming trust requests: %w", err)
+		}
 	}
 	return seen, nil
 }
@@ -233,7 +239,8 @@ func (tx *Tx) RefuseTrustRequest(fingerprint string) (bool, error) {
 	return n > 0, err
 }
 
-// maxTrustRequests bounds the trust_requests table.
+// maxTrustRequests bounds the pending trust requests, and the refused
+// ones apart.
 const maxTrustRequests = 500
 
 // DeleteTrustRequest forgets a trust request (after trusting).

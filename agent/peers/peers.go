@@ -112,6 +112,8 @@ type Registry struct {
 	// strangers is when each pending caller's calls last refreshed the
 	// front ends (strangerCalledAgain).
 	strangers strangerClocks
+	// newcomers bounds the trust requests one source address may file.
+	newcomers newcomerBudget
 	// heartbeats counts the rounds Heartbeat has finished.
 	heartbeats atomic.Int64
 }

@@ -3,6 +3,7 @@ package peers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -251,4 +252,39 @@ func TestCallErrorWords(t *testing.T) {
 	if got := CallError("pm-a", rpc.NewError(rpc.CodePermissionDenied, "no")).Error(); !strings.HasPrefix(got, "pm-a answered: ") {
 		t.Errorf("peer error: %q", got)
 	}
+}
+
+// TestCertificateMillIsNotListed: the attack run's flood — one source
+// address presenting a fresh certificate each call gets at most
+// maxNewcomersPerHost trust requests listed (every call is refused all the
+// same), so the owner's list is not buried; another address still gets
+// its request listed, and a listed caller calling again is still counted.
+func TestCertificateMillIsNotListed(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	call := func(i int, addr string) {
+		fp := fmt.Sprintf("%064x", i)
+		if _, err := tr.Authenticate(ctx, rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: addr}); !errors.Is(err, errs.ErrDenied) {
+			t.Fatalf("caller %d: got %v, want ErrDenied", i, err)
+		}
+	}
+	for i := range 40 {
+		call(i, "127.0.0.9:4000"+fmt.Sprint(i%10))
+	}
+	call(0, "127.0.0.9:40000") // listed already: still fine
+	call(100, "127.0.0.10:50000")
+	list, err := tr.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := 0
+	for _, p := range list {
+		if p.Trust == Pending {
+			pending++
+		}
+	}
+	if pending != maxNewcomersPerHost+1 {
+		t.Fatalf("%d pending trust requests listed, want %d from the mill and 1 from the other address", pending, maxNewcomersPerHost+1)
+	}
+	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -119,6 +120,9 @@ func (r *Registry) CheckCertExpiry(caller rpc.Caller) error {
 // from the TUI or `aoi peers trust`. Failures are logged, never returned: the
 // caller is refused either way.
 func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
+	if !r.newcomers.allow(hostOf(caller.Addr), caller.Fingerprint, r.Now()) {
+		return // a certificate mill: refused as always, but not listed
+	}
 	var seen store.TrustRequestSeen
 	err := r.DB.Write(ctx, func(tx *store.Tx) (err error) {
 		// No audit row here: the peer server audits the refusal itself, as
@@ -153,6 +157,52 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	}
 	r.Publish(events.TrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
 	r.Publish(events.Attention, caller.Fingerprint, "", "a new peer asks to be trusted")
+}
+
+// maxNewcomersPerHost is how many callers (certificates) one source
+// address may have listed as trust requests per newcomerWindow; certificates
+// cost nothing, so without it one machine could fill the list and bury the
+// real requests.
+const (
+	maxNewcomersPerHost = 5
+	newcomerWindow      = time.Hour
+	maxNewcomerHosts    = 1024
+)
+
+// newcomerBudget remembers, per source address, the certificates listed
+// in the current window.
+type newcomerBudget struct {
+	mu      sync.Mutex
+	started time.Time
+	hosts   map[string][]string // source host → fingerprints listed
+}
+
+// allow reports whether a caller from host with this fingerprint may be
+// listed: one already listed in this window may (its calls update its
+// row), a new one while the host has listed fewer than the bound.
+func (b *newcomerBudget) allow(host, fingerprint string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.hosts == nil || now.Sub(b.started) >= newcomerWindow || len(b.hosts) >= maxNewcomerHosts {
+		b.hosts, b.started = map[string][]string{}, now
+	}
+	listed := b.hosts[host]
+	if slices.Contains(listed, fingerprint) {
+		return true
+	}
+	if len(listed) >= maxNewcomersPerHost {
+		return false
+	}
+	b.hosts[host] = append(listed, fingerprint)
+	return true
+}
+
+// hostOf is addr's host ("" stays "").
+func hostOf(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
 }
 
 // strangerRefresh is how often a pending caller's repeated calls refresh
