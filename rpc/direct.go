@@ -169,7 +169,7 @@ func pinVerifier(expect string) func(tls.ConnectionState) error {
 			return fmt.Errorf("peer %s is not pinned (it presented fingerprint %s); if that is the peer you expect, pin it with `aoi peers trust <agent-id> %s` or set peers[].fingerprint in the config", cs.ServerName, got, got)
 		}
 		if subtle.ConstantTimeCompare([]byte(got), []byte(expect)) != 1 {
-			return fmt.Errorf("peer %s presented fingerprint %s but %s is pinned; refusing to connect (another process is answering there, or the peer made a new identity: re-pin it with `aoi peers trust` only if its owner confirms the new fingerprint)", cs.ServerName, got, expect)
+			return fmt.Errorf("peer %s presented fingerprint %s but %s is pinned; refusing to connect (another process is answering there, or the peer made a new identity: re-pin it with `aoi peers trust ID FINGERPRINT --replace` only if its owner confirms the new fingerprint)", cs.ServerName, got, expect)
 		}
 		return nil
 	}

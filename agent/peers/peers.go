@@ -62,6 +62,10 @@ type TrustRequest struct {
 	// it shows online at once if it trusts this agent too, and shows a
 	// trust request on its side if it does not yet. Front ends set it.
 	Announce bool `json:"announce,omitempty"`
+	// Replace lets the pin replace another certificate pinned for this
+	// agent id (its owner made a new identity). Without it that is
+	// refused: a stranger may claim a pinned peer's id.
+	Replace bool `json:"replace,omitempty"`
 }
 
 // URLMapper is implemented by transports whose peer URLs are not

@@ -288,3 +288,32 @@ func TestCertificateMillIsNotListed(t *testing.T) {
 	}
 	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
 }
+
+// TestTrustDoesNotSilentlyReplaceAPin: the attack run's case — a stranger
+// claims a pinned peer's id; trusting its certificate under that id is
+// refused unless the owner says --replace, and a replaced pin does not
+// carry the old certificate's role.
+func TestTrustDoesNotSilentlyReplaceAPin(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	old, mill := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: old, Role: "pm"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: old, Role: "pm"}); err != nil {
+		t.Fatalf("trusting the same certificate again: %v", err)
+	}
+	err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: mill})
+	if !errors.Is(err, errs.ErrInvalid) || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("pinning another certificate for pm: %v, want ErrInvalid naming --replace", err)
+	}
+	if p := find(t, tr.Registry, "pm", ""); p.Fingerprint != old || p.Role != "pm" {
+		t.Fatalf("after the refused trust: %+v, want the old pin", p)
+	}
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: mill, Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if p := find(t, tr.Registry, "pm", ""); p.Fingerprint != mill || p.Role != "" {
+		t.Fatalf("after --replace: %+v, want the new pin without the old role", p)
+	}
+}

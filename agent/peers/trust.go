@@ -112,7 +112,7 @@ func (r *Registry) CheckCertExpiry(caller rpc.Caller) error {
 		return nil
 	}
 	return errs.Denied("the certificate this peer presents expired on "+caller.CertNotAfter.UTC().Format(time.DateOnly)+
-		"; ask its owner to make a new identity (aoi init) and pin the new fingerprint, or unset network.refuse_expired_certs",
+		"; ask its owner to make a new identity (aoi init) and pin the new fingerprint (aoi peers trust ID FINGERPRINT --replace), or unset network.refuse_expired_certs",
 		map[string]any{"fingerprint": caller.Fingerprint})
 }
 
@@ -284,6 +284,14 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 		}
 		if !found {
 			rec = store.PeerRecord{AgentID: req.AgentID, Status: Offline, FirstSeen: r.Now()}
+		}
+		if replacing := found && rec.Trust == Pinned && rec.Fingerprint != "" && rec.Fingerprint != req.Fingerprint; replacing {
+			if !req.Replace {
+				return errs.Invalid("trust: %s is already pinned to another certificate (fingerprint %s…); a caller may claim any id. "+
+					"If %s's owner made a new identity, check the new fingerprint with them and run `aoi peers trust %s %s --replace`",
+					req.AgentID, rec.Fingerprint[:16], req.AgentID, req.AgentID, req.Fingerprint)
+			}
+			rec.Role = "" // the role was given to the old certificate; --role gives it again
 		}
 		rec.Fingerprint, rec.Trust = req.Fingerprint, Pinned
 		if req.Role != "" {

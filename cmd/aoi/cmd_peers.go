@@ -102,12 +102,13 @@ func (a *app) peersCmd() *cobra.Command {
 
 func (a *app) trustCmd() *cobra.Command {
 	var endpoint, role string
+	var replace bool
 	cmd := &cobra.Command{
 		Use:   "trust AGENT_ID FINGERPRINT",
 		Short: "Pin a peer's certificate fingerprint so it may call this agent",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role, Announce: true}
+			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role, Announce: true, Replace: replace}
 			return call(a, func(svc agent.PeerService) error {
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
@@ -118,6 +119,7 @@ func (a *app) trustCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&endpoint, "endpoint", "", "where the peer listens, HOST:PORT")
 	cmd.Flags().StringVar(&role, "role", "", "the role ACL rules with agent_role match for this peer (e.g. pm); a peer's own claim never counts")
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace the certificate pinned for AGENT_ID (its owner made a new identity); its role is not kept: give --role again")
 	return cmd
 }
 
