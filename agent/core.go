@@ -139,7 +139,23 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		c.Close()
 		return nil, err
 	}
+	c.warnLooseDataDir()
 	return c, nil
+}
+
+// warnLooseDataDir says, at start, when other users can reach the data dir
+// (the database, the keys): aoi doctor fails on it, and an owner running
+// only `aoi serve` should hear of it too.
+func (c *Core) warnLooseDataDir() {
+	fi, err := os.Stat(c.dataDir)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	msg := fmt.Sprintf("warning: data dir %s has mode %#o; other users can reach the database and keys: chmod 700 %s", c.dataDir, fi.Mode().Perm(), c.dataDir)
+	c.log.Warn(msg, "component", "core")
+	if c.opts.Progress != nil {
+		c.opts.Progress(msg)
+	}
 }
 
 // sayProgress logs slow one-time work and passes it to Options.Progress.

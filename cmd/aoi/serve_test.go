@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -190,6 +191,23 @@ func TestServeSaysWhereItListens(t *testing.T) {
 	p.waitFor(t, 10*time.Second, "the line saying where it listens", func() bool {
 		return strings.Contains(p.out.String(), want)
 	})
+}
+
+// TestServeWarnsOfALooseDataDir: `aoi serve` on a data dir other users
+// can reach says so on stderr, with the fix, and still starts.
+func TestServeWarnsOfALooseDataDir(t *testing.T) {
+	bin := buildAOI(t)
+	dir := filepath.Join(shortDir(t), "eng")
+	initAgent(t, bin, dir, "eng-suzuki")
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	p := startServeProc(t, bin, dir)
+	p.waitServing(t, dir)
+	want := "aoi: warning: data dir " + dir + " has mode 0777; other users can reach the database and keys: chmod 700 " + dir
+	if out := p.out.String(); !strings.Contains(out, want) {
+		t.Errorf("aoi serve on a 0777 data dir printed:\n%s\nwant %q", out, want)
+	}
 }
 
 // TestServeListenFlag: `aoi serve --listen HOST:PORT` listens there
