@@ -164,11 +164,16 @@ func draftText(raw json.RawMessage) string {
 	}
 	var b strings.Builder
 	b.WriteString(SanitizeMultiline(d.Summary))
-	if d.Progress != nil {
+	// The secretary's summary usually says the progress and the blockers
+	// already ("In progress: about 75% done. Blocked by: …"): they are
+	// added only when it does not, so the sent answer says each once.
+	if d.Progress != nil && !strings.Contains(d.Summary, itoa(*d.Progress)+"%") {
 		b.WriteString("\nProgress: " + itoa(*d.Progress) + "%")
 	}
 	for _, bl := range d.Blockers {
-		b.WriteString("\nBlocker: " + Sanitize(bl))
+		if !strings.Contains(d.Summary, bl) {
+			b.WriteString("\nBlocker: " + Sanitize(bl))
+		}
 	}
 	return strings.TrimSpace(b.String())
 }

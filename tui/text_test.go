@@ -33,3 +33,21 @@ func TestWrapKeepsIDsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftSaysEachThingOnce: the secretary's summary already names the
+// blocker and the progress; the editable draft does not add them again
+// (the walk saw the blocker twice in the sent answer), but adds those the
+// summary leaves out.
+func TestDraftSaysEachThingOnce(t *testing.T) {
+	d := draftText([]byte(`{"summary":"auth: 3 matching events. In progress: about 75% done. Blocked by: refresh tokens blocked on Redis config.",` +
+		`"progress":75,"blockers":["refresh tokens blocked on Redis config","the staging certificate"]}`))
+	if n := strings.Count(d, "refresh tokens blocked on Redis config"); n != 1 {
+		t.Errorf("the blocker is said %d times in the draft:\n%s", n, d)
+	}
+	if strings.Contains(d, "Progress: 75%") {
+		t.Errorf("the progress is said twice:\n%s", d)
+	}
+	if !strings.Contains(d, "\nBlocker: the staging certificate") {
+		t.Errorf("a blocker the summary leaves out is missing:\n%s", d)
+	}
+}

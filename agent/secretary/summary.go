@@ -48,7 +48,7 @@ func (s *Secretary) summarise(ctx context.Context, question string, f answerFact
 // then what is done, what is in progress and what blocks, each said once,
 // in the question's language.
 func extractiveSummary(f answerFacts) string {
-	topic := strings.Join(f.q.Words, " ")
+	topic := topicOf(f.q.Words)
 	if len(f.hits) == 0 {
 		if f.q.Japanese {
 			return fmt.Sprintf("「%s」に該当する作業記録はありません。", topic)
@@ -85,6 +85,19 @@ func extractiveSummary(f answerFacts) string {
 	b.WriteString(t.section(t.doing, progress))
 	b.WriteString(t.section(t.blocked, blockers))
 	return clipRunes(b.String(), maxSummaryRunes)
+}
+
+// maxTopicWords bounds the words the summary's first line names: a long
+// question's every word there reads as a bag of keywords.
+const maxTopicWords = 4
+
+// topicOf is what the summary says it matched: the question's words, the
+// first few of a long one.
+func topicOf(words []string) string {
+	if len(words) > maxTopicWords {
+		return strings.Join(words[:maxTopicWords], " ") + " …"
+	}
+	return strings.Join(words, " ")
 }
 
 // doneItems are the titles of the best-matching recorded work (commits,

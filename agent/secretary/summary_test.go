@@ -158,3 +158,16 @@ func TestHeadWithoutContext(t *testing.T) {
 		t.Errorf("en head with a context = %q", got)
 	}
 }
+
+// TestTopicNamesAFewWords: a long question's first line names its first
+// few words, not every one of them (the walk read "detail authentication
+// refactor parts jwt refresh flow redis configuration qa start testing").
+func TestTopicNamesAFewWords(t *testing.T) {
+	long := strings.Fields("authentication refactor jwt refresh flow redis configuration")
+	if got := topicOf(long); got != "authentication refactor jwt refresh …" {
+		t.Errorf("topicOf(long) = %q", got)
+	}
+	if got := topicOf([]string{"auth", "refresh"}); got != "auth refresh" {
+		t.Errorf("topicOf(short) = %q", got)
+	}
+}
