@@ -23,3 +23,14 @@ func TestAnswerNoticeNamesACLIQuestion(t *testing.T) {
 		t.Errorf("a message about no question names one: %q", m.notice.text)
 	}
 }
+
+// TestDeclineNoticeSaysDeclined: a declined question's notice says the
+// peer declined it, with the reason, instead of reading like an answer.
+func TestDeclineNoticeSaysDeclined(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	m.showMessage(agent.Message{From: "eng-suzuki", Event: "query.declined", RelatedID: "ask-cli",
+		Question: "any news on the logo?", Data: json.RawMessage(`{"summary":"ask design team"}`)})
+	if want := "eng-suzuki declined “any news on the logo?”: ask design team"; !strings.Contains(m.notice.text, want) {
+		t.Fatalf("notice = %q; want it to contain %q", m.notice.text, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -216,7 +217,11 @@ func (m *Model) showMessage(msg agent.Message) {
 		q = truncate(Sanitize(msg.Question), 40)
 	}
 	if q != "" && msg.RelatedID != "" {
-		m.peerNotice("↩ " + from + " re “" + q + "”: " + text)
+		verb := " re “" + q + "”: "
+		if msg.Event == wire.EventQueryDeclined {
+			verb = " declined “" + q + "”: " // a reason, not an answer
+		}
+		m.peerNotice("↩ " + from + verb + text)
 		return
 	}
 	if msg.Type != "" { // a typed message for the assistant (aoi.message)
