@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -35,7 +36,7 @@ func (a *app) rootCmd() *cobra.Command {
 			"buffers or escalates what it cannot answer, and asks before doing anything.\n" +
 			"With no command it opens the interface (starting the agent core, or attaching\n" +
 			"to an `aoi serve` already running for the same data dir).",
-		Args:          args(cobra.NoArgs),
+		Args:          args(unknownCommand),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return a.runInterface(cmd.Context()) },
@@ -201,4 +202,21 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// unknownCommand refuses words after `aoi` that name no command, with
+// cobra's suggestions ("did you mean query?"), which cobra.NoArgs leaves
+// out.
+func unknownCommand(cmd *cobra.Command, argv []string) error {
+	if len(argv) == 0 {
+		return nil
+	}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, set only on its path
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", argv[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(argv[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return errors.New(msg)
 }

@@ -28,7 +28,12 @@ func (a *app) auditCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.emit(es, func(w io.Writer) { printAudit(w, es) })
+				return a.emit(es, func(w io.Writer) {
+					printAudit(w, es)
+					if len(es) == 0 && f != (agent.AuditFilter{Limit: f.Limit}) {
+						fmt.Fprintln(w, "(with the filters given; results are ok, error, or an error's name or label: denied, rate-limit, bad-params, timeout, …)")
+					}
+				})
 			})
 		},
 	}

@@ -186,7 +186,12 @@ func (a *app) focusCmd() *cobra.Command {
 		Use:       "focus on|off",
 		Short:     "Turn focus mode on or off (overrides focus hours)",
 		ValidArgs: []string{"on", "off"},
-		Args:      args(cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs)),
+		Args: args(func(cmd *cobra.Command, argv []string) error {
+			if len(argv) != 1 || argv[0] != "on" && argv[0] != "off" {
+				return fmt.Errorf("focus takes on or off (got %q)", strings.Join(argv, " "))
+			}
+			return nil
+		}),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			on := argv[0] == "on"
 			return call(a, func(svc agent.InboxService) error {

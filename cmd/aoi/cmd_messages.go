@@ -37,6 +37,9 @@ func (a *app) sendCmd() *cobra.Command {
 			if !slices.Contains(wire.MessageTypes, r.Type) {
 				return usagef(cmd, "TYPE must be one of %s", strings.Join(wire.MessageTypes, ", "))
 			}
+			if r.Priority != "" && !slices.Contains(priorities, r.Priority) {
+				return usagef(cmd, "--priority %q: use one of %s", r.Priority, strings.Join(priorities, ", "))
+			}
 			var err error
 			if r.Payload, err = sendPayload(r.Type, payload, strings.Join(argv[2:], " ")); err != nil {
 				return usagef(cmd, "%v", err)

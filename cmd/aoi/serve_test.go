@@ -104,6 +104,7 @@ func TestCommandsAgainstServe(t *testing.T) {
 	expectOut(t, dir, []string{"approvals"}, "no approvals")
 	expectOut(t, dir, []string{"audit", "verify"}, "chain intact: ")
 	expectOut(t, dir, []string{"audit", "--method", "ctl.focus"}, "ctl.focus")
+	expectOut(t, dir, []string{"audit", "--result", "nonsense"}, "no audit rows\n(with the filters given; results are ok, error, or an error's name or label: denied")
 	expectOut(t, dir, []string{"audit", "export", "--format", "csv"}, "seq,time,agent,method,result,detail,prev_hash,hash\n1,")
 
 	var rows []agent.AuditEntry

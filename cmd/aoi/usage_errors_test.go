@@ -1,0 +1,27 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMistypedCommandsSayWhatWasMeant: a mistyped command gets cobra's
+// suggestion, a wrong focus word names on|off, and send's --priority is
+// checked like query's, each a usage error (exit 2) before any core is
+// asked.
+func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
+	bin := buildAOI(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"quary"}, `unknown command "quary" for "aoi"; did you mean query?`},
+		{[]string{"focus", "maybe"}, `focus takes on or off (got "maybe")`},
+		{[]string{"send", "eng-suzuki", "note", "hi", "--priority", "urgent"}, `--priority "urgent": use one of low, normal, high, critical`},
+	} {
+		if out := cliFails(t, bin, dir, exitUsage, c.args...); !strings.Contains(out, c.want) {
+			t.Errorf("aoi %v printed:\n%s\nwant %q", c.args, out, c.want)
+		}
+	}
+}
