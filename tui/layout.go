@@ -98,22 +98,33 @@ func contains(fs []focus, f focus) bool {
 // edge around content (which is fitted to the inside).
 func box(title, content string, w, h int, on bool, env *env) string {
 	bs, ts := env.styles.Border, env.styles.Title
+	g := lightBox
 	if on {
-		bs, ts = env.styles.BorderOn, env.styles.TitleOn
+		// The focused pane is drawn heavy, so which pane the keys act on
+		// shows without colour too (two open columns, NO_COLOR).
+		bs, ts, g = env.styles.BorderOn, env.styles.TitleOn, heavyBox
 	}
 	inner := w - 2
 	title = truncate(title, max(0, inner-4))
-	top := bs.Render("╭─") + " " + ts.Render(title) + " "
-	top += bs.Render(strings.Repeat("─", max(0, inner-3-ansi.StringWidth(title))) + "╮")
+	top := bs.Render(g.tl+g.h) + " " + ts.Render(title) + " "
+	top += bs.Render(strings.Repeat(g.h, max(0, inner-3-ansi.StringWidth(title))) + g.tr)
 	lines := make([]string, 0, h)
 	lines = append(lines, top)
-	side := bs.Render("│")
+	side := bs.Render(g.v)
 	for _, l := range strings.Split(fitBlock(content, inner, h-2), "\n") {
 		lines = append(lines, side+l+side)
 	}
-	lines = append(lines, bs.Render("╰"+strings.Repeat("─", max(0, inner))+"╯"))
+	lines = append(lines, bs.Render(g.bl+strings.Repeat(g.h, max(0, inner))+g.br))
 	return strings.Join(lines, "\n")
 }
+
+// boxGlyphs are a pane frame's corners and lines.
+type boxGlyphs struct{ tl, tr, bl, br, h, v string }
+
+var (
+	lightBox = boxGlyphs{"╭", "╮", "╰", "╯", "─", "│"}
+	heavyBox = boxGlyphs{"┏", "┓", "┗", "┛", "━", "┃"}
+)
 
 // collapsed draws a closed pane as one line: "▸ Title ────".
 func collapsed(title string, w int, on bool, env *env) string {
@@ -121,9 +132,13 @@ func collapsed(title string, w int, on bool, env *env) string {
 	if on {
 		bs, ts = env.styles.BorderOn, env.styles.TitleOn
 	}
+	line := lightBox.h
+	if on {
+		line = heavyBox.h
+	}
 	title = truncate(title, max(0, w-4))
 	rest := max(0, w-3-ansi.StringWidth(title))
-	return bs.Render("▸") + " " + ts.Render(title) + " " + bs.Render(strings.Repeat("─", rest))
+	return bs.Render("▸") + " " + ts.Render(title) + " " + bs.Render(strings.Repeat(line, rest))
 }
 
 // joinColumns places column blocks side by side.

@@ -52,7 +52,7 @@ check_detail_and_reject() {
 
 check_audit_live_and_search() {
 	keys Tab # Audit
-	poll screen_has "╭─ Audit" || fail "tab did not open the Audit pane"
+	poll screen_has "┏━ Audit" || fail "tab did not open the Audit pane"
 	aoi --data-dir "$PM" send eng-suzuki note "audit pane is live" >"$T/send.log" 2>&1 || fail "aoi send from the PM failed: $(cat "$T/send.log")"
 	poll screen_has "aoi.message" || fail "the Audit pane did not show a row written after it opened"
 	keys /
@@ -137,7 +137,7 @@ check_trust_from_peers_pane() {
 	aoi --data-dir "$qa" discover >/dev/null 2>&1 || true # refused: the engineer has not pinned QA
 	poll screen_has "wants trust" || fail "QA's trust request never reached the Peers pane"
 	keys BTab BTab BTab BTab BTab # Messages → Peers
-	poll screen_has "╭─ Peers" || fail "shift+tab did not reach the Peers pane"
+	poll screen_has "┏━ Peers" || fail "shift+tab did not reach the Peers pane"
 	keys Home t
 	poll screen_has "agent id › qa-ito" || fail "the trust dialog does not carry QA's announced id"
 	screen_has "${qa_fp:0:20}" || fail "the trust dialog does not show QA's fingerprint"
