@@ -54,7 +54,7 @@ func (p *interruptsPane) Update(k tea.KeyPressMsg) action {
 
 func (p *interruptsPane) View() string {
 	if len(p.rows) == 0 {
-		return p.empty("Nothing buffered. Queries that arrive during focus time wait here.")
+		return p.empty("Nothing buffered. During focus time, low-priority questions the secretary cannot answer wait here until focus ends.")
 	}
 	k := p.env.keys
 	lines := []string{p.header(fitHints([]key.Binding{k.Queries.Answer, k.Queries.Decline,

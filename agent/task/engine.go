@@ -202,10 +202,18 @@ func repoDir(cfg *config.Config, tt config.TaskType) string {
 	return ""
 }
 
-// NotFoundError names an unknown task or approval.
-type NotFoundError struct{ Kind, ID string }
+// NotFoundError names an unknown task or approval. ForPeer marks one a
+// peer asked about: its advice is the requester's, not this owner's
+// `aoi tasks`.
+type NotFoundError struct {
+	Kind, ID string
+	ForPeer  bool
+}
 
 func (e *NotFoundError) Error() string {
+	if e.ForPeer {
+		return fmt.Sprintf("%s %s not found among the tasks you asked this agent for; use the task id `aoi task` printed", e.Kind, e.ID)
+	}
 	return fmt.Sprintf("%s %s not found; list them with `aoi %ss`", e.Kind, e.ID, e.Kind)
 }
 

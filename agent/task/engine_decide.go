@@ -169,7 +169,7 @@ func (e *Engine) Status(ctx context.Context, taskID, requester string) (store.Ta
 		return t, err
 	}
 	if !ok || (requester != "" && t.Requester != requester) {
-		return store.TaskRecord{}, &NotFoundError{Kind: "task", ID: taskID}
+		return store.TaskRecord{}, &NotFoundError{Kind: "task", ID: taskID, ForPeer: requester != ""}
 	}
 	return t, nil
 }

@@ -483,3 +483,19 @@ func TestEngineNonGitWorktreeIsConfigError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestUnknownTaskAdviceFitsWhoAsks: the owner asking about an unknown task
+// is pointed at `aoi tasks`; a peer (the requester) is told the id it
+// gave matches none of its own requests, since the owner's list is not
+// theirs to run.
+func TestUnknownTaskAdviceFitsWhoAsks(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	if _, err := h.e.Status(ctx, "tnope", ""); err == nil || !strings.Contains(err.Error(), "list them with `aoi tasks`") {
+		t.Errorf("the owner's unknown task: %v", err)
+	}
+	_, err := h.e.Status(ctx, "tnope", "pm-tanaka")
+	if err == nil || strings.Contains(err.Error(), "aoi tasks") || !strings.Contains(err.Error(), "not found among the tasks you asked this agent for") {
+		t.Errorf("a peer's unknown task: %v", err)
+	}
+}
