@@ -24,7 +24,9 @@ type approvalsPane struct {
 	arrived string
 }
 
-func newApprovalsPane(e *env) *approvalsPane { return &approvalsPane{paneBase: paneBase{env: e}} }
+func newApprovalsPane(e *env) *approvalsPane {
+	return &approvalsPane{paneBase: paneBase{env: e, previewed: true}}
+}
 
 func (p *approvalsPane) n() int { return len(p.approvals) + len(p.tasks) }
 
@@ -157,7 +159,29 @@ func (p *approvalsPane) View() string {
 			lines = append(lines, p.taskRow(p.tasks[i-len(p.approvals)], i == p.list.cursor))
 		}
 	}
+	label, text := p.previewOf(p.list.cursor)
+	lines = p.preview(lines, label, text)
 	return strings.Join(lines, "\n")
+}
+
+// previewOf is what the preview under the list shows for row i: who asks
+// for what, and the parameters whole (a row cuts them), with the rule that
+// allowed a request or how a task ended.
+func (p *approvalsPane) previewOf(i int) (label, text string) {
+	if i < len(p.approvals) {
+		a := p.approvals[i]
+		text = "params: " + orDefault(paramsText(a.Params), "none")
+		if a.MatchedRule != "" {
+			text += " · rule " + Sanitize(a.MatchedRule)
+		}
+		return Sanitize(a.Requester) + " · " + Sanitize(a.TaskType) + " · waits for you", text
+	}
+	t := p.tasks[i-len(p.approvals)]
+	text = "params: " + orDefault(paramsText(t.Params), "none")
+	if t.Error != "" {
+		text += " · " + Sanitize(t.Error)
+	}
+	return Sanitize(t.Requester) + " · " + Sanitize(t.Type) + " · " + taskStateLabel(t.State), text
 }
 
 // narrowApprovals is the pane width under which the Approvals pane drops

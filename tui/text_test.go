@@ -51,3 +51,16 @@ func TestDraftSaysEachThingOnce(t *testing.T) {
 		t.Errorf("a blocker the summary leaves out is missing:\n%s", d)
 	}
 }
+
+// TestApprovalPreviewShowsParamsWhole: a parameter too long for its row
+// is read whole under the Approvals list, as a question is under Queries.
+func TestApprovalPreviewShowsParamsWhole(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	m.setFocus(focusApprovals)
+	m.approvals.approvals[0].Params = map[string]string{"suite": strings.Repeat("pkg/", 25) + "the-end"}
+	frame := screen(m)
+	if !strings.Contains(frame, "the-end") || !strings.Contains(frame, "waits for you") {
+		t.Errorf("the selected request's parameters are not shown whole:\n%s", frame)
+	}
+	checkFrame(t, frame, 80, 24)
+}
