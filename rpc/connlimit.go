@@ -1,8 +1,10 @@
 package rpc
 
 import (
+	"crypto/tls"
 	"net"
 	"sync"
+	"time"
 )
 
 // Connection caps for the peer listener. Every connection costs a file
@@ -14,11 +16,19 @@ const (
 	DefaultMaxConnsPerSource = 64
 )
 
+// unprovenGrace is how long a connection may go without a request from a
+// caller let in before, with the listener full, a new connection may take
+// its place: time enough for a real peer's handshake and headers.
+const unprovenGrace = 2 * time.Second
+
 // LimitConnections wraps ln so at most total connections are open at once,
-// and at most perSource from one IP address. A connection over either cap
-// is closed as soon as it is accepted (the caller sees a reset, and
-// retries later); accepting goes on, so one flooding source cannot stall
-// the listener for others.
+// and at most perSource from one IP address. A connection over the
+// per-source cap is closed as soon as it is accepted (the caller sees a
+// reset, and retries later); accepting goes on, so one flooding source
+// cannot stall the listener for others. When the total cap is reached, the
+// oldest connection that has not yet carried a request from a caller let
+// in (MarkProven), and is older than unprovenGrace, is closed to make room:
+// stalled connections from many addresses cannot lock pinned peers out.
 func LimitConnections(ln net.Listener, total, perSource int) net.Listener {
 	if total <= 0 {
 		total = DefaultMaxConns
@@ -26,16 +36,19 @@ func LimitConnections(ln net.Listener, total, perSource int) net.Listener {
 	if perSource <= 0 {
 		perSource = DefaultMaxConnsPerSource
 	}
-	return &limitListener{Listener: ln, total: total, perSource: perSource, bySource: map[string]int{}}
+	return &limitListener{Listener: ln, total: total, perSource: perSource, grace: unprovenGrace,
+		bySource: map[string]int{}, unproven: map[*limitedConn]struct{}{}}
 }
 
 type limitListener struct {
 	net.Listener
 	total, perSource int
+	grace            time.Duration // unprovenGrace (tests shorten it)
 
 	mu       sync.Mutex
 	open     int
 	bySource map[string]int
+	unproven map[*limitedConn]struct{} // open connections no request of a caller let in has used
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -45,30 +58,79 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		src := sourceOf(c.RemoteAddr())
-		if l.admit(src) {
-			return &limitedConn{Conn: c, release: func() { l.release(src) }}, nil
+		if lc := l.admit(c, src); lc != nil {
+			return lc, nil
 		}
 		c.Close()
 	}
 }
 
-func (l *limitListener) admit(src string) bool {
+// admit takes c when the caps allow, making room by closing the oldest
+// unproven connection when only the total cap is in the way.
+func (l *limitListener) admit(c net.Conn, src string) *limitedConn {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open >= l.total || l.bySource[src] >= l.perSource {
-		return false
+	if l.bySource[src] >= l.perSource {
+		l.mu.Unlock()
+		return nil
+	}
+	if l.open >= l.total {
+		victim := l.oldestUnproven(time.Now().Add(-l.grace))
+		l.mu.Unlock()
+		if victim == nil {
+			return nil
+		}
+		victim.Close() // gives its slot back
+		l.mu.Lock()
+		if l.open >= l.total {
+			l.mu.Unlock()
+			return nil
+		}
 	}
 	l.open++
 	l.bySource[src]++
-	return true
+	lc := &limitedConn{Conn: c, owner: l, src: src, accepted: time.Now()}
+	l.unproven[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc
 }
 
-func (l *limitListener) release(src string) {
+// oldestUnproven is the unproven connection accepted longest ago, before
+// cutoff, or nil. The caller holds mu.
+func (l *limitListener) oldestUnproven(cutoff time.Time) *limitedConn {
+	var oldest *limitedConn
+	for c := range l.unproven {
+		if c.accepted.Before(cutoff) && (oldest == nil || c.accepted.Before(oldest.accepted)) {
+			oldest = c
+		}
+	}
+	return oldest
+}
+
+func (l *limitListener) release(c *limitedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	delete(l.unproven, c)
 	l.open--
-	if l.bySource[src]--; l.bySource[src] <= 0 {
-		delete(l.bySource, src)
+	if l.bySource[c.src]--; l.bySource[c.src] <= 0 {
+		delete(l.bySource, c.src)
+	}
+}
+
+func (l *limitListener) prove(c *limitedConn) {
+	l.mu.Lock()
+	delete(l.unproven, c)
+	l.mu.Unlock()
+}
+
+// MarkProven records that c carried a request from a caller let in, so a
+// full listener never closes it to make room. c may be the *tls.Conn over
+// a limited connection; other connections are left alone.
+func MarkProven(c net.Conn) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	if lc, ok := c.(*limitedConn); ok {
+		lc.proveOnce.Do(func() { lc.owner.prove(lc) })
 	}
 }
 
@@ -92,12 +154,15 @@ func hostOf(hostport string) string {
 // limitedConn gives its slot back exactly once, on the first Close.
 type limitedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	owner     *limitListener
+	src       string
+	accepted  time.Time
+	once      sync.Once
+	proveOnce sync.Once
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() { c.owner.release(c) })
 	return err
 }

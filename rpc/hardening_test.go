@@ -250,3 +250,54 @@ func TestLongIDRefusedBeforeAnythingRuns(t *testing.T) {
 		t.Fatalf("an id of exactly %d bytes: %v", MaxIDBytes, ok.err)
 	}
 }
+
+// TestFullListenerMakesRoomForPeers: the attack run's case — stalled
+// connections from many addresses fill the listener; a new connection
+// then takes the place of the oldest one no admitted caller has used,
+// while a connection a caller let in has used (MarkProven) is kept.
+func TestFullListenerMakesRoomForPeers(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := LimitConnections(raw, 3, 10)
+	ln.(*limitListener).grace = 0
+	defer ln.Close()
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dial := func() (client, server net.Conn) {
+		c, err := net.Dial("tcp", raw.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		select {
+		case s := <-accepted:
+			return c, s
+		case <-time.After(5 * time.Second):
+			t.Fatal("a connection was not accepted")
+		}
+		return nil, nil
+	}
+	peer, peerSide := dial()
+	MarkProven(peerSide)
+	stalled, _ := dial()
+	dial()
+	dial() // the listener is full: the oldest unproven one (stalled) makes room
+	_ = stalled.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := stalled.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Fatalf("the oldest stalled connection was not closed: %v", err)
+	}
+	_ = peer.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := peer.Read(make([]byte, 1)); !isTimeout(err) {
+		t.Fatalf("the peer's proven connection was closed: %v", err)
+	}
+}

@@ -1,10 +1,12 @@
 package rpc
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,6 +50,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		closeAfterReply(w)
 		writeOutcome(w, s.refuseWhole(r.Context(), caller, ref.err, ref.status))
 		return
+	}
+	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+		MarkProven(c) // a caller let in uses it: a full listener keeps it
 	}
 	// The body must arrive within bodyTimeout; the deadline is lifted for
 	// the handler, which may take long (a synchronous query, a long poll).
@@ -162,5 +167,11 @@ func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 	if logger != nil {
 		srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	}
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
 	return srv
 }
+
+// connKey carries a request's connection in its context (MarkProven).
+type connKey struct{}
