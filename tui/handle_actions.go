@@ -58,11 +58,17 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.pushDialog(newTrustDialog(a.p, m.env))
 		return m.topDialog().(*trustDialog).focusCmd()
 	case askRefuse:
-		m.pushDialog(newConfirmDialog("Refuse "+peerLabel(a.p),
-			"Refuse this caller? It is not listed again and rings nobody; `aoi peers trust` can still pin it later.\n\nfingerprint: "+Sanitize(a.p.Fingerprint),
-			refuseAction{p: a.p}, m.env))
+		title, question := "Refuse "+peerLabel(a.p), "Refuse this caller? It is not listed again and rings nobody; `aoi peers trust` can still pin it later."
+		if a.p.Trust == agent.TrustPinned {
+			title, question = "Stop trusting "+peerLabel(a.p), "Stop trusting this peer? Its pin goes and its calls are refused from now on, ringing nobody; `aoi peers trust` pins it again."
+		}
+		m.pushDialog(newConfirmDialog(title, question+"\n\nfingerprint: "+Sanitize(a.p.Fingerprint), refuseAction{p: a.p}, m.env))
 	case refuseAction:
-		return m.callAs("refused "+peerLabel(a.p), "refusing "+peerLabel(a.p), dPeers|dStatus, func(c context.Context, s Service) error {
+		done, doing := "refused "+peerLabel(a.p), "refusing "+peerLabel(a.p)
+		if a.p.Trust == agent.TrustPinned {
+			done, doing = peerLabel(a.p)+" is no longer trusted", "untrusting "+peerLabel(a.p)
+		}
+		return m.callAs(done, doing, dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Refuse(c, agent.RefuseRequest{Fingerprint: a.p.Fingerprint})
 		})
 	case showDetail:

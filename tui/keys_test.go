@@ -151,6 +151,29 @@ func TestTrustAndRefuse(t *testing.T) {
 	}
 }
 
+// TestRefuseAPinnedPeer: x on a pinned peer asks whether to stop trusting
+// it, and yes untrusts it by its fingerprint.
+func TestRefuseAPinnedPeer(t *testing.T) {
+	svc := fixtureService()
+	svc.peers[0].Fingerprint = strings.Repeat("ab", 32) // pm-tanaka
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "shift+tab", "down") // past the pending request to pm-tanaka
+	if r, _ := m.peers.selected(); r.AgentID != "pm-tanaka" {
+		t.Fatalf("selected %q, want pm-tanaka", r.AgentID)
+	}
+	press(t, m, "x")
+	if _, ok := m.topDialog().(*confirmDialog); !ok || !strings.Contains(screen(m), "Stop trusting") {
+		t.Fatalf("x on a pinned peer: dialog %T\n%s", m.topDialog(), screen(m))
+	}
+	press(t, m, "y")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"refuse " + strings.Repeat("ab", 32)}) {
+		t.Fatalf("calls = %v", got)
+	}
+	if !strings.Contains(screen(m), "pm-tanaka is no longer trusted") {
+		t.Errorf("no notice that pm-tanaka is no longer trusted:\n%s", screen(m))
+	}
+}
+
 // TestTrustDialogGivesARole: tab moves to the role field, and the role
 // typed there is the one the trust gives the peer (ACL rules match it;
 // without it a role rule never matches a peer trusted from the interface).

@@ -182,7 +182,11 @@ func (p *peersPane) Update(k tea.KeyPressMsg) action {
 // decide trusts or refuses the selected trust request, else the first one
 // waiting, selecting it: the notice that announces a request names t and
 // x without knowing where the selection is. With none waiting it says so.
+// x on a pinned peer asks whether to stop trusting it.
 func (p *peersPane) decide(trust bool) action {
+	if r, ok := p.selected(); ok && !trust && r.Trust == agent.TrustPinned && r.Fingerprint != "" {
+		return askRefuse{p: r} // x on a pinned peer: stop trusting it
+	}
 	i, ok := p.pendingRow()
 	if !ok {
 		return noticeAction{text: "no trust request is waiting"}

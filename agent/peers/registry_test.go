@@ -317,3 +317,48 @@ func TestTrustDoesNotSilentlyReplaceAPin(t *testing.T) {
 		t.Fatalf("after --replace: %+v, want the new pin without the old role", p)
 	}
 }
+
+// TestRefusePinnedPeerUntrustsIt: refusing a pinned peer's fingerprint
+// removes the pin; its next call is refused and rings nobody (it is not
+// listed as a new request), and trusting it again works. A peer the
+// config's peers[] pins is refused with advice instead.
+func TestRefusePinnedPeerUntrustsIt(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	fp := strings.Repeat("ab", 32)
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: fp, Role: "pm"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Refuse(ctx, fp); err != nil {
+		t.Fatal(err)
+	}
+	caller := rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50000", AnnouncedID: "pm"}
+	if _, err := tr.Authenticate(ctx, caller); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("an untrusted peer's call: %v, want ErrDenied", err)
+	}
+	list, err := tr.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list {
+		if p.Fingerprint == fp {
+			t.Fatalf("the untrusted peer is still listed: %+v", p)
+		}
+	}
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: fp}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Authenticate(ctx, caller); err != nil {
+		t.Fatalf("trusted again: %v", err)
+	}
+
+	cfgFP := strings.Repeat("cd", 32)
+	cfg := tr.Config()
+	cfg.Peers = append(cfg.Peers, config.Peer{AgentID: "qa", Fingerprint: cfgFP, Endpoint: "127.0.0.1:9"})
+	if err := tr.Seed(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Refuse(ctx, cfgFP); !errors.Is(err, errs.ErrInvalid) || !strings.Contains(err.Error(), "peers[]") {
+		t.Fatalf("refusing a config-pinned peer: %v, want ErrInvalid naming peers[]", err)
+	}
+}

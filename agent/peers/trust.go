@@ -331,8 +331,18 @@ func (r *Registry) helloAfterTrust(ctx context.Context, agentID string) {
 
 // Refuse turns a pending trust request down: it is listed no more, and
 // the caller's further calls (still refused, as any stranger's) ring
-// nobody. `aoi peers trust` can still pin it later.
+// nobody. Given a pinned peer's fingerprint it undoes the trust the same
+// way: the pin goes, and the peer's calls are refused from then on. A peer
+// the config's peers[] pins is refused with advice instead (a reload would
+// pin it again). `aoi peers trust` can pin either later.
 func (r *Registry) Refuse(ctx context.Context, fingerprint string) error {
+	pinned, found, err := r.DB.PeerByFingerprint(ctx, fingerprint)
+	if err != nil {
+		return err
+	}
+	if found && pinned.Trust == Pinned {
+		return r.untrust(ctx, pinned)
+	}
 	return r.DB.Write(ctx, func(tx *store.Tx) error {
 		if _, err := tx.RefuseTrustRequest(fingerprint); err != nil {
 			return err
@@ -340,6 +350,35 @@ func (r *Registry) Refuse(ctx context.Context, fingerprint string) error {
 		_, err := tx.AppendAudit("owner", "ctl.refuse", "ok", map[string]any{"fingerprint": fingerprint})
 		return err
 	})
+}
+
+// untrust removes a pinned peer's pin and keeps its certificate refused
+// (a refused trust request), so its next call rings nobody.
+func (r *Registry) untrust(ctx context.Context, p store.PeerRecord) error {
+	for _, cp := range r.Config().Peers {
+		if cp.AgentID == p.AgentID {
+			return errs.Invalid("%s is pinned by the config's peers[]; remove it there and run `aoi reload` to stop trusting it", p.AgentID)
+		}
+	}
+	err := r.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.DeletePeer(p.AgentID); err != nil {
+			return err
+		}
+		if _, err := tx.RecordTrustRequest(p.Fingerprint, p.AgentID, p.Endpoint); err != nil {
+			return err
+		}
+		if _, err := tx.RefuseTrustRequest(p.Fingerprint); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", "ctl.untrust", "ok", map[string]any{"agent_id": p.AgentID, "fingerprint": p.Fingerprint})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.Forget(p.AgentID) // cached callers and client
+	r.Publish(events.PeerChanged, p.AgentID, p.AgentID, "no longer trusted")
+	return nil
 }
 
 // List is the registry plus pending trust requests.

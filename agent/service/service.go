@@ -67,8 +67,9 @@ type PeerService interface {
 	// endpoint and role). Errors: ErrInvalid (agent id, role or
 	// fingerprint malformed).
 	Trust(ctx context.Context, req TrustRequest) error
-	// Refuse drops a pending trust request; an unknown fingerprint is
-	// not an error. Errors: none of the kinds.
+	// Refuse drops a pending trust request, or stops trusting the pinned
+	// peer with that fingerprint; an unknown fingerprint is not an error.
+	// Errors: ErrInvalid (a peer the config's peers[] pins).
 	Refuse(ctx context.Context, req RefuseRequest) error
 }
 

@@ -125,27 +125,35 @@ func (a *app) trustCmd() *cobra.Command {
 
 func (a *app) refuseCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "refuse FINGERPRINT",
-		Short: "Drop a pending trust request",
-		Args:  args(cobra.ExactArgs(1)),
+		Use:   "refuse FINGERPRINT|AGENT_ID",
+		Short: "Drop a pending trust request, or stop trusting a pinned peer",
+		Long: "aoi peers refuse drops a pending trust request (by fingerprint), or stops trusting a\n" +
+			"pinned peer (by fingerprint or agent id): its pin goes and its calls are refused from\n" +
+			"then on, ringing nobody. `aoi peers trust` pins either again.",
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return call(a, func(svc agent.PeerService) error {
 				// The core drops an unknown fingerprint without a word (the
-				// interface's x acts on a listed request); a person typing
-				// one wants to know it matched nothing.
+				// interface's x acts on a listed row); a person typing one
+				// wants to know it matched nothing.
 				peers, err := svc.Peers(cmd.Context())
 				if err != nil {
 					return err
 				}
-				if !slices.ContainsFunc(peers, func(p agent.Peer) bool {
-					return p.Trust == agent.TrustPending && p.Fingerprint == argv[0]
-				}) {
-					return fmt.Errorf("no pending trust request has fingerprint %s; `aoi peers` lists the pending ones", sanitize(argv[0], false))
+				i := slices.IndexFunc(peers, func(p agent.Peer) bool {
+					return p.Fingerprint != "" && (p.Fingerprint == argv[0] || p.Trust == agent.TrustPinned && p.AgentID == argv[0])
+				})
+				if i < 0 {
+					return fmt.Errorf("no pending trust request or pinned peer has fingerprint or id %s; `aoi peers` lists them", sanitize(argv[0], false))
 				}
-				if err := svc.Refuse(cmd.Context(), agent.RefuseRequest{Fingerprint: argv[0]}); err != nil {
+				p := peers[i]
+				if err := svc.Refuse(cmd.Context(), agent.RefuseRequest{Fingerprint: p.Fingerprint}); err != nil {
 					return err
 				}
-				return a.done("refused %s", argv[0])
+				if p.Trust == agent.TrustPinned {
+					return a.done("%s is no longer trusted; its calls are refused (`aoi peers trust` pins it again)", cell(p.AgentID, 0))
+				}
+				return a.done("refused %s", p.Fingerprint)
 			})
 		},
 	}

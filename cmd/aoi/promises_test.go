@@ -751,6 +751,31 @@ func TestInitRefusesWhatCannotStart(t *testing.T) {
 	}
 }
 
+// TestRefuseUntrustsAPinnedPeer: `aoi peers refuse AGENT_ID` on a pinned
+// peer removes its pin (it leaves `aoi peers`), and asking it anything is
+// refused for want of a pin; `aoi peers trust` pins it again.
+func TestRefuseUntrustsAPinnedPeer(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, _ := pinnedPair(t, bin)
+	var before []agent.Peer
+	cliJSON(t, bin, pm, &before, "peers")
+	var eng agent.Peer
+	for _, p := range before {
+		if p.AgentID == "eng-suzuki" {
+			eng = p
+		}
+	}
+	if out := cli(t, bin, pm, "peers", "refuse", "eng-suzuki"); !strings.Contains(out, "eng-suzuki is no longer trusted") {
+		t.Fatalf("aoi peers refuse eng-suzuki printed:\n%s", out)
+	}
+	if out := cli(t, bin, pm, "peers"); strings.Contains(out, "eng-suzuki") {
+		t.Errorf("eng-suzuki is still listed after refusing it:\n%s", out)
+	}
+	cliFails(t, bin, pm, exitFailure, "query", "eng-suzuki", "status?")
+	cli(t, bin, pm, "peers", "trust", "eng-suzuki", eng.Fingerprint, "--endpoint", eng.Endpoint)
+	cli(t, bin, pm, "query", "eng-suzuki", "status?")
+}
+
 // TestSendRefusedExitsOne: a receiver that is online but has no messages
 // rule for the sender refuses the message; `aoi send` says so, with the
 // receiver's reason, and exits 1 (with --json too, which marks it refused),
