@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -230,8 +231,12 @@ func queuedNote(to string, err error) (note string, refusedByPeer bool) {
 	if why == "" {
 		why = refused.Message
 	}
+	letThrough := "trusts you, or gives you write access to messages with a `messages` ACL rule"
+	if strings.Contains(why, "message inbox") { // it knows you: only the rule is missing
+		letThrough = "gives you write access to messages with a `messages` ACL rule"
+	}
 	return to + " refused the message: " + why + ". It stays queued and is retried until it expires: it arrives once " +
-		to + "'s owner lets it through (trusts you, or gives you write access to messages with a `messages` ACL rule)", true
+		to + "'s owner lets it through (" + letThrough + ")", true
 }
 
 // fillForward copies a received message into req for relaying, keeping

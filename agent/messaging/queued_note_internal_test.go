@@ -15,6 +15,7 @@ import (
 // answered no is reported as refusing, with its reason.
 func TestQueuedNoteTellsWhyNotDelivered(t *testing.T) {
 	denied := rpc.NewError(rpc.CodePermissionDenied, map[string]any{"reason": "no messages rule for pm-tanaka"})
+	noRule := rpc.NewError(rpc.CodePermissionDenied, map[string]any{"reason": "agent pm-tanaka has no write access to the assistant's message inbox"})
 	for _, c := range []struct {
 		name    string
 		err     error
@@ -24,6 +25,7 @@ func TestQueuedNoteTellsWhyNotDelivered(t *testing.T) {
 		{"unreachable", errors.New("dial tcp 127.0.0.1:9: connection refused"), false, "bob is offline"},
 		{"rate limited", fmt.Errorf("calling aoi.message: %w", rpc.RateLimited(2*time.Second)), false, "bob is busy"},
 		{"denied", fmt.Errorf("calling aoi.message: %w", denied), true, "bob refused the message: no messages rule for pm-tanaka"},
+		{"no messages rule", fmt.Errorf("calling aoi.message: %w", noRule), true, "lets it through (gives you write access to messages"},
 	} {
 		note, refused := queuedNote("bob", c.err)
 		if refused != c.refused || !strings.Contains(note, c.want) {
