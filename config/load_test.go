@@ -75,6 +75,8 @@ func TestBadConfigs(t *testing.T) {
 			{"id": "b", "agent_id": "*", "scope_type": "repository", "scope_pattern": "x", "permission": "read"},
 			{"id": "c", "agent_id": "*", "scope_type": "repository", "scope_pattern": "x", "permission": "reed"}]}}`,
 			nil, "/acl/rules/2/permission", `"reed" is not one of none, read, write, admin`, "use one of them"},
+		{"bad role", `{"agent": {"id": "eng-a", "role": "Bad Role"}}`,
+			nil, "/agent/role", `"Bad Role" is not a valid role`, "lower-case letters"},
 		{"port out of range", `{"agent": {"id": "eng-a", "role": "engineer"}, "network": {"listen_addr": "127.0.0.1:99999"}}`,
 			nil, "/network/listen_addr", "port 99999 is out of range", "from 1 to 65535"},
 		{"bad hours", `{"agent": {"id": "eng-a", "role": "engineer"}, "secretary": {"interrupt_control": {"focus_mode_hours": [9, 25]}}}`,

@@ -6,7 +6,6 @@ import (
 	"net"
 	"regexp"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -246,17 +245,6 @@ func (r *Registry) strangerCalledAgain(fingerprint string) {
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// validEndpoint reports whether addr is HOST:PORT with a host and a port
-// from 1 to 65535: what the peer is called on.
-func validEndpoint(addr string) bool {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" {
-		return false
-	}
-	n, err := strconv.Atoi(port)
-	return err == nil && n >= 1 && n <= 65535
-}
-
 // Trust pins a peer's fingerprint (and endpoint) in the registry.
 // Errors: errs.ErrInvalid (agent id, role or fingerprint malformed).
 func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
@@ -274,7 +262,7 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 	if !fingerprintRE.MatchString(req.Fingerprint) {
 		return errs.Invalid("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi status` prints on the peer", req.Fingerprint)
 	}
-	if req.Endpoint != "" && !validEndpoint(req.Endpoint) {
+	if req.Endpoint != "" && !wire.ValidEndpoint(req.Endpoint) {
 		return errs.Invalid("trust: endpoint %q is not HOST:PORT; give where the peer listens, e.g. --endpoint 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", req.Endpoint)
 	}
 	err := r.DB.Write(ctx, func(tx *store.Tx) error {

@@ -183,6 +183,9 @@ func (t templates) section(label string, items []string) string {
 	if len(items) > 0 {
 		text = strings.Join(items, t.sep)
 	}
+	// An item that ends a sentence itself ("…from infra.") takes no
+	// second full stop ("infra.." or "infra.。").
+	text = strings.TrimRight(text, ".。")
 	if t.end == "." {
 		return " " + label + ": " + text + t.end
 	}

@@ -171,3 +171,14 @@ func TestTopicNamesAFewWords(t *testing.T) {
 		t.Errorf("topicOf(short) = %q", got)
 	}
 }
+
+// TestSectionEndsOnce: an item that ends its own sentence takes no second
+// full stop, in either language ("infra.." and "infra.。" were seen).
+func TestSectionEndsOnce(t *testing.T) {
+	if got := templatesEN.section("Blocked by", []string{"waiting on the Redis config from infra."}); strings.Contains(got, "..") {
+		t.Errorf("EN section = %q", got)
+	}
+	if got := templatesJA.section("ブロック要因", []string{"waiting on the Redis config from infra."}); strings.Contains(got, ".。") {
+		t.Errorf("JA section = %q", got)
+	}
+}

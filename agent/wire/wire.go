@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 )
 
@@ -245,6 +247,17 @@ func MajorVersion(v string) string {
 		}
 	}
 	return v
+}
+
+// ValidEndpoint reports whether addr is HOST:PORT with a host and a port
+// from 1 to 65535: an address a peer can be called on.
+func ValidEndpoint(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // ValidAgentID reports whether id has the shape of an agent id (the

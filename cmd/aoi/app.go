@@ -220,3 +220,11 @@ func unknownCommand(cmd *cobra.Command, argv []string) error {
 	}
 	return errors.New(msg)
 }
+
+// plural picks the word for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -167,13 +167,23 @@ func (a *app) releaseCmd() *cobra.Command {
 				id = argv[0]
 			}
 			return call(a, func(svc agent.InboxService) error {
+				var buffered []agent.Query
+				if all {
+					var err error
+					if buffered, err = svc.Queries(cmd.Context(), agent.QueryFilter{State: agent.QueryBuffered, Limit: 1000}); err != nil {
+						return err
+					}
+					if len(buffered) == 0 {
+						return a.done("no buffered queries to release")
+					}
+				}
 				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: id}); err != nil {
 					return err
 				}
 				if all {
-					return a.done("released all buffered queries")
+					return a.done("released %d buffered %s: the secretary's drafts were sent", len(buffered), plural(len(buffered), "query", "queries"))
 				}
-				return a.done("released %s", id)
+				return a.done("released %s: the secretary's draft was sent", id)
 			})
 		},
 	}

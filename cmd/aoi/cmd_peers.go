@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -44,7 +45,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"fingerprint", dash(st.Fingerprint)},
 		{"focus", focus},
 		{"peers online", strconv.Itoa(st.PeersOnline)},
-		{"queries waiting", fmt.Sprintf("%d (%d buffered)", st.PendingQuery, st.Buffered)},
+		{"queries waiting", fmt.Sprintf("%d for you, %d buffered", st.PendingQuery, st.Buffered)},
 		{"approvals pending", strconv.Itoa(st.PendingApprov)},
 		{"unread messages", strconv.Itoa(st.UnreadMsgs)},
 		{"started", when(st.StartedAt)},
@@ -108,6 +109,9 @@ func (a *app) trustCmd() *cobra.Command {
 		Short: "Pin a peer's certificate fingerprint so it may call this agent",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if endpoint != "" && !wire.ValidEndpoint(endpoint) {
+				return usagef(cmd, "--endpoint %q is not HOST:PORT; give where the peer listens, e.g. 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", endpoint)
+			}
 			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role, Announce: true, Replace: replace}
 			return call(a, func(svc agent.PeerService) error {
 				if err := svc.Trust(cmd.Context(), req); err != nil {

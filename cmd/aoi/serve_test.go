@@ -104,6 +104,8 @@ func TestCommandsAgainstServe(t *testing.T) {
 	expectOut(t, dir, []string{"approvals"}, "no approvals")
 	expectOut(t, dir, []string{"audit", "verify"}, "chain intact: ")
 	expectOut(t, dir, []string{"audit", "--method", "ctl.focus"}, "ctl.focus")
+	expectOut(t, dir, []string{"release", "--all"}, "no buffered queries to release")
+	expectOut(t, dir, []string{"status"}, "0 for you, 0 buffered")
 	expectOut(t, dir, []string{"audit", "--result", "nonsense"}, "no audit rows\n(with the filters given; results are ok, error, or an error's name or label: denied")
 	expectOut(t, dir, []string{"audit", "export", "--format", "csv"}, "seq,time,agent,method,result,detail,prev_hash,hash\n1,")
 

@@ -6,9 +6,9 @@ import (
 )
 
 // TestMistypedCommandsSayWhatWasMeant: a mistyped command gets cobra's
-// suggestion, a wrong focus word names on|off, and send's --priority is
-// checked like query's, each a usage error (exit 2) before any core is
-// asked.
+// suggestion, a wrong focus word names on|off, send's --priority is
+// checked like query's and trust's --endpoint like init's --listen, each a
+// usage error (exit 2) before any core is asked.
 func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
 	bin := buildAOI(t)
 	dir := t.TempDir()
@@ -19,6 +19,7 @@ func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
 		{[]string{"quary"}, `unknown command "quary" for "aoi"; did you mean query?`},
 		{[]string{"focus", "maybe"}, `focus takes on or off (got "maybe")`},
 		{[]string{"send", "eng-suzuki", "note", "hi", "--priority", "urgent"}, `--priority "urgent": use one of low, normal, high, critical`},
+		{[]string{"peers", "trust", "eng-suzuki", strings.Repeat("ab", 32), "--endpoint", "18443"}, `--endpoint "18443" is not HOST:PORT`},
 	} {
 		if out := cliFails(t, bin, dir, exitUsage, c.args...); !strings.Contains(out, c.want) {
 			t.Errorf("aoi %v printed:\n%s\nwant %q", c.args, out, c.want)
