@@ -34,3 +34,13 @@ func TestDeclineNoticeSaysDeclined(t *testing.T) {
 		t.Fatalf("notice = %q; want it to contain %q", m.notice.text, want)
 	}
 }
+
+// TestTaskResultNamesTheRequest: a task result's detail calls what it
+// answers "your request", not "your question".
+func TestTaskResultNamesTheRequest(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	d := messageDetail(agent.Message{From: "eng-suzuki", Event: "task.failed", RelatedID: "task-req-1", Question: "task run_tests"}, nil, m.env)
+	if !strings.Contains(d, "your request: task run_tests") || strings.Contains(d, "your question") {
+		t.Errorf("detail:\n%s", d)
+	}
+}

@@ -167,7 +167,7 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	body := detailFields([][2]string{
 		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", ago(e.now, r.ReceivedAt)},
 		{"task", r.TaskID}, {"thread", r.ThreadID}, {"reply to", r.ReplyTo}, {"priority", r.Priority},
-		{relatedLabel(r), r.RelatedID}, {"your question", r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
+		{relatedLabel(r), r.RelatedID}, {askLabel(r), r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
 	})
 	for _, t := range tasks {
 		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", " + ago(e.now, t.UpdatedAt) + ")"}})
@@ -177,6 +177,15 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 
 // relatedLabel names what a message's related id is: the query it answers,
 // the task request it reports on, or something else a peer referred to.
+// askLabel names what this agent sent that the message answers: a
+// question, or a task request (recorded as "task TYPE").
+func askLabel(r agent.Message) string {
+	if strings.HasPrefix(r.Event, "task.") {
+		return "your request"
+	}
+	return "your question"
+}
+
 func relatedLabel(r agent.Message) string {
 	switch {
 	case strings.HasPrefix(r.Event, "query."):
