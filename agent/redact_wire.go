@@ -46,20 +46,13 @@ func redactWireBody(red *redact.Redactor, body []byte) []byte {
 	return redacted
 }
 
-// redactDecoded decodes a JSON body, redacts every string in it and
-// encodes it again. ok is false when the body is not JSON, or (always
-// false) when no string held a secret: body stands as it is.
+// redactDecoded redacts every string of a JSON body, keys included, as
+// it decodes (redactTokens). ok is false when the body is not JSON, or
+// (always false) when no string held a secret: body stands as it is.
 func redactDecoded(red *redact.Redactor, body []byte, always bool) ([]byte, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	out, found, ok := redactTokens(red, body)
+	if !ok || !found && !always {
 		return nil, false
 	}
-	v, found := red.ValueFound(v)
-	if !found && !always {
-		return nil, false
-	}
-	b, err := json.Marshal(v)
-	return b, err == nil
+	return out, true
 }

@@ -35,6 +35,8 @@ func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
 		{"aws secret variable", `{"query":"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`, "wJalrXUtnFEMI"},
 		{"all escaped", `{"query":"` + escapeAll("token "+gh) + `"}`, gh[:12]},
 		{"password by key, escape elsewhere", `{"params":{"password":"hunter2222"},"query":"line one\nline two"}`, "hunter2222"},
+		{"secret in an escaped key", `{"data":{"summary":"k1","` + escapeAll("AKIA"+"K01K01K01K01K01Q") + `":"y"}}`, "K01K01K01"},
+		{"duplicate keys", `{"data":{"summary":"dup ` + escapeAll(gh) + `","summary":"harmless"}}`, gh[:12]},
 	} {
 		out := redactWireBody(red, []byte(c.body))
 		var v any
@@ -49,6 +51,10 @@ func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
 		if !strings.Contains(string(out), "REDACTED") {
 			t.Errorf("%s: nothing marked redacted: %s", c.name, out)
 		}
+	}
+	// Duplicate members stay in place (only the secret goes).
+	if out := string(redactWireBody(red, []byte(`{"a":"`+escapeAll(gh)+`","a":"harmless"}`))); !strings.Contains(out, `"harmless"`) || strings.Count(out, `"a":`) != 2 {
+		t.Errorf("duplicate members were not kept: %s", out)
 	}
 	plain := []byte(`{"query":"how is auth going?\nand the docs?"}`)
 	if out := redactWireBody(red, plain); string(out) != string(plain) {
