@@ -16,6 +16,11 @@ const (
 	DefaultMaxConnsPerSource = 64
 )
 
+// maxProvenPerCaller bounds the connections one admitted caller keeps out
+// of eviction: a pinned peer with no rights could otherwise open and prove
+// every slot (a real peer pools a handful).
+const maxProvenPerCaller = 16
+
 // unprovenGrace is how long a connection may go without a request from a
 // caller let in before, with the listener full, a new connection may take
 // its place: time enough for a real peer's handshake and headers.
@@ -37,7 +42,7 @@ func LimitConnections(ln net.Listener, total, perSource int) net.Listener {
 		perSource = DefaultMaxConnsPerSource
 	}
 	return &limitListener{Listener: ln, total: total, perSource: perSource, grace: unprovenGrace,
-		bySource: map[string]int{}, unproven: map[*limitedConn]struct{}{}}
+		bySource: map[string]int{}, unproven: map[*limitedConn]struct{}{}, provenBy: map[string]int{}}
 }
 
 type limitListener struct {
@@ -49,6 +54,7 @@ type limitListener struct {
 	open     int
 	bySource map[string]int
 	unproven map[*limitedConn]struct{} // open connections no request of a caller let in has used
+	provenBy map[string]int            // proven connections per caller
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -110,27 +116,43 @@ func (l *limitListener) release(c *limitedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.unproven, c)
+	if c.provenBy != "" {
+		if l.provenBy[c.provenBy]--; l.provenBy[c.provenBy] <= 0 {
+			delete(l.provenBy, c.provenBy)
+		}
+	}
 	l.open--
 	if l.bySource[c.src]--; l.bySource[c.src] <= 0 {
 		delete(l.bySource, c.src)
 	}
 }
 
-func (l *limitListener) prove(c *limitedConn) {
+// prove takes c out of eviction for caller, unless the caller already
+// holds maxProvenPerCaller proven connections (then c stays evictable).
+func (l *limitListener) prove(c *limitedConn, caller string) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.provenBy != "" || l.provenBy[caller] >= maxProvenPerCaller {
+		return
+	}
+	if _, open := l.unproven[c]; !open {
+		return // closed meanwhile
+	}
 	delete(l.unproven, c)
-	l.mu.Unlock()
+	c.provenBy = caller
+	l.provenBy[caller]++
 }
 
-// MarkProven records that c carried a request from a caller let in, so a
-// full listener never closes it to make room. c may be the *tls.Conn over
-// a limited connection; other connections are left alone.
-func MarkProven(c net.Conn) {
+// MarkProven records that c carried a request from caller, who was let
+// in, so a full listener does not close it to make room (up to
+// maxProvenPerCaller connections a caller). c may be the *tls.Conn over a
+// limited connection; other connections are left alone.
+func MarkProven(c net.Conn, caller string) {
 	if tc, ok := c.(*tls.Conn); ok {
 		c = tc.NetConn()
 	}
 	if lc, ok := c.(*limitedConn); ok {
-		lc.proveOnce.Do(func() { lc.owner.prove(lc) })
+		lc.owner.prove(lc, caller)
 	}
 }
 
@@ -154,11 +176,11 @@ func hostOf(hostport string) string {
 // limitedConn gives its slot back exactly once, on the first Close.
 type limitedConn struct {
 	net.Conn
-	owner     *limitListener
-	src       string
-	accepted  time.Time
-	once      sync.Once
-	proveOnce sync.Once
+	owner    *limitListener
+	src      string
+	accepted time.Time
+	once     sync.Once
+	provenBy string // the caller that proved it (guarded by owner.mu)
 }
 
 func (c *limitedConn) Close() error {

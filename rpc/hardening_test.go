@@ -288,7 +288,7 @@ func TestFullListenerMakesRoomForPeers(t *testing.T) {
 		return nil, nil
 	}
 	peer, peerSide := dial()
-	MarkProven(peerSide)
+	MarkProven(peerSide, "pm")
 	stalled, _ := dial()
 	dial()
 	dial() // the listener is full: the oldest unproven one (stalled) makes room
@@ -299,5 +299,52 @@ func TestFullListenerMakesRoomForPeers(t *testing.T) {
 	_ = peer.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	if _, err := peer.Read(make([]byte, 1)); !isTimeout(err) {
 		t.Fatalf("the peer's proven connection was closed: %v", err)
+	}
+}
+
+// TestOneCallerCannotProveEverySlot: a pinned peer that opens and uses
+// every slot keeps at most maxProvenPerCaller of them out of eviction, so
+// another peer's new connection still gets in.
+func TestOneCallerCannotProveEverySlot(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const total = maxProvenPerCaller + 4
+	ln := LimitConnections(raw, total, 2*total)
+	ln.(*limitListener).grace = 0
+	defer ln.Close()
+	accepted := make(chan net.Conn, 2*total)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for range total {
+		c, err := net.Dial("tcp", raw.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		select {
+		case s := <-accepted:
+			MarkProven(s, "mallory")
+		case <-time.After(5 * time.Second):
+			t.Fatal("a connection was not accepted")
+		}
+	}
+	c, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("with every slot used by one caller, another connection was not let in")
 	}
 }

@@ -52,7 +52,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
-		MarkProven(c) // a caller let in uses it: a full listener keeps it
+		MarkProven(c, caller.Key()) // a caller let in uses it: a full listener keeps it
 	}
 	// The body must arrive within bodyTimeout; the deadline is lifted for
 	// the handler, which may take long (a synchronous query, a long poll).
