@@ -124,22 +124,34 @@ func TestTrustRequests(t *testing.T) {
 	}
 }
 
+// TestTrustRequestsAreBounded: the pending list stops at maxTrustRequests,
+// keeping the requests already listed (a colleague's among them) rather
+// than the flood's newest; a listed caller calling again is still counted.
 func TestTrustRequestsAreBounded(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
-	write(t, db, func(tx *Tx) error {
+	var last TrustRequestSeen
+	write(t, db, func(tx *Tx) (err error) {
+		if _, err := tx.RecordTrustRequest("colleague", "pm", "addr"); err != nil {
+			return err
+		}
 		for i := range maxTrustRequests + 20 {
-			if _, err := tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
+			if last, err = tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if !last.Full || last.New {
+		t.Fatalf("the request over the bound: %+v, want Full and not recorded", last)
+	}
 	reqs, err := db.TrustRequests(context.Background())
 	if err != nil || len(reqs) != maxTrustRequests {
 		t.Fatalf("%d trust requests kept (%v), want %d", len(reqs), err, maxTrustRequests)
 	}
-	if reqs[0].Fingerprint != fmt.Sprintf("fp%d", maxTrustRequests+19) {
-		t.Fatalf("newest request %s was not kept", reqs[0].Fingerprint)
+	var again TrustRequestSeen
+	write(t, db, func(tx *Tx) (err error) { again, err = tx.RecordTrustRequest("colleague", "pm", "addr"); return err })
+	if again.Full || again.New {
+		t.Fatalf("the colleague calling again after the flood: %+v, want its listed request counted", again)
 	}
 }
 

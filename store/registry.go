@@ -190,10 +190,27 @@ func scanPeer(rows *sql.Rows) (PeerRecord, error) {
 
 // RecordTrustRequest notes that an unpinned caller with this fingerprint
 // tried to call us: the first time it inserts, afterwards it updates the
-// claimed id, address and last_seen and counts the attempt.
+// claimed id, address and last_seen and counts the attempt. With
+// maxTrustRequests pending already, a new caller is not recorded (Full):
+// the requests already listed stay, so a flood of fresh certificates,
+// from however many addresses, cannot push a colleague's request out.
 func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) (TrustRequestSeen, error) {
-	now := formatTime(tx.Now())
 	var seen TrustRequestSeen
+	var known int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM trust_requests WHERE fingerprint = ?`, fingerprint).Scan(&known); err != nil {
+		return seen, fmt.Errorf("store: reading a trust request: %w", err)
+	}
+	if known == 0 {
+		var pending int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM trust_requests WHERE refused_at IS NULL`).Scan(&pending); err != nil {
+			return seen, fmt.Errorf("store: counting trust requests: %w", err)
+		}
+		if pending >= maxTrustRequests {
+			seen.Full = true
+			return seen, nil
+		}
+	}
+	now := formatTime(tx.Now())
 	var attempts int64
 	var refused sql.NullString
 	err := tx.QueryRow(`INSERT INTO trust_requests(fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts)
@@ -206,26 +223,21 @@ func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) (Trus
 		return seen, fmt.Errorf("store: recording a trust request: %w", err)
 	}
 	seen.New, seen.Refused = attempts == 1, refused.Valid
-	// Unpinned callers are strangers: keep only the newest few hundred so a
-	// caller minting certificates cannot grow the table without bound.
-	// Pending and refused requests are bounded apart, so a flood of new
-	// ones cannot push out the owner's refusals (the refused caller would
-	// be listed again at its next call).
-	for _, refused := range []bool{false, true} {
-		_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
-			(SELECT fingerprint FROM trust_requests WHERE (refused_at IS NOT NULL) = ?
-			 ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, refused, maxTrustRequests)
-		if err != nil {
-			return seen, fmt.Errorf("store: trimming trust requests: %w", err)
-		}
+	// Refusals are kept apart, newest first, so they too stay bounded.
+	_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
+		(SELECT fingerprint FROM trust_requests WHERE refused_at IS NOT NULL
+		 ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, maxTrustRequests)
+	if err != nil {
+		return seen, fmt.Errorf("store: trimming refused trust requests: %w", err)
 	}
 	return seen, nil
 }
 
 // TrustRequestSeen is what RecordTrustRequest found: whether the caller is
-// new (its first call since it was last trusted or forgotten) and whether
-// the owner refused it.
-type TrustRequestSeen struct{ New, Refused bool }
+// new (its first call since it was last trusted or forgotten), whether
+// the owner refused it, and whether it was not recorded because the list
+// of pending requests is full.
+type TrustRequestSeen struct{ New, Refused, Full bool }
 
 // RefuseTrustRequest marks a trust request refused: it stays (so the
 // caller's next call is not a new request) but is listed no more. It

@@ -362,3 +362,29 @@ func TestRefusePinnedPeerUntrustsIt(t *testing.T) {
 		t.Fatalf("refusing a config-pinned peer: %v, want ErrInvalid naming peers[]", err)
 	}
 }
+
+// TestNewcomerBudgetDoesNotResetWhenFull: once the window has seen
+// maxNewcomerHosts addresses, a new address waits for the next window
+// instead of every address getting a fresh budget (the attack run used
+// 900 one-off addresses to reset it).
+func TestNewcomerBudgetDoesNotResetWhenFull(t *testing.T) {
+	var b newcomerBudget
+	now := time.Now()
+	for i := range maxNewcomersPerHost {
+		if !b.allow("127.0.0.1", fmt.Sprint(i), now) {
+			t.Fatalf("listing %d from 127.0.0.1 refused", i)
+		}
+	}
+	for i := range maxNewcomerHosts - 1 {
+		b.allow(fmt.Sprintf("10.0.%d.%d", i/256, i%256), "x", now)
+	}
+	if b.allow("192.0.2.1", "y", now) {
+		t.Error("a new address was let in with the host table full")
+	}
+	if b.allow("127.0.0.1", "again", now) {
+		t.Error("127.0.0.1 got a fresh budget within the window")
+	}
+	if !b.allow("192.0.2.1", "y", now.Add(newcomerWindow)) {
+		t.Error("the next window does not let a new address in")
+	}
+}

@@ -142,7 +142,7 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	}
 	// The owner hears of a caller once: not again at each of its calls
 	// (discovery retries every minute), and never after refusing it.
-	if seen.Refused {
+	if seen.Refused || seen.Full {
 		return
 	}
 	if !seen.New {
@@ -182,14 +182,16 @@ type newcomerBudget struct {
 func (b *newcomerBudget) allow(host, fingerprint string, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.hosts == nil || now.Sub(b.started) >= newcomerWindow || len(b.hosts) >= maxNewcomerHosts {
+	if b.hosts == nil || now.Sub(b.started) >= newcomerWindow {
 		b.hosts, b.started = map[string][]string{}, now
 	}
-	listed := b.hosts[host]
+	listed, seen := b.hosts[host]
 	if slices.Contains(listed, fingerprint) {
 		return true
 	}
-	if len(listed) >= maxNewcomersPerHost {
+	// Full of hosts, a new one waits for the next window: clearing the
+	// map would hand every host a fresh budget.
+	if len(listed) >= maxNewcomersPerHost || !seen && len(b.hosts) >= maxNewcomerHosts {
 		return false
 	}
 	b.hosts[host] = append(listed, fingerprint)
