@@ -82,7 +82,7 @@ func TestNotifyNeedsAnAskOrMessagesRule(t *testing.T) {
 		t.Fatalf("after refused notifications the inbox holds %+v (%v)", msgs, err)
 	}
 	rows, err := pm.Audit(ctx, agent.AuditFilter{Method: wire.MethodNotify, Result: "PERMISSION_DENIED"})
-	if err != nil || len(rows) != 2 {
+	if err != nil || len(rows) != 2 { // the two above
 		t.Fatalf("audited refusals: %+v (%v), want 2", rows, err)
 	}
 	// A question pm asked mallory may be answered by mallory.
@@ -93,6 +93,16 @@ func TestNotifyNeedsAnAskOrMessagesRule(t *testing.T) {
 	if err := notify(asked.QueryID); err != nil {
 		t.Fatalf("the peer asked answers: %v", err)
 	}
+	// Once: a second answer to the same question is refused, and so is
+	// an answer with an event no answer has.
+	asRPC(t, notify(asked.QueryID), rpc.CodePermissionDenied)
+	again, err := pm.Ask(ctx, agent.AskRequest{To: mallory.ID, Query: "and now?", Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Call(ctx, wire.MethodNotify, wire.NotifyParams{ID: wire.NewID("n"), From: mallory.ID, To: pm.ID, Event: "context.updated",
+		RelatedQueryID: again.QueryID, Data: json.RawMessage(`{}`), Timestamp: time.Now()}, nil)
+	asRPC(t, err, rpc.CodeInvalidParams)
 	// A messages rule opens the inbox to anything mallory sends.
 	cfg, err := config.Load(pm.ConfigPath)
 	if err != nil {

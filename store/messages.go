@@ -180,3 +180,18 @@ func (db *DB) UnreadMessages(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// AnswerFrom returns the id of the message from this peer already stored
+// about relatedID (found false when there is none): an ask is answered
+// once.
+func (db *DB) AnswerFrom(ctx context.Context, from, relatedID string) (msgID string, found bool, err error) {
+	err = db.rd.QueryRowContext(ctx, `SELECT msg_id FROM messages WHERE from_agent = ? AND related_id = ? LIMIT 1`,
+		from, relatedID).Scan(&msgID)
+	if isNoRows(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: reading the answer to %s: %w", relatedID, err)
+	}
+	return msgID, true, nil
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
@@ -73,7 +75,7 @@ func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyPa
 		case err != nil:
 			return err
 		case found && ask.To == p.From:
-			return nil
+			return a.checkAnswer(ctx, call, p)
 		case found:
 			a.AuditRefusal(ctx, call, "answerer", map[string]any{"related_query_id": p.RelatedQueryID})
 			return errs.Denied("related_query_id names a question this agent asked another peer; only the peer asked can answer it",
@@ -91,4 +93,24 @@ func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyPa
 	return errs.Denied("aoi.notify carries an answer to something this agent asked you (related_query_id), "+
 		"or needs write access to the assistant's inbox as aoi.message does: "+d.Reason,
 		map[string]any{"required_permission": "messages.write"})
+}
+
+// answerEvents are the notifications that answer an ask: a question's
+// answer or refusal, a task's result.
+var answerEvents = []string{wire.EventQueryCompleted, wire.EventQueryDeclined, wire.EventTaskCompleted, wire.EventTaskFailed}
+
+// checkAnswer lets the peer asked answer once, with an answer's event:
+// one question does not open the assistant's inbox to anything the peer
+// sends after (a redelivery of the same notification, same id, is fine).
+func (a *API) checkAnswer(ctx context.Context, call *rpc.Call, p wire.NotifyParams) error {
+	if !slices.Contains(answerEvents, p.Event) {
+		return errs.Invalid("an answer's event is one of %s, not %q", strings.Join(answerEvents, ", "), p.Event)
+	}
+	prev, found, err := a.DB.AnswerFrom(ctx, p.From, p.RelatedQueryID)
+	if err != nil || !found || prev == p.ID {
+		return err
+	}
+	a.AuditRefusal(ctx, call, "answered", map[string]any{"related_query_id": p.RelatedQueryID})
+	return errs.Denied("related_query_id names a question or request you have answered already; send more with aoi.message",
+		map[string]any{"related_query_id": p.RelatedQueryID})
 }
