@@ -102,13 +102,16 @@ var awsSecretRule = rule{
 // like: gitleaks' generic rule wants an entropic value of its own
 // character set ("Hunter2SuperSecret!9" and "Tr0ub4dor&3xyzzy" are not),
 // and skips a match whose text holds the word "password" ("creds:
-// password=…"). Only the value is redacted: a quoted one whole, spaces
-// included, an unquoted one up to a space or punctuation. Quotes may be
-// escaped (\"), as they are inside a JSON string.
+// password=…"). The name may carry a prefix (db_password, dbPassword) or
+// a suffix (password2, password_hash); spaces around the operator may be
+// non-breaking. Only the value is redacted: a quoted one whole (up to
+// 1000 characters), spaces included, an unquoted one up to a space,
+// quote, comma or semicolon (backslashes included). Quotes may be escaped
+// (\"), as they are inside a JSON string.
 var passwordRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:[\w-]*[_-])?(?:password|passwd|passphrase|pwd)\b(?:\\?["'\x60])?\s*(?::=|=>|=|:)\s*` +
-		`(?:\\?"([^"\\\n]{4,200})\\?"|\\?'([^'\\\n]{4,200})\\?'|([^\s"'\x60,;\\]{4,}))`),
+	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:)[\s\x{00a0}]*` +
+		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|([^\s\x{00a0}"'\x60,;]{4,}))`),
 	// Every match holds "pass" or "pwd" under (?i), which folds "s" also
 	// to U+017F (ſ).
 	may: func(s string) bool {
