@@ -153,12 +153,12 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`{"query":"config has \"password\": \"correct horse\" in it"}`: "correct horse",
 		// The attack run's gaps: camelCase and numbered names, non-breaking
 		// spaces, a long quoted value, a backslash in the value.
-		`dbPassword=Vq8zLm3Kp`:                       "Vq8zLm3Kp",
-		`userPassword: Hn4Tq9Wz2`:                    "Hn4Tq9Wz2",
-		`password2=Rt6Yp1Ls8`:                        "Rt6Yp1Ls8",
-		"password\u00a0=\u00a0Zx5Cv7Bn3":           "Zx5Cv7Bn3",
+		`dbPassword=Vq8zLm3Kp`:                        "Vq8zLm3Kp",
+		`userPassword: Hn4Tq9Wz2`:                     "Hn4Tq9Wz2",
+		`password2=Rt6Yp1Ls8`:                         "Rt6Yp1Ls8",
+		"password\u00a0=\u00a0Zx5Cv7Bn3":              "Zx5Cv7Bn3",
 		`password="` + strings.Repeat("k", 300) + `"`: strings.Repeat("k", 300),
-		`password=V25\hunterpw`:                     `V25\hunterpw`,
+		`password=V25\hunterpw`:                       `V25\hunterpw`,
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
