@@ -279,7 +279,7 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 			if !req.Replace {
 				return errs.Invalid("trust: %s is already pinned to another certificate (fingerprint %s…); a caller may claim any id. "+
 					"If %s's owner made a new identity, check the new fingerprint with them and run `aoi peers trust %s %s --replace`",
-					req.AgentID, rec.Fingerprint[:16], req.AgentID, req.AgentID, req.Fingerprint)
+					req.AgentID, rec.Fingerprint[:min(16, len(rec.Fingerprint))], req.AgentID, req.AgentID, req.Fingerprint)
 			}
 			rec.Role = "" // the role was given to the old certificate; --role gives it again
 		}
