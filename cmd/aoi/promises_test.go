@@ -361,7 +361,7 @@ func TestPeersRefuse(t *testing.T) {
 
 	unknown := strings.Repeat("ab", 32)
 	out := cliFails(t, bin, eng, exitFailure, "peers", "refuse", unknown)
-	if !strings.Contains(out, "no pending trust request has fingerprint "+unknown) || strings.Contains(out, "refused") {
+	if !strings.Contains(out, "no pending trust request or pinned peer has fingerprint or id "+unknown) || strings.Contains(out, "refused") {
 		t.Errorf("refusing an unknown fingerprint:\n%s", out)
 	}
 	if out := cli(t, bin, eng, "peers", "refuse", qaSt.Fingerprint); !strings.Contains(out, "refused "+qaSt.Fingerprint) {
