@@ -298,6 +298,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	run(c.ops.AutoPrune)
 	run(c.auditWatchLoop)
 	run(func(ctx context.Context) { c.inbox.WatchFocusEnd(ctx, c.clock) })
+	run(c.redraftLoop)
 	c.ext.start(ctx, run)
 	go func() { wg.Wait(); close(done) }()
 	return done

@@ -200,3 +200,42 @@ func TestStatusShowsHistoryIndexing(t *testing.T) {
 		t.Fatalf("history = %+v, want acme/webapp with its 4 commits indexed", h)
 	}
 }
+
+// TestWaitingQuestionIsRedrafted: a question asked before the mirror knew
+// anything about its topic waits for the owner with a draft that finds
+// nothing; once a note about the topic is recorded, the next redraft round
+// replaces that draft (the walk saw "No recorded work matches" kept), and
+// nothing is sent to the asker.
+func TestWaitingQuestionIsRedrafted(t *testing.T) {
+	eng, pm := mirrorAgents(t)
+	ctx := context.Background()
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is the invoice export going?", Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	var q agent.Query
+	eventually(t, 10*time.Second, "the question waits for the owner", func() bool {
+		qs, err := eng.Queries(ctx, agent.QueryFilter{State: agent.QueryEscalated})
+		if err != nil || len(qs) != 1 {
+			return false
+		}
+		q = qs[0]
+		return true
+	})
+	if strings.Contains(string(q.Draft), "PDF layout") {
+		t.Fatalf("the first draft already knows the note: %s", q.Draft)
+	}
+	if err := eng.Note(ctx, agent.NoteRequest{Text: "invoice export: CSV done, PDF layout waits for legal review"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "a redraft round replaces the draft", func() bool {
+		if n, err := eng.RedraftWaiting(ctx); err != nil || n == 0 {
+			return false
+		}
+		qs, err := eng.Queries(ctx, agent.QueryFilter{State: agent.QueryEscalated})
+		return err == nil && len(qs) == 1 && strings.Contains(string(qs[0].Draft), "PDF layout")
+	})
+	msgs, err := pm.Messages(ctx, agent.MessagesRequest{})
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("the asker got %+v (%v) from a redraft; nothing is sent until the owner answers", msgs, err)
+	}
+}
