@@ -69,22 +69,7 @@ func TestUnpinnedCallerRefusedBeforeItsBody(t *testing.T) {
 // beyond the per-source cap are closed at once, and a slot comes back when
 // a connection closes.
 func TestConnectionCaps(t *testing.T) {
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := LimitConnections(raw, 10, 3)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
+	raw, _, accepted := limitedLoopback(t, 10, 3)
 	var clients []net.Conn
 	for i := 0; i < 5; i++ {
 		c, err := net.Dial("tcp", raw.Addr().String())
@@ -256,23 +241,8 @@ func TestLongIDRefusedBeforeAnythingRuns(t *testing.T) {
 // then takes the place of the oldest one no admitted caller has used,
 // while a connection a caller let in has used (MarkProven) is kept.
 func TestFullListenerMakesRoomForPeers(t *testing.T) {
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := LimitConnections(raw, 3, 10)
-	ln.(*limitListener).grace = 0
-	defer ln.Close()
-	accepted := make(chan net.Conn, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
+	raw, ln, accepted := limitedLoopback(t, 3, 10)
+	ln.grace = 0
 	dial := func() (client, server net.Conn) {
 		c, err := net.Dial("tcp", raw.Addr().String())
 		if err != nil {
@@ -306,24 +276,9 @@ func TestFullListenerMakesRoomForPeers(t *testing.T) {
 // every slot keeps at most maxProvenPerCaller of them out of eviction, so
 // another peer's new connection still gets in.
 func TestOneCallerCannotProveEverySlot(t *testing.T) {
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const total = maxProvenPerCaller + 4
-	ln := LimitConnections(raw, total, 2*total)
-	ln.(*limitListener).grace = 0
-	defer ln.Close()
-	accepted := make(chan net.Conn, 2*total)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
+	raw, ln, accepted := limitedLoopback(t, total, 2*total)
+	ln.grace = 0
 	for range total {
 		c, err := net.Dial("tcp", raw.Addr().String())
 		if err != nil {
@@ -347,4 +302,27 @@ func TestOneCallerCannotProveEverySlot(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("with every slot used by one caller, another connection was not let in")
 	}
+}
+
+// limitedLoopback listens on loopback behind LimitConnections(total,
+// perSource) until the test ends and hands out what it accepts.
+func limitedLoopback(t *testing.T, total, perSource int) (raw net.Listener, ln *limitListener, accepted <-chan net.Conn) {
+	t.Helper()
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln = LimitConnections(raw, total, perSource).(*limitListener)
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan net.Conn, 2*total+16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			ch <- c
+		}
+	}()
+	return raw, ln, ch
 }
