@@ -47,7 +47,7 @@ type MessageAck struct {
 }
 
 // ValidID reports whether s is a usable query, task, thread or message id:
-// at most 128 letters, digits, '.', '_', ':' or '-', not starting with '.'.
+// at most 128 ASCII letters, digits, '.', '_', ':' or '-', not starting with '.'.
 // Anything else is refused without being echoed.
 func ValidID(s string) bool {
 	if s == "" || len(s) > 128 {
