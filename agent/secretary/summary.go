@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -100,8 +101,13 @@ func topicOf(words []string) string {
 	return strings.Join(words, " ")
 }
 
+// unfinishedRE matches a title that says its work is not finished: a
+// share under 100% ("refresh tokens (75%)", "75 %") or WIP.
+var unfinishedRE = regexp.MustCompile(`(?i)(?:^|[^0-9])[0-9]{1,2}\s?[%％]|\bwip\b`)
+
 // doneItems are the titles of the best-matching recorded work (commits,
-// finished tasks), leaving out anything the answer lists as a blocker.
+// finished tasks), leaving out anything the answer lists as a blocker and
+// work whose title says it is unfinished.
 func doneItems(f answerFacts) []string {
 	var out []string
 	for _, h := range f.hits {
@@ -116,7 +122,7 @@ func doneItems(f answerFacts) []string {
 		}
 		// "X done; blocked on Y" lists X as done (Y is a blocker).
 		title := clipRunes(donePart(h.Title), 80)
-		if title == "" || slices.Contains(out, title) {
+		if title == "" || unfinishedRE.MatchString(title) || slices.Contains(out, title) {
 			continue
 		}
 		out = append(out, title)

@@ -182,3 +182,21 @@ func TestSectionEndsOnce(t *testing.T) {
 		t.Errorf("JA section = %q", got)
 	}
 }
+
+// TestUnfinishedWorkIsNotDone: a commit whose title gives a share under
+// 100% or says WIP is not listed as done (the walk saw "auth: refresh
+// tokens (75%)" under Done); 100% and plain titles are.
+func TestUnfinishedWorkIsNotDone(t *testing.T) {
+	for title, done := range map[string]bool{
+		"auth: refresh tokens (75%)":  false,
+		"auth: refresh 75 % there":    false,
+		"WIP: invoice export":         false,
+		"auth: refresh tokens (100%)": true,
+		"auth: JWT signing done":      true,
+	} {
+		f := answerFacts{hits: []store.ContextHit{{Kind: "commit", Title: title}}}
+		if got := len(doneItems(f)) == 1; got != done {
+			t.Errorf("%q listed as done: %v, want %v", title, got, done)
+		}
+	}
+}
