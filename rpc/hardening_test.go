@@ -100,17 +100,8 @@ func TestConnectionCaps(t *testing.T) {
 		t.Fatalf("a 4th connection from one source was handed out: %v", c.RemoteAddr())
 	default:
 	}
-	held[0].Close() // frees a slot
-	c, err := net.Dial("tcp", raw.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	select {
-	case <-accepted:
-	case <-time.After(5 * time.Second):
-		t.Fatal("a freed slot was not given to the next connection")
-	}
+	held[0].Close()                // frees a slot
+	dialAccepted(t, raw, accepted) // the next connection gets it
 }
 
 // TestInvalidUTF8IsReplaced: an id of "a\xffb" (the attack run's bytes)
@@ -243,20 +234,7 @@ func TestLongIDRefusedBeforeAnythingRuns(t *testing.T) {
 func TestFullListenerMakesRoomForPeers(t *testing.T) {
 	raw, ln, accepted := limitedLoopback(t, 3, 10)
 	ln.grace = 0
-	dial := func() (client, server net.Conn) {
-		c, err := net.Dial("tcp", raw.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		select {
-		case s := <-accepted:
-			return c, s
-		case <-time.After(5 * time.Second):
-			t.Fatal("a connection was not accepted")
-		}
-		return nil, nil
-	}
+	dial := func() (client, server net.Conn) { return dialAccepted(t, raw, accepted) }
 	peer, peerSide := dial()
 	MarkProven(peerSide, "pm")
 	stalled, _ := dial()
@@ -280,28 +258,10 @@ func TestOneCallerCannotProveEverySlot(t *testing.T) {
 	raw, ln, accepted := limitedLoopback(t, total, 2*total)
 	ln.grace = 0
 	for range total {
-		c, err := net.Dial("tcp", raw.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		select {
-		case s := <-accepted:
-			MarkProven(s, "mallory")
-		case <-time.After(5 * time.Second):
-			t.Fatal("a connection was not accepted")
-		}
+		_, s := dialAccepted(t, raw, accepted)
+		MarkProven(s, "mallory")
 	}
-	c, err := net.Dial("tcp", raw.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	select {
-	case <-accepted:
-	case <-time.After(5 * time.Second):
-		t.Fatal("with every slot used by one caller, another connection was not let in")
-	}
+	dialAccepted(t, raw, accepted) // with every slot used by one caller, another still gets in
 }
 
 // limitedLoopback listens on loopback behind LimitConnections(total,
@@ -325,4 +285,22 @@ func limitedLoopback(t *testing.T, total, perSource int) (raw net.Listener, ln *
 		}
 	}()
 	return raw, ln, ch
+}
+
+// dialAccepted dials raw and waits for the listener to hand the
+// connection out, failing the test when it does not within 5 s.
+func dialAccepted(t *testing.T, raw net.Listener, accepted <-chan net.Conn) (client, server net.Conn) {
+	t.Helper()
+	c, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	select {
+	case s := <-accepted:
+		return c, s
+	case <-time.After(5 * time.Second):
+		t.Fatal("a connection was not accepted")
+	}
+	return nil, nil
 }
