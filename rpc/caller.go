@@ -48,6 +48,11 @@ func (c Caller) Key() string {
 	}
 }
 
+// Host is the caller's source address without its port: what limits and
+// budgets per machine count by (a fresh connection or certificate is
+// still the same machine).
+func (c Caller) Host() string { return hostOf(c.Addr) }
+
 // Transport is how the peer server listens and how the client dials: direct
 // mutual TLS or a tsnet node. Both give the server a way to identify callers.
 type Transport interface {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -108,9 +107,7 @@ func (s *Server) precheck(req *request, caller Caller, ref *refusal, now time.Ti
 // is limited per host rather than per connection.
 func limitKey(c Caller) string {
 	if c.Fingerprint == "" && c.NodeID == "" {
-		if host, _, err := net.SplitHostPort(c.Addr); err == nil {
-			return c.Kind + ":" + host
-		}
+		return c.Kind + ":" + c.Host()
 	}
 	return c.Key()
 }

@@ -262,7 +262,7 @@ func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, statu
 	if stranger {
 		// Counted per source address: a fresh certificate per request
 		// is still one caller here.
-		write, rec.Suppressed = s.refusals.note(hostOf(caller.Addr), time.Now())
+		write, rec.Suppressed = s.refusals.note(caller.Host(), time.Now())
 	}
 	if write {
 		if aerr := s.audit(ctx, rec); aerr != nil {

@@ -3,7 +3,6 @@ package peers
 import (
 	"context"
 	"fmt"
-	"net"
 	"regexp"
 	"slices"
 	"sync"
@@ -119,7 +118,7 @@ func (r *Registry) CheckCertExpiry(caller rpc.Caller) error {
 // from the TUI or `aoi peers trust`. Failures are logged, never returned: the
 // caller is refused either way.
 func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
-	if !r.newcomers.allow(hostOf(caller.Addr), caller.Fingerprint, r.Now()) {
+	if !r.newcomers.allow(caller.Host(), caller.Fingerprint, r.Now()) {
 		return // a certificate mill: refused as always, but not listed
 	}
 	var seen store.TrustRequestSeen
@@ -196,14 +195,6 @@ func (b *newcomerBudget) allow(host, fingerprint string, now time.Time) bool {
 	}
 	b.hosts[host] = append(listed, fingerprint)
 	return true
-}
-
-// hostOf is addr's host ("" stays "").
-func hostOf(addr string) string {
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		return h
-	}
-	return addr
 }
 
 // strangerRefresh is how often a pending caller's repeated calls refresh
