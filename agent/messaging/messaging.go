@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -232,8 +231,8 @@ func queuedNote(to string, err error) (note string, refusedByPeer bool) {
 		why = refused.Message
 	}
 	letThrough := "trusts you, or gives you write access to messages with a `messages` ACL rule"
-	if strings.Contains(why, "message inbox") { // it knows you: only the rule is missing
-		letThrough = "gives you write access to messages with a `messages` ACL rule"
+	if d, _ := refused.Data.(map[string]any); d["required_permission"] == "messages.write" {
+		letThrough = "gives you write access to messages with a `messages` ACL rule" // it knows you: only the rule is missing
 	}
 	return to + " refused the message: " + why + ". It stays queued and is retried until it expires: it arrives once " +
 		to + "'s owner lets it through (" + letThrough + ")", true

@@ -15,7 +15,8 @@ import (
 // answered no is reported as refusing, with its reason.
 func TestQueuedNoteTellsWhyNotDelivered(t *testing.T) {
 	denied := rpc.NewError(rpc.CodePermissionDenied, map[string]any{"reason": "no messages rule for pm-tanaka"})
-	noRule := rpc.NewError(rpc.CodePermissionDenied, map[string]any{"reason": "agent pm-tanaka has no write access to the assistant's message inbox"})
+	noRule := rpc.NewError(rpc.CodePermissionDenied, map[string]any{"reason": "agent pm-tanaka has no write access to the assistant's message inbox",
+		"required_permission": "messages.write"})
 	for _, c := range []struct {
 		name    string
 		err     error
