@@ -96,10 +96,12 @@ type Core struct {
 	ext          extensions
 
 	startedAt  time.Time
-	listenAddr atomic.Value  // string
-	listening  chan struct{} // closed once the peer listener and the control socket listen
-	listenOnce sync.Once
-	obs        observability // metrics (metrics_wiring.go)
+	listenAddr atomic.Value // string
+	// redraftSpan is the mirror's event-id span at the last redraft round.
+	redraftSpan atomic.Pointer[[2]int64]
+	listening   chan struct{} // closed once the peer listener and the control socket listen
+	listenOnce  sync.Once
+	obs         observability // metrics (metrics_wiring.go)
 
 	closeOnce sync.Once
 	reloadMu  sync.Mutex // one reload at a time (SIGHUP, ctl.reload)

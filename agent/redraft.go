@@ -44,6 +44,17 @@ func (c *Core) RedraftWaiting(ctx context.Context) (int, error) {
 	if c.sec == nil {
 		return 0, nil
 	}
+	// A draft only improves when the mirror changed: with the same events
+	// the secretary would answer the same, so an idle round costs one read
+	// (a question that arrived since was drafted on arrival).
+	low, high, err := c.db.ContextSpan(ctx)
+	if err != nil {
+		return 0, err
+	}
+	span := [2]int64{low, high}
+	if last := c.redraftSpan.Swap(&span); last != nil && *last == span {
+		return 0, nil
+	}
 	threshold := c.config().Secretary.InterruptControl.AutoRespondThreshold
 	replaced, tried := 0, 0
 	for _, state := range []string{QueryEscalated, QueryBuffered} {

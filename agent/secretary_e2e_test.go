@@ -228,8 +228,8 @@ func TestWaitingQuestionIsRedrafted(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 15*time.Second, "a redraft round replaces the draft", func() bool {
-		if n, err := eng.RedraftWaiting(ctx); err != nil || n == 0 {
-			return false
+		if _, err := eng.RedraftWaiting(ctx); err != nil {
+			t.Fatal(err)
 		}
 		qs, err := eng.Queries(ctx, agent.QueryFilter{State: agent.QueryEscalated})
 		return err == nil && len(qs) == 1 && strings.Contains(string(qs[0].Draft), "PDF layout")

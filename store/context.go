@@ -380,3 +380,14 @@ func (db *DB) MergeContextIndex(ctx context.Context, pages int) error {
 		return nil
 	})
 }
+
+// ContextSpan is the lowest and highest event id in the mirror: a cheap
+// sign that it changed (new events get a higher id, history backfilled
+// below the oldest a lower one), read from the rowid alone.
+func (db *DB) ContextSpan(ctx context.Context) (low, high int64, err error) {
+	var lo, hi sql.NullInt64
+	if err := db.rd.QueryRowContext(ctx, `SELECT min(id), max(id) FROM context_events`).Scan(&lo, &hi); err != nil {
+		return 0, 0, fmt.Errorf("store: context span: %w", err)
+	}
+	return lo.Int64, hi.Int64, nil
+}

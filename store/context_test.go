@@ -312,3 +312,31 @@ func TestSearchContextConcepts(t *testing.T) {
 		t.Fatalf("want the event covering both concepts first, got %v (%v)", hitKeys(hits), err)
 	}
 }
+
+// TestContextSpanMovesWithEveryChange: a new event raises the span's top,
+// history backfilled below the oldest (Earlier) lowers its bottom, so a
+// reader comparing spans sees both kinds of change.
+func TestContextSpanMovesWithEveryChange(t *testing.T) {
+	db := openContextDB(t)
+	ctx := context.Background()
+	span := func() [2]int64 {
+		lo, hi, err := db.ContextSpan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [2]int64{lo, hi}
+	}
+	if s := span(); s != [2]int64{} {
+		t.Fatalf("empty mirror span = %v", s)
+	}
+	insertEvents(t, db, ContextEvent{Source: "note", Kind: "note", Title: "first"})
+	first := span()
+	insertEvents(t, db, ContextEvent{Source: "git", Kind: "commit", Title: "old commit", Earlier: true})
+	if s := span(); s[0] >= first[0] || s[1] != first[1] {
+		t.Fatalf("after a backfilled event span = %v, want a lower bottom than %v", s, first)
+	}
+	insertEvents(t, db, ContextEvent{Source: "note", Kind: "note", Title: "second"})
+	if s := span(); s[1] <= first[1] {
+		t.Fatalf("after a new event span = %v, want a higher top than %v", s, first)
+	}
+}
