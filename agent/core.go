@@ -145,15 +145,15 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	return c, nil
 }
 
-// warnLooseDataDir says, at start, when other users can reach the data dir
-// (the database, the keys): aoi doctor fails on it, and an owner running
-// only `aoi serve` should hear of it too.
+// warnLooseDataDir says, at start, what aoi doctor's data-dir check
+// would fail on (other users can reach the database and keys): an owner
+// running only `aoi serve` should hear of it too.
 func (c *Core) warnLooseDataDir() {
-	fi, err := os.Stat(c.dataDir)
-	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+	chk := checkDataDir(c.dataDir)
+	if chk.Status != CheckFail {
 		return
 	}
-	msg := fmt.Sprintf("warning: data dir %s has mode %#o; other users can reach the database and keys: chmod 700 %s", c.dataDir, fi.Mode().Perm(), c.dataDir)
+	msg := "warning: data dir " + chk.Detail + ": " + chk.Fix
 	c.log.Warn(msg, "component", "core")
 	if c.opts.Progress != nil {
 		c.opts.Progress(msg)
