@@ -29,8 +29,11 @@ func TestRegistryUpsertAndLookups(t *testing.T) {
 	if err != nil || !ok || got.Role != "engineer" || got.Contexts[0] != "acme/webapp" || string(got.Capabilities) != `{"actions":["query"]}` {
 		t.Fatalf("Peer = %+v %v %v", got, ok, err)
 	}
+	if !got.LastSeen.IsZero() {
+		t.Fatalf("a peer never reached has last_seen %v; want none (shown as never)", got.LastSeen)
+	}
 	first := got.FirstSeen
-	p.Endpoint = "127.0.0.1:8443"
+	p.Endpoint, p.LastSeen = "127.0.0.1:8443", clock.Now().Add(time.Second)
 	write(t, db, func(tx *Tx) error { return tx.UpsertPeer(p) })
 	got, _, _ = db.Peer(ctx, "eng-suzuki")
 	if got.Endpoint != "127.0.0.1:8443" || !got.FirstSeen.Equal(first) || !got.LastSeen.After(first) {

@@ -44,7 +44,8 @@ const peerColumns = `agent_id, role, owner, endpoint, fingerprint, node_id, node
 	contexts, task_types, capabilities, first_seen, last_seen, announced_role`
 
 // UpsertPeer inserts or replaces a peer by agent id, keeping its original
-// first_seen. A zero FirstSeen/LastSeen becomes now. It fails with a clear
+// first_seen. A zero FirstSeen becomes now; a zero LastSeen stays empty
+// ("never"): a peer pinned by hand has not been reached yet. It fails with a clear
 // error when the fingerprint or node already belongs to another agent id.
 func (tx *Tx) UpsertPeer(p PeerRecord) error {
 	if p.AgentID == "" {
@@ -53,9 +54,6 @@ func (tx *Tx) UpsertPeer(p PeerRecord) error {
 	now := tx.Now()
 	if p.FirstSeen.IsZero() {
 		p.FirstSeen = now
-	}
-	if p.LastSeen.IsZero() {
-		p.LastSeen = now
 	}
 	if p.Status == "" {
 		p.Status = "offline"

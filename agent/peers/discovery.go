@@ -152,7 +152,7 @@ func (r *Registry) announceToEndpoint(ctx context.Context, endpoint string) erro
 			// another address: the answer here is an impersonation.
 			return fmt.Errorf("%s claims to be %s, which is bound to the node at %s", endpoint, id, rec.Endpoint)
 		}
-		rec.Trust, rec.Endpoint = Pinned, endpoint
+		rec.Trust, rec.Endpoint, rec.LastSeen = Pinned, endpoint, r.Now() // it just answered
 		return tx.UpsertPeer(rec)
 	})
 	if err != nil {

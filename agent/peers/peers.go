@@ -48,7 +48,7 @@ type Peer struct {
 	Trust         string    `json:"trust"`
 	Contexts      []string  `json:"contexts,omitempty"`
 	TaskTypes     []string  `json:"task_types,omitempty"`
-	LastSeen      time.Time `json:"last_seen,omitempty"`
+	LastSeen      time.Time `json:"last_seen,omitzero"` // zero: never reached
 }
 
 // TrustRequest pins a peer. Fingerprint is required in direct mode.

@@ -818,3 +818,28 @@ func TestStatusShowsHistoryIndexed(t *testing.T) {
 	startServeProc(t, bin, dir).waitServing(t, dir)
 	waitOut(t, "history indexed", func() string { return cli(t, bin, dir, "status") }, "acme/webapp 3 commits, done")
 }
+
+// TestPinnedPeerNeverReached: a peer pinned by hand that has not answered
+// yet shows no last-seen time ("-", and none in --json), not "just now".
+func TestPinnedPeerNeverReached(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-kato")
+	startServeProc(t, bin, dir).waitServing(t, dir)
+	cli(t, bin, dir, "peers", "trust", "pm-mori", strings.Repeat("cd", 32), "--endpoint", freeAddr(t))
+	row := rowOf(cli(t, bin, dir, "peers"), "pm-mori")
+	if !strings.HasSuffix(strings.TrimSpace(row), " -") {
+		t.Errorf("LAST SEEN of a peer never reached is not \"-\": %q", row)
+	}
+	var peers []map[string]any
+	cliJSON(t, bin, dir, &peers, "peers")
+	for _, p := range peers {
+		if p["agent_id"] == "pm-mori" {
+			if seen, ok := p["last_seen"]; ok {
+				t.Errorf("--json gives last_seen %v for a peer never reached", seen)
+			}
+			return
+		}
+	}
+	t.Fatalf("pm-mori not in aoi peers --json: %v", peers)
+}
