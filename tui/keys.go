@@ -123,6 +123,19 @@ func (m *Model) openPrompt(prefix string) tea.Cmd {
 	return cmd
 }
 
+// completions gathers what tab completes in the prompt bar: the peers,
+// and the questions waiting for the owner.
+func (m *Model) completions() completions {
+	c := completions{peers: m.knownPeers, buffered: queryIDs(m.interrupts.rows)}
+	for _, q := range m.queries.rows {
+		if needsOwner(q) {
+			c.waiting = append(c.waiting, q.ID)
+		}
+	}
+	c.waiting = append(c.waiting, c.buffered...)
+	return c
+}
+
 // promptKey handles a key while the prompt bar has focus.
 func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 	pk := m.env.keys.Prompt
@@ -136,7 +149,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 		m.closePrompt()
 		return m.runPrompt(line)
 	case key.Matches(k, pk.Complete):
-		m.prompt.complete(m.knownPeers)
+		m.prompt.complete(m.completions())
 		return nil
 	case key.Matches(k, pk.HistoryPrev):
 		m.prompt.history(-1)

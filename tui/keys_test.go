@@ -453,3 +453,30 @@ func TestInterruptsTakeTheQueryKeys(t *testing.T) {
 		t.Error("release on d, which declines in the Interrupts pane, is accepted")
 	}
 }
+
+// TestPeerThatRefusesUs: a pinned peer that answered that it does not
+// trust our certificate shows "refuses" (not "offline", as if it were
+// down), and its detail says what its owner has to do.
+func TestPeerThatRefusesUs(t *testing.T) {
+	svc := fixtureService()
+	svc.peers[2].RefusesUs = true // qa-ito
+	m := newLoaded(t, svc, 120, 30, true)
+	press(t, m, "shift+tab") // Peers
+	if row := lineWith(screen(m), "○  qa-ito"); !strings.Contains(row, "refuses") {
+		t.Fatalf("qa-ito's row: %q\n%s", row, screen(m))
+	}
+	press(t, m, "down", "down", "down", "enter")
+	if frame := screen(m); !strings.Contains(frame, "refuses you") || !strings.Contains(frame, "aoi peers trust") {
+		t.Errorf("the detail does not say why or what to do:\n%s", frame)
+	}
+}
+
+// lineWith is the first line of frame holding s.
+func lineWith(frame, s string) string {
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}

@@ -352,7 +352,7 @@ func (m *Model) noticeWrapped() []string {
 		tail = " · " + wholeErrorHint
 	}
 	if m.notice.level == levelInfo || m.width <= 0 {
-		return []string{truncate(text, m.width)}
+		return []string{truncateWords(text, m.width)}
 	}
 	if lines := wrap(text+tail, m.width); len(lines) <= maxNoticeLines {
 		return lines
@@ -362,7 +362,7 @@ func (m *Model) noticeWrapped() []string {
 	lines := wrap(text, m.width)
 	n := min(len(lines), maxNoticeLines)
 	last := strings.Join(lines[n-1:], " ")
-	return append(lines[:n-1], truncate(last, m.width-width(tail))+tail)
+	return append(lines[:n-1], truncateWords(last, m.width-width(tail))+tail)
 }
 
 // wholeErrorHint ends a notice that shows the gist of a longer error.

@@ -230,12 +230,15 @@ func (p *peersPane) View() string {
 			continue
 		}
 		status := Sanitize(r.Status)
-		if !r.CertExpiredAt.IsZero() {
+		switch {
+		case !r.CertExpiredAt.IsZero():
 			status = "cert expired"
+		case r.RefusesUs:
+			status = "refuses" // you: it has not pinned your certificate
 		}
 		line := columns(p.w, widths, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
 			status, ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
-		if !r.CertExpiredAt.IsZero() {
+		if !r.CertExpiredAt.IsZero() || r.RefusesUs {
 			lines = append(lines, p.rowStyled(line, i == p.list.cursor, p.env.styles.Warn))
 			continue
 		}
@@ -270,8 +273,12 @@ func sanitizeList(xs []string) string {
 }
 
 func peerDetail(r agent.Peer, e *env) string {
+	status := r.Status
+	if r.RefusesUs {
+		status = "refuses you: it does not trust your certificate yet; its owner pins it with `aoi peers trust` and the id and fingerprint at the top of Peers"
+	}
 	fields := [][2]string{
-		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", r.Status},
+		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
 		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", r.Endpoint},
 		{"node", r.NodeName}, {"fingerprint", r.Fingerprint},
 		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", strings.Join(r.TaskTypes, ", ")},

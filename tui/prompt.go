@@ -104,19 +104,28 @@ func (p *promptBar) history(dir int) {
 	p.input.CursorEnd()
 }
 
+// completions is what the prompt bar completes from.
+type completions struct {
+	peers []agent.Peer
+	// waiting are the ids of the questions waiting for the owner (the
+	// ones :answer and :decline take); buffered, those :release takes.
+	waiting, buffered []string
+}
+
 // complete completes the word before the cursor from agent ids and task
-// types known from discovery.
-func (p *promptBar) complete(peers []agent.Peer) {
+// types known from discovery, or the ids of the questions waiting.
+func (p *promptBar) complete(c completions) {
 	v := p.input.Value()
-	if next, ok := completeLine(v, peers); ok {
+	if next, ok := completeLine(v, c); ok {
 		p.input.SetValue(next)
 		p.input.CursorEnd()
 	}
 }
 
 // completeLine completes the last word of line: an agent id after "@", as
-// the first argument of :task and :trust, or a task type as :task's second.
-func completeLine(line string, peers []agent.Peer) (string, bool) {
+// the first argument of :task and :trust, a task type as :task's second, or
+// a question's id as the first argument of :answer, :decline and :release.
+func completeLine(line string, c completions) (string, bool) {
 	fields := strings.Fields(line)
 	if len(fields) == 0 || strings.HasSuffix(line, " ") {
 		fields = append(fields, "")
@@ -128,14 +137,18 @@ func completeLine(line string, peers []agent.Peer) (string, bool) {
 	switch {
 	case len(fields) == 1 && strings.HasPrefix(word, "@"):
 		prefix, word = "@", word[1:]
-		cands = agentIDs(peers)
+		cands = agentIDs(c.peers)
 	case len(fields) == 1 && strings.HasPrefix(word, ":"):
 		prefix, word = ":", word[1:]
 		cands = commandNames()
 	case len(fields) == 2 && (fields[0] == ":task" || fields[0] == ":trust"):
-		cands = agentIDs(peers)
+		cands = agentIDs(c.peers)
+	case len(fields) == 2 && (fields[0] == ":answer" || fields[0] == ":decline"):
+		cands = c.waiting
+	case len(fields) == 2 && fields[0] == ":release":
+		cands = c.buffered
 	case len(fields) == 3 && fields[0] == ":task":
-		cands = taskTypes(peers, fields[1])
+		cands = taskTypes(c.peers, fields[1])
 	}
 	match := matching(cands, word)
 	if len(match) == 0 {

@@ -76,10 +76,37 @@ func TestCompleteLine(t *testing.T) {
 		{"@zz", "@zz"},
 	}
 	for _, c := range cases {
-		got, _ := completeLine(c.in, peers)
+		got, _ := completeLine(c.in, completions{peers: peers})
 		if got != c.want {
 			t.Errorf("completeLine(%q) = %q; want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestTabCompletesQuestionIDs: tab after :answer, :decline or :release
+// completes the id of a question waiting for the owner (the walk had to
+// copy "q-0195f3…" from the Queries pane by eye); answered questions are
+// not offered, and :release offers only buffered ones.
+func TestTabCompletesQuestionIDs(t *testing.T) {
+	svc := fixtureService()
+	svc.queries = []agent.Query{
+		{ID: "q-0195f3a1c2d4e5f6a7b8c9d0", From: "pm-tanaka", Text: "auth?", State: agent.QueryEscalated, ReceivedAt: fixedNow},
+		{ID: "q-0195f3a1c2d4e5f6a7b8ffff", From: "qa-ito", Text: "done?", State: agent.QueryAnswered, ReceivedAt: fixedNow},
+		{ID: "q-0195f3b7000000000000aaaa", From: "qa-ito", Text: "suite?", State: agent.QueryBuffered, ReceivedAt: fixedNow},
+	}
+	m := newLoaded(t, svc, 100, 30, true)
+	for _, c := range []struct{ typed, want string }{
+		{"answer q-0195f3a", ":answer q-0195f3a1c2d4e5f6a7b8c9d0 "},
+		{"decline q-", ":decline q-0195f3"}, // two wait: their common prefix
+		{"release ", ":release q-0195f3b7000000000000aaaa "},
+	} {
+		press(t, m, ":")
+		typeText(t, m, c.typed)
+		press(t, m, "tab")
+		if got := m.prompt.input.Value(); got != c.want {
+			t.Errorf("tab after %q = %q; want %q", ":"+c.typed, got, c.want)
+		}
+		press(t, m, "esc")
 	}
 }
 

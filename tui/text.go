@@ -31,6 +31,20 @@ func truncate(s string, w int) string {
 	return ansi.Truncate(s, w, ellipsis)
 }
 
+// truncateWords is truncate for prose: it cuts at the last word that fits,
+// so a notice does not end mid-word, unless that would drop more than half
+// the line (one long word, an id or a path), where it cuts inside the word.
+func truncateWords(s string, w int) string {
+	if width(s) <= w || w <= 1 {
+		return truncate(s, w)
+	}
+	lines := wrap(s, w-width(ellipsis))
+	if len(lines) == 0 || width(lines[0]) < w/2 {
+		return truncate(s, w)
+	}
+	return strings.TrimRight(lines[0], " /") + ellipsis
+}
+
 // fit truncates s to w cells and pads it with spaces to exactly w.
 func fit(s string, w int) string {
 	s = truncate(s, w)

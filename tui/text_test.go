@@ -34,6 +34,24 @@ func TestWrapKeepsIDsWhole(t *testing.T) {
 	}
 }
 
+// TestNoticeEndsOnAWord: a one-line notice too long for the terminal is
+// cut after its last whole word (the walk saw "…answered: the deploy
+// pipe…" cut inside a word at 100 columns); a notice that is one long
+// token is still cut to the width.
+func TestNoticeEndsOnAWord(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 60, 24, true)
+	m.info("approved t-01j2abcd: run_tests for eng-suzuki starts when the runner is free")
+	if frame := screen(m); !strings.Contains(frame, "approved t-01j2abcd: run_tests for eng-suzuki starts when…") {
+		t.Errorf("the notice at 60 columns is not cut after a word:\n%s", frame)
+	}
+	if got := truncateWords(strings.Repeat("x", 60), 20); ansi.StringWidth(got) != 20 {
+		t.Errorf("one long token: %q is not cut to 20 cells", got)
+	}
+	if got := truncateWords("short", 20); got != "short" {
+		t.Errorf("a notice that fits changed: %q", got)
+	}
+}
+
 // TestDraftSaysEachThingOnce: the secretary's summary already names the
 // blocker and the progress; the editable draft does not add them again
 // (the walk saw the blocker twice in the sent answer), but adds those the

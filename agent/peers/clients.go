@@ -117,10 +117,28 @@ func (r *Registry) CheckPeerID(agentID string) error {
 // than after offline_after_sec of silence. The next successful contact
 // (heartbeat, announce, or a call from the peer) shows it online again.
 func (r *Registry) Failed(ctx context.Context, agentID string, err error) error {
-	if Unreachable(err) {
+	switch {
+	case Unreachable(err):
 		r.MarkOffline(context.WithoutCancel(ctx), agentID)
+	case refusesOurCertificate(err):
+		if _, known := r.refusing.Swap(agentID, true); !known {
+			r.Publish(events.PeerChanged, agentID, agentID, "refuses us")
+		}
 	}
 	return CallError(agentID, err)
+}
+
+// refusesOurCertificate reports whether a peer answered that it does not
+// pin the certificate we called with: its refusal names our fingerprint
+// (an ACL refusal names a permission instead).
+func refusesOurCertificate(err error) bool {
+	var re *rpc.Error
+	if !errors.As(err, &re) || re.Code != rpc.CodePermissionDenied {
+		return false
+	}
+	d, _ := re.Data.(map[string]any)
+	_, ok := d["fingerprint"]
+	return ok
 }
 
 // Unreachable reports whether a call failed because nothing answered: no
@@ -188,7 +206,7 @@ func (r *Registry) MarkSeen(ctx context.Context, agentID string) error {
 	if err := r.DB.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, Online, r.Now()) }); err != nil {
 		return err
 	}
-	if wasOffline {
+	if _, refused := r.refusing.LoadAndDelete(agentID); wasOffline || refused {
 		r.Publish(events.PeerChanged, agentID, agentID, "online")
 		r.Wake()
 	}

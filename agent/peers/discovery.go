@@ -204,6 +204,7 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 		if wasOffline {
 			defer r.Wake()
 		}
+		r.refusing.Delete(agentID) // it answered our announce: it pins us now
 		return tx.UpsertPeer(rec)
 	})
 	if err == nil {

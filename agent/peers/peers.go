@@ -49,6 +49,9 @@ type Peer struct {
 	Contexts      []string  `json:"contexts,omitempty"`
 	TaskTypes     []string  `json:"task_types,omitempty"`
 	LastSeen      time.Time `json:"last_seen,omitzero"` // zero: never reached
+	// RefusesUs: the peer answered that it does not pin our certificate;
+	// its owner has to trust us (`aoi peers trust` there) first.
+	RefusesUs bool `json:"refuses_us,omitempty"`
 }
 
 // TrustRequest pins a peer. Fingerprint is required in direct mode.
@@ -113,6 +116,10 @@ type Registry struct {
 	// exchanged maps a peer id to when this agent and it last exchanged
 	// announces, either way (heartbeat rounds skip fresh ones).
 	exchanged sync.Map
+	// refusing holds the ids of peers whose last answer was that they do
+	// not pin this agent's certificate (Failed): reachable, but no use
+	// until their owner trusts us. Contact that succeeds clears it.
+	refusing sync.Map
 	// strangers is when each pending caller's calls last refreshed the
 	// front ends (strangerCalledAgain).
 	strangers strangerClocks

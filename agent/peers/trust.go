@@ -394,7 +394,8 @@ func (r *Registry) View(rec store.PeerRecord) Peer {
 	if v, ok := r.expiredCerts.Load(rec.AgentID); ok {
 		expired = v.(time.Time)
 	}
-	return Peer{CertExpiredAt: expired, AgentID: rec.AgentID, Role: rec.Role, AnnouncedRole: rec.AnnouncedRole, Owner: rec.Owner,
+	_, refusesUs := r.refusing.Load(rec.AgentID)
+	return Peer{CertExpiredAt: expired, RefusesUs: refusesUs, AgentID: rec.AgentID, Role: rec.Role, AnnouncedRole: rec.AnnouncedRole, Owner: rec.Owner,
 		Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint, NodeName: rec.NodeName, Status: status, Trust: rec.Trust,
 		Contexts: rec.Contexts, TaskTypes: rec.TaskTypes, LastSeen: rec.LastSeen}
 }

@@ -187,17 +187,26 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 	}
 	rows := make([][]string, 0, len(peers))
 	pending := 0
+	var refusing []string
 	for _, p := range peers {
 		if p.Trust == agent.TrustPending {
 			pending++
 		}
+		status := p.Status
+		if p.RefusesUs {
+			status, refusing = "refuses", append(refusing, p.AgentID)
+		}
 		rows = append(rows, []string{
-			cell(p.AgentID, 24), dash(cell(p.Role, 12)), cell(p.Status, 8), cell(p.Trust, 8),
+			cell(p.AgentID, 24), dash(cell(p.Role, 12)), cell(status, 8), cell(p.Trust, 8),
 			dash(cell(p.Endpoint, 32)), dash(cell(p.Fingerprint, 0)), when(p.LastSeen),
 		})
 	}
 	table(w, []string{"AGENT", "ROLE", "STATUS", "TRUST", "ENDPOINT", "FINGERPRINT", "LAST SEEN"}, rows)
 	if pending > 0 {
 		fmt.Fprintf(w, "\n%d pending trust request(s): `aoi peers trust AGENT_ID FINGERPRINT` or `aoi peers refuse FINGERPRINT`\n", pending)
+	}
+	if len(refusing) > 0 {
+		fmt.Fprintf(w, "\n%s does not trust your certificate yet: its owner runs `aoi peers trust ID FINGERPRINT` with the id and fingerprint `aoi id` prints here\n",
+			cell(strings.Join(refusing, ", "), 0))
 	}
 }

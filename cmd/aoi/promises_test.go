@@ -843,3 +843,38 @@ func TestPinnedPeerNeverReached(t *testing.T) {
 	}
 	t.Fatalf("pm-mori not in aoi peers --json: %v", peers)
 }
+
+// TestPeerThatDoesNotTrustUsYet: eng-kudo pins qa-mori, but qa-mori has not
+// pinned eng-kudo. After an announce, eng-kudo's `aoi peers` says qa-mori
+// refuses it and how that gets fixed (it showed "offline", as if qa-mori
+// were down); once qa-mori trusts eng-kudo, the next announce shows it
+// online and the hint goes.
+func TestPeerThatDoesNotTrustUsYet(t *testing.T) {
+	bin := buildAOI(t)
+	eng, qa := shortDir(t), shortDir(t)
+	initAgent(t, bin, eng, "eng-kudo")
+	initAgent(t, bin, qa, "qa-mori")
+	engSt := startServeProc(t, bin, eng).waitServing(t, eng)
+	qaSt := startServeProc(t, bin, qa).waitServing(t, qa)
+	cli(t, bin, eng, "peers", "trust", "qa-mori", qaSt.Fingerprint, "--endpoint", qaSt.ListenAddr)
+	exec.Command(bin, "--data-dir", eng, "discover").Run() // qa-mori refuses: the error is the point
+	out := cli(t, bin, eng, "peers")
+	if row := rowOf(out, "qa-mori"); !strings.Contains(row, "refuses") {
+		t.Errorf("qa-mori's row does not say it refuses us: %q", row)
+	}
+	if !strings.Contains(out, "qa-mori does not trust your certificate yet") || !strings.Contains(out, "aoi id") {
+		t.Errorf("no hint on what to do:\n%s", out)
+	}
+	var peers []map[string]any
+	cliJSON(t, bin, eng, &peers, "peers")
+	if len(peers) != 1 || peers[0]["refuses_us"] != true {
+		t.Errorf("--json: %v, want qa-mori with refuses_us", peers)
+	}
+
+	cli(t, bin, qa, "peers", "trust", "eng-kudo", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
+	cli(t, bin, eng, "discover")
+	waitOut(t, "qa-mori online", func() string { return rowOf(cli(t, bin, eng, "peers"), "qa-mori") }, "online")
+	if out := cli(t, bin, eng, "peers"); strings.Contains(out, "refuses") || strings.Contains(out, "does not trust") {
+		t.Errorf("still refusing after qa-mori trusted us:\n%s", out)
+	}
+}
