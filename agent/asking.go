@@ -9,7 +9,7 @@ import (
 // newAsker wires what this agent asks of peers (agent/asking) to this
 // core's store, peer clients and id.
 func (c *Core) newAsker() *asking.Asker {
-	return &asking.Asker{DB: c.db, Peers: c.peers, Now: c.now, Self: c.selfID, Redact: c.redactOut}
+	return &asking.Asker{DB: c.db, Peers: c.peers, Now: c.now, Self: c.selfID, Redact: c.redactOut, RedactJSON: c.redactBody}
 }
 
 // Ask sends an ad hoc query to a peer and records it so the answer that

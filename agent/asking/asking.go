@@ -8,6 +8,7 @@ package asking
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/service"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -27,8 +29,12 @@ type Asker struct {
 	// Self is this agent's id (the From of every call; reloads apply).
 	Self func() string
 	// Redact removes secrets from what is sent and kept: the owner's
-	// question and task parameters (nil leaves them as they are).
+	// question and task parameters (nil leaves them as they are). What a
+	// peer answers goes through it too before a front end shows it.
 	Redact func(string) string
+	// RedactJSON is Redact for a peer's JSON answer: it keeps the
+	// document valid (nil leaves it as it is).
+	RedactJSON func([]byte) []byte
 }
 
 // redact is Redact, when there is one.
@@ -37,6 +43,32 @@ func (a *Asker) redact(s string) string {
 		return s
 	}
 	return a.Redact(s)
+}
+
+// redactAnswer is RedactJSON, when there is one.
+func (a *Asker) redactAnswer(raw json.RawMessage) json.RawMessage {
+	if a.RedactJSON == nil || len(raw) == 0 {
+		return raw
+	}
+	return a.RedactJSON(raw)
+}
+
+// failed is Peers.Failed with the peer's own words (an error's message
+// and data, which front ends print) redacted first: a peer that echoes a
+// secret in its error does not put it on the owner's screen.
+func (a *Asker) failed(ctx context.Context, peer string, err error) error {
+	var re *rpc.Error
+	if errors.As(err, &re) {
+		re.Message = a.redact(re.Message)
+		if d, ok := re.Data.(map[string]any); ok {
+			for k, v := range d {
+				if s, ok := v.(string); ok {
+					d[k] = a.redact(s)
+				}
+			}
+		}
+	}
+	return a.Peers.Failed(ctx, peer, err)
 }
 
 // Ask sends an ad hoc query to a peer and records it so the answer that
@@ -69,9 +101,9 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 		defer cancel()
 	}
 	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
-		return service.AskResult{QueryID: id}, a.Peers.Failed(ctx, req.To, err)
+		return service.AskResult{QueryID: id}, a.failed(ctx, req.To, err)
 	}
-	return service.AskResult{QueryID: id, Result: raw}, nil
+	return service.AskResult{QueryID: id, Result: a.redactAnswer(raw)}, nil
 }
 
 // RequestTask asks a peer to run one of its configured task types. The
@@ -107,9 +139,9 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	}
 	var res wire.TaskExecuteResult
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
-		return service.TaskTicket{RequestID: id}, a.Peers.Failed(ctx, req.To, err)
+		return service.TaskTicket{RequestID: id}, a.failed(ctx, req.To, err)
 	}
-	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: wire.MustJSON(res)}, nil
+	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: a.redactAnswer(wire.MustJSON(res))}, nil
 }
 
 // RemoteTaskStatus asks a peer about a task it runs for us.
@@ -118,8 +150,8 @@ func (a *Asker) RemoteTaskStatus(ctx context.Context, ref service.RemoteTaskRef)
 	if err := a.callPeer(ctx, ref.Peer, wire.MethodTaskStatus, wire.TaskRef{From: a.Self(), TaskID: ref.TaskID}, &res); err != nil {
 		return service.Task{}, err
 	}
-	return service.Task{ID: res.TaskID, Requester: a.Self(), Type: res.TaskType, State: res.Status, Output: res.Output,
-		Error: res.Error, CreatedAt: res.CreatedAt, UpdatedAt: res.UpdatedAt}, nil
+	return service.Task{ID: res.TaskID, Requester: a.Self(), Type: res.TaskType, State: res.Status, Output: a.redactAnswer(res.Output),
+		Error: a.redact(res.Error), CreatedAt: res.CreatedAt, UpdatedAt: res.UpdatedAt}, nil
 }
 
 // CancelRemoteTask asks a peer to cancel a task it runs for us.
@@ -135,7 +167,7 @@ func (a *Asker) callPeer(ctx context.Context, peer, method string, params, resul
 		return err
 	}
 	if err := client.Call(ctx, method, params, result); err != nil {
-		return a.Peers.Failed(ctx, peer, err)
+		return a.failed(ctx, peer, err)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ var unfinishedRE = regexp.MustCompile(`(?i)(?:^|[^0-9])[0-9]{1,2}\s?[%％]|\bwip
 
 // doneItems are the titles of the best-matching recorded work (commits,
 // finished tasks), leaving out anything the answer lists as a blocker and
-// work whose title says it is unfinished.
+// work whose title or message says it is unfinished or held up.
 func doneItems(f answerFacts) []string {
 	var out []string
 	for _, h := range f.hits {
@@ -117,8 +117,8 @@ func doneItems(f answerFacts) []string {
 		if h.Kind != "commit" && h.Kind != KindTask {
 			continue
 		}
-		if isBlocker(f.blockers, h.Title) {
-			continue
+		if isBlocker(f.blockers, h.Title) || blockedLine(commitMessage(h.Body)) != "" {
+			continue // "auth: token refresh finished" whose message says "still blocked on …"
 		}
 		// "X done; blocked on Y" lists X as done (Y is a blocker).
 		title := clipRunes(donePart(h.Title), 80)

@@ -185,8 +185,18 @@ func TestSectionEndsOnce(t *testing.T) {
 
 // TestUnfinishedWorkIsNotDone: a commit whose title gives a share under
 // 100% or says WIP is not listed as done (the walk saw "auth: refresh
-// tokens (75%)" under Done); 100% and plain titles are.
+// tokens (75%)" under Done); 100% and plain titles are. Nor is one whose
+// title sounds finished but whose message says the work is held up now.
 func TestUnfinishedWorkIsNotDone(t *testing.T) {
+	held := store.ContextHit{Kind: "commit", Title: "auth: token refresh finished",
+		Body: "auth: token refresh finished\n\nStill blocked on the Redis config from infra.\nfiles: auth/refresh.go"}
+	if got := doneItems(answerFacts{hits: []store.ContextHit{held}}); len(got) != 0 {
+		t.Errorf("a commit whose message says it is blocked is listed as done: %q", got)
+	}
+	held.Body = "auth: token refresh finished\n\nWas blocked on the Redis config; infra fixed it.\nfiles: auth/refresh.go"
+	if got := doneItems(answerFacts{hits: []store.ContextHit{held}}); len(got) != 1 {
+		t.Errorf("a blocker told in the past keeps the work from Done: %q", got)
+	}
 	for title, done := range map[string]bool{
 		"auth: refresh tokens (75%)":  false,
 		"auth: refresh 75 % there":    false,
