@@ -19,30 +19,12 @@ func check(c *Config) Errors {
 	errs = append(errs, checkRules(c.ACL.Rules)...)
 	errs = append(errs, checkTasks(c)...)
 	errs = append(errs, checkSecretary(c.Secretary)...)
-	errs = append(errs, checkRole("/agent/role", c.Agent.Role)...)
-	for i, p := range c.Peers {
-		errs = append(errs, checkRole(pointer("peers", strconv.Itoa(i), "role"), p.Role)...)
-	}
 	errs = append(errs, checkPort("/network/listen_addr", c.Network.ListenAddr)...)
 	errs = append(errs, checkPort("/metrics/listen_addr", c.Metrics.ListenAddr)...)
 	if o := c.Outbox; o.InitialBackoffMS > 0 && o.MaxBackoffMS > 0 && o.InitialBackoffMS > o.MaxBackoffMS {
 		errs = append(errs, &Error{Path: "/outbox/max_backoff_ms", Problem: fmt.Sprintf("%d is less than initial_backoff_ms %d", o.MaxBackoffMS, o.InitialBackoffMS), Fix: "make max_backoff_ms at least initial_backoff_ms"})
 	}
 	return errs
-}
-
-// roleRE is what a role must look like: the agent id's form, since peers
-// are told it (`aoi peers trust … --role R`) and trust refuses others.
-var roleRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
-// checkRole refuses a role that `aoi peers trust --role` would refuse;
-// empty means none.
-func checkRole(at, role string) Errors {
-	if role == "" || roleRE.MatchString(role) {
-		return nil
-	}
-	return Errors{{Path: at, Problem: fmt.Sprintf("%q is not a valid role", role),
-		Fix: "use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (e.g. engineer, pm)"}}
 }
 
 // checkPort refuses a host:port whose port is over 65535 (the schema's

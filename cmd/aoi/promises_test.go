@@ -739,7 +739,7 @@ func TestInitRefusesWhatCannotStart(t *testing.T) {
 		{[]string{"--id", "X_3"}, `--id: "X_3" is not valid`},
 		{[]string{"--id", "eng-a", "--listen", "18445"}, `--listen: "18445" is not valid`},
 		{[]string{"--id", "eng-a", "--listen", "127.0.0.1:99999"}, "--listen: port 99999 is out of range"},
-		{[]string{"--id", "eng-a", "--role", "Bad Role"}, `--role: "Bad Role" is not a valid role`},
+		{[]string{"--id", "eng-a", "--role", "Bad Role"}, `--role: "Bad Role" is not valid`},
 	} {
 		dir := filepath.Join(t.TempDir(), "agent")
 		out := cliFails(t, bin, dir, exitUsage, append([]string{"init"}, c.args...)...)
