@@ -135,17 +135,18 @@ func FormatFingerprint(fp string) string {
 }
 
 // NormalizeFingerprint accepts a fingerprint as a person may paste it
-// (any case, with ':' or spaces, optional "sha256:" prefix) and returns
-// the canonical lowercase hex form.
+// (any case, grouped with ':', '-', spaces or line breaks as the Peers
+// pane and FormatFingerprint show it, optional "sha256:" prefix) and
+// returns the canonical lowercase hex form.
 func NormalizeFingerprint(s string) (string, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
+	t := strings.ToLower(strings.Join(strings.Fields(s), ""))
 	t = strings.TrimPrefix(t, "sha256:")
-	t = strings.NewReplacer(":", "", " ", "", "-", "").Replace(t)
+	t = strings.NewReplacer(":", "", "-", "").Replace(t)
 	if len(t) != sha256.Size*2 {
-		return "", fmt.Errorf("fingerprint %q has %d hex digits, want 64 (a SHA-256); copy it from `aoi status` on the peer", s, len(t))
+		return "", fmt.Errorf("fingerprint %q has %d hex digits, want 64 (a SHA-256); copy it from `aoi id` on the peer", s, len(t))
 	}
 	if _, err := hex.DecodeString(t); err != nil {
-		return "", fmt.Errorf("fingerprint %q is not hexadecimal; copy it from `aoi status` on the peer", s)
+		return "", fmt.Errorf("fingerprint %q is not hexadecimal; copy it from `aoi id` on the peer", s)
 	}
 	return t, nil
 }

@@ -46,7 +46,7 @@ func (d *confirmDialog) View(w, h int, env *env) string {
 }
 
 // trustDialog pins a caller that asked for trust. It shows the fingerprint
-// to compare with the one the colleague reads out from `aoi status`, and
+// to compare with the one the colleague reads out from `aoi id`, and
 // takes the agent id (pre-filled with the one the caller announced; the
 // owner decides the name the ACL will use) and the role the ACL's rules
 // match (the owner's to give: what a peer announces is never trusted).
@@ -87,7 +87,7 @@ func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 			id := strings.TrimSpace(d.id.Value())
 			switch {
 			case id == "":
-				d.problem = "an agent id is required: ask the colleague for theirs (aoi status shows it)"
+				d.problem = "an agent id is required: ask the colleague for theirs (aoi id shows it)"
 				return nil, nil
 			case !wire.ValidAgentID(id):
 				d.problem = "not an agent id: use lower-case letters, digits, '.', '_' or '-' (e.g. eng-suzuki)"
@@ -125,7 +125,7 @@ func (d *trustDialog) View(w, h int, env *env) string {
 	fields := detailFields([][2]string{
 		{"fingerprint", d.p.Fingerprint}, {"endpoint", d.p.Endpoint}, {"announced role", d.p.AnnouncedRole},
 	})
-	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi status` on their machine. Trust only if they match.", bw-2) +
+	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi id` on their machine. Trust only if they match.", bw-2) +
 		"\n\n" + wrapBlock(fields, bw-2) + "\n\n" + d.id.View() + "\n" + d.role.View()
 	if d.problem != "" {
 		body += "\n" + env.styles.Error.Render(wrapBlock(d.problem, bw-2))

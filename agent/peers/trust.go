@@ -3,7 +3,6 @@ package peers
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -236,8 +235,6 @@ func (r *Registry) strangerCalledAgain(fingerprint string) {
 	}
 }
 
-var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
 // Trust pins a peer's fingerprint (and endpoint) in the registry.
 // Errors: errs.ErrInvalid (agent id, role or fingerprint malformed).
 func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
@@ -252,13 +249,15 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 	if req.Role != "" && !wire.ValidAgentID(req.Role) {
 		return errs.Invalid("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
 	}
-	if !fingerprintRE.MatchString(req.Fingerprint) {
-		return errs.Invalid("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi status` prints on the peer", req.Fingerprint)
+	fp, err := rpc.NormalizeFingerprint(req.Fingerprint)
+	if err != nil {
+		return errs.Invalid("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi id` prints on the peer (grouped as the Peers pane shows them is fine)", req.Fingerprint)
 	}
+	req.Fingerprint = fp
 	if req.Endpoint != "" && !wire.ValidEndpoint(req.Endpoint) {
 		return errs.Invalid("trust: endpoint %q is not HOST:PORT; give where the peer listens, e.g. --endpoint 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", req.Endpoint)
 	}
-	err := r.DB.Write(ctx, func(tx *store.Tx) error {
+	err = r.DB.Write(ctx, func(tx *store.Tx) error {
 		rec, found, err := r.DB.Peer(ctx, req.AgentID)
 		if err != nil {
 			return err

@@ -77,7 +77,8 @@ func extractiveSummary(f answerFacts) string {
 	if f.q.WantsWho {
 		b.WriteString(t.section(t.who, authorItems(authors(f.hits, f.q.Files, f.q.WantsRecent), t, f.now)))
 	}
-	progress := f.inProgress
+	progress := unique(append(unfinishedItems(f), f.inProgress...))
+	progress = progress[:min(len(progress), maxInProgress)]
 	if f.progress != nil {
 		progress = append(append([]string(nil), progress...), t.percent(*f.progress))
 	}
@@ -102,8 +103,24 @@ func topicOf(words []string) string {
 }
 
 // unfinishedRE matches a title that says its work is not finished: a
-// share under 100% ("refresh tokens (75%)", "75 %") or WIP.
-var unfinishedRE = regexp.MustCompile(`(?i)(?:^|[^0-9])[0-9]{1,2}\s?[%％]|\bwip\b`)
+// share under 100% ("refresh tokens (75%)", "75% done", "75 % there") or
+// WIP. A share that is not the work's ("raise coverage to 80%") is not.
+var unfinishedRE = regexp.MustCompile(`(?i)\(\s*[0-9]{1,2}\s?[%％][^)]*\)|(?:^|[^0-9])[0-9]{1,2}\s?[%％]\s*(?:done|complete|completed|finished|there|完了|済)|\bwip\b`)
+
+// unfinishedItems are the titles of the best-matching commits whose title
+// says the work is unfinished ("Refresh tokens: initial implementation
+// (75% done)"): in progress, with the share they give. Only the lead
+// matches count; an old WIP further down is history, not what is going on.
+func unfinishedItems(f answerFacts) []string {
+	var out []string
+	for _, h := range f.hits[:min(len(f.hits), leadHits)] {
+		title := clipRunes(h.Title, 100)
+		if h.Kind == "commit" && unfinishedRE.MatchString(title) && !isBlocker(f.blockers, h.Title) && !slices.Contains(out, title) {
+			out = append(out, title)
+		}
+	}
+	return out
+}
 
 // doneItems are the titles of the best-matching recorded work (commits,
 // finished tasks), leaving out anything the answer lists as a blocker and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -107,12 +108,25 @@ func (a *app) trustCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trust AGENT_ID FINGERPRINT",
 		Short: "Pin a peer's certificate fingerprint so it may call this agent",
-		Args:  args(cobra.ExactArgs(2)),
+		Long: "aoi peers trust pins a peer's certificate fingerprint (the 64 hex characters `aoi id`\n" +
+			"prints on the peer; grouped with spaces or colons as the Peers pane shows it is fine,\n" +
+			"quoted or not).",
+		Args: args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if endpoint != "" && !wire.ValidEndpoint(endpoint) {
 				return usagef(cmd, "--endpoint %q is not HOST:PORT; give where the peer listens, e.g. 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", endpoint)
 			}
-			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: argv[1], Endpoint: endpoint, Role: role, Announce: true, Replace: replace}
+			// A fingerprint pasted from the Peers pane arrives as several
+			// groups; anything else after it is a mistake worth naming.
+			fp, err := rpc.NormalizeFingerprint(strings.Join(argv[1:], " "))
+			switch {
+			case err == nil:
+			case len(argv) > 2:
+				return usagef(cmd, "after AGENT_ID give only the fingerprint (its groups may be separated by spaces); the endpoint goes in --endpoint and the role in --role")
+			default:
+				fp = argv[1] // the core says what is wrong with it
+			}
+			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: fp, Endpoint: endpoint, Role: role, Announce: true, Replace: replace}
 			return call(a, func(svc agent.PeerService) error {
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
@@ -144,8 +158,9 @@ func (a *app) refuseCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				fp, _ := rpc.NormalizeFingerprint(argv[0]) // "" when it is an agent id
 				i := slices.IndexFunc(peers, func(p agent.Peer) bool {
-					return p.Fingerprint != "" && (p.Fingerprint == argv[0] || p.Trust == agent.TrustPinned && p.AgentID == argv[0])
+					return p.Fingerprint != "" && (p.Fingerprint == fp || p.Trust == agent.TrustPinned && p.AgentID == argv[0])
 				})
 				if i < 0 {
 					return fmt.Errorf("no pending trust request or pinned peer has fingerprint or id %s; `aoi peers` lists them", sanitize(argv[0], false))

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/rpc"
 )
 
 // The tests here walk README promises the way a user does: the aoi binary
@@ -876,5 +877,33 @@ func TestPeerThatDoesNotTrustUsYet(t *testing.T) {
 	waitOut(t, "qa-mori online", func() string { return rowOf(cli(t, bin, eng, "peers"), "qa-mori") }, "online")
 	if out := cli(t, bin, eng, "peers"); strings.Contains(out, "refuses") || strings.Contains(out, "does not trust") {
 		t.Errorf("still refusing after qa-mori trusted us:\n%s", out)
+	}
+}
+
+// TestTrustTakesTheFingerprintAsShown: the fingerprint may be pasted as
+// the Peers pane shows it (groups of 8, unquoted, so several arguments) or
+// in upper case with colons; an endpoint given as a third argument is a
+// usage error that says where it goes.
+func TestTrustTakesTheFingerprintAsShown(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-kato")
+	startServeProc(t, bin, dir).waitServing(t, dir)
+	fp := strings.Repeat("0123456789abcdef", 4)
+	var groups []string
+	for i := 0; i < len(fp); i += 8 {
+		groups = append(groups, fp[i:i+8])
+	}
+	cli(t, bin, dir, append([]string{"peers", "trust", "pm-mori"}, groups...)...)
+	if row := rowOf(cli(t, bin, dir, "peers"), "pm-mori"); !strings.Contains(row, fp) {
+		t.Errorf("pm-mori is not pinned to %s: %q", fp, row)
+	}
+	cli(t, bin, dir, "peers", "trust", "qa-ono", strings.ToUpper(rpc.FormatFingerprint(strings.Repeat("fedcba9876543210", 4))))
+	if row := rowOf(cli(t, bin, dir, "peers"), "qa-ono"); !strings.Contains(row, strings.Repeat("fedcba9876543210", 4)) {
+		t.Errorf("qa-ono is not pinned to the lower-case form: %q", row)
+	}
+	out := cliFails(t, bin, dir, exitUsage, "peers", "trust", "qa-ono", fp, "127.0.0.1:8443")
+	if !strings.Contains(out, "--endpoint") {
+		t.Errorf("an endpoint as a third argument: %s", out)
 	}
 }
