@@ -40,11 +40,22 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 
 // byID returns the query with id as the pane has it, or one that holds
 // only the id when the pane has none (a prompt command may name any id).
+//
+// A prompt command may also give the start of an id, as tab completion
+// leaves it when several share it: the one question waiting for the owner
+// whose id starts so is meant.
 func (p *queriesPane) byID(id string) agent.Query {
+	var prefixed []agent.Query
 	for _, q := range p.rows {
 		if q.ID == id {
 			return q
 		}
+		if strings.HasPrefix(q.ID, id) && q.State != agent.QueryAnswered && q.State != agent.QueryDeclined {
+			prefixed = append(prefixed, q)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
 	}
 	return agent.Query{ID: id}
 }

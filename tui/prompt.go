@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -21,6 +23,9 @@ type promptBar struct {
 	histAt   int // len(hist) when not browsing
 	draft    string
 	returnTo focus
+	// choices, when tab found several candidates and could complete no
+	// further, lists them after the input until the next key.
+	choices string
 }
 
 func newPromptBar(e *env) *promptBar {
@@ -67,6 +72,7 @@ func (p *promptBar) typed() bool {
 }
 
 func (p *promptBar) updateInput(msg tea.Msg) tea.Cmd {
+	p.choices = "" // typing answers them
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
 	return cmd
@@ -115,17 +121,22 @@ type completions struct {
 // complete completes the word before the cursor from agent ids and task
 // types known from discovery, or the ids of the questions waiting.
 func (p *promptBar) complete(c completions) {
-	v := p.input.Value()
-	if next, ok := completeLine(v, c); ok {
+	next, ok, several := completeLine(p.input.Value(), c)
+	if ok {
 		p.input.SetValue(next)
 		p.input.CursorEnd()
+	}
+	p.choices = ""
+	if len(several) > 1 {
+		p.choices = fmt.Sprintf("%d match: %s", len(several), strings.Join(several, " · "))
 	}
 }
 
 // completeLine completes the last word of line: an agent id after "@", as
 // the first argument of :task and :trust, a task type as :task's second, or
 // a question's id as the first argument of :answer, :decline and :release.
-func completeLine(line string, c completions) (string, bool) {
+// When several candidates remain it also returns them, to be shown.
+func completeLine(line string, c completions) (next string, ok bool, several []string) {
 	fields := strings.Fields(line)
 	if len(fields) == 0 || strings.HasSuffix(line, " ") {
 		fields = append(fields, "")
@@ -152,16 +163,18 @@ func completeLine(line string, c completions) (string, bool) {
 	}
 	match := matching(cands, word)
 	if len(match) == 0 {
-		return line, false
+		return line, false, nil
 	}
 	done := commonPrefix(match)
 	if len(match) == 1 {
 		done += " "
+	} else {
+		several = match
 	}
 	if done == word {
-		return line, false
+		return line, false, several
 	}
-	return head + prefix + done, true
+	return head + prefix + done, true, several
 }
 
 func agentIDs(peers []agent.Peer) []string {
@@ -209,6 +222,16 @@ func commonPrefix(ss []string) string {
 }
 
 // view renders the open prompt bar.
+// inputPadding is the styled run of spaces a text input pads itself with
+// (its cursor is a single reverse-video space, which this leaves alone).
+var inputPadding = regexp.MustCompile("\x1b\\[[0-9;]*m {2,}\x1b\\[m$")
+
 func (p *promptBar) view(w int) string {
-	return fit(p.env.styles.Prompt.Render("›")+" "+p.input.View(), w)
+	line := p.env.styles.Prompt.Render("›") + " " + p.input.View()
+	if p.choices != "" {
+		// The input pads itself to the bar's width; the list goes after
+		// what was typed.
+		line = inputPadding.ReplaceAllString(line, "") + "   " + p.env.styles.Muted.Render(Sanitize(p.choices))
+	}
+	return fit(line, w)
 }

@@ -76,7 +76,7 @@ func TestCompleteLine(t *testing.T) {
 		{"@zz", "@zz"},
 	}
 	for _, c := range cases {
-		got, _ := completeLine(c.in, completions{peers: peers})
+		got, _, _ := completeLine(c.in, completions{peers: peers})
 		if got != c.want {
 			t.Errorf("completeLine(%q) = %q; want %q", c.in, got, c.want)
 		}
@@ -97,7 +97,7 @@ func TestTabCompletesQuestionIDs(t *testing.T) {
 	m := newLoaded(t, svc, 100, 30, true)
 	for _, c := range []struct{ typed, want string }{
 		{"answer q-0195f3a", ":answer q-0195f3a1c2d4e5f6a7b8c9d0 "},
-		{"decline q-", ":decline q-0195f3"}, // two wait: their common prefix
+		{"decline q-", ":decline q-0195f3"}, // two wait: their common prefix, and both are listed
 		{"release ", ":release q-0195f3b7000000000000aaaa "},
 	} {
 		press(t, m, ":")
@@ -106,7 +106,18 @@ func TestTabCompletesQuestionIDs(t *testing.T) {
 		if got := m.prompt.input.Value(); got != c.want {
 			t.Errorf("tab after %q = %q; want %q", ":"+c.typed, got, c.want)
 		}
+		if frame := screen(m); strings.HasPrefix(c.typed, "decline") && !strings.Contains(frame, "2 match: q-0195f3a1c2d4e5f6a7b8c9d0 · q-0195f3b7") {
+			t.Errorf("the two candidates are not listed:\n%s", frame)
+		}
 		press(t, m, "esc")
+	}
+	// The shared start of an id is enough when only one waiting question
+	// has it; answered questions do not count.
+	press(t, m, ":")
+	typeText(t, m, "answer q-0195f3a1 tests pass now")
+	press(t, m, "enter")
+	if got := svc.Calls(); len(got) == 0 || !strings.Contains(got[len(got)-1], "q-0195f3a1c2d4e5f6a7b8c9d0") {
+		t.Errorf("answering by the start of the id: calls %v", got)
 	}
 }
 
