@@ -22,6 +22,12 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	bob := newTestAgent(t, "bob", "engineer", func(c *config.Config) { c.ACL = config.ACL{DefaultPermission: "none"} })
 	pair(alice, bob)
 	ctx := context.Background()
+	evCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	events, err := alice.Events(evCtx, agent.EventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	token := "ghp_" + "9fK2mQx7Lp3Rt8Vw1Zb6Nc4Hd0Jy5Ge2Aq7S"
 	sent, err := alice.SendMessage(ctx, agent.SendMessageRequest{To: "bob", Type: "task_assign", TaskID: "T-9",
 		Payload: json.RawMessage(`{"description":"rotate ` + token + `"}`)})
@@ -40,6 +46,27 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	if err != nil || len(rows) == 0 || rows[0].Result != "PERMISSION_DENIED" {
 		t.Fatalf("bob's audit = %+v (%v), want the refused aoi.message", rows, err)
 	}
+	// The queued message keeps being refused: alice's owner is told once,
+	// in words (not only in aoi.log), and `aoi status` counts it.
+	told := ""
+	deadline := time.After(10 * time.Second)
+	for told == "" {
+		select {
+		case ev := <-events:
+			if ev.Kind == agent.EventAttention && ev.Agent == "bob" {
+				told = ev.Summary
+			}
+		case <-deadline:
+			t.Fatal("alice's owner was not told that bob refuses the queued message")
+		}
+	}
+	if !strings.Contains(told, "bob refused the message you sent") || !strings.Contains(told, "messages") {
+		t.Errorf("the owner was told %q", told)
+	}
+	eventually(t, 10*time.Second, "aoi status counts the refused message", func() bool {
+		st, err := alice.Status(ctx)
+		return err == nil && st.OutboxRefused == 1
+	})
 
 	cfg, err := config.Load(bob.ConfigPath)
 	if err != nil {
@@ -60,6 +87,9 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 	m := page.Messages[0]
 	if m.From != "alice" || m.Type != "task_assign" || strings.Contains(string(m.Data), token) || !strings.Contains(string(m.Data), "rotate") {
 		t.Fatalf("bob got %+v, want alice's assignment with the token redacted", m)
+	}
+	if st, err := alice.Status(ctx); err != nil || st.OutboxRefused != 0 {
+		t.Errorf("after delivery aoi status still counts %d refused (%v)", st.OutboxRefused, err)
 	}
 	// The owner reading messages (the interface, aoi inbox) does not hide
 	// them from the assistant's unread filter, and vice versa.

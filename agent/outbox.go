@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/outbox"
@@ -28,7 +29,27 @@ func (c *Core) newOutbox() *outbox.Outbox {
 				c.peers.MarkOffline(ctx, agentID)
 			}
 		},
+		Refused: c.outboxRefused,
 	})
+}
+
+// outboxRefused tells the owner that a peer refused something queued for
+// it (a message, an answer): in words, with the peer's reason, and that it
+// is retried until it expires.
+func (c *Core) outboxRefused(_ context.Context, e store.OutboxRecord, err error) {
+	what := "what you queued for it"
+	if e.Method == wire.MethodMessage {
+		what = "the message you sent"
+	} else if e.Method == wire.MethodNotify {
+		what = "an answer or result this agent sends it"
+	}
+	reason := err.Error()
+	var answered *rpc.Error
+	if errors.As(err, &answered) && answered.Reason() != "" {
+		reason = answered.Reason()
+	}
+	c.events.Publish(EventAttention, e.ID, e.To, fmt.Sprintf("%s refused %s (%s); it is tried again until %s, in case %s's owner changes that",
+		e.To, what, c.redactOut(reason), e.ExpiresAt.Local().Format("Jan 2 15:04"), e.To))
 }
 
 // enqueueNotify stores an aoi.notify for a peer inside tx.

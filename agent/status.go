@@ -47,6 +47,9 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	if st.UnreadMsgs, err = c.db.UnreadMessages(ctx); err != nil {
 		return st, err
 	}
+	if st.OutboxRefused, err = c.db.RefusedOutbox(ctx); err != nil {
+		return st, err
+	}
 	st.PendingApprov = c.pendingApprovals(ctx)
 	st.History = c.indexProgress(ctx)
 	return st, nil

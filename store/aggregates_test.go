@@ -325,7 +325,9 @@ func TestOutboxLifecycle(t *testing.T) {
 		t.Fatalf("NextOutboxAt = %v %v, want %v", next, ok, base)
 	}
 	// o0 fails and is retried later; o1 is delivered; o2 expires.
-	write(t, db, func(tx *Tx) error { return tx.RescheduleOutbox("o0", base.Add(10*time.Second), "peer pm offline") })
+	write(t, db, func(tx *Tx) error {
+		return tx.RescheduleOutbox("o0", base.Add(10*time.Second), "peer pm offline", false)
+	})
 	write(t, db, func(tx *Tx) error { return tx.MarkOutboxDelivered("o1", base.Add(2*time.Second)) })
 	write(t, db, func(tx *Tx) error { return tx.ExpireOutbox("o2") })
 	if due, _ := db.DueOutbox(ctx, base.Add(5*time.Second), 0); len(due) != 0 {
@@ -349,7 +351,7 @@ func TestOutboxLifecycle(t *testing.T) {
 	if o1.State != OutboxDelivered || o1.DeliveredAt == nil {
 		t.Fatalf("o1 = %+v, want delivered", o1)
 	}
-	err = db2.Write(ctx, func(tx *Tx) error { return tx.RescheduleOutbox("o1", base, "x") })
+	err = db2.Write(ctx, func(tx *Tx) error { return tx.RescheduleOutbox("o1", base, "x", false) })
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("rescheduling a delivered entry = %v, want ErrNotFound", err)
 	}

@@ -27,12 +27,15 @@ type OutboxRecord struct {
 	CreatedAt     time.Time
 	ExpiresAt     time.Time // zero: never expires
 	LastError     string
-	State         string
-	DeliveredAt   *time.Time
+	// Refused: the last attempt was answered with a refusal (see
+	// RescheduleOutbox), not lost to an unreachable peer.
+	Refused     bool
+	State       string
+	DeliveredAt *time.Time
 }
 
 const outboxColumns = `id, to_agent, method, params, attempts, next_attempt_at, created_at, expires_at,
-	last_error, state, delivered_at`
+	last_error, refused, state, delivered_at`
 
 // EnqueueOutbox stores an outgoing call. Zero CreatedAt / NextAttemptAt
 // become now (due at once); an empty State is pending.
@@ -51,9 +54,9 @@ func (tx *Tx) EnqueueOutbox(r OutboxRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO outbox(`+outboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(`INSERT INTO outbox(`+outboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.To, r.Method, params, r.Attempts, formatTime(r.NextAttemptAt), formatTime(r.CreatedAt),
-		formatTime(r.ExpiresAt), r.LastError, r.State, formatTimePtr(r.DeliveredAt))
+		formatTime(r.ExpiresAt), r.LastError, r.Refused, r.State, formatTimePtr(r.DeliveredAt))
 	if err != nil {
 		return fmt.Errorf("store: queueing %s for %s: %w", r.Method, r.To, err)
 	}
@@ -106,10 +109,11 @@ func (tx *Tx) MarkOutboxDelivered(id string, at time.Time) error {
 	return mustAffect(res, "outbox entry", id)
 }
 
-// RescheduleOutbox records a failed attempt and when to try again.
-func (tx *Tx) RescheduleOutbox(id string, next time.Time, lastErr string) error {
-	res, err := tx.Exec(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
-		WHERE id = ? AND state = 'pending'`, formatTime(next), truncate(lastErr, 1024), id)
+// RescheduleOutbox records a failed attempt, whether the peer refused it
+// (answered with an error) and when to try again.
+func (tx *Tx) RescheduleOutbox(id string, next time.Time, lastErr string, refused bool) error {
+	res, err := tx.Exec(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, refused = ?
+		WHERE id = ? AND state = 'pending'`, formatTime(next), truncate(lastErr, 1024), refused, id)
 	if err != nil {
 		return fmt.Errorf("store: rescheduling outbox entry %s: %w", id, err)
 	}
@@ -123,6 +127,16 @@ func (tx *Tx) ExpireOutbox(id string) error {
 		return fmt.Errorf("store: expiring outbox entry %s: %w", id, err)
 	}
 	return mustAffect(res, "pending outbox entry", id)
+}
+
+// RefusedOutbox counts the pending entries whose last attempt the peer
+// refused.
+func (db *DB) RefusedOutbox(ctx context.Context) (int, error) {
+	var n int
+	if err := db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE state = 'pending' AND refused = 1`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting refused outbox entries: %w", err)
+	}
+	return n, nil
 }
 
 // OutboxStats returns how many entries are pending and when the oldest of
@@ -161,7 +175,7 @@ func scanOutbox(rows *sql.Rows) (OutboxRecord, error) {
 	var params, delivered sql.NullString
 	var next, created, expires string
 	if err := rows.Scan(&r.ID, &r.To, &r.Method, &params, &r.Attempts, &next, &created, &expires,
-		&r.LastError, &r.State, &delivered); err != nil {
+		&r.LastError, &r.Refused, &r.State, &delivered); err != nil {
 		return r, fmt.Errorf("store: reading an outbox entry: %w", err)
 	}
 	r.Params = rawJSON(params)

@@ -17,6 +17,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/backoff"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -33,6 +34,12 @@ type Outbox struct {
 	// Failed learns of every failed delivery (the core marks a peer that
 	// gave no answer at all offline).
 	Failed func(ctx context.Context, agentID string, err error)
+	// Refused learns when a peer first refuses an entry, or refuses it
+	// for another reason than last time (the core tells the owner): the
+	// entry is still retried until it expires, since the peer's owner may
+	// change trust or config meanwhile, but nobody should learn of it
+	// only from the log.
+	Refused func(ctx context.Context, e store.OutboxRecord, err error)
 	// Clock is what Run waits on until the next entry is due (nil: the
 	// wall clock; tests pass a backoff.Fake, with Now its Now).
 	Clock backoff.Clock
@@ -140,8 +147,17 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 		o.Failed(ctx, e.To, err)
 	}
 	next := o.Now().Add(o.backoff(e.Attempts))
-	o.Log.Info("delivery failed; will retry", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
-	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error()) }); werr != nil {
+	var answered *rpc.Error
+	refused := errors.As(err, &answered) // the peer answered: it refuses, it is not away
+	if refused {
+		o.Log.Warn("delivery refused by the peer; will retry until it expires", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
+		if o.Refused != nil && (!e.Refused || e.LastError != err.Error()) {
+			o.Refused(ctx, e, err)
+		}
+	} else {
+		o.Log.Info("delivery failed; will retry", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
+	}
+	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error(), refused) }); werr != nil {
 		o.Log.Error("reschedule", "component", "outbox", "id", e.ID, "err", werr)
 	}
 	return err

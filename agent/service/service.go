@@ -260,20 +260,25 @@ type (
 
 // Status is the agent's own state, shown in the status bar and `aoi status`.
 type Status struct {
-	AgentID       string    `json:"agent_id"`
-	Role          string    `json:"role"`
-	Owner         string    `json:"owner,omitempty"`
-	Version       string    `json:"aoi_version"`
-	Transport     string    `json:"transport"` // "direct" or "tailnet"
-	ListenAddr    string    `json:"listen_addr"`
-	Fingerprint   string    `json:"fingerprint,omitempty"`
-	Tailnet       *Tailnet  `json:"tailnet,omitempty"`
-	Focus         bool      `json:"focus"`
-	PeersOnline   int       `json:"peers_online"`
-	PendingQuery  int       `json:"pending_queries"`
-	Buffered      int       `json:"buffered_queries"`
-	PendingApprov int       `json:"pending_approvals"`
-	UnreadMsgs    int       `json:"unread_messages"`
+	AgentID       string   `json:"agent_id"`
+	Role          string   `json:"role"`
+	Owner         string   `json:"owner,omitempty"`
+	Version       string   `json:"aoi_version"`
+	Transport     string   `json:"transport"` // "direct" or "tailnet"
+	ListenAddr    string   `json:"listen_addr"`
+	Fingerprint   string   `json:"fingerprint,omitempty"`
+	Tailnet       *Tailnet `json:"tailnet,omitempty"`
+	Focus         bool     `json:"focus"`
+	PeersOnline   int      `json:"peers_online"`
+	PendingQuery  int      `json:"pending_queries"`
+	Buffered      int      `json:"buffered_queries"`
+	PendingApprov int      `json:"pending_approvals"`
+	UnreadMsgs    int      `json:"unread_messages"`
+	// OutboxRefused counts what this agent queued for peers (messages,
+	// answers) that the peer refused at the last try: still retried until
+	// it expires, but going nowhere until the peer's owner changes trust
+	// or config.
+	OutboxRefused int       `json:"outbox_refused"`
 	StartedAt     time.Time `json:"started_at"`
 	DataDir       string    `json:"data_dir"`
 	// History says, per repository context, how much of its history the

@@ -49,6 +49,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"queries waiting", fmt.Sprintf("%d for you, %d buffered", st.PendingQuery, st.Buffered)},
 		{"approvals pending", strconv.Itoa(st.PendingApprov)},
 		{"unread messages", strconv.Itoa(st.UnreadMsgs)},
+		{"refused by peers", refusedText(st.OutboxRefused)},
 		{"started", when(st.StartedAt)},
 		{"data dir", st.DataDir},
 	}
@@ -62,6 +63,14 @@ func printStatus(w io.Writer, st agent.Status) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-18s %s\n", r[0]+":", r[1])
 	}
+}
+
+// refusedText says how many queued sends a peer refused, and where to look.
+func refusedText(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d queued (tried again until they expire; aoi.log says why)", n)
 }
 
 // historyText says how much of a repository's history is indexed:
