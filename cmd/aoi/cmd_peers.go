@@ -65,6 +65,21 @@ func printStatus(w io.Writer, st agent.Status) {
 	}
 }
 
+// trustLine is the `aoi peers trust` command that accepts a pending
+// request: the id it announced and, when it said where it listens, that
+// endpoint, so the pinned peer can be called back.
+func trustLine(p agent.Peer) string {
+	id := p.AgentID
+	if !wire.ValidAgentID(id) {
+		id = "AGENT_ID" // it announced none, or one that cannot be pinned
+	}
+	line := "aoi peers trust " + id + " " + p.Fingerprint
+	if wire.ValidEndpoint(p.Endpoint) {
+		line += " --endpoint " + p.Endpoint
+	}
+	return line
+}
+
 // refusedText says how many queued sends a peer refused, and where to look.
 func refusedText(n int) string {
 	if n == 0 {
@@ -210,14 +225,15 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 		return
 	}
 	rows := make([][]string, 0, len(peers))
-	pending := 0
+	var pending []agent.Peer
 	var refusing []string
 	for _, p := range peers {
-		if p.Trust == agent.TrustPending {
-			pending++
-		}
 		status := p.Status
-		if p.RefusesUs {
+		switch {
+		case p.Trust == agent.TrustPending:
+			// Not a peer yet: LAST SEEN says when it last called.
+			status, pending = "-", append(pending, p)
+		case p.RefusesUs:
 			status, refusing = "refuses", append(refusing, p.AgentID)
 		}
 		rows = append(rows, []string{
@@ -226,8 +242,11 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 		})
 	}
 	table(w, []string{"AGENT", "ROLE", "STATUS", "TRUST", "ENDPOINT", "FINGERPRINT", "LAST SEEN"}, rows)
-	if pending > 0 {
-		fmt.Fprintf(w, "\n%d pending trust request(s): `aoi peers trust AGENT_ID FINGERPRINT` or `aoi peers refuse FINGERPRINT`\n", pending)
+	if len(pending) > 0 {
+		fmt.Fprintf(w, "\n%d pending trust request(s); once its owner confirms the fingerprint, trust one with the line under it (add --role R for your ACL rules), or drop it with `aoi peers refuse FINGERPRINT`:\n", len(pending))
+		for _, p := range pending {
+			fmt.Fprintf(w, "  %s\n", cell(trustLine(p), 0))
+		}
 	}
 	if len(refusing) > 0 {
 		fmt.Fprintf(w, "\n%s does not trust your certificate yet: its owner runs `aoi peers trust ID FINGERPRINT` with the id and fingerprint `aoi id` prints here\n",

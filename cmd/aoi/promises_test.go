@@ -359,6 +359,11 @@ func TestPeersRefuse(t *testing.T) {
 	if row := rowOf(cli(t, bin, eng, "peers"), qaSt.Fingerprint); !strings.Contains(row, "pending") {
 		t.Fatalf("qa-sato's request is not pending: %q", row)
 	}
+	// The hint is the whole command, endpoint included: pinned without
+	// one, qa-sato could not be called back.
+	if out, want := cli(t, bin, eng, "peers"), "aoi peers trust qa-sato "+qaSt.Fingerprint+" --endpoint "+qaSt.ListenAddr; !strings.Contains(out, want) {
+		t.Errorf("aoi peers does not give %q:\n%s", want, out)
+	}
 
 	unknown := strings.Repeat("ab", 32)
 	out := cliFails(t, bin, eng, exitFailure, "peers", "refuse", unknown)
