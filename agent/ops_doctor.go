@@ -62,8 +62,14 @@ func LocalChecks(dataDir, cfgPath string, now time.Time) []DoctorCheck {
 }
 
 func checkConfig(path string) DoctorCheck {
-	if _, err := config.Load(path); err != nil {
+	cfg, err := config.Load(path)
+	if err != nil {
 		return checkBad(CheckFail, "config", err.Error(), "fix "+path+" as the message says, then check it with `aoi config validate`")
+	}
+	if warnings := config.CheckLocalPaths(cfg); len(warnings) > 0 {
+		w := warnings[0]
+		return checkBad(CheckWarn, "config", fmt.Sprintf("%s: %s (%d such problem(s))", w.Path, w.Problem, len(warnings)),
+			w.Fix+" (`aoi config validate` lists each)")
 	}
 	return checkOK("config", path+" is valid")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/config"
 )
 
 // rawSQL opens an agent's database the way a person with the sqlite3 CLI
@@ -157,6 +158,22 @@ func TestDoctorReportsPermissionsAndBrokenConfigWithTheFix(t *testing.T) {
 		if c.Status != agent.CheckOK {
 			t.Fatalf("fresh init: %+v", c)
 		}
+	}
+	// A context path with a typo is a warning that names the path meant.
+	repo := filepath.Join(dir, "webapp")
+	if err := os.Mkdir(repo, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(res.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: filepath.Join(dir, "wbeapp")}}
+	if err := config.Write(res.ConfigPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if c := agent.LocalChecks(res.DataDir, res.ConfigPath, time.Now())[0]; c.Status != agent.CheckWarn || !strings.Contains(c.Fix, "did you mean "+repo) {
+		t.Errorf("config check with a local_path typo = %+v, want a warning naming %s", c, repo)
 	}
 	if err := os.Chmod(res.DataDir, 0o755); err != nil {
 		t.Fatal(err)

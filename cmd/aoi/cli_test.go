@@ -105,7 +105,7 @@ func TestConfigValidate(t *testing.T) {
 	if r.code != exitFailure {
 		t.Errorf("bad file: exit %d, want %d", r.code, exitFailure)
 	}
-	if !strings.Contains(r.stderr, "/acl/default_permission") || !strings.Contains(r.stderr, "nothing was started") {
+	if !strings.Contains(r.stderr, "/acl/default_permission") || !strings.Contains(r.stderr, "will not start with this file") {
 		t.Errorf("bad file: stderr does not name the JSON path:\n%s", r.stderr)
 	}
 
@@ -116,6 +116,19 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if out.Valid || len(out.Problems) == 0 || out.Problems[0].Path != "/acl/default_permission" || out.Problems[0].Fix == "" {
 		t.Errorf("--json = %+v", out)
+	}
+
+	// A context path with a typo does not stop aoi (a disk may be mounted
+	// later) but is named, with the directory meant.
+	repo := filepath.Join(dir, "webapp")
+	if err := os.Mkdir(repo, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	typo := filepath.Join(dir, "typo.json")
+	writeFile(t, typo, `{"agent": {"id": "eng-a", "role": "engineer"}, "contexts": [{"type": "repository", "identifier": "acme/webapp", "local_path": "`+filepath.Join(dir, "wbeapp")+`"}]}`)
+	r = runAOI(t, "config", "validate", typo)
+	if r.code != exitOK || !strings.Contains(r.stderr, "warning: /contexts/0/local_path") || !strings.Contains(r.stderr, "did you mean "+repo) {
+		t.Errorf("a local_path typo: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	r = runAOI(t, "config", "validate", filepath.Join(dir, "missing.json"))

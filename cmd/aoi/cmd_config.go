@@ -66,6 +66,9 @@ type validationOutput struct {
 	Path     string          `json:"path"`
 	Valid    bool            `json:"valid"`
 	Problems []configProblem `json:"errors,omitempty"`
+	// Warnings are what would not stop aoi starting but is likely a
+	// mistake: a context's local_path that is not there.
+	Warnings []configProblem `json:"warnings,omitempty"`
 }
 
 // configProblem is one config.Error in JSON.
@@ -93,8 +96,13 @@ func (a *app) configValidateCmd() *cobra.Command {
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			path := a.configPath(argv)
-			_, err := config.Load(path)
+			cfg, err := config.Load(path)
 			out := validationOutput{Path: path, Valid: err == nil}
+			var warnings config.Errors
+			if err == nil {
+				warnings = config.CheckLocalPaths(cfg)
+				out.Warnings = problems(warnings)
+			}
 			var list config.Errors
 			var one *config.Error
 			switch {
@@ -111,6 +119,9 @@ func (a *app) configValidateCmd() *cobra.Command {
 				}
 			} else if out.Valid {
 				fmt.Fprintf(a.stdout, "%s: valid\n", path)
+				for _, w := range warnings {
+					fmt.Fprintf(a.stderr, "warning: %s\n", w.Error())
+				}
 			} else {
 				printConfigErrors(a.stderr, list)
 			}
@@ -126,5 +137,5 @@ func printConfigErrors(w io.Writer, errs []*config.Error) {
 	for _, e := range errs {
 		fmt.Fprintln(w, e.Error())
 	}
-	fmt.Fprintf(w, "%d problem(s); nothing was started\n", len(errs))
+	fmt.Fprintf(w, "%d problem(s); aoi will not start with this file until they are fixed\n", len(errs))
 }
