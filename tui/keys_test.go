@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -479,4 +480,21 @@ func lineWith(frame, s string) string {
 		}
 	}
 	return ""
+}
+
+// TestAnsweredQuestionShowsWhatWasSent: under the list, a handled question
+// shows the answer that went back, and d on it says there is nothing to
+// decline instead of doing nothing.
+func TestAnsweredQuestionShowsWhatWasSent(t *testing.T) {
+	svc := fixtureService()
+	svc.queries = []agent.Query{{ID: "q-9", From: "pm-tanaka", Text: "is the login page done?", State: agent.QueryAnswered,
+		Answer: json.RawMessage(`{"summary":"Yes, merged yesterday."}`), ReceivedAt: fixedNow}}
+	m := newLoaded(t, svc, 100, 30, true)
+	if frame := screen(m); !strings.Contains(frame, "↳ answered: Yes, merged yesterday.") {
+		t.Fatalf("the answer sent is not shown under the list:\n%s", frame)
+	}
+	press(t, m, "d")
+	if frame := screen(m); !strings.Contains(frame, "pm-tanaka's question was already answered; nothing to decline") {
+		t.Errorf("d on an answered question says nothing:\n%s", frame)
+	}
 }

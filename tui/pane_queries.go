@@ -109,8 +109,20 @@ func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
 		return showDetail{title: "Query from " + Sanitize(q.From), body: queryDetail(q, e)}
 	case key.Matches(k, e.keys.Queries.Decline) && open:
 		return askDeclineReason{q: q}
+	case key.Matches(k, e.keys.Queries.Decline):
+		return noticeAction{text: Sanitize(q.From) + "'s question was already " + q.State + "; nothing to decline"}
 	}
 	return nil
+}
+
+// previewText is what the list shows under the rows for the selected
+// question: its text and, once handled, what was sent back.
+func previewText(q agent.Query) string {
+	text := Sanitize(q.Text)
+	if sent := draftText(q.Answer); sent != "" && (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined) {
+		text += "\n↳ " + q.State + ": " + sent
+	}
+	return text
 }
 
 func (p *queriesPane) View() string {
@@ -133,7 +145,7 @@ func (p *queriesPane) View() string {
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
 	q := p.rows[p.list.cursor]
-	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), Sanitize(q.Text))
+	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q))
 	return strings.Join(lines, "\n")
 }
 
