@@ -53,3 +53,9 @@ func (c *Core) authenticateEdge(ctx context.Context, caller rpc.Caller) (rpc.Cal
 	}
 	return caller, nil
 }
+
+// ProtocolErrorCode reports whether code is one of JSON-RPC's own (parse
+// error … internal error), whose standard message is protocol words: a
+// front end shows such an error's reason alone (rpc.ProtocolCode, for
+// front ends that do not speak JSON-RPC themselves).
+func ProtocolErrorCode(code int) bool { return rpc.ProtocolCode(code) }

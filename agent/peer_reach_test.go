@@ -87,3 +87,20 @@ func waitEvent(t *testing.T, events <-chan agent.Event, match func(agent.Event) 
 		}
 	}
 }
+
+// TestMistypedPeerIDSuggestsTheKnownOne: asking "eng-suzki" when
+// eng-suzuki is pinned says which was likely meant, instead of advising to
+// pin a new peer; a name like no known peer keeps the pinning advice.
+func TestMistypedPeerIDSuggestsTheKnownOne(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	_, err := pm.Ask(context.Background(), agent.AskRequest{To: "eng-suzki", Query: "status?"})
+	if err == nil || !strings.Contains(err.Error(), "did you mean eng-suzuki?") {
+		t.Errorf("a mistyped id: %v", err)
+	}
+	_, err = pm.Ask(context.Background(), agent.AskRequest{To: "qa-mori", Query: "status?"})
+	if err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), "aoi peers trust qa-mori") {
+		t.Errorf("an unknown id: %v", err)
+	}
+}

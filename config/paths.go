@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/aoi-protocol/aoi/internal/suggest"
 )
 
 // CheckLocalPaths looks at each context's local_path on this machine: one
@@ -49,7 +51,7 @@ func missingPathFix(path string) string {
 			names = append(names, e.Name())
 		}
 	}
-	if s := closest(name, names); s != "" {
+	if s := suggest.Typo(name, names); s != "" {
 		return fmt.Sprintf("did you mean %s?", filepath.Join(dir, s))
 	}
 	return "give the path of the checked-out repository or folder"

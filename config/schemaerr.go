@@ -11,6 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/aoi-protocol/aoi/internal/suggest"
 )
 
 // collector turns one validation's error tree into Errors; it keeps the
@@ -150,7 +152,7 @@ func (d *schemaDoc) unknownKeys(ve *jsonschema.ValidationError, k *kind.Addition
 	var out Errors
 	for _, p := range k.Properties {
 		e := &Error{Path: pointer(append(ve.InstanceLocation, p)...), Problem: fmt.Sprintf("unknown key %q", p)}
-		if s := closest(p, valid); s != "" {
+		if s := suggest.Typo(p, valid); s != "" {
 			e.Fix = fmt.Sprintf("did you mean %q?", s)
 		} else if len(valid) > 0 {
 			e.Fix = "remove it; valid keys here are " + strings.Join(valid, ", ")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // Errors that reach the interface are often chains written for a log: a
@@ -39,7 +39,7 @@ func errGist(text string) string {
 		code, _ := strconv.Atoi(sub[1])
 		reason := sub[3] != ""
 		switch {
-		case (code == serverErrorCode || rpc.ProtocolCode(code)) && reason:
+		case (code == serverErrorCode || agent.ProtocolErrorCode(code)) && reason:
 			return "" // the reason says it in words ("Invalid params" does not)
 		case reason:
 			return sub[2] + ": "

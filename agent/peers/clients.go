@@ -12,6 +12,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/suggest"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -34,6 +35,9 @@ func (r *Registry) Client(ctx context.Context, agentID string) (*rpc.Client, err
 		return nil, err
 	}
 	if !found {
+		if near := r.nearestPeer(ctx, agentID); near != "" {
+			return nil, errs.UnknownPeer(agentID, fmt.Sprintf("%s is not a known peer; did you mean %s? (`aoi peers` lists them)", agentID, near))
+		}
 		return nil, errs.UnknownPeer(agentID, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", agentID, agentID))
 	}
 	if rec.Endpoint == "" {
@@ -80,6 +84,20 @@ func CallError(agentID string, err error) error {
 		return fmt.Errorf("%s is unreachable (%v)", agentID, err)
 	}
 	return fmt.Errorf("%s is unreachable (%v); check that its aoi is running and the endpoint is right (`aoi peers`)", agentID, err)
+}
+
+// nearestPeer is the known peer id a mistyped one was likely meant to be
+// ("eng-suzki" → "eng-suzuki"), or "".
+func (r *Registry) nearestPeer(ctx context.Context, agentID string) string {
+	recs, err := r.DB.Peers(ctx)
+	if err != nil {
+		return ""
+	}
+	ids := make([]string, len(recs))
+	for i, rec := range recs {
+		ids[i] = rec.AgentID
+	}
+	return suggest.Closest(agentID, ids, 2)
 }
 
 // PeerError is a peer's error answer to a call: what it said, in words

@@ -215,10 +215,23 @@ func unknownCommand(cmd *cobra.Command, argv []string) error {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, set only on its path
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", argv[0], cmd.CommandPath())
-	if s := cmd.SuggestionsFor(argv[0]); len(s) > 0 {
+	if s := typoOf(argv[0], cmd.SuggestionsFor(argv[0])); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return errors.New(msg)
+}
+
+// typoOf keeps the suggestions that start as word does: two edits turn
+// "bogus" into "focus", which nobody meant, while a typo rarely hits the
+// first letter ("qeury", "stauts").
+func typoOf(word string, suggestions []string) []string {
+	var out []string
+	for _, s := range suggestions {
+		if word != "" && s != "" && s[0] == word[0] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // plural picks the word for n things.

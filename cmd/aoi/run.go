@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -92,9 +93,14 @@ type exitError struct{ code int }
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 // args wraps a cobra argument validator so its complaints are usage errors.
+// A wrong count names what the command takes: cobra's "requires at least 2
+// arg(s), only received 1" alone does not say which are missing.
 func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if err := v(cmd, a); err != nil {
+			if strings.Contains(err.Error(), "arg(s)") {
+				err = fmt.Errorf("usage: %s (%v)", strings.TrimSuffix(cmd.UseLine(), " [flags]"), err)
+			}
 			return &usageError{cmd: cmd.CommandPath(), err: err}
 		}
 		return nil
