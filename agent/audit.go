@@ -41,6 +41,11 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 	if rec.Err != nil {
 		result = codeName(rec.Err.Code)
 		detail["error"] = rec.Err.Message
+		if reason := rec.Err.Reason(); reason != "" {
+			// What the caller was told, so the owner reading the log
+			// sees the same ("task_type \"deploy\" is not configured").
+			detail["reason"] = clipReason(reason)
+		}
 	}
 	if rec.Suppressed > 0 {
 		detail["refusals_since_last_row"] = rec.Suppressed
@@ -57,6 +62,17 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), method, result, canonical)
 		return err
 	})
+}
+
+// maxReasonRunes bounds the reason an audit row keeps: it may quote what
+// the caller sent.
+const maxReasonRunes = 300
+
+func clipReason(s string) string {
+	if r := []rune(s); len(r) > maxReasonRunes {
+		return string(r[:maxReasonRunes-1]) + "…"
+	}
+	return s
 }
 
 // codeName is the audit log's word for an error code.

@@ -129,7 +129,13 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 		}
 	}
 	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "rm_rf"})
-	asRPC(t, err, rpc.CodeInvalidParams)
+	told := asRPC(t, err, rpc.CodeInvalidParams).Reason()
+	// The owner's audit row says what the requester was told, not only
+	// "Invalid params".
+	rows, err := eng.Audit(ctx, agent.AuditFilter{Method: "aoi.task.execute", Result: "INVALID_PARAMS"})
+	if err != nil || len(rows) == 0 || !strings.Contains(string(rows[0].Detail), "rm_rf") || told == "" || !strings.Contains(string(rows[0].Detail), `"reason"`) {
+		t.Errorf("eng's audit of the refused request = %+v (%v); want the reason the requester got (%q)", rows, err, told)
+	}
 }
 
 // Deciding an approval that does not exist or is already decided fails
