@@ -199,9 +199,9 @@ func stateFor(decision string) string {
 func pendingSummary(state string) string {
 	switch state {
 	case inbox.Buffered:
-		return "Your question is queued; the owner is in focus time and the answer will reach your agent later (aoi.notify)."
+		return "Your question is queued; the owner is in focus time and the answer will reach your agent later."
 	case inbox.Answered: // asked async and answered by the secretary
-		return "Your question was answered from recorded work; the answer reaches your agent in a moment (aoi.notify)."
+		return "Your question was answered from recorded work; the answer reaches your agent in a moment."
 	}
-	return "Your question was passed to the owner; the answer will reach your agent when they reply (aoi.notify)."
+	return "Your question was passed to the owner; the answer will reach your agent when they reply."
 }

@@ -63,16 +63,16 @@ func (a *API) waitTask(ctx context.Context, id string, timeoutSec int) (any, err
 	}
 	res := wire.TaskExecuteResult{TaskID: t.ID, Status: t.State, Output: t.Output, Error: t.Error}
 	if !task.IsTerminal(t.State) {
-		res.Message = fmt.Sprintf("still %s after %ds; the result will reach your agent when it is done (aoi.notify)", t.State, timeoutSec)
+		res.Message = fmt.Sprintf("still %s after %ds", t.State, timeoutSec) // the result follows as an aoi.notify
 	}
 	return res, nil
 }
 
 func taskMessage(state string) string {
 	if state == task.StatePending {
-		return "waiting for the owner's approval; the result will reach your agent when it is done (aoi.notify)"
+		return "waiting for the owner's approval" // the result follows as an aoi.notify
 	}
-	return "queued; the result will reach your agent when it is done (aoi.notify)"
+	return "queued" // the result follows as an aoi.notify
 }
 
 // handleTaskStatus reports a task to the agent that asked for it.
