@@ -263,6 +263,13 @@ func TestControlParamNamesAreStable(t *testing.T) {
 func TestDialWithoutDaemonSaysHowToStartOne(t *testing.T) {
 	dir := t.TempDir()
 	_, err := ctlclient.Dial(dir)
+	if err == nil || !strings.Contains(err.Error(), "no agent is set up in "+dir) || !strings.Contains(err.Error(), "aoi init --data-dir "+dir) {
+		t.Errorf("a data dir nobody set up: %v; want the aoi init advice", err)
+	}
+	if _, err := agent.Init(agent.InitOptions{DataDir: dir, AgentID: "eng-a", Role: "engineer"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ctlclient.Dial(dir)
 	var nd *ctlclient.NoDaemonError
 	if !errors.As(err, &nd) {
 		t.Fatalf("got %v, want *NoDaemonError", err)

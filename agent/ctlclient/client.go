@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -42,10 +45,27 @@ type NoDaemonError struct {
 	Err     error
 }
 
-// Error says what is missing and how to start it.
+// Error says what is missing and how to start it: a data dir nobody set
+// up (a typo, or no `aoi init` yet) needs init, not serve, which would
+// fail next.
 func (e *NoDaemonError) Error() string {
+	if !setUp(e.DataDir) {
+		return fmt.Sprintf("no agent is set up in %s (no config or identity there): check the --data-dir, or create one with `aoi init --data-dir %s`",
+			e.DataDir, e.DataDir)
+	}
 	return fmt.Sprintf("no aoi is running for data dir %s (nothing answers on %s); start one with `aoi serve --data-dir %s`, or run `aoi` for the interface",
 		e.DataDir, e.Socket, e.DataDir)
+}
+
+// setUp reports whether dataDir holds what `aoi init` makes (a config or a
+// certificate; a config may also live elsewhere, given with --config).
+func setUp(dataDir string) bool {
+	for _, name := range []string{config.ConfigFile, filepath.Join("tls", rpc.CertFile)} {
+		if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Unwrap returns the connection error.

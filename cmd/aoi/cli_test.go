@@ -186,9 +186,21 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
+// TestNoDaemonIsAClearFailure: with an agent set up but not running, a
+// command says to start it; with nothing set up there (a mistyped
+// --data-dir), it says to check the path or run aoi init, not to start a
+// serve that would fail next.
 func TestNoDaemonIsAClearFailure(t *testing.T) {
 	isolate(t)
+	empty := filepath.Join(shortDir(t), "typo")
+	r := runAOI(t, "status", "--data-dir", empty)
+	if r.code != exitFailure || !strings.Contains(r.stderr, "no agent is set up in "+empty) || !strings.Contains(r.stderr, "aoi init --data-dir "+empty) {
+		t.Errorf("a data dir nobody set up: exit %d, stderr %q", r.code, r.stderr)
+	}
 	dir := shortDir(t)
+	if r := runAOI(t, "init", "--id", "eng-a", "--data-dir", dir); r.code != exitOK {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
 	for _, args := range [][]string{{"status"}, {"inbox"}, {"approve", "a1"}, {"audit", "verify"}} {
 		r := runAOI(t, append(args, "--data-dir", dir)...)
 		if r.code != exitFailure {
