@@ -148,6 +148,14 @@ func TestAuditFilterNamesUnknownKey(t *testing.T) {
 	if !strings.Contains(frame, "agnet: is not a filter key (agent:, method:, result:)") {
 		t.Errorf("a mistyped filter key is not named:\n%s", frame)
 	}
+	// The next filter, spelled right, takes the notice away: it would
+	// speak of a filter no longer there (the walk saw it stay).
+	press(t, m, "/", "ctrl+u") // the field opens with the last filter
+	typeText(t, m, "agent:qa-ito")
+	press(t, m, "enter")
+	if frame := screen(m); strings.Contains(frame, "is not a filter key") {
+		t.Errorf("the notice about the mistyped filter stayed:\n%s", frame)
+	}
 	for _, text := range []string{"agent:qa-ito", "PERMISSION_DENIED", "12:30"} {
 		if word, _ := unknownFilterKey(text); word != "" {
 			t.Errorf("%q: %q taken for an unknown key", text, word)

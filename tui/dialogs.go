@@ -19,7 +19,10 @@ func (m *Model) topDialog() dialog {
 	return m.dialogs[len(m.dialogs)-1]
 }
 
-func (m *Model) pushDialog(d dialog) { m.dialogs = append(m.dialogs, d) }
+func (m *Model) pushDialog(d dialog) {
+	m.dropHint() // "ctrl+c again quits" is not true in a dialog
+	m.dialogs = append(m.dialogs, d)
+}
 
 func (m *Model) popDialog() {
 	if len(m.dialogs) > 0 {

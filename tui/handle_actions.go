@@ -82,7 +82,9 @@ func (m *Model) runAction(a action) tea.Cmd {
 			withAbout("Words search the text of every row (all words, any case); agent:NAME, method:NAME, result:NAME narrow by column. Empty shows every row."))
 	case setFilter:
 		if word, key := unknownFilterKey(a.text); word != "" {
-			m.info(Sanitize(key) + ": is not a filter key (agent:, method:, result:); " + Sanitize(word) + " is searched as text")
+			m.hint(Sanitize(key) + ": is not a filter key (agent:, method:, result:); " + Sanitize(word) + " is searched as text")
+		} else {
+			m.dropHint() // about an earlier filter
 		}
 		return m.runAction(m.audit.setFilter(a.text))
 	case openApproval:

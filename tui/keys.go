@@ -174,7 +174,7 @@ func (m *Model) promptCtrlC() tea.Cmd {
 		what = "prompt cleared"
 	}
 	m.closePrompt()
-	m.info(what + " · ctrl+c again quits")
+	m.hint(what + " · ctrl+c again quits")
 	return nil
 }
 

@@ -424,6 +424,16 @@ func TestCtrlCClosesAnEmptyPrompt(t *testing.T) {
 			t.Errorf("a second ctrl+c after %q must quit", trigger)
 		}
 	}
+	// Under a dialog opened next, the notice would be wrong (ctrl+c
+	// cancels a dialog): it goes.
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	press(t, m, ":", "ctrl+c", "enter")
+	if m.topDialog() == nil {
+		t.Fatal("enter on the selected question opened no dialog")
+	}
+	if frame := screen(m); strings.Contains(frame, "ctrl+c again quits") {
+		t.Errorf("the ctrl+c notice stays under a dialog:\n%s", frame)
+	}
 }
 
 // TestInterruptsTakeTheQueryKeys: a buffered query in the Interrupts pane

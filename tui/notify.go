@@ -40,6 +40,26 @@ type notice struct {
 	// seen: a key was pressed while the notice showed. What the owner does
 	// next may then say how it went, even over an error (see info).
 	seen bool
+	// keyHint: the notice is about the key just pressed (what ctrl+c did
+	// in the prompt, a filter word taken as text); it goes as soon as the
+	// owner does something else it would mislead about (hint).
+	keyHint bool
+}
+
+// hint is info about the key just pressed: it goes when a dialog opens or
+// the next filter is clean, not only after a few seconds.
+func (m *Model) hint(text string) {
+	m.info(text)
+	if m.notice.text == text {
+		m.notice.keyHint = true
+	}
+}
+
+// dropHint removes a notice hint shows.
+func (m *Model) dropHint() {
+	if m.notice.keyHint {
+		m.notice = notice{}
+	}
 }
 
 // How long notices stay. An answer or a message a peer sent stays long
