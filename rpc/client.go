@@ -79,8 +79,19 @@ func NewClient(url string, hc *http.Client, opts ClientOptions) *Client {
 	if opts.Clock == nil {
 		opts.Clock = backoff.Real
 	}
-	return &Client{url: url, hc: hc, opts: opts}
+	c := &Client{url: url, hc: hc, opts: opts}
+	c.nextID.Store(firstID())
+	return c
 }
+
+// firstID is where a client's ids start: random, so two clients of the
+// same caller (one made after a restart, or after the peer's address
+// changed) do not send the same id. The peer answers a repeated id with
+// the same params from its replay cache for minutes: a ping would get an
+// old clock reading, a question an old answer. Below 2^52, ids stay exact
+// JSON numbers however long the client lives.
+// (The replay cache is per caller, so ids need not be secret.)
+func firstID() uint64 { return rand.Uint64N(1 << 52) }
 
 // URL returns the endpoint the client calls.
 func (c *Client) URL() string { return c.url }

@@ -304,3 +304,26 @@ func dialAccepted(t *testing.T, raw net.Listener, accepted <-chan net.Conn) (cli
 	}
 	return nil, nil
 }
+
+// TestNewClientDoesNotReplayAnOldOne: a second client of the same caller
+// (made after a restart) sending the same call gets a fresh answer, not
+// the first client's from the replay cache: ids started at 1 in every
+// client, so aoi doctor once read a ping's clock from minutes before and
+// reported a skew of minutes between two agents on one machine.
+func TestNewClientDoesNotReplayAnOldOne(t *testing.T) {
+	server, friend := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
+	peer := startMTLSPeer(t, server, Options{Authenticate: func(ctx context.Context, c Caller) (Caller, error) {
+		c.AgentID = "pm-tanaka"
+		return c, nil
+	}})
+	tr := NewDirectTransport(friend, "")
+	for i := 1; i <= 2; i++ {
+		c := NewClient(peer.url, tr.HTTPClient(server.Fingerprint), ClientOptions{MaxAttempts: 1})
+		if err := c.Call(context.Background(), "whoami", map[string]any{"same": "params"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := peer.calls.Load(); n != int32(i) {
+			t.Fatalf("client %d's call was answered from the replay cache (%d handler runs)", i, n)
+		}
+	}
+}

@@ -162,3 +162,15 @@ func TestAuditFilterNamesUnknownKey(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditResultWholeInAHalfScreen: in the two-column layout of a 120–150
+// column terminal the Audit pane is 60–75 wide; a task's "completed" shows
+// whole there (the walk saw "comple…" at 140 columns).
+func TestAuditResultWholeInAHalfScreen(t *testing.T) {
+	for _, w := range []int{60, 69, 75} {
+		row := auditRow(w, false, "", "12:00", "pm-tanaka", "aoi.task.execute", "completed", `{"task_id":"t-1"}`)
+		if !strings.Contains(row, "completed ") {
+			t.Errorf("%d columns: %q", w, row)
+		}
+	}
+}
