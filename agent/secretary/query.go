@@ -363,6 +363,12 @@ var englishSynonyms = map[string][]string{
 	"performance":   {"perf", "optimi"},
 	"godoc":         {"doc"},
 	"documentation": {"doc"},
+	// Go's word for public is exported; an inactive issue or branch is
+	// stale; a config is dumped to a stream by writing it to a writer.
+	"public":   {"export"},
+	"inactive": {"stale"},
+	"dump":     {"write", "export"},
+	"stream":   {"writer", "reader"},
 }
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,

@@ -71,6 +71,9 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"How is the scheduler going?":         "schedul",
 		"Did the bash completion get faster?": "perf", // a speed-up is committed as "perf:"
 		"Where are the godoc changes?":        "doc",
+		"Is the public API documented?":       "export", // Go's word for public
+		"Do inactive issues get closed?":      "stale",
+		"Can it dump the config to a stream?": "writer",
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
