@@ -27,8 +27,8 @@ type OutboxRecord struct {
 	CreatedAt     time.Time
 	ExpiresAt     time.Time // zero: never expires
 	LastError     string
-	// Refused: the last attempt was answered with a refusal (see
-	// RescheduleOutbox), not lost to an unreachable peer.
+	// Refused: an attempt was answered with a refusal (see
+	// RescheduleOutbox), not only lost to an unreachable peer.
 	Refused     bool
 	State       string
 	DeliveredAt *time.Time
@@ -110,9 +110,10 @@ func (tx *Tx) MarkOutboxDelivered(id string, at time.Time) error {
 }
 
 // RescheduleOutbox records a failed attempt, whether the peer refused it
-// (answered with an error) and when to try again.
+// (answered with an error) and when to try again. Once refused, an entry
+// stays marked so, whatever later attempts meet: the owner is told once.
 func (tx *Tx) RescheduleOutbox(id string, next time.Time, lastErr string, refused bool) error {
-	res, err := tx.Exec(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, refused = ?
+	res, err := tx.Exec(`UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, refused = MAX(refused, ?)
 		WHERE id = ? AND state = 'pending'`, formatTime(next), truncate(lastErr, 1024), refused, id)
 	if err != nil {
 		return fmt.Errorf("store: rescheduling outbox entry %s: %w", id, err)

@@ -34,11 +34,11 @@ type Outbox struct {
 	// Failed learns of every failed delivery (the core marks a peer that
 	// gave no answer at all offline).
 	Failed func(ctx context.Context, agentID string, err error)
-	// Refused learns when a peer first refuses an entry, or refuses it
-	// for another reason than last time (the core tells the owner): the
-	// entry is still retried until it expires, since the peer's owner may
-	// change trust or config meanwhile, but nobody should learn of it
-	// only from the log.
+	// Refused learns when a peer first refuses an entry (the core tells
+	// the owner): the entry is still retried until it expires, since the
+	// peer's owner may change trust or config meanwhile, but nobody should
+	// learn of it only from the log. Once per entry: a peer that words its
+	// refusal differently each time must not ring the owner at every retry.
 	Refused func(ctx context.Context, e store.OutboxRecord, err error)
 	// Clock is what Run waits on until the next entry is due (nil: the
 	// wall clock; tests pass a backoff.Fake, with Now its Now).
@@ -151,7 +151,7 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	refused := errors.As(err, &answered) // the peer answered: it refuses, it is not away
 	if refused {
 		o.Log.Warn("delivery refused by the peer; will retry until it expires", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
-		if o.Refused != nil && (!e.Refused || e.LastError != err.Error()) {
+		if o.Refused != nil && !e.Refused {
 			o.Refused(ctx, e, err)
 		}
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/backoff"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -149,5 +150,54 @@ func TestRunRetriesOnItsClock(t *testing.T) {
 	case <-done:
 	case <-wait.Done():
 		t.Fatal("Run did not stop with its context")
+	}
+}
+
+// TestRefusalIsToldOnce: a peer that answers with a refusal is reported
+// once per entry, however it words later refusals and whatever attempts in
+// between meet (a hostile peer must not ring the owner at every retry);
+// the entry stays queued and counted as refused.
+func TestRefusalIsToldOnce(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clk.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(`{}`), clk.now(), time.Hour)
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
+		t.Fatal(err)
+	}
+	answers := []error{
+		rpc.PermissionDenied("no messages rule", nil),
+		errors.New("connection refused"),
+		rpc.PermissionDenied("a new wording each time", nil),
+		rpc.InvalidParams("and another"),
+	}
+	told := 0
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 1000, ExpirySec: 3600}
+		},
+		Send: func(context.Context, store.OutboxRecord) error { return answers[0] },
+		Refused: func(_ context.Context, got store.OutboxRecord, err error) {
+			told++
+		},
+	})
+	for len(answers) > 0 {
+		due, err := db.DueOutbox(ctx, clk.now(), 10)
+		if err != nil || len(due) != 1 {
+			t.Fatalf("due = %v, %v", due, err)
+		}
+		o.Deliver(ctx, due[0])
+		answers = answers[1:]
+		clk.add(2 * time.Second)
+	}
+	if told != 1 {
+		t.Errorf("the owner was told %d times, want once", told)
+	}
+	if n, err := db.RefusedOutbox(ctx); err != nil || n != 1 {
+		t.Errorf("RefusedOutbox = %d, %v; want the entry counted", n, err)
 	}
 }

@@ -275,7 +275,7 @@ type Status struct {
 	PendingApprov int      `json:"pending_approvals"`
 	UnreadMsgs    int      `json:"unread_messages"`
 	// OutboxRefused counts what this agent queued for peers (messages,
-	// answers) that the peer refused at the last try: still retried until
+	// answers) that the peer refused (at least once): still retried until
 	// it expires, but going nowhere until the peer's owner changes trust
 	// or config.
 	OutboxRefused int       `json:"outbox_refused"`

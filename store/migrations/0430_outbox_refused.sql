@@ -1,5 +1,5 @@
--- A pending entry the peer refused (it answered with an error: no ACL rule,
--- not trusted, bad params) rather than one it could not be reached for. It
+-- A pending entry the peer refused at least once (it answered with an error:
+-- no ACL rule, not trusted, bad params), not only could not be reached. It
 -- is still retried until it expires (the peer's owner may change trust or
 -- config meanwhile), but `aoi status` counts it and the owner is told once.
 ALTER TABLE outbox ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;
