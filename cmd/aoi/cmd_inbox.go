@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +21,7 @@ type inboxOutput struct {
 
 func (a *app) inboxCmd() *cobra.Command {
 	var limit int
-	var watch bool
+	var watch, waiting bool
 	cmd := &cobra.Command{
 		Use:   "inbox",
 		Short: "Show queries from peers and messages (answers, task results) received; marks the messages shown read",
@@ -30,6 +32,14 @@ func (a *app) inboxCmd() *cobra.Command {
 			}
 			return call(a, func(svc inboxWatcher) error {
 				ctx := cmd.Context()
+				if waiting {
+					qs, err := waitingQueries(ctx, svc, limit)
+					if err != nil {
+						return err
+					}
+					out := inboxOutput{Queries: nonNil(qs), Messages: []agent.Message{}}
+					return a.emit(out, func(w io.Writer) { printInbox(w, out) })
+				}
 				qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: limit})
 				if err != nil {
 					return err
@@ -57,7 +67,25 @@ func (a *app) inboxCmd() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&limit, "limit", 20, "how many queries and messages to show")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and print new queries and messages as they arrive")
+	cmd.Flags().BoolVar(&waiting, "waiting", false, "show only the questions waiting for you (to answer, decline or release), newest first; no messages")
+	cmd.MarkFlagsMutuallyExclusive("waiting", "watch")
 	return cmd
+}
+
+// waitingQueries are the questions waiting for the owner, newest first:
+// escalated and awaiting ones (to answer) and buffered ones (held during
+// focus), at most limit.
+func waitingQueries(ctx context.Context, svc agent.InboxService, limit int) ([]agent.Query, error) {
+	var out []agent.Query
+	for _, state := range []string{agent.QueryEscalated, agent.QueryAwaiting, agent.QueryBuffered} {
+		qs, err := svc.Queries(ctx, agent.QueryFilter{State: state, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, qs...)
+	}
+	slices.SortStableFunc(out, func(x, y agent.Query) int { return y.ReceivedAt.Compare(x.ReceivedAt) })
+	return out[:min(len(out), limit)], nil
 }
 
 // inboxEvent selects the events `aoi inbox --watch` prints.

@@ -912,3 +912,27 @@ func TestTrustTakesTheFingerprintAsShown(t *testing.T) {
 		t.Errorf("an endpoint as a third argument: %s", out)
 	}
 }
+
+// TestInboxWaitingListsOnlyOpenQuestions: `aoi inbox --waiting` lists the
+// questions still waiting for the owner, newest first, and no messages;
+// one already answered is not among them (the README's recipe picked the
+// newest question even when it was answered).
+func TestInboxWaitingListsOnlyOpenQuestions(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	cli(t, bin, pm, "query", "eng-suzuki", "first question about the deploy?")
+	cli(t, bin, pm, "query", "eng-suzuki", "second question about the release?")
+	var out struct {
+		Queries  []agent.Query   `json:"queries"`
+		Messages []agent.Message `json:"messages"`
+	}
+	cliJSON(t, bin, eng, &out, "inbox", "--waiting")
+	if len(out.Queries) != 2 || !strings.Contains(out.Queries[0].Text, "second") {
+		t.Fatalf("waiting = %+v; want both questions, newest first", out.Queries)
+	}
+	cli(t, bin, eng, "answer", out.Queries[0].ID, "tomorrow")
+	cliJSON(t, bin, eng, &out, "inbox", "--waiting")
+	if len(out.Queries) != 1 || !strings.Contains(out.Queries[0].Text, "first") || len(out.Messages) != 0 {
+		t.Errorf("after answering the second: %+v; want only the first, and no messages", out)
+	}
+}
