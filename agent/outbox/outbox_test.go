@@ -27,20 +27,28 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// A failed delivery is retried after the back-off (1 s, then 2 s), the
-// failure is reported, and once the peer acknowledges the entry is done.
-func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
+// queuedNotify opens a store on a test clock holding one notify, n-1 from
+// eng to pm with data, due now.
+func queuedNotify(t *testing.T, data string) (*clock, *store.DB) {
+	t.Helper()
 	clk := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
 	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clk.now))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	ctx := context.Background()
-	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(`{"summary":"75%"}`), clk.now(), time.Hour)
-	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
+	t.Cleanup(func() { db.Close() })
+	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(data), clk.now(), time.Hour)
+	if err := db.Write(context.Background(), func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
 		t.Fatal(err)
 	}
+	return clk, db
+}
+
+// A failed delivery is retried after the back-off (1 s, then 2 s), the
+// failure is reported, and once the peer acknowledges the entry is done.
+func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
+	clk, db := queuedNotify(t, `{"summary":"75%"}`)
+	ctx := context.Background()
 	peerUp, failures := false, 0
 	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
 		Config: func() config.Outbox {
@@ -158,17 +166,8 @@ func TestRunRetriesOnItsClock(t *testing.T) {
 // between meet (a hostile peer must not ring the owner at every retry);
 // the entry stays queued and counted as refused.
 func TestRefusalIsToldOnce(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(clk.now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	clk, db := queuedNotify(t, `{}`)
 	ctx := context.Background()
-	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(`{}`), clk.now(), time.Hour)
-	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
-		t.Fatal(err)
-	}
 	answers := []error{
 		rpc.PermissionDenied("no messages rule", nil),
 		errors.New("connection refused"),
