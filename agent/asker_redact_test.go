@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -21,32 +23,65 @@ import (
 // it sends; this peer is a bare JSON-RPC server that does not.
 func TestPeerAnswersAreRedactedForTheOwner(t *testing.T) {
 	const secret = "ghp_" + "9fK2mQx7Lp3Rt8Vw1Zb6Nc4Hd0Jy5Ge2Aq7S"
-	var fail atomic.Bool
-	addr, fp := startBarePeer(t, func(id json.RawMessage) any {
-		if fail.Load() {
-			return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-				"code": -32602, "message": "Invalid params " + secret, "data": map[string]any{"reason": "token " + secret + " is wrong"}}}
-		}
-		return map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
-			"summary": "use the token " + secret, "completed": true}}
-	})
+	var answer atomic.Value // func(id) any
+	addr, fp := startBarePeer(t, func(id json.RawMessage) any { return answer.Load().(func(json.RawMessage) any)(id) })
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	if err := pm.Trust(context.Background(), agent.TrustRequest{AgentID: "eng-bare", Fingerprint: fp, Endpoint: addr}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := pm.Ask(context.Background(), agent.AskRequest{To: "eng-bare", Query: "which token?"})
+	ctx := context.Background()
+	result := func(v any) func(json.RawMessage) any {
+		return func(id json.RawMessage) any { return map[string]any{"jsonrpc": "2.0", "id": id, "result": v} }
+	}
+	failure := func(data any) func(json.RawMessage) any {
+		return func(id json.RawMessage) any {
+			return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32001, "message": "Permission denied " + secret, "data": data}}
+		}
+	}
+
+	answer.Store(result(map[string]any{"summary": "use the token " + secret, "completed": true}))
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-bare", Query: "which token?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(res.Result), secret) || !strings.Contains(string(res.Result), "use the token") {
 		t.Errorf("the answer handed to the front end: %s", res.Result)
 	}
-	fail.Store(true)
-	_, err = pm.Ask(context.Background(), agent.AskRequest{To: "eng-bare", Query: "which token?"})
-	if err == nil || strings.Contains(err.Error(), secret) {
-		t.Errorf("the peer's error reaches the owner with its secret: %v", err)
+	// An error's data may be an object, a bare string (its reason) or
+	// nested; none gets the secret out, nor a second line.
+	for _, data := range []any{
+		map[string]any{"reason": "token " + secret + " is wrong"},
+		"leak " + secret + "\naoi: a fake line",
+		map[string]any{"reason": "x", "more": []any{map[string]any{"deep": secret}}},
+	} {
+		answer.Store(failure(data))
+		_, err = pm.Ask(ctx, agent.AskRequest{To: "eng-bare", Query: "which token?"})
+		var re *rpc.Error
+		if err == nil || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "\n") || !errors.As(err, &re) || strings.Contains(fmt.Sprint(re.Data), secret) {
+			t.Errorf("data %v: the peer's error reaches the owner as %v", data, err)
+		}
+	}
+	// Not JSON-RPC: the HTTP body a transport error quotes.
+	answer.Store(func(json.RawMessage) any { return forbidden("forbidden " + secret) })
+	if _, err = pm.Ask(ctx, agent.AskRequest{To: "eng-bare", Query: "which token?"}); err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("an HTTP 403 body reaches the owner as %v", err)
+	}
+	// A task request's answer and a task's status: every field is the
+	// peer's, the id and state included.
+	answer.Store(result(map[string]any{"task_id": "T-" + secret, "status": "running " + secret, "task_type": "ty " + secret}))
+	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-bare", TaskType: "run_tests"})
+	if err != nil || strings.Contains(fmt.Sprint(ticket), secret) {
+		t.Errorf("task ticket = %+v, %v", ticket, err)
+	}
+	task, err := pm.RemoteTaskStatus(ctx, agent.RemoteTaskRef{Peer: "eng-bare", TaskID: "T-1"})
+	if err != nil || strings.Contains(fmt.Sprint(task), secret) {
+		t.Errorf("task status = %+v, %v", task, err)
 	}
 }
+
+// forbidden, returned by a bare peer's answer, is sent as an HTTP 403
+// with that text as its body.
+type forbidden string
 
 // startBarePeer serves answer(id) to every JSON-RPC call over mutual TLS
 // on loopback, as a peer that does not redact would; it returns its
@@ -69,8 +104,13 @@ func startBarePeer(t *testing.T, answer func(id json.RawMessage) any) (addr, fin
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		a := answer(req.ID)
+		if text, ok := a.(forbidden); ok { // not JSON-RPC at all
+			http.Error(w, string(text), http.StatusForbidden)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(answer(req.ID))
+		json.NewEncoder(w).Encode(a)
 	})}
 	go srv.Serve(tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{id.Certificate},
 		MinVersion: tls.VersionTLS13, ClientAuth: tls.RequireAnyClientCert}))

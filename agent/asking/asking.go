@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -53,22 +54,62 @@ func (a *Asker) redactAnswer(raw json.RawMessage) json.RawMessage {
 	return a.RedactJSON(raw)
 }
 
-// failed is Peers.Failed with the peer's own words (an error's message
-// and data, which front ends print) redacted first: a peer that echoes a
-// secret in its error does not put it on the owner's screen.
+// failed is Peers.Failed with the peer's own words redacted: a peer that
+// echoes a secret in its error does not put it on the owner's screen. The
+// JSON-RPC error's message and data (any shape: data may be a bare
+// string, which is its reason) are redacted and kept on one line, and the
+// whole error's text is redacted too, for what a transport error quotes
+// (a mismatched id, an HTTP body). The error still unwraps to what it
+// was, so its code and kind keep deciding exit codes and offline marks.
 func (a *Asker) failed(ctx context.Context, peer string, err error) error {
 	var re *rpc.Error
 	if errors.As(err, &re) {
-		re.Message = a.redact(re.Message)
-		if d, ok := re.Data.(map[string]any); ok {
-			for k, v := range d {
-				if s, ok := v.(string); ok {
-					d[k] = a.redact(s)
-				}
-			}
+		re.Message = a.peerText(re.Message)
+		re.Data = a.redactData(re.Data)
+	}
+	out := a.Peers.Failed(ctx, peer, err)
+	return &redactedError{text: a.redact(out.Error()), err: out}
+}
+
+// peerText is one line of a peer's prose, redacted.
+func (a *Asker) peerText(s string) string {
+	return a.redact(strings.Join(strings.Fields(s), " "))
+}
+
+// redactData redacts every string in an error's data, however nested.
+func (a *Asker) redactData(v any) any {
+	switch d := v.(type) {
+	case string:
+		return a.peerText(d)
+	case map[string]any:
+		for k, x := range d {
+			d[k] = a.redactData(x)
+		}
+	case []any:
+		for i, x := range d {
+			d[i] = a.redactData(x)
 		}
 	}
-	return a.Peers.Failed(ctx, peer, err)
+	return v
+}
+
+// redactedError shows a redacted text and unwraps to the error it stands
+// for.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// decodeAnswer redacts a peer's JSON answer, then decodes it into v, so
+// every field a front end prints (ids and states too) is redacted.
+func (a *Asker) decodeAnswer(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(a.redactAnswer(raw), v); err != nil {
+		return fmt.Errorf("the peer's answer is not what aoi expects (%v); check that both sides run compatible aoi versions", err)
+	}
+	return nil
 }
 
 // Ask sends an ad hoc query to a peer and records it so the answer that
@@ -137,21 +178,29 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	}); err != nil {
 		return service.TaskTicket{}, err
 	}
-	var res wire.TaskExecuteResult
-	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &res); err != nil {
+	var raw json.RawMessage
+	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &raw); err != nil {
 		return service.TaskTicket{RequestID: id}, a.failed(ctx, req.To, err)
 	}
-	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: a.redactAnswer(wire.MustJSON(res))}, nil
+	var res wire.TaskExecuteResult
+	if err := a.decodeAnswer(raw, &res); err != nil {
+		return service.TaskTicket{RequestID: id}, err
+	}
+	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: wire.MustJSON(res)}, nil
 }
 
 // RemoteTaskStatus asks a peer about a task it runs for us.
 func (a *Asker) RemoteTaskStatus(ctx context.Context, ref service.RemoteTaskRef) (service.Task, error) {
-	var res wire.TaskExecuteResult
-	if err := a.callPeer(ctx, ref.Peer, wire.MethodTaskStatus, wire.TaskRef{From: a.Self(), TaskID: ref.TaskID}, &res); err != nil {
+	var raw json.RawMessage
+	if err := a.callPeer(ctx, ref.Peer, wire.MethodTaskStatus, wire.TaskRef{From: a.Self(), TaskID: ref.TaskID}, &raw); err != nil {
 		return service.Task{}, err
 	}
-	return service.Task{ID: res.TaskID, Requester: a.Self(), Type: res.TaskType, State: res.Status, Output: a.redactAnswer(res.Output),
-		Error: a.redact(res.Error), CreatedAt: res.CreatedAt, UpdatedAt: res.UpdatedAt}, nil
+	var res wire.TaskExecuteResult
+	if err := a.decodeAnswer(raw, &res); err != nil {
+		return service.Task{}, err
+	}
+	return service.Task{ID: res.TaskID, Requester: a.Self(), Type: res.TaskType, State: res.Status, Output: res.Output,
+		Error: res.Error, CreatedAt: res.CreatedAt, UpdatedAt: res.UpdatedAt}, nil
 }
 
 // CancelRemoteTask asks a peer to cancel a task it runs for us.
