@@ -30,6 +30,7 @@ func (c *Core) newOutbox() *outbox.Outbox {
 			}
 		},
 		Refused: c.outboxRefused,
+		Redact:  c.redactOut,
 	})
 }
 

@@ -40,6 +40,27 @@ func TestSecretsNeverReachTheLog(t *testing.T) {
 	}
 }
 
+// TestPeerTextIsBoundedAndInert: a value a peer controls (a refusal
+// reason) is cut to a few KiB, whatever its size, and its C1 controls and
+// bidi marks are written as escapes; plain text, Japanese included, is
+// kept as it is.
+func TestPeerTextIsBoundedAndInert(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(NewHandler(&buf, slog.LevelDebug))
+	log.Warn("delivery refused", "err", errors.New("PERMISSION_DENIED: "+strings.Repeat("W", 8_000_000)))
+	log.Warn("delivery refused", "err", errors.New("csi \u009b31m and \u202eevil"), "note", "認証は完了")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || len(lines[0]) > 2*maxLogString {
+		t.Fatalf("%d lines, the first %d bytes; want the 8 MB value cut", len(lines), len(lines[0]))
+	}
+	if !strings.Contains(lines[0], "more bytes)") {
+		t.Errorf("the cut does not say so: …%s", lines[0][len(lines[0])-80:])
+	}
+	if strings.ContainsAny(lines[1], "\u009b\u202e") || !strings.Contains(lines[1], `\\u009b`) || !strings.Contains(lines[1], "認証は完了") {
+		t.Errorf("second line = %s", lines[1])
+	}
+}
+
 func TestIsSecretKey(t *testing.T) {
 	for key, want := range map[string]bool{
 		"token": true, "access_token": true, "Authorization": true, "auth_key": true, "TS-AUTHKEY": true,

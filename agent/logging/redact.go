@@ -2,8 +2,10 @@ package logging
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,12 +127,60 @@ func redactAttr(a slog.Attr) slog.Attr {
 	return slog.Attr{Key: a.Key, Value: v}
 }
 
-// redactString replaces the secrets secretValue finds in s.
+// redactString replaces the secrets secretValue finds in s. It also keeps
+// a line readable and harmless, whatever a peer put in it: a value over
+// maxLogString bytes is cut (a peer's 8 MB refusal reason rotated the log
+// away at every retry), and C1 controls and bidi marks, which the JSON
+// encoder leaves as they are, are written as \u escapes so that neither
+// a terminal showing the log nor its reader is misled.
 func redactString(s string) string {
+	if len(s) > maxLogString {
+		cut := maxLogString
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
+	}
+	if hasNonASCII(s) {
+		s = escapeHidden(s)
+	}
 	if !mayHoldSecretValue(s) || !secretValue.MatchString(s) {
 		return s
 	}
 	return secretValue.ReplaceAllString(s, Redacted)
+}
+
+// maxLogString bounds one value in a log line.
+const maxLogString = 4096
+
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// escapeHidden writes C1 controls (U+0080–U+009F) and bidi marks as \u
+// escapes; everything else is kept.
+func escapeHidden(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
 }
 
 // mayHoldSecretValue is a cheap necessary condition for secretValue: every

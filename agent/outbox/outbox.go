@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -40,6 +41,9 @@ type Outbox struct {
 	// learn of it only from the log. Once per entry: a peer that words its
 	// refusal differently each time must not ring the owner at every retry.
 	Refused func(ctx context.Context, e store.OutboxRecord, err error)
+	// Redact removes secrets from a peer's words (its refusal reason)
+	// before they are logged or stored with the entry (nil: as they are).
+	Redact func(string) string
 	// Clock is what Run waits on until the next entry is due (nil: the
 	// wall clock; tests pass a backoff.Fake, with Now its Now).
 	Clock backoff.Clock
@@ -149,18 +153,35 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	next := o.Now().Add(o.backoff(e.Attempts))
 	var answered *rpc.Error
 	refused := errors.As(err, &answered) // the peer answered: it refuses, it is not away
+	why := o.words(err)
 	if refused {
-		o.Log.Warn("delivery refused by the peer; will retry until it expires", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
+		o.Log.Warn("delivery refused by the peer; will retry until it expires", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", why)
 		if o.Refused != nil && !e.Refused {
 			o.Refused(ctx, e, err)
 		}
 	} else {
-		o.Log.Info("delivery failed; will retry", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", err)
+		o.Log.Info("delivery failed; will retry", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", why)
 	}
-	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, err.Error(), refused) }); werr != nil {
+	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, why, refused) }); werr != nil {
 		o.Log.Error("reschedule", "component", "outbox", "id", e.ID, "err", werr)
 	}
 	return err
+}
+
+// maxWhy bounds what is kept of why a delivery failed.
+const maxWhy = 1024
+
+// words is why a delivery failed, as it is logged and stored: the
+// peer's words cut to maxWhy bytes and redacted.
+func (o *Outbox) words(err error) string {
+	s := err.Error()
+	if len(s) > maxWhy {
+		s = strings.ToValidUTF8(s[:maxWhy], "") + "…"
+	}
+	if o.Redact != nil {
+		s = o.Redact(s)
+	}
+	return s
 }
 
 // backoff is initial·2^attempts, capped.

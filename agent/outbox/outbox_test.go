@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -169,7 +170,7 @@ func TestRefusalIsToldOnce(t *testing.T) {
 	clk, db := queuedNotify(t, `{}`)
 	ctx := context.Background()
 	answers := []error{
-		rpc.PermissionDenied("no messages rule", nil),
+		rpc.PermissionDenied("no messages rule SECRET "+strings.Repeat("W", 8000), nil),
 		errors.New("connection refused"),
 		rpc.PermissionDenied("a new wording each time", nil),
 		rpc.InvalidParams("and another"),
@@ -180,6 +181,9 @@ func TestRefusalIsToldOnce(t *testing.T) {
 			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 1000, ExpirySec: 3600}
 		},
 		Send: func(context.Context, store.OutboxRecord) error { return answers[0] },
+		// A stand-in for the core's redactor (agent/redact), which this
+		// package does not know.
+		Redact: func(s string) string { return strings.ReplaceAll(s, "SECRET", "[REDACTED]") },
 		Refused: func(_ context.Context, got store.OutboxRecord, err error) {
 			told++
 		},
@@ -195,6 +199,14 @@ func TestRefusalIsToldOnce(t *testing.T) {
 	}
 	if told != 1 {
 		t.Errorf("the owner was told %d times, want once", told)
+	}
+	// What was kept of a refusal was cut and redacted.
+	answers = []error{rpc.PermissionDenied("SECRET "+strings.Repeat("W", 8000), nil)}
+	due, _ := db.DueOutbox(ctx, clk.now(), 10)
+	o.Deliver(ctx, due[0])
+	kept, _ := db.OutboxForAgent(ctx, "pm")
+	if len(kept) != 1 || len(kept[0].LastError) > maxWhy+8 || strings.Contains(kept[0].LastError, "SECRET") {
+		t.Errorf("kept %d bytes of why: %.60q…", len(kept[0].LastError), kept[0].LastError)
 	}
 	if n, err := db.RefusedOutbox(ctx); err != nil || n != 1 {
 		t.Errorf("RefusedOutbox = %d, %v; want the entry counted", n, err)
