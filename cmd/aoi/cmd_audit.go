@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,15 +149,26 @@ func writeAuditCSV(w io.Writer, es []agent.AuditEntry) error {
 		if len(e.Detail) > 0 {
 			detail = string(compactJSON(e.Detail))
 		}
-		// Peer text is written with its controls as visible escapes: an
-		// export printed on a terminal must not drive it.
 		_ = cw.Write([]string{
-			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), escapeHidden(e.Agent), escapeHidden(e.Method),
-			escapeHidden(e.Result), escapeHidden(detail), e.PrevHash, e.Hash,
+			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), csvCell(e.Agent), csvCell(e.Method),
+			csvCell(e.Result), csvCell(detail), e.PrevHash, e.Hash,
 		})
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvCell is peer text made safe for a CSV export: its controls and line
+// breaks as visible escapes (an export printed on a terminal must not
+// drive it, and a line-based tool must not see a forged row), and a cell
+// a spreadsheet would run as a formula (=, +, -, @ first: a peer may name
+// its method "=HYPERLINK(…)") starts with a quote, as OWASP advises.
+func csvCell(s string) string {
+	s = strings.ReplaceAll(escapeHidden(s), "\n", `\x0a`) // escapeHidden keeps newlines
+	if s != "" && strings.ContainsRune("=+-@\t", rune(s[0])) {
+		s = "'" + s
+	}
+	return s
 }
 
 // compactJSON strips insignificant whitespace; invalid JSON is kept as is.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -85,6 +86,22 @@ func TestMachineOutputIsInertOnATerminal(t *testing.T) {
 	}
 	if strings.ContainsAny(b.String(), "\x1b\a") || !strings.Contains(b.String(), `aoi.x\x1b]52;c;cHduZWQ=\x07\x1b[2J`) {
 		t.Errorf("CSV export: %q", b.String())
+	}
+	// A method a spreadsheet would run, or one that forges a row for a
+	// line-based tool.
+	b.Reset()
+	if err := writeAuditCSV(&b, []agent.AuditEntry{
+		{Seq: 2, Agent: "pm", Method: `=HYPERLINK("http://evil.example/","open")`, Result: "ok"},
+		{Seq: 3, Agent: "@SUM(1+1)*cmd|x", Method: "aoi.x\r\nFAKE,ROW", Result: "ok"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("CSV export: %d rows (%v): %q", len(rows), err, b.String())
+	}
+	if rows[1][3] != `'=HYPERLINK("http://evil.example/","open")` || rows[2][2] != "'@SUM(1+1)*cmd|x" || strings.ContainsAny(rows[2][3], "\r\n") {
+		t.Errorf("formulas or line breaks pass as they are: %q", rows[1:])
 	}
 
 	b.Reset()
