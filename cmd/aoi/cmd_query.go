@@ -99,7 +99,7 @@ func (a *app) ask(ctx context.Context, svc asker, req agent.AskRequest, wait tim
 			fmt.Fprintf(w, "query %s sent to %s; not answered yet — the answer will arrive in your inbox (`aoi inbox`)\n",
 				res.QueryID, cell(req.To, 0))
 			if qr.Summary != "" {
-				fmt.Fprintln(w, sanitize(qr.Summary, true))
+				fmt.Fprintln(w, peerProse(qr.Summary))
 			}
 		}
 	}); err != nil {
@@ -199,9 +199,23 @@ func decodeResult(raw json.RawMessage) wire.QueryResult {
 	return qr
 }
 
+// maxProse bounds a peer's prose the CLI prints: an answer is a few
+// paragraphs; a peer sending a megabyte does not get to fill the
+// terminal (--json has it whole).
+const maxProse = 8000
+
+// peerProse is a peer's summary as printed: sanitised, at most maxProse
+// characters.
+func peerProse(s string) string {
+	if r := []rune(s); len(r) > maxProse {
+		s = string(r[:maxProse]) + fmt.Sprintf("… (%d more characters; --json shows all)", len(r)-maxProse)
+	}
+	return sanitize(s, true)
+}
+
 // printResult shows an answer: summary, progress, blockers, evidence.
 func printResult(w io.Writer, qr wire.QueryResult) {
-	fmt.Fprintln(w, sanitize(qr.Summary, true))
+	fmt.Fprintln(w, peerProse(qr.Summary))
 	if qr.Progress != nil {
 		fmt.Fprintf(w, "progress: %d%%\n", *qr.Progress)
 	}

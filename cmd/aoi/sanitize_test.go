@@ -108,3 +108,19 @@ func TestMachineOutputIsInertOnATerminal(t *testing.T) {
 	a.exitCode(errors.New("Permission denied" + hostile))
 	assertInert(t, "error", b.String())
 }
+
+// TestPeerProseIsBounded: a peer's answer of a megabyte prints its first
+// maxProse characters and says how much more --json has; a short one is
+// printed as it is.
+func TestPeerProseIsBounded(t *testing.T) {
+	var b bytes.Buffer
+	printResult(&b, wire.QueryResult{Summary: strings.Repeat("認", 900_000)})
+	if n := len([]rune(b.String())); n > maxProse+100 || !strings.Contains(b.String(), "(892000 more characters; --json shows all)") {
+		t.Errorf("a 900k-character answer printed %d characters: …%s", n, string([]rune(b.String()))[maxProse-5:])
+	}
+	b.Reset()
+	printResult(&b, wire.QueryResult{Summary: "JWT done."})
+	if b.String() != "JWT done.\n" {
+		t.Errorf("a short answer printed %q", b.String())
+	}
+}
