@@ -3,7 +3,10 @@ package aoi_test
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -104,6 +107,7 @@ func topLevel(pkg string) string {
 }
 
 func listPackages(t *testing.T) []goPackage {
+	statSources(t)
 	cmd := exec.Command("go", "list", "-tags", "sqlite_fts5", "-json=ImportPath,Imports,Deps", "./...")
 	out, err := cmd.Output()
 	if err != nil {
@@ -121,4 +125,28 @@ func listPackages(t *testing.T) []goPackage {
 		pkgs = append(pkgs, p)
 	}
 	return pkgs
+}
+
+// statSources stats every Go file of the module from this process. go test
+// caches a passing result until a file the test itself opened or statted
+// changes; the files `go list` reads in its own process do not count. The
+// test binary does not change when another package's imports do, so
+// without this a broken import direction passed from the cache (tui had
+// imported rpc for a while, unseen).
+func statSources(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(path, ".go"):
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
