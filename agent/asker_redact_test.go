@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -47,17 +48,25 @@ func TestPeerAnswersAreRedactedForTheOwner(t *testing.T) {
 	if strings.Contains(string(res.Result), secret) || !strings.Contains(string(res.Result), "use the token") {
 		t.Errorf("the answer handed to the front end: %s", res.Result)
 	}
+	// Split by what the display drops (an escape sequence, a zero-width
+	// space), the secret would read whole once shown.
+	split := secret[:10] + "\x1b[0m" + secret[10:20] + "\u200b" + secret[20:]
+	answer.Store(result(map[string]any{"summary": "use " + split, "blockers": []any{"b " + split}, "completed": true}))
+	if res, err = pm.Ask(ctx, agent.AskRequest{To: "eng-bare", Query: "which token?"}); err != nil || strings.Contains(termtext.Sanitize(string(res.Result)), secret[10:20]) {
+		t.Errorf("a split secret in the answer, as shown: %s (%v)", termtext.Sanitize(string(res.Result)), err)
+	}
 	// An error's data may be an object, a bare string (its reason) or
 	// nested; none gets the secret out, nor a second line.
 	for _, data := range []any{
 		map[string]any{"reason": "token " + secret + " is wrong"},
 		"leak " + secret + "\naoi: a fake line",
 		map[string]any{"reason": "x", "more": []any{map[string]any{"deep": secret}}},
+		"split " + split,
 	} {
 		answer.Store(failure(data))
 		_, err = pm.Ask(ctx, agent.AskRequest{To: "eng-bare", Query: "which token?"})
 		var re *rpc.Error
-		if err == nil || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "\n") || !errors.As(err, &re) || strings.Contains(fmt.Sprint(re.Data), secret) {
+		if err == nil || strings.Contains(termtext.Sanitize(err.Error()), secret[10:20]) || strings.Contains(err.Error(), "\n") || !errors.As(err, &re) || strings.Contains(fmt.Sprint(re.Data), secret) {
 			t.Errorf("data %v: the peer's error reaches the owner as %v", data, err)
 		}
 	}

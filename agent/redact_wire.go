@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/aoi-protocol/aoi/agent/redact"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 )
 
 // redactBody removes secrets from a peer's request body before anything
@@ -23,7 +24,8 @@ func (c *Core) redactBody(body []byte) []byte {
 // redactWireBody is redactBody with the redactor given.
 func redactWireBody(red *redact.Redactor, body []byte) []byte {
 	out, findings := red.Redact(string(body))
-	if len(findings) == 0 && bytes.IndexByte(body, '\\') < 0 {
+	hiding := termtext.HasHidden(body) // raw invisible marks or C1 controls split text too
+	if len(findings) == 0 && bytes.IndexByte(body, '\\') < 0 && !hiding {
 		return body // the common case: nothing found, nothing hidden
 	}
 	redacted := []byte(out)
@@ -35,10 +37,12 @@ func redactWireBody(red *redact.Redactor, body []byte) []byte {
 			redacted = b
 		}
 	}
-	if bytes.IndexByte(redacted, '\\') >= 0 {
+	if bytes.IndexByte(redacted, '\\') >= 0 || hiding {
 		// Escapes hide text from the pass over the raw bytes: "\u003c"
 		// for "<" (Go's encoder writes it), or a whole secret written as
-		// \uXXXX. Decoded, every string is looked at as it will be stored.
+		// \uXXXX; so does a secret split by an escape sequence or an
+		// invisible mark, which the display drops. Decoded, every string
+		// is looked at as it will be stored and as it will be shown.
 		if b, ok := redactDecoded(red, redacted, false); ok {
 			redacted = b
 		}

@@ -37,6 +37,11 @@ func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
 		{"password by key, escape elsewhere", `{"params":{"password":"hunter2222"},"query":"line one\nline two"}`, "hunter2222"},
 		{"secret in an escaped key", `{"data":{"summary":"k1","` + escapeAll("AKIA"+"K01K01K01K01K01Q") + `":"y"}}`, "K01K01K01"},
 		{"duplicate keys", `{"data":{"summary":"dup ` + escapeAll(gh) + `","summary":"harmless"}}`, gh[:12]},
+		// Split by what the display drops, the secret reads whole once
+		// shown: an escape sequence, a zero-width space, a soft hyphen.
+		{"split by an escape sequence", `{"query":"` + gh[:10] + `\u001b[0m` + gh[10:] + `"}`, gh[10:22]},
+		{"split by a zero-width space", `{"query":"` + gh[:10] + "\u200b" + gh[10:] + `"}`, gh[10:22]},
+		{"split by a soft hyphen", `{"query":"` + gh[:10] + "\u00ad" + gh[10:] + `"}`, gh[10:22]},
 	} {
 		out := redactWireBody(red, []byte(c.body))
 		var v any
@@ -56,8 +61,21 @@ func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
 	if out := string(redactWireBody(red, []byte(`{"a":"`+escapeAll(gh)+`","a":"harmless"}`))); !strings.Contains(out, `"harmless"`) || strings.Count(out, `"a":`) != 2 {
 		t.Errorf("duplicate members were not kept: %s", out)
 	}
-	plain := []byte(`{"query":"how is auth going?\nand the docs?"}`)
-	if out := redactWireBody(red, plain); string(out) != string(plain) {
-		t.Errorf("a body without secrets changed: %s", out)
+	for _, plain := range [][]byte{
+		[]byte(`{"query":"how is auth going?\nand the docs?"}`),
+		[]byte(`{"task_params":{"filter":"a\tb\u200dc \u200b"}}`), // kept exactly: no secret shows
+	} {
+		if out := redactWireBody(red, plain); !jsonEqual(out, plain) {
+			t.Errorf("a body without secrets changed: %s → %s", plain, out)
+		}
 	}
+}
+
+// jsonEqual reports whether a and b decode to the same value.
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return fmt.Sprint(x) == fmt.Sprint(y)
 }

@@ -6,6 +6,7 @@
 package asking
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/service"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -46,12 +48,52 @@ func (a *Asker) redact(s string) string {
 	return a.Redact(s)
 }
 
-// redactAnswer is RedactJSON, when there is one.
+// redactAnswer is RedactJSON, when there is one, over the answer as it
+// will be shown: every string in it is sanitised first (escape sequences,
+// controls, invisible marks removed), so a secret split by one of them,
+// which the front end would join up again, is seen whole and redacted.
 func (a *Asker) redactAnswer(raw json.RawMessage) json.RawMessage {
 	if a.RedactJSON == nil || len(raw) == 0 {
 		return raw
 	}
-	return a.RedactJSON(raw)
+	return a.RedactJSON(shownJSON(raw))
+}
+
+// shownJSON is raw with every string and key sanitised as a front end
+// would show it (termtext.SanitizeMultiline); raw as it is when it is not
+// JSON (the redactor still sees it).
+func shownJSON(raw json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(shown(v)) != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func shown(v any) any {
+	switch x := v.(type) {
+	case string:
+		return termtext.SanitizeMultiline(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[termtext.Sanitize(k)] = shown(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = shown(e)
+		}
+	}
+	return v
 }
 
 // failed is Peers.Failed with the peer's own words redacted: a peer that
@@ -68,12 +110,14 @@ func (a *Asker) failed(ctx context.Context, peer string, err error) error {
 		re.Data = a.redactData(re.Data)
 	}
 	out := a.Peers.Failed(ctx, peer, err)
-	return &redactedError{text: a.redact(out.Error()), err: out}
+	return &redactedError{text: a.peerText(out.Error()), err: out}
 }
 
-// peerText is one line of a peer's prose, redacted.
+// peerText is one line of a peer's prose as it will be shown, redacted:
+// sanitised first, so a secret split by an escape sequence or an
+// invisible mark (which the display would drop) is redacted whole.
 func (a *Asker) peerText(s string) string {
-	return a.redact(strings.Join(strings.Fields(s), " "))
+	return a.redact(termtext.Sanitize(s))
 }
 
 // redactData redacts every string in an error's data, however nested.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/internal/fold"
@@ -134,20 +135,32 @@ func redactAttr(a slog.Attr) slog.Attr {
 // encoder leaves as they are, are written as \u escapes so that neither
 // a terminal showing the log nor its reader is misled.
 func redactString(s string) string {
-	if len(s) > maxLogString {
-		cut := maxLogString
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
+	more := 0
+	if len(s) > 4*maxLogString { // what lies far beyond the cut is not looked at
+		more, s = len(s)-4*maxLogString, cutAt(s, 4*maxLogString)
 	}
 	if hasNonASCII(s) {
 		s = escapeHidden(s)
 	}
-	if !mayHoldSecretValue(s) || !secretValue.MatchString(s) {
-		return s
+	if mayHoldSecretValue(s) && secretValue.MatchString(s) {
+		s = secretValue.ReplaceAllString(s, Redacted) // before the cut: a secret across it is seen whole
 	}
-	return secretValue.ReplaceAllString(s, Redacted)
+	if len(s) > maxLogString {
+		cut := cutAt(s, maxLogString)
+		more, s = more+len(s)-len(cut), cut
+	}
+	if more > 0 {
+		s += "…(" + strconv.Itoa(more) + " more bytes)"
+	}
+	return s
+}
+
+// cutAt is s cut to at most n bytes, on a character boundary.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // maxLogString bounds one value in a log line.
@@ -162,7 +175,8 @@ func hasNonASCII(s string) bool {
 	return false
 }
 
-// escapeHidden writes C1 controls (U+0080–U+009F) and bidi marks as \u
+// escapeHidden writes C1 controls (U+0080–U+009F) and invisible format
+// characters (bidi marks, zero-width spaces: Unicode category Cf) as \u
 // escapes; everything else is kept.
 func escapeHidden(s string) string {
 	if !strings.ContainsFunc(s, hidden) {
@@ -180,7 +194,7 @@ func escapeHidden(s string) string {
 }
 
 func hidden(r rune) bool {
-	return r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
+	return r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r)
 }
 
 // mayHoldSecretValue is a cheap necessary condition for secretValue: every

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -209,7 +211,7 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 	}
 	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {
-		out.Note, out.Refused = queuedNote(req.To, derr)
+		out.Note, out.Refused = m.queuedNote(req.To, derr)
 	}
 	return out, nil
 }
@@ -217,25 +219,54 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 // queuedNote says why a message was not delivered at once: the peer could
 // not be reached, or it answered and refused the message, which a retry
 // delivers only once the peer's owner changes something. It reports
-// which of the two happened.
-func queuedNote(to string, err error) (note string, refusedByPeer bool) {
+// which of the two happened. The peer's words in it are its own: shown
+// as a front end would, cut short and redacted.
+func (m *Messenger) queuedNote(to string, err error) (note string, refusedByPeer bool) {
 	var refused *rpc.Error
 	if !errors.As(err, &refused) {
 		return to + " is offline; the message is queued and will be delivered when it is back", false
 	}
 	if refused.Code == rpc.CodeRateLimit || refused.Code == rpc.CodeAgentBusy {
-		return to + " is busy (" + refused.Message + "); the message is queued and retried shortly", false
+		return to + " is busy (" + m.peerWords(refused.Message) + "); the message is queued and retried shortly", false
 	}
 	why := refused.Reason()
 	if why == "" {
 		why = refused.Message
 	}
+	why = m.peerWords(why)
 	letThrough := "trusts you, or gives you write access to messages with a `messages` ACL rule"
 	if d, _ := refused.Data.(map[string]any); d["required_permission"] == "messages.write" {
 		letThrough = "gives you write access to messages with a `messages` ACL rule" // it knows you: only the rule is missing
 	}
 	return to + " refused the message: " + why + ". It stays queued and is retried until it expires: it arrives once " +
 		to + "'s owner lets it through (" + letThrough + ")", true
+}
+
+// maxPeerWords bounds what a note quotes of a peer's refusal.
+const maxPeerWords = 300
+
+// peerWords is a peer's refusal as a note quotes it: on one line as shown
+// (termtext.Sanitize, so a secret split by a hidden character is seen
+// whole), at most maxPeerWords characters, redacted.
+func (m *Messenger) peerWords(s string) string {
+	// Redacted before the cut, so a secret across it is still seen whole;
+	// what lies far beyond the cut is not worth the redactor's time.
+	s = termtext.Sanitize(clipBytes(s, 16<<10))
+	if m.Redact != nil {
+		s = m.Redact(s)
+	}
+	if r := []rune(s); len(r) > maxPeerWords {
+		s = string(r[:maxPeerWords]) + "…"
+	}
+	return s
+}
+
+// clipBytes is s cut to at most n bytes, on a character boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // fillForward copies a received message into req for relaying, keeping

@@ -172,16 +172,26 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 const maxWhy = 1024
 
 // words is why a delivery failed, as it is logged and stored: the
-// peer's words cut to maxWhy bytes and redacted.
+// peer's words redacted, then cut to maxWhy bytes. Redacted before the
+// cut, so a secret across it is still seen whole; only the first 16 KiB
+// are looked at (what lies beyond is cut anyway).
 func (o *Outbox) words(err error) string {
-	s := err.Error()
-	if len(s) > maxWhy {
-		s = strings.ToValidUTF8(s[:maxWhy], "") + "…"
-	}
+	s := clip(err.Error(), 16<<10)
 	if o.Redact != nil {
 		s = o.Redact(s)
 	}
+	if len(s) > maxWhy {
+		s = clip(s, maxWhy) + "…"
+	}
 	return s
+}
+
+// clip is s cut to at most n bytes, on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // backoff is initial·2^attempts, capped.

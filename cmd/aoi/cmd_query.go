@@ -221,17 +221,27 @@ func printResult(w io.Writer, qr wire.QueryResult) {
 	}
 	if len(qr.Blockers) > 0 {
 		fmt.Fprintln(w, "blockers:")
-		for _, b := range qr.Blockers {
-			fmt.Fprintf(w, "  - %s\n", cell(b, 0))
+		for _, b := range qr.Blockers[:min(len(qr.Blockers), maxListed)] {
+			fmt.Fprintf(w, "  - %s\n", cell(b, maxItem))
 		}
 	}
 	if len(qr.ContextRefs) > 0 {
 		fmt.Fprintln(w, "based on:")
-		for _, r := range qr.ContextRefs {
-			fmt.Fprintf(w, "  %s %s %s\n", cell(r.Type, 0), cell(r.Ref, 0), cell(r.Summary, 0))
+		for _, r := range qr.ContextRefs[:min(len(qr.ContextRefs), maxListed)] {
+			fmt.Fprintf(w, "  %s %s %s\n", cell(r.Type, 40), cell(r.Ref, maxItem), cell(r.Summary, maxItem))
 		}
 	}
+	if n := max(len(qr.Blockers), len(qr.ContextRefs)); n > maxListed {
+		fmt.Fprintf(w, "(%d listed of %d; --json shows all)\n", maxListed, n)
+	}
 }
+
+// maxListed and maxItem bound the blockers and references printed from a
+// peer's answer, and each one's width: a real answer has a few short ones.
+const (
+	maxListed = 20
+	maxItem   = 300
+)
 
 // printMessage shows one received message in full.
 func printMessage(w io.Writer, m agent.Message) {

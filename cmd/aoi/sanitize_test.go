@@ -119,6 +119,12 @@ func TestPeerProseIsBounded(t *testing.T) {
 		t.Errorf("a 900k-character answer printed %d characters: …%s", n, string([]rune(b.String()))[maxProse-5:])
 	}
 	b.Reset()
+	printResult(&b, wire.QueryResult{Summary: "s", Blockers: []string{strings.Repeat("B", 900_000)},
+		ContextRefs: []wire.ContextRef{{Type: "commit", Ref: strings.Repeat("R", 100_000), Summary: strings.Repeat("C", 400_000)}}})
+	if n := b.Len(); n > 2000 {
+		t.Errorf("a 900k-character blocker and a 500k reference printed %d bytes", n)
+	}
+	b.Reset()
 	printResult(&b, wire.QueryResult{Summary: "JWT done."})
 	if b.String() != "JWT done.\n" {
 		t.Errorf("a short answer printed %q", b.String())

@@ -1,0 +1,201 @@
+// Package termtext makes text from elsewhere (a peer, a repository) safe to
+// show on a terminal. The interface, the CLI and the asker (which redacts
+// a peer's answer as it will be shown, so that a secret split by an
+// escape sequence or an invisible mark is seen whole) share it.
+package termtext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// tabWidth is how many spaces a tab from a peer becomes.
+const tabWidth = 4
+
+// Sanitize makes peer-supplied text safe to print on one line: every escape
+// sequence (CSI, OSC including OSC 52 clipboard writes, DCS, APC, PM, SOS,
+// and two-byte ESC sequences) and every C1 control is removed, carriage
+// returns are dropped, tabs and newlines become spaces, other C0 controls
+// are shown as control pictures (␀…␟, ␡), and bidi overrides, isolates and
+// invisible format characters that could spoof the display are removed.
+func Sanitize(s string) string {
+	return sanitize(s, false)
+}
+
+// QuoteHidden shows a value that must be read exactly, such as an argument
+// an approval will run: when it holds anything Sanitize would hide or drop
+// (controls, escapes, bidi overrides, invisible marks: none of them
+// printable), it is quoted with those written as escapes (\u202e, \x1b),
+// so what the owner sees maps one to one to what runs. Other values are
+// returned as they are.
+func QuoteHidden(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// SanitizeMultiline is Sanitize for views that show several lines: newlines
+// are kept, everything else is treated as in Sanitize.
+func SanitizeMultiline(s string) string {
+	return sanitize(s, true)
+}
+
+func sanitize(s string, multiline bool) string {
+	if IsPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0x1b:
+			i = skipEscape(s, i+1)
+			continue
+		case r >= 0x80 && r <= 0x9f:
+			i = skipC1(s, r, i+size)
+			continue
+		case r == '\n' || r == '\u2028' || r == '\u2029':
+			if multiline {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		case r == '\t':
+			b.WriteString(strings.Repeat(" ", tabWidth))
+		case r == '\r':
+			// dropped: a bare CR would move the cursor back over our frame
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('\u2421')
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case spoofing(r):
+			// dropped
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// HasHidden reports whether b holds anything Sanitize removes without a
+// trace: an escape sequence's ESC, a C1 control, or an invisible format
+// mark. Text split by one of them reads joined up once shown, so a
+// redactor must look at the text as shown (Sanitize) too.
+func HasHidden(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c == 0x1b {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x80 && r <= 0x9f || spoofing(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// IsPlain reports whether s is printable ASCII only, the common case.
+func IsPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// spoofing reports invisible format characters that reorder or hide text:
+// bidi embeddings, overrides and isolates, marks, zero-width spaces, the BOM,
+// and the rest of Unicode category Cf except the joiners emoji and some
+// scripts need.
+func spoofing(r rune) bool {
+	if r == '\u200c' || r == '\u200d' {
+		return false
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// skipEscape returns the index after the escape sequence whose ESC was just
+// before i. An unterminated string sequence swallows the rest of the text.
+func skipEscape(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '[':
+		return skipCSI(s, i+1)
+	case ']', 'P', '_', '^', 'X':
+		return skipString(s, i+1)
+	}
+	// nF sequences: intermediates 0x20–0x2F, then one final byte.
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipC1 handles a C1 control given as a Unicode code point: the 8-bit
+// forms of CSI, OSC, DCS, SOS, PM and APC start sequences; the others are
+// single controls.
+func skipC1(s string, r rune, i int) int {
+	switch r {
+	case 0x9b:
+		return skipCSI(s, i)
+	case 0x9d, 0x90, 0x98, 0x9e, 0x9f:
+		return skipString(s, i)
+	}
+	return i
+}
+
+// skipCSI skips parameter and intermediate bytes up to the final byte.
+func skipCSI(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		i++
+		if c >= 0x40 && c <= 0x7e {
+			return i
+		}
+		if c >= 0x80 {
+			return i - 1 // not part of the sequence: keep the character
+		}
+		if c < 0x20 || c == 0x7f {
+			return i // a control inside CSI aborts it; drop both
+		}
+	}
+	return i
+}
+
+// skipString skips a control string (OSC, DCS, SOS, PM, APC) up to its
+// terminator: BEL, ESC \ or the 8-bit ST (U+009C).
+func skipString(s string, i int) int {
+	for i < len(s) {
+		switch {
+		case s[i] == 0x07:
+			return i + 1
+		case s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\':
+			return i + 2
+		case strings.HasPrefix(s[i:], "\u009c"):
+			return i + len("\u009c")
+		}
+		i++
+	}
+	return i
+}
