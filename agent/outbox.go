@@ -10,6 +10,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -30,7 +31,7 @@ func (c *Core) newOutbox() *outbox.Outbox {
 			}
 		},
 		Refused: c.outboxRefused,
-		Redact:  c.redactOut,
+		Redact:  func(s string) string { return c.redactOut(termtext.Visible(s)) },
 	})
 }
 
@@ -50,8 +51,11 @@ func (c *Core) outboxRefused(_ context.Context, e store.OutboxRecord, err error)
 		reason = answered.Reason()
 	}
 	c.events.Publish(EventAttention, e.ID, e.To, fmt.Sprintf("%s refused %s (%s); it is tried again until %s, in case %s's owner changes that",
-		e.To, what, c.redactOut(reason), e.ExpiresAt.Local().Format("Jan 2 15:04"), e.To))
+		e.To, what, termtext.Quote(reason, maxNoticeWords, c.redactOut), e.ExpiresAt.Local().Format("Jan 2 15:04"), e.To))
 }
+
+// maxNoticeWords bounds what a notice quotes of a peer.
+const maxNoticeWords = 300
 
 // enqueueNotify stores an aoi.notify for a peer inside tx.
 func (c *Core) enqueueNotify(tx *store.Tx, to, event, relatedID string, data any) error {

@@ -82,7 +82,7 @@ func redactShown(red *redact.Redactor, s string) (string, []redact.Finding) {
 	if !termtext.HasHidden([]byte(s)) {
 		return out, findings
 	}
-	shown, hidden := red.Redact(termtext.SanitizeMultiline(s))
+	shown, hidden := red.Redact(termtext.VisibleMultiline(s))
 	if len(hidden) > len(findings) {
 		return shown, hidden
 	}

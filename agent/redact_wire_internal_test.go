@@ -42,6 +42,8 @@ func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
 		{"split by an escape sequence", `{"query":"` + gh[:10] + `\u001b[0m` + gh[10:] + `"}`, gh[10:22]},
 		{"split by a zero-width space", `{"query":"` + gh[:10] + "\u200b" + gh[10:] + `"}`, gh[10:22]},
 		{"split by a soft hyphen", `{"query":"` + gh[:10] + "\u00ad" + gh[10:] + `"}`, gh[10:22]},
+		{"split by a joiner", `{"query":"` + gh[:10] + "\u200d" + gh[10:] + `"}`, gh[10:22]},
+		{"split by carriage returns", `{"query":"` + gh[:10] + `\r` + gh[10:] + `"}`, gh[10:22]},
 	} {
 		out := redactWireBody(red, []byte(c.body))
 		var v any

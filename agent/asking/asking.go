@@ -59,9 +59,9 @@ func (a *Asker) redactAnswer(raw json.RawMessage) json.RawMessage {
 	return a.RedactJSON(shownJSON(raw))
 }
 
-// shownJSON is raw with every string and key sanitised as a front end
-// would show it (termtext.SanitizeMultiline); raw as it is when it is not
-// JSON (the redactor still sees it).
+// shownJSON is raw with every string and key as a reader would see it
+// (termtext.VisibleMultiline); raw as it is when it is not JSON (the
+// redactor still sees it).
 func shownJSON(raw json.RawMessage) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -81,11 +81,11 @@ func shownJSON(raw json.RawMessage) json.RawMessage {
 func shown(v any) any {
 	switch x := v.(type) {
 	case string:
-		return termtext.SanitizeMultiline(x)
+		return termtext.VisibleMultiline(x)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[termtext.Sanitize(k)] = shown(e)
+			out[termtext.Visible(k)] = shown(e)
 		}
 		return out
 	case []any:
@@ -117,7 +117,7 @@ func (a *Asker) failed(ctx context.Context, peer string, err error) error {
 // sanitised first, so a secret split by an escape sequence or an
 // invisible mark (which the display would drop) is redacted whole.
 func (a *Asker) peerText(s string) string {
-	return a.redact(termtext.Sanitize(s))
+	return a.redact(termtext.Visible(s))
 }
 
 // redactData redacts every string in an error's data, however nested.

@@ -135,10 +135,6 @@ func redactAttr(a slog.Attr) slog.Attr {
 // encoder leaves as they are, are written as \u escapes so that neither
 // a terminal showing the log nor its reader is misled.
 func redactString(s string) string {
-	more := 0
-	if len(s) > 4*maxLogString { // what lies far beyond the cut is not looked at
-		more, s = len(s)-4*maxLogString, cutAt(s, 4*maxLogString)
-	}
 	if hasNonASCII(s) {
 		s = escapeHidden(s)
 	}
@@ -147,10 +143,7 @@ func redactString(s string) string {
 	}
 	if len(s) > maxLogString {
 		cut := cutAt(s, maxLogString)
-		more, s = more+len(s)-len(cut), cut
-	}
-	if more > 0 {
-		s += "…(" + strconv.Itoa(more) + " more bytes)"
+		s = cut + "…(" + strconv.Itoa(len(s)-len(cut)) + " more bytes)"
 	}
 	return s
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -245,29 +244,9 @@ func (m *Messenger) queuedNote(to string, err error) (note string, refusedByPeer
 // maxPeerWords bounds what a note quotes of a peer's refusal.
 const maxPeerWords = 300
 
-// peerWords is a peer's refusal as a note quotes it: on one line as shown
-// (termtext.Sanitize, so a secret split by a hidden character is seen
-// whole), at most maxPeerWords characters, redacted.
-func (m *Messenger) peerWords(s string) string {
-	// Redacted before the cut, so a secret across it is still seen whole;
-	// what lies far beyond the cut is not worth the redactor's time.
-	s = termtext.Sanitize(clipBytes(s, 16<<10))
-	if m.Redact != nil {
-		s = m.Redact(s)
-	}
-	if r := []rune(s); len(r) > maxPeerWords {
-		s = string(r[:maxPeerWords]) + "…"
-	}
-	return s
-}
-
-// clipBytes is s cut to at most n bytes, on a character boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "")
-}
+// peerWords is a peer's refusal as a note quotes it (termtext.Quote): on
+// one line as a reader sees it, redacted, at most maxPeerWords characters.
+func (m *Messenger) peerWords(s string) string { return termtext.Quote(s, maxPeerWords, m.Redact) }
 
 // fillForward copies a received message into req for relaying, keeping
 // its thread and first sender; fields req sets win.

@@ -41,8 +41,9 @@ type Outbox struct {
 	// learn of it only from the log. Once per entry: a peer that words its
 	// refusal differently each time must not ring the owner at every retry.
 	Refused func(ctx context.Context, e store.OutboxRecord, err error)
-	// Redact removes secrets from a peer's words (its refusal reason)
-	// before they are logged or stored with the entry (nil: as they are).
+	// Redact makes a peer's words (its refusal reason) safe to log and
+	// store with the entry: the core shows them as a reader would see
+	// them and redacts them (nil: as they are).
 	Redact func(string) string
 	// Clock is what Run waits on until the next entry is due (nil: the
 	// wall clock; tests pass a backoff.Fake, with Now its Now).
@@ -172,11 +173,11 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 const maxWhy = 1024
 
 // words is why a delivery failed, as it is logged and stored: the
-// peer's words redacted, then cut to maxWhy bytes. Redacted before the
-// cut, so a secret across it is still seen whole; only the first 16 KiB
-// are looked at (what lies beyond is cut anyway).
+// peer's words made safe (Redact), then cut to maxWhy bytes. Redacted
+// whole before the cut: a cut first could leave the part of a secret the
+// redactor no longer recognises (the client bounds an answer at 16 MiB).
 func (o *Outbox) words(err error) string {
-	s := clip(err.Error(), 16<<10)
+	s := err.Error()
 	if o.Redact != nil {
 		s = o.Redact(s)
 	}

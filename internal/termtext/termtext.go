@@ -86,27 +86,73 @@ func sanitize(s string, multiline bool) string {
 	return b.String()
 }
 
-// HasHidden reports whether b holds anything Sanitize removes without a
-// trace: an escape sequence's ESC, a C1 control, or an invisible format
-// mark. Text split by one of them reads joined up once shown, so a
-// redactor must look at the text as shown (Sanitize) too.
+// HasHidden reports whether b holds anything that does not show: an
+// escape sequence's ESC, a carriage return, a C1 control, an invisible
+// format mark, a joiner or a variation selector. Text split by one of
+// them reads joined up on a screen, so a redactor must look at it as
+// Visible makes it too.
 func HasHidden(b []byte) bool {
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
-			if c == 0x1b {
+			if c == 0x1b || c == '\r' {
 				return true
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if r >= 0x80 && r <= 0x9f || spoofing(r) {
+		if r >= 0x80 && r <= 0x9f || spoofing(r) || invisible(r) {
 			return true
 		}
 		i += size
 	}
 	return false
+}
+
+// Visible is the text a reader sees of s, on one line: Sanitize, less the
+// characters Sanitize keeps for the scripts and emoji that need them but
+// that show nothing themselves (joiners, variation selectors). It is what
+// a redactor must look at: a secret split by any hidden character reads
+// whole on a screen.
+func Visible(s string) string { return dropInvisible(Sanitize(s)) }
+
+// VisibleMultiline is Visible keeping newlines.
+func VisibleMultiline(s string) string { return dropInvisible(SanitizeMultiline(s)) }
+
+// Quote is another party's text as a notice or a note quotes it: on one
+// line as a reader sees it (Visible, so a secret split by a hidden
+// character is seen whole), passed through redact (nil: none), then cut
+// to at most n characters. Redacted whole before the cut: a cut first
+// could leave the part of a secret the redactor no longer recognises.
+func Quote(s string, n int, redact func(string) string) string {
+	s = Visible(s)
+	if redact != nil {
+		s = redact(s)
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+func dropInvisible(s string) string {
+	if IsPlain(s) || !strings.ContainsFunc(s, invisible) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if invisible(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// invisible reports the zero-width characters Sanitize keeps: the joiners
+// (U+200C, U+200D), the combining grapheme joiner and the variation
+// selectors.
+func invisible(r rune) bool {
+	return r == '\u200c' || r == '\u200d' || r == '\u034f' || r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef
 }
 
 // IsPlain reports whether s is printable ASCII only, the common case.

@@ -1,0 +1,44 @@
+package termtext
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestVisibleIsWhatAReaderSees: joiners, variation selectors, carriage
+// returns, invisible format marks and escape sequences are dropped, so
+// text split by any of them reads whole; HasHidden finds each of them.
+func TestVisibleIsWhatAReaderSees(t *testing.T) {
+	for _, sep := range []string{"\u200d", "\u200c", "\u034f", "\ufe0f", "\r", "\u200b", "\u00ad", "\x1b[0m", "\u009b31m"} {
+		split := "ghp_u8jz" + sep + "Pde0IgxL"
+		if got := Visible(split); got != "ghp_u8jzPde0IgxL" {
+			t.Errorf("%q: Visible = %q", sep, got)
+		}
+		if !HasHidden([]byte(split)) {
+			t.Errorf("%q: HasHidden = false", sep)
+		}
+	}
+	for _, plain := range []string{"how is auth going?", "認証の進捗は？\nつぎ", "a\tb"} {
+		if HasHidden([]byte(plain)) {
+			t.Errorf("%q: HasHidden = true", plain)
+		}
+	}
+}
+
+// TestQuoteRedactsBeforeItCuts: a secret across the cut is redacted whole
+// (cut first, its start would stay, no longer recognisable); the quote is
+// one line and at most n characters.
+func TestQuoteRedactsBeforeItCuts(t *testing.T) {
+	// A stand-in for a redactor: a long block it shrinks, and a secret.
+	redact := func(s string) string {
+		s = strings.ReplaceAll(s, strings.Repeat("P", 20000), "[KEY]")
+		return strings.ReplaceAll(s, "SECRETSECRET", "[REDACTED]")
+	}
+	got := Quote("no "+strings.Repeat("P", 20000)+" SECRET\u200dSECRET\nnext line", 300, redact)
+	if got != "no [KEY] [REDACTED] next line" {
+		t.Errorf("Quote = %q", got)
+	}
+	if got := Quote(strings.Repeat("x", 500), 300, nil); len([]rune(got)) != 301 || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long quote is %d characters", len([]rune(got)))
+	}
+}
