@@ -222,7 +222,14 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 // as a front end would, cut short and redacted.
 func (m *Messenger) queuedNote(to string, err error) (note string, refusedByPeer bool) {
 	var refused *rpc.Error
-	if !errors.As(err, &refused) {
+	var te *rpc.TransportError
+	switch {
+	case errors.As(err, &refused):
+	case errors.As(err, &te) && te.Status != 0:
+		// Something answered, but not as aoi does (a proxy, a server
+		// restarting): not offline, and not a refusal either.
+		return fmt.Sprintf("%s answered with HTTP status %d instead of aoi's answer; the message is queued and retried", to, te.Status), false
+	default:
 		return to + " is offline; the message is queued and will be delivered when it is back", false
 	}
 	if refused.Code == rpc.CodeRateLimit || refused.Code == rpc.CodeAgentBusy {

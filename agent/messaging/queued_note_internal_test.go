@@ -24,6 +24,7 @@ func TestQueuedNoteTellsWhyNotDelivered(t *testing.T) {
 		want    string
 	}{
 		{"unreachable", errors.New("dial tcp 127.0.0.1:9: connection refused"), false, "bob is offline"},
+		{"an HTTP answer", &rpc.TransportError{Status: 503, Err: errors.New("HTTP 503")}, false, "bob answered with HTTP status 503"},
 		{"rate limited", fmt.Errorf("calling aoi.message: %w", rpc.RateLimited(2*time.Second)), false, "bob is busy"},
 		{"denied", fmt.Errorf("calling aoi.message: %w", denied), true, "bob refused the message: no messages rule for pm-tanaka"},
 		{"no messages rule", fmt.Errorf("calling aoi.message: %w", noRule), true, "lets it through (gives you write access to messages"},
