@@ -130,8 +130,8 @@ func (tx *Tx) ExpireOutbox(id string) error {
 	return mustAffect(res, "pending outbox entry", id)
 }
 
-// RefusedOutbox counts the pending entries whose last attempt the peer
-// refused.
+// RefusedOutbox counts the pending entries a peer has refused (see
+// RescheduleOutbox).
 func (db *DB) RefusedOutbox(ctx context.Context) (int, error) {
 	var n int
 	if err := db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE state = 'pending' AND refused = 1`).Scan(&n); err != nil {
