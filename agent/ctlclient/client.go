@@ -49,7 +49,7 @@ type NoDaemonError struct {
 // up (a typo, or no `aoi init` yet) needs init, not serve, which would
 // fail next.
 func (e *NoDaemonError) Error() string {
-	if !setUp(e.DataDir) {
+	if !e.SetUp() {
 		return fmt.Sprintf("no agent is set up in %s (no config or identity there): check the --data-dir, or create one with `aoi init --data-dir %s`",
 			e.DataDir, e.DataDir)
 	}
@@ -57,11 +57,12 @@ func (e *NoDaemonError) Error() string {
 		e.DataDir, e.Socket, e.DataDir)
 }
 
-// setUp reports whether dataDir holds what `aoi init` makes (a config or a
-// certificate; a config may also live elsewhere, given with --config).
-func setUp(dataDir string) bool {
+// SetUp reports whether the data dir holds what `aoi init` makes (a
+// config or a certificate; a config may also live elsewhere, given with
+// --config): when it does not, the fix is aoi init, not aoi serve.
+func (e *NoDaemonError) SetUp() bool {
 	for _, name := range []string{config.ConfigFile, filepath.Join("tls", rpc.CertFile)} {
-		if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+		if _, err := os.Stat(filepath.Join(e.DataDir, name)); err == nil {
 			return true
 		}
 	}

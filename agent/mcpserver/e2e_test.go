@@ -249,8 +249,11 @@ func TestAoiMCPWithoutCore(t *testing.T) {
 	dir := t.TempDir()
 	c := launch(t, dir)
 	text, isErr := call(t, c, mcpserver.ToolDiscover, map[string]any{})
-	if want := "aoi serve --data-dir " + dir; !isErr || !strings.Contains(text, want) {
-		t.Fatalf("discover without a core = %q (error %v), want a tool error naming %q", text, isErr, want)
+	// Nothing set up there yet: init comes first, then serve.
+	for _, want := range []string{"aoi init --data-dir " + dir, "aoi serve --data-dir " + dir} {
+		if !isErr || !strings.Contains(text, want) {
+			t.Fatalf("discover without a core = %q (error %v), want a tool error naming %q", text, isErr, want)
+		}
 	}
 	core := startCoreIn(t, dir, "eng-late", "engineer")
 	var out struct {
