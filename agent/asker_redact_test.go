@@ -50,7 +50,7 @@ func TestPeerAnswersAreRedactedForTheOwner(t *testing.T) {
 	}
 	// Split by what the display drops (an escape sequence, a zero-width
 	// space), the secret would read whole once shown.
-	split := secret[:10] + "\x1b[0m" + secret[10:20] + "\u200d" + secret[20:]
+	split := secret[:10] + "\x1b[0m" + secret[10:20] + "\u200d\u180b" + secret[20:]
 	answer.Store(result(map[string]any{"summary": "use " + split, "blockers": []any{"b " + split}, "completed": true}))
 	if res, err = pm.Ask(ctx, agent.AskRequest{To: "eng-bare", Query: "which token?"}); err != nil || strings.Contains(termtext.Visible(string(res.Result)), secret[8:]) {
 		t.Errorf("a split secret in the answer, as shown: %s (%v)", termtext.Sanitize(string(res.Result)), err)

@@ -44,6 +44,7 @@ func TestRedactWireBodySeesThroughEscapes(t *testing.T) {
 		{"split by a soft hyphen", `{"query":"` + gh[:10] + "\u00ad" + gh[10:] + `"}`, gh[10:22]},
 		{"split by a joiner", `{"query":"` + gh[:10] + "\u200d" + gh[10:] + `"}`, gh[10:22]},
 		{"split by carriage returns", `{"query":"` + gh[:10] + `\r` + gh[10:] + `"}`, gh[10:22]},
+		{"split by a Hangul filler and a Mongolian selector", `{"query":"` + gh[:10] + "\u3164" + gh[10:20] + "\u180b" + gh[20:] + `"}`, gh[10:20]},
 	} {
 		out := redactWireBody(red, []byte(c.body))
 		var v any

@@ -148,11 +148,14 @@ func dropInvisible(s string) string {
 	}, s)
 }
 
-// invisible reports the zero-width characters Sanitize keeps: the joiners
-// (U+200C, U+200D), the combining grapheme joiner and the variation
-// selectors.
+// invisible reports the default-ignorable characters Sanitize keeps:
+// the joiners (U+200C, U+200D), the variation selectors (Mongolian ones
+// included) and the rest Unicode lists as ignorable (the combining
+// grapheme joiner, Hangul fillers, Khmer inherent vowels, unassigned
+// ignorables). They show nothing, so text split by one reads whole.
 func invisible(r rune) bool {
-	return r == '\u200c' || r == '\u200d' || r == '\u034f' || r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef
+	return r == '\u200c' || r == '\u200d' || unicode.Is(unicode.Variation_Selector, r) ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
 
 // IsPlain reports whether s is printable ASCII only, the common case.

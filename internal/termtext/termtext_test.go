@@ -9,7 +9,8 @@ import (
 // returns, invisible format marks and escape sequences are dropped, so
 // text split by any of them reads whole; HasHidden finds each of them.
 func TestVisibleIsWhatAReaderSees(t *testing.T) {
-	for _, sep := range []string{"\u200d", "\u200c", "\u034f", "\ufe0f", "\r", "\u200b", "\u00ad", "\x1b[0m", "\u009b31m"} {
+	for _, sep := range []string{"\u200d", "\u200c", "\u034f", "\ufe0f", "\r", "\u200b", "\u00ad", "\x1b[0m", "\u009b31m",
+		"\u180b", "\u180f", "\u17b4", "\u115f", "\u1160", "\u3164", "\uffa0", "\u2065", "\ufff0", "\U000e0080", "\U000e0041", "\u200d\u180b"} {
 		split := "ghp_u8jz" + sep + "Pde0IgxL"
 		if got := Visible(split); got != "ghp_u8jzPde0IgxL" {
 			t.Errorf("%q: Visible = %q", sep, got)
