@@ -102,10 +102,13 @@ func HasHidden(b []byte) bool {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if r > '\u3164' && r < '\ufe00' {
+			continue // kana, kanji, hangul syllables: nothing hidden there
+		}
 		if r >= 0x80 && r <= 0x9f || spoofing(r) || invisible(r) {
 			return true
 		}
-		i += size
 	}
 	return false
 }
@@ -154,6 +157,9 @@ func dropInvisible(s string) string {
 // grapheme joiner, Hangul fillers, Khmer inherent vowels, unassigned
 // ignorables). They show nothing, so text split by one reads whole.
 func invisible(r rune) bool {
+	if r < '\u034f' || r > '\u3164' && r < '\ufe00' {
+		return false // none lies there: Latin, kana, kanji and hangul syllables pass at once
+	}
 	return r == '\u200c' || r == '\u200d' || unicode.Is(unicode.Variation_Selector, r) ||
 		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }

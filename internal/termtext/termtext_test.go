@@ -3,6 +3,7 @@ package termtext
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestVisibleIsWhatAReaderSees: joiners, variation selectors, carriage
@@ -41,5 +42,24 @@ func TestQuoteRedactsBeforeItCuts(t *testing.T) {
 	}
 	if got := Quote(strings.Repeat("x", 500), 300, nil); len([]rune(got)) != 301 || !strings.HasSuffix(got, "…") {
 		t.Errorf("a long quote is %d characters", len([]rune(got)))
+	}
+}
+
+// TestFastPathsSkipNothingHidden: the ranges invisible and HasHidden pass
+// without a table lookup hold none of the characters they look for, in
+// this Go's Unicode tables.
+func TestFastPathsSkipNothingHidden(t *testing.T) {
+	ignorable := func(r rune) bool {
+		return unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
+			r == '\u200c' || r == '\u200d'
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		cjk := r > '\u3164' && r < '\ufe00'
+		if (r < '\u034f' || cjk) && ignorable(r) {
+			t.Errorf("invisible skips %U", r)
+		}
+		if cjk && unicode.Is(unicode.Cf, r) {
+			t.Errorf("HasHidden skips %U", r)
+		}
 	}
 }
