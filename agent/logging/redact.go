@@ -135,10 +135,11 @@ func redactAttr(a slog.Attr) slog.Attr {
 // encoder leaves as they are, are written as \u escapes so that neither
 // a terminal showing the log nor its reader is misled.
 func redactString(s string) string {
-	if hasNonASCII(s) {
+	nonASCII := hasNonASCII(s) // one scan serves both checks below
+	if nonASCII {
 		s = escapeHidden(s)
 	}
-	if mayHoldSecretValue(s) && secretValue.MatchString(s) {
+	if (nonASCII || namesSecretValue(s)) && secretValue.MatchString(s) {
 		s = secretValue.ReplaceAllString(s, Redacted) // before the cut: a secret across it is seen whole
 	}
 	if len(s) > maxLogString {
@@ -195,11 +196,9 @@ func hidden(r rune) bool {
 // only ASCII letters, so a case-insensitive search for those is exact;
 // text with any other byte goes to the regular expression, whose case
 // folding also covers letters such as U+017F (ſ) and U+212A (K).
-func mayHoldSecretValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return true
-		}
-	}
+func mayHoldSecretValue(s string) bool { return hasNonASCII(s) || namesSecretValue(s) }
+
+// namesSecretValue is mayHoldSecretValue for text known to be ASCII.
+func namesSecretValue(s string) bool {
 	return fold.ContainsASCII(s, "bearer") || fold.ContainsASCII(s, "tskey-") || fold.ContainsASCII(s, "sk-")
 }
