@@ -7,7 +7,7 @@ package suggest
 func Closest(s string, candidates []string, maxDistance int) string {
 	best, bestD := "", maxDistance+1
 	for _, c := range candidates {
-		if d := EditDistance(s, c); d < bestD {
+		if d := editDistance(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -20,8 +20,8 @@ func Typo(s string, candidates []string) string {
 	return Closest(s, candidates, len(s)/2+1)
 }
 
-// EditDistance is the Levenshtein distance between a and b (in bytes).
-func EditDistance(a, b string) int {
+// editDistance is the Levenshtein distance between a and b (in bytes).
+func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
