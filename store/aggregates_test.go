@@ -91,7 +91,10 @@ func TestTrustRequests(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	ctx := context.Background()
 	record := func(fp, id, addr string) (seen TrustRequestSeen) {
-		write(t, db, func(tx *Tx) (err error) { seen, err = tx.RecordTrustRequest(fp, id, addr); return err })
+		write(t, db, func(tx *Tx) (err error) {
+			seen, err = tx.RecordTrustRequest(TrustCaller{Fingerprint: fp, ClaimedAgentID: id, Endpoint: addr})
+			return err
+		})
 		return seen
 	}
 	for i := range 3 {
@@ -134,11 +137,11 @@ func TestTrustRequestsAreBounded(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	var last TrustRequestSeen
 	write(t, db, func(tx *Tx) (err error) {
-		if _, err := tx.RecordTrustRequest("colleague", "pm", "addr"); err != nil {
+		if _, err := tx.RecordTrustRequest(TrustCaller{Fingerprint: "colleague", ClaimedAgentID: "pm", Endpoint: "addr"}); err != nil {
 			return err
 		}
 		for i := range maxTrustRequests + 20 {
-			if last, err = tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
+			if last, err = tx.RecordTrustRequest(TrustCaller{Fingerprint: fmt.Sprintf("fp%d", i), ClaimedAgentID: "x", Endpoint: "addr"}); err != nil {
 				return err
 			}
 		}
@@ -152,7 +155,10 @@ func TestTrustRequestsAreBounded(t *testing.T) {
 		t.Fatalf("%d trust requests kept (%v), want %d", len(reqs), err, maxTrustRequests)
 	}
 	var again TrustRequestSeen
-	write(t, db, func(tx *Tx) (err error) { again, err = tx.RecordTrustRequest("colleague", "pm", "addr"); return err })
+	write(t, db, func(tx *Tx) (err error) {
+		again, err = tx.RecordTrustRequest(TrustCaller{Fingerprint: "colleague", ClaimedAgentID: "pm", Endpoint: "addr"})
+		return err
+	})
 	if again.Full || again.New {
 		t.Fatalf("the colleague calling again after the flood: %+v, want its listed request counted", again)
 	}
@@ -165,7 +171,7 @@ func TestTrustRequestsAreBounded(t *testing.T) {
 func TestRefusalSurvivesAFlood(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	write(t, db, func(tx *Tx) error {
-		if _, err := tx.RecordTrustRequest("mallory", "mallory", "addr"); err != nil {
+		if _, err := tx.RecordTrustRequest(TrustCaller{Fingerprint: "mallory", ClaimedAgentID: "mallory", Endpoint: "addr"}); err != nil {
 			return err
 		}
 		_, err := tx.RefuseTrustRequest("mallory")
@@ -173,14 +179,17 @@ func TestRefusalSurvivesAFlood(t *testing.T) {
 	})
 	write(t, db, func(tx *Tx) error {
 		for i := range maxTrustRequests + 20 {
-			if _, err := tx.RecordTrustRequest(fmt.Sprintf("fp%d", i), "x", "addr"); err != nil {
+			if _, err := tx.RecordTrustRequest(TrustCaller{Fingerprint: fmt.Sprintf("fp%d", i), ClaimedAgentID: "x", Endpoint: "addr"}); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	var seen TrustRequestSeen
-	write(t, db, func(tx *Tx) (err error) { seen, err = tx.RecordTrustRequest("mallory", "mallory", "addr"); return err })
+	write(t, db, func(tx *Tx) (err error) {
+		seen, err = tx.RecordTrustRequest(TrustCaller{Fingerprint: "mallory", ClaimedAgentID: "mallory", Endpoint: "addr"})
+		return err
+	})
 	if seen.New || !seen.Refused {
 		t.Fatalf("the refused caller after a flood: %+v, want not new and refused", seen)
 	}

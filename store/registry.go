@@ -34,7 +34,8 @@ type PeerRecord struct {
 type TrustRequestRecord struct {
 	Fingerprint    string
 	ClaimedAgentID string
-	Addr           string
+	Addr           string // the endpoint it announced; "" when it gave none
+	Source         string // the address its last call came from
 	FirstSeen      time.Time
 	LastSeen       time.Time
 	Attempts       int64
@@ -186,16 +187,24 @@ func scanPeer(rows *sql.Rows) (PeerRecord, error) {
 	return p, err
 }
 
+// TrustCaller is an unpinned caller as RecordTrustRequest records it.
+type TrustCaller struct {
+	Fingerprint    string
+	ClaimedAgentID string
+	Endpoint       string // where it says it listens; "" when it said nothing
+	Source         string // where its call came from (not callable back)
+}
+
 // RecordTrustRequest notes that an unpinned caller with this fingerprint
 // tried to call us: the first time it inserts, afterwards it updates the
-// claimed id, address and last_seen and counts the attempt. With
+// claimed id, addresses and last_seen and counts the attempt. With
 // maxTrustRequests pending already, a new caller is not recorded (Full):
 // the requests already listed stay, so a flood of fresh certificates,
 // from however many addresses, cannot push a colleague's request out.
-func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) (TrustRequestSeen, error) {
+func (tx *Tx) RecordTrustRequest(c TrustCaller) (TrustRequestSeen, error) {
 	var seen TrustRequestSeen
 	var known int
-	if err := tx.QueryRow(`SELECT COUNT(*) FROM trust_requests WHERE fingerprint = ?`, fingerprint).Scan(&known); err != nil {
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM trust_requests WHERE fingerprint = ?`, c.Fingerprint).Scan(&known); err != nil {
 		return seen, fmt.Errorf("store: reading a trust request: %w", err)
 	}
 	if known == 0 {
@@ -211,12 +220,12 @@ func (tx *Tx) RecordTrustRequest(fingerprint, claimedAgentID, addr string) (Trus
 	now := formatTime(tx.Now())
 	var attempts int64
 	var refused sql.NullString
-	err := tx.QueryRow(`INSERT INTO trust_requests(fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts)
-		VALUES (?, ?, ?, ?, ?, 1)
+	err := tx.QueryRow(`INSERT INTO trust_requests(fingerprint, claimed_agent_id, addr, source, first_seen, last_seen, attempts)
+		VALUES (?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT(fingerprint) DO UPDATE SET claimed_agent_id = excluded.claimed_agent_id,
-		addr = excluded.addr, last_seen = excluded.last_seen, attempts = attempts + 1
+		addr = excluded.addr, source = excluded.source, last_seen = excluded.last_seen, attempts = attempts + 1
 		RETURNING attempts, refused_at`,
-		fingerprint, claimedAgentID, addr, now, now).Scan(&attempts, &refused)
+		c.Fingerprint, c.ClaimedAgentID, c.Endpoint, c.Source, now, now).Scan(&attempts, &refused)
 	if err != nil {
 		return seen, fmt.Errorf("store: recording a trust request: %w", err)
 	}
@@ -263,7 +272,7 @@ func (tx *Tx) DeleteTrustRequest(fingerprint string) error {
 
 // TrustRequests lists pending trust requests (not refused), most recent first.
 func (db *DB) TrustRequests(ctx context.Context) ([]TrustRequestRecord, error) {
-	rows, err := db.rd.QueryContext(ctx, `SELECT fingerprint, claimed_agent_id, addr, first_seen, last_seen, attempts
+	rows, err := db.rd.QueryContext(ctx, `SELECT fingerprint, claimed_agent_id, addr, source, first_seen, last_seen, attempts
 		FROM trust_requests WHERE refused_at IS NULL ORDER BY last_seen DESC LIMIT 1000`)
 	if err != nil {
 		return nil, fmt.Errorf("store: reading trust requests: %w", err)
@@ -273,7 +282,7 @@ func (db *DB) TrustRequests(ctx context.Context) ([]TrustRequestRecord, error) {
 	for rows.Next() {
 		var r TrustRequestRecord
 		var first, last string
-		if err := rows.Scan(&r.Fingerprint, &r.ClaimedAgentID, &r.Addr, &first, &last, &r.Attempts); err != nil {
+		if err := rows.Scan(&r.Fingerprint, &r.ClaimedAgentID, &r.Addr, &r.Source, &first, &last, &r.Attempts); err != nil {
 			return nil, fmt.Errorf("store: reading a trust request: %w", err)
 		}
 		if r.FirstSeen, err = parseTime(first); err != nil {

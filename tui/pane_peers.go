@@ -279,11 +279,21 @@ func peerDetail(r agent.Peer, e *env) string {
 	}
 	fields := [][2]string{
 		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
-		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", r.Endpoint},
-		{"node", r.NodeName}, {"fingerprint", r.Fingerprint},
+		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
+		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", r.Fingerprint},
 		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", strings.Join(r.TaskTypes, ", ")},
 	}
 	return detailFields(fields)
+}
+
+// noEndpoint says why a pending trust request shows no endpoint: the
+// caller did not say where it listens, and the address its calls come from
+// is an outgoing port. Pinned, it is reached once it announces itself.
+func noEndpoint(p agent.Peer) string {
+	if p.Trust != agent.TrustPending {
+		return ""
+	}
+	return "not announced (once trusted, aoi learns it when the peer next announces itself)"
 }
 
 // detailFields renders "name: value" lines, sanitising each value.

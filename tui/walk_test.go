@@ -382,3 +382,21 @@ func TestActionFailureNotHiddenByRefetch(t *testing.T) {
 		t.Errorf("a failed load is not shown once the action's failure has gone:\n%s", screen(m))
 	}
 }
+
+// TestPendingPeerWithoutEndpoint: a trust request from a caller that did
+// not say where it listens shows where it called from and that the
+// endpoint is not known, never the outgoing address as the endpoint.
+func TestPendingPeerWithoutEndpoint(t *testing.T) {
+	p := agent.Peer{AgentID: "pm-sato", Fingerprint: strings.Repeat("ab", 32), Source: "100.64.0.7:51234",
+		Trust: agent.TrustPending, Status: agent.PeerOffline}
+	body := peerDetail(p, &env{now: fixedNow})
+	for _, want := range []string{"endpoint: not announced", "calls from: 100.64.0.7:51234"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("pending peer detail lacks %q:\n%s", want, body)
+		}
+	}
+	p.Trust, p.Source = agent.TrustPinned, ""
+	if body := peerDetail(p, &env{now: fixedNow}); strings.Contains(body, "endpoint") {
+		t.Errorf("a pinned peer with no endpoint yet is said to have not announced one:\n%s", body)
+	}
+}

@@ -42,13 +42,16 @@ type Peer struct {
 	CertExpiredAt time.Time `json:"cert_expired_at,omitzero"`
 	Owner         string    `json:"owner,omitempty"`
 	Endpoint      string    `json:"endpoint,omitempty"`
-	Fingerprint   string    `json:"fingerprint,omitempty"`
-	NodeName      string    `json:"node_name,omitempty"`
-	Status        string    `json:"status"`
-	Trust         string    `json:"trust"`
-	Contexts      []string  `json:"contexts,omitempty"`
-	TaskTypes     []string  `json:"task_types,omitempty"`
-	LastSeen      time.Time `json:"last_seen,omitzero"` // zero: never reached
+	// Source is where a pending trust request's last call came from: an
+	// outgoing address, shown to tell callers apart, never called back.
+	Source      string    `json:"source,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	NodeName    string    `json:"node_name,omitempty"`
+	Status      string    `json:"status"`
+	Trust       string    `json:"trust"`
+	Contexts    []string  `json:"contexts,omitempty"`
+	TaskTypes   []string  `json:"task_types,omitempty"`
+	LastSeen    time.Time `json:"last_seen,omitzero"` // zero: never reached
 	// RefusesUs: the peer answered that it does not pin our certificate;
 	// its owner has to trust us (`aoi peers trust` there) first.
 	RefusesUs bool `json:"refuses_us,omitempty"`

@@ -92,8 +92,10 @@ func TestUnpinnedCallerBecomesTrustRequestThenPeer(t *testing.T) {
 	if _, err := tr.Authenticate(ctx, caller); !errors.Is(err, errs.ErrDenied) {
 		t.Fatalf("unpinned caller: got %v, want ErrDenied", err)
 	}
-	if p := find(t, tr.Registry, "", fp); p.Trust != Pending || p.AgentID != "pm" {
-		t.Fatalf("trust request shown as %+v, want pending pm", p)
+	// It announced no endpoint: its outgoing port is where it called
+	// from, not an endpoint to pin.
+	if p := find(t, tr.Registry, "", fp); p.Trust != Pending || p.AgentID != "pm" || p.Endpoint != "" || p.Source != caller.Addr {
+		t.Fatalf("trust request shown as %+v, want pending pm, no endpoint, calling from %s", p, caller.Addr)
 	}
 	if pub, _ := tr.events(); len(pub) != 2 || !strings.HasPrefix(pub[0], events.TrustRequested) || !strings.HasPrefix(pub[1], events.Attention) {
 		t.Fatalf("published %v, want trust requested then attention", pub)

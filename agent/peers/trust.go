@@ -125,13 +125,11 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 		// No audit row here: the peer server audits the refusal itself, as
 		// a counted summary per source (rpc/refusals.go).
 		// The caller's claimed id and listen endpoint (headers) make the
-		// request trustable in one step; its source address is only a
-		// fallback (an outgoing port cannot be called back).
-		addr := caller.AnnouncedEndpoint
-		if addr == "" {
-			addr = caller.Addr
-		}
-		seen, err = tx.RecordTrustRequest(caller.Fingerprint, caller.AnnouncedID, addr)
+		// request trustable in one step. Its source address only says
+		// where the call came from: an outgoing port cannot be called
+		// back, so it is never taken for the endpoint.
+		seen, err = tx.RecordTrustRequest(store.TrustCaller{Fingerprint: caller.Fingerprint,
+			ClaimedAgentID: caller.AnnouncedID, Endpoint: caller.AnnouncedEndpoint, Source: caller.Addr})
 		return err
 	})
 	if err != nil {
@@ -344,7 +342,7 @@ func (r *Registry) untrust(ctx context.Context, p store.PeerRecord) error {
 		if err := tx.DeletePeer(p.AgentID); err != nil {
 			return err
 		}
-		if _, err := tx.RecordTrustRequest(p.Fingerprint, p.AgentID, p.Endpoint); err != nil {
+		if _, err := tx.RecordTrustRequest(store.TrustCaller{Fingerprint: p.Fingerprint, ClaimedAgentID: p.AgentID, Endpoint: p.Endpoint}); err != nil {
 			return err
 		}
 		if _, err := tx.RefuseTrustRequest(p.Fingerprint); err != nil {
@@ -376,7 +374,7 @@ func (r *Registry) List(ctx context.Context) ([]Peer, error) {
 		return nil, err
 	}
 	for _, q := range reqs {
-		out = append(out, Peer{AgentID: q.ClaimedAgentID, Endpoint: q.Addr, Fingerprint: q.Fingerprint,
+		out = append(out, Peer{AgentID: q.ClaimedAgentID, Endpoint: q.Addr, Source: q.Source, Fingerprint: q.Fingerprint,
 			Status: Offline, Trust: Pending, LastSeen: q.LastSeen})
 	}
 	return out, nil

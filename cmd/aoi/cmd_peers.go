@@ -246,6 +246,9 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 		fmt.Fprintf(w, "\n%d pending trust request(s); once its owner confirms the fingerprint, trust one with the line under it (add --role R for your ACL rules), or drop it with `aoi peers refuse FINGERPRINT`:\n", len(pending))
 		for _, p := range pending {
 			fmt.Fprintf(w, "  %s\n", cell(trustLine(p), 0))
+			if !wire.ValidEndpoint(p.Endpoint) && p.Source != "" {
+				fmt.Fprintf(w, "    (it called from %s without saying where it listens; once trusted, aoi learns that when it next announces itself)\n", cell(p.Source, 64))
+			}
 		}
 	}
 	if len(refusing) > 0 {

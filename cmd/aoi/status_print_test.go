@@ -26,3 +26,29 @@ func TestStatusPrintsHistoryIndexing(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingRequestWithoutEndpoint: a caller that did not say where it
+// listens gets a trust line without --endpoint (its outgoing port cannot
+// be called back), and `aoi peers` says where it called from instead.
+func TestPendingRequestWithoutEndpoint(t *testing.T) {
+	fp := strings.Repeat("ab", 32)
+	var b bytes.Buffer
+	printPeers(&b, []agent.Peer{
+		{AgentID: "pm-sato", Fingerprint: fp, Source: "100.64.0.7:51234", Trust: agent.TrustPending, Status: agent.PeerOffline},
+		{AgentID: "qa-kato", Fingerprint: strings.Repeat("cd", 32), Endpoint: "100.64.0.8:8443", Source: "100.64.0.8:40001",
+			Trust: agent.TrustPending, Status: agent.PeerOffline},
+	})
+	out := b.String()
+	for _, want := range []string{
+		"aoi peers trust pm-sato " + fp + "\n",
+		"(it called from 100.64.0.7:51234 without saying where it listens",
+		"--endpoint 100.64.0.8:8443\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("aoi peers lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "51234 --") || strings.Contains(out, "called from 100.64.0.8") {
+		t.Errorf("a source address was offered as an endpoint or noted beside an announced one:\n%s", out)
+	}
+}
