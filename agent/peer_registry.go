@@ -5,6 +5,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/rpc"
 )
 
 // Peer states and trust levels (agent/peers).
@@ -23,6 +24,11 @@ type Peer = peers.Peer
 // TrustRequest pins a peer (agent/peers). Fingerprint is required in
 // direct mode.
 type TrustRequest = peers.TrustRequest
+
+// NormalizeFingerprint reads a fingerprint as a person pastes it (grouped
+// with spaces or colons, any case) into the 64 lowercase hex digits pinned
+// (rpc.NormalizeFingerprint, for front ends that do not import rpc).
+func NormalizeFingerprint(s string) (string, error) { return rpc.NormalizeFingerprint(s) }
 
 // URLMapper and PeerFinder are what a transport may add for the registry
 // (agent/peers): peer URLs of its own, and candidate peers it finds.

@@ -79,6 +79,8 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/agent/role", `"Bad Role" is not valid`, "lower-case letters"},
 		{"bad peer role", `{"agent": {"id": "eng-a", "role": "engineer"}, "peers": [{"agent_id": "pm-b", "role": "PM Lead"}]}`,
 			nil, "/peers/0/role", `"PM Lead" is not valid`, "at most 63 characters"},
+		{"unknown theme", `{"agent": {"id": "eng-a", "role": "engineer"}, "ui": {"theme": "solarized"}}`,
+			nil, "/ui/theme", `"solarized" is not valid`, "high-contrast, or the path of a theme file ending in .json"},
 		{"empty role", `{"agent": {"id": "eng-a", "role": ""}}`,
 			nil, "/agent/role", "is empty", "e.g. engineer"},
 		{"port out of range", `{"agent": {"id": "eng-a", "role": "engineer"}, "network": {"listen_addr": "127.0.0.1:99999"}}`,
@@ -332,5 +334,16 @@ func TestLoadFromDisk(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "aoi init") {
 		t.Errorf("missing file error = %v, want a hint to run aoi init", err)
+	}
+}
+
+// TestThemeNames: every name the interface takes passes validation (any
+// case, as the theme picker reads it), and so does a theme file.
+func TestThemeNames(t *testing.T) {
+	for _, theme := range []string{"auto", "Dark", "light", "high-contrast", "themes/mine.json", "/home/u/t.JSON"} {
+		doc := `{"agent": {"id": "eng-a", "role": "engineer"}, "ui": {"theme": "` + theme + `"}}`
+		if _, err := Parse("aoi.json", []byte(doc), envOf(nil)); err != nil {
+			t.Errorf("theme %q refused:\n%v", theme, err)
+		}
 	}
 }

@@ -25,19 +25,25 @@ type (
 	}
 	openQuery        struct{ q agent.Query }
 	askDeclineReason struct{ q agent.Query }
-	releaseAction    struct{ q agent.Query } // the zero Query releases every buffered one
-	trustAction      struct{ p agent.Peer }
-	refuseAction     struct{ p agent.Peer }
-	askRefuse        struct{ p agent.Peer }
-	askTrust         struct{ p agent.Peer }
-	showDetail       struct{ title, body string }
-	auditFetch       struct{ req auditRequest }
-	openFilter       struct{ current string }
-	setFilter        struct{ text string }
-	closeDialog      struct{}
-	noticeAction     struct{ text string }
-	openMessage      struct{ msg agent.Message }
-	openApproval     struct{ a agent.Approval }
+	// releaseAction sends a query its draft; the zero Query releases every
+	// buffered one, once the owner confirmed (n is how many were shown).
+	releaseAction struct {
+		q         agent.Query
+		confirmed bool
+		n         int
+	}
+	trustAction  struct{ p agent.Peer }
+	refuseAction struct{ p agent.Peer }
+	askRefuse    struct{ p agent.Peer }
+	askTrust     struct{ p agent.Peer }
+	showDetail   struct{ title, body string }
+	auditFetch   struct{ req auditRequest }
+	openFilter   struct{ current string }
+	setFilter    struct{ text string }
+	closeDialog  struct{}
+	noticeAction struct{ text string }
+	openMessage  struct{ msg agent.Message }
+	openApproval struct{ a agent.Approval }
 )
 
 func (approveAction) isAction()    {}

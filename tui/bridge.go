@@ -191,6 +191,16 @@ type doneMsg struct {
 	failed  string // shown before the error: "approving a-12"; "" uses what
 	err     error
 	refresh dirty
+	after   func(*Model, error) // runs once the outcome is shown, if set
+}
+
+// then makes cmd, a callAs command, run after with the outcome.
+func then(cmd tea.Cmd, after func(*Model, error)) tea.Cmd {
+	return func() tea.Msg {
+		msg := cmd().(doneMsg)
+		msg.after = after
+		return msg
+	}
 }
 
 // callAs runs an owner action in a command and reports it with doneMsg:

@@ -114,12 +114,14 @@ type answerDialog struct {
 	question textWindow
 }
 
-func newAnswerDialog(q agent.Query, e *env) *answerDialog {
+func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 8000
 	ta.Placeholder = "Write the answer…"
-	if d := draftText(q.Draft); d != "" {
+	if unsent != "" {
+		ta.SetValue(unsent) // what the owner wrote last time, which could not be sent
+	} else if d := draftText(q.Draft); d != "" {
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
 	}
 	return &answerDialog{q: q, area: ta, env: e}

@@ -26,12 +26,13 @@ func (m *Model) runAction(a action) tea.Cmd {
 				return s.Reject(c, agent.RejectRequest{ID: a.a.ID, Reason: a.reason})
 			})
 	case openQuery:
-		m.pushDialog(newAnswerDialog(a.q, m.env))
+		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
 	case answerAction:
-		return m.callAs("answer sent for "+queryNamed(a.q), "answering "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
+		send := m.callAs("answer sent for "+queryNamed(a.q), "answering "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Answer(c, agent.AnswerRequest{QueryID: a.q.ID, Text: a.text})
 		})
+		return then(send, func(m *Model, err error) { m.keepUnsent(a.q.ID, a.text, err) })
 	case askDeclineReason:
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
 			"Why? (sent to the asker)", func(r string) action { return declineAction{q: a.q, reason: r} }, m.env).
@@ -42,9 +43,12 @@ func (m *Model) runAction(a action) tea.Cmd {
 			return s.Decline(c, agent.DeclineRequest{QueryID: a.q.ID, Reason: a.reason})
 		})
 	case releaseAction:
+		if a.q.ID == "" && !a.confirmed {
+			return m.confirmReleaseAll()
+		}
 		what, failed := "sent the draft to "+queryNamed(a.q), "sending the draft to "+queryNamed(a.q)
 		if a.q.ID == "" {
-			what, failed = "sent every buffered query its draft answer", "sending the buffered queries their drafts"
+			what, failed = "sent "+countOf(a.n, "buffered question", "buffered questions")+" the secretary's draft", "sending the buffered questions their drafts"
 		}
 		return m.callAs(what, failed, dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Release(c, agent.ReleaseRequest{QueryID: a.q.ID})
@@ -95,6 +99,44 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.info(a.text)
 	}
 	return nil
+}
+
+// keepUnsent keeps the text of an answer that could not be sent, so
+// opening the question again offers it instead of the draft; a sent
+// answer forgets it.
+func (m *Model) keepUnsent(queryID, text string, err error) {
+	if err == nil {
+		delete(m.unsent, queryID)
+		return
+	}
+	if m.unsent == nil {
+		m.unsent = map[string]string{}
+	}
+	m.unsent[queryID] = text
+	m.notice.text += " · your answer is kept: open the question again to send it"
+}
+
+// confirmReleaseAll asks before every buffered question gets the
+// secretary's draft as its answer: one key would otherwise send answers
+// the owner has not read to everyone waiting.
+func (m *Model) confirmReleaseAll() tea.Cmd {
+	n := len(m.interrupts.rows)
+	if n == 0 {
+		m.info("nothing buffered to release")
+		return nil
+	}
+	body := "Send " + countOf(n, "buffered question", "buffered questions") + " the secretary's draft as the answer? " +
+		"Each asker reads it as your reply; enter on a question in Interrupts shows its draft first."
+	m.pushDialog(newConfirmDialog("Release every buffered question", body, releaseAction{confirmed: true, n: n}, m.env))
+	return nil
+}
+
+// countOf is "1 question" or "3 questions".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }
 
 // queryNamed names a query for a notice by whose question it is and what

@@ -189,5 +189,8 @@ func (m *Model) handleDone(msg doneMsg) tea.Cmd {
 	} else {
 		m.info(msg.what)
 	}
+	if msg.after != nil {
+		msg.after(m, msg.err)
+	}
 	return m.markDirty(msg.refresh)
 }

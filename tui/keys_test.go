@@ -112,9 +112,58 @@ func TestReleaseOneAndAll(t *testing.T) {
 	svc := fixtureService()
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "tab", "r")
+	// Sending every draft asks first, saying how many.
 	press(t, m, "R")
+	d, ok := m.topDialog().(*confirmDialog)
+	if !ok || !strings.Contains(d.body, "Send 1 buffered question the secretary's draft") {
+		t.Fatalf("R opened %T %+v, want a confirmation naming the count", m.topDialog(), d)
+	}
+	press(t, m, "y")
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{`release "q-5"`, `release ""`}) {
 		t.Fatalf("calls = %v", got)
+	}
+	if !strings.Contains(screen(m), "sent 1 buffered question the secretary's draft") {
+		t.Errorf("the notice does not say how many were sent:\n%s", screen(m))
+	}
+}
+
+// TestReleaseAllWithNothingBuffered: :release with nothing buffered says
+// so, and sends nothing.
+func TestReleaseAllWithNothingBuffered(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	m.interrupts.rows = nil
+	m.runAction(releaseAction{})
+	if len(svc.Calls()) != 0 || m.topDialog() != nil || !strings.Contains(m.notice.text, "nothing buffered to release") {
+		t.Fatalf("calls %v, dialog %T, notice %q", svc.Calls(), m.topDialog(), m.notice.text)
+	}
+}
+
+// TestUnsentAnswerIsKept: an answer that could not be sent is offered
+// again when the question is reopened, not replaced by the draft.
+func TestUnsentAnswerIsKept(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	svc.failWith = errors.New("the core is shutting down; try again in a moment")
+	press(t, m, "enter")
+	press(t, m, "ctrl+x") // clear the draft
+	typeText(t, m, "No, keeping the name.")
+	press(t, m, "ctrl+s")
+	if !strings.Contains(m.notice.text, "your answer is kept") {
+		t.Fatalf("notice %q does not say the answer is kept", m.notice.text)
+	}
+	press(t, m, "enter")
+	d, ok := m.topDialog().(*answerDialog)
+	if !ok || d.area.Value() != "No, keeping the name." {
+		t.Fatalf("reopened %T with %q, want the unsent answer", m.topDialog(), d.area.Value())
+	}
+	svc.failWith = nil
+	press(t, m, "ctrl+s")
+	if calls := svc.Calls(); len(calls) == 0 || calls[len(calls)-1] != "answer q-7 No, keeping the name." {
+		t.Fatalf("calls = %q, want the kept answer sent", calls)
+	}
+	if len(m.unsent) != 0 {
+		t.Errorf("a sent answer is still kept: %q", m.unsent)
 	}
 }
 

@@ -60,6 +60,7 @@ type Model struct {
 	readAsked int64 // the newest read mark asked for, so keys do not repeat it
 	msgPrimed bool
 	asks      map[string]string // query id → question asked (shared with the Messages pane)
+	unsent    map[string]string // query id → an answer the owner wrote that could not be sent
 
 	welcome *detailDialog // the first-run dialog, filled in when the status says where we listen
 

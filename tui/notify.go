@@ -3,12 +3,14 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -95,8 +97,20 @@ func failText(what string, err error) (whole, gist string) {
 	if err == nil {
 		return what, what
 	}
-	why := Sanitize(err.Error())
+	why := Sanitize(coreGone(err))
 	return what + ": " + why, what + ": " + errGist(why)
+}
+
+// coreGone words the error of a core that stopped under the interface:
+// the client's own advice (start one, or run aoi for the interface) is
+// for a command line, and the interface is already running.
+func coreGone(err error) string {
+	var nd *ctlclient.NoDaemonError
+	if !errors.As(err, &nd) || !nd.SetUp() {
+		return err.Error()
+	}
+	return "the aoi core for " + nd.DataDir + " is not running; start it again with `aoi serve --data-dir " + nd.DataDir +
+		"` (this interface reconnects by itself)"
 }
 
 // failAction shows why something the owner did failed.

@@ -115,7 +115,10 @@ func (p *paneBase) preview(lines []string, label, text string) []string {
 		body = append(body, "")
 	}
 	if len(body) > room {
-		body = append(body[:room-1], truncate(strings.Join(body[room-1:], " "), p.w))
+		// The last line shown says more follows. Joining the wrapped
+		// lines back would put a space at every break, inside a path or
+		// a Japanese sentence too.
+		body = append(body[:room-1], truncate(body[room-1]+"…", p.w))
 	}
 	for len(lines) < p.h-1-len(body) {
 		lines = append(lines, "")

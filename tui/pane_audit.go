@@ -302,12 +302,9 @@ func auditRow(w int, wide bool, seq, at, agentID, method, result, detail string)
 	if wide {
 		return columns(w, []int{8, 8, 14, auditMethodW, 10}, seq, at, agentID, method, result, detail)
 	}
-	resultW := 7 // a narrow half of the screen: DETAIL needs the room
-	switch {
-	case w >= 76:
-		resultW = 10 // "bad-params", "no-context" whole
-	case w >= 60:
-		resultW = 9 // "completed" whole (half of a 120–150 column screen)
+	resultW := 7 // a narrow terminal: DETAIL needs the room
+	if w >= 50 {
+		resultW = 10 // every label whole ("bad-params", "completed"), from half a 100-column screen up
 	}
 	return columns(w, []int{5, 10, auditMethodW, resultW}, at, agentID, method, result, detail)
 }

@@ -121,6 +121,8 @@ func previewText(q agent.Query) string {
 	text := Sanitize(q.Text)
 	if sent := draftText(q.Answer); sent != "" && (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined) {
 		text += "\n↳ " + q.State + ": " + sent
+	} else if draft := draftText(q.Draft); draft != "" && q.State == agent.QueryBuffered {
+		text += "\n↳ draft (what releasing sends): " + draft
 	}
 	return text
 }

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/internal/suggest"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -62,20 +63,12 @@ func parseColon(f []string, line string) (promptCommand, error) {
 		}
 		return promptCommand{name: "focus", on: f[1] == "on"}, nil
 	case "trust":
-		if len(f) < 3 || len(f) > 5 {
-			return promptCommand{}, errors.New("write :trust AGENT FINGERPRINT [ENDPOINT [ROLE]]")
-		}
-		req := agent.TrustRequest{AgentID: f[1], Fingerprint: f[2], Announce: true}
-		if len(f) >= 4 {
-			req.Endpoint = f[3]
-		}
-		if len(f) == 5 {
-			req.Role = f[4]
-		}
-		return promptCommand{name: "trust", trust: req}, nil
+		return parseTrust(f[1:])
 	case "answer", "decline":
-		if len(f) < 2 || (f[0] == "answer" && len(f) < 3) {
-			return promptCommand{}, fmt.Errorf("write :%s QUERY-ID text", f[0])
+		// The asker reads the text: an answer, or why there is none.
+		if len(f) < 3 {
+			return promptCommand{}, fmt.Errorf("write :%s QUERY-ID %s", f[0], map[string]string{
+				"answer": "text", "decline": "reason (the asker reads it)"}[f[0]])
 		}
 		return promptCommand{name: f[0], id: f[1], text: rest(2)}, nil
 	case "release":
@@ -99,7 +92,47 @@ func parseColon(f []string, line string) (promptCommand, error) {
 		}
 		return promptCommand{name: name}, nil
 	}
+	if near := suggest.Typo(f[0], commandNames()); near != "" {
+		return promptCommand{}, fmt.Errorf("unknown command :%s — did you mean :%s? (:help lists the commands)", f[0], near)
+	}
 	return promptCommand{}, fmt.Errorf("unknown command :%s — :help lists the commands", f[0])
+}
+
+// parseTrust reads AGENT FINGERPRINT [ENDPOINT [ROLE]]. The fingerprint
+// may be pasted as the Peers pane shows it, in several groups: the words
+// after AGENT are taken as the fingerprint until they hold its 64 hex
+// digits.
+func parseTrust(f []string) (promptCommand, error) {
+	const usage = "write :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] (the fingerprint as `aoi id` or the Peers pane shows it)"
+	if len(f) < 2 {
+		return promptCommand{}, errors.New(usage)
+	}
+	fp, n := fingerprintWords(f[1:])
+	rest := f[1+n:]
+	if len(rest) > 2 {
+		return promptCommand{}, errors.New(usage)
+	}
+	req := agent.TrustRequest{AgentID: f[0], Fingerprint: fp, Announce: true}
+	if len(rest) >= 1 {
+		req.Endpoint = rest[0]
+	}
+	if len(rest) == 2 {
+		req.Role = rest[1]
+	}
+	return promptCommand{name: "trust", trust: req}, nil
+}
+
+// fingerprintWords joins the leading words that make up one fingerprint
+// (64 hex digits, grouped or not) and says how many it took. When they do
+// not add up to one, the first word is the fingerprint, and the core says
+// what is wrong with it.
+func fingerprintWords(f []string) (string, int) {
+	for n := 1; n <= len(f); n++ {
+		if fp, err := agent.NormalizeFingerprint(strings.Join(f[:n], " ")); err == nil {
+			return fp, n
+		}
+	}
+	return f[0], 1
 }
 
 // restAfter returns line after its first n space-separated words, keeping
@@ -231,7 +264,7 @@ func (m *Model) discover() tea.Cmd {
 				online++
 			}
 		}
-		return doneMsg{what: fmt.Sprintf("discovery done: %d peers, %d online", trusted, online),
+		return doneMsg{what: fmt.Sprintf("discovery done: %d %s, %d online", trusted, map[bool]string{true: "peer", false: "peers"}[trusted == 1], online),
 			failed: "discovering peers", err: err, refresh: dPeers | dStatus}
 	}
 }

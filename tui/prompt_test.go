@@ -25,7 +25,12 @@ func TestParsePrompt(t *testing.T) {
 		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Announce: true}}},
 		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444 pm", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Role: "pm", Announce: true}}},
 		{":answer q-7 done by  Friday", promptCommand{name: "answer", id: "q-7", text: "done by  Friday"}},
-		{":decline q-7", promptCommand{name: "decline", id: "q-7"}},
+		{":decline q-7 ask in standup", promptCommand{name: "decline", id: "q-7", text: "ask in standup"}},
+		// The fingerprint as the Peers pane groups it, then the endpoint and role.
+		{":trust qa-sato abababab abababab abababab abababab abababab abababab abababab abababab 127.0.0.1:8445 qa",
+			promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "qa-sato", Fingerprint: "abababababababababababababababababababababababababababababababab", Endpoint: "127.0.0.1:8445", Role: "qa", Announce: true}}},
+		{":trust qa-sato ABABABAB:abababab:abababab:abababab:abababab:abababab:abababab:abababab",
+			promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "qa-sato", Fingerprint: "abababababababababababababababababababababababababababababababab", Announce: true}}},
 		{":release", promptCommand{name: "release"}},
 		{":release q-5", promptCommand{name: "release", id: "q-5"}},
 		{":note spike on caching", promptCommand{name: "note", text: "spike on caching"}},
@@ -43,17 +48,20 @@ func TestParsePrompt(t *testing.T) {
 
 func TestParsePromptErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"hello":             "start with @",
-		"@":                 "@AGENT",
-		"@eng":              "@AGENT",
-		":task eng":         ":task AGENT TYPE",
-		":task eng t suite": `"suite" is not key=value`,
-		":focus maybe":      ":focus on",
-		":trust eng":        ":trust AGENT FINGERPRINT",
-		":answer q-7":       ":answer QUERY-ID",
-		":frobnicate":       "unknown command :frobnicate",
-		":release a b":      ":release",
-		":":                 "type a command",
+		"hello":                                  "start with @",
+		"@":                                      "@AGENT",
+		"@eng":                                   "@AGENT",
+		":task eng":                              ":task AGENT TYPE",
+		":task eng t suite":                      `"suite" is not key=value`,
+		":focus maybe":                           ":focus on",
+		":trust eng":                             ":trust AGENT FINGERPRINT",
+		":answer q-7":                            ":answer QUERY-ID",
+		":decline q-7":                           ":decline QUERY-ID reason (the asker reads it)",
+		":answr q-7 yes":                         "did you mean :answer?",
+		":trust eng ab ab ab ab 127.0.0.1:1 r x": ":trust AGENT FINGERPRINT",
+		":frobnicate":                            "unknown command :frobnicate",
+		":release a b":                           ":release",
+		":":                                      "type a command",
 	} {
 		_, err := parsePrompt(in)
 		if err == nil || !strings.Contains(err.Error(), want) {

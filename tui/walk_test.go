@@ -3,12 +3,15 @@ package tui
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
 )
 
 // What a day of use in a real terminal found: text a person must read was
@@ -398,5 +401,37 @@ func TestPendingPeerWithoutEndpoint(t *testing.T) {
 	p.Trust, p.Source = agent.TrustPinned, ""
 	if body := peerDetail(p, &env{now: fixedNow}); strings.Contains(body, "endpoint") {
 		t.Errorf("a pinned peer with no endpoint yet is said to have not announced one:\n%s", body)
+	}
+}
+
+// TestCoreGoneAdviceFitsTheInterface: when the core stops under the
+// interface, the error says to start it again, not to run the interface.
+func TestCoreGoneAdviceFitsTheInterface(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte("{}"), 0o600); err != nil { // what aoi init writes
+		t.Fatal(err)
+	}
+	whole, _ := failText("answering", &ctlclient.NoDaemonError{DataDir: dir, Socket: filepath.Join(dir, "aoi.sock")})
+	if !strings.Contains(whole, "start it again with `aoi serve --data-dir "+dir+"`") || strings.Contains(whole, "for the interface") {
+		t.Errorf("error reads %q", whole)
+	}
+}
+
+// TestPreviewCutAddsNoSpaces: a preview too long for its lines ends with
+// "…" on the text as written, without a space at each line break.
+func TestPreviewCutAddsNoSpaces(t *testing.T) {
+	p := &paneBase{env: &env{}, previewed: true}
+	p.w, p.h = 20, 9
+	text := "「認証」の記録が3件（acme/webapp、最新はたった今）です。続きがさらにあります。もっと長い文章。"
+	list := []string{"row", "row", "row", "row", "row", "row"}
+	lines := p.preview(list, "q", text)[len(list)+1:] // below the rule
+	last := lines[len(lines)-1]
+	if len(lines) < 2 || !strings.HasSuffix(last, "…") {
+		t.Errorf("the last preview line %q does not say more follows", last)
+	}
+	for _, l := range lines {
+		if strings.Contains(l, " ") {
+			t.Errorf("preview line %q has a space the text does not", l)
+		}
 	}
 }

@@ -66,7 +66,9 @@ func (e *Engine) Approve(ctx context.Context, approvalID string) error {
 		if err := tx.TransitionTask(a.TaskID, StatePending, StateApproved, "approved by the owner", store.TaskUpdate{}); err != nil {
 			return err
 		}
-		return e.audit(tx, "owner", "approval.decide", "ok", decisionDetail(a, StateApproved, ""))
+		// The result is the decision, so the audit list tells an
+		// approval from a rejection without opening the row.
+		return e.audit(tx, "owner", "approval.decide", StateApproved, decisionDetail(a, StateApproved, ""))
 	})
 	if err != nil {
 		return decideError(a.ID, err)
@@ -120,7 +122,7 @@ func (e *Engine) closeApproval(ctx context.Context, a store.ApprovalRecord, to, 
 		if err := tx.TransitionTask(a.TaskID, StatePending, to, msg, u); err != nil {
 			return err
 		}
-		return e.audit(tx, by, "approval.decide", "ok", decisionDetail(a, to, reason))
+		return e.audit(tx, by, "approval.decide", to, decisionDetail(a, to, reason))
 	})
 	if err != nil {
 		return err

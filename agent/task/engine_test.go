@@ -322,6 +322,11 @@ func TestEngineReject(t *testing.T) {
 	if !h.sawEvent(EventApprovalDecided, a.ID) {
 		t.Fatal("no approval.decided event")
 	}
+	// The audit row's result is the decision: a rejection does not read "ok".
+	rows, err := h.db.AuditList(ctx, store.AuditQuery{Method: "approval.decide", Limit: 5})
+	if err != nil || len(rows) != 1 || rows[0].Result != StateRejected {
+		t.Fatalf("approval.decide rows = %+v, %v; want one with result rejected", rows, err)
+	}
 }
 
 func TestEngineExpiry(t *testing.T) {
