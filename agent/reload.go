@@ -110,11 +110,23 @@ func collectionChanges(old, cfg *config.Config) []string {
 	ctxID := func(x config.Context) string { return x.Identifier }
 	out = appendDiff(out, "contexts", ids(old.Contexts, ctxID), ids(cfg.Contexts, ctxID), nil)
 	peerID := func(p config.Peer) string { return p.AgentID }
-	out = appendDiff(out, "peers", ids(old.Peers, peerID), ids(cfg.Peers, peerID), nil)
+	out = appendDiff(out, "peers", ids(old.Peers, peerID), ids(cfg.Peers, peerID), func(k string) bool {
+		return peerNamed(old.Peers, k) == peerNamed(cfg.Peers, k) // a new fingerprint or role is a change
+	})
 	if !reflect.DeepEqual(old.UI.Keys, cfg.UI.Keys) {
 		out = append(out, "ui.keys changed")
 	}
 	return out
+}
+
+// peerNamed is the config's entry for agentID (zero when none).
+func peerNamed(peers []config.Peer, agentID string) config.Peer {
+	for _, p := range peers {
+		if p.AgentID == agentID {
+			return p
+		}
+	}
+	return config.Peer{}
 }
 
 // appendDiff adds "name: +added -removed ~changed" when the sets differ.

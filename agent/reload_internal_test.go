@@ -20,6 +20,8 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 	cur.Secretary.LLM.APIKey = "sk-very-secret"
 	cur.Network.ListenAddr = "127.0.0.1:9999"
 	cur.UI.Theme = "light"
+	old.Peers = []config.Peer{{AgentID: "pm", Fingerprint: strings.Repeat("ab", 32), Role: "pm"}, {AgentID: "qa"}}
+	cur.Peers = []config.Peer{{AgentID: "pm", Fingerprint: strings.Repeat("ab", 32), Role: "viewer"}}
 
 	changes, restart := configChanges(old, cur)
 	all := strings.Join(changes, "\n")
@@ -29,6 +31,7 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 		"secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
 		"secretary.llm.api_key changed",
 		`ui.theme "auto" → "light"`,
+		"peers: ~pm -qa",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("changes lack %q:\n%s", want, all)

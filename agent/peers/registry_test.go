@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -388,5 +389,85 @@ func TestNewcomerBudgetDoesNotResetWhenFull(t *testing.T) {
 	}
 	if !b.allow("192.0.2.1", "y", now.Add(newcomerWindow)) {
 		t.Error("the next window does not let a new address in")
+	}
+}
+
+// TestConfigPeersFollowTheConfig: a peer pinned by peers[] loses its pin
+// when taken out of the config (at a reload, or at a start after the file
+// changed), and a new fingerprint or role there applies to the very next
+// call, cached callers or not.
+func TestConfigPeersFollowTheConfig(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	oldFP, newFP := strings.Repeat("cd", 32), strings.Repeat("ef", 32)
+	callerWith := func(fp string) rpc.Caller {
+		return rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50001"}
+	}
+	seed := func(peers ...config.Peer) {
+		t.Helper()
+		cfg := *tr.Config()
+		cfg.Peers = peers
+		if err := tr.Seed(ctx, &cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed(config.Peer{AgentID: "evil", Fingerprint: oldFP, Role: "pm"})
+	got, err := tr.Authenticate(ctx, callerWith(oldFP))
+	if err != nil || got.AgentID != "evil" {
+		t.Fatalf("config-pinned caller: %+v, %v", got, err)
+	}
+	if _, role, ok := tr.CachedCaller(callerWith(oldFP).Key()); !ok || role != "pm" {
+		t.Fatalf("cached role %q %v, want pm", role, ok)
+	}
+
+	// A new role and a new certificate apply at once.
+	seed(config.Peer{AgentID: "evil", Fingerprint: newFP, Role: "viewer"})
+	if _, err := tr.Authenticate(ctx, callerWith(oldFP)); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("the replaced certificate is still let in: %v", err)
+	}
+	if got, err := tr.Authenticate(ctx, callerWith(newFP)); err != nil || got.AgentID != "evil" {
+		t.Fatalf("the new certificate: %+v, %v", got, err)
+	}
+	if _, role, _ := tr.CachedCaller(callerWith(newFP).Key()); role != "viewer" {
+		t.Fatalf("role after the change = %q, want viewer", role)
+	}
+
+	// Taken out of the config: unpinned, refused, and not rung for.
+	rings := func() int {
+		pub, _ := tr.events()
+		return len(slices.DeleteFunc(pub, func(e string) bool { return !strings.HasPrefix(e, events.TrustRequested) }))
+	}
+	before := rings()
+	seed()
+	if _, err := tr.Authenticate(ctx, callerWith(newFP)); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("a peer removed from the config is still let in: %v", err)
+	}
+	list, err := tr.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list {
+		if p.AgentID == "evil" || p.Fingerprint == newFP {
+			t.Fatalf("removed peer still listed: %+v", p)
+		}
+	}
+	if rings() != before {
+		t.Errorf("the removed peer's call rang the owner")
+	}
+	rows, err := tr.DB.AuditList(ctx, store.AuditQuery{Method: "ctl.untrust", Limit: 5})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("ctl.untrust rows %+v, %v; want one", rows, err)
+	}
+
+	// Removed while aoi was stopped: the next start (a fresh registry on
+	// the same database) unpins it.
+	seed(config.Peer{AgentID: "qa", Fingerprint: oldFP})
+	restarted := &Registry{DB: tr.DB, Transport: tr.Transport, Config: tr.Config, Now: tr.Now, Log: tr.Log,
+		Announcement: tr.Announcement, Publish: tr.Publish, Wake: tr.Wake}
+	if err := restarted.Seed(ctx, tr.Config()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := restarted.Authenticate(ctx, callerWith(oldFP)); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("a peer removed while stopped is still let in: %v", err)
 	}
 }

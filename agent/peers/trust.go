@@ -2,6 +2,7 @@ package peers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,36 +16,112 @@ import (
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// Seed pins the peers named in the config into the registry.
+// configPeersKey is the setting that remembers the peers the config
+// pinned last time, so a peer taken out of peers[] is unpinned, whether
+// the file changed while aoi ran (reload) or while it was stopped.
+const configPeersKey = "config_peers"
+
+// Seed makes the registry follow the config's peers[]: it pins every peer
+// named there (the config's fingerprint and role are the owner's word) and
+// unpins the ones a previous config pinned that it no longer names. Cached
+// callers are dropped, so a changed fingerprint or role, or a removed pin,
+// applies to the very next call.
 func (r *Registry) Seed(ctx context.Context, cfg *config.Config) error {
-	return r.DB.Write(ctx, func(tx *store.Tx) error {
+	prev, err := r.configPinned(ctx)
+	if err != nil {
+		return err
+	}
+	var unpinned []string
+	err = r.DB.Write(ctx, func(tx *store.Tx) error {
+		unpinned = nil // the function may run again
 		for _, p := range cfg.Peers {
-			rec, found, err := r.DB.Peer(ctx, p.AgentID)
+			if err := r.seedPeer(ctx, tx, p, prev[p.AgentID]); err != nil {
+				return err
+			}
+			delete(prev, p.AgentID)
+		}
+		for _, old := range prev {
+			done, err := r.unpinRemoved(ctx, tx, old)
 			if err != nil {
 				return err
 			}
-			if !found {
-				rec = store.PeerRecord{AgentID: p.AgentID, Status: Offline, FirstSeen: r.Now()}
-			}
-			rec.Trust = Pinned
-			if p.Endpoint != "" {
-				rec.Endpoint = p.Endpoint
-			}
-			if p.Fingerprint != "" {
-				rec.Fingerprint = p.Fingerprint
-			}
-			if p.TailnetNode != "" {
-				rec.NodeName = p.TailnetNode
-			}
-			if p.Role != "" {
-				rec.Role = p.Role // the owner's word, not the peer's
-			}
-			if err := tx.UpsertPeer(rec); err != nil {
-				return fmt.Errorf("config peers: %s: %w", p.AgentID, err)
+			if done {
+				unpinned = append(unpinned, old.AgentID)
 			}
 		}
-		return nil
+		return tx.SetSetting(configPeersKey, string(wire.MustJSON(cfg.Peers)))
 	})
+	if err != nil {
+		return err
+	}
+	r.callers.Clear()
+	for _, id := range unpinned {
+		r.Forget(id)
+		r.Publish(events.PeerChanged, id, id, "removed from the config: no longer trusted")
+	}
+	return nil
+}
+
+// configPinned reads the peers the config pinned when last seeded.
+func (r *Registry) configPinned(ctx context.Context) (map[string]config.Peer, error) {
+	raw, found, err := r.DB.Setting(ctx, configPeersKey)
+	if err != nil || !found {
+		return map[string]config.Peer{}, err
+	}
+	var list []config.Peer
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		r.Log.Warn("the remembered config peers are unreadable; none will be unpinned this time", "component", "registry", "err", err)
+		return map[string]config.Peer{}, nil
+	}
+	out := make(map[string]config.Peer, len(list))
+	for _, p := range list {
+		out[p.AgentID] = p
+	}
+	return out, nil
+}
+
+// seedPeer pins one config peer. A role the previous config gave and this
+// one no longer does goes too: the config's role is the owner's word.
+func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Peer) error {
+	rec, found, err := r.DB.Peer(ctx, p.AgentID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		rec = store.PeerRecord{AgentID: p.AgentID, Status: Offline, FirstSeen: r.Now()}
+	}
+	rec.Trust = Pinned
+	if p.Endpoint != "" {
+		rec.Endpoint = p.Endpoint
+	}
+	if p.Fingerprint != "" {
+		rec.Fingerprint = p.Fingerprint
+	}
+	if p.TailnetNode != "" {
+		rec.NodeName = p.TailnetNode
+	}
+	switch {
+	case p.Role != "":
+		rec.Role = p.Role // the owner's word, not the peer's
+	case prev.Role != "" && rec.Role == prev.Role:
+		rec.Role = ""
+	}
+	if err := tx.UpsertPeer(rec); err != nil {
+		return fmt.Errorf("config peers: %s: %w", p.AgentID, err)
+	}
+	return nil
+}
+
+// unpinRemoved unpins a peer a previous config pinned and this one does
+// not name, unless the owner has since pinned it by hand under another
+// certificate. Its certificate is kept refused, as `aoi peers refuse`
+// leaves it, so its next call rings nobody.
+func (r *Registry) unpinRemoved(ctx context.Context, tx *store.Tx, old config.Peer) (bool, error) {
+	rec, found, err := r.DB.Peer(ctx, old.AgentID)
+	if err != nil || !found || (old.Fingerprint != "" && rec.Fingerprint != old.Fingerprint) {
+		return false, err
+	}
+	return true, unpinTx(tx, rec, "removed from the config's peers")
 }
 
 // Authenticate maps the transport's caller to a registered agent. In
@@ -330,6 +407,28 @@ func (r *Registry) Refuse(ctx context.Context, fingerprint string) error {
 	})
 }
 
+// unpinTx deletes a peer's pin and keeps its certificate as a refused
+// trust request, auditing why (empty: the owner asked).
+func unpinTx(tx *store.Tx, p store.PeerRecord, why string) error {
+	if err := tx.DeletePeer(p.AgentID); err != nil {
+		return err
+	}
+	if p.Fingerprint != "" {
+		if _, err := tx.RecordTrustRequest(store.TrustCaller{Fingerprint: p.Fingerprint, ClaimedAgentID: p.AgentID, Endpoint: p.Endpoint}); err != nil {
+			return err
+		}
+		if _, err := tx.RefuseTrustRequest(p.Fingerprint); err != nil {
+			return err
+		}
+	}
+	detail := map[string]any{"agent_id": p.AgentID, "fingerprint": p.Fingerprint}
+	if why != "" {
+		detail["why"] = why
+	}
+	_, err := tx.AppendAudit("owner", "ctl.untrust", "ok", detail)
+	return err
+}
+
 // untrust removes a pinned peer's pin and keeps its certificate refused
 // (a refused trust request), so its next call rings nobody.
 func (r *Registry) untrust(ctx context.Context, p store.PeerRecord) error {
@@ -338,19 +437,7 @@ func (r *Registry) untrust(ctx context.Context, p store.PeerRecord) error {
 			return errs.Invalid("%s is pinned by the config's peers[]; remove it there and run `aoi reload` to stop trusting it", p.AgentID)
 		}
 	}
-	err := r.DB.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.DeletePeer(p.AgentID); err != nil {
-			return err
-		}
-		if _, err := tx.RecordTrustRequest(store.TrustCaller{Fingerprint: p.Fingerprint, ClaimedAgentID: p.AgentID, Endpoint: p.Endpoint}); err != nil {
-			return err
-		}
-		if _, err := tx.RefuseTrustRequest(p.Fingerprint); err != nil {
-			return err
-		}
-		_, err := tx.AppendAudit("owner", "ctl.untrust", "ok", map[string]any{"agent_id": p.AgentID, "fingerprint": p.Fingerprint})
-		return err
-	})
+	err := r.DB.Write(ctx, func(tx *store.Tx) error { return unpinTx(tx, p, "") })
 	if err != nil {
 		return err
 	}
