@@ -125,7 +125,9 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		}
 	case fetched[[]agent.Approval]:
 		if m.fresh(&m.applied.approvals, msg.seq, msg.err, "approvals") {
+			before := m.approvals.targetID()
 			m.approvals.setApprovals(msg.val)
+			m.approvals.noteTarget(before, m.now())
 		}
 	case fetched[[]agent.Task]:
 		if m.fresh(&m.applied.tasks, msg.seq, msg.err, "tasks") {

@@ -83,6 +83,12 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if reject {
 		return m.runAction(askRejectReason{a: a}), true
 	}
+	if m.approvals.unsettled(a.ID, m.now()) {
+		// A request that arrived as the key was pressed: the press was
+		// meant for the one shown before, so name this one first.
+		m.announce("a new request just arrived: " + approvalNamed(a) + " · y again approves it, enter in Approvals shows it")
+		return nil, true
+	}
 	m.info("approving " + approvalNamed(a) + "…")
 	return m.runAction(approveAction{a: a}), true
 }

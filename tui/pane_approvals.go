@@ -22,6 +22,33 @@ type approvalsPane struct {
 	// arrived is the id of a request that arrived and is not loaded yet:
 	// the next load selects it, so approve acts on the newest request.
 	arrived string
+	// newTarget is the request a load (not the owner) made the target of
+	// approve, and when: a y pressed just then was meant for the one
+	// before, so it names the new one instead of approving it.
+	newTarget   string
+	newTargetAt time.Time
+}
+
+// settleFor is how long a request that a load made the target waits
+// before y approves it without a second press.
+const settleFor = 2 * time.Second
+
+// noteTarget records that a load changed the target of approve from the
+// request before (none: nothing was waiting, so no y was meant for it).
+func (p *approvalsPane) noteTarget(before string, now time.Time) {
+	if a, ok := p.target(); ok && before != "" && a.ID != before {
+		p.newTarget, p.newTargetAt = a.ID, now
+	}
+}
+
+// unsettled reports whether id became the target by a load less than
+// settleFor ago, and marks it seen: the next press acts on it.
+func (p *approvalsPane) unsettled(id string, now time.Time) bool {
+	if id != p.newTarget || now.Sub(p.newTargetAt) >= settleFor {
+		return false
+	}
+	p.newTarget = ""
+	return true
 }
 
 func newApprovalsPane(e *env) *approvalsPane {
@@ -86,6 +113,12 @@ func (p *approvalsPane) selectApproval(id string) bool {
 		}
 	}
 	return false
+}
+
+// targetID is the id of target, or "".
+func (p *approvalsPane) targetID() string {
+	a, _ := p.target()
+	return a.ID
 }
 
 // target is the approval that approve and reject act on from any pane: the

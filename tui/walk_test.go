@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +434,31 @@ func TestPreviewCutAddsNoSpaces(t *testing.T) {
 		if strings.Contains(l, " ") {
 			t.Errorf("preview line %q has a space the text does not", l)
 		}
+	}
+}
+
+// TestApproveKeyWaitsForANewArrival: a request that becomes y's target as
+// the owner presses it (a peer sending requests to race the key) is named
+// first; the next y approves it.
+func TestApproveKeyWaitsForANewArrival(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	svc.mu.Lock()
+	svc.approvals = append(svc.approvals, agent.Approval{ID: "a-9", TaskID: "t-9", Requester: "mallory", TaskType: "catfile",
+		State: agent.TaskPending, Params: map[string]string{"pkg": "secrets/plan.txt"}, ExpiresAt: fixedNow.Add(time.Minute)})
+	svc.mu.Unlock()
+	m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventApprovalRequested, ID: "a-9", Summary: "mallory wants to run catfile"}})
+	pump(t, m, m.fetchCmds(dApprovals)[0])
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Fatalf("y approved a request that arrived as it was pressed: %v", calls)
+	}
+	if !strings.Contains(m.notice.text, "a new request just arrived: catfile from mallory") {
+		t.Fatalf("notice %q does not name the new request", m.notice.text)
+	}
+	press(t, m, "y")
+	pump(t, m, func() tea.Msg { return flushMsg{} })
+	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-9"}) {
+		t.Fatalf("the second y: calls = %v, want approve a-9", calls)
 	}
 }
