@@ -87,11 +87,12 @@ var awsKeyRule = rule{
 // has no prefix to recognise it by.
 var awsSecretRule = rule{
 	id: "aws-secret-key",
-	re: regexp.MustCompile(`(?i)(?:\b|_)aws(?:\b|_)[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-	// Every match holds "aws" under (?i), which folds "a" and "w" only to
+	re: regexp.MustCompile(`(?i)(?:(?:\b|_)aws(?:\b|_)|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+	// Every match holds "aws", or an access key id ("key AKIA… secret
+	// wJalr…" names no AWS), under (?i), which folds "a" and "w" only to
 	// their ASCII capitals and "s" also to U+017F (ſ).
 	may: func(s string) bool {
-		if fold.ContainsASCII(s, "aws") {
+		if fold.ContainsASCII(s, "aws") || fold.ContainsASCII(s, "akia") || fold.ContainsASCII(s, "asia") {
 			return true
 		}
 		return strings.ContainsRune(s, '\u017f') && fold.ContainsASCII(strings.ReplaceAll(s, "\u017f", "s"), "aws")
@@ -110,7 +111,7 @@ var awsSecretRule = rule{
 // (\"), as they are inside a JSON string.
 var passwordRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:)[\s\x{00a0}]*` +
+	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` +
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|([^\s\x{00a0}"'\x60,;]{4,}))`),
 	// Every match holds "pass" or "pwd" under (?i), which folds "s" also
 	// to U+017F (ſ).
@@ -122,6 +123,28 @@ var passwordRule = rule{
 	},
 }
 
+// passwordJARule is passwordRule for Japanese text: パスワード or 暗証番号,
+// then "は" or an operator (ASCII or full-width), then the value up to a
+// space or punctuation.
+var passwordJARule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?:パスワード|暗証番号)[\s\x{00a0}\x{3000}]*(?:は|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
+		`(?:["'「]([^"'」\n]{4,1000})["'」]|([^\s\x{00a0}\x{3000}"'「」、。，．,;]{4,}))`),
+	may: func(s string) bool {
+		return strings.Contains(s, "パスワード") || strings.Contains(s, "暗証番号")
+	},
+}
+
+// urlCredentialRule catches the password in a URL's user information
+// (postgres://app:s3cret@db/prod, https://deploy:TOKEN@git.example.com):
+// no assignment names it, and gitleaks has no rule for it. The user name
+// stays, so the reader still sees which account it was.
+var urlCredentialRule = rule{
+	id:  "url-credential",
+	re:  regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s/:@"'<>\x60]{1,256}:([^\s/@"'<>\x60]{1,1000})@`),
+	may: func(s string) bool { return strings.Contains(s, "://") && strings.ContainsRune(s, '@') },
+}
+
 // buildMu serialises detector construction: gitleaks loads its default
 // config through viper's process-wide instance, which is not goroutine-safe.
 var buildMu sync.Mutex
@@ -129,7 +152,7 @@ var buildMu sync.Mutex
 // New builds a Redactor with gitleaks' default rules plus custom patterns.
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
-	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule}
+	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, urlCredentialRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

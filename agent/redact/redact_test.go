@@ -159,6 +159,15 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"password\u00a0=\u00a0Zx5Cv7Bn3":              "Zx5Cv7Bn3",
 		`password="` + strings.Repeat("k", 300) + `"`: strings.Repeat("k", 300),
 		`password=V25\hunterpw`:                       `V25\hunterpw`,
+		// The next attack run's: full-width operators, Japanese, URLs
+		// with a password, an AWS secret beside its key id.
+		`password＝Pq4Rs7Tu1`:                                                             "Pq4Rs7Tu1",
+		`パスワード：Kj8Hg5Fd2`:                                                                "Kj8Hg5Fd2",
+		`DBのパスワードは Lm3Np6Qr9 です`:                                                         "Lm3Np6Qr9",
+		`connect with postgres://app:Xk9vQ2mLp7RtZ4wB@10.0.0.5/prod`:                     "Xk9vQ2mLp7RtZ4wB",
+		`mysql://root:Sup3rS3cretPw@db:3306`:                                             "Sup3rS3cretPw",
+		`git push https://deploy:gho_abcdefghij0123456789@git.example.com/x.git`:         "gho_abcdefghij0123456789",
+		`FIXME key AKIAQWERTYUIOPASDFGH secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -169,6 +178,9 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"passwordless login landed in auth/magic.go",
 		"the password reset page is done",
 		"password: see the vault",
+		"ssh://git@github.com/acme/webapp.git",
+		"https://example.com/a:b@c is not a user", // no user information: the path holds the colon
+		"パスワードの再設定画面を直した",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q", clean, out)
