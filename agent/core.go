@@ -123,6 +123,9 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if cfgPath == "" {
 		cfgPath = config.Locate(opts.DataDir)
 	}
+	if err := checkOwnership(opts.DataDir, cfgPath); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return nil, err

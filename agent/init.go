@@ -57,6 +57,9 @@ func Init(opts InitOptions) (InitResult, error) {
 	if err := config.Validate(cfg); err != nil {
 		return res, err
 	}
+	if err := checkOwnership(res.DataDir, res.ConfigPath); err != nil {
+		return res, err
+	}
 	if err := os.MkdirAll(res.DataDir, 0o700); err != nil {
 		return res, fmt.Errorf("create data dir: %w", err)
 	}

@@ -197,19 +197,38 @@ func TestServeSaysWhereItListens(t *testing.T) {
 }
 
 // TestServeWarnsOfALooseDataDir: `aoi serve` on a data dir other users
-// can reach says so on stderr, with the fix, and still starts.
+// can read says so on stderr, with the fix, and still starts; one they
+// can write (or a config they can write) is refused, with the fix.
 func TestServeWarnsOfALooseDataDir(t *testing.T) {
 	bin := buildAOI(t)
 	dir := filepath.Join(shortDir(t), "eng")
 	initAgent(t, bin, dir, "eng-suzuki")
-	if err := os.Chmod(dir, 0o777); err != nil {
+	for _, c := range []struct {
+		path string
+		mode os.FileMode
+		want string
+	}{
+		{dir, 0o777, "the data dir " + dir + " can be changed by other users (mode 0777), who could rewrite its ACL rules and task commands; run: chmod 700 " + dir},
+		{filepath.Join(dir, "config.json"), 0o666, "run: chmod 600 " + filepath.Join(dir, "config.json")},
+	} {
+		if err := os.Chmod(c.path, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		if out := cliFails(t, bin, dir, 1, "serve"); !strings.Contains(out, c.want) {
+			t.Errorf("aoi serve with %s at %#o printed:\n%s\nwant %q", c.path, c.mode, out, c.want)
+		}
+		if err := os.Chmod(c.path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	p := startServeProc(t, bin, dir)
 	p.waitServing(t, dir)
-	want := "aoi: warning: data dir " + dir + " has mode 0777; other users can reach the database and keys: chmod 700 " + dir
+	want := "aoi: warning: data dir " + dir + " has mode 0755; other users can reach the database and keys: chmod 700 " + dir
 	if out := p.out.String(); !strings.Contains(out, want) {
-		t.Errorf("aoi serve on a 0777 data dir printed:\n%s\nwant %q", out, want)
+		t.Errorf("aoi serve on a 0755 data dir printed:\n%s\nwant %q", out, want)
 	}
 }
 

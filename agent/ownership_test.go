@@ -1,0 +1,32 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOwnershipRefusesAnotherUsersDataDir: a data dir another user owns
+// is refused, naming both uids (a data dir under /tmp made first by
+// someone else). Changing a file's owner needs root: the test runs as
+// root in CI's containers and says so where it cannot.
+func TestOwnershipRefusesAnotherUsersDataDir(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give a directory to another user (chown)")
+	}
+	dir := filepath.Join(t.TempDir(), "eng")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkOwnership(dir, filepath.Join(dir, "config.json")); err != nil {
+		t.Fatalf("our own data dir refused: %v", err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	err := checkOwnership(dir, filepath.Join(dir, "config.json"))
+	if err == nil || !strings.Contains(err.Error(), "belongs to another user (uid 65534, you are uid 0)") {
+		t.Fatalf("another user's data dir: %v", err)
+	}
+}
