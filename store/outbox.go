@@ -70,6 +70,17 @@ func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]Outbox
 		formatTime(now), clampLimit(limit, 100, 1000))
 }
 
+// DueOutboxFair is DueOutbox with at most perPeer entries for any one
+// peer, so a peer with thousands due (a flood of questions whose answers
+// queue back to it) cannot fill the round and starve the others.
+func (db *DB) DueOutboxFair(ctx context.Context, now time.Time, perPeer, limit int) ([]OutboxRecord, error) {
+	return db.outboxWhere(ctx, `id IN (SELECT id FROM (SELECT id, next_attempt_at,
+			ROW_NUMBER() OVER (PARTITION BY to_agent ORDER BY next_attempt_at, id) AS n
+			FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?)
+		WHERE n <= ? ORDER BY next_attempt_at, id LIMIT ?) ORDER BY next_attempt_at, id`,
+		formatTime(now), max(perPeer, 1), clampLimit(limit, 100, 1000))
+}
+
 // OutboxForAgent returns the pending entries for one peer, oldest first
 // (used to deliver at once when the peer comes back online).
 func (db *DB) OutboxForAgent(ctx context.Context, agentID string) ([]OutboxRecord, error) {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -113,19 +114,50 @@ func (o *Outbox) untilNext(ctx context.Context) time.Duration {
 	return d
 }
 
-// deliverDue tries every due entry once.
+// Delivery rounds: each peer's due entries go in order on their own
+// goroutine (at most peersAtOnce peers at a time), so a peer that stalls
+// every call until its timeout delays only its own entries; a round takes
+// at most perPeerRound entries of any one peer.
+const (
+	peersAtOnce  = 8
+	perPeerRound = 20
+)
+
+// deliverDue tries the due entries once, peer by peer in parallel. A
+// peer's first failure ends its turn: its other entries wait for the next
+// round instead of each waiting out the same timeout.
 func (o *Outbox) deliverDue(ctx context.Context) {
-	due, err := o.DB.DueOutbox(ctx, o.Now(), 100)
+	due, err := o.DB.DueOutboxFair(ctx, o.Now(), perPeerRound, 200)
 	if err != nil {
 		o.Log.Error("read outbox", "component", "outbox", "err", err)
 		return
 	}
+	var peers []string
+	byPeer := map[string][]store.OutboxRecord{}
 	for _, e := range due {
-		if ctx.Err() != nil {
-			return
+		if _, ok := byPeer[e.To]; !ok {
+			peers = append(peers, e.To)
 		}
-		o.Deliver(ctx, e)
+		byPeer[e.To] = append(byPeer[e.To], e)
 	}
+	slots := make(chan struct{}, peersAtOnce)
+	var wg sync.WaitGroup
+	for _, peer := range peers {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func(entries []store.OutboxRecord) {
+			defer func() { <-slots; wg.Done() }()
+			for _, e := range entries {
+				if ctx.Err() != nil {
+					return
+				}
+				if err := o.Deliver(ctx, e); err != nil && !errors.Is(err, ErrExpired) {
+					return
+				}
+			}
+		}(byPeer[peer])
+	}
+	wg.Wait()
 }
 
 // ErrExpired is Deliver's error for an entry past its expiry.

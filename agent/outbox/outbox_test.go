@@ -3,8 +3,10 @@ package outbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -210,5 +212,61 @@ func TestRefusalIsToldOnce(t *testing.T) {
 	}
 	if n, err := db.RefusedOutbox(ctx); err != nil || n != 1 {
 		t.Errorf("RefusedOutbox = %d, %v; want the entry counted", n, err)
+	}
+}
+
+// TestStallingPeerDelaysOnlyItself: a peer that holds every delivery
+// until its timeout, with hundreds of entries due, neither fills the
+// round nor holds up another peer's entry, and its first failure ends its
+// turn (the rest wait for the next round, not one timeout each).
+func TestStallingPeerDelaysOnlyItself(t *testing.T) {
+	clk, db := queuedNotify(t, `{"summary":"first"}`) // n-1, to pm
+	ctx := context.Background()
+	err := db.Write(ctx, func(tx *store.Tx) error {
+		for i := range 300 {
+			e := Notify(fmt.Sprintf("flood-%03d", i), "eng", "pm", "query.completed", "r", []byte(`{}`), clk.now(), time.Hour)
+			if err := tx.EnqueueOutbox(e); err != nil {
+				return err
+			}
+		}
+		// Queued last, due last.
+		e := Notify("good-1", "eng", "good", "query.completed", "r", []byte(`{}`), clk.now().Add(time.Millisecond), time.Hour)
+		return tx.EnqueueOutbox(e)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.add(time.Second)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var sent []string
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600}
+		},
+		Send: func(ctx context.Context, e store.OutboxRecord) error {
+			mu.Lock()
+			sent = append(sent, e.ID)
+			mu.Unlock()
+			if e.To == "pm" {
+				<-release // the tarpit: no answer until its timeout
+				return errors.New("context deadline exceeded")
+			}
+			close(release) // good is served while pm still stalls
+			return nil
+		},
+	})
+	done := make(chan struct{})
+	go func() { o.deliverDue(ctx); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("good's entry waited behind the stalling peer")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != 2 || !slices.Contains(sent, "good-1") {
+		t.Fatalf("sent %v; want good's entry and one of pm's (its failure ends its turn)", sent)
 	}
 }
