@@ -113,6 +113,12 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 	if opts.DataDir == "" {
 		opts.DataDir = config.DataDir("")
 	}
+	// Absolute from here on: task worktrees and files derived from it
+	// must not land relative to a task's repository (git worktree add
+	// runs there).
+	if abs, err := filepath.Abs(opts.DataDir); err == nil {
+		opts.DataDir = abs
+	}
 	if opts.Clock == nil {
 		opts.Clock = backoff.Real
 	}

@@ -30,3 +30,22 @@ func TestOwnershipRefusesAnotherUsersDataDir(t *testing.T) {
 		t.Fatalf("another user's data dir: %v", err)
 	}
 }
+
+// TestRelativeDataDirIsMadeAbsolute: `--data-dir eng` is resolved once, at
+// open: task worktrees derived from it must not land inside the task's
+// repository, where git worktree add runs.
+func TestRelativeDataDirIsMadeAbsolute(t *testing.T) {
+	base := t.TempDir()
+	t.Chdir(base)
+	if _, err := Init(InitOptions{DataDir: "eng", AgentID: "eng-rel", Role: "engineer", ListenAddr: "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(t.Context(), Options{DataDir: "eng"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if want := filepath.Join(base, "eng"); c.dataDir != want {
+		t.Fatalf("data dir %q, want %q", c.dataDir, want)
+	}
+}
