@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -31,6 +33,7 @@ func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error
 	scope := append([]string{}, p.ContextScope...)
 	if tt.Context != "" {
 		scope = append(scope, tt.Context)
+		scope = append(scope, pathParamScopes(tt, p.TaskParams)...)
 	}
 	subject := a.Subject(call.Caller)
 	decision, err := a.checkScope(ctx, call, acl.Execute, scope)
@@ -55,6 +58,9 @@ func (a *API) waitTask(ctx context.Context, id string, timeoutSec int) (any, err
 	if timeoutSec <= 0 {
 		timeoutSec = 30
 	}
+	// A caller may not hold a connection and a handler open for a day:
+	// past this the result comes as an aoi.notify, as for async calls.
+	timeoutSec = min(timeoutSec, maxSyncWaitSec)
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutSec)*time.Second)
 	defer cancel()
 	t, err := a.Tasks.Wait(wctx, id)
@@ -67,6 +73,27 @@ func (a *API) waitTask(ctx context.Context, id string, timeoutSec int) (any, err
 	}
 	return res, nil
 }
+
+// pathParamScopes names, as scope entries inside the task's context, the
+// files and folders its path parameters point at, so folder rules apply to
+// them as to a query's scope: a rule that gives a peer nothing under
+// secrets/ also refuses `catfile pkg=secrets/plan.txt`. Values that are
+// not relative paths are left to the engine, which refuses them.
+func pathParamScopes(tt config.TaskType, params map[string]any) []string {
+	var out []string
+	for name, decl := range tt.Params {
+		v, ok := params[name].(string)
+		if decl.Type != config.ParamTypePath || !ok || v == "" || strings.HasPrefix(v, "/") {
+			continue
+		}
+		out = append(out, tt.Context+"/"+v) // uncleaned: a "../" is refused as leading outside
+
+	}
+	return out
+}
+
+// maxSyncWaitSec bounds how long a synchronous aoi.task.execute waits.
+const maxSyncWaitSec = 300
 
 func taskMessage(state string) string {
 	if state == task.StatePending {
