@@ -27,6 +27,16 @@ const approvalColumns = `id, task_id, requester, task_type, params, matched_rule
 	decided_by, created_at, expires_at, decided_at`
 
 // InsertApproval stores an approval. Zero CreatedAt becomes now. Insert it
+// PendingApprovalsFrom counts the approvals still waiting for the owner
+// that requester asked for (the state index narrows it to pending ones).
+func (tx *Tx) PendingApprovalsFrom(requester string) (int, error) {
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM approvals WHERE state = 'pending' AND requester = ?`, requester).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting pending approvals: %w", err)
+	}
+	return n, nil
+}
+
 // in the same Write as its task (InsertTask) so neither exists alone.
 func (tx *Tx) InsertApproval(a ApprovalRecord) error {
 	if a.CreatedAt.IsZero() {

@@ -92,7 +92,9 @@ func TestApprovalVisibleLatency(t *testing.T) {
 	lat := make([]time.Duration, 0, n)
 	for i := range n {
 		start := time.Now()
-		if _, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint(i), From: "pm-tanaka", TaskType: "touch"}); err != nil {
+		// Spread over peers: each may have maxPendingPerPeer waiting.
+		from := fmt.Sprintf("pm-%d", i/maxPendingPerPeer)
+		if _, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint(i), From: from, TaskType: "touch"}); err != nil {
 			t.Fatal(err)
 		}
 		for ev := range h.evCh {

@@ -2,10 +2,12 @@ package task
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -34,6 +36,11 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 		a.State, a.DecidedBy, a.DecidedAt, a.Reason = StateApproved, rule, &now, "auto-approved by "+rule
 	}
 	err = e.Store.Write(ctx, func(tx *store.Tx) error {
+		if required {
+			if err := pendingRoom(tx, req.From); err != nil {
+				return err
+			}
+		}
 		if err := tx.InsertTask(t); err != nil {
 			return err
 		}
@@ -50,6 +57,9 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 		}
 		return tx.TransitionTask(t.ID, StatePending, StateApproved, a.Reason, store.TaskUpdate{})
 	})
+	if errors.Is(err, errs.ErrConflict) {
+		return store.TaskRecord{}, err
+	}
 	if err != nil {
 		return store.TaskRecord{}, fmt.Errorf("store task request: %w", err)
 	}
@@ -61,6 +71,24 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 	e.publish(EventTaskState, t.ID, req.From, fmt.Sprintf("%s %s: approved (%s)", req.TaskType, t.ID, rule))
 	e.poke()
 	return t, nil
+}
+
+// maxPendingPerPeer bounds the requests one peer may have waiting for the
+// owner: past it, a peer sending requests in a loop would bury the
+// Approvals pane (and every y) under its own.
+const maxPendingPerPeer = 20
+
+// pendingRoom refuses a request from a peer that already has
+// maxPendingPerPeer waiting for the owner.
+func pendingRoom(tx *store.Tx, from string) error {
+	n, err := tx.PendingApprovalsFrom(from)
+	if err != nil {
+		return err
+	}
+	if n >= maxPendingPerPeer {
+		return errs.Conflict("%d of your requests already wait for the owner's approval; wait until they are decided or cancel some (aoi.task.cancel) before asking again", n)
+	}
+	return nil
 }
 
 // validate checks everything that can be checked before storing: the task

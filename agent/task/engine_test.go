@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/backoff"
 	"github.com/aoi-protocol/aoi/store"
@@ -502,5 +503,26 @@ func TestUnknownTaskAdviceFitsWhoAsks(t *testing.T) {
 	_, err := h.e.Status(ctx, "tnope", "pm-tanaka")
 	if err == nil || strings.Contains(err.Error(), "aoi tasks") || !strings.Contains(err.Error(), "not found among the tasks you asked this agent for") {
 		t.Errorf("a peer's unknown task: %v", err)
+	}
+}
+
+// TestEnginePendingPerPeerIsBounded: a peer sending requests in a loop gets
+// at most maxPendingPerPeer waiting for the owner; the next is refused,
+// saying why, and another peer's request still waits as usual.
+func TestEnginePendingPerPeerIsBounded(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})})
+	ctx := context.Background()
+	for i := range maxPendingPerPeer {
+		if _, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint("r", i), From: "mallory", TaskType: "touch"}); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	_, err := h.e.Submit(ctx, Request{RequestID: "one-more", From: "mallory", TaskType: "touch"})
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "already wait for the owner's approval") {
+		t.Fatalf("request past the bound: %v", err)
+	}
+	if _, err := h.e.Submit(ctx, Request{RequestID: "r", From: "pm-tanaka", TaskType: "touch"}); err != nil {
+		t.Fatalf("another peer's request: %v", err)
 	}
 }
