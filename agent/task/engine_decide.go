@@ -99,7 +99,9 @@ func (e *Engine) expire(ctx context.Context, a store.ApprovalRecord) error {
 	msg := fmt.Sprintf("the owner did not approve %s before %s; ask again when they are around",
 		a.TaskType, a.ExpiresAt.Format(time.RFC3339))
 	ev := approvalEvent{EventApprovalExpired, fmt.Sprintf("%s from %s expired", a.TaskType, a.Requester)}
-	return e.closeApproval(ctx, a, StateExpired, "system", "expired", msg, ev)
+	// No reason of its own: the summary then says what msg says
+	// ("run_tests expired: the owner did not approve it before …").
+	return e.closeApproval(ctx, a, StateExpired, "system", "", msg, ev)
 }
 
 // approvalEvent is the front-end event announcing an approval's decision.

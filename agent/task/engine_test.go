@@ -344,6 +344,10 @@ func TestEngineExpiry(t *testing.T) {
 	}
 	h.clk.Advance(time.Second)
 	n := h.waitNotify(t)
+	// The summary says why once: not "touch expired: expired".
+	if !strings.HasPrefix(n.Data.Summary, "touch expired: the owner did not approve touch before") {
+		t.Errorf("expiry summary %q", n.Data.Summary)
+	}
 	if n.Data.Status != StateExpired || n.Data.Code != CodeApprovalDenied || n.RelatedID != "x" {
 		t.Fatalf("notify = %+v", n)
 	}

@@ -123,6 +123,9 @@ func (a *app) messagesCmd() *cobra.Command {
 			if f.Limit <= 0 || f.Limit > 1000 {
 				return usagef(cmd, "--limit must be between 1 and 1000")
 			}
+			if f.Type != "" && !slices.Contains(wire.MessageTypes, f.Type) {
+				return usagef(cmd, "--type %q is not a message type; use one of %s", f.Type, strings.Join(wire.MessageTypes, ", "))
+			}
 			return call(a, func(svc agent.MessagingService) error {
 				page, err := svc.Inbox(cmd.Context(), f)
 				if err != nil {

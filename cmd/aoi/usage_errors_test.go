@@ -24,6 +24,7 @@ func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
 		{[]string{"focus", "maybe"}, `focus takes on or off (got "maybe")`},
 		{[]string{"send", "eng-suzuki", "note", "hi", "--priority", "urgent"}, `--priority "urgent": use one of low, normal, high, critical`},
 		{[]string{"peers", "trust", "eng-suzuki", strings.Repeat("ab", 32), "--endpoint", "18443"}, `--endpoint "18443" is not HOST:PORT`},
+		{[]string{"messages", "--type", "bogus"}, `--type "bogus" is not a message type; use one of task_assign,`},
 	} {
 		if out := cliFails(t, bin, dir, exitUsage, c.args...); !strings.Contains(out, c.want) {
 			t.Errorf("aoi %v printed:\n%s\nwant %q", c.args, out, c.want)
