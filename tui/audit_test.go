@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestAuditPagesThroughLargeLog scrolls through 100k rows and back: the
@@ -164,13 +167,26 @@ func TestAuditFilterNamesUnknownKey(t *testing.T) {
 }
 
 // TestAuditResultWholeInAHalfScreen: in the two-column layout of a 120–150
-// column terminal the Audit pane is 60–75 wide; a task's "completed" shows
-// whole there (the walk saw "comple…" at 140 columns).
+// column terminal the Audit pane is 58–75 wide; the results on screen show
+// whole there ("completed", "bad-params": the walks saw "comple…" and
+// "bad-pa…"), and when they are short the detail gets the room.
 func TestAuditResultWholeInAHalfScreen(t *testing.T) {
-	for _, w := range []int{60, 69, 75} {
-		row := auditRow(w, false, "", "12:00", "pm-tanaka", "aoi.task.execute", "completed", `{"task_id":"t-1"}`)
-		if !strings.Contains(row, "completed ") {
-			t.Errorf("%d columns: %q", w, row)
+	p := newAuditPane(&env{})
+	p.pages = [][]agent.AuditEntry{{
+		{Seq: 2, Agent: "pm-tanaka", Method: "aoi.task.execute", Result: "INVALID_PARAMS", Detail: json.RawMessage(`{"error":"x"}`)},
+		{Seq: 1, Agent: "pm-tanaka", Method: "task.finish", Result: "completed", Detail: json.RawMessage(`{"task_id":"t-1"}`)},
+	}}
+	for _, w := range []int{58, 69, 75} {
+		p.w = w
+		cols := p.columnsFor(0, 2, false)
+		for _, r := range []string{"bad-params ", "completed "} {
+			if row := cols.row("", "12:00", "pm-tanaka", "aoi.task.execute", strings.TrimSpace(r), `{"task_id":"t-1"}`); !strings.Contains(row, r) {
+				t.Errorf("%d columns: %q", w, row)
+			}
 		}
+	}
+	p.pages[0] = p.pages[0][1:] // only "completed" on screen: the column fits it
+	if cols := p.columnsFor(0, 1, false); cols.resultW != len("completed") {
+		t.Errorf("result column %d wide for \"completed\"", cols.resultW)
 	}
 }

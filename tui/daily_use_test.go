@@ -106,7 +106,7 @@ func TestHalfScreenColumnsFit(t *testing.T) {
 			}
 		}
 		m.setFocus(focusAudit)
-		if audit := ansi.Strip(m.audit.View()); !strings.Contains(audit, "pm-tanaka  aoi.task.execute ") {
+		if audit := ansi.Strip(m.audit.View()); !strings.Contains(audit, "pm-tanaka aoi.task.execute ") {
 			t.Errorf("%d columns: the Audit pane cuts aoi.task.execute:\n%s", w, audit)
 		}
 	}

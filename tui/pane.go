@@ -61,13 +61,17 @@ func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func matches(k tea.KeyPressMsg, b ...key.Binding) bool { return key.Matches(k, b...) }
 
-// newMarker is the title's note that rows arrived above the window while
-// the owner reads further down, with the key that goes up to them.
+// newMarker is the title's note that rows are above the window: rows that
+// arrived while the owner reads further down, with the key that goes up to
+// them, or rows the window scrolled past.
 func (p *paneBase) newMarker() string {
-	if p.list.unseen == 0 {
-		return ""
+	switch {
+	case p.list.unseen > 0:
+		return " · ↑ " + itoa(p.list.unseen) + " new (" + p.env.keys.List.Home.Help().Key + ")"
+	case p.list.offset > 0: // scrolled, or a resize left rows above the window
+		return " · ↑ " + itoa(p.list.offset) + " above"
 	}
-	return " · ↑ " + itoa(p.list.unseen) + " new (" + p.env.keys.List.Home.Help().Key + ")"
+	return ""
 }
 
 // header renders a column header or a hint line.

@@ -33,10 +33,13 @@ type approvalsPane struct {
 // before y approves it without a second press.
 const settleFor = 2 * time.Second
 
-// noteTarget records that a load changed the target of approve from the
-// request before (none: nothing was waiting, so no y was meant for it).
+// noteTarget records that a load put another request in the place of the
+// one before while that one still waits: a request arrived. When the one
+// before was decided (by the owner, or it expired) the next one taking
+// its place is no surprise; when there was none, no y was meant for it.
 func (p *approvalsPane) noteTarget(before string, now time.Time) {
-	if a, ok := p.target(); ok && before != "" && a.ID != before {
+	stillWaits := slices.ContainsFunc(p.approvals, func(a agent.Approval) bool { return a.ID == before })
+	if a, ok := p.target(); ok && stillWaits && a.ID != before {
 		p.newTarget, p.newTargetAt = a.ID, now
 	}
 }

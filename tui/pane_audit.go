@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Audit paging: at most auditMaxPages pages of auditPageSize rows are held;
@@ -266,11 +267,12 @@ func (p *auditPane) View() string {
 	if wide {
 		clock = "15:04:05"
 	}
-	lines := []string{p.header(auditRow(p.w, wide, "SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
 	start, end := p.list.window(n)
+	cols := p.columnsFor(start, end, wide)
+	lines := []string{p.header(cols.row("SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
 	for i := start; i < end; i++ {
 		e := p.at(i)
-		text := auditRow(p.w, wide, i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
+		text := cols.row(i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
 			Sanitize(e.Agent), Sanitize(e.Method), resultLabel(e.Result), compactJSON(e.Detail))
 		st := p.env.styles.Text
 		if e.Result != "ok" && e.Result != "" {
@@ -292,21 +294,39 @@ func (p *auditPane) View() string {
 // "audit.checkpoint".
 const auditMethodW = 16
 
-// auditRow lays out one row (or the header) of the audit list: the fixed
-// columns, then the detail in all the width they leave. Narrow (a column
-// of the wide layout, or a small terminal) the sequence number and the
-// seconds go and the agent and result columns tighten, so the detail keeps
-// room to be read; the method stays whole, since it says what the row is.
-// The preview and enter still show the row's number and whole detail.
-func auditRow(w int, wide bool, seq, at, agentID, method, result, detail string) string {
-	if wide {
-		return columns(w, []int{8, 8, 14, auditMethodW, 10}, seq, at, agentID, method, result, detail)
+// auditColumns is the layout of the rows on screen: the fixed columns,
+// then the detail in all the width they leave. Narrow (a column of the
+// wide layout, or a small terminal) the sequence number and the seconds go
+// and the agent and result columns take only the width of what the rows
+// on screen hold (their labels whole, up to 10), so the detail keeps room
+// to be read; the method stays whole, since it says what the row is. The
+// preview and enter still show the row's number and whole detail.
+type auditColumns struct {
+	w               int
+	wide            bool
+	agentW, resultW int
+}
+
+// columnsFor sizes the columns for rows start..end.
+func (p *auditPane) columnsFor(start, end int, wide bool) auditColumns {
+	c := auditColumns{w: p.w, wide: wide, agentW: len("AGENT"), resultW: len("RESULT")}
+	for i := start; i < end; i++ {
+		e := p.at(i)
+		c.agentW = max(c.agentW, ansi.StringWidth(Sanitize(e.Agent)))
+		c.resultW = max(c.resultW, ansi.StringWidth(resultLabel(e.Result)))
 	}
-	resultW := 7 // a narrow terminal: DETAIL needs the room
-	if w >= 50 {
-		resultW = 10 // every label whole ("bad-params", "completed"), from half a 100-column screen up
+	c.agentW, c.resultW = min(c.agentW, 10), min(c.resultW, 10)
+	if c.w < 50 {
+		c.resultW = min(c.resultW, 7) // a narrow terminal: DETAIL needs the room
 	}
-	return columns(w, []int{5, 10, auditMethodW, resultW}, at, agentID, method, result, detail)
+	return c
+}
+
+func (c auditColumns) row(seq, at, agentID, method, result, detail string) string {
+	if c.wide {
+		return columns(c.w, []int{8, 8, 14, auditMethodW, 10}, seq, at, agentID, method, result, detail)
+	}
+	return columns(c.w, []int{5, c.agentW, auditMethodW, c.resultW}, at, agentID, method, result, detail)
 }
 
 // compactJSON renders a JSON payload on one sanitised line.

@@ -462,3 +462,18 @@ func TestApproveKeyWaitsForANewArrival(t *testing.T) {
 		t.Fatalf("the second y: calls = %v, want approve a-9", calls)
 	}
 }
+
+// TestRowsAboveTheWindowAreNamed: a list scrolled down (or left so by a
+// resize) says in its title how many rows are above the window.
+func TestRowsAboveTheWindowAreNamed(t *testing.T) {
+	m := newLoaded(t, bigService(200, 0), 80, 24, true)
+	m.setFocus(focusAudit)
+	press(t, m, "end")
+	if title := m.audit.Title(); !strings.Contains(title, "above") {
+		t.Fatalf("the title %q does not say rows are above the window", title)
+	}
+	press(t, m, "home")
+	if title := m.audit.Title(); strings.Contains(title, "above") {
+		t.Fatalf("at the top the title still says %q", title)
+	}
+}
