@@ -192,6 +192,9 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 			return fmt.Errorf("load identity: %w", err)
 		}
 		c.identity = id
+		if k := auditKeyOf(id); k != nil {
+			db.SetAuditKey(k)
+		}
 		addr := cfg.Network.ListenAddr
 		if c.opts.ListenAddr != "" {
 			addr = c.opts.ListenAddr
@@ -308,6 +311,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	run(c.serveMetrics)
 	run(c.ops.AutoPrune)
 	run(c.auditWatchLoop)
+	run(c.sealLoop)
 	run(func(ctx context.Context) { c.inbox.WatchFocusEnd(ctx, c.clock) })
 	run(c.redraftLoop)
 	c.ext.start(ctx, run)
@@ -323,6 +327,9 @@ func (c *Core) Close() error {
 			c.transport.Close()
 		}
 		if c.db != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			c.seal(ctx) // a clean stop leaves the log sealed to its last row
+			cancel()
 			c.db.Close()
 		}
 		if c.logFile != nil {

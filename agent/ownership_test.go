@@ -49,3 +49,33 @@ func TestRelativeDataDirIsMadeAbsolute(t *testing.T) {
 		t.Fatalf("data dir %q, want %q", c.dataDir, want)
 	}
 }
+
+// TestCleanStopSealsTheAuditLog: closing the core seals the audit log
+// with the identity key, so the next start verifies every row by
+// signature.
+func TestCleanStopSealsTheAuditLog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "eng")
+	if _, err := Init(InitOptions{DataDir: dir, AgentID: "eng-seal", Role: "engineer", ListenAddr: "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(t.Context(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Note(t.Context(), NoteRequest{Text: "spike on caching"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.VerifyAudit(t.Context()); err != nil || !v.OK || v.SealedThrough != 0 {
+		t.Fatalf("before the stop: %+v, %v; want intact and not sealed", v, err)
+	}
+	c.Close()
+	c, err = Open(t.Context(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	v, err := c.VerifyAudit(t.Context())
+	if err != nil || !v.OK || v.SealedThrough == 0 || v.Unsealed != 0 {
+		t.Fatalf("after a clean stop: %+v, %v; want every row sealed", v, err)
+	}
+}

@@ -11,6 +11,11 @@ type AuditVerification struct {
 	Entries  int64  `json:"entries"`
 	FirstBad int64  `json:"first_bad_seq,omitempty"`
 	Problem  string `json:"problem,omitempty"`
+	// SealedThrough is the last row a seal signed with this agent's key
+	// covers (0: none); the Unsealed rows after it (the seal's own row
+	// aside) rest on the chain alone.
+	SealedThrough int64 `json:"sealed_through,omitempty"`
+	Unsealed      int64 `json:"unsealed_rows"`
 }
 
 // VerifyAudit walks the whole chain in seq order, streaming, and reports the
@@ -44,7 +49,7 @@ func (db *DB) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 	if seq, problem, err := v.checkRedactions(); err != nil || problem != "" {
 		return v.bad(seq, problem), err
 	}
-	return AuditVerification{OK: true, Entries: v.n}, nil
+	return AuditVerification{OK: true, Entries: v.n, SealedThrough: v.sealedThrough, Unsealed: v.unsealed}, nil
 }
 
 // chainVerifier holds the state of one walk.
@@ -59,6 +64,9 @@ type chainVerifier struct {
 	cp        *AuditCheckpoint
 	confirmed bool
 	red       redactionState // rows rewritten by aoi forget
+	// sealedThrough is the newest row a verified seal covers; unsealed
+	// counts the rows after that seal.
+	sealedThrough, unsealed int64
 }
 
 func (v *chainVerifier) bad(seq int64, problem string) AuditVerification {
@@ -79,6 +87,7 @@ func (v *chainVerifier) check(r AuditRecord, ts string) (string, error) {
 		v.noteForgotten(r)
 	}
 	v.n++
+	v.unsealed++
 	if v.n == 1 {
 		v.firstSeq = r.Seq
 		return v.checkStart(r)
@@ -91,7 +100,7 @@ func (v *chainVerifier) check(r AuditRecord, ts string) (string, error) {
 		return fmt.Sprintf("row %d: its prev_hash does not match row %d's hash — row %d was replaced or the chain was rewritten", r.Seq, v.prev.seq, v.prev.seq), nil
 	}
 	v.noteCheckpoint(r)
-	return "", nil
+	return v.checkSeal(r), nil
 }
 
 // checkStart verifies the first row: genesis, or a vouched-for pruned start.

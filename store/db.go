@@ -86,6 +86,8 @@ type DB struct {
 	walRestarts     atomic.Int64 // writer checkpoints that left nothing uncopied
 	walFrame        int64        // bytes per WAL frame (checkpointer only)
 
+	auditKey atomic.Pointer[AuditKey] // signs and checks audit seals (audit_seal.go)
+
 	cpKick chan struct{} // nudges the checkpointer (cap 1)
 	cpStop chan struct{} // closed by Close after the writer has drained
 	cpDone chan struct{} // closed when the checkpointer has exited

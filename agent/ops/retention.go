@@ -59,6 +59,11 @@ func (o *Ops) prune(ctx context.Context, cut pruneCutoffs) (PruneReport, error) 
 	if rep.AuditRows, err = o.DB.PruneAudit(ctx, cut.audit); err != nil {
 		return rep, fmt.Errorf("prune the audit log: %w", err)
 	}
+	if rep.AuditRows > 0 { // the checkpoint is signed at once, not at the next seal
+		if _, err := o.DB.SealAudit(ctx); err != nil {
+			return rep, fmt.Errorf("seal the pruned audit log: %w", err)
+		}
+	}
 	if rep.ContextEvents, err = o.DB.PruneContext(ctx, cut.context); err != nil {
 		return rep, fmt.Errorf("prune the context index: %w", err)
 	}

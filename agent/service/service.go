@@ -521,6 +521,11 @@ type AuditVerification struct {
 	Entries  int64  `json:"entries"`
 	FirstBad int64  `json:"first_bad_seq,omitempty"`
 	Problem  string `json:"problem,omitempty"`
+	// SealedThrough is the last row a seal signed with this agent's
+	// identity key covers (0: none yet); Unsealed counts the rows after
+	// that seal, which rest on the hash chain alone.
+	SealedThrough int64 `json:"sealed_through,omitempty"`
+	Unsealed      int64 `json:"unsealed_rows"`
 }
 
 // Event kinds streamed to front ends (agent/events).

@@ -75,7 +75,7 @@ func (a *app) auditVerifyCmd() *cobra.Command {
 				}
 				err = a.emit(v, func(w io.Writer) {
 					if v.OK {
-						fmt.Fprintf(w, "chain intact: %d entries\n", v.Entries)
+						fmt.Fprintf(w, "chain intact: %d entries%s\n", v.Entries, sealedText(v))
 						return
 					}
 					fmt.Fprintf(w, "chain broken at seq %d: %s\n", v.FirstBad, cell(v.Problem, 0))
@@ -178,4 +178,17 @@ func compactJSON(raw json.RawMessage) []byte {
 		return raw
 	}
 	return buf.Bytes()
+}
+
+// sealedText says how far a signature vouches for the chain: rows after
+// the last seal rest on the hash chain alone (a seal comes every 10
+// minutes of activity and at every clean stop).
+func sealedText(v agent.AuditVerification) string {
+	switch {
+	case v.SealedThrough == 0:
+		return "; not sealed yet (aoi seals it with its identity key every 10 minutes of activity and when it stops)"
+	case v.Unsealed > 0:
+		return fmt.Sprintf("; signed by this agent's key through seq %d, %d newer row(s) not yet", v.SealedThrough, v.Unsealed)
+	}
+	return "; signed by this agent's key up to its newest row"
 }

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// testKey is an ed25519 audit key, as the agent's identity gives.
+type testKey struct{ priv ed25519.PrivateKey }
+
+func newTestKey(t *testing.T) testKey {
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testKey{priv}
+}
+
+func (k testKey) Sign(msg []byte) ([]byte, error) { return ed25519.Sign(k.priv, msg), nil }
+func (k testKey) Verify(msg, sig []byte) bool {
+	return ed25519.Verify(k.priv.Public().(ed25519.PublicKey), msg, sig)
+}
+
+// TestSealCatchesARewrittenChain: a chain rewritten whole (a row changed,
+// every hash after it recomputed: what the hash chain alone cannot catch)
+// fails at the seal after it, whose signature needs the key; a log from
+// another identity fails the same way. A seal on a sealed head adds none.
+func TestSealCatchesARewrittenChain(t *testing.T) {
+	ctx := context.Background()
+	db, path := openTestDB(t)
+	key := newTestKey(t)
+	db.SetAuditKey(key)
+	appendN(t, db, 4)
+	if ok, err := db.SealAudit(ctx); !ok || err != nil {
+		t.Fatalf("seal: %v, %v", ok, err)
+	}
+	if ok, _ := db.SealAudit(ctx); ok {
+		t.Fatal("a sealed head was sealed again")
+	}
+	appendN(t, db, 2)
+	v := mustVerify(t, db)
+	if !v.OK || v.SealedThrough != 4 || v.Unsealed != 2 {
+		t.Fatalf("verify = %+v, want intact, sealed through 4, 2 rows after", v)
+	}
+
+	// Rewrite row 2 and recompute every hash after it, seal row included.
+	raw := rawDB(t, path)
+	if _, err := raw.Exec(`UPDATE audit_log SET result = 'denied' WHERE seq = 2`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.AuditList(ctx, AuditQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := GenesisHash
+	for i := len(rows) - 1; i >= 0; i-- { // oldest first
+		r := rows[i]
+		var ts string
+		if err := raw.QueryRow(`SELECT ts FROM audit_log WHERE seq = ?`, r.Seq).Scan(&ts); err != nil {
+			t.Fatal(err)
+		}
+		detail := string(r.Detail)
+		if r.Method == sealMethod { // make the seal name the rewritten row; its signature stays
+			var d sealDetail
+			if err := json.Unmarshal(r.Detail, &d); err != nil {
+				t.Fatal(err)
+			}
+			d.Hash = prev
+			b, _ := json.Marshal(d)
+			detail = string(b)
+		}
+		h := auditHash(prev, r.Seq, ts, r.Agent, r.Method, r.Result, detail)
+		if _, err := raw.Exec(`UPDATE audit_log SET prev_hash = ?, detail = ?, hash = ? WHERE seq = ?`, prev, detail, h, r.Seq); err != nil {
+			t.Fatal(err)
+		}
+		prev = h
+	}
+	v = mustVerify(t, db)
+	if v.OK || v.FirstBad != 5 || !strings.Contains(v.Problem, "signature is not this agent's — the rows before it were rewritten") {
+		t.Fatalf("rewritten chain: %+v, want the seal at 5 to catch it", v)
+	}
+
+	// The same log checked with another identity's key.
+	other, _ := openTestDB(t)
+	other.SetAuditKey(key)
+	appendN(t, other, 3)
+	if ok, err := other.SealAudit(ctx); !ok || err != nil {
+		t.Fatalf("seal: %v, %v", ok, err)
+	}
+	other.SetAuditKey(newTestKey(t))
+	if v := mustVerify(t, other); v.OK || v.FirstBad != 4 || !strings.Contains(v.Problem, "signature is not this agent's") {
+		t.Fatalf("another identity's seal: %+v", v)
+	}
+}
