@@ -90,13 +90,20 @@ func TestUnpinnedCallerBecomesTrustRequestThenPeer(t *testing.T) {
 	fp := strings.Repeat("ab", 32)
 	caller := rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50000", AnnouncedID: "pm"}
 
-	if _, err := tr.Authenticate(ctx, caller); !errors.Is(err, errs.ErrDenied) {
-		t.Fatalf("unpinned caller: got %v, want ErrDenied", err)
+	// The refusal gives the command that pins the caller, with the id it
+	// announced.
+	if _, err := tr.Authenticate(ctx, caller); !errors.Is(err, errs.ErrDenied) || !strings.Contains(err.Error(), "`aoi peers trust pm "+fp+"`") {
+		t.Fatalf("unpinned caller: got %v, want ErrDenied naming `aoi peers trust pm FP`", err)
 	}
 	// It announced no endpoint: its outgoing port is where it called
 	// from, not an endpoint to pin.
 	if p := find(t, tr.Registry, "", fp); p.Trust != Pending || p.AgentID != "pm" || p.Endpoint != "" || p.Source != caller.Addr {
 		t.Fatalf("trust request shown as %+v, want pending pm, no endpoint, calling from %s", p, caller.Addr)
+	}
+	announced := caller
+	announced.AnnouncedEndpoint = "127.0.0.1:8444"
+	if _, err := tr.Authenticate(ctx, announced); err == nil || !strings.Contains(err.Error(), fp+" --endpoint 127.0.0.1:8444`") {
+		t.Fatalf("a caller that announced its endpoint: %v, want --endpoint in the command", err)
 	}
 	if pub, _ := tr.events(); len(pub) != 2 || !strings.HasPrefix(pub[0], events.TrustRequested) || !strings.HasPrefix(pub[1], events.Attention) {
 		t.Fatalf("published %v, want trust requested then attention", pub)

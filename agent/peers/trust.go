@@ -162,8 +162,23 @@ func (r *Registry) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.
 	}
 	r.recordTrustRequest(ctx, caller)
 	return caller, errs.Denied(
-		fmt.Sprintf("certificate %s is not pinned by %s; ask its owner to run `aoi peers trust <your-agent-id> %s`", caller.Fingerprint, r.selfID(), caller.Fingerprint),
+		fmt.Sprintf("certificate %s is not pinned by %s; ask its owner to run `%s`", caller.Fingerprint, r.selfID(), trustCommandFor(caller)),
 		map[string]any{"fingerprint": caller.Fingerprint})
+}
+
+// trustCommandFor is the command that would pin this caller, with the id
+// and endpoint it announced when they are valid (checked: they come from
+// the caller), placeholders otherwise.
+func trustCommandFor(caller rpc.Caller) string {
+	id := "<your-agent-id>"
+	if wire.ValidAgentID(caller.AnnouncedID) {
+		id = caller.AnnouncedID
+	}
+	cmd := "aoi peers trust " + id + " " + caller.Fingerprint
+	if wire.ValidEndpoint(caller.AnnouncedEndpoint) {
+		cmd += " --endpoint " + caller.AnnouncedEndpoint
+	}
+	return cmd
 }
 
 func (r *Registry) authenticateNode(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
