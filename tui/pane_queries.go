@@ -203,10 +203,24 @@ func draftText(raw json.RawMessage) string {
 	return strings.TrimSpace(b.String())
 }
 
+// decisionWords says what the secretary decided in words, not the
+// protocol's constant (AUTO_RESPOND, BUFFER, ESCALATE).
+func decisionWords(d string) string {
+	switch d {
+	case "AUTO_RESPOND":
+		return "answered from your work"
+	case "BUFFER":
+		return "held until your focus time ends"
+	case "ESCALATE":
+		return "asked you"
+	}
+	return d
+}
+
 func queryDetail(q agent.Query, e *env) string {
 	head := detailFields([][2]string{
 		{"from", q.From}, {"id", q.ID}, {"priority", q.Priority}, {"state", q.State},
-		{"decision", q.Decision}, {"received", ago(e.now, q.ReceivedAt)},
+		{"secretary", decisionWords(q.Decision)}, {"received", ago(e.now, q.ReceivedAt)},
 		{"scope", strings.Join(q.ContextScope, ", ")},
 	})
 	body := head + "\n\n" + SanitizeMultiline(q.Text)

@@ -477,3 +477,12 @@ func TestRowsAboveTheWindowAreNamed(t *testing.T) {
 		t.Fatalf("at the top the title still says %q", title)
 	}
 }
+
+// TestQueryDetailSaysTheDecisionInWords: a question's detail says what the
+// secretary did, not its protocol constant.
+func TestQueryDetailSaysTheDecisionInWords(t *testing.T) {
+	body := queryDetail(agent.Query{ID: "q-1", From: "pm-tanaka", Text: "font?", State: agent.QueryBuffered, Decision: "BUFFER"}, &env{now: fixedNow})
+	if !strings.Contains(body, "secretary: held until your focus time ends") || strings.Contains(body, "BUFFER") {
+		t.Errorf("query detail:\n%s", body)
+	}
+}
