@@ -132,11 +132,15 @@ func (m *Model) openPrompt(prefix string) tea.Cmd {
 // completions gathers what tab completes in the prompt bar: the peers,
 // and the questions waiting for the owner.
 func (m *Model) completions() completions {
-	c := completions{peers: m.knownPeers, buffered: queryIDs(m.interrupts.rows)}
+	c := completions{peers: m.knownPeers, buffered: queryIDs(m.interrupts.rows), askers: map[string]string{}}
 	for _, q := range m.queries.rows {
 		if needsOwner(q) {
 			c.waiting = append(c.waiting, q.ID)
+			c.askers[q.ID] = Sanitize(q.From)
 		}
+	}
+	for _, q := range m.interrupts.rows {
+		c.askers[q.ID] = Sanitize(q.From)
 	}
 	c.waiting = append(c.waiting, c.buffered...)
 	return c

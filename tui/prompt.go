@@ -116,6 +116,9 @@ type completions struct {
 	// waiting are the ids of the questions waiting for the owner (the
 	// ones :answer and :decline take); buffered, those :release takes.
 	waiting, buffered []string
+	// askers names who asked each of those questions, for the list of
+	// candidates (their ids differ only late: they start with the time).
+	askers map[string]string
 }
 
 // complete completes the word before the cursor from agent ids and task
@@ -128,8 +131,29 @@ func (p *promptBar) complete(c completions) {
 	}
 	p.choices = ""
 	if len(several) > 1 {
-		p.choices = fmt.Sprintf("%d match: %s", len(several), strings.Join(several, " · "))
+		p.choices = fmt.Sprintf("%d match: %s", len(several), strings.Join(labelled(several, c.askers), " · "))
 	}
+}
+
+// labelled shows candidates that are question ids by what tells them
+// apart: the characters after the part they share, and who asked
+// ("…ece698 pm-tanaka"). Other candidates stay as they are.
+func labelled(cands []string, askers map[string]string) []string {
+	shared := len(commonPrefix(cands))
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		who, ok := askers[c]
+		if !ok {
+			out[i] = c
+			continue
+		}
+		tail := c[shared:]
+		if len(tail) > 6 {
+			tail = tail[:6]
+		}
+		out[i] = "…" + tail + " " + who
+	}
+	return out
 }
 
 // completeLine completes the last word of line: an agent id after "@", as

@@ -114,7 +114,7 @@ func TestTabCompletesQuestionIDs(t *testing.T) {
 		if got := m.prompt.input.Value(); got != c.want {
 			t.Errorf("tab after %q = %q; want %q", ":"+c.typed, got, c.want)
 		}
-		if frame := screen(m); strings.HasPrefix(c.typed, "decline") && !strings.Contains(frame, "2 match: q-0195f3a1c2d4e5f6a7b8c9d0 · q-0195f3b7") {
+		if frame := screen(m); strings.HasPrefix(c.typed, "decline") && !strings.Contains(frame, "2 match: …a1c2d4 pm-tanaka · …b70000 qa-ito") {
 			t.Errorf("the two candidates are not listed:\n%s", frame)
 		}
 		press(t, m, "esc")
