@@ -60,6 +60,16 @@ func (p *peersPane) selfLines() []string {
 	return lines
 }
 
+// groupedFP is a fingerprint in groups of eight, as the Peers pane shows
+// your own and `aoi peers trust` takes it.
+// Anything but 64 hex digits is shown as it is.
+func groupedFP(fp string) string {
+	if len(fp) != 64 || strings.Trim(fp, "0123456789abcdef") != "" {
+		return fp
+	}
+	return strings.Join(groupWrap(fp, 8, len(fp)*2), " ")
+}
+
 // groupWrap splits s into groups of n characters separated by spaces, as
 // fingerprints are read aloud, and wraps the groups to lines of width w.
 func groupWrap(s string, n, w int) []string {
@@ -280,7 +290,7 @@ func peerDetail(r agent.Peer, e *env) string {
 	fields := [][2]string{
 		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
 		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
-		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", r.Fingerprint},
+		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", groupedFP(r.Fingerprint)},
 		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", strings.Join(r.TaskTypes, ", ")},
 	}
 	return detailFields(fields)

@@ -394,7 +394,7 @@ func TestPendingPeerWithoutEndpoint(t *testing.T) {
 	p := agent.Peer{AgentID: "pm-sato", Fingerprint: strings.Repeat("ab", 32), Source: "100.64.0.7:51234",
 		Trust: agent.TrustPending, Status: agent.PeerOffline}
 	body := peerDetail(p, &env{now: fixedNow})
-	for _, want := range []string{"endpoint: not announced", "calls from: 100.64.0.7:51234"} {
+	for _, want := range []string{"endpoint: not announced", "calls from: 100.64.0.7:51234", "fingerprint: abababab abababab abababab"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("pending peer detail lacks %q:\n%s", want, body)
 		}
