@@ -123,6 +123,9 @@ func (p *messagesPane) View() string {
 		if !r.Read {
 			mark, st = "●", p.env.styles.Text
 		}
+		if r.Priority == "high" || r.Priority == "critical" {
+			mark = "!" // as in Queries; the row's style still says unread
+		}
 		text := columns(p.w, widths, mark, messageFrom(r), messageKind(r), ago(p.env.now, r.ReceivedAt), p.summary(r))
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
@@ -131,15 +134,18 @@ func (p *messagesPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// summary is the one-line text of a message; an answer says what it answers.
+// summary is the one-line text of a message; an answer says, after it,
+// what it answers.
 func (p *messagesPane) summary(r agent.Message) string {
 	text := messageText(r.Data)
 	q := truncate(Sanitize(r.Question), 40)
 	if r.Question == "" {
 		q = p.asks[r.RelatedID]
 	}
+	// The message's own words first: rows answering similar questions
+	// (or results of one task type) would otherwise all begin alike.
 	if q != "" && r.RelatedID != "" {
-		return "re “" + q + "”: " + text
+		return text + " · re “" + q + "”"
 	}
 	return text
 }

@@ -13,6 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/themes"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // What a day of use in a real terminal found: text a person must read was
@@ -496,5 +498,23 @@ func TestRejectedTaskIsNotAFailure(t *testing.T) {
 		if got := messageKind(agent.Message{Event: "task.failed", Data: data}); got != want {
 			t.Errorf("status %s shown as %q, want %q", status, got, want)
 		}
+	}
+}
+
+// TestMessageRowsLeadWithTheirOwnWords: a message row starts with what the
+// message says (rows answering similar questions began alike), and a
+// high-priority one is marked "!" as in Queries.
+func TestMessageRowsLeadWithTheirOwnWords(t *testing.T) {
+	p := newMessagesPane(&env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true)})
+	p.SetSize(100, 10)
+	data, _ := json.Marshal(map[string]any{"summary": "QA signs off Friday"})
+	p.rows = []agent.Message{{Seq: 1, From: "pm-tanaka", Event: "query.completed", RelatedID: "q-1", Question: "when is the release?",
+		Data: data, Priority: "high", ReceivedAt: fixedNow}}
+	view := ansi.Strip(p.View())
+	if !strings.Contains(view, "QA signs off Friday · re “when is the release?”") {
+		t.Errorf("the row does not lead with the answer:\n%s", view)
+	}
+	if !strings.Contains(view, "! pm-tanaka") {
+		t.Errorf("a high-priority message is not marked:\n%s", view)
 	}
 }
