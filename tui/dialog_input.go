@@ -155,8 +155,12 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 func (d *answerDialog) View(w, h int, env *env) string {
 	bw, bh := dialogSize(w, h)
 	inner := bw - 2
+	state := d.q.State
+	if d.q.State == agent.QueryAnswered || d.q.State == agent.QueryDeclined {
+		state = "already " + d.q.State + " (elsewhere, meanwhile)"
+	}
 	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
-		d.q.State+" · "+ago(env.now, d.q.ReceivedAt), inner))
+		state+" · "+ago(env.now, d.q.ReceivedAt), inner))
 	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, (bh-2)/2), inner, "the question", env)
 	k := env.keys
 	foot := env.styles.Muted.Render(truncate(fitParts([]string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear),

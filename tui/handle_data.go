@@ -64,6 +64,11 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 			m.messages.markRead(upto)
 		}
 	}
+	if ev.Kind == agent.EventApprovalExpired && ev.Summary != "" {
+		// Nobody decided it: say so, or the request just vanishes from
+		// the pane (the requester is told it expired).
+		m.peerNotice(Sanitize(ev.Summary) + " unanswered; the requester was told")
+	}
 	if ev.Kind == agent.EventApprovalRequested && ev.ID != "" {
 		m.approvals.arrived = ev.ID // select it when loaded: y acts on the newest request
 		m.approvalAsked = ev.ID     // the attention event that follows names y/n
@@ -90,6 +95,23 @@ func (m *Model) dropStaleUnreachable(ev agent.Event) {
 	}
 	if strings.Contains(m.notice.text, Sanitize(ev.Agent)+" is unreachable") {
 		m.notice = notice{}
+	}
+}
+
+// refreshAnswerDialog keeps an open answer dialog's question up to date:
+// answered or declined elsewhere (the CLI, another interface) meanwhile,
+// its head says so before the owner sends a second answer. What the owner
+// typed stays.
+func (m *Model) refreshAnswerDialog(rows []agent.Query) {
+	d, ok := m.topDialog().(*answerDialog)
+	if !ok {
+		return
+	}
+	for _, q := range rows {
+		if q.ID == d.q.ID {
+			d.q = q
+			return
+		}
 	}
 }
 
@@ -122,6 +144,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		if m.fresh(&m.applied.queries, msg.seq, msg.err, "queries") {
 			m.queries.setQueries(msg.val)
 			m.interrupts.setQueries(msg.val)
+			m.refreshAnswerDialog(msg.val)
 		}
 	case fetched[[]agent.Approval]:
 		if m.fresh(&m.applied.approvals, msg.seq, msg.err, "approvals") {

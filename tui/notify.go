@@ -97,9 +97,23 @@ func failText(what string, err error) (whole, gist string) {
 	if err == nil {
 		return what, what
 	}
-	why := Sanitize(coreGone(err))
+	why := promptAdvice(Sanitize(coreGone(err)))
 	return what + ": " + why, what + ": " + errGist(why)
 }
+
+// cliAdvice matches the commands the core's errors advise, written for a
+// shell; promptAdvice writes them as the prompt bar takes them, since the
+// owner reading them is in the interface.
+// Only advice to this owner is rewritten: "its owner runs `aoi peers
+// trust`" is about the other machine.
+var cliAdvice = strings.NewReplacer(
+	"`aoi discover`", "`:discover`",
+	"pin it with `aoi peers trust ", "pin it with `:trust ",
+	" FINGERPRINT --endpoint HOST:PORT`", " FINGERPRINT HOST:PORT`",
+	"`aoi reload`", "`:reload`",
+)
+
+func promptAdvice(s string) string { return cliAdvice.Replace(s) }
 
 // coreGone words the error of a core that stopped under the interface:
 // the client's own advice (start one, or run aoi for the interface) is

@@ -518,3 +518,51 @@ func TestMessageRowsLeadWithTheirOwnWords(t *testing.T) {
 		t.Errorf("a high-priority message is not marked:\n%s", view)
 	}
 }
+
+// TestErrorsAdviseThePromptCommands: advice in the core's errors is
+// written as the prompt bar takes it; advice about the other machine
+// stays as it is.
+func TestErrorsAdviseThePromptCommands(t *testing.T) {
+	whole, _ := failText("asking qa", errors.New("qa is not a known peer; pin it with `aoi peers trust qa FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`"))
+	if !strings.Contains(whole, "pin it with `:trust qa FINGERPRINT HOST:PORT` or run `:discover`") {
+		t.Errorf("advice not for the prompt: %q", whole)
+	}
+	whole, _ = failText("asking qa", errors.New("qa does not trust your certificate yet: its owner runs `aoi peers trust`"))
+	if !strings.Contains(whole, "its owner runs `aoi peers trust`") {
+		t.Errorf("advice for the other machine rewritten: %q", whole)
+	}
+}
+
+// TestExpiredApprovalIsAnnounced: a request nobody decided in time is
+// said to have expired, not just gone from the pane.
+func TestExpiredApprovalIsAnnounced(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 36, true)
+	m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventApprovalExpired, ID: "a-3", Summary: "lint from eng-佐藤 expired"}})
+	if !strings.Contains(m.notice.text, "lint from eng-佐藤 expired unanswered; the requester was told") {
+		t.Errorf("notice %q", m.notice.text)
+	}
+}
+
+// TestAnswerDialogSeesAnAnswerFromElsewhere: a question answered with the
+// CLI while its answer dialog is open says so in the dialog's head.
+func TestAnswerDialogSeesAnAnswerFromElsewhere(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 100, 30, true)
+	press(t, m, "enter") // q-7, escalated
+	if _, ok := m.topDialog().(*answerDialog); !ok {
+		t.Fatalf("enter opened %T", m.topDialog())
+	}
+	svc.mu.Lock()
+	for i := range svc.queries {
+		if svc.queries[i].ID == "q-7" {
+			svc.queries[i].State = agent.QueryAnswered
+		}
+	}
+	svc.mu.Unlock()
+	for _, cmd := range m.fetchCmds(dQueries) {
+		pump(t, m, cmd)
+	}
+	if frame := screen(m); !strings.Contains(frame, "already answered (elsewhere, meanwhile)") {
+		t.Errorf("the dialog does not say the question was answered:\n%s", frame)
+	}
+}
