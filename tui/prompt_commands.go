@@ -264,7 +264,7 @@ func (m *Model) discover() tea.Cmd {
 				online++
 			}
 		}
-		return doneMsg{what: fmt.Sprintf("discovery done: %d %s, %d online", trusted, map[bool]string{true: "peer", false: "peers"}[trusted == 1], online),
+		return doneMsg{what: fmt.Sprintf("discovery done: %s, %d online", countOf(trusted, "peer", "peers"), online),
 			failed: "discovering peers", err: err, refresh: dPeers | dStatus}
 	}
 }
