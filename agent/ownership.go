@@ -18,6 +18,7 @@ func checkOwnership(dataDir, cfgPath string) error {
 		{dataDir, "data dir", "chmod 700 " + dataDir},
 		{cfgPath, "config", "chmod 600 " + cfgPath},
 	} {
+		// Stat follows a symlink: what counts is the file that is read.
 		fi, err := os.Stat(p.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -79,3 +79,25 @@ func TestCleanStopSealsTheAuditLog(t *testing.T) {
 		t.Fatalf("after a clean stop: %+v, %v; want every row sealed", v, err)
 	}
 }
+
+// TestReloadChecksOwnership: a config made writable by others while aoi
+// runs is refused at the reload, as at start; the running config stays.
+func TestReloadChecksOwnership(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "eng")
+	res, err := Init(InitOptions{DataDir: dir, AgentID: "eng-own", Role: "engineer", ListenAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(t.Context(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := os.Chmod(res.ConfigPath, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Reload(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "can be changed by other users (mode 0666)") {
+		t.Fatalf("reload of a world-writable config: %v", err)
+	}
+}

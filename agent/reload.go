@@ -43,6 +43,9 @@ func (c *Core) Reload(ctx context.Context) (ReloadReport, error) {
 // took effect (an error after that is the audit write's).
 func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err error) {
 	rep = ReloadReport{Path: c.cfgPath, Changes: []string{}}
+	if err := checkOwnership(c.dataDir, c.cfgPath); err != nil {
+		return rep, false, fmt.Errorf("config not reloaded, the running one stays: %w", err)
+	}
 	cfg, err := config.Load(c.cfgPath)
 	if err != nil {
 		return rep, false, fmt.Errorf("config not reloaded, the running one stays: %w", err)

@@ -14,6 +14,9 @@ import (
 // check runs the semantic checks a schema cannot express.
 func check(c *Config) Errors {
 	var errs Errors
+	if slices.Contains(reservedIDs, c.Agent.ID) {
+		errs = append(errs, &Error{Path: "/agent/id", Problem: fmt.Sprintf("%q is the audit log's name for its own rows", c.Agent.ID), Fix: "choose another id, e.g. your login name"})
+	}
 	errs = append(errs, checkPeers(c.Peers)...)
 	errs = append(errs, checkContexts(c.Contexts)...)
 	errs = append(errs, checkRules(c.ACL.Rules)...)
@@ -40,10 +43,18 @@ func checkPort(at, addr string) Errors {
 	return nil
 }
 
+// reservedIDs are the names the audit log gives the owner's and the
+// store's own rows (seals, checkpoints): no agent may take them.
+var reservedIDs = []string{"owner", "system"}
+
 func checkPeers(peers []Peer) Errors {
 	var errs Errors
 	seen := map[string]int{}
 	for i, p := range peers {
+		if slices.Contains(reservedIDs, p.AgentID) {
+			errs = append(errs, &Error{Path: pointer("peers", strconv.Itoa(i), "agent_id"), Problem: fmt.Sprintf("%q is the audit log's name for its own rows", p.AgentID), Fix: "pin this peer under another id"})
+			continue
+		}
 		if j, dup := seen[p.AgentID]; dup {
 			errs = append(errs, &Error{Path: pointer("peers", strconv.Itoa(i), "agent_id"), Problem: fmt.Sprintf("%q is already configured at /peers/%d", p.AgentID, j), Fix: "merge the two entries"})
 			continue

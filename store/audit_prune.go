@@ -113,7 +113,7 @@ func (tx *Tx) pruneAudit(before time.Time) (int64, error) {
 		cp.ContinuesFromSeq, cp.ContinuesFromHash, cp.RemovedCount, cp.RemovedFrom, cp.RemovedTo, cp.CreatedAt, cp.Hash); err != nil {
 		return 0, fmt.Errorf("store: recording the audit checkpoint: %w", err)
 	}
-	_, err = tx.AppendAudit("system", checkpointMethod, "ok", checkpointDetail{
+	_, err = tx.AppendAudit(systemAgent, checkpointMethod, "ok", checkpointDetail{
 		ContinuesFrom: cp.ContinuesFromSeq, ContinuesFromHash: cp.ContinuesFromHash,
 		RemovedCount: cp.RemovedCount, RemovedFrom: cp.RemovedFrom, RemovedTo: cp.RemovedTo,
 	})

@@ -38,6 +38,15 @@ func (db *DB) key() AuditKey {
 	return nil
 }
 
+// isSeal tells a seal from a row that only carries its method name: the
+// audit log records the method a caller sent, whatever it is, so a peer
+// calling "audit.seal" leaves a row with that method under its own name.
+// Only the agent's own ("system") rows are seals and checkpoints.
+func isSeal(agent, method string) bool { return agent == systemAgent && method == sealMethod }
+
+// systemAgent is the agent name of rows the store writes itself.
+const systemAgent = "system"
+
 // sealDetail is an audit.seal row's detail.
 type sealDetail struct {
 	Seq       int64  `json:"seq"`
@@ -63,11 +72,11 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 		if tx.head.seq == 0 {
 			return nil
 		}
-		var method string
-		if err := tx.QueryRow(`SELECT method FROM audit_log WHERE seq = ?`, tx.head.seq).Scan(&method); err != nil {
+		var agent, method string
+		if err := tx.QueryRow(`SELECT agent, method FROM audit_log WHERE seq = ?`, tx.head.seq).Scan(&agent, &method); err != nil {
 			return fmt.Errorf("store: reading the audit head: %w", err)
 		}
-		if method == sealMethod {
+		if isSeal(agent, method) {
 			return nil
 		}
 		sig, err := k.Sign(sealMessage(tx.head.seq, tx.head.hash))
@@ -75,7 +84,7 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 			return fmt.Errorf("store: signing the audit seal: %w", err)
 		}
 		d := sealDetail{Seq: tx.head.seq, Hash: tx.head.hash, Signature: hex.EncodeToString(sig)}
-		if _, err := tx.AppendAudit("system", sealMethod, "ok", d); err != nil {
+		if _, err := tx.AppendAudit(systemAgent, sealMethod, "ok", d); err != nil {
 			return err
 		}
 		sealed = true
@@ -87,7 +96,7 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 // checkSeal verifies an audit.seal row: it must name the row before it,
 // and its signature must be this agent's.
 func (v *chainVerifier) checkSeal(r AuditRecord) string {
-	if r.Method != sealMethod {
+	if !isSeal(r.Agent, r.Method) {
 		return ""
 	}
 	var d sealDetail

@@ -95,3 +95,30 @@ func TestSealCatchesARewrittenChain(t *testing.T) {
 		t.Fatalf("another identity's seal: %+v", v)
 	}
 }
+
+// TestAPeerCannotFakeASeal: a peer that calls a method named audit.seal
+// leaves a row with that method under its own name (the log records what
+// callers sent); it is not taken for a seal, so it neither breaks the
+// chain's verification nor stops the next seal.
+func TestAPeerCannotFakeASeal(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTestDB(t)
+	db.SetAuditKey(newTestKey(t))
+	appendN(t, db, 2)
+	err := db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.AppendAudit("pm-mallory", sealMethod, "METHOD_NOT_FOUND", map[string]any{"reason": "no such method"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := mustVerify(t, db); !v.OK {
+		t.Fatalf("a peer's audit.seal call broke verification: %+v", v)
+	}
+	if ok, err := db.SealAudit(ctx); !ok || err != nil {
+		t.Fatalf("the peer's row stopped the seal: %v, %v", ok, err)
+	}
+	if v := mustVerify(t, db); !v.OK || v.SealedThrough != 3 || v.Unsealed != 0 {
+		t.Fatalf("verify = %+v, want sealed through the peer's row", v)
+	}
+}

@@ -133,7 +133,7 @@ func (v *chainVerifier) checkStart(r AuditRecord) (string, error) {
 // noteCheckpoint marks the start checkpoint confirmed when the chain holds
 // the audit.checkpoint row PruneAudit wrote for it.
 func (v *chainVerifier) noteCheckpoint(r AuditRecord) {
-	if v.cp == nil || v.confirmed || r.Method != checkpointMethod {
+	if v.cp == nil || v.confirmed || r.Method != checkpointMethod || r.Agent != systemAgent {
 		return
 	}
 	d, err := parseCheckpointDetail(r.Detail)

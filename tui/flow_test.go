@@ -130,6 +130,10 @@ func TestFlowApprovalArrivesThenApprove(t *testing.T) {
 	svc.mu.Unlock()
 	svc.publish(agent.EventApprovalRequested, "a-9", "pm-tanaka", "pm-tanaka asks to run run_tests")
 	waitScreen(t, tm, "1 pending")
+	// A request that just arrived is named by the first y, approved by
+	// the second.
+	sendKeys(tm, "y")
+	waitScreen(t, tm, "a new request just arrived")
 	sendKeys(tm, "y")
 	waitCalls(t, svc, "approve a-9")
 	waitScreen(t, tm, "approved run_tests from pm-tanaka")

@@ -69,7 +69,8 @@ func TestApproveTargetsNewestFromAnyPane(t *testing.T) {
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-3"}) { // a-3 arrived last
 		t.Fatalf("calls = %v; want the newest request approved", got)
 	}
-	press(t, m, "shift+tab", "shift+tab", "shift+tab", "y") // peers pane
+	// a-2 became the target when a-3 went: the first y names it.
+	press(t, m, "shift+tab", "shift+tab", "shift+tab", "y", "y") // peers pane
 	if got := svc.Calls(); len(got) != 2 || got[1] != "approve a-2" {
 		t.Fatalf("calls = %v; want a-2 approved from the Peers pane", got)
 	}

@@ -27,19 +27,25 @@ type approvalsPane struct {
 	// before, so it names the new one instead of approving it.
 	newTarget   string
 	newTargetAt time.Time
+	loaded      bool // the first load is done
 }
 
 // settleFor is how long a request that a load made the target waits
 // before y approves it without a second press.
 const settleFor = 2 * time.Second
 
-// noteTarget records that a load put another request in the place of the
-// one before while that one still waits: a request arrived. When the one
-// before was decided (by the owner, or it expired) the next one taking
-// its place is no surprise; when there was none, no y was meant for it.
+// noteTarget records that a load (not the owner) changed the target of
+// approve: a request arrived, or took the place of one decided, cancelled
+// or expired. Whatever the reason, the owner has not had it on screen, and
+// a y pressed then was meant for what was shown before (a peer can cancel
+// its own request and send another to race the key). The first load, at
+// start, only shows what waits.
 func (p *approvalsPane) noteTarget(before string, now time.Time) {
-	stillWaits := slices.ContainsFunc(p.approvals, func(a agent.Approval) bool { return a.ID == before })
-	if a, ok := p.target(); ok && stillWaits && a.ID != before {
+	if !p.loaded {
+		p.loaded = true
+		return
+	}
+	if a, ok := p.target(); ok && a.ID != before {
 		p.newTarget, p.newTargetAt = a.ID, now
 	}
 }
@@ -167,6 +173,7 @@ func (p *approvalsPane) Title() string {
 
 func (p *approvalsPane) Update(k tea.KeyPressMsg) action {
 	if p.list.move(k, p.env.keys.List, p.n()) {
+		p.newTarget = "" // the owner chose the row: y acts on what they see
 		return nil
 	}
 	// Approve and reject are global keys (Model.decideKey): they reach

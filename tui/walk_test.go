@@ -566,3 +566,27 @@ func TestAnswerDialogSeesAnAnswerFromElsewhere(t *testing.T) {
 		t.Errorf("the dialog does not say the question was answered:\n%s", frame)
 	}
 }
+
+// TestApproveKeyWaitsAfterACancelledRequest: a peer that cancels its own
+// request and sends another in its place (so the one shown no longer
+// waits) still gets the new one named first; moving the cursor onto a
+// row is choosing it, and y then acts at once.
+func TestApproveKeyWaitsAfterACancelledRequest(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 36, true)
+	svc.mu.Lock()
+	svc.approvals = []agent.Approval{{ID: "a-9", TaskID: "t-9", Requester: "mallory", TaskType: "catfile",
+		State: agent.TaskPending, ExpiresAt: fixedNow.Add(time.Minute)}}
+	svc.mu.Unlock()
+	pump(t, m, m.fetchCmds(dApprovals)[0])
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Fatalf("y approved the request that replaced a cancelled one: %v", calls)
+	}
+	m.approvals.newTarget = "a-9" // arrived again: the owner goes to it instead
+	press(t, m, "tab", "tab", "home", "y")
+	pump(t, m, func() tea.Msg { return flushMsg{} })
+	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-9"}) {
+		t.Fatalf("calls = %v, want a-9 approved once the owner selected it", calls)
+	}
+}

@@ -264,9 +264,11 @@ func ValidEndpoint(addr string) bool {
 // config schema's agentId): lower-case letters, digits, '.', '_' or '-',
 // starting with a letter or digit, at most 63 characters. Anything else is
 // refused without being echoed, so control characters or "../.." never reach
-// advice shown to a person or a model.
+// advice shown to a person or a model. "owner" and "system" are the names
+// the audit log gives the owner's and the store's own rows (seals,
+// checkpoints): no agent may take them.
 func ValidAgentID(id string) bool {
-	if id == "" || len(id) > 63 || id == "." || id == ".." {
+	if id == "" || len(id) > 63 || id == "." || id == ".." || id == "owner" || id == "system" {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

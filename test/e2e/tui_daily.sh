@@ -26,7 +26,8 @@ check_approve_from_any_pane() {
 	aoi --data-dir "$PM" task eng-suzuki say_hi who=team >"$T/task1.log" 2>&1 || fail "the PM's task request failed: $(cat "$T/task1.log")"
 	poll screen_has "1 pending" || fail "the task request never showed as pending"
 	poll screen_has "y approve · n reject" || fail "the notice of the new request does not name y/n"
-	keys y # focus is on Queries: y still reaches the newest request
+	sleep 2.2 # one y approves a request that has been on screen 2 s (a newer one is named first)
+	keys y    # focus is on Queries: y still reaches the newest request
 	poll screen_has "approved say_hi from pm-tanaka" || fail "y from the Queries pane did not approve the request"
 	poll pm_inbox_has "hi team" || fail "the approved task's output never reached the PM"
 }
