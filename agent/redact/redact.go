@@ -87,7 +87,7 @@ var awsKeyRule = rule{
 // has no prefix to recognise it by.
 var awsSecretRule = rule{
 	id: "aws-secret-key",
-	re: regexp.MustCompile(`(?i)(?:(?:\b|_)aws(?:\b|_)|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)[^\n]{0,40}?secret[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+	re: regexp.MustCompile(`(?i)(?:(?:(?:\b|_)aws(?:\b|_)|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)[^\n]{0,40}?secret|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)[^\n]{0,40}?(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 	// Every match holds "aws", or an access key id ("key AKIA… secret
 	// wJalr…" names no AWS), under (?i), which folds "a" and "w" only to
 	// their ASCII capitals and "s" also to U+017F (ſ).
@@ -140,9 +140,14 @@ var passwordJARule = rule{
 // no assignment names it, and gitleaks has no rule for it. The user name
 // stays, so the reader still sees which account it was.
 var urlCredentialRule = rule{
-	id:  "url-credential",
-	re:  regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s/:@"'<>\x60]{1,256}:([^\s/@"'<>\x60]{1,1000})@`),
-	may: func(s string) bool { return strings.Contains(s, "://") && strings.ContainsRune(s, '@') },
+	id: "url-credential",
+	// The user may be empty (redis://:PASSWORD@host); the password runs
+	// to the last "@" before the host, so one holding a raw "@" is taken
+	// whole; the slashes may be JSON-escaped (https:\/\/…).
+	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/[^\s/:@"'<>\x60\\]{0,256}:([^\s/"'<>\x60\\]{1,1000})@`),
+	may: func(s string) bool {
+		return (strings.Contains(s, "://") || strings.Contains(s, `:\/\/`)) && strings.ContainsRune(s, '@')
+	},
 }
 
 // buildMu serialises detector construction: gitleaks loads its default

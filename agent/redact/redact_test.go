@@ -168,6 +168,13 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`mysql://root:Sup3rS3cretPw@db:3306`:                                             "Sup3rS3cretPw",
 		`git push https://deploy:gho_abcdefghij0123456789@git.example.com/x.git`:         "gho_abcdefghij0123456789",
 		`FIXME key AKIAQWERTYUIOPASDFGH secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		// The re-check's: an empty user, an "@" in the password, escaped
+		// slashes, a secret key right after its id.
+		`redis://:Rd7pQ2wX9z@cache:6379`:                                "Rd7pQ2wX9z",
+		`https://u:S3CR@ETx9q@host.example.com/x`:                       "S3CR@ETx9q",
+		`{"url":"https:\/\/u:Pw8rT5yU2i@h.example.com"}`:                "Pw8rT5yU2i",
+		`AKIAQWERTYUIOPASDFGH wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		`AKIAQWERTYUIOPASDFGH:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
