@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 )
 
@@ -16,7 +20,11 @@ import (
 // needs the key. A pruning is sealed at once (ops), so its checkpoint is
 // signed as the design asks. Rows after the last seal are protected by the
 // chain alone until the next seal; deleting the newest rows, seals
-// included, still cannot be told from the file alone.
+// included, cannot be told from the database alone: each seal is also
+// written to audit-seal.json beside it (the anchor), and verification
+// checks that the log still holds the anchored row as it was sealed. A
+// copy of that file kept elsewhere keeps that check out of reach of whoever
+// can change the data dir.
 
 const sealMethod = "audit.seal"
 
@@ -67,6 +75,7 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	var sealed bool
+	var anchor sealDetail
 	err := db.Write(ctx, func(tx *Tx) error {
 		sealed = false
 		if tx.head.seq == 0 {
@@ -87,10 +96,83 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 		if _, err := tx.AppendAudit(systemAgent, sealMethod, "ok", d); err != nil {
 			return err
 		}
-		sealed = true
+		sealed, anchor = true, d
 		return nil
 	})
-	return sealed && err == nil, err
+	if err != nil || !sealed {
+		return false, err
+	}
+	if err := writeAnchor(db.anchorPath(), anchor); err != nil {
+		return true, fmt.Errorf("store: the log is sealed, but its anchor was not written: %w", err)
+	}
+	return true, nil
+}
+
+// anchorPath is where the newest seal is kept outside the database.
+func (db *DB) anchorPath() string { return filepath.Join(filepath.Dir(db.path), anchorFile) }
+
+// anchorFile is the anchor's name in the database's folder.
+const anchorFile = "audit-seal.json"
+
+// writeAnchor replaces the anchor file atomically (a temporary file, then
+// rename), so a crash leaves the old anchor or the new one.
+func writeAnchor(path string, d sealDetail) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".audit-seal-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// checkAnchor compares the log with the anchor file, when there is one
+// and a key to check it with: the anchored row must still be in the log
+// as it was sealed. It returns the seq at fault and what is wrong, or 0
+// and "". An anchored row older than the log's first row was pruned, which
+// the pruning checkpoint accounts for.
+func (db *DB) checkAnchor(ctx context.Context, first, last int64) (int64, string, error) {
+	k := db.key()
+	raw, err := os.ReadFile(db.anchorPath())
+	if k == nil || errors.Is(err, fs.ErrNotExist) {
+		return 0, "", nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("store: reading the audit anchor: %w", err)
+	}
+	var d sealDetail
+	if json.Unmarshal(raw, &d) != nil {
+		return last, anchorFile + " is not a seal: it was edited", nil
+	}
+	if sig, herr := hex.DecodeString(d.Signature); herr != nil || !k.Verify(sealMessage(d.Seq, d.Hash), sig) {
+		return last, anchorFile + "'s signature is not this agent's: it was edited or comes from another identity", nil
+	}
+	switch {
+	case d.Seq > last:
+		return last, fmt.Sprintf("%s sealed the log through seq %d, but it now ends at seq %d — rows were deleted from its end", anchorFile, d.Seq, last), nil
+	case d.Seq < first:
+		return 0, "", nil
+	}
+	var hash string
+	err = db.rd.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE seq = ?`, d.Seq).Scan(&hash)
+	if isNoRows(err) || err == nil && hash != d.Hash {
+		return d.Seq, fmt.Sprintf("row %d is not the row %s sealed — the log was rewritten", d.Seq, anchorFile), nil
+	}
+	return 0, "", err
 }
 
 // checkSeal verifies an audit.seal row: it must name the row before it,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/ed25519"
+	"database/sql"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -120,5 +121,73 @@ func TestAPeerCannotFakeASeal(t *testing.T) {
 	}
 	if v := mustVerify(t, db); !v.OK || v.SealedThrough != 3 || v.Unsealed != 0 {
 		t.Fatalf("verify = %+v, want sealed through the peer's row", v)
+	}
+}
+
+// TestAnchorCatchesWhatTheChainCannot: the newest seal is also kept in
+// audit-seal.json beside the database, so rows deleted from the end (seals
+// and all) and a chain rebuilt without its seals are caught too.
+func TestAnchorCatchesWhatTheChainCannot(t *testing.T) {
+	ctx := context.Background()
+	sealed := func(t *testing.T) (*DB, string) {
+		db, path := openTestDB(t)
+		db.SetAuditKey(newTestKey(t))
+		appendN(t, db, 4)
+		if ok, err := db.SealAudit(ctx); !ok || err != nil {
+			t.Fatalf("seal: %v, %v", ok, err)
+		}
+		appendN(t, db, 2)
+		return db, path
+	}
+	t.Run("rows deleted from the end", func(t *testing.T) {
+		db, path := sealed(t)
+		if _, err := rawDB(t, path).Exec(`DELETE FROM audit_log WHERE seq >= 3`); err != nil {
+			t.Fatal(err)
+		}
+		v := mustVerify(t, db)
+		if v.OK || !strings.Contains(v.Problem, "sealed the log through seq 4, but it now ends at seq 2 — rows were deleted from its end") {
+			t.Fatalf("verify = %+v", v)
+		}
+	})
+	t.Run("seals removed and the chain rebuilt", func(t *testing.T) {
+		db, path := sealed(t)
+		raw := rawDB(t, path)
+		if _, err := raw.Exec(`DELETE FROM audit_log WHERE method = ?`, sealMethod); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.Exec(`UPDATE audit_log SET result = 'denied' WHERE seq = 2`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.Exec(`UPDATE audit_log SET seq = seq - 1 WHERE seq > 5`); err != nil {
+			t.Fatal(err)
+		}
+		rehash(t, db, raw)
+		v := mustVerify(t, db)
+		if v.OK || v.FirstBad != 4 || !strings.Contains(v.Problem, "row 4 is not the row audit-seal.json sealed") {
+			t.Fatalf("verify = %+v", v)
+		}
+	})
+}
+
+// rehash recomputes every row's prev_hash and hash in seq order, as an
+// attacker who knows the scheme would.
+func rehash(t *testing.T, db *DB, raw *sql.DB) {
+	t.Helper()
+	rows, err := db.AuditList(context.Background(), AuditQuery{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := GenesisHash
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		var ts string
+		if err := raw.QueryRow(`SELECT ts FROM audit_log WHERE seq = ?`, r.Seq).Scan(&ts); err != nil {
+			t.Fatal(err)
+		}
+		h := auditHash(prev, r.Seq, ts, r.Agent, r.Method, r.Result, string(r.Detail))
+		if _, err := raw.Exec(`UPDATE audit_log SET prev_hash = ?, hash = ? WHERE seq = ?`, prev, h, r.Seq); err != nil {
+			t.Fatal(err)
+		}
+		prev = h
 	}
 }

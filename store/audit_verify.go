@@ -23,7 +23,7 @@ type AuditVerification struct {
 // starts after seq 1 is accepted only when an audit checkpoint (written by
 // PruneAudit) vouches for its first row and the chain itself records that
 // checkpoint. Deleting the newest rows cannot be detected from the chain
-// alone.
+// alone: the anchor file of the newest seal catches it (audit_seal.go).
 func (db *DB) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 	rows, err := db.rd.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log ORDER BY seq`)
 	if err != nil {
@@ -47,6 +47,9 @@ func (db *DB) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 		return v.bad(v.firstSeq, problem), nil
 	}
 	if seq, problem, err := v.checkRedactions(); err != nil || problem != "" {
+		return v.bad(seq, problem), err
+	}
+	if seq, problem, err := db.checkAnchor(ctx, v.firstSeq, v.prev.seq); err != nil || problem != "" {
 		return v.bad(seq, problem), err
 	}
 	return AuditVerification{OK: true, Entries: v.n, SealedThrough: v.sealedThrough, Unsealed: v.unsealed}, nil
