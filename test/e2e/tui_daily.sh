@@ -141,7 +141,7 @@ check_trust_from_peers_pane() {
 	poll screen_has "┏━ Peers" || fail "shift+tab did not reach the Peers pane"
 	keys Home t
 	poll screen_has "agent id › qa-ito" || fail "the trust dialog does not carry QA's announced id"
-	screen_has "${qa_fp:0:20}" || fail "the trust dialog does not show QA's fingerprint"
+	screen_has "${qa_fp:0:8} ${qa_fp:8:8}" || fail "the trust dialog does not show QA's fingerprint in groups of eight"
 	screen_has "endpoint: 127.0.0.1:$port" || fail "the trust dialog does not show QA's listen endpoint"
 	keys Enter
 	poll screen_has "trusted qa-ito" || fail "the trust was not confirmed"
