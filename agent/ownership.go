@@ -9,10 +9,11 @@ import (
 
 // checkOwnership refuses a data dir or config file another local user
 // could have placed or can change: one owned by someone else, or one
-// group or others may write. Either would let that user choose this
-// agent's ACL and task commands (a data dir under /tmp made first by
-// someone else, say). A path that does not exist yet is fine: aoi makes
-// it, as its own.
+// anybody may write. Either would let that user choose this agent's ACL
+// and task commands (a data dir under /tmp made first by someone else,
+// say). Group write is let through: with per-user groups (umask 002) a
+// file copied into place is group-writable by its owner's own group. A
+// path that does not exist yet is fine: aoi makes it, as its own.
 func checkOwnership(dataDir, cfgPath string) error {
 	for _, p := range []struct{ path, what, fix string }{
 		{dataDir, "data dir", "chmod 700 " + dataDir},
@@ -30,7 +31,7 @@ func checkOwnership(dataDir, cfgPath string) error {
 			return fmt.Errorf("the %s %s belongs to another user (uid %d, you are uid %d), who could have chosen its ACL rules and task commands; use a %s of your own (aoi init --data-dir DIR under your home)",
 				p.what, p.path, uid, os.Getuid(), p.what)
 		}
-		if fi.Mode().Perm()&0o022 != 0 {
+		if fi.Mode().Perm()&0o002 != 0 {
 			return fmt.Errorf("the %s %s can be changed by other users (mode %#o), who could rewrite its ACL rules and task commands; run: %s",
 				p.what, p.path, fi.Mode().Perm(), p.fix)
 		}

@@ -80,7 +80,7 @@ func TestCleanStopSealsTheAuditLog(t *testing.T) {
 	}
 }
 
-// TestReloadChecksOwnership: a config made writable by others while aoi
+// TestReloadChecksOwnership: a config made writable by anybody while aoi
 // runs is refused at the reload, as at start; the running config stays.
 func TestReloadChecksOwnership(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "eng")
@@ -93,6 +93,14 @@ func TestReloadChecksOwnership(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	// Group write is how a file copied into place looks with per-user
+	// groups (umask 002): let through.
+	if err := os.Chmod(res.ConfigPath, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Reload(t.Context()); err != nil {
+		t.Fatalf("reload of a group-writable config: %v", err)
+	}
 	if err := os.Chmod(res.ConfigPath, 0o666); err != nil {
 		t.Fatal(err)
 	}

@@ -18,13 +18,12 @@ import (
 // ed25519 signature over the seq and hash of the row before it. Rewriting
 // any row before a seal changes that seal's prev_hash, and a new signature
 // needs the key. A pruning is sealed at once (ops), so its checkpoint is
-// signed as the design asks. Rows after the last seal are protected by the
-// chain alone until the next seal; deleting the newest rows, seals
-// included, cannot be told from the database alone: each seal is also
-// written to audit-seal.json beside it (the anchor), and verification
-// checks that the log still holds the anchored row as it was sealed. A
-// copy of that file kept elsewhere keeps that check out of reach of whoever
-// can change the data dir.
+// signed as the design asks. Rows after the last seal rest on the chain
+// alone until the next seal. Deleting the newest rows, seals included,
+// leaves a valid chain; so each seal is also written to audit-seal.json
+// beside the database (the anchor), and verification checks that the log
+// still holds the anchored row as it was sealed. A copy of that file kept
+// elsewhere puts the check out of reach of whoever can change the data dir.
 
 const sealMethod = "audit.seal"
 
