@@ -2,10 +2,15 @@ package agent_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 )
 
@@ -37,5 +42,82 @@ func TestTaskPathParamMeetsFolderRules(t *testing.T) {
 	}
 	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "catfile", Params: map[string]string{"pkg": "README.md"}}); err != nil {
 		t.Fatalf("a path outside the folder rule: %v", err)
+	}
+}
+
+// TestTaskPathIsCheckedAgainWhereItRuns: at the ref a peer asks for, a
+// committed symlink can lead a path parameter into a forbidden folder that
+// the owner's checkout (what the request was judged against) does not
+// have. The run checks the path again where it really leads, and fails.
+func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
+	repo := gitRepo(t)
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "secrets", "plan.txt"), []byte("launch codes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "secrets")
+	git("commit", "-q", "-m", "secrets")
+	git("checkout", "-q", "-b", "sneaky")
+	if err := os.MkdirAll(filepath.Join(repo, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../secrets", filepath.Join(repo, "docs", "s")); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "docs")
+	git("commit", "-q", "-m", "a link")
+	git("checkout", "-q", "main") // the owner's checkout has no docs/s
+
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
+			{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
+		c.Tasks = map[string]config.TaskType{"catfile": {
+			Command: []string{"cat", "{{pkg}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "worktree",
+			Params:   map[string]config.Param{"pkg": {Type: config.ParamTypePath}},
+			Approval: config.Approval{Required: true},
+		}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	pm.Discover(ctx)
+	// aoi's own asker sends no ref: a peer's own client can.
+	var res wire.TaskExecuteResult
+	err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+		TaskType: "catfile", TaskParams: map[string]any{"pkg": "docs/s/plan.txt"}, Ref: "sneaky"}, &res)
+	if err != nil {
+		t.Fatalf("the request (judged against the checkout, where docs/s does not exist): %v", err)
+	}
+	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+	if err != nil || len(aps) != 1 {
+		t.Fatalf("approvals = %+v, %v", aps, err)
+	}
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	var done agent.Task
+	eventually(t, 20*time.Second, "the task ends", func() bool {
+		ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+		for _, tk := range ts {
+			if tk.ID == res.TaskID && tk.State != agent.TaskPending && tk.State != agent.TaskApproved && tk.State != agent.TaskInProgress {
+				done = tk
+				return true
+			}
+		}
+		return false
+	})
+	if done.State != agent.TaskFailed || !strings.Contains(done.Error, "leads to acme/webapp/secrets/plan.txt") ||
+		strings.Contains(string(done.Output), "launch codes") {
+		t.Fatalf("task = %s %q %s; want it failed where the path leads", done.State, done.Error, done.Output)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/mcpbridge"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/config"
@@ -24,6 +25,7 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		Log:     c.log.With("component", "tasks"),
 		Clock:   c.clock,
 	}
+	c.tasks.FolderDenies = c.folderDenies
 	if err := c.openWorkAI(cfg); err != nil {
 		return err
 	}
@@ -36,6 +38,23 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		c.tasks.Stop()
 	})
 	return nil
+}
+
+// folderDenies is the task engine's second look at a path parameter where
+// it really leads in the task's directory: a rule that names that place
+// and keeps the requester (with the role the owner gave it) out is why
+// the run stops. default_permission is left to the check at the request,
+// which saw everything the caller presented (tailnet user and tags too).
+func (c *Core) folderDenies(requester, scope string) string {
+	role := ""
+	if rec, ok, err := c.db.Peer(context.Background(), requester); err == nil && ok {
+		role = rec.Role
+	}
+	d, _ := c.policy.Load().CheckScope(acl.Subject{AgentID: requester, Role: role}, acl.Execute, []string{scope})
+	if d.Allowed || d.RuleID == "" {
+		return ""
+	}
+	return d.Reason
 }
 
 // openWorkAI connects mcp_tool tasks to the work AI's MCP server named in

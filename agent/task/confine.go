@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // confinePath resolves p, relative to root, with every symlink followed,
@@ -65,6 +66,28 @@ func confineParams(name string, tt config.TaskType, resolved map[string]string, 
 		}
 		if err := confinePath(dir, v); err != nil {
 			return &ParamError{TaskType: name, Param: k, Reason: err.Error()}
+		}
+	}
+	return nil
+}
+
+// folderRules checks every `type: path` parameter, resolved inside dir
+// where the task runs, against the folder rules (Engine.FolderDenies).
+func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved map[string]string, dir string) error {
+	if e.FolderDenies == nil || tt.Context == "" {
+		return nil
+	}
+	for k, decl := range tt.Params {
+		v := resolved[k]
+		if decl.Type != config.ParamTypePath || v == "" {
+			continue
+		}
+		rel, err := ResolveInside(dir, v)
+		if err != nil {
+			return &ParamError{TaskType: t.TaskType, Param: k, Reason: err.Error()}
+		}
+		if why := e.FolderDenies(t.Requester, tt.Context+"/"+rel); why != "" {
+			return &ParamError{TaskType: t.TaskType, Param: k, Reason: "leads to " + tt.Context + "/" + rel + ": " + why}
 		}
 	}
 	return nil

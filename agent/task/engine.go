@@ -62,6 +62,12 @@ type Engine struct {
 	// Audit appends an audit row inside the transaction that made the change.
 	Audit func(tx *store.Tx, agent, method, result string, detail any) error
 	Log   *slog.Logger
+	// FolderDenies says why a folder rule keeps requester from scope (a
+	// context id and a path in it), or "" when none does. The run checks
+	// each path parameter again where it really leads in the task's own
+	// directory: at another ref a committed symlink may lead elsewhere
+	// than in the checkout the request was judged against. Nil: no check.
+	FolderDenies func(requester, scope string) string
 	// MCP runs an mcp_tool task's tool on the work AI's MCP server; the
 	// tool and its arguments come from config, params are the resolved
 	// values. nil refuses mcp_tool tasks.

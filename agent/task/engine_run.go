@@ -180,6 +180,9 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	if err := confineParams(t.TaskType, tt, resolved, dir); err != nil {
 		return fail("%v", err), worktree
 	}
+	if err := e.folderRules(t, tt, resolved, dir); err != nil {
+		return fail("%v", err), worktree
+	}
 	if e.cancelRequested(t.ID, false) {
 		return Outcome{TaskID: t.ID, Status: StateCanceled, Error: "canceled before it started"}, worktree
 	}
