@@ -70,6 +70,12 @@ func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]Outbox
 		formatTime(now), clampLimit(limit, 100, 1000))
 }
 
+// DueOutboxFor returns the entries due for one peer, in due order.
+func (db *DB) DueOutboxFor(ctx context.Context, to string, now time.Time, limit int) ([]OutboxRecord, error) {
+	return db.outboxWhere(ctx, `to_agent = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+		to, formatTime(now), clampLimit(limit, 100, 1000))
+}
+
 // DueOutboxFair is DueOutbox with at most perPeer entries for any one
 // peer, so a peer with thousands due (a flood of questions whose answers
 // queue back to it) cannot fill the round and starve the others.

@@ -51,11 +51,23 @@ type Outbox struct {
 	Clock backoff.Clock
 
 	kick chan struct{}
+	t    *turns
+}
+
+// turns is which peers are in a delivery turn, and waits for the turns.
+type turns struct {
+	mu   sync.Mutex
+	busy map[string]bool
+	// skipped: a peer with entries due was passed over (in a turn, or
+	// every slot taken); the next turn to end kicks the loop for it.
+	skipped bool
+	wg      sync.WaitGroup
 }
 
 // New returns an outbox with its fields set.
 func New(o Outbox) *Outbox {
 	o.kick = make(chan struct{}, 1)
+	o.t = &turns{busy: map[string]bool{}}
 	return &o
 }
 
@@ -80,19 +92,27 @@ func Notify(id, from, to, event, relatedID string, data json.RawMessage, now tim
 		NextAttemptAt: now, CreatedAt: now, ExpiresAt: now.Add(expiry)}
 }
 
-// Run delivers due entries until ctx ends.
+// Run delivers due entries until ctx ends. Each peer's turn runs on its
+// own goroutine, and the loop does not wait for the slowest: a peer whose
+// calls stall until they time out holds up only its own entries.
 func (o *Outbox) Run(ctx context.Context) {
 	clock := o.Clock
 	if clock == nil {
 		clock = backoff.Real
 	}
+	defer o.t.wg.Wait()
 	for {
-		o.deliverDue(ctx)
+		wait := o.untilNext(ctx)
+		if launched, onlyBusy := o.startDue(ctx); launched == 0 && onlyBusy {
+			// What is due belongs to peers still being served: their
+			// turns kick the loop when they end.
+			wait = time.Second
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-o.kick:
-		case <-clock.After(o.untilNext(ctx)):
+		case <-clock.After(wait):
 		}
 	}
 }
@@ -114,50 +134,93 @@ func (o *Outbox) untilNext(ctx context.Context) time.Duration {
 	return d
 }
 
-// Delivery rounds: each peer's due entries go in order on their own
+// Delivery turns: each peer's due entries go in order on their own
 // goroutine (at most peersAtOnce peers at a time), so a peer that stalls
-// every call until its timeout delays only its own entries; a round takes
-// at most perPeerRound entries of any one peer.
+// every call until its timeout delays only its own entries; a turn takes
+// at most perPeerTurn entries of any one peer.
 const (
-	peersAtOnce  = 8
-	perPeerRound = 20
+	peersAtOnce = 8
+	perPeerTurn = 20
 )
 
-// deliverDue tries the due entries once, peer by peer in parallel. A
-// peer's first failure ends its turn: its other entries wait for the next
-// round instead of each waiting out the same timeout.
+// deliverDue tries the due entries once, peer by peer in parallel, and
+// waits for every turn to end (tests; Run does not wait).
 func (o *Outbox) deliverDue(ctx context.Context) {
-	due, err := o.DB.DueOutboxFair(ctx, o.Now(), perPeerRound, 200)
+	o.startDue(ctx)
+	o.t.wg.Wait()
+}
+
+// startDue starts a turn for each peer with entries due that is not in a
+// turn already (at most peersAtOnce at a time). It reports how many it
+// started, and whether everything due belongs to peers still in a turn.
+func (o *Outbox) startDue(ctx context.Context) (launched int, onlyBusy bool) {
+	due, err := o.DB.DueOutboxFair(ctx, o.Now(), perPeerTurn, 200)
 	if err != nil {
 		o.Log.Error("read outbox", "component", "outbox", "err", err)
-		return
+		return 0, false
 	}
 	var peers []string
-	byPeer := map[string][]store.OutboxRecord{}
+	seen := map[string]bool{}
 	for _, e := range due {
-		if _, ok := byPeer[e.To]; !ok {
+		if !seen[e.To] {
+			seen[e.To] = true
 			peers = append(peers, e.To)
 		}
-		byPeer[e.To] = append(byPeer[e.To], e)
 	}
-	slots := make(chan struct{}, peersAtOnce)
-	var wg sync.WaitGroup
 	for _, peer := range peers {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func(entries []store.OutboxRecord) {
-			defer func() { <-slots; wg.Done() }()
-			for _, e := range entries {
-				if ctx.Err() != nil {
-					return
-				}
-				if err := o.Deliver(ctx, e); err != nil && !errors.Is(err, ErrExpired) {
-					return
-				}
-			}
-		}(byPeer[peer])
+		if !o.claim(peer) {
+			continue
+		}
+		launched++
+		o.t.wg.Add(1)
+		go o.turn(ctx, peer)
 	}
-	wg.Wait()
+	return launched, len(peers) > 0 && launched == 0
+}
+
+// claim marks peer as in a turn, unless it is already or every slot is
+// taken.
+func (o *Outbox) claim(peer string) bool {
+	o.t.mu.Lock()
+	defer o.t.mu.Unlock()
+	if o.t.busy[peer] || len(o.t.busy) >= peersAtOnce {
+		o.t.skipped = true
+		return false
+	}
+	o.t.busy[peer] = true
+	return true
+}
+
+// turn delivers one peer's due entries in order, read once the peer is
+// claimed (a list read before could hold an entry a turn that just ended
+// has already rescheduled). Its first failure ends it: the other entries
+// wait for a later turn instead of each waiting out the same timeout. When
+// a peer was passed over meanwhile, the loop is kicked as it ends.
+func (o *Outbox) turn(ctx context.Context, peer string) {
+	defer func() {
+		o.t.mu.Lock()
+		delete(o.t.busy, peer)
+		kick := o.t.skipped
+		o.t.skipped = false
+		o.t.mu.Unlock()
+		o.t.wg.Done()
+		if kick {
+			o.Wake()
+		}
+	}()
+	entries, err := o.DB.DueOutboxFor(ctx, peer, o.Now(), perPeerTurn)
+	if err != nil {
+		o.Log.Error("read outbox", "component", "outbox", "agent_to", peer, "err", err)
+		return
+	}
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := o.Deliver(ctx, e); err != nil && !errors.Is(err, ErrExpired) {
+			return
+		}
+	}
 }
 
 // ErrExpired is Deliver's error for an entry past its expiry.

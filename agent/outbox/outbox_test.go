@@ -152,9 +152,16 @@ func TestRunRetriesOnItsClock(t *testing.T) {
 	if a := next(); a != 2 {
 		t.Fatalf("attempt %d second", a)
 	}
-	fake.Waiting(wait)
-	if _, ok, _ := db.NextOutboxAt(ctx); ok {
-		t.Fatal("a delivered entry is still queued")
+	// The turn marks the entry delivered after Send returns, on its own
+	// goroutine: give it a moment.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if _, ok, _ := db.NextOutboxAt(ctx); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a delivered entry is still queued")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
 	select {
@@ -268,5 +275,48 @@ func TestStallingPeerDelaysOnlyItself(t *testing.T) {
 	defer mu.Unlock()
 	if len(sent) != 2 || !slices.Contains(sent, "good-1") {
 		t.Fatalf("sent %v; want good's entry and one of pm's (its failure ends its turn)", sent)
+	}
+}
+
+// TestRunDoesNotWaitForAStalledPeer: with one peer's delivery held (a
+// tarpit), an entry for another peer queued afterwards is delivered at
+// once, not after the stalled call ends.
+func TestRunDoesNotWaitForAStalledPeer(t *testing.T) {
+	clk, db := queuedNotify(t, `{"summary":"first"}`) // n-1, to pm
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	delivered := make(chan string, 4)
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600}
+		},
+		Send: func(ctx context.Context, e store.OutboxRecord) error {
+			if e.To == "pm" {
+				select { // the tarpit: no answer until the test ends
+				case <-release:
+				case <-ctx.Done():
+				}
+				return errors.New("context deadline exceeded")
+			}
+			delivered <- e.ID
+			return nil
+		},
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); o.Run(ctx) }()
+	defer func() { close(release); cancel(); <-done }()
+	time.Sleep(50 * time.Millisecond) // pm's turn is under way and stalls
+	good := Notify("good-1", "eng", "good", "query.completed", "r", []byte(`{}`), clk.now(), time.Hour)
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(good) }); err != nil {
+		t.Fatal(err)
+	}
+	o.Wake()
+	select {
+	case id := <-delivered:
+		if id != "good-1" {
+			t.Fatalf("delivered %s", id)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("good's entry waited behind the stalled peer")
 	}
 }
