@@ -105,7 +105,7 @@ func (c *Core) metricsSnapshot(ctx context.Context) (metrics.Snapshot, error) {
 		return s, err
 	}
 	for _, p := range peers {
-		if p.Trust == TrustPinned && p.Status != PeerOffline {
+		if p.Trust == TrustPinned && p.Status != PeerOffline && !p.RefusesUs {
 			s.PeersOnline++
 		}
 	}

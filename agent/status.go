@@ -31,7 +31,7 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	for _, p := range peers {
-		if p.Trust == TrustPinned && p.Status != PeerOffline {
+		if p.Trust == TrustPinned && p.Status != PeerOffline && !p.RefusesUs { // one that refuses us cannot be asked
 			st.PeersOnline++
 		}
 	}

@@ -121,3 +121,29 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 		t.Fatalf("task = %s %q %s; want it failed where the path leads", done.State, done.Error, done.Output)
 	}
 }
+
+// TestRequestFromAPeerNoLongerTrustedIsNotRun: a request asked while the
+// peer was trusted is canceled, not run, when the owner approves it after
+// having stopped trusting that peer.
+func TestRequestFromAPeerNoLongerTrustedIsNotRun(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
+		t.Fatal(err)
+	}
+	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+	if err != nil || len(aps) != 1 {
+		t.Fatalf("approvals = %+v, %v", aps, err)
+	}
+	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: pm.Fingerprint()}); err != nil {
+		t.Fatal(err)
+	}
+	err = eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID})
+	if err == nil || !strings.Contains(err.Error(), "pm-tanaka is no longer trusted here, so its request") {
+		t.Fatalf("approving the untrusted peer's request: %v", err)
+	}
+	ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+	if len(ts) != 1 || ts[0].State != agent.TaskCanceled {
+		t.Fatalf("tasks = %+v, want the request canceled", ts)
+	}
+}

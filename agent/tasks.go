@@ -6,6 +6,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/mcpbridge"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
@@ -26,6 +27,7 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		Clock:   c.clock,
 	}
 	c.tasks.FolderDenies = c.folderDenies
+	c.tasks.Trusted = c.stillTrusted
 	if err := c.openWorkAI(cfg); err != nil {
 		return err
 	}
@@ -55,6 +57,14 @@ func (c *Core) folderDenies(requester, scope string) string {
 		return ""
 	}
 	return d.Reason
+}
+
+// stillTrusted reports whether agentID is a pinned peer now: the task
+// engine cancels, instead of approving, a request from one the owner has
+// stopped trusting since it asked.
+func (c *Core) stillTrusted(agentID string) bool {
+	rec, ok, err := c.db.Peer(context.Background(), agentID)
+	return err == nil && ok && rec.Trust == peers.Pinned
 }
 
 // openWorkAI connects mcp_tool tasks to the work AI's MCP server named in

@@ -133,7 +133,7 @@ func TestFlowApprovalArrivesThenApprove(t *testing.T) {
 	// A request that just arrived is named by the first y, approved by
 	// the second.
 	sendKeys(tm, "y")
-	waitScreen(t, tm, "a new request just arrived")
+	waitScreen(t, tm, "next request: run_tests from pm-tanaka")
 	sendKeys(tm, "y")
 	waitCalls(t, svc, "approve a-9")
 	waitScreen(t, tm, "approved run_tests from pm-tanaka")

@@ -70,8 +70,13 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 		m.peerNotice(Sanitize(ev.Summary) + " unanswered; the requester was told")
 	}
 	if ev.Kind == agent.EventApprovalRequested && ev.ID != "" {
-		m.approvals.arrived = ev.ID // select it when loaded: y acts on the newest request
-		m.approvalAsked = ev.ID     // the attention event that follows names y/n
+		// Select it when loaded: y acts on the newest request. Not under
+		// the owner's hand: in the Approvals pane the cursor stays where
+		// they put it.
+		if m.focus != focusApprovals {
+			m.approvals.arrived = ev.ID
+		}
+		m.approvalAsked = ev.ID // the attention event that follows names y/n
 	}
 	if ev.Kind == agent.EventPeerChanged {
 		m.dropStaleUnreachable(ev)

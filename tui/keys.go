@@ -75,6 +75,12 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if !approve && !reject {
 		return nil, false
 	}
+	if m.focus == focusApprovals && !m.approvals.onPending() && len(m.approvals.approvals) > 0 {
+		// In the pane, the key acts on the row under the cursor: a
+		// finished task is not a request, and the newest is not shown.
+		m.info("the selected row is not a request waiting for you; select one to approve or reject it")
+		return nil, true
+	}
 	a, ok := m.approvals.target()
 	if !ok {
 		m.info("no request is waiting for approval")
@@ -84,9 +90,11 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.runAction(askRejectReason{a: a}), true
 	}
 	if m.approvals.unsettled(a.ID, m.now()) {
-		// A request that arrived as the key was pressed: the press was
-		// meant for the one shown before, so name this one first.
-		m.announce("a new request just arrived: " + approvalNamed(a) + " · y again approves it, enter in Approvals shows it")
+		// The target changed under the key (an arrival, or the next one
+		// after a decision): the press was meant for what was shown
+		// before, so name this one first.
+		k := m.env.keys.Approvals.Approve.Help().Key
+		m.announce("next request: " + approvalNamed(a) + " · " + k + " again approves it, enter in Approvals shows it")
 		return nil, true
 	}
 	m.info("approving " + approvalNamed(a) + "…")

@@ -58,19 +58,24 @@ func TestMessageDetailShowsTaskAndAnswer(t *testing.T) {
 	}
 }
 
-// TestApproveTargetsNewestFromAnyPane: with the cursor on a finished task,
-// or the focus in another pane, y approves the newest pending request; with
-// nothing pending it says so.
+// TestApproveTargetsNewestFromAnyPane: in the Approvals pane y acts on the
+// row under the cursor (a finished task is not a request: it says so);
+// from another pane it approves the newest pending request; with nothing
+// pending it says so.
 func TestApproveTargetsNewestFromAnyPane(t *testing.T) {
 	svc := fixtureService()
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "tab", "tab", "end") // approvals, cursor on the oldest finished task
 	press(t, m, "y")
+	if got := svc.Calls(); len(got) != 0 || !strings.Contains(m.notice.text, "the selected row is not a request waiting for you") {
+		t.Fatalf("y on a finished task: calls %v, notice %q", got, m.notice.text)
+	}
+	press(t, m, "tab", "y")                                                   // messages pane
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"approve a-3"}) { // a-3 arrived last
 		t.Fatalf("calls = %v; want the newest request approved", got)
 	}
 	// a-2 became the target when a-3 went: the first y names it.
-	press(t, m, "shift+tab", "shift+tab", "shift+tab", "y", "y") // peers pane
+	press(t, m, "shift+tab", "shift+tab", "shift+tab", "shift+tab", "y", "y") // peers pane
 	if got := svc.Calls(); len(got) != 2 || got[1] != "approve a-2" {
 		t.Fatalf("calls = %v; want a-2 approved from the Peers pane", got)
 	}

@@ -188,10 +188,17 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 // announces: y/n for the request to run something that just arrived (they
 // work from any pane), the Peers pane's t/x for a trust request.
 func (m *Model) attentionKeys(ev agent.Event) string {
+	if m.topDialog() != nil {
+		return "" // the open dialog takes the keys (its y confirms it): name none
+	}
 	switch {
 	case ev.ID != "" && ev.ID == m.approvalAsked:
 		k := m.env.keys.Approvals
-		return " — " + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject · tab to Approvals for details"
+		more := " · tab to Approvals for details"
+		if m.focus == focusApprovals {
+			more = " · enter for details"
+		}
+		return " — " + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject" + more
 	case ev.ID != "" && ev.ID == m.trustAsked:
 		k := m.env.keys.Peers
 		return " — " + k.Trust.Help().Key + " trust, " + k.Refuse.Help().Key + " refuse in the Peers pane"

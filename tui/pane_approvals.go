@@ -124,6 +124,9 @@ func (p *approvalsPane) selectApproval(id string) bool {
 	return false
 }
 
+// onPending reports whether the cursor is on a pending request.
+func (p *approvalsPane) onPending() bool { return p.list.cursor < len(p.approvals) }
+
 // targetID is the id of target, or "".
 func (p *approvalsPane) targetID() string {
 	a, _ := p.target()

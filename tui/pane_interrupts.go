@@ -39,8 +39,8 @@ func (p *interruptsPane) Update(k tea.KeyPressMsg) action {
 		return nil
 	}
 	keys := p.env.keys.Interrupts
-	if key.Matches(k, keys.ReleaseAll) && len(p.rows) > 0 {
-		return releaseAction{}
+	if key.Matches(k, keys.ReleaseAll) {
+		return releaseAction{} // with nothing buffered, it says so
 	}
 	if p.list.cursor >= len(p.rows) {
 		return nil
@@ -67,6 +67,6 @@ func (p *interruptsPane) View() string {
 		lines = append(lines, p.row(text, i == p.list.cursor))
 	}
 	q := p.rows[p.list.cursor]
-	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), Sanitize(q.Text))
+	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q))
 	return strings.Join(lines, "\n")
 }

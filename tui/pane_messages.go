@@ -159,23 +159,8 @@ func messageFrom(r agent.Message) string {
 	return from
 }
 
-// messageKind is the typed message's type, else the notification's event.
-// A task that ended without running (task.failed with status rejected or
-// expired) is named for what happened: the owner's no is not a failure.
-func messageKind(r agent.Message) string {
-	if r.Type != "" {
-		return Sanitize(r.Type)
-	}
-	if r.Event == "task.failed" {
-		var d struct {
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(r.Data, &d) == nil && (d.Status == "rejected" || d.Status == "expired") {
-			return "task." + d.Status
-		}
-	}
-	return Sanitize(r.Event)
-}
+// messageKind is what the message is read as (agent.Message.Kind).
+func messageKind(r agent.Message) string { return Sanitize(r.Kind()) }
 
 // messageDetail shows a message whole, with the state of the coordination
 // task it concerns when there is one.

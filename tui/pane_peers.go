@@ -168,7 +168,7 @@ func (p *peersPane) onlineCount() string {
 	}
 	online := 0
 	for _, r := range p.rows {
-		if r.Status == agent.PeerOnline || r.Status == agent.PeerBusy || r.Status == agent.PeerAway {
+		if (r.Status == agent.PeerOnline || r.Status == agent.PeerBusy || r.Status == agent.PeerAway) && !r.RefusesUs {
 			online++
 		}
 	}

@@ -45,6 +45,9 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 // leaves it when several share it: the one question waiting for the owner
 // whose id starts so is meant.
 func (p *queriesPane) byID(id string) agent.Query {
+	if id == "" {
+		return agent.Query{} // no id: `:release` alone means every buffered one, never "the only one"
+	}
 	var prefixed []agent.Query
 	for _, q := range p.rows {
 		if q.ID == id {

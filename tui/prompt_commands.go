@@ -260,7 +260,7 @@ func (m *Model) discover() tea.Cmd {
 				continue // a caller asking for trust is no peer yet
 			}
 			trusted++
-			if p.Status != agent.PeerOffline {
+			if p.Status != agent.PeerOffline && !p.RefusesUs {
 				online++
 			}
 		}

@@ -455,7 +455,7 @@ func TestApproveKeyWaitsForANewArrival(t *testing.T) {
 	if calls := svc.Calls(); len(calls) != 0 {
 		t.Fatalf("y approved a request that arrived as it was pressed: %v", calls)
 	}
-	if !strings.Contains(m.notice.text, "a new request just arrived: catfile from mallory") {
+	if !strings.Contains(m.notice.text, "next request: catfile from mallory") {
 		t.Fatalf("notice %q does not name the new request", m.notice.text)
 	}
 	press(t, m, "y")
@@ -588,5 +588,32 @@ func TestApproveKeyWaitsAfterACancelledRequest(t *testing.T) {
 	pump(t, m, func() tea.Msg { return flushMsg{} })
 	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-9"}) {
 		t.Fatalf("calls = %v, want a-9 approved once the owner selected it", calls)
+	}
+}
+
+// TestARefusingPeerIsNotCountedOnline: a peer that answers but refuses
+// us cannot be asked anything, so the Peers title does not count it online.
+func TestARefusingPeerIsNotCountedOnline(t *testing.T) {
+	p := newPeersPane(&env{now: fixedNow})
+	p.rows = []agent.Peer{{AgentID: "eng-suzuki", Status: agent.PeerOnline, Trust: agent.TrustPinned, RefusesUs: true},
+		{AgentID: "qa-ito", Status: agent.PeerOnline, Trust: agent.TrustPinned}}
+	if got := p.onlineCount(); got != "1/2 online" {
+		t.Errorf("online count %q, want 1/2 online", got)
+	}
+}
+
+// TestReleaseAloneNeverPicksTheOnlyQuestion: `:release` with no id means
+// every buffered question; with none buffered it says so, even when one
+// escalated question would match an empty id prefix (the walk saw it
+// answered with its draft).
+func TestReleaseAloneNeverPicksTheOnlyQuestion(t *testing.T) {
+	svc := fixtureService()
+	svc.queries = []agent.Query{{ID: "q-urgent", From: "pm-tanaka", Text: "is prod login broken?", State: agent.QueryEscalated, ReceivedAt: fixedNow}}
+	m := newLoaded(t, svc, 100, 30, true)
+	press(t, m, ":")
+	typeText(t, m, "release")
+	press(t, m, "enter")
+	if calls := svc.Calls(); len(calls) != 0 || !strings.Contains(m.notice.text, "nothing buffered to release") {
+		t.Fatalf("calls %v, notice %q", calls, m.notice.text)
 	}
 }

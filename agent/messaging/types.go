@@ -114,3 +114,22 @@ type Message struct {
 	// (RelatedID names one this agent asked), kept across restarts.
 	Question string `json:"question,omitempty"`
 }
+
+// Kind is what a person reads the message as: a typed message's type, else
+// the notification's event, except that a task which ended without
+// running (task.failed on the wire, status rejected or expired) is named
+// for what happened: the owner's no is not a failure.
+func (m Message) Kind() string {
+	if m.Type != "" {
+		return m.Type
+	}
+	if m.Event == "task.failed" {
+		var d struct {
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(m.Data, &d) == nil && (d.Status == "rejected" || d.Status == "expired") {
+			return "task." + d.Status
+		}
+	}
+	return m.Event
+}

@@ -68,6 +68,10 @@ type Engine struct {
 	// directory: at another ref a committed symlink may lead elsewhere
 	// than in the checkout the request was judged against. Nil: no check.
 	FolderDenies func(requester, scope string) string
+	// Trusted reports whether requester is still a trusted peer; a request
+	// from one the owner stopped trusting is canceled, not approved. Nil:
+	// every requester is.
+	Trusted func(requester string) bool
 	// MCP runs an mcp_tool task's tool on the work AI's MCP server; the
 	// tool and its arguments come from config, params are the resolved
 	// values. nil refuses mcp_tool tasks.

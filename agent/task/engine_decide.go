@@ -59,6 +59,15 @@ func (e *Engine) Approve(ctx context.Context, approvalID string) error {
 	if err != nil {
 		return err
 	}
+	if e.Trusted != nil && !e.Trusted(a.Requester) {
+		// Asked while trusted, approved after the owner stopped trusting
+		// it (aoi peers refuse, or taken out of the config): not run.
+		ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: no longer trusted", a.TaskType, a.Requester)}
+		if err := e.closeApproval(ctx, a, StateCanceled, "owner", "no longer trusted", "canceled: "+a.Requester+" is no longer trusted here", ev); err != nil {
+			return decideError(a.ID, err)
+		}
+		return errs.Conflict("%s is no longer trusted here, so its request %s was canceled, not run; trust it again (aoi peers trust) and have it ask again", a.Requester, a.ID)
+	}
 	err = e.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.DecideApproval(a.ID, StatePending, StateApproved, "owner", ""); err != nil {
 			return err
@@ -225,4 +234,27 @@ func (e *Engine) Cancel(ctx context.Context, taskID, requester string) error {
 		return nil
 	}
 	return fmt.Errorf("task %s is already %s; nothing to cancel", taskID, t.State)
+}
+
+// CancelPendingFrom cancels every request of requester still waiting for
+// the owner: the owner stopped trusting it (aoi peers refuse, or taken out
+// of the config), so one y must not run what it asked for before. It
+// returns how many it canceled.
+func (e *Engine) CancelPendingFrom(ctx context.Context, requester string) (int, error) {
+	pending, err := e.Store.Approvals(ctx, StatePending, 1000)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range pending {
+		if a.Requester != requester {
+			continue
+		}
+		ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: no longer trusted", a.TaskType, a.Requester)}
+		if err := e.closeApproval(ctx, a, StateCanceled, "owner", "no longer trusted", "canceled: "+requester+" is no longer trusted here", ev); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

@@ -156,10 +156,7 @@ func printMessages(w io.Writer, p agent.InboxPage) {
 		if m.Origin != "" && m.Origin != m.From {
 			from = m.Origin + " via " + m.From
 		}
-		typ := m.Type
-		if typ == "" {
-			typ = m.Event
-		}
+		typ := m.Kind()
 		rows = append(rows, []string{strconv.FormatInt(m.Seq, 10), cell(from, 30), cell(typ, 16), dash(cell(m.TaskID, 20)),
 			dash(cell(m.Priority, 8)), when(m.ReceivedAt), messageSummary(m, maxSummary)})
 	}

@@ -52,3 +52,14 @@ func TestPendingRequestWithoutEndpoint(t *testing.T) {
 		t.Errorf("a source address was offered as an endpoint or noted beside an announced one:\n%s", out)
 	}
 }
+
+// TestMessagesNameARejectedTask: `aoi messages` names a task the owner
+// rejected as the interface does, not task.failed.
+func TestMessagesNameARejectedTask(t *testing.T) {
+	var b bytes.Buffer
+	printMessages(&b, agent.InboxPage{Messages: []agent.Message{{Seq: 3, From: "eng-suzuki", Event: "task.failed",
+		Data: []byte(`{"task_id":"t-1","status":"rejected","summary":"say_hi rejected: not now"}`)}}})
+	if out := b.String(); !strings.Contains(out, "task.rejected") {
+		t.Errorf("aoi messages printed:\n%s", out)
+	}
+}
