@@ -72,7 +72,10 @@ func (p *promptBar) typed() bool {
 }
 
 func (p *promptBar) updateInput(msg tea.Msg) tea.Cmd {
-	p.choices = "" // typing answers them
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		p.choices = "" // typing answers them; a cursor blink does not
+	}
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
 	return cmd
@@ -245,17 +248,32 @@ func commonPrefix(ss []string) string {
 	return string(p)
 }
 
+// lineTail is the end of a rendered line that shows nothing but spaces:
+// spaces and style codes.
+var lineTail = regexp.MustCompile("(?: |\x1b\\[[0-9;]*m)+$")
+
+// trimPadding cuts the run of spaces a text input pads itself with from
+// the end of line, styled or not (terminals differ in the codes around
+// it). The codes stay, so styles still end where they did, and so does the
+// cursor: a single reverse-video space.
+func trimPadding(line string) string {
+	loc := lineTail.FindStringIndex(line)
+	if loc == nil {
+		return line
+	}
+	return line[:loc[0]] + runOfSpaces.ReplaceAllString(line[loc[0]:], "")
+}
+
+var runOfSpaces = regexp.MustCompile(" {2,}")
+
 // view renders the open prompt bar.
-// inputPadding is the styled run of spaces a text input pads itself with
-// (its cursor is a single reverse-video space, which this leaves alone).
-var inputPadding = regexp.MustCompile("\x1b\\[[0-9;]*m {2,}\x1b\\[m$")
 
 func (p *promptBar) view(w int) string {
 	line := p.env.styles.Prompt.Render("›") + " " + p.input.View()
 	if p.choices != "" {
 		// The input pads itself to the bar's width; the list goes after
 		// what was typed.
-		line = inputPadding.ReplaceAllString(line, "") + "   " + p.env.styles.Muted.Render(Sanitize(p.choices))
+		line = trimPadding(line) + "   " + p.env.styles.Muted.Render(Sanitize(p.choices))
 	}
 	return fit(line, w)
 }

@@ -617,3 +617,41 @@ func TestReleaseAloneNeverPicksTheOnlyQuestion(t *testing.T) {
 		t.Fatalf("calls %v, notice %q", calls, m.notice.text)
 	}
 }
+
+// TestInputPaddingGoesWhateverItsCodes: the input's padding is cut before
+// the list of candidates whether it is styled, plain, or wrapped in other
+// codes (a real terminal's differ from the test's), and the cursor stays.
+func TestInputPaddingGoesWhateverItsCodes(t *testing.T) {
+	cursor := "\x1b[7m \x1b[m"
+	for line, want := range map[string]string{
+		"› :answer q-01" + cursor + "\x1b[38;5;7m      \x1b[m":    "› :answer q-01" + cursor + "\x1b[38;5;7m\x1b[m",
+		"› :answer q-01" + cursor + "      ":                      "› :answer q-01" + cursor,
+		"› :answer q-01" + cursor + "\x1b[0m      \x1b[0m\x1b[0m": "› :answer q-01" + cursor + "\x1b[0m\x1b[0m\x1b[0m",
+	} {
+		if got := trimPadding(line); got != want {
+			t.Errorf("%q → %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestCandidatesOutliveACursorBlink: the list of candidates tab shows
+// stays until the owner types: in a real terminal the cursor's blink
+// messages reach the input at once, and cleared the list before it drew.
+func TestCandidatesOutliveACursorBlink(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 36, true)
+	press(t, m, ":")
+	typeText(t, m, "re")
+	press(t, m, "tab")
+	if m.prompt.choices == "" {
+		t.Fatal("tab listed no candidates for :re")
+	}
+	type blink struct{}
+	m.Update(blink{})
+	if !strings.Contains(screen(m), "2 match: release · reload") {
+		t.Errorf("the candidates went with a non-key message:\n%s", screen(m))
+	}
+	press(t, m, "l")
+	if m.prompt.choices != "" {
+		t.Error("typing did not clear the candidates")
+	}
+}
