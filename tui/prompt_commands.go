@@ -298,7 +298,7 @@ type reloadedMsg struct {
 func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 	title, text := "Config reloaded", Sanitize(msg.text)
 	if msg.err != nil {
-		title, text = "Config not reloaded", "reload failed: "+Sanitize(msg.err.Error())
+		title, text = "Config not reloaded", "reload failed: "+errGist(Sanitize(msg.err.Error()))
 		m.failAction("reload failed", msg.err)
 	} else {
 		m.info(text)

@@ -655,3 +655,18 @@ func TestCandidatesOutliveACursorBlink(t *testing.T) {
 		t.Error("typing did not clear the candidates")
 	}
 }
+
+// TestReloadDialogShowsNoRPCCode: the dialog a long reload refusal opens
+// reads like the notice: no JSON-RPC code in front of the reason.
+func TestReloadDialogShowsNoRPCCode(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	long := "rpc error -32000 (Server error): config not reloaded, the running one stays: /ui/theme: \"neon\" is not valid — expected: auto, dark, light, high-contrast, or the path of a theme file ending in .json"
+	m.handleReloaded(reloadedMsg{err: errors.New(long)})
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok {
+		t.Fatalf("a long refusal opened %T", m.topDialog())
+	}
+	if strings.Contains(d.body, "-32000") || !strings.Contains(d.body, "reload failed: config not reloaded") {
+		t.Errorf("dialog body %q", d.body)
+	}
+}
