@@ -670,3 +670,16 @@ func TestReloadDialogShowsNoRPCCode(t *testing.T) {
 		t.Errorf("dialog body %q", d.body)
 	}
 }
+
+// TestInterruptsPreviewShowsTheDraft: the preview under Interrupts shows
+// the draft that r would send, not only the question.
+func TestInterruptsPreviewShowsTheDraft(t *testing.T) {
+	draft, _ := json.Marshal(map[string]any{"summary": "No recorded work matches redis config."})
+	p := newInterruptsPane(&env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true)})
+	p.SetSize(100, 12)
+	p.setQueries([]agent.Query{{ID: "q-1", From: "pm-tanaka", Text: "redis config?", State: agent.QueryBuffered,
+		Priority: "low", Draft: draft, ReceivedAt: fixedNow}})
+	if view := ansi.Strip(p.View()); !strings.Contains(view, "draft (what releasing sends): No recorded work matches redis config.") {
+		t.Errorf("the Interrupts preview lacks the draft:\n%s", view)
+	}
+}
