@@ -683,3 +683,18 @@ func TestInterruptsPreviewShowsTheDraft(t *testing.T) {
 		t.Errorf("the Interrupts preview lacks the draft:\n%s", view)
 	}
 }
+
+// TestNoticeNamesNoKeysUnderADialog: with a dialog open (its y confirms
+// it), the notice of a new request does not offer y approve.
+func TestNoticeNamesNoKeysUnderADialog(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 36, true)
+	m.runAction(releaseAction{}) // the "release every buffered question" confirmation
+	if _, ok := m.topDialog().(*confirmDialog); !ok {
+		t.Fatalf("no confirmation open: %T", m.topDialog())
+	}
+	m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventApprovalRequested, ID: "a-9", Summary: "pm-tanaka wants to run lint"}})
+	m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: "a-9", Summary: "pm-tanaka wants to run lint"}})
+	if strings.Contains(m.notice.text, "approve") {
+		t.Errorf("the notice offers keys the dialog owns: %q", m.notice.text)
+	}
+}
