@@ -15,6 +15,11 @@ import (
 // file copied into place is group-writable by its owner's own group. A
 // path that does not exist yet is fine: aoi makes it, as its own.
 func checkOwnership(dataDir, cfgPath string) error {
+	return checkOwnershipAs(os.Getuid(), dataDir, cfgPath)
+}
+
+// checkOwnershipAs is checkOwnership for the user uid.
+func checkOwnershipAs(uid int, dataDir, cfgPath string) error {
 	for _, p := range []struct{ path, what, fix string }{
 		{dataDir, "data dir", "chmod 700 " + dataDir},
 		{cfgPath, "config", "chmod 600 " + cfgPath},
@@ -27,9 +32,9 @@ func checkOwnership(dataDir, cfgPath string) error {
 		if err != nil {
 			return err
 		}
-		if uid, ok := ownerOf(fi); ok && uid != os.Getuid() {
+		if owner, ok := ownerOf(fi); ok && owner != uid {
 			return fmt.Errorf("the %s %s belongs to another user (uid %d, you are uid %d), who could have chosen its ACL rules and task commands; use a %s of your own (aoi init --data-dir DIR under your home)",
-				p.what, p.path, uid, os.Getuid(), p.what)
+				p.what, p.path, owner, uid, p.what)
 		}
 		if fi.Mode().Perm()&0o002 != 0 {
 			return fmt.Errorf("the %s %s can be changed by other users (mode %#o), who could rewrite its ACL rules and task commands; run: %s",

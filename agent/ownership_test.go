@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,25 +10,22 @@ import (
 
 // TestOwnershipRefusesAnotherUsersDataDir: a data dir another user owns
 // is refused, naming both uids (a data dir under /tmp made first by
-// someone else). Changing a file's owner needs root: the test runs as
-// root in CI's containers and says so where it cannot.
+// someone else). The check runs as a user other than the one who made the
+// directory, which needs no chown.
 func TestOwnershipRefusesAnotherUsersDataDir(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("needs root to give a directory to another user (chown)")
-	}
 	dir := filepath.Join(t.TempDir(), "eng")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkOwnership(dir, filepath.Join(dir, "config.json")); err != nil {
+	me := os.Getuid()
+	if err := checkOwnershipAs(me, dir, filepath.Join(dir, "config.json")); err != nil {
 		t.Fatalf("our own data dir refused: %v", err)
 	}
-	if err := os.Chown(dir, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	err := checkOwnership(dir, filepath.Join(dir, "config.json"))
-	if err == nil || !strings.Contains(err.Error(), "belongs to another user (uid 65534, you are uid 0)") {
-		t.Fatalf("another user's data dir: %v", err)
+	other := me + 1
+	err := checkOwnershipAs(other, dir, filepath.Join(dir, "config.json"))
+	want := fmt.Sprintf("belongs to another user (uid %d, you are uid %d)", me, other)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("another user's data dir: %v, want %q", err, want)
 	}
 }
 

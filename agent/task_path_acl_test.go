@@ -14,25 +14,35 @@ import (
 	"github.com/aoi-protocol/aoi/config"
 )
 
+// catfileAgents starts eng, holding acme/webapp (at repo, when given) with
+// a catfile task taking a path, PMs may execute there and nobody may reach
+// secrets/; and pm, paired with it and announced.
+func catfileAgents(t *testing.T, repo, isolation string) (eng, pm *testAgent) {
+	eng = newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
+			{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
+		c.Tasks = map[string]config.TaskType{"catfile": {
+			Command: []string{"cat", "{{pkg}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: isolation,
+			Params:   map[string]config.Param{"pkg": {Type: config.ParamTypePath}},
+			Approval: config.Approval{Required: true},
+		}}
+	})
+	pm = newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	pm.Discover(context.Background())
+	return eng, pm
+}
+
 // TestTaskPathParamMeetsFolderRules: a task's path parameter is checked
 // against folder rules like a query's scope: the attack run had
 // `catfile pkg=secrets/plan.txt` accepted although no-secrets gives every
 // peer nothing under secrets/. A path outside the folder still goes
 // through to approval.
 func TestTaskPathParamMeetsFolderRules(t *testing.T) {
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		engConfig(c)
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"})
-		c.Tasks = map[string]config.TaskType{"catfile": {
-			Command: []string{"cat", "{{pkg}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none",
-			Params:   map[string]config.Param{"pkg": {Type: config.ParamTypePath}},
-			Approval: config.Approval{Required: true},
-		}}
-	})
-	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
-	pair(eng, pm)
+	eng, pm := catfileAgents(t, "", "none")
 	ctx := context.Background()
-	pm.Discover(ctx)
 	_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "catfile", Params: map[string]string{"pkg": "secrets/plan.txt"}})
 	if err == nil || !strings.Contains(err.Error(), "no execute access to acme/webapp/secrets/plan.txt: rule no-secrets grants none") {
 		t.Fatalf("a path under secrets/: %v, want a denial", err)
@@ -76,21 +86,8 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 	git("commit", "-q", "-m", "a link")
 	git("checkout", "-q", "main") // the owner's checkout has no docs/s
 
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
-		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
-			{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
-		c.Tasks = map[string]config.TaskType{"catfile": {
-			Command: []string{"cat", "{{pkg}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "worktree",
-			Params:   map[string]config.Param{"pkg": {Type: config.ParamTypePath}},
-			Approval: config.Approval{Required: true},
-		}}
-	})
-	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
-	pair(eng, pm)
+	eng, pm := catfileAgents(t, repo, "worktree")
 	ctx := context.Background()
-	pm.Discover(ctx)
 	// aoi's own asker sends no ref: a peer's own client can.
 	var res wire.TaskExecuteResult
 	err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",

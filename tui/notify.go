@@ -103,9 +103,8 @@ func failText(what string, err error) (whole, gist string) {
 
 // cliAdvice matches the commands the core's errors advise, written for a
 // shell; promptAdvice writes them as the prompt bar takes them, since the
-// owner reading them is in the interface.
-// Only advice to this owner is rewritten: "its owner runs `aoi peers
-// trust`" is about the other machine.
+// owner reading them is in the interface. Only advice to this owner is
+// rewritten: "its owner runs `aoi peers trust`" is about the other machine.
 var cliAdvice = strings.NewReplacer(
 	"`aoi discover`", "`:discover`",
 	"pin it with `aoi peers trust ", "pin it with `:trust ",

@@ -87,7 +87,6 @@ func pathParamScopes(tt config.TaskType, params map[string]any) []string {
 			continue
 		}
 		out = append(out, tt.Context+"/"+v) // uncleaned: a "../" is refused as leading outside
-
 	}
 	return out
 }

@@ -235,26 +235,3 @@ func (e *Engine) Cancel(ctx context.Context, taskID, requester string) error {
 	}
 	return fmt.Errorf("task %s is already %s; nothing to cancel", taskID, t.State)
 }
-
-// CancelPendingFrom cancels every request of requester still waiting for
-// the owner: the owner stopped trusting it (aoi peers refuse, or taken out
-// of the config), so one y must not run what it asked for before. It
-// returns how many it canceled.
-func (e *Engine) CancelPendingFrom(ctx context.Context, requester string) (int, error) {
-	pending, err := e.Store.Approvals(ctx, StatePending, 1000)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, a := range pending {
-		if a.Requester != requester {
-			continue
-		}
-		ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: no longer trusted", a.TaskType, a.Requester)}
-		if err := e.closeApproval(ctx, a, StateCanceled, "owner", "no longer trusted", "canceled: "+requester+" is no longer trusted here", ev); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
-}
