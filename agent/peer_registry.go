@@ -30,6 +30,10 @@ type TrustRequest = peers.TrustRequest
 // (rpc.NormalizeFingerprint, for front ends that do not import rpc).
 func NormalizeFingerprint(s string) (string, error) { return rpc.NormalizeFingerprint(s) }
 
+// GroupFingerprint writes a fingerprint in eight groups of eight hex digits,
+// as people compare it (rpc.GroupFingerprint).
+func GroupFingerprint(fp string) string { return rpc.GroupFingerprint(fp) }
+
 // URLMapper and PeerFinder are what a transport may add for the registry
 // (agent/peers): peer URLs of its own, and candidate peers it finds.
 type (

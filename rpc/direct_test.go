@@ -84,9 +84,15 @@ func TestFingerprintFormats(t *testing.T) {
 	if got := FormatFingerprint(fp); len(got) != 64+15 || got[4] != ':' {
 		t.Fatalf("FormatFingerprint = %q", got)
 	}
+	if got := GroupFingerprint(fp); got != fp[:8]+" "+fp[8:16]+" "+fp[16:24]+" "+fp[24:32]+" "+fp[32:40]+" "+fp[40:48]+" "+fp[48:56]+" "+fp[56:] {
+		t.Errorf("GroupFingerprint = %q", got)
+	}
+	if got := GroupFingerprint("not-a-fingerprint"); got != "not-a-fingerprint" {
+		t.Errorf("GroupFingerprint changed what is not a fingerprint: %q", got)
+	}
 	// As the Peers pane shows it: groups of 8 over several lines.
 	paneForm := fp[:8] + " " + fp[8:16] + " " + fp[16:24] + "\n" + fp[24:32] + " " + fp[32:40] + " " + fp[40:48] + "\n" + fp[48:56] + " " + fp[56:]
-	for _, in := range []string{fp, strings.ToUpper(FormatFingerprint(fp)), "SHA256:" + fp, paneForm} {
+	for _, in := range []string{fp, strings.ToUpper(FormatFingerprint(fp)), "SHA256:" + fp, paneForm, GroupFingerprint(fp)} {
 		if got, err := NormalizeFingerprint(in); err != nil || got != fp {
 			t.Errorf("NormalizeFingerprint(%q) = %q, %v", in, got, err)
 		}

@@ -122,7 +122,25 @@ func Fingerprint(der []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// FormatFingerprint groups a fingerprint for people: "ab12:cd34:…".
+// GroupFingerprint writes a fingerprint for people: 64 hex digits in eight
+// groups of eight ("9c41d207 5be8aa13 …"), as the interface, `aoi id` and
+// `aoi peers` show it and NormalizeFingerprint takes it back. Anything else
+// is returned as it is.
+func GroupFingerprint(fp string) string {
+	if len(fp) != sha256.Size*2 || strings.Trim(fp, "0123456789abcdef") != "" {
+		return fp
+	}
+	var b strings.Builder
+	for i := 0; i < len(fp); i += 8 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(fp[i : i+8])
+	}
+	return b.String()
+}
+
+// FormatFingerprint groups a fingerprint by four with colons: "ab12:cd34:…".
 func FormatFingerprint(fp string) string {
 	var b strings.Builder
 	for i := 0; i < len(fp); i += 4 {

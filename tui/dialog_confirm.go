@@ -123,7 +123,7 @@ func (d *trustDialog) View(w, h int, env *env) string {
 	d.id.SetWidth(bw - 16)
 	d.role.SetWidth(bw - 16)
 	fields := detailFields([][2]string{
-		{"fingerprint", groupedFP(d.p.Fingerprint)}, {"endpoint", orDefault(d.p.Endpoint, noEndpoint(d.p))},
+		{"fingerprint", agent.GroupFingerprint(d.p.Fingerprint)}, {"endpoint", orDefault(d.p.Endpoint, noEndpoint(d.p))},
 		{"calls from", d.p.Source}, {"announced role", d.p.AnnouncedRole},
 	})
 	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi id` on their machine. Trust only if they match.", bw-2) +

@@ -60,16 +60,6 @@ func (p *peersPane) selfLines() []string {
 	return lines
 }
 
-// groupedFP is a fingerprint in groups of eight, as the Peers pane shows
-// your own and `aoi peers trust` takes it.
-// Anything but 64 hex digits is shown as it is.
-func groupedFP(fp string) string {
-	if len(fp) != 64 || strings.Trim(fp, "0123456789abcdef") != "" {
-		return fp
-	}
-	return strings.Join(groupWrap(fp, 8, len(fp)*2), " ")
-}
-
 // groupWrap splits s into groups of n characters separated by spaces, as
 // fingerprints are read aloud, and wraps the groups to lines of width w.
 func groupWrap(s string, n, w int) []string {
@@ -233,9 +223,11 @@ func (p *peersPane) View() string {
 	for i := start; i < end; i++ {
 		r := p.rows[i]
 		if r.Trust == agent.TrustPending {
+			// In the table's own columns: the role it announced, "trust?"
+			// as its status, and where the contexts go, what to do.
 			k := p.env.keys.Peers
-			text := columns(p.w, []int{2, 16}, "?", Sanitize(r.AgentID),
-				"wants trust · "+shortFP(r.Fingerprint)+" · "+k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse")
+			text := columns(p.w, widths, "?", Sanitize(r.AgentID), Sanitize(r.Role), "trust?",
+				ago(p.env.now, r.LastSeen), k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse · "+shortFP(r.Fingerprint))
 			lines = append(lines, p.rowStyled(text, i == p.list.cursor, p.env.styles.Warn))
 			continue
 		}
@@ -290,7 +282,7 @@ func peerDetail(r agent.Peer, e *env) string {
 	fields := [][2]string{
 		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
 		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
-		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", groupedFP(r.Fingerprint)},
+		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", agent.GroupFingerprint(r.Fingerprint)},
 		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", strings.Join(r.TaskTypes, ", ")},
 	}
 	return detailFields(fields)

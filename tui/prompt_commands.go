@@ -108,6 +108,9 @@ func parseTrust(f []string) (promptCommand, error) {
 		return promptCommand{}, errors.New(usage)
 	}
 	fp, n := fingerprintWords(f[1:])
+	if digits := hexDigitsLeading(f[1:]); len(fp) != 64 && digits > 0 && digits != 64 {
+		return promptCommand{}, fmt.Errorf("that fingerprint has %d hex digits, not 64: paste it whole, all eight groups, as the Peers pane or `aoi id` shows it", digits)
+	}
 	rest := f[1+n:]
 	if len(rest) > 2 {
 		return promptCommand{}, errors.New(usage)
@@ -133,6 +136,22 @@ func fingerprintWords(f []string) (string, int) {
 		}
 	}
 	return f[0], 1
+}
+
+// hexDigitsLeading counts the hex digits in the leading words that look
+// like parts of a fingerprint (hex, maybe with colons, dashes or a
+// "sha256:" prefix), so a fingerprint pasted short is named as such
+// instead of being taken for an endpoint.
+func hexDigitsLeading(f []string) int {
+	digits := 0
+	for _, w := range f {
+		w = strings.NewReplacer(":", "", "-", "").Replace(strings.TrimPrefix(strings.ToLower(w), "sha256:"))
+		if w == "" || strings.Trim(w, "0123456789abcdef") != "" {
+			break
+		}
+		digits += len(w)
+	}
+	return digits
 }
 
 // restAfter returns line after its first n space-separated words, keeping

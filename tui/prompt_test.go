@@ -22,8 +22,10 @@ func TestParsePrompt(t *testing.T) {
 		{":task pm lint", promptCommand{name: "task", task: agent.TaskRequest{To: "pm", TaskType: "lint"}}},
 		{":focus on", promptCommand{name: "focus", on: true}},
 		{":focus off", promptCommand{name: "focus"}},
-		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Announce: true}}},
-		{":trust pm-tanaka SHA256:ab 127.0.0.1:8444 pm", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "SHA256:ab", Endpoint: "127.0.0.1:8444", Role: "pm", Announce: true}}},
+		{":trust pm-tanaka SHA256:" + fpAB + " 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: fpAB, Endpoint: "127.0.0.1:8444", Announce: true}}},
+		{":trust pm-tanaka " + fpAB + " 127.0.0.1:8444 pm", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: fpAB, Endpoint: "127.0.0.1:8444", Role: "pm", Announce: true}}},
+		// Not hex: the core says what is wrong with it.
+		{":trust pm-tanaka fingerprint 127.0.0.1:8444", promptCommand{name: "trust", trust: agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: "fingerprint", Endpoint: "127.0.0.1:8444", Announce: true}}},
 		{":answer q-7 done by  Friday", promptCommand{name: "answer", id: "q-7", text: "done by  Friday"}},
 		{":decline q-7 ask in standup", promptCommand{name: "decline", id: "q-7", text: "ask in standup"}},
 		// The fingerprint as the Peers pane groups it, then the endpoint and role.
@@ -46,6 +48,9 @@ func TestParsePrompt(t *testing.T) {
 	}
 }
 
+// fpAB is a well-formed fingerprint for the prompt's tests.
+var fpAB = strings.Repeat("ab", 32)
+
 func TestParsePromptErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"hello":                                  "start with @",
@@ -58,10 +63,13 @@ func TestParsePromptErrors(t *testing.T) {
 		":answer q-7":                            ":answer QUERY-ID",
 		":decline q-7":                           ":decline QUERY-ID reason (the asker reads it)",
 		":answr q-7 yes":                         "did you mean :answer?",
-		":trust eng ab ab ab ab 127.0.0.1:1 r x": ":trust AGENT FINGERPRINT",
-		":frobnicate":                            "unknown command :frobnicate",
-		":release a b":                           ":release",
-		":":                                      "type a command",
+		":trust eng ab ab ab ab 127.0.0.1:1 r x": "has 8 hex digits, not 64",
+		// Pasted short: named as such, not taken for an endpoint.
+		":trust qa 9c41d207 5be8aa13 127.0.0.1:8445": "has 16 hex digits, not 64: paste it whole",
+		":trust qa SHA256:9c41d207":                  "has 8 hex digits",
+		":frobnicate":                                "unknown command :frobnicate",
+		":release a b":                               ":release",
+		":":                                          "type a command",
 	} {
 		_, err := parsePrompt(in)
 		if err == nil || !strings.Contains(err.Error(), want) {

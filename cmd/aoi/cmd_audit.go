@@ -188,7 +188,8 @@ func sealedText(v agent.AuditVerification) string {
 	case v.SealedThrough == 0:
 		return "; not sealed yet (aoi seals it with its identity key every 10 minutes of activity and when it stops)"
 	case v.Unsealed > 0:
-		return fmt.Sprintf("; signed by this agent's key through seq %d, %d newer row(s) not yet", v.SealedThrough, v.Unsealed)
+		return fmt.Sprintf("; signed by this agent's key through seq %d; the %d %s after it %s on the chain alone until the next seal (within 10 minutes, or at a clean stop)",
+			v.SealedThrough, v.Unsealed, plural(int(v.Unsealed), "row", "rows"), plural(int(v.Unsealed), "rests", "rest"))
 	}
 	return "; signed by this agent's key up to its newest row"
 }

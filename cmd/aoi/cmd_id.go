@@ -37,7 +37,7 @@ func (a *app) idCmd() *cobra.Command {
 				return err
 			}
 			return a.emit(info, func(w io.Writer) {
-				fmt.Fprintf(w, "agent:       %s\nfingerprint: %s\nlisten:      %s\n", info.AgentID, info.Fingerprint, info.Listen)
+				fmt.Fprintf(w, "agent:       %s\nfingerprint: %s\nlisten:      %s\n", info.AgentID, rpc.GroupFingerprint(info.Fingerprint), info.Listen)
 			})
 		},
 	}

@@ -43,7 +43,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"version", cell(st.Version, 0)},
 		{"transport", cell(st.Transport, 0)},
 		{"listening", cell(st.ListenAddr, 0)},
-		{"fingerprint", dash(st.Fingerprint)},
+		{"fingerprint", dash(agent.GroupFingerprint(st.Fingerprint))},
 		{"focus", focus},
 		{"peers online", strconv.Itoa(st.PeersOnline)},
 		{"queries waiting", fmt.Sprintf("%d for you, %d buffered", st.PendingQuery, st.Buffered)},
@@ -171,8 +171,9 @@ func (a *app) refuseCmd() *cobra.Command {
 		Short: "Drop a pending trust request, or stop trusting a pinned peer",
 		Long: "aoi peers refuse drops a pending trust request (by fingerprint), or stops trusting a\n" +
 			"pinned peer (by fingerprint or agent id): its pin goes and its calls are refused from\n" +
-			"then on, ringing nobody. `aoi peers trust` pins either again.",
-		Args: args(cobra.ExactArgs(1)),
+			"then on, ringing nobody. `aoi peers trust` pins either again. The fingerprint may be\n" +
+			"pasted as `aoi peers` shows it, in groups of eight.",
+		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return call(a, func(svc agent.PeerService) error {
 				// The core drops an unknown fingerprint without a word (the
@@ -182,12 +183,13 @@ func (a *app) refuseCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fp, _ := rpc.NormalizeFingerprint(argv[0]) // "" when it is an agent id
+				given := strings.Join(argv, " ")
+				fp, _ := rpc.NormalizeFingerprint(given) // "" when it is an agent id
 				i := slices.IndexFunc(peers, func(p agent.Peer) bool {
-					return p.Fingerprint != "" && (p.Fingerprint == fp || p.Trust == agent.TrustPinned && p.AgentID == argv[0])
+					return p.Fingerprint != "" && (p.Fingerprint == fp || p.Trust == agent.TrustPinned && p.AgentID == given)
 				})
 				if i < 0 {
-					return fmt.Errorf("no pending trust request or pinned peer has fingerprint or id %s; `aoi peers` lists them", sanitize(argv[0], false))
+					return fmt.Errorf("no pending trust request or pinned peer has fingerprint or id %s; `aoi peers` lists them", sanitize(given, false))
 				}
 				p := peers[i]
 				if err := svc.Refuse(cmd.Context(), agent.RefuseRequest{Fingerprint: p.Fingerprint}); err != nil {
@@ -196,7 +198,7 @@ func (a *app) refuseCmd() *cobra.Command {
 				if p.Trust == agent.TrustPinned {
 					return a.done("%s is no longer trusted; its calls are refused (`aoi peers trust` pins it again)", cell(p.AgentID, 0))
 				}
-				return a.done("refused %s", p.Fingerprint)
+				return a.done("refused %s", agent.GroupFingerprint(p.Fingerprint))
 			})
 		},
 	}
@@ -238,7 +240,7 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 		}
 		rows = append(rows, []string{
 			cell(p.AgentID, 24), dash(cell(p.Role, 12)), cell(status, 8), cell(p.Trust, 8),
-			dash(cell(p.Endpoint, 32)), dash(cell(p.Fingerprint, 0)), when(p.LastSeen),
+			dash(cell(p.Endpoint, 32)), dash(cell(agent.GroupFingerprint(p.Fingerprint), 0)), when(p.LastSeen),
 		})
 	}
 	table(w, []string{"AGENT", "ROLE", "STATUS", "TRUST", "ENDPOINT", "FINGERPRINT", "LAST SEEN"}, rows)

@@ -356,7 +356,9 @@ func TestPeersRefuse(t *testing.T) {
 	}
 	cli(t, bin, qa, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
 	waitOut(t, "pending trust request", func() string { return cli(t, bin, eng, "peers") }, qaSt.Fingerprint)
-	if row := rowOf(cli(t, bin, eng, "peers"), qaSt.Fingerprint); !strings.Contains(row, "pending") {
+	// The table shows the fingerprint as the interface does, in groups.
+	grouped := rpc.GroupFingerprint(qaSt.Fingerprint)
+	if row := rowOf(cli(t, bin, eng, "peers"), grouped); !strings.Contains(row, "pending") {
 		t.Fatalf("qa-sato's request is not pending: %q", row)
 	}
 	// The hint is the whole command, endpoint included: pinned without
@@ -370,10 +372,12 @@ func TestPeersRefuse(t *testing.T) {
 	if !strings.Contains(out, "no pending trust request or pinned peer has fingerprint or id "+unknown) || strings.Contains(out, "refused") {
 		t.Errorf("refusing an unknown fingerprint:\n%s", out)
 	}
-	if out := cli(t, bin, eng, "peers", "refuse", qaSt.Fingerprint); !strings.Contains(out, "refused "+qaSt.Fingerprint) {
+	// Pasted from the table, groups and all.
+	refuse := append([]string{"peers", "refuse"}, strings.Fields(grouped)...)
+	if out := cli(t, bin, eng, refuse...); !strings.Contains(out, "refused "+grouped) {
 		t.Errorf("aoi peers refuse: %s", out)
 	}
-	if out := cli(t, bin, eng, "peers"); strings.Contains(out, qaSt.Fingerprint) {
+	if out := cli(t, bin, eng, "peers"); strings.Contains(out, qaSt.Fingerprint) || strings.Contains(out, grouped) {
 		t.Errorf("the refused request is still listed:\n%s", out)
 	}
 	cliFails(t, bin, eng, exitFailure, "peers", "refuse", qaSt.Fingerprint)
@@ -653,6 +657,10 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	st, serr := statusOf(eng)
 	if err != nil || serr != nil || strings.TrimSpace(string(fp)) != st.Fingerprint {
 		t.Errorf("AOI_DATA_DIR=eng aoi id --fingerprint = %q, %v; the engineer's is %q (%v)", fp, err, st.Fingerprint, serr)
+	}
+	// For people, aoi id groups it by eight, as the interface does.
+	if out := cli(t, bin, eng, "id"); !strings.Contains(out, "fingerprint: "+rpc.GroupFingerprint(st.Fingerprint)+"\n") {
+		t.Errorf("aoi id does not show the fingerprint in groups of eight:\n%s", out)
 	}
 }
 

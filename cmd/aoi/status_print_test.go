@@ -63,3 +63,21 @@ func TestMessagesNameARejectedTask(t *testing.T) {
 		t.Errorf("aoi messages printed:\n%s", out)
 	}
 }
+
+// TestSealedTextSaysHowFarSignaturesReach: `aoi audit verify` tells the
+// owner which rows a signature vouches for, in plain words.
+func TestSealedTextSaysHowFarSignaturesReach(t *testing.T) {
+	for _, c := range []struct {
+		v    agent.AuditVerification
+		want string
+	}{
+		{agent.AuditVerification{}, "; not sealed yet"},
+		{agent.AuditVerification{SealedThrough: 809, Unsealed: 1}, "; signed by this agent's key through seq 809; the 1 row after it rests on the chain alone until the next seal"},
+		{agent.AuditVerification{SealedThrough: 809, Unsealed: 2}, "the 2 rows after it rest on the chain alone"},
+		{agent.AuditVerification{SealedThrough: 812}, "; signed by this agent's key up to its newest row"},
+	} {
+		if got := sealedText(c.v); !strings.Contains(got, c.want) {
+			t.Errorf("sealedText(%+v) = %q; want it to hold %q", c.v, got, c.want)
+		}
+	}
+}
