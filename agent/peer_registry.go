@@ -60,9 +60,13 @@ func (c *Core) Discover(ctx context.Context) ([]Peer, error) { return c.peers.Di
 // (peers.Registry.Trust: ErrInvalid).
 func (c *Core) Trust(ctx context.Context, req TrustRequest) error { return c.peers.Trust(ctx, req) }
 
-// Refuse drops a pending trust request.
+// Refuse drops a pending trust request, or stops trusting a pinned peer
+// and cancels its requests still waiting for the owner.
 func (c *Core) Refuse(ctx context.Context, req RefuseRequest) error {
-	return c.peers.Refuse(ctx, req.Fingerprint)
+	if err := c.peers.Refuse(ctx, req.Fingerprint); err != nil {
+		return err
+	}
+	return c.cancelUntrusted(ctx)
 }
 
 // announceParams is this agent's announcement.

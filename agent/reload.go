@@ -60,6 +60,9 @@ func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err 
 	}
 	c.applyConfig(cfg)
 	c.ext.reload(cfg)
+	if err := c.cancelUntrusted(ctx); err != nil {
+		c.log.Warn("reload: the requests of peers no longer trusted stay listed", "component", "core", "err", err)
+	}
 	c.log.Info("config reloaded", "component", "core", "path", c.cfgPath, "changes", rep.Changes, "restart", rep.Restart)
 	err = c.db.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendAudit("owner", "ctl.reload", "ok", map[string]any{"path": c.cfgPath, "changes": rep.Changes, "restart": rep.Restart})

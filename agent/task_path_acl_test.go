@@ -120,8 +120,8 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 }
 
 // TestRequestFromAPeerNoLongerTrustedIsNotRun: a request asked while the
-// peer was trusted is canceled, not run, when the owner approves it after
-// having stopped trusting that peer.
+// peer was trusted is canceled the moment the owner stops trusting that
+// peer, so the Approvals queue no longer offers it to one y.
 func TestRequestFromAPeerNoLongerTrustedIsNotRun(t *testing.T) {
 	eng, pm := taskAgents(t)
 	ctx := context.Background()
@@ -135,9 +135,45 @@ func TestRequestFromAPeerNoLongerTrustedIsNotRun(t *testing.T) {
 	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: pm.Fingerprint()}); err != nil {
 		t.Fatal(err)
 	}
+	if left, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(left) != 0 {
+		t.Fatalf("still waiting for the owner after refusing its peer: %+v", left)
+	}
 	err = eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID})
-	if err == nil || !strings.Contains(err.Error(), "pm-tanaka is no longer trusted here, so its request") {
+	if err == nil || !strings.Contains(err.Error(), "already canceled") {
 		t.Fatalf("approving the untrusted peer's request: %v", err)
+	}
+	ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+	if len(ts) != 1 || ts[0].State != agent.TaskCanceled || !strings.Contains(ts[0].Error, "pm-tanaka is no longer trusted here") {
+		t.Fatalf("tasks = %+v, want the request canceled", ts)
+	}
+}
+
+// TestRequestsEndWhenAPeerLeavesTheConfig: taking a peer out of the
+// config's peers[] and reloading cancels its requests still waiting.
+func TestRequestsEndWhenAPeerLeavesTheConfig(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	setPeers := func(peers ...config.Peer) {
+		t.Helper()
+		cfg, err := config.Load(eng.ConfigPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Peers = peers
+		if err := config.Write(eng.ConfigPath, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPeers(config.Peer{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Role: "pm", Endpoint: pm.Addr()})
+	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
+		t.Fatal(err)
+	}
+	setPeers()
+	if left, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(left) != 0 {
+		t.Fatalf("still waiting after pm-tanaka left the config: %+v", left)
 	}
 	ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
 	if len(ts) != 1 || ts[0].State != agent.TaskCanceled {

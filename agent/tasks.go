@@ -34,6 +34,10 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 	if err := c.tasks.Recover(ctx); err != nil {
 		return fmt.Errorf("recover tasks after restart: %w", err)
 	}
+	// A peer taken out of peers[] while aoi was stopped.
+	if err := c.cancelUntrusted(ctx); err != nil {
+		return err
+	}
 	c.ext.onStart(func(ctx context.Context) {
 		c.tasks.Start(ctx)
 		<-ctx.Done()
@@ -65,6 +69,19 @@ func (c *Core) folderDenies(requester, scope string) string {
 func (c *Core) stillTrusted(agentID string) bool {
 	rec, ok, err := c.db.Peer(context.Background(), agentID)
 	return err == nil && ok && rec.Trust == peers.Pinned
+}
+
+// cancelUntrusted cancels the waiting requests of peers the owner no
+// longer trusts, and says so in the log.
+func (c *Core) cancelUntrusted(ctx context.Context) error {
+	n, err := c.tasks.CancelUntrusted(ctx)
+	if err != nil {
+		return fmt.Errorf("cancel the requests of peers no longer trusted: %w", err)
+	}
+	if n > 0 {
+		c.log.Info("requests of peers no longer trusted canceled", "component", "tasks", "count", n)
+	}
+	return nil
 }
 
 // openWorkAI connects mcp_tool tasks to the work AI's MCP server named in

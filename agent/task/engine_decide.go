@@ -61,9 +61,9 @@ func (e *Engine) Approve(ctx context.Context, approvalID string) error {
 	}
 	if e.Trusted != nil && !e.Trusted(a.Requester) {
 		// Asked while trusted, approved after the owner stopped trusting
-		// it (aoi peers refuse, or taken out of the config): not run.
-		ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: no longer trusted", a.TaskType, a.Requester)}
-		if err := e.closeApproval(ctx, a, StateCanceled, "owner", "no longer trusted", "canceled: "+a.Requester+" is no longer trusted here", ev); err != nil {
+		// it (aoi peers refuse, or taken out of the config) before
+		// CancelUntrusted got to it: not run.
+		if err := e.cancelUntrusted(ctx, a); err != nil {
 			return decideError(a.ID, err)
 		}
 		return errs.Conflict("%s is no longer trusted here, so its request %s was canceled, not run; trust it again (aoi peers trust) and have it ask again", a.Requester, a.ID)
@@ -234,4 +234,40 @@ func (e *Engine) Cancel(ctx context.Context, taskID, requester string) error {
 		return nil
 	}
 	return fmt.Errorf("task %s is already %s; nothing to cancel", taskID, t.State)
+}
+
+// CancelUntrusted cancels every request still waiting for the owner whose
+// requester is no longer trusted (aoi peers refuse, x, or taken out of the
+// config's peers[]), so the Approvals queue stops offering what a peer
+// asked for while it was trusted. It returns how many it canceled.
+func (e *Engine) CancelUntrusted(ctx context.Context) (int, error) {
+	if e.Trusted == nil {
+		return 0, nil
+	}
+	pending, err := e.Store.Approvals(ctx, StatePending, 1000) // at most 20 a peer wait
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range pending {
+		if e.Trusted(a.Requester) {
+			continue
+		}
+		err := e.cancelUntrusted(ctx, a)
+		var decided *store.StateError
+		switch {
+		case errors.As(err, &decided):
+			continue // decided meanwhile
+		case err != nil:
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// cancelUntrusted closes one waiting request of a peer no longer trusted.
+func (e *Engine) cancelUntrusted(ctx context.Context, a store.ApprovalRecord) error {
+	ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: no longer trusted", a.TaskType, a.Requester)}
+	return e.closeApproval(ctx, a, StateCanceled, "owner", "no longer trusted", "canceled: "+a.Requester+" is no longer trusted here", ev)
 }

@@ -530,3 +530,42 @@ func TestEnginePendingPerPeerIsBounded(t *testing.T) {
 		t.Fatalf("another peer's request: %v", err)
 	}
 }
+
+// TestEngineCancelsRequestsOfPeersNoLongerTrusted: CancelUntrusted cancels
+// only the untrusted peer's waiting requests, and an approval that races
+// it (the peer stopped being trusted after the sweep) cancels, never runs.
+func TestEngineCancelsRequestsOfPeersNoLongerTrusted(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})})
+	ctx := context.Background()
+	trusted := map[string]bool{"mallory": true, "pm-tanaka": true}
+	h.e.Trusted = func(id string) bool { return trusted[id] }
+	var approvals []string
+	for _, from := range []string{"mallory", "mallory", "pm-tanaka"} {
+		task, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint("r", len(approvals)), From: from, TaskType: "touch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _, _ := h.db.ApprovalForTask(ctx, task.ID)
+		approvals = append(approvals, a.ID)
+	}
+	trusted["mallory"] = false
+	if n, err := h.e.CancelUntrusted(ctx); err != nil || n != 2 {
+		t.Fatalf("CancelUntrusted = %d, %v; want mallory's 2", n, err)
+	}
+	if a, _, _ := h.db.Approval(ctx, approvals[2]); a.State != StatePending {
+		t.Fatalf("pm-tanaka's request is %s, want still pending", a.State)
+	}
+	trusted["pm-tanaka"] = false // after the sweep, before the owner's y
+	err := h.e.Approve(ctx, approvals[2])
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "pm-tanaka is no longer trusted here") {
+		t.Fatalf("approving a request of a peer no longer trusted: %v", err)
+	}
+	h.ticks(t, 3)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the task of a peer no longer trusted ran")
+	}
+	if a, _, _ := h.db.Approval(ctx, approvals[2]); a.State != StateCanceled {
+		t.Fatalf("pm-tanaka's request is %s, want canceled", a.State)
+	}
+}
