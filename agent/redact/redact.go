@@ -123,16 +123,37 @@ var passwordRule = rule{
 	},
 }
 
-// passwordJARule is passwordRule for Japanese text: パスワード or 暗証番号,
+// passwordJARule is passwordRule for Japanese text: パスワード (also in
+// half-width katakana), 暗証番号, or "password" in full-width letters,
 // then "は" or an operator (ASCII or full-width), then the value up to a
 // space or punctuation.
 var passwordJARule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?:パスワード|暗証番号)[\s\x{00a0}\x{3000}]*(?:は|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
+	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*(?:は|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([^"'」\n]{4,1000})["'」]|([^\s\x{00a0}\x{3000}"'「」、。，．,;]{4,}))`),
-	may: func(s string) bool {
-		return strings.Contains(s, "パスワード") || strings.Contains(s, "暗証番号")
-	},
+	may: mayHoldJAPassword,
+}
+
+// passwordChangeJARule catches a new password in "パスワードを X に変更"
+// (changed / set / updated the password to X): quoted, or unquoted in
+// ASCII or full-width letters, so "パスワードを安全なものに変更" (to a safe
+// one) stays.
+var passwordChangeJARule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*を[\s\x{00a0}\x{3000}]*` +
+		`(?:["'「]([^"'」\n]{4,1000})["'」]|([!-~\x{ff01}-\x{ff5e}]{4,200}?))[\s\x{00a0}\x{3000}]*に(?:変更|変え|設定|更新|し)`),
+	may: mayHoldJAPassword,
+}
+
+// jaPasswordWords are the names of a password in Japanese text.
+const jaPasswordWords = `パスワード|ﾊﾟｽﾜｰﾄﾞ|暗証番号|(?i:ｐａｓｓｗｏｒｄ|ｐａｓｓｗｄ)`
+
+// mayHoldJAPassword is the Japanese rules' prefilter. (strings.ContainsAny
+// with non-ASCII characters walks the text rune by rune: a microsecond on
+// every peer body.)
+func mayHoldJAPassword(s string) bool {
+	return strings.Contains(s, "パスワード") || strings.Contains(s, "ﾊﾟｽﾜｰﾄﾞ") || strings.Contains(s, "暗証番号") ||
+		strings.Contains(s, "ｐ") || strings.Contains(s, "Ｐ")
 }
 
 // urlCredentialRule catches the password in a URL's user information
@@ -144,7 +165,12 @@ var urlCredentialRule = rule{
 	// The user may be empty (redis://:PASSWORD@host); the password runs
 	// to the last "@" before the host, so one holding a raw "@" is taken
 	// whole; the slashes may be JSON-escaped (https:\/\/…).
-	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/[^\s/:@"'<>\x60\\]{0,256}:([^\s/"'<>\x60\\]{1,1000})@`),
+	//
+	// A raw "/" in the password (pa/ss@db) is taken too, unless what
+	// comes before it is all digits: that is a port and a path
+	// (host:8443/users/@me), not a password.
+	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/[^\s/:@"'<>\x60\\]{0,256}:` +
+		`([^\s/"'<>\x60\\]{0,1000}[^\s/"'<>\x60\\0-9](?:/[^\s/"'<>\x60\\@]{1,200}){1,4}|[^\s/"'<>\x60\\]{1,1000})@`),
 	may: func(s string) bool {
 		return (strings.Contains(s, "://") || strings.Contains(s, `:\/\/`)) && strings.ContainsRune(s, '@')
 	},
@@ -157,7 +183,7 @@ var buildMu sync.Mutex
 // New builds a Redactor with gitleaks' default rules plus custom patterns.
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
-	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, urlCredentialRule}
+	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

@@ -175,6 +175,15 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`{"url":"https:\/\/u:Pw8rT5yU2i@h.example.com"}`:                "Pw8rT5yU2i",
 		`AKIAQWERTYUIOPASDFGH wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 		`AKIAQWERTYUIOPASDFGH:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		// The gaps that were left: half-width katakana, full-width
+		// letters, a password changed to a value, a "/" in a URL's.
+		`ﾊﾟｽﾜｰﾄﾞ: Hw4Kt8Zp2`:                          "Hw4Kt8Zp2",
+		`ｐａｓｓｗｏｒｄ＝Fw7Lt3Xq9`:                          "Fw7Lt3Xq9",
+		`ＰＡＳＳＷＯＲＤ： ＦｗＸ９ｑ２ｒ`:                           "ＦｗＸ９ｑ２ｒ",
+		`本番DBのパスワードを Ch4Ng3dPw に変更しました`:               "Ch4Ng3dPw",
+		`パスワードをNw8Pq2Lz5に変更`:                          "Nw8Pq2Lz5",
+		`管理画面のパスワードを「Qz 7Kp 2Lm」に設定した`:                "Qz 7Kp 2Lm",
+		`postgres://app:Pa5s/w0rd9x@db.internal/prod`: "Pa5s/w0rd9x",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -188,6 +197,11 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"ssh://git@github.com/acme/webapp.git",
 		"https://example.com/a:b@c is not a user", // no user information: the path holds the colon
 		"パスワードの再設定画面を直した",
+		"パスワードを忘れた人向けに再設定メールを送る",
+		"パスワードを安全なものに変更してください",
+		"https://api.example.com:8443/users/@me is the profile endpoint",
+		"https://host.example.com:8443/a/b@c",
+		"ｐａｓｓｗｏｒｄ の入力欄を直した",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q", clean, out)
