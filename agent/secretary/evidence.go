@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,6 +93,7 @@ func (f *fileEvidence) near(line int) bool {
 func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 	ev := &evidence{files: map[string]*fileEvidence{}}
 	seenCtx, seenCommit := map[string]bool{}, map[string]bool{}
+	work := branchCommits(hits)
 	for _, h := range hits {
 		if h.Ctx != "" && !seenCtx[h.Ctx] {
 			seenCtx[h.Ctx] = true
@@ -101,9 +103,16 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 		summary := clipRunes(h.Title, 120)
 		switch h.Kind {
 		case "commit":
-			if !seenCommit[h.Key] && len(h.Key) >= 7 {
-				seenCommit[h.Key] = true
-				ev.commits = append(ev.commits, wire.ContextRef{Type: "commit", Ref: h.Key[:7], Summary: summary})
+			// A pull request's merge and the commit it merged say the
+			// same thing; the commit, which is the work, is listed once,
+			// where the better of the two ranks.
+			listed := h
+			if w, ok := work[mergedTopic(h)]; ok {
+				listed = w
+			}
+			if !seenCommit[listed.Key] && len(listed.Key) >= 7 {
+				seenCommit[listed.Key] = true
+				ev.commits = append(ev.commits, wire.ContextRef{Type: "commit", Ref: listed.Key[:7], Summary: clipRunes(listed.Title, 120)})
 				ev.scores = append(ev.scores, h.Score)
 			}
 			for _, f := range m.Files {
@@ -133,6 +142,57 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 		}
 	}
 	return ev
+}
+
+// branchCommits indexes the hits' commits that did not land a pull
+// request by their subject, for mergedTopic to find the commit a pull
+// request's merge brought in.
+func branchCommits(hits []store.ContextHit) map[string]store.ContextHit {
+	work := map[string]store.ContextHit{}
+	for _, h := range hits {
+		if h.Kind != "commit" || mergedTopic(h) != "" || isMergeTitle(h.Title) {
+			continue
+		}
+		if t := normTopic(h.Title); t != "" {
+			if _, dup := work[t]; !dup {
+				work[t] = h
+			}
+		}
+	}
+	return work
+}
+
+// prNumber is the "(#123)" GitHub appends to the subject of a pull
+// request it merges or squashes.
+var prNumber = regexp.MustCompile(`\s*\(#\d+\)\s*$`)
+
+// mergedTopic is what a commit that landed a pull request brought in: the
+// pull request's title, which is the first line of the message after
+// "Merge pull request #N from …", or the subject without its "(#N)". It
+// is "" for any other commit, and for a merge that says nothing more.
+func mergedTopic(h store.ContextHit) string {
+	if loc := prNumber.FindStringIndex(h.Title); loc != nil {
+		return normTopic(h.Title[:loc[0]])
+	}
+	if !strings.HasPrefix(h.Title, "Merge pull request ") {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(h.Body), "\n")
+	if strings.HasPrefix(first, "files:") { // no message body: the file list follows
+		return ""
+	}
+	return normTopic(first)
+}
+
+// isMergeTitle: git's own merge subjects, which name no work.
+func isMergeTitle(title string) bool {
+	return strings.HasPrefix(title, "Merge pull request ") || strings.HasPrefix(title, "Merge branch ") ||
+		strings.HasPrefix(title, "Merge remote-tracking branch ")
+}
+
+// normTopic compares commit subjects: case and spacing aside.
+func normTopic(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
 // addFile merges one piece of evidence about a file.

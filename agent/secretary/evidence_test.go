@@ -41,6 +41,39 @@ func TestRefsRankCommitsAndFilesTogether(t *testing.T) {
 	}
 }
 
+// TestRefsListAMergedPullRequestOnce: a pull request's merge and the commit
+// it merged say the same thing; the commit is listed once, where the
+// better of the two ranked, and the next piece of evidence gets the place
+// the second would have taken. A merge with no such commit among the
+// hits, and two unrelated commits, stay as they are.
+func TestRefsListAMergedPullRequestOnce(t *testing.T) {
+	pq := parsedQuery{Terms: []string{"powershell"}}
+	hits := []store.ContextHit{
+		{Kind: "commit", Key: "aaaaaaa1111", Title: "Merge pull request #2345 from dev/fix-ps", Score: 9,
+			Body: "Fix  PowerShell completion\nfiles: src/shell.py (+10 -2)", Meta: `{"files":[{"path":"src/shell.py","lines":"1-9"}]}`},
+		{Kind: "commit", Key: "bbbbbbb2222", Title: "fix powershell completion", Score: 8,
+			Body: "files: src/shell.py (+10 -2)", Meta: `{"files":[{"path":"src/shell.py","lines":"1-9"}]}`},
+		{Kind: "commit", Key: "ccccccc3333", Title: "document PowerShell support", Score: 5},
+		{Kind: "commit", Key: "ddddddd4444", Title: "Merge branch 'ps-docs'", Score: 4, Body: "files: docs/ps.md (+3 -0)"},
+		// Merged with the pull request's title as its subject.
+		{Kind: "commit", Key: "eeeeeee5555", Title: "Add PowerShell shell completion support (#3637)", Score: 3.5},
+		{Kind: "commit", Key: "fffffff6666", Title: "Add PowerShell shell completion support", Score: 3},
+		// Squashed: nothing else says the same.
+		{Kind: "commit", Key: "0000000777", Title: "Test PowerShell on Windows (#3700)", Score: 2},
+	}
+	var commits []string
+	for _, r := range groupEvidence(hits, pq).refs() {
+		if r.Type == "commit" {
+			commits = append(commits, r.Ref+" "+r.Summary)
+		}
+	}
+	want := []string{"bbbbbbb fix powershell completion", "ccccccc document PowerShell support", "ddddddd Merge branch 'ps-docs'",
+		"fffffff Add PowerShell shell completion support", "0000000 Test PowerShell on Windows (#3700)"}
+	if !slices.Equal(commits, want) {
+		t.Fatalf("commits listed = %q\nwant %q", commits, want)
+	}
+}
+
 // TestRefsListFilesByTheirBestEvidence: the files listed are those with the
 // strongest single piece of evidence, so a file one well-matching merge
 // added is listed although other files were touched by many weak hits.
