@@ -91,3 +91,14 @@ func TestSameHost(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncTaskWaitIsBounded: a synchronous aoi.task.execute waits the
+// timeout it asks for, 30 s when it asks none, and never more than 300 s,
+// whatever it asks (a day would hold a connection and a handler open).
+func TestSyncTaskWaitIsBounded(t *testing.T) {
+	for asked, want := range map[int]int{0: 30, -5: 30, 10: 10, 300: 300, 301: 300, 86400: 300} {
+		if got := syncWaitSec(asked); got != want {
+			t.Errorf("syncWaitSec(%d) = %d, want %d", asked, got, want)
+		}
+	}
+}

@@ -55,12 +55,7 @@ func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error
 // waitTask serves a synchronous request: the result, or the current state
 // when the timeout passes first (the notify still follows).
 func (a *API) waitTask(ctx context.Context, id string, timeoutSec int) (any, error) {
-	if timeoutSec <= 0 {
-		timeoutSec = 30
-	}
-	// A caller may not hold a connection and a handler open for a day:
-	// past this the result comes as an aoi.notify, as for async calls.
-	timeoutSec = min(timeoutSec, maxSyncWaitSec)
+	timeoutSec = syncWaitSec(timeoutSec)
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutSec)*time.Second)
 	defer cancel()
 	t, err := a.Tasks.Wait(wctx, id)
@@ -93,6 +88,18 @@ func pathParamScopes(tt config.TaskType, params map[string]any) []string {
 
 // maxSyncWaitSec bounds how long a synchronous aoi.task.execute waits.
 const maxSyncWaitSec = 300
+
+// syncWaitSec is how long a synchronous request waits for its result, in
+// seconds: the timeout it asked for, 30 when it asked for none, at most
+// maxSyncWaitSec. A caller may not hold a connection and a handler open
+// for a day: past this the result comes as an aoi.notify, as for async
+// calls.
+func syncWaitSec(asked int) int {
+	if asked <= 0 {
+		return 30
+	}
+	return min(asked, maxSyncWaitSec)
+}
 
 func taskMessage(state string) string {
 	if state == task.StatePending {
