@@ -55,6 +55,48 @@ func TestTaskPathParamMeetsFolderRules(t *testing.T) {
 	}
 }
 
+// TestTaskPathThatHoldsADeniedFolderIsRefused: a path parameter left
+// empty (its argument drops out: the command works on the whole worktree)
+// or naming a folder that holds a denied one is refused, naming the
+// folder; the attack run had `grep -rn FIXME {{dir}}` with dir "" or "."
+// read secrets/ back. A folder beside it still goes through.
+func TestTaskPathThatHoldsADeniedFolderIsRefused(t *testing.T) {
+	eng, pm := catfileAgents(t, "", "none")
+	ctx := context.Background()
+	for _, pkg := range []string{"", ".", "./", "docs/.."} {
+		_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "catfile", Params: map[string]string{"pkg": pkg}})
+		if err == nil || !strings.Contains(err.Error(), "reaches acme/webapp/secrets: agent pm-tanaka has no execute access") {
+			t.Errorf("pkg=%q: %v; want a denial naming secrets", pkg, err)
+		}
+	}
+	if aps, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(aps) != 0 {
+		t.Fatalf("a denied request still waits for approval: %+v", aps)
+	}
+	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "catfile", Params: map[string]string{"pkg": "docs"}}); err != nil {
+		t.Fatalf("a folder beside the denied one: %v", err)
+	}
+}
+
+// TestTaskWithoutContextNeedsEveryContext: a task tied to no context could
+// touch any of them, so the caller needs execute on all, whatever scope it
+// names; before, naming the one context it could write was enough.
+func TestTaskWithoutContextNeedsEveryContext(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{"hello": {Command: []string{"echo", "hi"}, TimeoutSec: 30, Isolation: "none", Approval: config.Approval{Required: true}}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	pm.Discover(ctx)
+	_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "hello", ContextScope: []string{"acme/webapp"}})
+	if err == nil || !strings.Contains(err.Error(), "no execute access to acme/payroll") {
+		t.Fatalf("a task tied to no context, asked with one writable context: %v; want a denial naming acme/payroll", err)
+	}
+}
+
 // TestTaskPathIsCheckedAgainWhereItRuns: at the ref a peer asks for, a
 // committed symlink can lead a path parameter into a forbidden folder that
 // the owner's checkout (what the request was judged against) does not

@@ -47,18 +47,22 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 }
 
 // folderDenies is the task engine's second look at a path parameter where
-// it really leads in the task's directory: a rule that names that place
-// and keeps the requester (with the role the owner gave it) out is why
-// the run stops. default_permission is left to the check at the request,
-// which saw everything the caller presented (tailnet user and tags too).
+// it really leads in the task's directory: a rule that names that place,
+// or a folder under it, and keeps the requester (with the role the owner
+// gave it) out is why the run stops. default_permission is left to the
+// check at the request, which saw everything the caller presented
+// (tailnet user and tags too).
 func (c *Core) folderDenies(requester, scope string) string {
 	role := ""
 	if rec, ok, err := c.db.Peer(context.Background(), requester); err == nil && ok {
 		role = rec.Role
 	}
-	d, _ := c.policy.Load().CheckScope(acl.Subject{AgentID: requester, Role: role}, acl.Execute, []string{scope})
+	d, at := c.policy.Load().CheckBeneath(acl.Subject{AgentID: requester, Role: role}, acl.Execute, scope)
 	if d.Allowed || d.RuleID == "" {
 		return ""
+	}
+	if at != scope {
+		return "it holds " + at + ": " + d.Reason
 	}
 	return d.Reason
 }

@@ -4,6 +4,8 @@
 package acl
 
 import (
+	"path"
+	"strings"
 	"time"
 
 	"github.com/aoi-protocol/aoi/config"
@@ -136,4 +138,69 @@ func (p *Policy) Allowed(s Subject, a Action) func(resource string) bool {
 		}
 		return ok
 	}
+}
+
+// CheckBeneath is Check for something that reaches everything under name:
+// a task's path parameter naming a folder, which a recursive command
+// walks. After Check itself, every rule of the subject that names
+// something under name is tried there, and the first denial is returned
+// with the place it denies (e.g. "acme/webapp/secrets" for a rule on
+// acme/webapp/secrets/** when name is acme/webapp).
+func (p *Policy) CheckBeneath(s Subject, a Action, name string) (Decision, string) {
+	d := p.Check(s, a, name)
+	if !d.Allowed {
+		return d, name
+	}
+	name = path.Clean(name) // Check let it through: no ".." or escape
+	now := p.now()
+	for i := range p.rules {
+		r := &p.rules[i]
+		if r.wildcard || (r.expires != nil && !now.Before(*r.expires)) || r.perm >= needs(a) || !r.matchesSubject(&s) {
+			continue
+		}
+		under, ok := placeBeneath(r.pattern, name)
+		if !ok {
+			continue
+		}
+		if dd := p.Check(s, a, under); !dd.Allowed {
+			return dd, under
+		}
+	}
+	return d, ""
+}
+
+// placeBeneath is a place under name that pattern names, when it names
+// one: name followed by the pattern's segments past it (a ** stands for
+// none, a glob for itself, which the pattern matches too).
+func placeBeneath(pattern []segment, name string) (string, bool) {
+	rest := name
+	for i, seg := range pattern {
+		if seg.doubleStar {
+			tail := segmentsText(pattern[i+1:])
+			if tail == "" {
+				return "", false // covers name itself: Check saw it
+			}
+			return name + "/" + tail, true
+		}
+		if rest == "" {
+			return name + "/" + segmentsText(pattern[i:]), true
+		}
+		head, tail, _ := strings.Cut(rest, "/")
+		if !seg.matches(head) {
+			return "", false
+		}
+		rest = tail
+	}
+	return "", false // the pattern ends at or above name: Check saw it
+}
+
+// segmentsText writes pattern segments back as a path, leaving out **.
+func segmentsText(segs []segment) string {
+	parts := make([]string, 0, len(segs))
+	for _, s := range segs {
+		if !s.doubleStar {
+			parts = append(parts, s.text)
+		}
+	}
+	return strings.Join(parts, "/")
 }

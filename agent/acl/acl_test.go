@@ -443,3 +443,46 @@ func TestConcurrentChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBeneathFindsADeniedFolderUnderThePath: a path that reaches a
+// folder the subject is kept out of (a recursive task on the repository's
+// root, on "secrets"' parent) is denied, naming that folder; a path beside
+// it, or a rule that lets the subject in deeper, is not.
+func TestCheckBeneathFindsADeniedFolderUnderThePath(t *testing.T) {
+	clock := t0
+	p := policy(t, false, &clock)
+	pm := Subject{AgentID: "pm-yamada", Role: "pm"}
+	for name, denied := range map[string]string{
+		"acme/webapp":         "acme/webapp/secrets",
+		"acme/webapp/secrets": "acme/webapp/secrets",
+		"acme/webapp/src":     "",
+		"acme/webapp/v1.2":    "",
+	} {
+		d, at := p.CheckBeneath(pm, Execute, name)
+		if denied == "" {
+			if !d.Allowed || at != "" {
+				t.Errorf("CheckBeneath(%s) = %+v at %q; want allowed", name, d, at)
+			}
+			continue
+		}
+		if d.Allowed || at != denied || d.RuleID != "no-secrets" {
+			t.Errorf("CheckBeneath(%s) = %+v at %q; want denied at %s by no-secrets", name, d, at, denied)
+		}
+	}
+	// A ** rule names a folder at any depth under the path.
+	anywhere := New(config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+		{ID: "pm-all", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
+		{ID: "no-env", AgentRole: "pm", ScopeType: "folder", ScopePattern: "acme/**/env", Permission: "none"},
+	}}, contexts(workTree(t)), nil)
+	if d, at := anywhere.CheckBeneath(pm, Execute, "acme/webapp/src"); d.Allowed || at != "acme/webapp/src/env" {
+		t.Errorf("CheckBeneath under a ** rule = %+v at %q; want denied at acme/webapp/src/env", d, at)
+	}
+	// Another subject's rule is not this one's business.
+	other := New(config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+		{ID: "pm-all", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
+		{ID: "qa-no-secrets", AgentRole: "qa", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"},
+	}}, contexts(workTree(t)), nil)
+	if d, at := other.CheckBeneath(pm, Execute, "acme/webapp"); !d.Allowed || at != "" {
+		t.Errorf("CheckBeneath with only another role's rule = %+v at %q; want allowed", d, at)
+	}
+}

@@ -30,14 +30,20 @@ func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error
 	if err != nil {
 		return nil, errs.Invalid("%s", err.Error())
 	}
-	scope := append([]string{}, p.ContextScope...)
+	// A task tied to no context could touch any of them: it needs
+	// execute on every one (an empty scope), whatever scope the caller
+	// names. One tied to a context needs it there and on its paths.
+	var scope, paths []string
 	if tt.Context != "" {
-		scope = append(scope, tt.Context)
-		scope = append(scope, pathParamScopes(tt, p.TaskParams)...)
+		paths = pathParamScopes(tt, p.TaskParams)
+		scope = append(append(append(scope, p.ContextScope...), tt.Context), paths...)
 	}
 	subject := a.Subject(call.Caller)
 	decision, err := a.checkScope(ctx, call, acl.Execute, scope)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.checkBeneath(ctx, call, paths); err != nil {
 		return nil, err
 	}
 	t, err := a.Tasks.Submit(ctx, task.Request{RequestID: IDString(call.ID), From: p.From, FromRole: subject.Role,
@@ -69,21 +75,53 @@ func (a *API) waitTask(ctx context.Context, id string, timeoutSec int) (any, err
 	return res, nil
 }
 
-// pathParamScopes names, as scope entries inside the task's context, the
-// files and folders its path parameters point at, so folder rules apply to
-// them as to a query's scope: a rule that gives a peer nothing under
-// secrets/ also refuses `catfile pkg=secrets/plan.txt`. Values that are
-// not relative paths are left to the engine, which refuses them.
+// pathParamScopes are the places a task's `type: path` parameters name,
+// as scope entries inside the task's context. A parameter left empty (or
+// not given, with no default) names the context itself: its placeholder
+// drops out and the command runs at the top of the worktree.
 func pathParamScopes(tt config.TaskType, params map[string]any) []string {
 	var out []string
 	for name, decl := range tt.Params {
-		v, ok := params[name].(string)
-		if decl.Type != config.ParamTypePath || !ok || v == "" || strings.HasPrefix(v, "/") {
+		if decl.Type != config.ParamTypePath {
 			continue
 		}
-		out = append(out, tt.Context+"/"+v) // uncleaned: a "../" is refused as leading outside
+		v, _ := params[name].(string)
+		if v == "" {
+			v = decl.Default
+		}
+		switch {
+		case strings.HasPrefix(v, "/"):
+			continue // refused as absolute when the task is resolved
+		case v == "" || v == ".":
+			out = append(out, tt.Context)
+		default:
+			out = append(out, tt.Context+"/"+v) // uncleaned: a "../" is refused as leading outside
+		}
 	}
 	return out
+}
+
+// checkBeneath refuses a path parameter that reaches a folder the caller
+// is kept out of: a command given a folder may walk all of it.
+func (a *API) checkBeneath(ctx context.Context, call *rpc.Call, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	resolved, _ := a.ResolveScope(a.Config(), paths) // an escape was refused by checkScope
+	for _, p := range resolved {
+		d, at := a.Policy().CheckBeneath(a.Subject(call.Caller), acl.Execute, p)
+		if d.AuditOnly {
+			a.AuditACLOnly(ctx, call, at, d)
+		}
+		if d.Allowed {
+			continue
+		}
+		call.RecordACL(false)
+		reason := fmt.Sprintf("the path %s reaches %s: %s; name a folder that does not hold it", p, at, d.Reason)
+		a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": p, "beneath": at, "rule": d.RuleID, "reason": reason})
+		return errs.Denied(reason, map[string]any{"required_permission": "context.execute", "requested_scope": p})
+	}
+	return nil
 }
 
 // maxSyncWaitSec bounds how long a synchronous aoi.task.execute waits.

@@ -78,16 +78,23 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 		return nil
 	}
 	for k, decl := range tt.Params {
-		v := resolved[k]
-		if decl.Type != config.ParamTypePath || v == "" {
+		if decl.Type != config.ParamTypePath {
 			continue
 		}
-		rel, err := ResolveInside(dir, v)
-		if err != nil {
-			return &ParamError{TaskType: t.TaskType, Param: k, Reason: err.Error()}
+		// Left empty, the parameter's argument drops out and the command
+		// works from the top of the worktree: the whole context.
+		place := tt.Context
+		if v := resolved[k]; v != "" {
+			rel, err := ResolveInside(dir, v)
+			if err != nil {
+				return &ParamError{TaskType: t.TaskType, Param: k, Reason: err.Error()}
+			}
+			if rel != "." && rel != "" {
+				place += "/" + rel
+			}
 		}
-		if why := e.FolderDenies(t.Requester, tt.Context+"/"+rel); why != "" {
-			return &ParamError{TaskType: t.TaskType, Param: k, Reason: "leads to " + tt.Context + "/" + rel + ": " + why}
+		if why := e.FolderDenies(t.Requester, place); why != "" {
+			return &ParamError{TaskType: t.TaskType, Param: k, Reason: "leads to " + place + ": " + why}
 		}
 	}
 	return nil

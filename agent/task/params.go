@@ -163,9 +163,12 @@ func resolveValues(name string, tt config.TaskType, params map[string]any) (map[
 	for _, k := range sortedKeys(tt.Params) {
 		decl := tt.Params[k]
 		raw, given := params[k]
-		if !given || raw == nil {
+		// An empty value counts as none: it takes the default, and it
+		// does not fill a required parameter (a placeholder left empty
+		// drops its argument, which changes what the command does).
+		if !given || raw == nil || raw == "" {
 			if decl.Default == "" && decl.Required {
-				return nil, &ParamError{TaskType: name, Param: k, Reason: "is required" + hint(decl)}
+				return nil, &ParamError{TaskType: name, Param: k, Reason: "is required" + hint(decl) + "; an empty value counts as none"}
 			}
 			resolved[k] = decl.Default // owner-written, checked by config
 			continue
