@@ -39,8 +39,11 @@ func validEndpoint(v string) bool {
 	if v == "" || len(v) > maxAnnouncedEndpoint {
 		return false
 	}
-	for _, c := range v {
-		if c <= ' ' || c == 0x7f {
+	// Printable ASCII only: a host name or address needs nothing else,
+	// and C1 controls or bidi marks would show one endpoint and store
+	// another.
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] >= 0x7f {
 			return false
 		}
 	}

@@ -17,6 +17,9 @@ func TestAnnouncedHeadersAreBoundedClaims(t *testing.T) {
 		{strings.Repeat("a", 64), "no-port", "", ""},      // too long; no port
 		{"qa-ito", "h:1\r\nX-Evil: 1", "qa-ito", ""},      // header injection never parses
 		{"pm", strings.Repeat("h", 300) + ":1", "pm", ""}, // too long
+		// A C1 control and a bidi mark would show one endpoint and store another.
+		{"pm", "ev\u009b31mil\u202eoc.x:1", "pm", ""},
+		{"pm", "ホスト.example:1", "pm", ""},
 	}
 	for _, c := range cases {
 		r, _ := http.NewRequest(http.MethodPost, "https://x/aoi/v1/rpc", nil)

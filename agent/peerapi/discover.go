@@ -69,8 +69,8 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
 	rec.AnnouncedRole, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, peers.Online, a.Now()
-	if p.Endpoint != "" && (rec.Endpoint == "" || (caller.Kind == rpc.CallerTLS && sameHost(caller.Addr, p.Endpoint))) {
-		rec.Endpoint = p.Endpoint
+	if caller.Kind == rpc.CallerTLS {
+		rec.Endpoint = followEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
 	}
 	rec.Contexts = peers.ContextIDs(p.Capabilities.Contexts)
 	rec.TaskTypes = p.Capabilities.TaskTypes
@@ -82,6 +82,29 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	a.Publish(events.PeerChanged, p.AgentID, p.AgentID, "announced")
 	a.Wake()
 	return nil
+}
+
+// followEndpoint is where a pinned peer that called from remoteAddr and
+// announced endpoint is called back, given where it was called so far
+// (current). An endpoint on the calling host is followed. A peer pinned
+// without one gets the calling host with the announced port: taking the
+// announced host too would let its first announce point this agent's
+// heartbeats and deliveries at a third machine. Otherwise nothing changes.
+func followEndpoint(remoteAddr, endpoint, current string) string {
+	switch {
+	case endpoint == "":
+		return current
+	case sameHost(remoteAddr, endpoint):
+		return endpoint
+	case current != "":
+		return current
+	}
+	host, _, err1 := net.SplitHostPort(remoteAddr)
+	_, port, err2 := net.SplitHostPort(endpoint)
+	if err1 != nil || err2 != nil || net.ParseIP(host) == nil {
+		return current
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // sameHost reports whether an announced endpoint is on the host the call
