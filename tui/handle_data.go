@@ -156,6 +156,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 			before := m.approvals.targetID()
 			m.approvals.setApprovals(msg.val)
 			m.approvals.noteTarget(before, m.now())
+			m.dropDecidedApprovalNotice(msg.val)
 		}
 	case fetched[[]agent.Task]:
 		if m.fresh(&m.applied.tasks, msg.seq, msg.err, "tasks") {

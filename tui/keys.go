@@ -89,12 +89,15 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if reject {
 		return m.runAction(askRejectReason{a: a}), true
 	}
-	if m.approvals.unsettled(a.ID, m.now()) {
-		// The target changed under the key (an arrival, or the next one
-		// after a decision): the press was meant for what was shown
-		// before, so name this one first.
+	// The press was meant for what was on screen. Name the target first
+	// when a load has just made it the target (an arrival, or the next
+	// one after a decision), or when, from another pane, no notice has
+	// named it: the last one may have named a request since cancelled.
+	unseen := m.focus != focusApprovals && m.approvals.shown != a.ID
+	if m.approvals.unsettled(a.ID, m.now()) || unseen {
 		k := m.env.keys.Approvals.Approve.Help().Key
 		m.announce("next request: " + approvalNamed(a) + " · " + k + " again approves it, enter in Approvals shows it")
+		m.showApproval(a.ID)
 		return nil, true
 	}
 	m.info("approving " + approvalNamed(a) + "…")

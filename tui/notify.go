@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type notice struct {
 	// trustFP is the fingerprint of the trust request the notice
 	// announces: it goes once the request is decided (here or elsewhere).
 	trustFP string
+	// approvalID is the request to run something the notice names with
+	// y/n: it goes once the request is no longer waiting.
+	approvalID string
 	// actionFailed marks the failure of something the owner did: a
 	// failing refetch does not replace it (failLoad).
 	actionFailed bool
@@ -172,9 +176,13 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 		seq += ansi.Notify(truncate(body, 200))
 	}
 	if ev.Summary != "" {
-		m.announce("⚑ " + Sanitize(ev.Summary) + m.attentionKeys(ev))
-		if ev.ID != "" && ev.ID == m.trustAsked {
+		keys := m.attentionKeys(ev)
+		m.announce("⚑ " + Sanitize(ev.Summary) + keys)
+		switch {
+		case ev.ID != "" && ev.ID == m.trustAsked:
 			m.notice.trustFP = ev.ID
+		case ev.ID != "" && ev.ID == m.approvalAsked && keys != "":
+			m.showApproval(ev.ID)
 		}
 	}
 	if seq == "" {
@@ -203,6 +211,23 @@ func (m *Model) attentionKeys(ev agent.Event) string {
 		return " — " + k.Trust.Help().Key + " trust, " + k.Refuse.Help().Key + " refuse in the Peers pane"
 	}
 	return ""
+}
+
+// showApproval records that the notice names approval id with y/n.
+func (m *Model) showApproval(id string) {
+	m.notice.approvalID = id
+	m.approvals.shown = id
+}
+
+// dropDecidedApprovalNotice clears the notice of a request that is no
+// longer waiting (decided, cancelled by its requester, expired): its y
+// would name another.
+func (m *Model) dropDecidedApprovalNotice(pending []agent.Approval) {
+	id := m.notice.approvalID
+	if id == "" || slices.ContainsFunc(pending, func(a agent.Approval) bool { return a.ID == id }) {
+		return
+	}
+	m.notice = notice{}
 }
 
 // dropDecidedTrustNotice clears the notice of a trust request that is no

@@ -698,3 +698,50 @@ func TestNoticeNamesNoKeysUnderADialog(t *testing.T) {
 		t.Errorf("the notice offers keys the dialog owns: %q", m.notice.text)
 	}
 }
+
+// TestApproveKeyNeverActsOnARequestNoNoticeNamed: the daily-use walk had
+// one request waiting, a second arrive (its notice naming it with y), the
+// second cancelled by its requester; 2.5 s later, with the stale notice
+// still on screen, y approved the first, which nothing had named. The
+// notice now goes with its request, and y names the first before acting.
+func TestApproveKeyNeverActsOnARequestNoNoticeNamed(t *testing.T) {
+	now := fixedNow
+	svc := fixtureService()
+	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC})
+	m.subscribed = true
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	first := agent.Approval{ID: "a-1", TaskID: "t-1", Requester: "pm-tanaka", TaskType: "run_tests",
+		Params: map[string]string{"suite": "./auth/..."}, State: agent.TaskPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	second := first
+	second.ID, second.TaskID, second.Params, second.CreatedAt = "a-2", "t-2", map[string]string{"suite": "./..."}, now.Add(time.Second)
+	load := func(list ...agent.Approval) {
+		svc.mu.Lock()
+		svc.approvals = list
+		svc.mu.Unlock()
+		pump(t, m, m.fetchCmds(dApprovals)[0])
+	}
+	load(first)
+	arrive := func(a agent.Approval) {
+		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventApprovalRequested, ID: a.ID}})
+		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventAttention, ID: a.ID, Summary: "pm-tanaka wants to run run_tests suite=" + a.Params["suite"]}})
+	}
+	arrive(second)
+	load(first, second)
+	if !strings.Contains(m.notice.text, "suite=./... — y approve") {
+		t.Fatalf("the arrival's notice = %q", m.notice.text)
+	}
+	now = now.Add(2500 * time.Millisecond)
+	load(first) // the requester cancelled a-2
+	if strings.Contains(m.notice.text, "suite=./...") {
+		t.Fatalf("the notice still names the cancelled request: %q", m.notice.text)
+	}
+	now = now.Add(2500 * time.Millisecond)
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 || !strings.Contains(m.notice.text, "next request: run_tests from pm-tanaka (suite=./auth/...)") {
+		t.Fatalf("y with no notice naming a-1: calls %v, notice %q", calls, m.notice.text)
+	}
+	press(t, m, "y")
+	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-1"}) {
+		t.Fatalf("calls = %v, want a-1 approved once named", calls)
+	}
+}
