@@ -118,6 +118,11 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 		!strings.Contains(string(msg.Data), `"summary":"branch rejected: `) {
 		t.Fatalf("rejection notify = %s %s, want the reason, APPROVAL_DENIED and a summary naming the task", msg.Event, msg.Data)
 	}
+	// Cancelling what is over says so (the walk got "internal error").
+	err = pm.CancelRemoteTask(ctx, agent.RemoteTaskRef{Peer: "eng-suzuki", TaskID: ticket.TaskID})
+	if err == nil || !strings.Contains(err.Error(), "is already rejected; nothing to cancel") || strings.Contains(err.Error(), "internal") {
+		t.Fatalf("cancelling a rejected task: %v", err)
+	}
 	for name, params := range map[string]map[string]string{
 		"shell":      {"what": "HEAD; touch /tmp/pwned"},
 		"undeclared": {"cwd": "/"},

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
@@ -105,7 +106,9 @@ func (m *Model) runAction(a action) tea.Cmd {
 // opening the question again offers it instead of the draft; a sent
 // answer forgets it.
 func (m *Model) keepUnsent(queryID, text string, err error) {
-	if err == nil {
+	if err == nil || errors.Is(err, agent.ErrNotFound) || errors.Is(err, agent.ErrConflict) {
+		// Sent, or there is nothing to send it to: no such question, or
+		// it is answered already.
 		delete(m.unsent, queryID)
 		return
 	}

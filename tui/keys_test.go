@@ -167,6 +167,23 @@ func TestUnsentAnswerIsKept(t *testing.T) {
 	}
 }
 
+// TestAnswerToNoQuestionIsNotKept: an answer the core refuses because the
+// question is gone or answered already is not promised back (the walk saw
+// ":answer q-zzz hi" say "your answer is kept: open the question again").
+func TestAnswerToNoQuestionIsNotKept(t *testing.T) {
+	for _, err := range []error{agent.ErrNotFound, agent.ErrConflict} {
+		svc := fixtureService()
+		m := newLoaded(t, svc, 80, 24, true)
+		svc.failWith = fmt.Errorf("no such question: %w", err)
+		press(t, m, ":")
+		typeText(t, m, "answer q-7 hi")
+		press(t, m, "enter")
+		if strings.Contains(m.notice.text, "kept") || len(m.unsent) != 0 {
+			t.Errorf("%v: notice %q, unsent %q; want nothing kept", err, m.notice.text, m.unsent)
+		}
+	}
+}
+
 func TestTrustAndRefuse(t *testing.T) {
 	svc := fixtureService()
 	m := newLoaded(t, svc, 80, 24, true)

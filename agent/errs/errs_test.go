@@ -29,7 +29,7 @@ func TestKindsSurviveWrapping(t *testing.T) {
 	if Agent(fmt.Errorf("x: %w", UnknownPeer("eng", "m"))) != "eng" || Agent(Invalid("x")) != "" {
 		t.Error("Agent must name the unknown peer only")
 	}
-	if NotFound("no query %q; list them with `aoi inbox`", "q-1").Error() != "no query \"q-1\"; list them with `aoi inbox`" {
+	if NotFound("no query %q; the Queries pane or `aoi inbox` lists them", "q-1").Error() != "no query \"q-1\"; the Queries pane or `aoi inbox` lists them" {
 		t.Error("the message is the error's whole text")
 	}
 }

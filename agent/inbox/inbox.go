@@ -124,7 +124,7 @@ func (in *Inbox) open(ctx context.Context, id string) (store.QueryRecord, error)
 		return q, err
 	}
 	if !found {
-		return q, errs.NotFound("no query %q; list them with `aoi inbox`", id)
+		return q, errs.NotFound("no query %q; the Queries pane or `aoi inbox` lists them", id)
 	}
 	if q.State == Answered || q.State == Declined {
 		return q, errs.Conflict("query %s was already %s", id, q.State)

@@ -233,7 +233,7 @@ func (e *Engine) Cancel(ctx context.Context, taskID, requester string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("task %s is already %s; nothing to cancel", taskID, t.State)
+	return errs.Conflict("task %s is already %s; nothing to cancel", taskID, t.State)
 }
 
 // CancelUntrusted cancels every request still waiting for the owner whose
