@@ -493,7 +493,7 @@ func TestQueryDetailSaysTheDecisionInWords(t *testing.T) {
 // reaches the asker as task.failed on the wire; the Messages pane names
 // it for what happened.
 func TestRejectedTaskIsNotAFailure(t *testing.T) {
-	for status, want := range map[string]string{"rejected": "task.rejected", "expired": "task.expired", "failed": "task.failed"} {
+	for status, want := range map[string]string{"rejected": "task.rejected", "expired": "task.expired", "canceled": "task.canceled", "failed": "task.failed"} {
 		data, _ := json.Marshal(map[string]any{"task_id": "t-1", "status": status})
 		if got := messageKind(agent.Message{Event: "task.failed", Data: data}); got != want {
 			t.Errorf("status %s shown as %q, want %q", status, got, want)

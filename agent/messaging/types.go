@@ -117,7 +117,7 @@ type Message struct {
 
 // Kind is what a person reads the message as: a typed message's type, else
 // the notification's event, except that a task which ended without
-// running (task.failed on the wire, status rejected or expired) is named
+// running (task.failed on the wire, status rejected, expired or canceled) is named
 // for what happened: the owner's no is not a failure.
 func (m Message) Kind() string {
 	if m.Type != "" {
@@ -127,7 +127,7 @@ func (m Message) Kind() string {
 		var d struct {
 			Status string `json:"status"`
 		}
-		if json.Unmarshal(m.Data, &d) == nil && (d.Status == "rejected" || d.Status == "expired") {
+		if json.Unmarshal(m.Data, &d) == nil && (d.Status == "rejected" || d.Status == "expired" || d.Status == "canceled") {
 			return "task." + d.Status
 		}
 	}

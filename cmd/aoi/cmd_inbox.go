@@ -38,7 +38,7 @@ func (a *app) inboxCmd() *cobra.Command {
 						return err
 					}
 					out := inboxOutput{Queries: nonNil(qs), Messages: []agent.Message{}}
-					return a.emit(out, func(w io.Writer) { printInbox(w, out) })
+					return a.emit(out, func(w io.Writer) { printWaiting(w, out.Queries) })
 				}
 				qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: limit})
 				if err != nil {
@@ -105,25 +105,42 @@ const maxSummary = 300
 // about names what a message answers: your question, quoted and shortened,
 // when it answers one you asked, else the id it relates to.
 func about(m agent.Message) string {
-	if m.Question != "" {
+	switch {
+	case m.Question != "" && strings.HasPrefix(m.Kind(), "task."):
+		return cell(m.Question, 30) // "task run_tests": what you asked for, not words you wrote
+	case m.Question != "":
 		return "“" + cell(m.Question, 30) + "”"
 	}
 	return cell(m.RelatedID, 0)
+}
+
+// printWaiting is `aoi inbox --waiting`: the questions alone, since the
+// flag leaves messages out.
+func printWaiting(w io.Writer, qs []agent.Query) {
+	if len(qs) == 0 {
+		fmt.Fprintln(w, "no questions waiting for you")
+		return
+	}
+	printQueries(w, qs)
+}
+
+func printQueries(w io.Writer, qs []agent.Query) {
+	fmt.Fprintln(w, "QUERIES FROM PEERS (newest first)")
+	rows := make([][]string, 0, len(qs))
+	for _, q := range qs {
+		rows = append(rows, []string{
+			cell(q.ID, 0), cell(q.From, 20), cell(q.Priority, 8), cell(q.State, 10),
+			when(q.ReceivedAt), cell(q.Text, 60),
+		})
+	}
+	table(w, []string{"ID", "FROM", "PRIORITY", "STATE", "RECEIVED", "QUERY"}, rows)
 }
 
 func printInbox(w io.Writer, in inboxOutput) {
 	if len(in.Queries) == 0 {
 		fmt.Fprintln(w, "no queries from peers")
 	} else {
-		fmt.Fprintln(w, "QUERIES FROM PEERS (newest first)")
-		rows := make([][]string, 0, len(in.Queries))
-		for _, q := range in.Queries {
-			rows = append(rows, []string{
-				cell(q.ID, 0), cell(q.From, 20), cell(q.Priority, 8), cell(q.State, 10),
-				when(q.ReceivedAt), cell(q.Text, 60),
-			})
-		}
-		table(w, []string{"ID", "FROM", "PRIORITY", "STATE", "RECEIVED", "QUERY"}, rows)
+		printQueries(w, in.Queries)
 	}
 	fmt.Fprintln(w)
 	if len(in.Messages) == 0 {
@@ -134,7 +151,7 @@ func printInbox(w io.Writer, in inboxOutput) {
 	rows := make([][]string, 0, len(in.Messages))
 	for _, m := range in.Messages {
 		rows = append(rows, []string{
-			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(m.Event, 16),
+			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(m.Kind(), 16),
 			dash(about(m)), when(m.ReceivedAt), messageSummary(m, maxSummary),
 		})
 	}

@@ -64,6 +64,29 @@ func TestMessagesNameARejectedTask(t *testing.T) {
 	}
 }
 
+// TestInboxNamesATaskForWhatHappened: `aoi inbox` names a cancelled task
+// task.canceled, and what it was about as a task, not as a quoted
+// question (the walk read “task run_tests”).
+func TestInboxNamesATaskForWhatHappened(t *testing.T) {
+	var b bytes.Buffer
+	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 4, From: "eng-suzuki", Event: "task.failed", Question: "task run_tests",
+		Data: []byte(`{"task_id":"t-2","status":"canceled","summary":"run_tests canceled by pm-tanaka"}`)}}})
+	out := b.String()
+	if !strings.Contains(out, "task.canceled") || !strings.Contains(out, " task run_tests ") || strings.Contains(out, "“task") {
+		t.Errorf("aoi inbox printed:\n%s", out)
+	}
+}
+
+// TestWaitingInboxLeavesMessagesUnsaid: --waiting leaves messages out, so
+// it does not claim there are none.
+func TestWaitingInboxLeavesMessagesUnsaid(t *testing.T) {
+	var b bytes.Buffer
+	printWaiting(&b, nil)
+	if out := b.String(); out != "no questions waiting for you\n" {
+		t.Errorf("aoi inbox --waiting with nothing waiting printed %q", out)
+	}
+}
+
 // TestSealedTextSaysHowFarSignaturesReach: `aoi audit verify` tells the
 // owner which rows a signature vouches for, in plain words.
 func TestSealedTextSaysHowFarSignaturesReach(t *testing.T) {
