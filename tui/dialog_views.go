@@ -162,13 +162,18 @@ func (d *approvalDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 // written out whole so it can be copied. endpoint is where colleagues reach
 // this agent ("" until the core has said where it listens).
 func firstRunText(f FirstRun, endpoint string) string {
-	fp := Sanitize(f.Fingerprint)
-	if fp == "" {
-		fp = "FINGERPRINT"
+	// Grouped and split in two quoted lines, the command stays whole at
+	// 60 columns, and a shell takes it as one argument
+	// (NormalizeFingerprint reads the groups across the line break).
+	fp := "FINGERPRINT"
+	if g := strings.Fields(agent.GroupFingerprint(Sanitize(f.Fingerprint))); len(g) == 8 {
+		fp = `"` + strings.Join(g[:4], " ") + "\n     " + strings.Join(g[4:], " ") + `"`
+	} else if len(g) > 0 {
+		fp = strings.Join(g, " ")
 	}
 	return "This is your first run: aoi created an identity and a config.\n\n" +
 		detailFields([][2]string{
-			{"agent id", f.AgentID}, {"fingerprint", f.Fingerprint},
+			{"agent id", f.AgentID}, {"fingerprint", agent.GroupFingerprint(f.Fingerprint)},
 			{"config", f.ConfigPath}, {"data", f.DataDir},
 		}) +
 		"\n\nThe agent id comes from your login name. For another, quit aoi and run\n" +

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -147,9 +148,11 @@ func TestFirstRunDialog(t *testing.T) {
 // loopback (colleagues on other machines cannot reach it).
 func TestFirstRunDialogFillsTheTrustCommand(t *testing.T) {
 	svc := fixtureService()
-	fp := svc.status.Fingerprint
+	full := svc.status.Fingerprint
+	g := strings.Fields(agent.GroupFingerprint(full))
+	fp := strings.Join(g[4:], " ") + `"` // the second line of the grouped, quoted fingerprint
 	m := New(svc, Options{Now: clock, Location: time.UTC, DarkBackground: true,
-		FirstRun: &FirstRun{AgentID: "eng-suzuki", Role: "engineer", Fingerprint: fp, ConfigPath: "/c.json", DataDir: "/d"}})
+		FirstRun: &FirstRun{AgentID: "eng-suzuki", Role: "engineer", Fingerprint: full, ConfigPath: "/c.json", DataDir: "/d"}})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 30})
 	if frame := screen(m); !strings.Contains(frame, fp+` \`) || !strings.Contains(frame, "--endpoint HOST:PORT") ||
 		!strings.Contains(frame, "HOST:PORT is the address this aoi listens on") {
@@ -168,5 +171,39 @@ func TestFirstRunDialogFillsTheTrustCommand(t *testing.T) {
 	tailnet := agent.Status{ListenAddr: ":8443", Tailnet: &agent.Tailnet{Addresses: []string{"100.64.0.3", "fd7a:115c:a1e0::3"}}}
 	if got := tailnet.Endpoint(); got != "100.64.0.3:8443" {
 		t.Errorf("tailnet endpoint %q; want the node's tailnet address with the port", got)
+	}
+}
+
+// TestFirstRunTrustCommandSurvivesANarrowTerminal: at 60 columns the
+// trust command the first-run dialog gives is still one a shell runs with
+// the whole fingerprint (the walk found it broken mid-hex there), and it
+// shows the fingerprint grouped as the Peers pane does.
+func TestFirstRunTrustCommandSurvivesANarrowTerminal(t *testing.T) {
+	fp := strings.Repeat("9c41d2075be8aa13", 4)
+	text := firstRunText(FirstRun{AgentID: "eng-suzuki", Fingerprint: fp, DataDir: "/d"}, "127.0.0.1:8443")
+	start := strings.Index(text, "aoi peers trust")
+	end := strings.Index(text, "--endpoint")
+	if start < 0 || end < start {
+		t.Fatalf("no trust command in:\n%s", text)
+	}
+	for _, line := range strings.Split(text[start:end], "\n") {
+		if w := len([]rune(line)); w > 56 { // a 60-column dialog's body
+			t.Errorf("the trust command's line %q is %d wide", line, w)
+		}
+	}
+	// Run it through a shell, printing the arguments it would get.
+	out, err := exec.Command("bash", "-c", "printf '%s\\0' "+strings.TrimPrefix(text[start:end], "aoi peers trust")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(args) != 2 || args[0] != "eng-suzuki" {
+		t.Fatalf("the shell got %q", args)
+	}
+	if got, err := agent.NormalizeFingerprint(args[1]); err != nil || got != fp {
+		t.Errorf("the fingerprint argument %q reads as %q, %v", args[1], got, err)
+	}
+	if !strings.Contains(text, "fingerprint: 9c41d207 5be8aa13 ") {
+		t.Errorf("the fingerprint is not grouped:\n%s", text)
 	}
 }

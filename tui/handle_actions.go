@@ -67,7 +67,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		if a.p.Trust == agent.TrustPinned {
 			title, question = "Stop trusting "+peerLabel(a.p), "Stop trusting this peer? Its pin goes and its calls are refused from now on, ringing nobody; `aoi peers trust` pins it again."
 		}
-		m.pushDialog(newConfirmDialog(title, question+"\n\nfingerprint: "+Sanitize(a.p.Fingerprint), refuseAction{p: a.p}, m.env))
+		m.pushDialog(newConfirmDialog(title, question+"\n\nfingerprint: "+Sanitize(agent.GroupFingerprint(a.p.Fingerprint)), refuseAction{p: a.p}, m.env))
 	case refuseAction:
 		done, doing := "refused "+peerLabel(a.p), "refusing "+peerLabel(a.p)
 		if a.p.Trust == agent.TrustPinned {

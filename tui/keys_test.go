@@ -332,8 +332,13 @@ func TestStaleFetchDropped(t *testing.T) {
 
 func TestTooSmallStillRoutesQuit(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 50, 10, true)
-	if !strings.Contains(screen(m), "too small") {
+	if !strings.Contains(screen(m), "needs at least 60×20") {
 		t.Error("no size notice")
+	}
+	// The size it needs shows even in a very narrow terminal.
+	m.Update(tea.WindowSizeMsg{Width: 24, Height: 8})
+	if s := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(s, "60×20") || !strings.Contains(s, "24×8") {
+		t.Errorf("at 24×8 the notice lost the sizes:\n%s", screen(m))
 	}
 	_, cmd := m.Update(keyMsg("q"))
 	if cmd == nil {

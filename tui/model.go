@@ -8,6 +8,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -263,7 +264,9 @@ func (m *Model) Render() string {
 		return "starting aoi…"
 	}
 	if m.width < minWidth || m.height < minHeight {
-		return fitBlock("The terminal is too small for aoi: it needs at least 60×20.\nMake the window larger.", m.width, m.height)
+		// Wrapped, so the size it needs shows at any width.
+		msg := fmt.Sprintf("aoi needs at least %d×%d; this terminal is %d×%d. Make the window larger.", minWidth, minHeight, m.width, m.height)
+		return fitBlock(strings.Join(wrap(msg, m.width), "\n"), m.width, m.height)
 	}
 	var body string
 	if d := m.topDialog(); d != nil {
