@@ -23,6 +23,12 @@ type (
 		q      agent.Query
 		reason string
 	}
+	// keepAnswer closes the answer dialog keeping what the owner wrote,
+	// which the next opening of the question offers again.
+	keepAnswer struct {
+		q    agent.Query
+		text string
+	}
 	openQuery        struct{ q agent.Query }
 	askDeclineReason struct{ q agent.Query }
 	// releaseAction sends a query its draft; the zero Query releases every
@@ -52,6 +58,7 @@ func (askRejectReason) isAction()  {}
 func (answerAction) isAction()     {}
 func (declineAction) isAction()    {}
 func (openQuery) isAction()        {}
+func (keepAnswer) isAction()       {}
 func (askDeclineReason) isAction() {}
 func (releaseAction) isAction()    {}
 func (trustAction) isAction()      {}

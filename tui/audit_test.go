@@ -190,3 +190,33 @@ func TestAuditResultWholeInAHalfScreen(t *testing.T) {
 		t.Errorf("result column %d wide for \"completed\"", cols.resultW)
 	}
 }
+
+// TestClearKeysDoWhatHelpSays: help lists ctrl+x "clear" for dialogs and
+// the prompt: it empties the filter dialog's field and the prompt bar, and
+// esc in the Audit pane clears an active filter (the walk found neither).
+func TestClearKeysDoWhatHelpSays(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "/")
+	typeText(t, m, "agent:qa-ito")
+	press(t, m, "enter")
+	if m.audit.filterText != "agent:qa-ito" {
+		t.Fatalf("filter = %q", m.audit.filterText)
+	}
+	press(t, m, "/", "ctrl+x", "enter") // the dialog opens with the filter typed
+	if m.audit.filterText != "" || m.audit.n() != 40 {
+		t.Errorf("ctrl+x then enter in the filter dialog left filter %q, %d rows", m.audit.filterText, m.audit.n())
+	}
+	press(t, m, "/")
+	typeText(t, m, "agent:qa-ito")
+	press(t, m, "enter", "esc", "esc") // the first esc may only dismiss a notice
+	if m.audit.filterText != "" || m.audit.n() != 40 {
+		t.Errorf("esc in the Audit pane left filter %q, %d rows", m.audit.filterText, m.audit.n())
+	}
+	press(t, m, ":")
+	typeText(t, m, "note half a thought")
+	press(t, m, "ctrl+x")
+	if v := m.prompt.input.Value(); v != "" || m.focus != focusPrompt {
+		t.Errorf("ctrl+x in the prompt bar left %q (focus %d)", v, m.focus)
+	}
+}

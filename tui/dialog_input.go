@@ -61,6 +61,10 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 			return closeDialog{}, nil
 		case d.aboutWin.scroll(k):
 			return nil, nil
+		case matches(k, d.env.keys.Dialog.Clear):
+			d.input.SetValue("") // a filter clears to show every row again
+			d.problem = ""
+			return nil, nil
 		case k.String() == "enter" || matches(k, d.env.keys.Dialog.Submit):
 			v := strings.TrimSpace(d.input.Value())
 			if v == "" && !d.emptyOK {
@@ -96,7 +100,7 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 		verb = env.keys.Dialog.Submit.Help().Desc
 	}
 	body := about + "\n" + d.input.View() + "\n" + problem + "\n" +
-		env.styles.Muted.Render("enter "+verb+" · "+
+		env.styles.Muted.Render("enter "+verb+" · "+helpKeys(env.keys.Dialog.Clear)+" · "+
 			env.keys.Dialog.Cancel.Help().Key+" "+env.keys.Dialog.Cancel.Help().Desc)
 	return dialogFrame(d.title, body, w, h, 7+strings.Count(about, "\n"), env)
 }
@@ -112,6 +116,8 @@ type answerDialog struct {
 	area     textarea.Model
 	env      *env
 	question textWindow
+	opened   string // the text it opened with: esc keeps anything else
+	problem  string // why the last send did nothing
 }
 
 func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
@@ -124,19 +130,24 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	} else if d := draftText(q.Draft); d != "" {
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
 	}
-	return &answerDialog{q: q, area: ta, env: e}
+	return &answerDialog{q: q, area: ta, env: e, opened: ta.Value()}
 }
 
 func (d *answerDialog) focusCmd() tea.Cmd { return d.area.Focus() }
 
 func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
+		d.problem = ""
 		switch {
 		case cancels(k, d.env.keys.Dialog):
+			if v := d.area.Value(); v != d.opened && strings.TrimSpace(v) != "" {
+				return keepAnswer{q: d.q, text: v}, nil
+			}
 			return closeDialog{}, nil
 		case matches(k, d.env.keys.Dialog.Submit):
 			text := strings.TrimSpace(d.area.Value())
 			if text == "" {
+				d.problem = "write an answer first (esc closes; " + d.env.keys.Queries.Decline.Help().Key + " on the list declines)"
 				return nil, nil
 			}
 			return answerAction{q: d.q, text: text}, nil
@@ -165,6 +176,9 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	k := env.keys
 	foot := env.styles.Muted.Render(truncate(fitParts([]string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear),
 		helpKeys(k.Dialog.Cancel), k.Queries.Decline.Help().Key + " on the list declines"}, inner), inner))
+	if d.problem != "" {
+		foot = env.styles.Error.Render(truncate(d.problem, inner))
+	}
 	areaH := max(3, bh-2-len(question)-4)
 	d.area.SetWidth(inner)
 	d.area.SetHeight(areaH)

@@ -26,6 +26,12 @@ func (m *Model) runAction(a action) tea.Cmd {
 			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error {
 				return s.Reject(c, agent.RejectRequest{ID: a.a.ID, Reason: a.reason})
 			})
+	case keepAnswer:
+		if m.unsent == nil {
+			m.unsent = map[string]string{}
+		}
+		m.unsent[a.q.ID] = a.text
+		m.info("your answer to " + queryNamed(a.q) + " is kept, not sent: open the question again to finish it")
 	case openQuery:
 		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
 		return m.topDialog().(*answerDialog).focusCmd()

@@ -178,6 +178,10 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, pk.HistoryNext):
 		m.prompt.history(+1)
 		return nil
+	case key.Matches(k, m.env.keys.Dialog.Clear):
+		m.prompt.input.SetValue("") // as in a dialog's field; the bar stays open
+		m.prompt.choices = ""
+		return nil
 	}
 	return m.prompt.updateInput(k)
 }

@@ -579,3 +579,31 @@ func TestAnsweredQuestionShowsWhatWasSent(t *testing.T) {
 		t.Errorf("d on an answered question says nothing:\n%s", frame)
 	}
 }
+
+// TestAnswerDialogKeepsWhatEscLeaves: esc in the answer dialog keeps what
+// the owner wrote (the next opening offers it), and sending nothing says
+// why nothing happened (the walk lost text to esc and got silence).
+func TestAnswerDialogKeepsWhatEscLeaves(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, "enter", "ctrl+x", "ctrl+s")
+	if d, ok := m.topDialog().(*answerDialog); !ok || !strings.Contains(d.problem, "write an answer first") || len(svc.Calls()) != 0 {
+		t.Fatalf("an empty send: dialog %T, calls %v", m.topDialog(), svc.Calls())
+	}
+	if !strings.Contains(screen(m), "write an answer first") {
+		t.Errorf("the dialog does not say why nothing was sent:\n%s", screen(m))
+	}
+	typeText(t, m, "Thursday, after QA.")
+	press(t, m, "esc")
+	if m.topDialog() != nil || !strings.Contains(m.notice.text, "is kept, not sent") {
+		t.Fatalf("esc: dialog %T, notice %q", m.topDialog(), m.notice.text)
+	}
+	press(t, m, "enter")
+	if d, ok := m.topDialog().(*answerDialog); !ok || d.area.Value() != "Thursday, after QA." {
+		t.Fatalf("reopened %T without the kept text", m.topDialog())
+	}
+	press(t, m, "esc") // unchanged since it opened: still kept, nothing sent
+	if len(m.unsent) != 1 || len(svc.Calls()) != 0 {
+		t.Errorf("after closing it unchanged: unsent %q, calls %v", m.unsent, svc.Calls())
+	}
+}

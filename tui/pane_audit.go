@@ -219,7 +219,7 @@ func notKeyRune(r rune) bool { return (r < 'a' || r > 'z') && r != '_' }
 func (p *auditPane) Title() string {
 	t := "Audit · newest first"
 	if p.filterText != "" {
-		t += " · filter " + Sanitize(p.filterText)
+		t += " · filter " + Sanitize(p.filterText) + " (esc clears)"
 	}
 	if p.newer {
 		return t + " · ↑ new rows (" + p.env.keys.List.Home.Help().Key + ")"
@@ -240,6 +240,9 @@ func (p *auditPane) Update(k tea.KeyPressMsg) action {
 	if matches(k, keys.Open) && p.list.cursor < p.n() {
 		e := p.at(p.list.cursor)
 		return showDetail{title: "Audit #" + i64toa(e.Seq), body: auditDetail(e, p.env)}
+	}
+	if matches(k, p.env.keys.Dialog.Cancel) && p.filterText != "" {
+		return setFilter{} // esc clears the filter: every row again
 	}
 	return nil
 }
