@@ -317,12 +317,20 @@ type reloadedMsg struct {
 func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 	title, text := "Config reloaded", Sanitize(msg.text)
 	if msg.err != nil {
-		title, text = "Config not reloaded", "reload failed: "+errGist(Sanitize(msg.err.Error()))
+		// One problem a line, as aoi config validate prints them: the
+		// notice runs them together, the dialog must not.
+		var lines []string
+		for _, l := range strings.Split(msg.err.Error(), "\n") {
+			if l = errGist(Sanitize(l)); strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		title, text = "Config not reloaded", "reload failed: "+strings.Join(lines, "\n")
 		m.failAction("reload failed", msg.err)
 	} else {
 		m.info(text)
 	}
-	if ansi.StringWidth(text) > m.width {
+	if ansi.StringWidth(text) > m.width || strings.Contains(text, "\n") {
 		m.pushDialog(newDetailDialog(title, text))
 	}
 	if msg.err != nil {

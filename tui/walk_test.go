@@ -669,6 +669,14 @@ func TestReloadDialogShowsNoRPCCode(t *testing.T) {
 	if strings.Contains(d.body, "-32000") || !strings.Contains(d.body, "reload failed: config not reloaded") {
 		t.Errorf("dialog body %q", d.body)
 	}
+	// Several problems: one a line, as aoi config validate prints them.
+	m.popDialog()
+	two := "rpc error -32000 (Server error): config not reloaded, the running one stays: config.json: /limits/rate_per_sec: -1 must be more than 0 — use a larger number\nconfig.json: /ui/theme: \"blue\" is not valid"
+	m.handleReloaded(reloadedMsg{err: errors.New(two)})
+	d, ok = m.topDialog().(*detailDialog)
+	if !ok || !strings.Contains(d.body, "use a larger number\nconfig.json: /ui/theme") {
+		t.Errorf("two problems in the dialog: %T %q", m.topDialog(), d.body)
+	}
 }
 
 // TestInterruptsPreviewShowsTheDraft: the preview under Interrupts shows
