@@ -44,6 +44,11 @@ func (a *app) sendCmd() *cobra.Command {
 			if r.Payload, err = sendPayload(r.Type, payload, strings.Join(argv[2:], " ")); err != nil {
 				return usagef(cmd, "%v", err)
 			}
+			if r.Payload == nil && r.TaskID == "" && r.Forward == 0 {
+				// Without a task to move or a message to relay, nothing
+				// would reach the assistant but an empty {}.
+				return usagef(cmd, "give TEXT or --payload: an empty %s tells the receiver nothing", r.Type)
+			}
 			return call(a, func(svc agent.MessagingService) error {
 				sent, err := svc.SendMessage(cmd.Context(), r)
 				if err != nil {

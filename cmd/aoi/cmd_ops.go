@@ -164,7 +164,9 @@ func (a *app) previewForget(cmd *cobra.Command, svc agent.OpsService, id string)
 	for _, t := range sortedKeys(exp.Tables) {
 		fmt.Fprintf(a.stdout, "  %-16s %d rows\n", t, len(exp.Tables[t]))
 	}
-	return usagef(cmd, "nothing was deleted; run `aoi forget --agent %s --yes` to forget %s", id, id)
+	// A preview is what forget without --yes is for: it succeeds.
+	fmt.Fprintf(a.stdout, "nothing was deleted; run `aoi forget --agent %s --yes` to forget %s\n", id, id)
+	return nil
 }
 
 func printForget(w io.Writer, rep agent.ForgetReport) {

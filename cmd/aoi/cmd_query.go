@@ -37,6 +37,9 @@ func (a *app) queryCmd() *cobra.Command {
 		Args: args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			req.To, req.Query = argv[0], strings.Join(argv[1:], " ")
+			if strings.TrimSpace(req.Query) == "" {
+				return usagef(cmd, "the question is empty: write it after the agent (aoi query %s \"how is auth going?\")", sanitize(req.To, false))
+			}
 			if req.Priority != "" && !slices.Contains(priorities, req.Priority) {
 				return usagef(cmd, "--priority %q: use one of %s", req.Priority, strings.Join(priorities, ", "))
 			}

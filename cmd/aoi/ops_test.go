@@ -186,8 +186,12 @@ func TestPruneExportForgetWithoutADaemon(t *testing.T) {
 	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &exp) != nil || exp.AgentID != "pm-tanaka" {
 		t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runAOI(t, "--data-dir", dir, "forget", "--agent", "pm-tanaka"); r.code != exitUsage || !strings.Contains(r.stderr, "--yes") {
-		t.Fatalf("forget without --yes: exit %d\n%s", r.code, r.stderr)
+	// Without --yes, a preview: it succeeds and deletes nothing.
+	if r := runAOI(t, "--data-dir", dir, "forget", "--agent", "pm-tanaka"); r.code != exitOK || !strings.Contains(r.stdout, "nothing was deleted; run `aoi forget --agent pm-tanaka --yes`") {
+		t.Fatalf("forget without --yes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runAOI(t, "--data-dir", dir, "forget"); r.code != exitUsage || !strings.Contains(r.stderr, "usage: aoi forget --agent ID [--yes]") {
+		t.Fatalf("forget without --agent: exit %d\n%s", r.code, r.stderr)
 	}
 	r = runAOI(t, "--data-dir", dir, "--json", "forget", "--agent", "pm-tanaka", "--yes")
 	var rep struct {

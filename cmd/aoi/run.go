@@ -28,8 +28,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
-	return a.exitCode(err)
+	cmd, err := root.ExecuteContextC(ctx)
+	return a.exitCode(requiredFlagUsage(cmd, err))
+}
+
+// requiredFlagUsage makes cobra's missing-required-flag error a usage error
+// (exit 2) that names the command's usage line: `required flag(s) "agent"
+// not set` alone comes out as a failure.
+func requiredFlagUsage(cmd *cobra.Command, err error) error {
+	if err == nil || cmd == nil || !strings.HasPrefix(err.Error(), "required flag(s) ") {
+		return err
+	}
+	return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("usage: %s (%s)", strings.TrimSuffix(cmd.UseLine(), " [flags]"), err)}
 }
 
 // exitCode prints err the way a person should see it and maps it to an
@@ -99,7 +109,8 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if err := v(cmd, a); err != nil {
 			if strings.Contains(err.Error(), "arg(s)") {
-				err = fmt.Errorf("usage: %s (%v)", strings.TrimSuffix(cmd.UseLine(), " [flags]"), err)
+				err = fmt.Errorf("usage: %s (%s)", strings.TrimSuffix(cmd.UseLine(), " [flags]"),
+					strings.ReplaceAll(argCountWords.Replace(err.Error()), " 1 arguments", " 1 argument"))
 			}
 			return &usageError{cmd: cmd.CommandPath(), err: err}
 		}
@@ -107,7 +118,16 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// flagError turns flag parsing failures into usage errors.
+// argCountWords rewords cobra's argument counts ("requires at least 2
+// arg(s), only received 1") for people: "needs at least 2 arguments, got 1".
+var argCountWords = strings.NewReplacer("requires at least", "needs at least", "accepts at most", "takes at most",
+	"accepts between", "takes between", "accepts", "takes", " arg(s)", " arguments", "only received", "got", "received", "got")
+
+// flagError turns flag parsing failures into usage errors. A duration
+// without its unit gets an example instead of Go's "time: missing unit".
 func flagError(cmd *cobra.Command, err error) error {
+	if strings.Contains(err.Error(), "time: missing unit") || strings.Contains(err.Error(), "time: invalid duration") {
+		err = fmt.Errorf("%v: a duration needs its unit, e.g. 30s, 2m or 1h", err)
+	}
 	return &usageError{cmd: cmd.CommandPath(), err: err}
 }
