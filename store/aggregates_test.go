@@ -73,12 +73,12 @@ func TestRegistryUniqueFingerprintAndNode(t *testing.T) {
 		return tx.UpsertPeer(PeerRecord{AgentID: "c"})
 	})
 	err := db.Write(context.Background(), func(tx *Tx) error { return tx.UpsertPeer(PeerRecord{AgentID: "d", Fingerprint: "fp"}) })
-	if err == nil || !strings.Contains(err.Error(), "already pinned for another agent") {
+	if err == nil || !strings.Contains(err.Error(), "already pinned for a; it is one certificate, one agent: stop trusting a first (aoi peers refuse a), then pin it for d") {
 		t.Fatalf("duplicate fingerprint: %v", err)
 	}
 	write(t, db, func(tx *Tx) error { return tx.UpsertPeer(PeerRecord{AgentID: "a", NodeID: "n"}) })
 	err = db.Write(context.Background(), func(tx *Tx) error { return tx.UpsertPeer(PeerRecord{AgentID: "b", NodeID: "n"}) })
-	if err == nil || !strings.Contains(err.Error(), "already bound to another agent") {
+	if err == nil || !strings.Contains(err.Error(), "already bound to a; stop trusting a first") {
 		t.Fatalf("duplicate node: %v", err)
 	}
 	peers, err := db.Peers(context.Background())

@@ -72,19 +72,32 @@ func (tx *Tx) UpsertPeer(p PeerRecord) error {
 		p.AgentID, p.Role, p.Owner, p.Endpoint, p.Fingerprint, p.NodeID, p.NodeName, p.Trust, p.Status,
 		stringsJSON(p.Contexts), stringsJSON(p.TaskTypes), caps, formatTime(p.FirstSeen), formatTime(p.LastSeen), p.AnnouncedRole)
 	if err != nil {
-		return peerConflict(p, err)
+		return tx.peerConflict(p, err)
 	}
 	return nil
 }
 
-// peerConflict explains a unique-index violation in words.
-func peerConflict(p PeerRecord, err error) error {
+// peerConflict explains a unique-index violation in words, naming the
+// agent that holds the certificate or node already.
+func (tx *Tx) peerConflict(p PeerRecord, err error) error {
 	msg := err.Error()
+	holder := func(column, value string) string {
+		var id string
+		// column is one of two constants below, never input.
+		if tx.QueryRow(`SELECT agent_id FROM agent_registry WHERE `+column+` = ?`, value).Scan(&id) != nil || id == "" {
+			return "another agent"
+		}
+		return id
+	}
 	switch {
 	case strings.Contains(msg, "agent_registry.fingerprint"):
-		return fmt.Errorf("fingerprint %s is already pinned for another agent; unpin that agent before pinning it for %s", p.Fingerprint, p.AgentID)
+		other := holder("fingerprint", p.Fingerprint)
+		return fmt.Errorf("fingerprint %s is already pinned for %s; it is one certificate, one agent: stop trusting %s first (aoi peers refuse %s), then pin it for %s",
+			p.Fingerprint, other, other, other, p.AgentID)
 	case strings.Contains(msg, "agent_registry.node_id"):
-		return fmt.Errorf("tailnet node %s is already bound to another agent; remove that agent before binding it to %s", p.NodeID, p.AgentID)
+		other := holder("node_id", p.NodeID)
+		return fmt.Errorf("tailnet node %s is already bound to %s; stop trusting %s first (aoi peers refuse %s), then bind it to %s",
+			p.NodeID, other, other, other, p.AgentID)
 	}
 	return fmt.Errorf("store: saving peer %s: %w", p.AgentID, err)
 }

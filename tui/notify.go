@@ -114,6 +114,8 @@ var cliAdvice = strings.NewReplacer(
 	"pin it with `aoi peers trust ", "pin it with `:trust ",
 	" FINGERPRINT --endpoint HOST:PORT`", " FINGERPRINT HOST:PORT`",
 	"`aoi reload`", "`:reload`",
+	"e.g. --endpoint 127.0.0.1:8443", "e.g. 127.0.0.1:8443 after the fingerprint",
+	"(aoi peers refuse ", "(x on it in the Peers pane, or aoi peers refuse ",
 )
 
 func promptAdvice(s string) string { return cliAdvice.Replace(s) }

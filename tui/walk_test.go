@@ -753,3 +753,18 @@ func TestApproveKeyNeverActsOnARequestNoNoticeNamed(t *testing.T) {
 		t.Fatalf("calls = %v, want a-1 approved once named", calls)
 	}
 }
+
+// TestCoreAdviceIsWrittenForThePrompt: advice the core writes for a shell
+// reads, in the interface, as the prompt bar and keys take it (the walk
+// was told to pass --endpoint to :trust, which takes it positionally).
+func TestCoreAdviceIsWrittenForThePrompt(t *testing.T) {
+	for in, want := range map[string]string{
+		`trust: endpoint "x" is not HOST:PORT; give where the peer listens, e.g. --endpoint 127.0.0.1:8443 (the address`:            "e.g. 127.0.0.1:8443 after the fingerprint",
+		"fingerprint ab is already pinned for qa-sato; stop trusting qa-sato first (aoi peers refuse qa-sato), then pin it for bob": "(x on it in the Peers pane, or aoi peers refuse qa-sato)",
+		"bob is not a known peer; pin it with `aoi peers trust bob FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`":         "pin it with `:trust bob FINGERPRINT HOST:PORT` or run `:discover`",
+	} {
+		if got := promptAdvice(in); !strings.Contains(got, want) {
+			t.Errorf("promptAdvice(%q) = %q; want it to hold %q", in, got, want)
+		}
+	}
+}
