@@ -70,7 +70,14 @@ func (a *accessCheck) may(resource string) bool {
 
 // allow is the per-event check (store.ContextSearch.Allow).
 func (a *accessCheck) allow(ev store.ContextEvent) bool {
+	files := aclPaths(ev)
 	if ev.Ctx == "" {
+		if len(files) > 0 && a.allowed != nil {
+			// A file no context could be found for may lie anywhere,
+			// a folder kept from the asker included: only the owner
+			// sees it.
+			return false
+		}
 		// A note or report tied to no context belongs to the owner's work
 		// in general: visible to whoever may read one of the asked contexts.
 		for _, c := range a.contexts {
@@ -83,7 +90,6 @@ func (a *accessCheck) allow(ev store.ContextEvent) bool {
 	if !inContexts(a.contexts, ev.Ctx) {
 		return false
 	}
-	files := eventFiles(ev)
 	if !a.inScope(ev.Ctx, files) {
 		return false
 	}
@@ -132,6 +138,7 @@ type eventMeta struct {
 	Progress *int         `json:"progress"`
 	Tests    *TestSummary `json:"tests"`
 	Marker   string       `json:"marker"`
+	Dir      string       `json:"dir"` // the folder a coding session worked in
 	Author   string       `json:"author"`
 	// Uncommitted marks a marker the working tree's uncommitted diff adds.
 	Uncommitted bool `json:"uncommitted"`
@@ -145,6 +152,16 @@ func parseMeta(raw string) eventMeta {
 		_ = json.Unmarshal([]byte(raw), &m)
 	}
 	return m
+}
+
+// aclPaths are the places an event is about, for the ACL and the scope:
+// the files it touches and the folder a coding session worked in.
+func aclPaths(ev store.ContextEvent) []string {
+	files := eventFiles(ev)
+	if d := parseMeta(ev.Meta).Dir; d != "" {
+		files = append(files, cleanRel(d))
+	}
+	return files
 }
 
 // eventFiles lists the repository-relative files an event touches.

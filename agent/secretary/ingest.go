@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -103,8 +104,9 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 	if ev.Title == "" {
 		ev.Title = firstLine(ev.Body)
 	}
-	if ev.Ctx == "" && filepath.IsAbs(ev.Key) {
-		// An absolute path from the assistant: file it under its context.
+	if ev.Ctx == "" && ev.Source == SourceAssistant && ev.Key != "" {
+		// A path from the assistant: file it under its context, so the
+		// context's folder rules apply to it.
 		ev.Ctx, ev.Key = locateRepo(ev.Key, repos(s.config()))
 	}
 	meta := map[string]any{}
@@ -152,14 +154,48 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 // inside it; outside every context it returns "" and the base name only
 // (the owner's directory layout is nobody's business).
 func locateRepo(p string, rs []source.Repo) (ctxID, rel string) {
+	if !filepath.IsAbs(p) {
+		return locateRelative(p, rs)
+	}
 	clean := filepath.Clean(p)
+	real := clean
+	if r, err := filepath.EvalSymlinks(filepath.Dir(clean)); err == nil {
+		real = filepath.Join(r, filepath.Base(clean)) // the checkout reached through a link
+	}
 	for _, r := range rs {
-		root := filepath.Clean(r.Path)
-		if rest, ok := strings.CutPrefix(clean, root+string(filepath.Separator)); ok {
-			return r.Ctx, filepath.ToSlash(rest)
+		roots := []string{filepath.Clean(r.Path)}
+		if rr, err := filepath.EvalSymlinks(r.Path); err == nil && rr != roots[0] {
+			roots = append(roots, rr)
+		}
+		for _, root := range roots {
+			for _, cand := range []string{clean, real} {
+				if rest, ok := strings.CutPrefix(cand, root+string(filepath.Separator)); ok {
+					return r.Ctx, filepath.ToSlash(rest)
+				}
+			}
 		}
 	}
 	return "", filepath.Base(clean)
+}
+
+// locateRelative files a relative path under the repository that holds
+// it, or, with one repository configured, under that one (the assistant
+// works in it). Otherwise it stays unplaced, and only the owner sees it.
+func locateRelative(p string, rs []source.Repo) (ctxID, rel string) {
+	rel = cleanRel(filepath.ToSlash(p))
+	var holders []string
+	for _, r := range rs {
+		if _, err := os.Lstat(filepath.Join(r.Path, filepath.FromSlash(rel))); err == nil {
+			holders = append(holders, r.Ctx)
+		}
+	}
+	switch {
+	case len(holders) == 1:
+		return holders[0], rel
+	case len(holders) == 0 && len(rs) == 1:
+		return rs[0].Ctx, rel
+	}
+	return "", rel
 }
 
 // testFailureLine is "TestX fails: <first error line>".

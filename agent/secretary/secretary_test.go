@@ -330,6 +330,59 @@ func TestIngestFilesAbsolutePathsUnderTheirContext(t *testing.T) {
 	}
 }
 
+// TestReportedPathsMeetFolderRules: the attack run reported an edit of
+// "secrets/keys.go" (relative) through MCP; filed under no context, a peer
+// kept out of secrets/ got it back, scope src or not. A relative path is
+// now filed under its repository, a checkout reached through a symlink
+// too, and one that cannot be placed is the owner's alone.
+func TestReportedPathsMeetFolderRules(t *testing.T) {
+	m := newMirror(t)
+	ctx := context.Background()
+	repo := m.s.config().Contexts[0].LocalPath
+	link := filepath.Join(t.TempDir(), "checkout")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"secrets/keys.go", filepath.Join(link, "secrets", "vault.go")} {
+		if err := m.s.Ingest(ctx, ReportEvent("", "file.edited", file, "Rotated the zebra launch code to zebra-43", nil, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deny := func(res string) bool {
+		return !strings.HasPrefix(res, "acme/webapp/secrets/") && res != "acme/webapp/secrets"
+	}
+	for _, scope := range [][]string{{"acme/webapp"}, {"acme/webapp/src"}} {
+		a, err := m.s.Answer(ctx, Question{Text: "zebra launch code", Scope: scope, Allowed: deny})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, _ := json.Marshal(a.Result); bytes.Contains(raw, []byte("zebra-43")) || a.Evidence != 0 {
+			t.Errorf("scope %v: a report inside secrets/ reached the peer (%d events): %s", scope, a.Evidence, raw)
+		}
+	}
+	evs, _ := m.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindReport}})
+	for _, ev := range evs {
+		if ev.Ctx != "acme/webapp" || !strings.HasPrefix(ev.Key, "secrets/") {
+			t.Errorf("report filed as %q %q, want under acme/webapp/secrets", ev.Ctx, ev.Key)
+		}
+	}
+	// Unplaced (another repository configured, the file in neither): the
+	// owner sees it, a peer does not.
+	ac := &accessCheck{contexts: []string{"acme/webapp"}, allowed: func(string) bool { return true }}
+	unplaced := store.ContextEvent{Kind: KindReport, Key: "notes/plan.md"}
+	if ac.allow(unplaced) {
+		t.Error("a report no context holds reached a peer")
+	}
+	if owner := (&accessCheck{contexts: []string{"acme/webapp"}}); !owner.allow(unplaced) {
+		t.Error("the owner does not see a report no context holds")
+	}
+	// A coding session run inside secrets/ is about secrets/.
+	chat := store.ContextEvent{Kind: "assistant", Ctx: "acme/webapp", Meta: `{"session":"s1","dir":"secrets"}`}
+	if (&accessCheck{contexts: []string{"acme/webapp"}, allowed: deny}).allow(chat) {
+		t.Error("a session inside secrets/ reached a peer kept out of it")
+	}
+}
+
 func TestRunPollsUntilCanceled(t *testing.T) {
 	repo, _, _ := sharedAuthRepo(t)
 	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(repo, ""))

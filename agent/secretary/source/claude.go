@@ -56,11 +56,16 @@ func parseTranscriptLine(line string, repos []Repo, fallback time.Time) []Event 
 	}
 	// Only sessions working inside a configured context are mirrored: the
 	// owner's other projects are none of the asker's business.
-	ctxID, _ := locate(l.Cwd, repos)
+	ctxID, dir := locate(l.Cwd, repos)
 	if ctxID == "" {
 		return nil
 	}
 	meta := map[string]any{"session": l.SessionID}
+	if dir != "" {
+		// The session worked in a folder of the checkout: what it said
+		// is about that folder, and the folder's ACL rules apply to it.
+		meta["dir"] = dir
+	}
 	base := Event{Ctx: ctxID, TS: ts, Meta: meta}
 	switch {
 	case l.Type == "summary" && l.Summary != "":
