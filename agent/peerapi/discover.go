@@ -68,12 +68,11 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	}
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
-	rec.AnnouncedRole, rec.Owner, rec.Status, rec.LastSeen = p.Role, p.Owner, peers.Online, a.Now()
+	peers.Describe(p.Role, p.Owner, peers.Online, p.Capabilities.Contexts, p.Capabilities.TaskTypes).Apply(&rec)
+	rec.Status, rec.LastSeen = peers.Online, a.Now()
 	if caller.Kind == rpc.CallerTLS {
 		rec.Endpoint = followEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
 	}
-	rec.Contexts = peers.ContextIDs(p.Capabilities.Contexts)
-	rec.TaskTypes = p.Capabilities.TaskTypes
 	if err := a.DB.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
 		return err
 	}

@@ -198,9 +198,9 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 			return err
 		}
 		wasOffline := r.View(rec).Status == Offline
-		rec.AnnouncedRole, rec.Owner = e.Identity.Role, e.Identity.Owner
-		rec.Contexts, rec.TaskTypes = ContextIDs(e.Identity.Capabilities.Contexts), e.Identity.Capabilities.TaskTypes
-		rec.Status, rec.LastSeen = e.Status, r.Now()
+		d := Describe(e.Identity.Role, e.Identity.Owner, e.Status, e.Identity.Capabilities.Contexts, e.Identity.Capabilities.TaskTypes)
+		d.Apply(&rec)
+		rec.Status, rec.LastSeen = d.Status, r.Now()
 		if wasOffline {
 			defer r.Wake()
 		}
@@ -208,7 +208,7 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 		return tx.UpsertPeer(rec)
 	})
 	if err == nil {
-		r.Publish(events.PeerChanged, agentID, agentID, e.Status)
+		r.Publish(events.PeerChanged, agentID, agentID, Describe("", "", e.Status, nil, nil).Status)
 	}
 	return err
 }
@@ -220,13 +220,4 @@ func CheckVersion(v string) error {
 		return nil
 	}
 	return errs.Invalid("aoi_version %s is not compatible with %s (major versions differ); upgrade the older aoi", v, wire.ProtocolVersion)
-}
-
-// ContextIDs lists the identifiers of a peer's announced contexts.
-func ContextIDs(refs []wire.ContextReference) []string {
-	out := make([]string, 0, len(refs))
-	for _, ref := range refs {
-		out = append(out, ref.Identifier)
-	}
-	return out
 }
