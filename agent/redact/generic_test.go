@@ -71,7 +71,9 @@ func TestGenericKeyPrefilterIsSound(t *testing.T) {
 // its expression matches.
 func TestOwnRulePrefiltersAreSound(t *testing.T) {
 	parts := []string{"aws secret ", "AWS Secret: ", "the awſ ſecret ", "aws", "AWS", "awſ", "Aws", "secret", "SECRET", "ſecret", " ", "\n", "is ", "=", "AKIA", "ASIA", "A3TX", "ABIA", "ACCA", "akia",
-		"Z7QXPLMR4TWV2KJN", "Dhf05fW2gRLsS43b1EoBfbEIrYmKLg6UZ0arCd27", "/+", "for the bucket", "認証", "x"}
+		"Z7QXPLMR4TWV2KJN", "Dhf05fW2gRLsS43b1EoBfbEIrYmKLg6UZ0arCd27", "/+", "for the bucket", "認証", "x",
+		"password", "PASSWORD", "paſſword", "Pwd", "token", "TOKEN", "\u212aey", "api key", " is ", " IS ", " was ", ": ",
+		"Xk9mQ2vL7p", "Authorization: Bearer ", "AUTHORIZATION: basic ", "mysql -u r -p", "sshpass -p ", "パスワードは", "ｐａｓｓｗｏｒｄ＝"}
 	rng := rand.New(rand.NewPCG(7, 8))
 	hits := map[string]int{}
 	for range 30000 {
@@ -80,16 +82,16 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 			b.WriteString(parts[rng.IntN(len(parts))])
 		}
 		s := b.String()
-		for _, ru := range []rule{awsKeyRule, awsSecretRule} {
+		for _, ru := range []rule{awsKeyRule, awsSecretRule, passwordRule, passwordJARule, secretIsRule, authHeaderRule, cliPasswordRule} {
 			if ru.re.MatchString(s) {
 				hits[ru.id]++
-				if !ru.may(s) {
+				if !ru.may(newText(s)) {
 					t.Fatalf("rule %s matches %q but its prefilter rejects it", ru.id, s)
 				}
 			}
 		}
 	}
-	if hits[awsKeyRule.id] < 50 || hits[awsSecretRule.id] < 50 {
+	if hits[awsKeyRule.id] < 50 || hits[awsSecretRule.id] < 50 || hits[passwordRule.id] < 50 || hits[authHeaderRule.id] < 50 {
 		t.Fatalf("matches per rule %v: the generator does not exercise the rules", hits)
 	}
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
-
-	"github.com/aoi-protocol/aoi/internal/fold"
 )
 
 // Pattern is an owner-defined secret pattern (Go RE2 syntax). When the
@@ -56,7 +54,11 @@ type rule struct {
 	re *regexp.Regexp
 	// may, when set, is a cheap necessary condition for a match: text it
 	// rejects skips the expression.
-	may func(string) bool
+	may func(t text) bool
+	// secretish, when set, must accept the redacted value: for rules on
+	// prose ("the password is …"), where a plain word follows as often as
+	// a secret does.
+	secretish func(string) bool
 }
 
 // pemRule matches a private-key block, tolerating diff prefixes ("+", "-",
@@ -73,7 +75,8 @@ var pemRule = rule{
 var awsKeyRule = rule{
 	id: "aws-access-token",
 	re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
-	may: func(s string) bool {
+	may: func(t text) bool {
+		s := t.raw
 		return strings.Contains(s, "A3T") || strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") ||
 			strings.Contains(s, "ABIA") || strings.Contains(s, "ACCA")
 	},
@@ -91,12 +94,7 @@ var awsSecretRule = rule{
 	// Every match holds "aws", or an access key id ("key AKIA… secret
 	// wJalr…" names no AWS), under (?i), which folds "a" and "w" only to
 	// their ASCII capitals and "s" also to U+017F (ſ).
-	may: func(s string) bool {
-		if fold.ContainsASCII(s, "aws") || fold.ContainsASCII(s, "akia") || fold.ContainsASCII(s, "asia") {
-			return true
-		}
-		return strings.ContainsRune(s, '\u017f') && fold.ContainsASCII(strings.ReplaceAll(s, "\u017f", "s"), "aws")
-	},
+	may: func(t text) bool { return t.has("aws") || t.has("akia") || t.has("asia") },
 }
 
 // passwordRule catches a password assignment whatever its value looks
@@ -113,14 +111,8 @@ var passwordRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` +
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|([^\s\x{00a0}"'\x60,;]{4,}))`),
-	// Every match holds "pass" or "pwd" under (?i), which folds "s" also
-	// to U+017F (ſ).
-	may: func(s string) bool {
-		if strings.ContainsRune(s, '\u017f') {
-			s = strings.ReplaceAll(s, "\u017f", "s")
-		}
-		return fold.ContainsASCII(s, "pass") || fold.ContainsASCII(s, "pwd")
-	},
+	// Every match holds "pass" or "pwd" under (?i).
+	may: func(t text) bool { return t.has("pass") || t.has("pwd") },
 }
 
 // passwordJARule is passwordRule for Japanese text: パスワード (also in
@@ -151,7 +143,8 @@ const jaPasswordWords = `パスワード|ﾊﾟｽﾜｰﾄﾞ|暗証番号|(?i:
 // mayHoldJAPassword is the Japanese rules' prefilter. (strings.ContainsAny
 // with non-ASCII characters walks the text rune by rune: a microsecond on
 // every peer body.)
-func mayHoldJAPassword(s string) bool {
+func mayHoldJAPassword(t text) bool {
+	s := t.raw
 	return strings.Contains(s, "パスワード") || strings.Contains(s, "ﾊﾟｽﾜｰﾄﾞ") || strings.Contains(s, "暗証番号") ||
 		strings.Contains(s, "ｐ") || strings.Contains(s, "Ｐ")
 }
@@ -171,10 +164,92 @@ var urlCredentialRule = rule{
 	// (host:8443/users/@me), not a password.
 	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/[^\s/:@"'<>\x60\\]{0,256}:` +
 		`([^\s/"'<>\x60\\]{0,1000}[^\s/"'<>\x60\\0-9](?:/[^\s/"'<>\x60\\@]{1,200}){1,4}|[^\s/"'<>\x60\\]{1,1000})@`),
-	may: func(s string) bool {
+	may: func(t text) bool {
+		s := t.raw
 		return (strings.Contains(s, "://") || strings.Contains(s, `:\/\/`)) && strings.ContainsRune(s, '@')
 	},
 }
+
+// secretIsRule catches a secret told in prose: "the admin password is
+// XsiVpzz63Ffk", "Password is: letmein999", "the api token is …". The
+// value must look made rather than written (a digit, a symbol, or a
+// capital inside it), so "the password is required" stays.
+var secretIsRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pin|token|api[ _-]?key|secret(?:[ _-]?key)?)\s+(?:is|was|will be)\s*:?\s*` +
+		`(?:"([^"\n]{6,200})"|'([^'\n]{6,200})'|([^\s"'\x60,;]{6,200}))`),
+	// Every match names one of the secrets and says is, was or will be.
+	may: func(t text) bool {
+		named := t.has("pass") || t.has("pwd") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret")
+		return named && (t.has("is") || t.has("was") || t.has("will"))
+	},
+	secretish: madeNotWritten,
+}
+
+// madeNotWritten reports whether v looks like a made-up secret rather
+// than a word: it holds a digit or a symbol, or a capital after its first
+// letter. Trailing sentence punctuation does not count.
+func madeNotWritten(v string) bool {
+	v = strings.TrimRight(v, ".!?:)")
+	for i, r := range v {
+		switch {
+		case r >= '0' && r <= '9', strings.ContainsRune("!@#$%^&*+=~/\\|<>{}[]_-", r) && i > 0:
+			return true
+		case i > 0 && r >= 'A' && r <= 'Z':
+			return true
+		}
+	}
+	return false
+}
+
+// authHeaderRule catches the credential of an HTTP Authorization header
+// pasted as it is (curl -H, a log line): gitleaks knows some tokens by
+// their prefix, not an opaque bearer token or Basic credentials.
+var authHeaderRule = rule{
+	id:  "authorization-header",
+	re:  regexp.MustCompile(`(?i)\bauthorization\s*:\s*(?:bearer|basic|token|digest|apikey)\s+([A-Za-z0-9._~+/=-]{8,})`),
+	may: func(t text) bool { return t.has("authorization") },
+}
+
+// cliPasswordRule catches a password given on a command line to the
+// tools that take it as a flag: mysql -pSECRET (no space), sshpass -p SECRET.
+var cliPasswordRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`\b(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p([^\s'"\x60]{3,200})|sshpass\b[^\n]{0,100}?\s-p\s*([^\s'"\x60]{3,200}))`),
+	may: func(t text) bool {
+		s := t.raw
+		return strings.Contains(s, "mysql") || strings.Contains(s, "mariadb") || strings.Contains(s, "sshpass")
+	},
+}
+
+// text is what the rules' prefilters look at: the input, and the input as
+// (?i) sees it, folded once per call for all of them.
+type text struct{ raw, folded string }
+
+// newText folds s the way (?i) matches ASCII letters: A–Z to a–z, and the
+// two non-ASCII letters that fold to ASCII ones, ſ (U+017F) to s and the
+// Kelvin sign (U+212A) to k. Text without any is used as it is.
+func newText(s string) text {
+	needs := false
+	for i := 0; i < len(s) && !needs; i++ {
+		c := s[i]
+		needs = ('A' <= c && c <= 'Z') || c == 0xc5 || c == 0xe2
+	}
+	if !needs {
+		return text{s, s}
+	}
+	f := strings.ReplaceAll(strings.ReplaceAll(s, "\u017f", "s"), "\u212a", "k")
+	b := []byte(f)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return text{s, string(b)}
+}
+
+// has reports whether the folded text holds sub (lower-case ASCII).
+func (t text) has(sub string) bool { return strings.Contains(t.folded, sub) }
 
 // buildMu serialises detector construction: gitleaks loads its default
 // config through viper's process-wide instance, which is not goroutine-safe.
@@ -183,7 +258,8 @@ var buildMu sync.Mutex
 // New builds a Redactor with gitleaks' default rules plus custom patterns.
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
-	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule}
+	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
+		secretIsRule, authHeaderRule, cliPasswordRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
@@ -253,8 +329,9 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 // ownSpans finds the PEM rule's and the custom patterns' matches.
 func (r *Redactor) ownSpans(s string) []span {
 	var out []span
+	t := newText(s)
 	for _, ru := range r.rules {
-		if ru.may != nil && !ru.may(s) {
+		if ru.may != nil && !ru.may(t) {
 			continue
 		}
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
@@ -265,7 +342,7 @@ func (r *Redactor) ownSpans(s string) []span {
 					break
 				}
 			}
-			if end > start {
+			if end > start && (ru.secretish == nil || ru.secretish(s[start:end])) {
 				out = append(out, span{start, end, ru.id})
 			}
 		}

@@ -184,6 +184,14 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`パスワードをNw8Pq2Lz5に変更`:                          "Nw8Pq2Lz5",
 		`管理画面のパスワードを「Qz 7Kp 2Lm」に設定した`:                "Qz 7Kp 2Lm",
 		`postgres://app:Pa5s/w0rd9x@db.internal/prod`: "Pa5s/w0rd9x",
+		// The third attack run's: secrets told in prose, headers, flags.
+		`the admin password is XsiVpzz63Ffk`:                                        "XsiVpzz63Ffk",
+		`Password is: letmein999`:                                                   "letmein999",
+		`the api token is QoaF1Lls9xKq`:                                             "QoaF1Lls9xKq",
+		`Authorization: Bearer HF4vUCsMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1`:            "HF4vUCsMehGAkWvj7FAc9QeWJKY40uvSwMFLZDe1",
+		`curl -H "authorization: Basic YWRtaW46c2VjcmV0cGFzc3dvcmQxMjM=" https://x`: "YWRtaW46c2VjcmV0cGFzc3dvcmQxMjM=",
+		`mysql -u root -pgGCJbW56eCuN prod`:                                         "gGCJbW56eCuN",
+		`sshpass -p GMGmSrCGIZEG ssh deploy@host`:                                   "GMGmSrCGIZEG",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -202,6 +210,10 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"https://api.example.com:8443/users/@me is the profile endpoint",
 		"https://host.example.com:8443/a/b@c",
 		"ｐａｓｓｗｏｒｄ の入力欄を直した",
+		"the password is required on the login form",
+		"the token is expired after an hour.",
+		"Password is: stored hashed with argon2id", // a digit, but not right after "is"
+		"mysql -u root -p prod",                    // asks for it: nothing given
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q", clean, out)
