@@ -277,7 +277,7 @@ func sanitizeList(xs []string) string {
 func peerDetail(r agent.Peer, e *env) string {
 	status := r.Status
 	if r.RefusesUs {
-		status = "refuses you: it does not trust your certificate yet; its owner pins it with `aoi peers trust` and the id and fingerprint at the top of Peers"
+		status = "refuses you: it does not trust your certificate (not yet, or no longer); its owner pins it with `aoi peers trust` and the id and fingerprint at the top of Peers"
 	}
 	fields := [][2]string{
 		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},

@@ -40,7 +40,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"agent", cell(st.AgentID, 0)},
 		{"role", cell(st.Role, 0)},
 		{"owner", dash(cell(st.Owner, 0))},
-		{"version", cell(st.Version, 0)},
+		{"protocol", cell(st.Version, 0)},
 		{"transport", cell(st.Transport, 0)},
 		{"listening", cell(st.ListenAddr, 0)},
 		{"fingerprint", dash(agent.GroupFingerprint(st.Fingerprint))},
@@ -155,7 +155,8 @@ func (a *app) trustCmd() *cobra.Command {
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
 				}
-				return a.done("trusted %s (fingerprint %s); it shows online in `aoi peers` once it trusts this agent too", req.AgentID, req.Fingerprint)
+				return a.done("trusted %s (fingerprint %s); aoi says hello to it now, and `aoi peers` shows it online as soon as it answers (if it trusts this agent; until then it refuses)",
+					req.AgentID, agent.GroupFingerprint(req.Fingerprint))
 			})
 		},
 	}
@@ -254,7 +255,7 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 		}
 	}
 	if len(refusing) > 0 {
-		fmt.Fprintf(w, "\n%s does not trust your certificate yet: its owner runs `aoi peers trust ID FINGERPRINT` with the id and fingerprint `aoi id` prints here\n",
+		fmt.Fprintf(w, "\n%s does not trust your certificate (not yet, or no longer): its owner runs `aoi peers trust ID FINGERPRINT` with the id and fingerprint `aoi id` prints here\n",
 			cell(strings.Join(refusing, ", "), 0))
 	}
 }

@@ -54,6 +54,8 @@ func (a *app) serveCmd() *cobra.Command {
 			if err := a.serveAndSayWhere(ctx, core); err != nil && !errors.Is(err, context.Canceled) {
 				return err
 			}
+			// Closed by the deferred Close: the audit log is sealed there.
+			fmt.Fprintln(a.stderr, "aoi serve: stopping; the audit log is sealed and the database closed on the way out")
 			return nil
 		},
 	}

@@ -681,6 +681,9 @@ func TestServeEndsOnSigintAndSigterm(t *testing.T) {
 			if p.exitCode() != 0 {
 				t.Errorf("exit code %d after %v; output:\n%s", p.exitCode(), sig, p.out.String())
 			}
+			if !strings.Contains(p.out.String(), "aoi serve: stopping") {
+				t.Errorf("aoi serve said nothing as it stopped on %v:\n%s", sig, p.out.String())
+			}
 			released(t, dir, st.ListenAddr)
 		})
 	}
@@ -876,7 +879,7 @@ func TestPeerThatDoesNotTrustUsYet(t *testing.T) {
 	if row := rowOf(out, "qa-mori"); !strings.Contains(row, "refuses") {
 		t.Errorf("qa-mori's row does not say it refuses us: %q", row)
 	}
-	if !strings.Contains(out, "qa-mori does not trust your certificate yet") || !strings.Contains(out, "aoi id") {
+	if !strings.Contains(out, "qa-mori does not trust your certificate (not yet, or no longer)") || !strings.Contains(out, "aoi id") {
 		t.Errorf("no hint on what to do:\n%s", out)
 	}
 	var peers []map[string]any
