@@ -103,6 +103,11 @@ func TestMessageNeedsGrantAndIsRedacted(t *testing.T) {
 			t.Fatalf("assistant's unread check %d = %+v (%v), want %d", i+1, page.Messages, err, want)
 		}
 	}
+	// Each mark shows as its own field: the owner's read, the assistant's seen.
+	all, err := bob.Inbox(ctx, agent.InboxFilter{TaskID: "T-9"})
+	if err != nil || len(all.Messages) != 1 || !all.Messages[0].AssistantSeen {
+		t.Fatalf("after the assistant's check: %+v (%v), want assistant_seen", all.Messages, err)
+	}
 	ts, err := bob.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: "T-9"})
 	if err != nil || len(ts) != 1 || ts[0].Side != agent.SideAssignee || ts[0].State != agent.CoordAssigned || ts[0].Peer != "alice" {
 		t.Fatalf("bob's task = %+v (%v), want assigned by alice", ts, err)

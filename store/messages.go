@@ -19,6 +19,9 @@ type MessageRecord struct {
 	Data       json.RawMessage
 	ReceivedAt time.Time
 	Read       bool
+	// AssistantSeen: aoi_check_messages has shown it to the coding
+	// assistant (its own mark, apart from the owner's Read).
+	AssistantSeen bool
 	// The typed envelope of an aoi.message; Type is "" for a notification.
 	Type     string
 	TaskID   string
@@ -72,7 +75,7 @@ func (db *DB) Messages(ctx context.Context, afterSeq int64, limit int) ([]Messag
 }
 
 const messageColumns = `seq, msg_id, from_agent, event, related_id, data, received_at, read,
-	type, task_id, thread_id, reply_to, origin, priority`
+	type, task_id, thread_id, reply_to, origin, priority, assistant_seen`
 
 func scanMessages(rows *sql.Rows) ([]MessageRecord, error) {
 	defer rows.Close()
@@ -82,7 +85,7 @@ func scanMessages(rows *sql.Rows) ([]MessageRecord, error) {
 		var data sql.NullString
 		var received string
 		if err := rows.Scan(&m.Seq, &m.MsgID, &m.From, &m.Event, &m.RelatedID, &data, &received, &m.Read,
-			&m.Type, &m.TaskID, &m.ThreadID, &m.ReplyTo, &m.Origin, &m.Priority); err != nil {
+			&m.Type, &m.TaskID, &m.ThreadID, &m.ReplyTo, &m.Origin, &m.Priority, &m.AssistantSeen); err != nil {
 			return nil, fmt.Errorf("store: reading a message: %w", err)
 		}
 		m.Data = rawJSON(data)

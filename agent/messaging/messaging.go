@@ -342,7 +342,7 @@ func (m *Messenger) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
 func View(r store.MessageRecord) Message {
 	return Message{Seq: r.Seq, From: r.From, Event: r.Event, RelatedID: r.RelatedID, Data: r.Data, ReceivedAt: r.ReceivedAt,
 		Type: r.Type, TaskID: r.TaskID, ThreadID: r.ThreadID, ReplyTo: r.ReplyTo, Origin: r.Origin, Priority: r.Priority, MessageID: r.MsgID,
-		Read: r.Read}
+		Read: r.Read, AssistantSeen: r.AssistantSeen}
 }
 
 // CoordTasks lists coordination tasks (one row per counterpart), most

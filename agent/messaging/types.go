@@ -108,8 +108,12 @@ type Message struct {
 	Origin     string          `json:"origin,omitempty"`
 	Priority   string          `json:"priority,omitempty"`
 	MessageID  string          `json:"message_id,omitempty"`
-	// Read is whether the owner has seen it (MarkMessagesRead).
-	Read bool `json:"read"`
+	// Read is whether the owner has seen it (MarkMessagesRead);
+	// AssistantSeen whether aoi_check_messages has shown it to the coding
+	// assistant (what `aoi messages --unread` leaves out). Two readers,
+	// two marks.
+	Read          bool `json:"read"`
+	AssistantSeen bool `json:"assistant_seen"`
 	// Question is the text of the owner's question an answer replies to
 	// (RelatedID names one this agent asked), kept across restarts.
 	Question string `json:"question,omitempty"`

@@ -145,7 +145,7 @@ func (a *app) messagesCmd() *cobra.Command {
 	fl.StringVar(&f.Type, "type", "", "only this type ("+strings.Join(wire.MessageTypes, ", ")+")")
 	fl.StringVar(&f.TaskID, "task", "", "only this task's messages")
 	fl.StringVar(&f.ThreadID, "thread", "", "only this thread")
-	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant")
+	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant (assistant_seen false; read is your own mark)")
 	fl.IntVar(&f.Limit, "limit", 50, "how many to show")
 	return cmd
 }
