@@ -911,11 +911,11 @@ func TestTrustTakesTheFingerprintAsShown(t *testing.T) {
 		groups = append(groups, fp[i:i+8])
 	}
 	cli(t, bin, dir, append([]string{"peers", "trust", "pm-mori"}, groups...)...)
-	if row := rowOf(cli(t, bin, dir, "peers"), "pm-mori"); !strings.Contains(row, fp) {
+	if row := rowOf(cli(t, bin, dir, "peers"), "pm-mori"); !strings.Contains(row, rpc.GroupFingerprint(fp)) {
 		t.Errorf("pm-mori is not pinned to %s: %q", fp, row)
 	}
 	cli(t, bin, dir, "peers", "trust", "qa-ono", strings.ToUpper(rpc.FormatFingerprint(strings.Repeat("fedcba9876543210", 4))))
-	if row := rowOf(cli(t, bin, dir, "peers"), "qa-ono"); !strings.Contains(row, strings.Repeat("fedcba9876543210", 4)) {
+	if row := rowOf(cli(t, bin, dir, "peers"), "qa-ono"); !strings.Contains(row, rpc.GroupFingerprint(strings.Repeat("fedcba9876543210", 4))) {
 		t.Errorf("qa-ono is not pinned to the lower-case form: %q", row)
 	}
 	out := cliFails(t, bin, dir, exitUsage, "peers", "trust", "qa-ono", fp, "127.0.0.1:8443")
