@@ -32,6 +32,7 @@ type (
 	Status            = service.Status
 	Reach             = service.Reach
 	IndexProgress     = service.IndexProgress
+	WaitingAsk        = service.WaitingAsk
 	Tailnet           = service.Tailnet
 	AskRequest        = service.AskRequest
 	AskResult         = service.AskResult

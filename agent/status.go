@@ -52,8 +52,18 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	}
 	st.PendingApprov = c.pendingApprovals(ctx)
 	st.History = c.indexProgress(ctx)
+	asks, err := c.db.WaitingAsks(ctx, maxWaitingShown)
+	if err != nil {
+		return st, err
+	}
+	for _, a := range asks {
+		st.Waiting = append(st.Waiting, WaitingAsk{RequestID: a.RequestID, To: a.To, Text: a.Text, SentAt: a.SentAt})
+	}
 	return st, nil
 }
+
+// maxWaitingShown bounds the asks the status lists as waiting.
+const maxWaitingShown = 20
 
 // indexProgress is the secretary's history indexing per repository; a
 // failure to read it leaves it out of the status rather than failing it.

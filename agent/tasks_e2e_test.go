@@ -194,3 +194,46 @@ func TestApproveUnknownOrDecidedErrorKinds(t *testing.T) {
 		t.Fatalf("error data = %v, want kind not_found", re.Data)
 	}
 }
+
+// TestStatusListsWhatWaitsForAnAnswer: what this agent asked that has no
+// answer yet is in its status (the walk's PM had no way to see it): a
+// question until the owner answers it, a task request until it ends.
+func TestStatusListsWhatWaitsForAnAnswer(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	waiting := func() []string {
+		st, err := pm.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range st.Waiting {
+			out = append(out, w.To+" "+w.Text)
+		}
+		return out
+	}
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch green?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := waiting(); len(got) != 2 || got[0] != "eng-suzuki task branch" || got[1] != "eng-suzuki is the release branch green?" {
+		t.Fatalf("waiting = %q; want the task request and the question, newest first", got)
+	}
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, green"}); err != nil {
+		t.Fatal(err)
+	}
+	waitMessage(t, pm, res.QueryID)
+	aps, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+	if err := eng.Reject(ctx, agent.RejectRequest{ID: aps[0].ID, Reason: "not today"}); err != nil {
+		t.Fatal(err)
+	}
+	waitMessage(t, pm, ticket.RequestID)
+	if got := waiting(); len(got) != 0 {
+		t.Fatalf("waiting after both were answered: %q", got)
+	}
+}

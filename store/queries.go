@@ -200,6 +200,41 @@ func (tx *Tx) SetAskResult(requestID string, result json.RawMessage) error {
 	return mustAffect(res, "ask", requestID)
 }
 
+// askClosers are the notifications that answer an ask: the peer's answer
+// or refusal of a question, a task's end.
+const askClosers = `'query.completed', 'query.declined', 'task.completed', 'task.failed'`
+
+// WaitingAsks lists what this agent asked (questions and task requests)
+// that is still waiting for its answer, newest first, at most limit
+// (default 100, cap 1000): the call went through, its result was not an
+// answer already, and no answer has arrived since.
+func (db *DB) WaitingAsks(ctx context.Context, limit int) ([]AskRecord, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT request_id, to_agent, text, sent_at FROM asks a
+		WHERE a.result IS NOT NULL
+		  AND coalesce(json_extract(a.result, '$.completed'), 0) = 0
+		  AND json_extract(a.result, '$.error') IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.related_id = a.request_id AND m.related_id != ''
+		                  AND m.event IN (`+askClosers+`))
+		ORDER BY a.sent_at DESC LIMIT ?`, clampLimit(limit, 100, 1000))
+	if err != nil {
+		return nil, fmt.Errorf("store: listing waiting asks: %w", err)
+	}
+	defer rows.Close()
+	var out []AskRecord
+	for rows.Next() {
+		var a AskRecord
+		var sent string
+		if err := rows.Scan(&a.RequestID, &a.To, &a.Text, &sent); err != nil {
+			return nil, fmt.Errorf("store: reading an ask: %w", err)
+		}
+		if a.SentAt, err = parseTime(sent); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
 // Ask returns a query we sent.
 func (db *DB) Ask(ctx context.Context, requestID string) (AskRecord, bool, error) {
 	var a AskRecord

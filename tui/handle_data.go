@@ -137,6 +137,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		if m.fresh(&m.applied.status, msg.seq, msg.err, "status") {
 			m.status, m.statusOK = msg.val, true
 			m.peers.setSelf(msg.val)
+			m.messages.setWaiting(msg.val.Waiting)
 			m.fillWelcome()
 		}
 	case fetched[[]agent.Peer]:

@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestMessagesPaneMarksReadWhenLookedAt: unread messages are counted until
@@ -125,5 +128,28 @@ func TestApprovalDetailSaysWhatRunsAndDecides(t *testing.T) {
 	}
 	if m.topDialog() != nil {
 		t.Error("the dialog stays open after approving")
+	}
+}
+
+// TestMessagesPaneSaysWhatWaitsForAnAnswer: what the owner asked that has
+// no answer yet heads the Messages pane (the walk's PM could not see it),
+// and the frame keeps its size with the line, at 80×24 and 60×20.
+func TestMessagesPaneSaysWhatWaitsForAnAnswer(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {60, 20}} {
+		svc := fixtureService()
+		svc.status.Waiting = []agent.WaitingAsk{
+			{RequestID: "ask-2", To: "qa-ito", Text: "task run_tests", SentAt: fixedNow.Add(-time.Minute)},
+			{RequestID: "ask-1", To: "eng-suzuki", Text: "how is auth going?", SentAt: fixedNow.Add(-3 * time.Minute)},
+		}
+		m := newLoaded(t, svc, size[0], size[1], true)
+		press(t, m, "tab", "tab", "tab", "tab") // messages
+		frame := screen(m)
+		if !strings.Contains(frame, "waiting for 2 answers: qa-ito task run_tests (1m)") {
+			t.Errorf("%v: no waiting line:\n%s", size, frame)
+		}
+		checkFrame(t, frame, size[0], size[1])
+		if size[0] == 80 && !strings.Contains(frame, "going?” (3m)") {
+			t.Errorf("the question is not named:\n%s", frame)
+		}
 	}
 }

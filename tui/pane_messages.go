@@ -25,6 +25,53 @@ type messagesPane struct {
 	rows []agent.Message
 	// asks names the question each answer replies to (query id → text).
 	asks map[string]string
+	// waiting is what the owner asked that has no answer yet (from the
+	// status): one line above the list says so.
+	waiting []agent.WaitingAsk
+}
+
+// SetSize keeps room for the waiting line above the list.
+func (p *messagesPane) SetSize(w, h int) {
+	p.paneBase.SetSize(w, h)
+	p.fitWaiting()
+}
+
+// setWaiting records what still waits for an answer.
+func (p *messagesPane) setWaiting(w []agent.WaitingAsk) {
+	p.waiting = w
+	p.fitWaiting()
+}
+
+func (p *messagesPane) fitWaiting() {
+	p.setListHeight()
+	p.list.height = max(1, p.list.height-len(p.waitingLines()))
+}
+
+// waitingLines name what waits for an answer, newest first, in at most
+// two lines: "waiting for 2 answers: qa-ito task run_tests (1m) ·
+// eng-suzuki “how is auth going?” (3m)".
+func (p *messagesPane) waitingLines() []string {
+	if len(p.waiting) == 0 {
+		return nil
+	}
+	parts := make([]string, 0, len(p.waiting))
+	for _, w := range p.waiting {
+		what := Sanitize(w.Text)
+		if !strings.HasPrefix(what, "task ") {
+			what = "“" + truncate(what, 24) + "”"
+		}
+		parts = append(parts, Sanitize(w.To)+" "+what+" ("+strings.TrimSuffix(ago(p.env.now, w.SentAt), " ago")+")")
+	}
+	n := len(p.waiting)
+	head := "waiting for " + itoa(n) + map[bool]string{true: " answer: ", false: " answers: "}[n == 1]
+	lines := wrap(head+strings.Join(parts, " · "), p.w)
+	if len(lines) > 2 { // two lines at most: the list comes first
+		lines = []string{lines[0], truncate(lines[1]+" "+lines[2], p.w)}
+	}
+	for i, l := range lines {
+		lines[i] = p.env.styles.Muted.Render(l)
+	}
+	return lines
 }
 
 func newMessagesPane(e *env) *messagesPane {
@@ -111,11 +158,14 @@ func (p *messagesPane) Update(k tea.KeyPressMsg) action {
 }
 
 func (p *messagesPane) View() string {
+	waiting := p.waitingLines()
 	if len(p.rows) == 0 {
-		return p.empty("No messages yet. Answers to your questions (@agent …), results of tasks you asked for and messages for your coding assistant appear here.")
+		text := wrap("No messages yet. Answers to your questions (@agent …), results of tasks you asked for and messages for your coding assistant appear here.", p.w)
+		text = text[:min(len(text), max(1, p.h-len(waiting)))]
+		return strings.Join(append(waiting, p.env.styles.Muted.Render(strings.Join(text, "\n"))), "\n")
 	}
 	widths := []int{1, 14, 15, 8}
-	lines := []string{p.header(columns(p.w, widths, "", "FROM", "KIND", "AGE", "TEXT"))}
+	lines := append(waiting, p.header(columns(p.w, widths, "", "FROM", "KIND", "AGE", "TEXT")))
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		r := p.rows[i]

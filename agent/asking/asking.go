@@ -186,9 +186,35 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 		defer cancel()
 	}
 	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
-		return service.AskResult{QueryID: id}, a.failed(ctx, req.To, err)
+		err = a.failed(ctx, req.To, err)
+		a.settle(ctx, id, map[string]string{"error": err.Error()})
+		return service.AskResult{QueryID: id}, err
 	}
-	return service.AskResult{QueryID: id, Result: a.redactAnswer(raw)}, nil
+	res := a.redactAnswer(raw)
+	a.settle(ctx, id, res) // "completed": answered now, or waiting for the notify
+	return service.AskResult{QueryID: id, Result: res}, nil
+}
+
+// settle records how the call of an ask went (its immediate result, or
+// why it failed), which tells what is still waiting for an answer
+// (store.WaitingAsks). It is bookkeeping: a failure to record is logged by
+// the writer, not the caller's problem.
+func (a *Asker) settle(ctx context.Context, id string, outcome any) {
+	raw, err := json.Marshal(outcome)
+	if err != nil {
+		return
+	}
+	_ = a.DB.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error { return tx.SetAskResult(id, raw) })
+}
+
+// taskEnded reports whether a task status is final: the request needs no
+// more answer.
+func taskEnded(status string) bool {
+	switch status {
+	case "completed", "failed", "rejected", "expired", "canceled":
+		return true
+	}
+	return false
 }
 
 // RequestTask asks a peer to run one of its configured task types. The
@@ -224,12 +250,16 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	}
 	var raw json.RawMessage
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &raw); err != nil {
-		return service.TaskTicket{RequestID: id}, a.failed(ctx, req.To, err)
+		err = a.failed(ctx, req.To, err)
+		a.settle(ctx, id, map[string]string{"error": err.Error()})
+		return service.TaskTicket{RequestID: id}, err
 	}
 	var res wire.TaskExecuteResult
 	if err := a.decodeAnswer(raw, &res); err != nil {
+		a.settle(ctx, id, map[string]string{"error": err.Error()})
 		return service.TaskTicket{RequestID: id}, err
 	}
+	a.settle(ctx, id, map[string]any{"completed": taskEnded(res.Status), "task_id": res.TaskID, "status": res.Status})
 	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: wire.MustJSON(res)}, nil
 }
 

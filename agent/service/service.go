@@ -284,6 +284,19 @@ type Status struct {
 	// History says, per repository context, how much of its history the
 	// secretary has indexed (empty when mirroring is off).
 	History []IndexProgress `json:"history,omitempty"`
+	// Waiting is what this agent asked peers (questions, task requests)
+	// that no answer has come back for yet, newest first, at most
+	// maxWaitingShown.
+	Waiting []WaitingAsk `json:"waiting_for_answers,omitempty"`
+}
+
+// WaitingAsk is one question or task request of this agent still waiting
+// for its answer.
+type WaitingAsk struct {
+	RequestID string    `json:"request_id"`
+	To        string    `json:"to"`
+	Text      string    `json:"text"` // the question, or "task TYPE"
+	SentAt    time.Time `json:"sent_at"`
 }
 
 // Endpoint is the address colleagues reach this agent on: in tailnet mode

@@ -60,9 +60,23 @@ func printStatus(w io.Writer, st agent.Status) {
 	for _, h := range st.History {
 		rows = append(rows, []string{"history", cell(h.Context, 0) + " " + historyText(h)})
 	}
+	if len(st.Waiting) == 0 {
+		rows = append(rows, []string{"waiting for", "no answers: everything you asked has been answered"})
+	}
+	for _, wa := range st.Waiting {
+		rows = append(rows, []string{"waiting for", cell(wa.To, 24) + " " + waitingWhat(wa.Text) + ", asked " + when(wa.SentAt)})
+	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-18s %s\n", r[0]+":", r[1])
 	}
+}
+
+// waitingWhat names an ask: a task request as it is, a question quoted.
+func waitingWhat(text string) string {
+	if strings.HasPrefix(text, "task ") {
+		return cell(text, 40)
+	}
+	return "“" + cell(text, 40) + "”"
 }
 
 // trustLine is the `aoi peers trust` command that accepts a pending

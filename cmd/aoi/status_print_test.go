@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 )
@@ -102,5 +103,25 @@ func TestSealedTextSaysHowFarSignaturesReach(t *testing.T) {
 		if got := sealedText(c.v); !strings.Contains(got, c.want) {
 			t.Errorf("sealedText(%+v) = %q; want it to hold %q", c.v, got, c.want)
 		}
+	}
+}
+
+// TestStatusPrintsWhatWaitsForAnAnswer: `aoi status` lists what this agent
+// asked that has no answer yet, and says so when there is none.
+func TestStatusPrintsWhatWaitsForAnAnswer(t *testing.T) {
+	var b bytes.Buffer
+	printStatus(&b, agent.Status{AgentID: "pm-tanaka", Waiting: []agent.WaitingAsk{
+		{To: "eng-suzuki", Text: "is the release branch green?", SentAt: time.Now()},
+		{To: "qa-ito", Text: "task run_tests", SentAt: time.Now()},
+	}})
+	out := b.String()
+	if !strings.Contains(out, "waiting for:       eng-suzuki") || !strings.Contains(out, "“is the release branch green?”") ||
+		!strings.Contains(out, "qa-ito") || strings.Contains(out, "“task run_tests”") {
+		t.Errorf("aoi status printed:\n%s", out)
+	}
+	b.Reset()
+	printStatus(&b, agent.Status{AgentID: "pm-tanaka"})
+	if !strings.Contains(b.String(), "everything you asked has been answered") {
+		t.Errorf("aoi status with nothing waiting:\n%s", b.String())
 	}
 }
