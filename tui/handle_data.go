@@ -178,6 +178,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.handleReloaded(msg), true
 	case taskRequestedMsg:
 		m.handleTaskRequested(msg)
+		return m.markDirty(dStatus), true // the status lists it as waiting
 	case readMarkedMsg:
 		if msg.err != nil {
 			m.readAsked = 0

@@ -358,7 +358,7 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 	}
 	m.asks[msg.res.QueryID] = truncate(Sanitize(msg.req.Query), 40)
 	m.info("asked " + to + "; the answer will show here when it arrives")
-	return m.markDirty(dMessages)
+	return m.markDirty(dMessages | dStatus) // the status lists it as waiting
 }
 
 func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
