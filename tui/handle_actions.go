@@ -27,10 +27,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 				return s.Reject(c, agent.RejectRequest{ID: a.a.ID, Reason: a.reason})
 			})
 	case keepAnswer:
-		if m.unsent == nil {
-			m.unsent = map[string]string{}
-		}
-		m.unsent[a.q.ID] = a.text
+		m.keepText(a.q.ID, a.text)
 		m.info("your answer to " + queryNamed(a.q) + " is kept, not sent: open the question again to finish it")
 	case openQuery:
 		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
@@ -118,11 +115,16 @@ func (m *Model) keepUnsent(queryID, text string, err error) {
 		delete(m.unsent, queryID)
 		return
 	}
+	m.keepText(queryID, text)
+	m.notice.text += " · your answer is kept: open the question again to send it"
+}
+
+// keepText keeps the owner's answer to a question for its next opening.
+func (m *Model) keepText(queryID, text string) {
 	if m.unsent == nil {
 		m.unsent = map[string]string{}
 	}
 	m.unsent[queryID] = text
-	m.notice.text += " · your answer is kept: open the question again to send it"
 }
 
 // confirmReleaseAll asks before every buffered question gets the

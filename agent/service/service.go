@@ -285,8 +285,7 @@ type Status struct {
 	// secretary has indexed (empty when mirroring is off).
 	History []IndexProgress `json:"history,omitempty"`
 	// Waiting is what this agent asked peers (questions, task requests)
-	// that no answer has come back for yet, newest first, at most
-	// maxWaitingShown.
+	// that no answer has come back for yet, newest first, at most 20.
 	Waiting []WaitingAsk `json:"waiting_for_answers,omitempty"`
 }
 
