@@ -3,6 +3,7 @@ package secretary
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/aoi-protocol/aoi/config"
@@ -155,9 +156,15 @@ func parseMeta(raw string) eventMeta {
 }
 
 // aclPaths are the places an event is about, for the ACL and the scope:
-// the files it touches and the folder a coding session worked in.
+// the files it touches, the path an assistant's report names (a folder,
+// or a file without an extension, too: eventFiles lists only what looks
+// like a file, for the answer's references) and the folder a coding
+// session worked in.
 func aclPaths(ev store.ContextEvent) []string {
 	files := eventFiles(ev)
+	if ev.Key != "" && (ev.Kind == KindReport || ev.Kind == KindError) && !slices.Contains(files, cleanRel(ev.Key)) {
+		files = append(files, cleanRel(ev.Key))
+	}
 	if d := parseMeta(ev.Meta).Dir; d != "" {
 		files = append(files, cleanRel(d))
 	}

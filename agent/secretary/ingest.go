@@ -157,45 +157,34 @@ func locateRepo(p string, rs []source.Repo) (ctxID, rel string) {
 	if !filepath.IsAbs(p) {
 		return locateRelative(p, rs)
 	}
-	clean := filepath.Clean(p)
-	real := clean
-	if r, err := filepath.EvalSymlinks(filepath.Dir(clean)); err == nil {
-		real = filepath.Join(r, filepath.Base(clean)) // the checkout reached through a link
+	if ctxID, rel = source.Locate(p, rs); ctxID != "" {
+		return ctxID, rel
 	}
-	for _, r := range rs {
-		roots := []string{filepath.Clean(r.Path)}
-		if rr, err := filepath.EvalSymlinks(r.Path); err == nil && rr != roots[0] {
-			roots = append(roots, rr)
-		}
-		for _, root := range roots {
-			for _, cand := range []string{clean, real} {
-				if rest, ok := strings.CutPrefix(cand, root+string(filepath.Separator)); ok {
-					return r.Ctx, filepath.ToSlash(rest)
-				}
-			}
-		}
-	}
-	return "", filepath.Base(clean)
+	return "", filepath.Base(filepath.Clean(p))
 }
 
 // locateRelative files a relative path under the repository that holds
 // it, or, with one repository configured, under that one (the assistant
-// works in it). Otherwise it stays unplaced, and only the owner sees it.
+// works in it), symlinks followed as source.Locate does. Otherwise it
+// stays unplaced, and only the owner sees it.
 func locateRelative(p string, rs []source.Repo) (ctxID, rel string) {
 	rel = cleanRel(filepath.ToSlash(p))
-	var holders []string
+	var holders []source.Repo
 	for _, r := range rs {
 		if _, err := os.Lstat(filepath.Join(r.Path, filepath.FromSlash(rel))); err == nil {
-			holders = append(holders, r.Ctx)
+			holders = append(holders, r)
 		}
 	}
-	switch {
-	case len(holders) == 1:
-		return holders[0], rel
-	case len(holders) == 0 && len(rs) == 1:
-		return rs[0].Ctx, rel
+	if len(holders) == 0 && len(rs) == 1 {
+		holders = rs
 	}
-	return "", rel
+	if len(holders) != 1 {
+		return "", rel
+	}
+	if ctxID, where := source.Locate(filepath.Join(holders[0].Path, filepath.FromSlash(rel)), rs); ctxID != "" {
+		return ctxID, where
+	}
+	return "", rel // a link leading out of every checkout
 }
 
 // testFailureLine is "TestX fails: <first error line>".

@@ -343,8 +343,19 @@ func TestReportedPathsMeetFolderRules(t *testing.T) {
 	if err := os.Symlink(repo, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range []string{"secrets/keys.go", filepath.Join(link, "secrets", "vault.go")} {
-		if err := m.s.Ingest(ctx, ReportEvent("", "file.edited", file, "Rotated the zebra launch code to zebra-43", nil, nil)); err != nil {
+	// The re-check's: a folder, a file without an extension, links inside
+	// the checkout, a failure event, and a file outside every context.
+	if err := os.Symlink("secrets", filepath.Join(repo, "seclink")); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "private", "Makefile")
+	for _, file := range []string{"secrets/keys.go", filepath.Join(link, "secrets", "vault.go"), "secrets", "secrets/NOTES",
+		"seclink/keys.go", filepath.Join(repo, "seclink", "NOTES"), filepath.Join(repo, "seclink"), outside} {
+		typ := "file.edited"
+		if strings.HasSuffix(file, "NOTES") {
+			typ = "test.failed"
+		}
+		if err := m.s.Ingest(ctx, ReportEvent("", typ, file, "Rotated the zebra launch code to zebra-43", nil, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -360,10 +371,11 @@ func TestReportedPathsMeetFolderRules(t *testing.T) {
 			t.Errorf("scope %v: a report inside secrets/ reached the peer (%d events): %s", scope, a.Evidence, raw)
 		}
 	}
-	evs, _ := m.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindReport}})
+	evs, _ := m.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindReport, KindError}})
 	for _, ev := range evs {
-		if ev.Ctx != "acme/webapp" || !strings.HasPrefix(ev.Key, "secrets/") {
-			t.Errorf("report filed as %q %q, want under acme/webapp/secrets", ev.Ctx, ev.Key)
+		placed := ev.Ctx == "acme/webapp" && (ev.Key == "secrets" || strings.HasPrefix(ev.Key, "secrets/"))
+		if !placed && !(ev.Ctx == "" && ev.Key == "Makefile") {
+			t.Errorf("report filed as %q %q, want under acme/webapp/secrets (or the outside file unplaced)", ev.Ctx, ev.Key)
 		}
 	}
 	// Unplaced (another repository configured, the file in neither): the
@@ -376,10 +388,12 @@ func TestReportedPathsMeetFolderRules(t *testing.T) {
 	if owner := (&accessCheck{contexts: []string{"acme/webapp"}}); !owner.allow(unplaced) {
 		t.Error("the owner does not see a report no context holds")
 	}
-	// A coding session run inside secrets/ is about secrets/.
-	chat := store.ContextEvent{Kind: "assistant", Ctx: "acme/webapp", Meta: `{"session":"s1","dir":"secrets"}`}
-	if (&accessCheck{contexts: []string{"acme/webapp"}, allowed: deny}).allow(chat) {
-		t.Error("a session inside secrets/ reached a peer kept out of it")
+	// A coding session run inside secrets/ is about secrets/, its commands too.
+	for _, meta := range []string{`{"session":"s1","dir":"secrets"}`, `{"session":"s1","tool":"Bash","dir":"secrets"}`} {
+		chat := store.ContextEvent{Kind: "assistant", Ctx: "acme/webapp", Meta: meta}
+		if (&accessCheck{contexts: []string{"acme/webapp"}, allowed: deny}).allow(chat) {
+			t.Errorf("a session event inside secrets/ (%s) reached a peer kept out of it", meta)
+		}
 	}
 }
 

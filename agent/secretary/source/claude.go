@@ -56,7 +56,7 @@ func parseTranscriptLine(line string, repos []Repo, fallback time.Time) []Event 
 	}
 	// Only sessions working inside a configured context are mirrored: the
 	// owner's other projects are none of the asker's business.
-	ctxID, dir := locate(l.Cwd, repos)
+	ctxID, dir := Locate(l.Cwd, repos)
 	if ctxID == "" {
 		return nil
 	}
@@ -116,7 +116,7 @@ func toolEvent(blk ccBlock, base Event, cwd string, repos []Repo) (Event, bool) 
 		if !filepath.IsAbs(p) && cwd != "" {
 			p = filepath.Join(cwd, p)
 		}
-		ctxID, rel := locate(p, repos)
+		ctxID, rel := Locate(p, repos)
 		if ctxID == "" {
 			return Event{}, false // a file outside every context
 		}
@@ -132,6 +132,9 @@ func toolEvent(blk ccBlock, base Event, cwd string, repos []Repo) (Event, bool) 
 		}
 		ev := base.with("tool", "", "ran: "+firstLine(cmd), cmd)
 		ev.Meta = map[string]any{"session": base.Meta["session"], "tool": "Bash"}
+		if dir, ok := base.Meta["dir"]; ok {
+			ev.Meta["dir"] = dir // run in that folder: its rules apply
+		}
 		return ev, true
 	}
 	return Event{}, false
@@ -142,24 +145,43 @@ func (e Event) with(kind, key, title, body string) Event {
 	return e
 }
 
-// locate maps an absolute path to the configured context holding it and the
-// path relative to that context's checkout. Outside every context it
-// returns "", "".
-func locate(p string, repos []Repo) (ctxID, rel string) {
+// Locate maps an absolute path to the configured context holding it and
+// the path relative to that context's checkout, following symlinks: a path
+// through a link is filed where the link leads, so the folder rules of
+// what was really read apply (a link to secrets/ is secrets/). Outside
+// every context, a link leading out included, it returns "", "".
+func Locate(p string, repos []Repo) (ctxID, rel string) {
 	if p == "" {
 		return "", ""
 	}
-	clean := filepath.Clean(p)
+	real := resolveExisting(filepath.Clean(p))
 	for _, r := range repos {
-		root := filepath.Clean(r.Path)
-		if clean == root {
+		root := resolveExisting(filepath.Clean(r.Path))
+		if real == root {
 			return r.Ctx, ""
 		}
-		if rest, ok := strings.CutPrefix(clean, root+string(filepath.Separator)); ok {
+		if rest, ok := strings.CutPrefix(real, root+string(filepath.Separator)); ok {
 			return r.Ctx, filepath.ToSlash(rest)
 		}
 	}
 	return "", ""
+}
+
+// resolveExisting resolves the symlinks of p's longest existing prefix and
+// keeps the rest (a file reported before it exists, or since deleted).
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // firstLine is s's first non-empty line, cut to maxTitleRunes.

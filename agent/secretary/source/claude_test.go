@@ -1,6 +1,8 @@
 package source
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -40,5 +42,44 @@ func TestParseTranscriptLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTranscriptFollowsLinksIntoFolders: a session working in a folder,
+// reached directly or through a symlink, is filed with that folder as its
+// dir, its commands too; a file read through a link is filed where the
+// link leads (the re-check read secrets/ through seclink and src/lnk).
+func TestTranscriptFollowsLinksIntoFolders(t *testing.T) {
+	repo := t.TempDir()
+	for _, d := range []string{"secrets", "src"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "secrets", "NOTES"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"seclink": "secrets", "src/lnk": "../secrets"} {
+		if err := os.Symlink(to, filepath.Join(repo, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repos := []Repo{{Ctx: "acme/webapp", Path: repo}}
+	now := time.Now()
+	for _, cwd := range []string{filepath.Join(repo, "secrets"), filepath.Join(repo, "seclink"), filepath.Join(repo, "src", "lnk")} {
+		line := `{"type":"assistant","cwd":"` + cwd + `","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","name":"Bash","input":{"command":"echo ZTR3"}}]}}`
+		evs := parseTranscriptLine(line, repos, now)
+		if len(evs) != 2 {
+			t.Fatalf("cwd %s: %d events", cwd, len(evs))
+		}
+		for _, e := range evs {
+			if e.Ctx != "acme/webapp" || e.Meta["dir"] != "secrets" {
+				t.Errorf("cwd %s: event %s filed as %q dir %v, want dir secrets", cwd, e.Kind, e.Ctx, e.Meta["dir"])
+			}
+		}
+	}
+	line := `{"type":"assistant","cwd":"` + repo + `","message":{"role":"assistant","content":[{"type":"tool_use","name":"Read","input":{"file_path":"seclink/NOTES"}}]}}`
+	if evs := parseTranscriptLine(line, repos, now); len(evs) != 1 || evs[0].Key != "secrets/NOTES" {
+		t.Errorf("a read through a link: %+v, want secrets/NOTES", evs)
 	}
 }
