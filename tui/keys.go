@@ -26,14 +26,19 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.notice = notice{} // esc dismisses a notice: the pane's keys come back
 		return nil
 	}
+	if m.width < minWidth || m.height < minHeight {
+		// Nothing but the size notice is on screen: only quitting acts,
+		// never y on a request the owner cannot see.
+		if key.Matches(k, m.env.keys.Global.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}
 	if cmd, ok := m.decideKey(k); ok {
 		return cmd
-	}
-	if m.width < minWidth || m.height < minHeight {
-		return nil
 	}
 	return m.runAction(m.pane(m.focus).Update(k))
 }
@@ -82,6 +87,9 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	a, ok := m.approvals.target()
+	if !ok && m.approvalAsked != "" && m.approvals.arrived != "" {
+		return nil, true // one just arrived and is loading: its notice stays up
+	}
 	if !ok {
 		m.info("no request is waiting for approval")
 		return nil, true
@@ -91,10 +99,11 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	}
 	// The press was meant for what was on screen. Name the target first
 	// when a load has just made it the target (an arrival, or the next
-	// one after a decision), or when, from another pane, no notice has
-	// named it: the last one may have named a request since cancelled.
-	unseen := m.focus != focusApprovals && m.approvals.shown != a.ID
-	if m.approvals.unsettled(a.ID, m.now()) || unseen {
+	// one after a decision), or when, from another pane, the notice line
+	// is not naming it right now (another notice took its place, it was
+	// dismissed, or it named a request since cancelled).
+	unseen := m.focus != focusApprovals && !m.noticeNames(a.ID)
+	if m.approvals.unsettled(a.ID, m.opts.Now()) || unseen {
 		k := m.env.keys.Approvals.Approve.Help().Key
 		m.announce("next request: " + approvalNamed(a) + " · " + k + " again approves it, enter in Approvals shows it")
 		m.showApproval(a.ID)

@@ -216,9 +216,13 @@ func (m *Model) attentionKeys(ev agent.Event) string {
 }
 
 // showApproval records that the notice names approval id with y/n.
-func (m *Model) showApproval(id string) {
-	m.notice.approvalID = id
-	m.approvals.shown = id
+func (m *Model) showApproval(id string) { m.notice.approvalID = id }
+
+// noticeNames reports whether the notice line shows, right now, the
+// request id with its keys.
+func (m *Model) noticeNames(id string) bool {
+	n := m.notice
+	return id != "" && n.approvalID == id && n.text != "" && (n.until.IsZero() || m.opts.Now().Before(n.until))
 }
 
 // dropDecidedApprovalNotice clears the notice of a request that is no

@@ -27,12 +27,7 @@ type approvalsPane struct {
 	// before, so it names the new one instead of approving it.
 	newTarget   string
 	newTargetAt time.Time
-	// shown is the request last put before the owner as y's target: by a
-	// notice naming it with its keys, or by the first y naming it. From
-	// outside the Approvals pane y approves only that one; any other it
-	// names first (a notice can outlive the request it named).
-	shown  string
-	loaded bool // the first load is done
+	loaded      bool // the first load is done
 }
 
 // settleFor is how long a request that a load made the target waits

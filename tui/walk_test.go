@@ -768,3 +768,56 @@ func TestCoreAdviceIsWrittenForThePrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestApproveKeyActsOnlyOnWhatIsOnScreen: the walk re-check approved a
+// request it never saw with y while the window was too small, and with y
+// after another notice had taken the request's place; the 2 s guard ran
+// on the interface's 1 s tick, so 1.4 s could pass as 2. Now y does
+// nothing under the size notice, names a request no notice shows, and
+// times the guard with the real clock.
+func TestApproveKeyActsOnlyOnWhatIsOnScreen(t *testing.T) {
+	now := fixedNow
+	svc := fixtureService()
+	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC})
+	m.subscribed = true
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	a := agent.Approval{ID: "a-1", TaskID: "t-1", Requester: "pm-tanaka", TaskType: "run_tests",
+		Params: map[string]string{"suite": "./hidden/..."}, State: agent.TaskPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	svc.mu.Lock()
+	svc.approvals = nil
+	svc.mu.Unlock()
+	pump(t, m, m.fetchCmds(dApprovals)[0]) // the first load: nothing waits
+	arrive := func() {
+		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventApprovalRequested, ID: a.ID}})
+		svc.mu.Lock()
+		svc.approvals = []agent.Approval{a}
+		svc.mu.Unlock()
+		pump(t, m, m.fetchCmds(dApprovals)[0])
+		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventAttention, ID: a.ID, Summary: "pm-tanaka wants to run run_tests suite=./hidden/..."}})
+	}
+	m.Update(tea.WindowSizeMsg{Width: 50, Height: 15})
+	arrive()
+	now = now.Add(3 * time.Second)
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Fatalf("y under the size notice: %v", calls)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	// Another notice took the request's place: y names it first.
+	m.Update(eventMsg{ev: agent.Event{Kind: agent.EventAttention, ID: "q-9", Summary: "question from pm-tanaka: “billing PR?”"}})
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 || !strings.Contains(m.notice.text, "next request: run_tests from pm-tanaka (suite=./hidden/...)") {
+		t.Fatalf("y after another notice: calls %v, notice %q", calls, m.notice.text)
+	}
+	// The guard's 2 s are real seconds, whatever the interface's tick.
+	m.approvals.newTarget, m.approvals.newTargetAt = a.ID, now
+	now = now.Add(1400 * time.Millisecond)
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Fatalf("y 1.4 s after the target changed: %v", calls)
+	}
+	press(t, m, "y")
+	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-1"}) {
+		t.Fatalf("calls = %v, want a-1 approved once named", calls)
+	}
+}
