@@ -478,3 +478,23 @@ func TestConfigPeersFollowTheConfig(t *testing.T) {
 		t.Fatalf("a peer removed while stopped is still let in: %v", err)
 	}
 }
+
+// TestRefusingATrustRequestIsPublished: refusing a pending request (from
+// the CLI too) tells an open interface, which drops its row and notice;
+// the walk saw them stay after `aoi peers refuse`.
+func TestRefusingATrustRequestIsPublished(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	fp := strings.Repeat("cd", 32)
+	if _, err := tr.Authenticate(ctx, rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50000", AnnouncedID: "dev"}); err == nil {
+		t.Fatal("an unpinned caller was let in")
+	}
+	before, _ := tr.events()
+	if err := tr.Refuse(ctx, fp); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := tr.events()
+	if len(after) != len(before)+1 || !strings.HasPrefix(after[len(after)-1], events.PeerChanged) {
+		t.Fatalf("published %v after the refusal (before %v), want a peer change", after, before)
+	}
+}

@@ -413,13 +413,19 @@ func (r *Registry) Refuse(ctx context.Context, fingerprint string) error {
 	if found && pinned.Trust == Pinned {
 		return r.untrust(ctx, pinned)
 	}
-	return r.DB.Write(ctx, func(tx *store.Tx) error {
+	err = r.DB.Write(ctx, func(tx *store.Tx) error {
 		if _, err := tx.RefuseTrustRequest(fingerprint); err != nil {
 			return err
 		}
 		_, err := tx.AppendAudit("owner", "ctl.refuse", "ok", map[string]any{"fingerprint": fingerprint})
 		return err
 	})
+	if err == nil {
+		// An open interface drops the request's row and its notice, here
+		// or when refused from the CLI.
+		r.Publish(events.PeerChanged, fingerprint, "", "trust request refused")
+	}
+	return err
 }
 
 // unpinTx deletes a peer's pin and keeps its certificate as a refused
