@@ -216,7 +216,7 @@ func TestClearKeysDoWhatHelpSays(t *testing.T) {
 	press(t, m, ":")
 	typeText(t, m, "note half a thought")
 	press(t, m, "ctrl+x")
-	if v := m.prompt.input.Value(); v != "" || m.focus != focusPrompt {
-		t.Errorf("ctrl+x in the prompt bar left %q (focus %d)", v, m.focus)
+	if v := m.prompt.input.Value(); v != ":" || m.focus != focusPrompt {
+		t.Errorf("ctrl+x in the prompt bar left %q (focus %d); want the \":\" it opened with", v, m.focus)
 	}
 }

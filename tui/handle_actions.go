@@ -28,7 +28,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 			})
 	case keepAnswer:
 		m.keepText(a.q.ID, a.text)
-		m.info("your answer to " + queryNamed(a.q) + " is kept, not sent: open the question again to finish it")
+		m.info("kept, not sent: your answer to " + queryNamed(a.q) + " (open the question again to finish it)")
 	case openQuery:
 		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
 		return m.topDialog().(*answerDialog).focusCmd()

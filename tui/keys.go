@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
@@ -188,7 +190,14 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 		m.prompt.history(+1)
 		return nil
 	case key.Matches(k, m.env.keys.Dialog.Clear):
-		m.prompt.input.SetValue("") // as in a dialog's field; the bar stays open
+		// As in a dialog's field; the bar stays open, with the ":" or "@"
+		// it was opened with.
+		kept := ""
+		if v := m.prompt.input.Value(); strings.HasPrefix(v, ":") || strings.HasPrefix(v, "@") {
+			kept = v[:1]
+		}
+		m.prompt.input.SetValue(kept)
+		m.prompt.input.CursorEnd()
 		m.prompt.choices = ""
 		return nil
 	}

@@ -321,11 +321,15 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 		// notice runs them together, the dialog must not.
 		var lines []string
 		for _, l := range strings.Split(msg.err.Error(), "\n") {
-			if l = errGist(Sanitize(l)); strings.TrimSpace(l) != "" {
+			l = errGist(Sanitize(l))
+			if _, rest, found := strings.Cut(l, "config not reloaded, the running one stays: "); found {
+				l = rest // the title and first line say it
+			}
+			if strings.TrimSpace(l) != "" {
 				lines = append(lines, l)
 			}
 		}
-		title, text = "Config not reloaded", "reload failed: "+strings.Join(lines, "\n")
+		title, text = "Config not reloaded", "The running config stays. Fix this, then :reload:\n"+strings.Join(lines, "\n")
 		m.failAction("reload failed", msg.err)
 	} else {
 		m.info(text)

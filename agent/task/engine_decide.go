@@ -40,7 +40,7 @@ func (o *Outcome) summarize(taskType, why string) {
 	switch {
 	case o.Output != nil && o.Output.Run > 0:
 		s += fmt.Sprintf(": %d run, %d passed, %d failed", o.Output.Run, o.Output.Passed, o.Output.Failed)
-	case why != "":
+	case why != "" && why != o.Status: // "run_tests canceled: canceled" says it twice
 		line, _, _ := strings.Cut(why, "\n")
 		s += ": " + line
 	case o.ExitCode != nil && *o.ExitCode != 0:

@@ -64,7 +64,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 		return store.TaskRecord{}, fmt.Errorf("store task request: %w", err)
 	}
 	if required {
-		e.publish(EventApprovalRequested, a.ID, req.From, fmt.Sprintf("%s wants to run %s %s", req.From, req.TaskType, formatParams(resolved)))
+		e.publish(EventApprovalRequested, a.ID, req.From, strings.TrimSpace(fmt.Sprintf("%s wants to run %s %s", req.From, req.TaskType, formatParams(resolved))))
 		return t, nil
 	}
 	t.State = StateApproved

@@ -12,6 +12,7 @@ func TestOutcomeSummary(t *testing.T) {
 		"run_tests failed: exit 1":                         {Status: StateFailed, ExitCode: &one},
 		"run_tests rejected: not today":                    {Status: StateRejected, Error: "not today\nsecond line"},
 		"run_tests completed":                              {Status: StateCompleted},
+		"run_tests canceled":                               {Status: StateCanceled, Error: StateCanceled}, // not "canceled: canceled"
 	} {
 		o.summarize("run_tests", "")
 		if o.Summary != want {

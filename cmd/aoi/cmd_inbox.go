@@ -266,6 +266,9 @@ func (a *app) noteCmd() *cobra.Command {
 		Args:  args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv, " ")
+			if strings.TrimSpace(text) == "" {
+				return usagef(cmd, "the note is empty: write it after note (aoi note \"spike on caching done\")")
+			}
 			return call(a, func(svc agent.MirrorService) error {
 				if err := svc.Note(cmd.Context(), agent.NoteRequest{Text: text}); err != nil {
 					return err

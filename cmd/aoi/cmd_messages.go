@@ -41,7 +41,7 @@ func (a *app) sendCmd() *cobra.Command {
 				return usagef(cmd, "--priority %q: use one of %s", r.Priority, strings.Join(priorities, ", "))
 			}
 			var err error
-			if r.Payload, err = sendPayload(r.Type, payload, strings.Join(argv[2:], " ")); err != nil {
+			if r.Payload, err = sendPayload(r.Type, payload, strings.TrimSpace(strings.Join(argv[2:], " "))); err != nil {
 				return usagef(cmd, "%v", err)
 			}
 			if r.Payload == nil && r.TaskID == "" && r.Forward == 0 {

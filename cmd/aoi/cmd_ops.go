@@ -160,9 +160,17 @@ func (a *app) previewForget(cmd *cobra.Command, svc agent.OpsService, id string)
 	if err := json.Unmarshal(raw, &exp); err != nil {
 		return err
 	}
+	stored := 0
+	for _, rows := range exp.Tables {
+		stored += len(rows)
+	}
+	if stored == 0 {
+		fmt.Fprintf(a.stdout, "nothing is stored about %s; check the id with `aoi peers` or `aoi audit --agent ID`\n", id)
+		return nil
+	}
 	fmt.Fprintf(a.stdout, "stored about %s:\n", id)
 	for _, t := range sortedKeys(exp.Tables) {
-		fmt.Fprintf(a.stdout, "  %-16s %d rows\n", t, len(exp.Tables[t]))
+		fmt.Fprintf(a.stdout, "  %-16s %d %s\n", t, len(exp.Tables[t]), plural(len(exp.Tables[t]), "row", "rows"))
 	}
 	// A preview is what forget without --yes is for: it succeeds.
 	fmt.Fprintf(a.stdout, "nothing was deleted; run `aoi forget --agent %s --yes` to forget %s\n", id, id)

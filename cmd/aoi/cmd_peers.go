@@ -71,6 +71,17 @@ func printStatus(w io.Writer, st agent.Status) {
 	}
 }
 
+// hexDigits counts the hex digits of something that looks like a pasted
+// fingerprint (hex with spaces, colons or dashes), 0 for anything else.
+func hexDigits(s string) int {
+	s = strings.TrimPrefix(strings.ToLower(strings.Join(strings.Fields(s), "")), "sha256:")
+	s = strings.NewReplacer(":", "", "-", "").Replace(s)
+	if strings.Trim(s, "0123456789abcdef") != "" {
+		return 0
+	}
+	return len(s)
+}
+
 // waitingWhat names an ask: a task request as it is, a question quoted.
 func waitingWhat(text string) string {
 	if strings.HasPrefix(text, "task ") {
@@ -109,11 +120,11 @@ func historyText(h agent.IndexProgress) string {
 	var text string
 	switch {
 	case h.Done:
-		text = fmt.Sprintf("%d commits, done", h.Indexed)
+		text = fmt.Sprintf("%d %s, done", h.Indexed, plural(int(h.Indexed), "commit", "commits"))
 	case h.Total > 0:
 		text = fmt.Sprintf("%d/%d commits (%d%%), indexing", h.Indexed, h.Total, h.Indexed*100/h.Total)
 	default:
-		text = fmt.Sprintf("%d commits, indexing", h.Indexed)
+		text = fmt.Sprintf("%d %s, indexing", h.Indexed, plural(int(h.Indexed), "commit", "commits"))
 	}
 	if h.Error != "" {
 		text += "; the last poll failed: " + cell(h.Error, 200) + " (check contexts[].local_path and that git can read the repository)"
@@ -190,6 +201,12 @@ func (a *app) refuseCmd() *cobra.Command {
 			"pasted as `aoi peers` shows it, in groups of eight.",
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			// A fingerprint pasted short: grouped (spaces, colons) or
+			// longer than an agent id's hex could plausibly be.
+			given := strings.Join(argv, " ")
+			if n := hexDigits(given); n != 64 && n > 0 && (strings.ContainsAny(given, " :") || n >= 16) {
+				return usagef(cmd, "that fingerprint has %d hex digits, not 64: paste it whole, all eight groups, as `aoi peers` shows it", n)
+			}
 			return call(a, func(svc agent.PeerService) error {
 				// The core drops an unknown fingerprint without a word (the
 				// interface's x acts on a listed row); a person typing one
@@ -198,7 +215,6 @@ func (a *app) refuseCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				given := strings.Join(argv, " ")
 				fp, _ := rpc.NormalizeFingerprint(given) // "" when it is an agent id
 				i := slices.IndexFunc(peers, func(p agent.Peer) bool {
 					return p.Fingerprint != "" && (p.Fingerprint == fp || p.Trust == agent.TrustPinned && p.AgentID == given)
@@ -213,7 +229,11 @@ func (a *app) refuseCmd() *cobra.Command {
 				if p.Trust == agent.TrustPinned {
 					return a.done("%s is no longer trusted; its calls are refused (`aoi peers trust` pins it again)", cell(p.AgentID, 0))
 				}
-				return a.done("refused %s", agent.GroupFingerprint(p.Fingerprint))
+				who := "the caller"
+				if p.AgentID != "" {
+					who = cell(p.AgentID, 0)
+				}
+				return a.done("refused %s (fingerprint %s)", who, agent.GroupFingerprint(p.Fingerprint))
 			})
 		},
 	}

@@ -374,7 +374,7 @@ func TestPeersRefuse(t *testing.T) {
 	}
 	// Pasted from the table, groups and all.
 	refuse := append([]string{"peers", "refuse"}, strings.Fields(grouped)...)
-	if out := cli(t, bin, eng, refuse...); !strings.Contains(out, "refused "+grouped) {
+	if out := cli(t, bin, eng, refuse...); !strings.Contains(out, "refused qa-sato (fingerprint "+grouped+")") {
 		t.Errorf("aoi peers refuse: %s", out)
 	}
 	if out := cli(t, bin, eng, "peers"); strings.Contains(out, qaSt.Fingerprint) || strings.Contains(out, grouped) {

@@ -30,6 +30,9 @@ func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
 		{[]string{"query", "eng-suzuki", " "}, `the question is empty`},
 		{[]string{"query", "eng-suzuki", "--wait", "5", "hi"}, `a duration needs its unit, e.g. 30s, 2m or 1h`},
 		{[]string{"forget"}, `usage: aoi forget --agent ID [--yes] (required flag(s) "agent" not set)`},
+		{[]string{"note", " "}, `the note is empty`},
+		{[]string{"send", "eng-suzuki", "note", "   "}, `give TEXT or --payload`},
+		{[]string{"peers", "refuse", "814A1358:5DB6E13D:01234567"}, `that fingerprint has 24 hex digits, not 64`},
 	} {
 		if out := cliFails(t, bin, dir, exitUsage, c.args...); !strings.Contains(out, c.want) {
 			t.Errorf("aoi %v printed:\n%s\nwant %q", c.args, out, c.want)
