@@ -239,7 +239,8 @@ func (e *Engine) Cancel(ctx context.Context, taskID, requester string) error {
 // CancelUntrusted cancels every request still waiting for the owner whose
 // requester is no longer trusted (aoi peers refuse, x, or taken out of the
 // config's peers[]), so the Approvals queue stops offering what a peer
-// asked for while it was trusted. It returns how many it canceled.
+// asked for while it was trusted, and stops its approved and running
+// tasks. It returns how many it canceled.
 func (e *Engine) CancelUntrusted(ctx context.Context) (int, error) {
 	if e.Trusted == nil {
 		return 0, nil
@@ -259,6 +260,21 @@ func (e *Engine) CancelUntrusted(ctx context.Context) (int, error) {
 		case errors.As(err, &decided):
 			continue // decided meanwhile
 		case err != nil:
+			return n, err
+		}
+		n++
+	}
+	// Approved ones waiting for a slot, and running ones, stop too: the
+	// owner stopped trusting who asked for them.
+	started, err := e.Store.Tasks(ctx, store.TaskQuery{States: []string{StateApproved, StateInProgress}, Limit: 1000})
+	if err != nil {
+		return n, err
+	}
+	for _, t := range started {
+		if e.Trusted(t.Requester) {
+			continue
+		}
+		if err := e.Cancel(ctx, t.ID, ""); err != nil && !errors.Is(err, errs.ErrConflict) {
 			return n, err
 		}
 		n++

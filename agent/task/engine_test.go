@@ -568,4 +568,26 @@ func TestEngineCancelsRequestsOfPeersNoLongerTrusted(t *testing.T) {
 	if a, _, _ := h.db.Approval(ctx, approvals[2]); a.State != StateCanceled {
 		t.Fatalf("pm-tanaka's request is %s, want canceled", a.State)
 	}
+	// Approved and waiting for a slot when its requester stops being
+	// trusted: canceled, never run (the re-check saw one run 7 s later).
+	trusted["eve"] = true
+	task, err := h.e.Submit(ctx, Request{RequestID: "r-eve", From: "eve", TaskType: "touch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := h.db.ApprovalForTask(ctx, task.ID)
+	if err := h.e.Approve(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	trusted["eve"] = false
+	if n, err := h.e.CancelUntrusted(ctx); err != nil || n != 1 {
+		t.Fatalf("CancelUntrusted with eve's approved task = %d, %v; want 1", n, err)
+	}
+	h.ticks(t, 3)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the approved task of a peer no longer trusted ran")
+	}
+	if got := h.states(t, task.ID); !strings.HasSuffix(got, ">canceled") {
+		t.Fatalf("eve's task went %s, want it canceled", got)
+	}
 }
