@@ -71,7 +71,7 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	peers.Describe(p.Role, p.Owner, peers.Online, p.Capabilities.Contexts, p.Capabilities.TaskTypes).Apply(&rec)
 	rec.Status, rec.LastSeen = peers.Online, a.Now()
 	if caller.Kind == rpc.CallerTLS {
-		rec.Endpoint = followEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
+		rec.Endpoint = peers.FollowEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
 	}
 	if err := a.DB.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
 		return err
@@ -81,43 +81,6 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	a.Publish(events.PeerChanged, p.AgentID, p.AgentID, "announced")
 	a.Wake()
 	return nil
-}
-
-// followEndpoint is where a pinned peer that called from remoteAddr and
-// announced endpoint is called back, given where it was called so far
-// (current). An endpoint on the calling host is followed. A peer pinned
-// without one gets the calling host with the announced port: taking the
-// announced host too would let its first announce point this agent's
-// heartbeats and deliveries at a third machine. Otherwise nothing changes.
-func followEndpoint(remoteAddr, endpoint, current string) string {
-	switch {
-	case endpoint == "":
-		return current
-	case sameHost(remoteAddr, endpoint):
-		return endpoint
-	case current != "":
-		return current
-	}
-	host, _, err1 := net.SplitHostPort(remoteAddr)
-	_, port, err2 := net.SplitHostPort(endpoint)
-	if err1 != nil || err2 != nil || net.ParseIP(host) == nil {
-		return current
-	}
-	return net.JoinHostPort(host, port)
-}
-
-// sameHost reports whether an announced endpoint is on the host the call
-// came from. A pinned peer (known by its certificate) that comes back on
-// another port is then called there; an announce naming another host is
-// not followed, so a peer cannot point this agent at a third machine.
-func sameHost(remoteAddr, endpoint string) bool {
-	rh, _, err1 := net.SplitHostPort(remoteAddr)
-	eh, _, err2 := net.SplitHostPort(endpoint)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	ra, ea := net.ParseIP(rh), net.ParseIP(eh)
-	return ra != nil && ea != nil && ra.Equal(ea)
 }
 
 // nodeMayClaim reports whether a tailnet caller may speak for rec's agent:

@@ -498,3 +498,22 @@ func TestRefusingATrustRequestIsPublished(t *testing.T) {
 		t.Fatalf("published %v after the refusal (before %v), want a peer change", after, before)
 	}
 }
+
+// TestTrustRequestEndpointIsOnTheCallingHost: a caller that names another
+// host than its own is offered (and would be pinned) at its own host with
+// the port it announced, so trusting it from the interface cannot point
+// this agent at a third machine (the re-check's 127.0.0.2 naming
+// 127.0.0.1:18479 was pinned there).
+func TestTrustRequestEndpointIsOnTheCallingHost(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	fp := strings.Repeat("ef", 32)
+	caller := rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.2:50000", AnnouncedID: "dev", AnnouncedEndpoint: "127.0.0.1:18479"}
+	_, err := tr.Authenticate(ctx, caller)
+	if err == nil || !strings.Contains(err.Error(), "--endpoint 127.0.0.2:18479`") {
+		t.Fatalf("the refusal's command: %v, want --endpoint 127.0.0.2:18479", err)
+	}
+	if p := find(t, tr.Registry, "", fp); p.Endpoint != "127.0.0.2:18479" {
+		t.Fatalf("trust request offered at %q, want 127.0.0.2:18479", p.Endpoint)
+	}
+}

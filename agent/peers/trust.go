@@ -175,8 +175,8 @@ func trustCommandFor(caller rpc.Caller) string {
 		id = caller.AnnouncedID
 	}
 	cmd := "aoi peers trust " + id + " " + caller.Fingerprint
-	if wire.ValidEndpoint(caller.AnnouncedEndpoint) {
-		cmd += " --endpoint " + caller.AnnouncedEndpoint
+	if ep := FollowEndpoint(caller.Addr, caller.AnnouncedEndpoint, ""); ep != "" {
+		cmd += " --endpoint " + ep
 	}
 	return cmd
 }
@@ -221,7 +221,7 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 		// where the call came from: an outgoing port cannot be called
 		// back, so it is never taken for the endpoint.
 		seen, err = tx.RecordTrustRequest(store.TrustCaller{Fingerprint: caller.Fingerprint,
-			ClaimedAgentID: caller.AnnouncedID, Endpoint: caller.AnnouncedEndpoint, Source: caller.Addr})
+			ClaimedAgentID: caller.AnnouncedID, Endpoint: FollowEndpoint(caller.Addr, caller.AnnouncedEndpoint, ""), Source: caller.Addr})
 		return err
 	})
 	if err != nil {
