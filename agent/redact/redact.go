@@ -121,7 +121,7 @@ var passwordRule = rule{
 // space or punctuation.
 var passwordJARule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*(?:は|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
+	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*(?:(?:は|が)[、,]?|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([^"'」\n]{4,1000})["'」]|([^\s\x{00a0}\x{3000}"'「」、。，．,;]{4,}))`),
 	may: mayHoldJAPassword,
 }
@@ -133,12 +133,12 @@ var passwordJARule = rule{
 var passwordChangeJARule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*を[\s\x{00a0}\x{3000}]*` +
-		`(?:["'「]([^"'」\n]{4,1000})["'」]|([!-~\x{ff01}-\x{ff5e}]{4,200}?))[\s\x{00a0}\x{3000}]*に(?:変更|変え|設定|更新|し)`),
+		`(?:["'「]([^"'」\n]{4,1000})["'」]|([!-~\x{ff01}-\x{ff5e}]{4,200}?))[\s\x{00a0}\x{3000}]*[にへ](?:変更|変え|設定|更新|し)`),
 	may: mayHoldJAPassword,
 }
 
 // jaPasswordWords are the names of a password in Japanese text.
-const jaPasswordWords = `パスワード|ﾊﾟｽﾜｰﾄﾞ|暗証番号|(?i:ｐａｓｓｗｏｒｄ|ｐａｓｓｗｄ)`
+const jaPasswordWords = `パスワード|ﾊﾟｽﾜｰﾄﾞ|暗証番号|(?i:ｐａｓｓ(?:ｗｏｒｄ|ｗｄ)?)`
 
 // mayHoldJAPassword is the Japanese rules' prefilter. (strings.ContainsAny
 // with non-ASCII characters walks the text rune by rune: a microsecond on
@@ -159,11 +159,11 @@ var urlCredentialRule = rule{
 	// to the last "@" before the host, so one holding a raw "@" is taken
 	// whole; the slashes may be JSON-escaped (https:\/\/…).
 	//
-	// A raw "/" in the password (pa/ss@db) is taken too, unless what
-	// comes before it is all digits: that is a port and a path
-	// (host:8443/users/@me), not a password.
+	// A raw "/" in the password (pa/ss@db, s3cr3t9/x@db) is taken too,
+	// unless what comes before it is all digits: that is a port and a
+	// path (host:8443/users/@me), not a password.
 	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/[^\s/:@"'<>\x60\\]{0,256}:` +
-		`([^\s/"'<>\x60\\]{0,1000}[^\s/"'<>\x60\\0-9](?:/[^\s/"'<>\x60\\@]{1,200}){1,4}|[^\s/"'<>\x60\\]{1,1000})@`),
+		`([^\s/"'<>\x60\\]{0,500}[^\s/"'<>\x60\\0-9][^\s/"'<>\x60\\]{0,500}(?:/[^\s/"'<>\x60\\@]{1,200}){1,4}|[^\s/"'<>\x60\\]{1,1000})@`),
 	may: func(t text) bool {
 		s := t.raw
 		return (strings.Contains(s, "://") || strings.Contains(s, `:\/\/`)) && strings.ContainsRune(s, '@')
@@ -171,35 +171,55 @@ var urlCredentialRule = rule{
 }
 
 // secretIsRule catches a secret told in prose: "the admin password is
-// XsiVpzz63Ffk", "Password is: letmein999", "the api token is …". The
-// value must look made rather than written (a digit, a symbol, or a
-// capital inside it), so "the password is required" stays.
+// XsiVpzz63Ffk", "Password is: letmein999", "the password for prod is now
+// …", "the api token was changed to …". The value must look made rather
+// than written (madeNotWritten), so "the password is required" and "the
+// token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pin|token|api[ _-]?key|secret(?:[ _-]?key)?)\s+(?:is|was|will be)\s*:?\s*` +
-		`(?:"([^"\n]{6,200})"|'([^'\n]{6,200})'|([^\s"'\x60,;]{6,200}))`),
-	// Every match names one of the secrets and says is, was or will be.
+	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?)s?` +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?\s+(?:is|are|was|were|will be)(?:\s+(?:now|still|set to|changed to|reset to))?\s*:?\s*` +
+		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|([^\\s\"'`,;]{6,200}))"),
+	// Every match names one of the secrets and says is, are, was, were
+	// or will be.
 	may: func(t text) bool {
-		named := t.has("pass") || t.has("pwd") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret")
-		return named && (t.has("is") || t.has("was") || t.has("will"))
+		named := t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret")
+		return named && (t.has("is") || t.has("are") || t.has("was") || t.has("were") || t.has("will"))
 	},
 	secretish: madeNotWritten,
 }
 
 // madeNotWritten reports whether v looks like a made-up secret rather
-// than a word: it holds a digit or a symbol, or a capital after its first
-// letter. Trailing sentence punctuation does not count.
+// than words: at least 8 characters, and two of lower-case letters,
+// capitals and digits (or a symbol like ! @ # $). Letters alone are a word
+// or camelCase ("HttpOnly"), digits alone a number; a hyphen or slash in
+// a short value joins words ("JWT-based", "SHA-256", "invalid/expired").
+// Trailing sentence punctuation does not count.
 func madeNotWritten(v string) bool {
 	v = strings.TrimRight(v, ".!?:)")
-	for i, r := range v {
+	if len(v) < 8 || (len(v) < 20 && strings.ContainsAny(v, "-/")) {
+		return false
+	}
+	var lower, upper, digit, symbol bool
+	for _, r := range v {
 		switch {
-		case r >= '0' && r <= '9', strings.ContainsRune("!@#$%^&*+=~/\\|<>{}[]_-", r) && i > 0:
-			return true
-		case i > 0 && r >= 'A' && r <= 'Z':
-			return true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= '0' && r <= '9':
+			digit = true
+		case strings.ContainsRune("!@#$%^&*+=~|<>{}[]", r):
+			symbol = true
 		}
 	}
-	return false
+	classes := 0
+	for _, b := range []bool{lower, upper, digit} {
+		if b {
+			classes++
+		}
+	}
+	return classes >= 2 && digit || classes == 3 || (symbol && (lower || upper || digit))
 }
 
 // authHeaderRule catches the credential of an HTTP Authorization header
@@ -207,18 +227,20 @@ func madeNotWritten(v string) bool {
 // their prefix, not an opaque bearer token or Basic credentials.
 var authHeaderRule = rule{
 	id:  "authorization-header",
-	re:  regexp.MustCompile(`(?i)\bauthorization\s*:\s*(?:bearer|basic|token|digest|apikey)\s+([A-Za-z0-9._~+/=-]{8,})`),
-	may: func(t text) bool { return t.has("authorization") },
+	re:  regexp.MustCompile(`(?i)(?:\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest|apikey|negotiate)\s+|--oauth2-bearer\s+["']?)([A-Za-z0-9._~+/=-]{8,})`),
+	may: func(t text) bool { return t.has("authorization") || t.has("oauth2-bearer") },
 }
 
 // cliPasswordRule catches a password given on a command line to the
 // tools that take it as a flag: mysql -pSECRET (no space), sshpass -p SECRET.
 var cliPasswordRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`\b(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p([^\s'"\x60]{3,200})|sshpass\b[^\n]{0,100}?\s-p\s*([^\s'"\x60]{3,200}))`),
+	re: regexp.MustCompile(`\b(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
+		`|sshpass\b[^\n]{0,100}?\s-p\s*(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
+		`|\bSSHPASS=(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200})))`),
 	may: func(t text) bool {
 		s := t.raw
-		return strings.Contains(s, "mysql") || strings.Contains(s, "mariadb") || strings.Contains(s, "sshpass")
+		return strings.Contains(s, "mysql") || strings.Contains(s, "mariadb") || strings.Contains(s, "sshpass") || strings.Contains(s, "SSHPASS")
 	},
 }
 
