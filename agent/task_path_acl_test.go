@@ -130,34 +130,44 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 
 	eng, pm := catfileAgents(t, repo, "worktree")
 	ctx := context.Background()
-	// aoi's own asker sends no ref: a peer's own client can.
-	var res wire.TaskExecuteResult
-	err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
-		TaskType: "catfile", TaskParams: map[string]any{"pkg": "docs/s/plan.txt"}, Ref: "sneaky"}, &res)
-	if err != nil {
-		t.Fatalf("the request (judged against the checkout, where docs/s does not exist): %v", err)
-	}
-	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-	if err != nil || len(aps) != 1 {
-		t.Fatalf("approvals = %+v, %v", aps, err)
-	}
-	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
-		t.Fatal(err)
-	}
-	var done agent.Task
-	eventually(t, 20*time.Second, "the task ends", func() bool {
-		ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
-		for _, tk := range ts {
-			if tk.ID == res.TaskID && tk.State != agent.TaskPending && tk.State != agent.TaskApproved && tk.State != agent.TaskInProgress {
-				done = tk
-				return true
-			}
+	// run asks for catfile with pkg at the ref, approves it and waits for
+	// its end. aoi's own asker sends no ref: a peer's own client can.
+	run := func(pkg string) agent.Task {
+		t.Helper()
+		var res wire.TaskExecuteResult
+		err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+			TaskType: "catfile", TaskParams: map[string]any{"pkg": pkg}, Ref: "sneaky"}, &res)
+		if err != nil {
+			t.Fatalf("the request for %s (judged against the checkout, where docs/s does not exist): %v", pkg, err)
 		}
-		return false
-	})
-	if done.State != agent.TaskFailed || !strings.Contains(done.Error, "leads to acme/webapp/secrets/plan.txt") ||
+		aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+		if err != nil || len(aps) != 1 {
+			t.Fatalf("approvals = %+v, %v", aps, err)
+		}
+		if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
+			t.Fatal(err)
+		}
+		var done agent.Task
+		eventually(t, 20*time.Second, "the task ends", func() bool {
+			ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+			for _, tk := range ts {
+				if tk.ID == res.TaskID && tk.State != agent.TaskPending && tk.State != agent.TaskApproved && tk.State != agent.TaskInProgress {
+					done = tk
+					return true
+				}
+			}
+			return false
+		})
+		return done
+	}
+	if done := run("docs/s/plan.txt"); done.State != agent.TaskFailed || !strings.Contains(done.Error, "leads to acme/webapp/secrets/plan.txt") ||
 		strings.Contains(string(done.Output), "launch codes") {
 		t.Fatalf("task = %s %q %s; want it failed where the path leads", done.State, done.Error, done.Output)
+	}
+	// The folder holding the link: a command walking it (grep -R) would
+	// follow the link (the re-check read secrets/ that way).
+	if done := run("docs"); done.State != agent.TaskFailed || !strings.Contains(done.Error, "holds docs/s, a link to acme/webapp/secrets") {
+		t.Fatalf("task = %s %q; want it failed at the link inside the folder", done.State, done.Error)
 	}
 }
 

@@ -83,10 +83,10 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 		}
 		// Left empty, the parameter's argument drops out and the command
 		// works from the top of the worktree: the whole context.
-		place := tt.Context
+		place, rel := tt.Context, "."
 		if v := resolved[k]; v != "" {
-			rel, err := ResolveInside(dir, v)
-			if err != nil {
+			var err error
+			if rel, err = ResolveInside(dir, v); err != nil {
 				return &ParamError{TaskType: t.TaskType, Param: k, Reason: err.Error()}
 			}
 			if rel != "." && rel != "" {
@@ -96,6 +96,54 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 		if why := e.FolderDenies(t.Requester, place); why != "" {
 			return &ParamError{TaskType: t.TaskType, Param: k, Reason: "leads to " + place + ": " + why}
 		}
+		// A folder's links are followed by a command that walks it
+		// (grep -R, cp -rL): each must stay in the worktree and out of
+		// folders the requester is kept from.
+		if err := e.linksInside(t, tt, dir, rel); err != nil {
+			return &ParamError{TaskType: t.TaskType, Param: k, Reason: err.Error()}
+		}
 	}
 	return nil
+}
+
+// maxLinkWalk bounds the entries linksInside looks at under one path.
+const maxLinkWalk = 50000
+
+// linksInside walks the folder rel names in the worktree dir (nothing to
+// do for a file) and fails at the first symlink that leads outside the
+// worktree or into a place the folder rules keep the requester from.
+func (e *Engine) linksInside(t store.TaskRecord, tt config.TaskType, dir, rel string) error {
+	realRoot, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	start := filepath.Join(realRoot, filepath.FromSlash(rel))
+	if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
+		return nil
+	}
+	seen := 0
+	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the command cannot read it either
+		}
+		if seen++; seen > maxLinkWalk {
+			return fmt.Errorf("holds more than %d entries to check for links; name a smaller folder", maxLinkWalk)
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		linkRel, _ := filepath.Rel(realRoot, p)
+		target, err := ResolveInside(realRoot, linkRel)
+		if err != nil {
+			return fmt.Errorf("holds %s, a link that %v", filepath.ToSlash(linkRel), err)
+		}
+		place := tt.Context
+		if target != "." {
+			place += "/" + target
+		}
+		if why := e.FolderDenies(t.Requester, place); why != "" {
+			return fmt.Errorf("holds %s, a link to %s: %s", filepath.ToSlash(linkRel), place, why)
+		}
+		return nil
+	})
 }
