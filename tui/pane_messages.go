@@ -194,7 +194,10 @@ func (p *messagesPane) summary(r agent.Message) string {
 	}
 	// The message's own words first: rows answering similar questions
 	// (or results of one task type) would otherwise all begin alike.
-	if q != "" && r.RelatedID != "" {
+	switch {
+	case q != "" && r.RelatedID != "" && strings.HasPrefix(q, "task "):
+		return text + " · re " + q // what was asked for, not words written
+	case q != "" && r.RelatedID != "":
 		return text + " · re “" + q + "”"
 	}
 	return text

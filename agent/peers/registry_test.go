@@ -105,8 +105,9 @@ func TestUnpinnedCallerBecomesTrustRequestThenPeer(t *testing.T) {
 	if _, err := tr.Authenticate(ctx, announced); err == nil || !strings.Contains(err.Error(), fp+" --endpoint 127.0.0.1:8444`") {
 		t.Fatalf("a caller that announced its endpoint: %v, want --endpoint in the command", err)
 	}
-	if pub, _ := tr.events(); len(pub) != 2 || !strings.HasPrefix(pub[0], events.TrustRequested) || !strings.HasPrefix(pub[1], events.Attention) {
-		t.Fatalf("published %v, want trust requested then attention", pub)
+	if pub, _ := tr.events(); len(pub) != 2 || !strings.HasPrefix(pub[0], events.TrustRequested) || !strings.HasPrefix(pub[1], events.Attention) ||
+		!strings.HasSuffix(pub[1], "a new peer, pm, asks to be trusted") {
+		t.Fatalf("published %v, want trust requested then attention naming pm", pub)
 	}
 
 	if err := tr.Trust(ctx, TrustRequest{AgentID: "pm", Fingerprint: "not-hex"}); !errors.Is(err, errs.ErrInvalid) {

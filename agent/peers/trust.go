@@ -243,7 +243,13 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 		who = caller.AnnouncedID + " (" + caller.Addr + ")"
 	}
 	r.Publish(events.TrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
-	r.Publish(events.Attention, caller.Fingerprint, "", "a new peer asks to be trusted")
+	// The id is checked: a caller's own words reach the owner's notice
+	// line only in the shape of an agent id.
+	asks := "a new peer asks to be trusted"
+	if wire.ValidAgentID(caller.AnnouncedID) {
+		asks = "a new peer, " + caller.AnnouncedID + ", asks to be trusted"
+	}
+	r.Publish(events.Attention, caller.Fingerprint, "", asks)
 }
 
 // maxNewcomersPerHost is how many callers (certificates) one source

@@ -74,7 +74,7 @@ func printInit(w io.Writer, id string, r agent.InitResult) {
 	} else {
 		fmt.Fprintf(w, "identity:    kept the existing one in %s\n", r.DataDir)
 	}
-	fmt.Fprintf(w, "fingerprint: %s\n", r.Fingerprint)
+	fmt.Fprintf(w, "fingerprint: %s\n", agent.GroupFingerprint(r.Fingerprint))
 	if r.CreatedConfig {
 		fmt.Fprintf(w, "config:      written to %s\n", r.ConfigPath)
 	} else {

@@ -99,7 +99,7 @@ func waitListening(ctx context.Context, core *agent.Core) (st agent.Status, ok b
 // in tailnet mode its tailnet address and node name, else its listen
 // address and certificate fingerprint (what `aoi peers trust` takes).
 func servingLine(st agent.Status) string {
-	where, pin := st.Endpoint(), "fingerprint "+st.Fingerprint
+	where, pin := st.Endpoint(), "fingerprint "+agent.GroupFingerprint(st.Fingerprint)
 	if st.Transport == "tailnet" {
 		pin = "tailnet identity"
 		if st.Tailnet != nil {
@@ -174,7 +174,7 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	fmt.Fprintf(a.stderr, "first run: created agent %s (fingerprint %s)\n  config: %s\n  data:   %s\n"+
 		"The agent id comes from your login name; `aoi init --force --id NAME --data-dir %s` picks another (it keeps the identity).\n"+
 		"Edit the config to add peers and contexts; `aoi init --help` shows the options.\n",
-		defaultAgentID(), res.Fingerprint, res.ConfigPath, res.DataDir, res.DataDir)
+		defaultAgentID(), agent.GroupFingerprint(res.Fingerprint), res.ConfigPath, res.DataDir, res.DataDir)
 	return &tui.FirstRun{AgentID: defaultAgentID(), Role: res.Role, Fingerprint: res.Fingerprint,
 		ConfigPath: res.ConfigPath, DataDir: res.DataDir}, nil
 }
