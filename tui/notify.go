@@ -475,6 +475,10 @@ func (m *Model) paneKeys() []key.Binding {
 	case focusPeers:
 		return []key.Binding{k.Peers.Trust, k.Peers.Refuse, k.List.Open}
 	case focusAudit:
+		if m.audit.filterText != "" {
+			clear := key.NewBinding(key.WithKeys(k.Dialog.Cancel.Keys()...), key.WithHelp(k.Dialog.Cancel.Help().Key, "clear filter"))
+			return []key.Binding{clear, k.Global.Filter, k.List.Open}
+		}
 		return []key.Binding{k.Global.Filter, k.List.Open}
 	case focusMessages:
 		return []key.Binding{k.List.Open}

@@ -219,7 +219,7 @@ func notKeyRune(r rune) bool { return (r < 'a' || r > 'z') && r != '_' }
 func (p *auditPane) Title() string {
 	t := "Audit · newest first"
 	if p.filterText != "" {
-		t += " · esc clears filter " + Sanitize(p.filterText)
+		t += " · filter " + Sanitize(p.filterText) // the keys line says esc clears it
 	}
 	if p.newer {
 		return t + " · ↑ new rows (" + p.env.keys.List.Home.Help().Key + ")"

@@ -190,7 +190,7 @@ func TestServeSaysWhereItListens(t *testing.T) {
 	if strings.HasSuffix(st.ListenAddr, ":0") || len(st.Fingerprint) != 64 {
 		t.Fatalf("status has no real address or fingerprint: %+v", st)
 	}
-	want := "aoi: serving eng-suzuki on " + st.ListenAddr + " (fingerprint " + st.Fingerprint + "); this machine only"
+	want := "aoi: serving eng-suzuki on " + st.ListenAddr + " (fingerprint " + agent.GroupFingerprint(st.Fingerprint) + "); this machine only"
 	p.waitFor(t, 10*time.Second, "the line saying where it listens", func() bool {
 		return strings.Contains(p.out.String(), want)
 	})
