@@ -83,3 +83,23 @@ func TestSyncTaskWaitIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestPathParamScopesTakeTheValueGiven: a path parameter given as a JSON
+// number is judged as that value, not as the default the task would not
+// use (the re-check's dir:2024 was checked as docs); empty or "." is the
+// whole context.
+func TestPathParamScopesTakeTheValueGiven(t *testing.T) {
+	tt := config.TaskType{Context: "acme/webapp", Params: map[string]config.Param{"dir": {Type: config.ParamTypePath, Default: "docs"}}}
+	for _, c := range []struct {
+		given any
+		want  string
+	}{{float64(2024), "acme/webapp/2024"}, {"src", "acme/webapp/src"}, {nil, "acme/webapp/docs"}, {".", "acme/webapp"}} {
+		params := map[string]any{}
+		if c.given != nil {
+			params["dir"] = c.given
+		}
+		if got := pathParamScopes(tt, params); len(got) != 1 || got[0] != c.want {
+			t.Errorf("dir=%v: scopes %q, want %s", c.given, got, c.want)
+		}
+	}
+}

@@ -85,7 +85,13 @@ func pathParamScopes(tt config.TaskType, params map[string]any) []string {
 		if decl.Type != config.ParamTypePath {
 			continue
 		}
-		v, _ := params[name].(string)
+		v := ""
+		switch raw := params[name].(type) {
+		case string:
+			v = raw
+		case float64, bool: // taken as written, as the task's own params are
+			v = fmt.Sprint(raw)
+		}
 		if v == "" {
 			v = decl.Default
 		}

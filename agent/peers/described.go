@@ -61,14 +61,14 @@ func (d Description) Apply(rec *store.PeerRecord) {
 }
 
 // describedText keeps a peer's words printable and short: control,
-// format (bidi, zero-width) and invalid characters go, and the rest is
-// cut at maxDescribedRunes.
+// format (bidi, zero-width), line and paragraph separators and invalid
+// characters go, and the rest is cut at maxDescribedRunes.
 func describedText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "")
 	}
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
 			return -1
 		}
 		return r

@@ -18,7 +18,7 @@ func TestDescribeBoundsWhatAPeerSaysOfItself(t *testing.T) {
 		ctxs = append(ctxs, wire.ContextReference{Type: "repository", Identifier: "acme/" + strings.Repeat("x", 300)})
 		types = append(types, "run\u202etests\x1b[31m")
 	}
-	d := Describe("pm\u200b"+strings.Repeat("r", 500), "owner\x07", "pwned", ctxs, types)
+	d := Describe("pm\u200b"+strings.Repeat("r", 500), "own\u2028er\u2029\x07", "pwned", ctxs, types)
 	if len(d.Contexts) != maxDescribedItems || len(d.TaskTypes) != maxDescribedItems {
 		t.Fatalf("%d contexts, %d task types kept; want %d each", len(d.Contexts), len(d.TaskTypes), maxDescribedItems)
 	}
