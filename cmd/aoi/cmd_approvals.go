@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -80,10 +81,11 @@ func (a *app) approveCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return call(a, func(svc agent.ApprovalService) error {
-				if err := svc.Approve(cmd.Context(), agent.ApproveRequest{ID: argv[0]}); err != nil {
+				id := approvalOf(cmd.Context(), svc, argv[0])
+				if err := svc.Approve(cmd.Context(), agent.ApproveRequest{ID: id}); err != nil {
 					return err
 				}
-				return a.done("approved %s", argv[0])
+				return a.done("approved %s", id)
 			})
 		},
 	}
@@ -101,13 +103,30 @@ func (a *app) rejectCmd() *cobra.Command {
 				return usagef(cmd, "--reason is required: say why, the requester sees it")
 			}
 			return call(a, func(svc agent.ApprovalService) error {
-				if err := svc.Reject(cmd.Context(), agent.RejectRequest{ID: argv[0], Reason: strings.TrimSpace(reason)}); err != nil {
+				id := approvalOf(cmd.Context(), svc, argv[0])
+				if err := svc.Reject(cmd.Context(), agent.RejectRequest{ID: id, Reason: strings.TrimSpace(reason)}); err != nil {
 					return err
 				}
-				return a.done("rejected %s", argv[0])
+				return a.done("rejected %s", id)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (sent to the requester)")
 	return cmd
+}
+
+// approvalOf takes a task's id for the approval it waits for: the
+// requester knows a request by the task id `aoi task` gave it, and may
+// pass that on. Any other id is returned as it is.
+func approvalOf(ctx context.Context, svc agent.ApprovalService, id string) string {
+	pending, err := svc.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
+	if err != nil {
+		return id
+	}
+	for _, ap := range pending {
+		if ap.TaskID == id {
+			return ap.ID
+		}
+	}
+	return id
 }

@@ -285,7 +285,10 @@ func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 	if len(approvals) != 1 || approvals[0].TaskID != ticket.TaskID {
 		t.Fatalf("pending approvals = %+v, want the second request", approvals)
 	}
-	cli(t, bin, eng, "reject", approvals[0].ID, "--reason", "not before the release")
+	// By the task id the PM was given: it names the request as well.
+	if out := cli(t, bin, eng, "reject", ticket.TaskID, "--reason", "not before the release"); !strings.Contains(out, "rejected "+approvals[0].ID) {
+		t.Fatalf("aoi reject by task id: %s", out)
+	}
 	waitOut(t, "task rejected", func() string { return cli(t, bin, pm, "task", "status", "eng-suzuki", ticket.TaskID) }, "not before the release")
 	watch.waitFor(t, 15*time.Second, "the request and the decision in aoi approvals --watch", func() bool {
 		return watch.screenHas(agent.EventApprovalRequested) && watch.screenHas(agent.EventApprovalDecided)
