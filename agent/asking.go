@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/aoi-protocol/aoi/agent/asking"
+	"github.com/aoi-protocol/aoi/agent/events"
 )
 
 // newAsker wires what this agent asks of peers (agent/asking) to this
@@ -15,13 +16,23 @@ func (c *Core) newAsker() *asking.Asker {
 // Ask sends an ad hoc query to a peer and records it so the answer that
 // arrives later can be matched by its request id (asking.Asker.Ask).
 func (c *Core) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
-	return c.asker.Ask(ctx, req)
+	res, err := c.asker.Ask(ctx, req)
+	if err == nil {
+		// An interface shows what waits for an answer: asked from the
+		// CLI too.
+		c.events.Publish(events.AskSent, res.QueryID, req.To, "")
+	}
+	return res, err
 }
 
 // RequestTask asks a peer to run one of its configured task types
 // (asking.Asker.RequestTask).
 func (c *Core) RequestTask(ctx context.Context, req TaskRequest) (TaskTicket, error) {
-	return c.asker.RequestTask(ctx, req)
+	t, err := c.asker.RequestTask(ctx, req)
+	if err == nil {
+		c.events.Publish(events.AskSent, t.RequestID, req.To, "")
+	}
+	return t, err
 }
 
 // RemoteTaskStatus asks a peer about a task it runs for us

@@ -104,6 +104,7 @@ const (
 	EventFocusChanged      = service.EventFocusChanged
 	EventAttention         = service.EventAttention
 	EventCoordTask         = service.EventCoordTask
+	EventAskSent           = service.EventAskSent
 	EventCoreDisconnected  = service.EventCoreDisconnected
 	EventCoreReconnected   = service.EventCoreReconnected
 )

@@ -212,9 +212,20 @@ func TestStatusListsWhatWaitsForAnAnswer(t *testing.T) {
 		}
 		return out
 	}
+	evs, _ := pm.Events(ctx, agent.EventsRequest{})
 	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch green?"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// An open interface hears of it, however it was asked (the walk's
+	// waiting line lagged for a question asked from the CLI).
+	for heard := false; !heard; {
+		select {
+		case ev := <-evs:
+			heard = ev.Kind == agent.EventAskSent && ev.ID == res.QueryID
+		case <-time.After(10 * time.Second):
+			t.Fatal("no ask.sent event for the question")
+		}
 	}
 	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"})
 	if err != nil {

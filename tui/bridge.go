@@ -77,8 +77,8 @@ func dirtyFor(kind string) dirty {
 		return dPeers | dStatus
 	case agent.EventAudit:
 		return dAudit
-	case agent.EventFocusChanged, agent.EventAttention:
-		return dStatus
+	case agent.EventFocusChanged, agent.EventAttention, agent.EventAskSent:
+		return dStatus // the status lists what waits for an answer
 	}
 	return dStatus
 }

@@ -40,6 +40,7 @@ const (
 	FocusChanged      = "focus.changed"
 	Attention         = "attention"  // something needs the owner: ring the bell
 	CoordTask         = "coord.task" // a coordination task moved (ID = task id)
+	AskSent           = "ask.sent"   // this agent asked a peer something (ID = request id)
 
 	// A control-socket client (ctlclient) reports losing and regaining
 	// the core on its event stream. These carry Seq 0: the core never

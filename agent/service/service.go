@@ -557,6 +557,7 @@ const (
 	EventFocusChanged      = events.FocusChanged
 	EventAttention         = events.Attention
 	EventCoordTask         = events.CoordTask
+	EventAskSent           = events.AskSent
 	EventCoreDisconnected  = events.CoreDisconnected
 	EventCoreReconnected   = events.CoreReconnected
 )
