@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
