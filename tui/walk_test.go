@@ -713,21 +713,12 @@ func TestNoticeNamesNoKeysUnderADialog(t *testing.T) {
 // still on screen, y approved the first, which nothing had named. The
 // notice now goes with its request, and y names the first before acting.
 func TestApproveKeyNeverActsOnARequestNoNoticeNamed(t *testing.T) {
-	now := fixedNow
-	svc := fixtureService()
-	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC})
-	m.subscribed = true
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	m, svc, now := clockedModel(t)
 	first := agent.Approval{ID: "a-1", TaskID: "t-1", Requester: "pm-tanaka", TaskType: "run_tests",
-		Params: map[string]string{"suite": "./auth/..."}, State: agent.TaskPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		Params: map[string]string{"suite": "./auth/..."}, State: agent.TaskPending, CreatedAt: *now, ExpiresAt: now.Add(time.Hour)}
 	second := first
 	second.ID, second.TaskID, second.Params, second.CreatedAt = "a-2", "t-2", map[string]string{"suite": "./..."}, now.Add(time.Second)
-	load := func(list ...agent.Approval) {
-		svc.mu.Lock()
-		svc.approvals = list
-		svc.mu.Unlock()
-		pump(t, m, m.fetchCmds(dApprovals)[0])
-	}
+	load := func(list ...agent.Approval) { loadApprovals(t, m, svc, list...) }
 	load(first)
 	arrive := func(a agent.Approval) {
 		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventApprovalRequested, ID: a.ID}})
@@ -738,12 +729,12 @@ func TestApproveKeyNeverActsOnARequestNoNoticeNamed(t *testing.T) {
 	if !strings.Contains(m.notice.text, "suite=./... — y approve") {
 		t.Fatalf("the arrival's notice = %q", m.notice.text)
 	}
-	now = now.Add(2500 * time.Millisecond)
+	*now = now.Add(2500 * time.Millisecond)
 	load(first) // the requester cancelled a-2
 	if strings.Contains(m.notice.text, "suite=./...") {
 		t.Fatalf("the notice still names the cancelled request: %q", m.notice.text)
 	}
-	now = now.Add(2500 * time.Millisecond)
+	*now = now.Add(2500 * time.Millisecond)
 	press(t, m, "y")
 	if calls := svc.Calls(); len(calls) != 0 || !strings.Contains(m.notice.text, "next request: run_tests from pm-tanaka (suite=./auth/...)") {
 		t.Fatalf("y with no notice naming a-1: calls %v, notice %q", calls, m.notice.text)
@@ -776,28 +767,18 @@ func TestCoreAdviceIsWrittenForThePrompt(t *testing.T) {
 // nothing under the size notice, names a request no notice shows, and
 // times the guard with the real clock.
 func TestApproveKeyActsOnlyOnWhatIsOnScreen(t *testing.T) {
-	now := fixedNow
-	svc := fixtureService()
-	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC})
-	m.subscribed = true
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	m, svc, now := clockedModel(t)
 	a := agent.Approval{ID: "a-1", TaskID: "t-1", Requester: "pm-tanaka", TaskType: "run_tests",
-		Params: map[string]string{"suite": "./hidden/..."}, State: agent.TaskPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	svc.mu.Lock()
-	svc.approvals = nil
-	svc.mu.Unlock()
-	pump(t, m, m.fetchCmds(dApprovals)[0]) // the first load: nothing waits
+		Params: map[string]string{"suite": "./hidden/..."}, State: agent.TaskPending, CreatedAt: *now, ExpiresAt: now.Add(time.Hour)}
+	loadApprovals(t, m, svc) // the first load: nothing waits
 	arrive := func() {
 		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventApprovalRequested, ID: a.ID}})
-		svc.mu.Lock()
-		svc.approvals = []agent.Approval{a}
-		svc.mu.Unlock()
-		pump(t, m, m.fetchCmds(dApprovals)[0])
+		loadApprovals(t, m, svc, a)
 		m.Update(eventMsg{ev: agent.Event{Kind: agent.EventAttention, ID: a.ID, Summary: "pm-tanaka wants to run run_tests suite=./hidden/..."}})
 	}
 	m.Update(tea.WindowSizeMsg{Width: 50, Height: 15})
 	arrive()
-	now = now.Add(3 * time.Second)
+	*now = now.Add(3 * time.Second)
 	press(t, m, "y")
 	if calls := svc.Calls(); len(calls) != 0 {
 		t.Fatalf("y under the size notice: %v", calls)
@@ -810,8 +791,8 @@ func TestApproveKeyActsOnlyOnWhatIsOnScreen(t *testing.T) {
 		t.Fatalf("y after another notice: calls %v, notice %q", calls, m.notice.text)
 	}
 	// The guard's 2 s are real seconds, whatever the interface's tick.
-	m.approvals.newTarget, m.approvals.newTargetAt = a.ID, now
-	now = now.Add(1400 * time.Millisecond)
+	m.approvals.newTarget, m.approvals.newTargetAt = a.ID, *now
+	*now = now.Add(1400 * time.Millisecond)
 	press(t, m, "y")
 	if calls := svc.Calls(); len(calls) != 0 {
 		t.Fatalf("y 1.4 s after the target changed: %v", calls)
@@ -820,4 +801,24 @@ func TestApproveKeyActsOnlyOnWhatIsOnScreen(t *testing.T) {
 	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-1"}) {
 		t.Fatalf("calls = %v, want a-1 approved once named", calls)
 	}
+}
+
+// clockedModel is a loaded 120×36 interface on a clock the test moves.
+func clockedModel(t *testing.T) (*Model, *testService, *time.Time) {
+	t.Helper()
+	now := fixedNow
+	svc := fixtureService()
+	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC})
+	m.subscribed = true
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	return m, svc, &now
+}
+
+// loadApprovals makes list what waits and lets the interface load it.
+func loadApprovals(t *testing.T, m *Model, svc *testService, list ...agent.Approval) {
+	t.Helper()
+	svc.mu.Lock()
+	svc.approvals = list
+	svc.mu.Unlock()
+	pump(t, m, m.fetchCmds(dApprovals)[0])
 }
