@@ -203,9 +203,12 @@ func (m *Model) attentionKeys(ev agent.Event) string {
 	switch {
 	case ev.ID != "" && ev.ID == m.approvalAsked:
 		k := m.env.keys.Approvals
-		more := " · tab to Approvals for details"
-		if m.focus == focusApprovals {
+		more := " · details in Approvals"
+		switch {
+		case m.focus == focusApprovals:
 			more = " · enter for details"
+		case m.focus < numPanes:
+			more += " (" + tabsTo(m.focus, focusApprovals) + ")"
 		}
 		return " — " + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject" + more
 	case ev.ID != "" && ev.ID == m.trustAsked:
@@ -234,6 +237,17 @@ func (m *Model) dropDecidedApprovalNotice(pending []agent.Approval) {
 		return
 	}
 	m.notice = notice{}
+}
+
+// tabsTo says how to reach pane to from pane from with tab or shift+tab,
+// whichever is fewer presses: "tab", "tab tab", "shift+tab".
+func tabsTo(from, to focus) string {
+	fwd := (int(to) - int(from) + int(numPanes)) % int(numPanes)
+	name, n := "tab", fwd
+	if back := int(numPanes) - fwd; back < fwd {
+		name, n = "shift+tab", back
+	}
+	return strings.TrimSpace(strings.Repeat(name+" ", n))
 }
 
 // dropDecidedTrustNotice clears the notice of a trust request that is no

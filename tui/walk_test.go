@@ -822,3 +822,16 @@ func loadApprovals(t *testing.T, m *Model, svc *testService, list ...agent.Appro
 	svc.mu.Unlock()
 	pump(t, m, m.fetchCmds(dApprovals)[0])
 }
+
+// TestTabsToCountsThePresses: the notice's way to Approvals is the
+// presses it takes (the walk's "tab to Approvals" took two, or four).
+func TestTabsToCountsThePresses(t *testing.T) {
+	for _, c := range []struct {
+		from focus
+		want string
+	}{{focusQueries, "tab tab"}, {focusInterrupts, "tab"}, {focusMessages, "shift+tab shift+tab"}, {focusPeers, "tab tab tab"}, {focusAudit, "shift+tab"}} {
+		if got := tabsTo(c.from, focusApprovals); got != c.want {
+			t.Errorf("tabsTo(%d) = %q, want %q", c.from, got, c.want)
+		}
+	}
+}
