@@ -57,7 +57,7 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	for _, a := range asks {
-		st.Waiting = append(st.Waiting, WaitingAsk{RequestID: a.RequestID, To: a.To, Text: a.Text, SentAt: a.SentAt})
+		st.Waiting = append(st.Waiting, WaitingAsk{RequestID: a.RequestID, To: a.To, Text: a.Text, TaskID: a.TaskID, SentAt: a.SentAt})
 	}
 	return st, nil
 }

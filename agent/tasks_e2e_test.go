@@ -235,6 +235,9 @@ func TestStatusListsWhatWaitsForAnAnswer(t *testing.T) {
 	if got := waiting(); len(got) != 2 || got[0] != "eng-suzuki task branch" || got[1] != "eng-suzuki is the release branch green?" {
 		t.Fatalf("waiting = %q; want the task request and the question, newest first", got)
 	}
+	if st, _ := pm.Status(ctx); st.Waiting[0].TaskID != ticket.TaskID {
+		t.Errorf("the waiting task request carries task id %q, want %s (for aoi task status)", st.Waiting[0].TaskID, ticket.TaskID)
+	}
 	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
 	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, green"}); err != nil {
 		t.Fatal(err)

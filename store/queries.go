@@ -32,6 +32,7 @@ type AskRecord struct {
 	Text      string
 	SentAt    time.Time
 	Result    json.RawMessage
+	TaskID    string // a task request's task id at the peer (WaitingAsks only)
 }
 
 const queryColumns = `id, request_id, from_agent, text, context_scope, priority, state, decision,
@@ -209,7 +210,8 @@ const askClosers = `'query.completed', 'query.declined', 'task.completed', 'task
 // (default 100, cap 1000): the call went through, its result was not an
 // answer already, and no answer has arrived since.
 func (db *DB) WaitingAsks(ctx context.Context, limit int) ([]AskRecord, error) {
-	rows, err := db.rd.QueryContext(ctx, `SELECT request_id, to_agent, text, sent_at FROM asks a
+	rows, err := db.rd.QueryContext(ctx, `SELECT request_id, to_agent, text, sent_at,
+		coalesce(json_extract(a.result, '$.task_id'), '') FROM asks a
 		WHERE a.result IS NOT NULL
 		  AND coalesce(json_extract(a.result, '$.completed'), 0) = 0
 		  AND json_extract(a.result, '$.error') IS NULL
@@ -224,7 +226,7 @@ func (db *DB) WaitingAsks(ctx context.Context, limit int) ([]AskRecord, error) {
 	for rows.Next() {
 		var a AskRecord
 		var sent string
-		if err := rows.Scan(&a.RequestID, &a.To, &a.Text, &sent); err != nil {
+		if err := rows.Scan(&a.RequestID, &a.To, &a.Text, &sent, &a.TaskID); err != nil {
 			return nil, fmt.Errorf("store: reading an ask: %w", err)
 		}
 		if a.SentAt, err = parseTime(sent); err != nil {

@@ -21,6 +21,11 @@ func (m *Model) topDialog() dialog {
 
 func (m *Model) pushDialog(d dialog) {
 	m.dropHint() // "ctrl+c again quits" is not true in a dialog
+	if m.notice.approvalID != "" || m.notice.trustFP != "" {
+		// Its keys ("y again approves it", "t trust") belong to the
+		// dialog now: the notice would say what they no longer do.
+		m.notice = notice{}
+	}
 	m.dialogs = append(m.dialogs, d)
 }
 

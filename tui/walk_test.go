@@ -835,3 +835,20 @@ func TestTabsToCountsThePresses(t *testing.T) {
 		}
 	}
 }
+
+// TestDialogTakesTheNoticesKeys: a notice naming y or t for a request
+// goes when a dialog opens over it (the walk read "y again approves it"
+// above a reject dialog whose field y types into).
+func TestDialogTakesTheNoticesKeys(t *testing.T) {
+	m, svc, now := clockedModel(t)
+	a := agent.Approval{ID: "a-1", TaskID: "t-1", Requester: "pm-tanaka", TaskType: "run_tests", State: agent.TaskPending, CreatedAt: *now, ExpiresAt: now.Add(time.Hour)}
+	loadApprovals(t, m, svc, a)
+	press(t, m, "y") // names it
+	if !strings.Contains(m.notice.text, "y again approves it") {
+		t.Fatalf("notice %q", m.notice.text)
+	}
+	press(t, m, "n") // the reject dialog
+	if m.topDialog() == nil || strings.Contains(m.notice.text, "approves it") {
+		t.Errorf("under the reject dialog: dialog %T, notice %q", m.topDialog(), m.notice.text)
+	}
+}

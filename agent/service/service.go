@@ -294,7 +294,8 @@ type Status struct {
 type WaitingAsk struct {
 	RequestID string    `json:"request_id"`
 	To        string    `json:"to"`
-	Text      string    `json:"text"` // the question, or "task TYPE"
+	Text      string    `json:"text"`              // the question, or "task TYPE"
+	TaskID    string    `json:"task_id,omitempty"` // a task request's id at the peer (aoi task status)
 	SentAt    time.Time `json:"sent_at"`
 }
 
