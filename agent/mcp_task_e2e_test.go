@@ -51,11 +51,8 @@ func TestMCPToolTaskRunsThroughTheWorkAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-	if err != nil || len(aps) != 1 {
-		t.Fatalf("approvals = %+v, %v", aps, err)
-	}
-	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
+	pending := onePending(t, eng)
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 		t.Fatal(err)
 	}
 	msg := waitMessage(t, pm, ticket.RequestID)

@@ -113,15 +113,12 @@ func TestMetricsAfterQueriesDenialsApprovalsAndRateLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-	if err != nil || len(aps) != 1 {
-		t.Fatalf("approvals = %+v, %v", aps, err)
-	}
+	pending := onePending(t, eng)
 	before := scrape(t, eng.MetricsAddr())
 	if v, _ := value(before, "aoi_approvals", map[string]string{"state": "pending"}); v != 1 {
 		t.Fatalf("aoi_approvals{state=pending} = %v before approving, want 1", v)
 	}
-	if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
+	if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 		t.Fatal(err)
 	}
 	waitMessage(t, pm, ticket.RequestID)

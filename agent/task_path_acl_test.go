@@ -140,11 +140,8 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the request for %s (judged against the checkout, where docs/s does not exist): %v", pkg, err)
 		}
-		aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-		if err != nil || len(aps) != 1 {
-			t.Fatalf("approvals = %+v, %v", aps, err)
-		}
-		if err := eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID}); err != nil {
+		pending := onePending(t, eng)
+		if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 			t.Fatal(err)
 		}
 		var done agent.Task
@@ -180,17 +177,14 @@ func TestRequestFromAPeerNoLongerTrustedIsNotRun(t *testing.T) {
 	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
 		t.Fatal(err)
 	}
-	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-	if err != nil || len(aps) != 1 {
-		t.Fatalf("approvals = %+v, %v", aps, err)
-	}
+	pending := onePending(t, eng)
 	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: pm.Fingerprint()}); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(left) != 0 {
 		t.Fatalf("still waiting for the owner after refusing its peer: %+v", left)
 	}
-	err = eng.Approve(ctx, agent.ApproveRequest{ID: aps[0].ID})
+	err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID})
 	if err == nil || !strings.Contains(err.Error(), "already canceled") {
 		t.Fatalf("approving the untrusted peer's request: %v", err)
 	}

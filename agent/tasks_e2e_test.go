@@ -154,11 +154,8 @@ func TestApproveUnknownOrDecidedErrorKinds(t *testing.T) {
 	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
 		t.Fatal(err)
 	}
-	aps, err := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending})
-	if err != nil || len(aps) != 1 {
-		t.Fatalf("approvals = %+v, %v", aps, err)
-	}
-	id := aps[0].ID
+	pending := onePending(t, eng)
+	id := pending.ID
 	if err := eng.Approve(ctx, agent.ApproveRequest{ID: id}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,4 +248,15 @@ func TestStatusListsWhatWaitsForAnAnswer(t *testing.T) {
 	if got := waiting(); len(got) != 0 {
 		t.Fatalf("waiting after both were answered: %q", got)
 	}
+}
+
+// onePending is the one request waiting for eng's owner (the test fails
+// when there is not exactly one).
+func onePending(t *testing.T, eng *testAgent) agent.Approval {
+	t.Helper()
+	aps, err := eng.Approvals(context.Background(), agent.ApprovalFilter{State: agent.TaskPending})
+	if err != nil || len(aps) != 1 {
+		t.Fatalf("approvals = %+v, %v", aps, err)
+	}
+	return aps[0]
 }
