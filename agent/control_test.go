@@ -746,7 +746,7 @@ func (d *serviceDouble) Reload(context.Context) (agent.ReloadReport, error) {
 }
 
 // reloadReport is what the double's Reload returns.
-var reloadReport = agent.ReloadReport{Path: "config.json", Changes: []string{"acl: 2 rules → 3"}, Restart: []string{"metrics.listen_addr \"\" → \"127.0.0.1:9464\""}}
+var reloadReport = agent.ReloadReport{Path: "config.json", Changes: []string{"acl: 2 rules → 3 (+pm-read)"}, Restart: []string{"metrics.listen_addr \"\" → \"127.0.0.1:9464\""}}
 
 // ctl.prune's params stay {"older_than_sec": N} while PruneRequest carries
 // a duration.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -57,8 +58,32 @@ func (c *Core) Peers(ctx context.Context) ([]Peer, error) { return c.peers.List(
 func (c *Core) Discover(ctx context.Context) ([]Peer, error) { return c.peers.Discover(ctx) }
 
 // Trust pins a peer's fingerprint (and endpoint) in the registry
-// (peers.Registry.Trust: ErrInvalid).
-func (c *Core) Trust(ctx context.Context, req TrustRequest) error { return c.peers.Trust(ctx, req) }
+// (peers.Registry.Trust: ErrInvalid). When it replaces the certificate
+// pinned before (--replace), what the peer asked for under the old one and
+// has not ended is canceled: the owner replaces a certificate when its key
+// is lost or taken, and a request signed with it should not wait in the
+// Approvals queue looking like the peer's.
+func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
+	before, _, err := c.db.Peer(ctx, req.AgentID)
+	if err != nil {
+		return err
+	}
+	if err := c.peers.Trust(ctx, req); err != nil {
+		return err
+	}
+	after, _, err := c.db.Peer(ctx, req.AgentID)
+	if err != nil || before.Trust != peers.Pinned || before.Fingerprint == "" || before.Fingerprint == after.Fingerprint {
+		return err
+	}
+	n, err := c.tasks.CancelFrom(ctx, req.AgentID, req.AgentID+"'s certificate was replaced")
+	if err != nil {
+		return fmt.Errorf("cancel what %s asked for under its old certificate: %w", req.AgentID, err)
+	}
+	if n > 0 {
+		c.log.Info("requests made under a replaced certificate canceled", "component", "tasks", "agent", req.AgentID, "count", n)
+	}
+	return nil
+}
 
 // Refuse drops a pending trust request, or stops trusting a pinned peer
 // and cancels its requests still waiting for the owner.

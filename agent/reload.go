@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -108,7 +109,7 @@ func configChanges(old, cfg *config.Config) (changes, restart []string) {
 func collectionChanges(old, cfg *config.Config) []string {
 	var out []string
 	if !reflect.DeepEqual(old.ACL.Rules, cfg.ACL.Rules) {
-		out = append(out, fmt.Sprintf("acl: %d rules → %d", len(old.ACL.Rules), len(cfg.ACL.Rules)))
+		out = append(out, aclChange(old.ACL.Rules, cfg.ACL.Rules))
 	}
 	out = appendDiff(out, "tasks", slices.Sorted(maps.Keys(old.Tasks)), slices.Sorted(maps.Keys(cfg.Tasks)), func(k string) bool {
 		return reflect.DeepEqual(old.Tasks[k], cfg.Tasks[k])
@@ -123,6 +124,40 @@ func collectionChanges(old, cfg *config.Config) []string {
 		out = append(out, "ui.keys changed")
 	}
 	return out
+}
+
+// aclChange summarises an edit of the ACL rules: how many there are, and
+// by id which were added (+), removed (-) and changed (~), and whether the
+// order changed, since the first rule that matches decides: "acl: 3 rules
+// → 3 (reordered)".
+func aclChange(old, cur []config.Rule) string {
+	ruleID := func(r config.Rule) string { return cmp.Or(r.ID, `""`) }
+	a, b := ids(old, ruleID), ids(cur, ruleID)
+	var parts []string
+	if d := appendDiff(nil, "", a, b, func(k string) bool {
+		return reflect.DeepEqual(old[slices.Index(a, k)], cur[slices.Index(b, k)])
+	}); len(d) > 0 {
+		parts = append(parts, strings.TrimPrefix(d[0], ": "))
+	}
+	kept := func(xs, other []string) []string {
+		return slices.DeleteFunc(slices.Clone(xs), func(k string) bool { return !slices.Contains(other, k) })
+	}
+	if !slices.Equal(kept(a, b), kept(b, a)) {
+		parts = append(parts, "reordered")
+	}
+	s := fmt.Sprintf("acl: %s → %d", plural(len(old), "rule"), len(cur))
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
+// plural is "1 rule" or "3 rules".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // peerNamed is the config's entry for agentID (zero when none).

@@ -26,7 +26,7 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 	changes, restart := configChanges(old, cur)
 	all := strings.Join(changes, "\n")
 	for _, want := range []string{
-		"acl: 1 rules → 2",
+		"acl: 1 rule → 2 (+no-pm)",
 		"tasks: +docs ~test -lint",
 		"secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
 		"secretary.llm.api_key changed",
@@ -47,8 +47,31 @@ func TestConfigChangesWordsEachEdit(t *testing.T) {
 		t.Errorf("an unchanged config reports %q, %q", c, r)
 	}
 	rep := ReloadReport{Changes: changes[:1], Restart: restart}
-	if got := rep.String(); !strings.HasPrefix(got, "config reloaded: acl: 1 rules → 2; restart aoi to apply: network.listen_addr") {
+	if got := rep.String(); !strings.HasPrefix(got, "config reloaded: acl: 1 rule → 2 (+no-pm); restart aoi to apply: network.listen_addr") {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestACLChangeNamesRulesAndOrder: an ACL edit names the rules by id, and
+// a reorder, which changes what the first matching rule decides, is said.
+func TestACLChangeNamesRulesAndOrder(t *testing.T) {
+	a := config.Rule{ID: "a", ScopeType: "repository", ScopePattern: "x", Permission: "read"}
+	b := config.Rule{ID: "b", ScopeType: "repository", ScopePattern: "x", Permission: "none"}
+	c := config.Rule{ID: "c", ScopeType: "repository", ScopePattern: "y", Permission: "read"}
+	wider := a
+	wider.ScopePattern = "**"
+	for _, tc := range []struct {
+		old, cur []config.Rule
+		want     string
+	}{
+		{[]config.Rule{a, b, c}, []config.Rule{c, a, b}, "acl: 3 rules → 3 (reordered)"},
+		{[]config.Rule{a, b}, []config.Rule{wider, b, c}, "acl: 2 rules → 3 (~a +c)"},
+		{[]config.Rule{a, b, c}, []config.Rule{b, a}, "acl: 3 rules → 2 (-c, reordered)"},
+		{[]config.Rule{a}, nil, "acl: 1 rule → 0 (-a)"},
+	} {
+		if got := aclChange(tc.old, tc.cur); got != tc.want {
+			t.Errorf("aclChange = %q, want %q", got, tc.want)
+		}
 	}
 }
 

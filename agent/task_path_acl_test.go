@@ -226,3 +226,31 @@ func TestRequestsEndWhenAPeerLeavesTheConfig(t *testing.T) {
 		t.Fatalf("tasks = %+v, want the request canceled", ts)
 	}
 }
+
+// TestReplacingAPeersCertificateEndsWhatItAsked: pinning a new certificate
+// for a peer (--replace: its key was lost or taken) cancels the requests
+// made under the old one; trusting the same certificate again does not.
+func TestReplacingAPeersCertificateEndsWhatItAsked(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
+		t.Fatal(err)
+	}
+	onePending(t, eng)
+	same := agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Role: "pm"}
+	if err := eng.Trust(ctx, same); err != nil {
+		t.Fatal(err)
+	}
+	onePending(t, eng) // the same certificate again: nothing ends
+	newCert := agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: strings.Repeat("ab", 32), Role: "pm", Replace: true}
+	if err := eng.Trust(ctx, newCert); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(left) != 0 {
+		t.Fatalf("still waiting for the owner after its certificate was replaced: %+v", left)
+	}
+	ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+	if len(ts) != 1 || ts[0].State != agent.TaskCanceled || !strings.Contains(ts[0].Error, "pm-tanaka's certificate was replaced") {
+		t.Fatalf("tasks = %+v, want the request canceled", ts)
+	}
+}

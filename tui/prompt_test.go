@@ -183,7 +183,7 @@ func TestPromptReloadShowsWhatChanged(t *testing.T) {
 	if got := svc.Calls(); !reflect.DeepEqual(got, []string{"reload"}) {
 		t.Fatalf("calls = %v", got)
 	}
-	if frame := screen(m); !strings.Contains(frame, "config reloaded: acl: 1 rules → 2") {
+	if frame := screen(m); !strings.Contains(frame, "config reloaded: acl: 1 rule → 2 (+pm-read)") {
 		t.Errorf("the report is not shown:\n%s", frame)
 	}
 	svc.failWith = errors.New("config not reloaded, the running one stays: acl.rules[0].permission: bad")

@@ -440,7 +440,7 @@ func (s *testService) Reload(context.Context) (agent.ReloadReport, error) {
 	if err := s.record("reload"); err != nil {
 		return agent.ReloadReport{}, err
 	}
-	return agent.ReloadReport{Changes: []string{"acl: 1 rules → 2"}}, nil
+	return agent.ReloadReport{Changes: []string{"acl: 1 rule → 2 (+pm-read)"}}, nil
 }
 
 // containsWords mirrors the store's text search: every word is a

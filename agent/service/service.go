@@ -583,7 +583,7 @@ type (
 // ReloadReport says what a reload changed, in words for the owner.
 type ReloadReport struct {
 	Path string `json:"path"`
-	// Changes are the settings now in force, e.g. "acl: 2 rules → 3",
+	// Changes are the settings now in force, e.g. "acl: 2 rules → 3 (+pm-read)",
 	// "secretary.interrupt_control.auto_respond_threshold 0.8 → 0.7",
 	// "tasks: +docs".
 	Changes []string `json:"changes"`

@@ -63,7 +63,7 @@ func (e *Engine) Approve(ctx context.Context, approvalID string) error {
 		// Asked while trusted, approved after the owner stopped trusting
 		// it (aoi peers refuse, or taken out of the config) before
 		// CancelUntrusted got to it: not run.
-		if err := e.cancelUntrusted(ctx, a); err != nil {
+		if err := e.cancelWaiting(ctx, a, a.Requester+" is no longer trusted here"); err != nil {
 			return decideError(a.ID, err)
 		}
 		return errs.Conflict("%s is no longer trusted here, so its request %s was canceled, not run; trust it again (aoi peers trust) and have it ask again", a.Requester, a.ID)
@@ -245,16 +245,35 @@ func (e *Engine) CancelUntrusted(ctx context.Context) (int, error) {
 	if e.Trusted == nil {
 		return 0, nil
 	}
+	return e.cancelRequests(ctx, func(requester string) bool { return !e.Trusted(requester) },
+		func(requester string) string { return requester + " is no longer trusted here" })
+}
+
+// CancelFrom cancels everything agentID asked for that has not ended: its
+// requests waiting for the owner, its approved tasks waiting for a slot
+// and its running ones. why completes "canceled: …" in what the owner and
+// the requester read. The owner pinning a new certificate for a peer uses
+// it: what was asked under the old one, maybe by whoever took its key, is
+// not offered for approval any more.
+func (e *Engine) CancelFrom(ctx context.Context, agentID, why string) (int, error) {
+	return e.cancelRequests(ctx, func(requester string) bool { return requester == agentID },
+		func(string) string { return why })
+}
+
+// cancelRequests cancels the requests whose requester matches, waiting or
+// started, with why(requester) as the reason. It returns how many it
+// canceled.
+func (e *Engine) cancelRequests(ctx context.Context, match func(requester string) bool, why func(requester string) string) (int, error) {
 	pending, err := e.Store.Approvals(ctx, StatePending, 1000) // at most 20 a peer wait
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, a := range pending {
-		if e.Trusted(a.Requester) {
+		if !match(a.Requester) {
 			continue
 		}
-		err := e.cancelUntrusted(ctx, a)
+		err := e.cancelWaiting(ctx, a, why(a.Requester))
 		var decided *store.StateError
 		switch {
 		case errors.As(err, &decided):
@@ -264,14 +283,13 @@ func (e *Engine) CancelUntrusted(ctx context.Context) (int, error) {
 		}
 		n++
 	}
-	// Approved ones waiting for a slot, and running ones, stop too: the
-	// owner stopped trusting who asked for them.
+	// Approved ones waiting for a slot, and running ones, stop too.
 	started, err := e.Store.Tasks(ctx, store.TaskQuery{States: []string{StateApproved, StateInProgress}, Limit: 1000})
 	if err != nil {
 		return n, err
 	}
 	for _, t := range started {
-		if e.Trusted(t.Requester) {
+		if !match(t.Requester) {
 			continue
 		}
 		if err := e.Cancel(ctx, t.ID, ""); err != nil && !errors.Is(err, errs.ErrConflict) {
@@ -282,8 +300,8 @@ func (e *Engine) CancelUntrusted(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// cancelUntrusted closes one waiting request of a peer no longer trusted.
-func (e *Engine) cancelUntrusted(ctx context.Context, a store.ApprovalRecord) error {
-	ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: no longer trusted", a.TaskType, a.Requester)}
-	return e.closeApproval(ctx, a, StateCanceled, "owner", "no longer trusted", "canceled: "+a.Requester+" is no longer trusted here", ev)
+// cancelWaiting closes one request waiting for the owner.
+func (e *Engine) cancelWaiting(ctx context.Context, a store.ApprovalRecord, why string) error {
+	ev := approvalEvent{EventApprovalDecided, fmt.Sprintf("%s from %s canceled: %s", a.TaskType, a.Requester, why)}
+	return e.closeApproval(ctx, a, StateCanceled, "owner", why, "canceled: "+why, ev)
 }

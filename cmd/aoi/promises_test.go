@@ -36,7 +36,7 @@ func allowMessages(t *testing.T, bin, dir, peer string) {
 		t.Fatalf("config has no rules list:\n%s", cfg)
 	}
 	writeFile(t, path, strings.Replace(cfg, `"rules": [`, rule, 1))
-	if out := cli(t, bin, dir, "reload"); !strings.Contains(out, "acl: 1 rules → 2") {
+	if out := cli(t, bin, dir, "reload"); !strings.Contains(out, "acl: 1 rule → 2 (+msgs-"+peer+")") {
 		t.Fatalf("aoi reload: %s", out)
 	}
 }

@@ -35,7 +35,7 @@ func TestServeReloadsOnHangup(t *testing.T) {
 	writeFile(t, cfgPath, denyPM)
 	engProc.signal(t, syscall.SIGHUP)
 	engProc.waitFor(t, 15*time.Second, "reload report", func() bool {
-		return strings.Contains(engProc.out.String(), "config reloaded: acl: 1 rules → 2")
+		return strings.Contains(engProc.out.String(), "config reloaded: acl: 1 rule → 2 (+no-pm)")
 	})
 	if out := engProc.out.String(); !strings.Contains(out, "auto_respond_threshold 0.8 → 0.7") {
 		t.Errorf("the report does not name the threshold change:\n%s", out)
@@ -73,11 +73,11 @@ func TestServeReloadsOnHangup(t *testing.T) {
 	// Back to the original: `aoi reload` reports the change, the PM is let in.
 	writeFile(t, cfgPath, good)
 	out, err = exec.Command(bin, "--data-dir", eng, "reload").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "acl: 2 rules → 1") {
+	if err != nil || !strings.Contains(string(out), "acl: 2 rules → 1 (-no-pm)") {
 		t.Fatalf("aoi reload: %v\n%s", err, out)
 	}
 	engProc.waitFor(t, 15*time.Second, "the report of `aoi reload` on serve's stderr", func() bool {
-		return strings.Contains(engProc.out.String(), "aoi: config reloaded: acl: 2 rules → 1")
+		return strings.Contains(engProc.out.String(), "aoi: config reloaded: acl: 2 rules → 1 (-no-pm)")
 	})
 	if out, err := ask(); err != nil {
 		t.Fatalf("after restoring the config the PM's query was refused: %v\n%s", err, out)
