@@ -184,7 +184,8 @@ func firstRunText(f FirstRun, endpoint string) string {
 		"    " + fp + " \\\n" +
 		"    --endpoint " + orDefault(Sanitize(endpoint), "HOST:PORT") + roleFlag(f.Role) + "\n" +
 		endpointNote(endpoint) +
-		"Add theirs the same way (`aoi id --fingerprint` prints one), or press t on " +
+		"`aoi id` prints this command on one line, to copy without the frame. " +
+		"Add theirs the same way, or press t on " +
 		"a trust request in the Peers pane. ? lists every key."
 }
 

@@ -16,6 +16,10 @@ type identityInfo struct {
 	AgentID     string `json:"agent_id"`
 	Fingerprint string `json:"fingerprint"`
 	Listen      string `json:"listen_addr"`
+	// TrustCommand is what a colleague runs to trust this agent, on one
+	// line so that it copies whole.
+	TrustCommand string `json:"trust_command"`
+	role         string
 }
 
 // idCmd prints this agent's id and certificate fingerprint. It reads the
@@ -38,6 +42,7 @@ func (a *app) idCmd() *cobra.Command {
 			}
 			return a.emit(info, func(w io.Writer) {
 				fmt.Fprintf(w, "agent:       %s\nfingerprint: %s\nlisten:      %s\n", info.AgentID, rpc.GroupFingerprint(info.Fingerprint), info.Listen)
+				fmt.Fprintf(w, "\ncolleagues trust you with (one line%s):\n%s\n", reachNote(info.Listen), info.TrustCommand)
 			})
 		},
 	}
@@ -58,5 +63,7 @@ func (a *app) identity() (identityInfo, error) {
 	if err != nil {
 		return identityInfo{}, fmt.Errorf("no identity in %s (%v); create one with `aoi init`", a.dataDir(), err)
 	}
-	return identityInfo{AgentID: cfg.Agent.ID, Fingerprint: id.Fingerprint, Listen: cfg.Network.ListenAddr}, nil
+	info := identityInfo{AgentID: cfg.Agent.ID, Fingerprint: id.Fingerprint, Listen: cfg.Network.ListenAddr, role: cfg.Agent.Role}
+	info.TrustCommand = trustCommand(info.AgentID, info.Fingerprint, info.Listen, info.role)
+	return info, nil
 }

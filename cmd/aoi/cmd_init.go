@@ -80,20 +80,20 @@ func printInit(w io.Writer, id string, r agent.InitResult) {
 	} else {
 		fmt.Fprintf(w, "config:      kept %s (--force overwrites it)\n", r.ConfigPath)
 	}
-	fmt.Fprintf(w, "\nPeers pin this agent with `%s`%s.\n", trustCommand(id, r), reachNote(r.ListenAddr))
+	fmt.Fprintf(w, "\nPeers pin this agent with `%s`%s.\n", trustCommand(id, r.Fingerprint, r.ListenAddr, r.Role), reachNote(r.ListenAddr))
 	fmt.Fprintf(w, "Start the agent with `aoi serve --data-dir %s` (headless) or `aoi --data-dir %s`.\n", r.DataDir, r.DataDir)
 }
 
 // trustCommand is what a colleague runs to pin this agent: with the
 // endpoint their agent calls (without it the peer never comes online) and
 // the role their ACL rules should match (theirs to change).
-func trustCommand(id string, r agent.InitResult) string {
-	cmd := "aoi peers trust " + id + " " + r.Fingerprint
-	if r.ListenAddr != "" {
-		cmd += " --endpoint " + r.ListenAddr
+func trustCommand(id, fingerprint, listen, role string) string {
+	cmd := "aoi peers trust " + id + " " + fingerprint
+	if listen != "" {
+		cmd += " --endpoint " + listen
 	}
-	if r.Role != "" {
-		cmd += " --role " + r.Role
+	if role != "" {
+		cmd += " --role " + role
 	}
 	return cmd
 }

@@ -664,6 +664,9 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	// For people, aoi id groups it by eight, as the interface does.
 	if out := cli(t, bin, eng, "id"); !strings.Contains(out, "fingerprint: "+rpc.GroupFingerprint(st.Fingerprint)+"\n") {
 		t.Errorf("aoi id does not show the fingerprint in groups of eight:\n%s", out)
+	} else if !strings.Contains(out, "\naoi peers trust eng-suzuki "+st.Fingerprint+" --endpoint ") {
+		// and the command a colleague runs, on one line to copy whole.
+		t.Errorf("aoi id does not print the trust command on one line:\n%s", out)
 	}
 }
 
