@@ -254,3 +254,24 @@ func TestReplacingAPeersCertificateEndsWhatItAsked(t *testing.T) {
 		t.Fatalf("tasks = %+v, want the request canceled", ts)
 	}
 }
+
+// TestTaskRequestAsANotificationIsRefused: aoi.task.execute sent without an
+// id (a JSON-RPC notification) could not be told from its own repetition,
+// so it is refused and audited, and nothing waits for the owner.
+func TestTaskRequestAsANotificationIsRefused(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	params := wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki", TaskType: "branch"}
+	for range 3 {
+		if err := rawClient(t, pm, eng).Notify(ctx, wire.MethodTaskExecute, params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 5*time.Second, "the notifications are audited", func() bool {
+		rows, _ := eng.Audit(ctx, agent.AuditFilter{Agent: "pm-tanaka", Method: wire.MethodTaskExecute})
+		return len(rows) == 3 && strings.Contains(string(rows[0].Detail), "needs an id")
+	})
+	if ts, _ := eng.Tasks(ctx, agent.TaskFilter{}); len(ts) != 0 {
+		t.Fatalf("tasks from notifications: %+v", ts)
+	}
+}

@@ -19,6 +19,12 @@ import (
 // execute on its context (and on every scope entry), then the engine stores
 // it for approval or auto-approves it.
 func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error) {
+	// A request without an id (a JSON-RPC notification) could not be told
+	// apart from its own repetition, so it could not run only once, and
+	// its requester could never learn the task's id: refused (audited).
+	if call.Notification {
+		return nil, errs.Invalid("%s needs an id: send it as a request, not a notification", wire.MethodTaskExecute)
+	}
 	var p wire.TaskExecuteParams
 	if err := call.Bind(&p); err != nil {
 		return nil, err
