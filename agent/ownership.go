@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // checkOwnership refuses a data dir or config file another local user
@@ -40,6 +41,41 @@ func checkOwnershipAs(uid int, dataDir, cfgPath string) error {
 			return fmt.Errorf("the %s %s can be changed by other users (mode %#o), who could rewrite its ACL rules and task commands; run: %s",
 				p.what, p.path, fi.Mode().Perm(), p.fix)
 		}
+		if err := checkParents(uid, p.path, p.what); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkParents refuses a path whose folders another user could rearrange:
+// one of them owned by a user other than uid or root, or writable by
+// anybody without the sticky bit (which /tmp has: there nobody may rename
+// another's entry). Whoever can rename an entry of a parent can put a
+// data dir or config of theirs in its place.
+func checkParents(uid int, path, what string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return err
+	}
+	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if owner, ok := ownerOf(fi); ok && owner != uid && owner != 0 {
+			return fmt.Errorf("the folder %s, which holds the %s %s, belongs to another user (uid %d, you are uid %d), who could put a %s of theirs in its place; use a %s under your home",
+				dir, what, path, owner, uid, what, what)
+		}
+		if fi.Mode().Perm()&0o002 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+			return fmt.Errorf("the folder %s, which holds the %s %s, can be changed by other users (mode %#o), who could put a %s of theirs in its place; run: chmod o-w %s",
+				dir, what, path, fi.Mode().Perm(), what, dir)
+		}
+		if dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
 }

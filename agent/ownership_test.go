@@ -107,3 +107,27 @@ func TestReloadChecksOwnership(t *testing.T) {
 		t.Fatalf("reload of a world-writable config: %v", err)
 	}
 }
+
+// TestOwnershipRefusesAFolderOthersCanRearrange: a data dir inside a
+// folder anybody may write (without /tmp's sticky bit) is refused with the
+// chmod that fixes it; with the sticky bit it is fine.
+func TestOwnershipRefusesAFolderOthersCanRearrange(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	dir := filepath.Join(shared, "eng")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err := checkOwnershipAs(os.Getuid(), dir, filepath.Join(dir, "config.json"))
+	if err == nil || !strings.Contains(err.Error(), "the folder "+shared+", which holds the data dir") || !strings.Contains(err.Error(), "chmod o-w "+shared) {
+		t.Fatalf("a data dir in a folder anybody may write: %v", err)
+	}
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkOwnershipAs(os.Getuid(), dir, filepath.Join(dir, "config.json")); err != nil {
+		t.Fatalf("a data dir in a sticky folder (as under /tmp): %v", err)
+	}
+}
