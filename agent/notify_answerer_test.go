@@ -93,9 +93,24 @@ func TestNotifyNeedsAnAskOrMessagesRule(t *testing.T) {
 	if err := notify(asked.QueryID); err != nil {
 		t.Fatalf("the peer asked answers: %v", err)
 	}
-	// Once: a second answer to the same question is refused, and so is
+	// Once: a second answer to the same question is refused, with an id
+	// or without one (which cannot be told from a new answer), and so is
 	// an answer with an event no answer has.
 	asRPC(t, notify(asked.QueryID), rpc.CodePermissionDenied)
+	idless, err := pm.Ask(ctx, agent.AskRequest{To: mallory.ID, Query: "and the demo?", Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		err := c.Call(ctx, wire.MethodNotify, wire.NotifyParams{From: mallory.ID, To: pm.ID, Event: "task.completed",
+			RelatedQueryID: idless.QueryID, Data: json.RawMessage(`{"message":"again"}`), Timestamp: time.Now()}, nil)
+		if i == 0 && err != nil {
+			t.Fatalf("the first answer, without an id: %v", err)
+		}
+		if i > 0 {
+			asRPC(t, err, rpc.CodePermissionDenied)
+		}
+	}
 	again, err := pm.Ask(ctx, agent.AskRequest{To: mallory.ID, Query: "and now?", Async: true})
 	if err != nil {
 		t.Fatal(err)

@@ -255,10 +255,11 @@ func TestReplacingAPeersCertificateEndsWhatItAsked(t *testing.T) {
 	}
 }
 
-// TestTaskRequestAsANotificationIsRefused: aoi.task.execute sent without an
-// id (a JSON-RPC notification) could not be told from its own repetition,
-// so it is refused and audited, and nothing waits for the owner.
-func TestTaskRequestAsANotificationIsRefused(t *testing.T) {
+// TestRequestsAsNotificationsAreRefused: aoi.task.execute and aoi.query
+// sent without an id (a JSON-RPC notification) could not be told from
+// their own repetition, so they are refused and audited, and nothing
+// waits for the owner.
+func TestRequestsAsNotificationsAreRefused(t *testing.T) {
 	eng, pm := taskAgents(t)
 	ctx := context.Background()
 	params := wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki", TaskType: "branch"}
@@ -273,5 +274,17 @@ func TestTaskRequestAsANotificationIsRefused(t *testing.T) {
 	})
 	if ts, _ := eng.Tasks(ctx, agent.TaskFilter{}); len(ts) != 0 {
 		t.Fatalf("tasks from notifications: %+v", ts)
+	}
+	// A question sent so has nothing an answer could name: refused too.
+	q := wire.QueryParams{From: "pm-tanaka", To: "eng-suzuki", Query: "how is auth going?", ContextScope: []string{"acme/webapp"}}
+	if err := rawClient(t, pm, eng).Notify(ctx, wire.MethodQuery, q); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the question is audited", func() bool {
+		rows, _ := eng.Audit(ctx, agent.AuditFilter{Agent: "pm-tanaka", Method: wire.MethodQuery})
+		return len(rows) == 1 && strings.Contains(string(rows[0].Detail), "needs an id")
+	})
+	if qs, _ := eng.Queries(ctx, agent.QueryFilter{}); len(qs) != 0 {
+		t.Fatalf("questions from notifications: %+v", qs)
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -192,5 +193,24 @@ func TestQueriesTitleCountsOnlyWhatNeedsYou(t *testing.T) {
 	m.queries.setQueries(nil)
 	if got := m.queries.Title(); got != "Queries · 0" {
 		t.Errorf("empty title = %q", got)
+	}
+}
+
+// TestAnswerDialogStartsEmptyOnANonAnswer: a draft that found no work ("No
+// recorded work matches …") is not offered as the answer's start (the walk
+// sent "No recorded work matches … Next sprint."); the placeholder says
+// why the area is empty.
+func TestAnswerDialogStartsEmptyOnANonAnswer(t *testing.T) {
+	nothing, _ := json.Marshal(map[string]any{"summary": "No recorded work matches \"dark mode toggle\"."})
+	d := newAnswerDialog(agent.Query{ID: "q-1", From: "pm-tanaka", Text: "dark mode?", Draft: nothing}, "", nil)
+	if v := d.area.Value(); v != "" {
+		t.Fatalf("a non-answer draft was offered as the answer: %q", v)
+	}
+	if !strings.Contains(d.area.Placeholder, "found no work") {
+		t.Errorf("placeholder %q does not say why the area is empty", d.area.Placeholder)
+	}
+	found, _ := json.Marshal(map[string]any{"summary": "Dark mode is 40% done.", "progress": 40})
+	if d := newAnswerDialog(agent.Query{ID: "q-2", Draft: found}, "", nil); !strings.HasPrefix(d.area.Value(), "Dark mode is 40% done.") {
+		t.Errorf("a draft resting on work is not offered: %q", d.area.Value())
 	}
 }

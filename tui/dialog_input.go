@@ -125,10 +125,15 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 8000
 	ta.Placeholder = "Write the answer…"
-	if unsent != "" {
+	switch d := draftText(q.Draft); {
+	case unsent != "":
 		ta.SetValue(unsent) // what the owner wrote last time, which could not be sent
-	} else if d := draftText(q.Draft); d != "" {
+	case d != "" && draftFoundWork(q.Draft):
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
+	case d != "":
+		// "No recorded work matches …" is no start for an answer: typing
+		// would only add to it.
+		ta.Placeholder = "Write the answer… (the secretary found no work that matches)"
 	}
 	return &answerDialog{q: q, area: ta, env: e, opened: ta.Value()}
 }

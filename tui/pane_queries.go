@@ -178,6 +178,17 @@ func priorityLabel(p string) string {
 }
 
 // draftText turns the secretary's draft QueryResult into editable text.
+// draftFoundWork reports whether the secretary's draft rests on any of the
+// owner's work: a reference, a blocker or a progress figure.
+func draftFoundWork(raw json.RawMessage) bool {
+	var d struct {
+		Refs     []json.RawMessage `json:"context_refs"`
+		Progress *int              `json:"progress"`
+		Blockers []string          `json:"blockers"`
+	}
+	return json.Unmarshal(raw, &d) == nil && (len(d.Refs) > 0 || d.Progress != nil || len(d.Blockers) > 0)
+}
+
 func draftText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""

@@ -59,13 +59,24 @@ func (in *Inbox) Answer(ctx context.Context, queryID, text string) error {
 		return err
 	}
 	res := wire.QueryResult{Summary: in.Redact(text), Completed: true}
-	if len(q.Draft) > 0 { // keep the secretary's evidence with the owner's words
-		var draft wire.QueryResult
-		if json.Unmarshal(q.Draft, &draft) == nil {
-			res.ContextRefs, res.Blockers, res.Progress = draft.ContextRefs, draft.Blockers, draft.Progress
-		}
-	}
+	res.ContextRefs = keptRefs(q.Draft, text)
 	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.answer")
+}
+
+// keptRefs is the draft's references when the owner's answer keeps the
+// draft's words, and nothing when the owner wrote their own: the answer
+// then says only what they chose to say. The draft's progress and
+// blockers never ride along apart: the answer dialog writes them into the
+// text it offers, where the owner can keep or delete them.
+func keptRefs(rawDraft json.RawMessage, text string) []wire.ContextRef {
+	var draft wire.QueryResult
+	if len(rawDraft) == 0 || json.Unmarshal(rawDraft, &draft) != nil {
+		return nil
+	}
+	if summary := strings.TrimSpace(draft.Summary); summary == "" || !strings.Contains(text, summary) {
+		return nil
+	}
+	return draft.ContextRefs
 }
 
 // Decline refuses a received query; the asker is told why. Errors:

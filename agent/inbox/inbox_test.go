@@ -10,6 +10,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -59,5 +60,47 @@ func TestAnswerOnceThenRefuse(t *testing.T) {
 		if err := in.Answer(ctx, c.id, c.text); !errors.Is(err, c.kind) {
 			t.Errorf("Answer(%s, %q) = %v, want %v", c.id, c.text, err, c.kind)
 		}
+	}
+}
+
+// TestOwnersAnswerCarriesOnlyWhatTheyKept: an answer the owner wrote
+// themselves goes without the draft's references and blockers (the walk
+// saw "No risk…" sent with a FIXME the owner had deleted); one that keeps
+// the draft's words keeps its references; the draft's blockers never ride
+// along apart from the text.
+func TestOwnersAnswerCarriesOnlyWhatTheyKept(t *testing.T) {
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	draft := `{"summary":"In progress: token refresh.","blockers":["FIXME(auth/refresh.go:4): blocked on Redis config"],"context_refs":[{"type":"commit","id":"abc123"}]}`
+	sent := map[string]wire.QueryResult{}
+	in := &Inbox{DB: db, Now: func() time.Time { return now }, Wake: func() {}, Redact: func(s string) string { return s },
+		Publish: func(kind, id, agent, summary string) {},
+		Notify: func(tx *store.Tx, to, event, relatedID string, data any) error {
+			sent[relatedID] = data.(wire.QueryResult)
+			return nil
+		}}
+	for _, id := range []string{"own", "kept"} {
+		q := store.QueryRecord{ID: "q-" + id, RequestID: id, From: "pm", Text: "is the demo at risk?", Priority: "normal",
+			State: Escalated, ReceivedAt: now, Draft: []byte(draft)}
+		if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := in.Answer(ctx, "q-own", "No risk, I will use an in-memory store for the demo."); err != nil {
+		t.Fatal(err)
+	}
+	if got := sent["own"]; len(got.Blockers) != 0 || len(got.ContextRefs) != 0 {
+		t.Errorf("the owner's own words went with the draft's evidence: %+v", got)
+	}
+	if err := in.Answer(ctx, "q-kept", "In progress: token refresh.\nDone by Friday."); err != nil {
+		t.Fatal(err)
+	}
+	if got := sent["kept"]; len(got.ContextRefs) != 1 || len(got.Blockers) != 0 {
+		t.Errorf("the draft's words kept: refs %+v, blockers %+v; want the refs alone", got.ContextRefs, got.Blockers)
 	}
 }

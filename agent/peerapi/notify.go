@@ -101,13 +101,15 @@ var answerEvents = []string{wire.EventQueryCompleted, wire.EventQueryDeclined, w
 
 // checkAnswer lets the peer asked answer once, with an answer's event:
 // one question does not open the assistant's inbox to anything the peer
-// sends after (a redelivery of the same notification, same id, is fine).
+// sends after. A redelivery of the same notification (the same id) is
+// fine; one without an id cannot be told from a new answer, so after the
+// first answer it is refused.
 func (a *API) checkAnswer(ctx context.Context, call *rpc.Call, p wire.NotifyParams) error {
 	if !slices.Contains(answerEvents, p.Event) {
 		return errs.Invalid("an answer's event is one of %s, not %q", strings.Join(answerEvents, ", "), p.Event)
 	}
 	prev, found, err := a.DB.AnswerFrom(ctx, p.From, p.RelatedQueryID)
-	if err != nil || !found || prev == p.ID {
+	if err != nil || !found || p.ID != "" && prev == p.ID {
 		return err
 	}
 	a.AuditRefusal(ctx, call, "answered", map[string]any{"related_query_id": p.RelatedQueryID})

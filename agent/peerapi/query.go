@@ -39,6 +39,12 @@ type Handling struct {
 // decides to answer now, buffer or escalate; the query is stored and audited
 // in the same transaction before the response goes out.
 func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
+	// Without an id (a JSON-RPC notification) a question has nothing an
+	// answer could name, and its repetition cannot be told from it:
+	// refused (audited) before it reaches the owner.
+	if call.Notification {
+		return nil, errs.Invalid("%s needs an id: send it as a request, not a notification", wire.MethodQuery)
+	}
 	p, err := a.bindQuery(ctx, call)
 	if err != nil {
 		return nil, err
