@@ -60,7 +60,7 @@ func (c *Core) Discover(ctx context.Context) ([]Peer, error) { return c.peers.Di
 // Trust pins a peer's fingerprint (and endpoint) in the registry
 // (peers.Registry.Trust: ErrInvalid). When it replaces the certificate
 // pinned before (--replace), what the peer asked for under the old one and
-// has not ended is canceled: the owner replaces a certificate when its key
+// has not ended is canceled, its questions declined without an answer: the owner replaces a certificate when its key
 // is lost or taken, and a request signed with it should not wait in the
 // Approvals queue looking like the peer's.
 func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
@@ -75,11 +75,16 @@ func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 	if err != nil || before.Trust != peers.Pinned || before.Fingerprint == "" || before.Fingerprint == after.Fingerprint {
 		return err
 	}
-	n, err := c.tasks.CancelFrom(ctx, req.AgentID, req.AgentID+"'s certificate was replaced")
+	why := req.AgentID + "'s certificate was replaced"
+	n, err := c.tasks.CancelFrom(ctx, req.AgentID, why)
 	if err != nil {
 		return fmt.Errorf("cancel what %s asked for under its old certificate: %w", req.AgentID, err)
 	}
-	if n > 0 {
+	asked, err := c.inbox.DropFrom(ctx, req.AgentID, why)
+	if err != nil {
+		return fmt.Errorf("decline what %s asked under its old certificate: %w", req.AgentID, err)
+	}
+	if n += asked; n > 0 {
 		c.log.Info("requests made under a replaced certificate canceled", "component", "tasks", "agent", req.AgentID, "count", n)
 	}
 	return nil

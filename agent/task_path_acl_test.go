@@ -236,6 +236,9 @@ func TestReplacingAPeersCertificateEndsWhatItAsked(t *testing.T) {
 	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
+		t.Fatal(err)
+	}
 	onePending(t, eng)
 	same := agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Role: "pm"}
 	if err := eng.Trust(ctx, same); err != nil {
@@ -252,6 +255,11 @@ func TestReplacingAPeersCertificateEndsWhatItAsked(t *testing.T) {
 	ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
 	if len(ts) != 1 || ts[0].State != agent.TaskCanceled || !strings.Contains(ts[0].Error, "pm-tanaka's certificate was replaced") {
 		t.Fatalf("tasks = %+v, want the request canceled", ts)
+	}
+	// The question too: an answer would go to the new certificate's holder.
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	if len(qs) != 1 || qs[0].State != agent.QueryDeclined || !strings.Contains(string(qs[0].Answer), "certificate was replaced") {
+		t.Fatalf("queries = %+v, want the question declined", qs)
 	}
 }
 

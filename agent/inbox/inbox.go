@@ -143,6 +143,42 @@ func (in *Inbox) open(ctx context.Context, id string) (store.QueryRecord, error)
 	return q, nil
 }
 
+// DropFrom declines, without telling anyone, every question from agentID
+// still waiting for an answer: the owner replaced the certificate pinned
+// for it, and an answer would go to the new one's holder, who did not ask.
+// why is stored as the reason. It returns how many it declined.
+func (in *Inbox) DropFrom(ctx context.Context, agentID, why string) (int, error) {
+	var waiting []store.QueryRecord
+	for _, state := range []string{Escalated, Awaiting, Buffered} {
+		qs, err := in.DB.Queries(ctx, state, 1000)
+		if err != nil {
+			return 0, err
+		}
+		waiting = append(waiting, qs...)
+	}
+	n := 0
+	for _, q := range waiting {
+		if q.From != agentID {
+			continue
+		}
+		body := wire.MustJSON(wire.QueryResult{Summary: why, Completed: true, Metadata: map[string]any{"declined": true, "query_id": q.ID}})
+		at := in.Now()
+		err := in.DB.Write(ctx, func(tx *store.Tx) error {
+			if err := tx.UpdateQuery(q.ID, Declined, body, &at); err != nil {
+				return err
+			}
+			_, err := tx.AppendAudit("owner", "ctl.decline", "ok", map[string]any{"query_id": q.ID, "to": q.From, "reason": why, "notified": false})
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+		in.Publish(events.QueryUpdated, q.ID, q.From, Declined)
+		n++
+	}
+	return n, nil
+}
+
 // finish stores the final state and queues the notify in one transaction.
 func (in *Inbox) finish(ctx context.Context, q store.QueryRecord, state, event string, res wire.QueryResult, method string) error {
 	res.Metadata = WithMeta(res.Metadata, "query_id", q.ID)
