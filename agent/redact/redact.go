@@ -7,6 +7,7 @@ package redact
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +60,10 @@ type rule struct {
 	// prose ("the password is …"), where a plain word follows as often as
 	// a secret does.
 	secretish func(string) bool
+	// fallback marks a broad rule whose finding gives way to any other
+	// rule's that overlaps it, which names the secret better
+	// (github-pat rather than generic-secret).
+	fallback bool
 }
 
 // pemRule matches a private-key block, tolerating diff prefixes ("+", "-",
@@ -172,19 +177,18 @@ var urlCredentialRule = rule{
 
 // secretIsRule catches a secret told in prose: "the admin password is
 // XsiVpzz63Ffk", "Password is: letmein999", "the password for prod is now
-// …", "the api token was changed to …". The value must look made rather
+// …", "the api token was changed to …", "log in with password Lj2…". The value must look made rather
 // than written (madeNotWritten), so "the password is required" and "the
 // token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?)s?` +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?\s+(?:is|are|was|were|will be)(?:\s+(?:now|still|set to|changed to|reset to))?\s*:?\s*` +
+	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*:\s*|\s+)` +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|([^\\s\"'`,;]{6,200}))"),
-	// Every match names one of the secrets and says is, are, was, were
-	// or will be.
+	// Every match names one of the secrets ("is" and the like may be
+	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	may: func(t text) bool {
-		named := t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret")
-		return named && (t.has("is") || t.has("are") || t.has("was") || t.has("were") || t.has("will"))
+		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred")
 	},
 	secretish: madeNotWritten,
 }
@@ -281,7 +285,8 @@ var buildMu sync.Mutex
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
-		secretIsRule, authHeaderRule, cliPasswordRule}
+		secretIsRule, authHeaderRule, cliPasswordRule,
+		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
@@ -331,6 +336,21 @@ func withoutRule(d *detect.Detector, id string) *detect.Detector {
 type span struct {
 	start, end int
 	id         string
+	fallback   bool // from a fallback rule
+}
+
+// dropFallbacks removes the fallback rules' spans that another span
+// overlaps.
+func dropFallbacks(spans []span) []span {
+	out := spans[:0]
+	for _, sp := range spans {
+		if !sp.fallback || !slices.ContainsFunc(spans, func(o span) bool {
+			return !o.fallback && o.start < sp.end && sp.start < o.end
+		}) {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // Redact returns s with every detected secret replaced by
@@ -345,7 +365,7 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 	if len(spans) == 0 {
 		return s, nil
 	}
-	return apply(s, merge(spans))
+	return apply(s, merge(dropFallbacks(spans)))
 }
 
 // ownSpans finds the PEM rule's and the custom patterns' matches.
@@ -364,8 +384,10 @@ func (r *Redactor) ownSpans(s string) []span {
 					break
 				}
 			}
-			if end > start && (ru.secretish == nil || ru.secretish(s[start:end])) {
-				out = append(out, span{start, end, ru.id})
+			// A value already redacted ("[REDACTED:…]") is not found again:
+			// redacting twice gives what once did.
+			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) {
+				out = append(out, span{start: start, end: end, id: ru.id, fallback: ru.fallback})
 			}
 		}
 	}
@@ -402,7 +424,7 @@ func detectorSpans(d *detect.Detector, s string) []span {
 			if i < 0 {
 				break
 			}
-			out = append(out, span{off + i, off + i + len(secret), f.RuleID})
+			out = append(out, span{start: off + i, end: off + i + len(secret), id: f.RuleID})
 			off += i + len(secret)
 		}
 	}
