@@ -94,6 +94,13 @@ func (a *accessCheck) allow(ev store.ContextEvent) bool {
 	if !a.inScope(ev.Ctx, files) {
 		return false
 	}
+	// What a coding session said after its tools read a file may quote
+	// it: the session's words need every file it touched readable.
+	for _, r := range parseMeta(ev.Meta).Touched {
+		if !a.may(cleanRel(r)) {
+			return false
+		}
+	}
 	if len(files) == 0 {
 		return a.may(ev.Ctx)
 	}
@@ -140,7 +147,10 @@ type eventMeta struct {
 	Tests    *TestSummary `json:"tests"`
 	Marker   string       `json:"marker"`
 	Dir      string       `json:"dir"` // the folder a coding session worked in
-	Author   string       `json:"author"`
+	// Touched are the files ("context/path") a coding session's tools had
+	// named by the time it said this (source.Touched).
+	Touched []string `json:"touched"`
+	Author  string   `json:"author"`
 	// Uncommitted marks a marker the working tree's uncommitted diff adds.
 	Uncommitted bool `json:"uncommitted"`
 }

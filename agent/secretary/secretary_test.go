@@ -395,6 +395,14 @@ func TestReportedPathsMeetFolderRules(t *testing.T) {
 			t.Errorf("a session event inside secrets/ (%s) reached a peer kept out of it", meta)
 		}
 	}
+	// What a session said after reading a file in secrets/ may quote it.
+	quoted := store.ContextEvent{Kind: "assistant", Ctx: "acme/webapp", Meta: `{"session":"s2","touched":["acme/webapp/secrets/rotation.md"]}`}
+	if (&accessCheck{contexts: []string{"acme/webapp"}, allowed: deny}).allow(quoted) {
+		t.Error("a reply after the session read secrets/rotation.md reached a peer kept out of secrets/")
+	}
+	if !(&accessCheck{contexts: []string{"acme/webapp"}, allowed: func(string) bool { return true }}).allow(quoted) {
+		t.Error("a peer who may read secrets/ does not see the reply")
+	}
 }
 
 func TestRunPollsUntilCanceled(t *testing.T) {

@@ -40,8 +40,12 @@ var fileTools = map[string]string{"Edit": "file_path", "MultiEdit": "file_path",
 
 // parseTranscriptLine turns one JSONL line into events: the user's prompt,
 // the assistant's text, the files its tools touched, session summaries.
-// Unknown or malformed lines yield nothing.
-func parseTranscriptLine(line string, repos []Repo, fallback time.Time) []Event {
+// Unknown or malformed lines yield nothing. touched (nil: not tracked)
+// gathers the files the session's tools have named so far; every prompt,
+// reply and summary carries them (meta "touched"), since what the
+// assistant read it may quote, and a folder's ACL rules must reach its
+// words too.
+func parseTranscriptLine(line string, repos []Repo, fallback time.Time, touched *Touched) []Event {
 	line = strings.TrimSpace(line)
 	if line == "" {
 		return nil
@@ -69,25 +73,34 @@ func parseTranscriptLine(line string, repos []Repo, fallback time.Time) []Event 
 	base := Event{Ctx: ctxID, TS: ts, Meta: meta}
 	switch {
 	case l.Type == "summary" && l.Summary != "":
-		return []Event{base.with("summary", "", "session: "+l.Summary, "")}
+		return []Event{touched.mark(base.with("summary", "", "session: "+l.Summary, ""))}
 	case l.Message == nil:
 		return nil
 	}
 	blocks := contentBlocks(l.Message.Content)
 	var out []Event
 	for _, blk := range blocks {
+		if blk.Type == "tool_use" {
+			if ev, ok := toolEvent(blk, base, l.Cwd, repos); ok {
+				touched.addTool(ev, blk, l.Cwd, repos)
+				if ev.Meta["file"] == nil {
+					// A command may carry what the session read, and the
+					// paths it names ("cp secrets/key.pem /tmp").
+					ev = touched.mark(ev)
+				}
+				out = append(out, ev)
+			}
+		}
+	}
+	for _, blk := range blocks {
 		switch {
 		case blk.Type == "text" && l.Type == "user":
 			if text := strings.TrimSpace(blk.Text); text != "" && !strings.HasPrefix(text, "<") {
-				out = append(out, base.with("prompt", "", "asked: "+firstLine(text), text))
+				out = append(out, touched.mark(base.with("prompt", "", "asked: "+firstLine(text), text)))
 			}
 		case blk.Type == "text" && l.Type == "assistant":
 			if text := strings.TrimSpace(blk.Text); text != "" {
-				out = append(out, base.with("assistant", "", firstLine(text), text))
-			}
-		case blk.Type == "tool_use":
-			if ev, ok := toolEvent(blk, base, l.Cwd, repos); ok {
-				out = append(out, ev)
+				out = append(out, touched.mark(base.with("assistant", "", firstLine(text), text)))
 			}
 		}
 	}

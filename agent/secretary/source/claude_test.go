@@ -1,8 +1,10 @@
 package source
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -29,7 +31,7 @@ func TestParseTranscriptLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			evs := parseTranscriptLine(c.line, repos, fallback)
+			evs := parseTranscriptLine(c.line, repos, fallback, nil)
 			if len(evs) != len(c.kinds) {
 				t.Fatalf("got %d events %+v, want kinds %v", len(evs), evs, c.kinds)
 			}
@@ -68,7 +70,7 @@ func TestTranscriptFollowsLinksIntoFolders(t *testing.T) {
 	now := time.Now()
 	for _, cwd := range []string{filepath.Join(repo, "secrets"), filepath.Join(repo, "seclink"), filepath.Join(repo, "src", "lnk")} {
 		line := `{"type":"assistant","cwd":"` + cwd + `","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","name":"Bash","input":{"command":"echo ZTR3"}}]}}`
-		evs := parseTranscriptLine(line, repos, now)
+		evs := parseTranscriptLine(line, repos, now, nil)
 		if len(evs) != 2 {
 			t.Fatalf("cwd %s: %d events", cwd, len(evs))
 		}
@@ -79,7 +81,67 @@ func TestTranscriptFollowsLinksIntoFolders(t *testing.T) {
 		}
 	}
 	line := `{"type":"assistant","cwd":"` + repo + `","message":{"role":"assistant","content":[{"type":"tool_use","name":"Read","input":{"file_path":"seclink/NOTES"}}]}}`
-	if evs := parseTranscriptLine(line, repos, now); len(evs) != 1 || evs[0].Key != "secrets/NOTES" {
+	if evs := parseTranscriptLine(line, repos, now, nil); len(evs) != 1 || evs[0].Key != "secrets/NOTES" {
 		t.Errorf("a read through a link: %+v, want secrets/NOTES", evs)
+	}
+}
+
+// TestSessionWordsCarryTheFilesItTouched: once a session's tools read a
+// file, its later prompts and replies carry it (meta "touched"), also in
+// the lines read after a restart, and a shell command carries the paths
+// it names: what the assistant quotes from secrets/ meets secrets/'s
+// folder rules (the attack run read a rotation window that way).
+func TestSessionWordsCarryTheFilesItTouched(t *testing.T) {
+	repo := t.TempDir()
+	dir := t.TempDir()
+	repos := []Repo{{Ctx: "acme/webapp", Path: repo}}
+	file := filepath.Join(dir, "s1.jsonl")
+	line := func(typ, content string) string {
+		return `{"type":"` + typ + `","cwd":"` + repo + `","sessionId":"s1","message":{"role":"` + typ + `","content":` + content + `}}` + "\n"
+	}
+	write := func(lines ...string) {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for _, l := range lines {
+			if _, err := f.WriteString(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cursors := mapCursors{}
+	poll := func() []Event {
+		b, err := Transcripts{Dir: dir, Repos: repos}.Poll(context.Background(), cursors)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range b.Cursors {
+			cursors[k] = v
+		}
+		return b.Events
+	}
+	touched := func(e Event) []string { v, _ := e.Meta["touched"].([]string); return v }
+	write(line("user", `"what is the rotation window?"`),
+		line("assistant", `[{"type":"tool_use","name":"Read","input":{"file_path":"secrets/rotation.md"}}]`),
+		line("assistant", `[{"type":"text","text":"The window is Sunday 03:00 UTC."}]`))
+	evs := poll()
+	if len(evs) != 3 || len(touched(evs[0])) != 0 || !slices.Equal(touched(evs[2]), []string{"acme/webapp/secrets/rotation.md"}) {
+		t.Fatalf("events %+v: want the reply after the read to carry secrets/rotation.md", evs)
+	}
+	// A later poll (a restart: nothing in memory) still knows the read.
+	write(line("assistant", `[{"type":"text","text":"Rotated on redis-prod-7."},{"type":"tool_use","name":"Bash","input":{"command":"cp ./secrets/key.pem /tmp/k"}}]`))
+	evs = poll()
+	if len(evs) != 2 {
+		t.Fatalf("second poll: %+v", evs)
+	}
+	for _, e := range evs {
+		if !slices.Contains(touched(e), "acme/webapp/secrets/key.pem") && e.Kind == "tool" {
+			t.Errorf("the command naming secrets/key.pem does not carry it: %+v", e.Meta)
+		}
+		if e.Kind == "assistant" && !slices.Contains(touched(e), "acme/webapp/secrets/rotation.md") {
+			t.Errorf("after the restart the reply lost what the session read: %+v", e.Meta)
+		}
 	}
 }

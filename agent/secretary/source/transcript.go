@@ -32,6 +32,10 @@ type Transcripts struct {
 // CursorTranscript names the cursor of one transcript file: "offset inode".
 func CursorTranscript(path string) string { return "transcript:" + path }
 
+// cursorTouched names the cursor holding the files a transcript's session
+// has touched (Touched), as a JSON list.
+func cursorTouched(path string) string { return "transcript-touched:" + path }
+
 // Poll reads the lines appended to each transcript since its cursor. A file
 // that shrank or was replaced (another inode) is read again from the start.
 func (t Transcripts) Poll(ctx context.Context, cur Cursors) (Batch, error) {
@@ -113,11 +117,31 @@ func (t Transcripts) pollFile(ctx context.Context, path string, cur Cursors, b *
 		}
 		end = len(chunk) // one line longer than a whole read: drop it
 	}
+	touched, err := readTouched(ctx, cur, path, offset)
+	if err != nil {
+		return err
+	}
 	for _, line := range strings.Split(string(chunk[:end]), "\n") {
-		b.Events = append(b.Events, parseTranscriptLine(line, t.Repos, fi.ModTime())...)
+		b.Events = append(b.Events, parseTranscriptLine(line, t.Repos, fi.ModTime(), touched)...)
 	}
 	b.Cursors[CursorTranscript(path)] = formatOffset(offset+int64(end), ino)
+	if touched.changed || offset == 0 {
+		b.Cursors[cursorTouched(path)] = touched.encode()
+	}
 	return nil
+}
+
+// readTouched loads what the session touched in the lines before offset
+// (none when the file is read from the start).
+func readTouched(ctx context.Context, cur Cursors, path string, offset int64) (*Touched, error) {
+	if offset == 0 {
+		return &Touched{}, nil
+	}
+	v, ok, err := cur.ContextCursor(ctx, cursorTouched(path))
+	if err != nil || !ok {
+		return &Touched{}, err
+	}
+	return decodeTouched(v), nil
 }
 
 func (t Transcripts) now() time.Time {
