@@ -486,3 +486,26 @@ func TestCheckBeneathFindsADeniedFolderUnderThePath(t *testing.T) {
 		t.Errorf("CheckBeneath with only another role's rule = %+v at %q; want allowed", d, at)
 	}
 }
+
+// TestDenyingRulesIgnoreCase: a rule that keeps a peer out matches any
+// case of its pattern (on macOS and Windows Secrets/ is secrets/), a glob
+// too; a rule that grants access keeps to the case it names.
+func TestDenyingRulesIgnoreCase(t *testing.T) {
+	p := New(config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+		{ID: "pm-all", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
+		{ID: "no-secrets", AgentRole: "pm", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"},
+		{ID: "no-env", AgentRole: "pm", ScopeType: "folder", ScopePattern: "acme/webapp/*.env", Permission: "none"},
+		{ID: "docs", AgentRole: "qa", ScopeType: "folder", ScopePattern: "acme/webapp/docs", Permission: "read"},
+	}}, contexts(workTree(t)), nil)
+	for _, res := range []string{"acme/webapp/Secrets/plan.txt", "acme/webapp/SECRETS", "acme/webapp/PROD.ENV", "ACME/WEBAPP/secrets/x"} {
+		if d := p.Check(pm, Read, res); d.Allowed {
+			t.Errorf("Check(%s) = %+v; want denied whatever the case", res, d)
+		}
+	}
+	if d := p.Check(pm, Read, "acme/webapp/src/main.go"); !d.Allowed {
+		t.Errorf("an ordinary file: %+v", d)
+	}
+	if d := p.Check(qa, Read, "acme/webapp/DOCS/a.md"); d.Allowed {
+		t.Errorf("a granting rule matched another case: %+v", d)
+	}
+}

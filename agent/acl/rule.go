@@ -94,6 +94,13 @@ func compileRule(r config.Rule) rule {
 		expires:   r.ExpiresAt,
 	}
 	c.pattern, c.wildcard = compilePattern(r.ScopePattern)
+	if c.perm == levelNone {
+		// A rule that keeps a peer out ignores case: on a file system
+		// that does (macOS, Windows), Secrets/plan.txt is secrets/plan.txt.
+		for i := range c.pattern {
+			c.pattern[i].fold = true
+		}
+	}
 	c.precision = precision(c.pattern)
 	switch {
 	case c.wildcard:
@@ -191,6 +198,7 @@ type segment struct {
 	text       string
 	doubleStar bool // "**": any number of segments, including none
 	literal    bool // no glob metacharacters: compare as a string
+	fold       bool // compare ignoring case
 }
 
 func compilePattern(p string) ([]segment, bool) {
@@ -269,8 +277,14 @@ func matchPath(p []segment, name string) bool {
 }
 
 func (s *segment) matches(name string) bool {
-	if s.literal {
+	switch {
+	case s.literal && s.fold:
+		return strings.EqualFold(s.text, name)
+	case s.literal:
 		return s.text == name
+	case s.fold:
+		ok, _ := path.Match(strings.ToLower(s.text), strings.ToLower(name))
+		return ok
 	}
 	ok, _ := path.Match(s.text, name)
 	return ok
