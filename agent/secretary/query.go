@@ -100,7 +100,13 @@ func setOf(words string) map[string]bool {
 func parseQuery(text string) parsedQuery {
 	var q parsedQuery
 	var words []string
-	add := func(t string) { words = append(words, t) }
+	pieces := map[string][]string{}
+	add := func(t string, ps ...string) {
+		words = append(words, t)
+		if len(ps) > 0 {
+			pieces[t] = ps
+		}
+	}
 	text = strings.ReplaceAll(text, "’", "'")
 	text, phrases := cutQuoted(text)
 	for _, p := range phrases {
@@ -132,7 +138,7 @@ func parseQuery(text string) parsedQuery {
 	if !q.Japanese {
 		q.Japanese = hasKana(text)
 	}
-	q.expand(words)
+	q.expand(words, pieces)
 	return q
 }
 
@@ -204,8 +210,9 @@ type form struct {
 // expand turns the question's words into concepts: each word with its
 // glossary translations and, for a kanji/katakana run, the pieces it is
 // made of, so 読み取り専用モード meets "read-only mode" and ライセンス表示
-// meets ライセンス情報.
-func (q *parsedQuery) expand(words []string) {
+// meets ライセンス情報. pieces holds the other forms of an English word
+// joined from several (see joinedForms), searched after its translations.
+func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 	seen := map[string]bool{}
 	for _, w := range splitCompounds(words) {
 		if w == "" || seen[w] {
@@ -223,6 +230,13 @@ func (q *parsedQuery) expand(words []string) {
 				seen[alt.text] = true
 				group = append(group, alt.text)
 				weights = append(weights, alt.weight)
+			}
+		}
+		for _, p := range pieces[display] {
+			if !seen[p] && p != w {
+				seen[p] = true
+				group = append(group, p)
+				weights = append(weights, pieceWeight(p))
 			}
 		}
 		q.Concepts = append(q.Concepts, group)
@@ -402,7 +416,7 @@ func isCJKWord(w string) bool {
 }
 
 // latinToken classifies one space-separated word.
-func (q *parsedQuery) latinToken(w string, add func(string)) {
+func (q *parsedQuery) latinToken(w string, add func(string, ...string)) {
 	w = strings.Trim(w, ".,;:!?\"'()[]{}<>")
 	// A possessive or contraction keeps its word: weyk's → weyk,
 	// what's → what, isn't → isn (a stopword).
@@ -423,6 +437,10 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 	case ticketRE.MatchString(w):
 		q.Tickets = append(q.Tickets, w)
 		add(strings.ToLower(strings.TrimPrefix(w, "#")))
+	case qualifiedRE.MatchString(w):
+		// io.Writer, errors.As: a package's name, not a file.
+		low := strings.ToLower(w)
+		add(low, joinedForms(low, ".")...)
 	case strings.ContainsAny(w, "/.") && fileRE.MatchString(w):
 		q.Files = append(q.Files, w)
 		add(strings.ToLower(w))
@@ -438,12 +456,52 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 				q.WantsProgress = true
 			case blockerWords[part]:
 				q.WantsBlockers = true
-			case stopwords[part] || len(part) < 2:
+			case stopwords[part] || stopwords[plural(part)] || len(part) < 2:
+				// "happens" is "happen": a stopword in any form.
 			default:
-				add(part) // as asked: the answer quotes it; expand searches its stem
+				// As asked: the answer quotes it; expand searches its stem.
+				add(part, joinedForms(part, "-")...)
 			}
 		}
 	}
+}
+
+// qualifiedRE matches a Go-style qualified name (io.Writer, errors.As,
+// toml.Marshal): a package and an exported name, which fileRE would take
+// for a file with an odd extension.
+var qualifiedRE = regexp.MustCompile(`^[a-z][a-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+$`)
+
+// joinedForms are the other forms of a word joined from several with sep.
+// A hyphenated word is also searched as prose writes it ("a denial of
+// service"), as much as the word itself; its words alone are not searched:
+// "call" of "call-site" finds every "caller" (a held-out question fell out
+// of the top three when they were, at a piece's weight). A qualified name
+// (io.writer) is also searched by its words that are no stopword, as
+// pieces: commits say "the Writer". nil for a word that is not joined.
+func joinedForms(w, sep string) []string {
+	parts := strings.Split(w, sep)
+	if len(parts) < 2 {
+		return nil
+	}
+	if sep == "-" {
+		return []string{strings.Join(parts, " ")}
+	}
+	var forms []string
+	for _, p := range parts {
+		if len(p) >= 3 && !stopwords[p] && !stopwords[plural(p)] {
+			forms = append(forms, searchStem(plural(p)))
+		}
+	}
+	return forms
+}
+
+// pieceWeight is how much a joined word's other form counts: written with
+// spaces it is the word itself; one of its words is a piece.
+func pieceWeight(form string) float64 {
+	if strings.Contains(form, " ") {
+		return weightWord
+	}
+	return weightPiece
 }
 
 // plural drops a plural "s" so "tokens" also finds "token" (the trigram
@@ -451,7 +509,7 @@ func (q *parsedQuery) latinToken(w string, add func(string)) {
 // "-ies" keeps it: "librarie" would find neither form, and searchStem cuts
 // it to "librar", which finds both.
 func plural(w string) string {
-	if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "ies") {
+	if len(w) > 4 && !strings.ContainsAny(w, "./") && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "ies") {
 		return w[:len(w)-1]
 	}
 	return w

@@ -185,3 +185,32 @@ func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinedWords: a hyphenated word is also searched as prose writes it
+// ("a denial of service"), a package-qualified name is no file and is also
+// searched by its name (io.Writer → writer), and a word whose singular is
+// a stopword ("happens") is one too.
+func TestJoinedWords(t *testing.T) {
+	q := parseQuery("Is the denial-of-service in the io.Writer adapter fixed, and what happens with errors.As?")
+	if len(q.Files) != 0 {
+		t.Errorf("files %q: io.Writer and errors.As name no file", q.Files)
+	}
+	want := [][]string{{"denial-of-service", "denial of service"}, {"io.writer", "writer"}, {"adapt"}, {"fixed"}, {"errors.as", "error"}}
+	var got [][]string
+	for _, g := range q.Concepts {
+		var forms []string
+		for _, f := range g {
+			if !isCJKWord(f) {
+				forms = append(forms, f)
+			}
+		}
+		got = append(got, forms)
+	}
+	if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+		t.Errorf("concepts %q, want %q", got, want)
+	}
+	i := slices.IndexFunc(q.Concepts, func(g []string) bool { return g[0] == "denial-of-service" })
+	if i < 0 || q.Weights[i][1] != weightWord {
+		t.Errorf("weights %v: the spaced form is the word itself", q.Weights)
+	}
+}
