@@ -3,6 +3,7 @@ package secretary
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,19 +226,56 @@ func (ev *evidence) addFile(p, lines string, score float64, summary string, pq p
 }
 
 // pathNames reports whether a path names one of the question's words (or
-// their stems and translations) as a word of its own: "editor" names
-// editor/main.jsx, "app" does not name wrapper.js, and a two-letter term
-// names nothing.
+// their stems) as a word of its own: "editor" names editor/main.jsx, "app"
+// does not name wrapper.js, and a two-letter term names nothing. A
+// translation names a path only when the word has one (デプロイ →
+// deploy.yml; 認証 → auth, authenticat is one word in two forms): of a
+// word translated several ways (表示 → display, show, render) each is a
+// guess at what the asker meant, and a guess naming a file (show.inc.php)
+// is no sign the question is about it.
 func pathNames(p string, pq parsedQuery) bool {
 	low := strings.ToLower(p)
-	for _, g := range pq.Concepts {
-		for _, t := range g {
+	for i, g := range pq.Concepts {
+		for _, t := range namingForms(g, pq.Weights[i]) {
 			if utf8.RuneCountInString(t) >= 3 && store.Occurrences(low, t) >= 1 {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// namingForms are the forms of a concept that may name a path: the words
+// as asked, and the translations when they are forms of one word.
+func namingForms(forms []string, weights []float64) []string {
+	var asked, translated []string
+	for j, t := range forms {
+		switch weights[j] {
+		case weightWord:
+			asked = append(asked, t)
+		case weightTranslation:
+			translated = append(translated, t)
+		}
+	}
+	if oneWord(translated) {
+		return append(asked, translated...)
+	}
+	return asked
+}
+
+// oneWord reports whether words are forms of one word: each starts with
+// the shortest of them (auth, authenticat).
+func oneWord(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	short := slices.MinFunc(words, func(a, b string) int { return len(a) - len(b) })
+	for _, w := range words {
+		if !strings.HasPrefix(w, short) {
+			return false
+		}
+	}
+	return true
 }
 
 // files returns the file evidence, strongest first.

@@ -141,3 +141,24 @@ func TestRecentWorkPutsDoneBeforeSnapshots(t *testing.T) {
 		t.Fatalf("refs %q: want the newest commit first, then the uncommitted files before the older commit", refs)
 	}
 }
+
+// TestPathNamedByAskedWordsOrTheirOneTranslation: a path is named by a
+// word as asked, or by its translation when the glossary has only one
+// (デプロイ → deploy; 認証 → auth, authenticat are forms of one word); a
+// word translated several ways (表示 → display,
+// show, render) names no file by a translation.
+func TestPathNamedByAskedWordsOrTheirOneTranslation(t *testing.T) {
+	for _, c := range []struct {
+		question, path string
+		want           bool
+	}{
+		{"What changed in the editor?", "src/editor/main.jsx", true},
+		{"gh-pagesへのデプロイにはどのトークンを使ってる?", ".github/workflows/deploy.yml", true},
+		{"暗い配色の表示モードはどこまでできてる?", "kona3engine/action/show.inc.php", false},
+		{"認証の進捗は？", "auth/logout.go", true},
+	} {
+		if got := pathNames(c.path, parseQuery(c.question)); got != c.want {
+			t.Errorf("%q names %s: %v, want %v", c.question, c.path, got, c.want)
+		}
+	}
+}
