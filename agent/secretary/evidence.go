@@ -125,8 +125,11 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 					before = fe.best
 				}
 				ev.addFile(f.Path, f.Lines, h.Score, summary, pq)
-				if fe := ev.files[f.Path]; fe.best > before && len(h.Key) >= 7 {
-					fe.bestCommit = h.Key[:7]
+				// Credited to the commit listed for this hit (a merge's
+				// files to the commit it merged), which then stands for
+				// the file in the references.
+				if fe := ev.files[f.Path]; fe.best > before && len(listed.Key) >= 7 {
+					fe.bestCommit = listed.Key[:7]
 				}
 			}
 		case "marker":

@@ -162,3 +162,24 @@ func TestPathNamedByAskedWordsOrTheirOneTranslation(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedFilesFollowTheCommitListedForTheMerge: a merge listed as the
+// commit it merged gives that commit its files, so the commit stands for
+// them and the next commit on the topic comes before them.
+func TestMergedFilesFollowTheCommitListedForTheMerge(t *testing.T) {
+	pq := parsedQuery{Terms: []string{"optimiz"}}
+	hits := []store.ContextHit{
+		{Kind: "commit", Key: "aaaaaaa1111", Title: "Merge pull request #1541 from dev/optimize_log", Score: 4,
+			Body: "Optimize Log calls\nfiles: entry.go (+10 -2)", Meta: `{"files":[{"path":"entry.go","lines":"1-9"}]}`},
+		{Kind: "commit", Key: "bbbbbbb2222", Title: "Optimize Log calls", Score: 2,
+			Meta: `{"files":[{"path":"entry.go","lines":"1-9"}]}`},
+		{Kind: "commit", Key: "ccccccc3333", Title: "TextFormatter: optimize quoting", Score: 2.5},
+	}
+	var got []string
+	for _, r := range groupEvidence(hits, pq).refs()[:3] {
+		got = append(got, r.Ref)
+	}
+	if want := []string{"bbbbbbb", "ccccccc", "entry.go:1-9"}; !slices.Equal(got, want) {
+		t.Fatalf("refs %q, want %q", got, want)
+	}
+}
