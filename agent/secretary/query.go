@@ -83,6 +83,9 @@ var jaIntent = []struct {
 	{"仕上", true, false}, {"未解決", false, true}, {"追加", false, false}, {"修正", false, false},
 	{"最後", false, false}, {"担当者", false, false}, {"担当", false, false}, {"変更", false, false},
 	{"懸念", false, true}, {"困", false, true}, {"詰", false, true}, {"妨", false, true},
+	// Words that fit any topic: a mechanism, information, a measure, an
+	// adjustment of anything.
+	{"仕組", false, false}, {"情報", false, false}, {"対策", false, false}, {"調整", false, false},
 }
 
 func setOf(words string) map[string]bool {

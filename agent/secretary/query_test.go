@@ -214,3 +214,25 @@ func TestJoinedWords(t *testing.T) {
 		t.Errorf("weights %v: the spaced form is the word itself", q.Weights)
 	}
 }
+
+// TestGenericJapaneseWordsAreNoTopic: words that fit any topic (仕組み,
+// 情報, 対策, 調整) are no concept of their own, so commits about some
+// other mechanism do not outrank the work on the topic.
+func TestGenericJapaneseWordsAreNoTopic(t *testing.T) {
+	for q, want := range map[string][]string{
+		"タグの仕組みの作り直しは終わった?": {"作り直し", "タグ"},
+		"呼び出し元の情報は直った?":     {"呼び出し"},
+		"同時保存の対策は入れた?":      {"同時", "保存"},
+		"行の間隔を調整できるようにした?":  {"間隔"},
+	} {
+		var got []string
+		for _, g := range parseQuery(q).Concepts {
+			got = append(got, g[0])
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: concepts %q, want %q", q, got, want)
+		}
+	}
+}
