@@ -27,13 +27,14 @@ const maxProvenPerCaller = 16
 const unprovenGrace = 2 * time.Second
 
 // LimitConnections wraps ln so at most total connections are open at once,
-// and at most perSource from one IP address. A connection over the
-// per-source cap is closed as soon as it is accepted (the caller sees a
-// reset, and retries later); accepting goes on, so one flooding source
-// cannot stall the listener for others. When the total cap is reached, the
-// oldest connection that has not yet carried a request from a caller let
-// in (MarkProven), and is older than unprovenGrace, is closed to make room:
-// stalled connections from many addresses cannot lock pinned peers out.
+// and at most perSource from one IP address. When a cap is reached, the
+// oldest connection under it (from that address, for the per-source cap)
+// that has not yet carried a request from a caller let in (MarkProven),
+// and is older than unprovenGrace, is closed to make room: stalled
+// connections cannot lock pinned peers out, from many addresses or from
+// theirs. With no such connection the new one is closed as soon as it is
+// accepted (the caller sees a reset, and retries later); accepting goes
+// on, so one flooding source cannot stall the listener for others.
 func LimitConnections(ln net.Listener, total, perSource int) net.Listener {
 	if total <= 0 {
 		total = DefaultMaxConns
@@ -72,22 +73,30 @@ func (l *limitListener) Accept() (net.Conn, error) {
 }
 
 // admit takes c when the caps allow, making room by closing the oldest
-// unproven connection when only the total cap is in the way.
+// unproven connection: one from the same source when the per-source cap
+// is in the way (stalled connections from one address, or from behind one
+// NAT, must not lock out a pinned peer calling from there), any when the
+// total cap is.
 func (l *limitListener) admit(c net.Conn, src string) *limitedConn {
 	l.mu.Lock()
-	if l.bySource[src] >= l.perSource {
-		l.mu.Unlock()
-		return nil
-	}
-	if l.open >= l.total {
-		victim := l.oldestUnproven(time.Now().Add(-l.grace))
+	for _, full := range []struct {
+		at   func() bool
+		from string
+	}{
+		{func() bool { return l.bySource[src] >= l.perSource }, src},
+		{func() bool { return l.open >= l.total }, ""},
+	} {
+		if !full.at() {
+			continue
+		}
+		victim := l.oldestUnproven(time.Now().Add(-l.grace), full.from)
 		l.mu.Unlock()
 		if victim == nil {
 			return nil
 		}
 		victim.Close() // gives its slot back
 		l.mu.Lock()
-		if l.open >= l.total {
+		if full.at() {
 			l.mu.Unlock()
 			return nil
 		}
@@ -101,11 +110,11 @@ func (l *limitListener) admit(c net.Conn, src string) *limitedConn {
 }
 
 // oldestUnproven is the unproven connection accepted longest ago, before
-// cutoff, or nil. The caller holds mu.
-func (l *limitListener) oldestUnproven(cutoff time.Time) *limitedConn {
+// cutoff, from src ("": any source), or nil. The caller holds mu.
+func (l *limitListener) oldestUnproven(cutoff time.Time, src string) *limitedConn {
 	var oldest *limitedConn
 	for c := range l.unproven {
-		if c.accepted.Before(cutoff) && (oldest == nil || c.accepted.Before(oldest.accepted)) {
+		if (src == "" || c.src == src) && c.accepted.Before(cutoff) && (oldest == nil || c.accepted.Before(oldest.accepted)) {
 			oldest = c
 		}
 	}

@@ -250,6 +250,29 @@ func TestFullListenerMakesRoomForPeers(t *testing.T) {
 	}
 }
 
+// TestStalledConnectionsFromOneSourceMakeRoom: the attack run's case —
+// connections from one address that never speak fill its per-source cap;
+// a pinned peer calling from that address (behind the same NAT, or on the
+// same host) still gets in, in place of the oldest stalled one, and its
+// proven connection is never the one closed.
+func TestStalledConnectionsFromOneSourceMakeRoom(t *testing.T) {
+	raw, ln, accepted := limitedLoopback(t, 100, 3)
+	ln.grace = 0
+	peer, peerSide := dialAccepted(t, raw, accepted)
+	MarkProven(peerSide, "pm")
+	stalled, _ := dialAccepted(t, raw, accepted)
+	dialAccepted(t, raw, accepted)
+	dialAccepted(t, raw, accepted) // over the cap: the oldest stalled one makes room
+	_ = stalled.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := stalled.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Fatalf("the oldest stalled connection was not closed: %v", err)
+	}
+	_ = peer.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := peer.Read(make([]byte, 1)); !isTimeout(err) {
+		t.Fatalf("the peer's proven connection was closed: %v", err)
+	}
+}
+
 // TestOneCallerCannotProveEverySlot: a pinned peer that opens and uses
 // every slot keeps at most maxProvenPerCaller of them out of eviction, so
 // another peer's new connection still gets in.
