@@ -99,10 +99,11 @@ func (c *Core) Refuse(ctx context.Context, req RefuseRequest) error {
 	return c.cancelUntrusted(ctx)
 }
 
-// announceParams is this agent's announcement.
-func (c *Core) announceParams() wire.DiscoverParams {
+// announceParams is this agent's announcement to the peer agentID ("":
+// one known only by its endpoint), listing the contexts it may read.
+func (c *Core) announceParams(agentID string) wire.DiscoverParams {
 	cfg := c.config()
-	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilities(), Announce: true, SelfOnly: true,
+	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilitiesFor(c.peerSubject(agentID)), Announce: true, SelfOnly: true,
 		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
 }
 

@@ -1,9 +1,16 @@
 package agent
 
-import "github.com/aoi-protocol/aoi/agent/wire"
+import (
+	"context"
 
-// selfEntry describes this agent for discovery.
-func (c *Core) selfEntry() wire.RegistryEntry {
+	"github.com/aoi-protocol/aoi/agent/acl"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// selfEntry describes this agent for discovery, to viewer: the contexts it
+// lists are those viewer may read, so a peer learns no name (acme/payroll)
+// of what it is kept out of.
+func (c *Core) selfEntry(viewer acl.Subject) wire.RegistryEntry {
 	cfg := c.config()
 	status := PeerOnline
 	switch {
@@ -14,17 +21,21 @@ func (c *Core) selfEntry() wire.RegistryEntry {
 	}
 	return wire.RegistryEntry{Endpoint: c.Addr(), Status: status, Identity: wire.Identity{
 		ID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner,
-		RegisteredAt: c.startedAt, LastSeenAt: c.now(), Capabilities: c.capabilities(),
+		RegisteredAt: c.startedAt, LastSeenAt: c.now(), Capabilities: c.capabilitiesFor(viewer),
 		Metadata: map[string]any{"version": wire.ProtocolVersion},
 	}}
 }
 
-// capabilities is this agent's manifest: its contexts and task types.
-func (c *Core) capabilities() wire.Capabilities {
+// capabilitiesFor is this agent's manifest as viewer may see it: the
+// contexts viewer may read, and the task types.
+func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 	cfg := c.config()
+	policy := c.policy.Load()
 	caps := wire.Capabilities{Actions: []string{"query.send", "query.respond", "context.read"}}
 	for _, ctxCfg := range cfg.Contexts {
-		caps.Contexts = append(caps.Contexts, wire.ContextReference{Type: ctxCfg.Type, Identifier: ctxCfg.Identifier})
+		if policy.Check(viewer, acl.Read, ctxCfg.Identifier).Allowed {
+			caps.Contexts = append(caps.Contexts, wire.ContextReference{Type: ctxCfg.Type, Identifier: ctxCfg.Identifier})
+		}
 	}
 	for name := range cfg.Tasks {
 		caps.TaskTypes = append(caps.TaskTypes, name)
@@ -33,4 +44,17 @@ func (c *Core) capabilities() wire.Capabilities {
 		caps.Actions = append(caps.Actions, "task.execute")
 	}
 	return caps
+}
+
+// peerSubject is the ACL's view of the pinned peer agentID ("" for one
+// known only by its endpoint: no rule naming an agent or a role covers it).
+func (c *Core) peerSubject(agentID string) acl.Subject {
+	s := acl.Subject{AgentID: agentID}
+	if agentID == "" {
+		return s
+	}
+	if rec, found, err := c.db.Peer(context.Background(), agentID); err == nil && found {
+		s.Role = rec.Role
+	}
+	return s
 }

@@ -35,8 +35,9 @@ type API struct {
 	Policy func() *acl.Policy    // the current ACL policy
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Self is this agent's registry entry (status, endpoint, manifest).
-	Self func() wire.RegistryEntry
+	// Self is this agent's registry entry (status, endpoint, manifest) as
+	// viewer may see it.
+	Self func(viewer acl.Subject) wire.RegistryEntry
 	// Decide asks the secretary about a received query; ok is false when
 	// there is none (the query then waits for the owner).
 	Decide func(ctx context.Context, caller rpc.Caller, p wire.QueryParams) (h Handling, ok bool, err error)

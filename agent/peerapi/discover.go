@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/peers"
@@ -33,9 +34,9 @@ func (a *API) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, errs.Denied("unknown caller; announce yourself first (aoi.discover with announce: true)", nil)
 	}
 	if p.SelfOnly {
-		return wire.DiscoverResult{Agents: []wire.RegistryEntry{a.Self()}, AOIVersion: wire.ProtocolVersion}, nil
+		return wire.DiscoverResult{Agents: []wire.RegistryEntry{a.Self(a.Subject(call.Caller))}, AOIVersion: wire.ProtocolVersion}, nil
 	}
-	entries, err := a.registryEntries(ctx, p)
+	entries, err := a.registryEntries(ctx, p, a.Subject(call.Caller))
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +117,12 @@ func tailnetEndpoint(remoteAddr, announced string) string {
 }
 
 // registryEntries is this agent followed by the registry, filtered.
-func (a *API) registryEntries(ctx context.Context, p wire.DiscoverParams) ([]wire.RegistryEntry, error) {
+func (a *API) registryEntries(ctx context.Context, p wire.DiscoverParams, viewer acl.Subject) ([]wire.RegistryEntry, error) {
 	recs, err := a.DB.Peers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := []wire.RegistryEntry{a.Self()}
+	out := []wire.RegistryEntry{a.Self(viewer)}
 	for _, r := range recs {
 		v := a.Peers.View(r)
 		if (p.FilterRole != "" && v.Role != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {

@@ -3,6 +3,7 @@ package peerapi
 import (
 	"context"
 
+	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -23,5 +24,5 @@ func (a *API) handlePing(ctx context.Context, call *rpc.Call) (any, error) {
 	if err := a.Peers.MarkSeen(ctx, p.From); err != nil {
 		return nil, err
 	}
-	return wire.PingResult{AgentID: a.Config().Agent.ID, Status: a.Self().Status, AOIVersion: wire.ProtocolVersion, Time: a.Now()}, nil
+	return wire.PingResult{AgentID: a.Config().Agent.ID, Status: a.Self(acl.Subject{}).Status, AOIVersion: wire.ProtocolVersion, Time: a.Now()}, nil
 }

@@ -128,7 +128,7 @@ func (r *Registry) announceToEndpoint(ctx context.Context, endpoint string) erro
 	callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var res wire.DiscoverResult
-	if err := r.forEndpoint(endpoint, "").Call(callCtx, wire.MethodDiscover, r.Announcement(), &res); err != nil {
+	if err := r.forEndpoint(endpoint, "").Call(callCtx, wire.MethodDiscover, r.Announcement(""), &res); err != nil {
 		return fmt.Errorf("%s: %w", endpoint, err)
 	}
 	if err := CheckVersion(res.AOIVersion); err != nil {
@@ -169,7 +169,7 @@ func (r *Registry) AnnounceTo(ctx context.Context, agentID string) error {
 	if err != nil {
 		return err
 	}
-	params := r.Announcement()
+	params := r.Announcement(agentID)
 	callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var res wire.DiscoverResult

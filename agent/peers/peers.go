@@ -97,8 +97,9 @@ type Registry struct {
 	Config func() *config.Config
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Announcement is this agent's aoi.discover announce params.
-	Announcement func() wire.DiscoverParams
+	// Announcement is this agent's aoi.discover announce params for the
+	// peer agentID ("": one known only by its endpoint).
+	Announcement func(agentID string) wire.DiscoverParams
 	// Publish emits a front-end event (agent/events kinds).
 	Publish func(kind, id, agent, summary string)
 	// Wake tells the outbox a peer came back online.

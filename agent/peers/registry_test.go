@@ -49,7 +49,7 @@ func newTestRegistry(t *testing.T) *testRegistry {
 	tr := &testRegistry{}
 	tr.Registry = &Registry{DB: db, Transport: rpc.NewDirectTransport(id, "127.0.0.1:0"),
 		Config: func() *config.Config { return cfg }, Now: clock, Log: slog.New(slog.DiscardHandler),
-		Announcement: func() wire.DiscoverParams { return wire.DiscoverParams{AgentID: "eng", Announce: true} },
+		Announcement: func(string) wire.DiscoverParams { return wire.DiscoverParams{AgentID: "eng", Announce: true} },
 		Publish: func(kind, id, agent, summary string) {
 			tr.mu.Lock()
 			defer tr.mu.Unlock()

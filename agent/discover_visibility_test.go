@@ -1,0 +1,61 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// TestPeersLearnOnlyTheContextsTheyMayRead: the attack run's case — an
+// agent told every peer the name of every context, acme/payroll included,
+// whatever its ACL kept them from. Now what it says of itself, answering
+// aoi.discover or announcing, lists only the contexts that peer may read.
+func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
+	ctx := context.Background()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"},
+			{ID: "hr-read", AgentRole: "hr", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	hr := newTestAgent(t, "hr-ito", "hr", nil)
+	pair(eng, pm)
+	pair(eng, hr)
+	listed := func(viewer *testAgent) []string {
+		t.Helper()
+		var res wire.DiscoverResult
+		if err := rawClient(t, viewer, eng).Call(ctx, wire.MethodDiscover, wire.DiscoverParams{SelfOnly: true, AOIVersion: wire.ProtocolVersion}, &res); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range res.Agents[0].Identity.Capabilities.Contexts {
+			ids = append(ids, c.Identifier)
+		}
+		return ids
+	}
+	if got := listed(pm); !slices.Equal(got, []string{"acme/webapp"}) {
+		t.Errorf("pm learns of %v; want acme/webapp only", got)
+	}
+	if got := listed(hr); !slices.Equal(got, []string{"acme/webapp", "acme/payroll"}) {
+		t.Errorf("hr learns of %v; want both", got)
+	}
+	// What eng announces to pm says the same.
+	if _, err := eng.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	peers, err := pm.Peers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(peers, func(p agent.Peer) bool { return p.AgentID == "eng-suzuki" })
+	if i < 0 || !slices.Equal(peers[i].Contexts, []string{"acme/webapp"}) {
+		raw, _ := json.Marshal(peers)
+		t.Errorf("after eng's announcement pm lists: %s; want eng with acme/webapp only", raw)
+	}
+}
