@@ -24,7 +24,10 @@ func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
 			{ID: "hr-read", AgentRole: "hr", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
 	})
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
-	hr := newTestAgent(t, "hr-ito", "hr", nil)
+	hr := newTestAgent(t, "hr-ito", "hr", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "hr/handbook"}}
+		c.ACL = config.ACL{DefaultPermission: "read"}
+	})
 	pair(eng, pm)
 	pair(eng, hr)
 	listed := func(viewer *testAgent) []string {
@@ -57,5 +60,18 @@ func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
 	if i < 0 || !slices.Equal(peers[i].Contexts, []string{"acme/webapp"}) {
 		raw, _ := json.Marshal(peers)
 		t.Errorf("after eng's announcement pm lists: %s; want eng with acme/webapp only", raw)
+	}
+	// Nor does eng pass on what hr told it of hr's own contexts.
+	if hrs, _ := eng.Peers(ctx); !slices.ContainsFunc(hrs, func(p agent.Peer) bool { return slices.Contains(p.Contexts, "hr/handbook") }) {
+		t.Fatal("eng never learned hr's contexts: the relay case is not exercised")
+	}
+	var res wire.DiscoverResult
+	if err := rawClient(t, pm, eng).Call(ctx, wire.MethodDiscover, wire.DiscoverParams{AOIVersion: wire.ProtocolVersion}, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Agents[1:] {
+		if len(e.Identity.Capabilities.Contexts) > 0 {
+			t.Errorf("eng relayed %s's contexts to pm: %v", e.Identity.ID, e.Identity.Capabilities.Contexts)
+		}
 	}
 }

@@ -128,19 +128,13 @@ func (a *API) registryEntries(ctx context.Context, p wire.DiscoverParams, viewer
 		if (p.FilterRole != "" && v.Role != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {
 			continue
 		}
+		// Another peer's contexts and task types are not passed on: it
+		// told them to this agent under this agent's rights, and tells
+		// each caller what that caller may know when it is asked itself.
 		out = append(out, wire.RegistryEntry{Endpoint: v.Endpoint, Status: v.Status, Identity: wire.Identity{
 			ID: v.AgentID, Role: v.Role, Owner: v.Owner, TailscaleNodeID: r.NodeID,
 			RegisteredAt: r.FirstSeen, LastSeenAt: r.LastSeen,
-			Capabilities: wire.Capabilities{Contexts: contextRefs(v.Contexts), TaskTypes: v.TaskTypes},
 		}})
 	}
 	return out, nil
-}
-
-func contextRefs(ids []string) []wire.ContextReference {
-	out := make([]wire.ContextReference, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, wire.ContextReference{Type: "repository", Identifier: id})
-	}
-	return out
 }
