@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -97,6 +98,9 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	if release {
 		conf = s.releaseConfidence(hits)
 	}
+	// Three decimals: 0.8999999999999999 is 0.9 to whoever reads the
+	// audit log or the answer's metadata.
+	conf = math.Round(conf*1000) / 1000
 	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, inProgress: doing, now: s.now()}
 	res.Summary, res.Metadata = s.summarise(ctx, q.Text, facts)
 	res.Metadata["confidence"] = conf

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -472,5 +473,22 @@ func TestTaskResultFromGoTestJSON(t *testing.T) {
 	}
 	if slices.Contains(a.Result.Blockers, blockTest) {
 		t.Fatalf("a failure of an older run is still reported: %q", a.Result.Blockers)
+	}
+}
+
+// TestConfidenceHasThreeDecimals: the confidence an answer carries (and the
+// audit log records) reads as a person would write it, not as the sum of
+// floating-point weights (the walk read 0.8999999999999999).
+func TestConfidenceHasThreeDecimals(t *testing.T) {
+	m := newMirror(t)
+	for _, q := range []string{"how is auth going?", "what about billing?", "JWT refresh", "認証の進捗は？", "lunch plans?"} {
+		a, err := m.s.Answer(context.Background(), Question{Text: q, Scope: []string{"acme/webapp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(a.Result.Metadata["confidence"])
+		if x := a.Confidence * 1000; x != math.Round(x) || len(raw) > 5 {
+			t.Errorf("%q: confidence %v (%s), want three decimals at most", q, a.Confidence, raw)
+		}
 	}
 }
