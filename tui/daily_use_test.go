@@ -10,6 +10,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/peers"
+	"github.com/aoi-protocol/aoi/themes"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -212,5 +213,17 @@ func TestAnswerDialogStartsEmptyOnANonAnswer(t *testing.T) {
 	found, _ := json.Marshal(map[string]any{"summary": "Dark mode is 40% done.", "progress": 40})
 	if d := newAnswerDialog(agent.Query{ID: "q-2", Draft: found}, "", nil); !strings.HasPrefix(d.area.Value(), "Dark mode is 40% done.") {
 		t.Errorf("a draft resting on work is not offered: %q", d.area.Value())
+	}
+}
+
+// TestPeersHeaderGroupsTheFingerprint: in a short Peers pane the header's
+// one line shows the fingerprint grouped by eight, as everywhere else (the
+// walk read "2122a284995a5ec70e7c…" at 100 columns).
+func TestPeersHeaderGroupsTheFingerprint(t *testing.T) {
+	p := newPeersPane(&env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true)})
+	p.setSelf(agent.Status{AgentID: "alice", Fingerprint: "9c41d2075be8aa13f0e4b7c2d9a15e6083f7b2c4d1e9a0567b8c3d2e1f4a6b9c"})
+	p.SetSize(60, 6)
+	if view := ansi.Strip(p.View()); !strings.Contains(view, "you: alice · 9c41d207 5be8aa13") {
+		t.Errorf("the header does not group the fingerprint:\n%s", view)
 	}
 }

@@ -155,14 +155,19 @@ func (m *Model) openPrompt(prefix string) tea.Cmd {
 // and the questions waiting for the owner.
 func (m *Model) completions() completions {
 	c := completions{peers: m.knownPeers, buffered: queryIDs(m.interrupts.rows), askers: map[string]string{}}
+	// Who asked, and how the question begins: two questions of one peer
+	// are told apart by their words, not by the ids' late characters.
+	label := func(q agent.Query) string {
+		return Sanitize(q.From) + " “" + truncate(Sanitize(q.Text), 24) + "”"
+	}
 	for _, q := range m.queries.rows {
 		if needsOwner(q) {
 			c.waiting = append(c.waiting, q.ID)
-			c.askers[q.ID] = Sanitize(q.From)
+			c.askers[q.ID] = label(q)
 		}
 	}
 	for _, q := range m.interrupts.rows {
-		c.askers[q.ID] = Sanitize(q.From)
+		c.askers[q.ID] = label(q)
 	}
 	c.waiting = append(c.waiting, c.buffered...)
 	return c

@@ -50,7 +50,9 @@ func (p *peersPane) selfLines() []string {
 	if fp == "" {
 		fp = "(tailnet identity)"
 	}
-	if one := id + " · " + fp; lipgloss.Width(one) <= p.w || p.h < 8 {
+	// Grouped by eight on one line as everywhere else, even when it must
+	// be cut (a short pane).
+	if one := id + " · " + agent.GroupFingerprint(fp); lipgloss.Width(one) <= p.w || p.h < 8 {
 		return []string{st.Render(truncate(one, p.w))}
 	}
 	lines := []string{st.Render(truncate(id, p.w))}

@@ -258,7 +258,8 @@ func (a *app) discoverCmd() *cobra.Command {
 
 func printPeers(w io.Writer, peers []agent.Peer) {
 	if len(peers) == 0 {
-		fmt.Fprintln(w, "no peers yet: add them under \"peers\" in the config, or run `aoi discover`")
+		fmt.Fprintln(w, "no peers yet: trust a colleague with `aoi peers trust ID FINGERPRINT --endpoint HOST:PORT`\n"+
+			"(their `aoi id` prints the whole command), or add them under \"peers\" in the config")
 		return
 	}
 	rows := make([][]string, 0, len(peers))
