@@ -50,6 +50,9 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	if st.OutboxRefused, err = c.db.RefusedOutbox(ctx); err != nil {
 		return st, err
 	}
+	if st.OutboxQueued, _, err = c.db.OutboxStats(ctx); err != nil {
+		return st, err
+	}
 	st.PendingApprov = c.pendingApprovals(ctx)
 	st.History = c.indexProgress(ctx)
 	asks, err := c.db.WaitingAsks(ctx, maxWaitingShown)

@@ -278,9 +278,13 @@ type Status struct {
 	// answers) that the peer refused (at least once): still retried until
 	// it expires, but going nowhere until the peer's owner changes trust
 	// or config.
-	OutboxRefused int       `json:"outbox_refused"`
-	StartedAt     time.Time `json:"started_at"`
-	DataDir       string    `json:"data_dir"`
+	OutboxRefused int `json:"outbox_refused"`
+	// OutboxQueued counts everything queued for peers and not yet
+	// delivered (answers and messages to a peer that is offline wait
+	// there), the refused ones included.
+	OutboxQueued int       `json:"outbox_queued"`
+	StartedAt    time.Time `json:"started_at"`
+	DataDir      string    `json:"data_dir"`
 	// History says, per repository context, how much of its history the
 	// secretary has indexed (empty when mirroring is off).
 	History []IndexProgress `json:"history,omitempty"`

@@ -101,6 +101,12 @@ type (
 		agent.AskingService
 		watcher
 	}
+	// answerer answers received queries and says when the asker is
+	// offline (the answer waits in the outbox).
+	answerer interface {
+		agent.InboxService
+		agent.PeerService
+	}
 	// inboxWatcher lists and follows received queries and messages.
 	inboxWatcher interface {
 		agent.InboxService

@@ -165,14 +165,36 @@ func (a *app) answerCmd() *cobra.Command {
 		Args:  args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv[1:], " ")
-			return call(a, func(svc agent.InboxService) error {
+			return call(a, func(svc answerer) error {
 				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: argv[0], Text: text}); err != nil {
 					return err
 				}
-				return a.done("answered %s", argv[0])
+				return a.done("answered %s%s", argv[0], offlineNote(cmd.Context(), svc, argv[0]))
 			})
 		},
 	}
+}
+
+// offlineNote says, when the peer who asked queryID is offline, that the
+// answer waits to be sent ("" otherwise, or when that cannot be told).
+func offlineNote(ctx context.Context, svc answerer, queryID string) string {
+	qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: 1000})
+	if err != nil {
+		return ""
+	}
+	i := slices.IndexFunc(qs, func(q agent.Query) bool { return q.ID == queryID })
+	if i < 0 {
+		return ""
+	}
+	peers, err := svc.Peers(ctx)
+	if err != nil {
+		return ""
+	}
+	from := qs[i].From
+	if j := slices.IndexFunc(peers, func(p agent.Peer) bool { return p.AgentID == from }); j >= 0 && peers[j].Status == agent.PeerOffline {
+		return fmt.Sprintf("; %s is offline: the answer waits and is sent when it is back (`aoi status` counts what waits)", cell(from, 0))
+	}
+	return ""
 }
 
 func (a *app) declineCmd() *cobra.Command {

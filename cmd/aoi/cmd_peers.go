@@ -49,6 +49,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"queries waiting", fmt.Sprintf("%d for you, %d buffered", st.PendingQuery, st.Buffered)},
 		{"approvals pending", strconv.Itoa(st.PendingApprov)},
 		{"unread messages", strconv.Itoa(st.UnreadMsgs)},
+		{"not yet delivered", queuedText(st.OutboxQueued)},
 		{"refused by peers", refusedText(st.OutboxRefused)},
 		{"started", when(st.StartedAt)},
 		{"data dir", st.DataDir},
@@ -106,6 +107,14 @@ func trustLine(p agent.Peer) string {
 }
 
 // refusedText says how many queued sends a peer refused, and where to look.
+// queuedText says what waits in the outbox for peers.
+func queuedText(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (answers and messages to peers that are offline: sent when they are back)", n)
+}
+
 func refusedText(n int) string {
 	if n == 0 {
 		return "0"

@@ -232,6 +232,13 @@ type serveOpts struct {
 // pinnedPairWith is pinnedPair with options for each daemon.
 func pinnedPairWith(t *testing.T, bin string, engOpts, pmOpts serveOpts) (eng, pm string, engProc *proc) {
 	t.Helper()
+	eng, pm, engProc, _ = pinnedPairProcs(t, bin, engOpts, pmOpts)
+	return eng, pm, engProc
+}
+
+// pinnedPairProcs is pinnedPairWith handing out both daemons.
+func pinnedPairProcs(t *testing.T, bin string, engOpts, pmOpts serveOpts) (eng, pm string, engProc, pmProc *proc) {
+	t.Helper()
 	eng, pm = shortDir(t), shortDir(t)
 	initAgent(t, bin, eng, "eng-suzuki")
 	initAgent(t, bin, pm, "pm-tanaka")
@@ -241,9 +248,9 @@ func pinnedPairWith(t *testing.T, bin string, engOpts, pmOpts serveOpts) (eng, p
 		}
 	}
 	engProc = startServeWith(t, bin, eng, engOpts.args, engOpts.env)
-	pmProc := startServeWith(t, bin, pm, pmOpts.args, pmOpts.env)
+	pmProc = startServeWith(t, bin, pm, pmOpts.args, pmOpts.env)
 	engSt, pmSt := engProc.waitServing(t, eng), pmProc.waitServing(t, pm)
 	cli(t, bin, pm, "peers", "trust", "eng-suzuki", engSt.Fingerprint, "--endpoint", engSt.ListenAddr)
 	cli(t, bin, eng, "peers", "trust", "pm-tanaka", pmSt.Fingerprint, "--endpoint", pmSt.ListenAddr, "--role", "pm")
-	return eng, pm, engProc
+	return eng, pm, engProc, pmProc
 }

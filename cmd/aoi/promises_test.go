@@ -718,6 +718,27 @@ func TestStoppedPeerShownOffline(t *testing.T) {
 	}
 }
 
+// TestAnswerToAnOfflineAskerSaysItWaits: answering a question whose asker
+// has stopped says the answer waits to be sent, and `aoi status` counts
+// it (the walk read only "answered q-…" and saw nothing waiting).
+func TestAnswerToAnOfflineAskerSaysItWaits(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _, pmProc := pinnedPairProcs(t, bin, serveOpts{}, serveOpts{})
+	askJSON(t, bin, pm, "what did the vendor say about the invoices?")
+	q, _ := received(t, bin, eng, "what did the vendor say about the invoices?")
+	pmProc.signal(t, syscall.SIGTERM)
+	if !pmProc.exited(exitBound) {
+		t.Fatalf("aoi serve did not stop on SIGTERM:\n%s", pmProc.out.String())
+	}
+	cliFails(t, bin, eng, exitFailure, "query", "pm-tanaka", "are you there?") // eng learns pm is offline
+	if out := cli(t, bin, eng, "answer", q, "they agreed to net 30"); !strings.Contains(out, "pm-tanaka is offline: the answer waits") {
+		t.Errorf("aoi answer to an offline asker printed:\n%s", out)
+	}
+	if row := rowOf(cli(t, bin, eng, "status"), "not yet delivered:"); !strings.Contains(row, "1 (") {
+		t.Errorf("aoi status does not count the answer waiting: %q", row)
+	}
+}
+
 // TestSendQueuedWhileOffline: a message to an agent whose aoi is stopped
 // waits in the sender's outbox and arrives when the agent is back.
 func TestSendQueuedWhileOffline(t *testing.T) {
