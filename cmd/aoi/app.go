@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,11 +82,39 @@ func call[S any](a *app, f func(svc S) error) error {
 		return err
 	}
 	defer c.Close()
-	svc, ok := any(c).(S)
-	if !ok { // a programming error: S asks for more than agent.Service
-		return fmt.Errorf("internal error: the control client does not implement %s", reflect.TypeFor[S]())
+	return as(c, f)
+}
+
+// callOrOpen is call for commands that read what the data dir holds (the
+// audit log, the inbox): with no aoi running it opens the core in this
+// process for the duration of f (nothing listens; the database is only
+// ever written by one process at a time), so they work after a clean stop.
+func callOrOpen[S any](ctx context.Context, a *app, f func(svc S) error) error {
+	c, err := a.service()
+	if err == nil {
+		defer c.Close()
+		return as(c, f)
 	}
-	return f(svc)
+	var nd *ctlclient.NoDaemonError
+	if !errors.As(err, &nd) {
+		return err
+	}
+	core, err := agent.Open(ctx, agent.Options{DataDir: a.dataDir(), ConfigPath: a.configFlag,
+		Progress: func(s string) { fmt.Fprintln(a.stderr, "aoi: "+s) }})
+	if err != nil {
+		return err
+	}
+	defer core.Close()
+	return as(core, f)
+}
+
+// as hands svc to f as the part of agent.Service f uses.
+func as[S any](svc any, f func(svc S) error) error {
+	s, ok := svc.(S)
+	if !ok { // a programming error: S asks for more than agent.Service
+		return fmt.Errorf("internal error: %T does not implement %s", svc, reflect.TypeFor[S]())
+	}
+	return f(s)
 }
 
 // The unions of narrow services the commands that watch or wait use.

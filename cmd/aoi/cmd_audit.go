@@ -24,7 +24,7 @@ func (a *app) auditCmd() *cobra.Command {
 		Short: "Show the audit log, newest first",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return call(a, func(svc agent.AuditService) error {
+			return callOrOpen(cmd.Context(), a, func(svc agent.AuditService) error {
 				es, err := svc.Audit(cmd.Context(), f)
 				if err != nil {
 					return err
@@ -68,7 +68,7 @@ func (a *app) auditVerifyCmd() *cobra.Command {
 		Short: "Walk the audit hash chain and name the first bad row",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return call(a, func(svc agent.AuditService) error {
+			return callOrOpen(cmd.Context(), a, func(svc agent.AuditService) error {
 				v, err := svc.VerifyAudit(cmd.Context())
 				if err != nil {
 					return err
@@ -99,7 +99,7 @@ func (a *app) auditExportCmd() *cobra.Command {
 			if format != "json" && format != "csv" {
 				return usagef(cmd, "--format %q: use json or csv", format)
 			}
-			return call(a, func(svc agent.AuditService) error {
+			return callOrOpen(cmd.Context(), a, func(svc agent.AuditService) error {
 				es, err := allAudit(cmd.Context(), svc)
 				if err != nil {
 					return err

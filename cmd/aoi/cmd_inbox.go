@@ -30,7 +30,12 @@ func (a *app) inboxCmd() *cobra.Command {
 			if limit <= 0 {
 				return usagef(cmd, "--limit must be positive")
 			}
-			return call(a, func(svc inboxWatcher) error {
+			run := callOrOpen[inboxWatcher]
+			if watch {
+				// Following needs the aoi that receives: none runs here.
+				run = func(_ context.Context, a *app, f func(inboxWatcher) error) error { return call(a, f) }
+			}
+			return run(cmd.Context(), a, func(svc inboxWatcher) error {
 				ctx := cmd.Context()
 				if waiting {
 					qs, err := waitingQueries(ctx, svc, limit)

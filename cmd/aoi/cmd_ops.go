@@ -15,29 +15,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
-	"github.com/aoi-protocol/aoi/agent/ctlclient"
 )
 
 // withOps runs f against the aoi serving the data dir or, when none runs,
 // against the core opened in this process for the duration of f (nothing
 // listens; the database is only ever written by one process at a time).
 func (a *app) withOps(ctx context.Context, f func(agent.OpsService) error) error {
-	c, err := a.service()
-	if err == nil {
-		defer c.Close()
-		return f(c)
-	}
-	var nd *ctlclient.NoDaemonError
-	if !errors.As(err, &nd) {
-		return err
-	}
-	core, err := agent.Open(ctx, agent.Options{DataDir: a.dataDir(), ConfigPath: a.configFlag,
-		Progress: func(s string) { fmt.Fprintln(a.stderr, "aoi: "+s) }})
-	if err != nil {
-		return err
-	}
-	defer core.Close()
-	return f(core)
+	return callOrOpen(ctx, a, f)
 }
 
 func (a *app) pruneCmd() *cobra.Command {

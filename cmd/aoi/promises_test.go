@@ -739,6 +739,33 @@ func TestAnswerToAnOfflineAskerSaysItWaits(t *testing.T) {
 	}
 }
 
+// TestAuditAndInboxReadAfterACleanStop: `aoi audit verify`, `aoi audit`
+// and `aoi inbox` read the data dir when no aoi runs (the README's advice
+// is to check a copy of the log after a clean stop); following (`--watch`)
+// still needs the aoi that receives.
+func TestAuditAndInboxReadAfterACleanStop(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, engProc := pinnedPair(t, bin)
+	askJSON(t, bin, pm, "what did the vendor say about the invoices?")
+	received(t, bin, eng, "what did the vendor say about the invoices?")
+	engProc.signal(t, syscall.SIGTERM)
+	if !engProc.exited(exitBound) {
+		t.Fatalf("aoi serve did not stop on SIGTERM:\n%s", engProc.out.String())
+	}
+	if out := cli(t, bin, eng, "audit", "verify"); !strings.Contains(out, "chain intact") {
+		t.Errorf("aoi audit verify with no aoi running:\n%s", out)
+	}
+	if out := cli(t, bin, eng, "audit", "--method", "aoi.query"); !strings.Contains(out, "pm-tanaka") {
+		t.Errorf("aoi audit with no aoi running:\n%s", out)
+	}
+	if out := cli(t, bin, eng, "inbox"); !strings.Contains(out, "vendor say about the invoices") {
+		t.Errorf("aoi inbox with no aoi running:\n%s", out)
+	}
+	if out := cliFails(t, bin, eng, exitFailure, "inbox", "--watch"); !strings.Contains(out, "no aoi is running") {
+		t.Errorf("aoi inbox --watch with no aoi running:\n%s", out)
+	}
+}
+
 // TestSendQueuedWhileOffline: a message to an agent whose aoi is stopped
 // waits in the sender's outbox and arrives when the agent is back.
 func TestSendQueuedWhileOffline(t *testing.T) {
