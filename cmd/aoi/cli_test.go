@@ -193,15 +193,20 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 func TestNoDaemonIsAClearFailure(t *testing.T) {
 	isolate(t)
 	empty := filepath.Join(shortDir(t), "typo")
-	r := runAOI(t, "status", "--data-dir", empty)
-	if r.code != exitFailure || !strings.Contains(r.stderr, "no agent is set up in "+empty) || !strings.Contains(r.stderr, "aoi init --data-dir "+empty) {
-		t.Errorf("a data dir nobody set up: exit %d, stderr %q", r.code, r.stderr)
+	for _, cmd := range []string{"status", "inbox"} { // inbox opens a data dir itself: not this one
+		r := runAOI(t, cmd, "--data-dir", empty)
+		if r.code != exitFailure || !strings.Contains(r.stderr, "no agent is set up in "+empty) || !strings.Contains(r.stderr, "aoi init --data-dir "+empty) {
+			t.Errorf("aoi %s on a data dir nobody set up: exit %d, stderr %q", cmd, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(empty); err == nil {
+		t.Errorf("a command made the mistyped data dir %s", empty)
 	}
 	dir := shortDir(t)
 	if r := runAOI(t, "init", "--id", "eng-a", "--data-dir", dir); r.code != exitOK {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
-	for _, args := range [][]string{{"status"}, {"inbox"}, {"approve", "a1"}, {"audit", "verify"}} {
+	for _, args := range [][]string{{"status"}, {"inbox", "--watch"}, {"approve", "a1"}} {
 		r := runAOI(t, append(args, "--data-dir", dir)...)
 		if r.code != exitFailure {
 			t.Errorf("%v: exit %d, want %d", args, r.code, exitFailure)
