@@ -372,8 +372,16 @@ func messageText(data json.RawMessage) string {
 			parts = append(parts, s)
 		}
 	}
-	if len(v.Blockers) > 0 {
-		parts = append(parts, "blockers: "+strings.Join(v.Blockers, "; "))
+	// The secretary's summary names its blockers already ("Blocked by:
+	// …"): only those it does not name are added.
+	var unsaid []string
+	for _, b := range v.Blockers {
+		if !strings.Contains(v.Summary, firstRunes(b, 40)) {
+			unsaid = append(unsaid, b)
+		}
+	}
+	if len(unsaid) > 0 {
+		parts = append(parts, "blockers: "+strings.Join(unsaid, "; "))
 	}
 	if len(parts) == 0 {
 		return Sanitize(string(data))
@@ -510,4 +518,12 @@ func helpKeys(bs ...key.Binding) string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// firstRunes is s cut to n runes.
+func firstRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }

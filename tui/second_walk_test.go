@@ -180,6 +180,12 @@ func TestTaskResultLineSaysItOnce(t *testing.T) {
 	if got != "failed · disk full" {
 		t.Errorf("line without a summary %q, want status and error", got)
 	}
+	// An answer's blockers, named by its summary already, are not
+	// repeated (the walk read "Blocked by: X. · blockers: X"); others are.
+	got = messageText([]byte(`{"summary":"In progress. Blocked by: FIXME(auth/refresh.go:4): redis config.","blockers":["FIXME(auth/refresh.go:4): redis config","CI is red"]}`))
+	if got != "In progress. Blocked by: FIXME(auth/refresh.go:4): redis config. · blockers: CI is red" {
+		t.Errorf("answer line %q, want each blocker once", got)
+	}
 }
 
 // TestEscDismissesANotice: what a peer sent stays on the bottom line for
