@@ -243,19 +243,19 @@ func approvalColumns(w int, glyph, from, task, state, when, params string) strin
 	if w < narrowApprovals {
 		return columns(w, []int{1, 10, 9, 11}, glyph, from, task, state, params)
 	}
-	return columns(w, []int{1, 12, 10, 10, 8}, glyph, from, task, state, when, params)
+	return columns(w, []int{1, 12, 10, 10, 12}, glyph, from, task, state, when, params)
 }
 
-// approvalRow is a pending request: when it expires (in a narrow pane,
-// the time left in its STATE), and its parameters with the rule that
-// allowed it.
+// approvalRow is a pending request: "pending" and the time left before it
+// expires (in a narrow pane, the time left in its STATE), and its
+// parameters with the rule that allowed it.
 func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
-	state, left := "expires in", countdown(p.env.now, a.ExpiresAt)
+	state, left := agent.TaskPending, countdown(p.env.now, a.ExpiresAt)+" left"
 	switch {
 	case !a.ExpiresAt.After(p.env.now):
 		state, left = agent.TaskExpired, ""
 	case p.w < narrowApprovals:
-		state = left + " left"
+		state, left = left, ""
 	}
 	params := paramsText(a.Params)
 	if a.MatchedRule != "" {
