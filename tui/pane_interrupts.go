@@ -56,10 +56,10 @@ func (p *interruptsPane) View() string {
 	if len(p.rows) == 0 {
 		return p.empty("Nothing buffered. During focus time, low-priority questions the secretary cannot answer wait here until focus ends.")
 	}
-	k := p.env.keys
-	lines := []string{p.header(fitHints([]key.Binding{k.Queries.Answer, k.Queries.Decline,
-		k.Interrupts.Release, k.Interrupts.ReleaseAll, k.List.Open}, p.w))}
+	// Columns named as the Queries pane names them; the keys line under
+	// the panes says what r and R do here.
 	widths := []int{1, 12, 8}
+	lines := []string{p.header(columns(p.w, widths, "", "FROM", "AGE", "QUERY"))}
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		q := p.rows[i]
