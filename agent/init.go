@@ -36,6 +36,9 @@ type InitResult struct {
 	// when a kept config could not be read.
 	ListenAddr string `json:"listen_addr"`
 	Role       string `json:"role"`
+	// BackupPath is where the config Force overwrote was copied ("" when
+	// there was none).
+	BackupPath string `json:"backup_path,omitempty"`
 }
 
 // Init creates the data dir, the agent's ed25519 TLS identity and a working
@@ -75,12 +78,31 @@ func Init(opts InitOptions) (InitResult, error) {
 		return res, nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, err
+	} else if err == nil {
+		// --force: the old config's settings are not lost, only set aside.
+		if res.BackupPath, err = backUp(res.ConfigPath); err != nil {
+			return res, err
+		}
 	}
 	if err := config.Write(res.ConfigPath, cfg); err != nil {
 		return res, err
 	}
 	res.CreatedConfig, res.ListenAddr, res.Role = true, cfg.Network.ListenAddr, cfg.Agent.Role
 	return res, nil
+}
+
+// backUp copies the file at path to path.bak (0600, replacing an older
+// backup) and returns the backup's path.
+func backUp(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("back up the config before overwriting it: %w", err)
+	}
+	bak := path + ".bak"
+	if err := os.WriteFile(bak, data, 0o600); err != nil {
+		return "", fmt.Errorf("back up the config before overwriting it: %w", err)
+	}
+	return bak, nil
 }
 
 // maxSocketPath is the portable limit of a Unix socket path (macOS: 104).

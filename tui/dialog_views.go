@@ -176,9 +176,9 @@ func firstRunText(f FirstRun, endpoint string) string {
 			{"agent id", f.AgentID}, {"fingerprint", agent.GroupFingerprint(f.Fingerprint)},
 			{"config", f.ConfigPath}, {"data", f.DataDir},
 		}) +
-		"\n\nThe agent id comes from your login name. For another, quit aoi and run\n" +
-		"  aoi init --force --id NAME --data-dir " + Sanitize(f.DataDir) + "\n" +
-		"(it keeps the identity) before colleagues trust you." +
+		"\n\nThe agent id comes from your login name. For another, quit aoi, change\n" +
+		"\"agent\": {\"id\": …} in the config and start aoi again, before colleagues\n" +
+		"trust you (the identity and every other setting stay)." +
 		"\n\nColleagues trust you with:\n" +
 		"  aoi peers trust " + Sanitize(f.AgentID) + " \\\n" +
 		"    " + fp + " \\\n" +

@@ -46,6 +46,15 @@ func TestInitCreatesIdentityAndConfig(t *testing.T) {
 	if res.CreatedIdentity || res.CreatedConfig || len(res.Fingerprint) != 64 {
 		t.Errorf("second init = %+v, want both kept and a 64-hex fingerprint", res)
 	}
+
+	// --force writes a fresh config and keeps the one it replaces.
+	r = runAOI(t, "init", "--id", "eng-sato", "--data-dir", dir, "--force")
+	if want := "(the one it replaced is kept as " + filepath.Join(dir, "config.json.bak") + ")"; r.code != exitOK || !strings.Contains(r.stdout, want) {
+		t.Errorf("init --force: exit %d, output lacks %q:\n%s", r.code, want, r.stdout)
+	}
+	if old, err := config.Load(filepath.Join(dir, "config.json.bak")); err != nil || old.Agent.ID != "eng-suzuki" || old.Network.ListenAddr != "127.0.0.1:0" {
+		t.Errorf("the backup of the replaced config: %+v, %v", old, err)
+	}
 }
 
 // TestInitPrintsATrustCommandThatWorks: the command aoi init prints for

@@ -77,6 +77,9 @@ func printInit(w io.Writer, id string, r agent.InitResult) {
 	fmt.Fprintf(w, "fingerprint: %s\n", agent.GroupFingerprint(r.Fingerprint))
 	if r.CreatedConfig {
 		fmt.Fprintf(w, "config:      written to %s\n", r.ConfigPath)
+		if r.BackupPath != "" {
+			fmt.Fprintf(w, "             (the one it replaced is kept as %s)\n", r.BackupPath)
+		}
 	} else {
 		fmt.Fprintf(w, "config:      kept %s (--force overwrites it)\n", r.ConfigPath)
 	}

@@ -162,7 +162,7 @@ check_first_run() {
 	poll first_has "Welcome to aoi" || fail "the first run did not open on the first-run dialog"
 	first_has "fingerprint:" || fail "the first-run dialog does not show the fingerprint"
 	first_has "aoi peers trust" || fail "the first-run dialog does not say how to add a peer"
-	first_has "aoi init --force --id NAME" || fail "the first-run dialog does not say how to choose another agent id"
+	first_has '"agent": {"id": …} in the config' || fail "the first-run dialog does not say how to choose another agent id"
 	tmux -L "$TMUX_SOCK" send-keys -t first Escape
 	local no_dialog
 	no_dialog() { ! first_has "Welcome to aoi"; }
@@ -172,12 +172,15 @@ check_first_run() {
 	tmux -L "$TMUX_SOCK" send-keys -t first q
 	poll test -f "$T/first.rc" || fail "q did not quit the first-run interface"
 	tmux -L "$TMUX_SOCK" kill-session -t first 2>/dev/null || true
-	# The dialog's advice for another agent id works and keeps the identity.
-	local fp
+	# The dialog's advice for another agent id works and keeps the identity
+	# and the other settings.
+	local fp listen
 	fp=$(aoi --data-dir "$dir" id --fingerprint) || fail "aoi id after the first run"
-	aoi init --force --id eng-renamed --data-dir "$dir" >"$T/reinit.log" 2>&1 || fail "the first-run dialog's aoi init --force --id: $(cat "$T/reinit.log")"
-	aoi --data-dir "$dir" id | grep -q "agent: *eng-renamed" || fail "aoi init --force --id did not change the agent id"
-	[ "$(aoi --data-dir "$dir" id --fingerprint)" = "$fp" ] || fail "aoi init --force --id changed the fingerprint colleagues pinned"
+	listen=$(aoi --data-dir "$dir" id | sed -n 's/^listen: *//p')
+	sed -i '0,/"id": "[^"]*"/s//"id": "eng-renamed"/' "$dir/config.json" || fail "could not edit the agent id" # the first: agent.id
+	aoi --data-dir "$dir" id | grep -q "agent: *eng-renamed" || fail "changing agent.id in the config did not change the agent id"
+	[ "$(aoi --data-dir "$dir" id --fingerprint)" = "$fp" ] || fail "changing agent.id changed the fingerprint colleagues pinned"
+	aoi --data-dir "$dir" id | grep -q "listen: *$listen" || fail "changing agent.id changed the listen address"
 }
 
 run_daily_checks() {
