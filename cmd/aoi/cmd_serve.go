@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -166,17 +167,42 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	if _, err := os.Stat(a.corePath(dir)); err == nil {
 		return nil, nil
 	}
+	listen, moved := freeListenAddr(config.DefaultListenAddr, 20)
 	res, err := agent.Init(agent.InitOptions{DataDir: dir, ConfigPath: a.configFlag,
-		AgentID: defaultAgentID(), Role: "engineer", Owner: currentUser()})
+		AgentID: defaultAgentID(), Role: "engineer", Owner: currentUser(), ListenAddr: listen})
 	if err != nil {
 		return nil, fmt.Errorf("first run: %w", err)
 	}
 	fmt.Fprintf(a.stderr, "first run: created agent %s (fingerprint %s)\n  config: %s\n  data:   %s\n"+
-		"The agent id comes from your login name; `aoi init --force --id NAME --data-dir %s` picks another (it keeps the identity).\n"+
+		"The agent id comes from your login name; change agent.id in the config (before colleagues trust you) for another.\n"+
 		"Edit the config to add peers and contexts; `aoi init --help` shows the options.\n",
-		defaultAgentID(), agent.GroupFingerprint(res.Fingerprint), res.ConfigPath, res.DataDir, res.DataDir)
+		defaultAgentID(), agent.GroupFingerprint(res.Fingerprint), res.ConfigPath, res.DataDir)
+	if moved {
+		fmt.Fprintf(a.stderr, "%s was in use (another aoi on this machine?): listening on %s (network.listen_addr)\n", config.DefaultListenAddr, listen)
+	}
 	return &tui.FirstRun{AgentID: defaultAgentID(), Role: res.Role, Fingerprint: res.Fingerprint,
 		ConfigPath: res.ConfigPath, DataDir: res.DataDir}, nil
+}
+
+// freeListenAddr is addr when nothing listens there, else the first free
+// port after it on the same host (up to tries more), so a second agent
+// set up on one machine does not fail its first start on the first's port.
+// moved reports a port other than addr's; with none free, addr is kept
+// and the start says the port is taken.
+func freeListenAddr(addr string, tries int) (free string, moved bool) {
+	host, portText, err := net.SplitHostPort(addr)
+	port, perr := strconv.Atoi(portText)
+	if err != nil || perr != nil {
+		return addr, false
+	}
+	for p := port; p <= port+tries && p < 65536; p++ {
+		cand := net.JoinHostPort(host, strconv.Itoa(p))
+		if ln, err := net.Listen("tcp", cand); err == nil {
+			ln.Close()
+			return cand, p != port
+		}
+	}
+	return addr, false
 }
 
 // applyServeFlags passes `aoi serve`'s overrides to the core.

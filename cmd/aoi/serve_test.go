@@ -271,3 +271,27 @@ func TestServingLineInTailnetMode(t *testing.T) {
 		t.Errorf("a wildcard address is not explained: %q", got)
 	}
 }
+
+// TestFirstRunMovesOffATakenPort: a second agent set up on one machine
+// (the walk's bob, with alice's aoi on 8443) gets the next free port
+// instead of failing its first start; a free port is kept as it is.
+func TestFirstRunMovesOffATakenPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	got, moved := freeListenAddr(addr, 20)
+	if !moved || got == addr {
+		t.Fatalf("freeListenAddr(%s taken) = %s, %v; want another port", addr, got, moved)
+	}
+	if ln, err := net.Listen("tcp", got); err != nil {
+		t.Errorf("the port offered, %s, is not free: %v", got, err)
+	} else {
+		ln.Close()
+	}
+	if again, moved := freeListenAddr(got, 20); again != got || moved {
+		t.Errorf("a free address moved: %s → %s", got, again)
+	}
+}
