@@ -29,7 +29,7 @@ func commandNames() []string {
 }
 
 // promptUsage is shown for :help and after a mistake.
-const promptUsage = "@AGENT question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
+const promptUsage = "@AGENT [!low|!high] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
 	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
@@ -38,15 +38,28 @@ func parsePrompt(line string) (promptCommand, error) {
 	switch {
 	case strings.HasPrefix(line, "@"):
 		to, text, _ := strings.Cut(line[1:], " ")
-		text = strings.TrimSpace(text)
+		priority, text := askPriority(strings.TrimSpace(text))
 		if to == "" || text == "" {
-			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going?")
+			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going? (!low first for one that can wait)")
 		}
-		return promptCommand{name: "ask", ask: agent.AskRequest{To: to, Query: text, Async: true}}, nil
+		return promptCommand{name: "ask", ask: agent.AskRequest{To: to, Query: text, Priority: priority, Async: true}}, nil
 	case strings.HasPrefix(line, ":"):
 		return parseColon(strings.Fields(line[1:]), line)
 	}
 	return promptCommand{}, errors.New("start with @ to ask a peer or : for a command (:help lists them)")
+}
+
+// askPriority takes a leading "!low", "!normal", "!high" or "!critical"
+// off a question: during the peer's focus hours a low one that its
+// secretary cannot answer waits instead of ringing it ("" when none).
+func askPriority(text string) (priority, rest string) {
+	word, after, _ := strings.Cut(text, " ")
+	switch p := strings.TrimPrefix(word, "!"); {
+	case word == p:
+	case p == "low" || p == "normal" || p == "high" || p == "critical":
+		return p, strings.TrimSpace(after)
+	}
+	return "", text
 }
 
 func parseColon(f []string, line string) (promptCommand, error) {

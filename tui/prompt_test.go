@@ -17,6 +17,10 @@ func TestParsePrompt(t *testing.T) {
 		want promptCommand
 	}{
 		{"@eng-suzuki how is auth going?", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?", Async: true}}},
+		// A priority first: a low one waits out the peer's focus hours.
+		{"@eng-suzuki !low any news on the dark mode?", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "any news on the dark mode?", Priority: "low", Async: true}}},
+		{"@eng-suzuki !high prod is down", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "prod is down", Priority: "high", Async: true}}},
+		{"@eng-suzuki !important is a word here", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "!important is a word here", Async: true}}},
 		{":task eng-suzuki run_tests suite=./auth/... verbose=1", promptCommand{name: "task", task: agent.TaskRequest{
 			To: "eng-suzuki", TaskType: "run_tests", Params: map[string]string{"suite": "./auth/...", "verbose": "1"}}}},
 		{":task pm lint", promptCommand{name: "task", task: agent.TaskRequest{To: "pm", TaskType: "lint"}}},
