@@ -27,6 +27,8 @@ const (
 	CtlInbox       = control.CtlInbox
 	CtlCoordTasks  = control.CtlCoordTasks
 	CtlNote        = control.CtlNote
+	CtlNotes       = control.CtlNotes
+	CtlDeleteNote  = control.CtlDeleteNote
 	CtlReportEvent = control.CtlReportEvent
 	CtlSnapshot    = control.CtlSnapshot
 	CtlTaskRequest = control.CtlTaskRequest

@@ -140,6 +140,12 @@ func roundTripCases() []roundTripCase {
 		{"note", func(ctx context.Context, s agent.Service) (any, error) {
 			return nil, s.Note(ctx, agent.NoteRequest{Text: "refresh tokens 75%"})
 		}, nil, "Note refresh tokens 75%"},
+		{"notes", func(ctx context.Context, s agent.Service) (any, error) {
+			return s.Notes(ctx, agent.NotesRequest{Limit: 5})
+		}, []agent.Note{{ID: 7, Text: "spike on caching"}}, "Notes 5"},
+		{"delete note", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.DeleteNote(ctx, agent.DeleteNoteRequest{ID: 7})
+		}, nil, "DeleteNote 7"},
 		{"report event", func(ctx context.Context, s agent.Service) (any, error) {
 			p := 40
 			return nil, s.ReportEvent(ctx, agent.ReportedEvent{Type: "test.run", File: "auth.go", Content: "3 failed", Progress: &p})
@@ -704,6 +710,12 @@ func (d *serviceDouble) CoordTasks(_ context.Context, req agent.CoordTasksReques
 }
 func (d *serviceDouble) Note(_ context.Context, req agent.NoteRequest) error {
 	return d.record("Note", req.Text)
+}
+func (d *serviceDouble) Notes(_ context.Context, req agent.NotesRequest) ([]agent.Note, error) {
+	return []agent.Note{{ID: 7, Text: "spike on caching"}}, d.record("Notes", req.Limit)
+}
+func (d *serviceDouble) DeleteNote(_ context.Context, req agent.DeleteNoteRequest) error {
+	return d.record("DeleteNote", req.ID)
 }
 func (d *serviceDouble) ReportEvent(_ context.Context, ev agent.ReportedEvent) error {
 	return d.record("ReportEvent", ev.Type, ev.File, ev.Content, ev.Progress)

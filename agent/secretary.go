@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -112,6 +113,37 @@ func (c *Core) Note(ctx context.Context, req NoteRequest) error {
 		return err
 	}
 	return c.auditOwner(ctx, "ctl.note", map[string]any{"bytes": len(text)})
+}
+
+// Notes lists the owner's notes, newest first (redacted, as stored).
+func (c *Core) Notes(ctx context.Context, req NotesRequest) ([]Note, error) {
+	evs, err := c.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{secretary.KindNote}, Limit: limitOr(req.Limit, 50)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Note, 0, len(evs))
+	for _, ev := range evs {
+		if ev.Source == secretary.SourceNote {
+			out = append(out, Note{ID: ev.ID, Text: cmp.Or(ev.Body, ev.Title), At: ev.TS})
+		}
+	}
+	return out, nil
+}
+
+// DeleteNote removes one of the owner's notes from the mirror, so the
+// secretary no longer answers from it (errs.ErrNotFound for another id).
+func (c *Core) DeleteNote(ctx context.Context, req DeleteNoteRequest) error {
+	err := c.db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.DeleteNote(req.ID); err != nil {
+			return err
+		}
+		_, err := tx.AppendAudit("owner", "ctl.note.delete", "ok", map[string]any{"id": req.ID})
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return errs.NotFound("no note %d; `aoi note --list` shows them with their ids", req.ID)
+	}
+	return err
 }
 
 // ReportEvent records a coding-assistant event in the context mirror.

@@ -25,6 +25,9 @@ type (
 	MessagesRequest   = service.MessagesRequest
 	MarkReadRequest   = service.MarkReadRequest
 	NoteRequest       = service.NoteRequest
+	NotesRequest      = service.NotesRequest
+	Note              = service.Note
+	DeleteNoteRequest = service.DeleteNoteRequest
 	RemoteTaskRef     = service.RemoteTaskRef
 	ApproveRequest    = service.ApproveRequest
 	RejectRequest     = service.RejectRequest

@@ -117,6 +117,20 @@ func (tx *Tx) InsertPreparedContextEvent(p PreparedContextEvent) (int64, error) 
 	return id, nil
 }
 
+// DeleteNote removes the owner's note id from the mirror (its search
+// index entries go with it: the delete trigger). It reports ErrNotFound
+// when no note has that id.
+func (tx *Tx) DeleteNote(id int64) error {
+	res, err := tx.Exec(`DELETE FROM context_events WHERE id = ? AND source = 'note' AND kind = 'note'`, id)
+	if err != nil {
+		return fmt.Errorf("store: delete note: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
 // ReplaceContextState swaps the current-state events of one (source, ctx,
 // kind) — a repository's branch, its uncommitted changes, its open FIXMEs —
 // for evs, so state that went away stops being reported.

@@ -34,6 +34,8 @@ const (
 	CtlInbox       = "ctl.inbox"
 	CtlCoordTasks  = "ctl.coord_tasks"
 	CtlNote        = "ctl.note"
+	CtlNotes       = "ctl.notes"
+	CtlDeleteNote  = "ctl.note.delete"
 	CtlReportEvent = "ctl.report_event"
 	CtlSnapshot    = "ctl.snapshot"
 	CtlTaskRequest = "ctl.task_request"
@@ -127,6 +129,8 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlReject:      HandleOK(svc.Reject),
 		CtlTasks:       Handle(svc.Tasks),
 		CtlNote:        HandleOK(svc.Note),
+		CtlNotes:       Handle(svc.Notes),
+		CtlDeleteNote:  HandleOK(svc.DeleteNote),
 		CtlReportEvent: HandleOK(svc.ReportEvent),
 		CtlSnapshot:    HandleNone(svc.Snapshot),
 		CtlAudit:       Handle(svc.Audit),

@@ -227,6 +227,17 @@ func (c *Client) Note(ctx context.Context, req agent.NoteRequest) error {
 	return c.call(ctx, callTimeout, agent.CtlNote, req, nil)
 }
 
+// Notes implements agent.Service.
+func (c *Client) Notes(ctx context.Context, req agent.NotesRequest) ([]agent.Note, error) {
+	var out []agent.Note
+	return out, c.call(ctx, callTimeout, agent.CtlNotes, req, &out)
+}
+
+// DeleteNote implements agent.Service.
+func (c *Client) DeleteNote(ctx context.Context, req agent.DeleteNoteRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlDeleteNote, req, nil)
+}
+
 // ReportEvent implements agent.Service.
 func (c *Client) ReportEvent(ctx context.Context, ev agent.ReportedEvent) error {
 	return c.call(ctx, callTimeout, agent.CtlReportEvent, ev, nil)

@@ -165,6 +165,12 @@ type MirrorService interface {
 	// Note records an owner note in the context mirror. Errors:
 	// ErrInvalid (empty text).
 	Note(ctx context.Context, req NoteRequest) error
+	// Notes lists the owner's notes, newest first. Errors: none of the
+	// kinds.
+	Notes(ctx context.Context, req NotesRequest) ([]Note, error)
+	// DeleteNote removes one of the owner's notes from the mirror.
+	// Errors: ErrNotFound (no note with that id).
+	DeleteNote(ctx context.Context, req DeleteNoteRequest) error
 	// ReportEvent records an event from the coding assistant (MCP) in the
 	// context mirror; it is redacted before it is stored. Errors:
 	// ErrInvalid (no type, progress outside 0–100).
@@ -229,6 +235,20 @@ type (
 	// NoteRequest is an owner note.
 	NoteRequest struct {
 		Text string `json:"text"`
+	}
+	// NotesRequest lists notes: at most Limit (default 50).
+	NotesRequest struct {
+		Limit int `json:"limit,omitempty"`
+	}
+	// Note is one of the owner's notes as stored (redacted).
+	Note struct {
+		ID   int64     `json:"id"`
+		Text string    `json:"text"`
+		At   time.Time `json:"at"`
+	}
+	// DeleteNoteRequest names the note to remove.
+	DeleteNoteRequest struct {
+		ID int64 `json:"id"`
 	}
 	// RemoteTaskRef names a task a peer runs for us.
 	RemoteTaskRef struct {

@@ -287,23 +287,59 @@ func (a *app) focusCmd() *cobra.Command {
 }
 
 func (a *app) noteCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "note TEXT...",
-		Short: "Record a note your secretary can answer from",
-		Args:  args(cobra.MinimumNArgs(1)),
+	var list bool
+	var del int64
+	cmd := &cobra.Command{
+		Use:   "note TEXT... | --list | --delete ID",
+		Short: "Record a note your secretary can answer from; list or delete your notes",
+		Args:  args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv, " ")
-			if strings.TrimSpace(text) == "" {
-				return usagef(cmd, "the note is empty: write it after note (aoi note \"spike on caching done\")")
+			switch {
+			case list || cmd.Flags().Changed("delete"):
+				if text != "" || list && cmd.Flags().Changed("delete") {
+					return usagef(cmd, "give a note's text, or --list, or --delete ID: one of them")
+				}
+			case strings.TrimSpace(text) == "":
+				return usagef(cmd, "the note is empty: write it after note (aoi note \"spike on caching done\"), or --list your notes")
 			}
-			return call(a, func(svc agent.MirrorService) error {
+			return callOrOpen(cmd.Context(), a, func(svc agent.MirrorService) error {
+				switch {
+				case list:
+					notes, err := svc.Notes(cmd.Context(), agent.NotesRequest{Limit: 200})
+					if err != nil {
+						return err
+					}
+					return a.emit(nonNil(notes), func(w io.Writer) { printNotes(w, notes) })
+				case cmd.Flags().Changed("delete"):
+					if err := svc.DeleteNote(cmd.Context(), agent.DeleteNoteRequest{ID: del}); err != nil {
+						return err
+					}
+					return a.done("note %d deleted: the secretary no longer answers from it", del)
+				}
 				if err := svc.Note(cmd.Context(), agent.NoteRequest{Text: text}); err != nil {
 					return err
 				}
-				return a.done("noted")
+				return a.done("note saved")
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&list, "list", false, "list your notes, newest first, with their ids")
+	cmd.Flags().Int64Var(&del, "delete", 0, "delete the note with this id (from --list)")
+	return cmd
+}
+
+// printNotes lists notes: id, when, text on one line.
+func printNotes(w io.Writer, notes []agent.Note) {
+	if len(notes) == 0 {
+		fmt.Fprintln(w, "no notes yet: aoi note \"…\" records one")
+		return
+	}
+	rows := make([][]string, 0, len(notes))
+	for _, n := range notes {
+		rows = append(rows, []string{strconv.FormatInt(n.ID, 10), when(n.At), cell(n.Text, maxSummary)})
+	}
+	table(w, []string{"ID", "WHEN", "NOTE"}, rows)
 }
 
 // nonNil turns a nil slice into an empty one, so JSON shows [] not null.
