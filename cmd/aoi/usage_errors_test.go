@@ -26,7 +26,7 @@ func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
 		{[]string{"peers", "trust", "eng-suzuki", strings.Repeat("ab", 32), "--endpoint", "18443"}, `--endpoint "18443" is not HOST:PORT`},
 		{[]string{"messages", "--type", "bogus"}, `--type "bogus" is not a message type; use one of task_assign,`},
 		{[]string{"send", "eng-suzuki", "note"}, `give TEXT or --payload: an empty note tells the receiver nothing`},
-		{[]string{"note"}, `usage: aoi note TEXT... (needs at least 1 argument, got 0)`},
+		{[]string{"note"}, `the note is empty: write it after note`},
 		{[]string{"query", "eng-suzuki", " "}, `the question is empty`},
 		{[]string{"query", "eng-suzuki", "--wait", "5", "hi"}, `a duration needs its unit, e.g. 30s, 2m or 1h`},
 		{[]string{"forget"}, `usage: aoi forget --agent ID [--yes] (required flag(s) "agent" not set)`},
