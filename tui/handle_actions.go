@@ -28,7 +28,8 @@ func (m *Model) runAction(a action) tea.Cmd {
 			})
 	case keepAnswer:
 		m.keepText(a.q.ID, a.text)
-		m.info("kept, not sent: your answer to " + queryNamed(a.q) + " (open the question again to finish it)")
+		// What to do first: a long question's name is what a narrow line cuts.
+		m.info("kept, not sent (enter on the question finishes it): your answer to " + queryNamed(a.q))
 	case openQuery:
 		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
 		return m.topDialog().(*answerDialog).focusCmd()

@@ -595,7 +595,7 @@ func TestAnswerDialogKeepsWhatEscLeaves(t *testing.T) {
 	}
 	typeText(t, m, "Thursday, after QA.")
 	press(t, m, "esc")
-	if m.topDialog() != nil || !strings.HasPrefix(m.notice.text, "kept, not sent: your answer to") {
+	if m.topDialog() != nil || !strings.HasPrefix(m.notice.text, "kept, not sent (enter on the question finishes it): your answer to") {
 		t.Fatalf("esc: dialog %T, notice %q", m.topDialog(), m.notice.text)
 	}
 	press(t, m, "enter")
