@@ -47,13 +47,21 @@ func TestInitCreatesIdentityAndConfig(t *testing.T) {
 		t.Errorf("second init = %+v, want both kept and a 64-hex fingerprint", res)
 	}
 
-	// --force writes a fresh config and keeps the one it replaces.
+	// --force writes a fresh config and keeps the one it replaces; what no
+	// flag gives (the role, the listen address) stays as it was.
 	r = runAOI(t, "init", "--id", "eng-sato", "--data-dir", dir, "--force")
 	if want := "(the one it replaced is kept as " + filepath.Join(dir, "config.json.bak") + ")"; r.code != exitOK || !strings.Contains(r.stdout, want) {
 		t.Errorf("init --force: exit %d, output lacks %q:\n%s", r.code, want, r.stdout)
 	}
 	if old, err := config.Load(filepath.Join(dir, "config.json.bak")); err != nil || old.Agent.ID != "eng-suzuki" || old.Network.ListenAddr != "127.0.0.1:0" {
 		t.Errorf("the backup of the replaced config: %+v, %v", old, err)
+	}
+	if cfg, err := config.Load(filepath.Join(dir, "config.json")); err != nil || cfg.Agent.ID != "eng-sato" || cfg.Agent.Role != "engineer" || cfg.Network.ListenAddr != "127.0.0.1:0" {
+		t.Errorf("after init --force --id: %+v %q, %v; want the new id, the old role and listen address", cfg.Agent, cfg.Network.ListenAddr, err)
+	}
+	r = runAOI(t, "init", "--role", "pm", "--data-dir", dir, "--force")
+	if cfg, err := config.Load(filepath.Join(dir, "config.json")); r.code != exitOK || err != nil || cfg.Agent.ID != "eng-sato" || cfg.Agent.Role != "pm" {
+		t.Errorf("after init --force --role pm: %+v, %v; want the id kept and the role pm", cfg.Agent, err)
 	}
 }
 

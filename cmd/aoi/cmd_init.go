@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/config"
 )
 
@@ -24,17 +26,21 @@ func (a *app) initCmd() *cobra.Command {
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.DataDir, opts.ConfigPath = a.dataDir(), a.configFlag
-			if opts.AgentID == "" {
-				opts.AgentID = defaultAgentID()
-			}
-			if opts.Owner == "" {
-				opts.Owner = currentUser()
-			}
+			moved := a.initDefaults(cmd, &opts)
 			res, err := agent.Init(opts)
 			if err != nil {
 				return initFlagError(cmd, err)
 			}
-			return a.emit(res, func(w io.Writer) { printInit(w, opts.AgentID, res) })
+			return a.emit(res, func(w io.Writer) {
+				printInit(w, opts.AgentID, res)
+				if moved && res.CreatedConfig {
+					fmt.Fprintf(w, "(%s was in use, another aoi on this machine?: this agent listens on %s)\n", config.DefaultListenAddr, res.ListenAddr)
+				}
+				if c, err := ctlclient.Dial(res.DataDir); err == nil && res.CreatedConfig {
+					c.Close()
+					fmt.Fprintln(w, "An aoi is running for this data dir: `aoi reload` applies the new config (a new listen address needs a restart).")
+				}
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -44,6 +50,43 @@ func (a *app) initCmd() *cobra.Command {
 	f.StringVar(&opts.ListenAddr, "listen", "", "peer server address HOST:PORT (default 127.0.0.1:8443)")
 	f.BoolVar(&opts.Force, "force", false, "overwrite an existing config (the identity is always kept)")
 	return cmd
+}
+
+// initDefaults fills what the flags left out: with --force over a config
+// that loads, the agent's id, role, owner and listen address stay as they
+// were (a fresh config is for the rest; the walk's second agent lost its
+// port to the first's); otherwise the login name, and the first free port
+// from 8443 (moved reports one other than 8443).
+func (a *app) initDefaults(cmd *cobra.Command, opts *agent.InitOptions) (moved bool) {
+	set := cmd.Flags().Changed
+	path := opts.ConfigPath
+	if path == "" {
+		path = filepath.Join(opts.DataDir, "config.json")
+	}
+	if old, err := config.Load(path); err == nil && opts.Force {
+		for _, f := range []struct {
+			flag string
+			dst  *string
+			keep string
+		}{
+			{"id", &opts.AgentID, old.Agent.ID}, {"role", &opts.Role, old.Agent.Role},
+			{"owner", &opts.Owner, old.Agent.Owner}, {"listen", &opts.ListenAddr, old.Network.ListenAddr},
+		} {
+			if !set(f.flag) && f.keep != "" {
+				*f.dst = f.keep
+			}
+		}
+	}
+	if opts.AgentID == "" {
+		opts.AgentID = defaultAgentID()
+	}
+	if opts.Owner == "" {
+		opts.Owner = currentUser()
+	}
+	if opts.ListenAddr == "" {
+		opts.ListenAddr, moved = freeListenAddr(config.DefaultListenAddr, 20)
+	}
+	return moved
 }
 
 // initFlags names the flag behind each config value aoi init sets.
