@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -405,12 +406,32 @@ func preferNewer(hits []ContextHit) {
 	for i := range byTime {
 		byTime[i] = i
 	}
-	sort.SliceStable(byTime, func(a, b int) bool { return hits[byTime[a]].TS.Before(hits[byTime[b]].TS) })
+	sort.SliceStable(byTime, func(a, b int) bool { return WrittenAt(hits[byTime[a]]).Before(WrittenAt(hits[byTime[b]])) })
 	last := float64(len(hits) - 1)
 	for place, i := range byTime {
 		hits[i].Score *= 0.25 + 0.75*float64(place)/last
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+}
+
+// MetaAdded is the meta key (RFC 3339) of when what a state event
+// describes was written, when that is older than its TS: a TODO marker is
+// stamped when it was last seen, its line was committed months before.
+const MetaAdded = "added"
+
+// WrittenAt is when what a hit describes was written: its MetaAdded time
+// when it has one, else its TS. Recency counts from it.
+func WrittenAt(h ContextHit) time.Time {
+	if !strings.Contains(h.Meta, `"`+MetaAdded+`"`) {
+		return h.TS // most events: spare the JSON
+	}
+	var m struct {
+		Added time.Time `json:"added"`
+	}
+	if json.Unmarshal([]byte(h.Meta), &m) == nil && !m.Added.IsZero() && m.Added.Before(h.TS) {
+		return m.Added
+	}
+	return h.TS
 }
 
 // rank scores the candidates and returns them best first: BM25 over the
@@ -487,7 +508,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			}
 		}
 		coverage := cov / float64(nConcepts)
-		age := max(now.Sub(d.hit.TS), 0)
+		age := max(now.Sub(WrittenAt(*d.hit)), 0)
 		recency := math.Exp2(-float64(age) / float64(recencyHalfLife))
 		h := *d.hit
 		h.Matched = matched

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
@@ -153,6 +154,8 @@ type eventMeta struct {
 	Author  string   `json:"author"`
 	// Uncommitted marks a marker the working tree's uncommitted diff adds.
 	Uncommitted bool `json:"uncommitted"`
+	// Added is when a committed marker's line was written (git blame).
+	Added time.Time `json:"added"`
 }
 
 func jsonUnmarshal(raw string, v any) error { return json.Unmarshal([]byte(raw), v) }

@@ -103,7 +103,11 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		if !ok {
 			continue
 		}
-		cov := topicShare(e.Title+" "+e.Key, pq)
+		about := e.Title + " " + e.Key
+		if e.Kind == "testfile" {
+			about += " " + e.Body // the failing test's package
+		}
+		cov := topicShare(about, pq)
 		file := ev.files[fileOfMarker(e)]
 		switch {
 		case cov >= 0.5:
@@ -173,6 +177,9 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 			return b, false
 		}
 		b.rank = rankStale
+		if !m.Added.IsZero() && m.Added.Before(b.ts) {
+			b.ts = m.Added // among old markers, the newest first
+		}
 		if m.Uncommitted {
 			b.rank = rankNow
 		}

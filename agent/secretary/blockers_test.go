@@ -202,3 +202,46 @@ func TestDoneAndBlockedInOneSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestFailingTestAheadOfStaleMarkers: a failing test whose package names
+// the topic is listed, ahead of the old FIXMEs of the same code, even when
+// the best evidence lies in another repository; and among old FIXMEs the
+// one written last comes first, however recently they were all seen.
+func TestFailingTestAheadOfStaleMarkers(t *testing.T) {
+	cfg := testConfig(t.TempDir(), "")
+	cfg.Contexts = append(cfg.Contexts, config.Context{Type: "repository", Identifier: "acme/log", LocalPath: t.TempDir()})
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	marker := func(added time.Time) string {
+		return `{"marker":"FIXME","added":"` + added.UTC().Format(time.RFC3339) + `"}`
+	}
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "syslog hook: tests for the editor's save hook", TS: h(2)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2c3d4e5f6", Title: "syslog hook: the save hook logs to syslog", TS: h(3)},
+			{Source: "git", Kind: "marker", Ctx: "acme/log", Key: "hooks/syslog/syslog.go:7", Title: "FIXME(hooks/syslog/syslog.go:7): check bounds", Meta: marker(h(900)), TS: h(1)},
+			{Source: "git", Kind: "marker", Ctx: "acme/log", Key: "hooks/syslog/syslog.go:8", Title: "FIXME(hooks/syslog/syslog.go:8): magic number", Meta: marker(h(300)), TS: h(1)},
+			{Source: "git", Kind: "marker", Ctx: "acme/log", Key: "hooks/syslog/syslog.go:9", Title: "FIXME(hooks/syslog/syslog.go:9): naming", Meta: marker(h(600)), TS: h(1)},
+			{Source: "git", Kind: "testfile", Ctx: "acme/log", Key: "test-results/go-test.json", Title: "failing test (test-results/go-test.json): TestLocalhostAddAndPrint",
+				Body: "example.com/log/hooks/syslog", Meta: `{"file":"test-results/go-test.json"}`, TS: h(1)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "are the syslog hook tests passing?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := a.Result.Blockers
+	want := []string{"failing test (test-results/go-test.json): TestLocalhostAddAndPrint",
+		"FIXME(hooks/syslog/syslog.go:8): magic number", "FIXME(hooks/syslog/syslog.go:9): naming", "FIXME(hooks/syslog/syslog.go:7): check bounds"}
+	if !slices.Equal(got, want) {
+		t.Errorf("blockers = %q, want %q", got, want)
+	}
+}

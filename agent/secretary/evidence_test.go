@@ -183,3 +183,34 @@ func TestMergedFilesFollowTheCommitListedForTheMerge(t *testing.T) {
 		t.Fatalf("refs %q, want %q", got, want)
 	}
 }
+
+// TestOldMarkerRanksByWhenWritten: a FIXME is stamped when it was last
+// seen, but its recency counts from when its line was committed, so a
+// marker from months ago does not outrank last week's commit that says
+// the same.
+func TestOldMarkerRanksByWhenWritten(t *testing.T) {
+	_, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "parse: reject duplicate arrays", TS: h(24 * 5)},
+			{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "parse.go:3", Title: "FIXME(parse.go:3): reject duplicate arrays",
+				Meta: `{"marker":"FIXME","added":"` + h(24*60).Format(time.RFC3339) + `"}`, TS: h(1)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.SearchContext(context.Background(), store.ContextSearch{Terms: []string{"reject", "duplicate", "arrays"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].Kind != "commit" {
+		t.Fatalf("hits = %+v, want the commit first", hits)
+	}
+}

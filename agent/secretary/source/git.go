@@ -65,8 +65,15 @@ func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 		if err != nil {
 			return b, err
 		}
-		if err := addIfChanged(ctx, cur, st, &b); err != nil {
+		changed, err := addIfChanged(ctx, cur, st, &b)
+		if err != nil {
 			return b, err
+		}
+		if changed && st.Kind == "marker" {
+			// Blamed only when the markers change: dates follow from
+			// the lines, and a blame on every poll would cost seconds
+			// in a long history.
+			dateMarkers(ctx, repo, st.Events)
 		}
 	}
 	return b, nil
@@ -127,25 +134,26 @@ func commitExists(ctx context.Context, dir, sha string) bool {
 	return err == nil
 }
 
-// addIfChanged adds st to the batch when its digest differs from the stored one.
-func addIfChanged(ctx context.Context, cur Cursors, st State, b *Batch) error {
+// addIfChanged adds st to the batch when its digest differs from the stored
+// one, and reports whether it did.
+func addIfChanged(ctx context.Context, cur Cursors, st State, b *Batch) (bool, error) {
 	// State events carry no timestamp (the store stamps them when they
 	// change), so equal state always has an equal digest.
 	raw, err := json.Marshal(st.Events)
 	if err != nil {
-		return err
+		return false, err
 	}
 	sum := sha256.Sum256(raw)
 	digest := hex.EncodeToString(sum[:12])
 	name := cursorState(st.Ctx, st.Kind)
 	prev, _, err := cur.ContextCursor(ctx, name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if prev == digest {
-		return nil
+		return false, nil
 	}
 	b.States = append(b.States, st)
 	b.Cursors[name] = digest
-	return nil
+	return true, nil
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // addedLines maps each file of the uncommitted diff (against HEAD) to the
@@ -81,4 +82,65 @@ func continuation(repo Repo, file string, line int) string {
 		}
 	}
 	return ""
+}
+
+// dateMarkers sets each committed marker's "added" meta to when the
+// commit that wrote its line was authored (git blame), so a FIXME that
+// has sat in the code for months is not taken for today's: the store
+// stamps state events when they change, and a new commit touching the
+// file changes them all. One blame per file, for the marked lines only.
+func dateMarkers(ctx context.Context, repo Repo, evs []Event) {
+	lines := map[string][]int{} // file → indexes into evs
+	var files []string
+	for i, e := range evs {
+		f, _ := e.Meta["file"].(string)
+		if f == "" || e.Meta["uncommitted"] == true {
+			continue
+		}
+		if lines[f] == nil {
+			files = append(files, f)
+		}
+		lines[f] = append(lines[f], i)
+	}
+	for _, f := range files {
+		args := []string{"blame", "--line-porcelain"}
+		for _, i := range lines[f] {
+			n, _ := evs[i].Meta["line"].(string)
+			args = append(args, "-L", n+","+n)
+		}
+		out, _, err := runGit(ctx, repo.Path, 1<<20, append(args, "--", f)...)
+		if err != nil {
+			continue // the file is gone or not committed: stamped when seen
+		}
+		added := blameTimes(string(out))
+		for _, i := range lines[f] {
+			n, _ := strconv.Atoi(evs[i].Meta["line"].(string))
+			if t, ok := added[n]; ok {
+				evs[i].Meta["added"] = t.UTC().Format(time.RFC3339)
+			}
+		}
+	}
+}
+
+// zeroSHA is what git blame names a line the working tree changed.
+const zeroSHA = "0000000000000000000000000000000000000000"
+
+// blameTimes reads `git blame --line-porcelain` output: the author time of
+// each final line number, lines not yet committed left out.
+func blameTimes(out string) map[int]time.Time {
+	times := map[int]time.Time{}
+	line, committed := 0, false
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 3 && len(f[0]) == 40 && !strings.HasPrefix(l, "\t"):
+			line, _ = strconv.Atoi(f[2])
+			committed = f[0] != zeroSHA
+		case len(f) == 2 && f[0] == "author-time" && committed && line > 0:
+			if sec, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				times[line] = time.Unix(sec, 0)
+			}
+		}
+	}
+	return times
 }

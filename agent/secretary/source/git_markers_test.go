@@ -42,3 +42,39 @@ func TestMarkersFlagUncommittedAndReadContinuations(t *testing.T) {
 		t.Fatalf("committed marker flagged uncommitted: %+v", st.Events[1])
 	}
 }
+
+// TestPollDatesCommittedMarkers: a committed marker carries when its line
+// was committed (not when it was seen); one the working tree adds does not.
+func TestPollDatesCommittedMarkers(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	write := func(p, s string) {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.go", "package a\n// FIXME: old one\n")
+	gitIn(t, dir, "add", "-A")
+	t.Setenv("GIT_AUTHOR_DATE", "2024-03-01T10:00:00Z")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	write("a.go", "package a\n// FIXME: old one\n// FIXME: new one\n")
+
+	b, err := Git{}.Poll(context.Background(), Repo{Ctx: "acme/a", Path: dir}, mapCursors{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := map[string]any{}
+	for _, st := range b.States {
+		for _, e := range st.Events {
+			if st.Kind == "marker" {
+				added[e.Key] = e.Meta["added"]
+			}
+		}
+	}
+	if added["a.go:2"] != "2024-03-01T10:00:00Z" {
+		t.Errorf("committed marker added = %v, want 2024-03-01T10:00:00Z", added["a.go:2"])
+	}
+	if v, ok := added["a.go:3"]; !ok || v != nil {
+		t.Errorf("uncommitted marker added = %v (listed %v), want none", v, ok)
+	}
+}

@@ -28,7 +28,7 @@ var (
 	testFileNameRE = regexp.MustCompile(`(?i)(test|junit|spec)[^/]*(/[^/]+)?\.(log|json|jsonl|xml|txt|out)$`)
 	plainNoiseRE   = regexp.MustCompile(`^\d+ tests?,`)
 	plainTimeRE    = regexp.MustCompile(`\s*\(\d+(\.\d+)? ?m?s\)$`)
-	goJSONFailRE   = regexp.MustCompile(`"Action":"fail"[^\n]*?"Test":"([^"]+)"`)
+	goJSONFailRE   = regexp.MustCompile(`"Action":"fail"(?:[^\n]*?"Package":"([^"]+)")?[^\n]*?"Test":"([^"]+)"`)
 	junitFailRE    = regexp.MustCompile(`(?s)<testcase[^>]*?name="([^"]+)"[^>]*>\s*<(?:failure|error)(?:[^>]*?message="([^"]*)")?`)
 	plainFailRE    = regexp.MustCompile(`(?m)^\s*(?:--- FAIL:|FAIL:|\[\s*FAILED\s*\]|FAILED\b)\s*(.+)$`)
 )
@@ -47,8 +47,10 @@ func testFileState(ctx context.Context, repo Repo, globs []string) (State, error
 			if len(st.Events) == maxTestFailures {
 				return st, nil
 			}
-			st.Events = append(st.Events, Event{Key: path, Title: fmt.Sprintf("failing test (%s): %s", path, clipBytes(f, 200)),
-				Meta: map[string]any{"file": path}})
+			// The body is the test's package (go test -json names it):
+			// what the failure is about when the test's name says little.
+			st.Events = append(st.Events, Event{Key: path, Title: fmt.Sprintf("failing test (%s): %s", path, clipBytes(f.test, 200)),
+				Body: f.pkg, Meta: map[string]any{"file": path}})
 		}
 	}
 	return st, nil
@@ -114,8 +116,12 @@ func globbedTestFiles(root string, globs []string) []string {
 	return paths
 }
 
+// testFailure is a failing test as output names it, with its package
+// when the output gives one.
+type testFailure struct{ test, pkg string }
+
 // testFailures reads one test output file and returns its failures.
-func testFailures(path string) []string {
+func testFailures(path string) []testFailure {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxTestFileBytes {
 		return nil
@@ -126,33 +132,33 @@ func testFailures(path string) []string {
 	}
 	text := string(b)
 	seen := map[string]bool{}
-	var out []string
-	add := func(s string) {
+	var out []testFailure
+	add := func(s, pkg string) {
 		s = strings.TrimSpace(s)
 		for _, o := range out {
-			if strings.HasPrefix(o, s) {
+			if strings.HasPrefix(o.test, s) {
 				return // a longer line about the same test is already listed
 			}
 		}
 		if s != "" && !seen[s] {
 			seen[s] = true
-			out = append(out, s)
+			out = append(out, testFailure{test: s, pkg: pkg})
 		}
 	}
 	for _, m := range goJSONFailRE.FindAllStringSubmatch(text, -1) {
-		add(m[1])
+		add(m[2], m[1])
 	}
 	for _, m := range junitFailRE.FindAllStringSubmatch(text, -1) {
 		if m[2] != "" {
-			add(m[1] + ": " + m[2])
+			add(m[1]+": "+m[2], "")
 		} else {
-			add(m[1])
+			add(m[1], "")
 		}
 	}
 	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
 			if !plainNoiseRE.MatchString(m[1]) {
-				add(plainTimeRE.ReplaceAllString(m[1], ""))
+				add(plainTimeRE.ReplaceAllString(m[1], ""), "")
 			}
 		}
 	}

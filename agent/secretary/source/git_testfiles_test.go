@@ -38,6 +38,10 @@ func TestFailingTestsFromOutputFiles(t *testing.T) {
 	var titles []string
 	for _, e := range st.Events {
 		titles = append(titles, e.Title)
+		// go test -json names the package: what the test is about.
+		if strings.HasSuffix(e.Title, "TestLexerKansuji") && e.Body != "x" {
+			t.Errorf("go test -json failure body = %q, want its package", e.Body)
+		}
 	}
 	joined := strings.Join(titles, "\n")
 	for _, want := range []string{"TestLexerKansuji", "fetchURL cancels when aborted: expected AbortError", "Mem.Alloc returned overlapping frames"} {
