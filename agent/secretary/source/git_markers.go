@@ -102,6 +102,9 @@ func dateMarkers(ctx context.Context, repo Repo, evs []Event) {
 		}
 		lines[f] = append(lines[f], i)
 	}
+	if len(files) > maxBlamedFiles {
+		files = files[:maxBlamedFiles] // the rest stay stamped when seen
+	}
 	for _, f := range files {
 		args := []string{"blame", "--line-porcelain"}
 		for _, i := range lines[f] {
@@ -114,13 +117,18 @@ func dateMarkers(ctx context.Context, repo Repo, evs []Event) {
 		}
 		added := blameTimes(string(out))
 		for _, i := range lines[f] {
-			n, _ := strconv.Atoi(evs[i].Meta["line"].(string))
+			text, _ := evs[i].Meta["line"].(string)
+			n, _ := strconv.Atoi(text)
 			if t, ok := added[n]; ok {
 				evs[i].Meta["added"] = t.UTC().Format(time.RFC3339)
 			}
 		}
 	}
 }
+
+// maxBlamedFiles bounds the blames of one change of the markers: in a
+// long history one can take a second.
+const maxBlamedFiles = 100
 
 // zeroSHA is what git blame names a line the working tree changed.
 const zeroSHA = "0000000000000000000000000000000000000000"
