@@ -211,8 +211,13 @@ func TestAnswerDialogStartsEmptyOnANonAnswer(t *testing.T) {
 		t.Errorf("placeholder %q does not say why the area is empty", d.area.Placeholder)
 	}
 	found, _ := json.Marshal(map[string]any{"summary": "Dark mode is 40% done.", "progress": 40})
-	if d := newAnswerDialog(agent.Query{ID: "q-2", Draft: found}, "", nil); !strings.HasPrefix(d.area.Value(), "Dark mode is 40% done.") {
+	if d := newAnswerDialog(agent.Query{ID: "q-2", Draft: found, Confidence: 0.7}, "", nil); !strings.HasPrefix(d.area.Value(), "Dark mode is 40% done.") {
 		t.Errorf("a draft resting on work is not offered: %q", d.area.Value())
+	}
+	// A guess (the second walk's draft at 0.25 was about another topic)
+	// stays out of the area too.
+	if d := newAnswerDialog(agent.Query{ID: "q-3", Draft: found, Confidence: 0.25}, "", nil); d.area.Value() != "" || !strings.Contains(d.area.Placeholder, "only a guess") {
+		t.Errorf("a weak draft was offered: %q (placeholder %q)", d.area.Value(), d.area.Placeholder)
 	}
 }
 

@@ -120,6 +120,10 @@ type answerDialog struct {
 	problem  string // why the last send did nothing
 }
 
+// weakDraft is the confidence under which the secretary's draft is not
+// offered as the start of the owner's answer.
+const weakDraft = 0.5
+
 func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
@@ -128,8 +132,12 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	switch d := draftText(q.Draft); {
 	case unsent != "":
 		ta.SetValue(unsent) // what the owner wrote last time, which could not be sent
-	case d != "" && draftFoundWork(q.Draft):
+	case d != "" && draftFoundWork(q.Draft) && q.Confidence >= weakDraft:
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
+	case d != "" && draftFoundWork(q.Draft):
+		// A guess (the walk's draft at 0.25 was about something else):
+		// typing would add to it, so it stays under the list.
+		ta.Placeholder = "Write the answer… (the secretary's draft is only a guess: it stays under the list)"
 	case d != "":
 		// "No recorded work matches …" is no start for an answer: typing
 		// would only add to it.

@@ -40,7 +40,7 @@ func fixtureService() *testService {
 	}
 	s.queries = []agent.Query{
 		{ID: "q-7", From: "pm-tanaka", Text: "auth progress and blockers?", Priority: "high",
-			State: agent.QueryEscalated, Decision: "ESCALATE", Draft: draft, ReceivedAt: ago(2 * time.Minute)},
+			State: agent.QueryEscalated, Decision: "ESCALATE", Confidence: 0.7, Draft: draft, ReceivedAt: ago(2 * time.Minute)},
 		{ID: "q-6", From: "eng-佐藤", Text: "認証のリファクタリングはいつ終わりますか？長い質問文がここに続きます。", Priority: "normal",
 			State: agent.QueryAwaiting, ReceivedAt: ago(5 * time.Minute)},
 		{ID: "q-5", From: "qa-ito", Text: "which suite should I run before the release?", Priority: "low",
