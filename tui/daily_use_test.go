@@ -232,3 +232,23 @@ func TestPeersHeaderGroupsTheFingerprint(t *testing.T) {
 		t.Errorf("the header does not group the fingerprint:\n%s", view)
 	}
 }
+
+// TestAnswerToAnOfflineAskerSaysItIsQueued: answering while the asker is
+// offline says the answer waits for it (the walk read "answer sent" and
+// `aoi status` counted it not yet delivered).
+func TestAnswerToAnOfflineAskerSaysItIsQueued(t *testing.T) {
+	svc := fixtureService()
+	for i := range svc.peers {
+		if svc.peers[i].AgentID == "pm-tanaka" {
+			svc.peers[i].Status = agent.PeerOffline
+		}
+	}
+	m := newLoaded(t, svc, 100, 30, true)
+	q := svc.queries[0]
+	if got := m.answerSentText(q); !strings.Contains(got, "answer queued for pm-tanaka's question") || !strings.Contains(got, "pm-tanaka is offline") {
+		t.Errorf("notice %q; want it queued for the offline asker", got)
+	}
+	if got := m.answerSentText(agent.Query{ID: "q-1", From: "eng-佐藤", Text: "x"}); !strings.HasPrefix(got, "answer sent for") {
+		t.Errorf("notice %q for an online asker", got)
+	}
+}

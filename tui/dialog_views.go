@@ -183,10 +183,23 @@ func firstRunText(f FirstRun, endpoint string) string {
 		"  aoi peers trust " + Sanitize(f.AgentID) + " \\\n" +
 		"    " + fp + " \\\n" +
 		"    --endpoint " + orDefault(Sanitize(endpoint), "HOST:PORT") + roleFlag(f.Role) + "\n" +
-		endpointNote(endpoint) +
+		movedNote(f.MovedFrom, endpoint) + endpointNote(endpoint) +
+		"Your secretary answers colleagues from the repositories under \"contexts\" in the " +
+		"config: add yours there. Colleagues' ACL rules match the role they give you " +
+		"(yours says " + orDefault(Sanitize(f.Role), "none") + ": agent.role).\n\n" +
 		"`aoi id` prints this command on one line, to copy without the frame. " +
 		"Add theirs the same way, or press t on " +
 		"a trust request in the Peers pane. ? lists every key."
+}
+
+// movedNote says that the first run found its port taken and listens on
+// another ("" when it did not).
+func movedNote(from, endpoint string) string {
+	if from == "" {
+		return ""
+	}
+	return Sanitize(from) + " was in use (another aoi on this machine?), so this agent listens on " +
+		orDefault(Sanitize(endpoint), "the next free port") + ".\n"
 }
 
 // roleFlag is the trust command's --role, when the agent has a role.

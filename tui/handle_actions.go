@@ -34,7 +34,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
 	case answerAction:
-		send := m.callAs("answer sent for "+queryNamed(a.q), "answering "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
+		send := m.callAs(m.answerSentText(a.q), "answering "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
 			return s.Answer(c, agent.AnswerRequest{QueryID: a.q.ID, Text: a.text})
 		})
 		return then(send, func(m *Model, err error) { m.keepUnsent(a.q.ID, a.text, err) })
@@ -149,6 +149,17 @@ func countOf(n int, one, many string) string {
 		return "1 " + one
 	}
 	return itoa(n) + " " + many
+}
+
+// answerSentText is the notice after an answer: sent, or, when the asker
+// is offline, waiting to be sent (it goes when the asker is back).
+func (m *Model) answerSentText(q agent.Query) string {
+	for _, p := range m.knownPeers {
+		if p.AgentID == q.From && p.Status == agent.PeerOffline {
+			return "answer queued for " + queryNamed(q) + ": " + Sanitize(q.From) + " is offline; it goes when " + Sanitize(q.From) + " is back"
+		}
+	}
+	return "answer sent for " + queryNamed(q)
 }
 
 // queryNamed names a query for a notice by whose question it is and what

@@ -406,6 +406,12 @@ func (m *Model) renderBottomLine() string {
 		}
 		return strings.Join(lines, "\n")
 	}
+	if m.topDialog() != nil {
+		// The pane's keys do not reach it now: the dialog shows its own.
+		c := m.env.keys.Dialog.Cancel
+		closeIt := key.NewBinding(key.WithKeys(c.Keys()...), key.WithHelp(c.Help().Key, "closes the dialog (its keys are in it)"))
+		return st.Muted.Render(fit(fitHints([]key.Binding{closeIt}, m.width), m.width))
+	}
 	k := m.env.keys.Global
 	hints := append(m.paneKeys(), k.Help, k.NextPane, k.Command, k.Ask, k.Quit)
 	return st.Muted.Render(fit(fitHints(hints, m.width), m.width))

@@ -46,6 +46,10 @@ type FirstRun struct {
 	Fingerprint string
 	ConfigPath  string
 	DataDir     string
+	// MovedFrom is the listen address the first run wanted and found taken
+	// (another agent on this machine): it took the next free port ("" when
+	// it had the one it wanted).
+	MovedFrom string
 }
 
 func (o Options) withDefaults() Options {

@@ -29,7 +29,7 @@ func commandNames() []string {
 }
 
 // promptUsage is shown for :help and after a mistake.
-const promptUsage = "@AGENT [!low|!high] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
+const promptUsage = "@AGENT [!low|!high|!critical] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
 	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
@@ -38,7 +38,10 @@ func parsePrompt(line string) (promptCommand, error) {
 	switch {
 	case strings.HasPrefix(line, "@"):
 		to, text, _ := strings.Cut(line[1:], " ")
-		priority, text := askPriority(strings.TrimSpace(text))
+		priority, text, err := askPriority(strings.TrimSpace(text))
+		if err != nil {
+			return promptCommand{}, err
+		}
 		if to == "" || text == "" {
 			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going? (!low first for one that can wait)")
 		}
@@ -52,14 +55,19 @@ func parsePrompt(line string) (promptCommand, error) {
 // askPriority takes a leading "!low", "!normal", "!high" or "!critical"
 // off a question: during the peer's focus hours a low one that its
 // secretary cannot answer waits instead of ringing it ("" when none).
-func askPriority(text string) (priority, rest string) {
+// Any case is taken (!LOW); another word after "!" is refused, not sent
+// as part of the question at normal priority.
+func askPriority(text string) (priority, rest string, err error) {
 	word, after, _ := strings.Cut(text, " ")
-	switch p := strings.TrimPrefix(word, "!"); {
-	case word == p:
-	case p == "low" || p == "normal" || p == "high" || p == "critical":
-		return p, strings.TrimSpace(after)
+	p, marked := strings.CutPrefix(word, "!")
+	if !marked || p == "" {
+		return "", text, nil
 	}
-	return "", text
+	switch p = strings.ToLower(p); p {
+	case "low", "normal", "high", "critical":
+		return p, strings.TrimSpace(after), nil
+	}
+	return "", text, fmt.Errorf("!%s is no priority: use !low, !high or !critical (or none, for normal)", p)
 }
 
 func parseColon(f []string, line string) (promptCommand, error) {

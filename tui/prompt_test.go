@@ -20,7 +20,7 @@ func TestParsePrompt(t *testing.T) {
 		// A priority first: a low one waits out the peer's focus hours.
 		{"@eng-suzuki !low any news on the dark mode?", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "any news on the dark mode?", Priority: "low", Async: true}}},
 		{"@eng-suzuki !high prod is down", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "prod is down", Priority: "high", Async: true}}},
-		{"@eng-suzuki !important is a word here", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "!important is a word here", Async: true}}},
+		{"@eng-suzuki !LOW is CI green?", promptCommand{name: "ask", ask: agent.AskRequest{To: "eng-suzuki", Query: "is CI green?", Priority: "low", Async: true}}},
 		{":task eng-suzuki run_tests suite=./auth/... verbose=1", promptCommand{name: "task", task: agent.TaskRequest{
 			To: "eng-suzuki", TaskType: "run_tests", Params: map[string]string{"suite": "./auth/...", "verbose": "1"}}}},
 		{":task pm lint", promptCommand{name: "task", task: agent.TaskRequest{To: "pm", TaskType: "lint"}}},
@@ -65,6 +65,7 @@ func TestParsePromptErrors(t *testing.T) {
 		":focus maybe":                           ":focus on",
 		":trust eng":                             ":trust AGENT FINGERPRINT",
 		":answer q-7":                            ":answer QUERY-ID",
+		"@eng-suzuki !urgent prod is down":       "!urgent is no priority: use !low, !high or !critical",
 		":decline q-7":                           ":decline QUERY-ID reason (the asker reads it)",
 		":answr q-7 yes":                         "did you mean :answer?",
 		":trust eng ab ab ab ab 127.0.0.1:1 r x": "has 8 hex digits, not 64",

@@ -180,8 +180,12 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	if moved {
 		fmt.Fprintf(a.stderr, "%s was in use (another aoi on this machine?): listening on %s (network.listen_addr)\n", config.DefaultListenAddr, listen)
 	}
-	return &tui.FirstRun{AgentID: defaultAgentID(), Role: res.Role, Fingerprint: res.Fingerprint,
-		ConfigPath: res.ConfigPath, DataDir: res.DataDir}, nil
+	first := &tui.FirstRun{AgentID: defaultAgentID(), Role: res.Role, Fingerprint: res.Fingerprint,
+		ConfigPath: res.ConfigPath, DataDir: res.DataDir}
+	if moved {
+		first.MovedFrom = config.DefaultListenAddr
+	}
+	return first, nil
 }
 
 // freeListenAddr is addr when nothing listens there, else the first free
