@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +134,51 @@ func TestNotifyNeedsAnAskOrMessagesRule(t *testing.T) {
 	}
 	if err := notify(""); err != nil {
 		t.Fatalf("with a messages rule: %v", err)
+	}
+}
+
+// TestAnswersSentAtOnceAreTakenOnce: the re-check's race — fifteen answers
+// to one question sent in parallel (distinct ids) all passed the check
+// before any was stored, and twelve were kept. Now the check runs again
+// inside the write: one is taken, the rest are refused.
+func TestAnswersSentAtOnceAreTakenOnce(t *testing.T) {
+	ctx := context.Background()
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	mallory := newTestAgent(t, "mallory", "guest", nil)
+	agenttest.Pair(pm, mallory)
+	asked, err := pm.Ask(ctx, agent.AskRequest{To: mallory.ID, Query: "any news?", Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := rpc.LoadIdentity(filepath.Join(mallory.Dir, "tls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(id, "127.0.0.1:0")
+	defer tr.Close()
+	c := rpc.NewClient("https://"+pm.Addr()+rpc.Path, tr.HTTPClient(pm.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	var wg sync.WaitGroup
+	var taken atomic.Int32
+	for range 15 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := c.Call(ctx, wire.MethodNotify, wire.NotifyParams{ID: wire.NewID("n"), From: mallory.ID, To: pm.ID, Event: "query.completed",
+				RelatedQueryID: asked.QueryID, Data: json.RawMessage(`{"summary":"again"}`), Timestamp: time.Now()}, nil)
+			if err == nil {
+				taken.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	msgs, _ := pm.Messages(ctx, agent.MessagesRequest{})
+	stored := 0
+	for _, m := range msgs {
+		if m.RelatedID == asked.QueryID {
+			stored++
+		}
+	}
+	if taken.Load() != 1 || stored != 1 {
+		t.Fatalf("%d answers taken, %d stored; want one", taken.Load(), stored)
 	}
 }

@@ -188,8 +188,20 @@ func (db *DB) UnreadMessages(ctx context.Context) (int, error) {
 // about relatedID (found false when there is none): an ask is answered
 // once.
 func (db *DB) AnswerFrom(ctx context.Context, from, relatedID string) (msgID string, found bool, err error) {
-	err = db.rd.QueryRowContext(ctx, `SELECT msg_id FROM messages WHERE from_agent = ? AND related_id = ? LIMIT 1`,
-		from, relatedID).Scan(&msgID)
+	return answerFrom(db.rd.QueryRowContext(ctx, answerFromQuery, from, relatedID), relatedID)
+}
+
+// AnswerFrom is DB.AnswerFrom inside the write transaction: it also sees
+// what this group commit stored before, so two answers sent at once cannot
+// both find none.
+func (tx *Tx) AnswerFrom(from, relatedID string) (msgID string, found bool, err error) {
+	return answerFrom(tx.QueryRow(answerFromQuery, from, relatedID), relatedID)
+}
+
+const answerFromQuery = `SELECT msg_id FROM messages WHERE from_agent = ? AND related_id = ? LIMIT 1`
+
+func answerFrom(row *sql.Row, relatedID string) (msgID string, found bool, err error) {
+	err = row.Scan(&msgID)
 	if isNoRows(err) {
 		return "", false, nil
 	}

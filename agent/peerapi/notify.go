@@ -1,8 +1,10 @@
 package peerapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,12 +32,20 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	if len(p.Data) == 0 {
 		p.Data = json.RawMessage("null")
 	}
-	if err := a.checkNotifier(ctx, call, p); err != nil {
+	answer, err := a.checkNotifier(ctx, call, p)
+	if err != nil {
 		return nil, err
 	}
 	var seq int64
 	var dup bool
-	err := a.DB.Write(ctx, func(tx *store.Tx) error {
+	err = a.DB.Write(ctx, func(tx *store.Tx) error {
+		if answer {
+			// Again where the message is stored: two answers sent at
+			// once both passed the check above.
+			if prev, found, err := tx.AnswerFrom(p.From, p.RelatedQueryID); err != nil || found && (p.ID == "" || prev != p.ID) {
+				return cmp.Or(err, errAnswered)
+			}
+		}
 		var err error
 		seq, dup, err = tx.InsertMessage(store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Event,
 			RelatedID: p.RelatedQueryID, Data: p.Data, ReceivedAt: a.Now()})
@@ -45,6 +55,9 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"event": p.Event, "related_query_id": p.RelatedQueryID, "seq": seq})
 		return err
 	})
+	if errors.Is(err, errAnswered) {
+		return nil, a.refuseSecondAnswer(ctx, call, p)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -68,17 +81,17 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 // or one peer could put its words in another's mouth (`aoi query --wait`,
 // the inbox and the assistant all show an answer by the question it
 // relates to).
-func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyParams) error {
+func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyParams) (answer bool, err error) {
 	if p.RelatedQueryID != "" {
 		ask, found, err := a.DB.Ask(ctx, p.RelatedQueryID)
 		switch {
 		case err != nil:
-			return err
+			return false, err
 		case found && ask.To == p.From:
-			return a.checkAnswer(ctx, call, p)
+			return true, a.checkAnswer(ctx, call, p)
 		case found:
 			a.AuditRefusal(ctx, call, "answerer", map[string]any{"related_query_id": p.RelatedQueryID})
-			return errs.Denied("related_query_id names a question this agent asked another peer; only the peer asked can answer it",
+			return false, errs.Denied("related_query_id names a question this agent asked another peer; only the peer asked can answer it",
 				map[string]any{"related_query_id": p.RelatedQueryID})
 		}
 	}
@@ -87,10 +100,10 @@ func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyPa
 		a.AuditACLOnly(ctx, call, "messages", d)
 	}
 	if d.Allowed {
-		return nil
+		return false, nil
 	}
 	a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
-	return errs.Denied("aoi.notify carries an answer to something this agent asked you (related_query_id), "+
+	return false, errs.Denied("aoi.notify carries an answer to something this agent asked you (related_query_id), "+
 		"or needs write access to the assistant's inbox as aoi.message does: "+d.Reason,
 		map[string]any{"required_permission": "messages.write"})
 }
@@ -112,6 +125,15 @@ func (a *API) checkAnswer(ctx context.Context, call *rpc.Call, p wire.NotifyPara
 	if err != nil || !found || p.ID != "" && prev == p.ID {
 		return err
 	}
+	return a.refuseSecondAnswer(ctx, call, p)
+}
+
+// errAnswered says, inside the write, that the question was answered
+// already.
+var errAnswered = errors.New("answered already")
+
+// refuseSecondAnswer audits and words the refusal of a second answer.
+func (a *API) refuseSecondAnswer(ctx context.Context, call *rpc.Call, p wire.NotifyParams) error {
 	a.AuditRefusal(ctx, call, "answered", map[string]any{"related_query_id": p.RelatedQueryID})
 	return errs.Denied("related_query_id names a question or request you have answered already; send more with aoi.message",
 		map[string]any{"related_query_id": p.RelatedQueryID})
