@@ -2,11 +2,13 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // Peer states and trust levels (agent/peers).
@@ -58,11 +60,9 @@ func (c *Core) Peers(ctx context.Context) ([]Peer, error) { return c.peers.List(
 func (c *Core) Discover(ctx context.Context) ([]Peer, error) { return c.peers.Discover(ctx) }
 
 // Trust pins a peer's fingerprint (and endpoint) in the registry
-// (peers.Registry.Trust: ErrInvalid). When it replaces the certificate
-// pinned before (--replace), what the peer asked for under the old one and
-// has not ended is canceled, its questions declined without an answer: the owner replaces a certificate when its key
-// is lost or taken, and a request signed with it should not wait in the
-// Approvals queue looking like the peer's.
+// (peers.Registry.Trust: ErrInvalid). When it pins a certificate other than
+// the one last known for the id (--replace, or a new one after the old was
+// refused), what was asked under the old one ends (endOldCertificate).
 func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 	before, _, err := c.db.Peer(ctx, req.AgentID)
 	if err != nil {
@@ -72,22 +72,54 @@ func (c *Core) Trust(ctx context.Context, req TrustRequest) error {
 		return err
 	}
 	after, _, err := c.db.Peer(ctx, req.AgentID)
-	if err != nil || before.Trust != peers.Pinned || before.Fingerprint == "" || before.Fingerprint == after.Fingerprint {
+	if err != nil || before.Fingerprint == "" || before.Fingerprint == after.Fingerprint {
 		return err
 	}
-	why := req.AgentID + "'s certificate was replaced"
-	n, err := c.tasks.CancelFrom(ctx, req.AgentID, why)
+	return c.endOldCertificate(ctx, req.AgentID)
+}
+
+// endOldCertificate ends what agentID asked for under the certificate the
+// owner has just replaced: its requests waiting for approval, approved and
+// running tasks are canceled, its questions waiting are declined without
+// an answer, and what waits in the outbox for it is dropped. The owner
+// replaces a certificate when its key is lost or taken; an answer or a
+// task meant for the old holder must not reach the new one, nor a request
+// signed with the old key wait in the Approvals queue looking like theirs.
+func (c *Core) endOldCertificate(ctx context.Context, agentID string) error {
+	why := agentID + "'s certificate was replaced"
+	n, err := c.tasks.CancelFrom(ctx, agentID, why)
 	if err != nil {
-		return fmt.Errorf("cancel what %s asked for under its old certificate: %w", req.AgentID, err)
+		return fmt.Errorf("cancel what %s asked for under its old certificate: %w", agentID, err)
 	}
-	asked, err := c.inbox.DropFrom(ctx, req.AgentID, why)
+	asked, err := c.inbox.DropFrom(ctx, agentID, why)
 	if err != nil {
-		return fmt.Errorf("decline what %s asked under its old certificate: %w", req.AgentID, err)
+		return fmt.Errorf("decline what %s asked under its old certificate: %w", agentID, err)
 	}
-	if n += asked; n > 0 {
-		c.log.Info("requests made under a replaced certificate canceled", "component", "tasks", "agent", req.AgentID, "count", n)
+	dropped, err := c.dropOutboxFor(ctx, agentID)
+	if err != nil {
+		return fmt.Errorf("drop what waited to be sent to %s's old certificate: %w", agentID, err)
+	}
+	if n += asked + dropped; n > 0 {
+		c.log.Info("what was asked under a replaced certificate ended", "component", "tasks", "agent", agentID, "count", n)
 	}
 	return nil
+}
+
+// dropOutboxFor expires everything waiting to be sent to agentID.
+func (c *Core) dropOutboxFor(ctx context.Context, agentID string) (int, error) {
+	pending, err := c.db.OutboxForAgent(ctx, agentID)
+	if err != nil || len(pending) == 0 {
+		return 0, err
+	}
+	err = c.db.Write(ctx, func(tx *store.Tx) error {
+		for _, r := range pending {
+			if err := tx.ExpireOutbox(r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(pending), err
 }
 
 // Refuse drops a pending trust request, or stops trusting a pinned peer

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -63,6 +64,11 @@ func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err 
 	c.ext.reload(cfg)
 	if err := c.cancelUntrusted(ctx); err != nil {
 		c.log.Warn("reload: the requests of peers no longer trusted stay listed", "component", "core", "err", err)
+	}
+	for _, id := range newCertificates(old.Peers, cfg.Peers) {
+		if err := c.endOldCertificate(ctx, id); err != nil {
+			c.log.Warn("reload: what was asked under a replaced certificate stays", "component", "core", "agent", id, "err", err)
+		}
 	}
 	c.log.Info("config reloaded", "component", "core", "path", c.cfgPath, "changes", rep.Changes, "restart", rep.Restart)
 	err = c.db.Write(ctx, func(tx *store.Tx) error {
@@ -158,6 +164,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// newCertificates are the peers whose fingerprint the config changed.
+func newCertificates(old, cur []config.Peer) []string {
+	var ids []string
+	for _, p := range cur {
+		if was := peerNamed(old, p.AgentID); was.Fingerprint != "" && !sameFingerprint(was.Fingerprint, p.Fingerprint) {
+			ids = append(ids, p.AgentID)
+		}
+	}
+	return ids
+}
+
+// sameFingerprint compares two fingerprints as written in a config (case,
+// colons and groups aside).
+func sameFingerprint(a, b string) bool {
+	na, errA := rpc.NormalizeFingerprint(a)
+	nb, errB := rpc.NormalizeFingerprint(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return na == nb
 }
 
 // peerNamed is the config's entry for agentID (zero when none).

@@ -263,6 +263,72 @@ func TestReplacingAPeersCertificateEndsWhatItAsked(t *testing.T) {
 	}
 }
 
+// TestOldCertificatesRequestsEndEveryWay: the re-check's other ways to a
+// new certificate end what the old one asked as --replace does: refusing
+// the peer and trusting another certificate (its question was left to be
+// answered to the new holder), a new fingerprint in the config's peers[]
+// at reload, and what waited in the outbox for the old holder.
+func TestOldCertificatesRequestsEndEveryWay(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	ask := func(q string) {
+		t.Helper()
+		if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: q, ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := func() int {
+		qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+		n := 0
+		for _, q := range qs {
+			if q.State != agent.QueryDeclined && q.State != agent.QueryAnswered {
+				n++
+			}
+		}
+		return n
+	}
+	ask("is the release branch cut?")
+	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: pm.Fingerprint()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := waiting(); n != 0 {
+		t.Fatalf("%d questions of a refused peer still wait for an answer", n)
+	}
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Role: "pm", Endpoint: pm.Addr()}); err != nil {
+		t.Fatal(err)
+	}
+	// In the config: a new fingerprint for pm-tanaka ends its requests.
+	ask("and the changelog?")
+	if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"}); err != nil {
+		t.Fatal(err)
+	}
+	setPeer := func(fp string) {
+		t.Helper()
+		cfg, err := config.Load(eng.ConfigPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Peers = []config.Peer{{AgentID: "pm-tanaka", Fingerprint: fp, Role: "pm", Endpoint: pm.Addr()}}
+		if err := config.Write(eng.ConfigPath, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPeer(pm.Fingerprint())
+	if n := waiting(); n != 1 {
+		t.Fatalf("%d questions wait before the fingerprint changes, want 1", n)
+	}
+	setPeer(strings.Repeat("cd", 32))
+	if n := waiting(); n != 0 {
+		t.Errorf("%d questions still wait after the config changed pm-tanaka's fingerprint", n)
+	}
+	if left, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(left) != 0 {
+		t.Errorf("requests still wait after the config changed pm-tanaka's fingerprint: %+v", left)
+	}
+}
+
 // TestRequestsAsNotificationsAreRefused: aoi.task.execute and aoi.query
 // sent without an id (a JSON-RPC notification) could not be told from
 // their own repetition, so they are refused and audited, and nothing
@@ -294,5 +360,33 @@ func TestRequestsAsNotificationsAreRefused(t *testing.T) {
 	})
 	if qs, _ := eng.Queries(ctx, agent.QueryFilter{}); len(qs) != 0 {
 		t.Fatalf("questions from notifications: %+v", qs)
+	}
+}
+
+// TestReplacedCertificateGetsNothingOfTheOld: an answer waiting in the
+// outbox for a peer that is offline is dropped when the owner pins another
+// certificate for it (the re-check saw it delivered to the new holder).
+func TestReplacedCertificateGetsNothingOfTheOld(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	if len(qs) != 1 {
+		t.Fatalf("queries = %+v", qs)
+	}
+	pm.Stop()
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, cut on Monday"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := eng.Status(ctx); st.OutboxQueued == 0 {
+		t.Fatal("the answer to the stopped peer is not waiting in the outbox")
+	}
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: strings.Repeat("ef", 32), Role: "pm", Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := eng.Status(ctx); st.OutboxQueued != 0 {
+		t.Errorf("%d entries still wait for pm-tanaka's new certificate", st.OutboxQueued)
 	}
 }

@@ -76,13 +76,19 @@ func (c *Core) stillTrusted(agentID string) bool {
 }
 
 // cancelUntrusted cancels the waiting requests of peers the owner no
-// longer trusts, and says so in the log.
+// longer trusts, declines their questions still waiting (an answer would
+// go to whoever is trusted under the id next), and says so in the log.
 func (c *Core) cancelUntrusted(ctx context.Context) error {
 	n, err := c.tasks.CancelUntrusted(ctx)
 	if err != nil {
 		return fmt.Errorf("cancel the requests of peers no longer trusted: %w", err)
 	}
-	if n > 0 {
+	asked, err := c.inbox.DropWhere(ctx, func(from string) bool { return !c.stillTrusted(from) },
+		func(from string) string { return from + " is no longer trusted here" })
+	if err != nil {
+		return fmt.Errorf("decline the questions of peers no longer trusted: %w", err)
+	}
+	if n += asked; n > 0 {
 		c.log.Info("requests of peers no longer trusted canceled", "component", "tasks", "count", n)
 	}
 	return nil

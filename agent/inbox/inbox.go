@@ -148,6 +148,14 @@ func (in *Inbox) open(ctx context.Context, id string) (store.QueryRecord, error)
 // for it, and an answer would go to the new one's holder, who did not ask.
 // why is stored as the reason. It returns how many it declined.
 func (in *Inbox) DropFrom(ctx context.Context, agentID, why string) (int, error) {
+	return in.DropWhere(ctx, func(from string) bool { return from == agentID }, func(string) string { return why })
+}
+
+// DropWhere is DropFrom for every asker match accepts, with why(asker) as
+// the reason: the owner stopped trusting a peer, whose questions would
+// otherwise wait for an answer that goes to whoever is trusted under its
+// id next.
+func (in *Inbox) DropWhere(ctx context.Context, match func(from string) bool, why func(from string) string) (int, error) {
 	var waiting []store.QueryRecord
 	for _, state := range []string{Escalated, Awaiting, Buffered} {
 		qs, err := in.DB.Queries(ctx, state, 1000)
@@ -158,16 +166,17 @@ func (in *Inbox) DropFrom(ctx context.Context, agentID, why string) (int, error)
 	}
 	n := 0
 	for _, q := range waiting {
-		if q.From != agentID {
+		if !match(q.From) {
 			continue
 		}
-		body := wire.MustJSON(wire.QueryResult{Summary: why, Completed: true, Metadata: map[string]any{"declined": true, "query_id": q.ID}})
+		reason := why(q.From)
+		body := wire.MustJSON(wire.QueryResult{Summary: reason, Completed: true, Metadata: map[string]any{"declined": true, "query_id": q.ID}})
 		at := in.Now()
 		err := in.DB.Write(ctx, func(tx *store.Tx) error {
 			if err := tx.UpdateQuery(q.ID, Declined, body, &at); err != nil {
 				return err
 			}
-			_, err := tx.AppendAudit("owner", "ctl.decline", "ok", map[string]any{"query_id": q.ID, "to": q.From, "reason": why, "notified": false})
+			_, err := tx.AppendAudit("owner", "ctl.decline", "ok", map[string]any{"query_id": q.ID, "to": q.From, "reason": reason, "notified": false})
 			return err
 		})
 		if err != nil {
