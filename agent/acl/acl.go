@@ -126,14 +126,22 @@ func (p *Policy) CheckMessages(s Subject) Decision {
 }
 
 // Allowed returns a filter for search results: whether s may perform a on
-// each resource. Results from one search share a few contexts, so answers
-// are remembered for the filter's lifetime.
+// each resource; a resource ending in "/" is a folder with everything
+// under it (CheckBeneath). Results from one search share a few contexts,
+// so answers are remembered for the filter's lifetime.
 func (p *Policy) Allowed(s Subject, a Action) func(resource string) bool {
 	memo := map[string]bool{}
 	return func(resource string) bool {
 		ok, seen := memo[resource]
 		if !seen {
-			ok = p.Check(s, a, resource).Allowed
+			if folder, whole := strings.CutSuffix(resource, "/"); whole {
+				// "acme/webapp/src/": the folder and everything under
+				// it (what a recursive search read).
+				d, _ := p.CheckBeneath(s, a, folder)
+				ok = d.Allowed
+			} else {
+				ok = p.Check(s, a, resource).Allowed
+			}
 			memo[resource] = ok
 		}
 		return ok

@@ -509,3 +509,18 @@ func TestDenyingRulesIgnoreCase(t *testing.T) {
 		t.Errorf("a granting rule matched another case: %+v", d)
 	}
 }
+
+// TestAllowedFolderWhole: a resource ending in "/" is the folder with
+// everything under it — what a recursive search read — so a folder
+// holding one kept from the subject is refused, though the folder itself
+// is readable.
+func TestAllowedFolderWhole(t *testing.T) {
+	clock := t0
+	allowed := policy(t, false, &clock).Allowed(pm, Read)
+	if !allowed("acme/webapp") || !allowed("acme/webapp/src/") {
+		t.Error("the repository, and a folder with nothing kept from pm, should be readable")
+	}
+	if allowed("acme/webapp/") {
+		t.Error("the repository read whole (secrets/ with it) was allowed")
+	}
+}

@@ -98,7 +98,7 @@ func (a *accessCheck) allow(ev store.ContextEvent) bool {
 	// What a coding session said after its tools read a file may quote
 	// it: the session's words need every file it touched readable.
 	for _, r := range parseMeta(ev.Meta).Touched {
-		if !a.may(cleanRel(r)) {
+		if !a.mayTouched(r) {
 			return false
 		}
 	}
@@ -111,6 +111,20 @@ func (a *accessCheck) allow(ev store.ContextEvent) bool {
 		}
 	}
 	return true
+}
+
+// mayTouched reports whether the asker may read a place a coding session
+// touched: a file, a folder with everything under it ("…/", read whole by
+// a search), or "*" (more places than are kept: the owner's alone).
+func (a *accessCheck) mayTouched(r string) bool {
+	if r == "*" {
+		return a.allowed == nil
+	}
+	res := cleanRel(r)
+	if strings.HasSuffix(r, "/") {
+		res += "/"
+	}
+	return a.may(res)
 }
 
 // inScope reports whether an event of ctxID touching files lies inside one

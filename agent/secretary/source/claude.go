@@ -81,15 +81,17 @@ func parseTranscriptLine(line string, repos []Repo, fallback time.Time, touched 
 	var out []Event
 	for _, blk := range blocks {
 		if blk.Type == "tool_use" {
-			if ev, ok := toolEvent(blk, base, l.Cwd, repos); ok {
-				touched.addTool(ev, blk, l.Cwd, repos)
-				if ev.Meta["file"] == nil {
-					// A command may carry what the session read, and the
-					// paths it names ("cp secrets/key.pem /tmp").
-					ev = touched.mark(ev)
-				}
-				out = append(out, ev)
+			ev, ok := toolEvent(blk, base, l.Cwd, repos)
+			touched.addTool(ev, blk, l.Cwd, repos) // a search makes no event but reads
+			if !ok {
+				continue
 			}
+			if ev.Meta["file"] == nil {
+				// A command may carry what the session read, and the
+				// paths it names ("cp secrets/key.pem /tmp").
+				ev = touched.mark(ev)
+			}
+			out = append(out, ev)
 		}
 	}
 	for _, blk := range blocks {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -143,5 +144,50 @@ func TestSessionWordsCarryTheFilesItTouched(t *testing.T) {
 		if e.Kind == "assistant" && !slices.Contains(touched(e), "acme/webapp/secrets/rotation.md") {
 			t.Errorf("after the restart the reply lost what the session read: %+v", e.Meta)
 		}
+	}
+}
+
+// TestSearchesAndShellWordsCountAsTouched: the re-check's ways past the
+// first version — a Grep or Glob through a folder, `cd secrets && cat
+// plan.txt`, `grep -rn x .`, a glob, quotes inside a word, and more places
+// than are kept — each leaves the session's words needing the place read.
+func TestSearchesAndShellWordsCountAsTouched(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "secrets", "plan.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	repos := []Repo{{Ctx: "acme/webapp", Path: repo}}
+	tool := func(name, input string) []string {
+		t.Helper()
+		tc := &Touched{}
+		line := `{"type":"assistant","cwd":"` + repo + `","message":{"role":"assistant","content":[{"type":"tool_use","name":"` + name + `","input":` + input + `},{"type":"text","text":"done"}]}}`
+		parseTranscriptLine(line, repos, time.Now(), tc)
+		return tc.Files
+	}
+	for _, c := range []struct {
+		name, input string
+		want        string
+	}{
+		{"Grep", `{"pattern":"zebra","path":"` + filepath.Join(repo, "secrets") + `"}`, "acme/webapp/secrets/"},
+		{"Glob", `{"pattern":"secrets/**"}`, "acme/webapp/"},
+		{"Bash", `{"command":"cd secrets && cat plan.txt"}`, "acme/webapp/secrets/"},
+		{"Bash", `{"command":"grep -rn zebra ."}`, "acme/webapp/"},
+		{"Bash", `{"command":"cat s*/plan.txt"}`, "acme/webapp/secrets/plan.txt"},
+		{"Bash", `{"command":"cat sec\"\"rets/plan.txt"}`, "acme/webapp/secrets/plan.txt"},
+	} {
+		if got := tool(c.name, c.input); !slices.Contains(got, c.want) {
+			t.Errorf("%s %s: touched %v, want %s", c.name, c.input, got, c.want)
+		}
+	}
+	tc := &Touched{}
+	tc.addIn("acme/webapp", "secrets/plan.txt", false)
+	for i := range maxTouched + 5 {
+		tc.addIn("acme/webapp", "src/f"+strconv.Itoa(i)+".go", false)
+	}
+	if !slices.Equal(tc.Files, []string{"acme/webapp/"}) {
+		t.Errorf("past the limit: %v, want the whole context", tc.Files)
 	}
 }
