@@ -123,7 +123,9 @@ func (t *Touched) addIn(ctxID, rel string, whole bool) {
 	if whole {
 		res += "/"
 	}
-	covered := func(f string) bool { return f == res || f == "*" || strings.HasSuffix(f, "/") && strings.HasPrefix(res, f) }
+	covered := func(f string) bool {
+		return f == res || f == "*" || strings.HasSuffix(f, "/") && strings.HasPrefix(res, f)
+	}
 	if slices.ContainsFunc(t.Files, covered) {
 		return // already there, or inside a folder read whole
 	}
