@@ -20,8 +20,11 @@ func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"},
+			{ID: "pm-write", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
 			{ID: "hr-read", AgentRole: "hr", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
+		c.Tasks = map[string]config.TaskType{
+			"lint":   {Command: []string{"make", "lint"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none"},
+			"payrun": {Command: []string{"make", "pay"}, Context: "acme/payroll", TimeoutSec: 30, Isolation: "none"}}
 	})
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	hr := newTestAgent(t, "hr-ito", "hr", func(c *config.Config) {
@@ -45,6 +48,14 @@ func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
 	if got := listed(pm); !slices.Equal(got, []string{"acme/webapp"}) {
 		t.Errorf("pm learns of %v; want acme/webapp only", got)
 	}
+	// Task types too: those pm may ask for (execute on their context).
+	var res wire.DiscoverResult
+	if err := rawClient(t, pm, eng).Call(ctx, wire.MethodDiscover, wire.DiscoverParams{SelfOnly: true, AOIVersion: wire.ProtocolVersion}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Agents[0].Identity.Capabilities.TaskTypes; !slices.Equal(got, []string{"lint"}) {
+		t.Errorf("pm learns of task types %v; want lint only", got)
+	}
 	if got := listed(hr); !slices.Equal(got, []string{"acme/webapp", "acme/payroll"}) {
 		t.Errorf("hr learns of %v; want both", got)
 	}
@@ -65,7 +76,7 @@ func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
 	if hrs, _ := eng.Peers(ctx); !slices.ContainsFunc(hrs, func(p agent.Peer) bool { return slices.Contains(p.Contexts, "hr/handbook") }) {
 		t.Fatal("eng never learned hr's contexts: the relay case is not exercised")
 	}
-	var res wire.DiscoverResult
+	res = wire.DiscoverResult{}
 	if err := rawClient(t, pm, eng).Call(ctx, wire.MethodDiscover, wire.DiscoverParams{AOIVersion: wire.ProtocolVersion}, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 )
 
 // selfEntry describes this agent for discovery, to viewer: the contexts it
@@ -37,13 +38,30 @@ func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 			caps.Contexts = append(caps.Contexts, wire.ContextReference{Type: ctxCfg.Type, Identifier: ctxCfg.Identifier})
 		}
 	}
-	for name := range cfg.Tasks {
-		caps.TaskTypes = append(caps.TaskTypes, name)
+	for name, tt := range cfg.Tasks {
+		if mayRun(policy, viewer, tt.Context, cfg.Contexts) {
+			caps.TaskTypes = append(caps.TaskTypes, name)
+		}
 	}
 	if len(caps.TaskTypes) > 0 {
 		caps.Actions = append(caps.Actions, "task.execute")
 	}
 	return caps
+}
+
+// mayRun reports whether viewer may ask for a task of context ctxID (""
+// for one tied to none, which needs execute on every context): only those
+// are listed to it.
+func mayRun(policy *acl.Policy, viewer acl.Subject, ctxID string, contexts []config.Context) bool {
+	if ctxID != "" {
+		return policy.Check(viewer, acl.Execute, ctxID).Allowed
+	}
+	for _, c := range contexts {
+		if !policy.Check(viewer, acl.Execute, c.Identifier).Allowed {
+			return false
+		}
+	}
+	return true
 }
 
 // peerSubject is the ACL's view of the pinned peer agentID ("" for one

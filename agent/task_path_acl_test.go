@@ -92,8 +92,35 @@ func TestTaskWithoutContextNeedsEveryContext(t *testing.T) {
 	ctx := context.Background()
 	pm.Discover(ctx)
 	_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "hello", ContextScope: []string{"acme/webapp"}})
-	if err == nil || !strings.Contains(err.Error(), "no execute access to acme/payroll") {
-		t.Fatalf("a task tied to no context, asked with one writable context: %v; want a denial naming acme/payroll", err)
+	// Denied, without naming acme/payroll: pm did not name it, and may
+	// not learn that it exists.
+	if err == nil || !strings.Contains(err.Error(), "no execute access to every context that scope covers") || strings.Contains(err.Error(), "payroll") {
+		t.Fatalf("a task tied to no context, asked with one writable context: %v; want a denial that does not name acme/payroll", err)
+	}
+}
+
+// TestRefusalNamesOnlyWhatTheCallerNamed: the re-check's case — a question
+// with no context_scope (every context) or "acme" (every acme/…) was
+// refused naming acme/payroll, a context the caller may not know of. Now
+// only a context the caller named itself is named back.
+func TestRefusalNamesOnlyWhatTheCallerNamed(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"}}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	for _, scope := range [][]string{nil, {"acme"}} {
+		_, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "hello", ContextScope: scope})
+		if err == nil || strings.Contains(err.Error(), "payroll") {
+			t.Errorf("scope %v: %v; want a refusal that does not name acme/payroll", scope, err)
+		}
+	}
+	_, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "hello", ContextScope: []string{"acme/payroll"}})
+	if err == nil || !strings.Contains(err.Error(), "acme/payroll") {
+		t.Errorf("named by the caller: %v; want the refusal to name it", err)
 	}
 }
 

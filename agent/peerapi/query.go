@@ -156,8 +156,28 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 		return d, nil
 	}
 	a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
+	if !named(scope, denied) {
+		// The caller did not name it (an empty scope covers every
+		// context, "acme" every acme/…): the refusal must not tell it the
+		// name of a context it is kept from. The audit row has it.
+		reason := "no " + string(action) + " access to every context that scope covers; name the contexts you may use in context_scope"
+		return d, errs.Denied(reason, map[string]any{"required_permission": "context." + string(action)})
+	}
 	return d, errs.Denied(d.Reason, map[string]any{
 		"required_permission": "context." + string(action), "requested_scope": denied})
+}
+
+// named reports whether the caller's scope names denied itself, or a place
+// inside it, as written: then the refusal may say it. A scope entry above
+// it ("acme" for acme/payroll) or none at all does not.
+func named(scope []string, denied string) bool {
+	for _, s := range scope {
+		s = strings.Trim(s, "/")
+		if s == denied || strings.HasPrefix(s, denied+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // AuditACLOnly records a denial that audit_mode let through.
