@@ -25,6 +25,12 @@ func checkOwnershipAs(uid int, dataDir, cfgPath string) error {
 		{dataDir, "data dir", "chmod 700 " + dataDir},
 		{cfgPath, "config", "chmod 600 " + cfgPath},
 	} {
+		// The folders on the way count whether the path exists or not
+		// (aoi makes it there), and whether it is a link or not (who can
+		// swap the link chooses where it leads).
+		if err := checkParents(uid, p.path, p.what); err != nil {
+			return err
+		}
 		// Stat follows a symlink: what counts is the file that is read.
 		fi, err := os.Stat(p.path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -41,9 +47,6 @@ func checkOwnershipAs(uid int, dataDir, cfgPath string) error {
 			return fmt.Errorf("the %s %s can be changed by other users (mode %#o), who could rewrite its ACL rules and task commands; run: %s",
 				p.what, p.path, fi.Mode().Perm(), p.fix)
 		}
-		if err := checkParents(uid, p.path, p.what); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -52,30 +55,48 @@ func checkOwnershipAs(uid int, dataDir, cfgPath string) error {
 // one of them owned by a user other than uid or root, or writable by
 // anybody without the sticky bit (which /tmp has: there nobody may rename
 // another's entry). Whoever can rename an entry of a parent can put a
-// data dir or config of theirs in its place.
+// data dir or config of theirs in its place. The folders of the path as
+// given are checked, and those of where its links lead; folders that do
+// not exist yet are skipped.
 func checkParents(uid int, path, what string) error {
-	real, err := filepath.EvalSymlinks(path)
+	given, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
-	if real, err = filepath.Abs(real); err != nil {
+	dirs := []string{filepath.Dir(given)}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	for _, start := range dirs {
+		for dir := start; ; dir = filepath.Dir(dir) {
+			if err := checkFolder(uid, dir, path, what); err != nil {
+				return err
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// checkFolder is checkParents' test of one folder (none when it does not
+// exist).
+func checkFolder(uid int, dir, path, what string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return err
-		}
-		if owner, ok := ownerOf(fi); ok && owner != uid && owner != 0 {
-			return fmt.Errorf("the folder %s, which holds the %s %s, belongs to another user (uid %d, you are uid %d), who could put a %s of theirs in its place; use a %s under your home",
-				dir, what, path, owner, uid, what, what)
-		}
-		if fi.Mode().Perm()&0o002 != 0 && fi.Mode()&fs.ModeSticky == 0 {
-			return fmt.Errorf("the folder %s, which holds the %s %s, can be changed by other users (mode %#o), who could put a %s of theirs in its place; run: chmod o-w %s",
-				dir, what, path, fi.Mode().Perm(), what, dir)
-		}
-		if dir == filepath.Dir(dir) {
-			return nil
-		}
+	if owner, ok := ownerOf(fi); ok && owner != uid && owner != 0 {
+		return fmt.Errorf("the folder %s, which holds the %s %s, belongs to another user (uid %d, you are uid %d), who could put a %s of theirs in its place; use a %s under your home",
+			dir, what, path, owner, uid, what, what)
 	}
+	if fi.Mode().Perm()&0o002 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		return fmt.Errorf("the folder %s, which holds the %s %s, can be changed by other users (mode %#o), who could put a %s of theirs in its place; run: chmod o-w %s",
+			dir, what, path, fi.Mode().Perm(), what, dir)
+	}
+	return nil
 }

@@ -131,3 +131,34 @@ func TestOwnershipRefusesAFolderOthersCanRearrange(t *testing.T) {
 		t.Fatalf("a data dir in a sticky folder (as under /tmp): %v", err)
 	}
 }
+
+// TestOwnershipFollowsTheWayThere: the re-check's bypasses — a link to a
+// good data dir placed in a folder anybody may write (who can swap the
+// link chooses where it leads), and a data dir not made yet inside such a
+// folder — are refused too.
+func TestOwnershipFollowsTheWayThere(t *testing.T) {
+	base := t.TempDir()
+	good := filepath.Join(base, "good")
+	shared := filepath.Join(base, "shared")
+	for _, d := range []string{good, shared} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(shared, "eng")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{link, filepath.Join(shared, "not-yet")} {
+		err := checkOwnershipAs(os.Getuid(), dir, filepath.Join(dir, "config.json"))
+		if err == nil || !strings.Contains(err.Error(), "chmod o-w "+shared) {
+			t.Errorf("data dir %s: %v; want it refused for %s", dir, err, shared)
+		}
+	}
+	if err := checkOwnershipAs(os.Getuid(), good, filepath.Join(good, "config.json")); err != nil {
+		t.Errorf("the good data dir itself: %v", err)
+	}
+}

@@ -96,8 +96,10 @@ func callOrOpen[S any](ctx context.Context, a *app, f func(svc S) error) error {
 		return as(c, f)
 	}
 	var nd *ctlclient.NoDaemonError
-	if !errors.As(err, &nd) || !nd.SetUp() && a.configFlag == "" {
-		return err // nothing to open: the error says to check --data-dir or run aoi init
+	if !errors.As(err, &nd) || !nd.SetUp() {
+		// Nothing to open (no identity there, whatever --config says):
+		// the error says to check --data-dir or run aoi init.
+		return err
 	}
 	core, err := agent.Open(ctx, agent.Options{DataDir: a.dataDir(), ConfigPath: a.configFlag,
 		Progress: func(s string) { fmt.Fprintln(a.stderr, "aoi: "+s) }})

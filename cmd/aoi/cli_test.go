@@ -216,6 +216,12 @@ func TestNoDaemonIsAClearFailure(t *testing.T) {
 			t.Errorf("aoi %s on a data dir nobody set up: exit %d, stderr %q", cmd, r.code, r.stderr)
 		}
 	}
+	// Nor with a config given elsewhere: the data dir holds the identity.
+	cfgElsewhere := filepath.Join(shortDir(t), "config.json")
+	writeFile(t, cfgElsewhere, `{"agent": {"id": "eng-a", "role": "engineer"}}`)
+	if r := runAOI(t, "audit", "verify", "--data-dir", empty, "--config", cfgElsewhere); r.code != exitFailure || !strings.Contains(r.stderr, "no agent is set up in "+empty) {
+		t.Errorf("aoi audit verify --config on a mistyped data dir: exit %d, stderr %q", r.code, r.stderr)
+	}
 	if _, err := os.Stat(empty); err == nil {
 		t.Errorf("a command made the mistyped data dir %s", empty)
 	}
