@@ -50,14 +50,22 @@ func notAFlagWord(v string) bool {
 }
 
 // flagPasswordRule catches a password given to a command-line flag with
-// a space (--password VALUE, --pass VALUE; "--password=…" is
+// a space (--password VALUE, --db-pass VALUE; "--password=…" is
 // passwordRule's), and to the registry logins' -p (docker login -u me -p
-// VALUE). A value starting with "-" is the next flag.
+// VALUE, or -pVALUE). A value starting with "-" is the next flag; one
+// naming a variable ($DOCKER_PASSWORD) is no secret itself.
 var flagPasswordRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?:(?:^|[\s"'])--(?:password|passwd|pass|pw)\s+|\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:\s+registry)?)\s+login\b[^\n]{0,200}?\s-p\s+)` +
+	re: regexp.MustCompile(`(?:(?:^|[\s"'])--(?:[a-z0-9]+-)*(?:password|passwd|pass|pw)\s+|\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:\s+registry)?)\s+login\b[^\n]{0,200}?\s-p\s*)` +
 		`(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60-][^\s'"\x60]{2,200}))`),
-	may: func(t text) bool { return t.has("--pass") || t.has("--pw") || t.has("login") },
+	may:       func(t text) bool { return t.has("pass") || t.has("--pw") || t.has("login") },
+	secretish: notAVariable,
+}
+
+// notAVariable rejects a value that names where the secret is instead of
+// holding it: a shell or CI variable ($X, ${X}, %X%), a template ({{ … }}).
+func notAVariable(v string) bool {
+	return !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "%") && !strings.Contains(v, "{{")
 }
 
 // secretAssignRule catches a value assigned to a name that says it is a
@@ -70,8 +78,40 @@ var secretAssignRule = rule{
 	re: regexp.MustCompile(`(?i)\b[a-z0-9_.-]*?(?:secret|token|api[_-]?key|app[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)[a-z0-9_-]*\b` +
 		`["']?\s*(?::=|=>|=|:)\s*` + quotedOr(`[^\s"'\x60,;()\[\]{}<>$%][^\s"'\x60,;()\[\]{}<>]{7,1000}`)),
 	may:       func(t text) bool { return t.has("secret") || t.has("token") || t.has("key") },
-	secretish: madeNotWritten,
+	secretish: madeNotNamed,
 	fallback:  true,
+}
+
+// madeNotNamed is madeNotWritten for a value assigned in code or a config:
+// one that names something else is no secret — a variable or template
+// (notAVariable), a path (/var/run/secrets/…), a reference to another
+// name (oauth2.StaticTokenSource, aws_secretsmanager_secret.db2.arn) or
+// words joined into a name (prod-db-credentials-v2, refresh_token_v2).
+func madeNotNamed(v string) bool {
+	return madeNotWritten(v) && notAVariable(v) && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~/") &&
+		!referenceRE.MatchString(v) && !joinedWords(v)
+}
+
+// referenceRE matches a dotted name: pkg.Func, resource.name.attr.
+var referenceRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$`)
+
+// wordRE is one word of a name: letters then at most a few digits
+// (credentials, v2, ed25519), or a camel-case word (TokenSource).
+var wordRE = regexp.MustCompile(`^(?:[a-z]+[0-9]{0,6}|[0-9]{1,4}|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*[0-9]{0,3}|[A-Z]{2,8}[0-9]{0,3})$`)
+
+// joinedWords reports whether v is words joined by "-", "_" or ".", each
+// a word a person named (see wordRE): a name, not a made secret.
+func joinedWords(v string) bool {
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if !wordRE.MatchString(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenFormatRule catches secrets known by their shape that gitleaks'
@@ -79,18 +119,21 @@ var secretAssignRule = rule{
 // (the token after the id).
 var tokenFormatRule = rule{
 	id: "token",
-	re: regexp.MustCompile(`\b(whsec_[A-Za-z0-9+/=]{20,})|\bdiscord(?:app)?\.com/api/webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{30,200})`),
+	re: regexp.MustCompile(`\b(whsec_[A-Za-z0-9+/=]{20,})|\bdiscord(?:app)?\.com/api/(?:v[0-9]{1,3}/)?webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{30,200})`),
 	may: func(t text) bool {
-		return strings.Contains(t.raw, "whsec_") || strings.Contains(t.raw, "/api/webhooks/")
+		return strings.Contains(t.raw, "whsec_") || strings.Contains(t.raw, "webhooks/")
 	},
 }
 
-// cookieRule catches a Cookie or Set-Cookie header's value: a session
-// cookie is a credential as much as a bearer token is.
+// cookieRule catches a Cookie or Set-Cookie header's value, and curl's
+// -b/--cookie: a session cookie is a credential as much as a bearer token
+// is. The first cookie's value has no space and 8 characters or more, so
+// prose ("the cookie: banner is gone") stays.
 var cookieRule = rule{
-	id:  "cookie",
-	re:  regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\s=;"']{1,100}=[^\n"']{8,1000})`),
-	may: func(t text) bool { return t.has("cookie") },
+	id: "cookie",
+	re: regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\s=;"']{1,100}=[^\s;"']{8,1000}(?:;\s*[^\s=;"']{1,100}=[^\s;"']*)*)` +
+		`|\bcurl\b[^\n]{0,200}?\s(?:-b|--cookie)\s+(?:'([^'\n]{4,1000})'|"([^"\n]{4,1000})"|([^\s'"]{4,1000}))`),
+	may: func(t text) bool { return t.has("cookie") || t.has("curl") },
 }
 
 // jaSecretRule catches a secret told in Japanese under a name other than
@@ -99,13 +142,30 @@ var cookieRule = rule{
 // "トークンは有効期限切れ" (has expired) stays.
 var jaSecretRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?:API\s?キー|ＡＰＩキー|アクセストークン|トークン|シークレット(?:キー)?|秘密鍵|認証情報|` + jaPasswordWords + `)` +
+	re: regexp.MustCompile(`(?:` + jaSecretWords + `|` + jaPasswordWords + `)` +
 		`[\s\x{00a0}\x{3000}]*(?:(?:は|が)[、,]?|:=|=|:|＝|：)?[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([!-~]{6,200})["'」]|([!-~]{6,200}))`),
-	may: func(t text) bool {
-		s := t.raw
-		return strings.Contains(s, "キー") || strings.Contains(s, "トークン") || strings.Contains(s, "シークレット") ||
-			strings.Contains(s, "秘密鍵") || strings.Contains(s, "認証情報") || mayHoldJAPassword(t)
-	},
-	secretish: madeNotWritten,
+	may:       func(t text) bool { return mayHoldJASecret(t) || mayHoldJAPassword(t) },
+	secretish: madeNotNamed,
+}
+
+// jaSecretWords are the names of secrets other than a password in
+// Japanese text.
+const jaSecretWords = `(?i:api)\s?キー|ＡＰＩキー|アクセストークン|トークン|シークレット(?:キー)?|秘密鍵|認証情報`
+
+// mayHoldJASecret is jaSecretWords' prefilter.
+func mayHoldJASecret(t text) bool {
+	s := t.raw
+	return strings.Contains(s, "キー") || strings.Contains(s, "トークン") || strings.Contains(s, "シークレット") ||
+		strings.Contains(s, "秘密鍵") || strings.Contains(s, "認証情報")
+}
+
+// capsPassRule is an environment variable named in capitals ending in PASS,
+// PW or PWD with no separator before it (DBPASS, PGPASS, MYSQL_PWD is
+// envPassRule's), whatever the value looks like but a flag word.
+var capsPassRule = rule{
+	id:        "password",
+	re:        regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:PASS|PASSWD|PW|PWD)\s*=\s*` + quotedOr(`[^\s"'\x60,;&]{4,200}`)),
+	may:       func(t text) bool { return strings.Contains(t.raw, "PASS") || strings.Contains(t.raw, "PW") },
+	secretish: notAFlagWord,
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -129,6 +130,19 @@ var passwordJARule = rule{
 	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*(?:(?:は|が)[、,]?|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([^"'」\n]{4,1000})["'」]|([^\s\x{00a0}\x{3000}"'「」、。，．,;]{4,}))`),
 	may: mayHoldJAPassword,
+	// "パスワードはbcryptでハッシュ化", "パスワード: 8文字以上" go on in
+	// Japanese: prose about the password, not one.
+	secretish: func(v string) bool { return !hasJapanese(v) },
+}
+
+// hasJapanese reports whether s holds kana or kanji.
+func hasJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
 }
 
 // passwordChangeJARule catches a new password in "パスワードを X に変更"
@@ -137,9 +151,9 @@ var passwordJARule = rule{
 // one) stays.
 var passwordChangeJARule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*を[\s\x{00a0}\x{3000}]*` +
+	re: regexp.MustCompile(`(?:` + jaPasswordWords + `|` + jaSecretWords + `)[\s\x{00a0}\x{3000}]*を[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([^"'」\n]{4,1000})["'」]|([!-~\x{ff01}-\x{ff5e}]{4,200}?))[\s\x{00a0}\x{3000}]*[にへ](?:変更|変え|設定|更新|し)`),
-	may: mayHoldJAPassword,
+	may: func(t text) bool { return mayHoldJAPassword(t) || mayHoldJASecret(t) },
 }
 
 // jaPasswordWords are the names of a password in Japanese text.
@@ -183,7 +197,7 @@ var urlCredentialRule = rule{
 var secretIsRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*:\s*|\s+)` +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*:\s*|\s+)` +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|([^\\s\"'`,;]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
@@ -201,7 +215,17 @@ var secretIsRule = rule{
 // Trailing sentence punctuation does not count.
 func madeNotWritten(v string) bool {
 	v = strings.TrimRight(v, ".!?:)")
-	if len(v) < 8 || (len(v) < 20 && strings.ContainsAny(v, "-/")) {
+	if len(v) < 20 && strings.ContainsAny(v, "-/") {
+		// Words joined ("JWT-based", "SHA-256") unless one piece is made
+		// itself (sk-abc123def456ghi).
+		for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '/' }) {
+			if len(p) >= 8 && madeNotWritten(p) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(v) < 8 {
 		return false
 	}
 	var lower, upper, digit, symbol bool
@@ -286,7 +310,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, authHeaderRule, cliPasswordRule,
-		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule}
+		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

@@ -237,6 +237,18 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`シークレット: Sc7Qm2Lp7Rt4`:                                                                               "Sc7Qm2Lp7Rt4",
 		`秘密鍵は Pk6Qm2Lp7Rt4 です`:                                                                               "Pk6Qm2Lp7Rt4",
 		`パスワード 4brKq9Lm2x`:                                                                                   "4brKq9Lm2x",
+		// The re-check's close variants.
+		`docker login -u me -phunter2hunter registry.x`:  "hunter2hunter",
+		`./deploy --db-pass hunter2hunter`:               "hunter2hunter",
+		`DBPASS=hunter2hunter`:                           "hunter2hunter",
+		`PGPASS="Pg7Lm2Qx9"`:                             "Pg7Lm2Qx9",
+		`curl -b 'sid=9f8e7d6c5b4a3f2e' https://x`:       "sid=9f8e7d6c5b4a3f2e",
+		`curl --cookie "sid=9f8e7d6c5b4a3f2e" https://x`: "sid=9f8e7d6c5b4a3f2e",
+		`https://discord.com/api/v10/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcdEFGH`: "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcdEFGH",
+		`apiキーは abc123def456ghi`:          "abc123def456ghi",
+		`APIキーは sk-abc123def456ghi`:       "sk-abc123def456ghi",
+		`トークンを Tk8Qm2Lp7Rt4 に変更`:          "Tk8Qm2Lp7Rt4",
+		`I set the password to Lj2kd9sLx`: "Lj2kd9sLx",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -283,6 +295,23 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"トークンは有効期限切れです",
 		"APIキーの発行手順を書いた",
 		"the cookie: banner is gone",
+		// The re-check's false positives: code, config and templates that
+		// name a secret kept elsewhere, and Japanese prose.
+		"tokenSource := oauth2.ReuseTokenSource(nil, src)",
+		"TokenSource: oauth2.StaticTokenSource(tok)",
+		"secret_arn = aws_secretsmanager_secret.db2.arn",
+		"api_key_id = google_apikeys_key.maps2.uid",
+		`"token": "{{ .Values.token }}"`,
+		`token_path = "/var/run/secrets/kubernetes.io/serviceaccount/token"`,
+		"private_key_path: /etc/ssl/private/server2024.key",
+		"secret_name: prod-db-credentials-v2",
+		`docker login -u me -p "$DOCKER_PASSWORD" registry.x`,
+		"docker login -u me -p $CI_REGISTRY_PASSWORD registry.x",
+		"秘密鍵は id_ed25519 です",
+		"トークン：refresh_token_v2 を使う",
+		"The cookie: sessionID=... is set",
+		"パスワードはbcryptでハッシュ化",
+		"パスワード: 8文字以上",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q", clean, out)
