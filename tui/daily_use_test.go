@@ -252,3 +252,30 @@ func TestAnswerToAnOfflineAskerSaysItIsQueued(t *testing.T) {
 		t.Errorf("notice %q for an online asker", got)
 	}
 }
+
+// TestReloadErrorGoesWhenAReloadWorks: the "Config not reloaded" dialog
+// closes when a later reload goes through (the walk fixed the file and
+// reloaded from the CLI twice; the dialog stayed and took the pane keys).
+func TestReloadErrorGoesWhenAReloadWorks(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	m.pushDialog(newDetailDialog(reloadErrorTitle, "The running config stays. Fix this, then :reload:\n/acl: bad"))
+	m.handleEvent(agent.Event{Seq: 200, Kind: agent.EventConfigReloaded, Summary: "config reloaded: acl: 1 rule → 2 (+x)"})
+	if m.topDialog() != nil {
+		t.Errorf("the reload error dialog stayed after a reload went through")
+	}
+}
+
+// TestAutoAnsweredQuestionShowsWhatWasSent: enter on a question the
+// secretary answered by itself shows its draft as the answer sent, not as
+// a draft (the walk read "Draft:").
+func TestAutoAnsweredQuestionShowsWhatWasSent(t *testing.T) {
+	draft, _ := json.Marshal(map[string]any{"summary": "Auth refactor is 70% done."})
+	q := agent.Query{ID: "q-1", From: "pm-tanaka", Text: "auth?", State: agent.QueryAnswered, Decision: "AUTO_RESPOND", Draft: draft}
+	body := queryDetail(q, &env{now: fixedNow})
+	if !strings.Contains(body, "Answer sent (by the secretary):\nAuth refactor is 70% done.") || strings.Contains(body, "Draft:") {
+		t.Errorf("detail of an auto-answered question:\n%s", body)
+	}
+	if p := previewText(q); !strings.Contains(p, "↳ answered by the secretary: Auth refactor is 70% done.") {
+		t.Errorf("preview of an auto-answered question: %q", p)
+	}
+}

@@ -85,10 +85,20 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 		m.trustAsked = ev.ID // the attention event that follows names the keys
 	}
 	if ev.Kind == agent.EventConfigReloaded {
+		m.dropStaleReloadError()
 		cmds = append(cmds, m.reloadUI())
 	}
 	cmds = append(cmds, m.markDirty(dirtyFor(ev.Kind)))
 	return tea.Batch(cmds...)
+}
+
+// dropStaleReloadError closes a "Config not reloaded" dialog once a
+// reload went through (from the CLI, SIGHUP or :reload): the problem it
+// lists is fixed, and the keys meant for the panes went to it.
+func (m *Model) dropStaleReloadError() {
+	if d, ok := m.topDialog().(*detailDialog); ok && d.title == reloadErrorTitle {
+		m.popDialog()
+	}
 }
 
 // dropStaleUnreachable clears an error saying a peer is unreachable once

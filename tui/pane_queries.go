@@ -122,9 +122,13 @@ func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
 // question: its text and, once handled, what was sent back.
 func previewText(q agent.Query) string {
 	text := Sanitize(q.Text)
-	if sent := draftText(q.Answer); sent != "" && (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined) {
+	sent, draft := draftText(q.Answer), draftText(q.Draft)
+	switch {
+	case sent != "" && (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined):
 		text += "\n↳ " + q.State + ": " + sent
-	} else if draft := draftText(q.Draft); draft != "" && q.State == agent.QueryBuffered {
+	case draft != "" && q.State == agent.QueryAnswered: // the secretary sent its draft
+		text += "\n↳ answered by the secretary: " + draft
+	case draft != "" && q.State == agent.QueryBuffered:
 		text += "\n↳ draft (what releasing sends): " + draft
 	}
 	return text
@@ -238,9 +242,13 @@ func queryDetail(q agent.Query, e *env) string {
 		{"scope", strings.Join(q.ContextScope, ", ")},
 	})
 	body := head + "\n\n" + SanitizeMultiline(q.Text)
-	if a := draftText(q.Answer); a != "" {
+	switch a, d := draftText(q.Answer), draftText(q.Draft); {
+	case a != "":
 		body += "\n\nAnswer sent:\n" + a
-	} else if d := draftText(q.Draft); d != "" {
+	case d != "" && q.State == agent.QueryAnswered:
+		// Answered by the secretary at once: its draft is what was sent.
+		body += "\n\nAnswer sent (by the secretary):\n" + d
+	case d != "":
 		body += "\n\nDraft:\n" + d
 	}
 	return body

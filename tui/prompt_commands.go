@@ -28,6 +28,9 @@ func commandNames() []string {
 	return []string{"answer", "decline", "discover", "errors", "focus", "help", "note", "quit", "release", "reload", "task", "trust"}
 }
 
+// reloadErrorTitle names the dialog listing why a reload was refused.
+const reloadErrorTitle = "Config not reloaded"
+
 // promptUsage is shown for :help and after a mistake.
 const promptUsage = "@AGENT [!low|!high|!critical] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
 	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :errors · :help · :quit"
@@ -350,7 +353,7 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 				lines = append(lines, l)
 			}
 		}
-		title, text = "Config not reloaded", "The running config stays. Fix this, then :reload:\n"+strings.Join(lines, "\n")
+		title, text = reloadErrorTitle, "The running config stays. Fix this, then :reload:\n"+strings.Join(lines, "\n")
 		m.failAction("reload failed", msg.err)
 	} else {
 		m.info(text)

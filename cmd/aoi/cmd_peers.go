@@ -62,7 +62,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		rows = append(rows, []string{"history", cell(h.Context, 0) + " " + historyText(h)})
 	}
 	if len(st.Waiting) == 0 {
-		rows = append(rows, []string{"waiting for", "no answers: everything you asked has been answered"})
+		rows = append(rows, []string{"waiting for", "nothing: no question or task request of yours waits for an answer"})
 	}
 	for _, wa := range st.Waiting {
 		rows = append(rows, []string{"waiting for", cell(wa.To, 24) + " " + waitingWhat(wa.Text) + ", asked " + when(wa.SentAt)})

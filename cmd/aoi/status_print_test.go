@@ -121,7 +121,7 @@ func TestStatusPrintsWhatWaitsForAnAnswer(t *testing.T) {
 	}
 	b.Reset()
 	printStatus(&b, agent.Status{AgentID: "pm-tanaka"})
-	if !strings.Contains(b.String(), "everything you asked has been answered") {
+	if !strings.Contains(b.String(), "no question or task request of yours waits for an answer") {
 		t.Errorf("aoi status with nothing waiting:\n%s", b.String())
 	}
 }
