@@ -111,6 +111,14 @@ func TestParseAuditFilter(t *testing.T) {
 	if f.Agent != "x" || f.Method != "ctl.approve" || f.Result != "RATE_LIMIT" {
 		t.Errorf("%+v", f)
 	}
+	// Keys and values in any case (the walk typed agent:BOB and Agent:bob).
+	f = parseAuditFilter("Agent:BOB METHOD:AOI.Query")
+	if f.Agent != "bob" || f.Method != "aoi.query" || f.Text != "" {
+		t.Errorf("mixed case: %+v", f)
+	}
+	if w, k := unknownFilterKey("Agent:bob Foo:bar"); w != "Foo:bar" || k != "foo" {
+		t.Errorf("unknownFilterKey = %q, %q; want Foo:bar named", w, k)
+	}
 }
 
 // TestAuditDetailColumnReadable: in a column of the wide layout (120

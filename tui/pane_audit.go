@@ -183,12 +183,14 @@ func parseAuditFilter(text string) agent.AuditFilter {
 	var f agent.AuditFilter
 	var words []string
 	for _, w := range strings.Fields(text) {
+		// Keys, agent ids and methods in any case: ids and methods are
+		// lower case (Agent:BOB is agent:bob).
 		k, v, ok := strings.Cut(w, ":")
-		switch {
+		switch k = strings.ToLower(k); {
 		case ok && k == "agent":
-			f.Agent = v
+			f.Agent = strings.ToLower(v)
 		case ok && k == "method":
-			f.Method = v
+			f.Method = strings.ToLower(v)
 		case ok && k == "result":
 			f.Result = agent.AuditResultCode(v)
 		default:
@@ -206,6 +208,7 @@ func parseAuditFilter(text string) agent.AuditFilter {
 func unknownFilterKey(text string) (word, key string) {
 	for _, w := range strings.Fields(text) {
 		k, _, ok := strings.Cut(w, ":")
+		k = strings.ToLower(k)
 		if !ok || k == "" || k == "agent" || k == "method" || k == "result" || strings.IndexFunc(k, notKeyRune) >= 0 {
 			continue
 		}
