@@ -19,11 +19,7 @@ import (
 // and an empty text are refused with their kinds.
 func TestAnswerOnceThenRefuse(t *testing.T) {
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, now)
 	ctx := context.Background()
 	q := store.QueryRecord{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "progress?", Priority: "normal",
 		State: Escalated, ReceivedAt: now}
@@ -70,11 +66,7 @@ func TestAnswerOnceThenRefuse(t *testing.T) {
 // along apart from the text.
 func TestOwnersAnswerCarriesOnlyWhatTheyKept(t *testing.T) {
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t, now)
 	ctx := context.Background()
 	draft := `{"summary":"In progress: token refresh.","blockers":["FIXME(auth/refresh.go:4): blocked on Redis config"],"context_refs":[{"type":"commit","id":"abc123"}]}`
 	sent := map[string]wire.QueryResult{}
@@ -103,4 +95,16 @@ func TestOwnersAnswerCarriesOnlyWhatTheyKept(t *testing.T) {
 	if got := sent["kept"]; len(got.ContextRefs) != 1 || len(got.Blockers) != 0 {
 		t.Errorf("the draft's words kept: refs %+v, blockers %+v; want the refs alone", got.ContextRefs, got.Blockers)
 	}
+}
+
+// openDB is a store on a fresh file whose clock says now, closed when the
+// test ends.
+func openDB(t *testing.T, now time.Time) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
