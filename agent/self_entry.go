@@ -28,7 +28,7 @@ func (c *Core) selfEntry(viewer acl.Subject) wire.RegistryEntry {
 }
 
 // capabilitiesFor is this agent's manifest as viewer may see it: the
-// contexts viewer may read, and the task types.
+// contexts viewer may read, and the task types it may ask for.
 func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 	cfg := c.config()
 	policy := c.policy.Load()
