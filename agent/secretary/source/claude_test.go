@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -138,7 +139,9 @@ func TestSessionWordsCarryTheFilesItTouched(t *testing.T) {
 		t.Fatalf("second poll: %+v", evs)
 	}
 	for _, e := range evs {
-		if !slices.Contains(touched(e), "acme/webapp/secrets/key.pem") && e.Kind == "tool" {
+		if e.Kind == "tool" && !slices.ContainsFunc(touched(e), func(f string) bool {
+			return f == "acme/webapp/secrets/key.pem" || strings.HasSuffix(f, "/") && strings.HasPrefix("acme/webapp/secrets/key.pem", f)
+		}) {
 			t.Errorf("the command naming secrets/key.pem does not carry it: %+v", e.Meta)
 		}
 		if e.Kind == "assistant" && !slices.Contains(touched(e), "acme/webapp/secrets/rotation.md") {
@@ -189,5 +192,42 @@ func TestSearchesAndShellWordsCountAsTouched(t *testing.T) {
 	}
 	if !slices.Equal(tc.Files, []string{"acme/webapp/"}) {
 		t.Errorf("past the limit: %v, want the whole context", tc.Files)
+	}
+}
+
+// TestTreeReadersCountAsReadingTheFolder: the second re-check's ways past
+// — searches with no path (rg, grep -rn, git grep, find, ls -R), anything
+// git (git show HEAD:secrets/key.pem), a subagent, and braces or $'…' in
+// a path — count as reading what they can reach.
+func TestTreeReadersCountAsReadingTheFolder(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	repos := []Repo{{Ctx: "acme/webapp", Path: repo}}
+	covers := func(files []string, res string) bool {
+		return slices.ContainsFunc(files, func(f string) bool { return f == res || strings.HasSuffix(f, "/") && strings.HasPrefix(res, f) })
+	}
+	for _, c := range []struct{ tool, input, want string }{
+		{"Bash", `{"command":"rg API_KEY"}`, "acme/webapp/secrets/key.pem"},
+		{"Bash", `{"command":"grep -rn API_KEY"}`, "acme/webapp/secrets/key.pem"},
+		{"Bash", `{"command":"FOO=1 git show HEAD:secrets/key.pem"}`, "acme/webapp/secrets/key.pem"},
+		{"Bash", `{"command":"cd /tmp; find -name '*.pem' | head"}`, "acme/webapp/secrets/key.pem"},
+		{"Bash", `{"command":"cat {secrets,x}/key.pem"}`, "acme/webapp/secrets/key.pem"},
+		{"Bash", `{"command":"cat $'secrets'/key.pem"}`, "acme/webapp/secrets/key.pem"},
+		{"Task", `{"prompt":"find the rotation window"}`, "acme/webapp/secrets/key.pem"},
+	} {
+		tc := &Touched{}
+		line := `{"type":"assistant","cwd":"` + repo + `","message":{"role":"assistant","content":[{"type":"tool_use","name":"` + c.tool + `","input":` + c.input + `}]}}`
+		parseTranscriptLine(line, repos, time.Now(), tc)
+		if !covers(tc.Files, c.want) {
+			t.Errorf("%s %s: touched %v, which does not cover %s", c.tool, c.input, tc.Files, c.want)
+		}
+	}
+	tc := &Touched{}
+	line := `{"type":"assistant","cwd":"` + repo + `","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":"cat README.md"}}]}}`
+	parseTranscriptLine(line, repos, time.Now(), tc)
+	if covers(tc.Files, "acme/webapp/secrets/key.pem") {
+		t.Errorf("cat README.md counts as reading the whole repository: %v", tc.Files)
 	}
 }

@@ -32,7 +32,8 @@ type Touched struct {
 }
 
 // searchTools are the tools that read a folder and everything under it,
-// with the input that names it ("" or missing: the session's folder).
+// with the input that names it ("" or missing: the session's folder). A
+// subagent (Task) may read anything under it too.
 var searchTools = map[string]string{"Grep": "path", "Glob": "path", "LS": "path"}
 
 // addTool records what a tool use touched: its file, the folder a search
@@ -51,10 +52,43 @@ func (t *Touched) addTool(ev Event, blk ccBlock, cwd string, repos []Repo) {
 		t.addPath(p, cwd, repos, true)
 		return
 	}
+	if blk.Name == "Task" {
+		// A subagent may read anything from the session's folder down.
+		t.addPath(".", cwd, repos, true)
+		return
+	}
 	cmd, _ := blk.Input["command"].(string)
+	if readsTree(cmd) {
+		// rg, grep -r, git log -p, find … with no path read the folder
+		// they run in, and git any file of any commit: the whole of it.
+		t.addPath(".", cwd, repos, true)
+	}
 	for _, p := range commandPaths(cmd, cwd) {
 		t.addPath(p, cwd, repos, false)
 	}
+}
+
+// treeReaders are commands that, given no path, read everything under the
+// folder they run in (or, for git, anything the repository ever held:
+// git show HEAD:secrets/key.pem).
+var treeReaders = map[string]bool{"rg": true, "ag": true, "ack": true, "grep": true, "egrep": true, "fgrep": true,
+	"find": true, "fd": true, "tree": true, "git": true, "ls": true}
+
+// readsTree reports whether a shell command runs one of treeReaders (as
+// any command of a pipeline or list, after env assignments and sudo).
+func readsTree(cmd string) bool {
+	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(";|&()\n`", r) }) {
+		for _, w := range strings.Fields(part) {
+			if strings.Contains(w, "=") || w == "sudo" || w == "env" || w == "command" || w == "xargs" || w == "time" {
+				continue // VAR=x cmd, sudo cmd: the command comes next
+			}
+			if treeReaders[filepath.Base(w)] {
+				return true
+			}
+			break
+		}
+	}
+	return false
 }
 
 // addPath records p (relative to cwd when not absolute). A folder, or any
@@ -83,9 +117,12 @@ func (t *Touched) addPath(p, cwd string, repos []Repo, whole bool) {
 // (sec""rets is secrets); nothing is run or expanded otherwise.
 func commandPaths(cmd, cwd string) []string {
 	var out []string
-	unquote := strings.NewReplacer(`"`, "", `'`, "", "`", "", `\`, "")
+	unquote := strings.NewReplacer(`$'`, "", `"`, "", `'`, "", "`", "", `\`, "")
+	var words []string
 	for _, w := range strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()<>=", r) }) {
-		w = unquote.Replace(w)
+		words = append(words, braces(unquote.Replace(w))...)
+	}
+	for _, w := range words {
 		if w == "" || strings.HasPrefix(w, "-") || strings.Contains(w, "://") || len(out) >= 50 {
 			continue
 		}
@@ -97,6 +134,21 @@ func commandPaths(cmd, cwd string) []string {
 		if strings.ContainsAny(w, "/.") || cwd != "" && exists(filepath.Join(cwd, w)) {
 			out = append(out, w)
 		}
+	}
+	return out
+}
+
+// braces expands one {a,b} in w as the shell would ({secrets,x}/key.pem
+// is secrets/key.pem and x/key.pem); other words stay as they are.
+func braces(w string) []string {
+	open := strings.IndexByte(w, '{')
+	end := strings.IndexByte(w, '}')
+	if open < 0 || end < open || !strings.Contains(w[open:end], ",") {
+		return []string{w}
+	}
+	var out []string
+	for _, alt := range strings.Split(w[open+1:end], ",") {
+		out = append(out, w[:open]+alt+w[end+1:])
 	}
 	return out
 }
