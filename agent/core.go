@@ -206,12 +206,20 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 	c.ops = c.newOps()
 	c.inbox = c.newInbox()
 	c.asker = c.newAsker()
-	if err := c.peers.Seed(ctx, cfg); err != nil {
+	replaced, err := c.peers.Seed(ctx, cfg)
+	if err != nil {
 		return err
 	}
 	c.buildServers(cfg)
 	if err := c.openExtensions(ctx, cfg); err != nil {
 		return err
+	}
+	// A fingerprint changed in peers[] while aoi was stopped: what the
+	// old certificate asked ends, as at reload (the task engine is open).
+	for _, id := range replaced {
+		if err := c.endOldCertificate(ctx, id); err != nil {
+			return err
+		}
 	}
 	c.peerAPI = c.newPeerAPI() // after the extensions: it uses the task engine
 	c.msgs = c.newMessenger()  // after the peer API: it uses CheckFrom

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/config"
-	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -57,7 +56,8 @@ func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err 
 		return rep, false, fmt.Errorf("config not reloaded: agent.id changed from %s to %s; restart aoi to change identity", old.Agent.ID, cfg.Agent.ID)
 	}
 	rep.Changes, rep.Restart = configChanges(old, cfg)
-	if err := c.peers.Seed(ctx, cfg); err != nil {
+	replaced, err := c.peers.Seed(ctx, cfg)
+	if err != nil {
 		return rep, false, fmt.Errorf("config not reloaded, the running one stays: %w", err)
 	}
 	c.applyConfig(cfg)
@@ -65,7 +65,7 @@ func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err 
 	if err := c.cancelUntrusted(ctx); err != nil {
 		c.log.Warn("reload: the requests of peers no longer trusted stay listed", "component", "core", "err", err)
 	}
-	for _, id := range newCertificates(old.Peers, cfg.Peers) {
+	for _, id := range replaced {
 		if err := c.endOldCertificate(ctx, id); err != nil {
 			c.log.Warn("reload: what was asked under a replaced certificate stays", "component", "core", "agent", id, "err", err)
 		}
@@ -164,28 +164,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// newCertificates are the peers whose fingerprint the config changed.
-func newCertificates(old, cur []config.Peer) []string {
-	var ids []string
-	for _, p := range cur {
-		if was := peerNamed(old, p.AgentID); was.Fingerprint != "" && !sameFingerprint(was.Fingerprint, p.Fingerprint) {
-			ids = append(ids, p.AgentID)
-		}
-	}
-	return ids
-}
-
-// sameFingerprint compares two fingerprints as written in a config (case,
-// colons and groups aside).
-func sameFingerprint(a, b string) bool {
-	na, errA := rpc.NormalizeFingerprint(a)
-	nb, errB := rpc.NormalizeFingerprint(b)
-	if errA != nil || errB != nil {
-		return a == b
-	}
-	return na == nb
 }
 
 // peerNamed is the config's entry for agentID (zero when none).

@@ -417,3 +417,50 @@ func TestReplacedCertificateGetsNothingOfTheOld(t *testing.T) {
 		t.Errorf("%d entries still wait for pm-tanaka's new certificate", st.OutboxQueued)
 	}
 }
+
+// TestRefusedPeerGetsNothingQueued: refusing a peer drops what waits in
+// the outbox for it (the second re-check refused pm, trusted another
+// certificate under its id, and that one received the old answer).
+func TestRefusedPeerGetsNothingQueued(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	fp := pm.Fingerprint()
+	pm.Stop()
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, cut on Monday"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: fp}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := eng.Status(ctx); st.OutboxQueued != 0 {
+		t.Errorf("%d entries still wait for a refused peer", st.OutboxQueued)
+	}
+}
+
+// TestFingerprintChangedWhileStoppedEndsTheOldRequests: a new fingerprint
+// written into peers[] while aoi was stopped ends, at the next start, what
+// the old certificate asked, as a reload does.
+func TestFingerprintChangedWhileStoppedEndsTheOldRequests(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	eng.EditConfig(func(c *config.Config) {
+		c.Peers = []config.Peer{{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Role: "pm", Endpoint: pm.Addr()}}
+	})
+	if _, err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Restart(func(c *config.Config) {
+		c.Peers = []config.Peer{{AgentID: "pm-tanaka", Fingerprint: strings.Repeat("ab", 32), Role: "pm", Endpoint: pm.Addr()}}
+	})
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	if len(qs) != 1 || qs[0].State != agent.QueryDeclined || !strings.Contains(string(qs[0].Answer), "certificate was replaced") {
+		t.Fatalf("after a restart with a new fingerprint: %+v; want the question declined", qs)
+	}
+}

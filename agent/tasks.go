@@ -76,8 +76,9 @@ func (c *Core) stillTrusted(agentID string) bool {
 }
 
 // cancelUntrusted cancels the waiting requests of peers the owner no
-// longer trusts, declines their questions still waiting (an answer would
-// go to whoever is trusted under the id next), and says so in the log.
+// longer trusts, declines their questions still waiting and drops what
+// waits in the outbox for them (either would go to whoever is trusted
+// under the id next), and says so in the log.
 func (c *Core) cancelUntrusted(ctx context.Context) error {
 	n, err := c.tasks.CancelUntrusted(ctx)
 	if err != nil {
@@ -87,6 +88,22 @@ func (c *Core) cancelUntrusted(ctx context.Context) error {
 		func(from string) string { return from + " is no longer trusted here" })
 	if err != nil {
 		return fmt.Errorf("decline the questions of peers no longer trusted: %w", err)
+	}
+	// What waits to be sent to them goes too: trusted again under
+	// another certificate, the id would receive it.
+	to, err := c.db.OutboxRecipients(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range to {
+		if c.stillTrusted(id) {
+			continue
+		}
+		dropped, err := c.dropOutboxFor(ctx, id)
+		if err != nil {
+			return fmt.Errorf("drop what waited to be sent to %s: %w", id, err)
+		}
+		asked += dropped
 	}
 	if n += asked; n > 0 {
 		c.log.Info("requests of peers no longer trusted canceled", "component", "tasks", "count", n)

@@ -93,6 +93,24 @@ func (db *DB) OutboxForAgent(ctx context.Context, agentID string) ([]OutboxRecor
 	return db.outboxWhere(ctx, `to_agent = ? AND state = 'pending' ORDER BY created_at, id LIMIT 1000`, agentID)
 }
 
+// OutboxRecipients lists the peers something waits in the outbox for.
+func (db *DB) OutboxRecipients(ctx context.Context) ([]string, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT DISTINCT to_agent FROM outbox WHERE state = 'pending'`)
+	if err != nil {
+		return nil, fmt.Errorf("store: listing outbox recipients: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var to string
+		if err := rows.Scan(&to); err != nil {
+			return nil, err
+		}
+		out = append(out, to)
+	}
+	return out, rows.Err()
+}
+
 // Outbox returns one entry by id.
 func (db *DB) Outbox(ctx context.Context, id string) (OutboxRecord, bool, error) {
 	rs, err := db.outboxWhere(ctx, `id = ?`, id)

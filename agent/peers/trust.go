@@ -26,17 +26,21 @@ const configPeersKey = "config_peers"
 // unpins the ones a previous config pinned that it no longer names. Cached
 // callers are dropped, so a changed fingerprint or role, or a removed pin,
 // applies to the very next call.
-func (r *Registry) Seed(ctx context.Context, cfg *config.Config) error {
+func (r *Registry) Seed(ctx context.Context, cfg *config.Config) (replaced []string, err error) {
 	prev, err := r.configPinned(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var unpinned []string
 	err = r.DB.Write(ctx, func(tx *store.Tx) error {
-		unpinned = nil // the function may run again
+		unpinned, replaced = nil, nil // the function may run again
 		for _, p := range cfg.Peers {
-			if err := r.seedPeer(ctx, tx, p, prev[p.AgentID]); err != nil {
+			changed, err := r.seedPeer(ctx, tx, p, prev[p.AgentID])
+			if err != nil {
 				return err
+			}
+			if changed {
+				replaced = append(replaced, p.AgentID)
 			}
 			delete(prev, p.AgentID)
 		}
@@ -52,14 +56,14 @@ func (r *Registry) Seed(ctx context.Context, cfg *config.Config) error {
 		return tx.SetSetting(configPeersKey, string(wire.MustJSON(cfg.Peers)))
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.callers.Clear()
 	for _, id := range unpinned {
 		r.Forget(id)
 		r.Publish(events.PeerChanged, id, id, "removed from the config: no longer trusted")
 	}
-	return nil
+	return replaced, nil
 }
 
 // configPinned reads the peers the config pinned when last seeded.
@@ -82,10 +86,10 @@ func (r *Registry) configPinned(ctx context.Context) (map[string]config.Peer, er
 
 // seedPeer pins one config peer. A role the previous config gave and this
 // one no longer does goes too: the config's role is the owner's word.
-func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Peer) error {
+func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Peer) (replaced bool, err error) {
 	rec, found, err := r.DB.Peer(ctx, p.AgentID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !found {
 		rec = store.PeerRecord{AgentID: p.AgentID, Status: Offline, FirstSeen: r.Now()}
@@ -95,6 +99,10 @@ func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Pe
 		rec.Endpoint = p.Endpoint
 	}
 	if p.Fingerprint != "" {
+		// Another certificate than the registry knew (the config was
+		// edited, while aoi ran or not): the caller ends what the old
+		// one asked.
+		replaced = rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, p.Fingerprint)
 		rec.Fingerprint = p.Fingerprint
 	}
 	if p.TailnetNode != "" {
@@ -107,9 +115,20 @@ func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Pe
 		rec.Role = ""
 	}
 	if err := tx.UpsertPeer(rec); err != nil {
-		return fmt.Errorf("config peers: %s: %w", p.AgentID, err)
+		return false, fmt.Errorf("config peers: %s: %w", p.AgentID, err)
 	}
-	return nil
+	return replaced, nil
+}
+
+// SameFingerprint compares two fingerprints as written (case, colons and
+// groups aside).
+func SameFingerprint(a, b string) bool {
+	na, errA := rpc.NormalizeFingerprint(a)
+	nb, errB := rpc.NormalizeFingerprint(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return na == nb
 }
 
 // unpinRemoved unpins a peer a previous config pinned and this one does
