@@ -366,7 +366,7 @@ func TestRefusePinnedPeerUntrustsIt(t *testing.T) {
 	cfgFP := strings.Repeat("cd", 32)
 	cfg := tr.Config()
 	cfg.Peers = append(cfg.Peers, config.Peer{AgentID: "qa", Fingerprint: cfgFP, Endpoint: "127.0.0.1:9"})
-	if err := tr.Seed(ctx, cfg); err != nil {
+	if _, err := tr.Seed(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.Refuse(ctx, cfgFP); !errors.Is(err, errs.ErrInvalid) || !strings.Contains(err.Error(), "peers[]") {
@@ -415,7 +415,7 @@ func TestConfigPeersFollowTheConfig(t *testing.T) {
 		t.Helper()
 		cfg := *tr.Config()
 		cfg.Peers = peers
-		if err := tr.Seed(ctx, &cfg); err != nil {
+		if _, err := tr.Seed(ctx, &cfg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -472,7 +472,7 @@ func TestConfigPeersFollowTheConfig(t *testing.T) {
 	seed(config.Peer{AgentID: "qa", Fingerprint: oldFP})
 	restarted := &Registry{DB: tr.DB, Transport: tr.Transport, Config: tr.Config, Now: tr.Now, Log: tr.Log,
 		Announcement: tr.Announcement, Publish: tr.Publish, Wake: tr.Wake}
-	if err := restarted.Seed(ctx, tr.Config()); err != nil {
+	if _, err := restarted.Seed(ctx, tr.Config()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := restarted.Authenticate(ctx, callerWith(oldFP)); !errors.Is(err, errs.ErrDenied) {
