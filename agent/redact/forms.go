@@ -63,10 +63,14 @@ var flagPasswordRule = rule{
 }
 
 // notAVariable rejects a value that names where the secret is instead of
-// holding it: a shell or CI variable ($X, ${X}, %X%), a template ({{ … }}).
+// holding it: a shell or CI variable ($DOCKER_PASSWORD, ${X}, %X%), a
+// template ({{ … }}). "$ecretP4ss" is a value: a bare $NAME is a variable
+// only in capitals.
 func notAVariable(v string) bool {
-	return !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "%") && !strings.Contains(v, "{{")
+	return !variableRE.MatchString(v) && !strings.Contains(v, "{{")
 }
+
+var variableRE = regexp.MustCompile(`^(?:\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)$`)
 
 // secretAssignRule catches a value assigned to a name that says it is a
 // secret (SECRET_KEY, APP_KEY, client_secret, api-key, auth_token) when
@@ -132,7 +136,7 @@ var tokenFormatRule = rule{
 var cookieRule = rule{
 	id: "cookie",
 	re: regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\s=;"']{1,100}=[^\s;"']{8,1000}(?:;\s*[^\s=;"']{1,100}=[^\s;"']*)*)` +
-		`|\bcurl\b[^\n]{0,200}?\s(?:-b|--cookie)\s+(?:'([^'\n]{4,1000})'|"([^"\n]{4,1000})"|([^\s'"]{4,1000}))`),
+		`|\bcurl\b[^\n]{0,200}?\s(?:-b|--cookie)\s+(?:'([^'\n=]{1,100}=[^'\n]{3,1000})'|"([^"\n=]{1,100}=[^"\n]{3,1000})"|([^\s'"=]{1,100}=[^\s'"]{3,1000}))`),
 	may: func(t text) bool { return t.has("cookie") || t.has("curl") },
 }
 
@@ -158,6 +162,27 @@ func mayHoldJASecret(t text) bool {
 	s := t.raw
 	return strings.Contains(s, "キー") || strings.Contains(s, "トークン") || strings.Contains(s, "シークレット") ||
 		strings.Contains(s, "秘密鍵") || strings.Contains(s, "認証情報")
+}
+
+// envSecretRule is an environment variable named in capitals that ends
+// in a secret's name (API_KEY, JWT_SECRET, GITHUB_TOKEN), whatever the
+// value looks like: in a .env file the value is the secret, words joined
+// by dashes too (shiny-purple-elephant-77), unlike secretAssignRule's
+// code and config, where such a value more often names something. A
+// variable, a template or a number (MAX_TOKENS=4096 does not end in
+// TOKEN) stays. It gives way to a named rule (ghp_… is github-pat).
+var envSecretRule = rule{
+	id: "generic-secret",
+	re: regexp.MustCompile(`\b(?:[A-Z][A-Z0-9_]*_)?(?:SECRET|TOKEN|API_?KEY|APP_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|SIGNING_?KEY|ENCRYPTION_?KEY|MASTER_?KEY|SECRET_?KEY)\s*=\s*` +
+		quotedOr(`[^\s"'\x60,;&()\[\]{}]{6,1000}`)),
+	may: func(t text) bool {
+		return strings.Contains(t.raw, "SECRET") || strings.Contains(t.raw, "TOKEN") || strings.Contains(t.raw, "KEY")
+	},
+	// Code reading it from elsewhere (SECRET_KEY = os.environ[…]) stays.
+	secretish: func(v string) bool {
+		return notAVariable(v) && notAFlagWord(v) && strings.Trim(v, "0123456789") != "" && !referenceRE.MatchString(v)
+	},
+	fallback: true,
 }
 
 // capsPassRule is an environment variable named in capitals ending in PASS,

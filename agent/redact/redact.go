@@ -119,6 +119,8 @@ var passwordRule = rule{
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|([^\s\x{00a0}"'\x60,;]{4,}))`),
 	// Every match holds "pass" or "pwd" under (?i).
 	may: func(t text) bool { return t.has("pass") || t.has("pwd") },
+	// password: ${DB_PASSWORD} names where the password is.
+	secretish: notAVariable,
 }
 
 // passwordJARule is passwordRule for Japanese text: パスワード (also in
@@ -204,7 +206,7 @@ var secretIsRule = rule{
 	may: func(t text) bool {
 		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred")
 	},
-	secretish: madeNotWritten,
+	secretish: func(v string) bool { return madeNotWritten(v) && notAVariable(v) },
 }
 
 // madeNotWritten reports whether v looks like a made-up secret rather
@@ -310,7 +312,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, authHeaderRule, cliPasswordRule,
-		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule}
+		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

@@ -249,6 +249,11 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`APIキーは sk-abc123def456ghi`:       "sk-abc123def456ghi",
 		`トークンを Tk8Qm2Lp7Rt4 に変更`:          "Tk8Qm2Lp7Rt4",
 		`I set the password to Lj2kd9sLx`: "Lj2kd9sLx",
+		// The second re-check's: a passphrase in a .env file.
+		`API_KEY=shiny-purple-elephant-77`:        "shiny-purple-elephant-77",
+		`export API_TOKEN=blue-monkey-jumps-high`: "blue-monkey-jumps-high",
+		`JWT_SECRET=super-secret-key-change-me`:   "super-secret-key-change-me",
+		`password=$ecretP4ss`:                     "$ecretP4ss",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -312,6 +317,11 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"The cookie: sessionID=... is set",
 		"パスワードはbcryptでハッシュ化",
 		"パスワード: 8文字以上",
+		"curl -b cookies.txt https://x",
+		"curl --cookie /tmp/c.txt https://x",
+		"password: ${DB_PASSWORD}",
+		"MAX_TOKENS=4096",
+		"SECRET_KEY=$SECRET_KEY",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q", clean, out)
