@@ -39,7 +39,7 @@ func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 		}
 	}
 	for name, tt := range cfg.Tasks {
-		if mayRun(policy, viewer, tt.Context, cfg.Contexts) {
+		if policy.MayRunIn(viewer, tt.Context, contextIDs(cfg.Contexts)) {
 			caps.TaskTypes = append(caps.TaskTypes, name)
 		}
 	}
@@ -49,19 +49,13 @@ func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 	return caps
 }
 
-// mayRun reports whether viewer may ask for a task of context ctxID (""
-// for one tied to none, which needs execute on every context): only those
-// are listed to it.
-func mayRun(policy *acl.Policy, viewer acl.Subject, ctxID string, contexts []config.Context) bool {
-	if ctxID != "" {
-		return policy.Check(viewer, acl.Execute, ctxID).Allowed
+// contextIDs are the identifiers of contexts.
+func contextIDs(cs []config.Context) []string {
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.Identifier
 	}
-	for _, c := range contexts {
-		if !policy.Check(viewer, acl.Execute, c.Identifier).Allowed {
-			return false
-		}
-	}
-	return true
+	return ids
 }
 
 // peerSubject is the ACL's view of the pinned peer agentID ("" for one

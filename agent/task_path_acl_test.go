@@ -92,10 +92,38 @@ func TestTaskWithoutContextNeedsEveryContext(t *testing.T) {
 	ctx := context.Background()
 	pm.Discover(ctx)
 	_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "hello", ContextScope: []string{"acme/webapp"}})
-	// Denied, without naming acme/payroll: pm did not name it, and may
-	// not learn that it exists.
-	if err == nil || !strings.Contains(err.Error(), "no execute access to every context that scope covers") || strings.Contains(err.Error(), "payroll") {
-		t.Fatalf("a task tied to no context, asked with one writable context: %v; want a denial that does not name acme/payroll", err)
+	// Refused as a task pm may not ask for, without naming acme/payroll:
+	// pm may not learn that it exists.
+	if err == nil || !strings.Contains(err.Error(), `task_type "hello" is not configured here`) || strings.Contains(err.Error(), "payroll") {
+		t.Fatalf("a task tied to no context, asked with one writable context: %v; want it refused without naming acme/payroll", err)
+	}
+	rows, _ := eng.Audit(ctx, agent.AuditFilter{Agent: "pm-tanaka", Method: wire.MethodTaskExecute})
+	if len(rows) == 0 || !strings.Contains(string(rows[0].Detail), "no execute access") {
+		t.Errorf("the owner's audit row does not say why: %+v", rows)
+	}
+}
+
+// TestTaskRefusalListsOnlyWhatTheCallerMayRun: an unknown task type is
+// refused with the types the caller may ask for, not every one configured
+// (the second re-check read "available: branch, global, payroll-run").
+func TestTaskRefusalListsOnlyWhatTheCallerMayRun(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{
+			"lint":        {Command: []string{"make", "lint"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none"},
+			"payroll-run": {Command: []string{"make", "pay"}, Context: "acme/payroll", TimeoutSec: 30, Isolation: "none"}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	for _, name := range []string{"nosuch", "payroll-run"} {
+		_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: name})
+		if err == nil || !strings.Contains(err.Error(), "lint") || strings.Contains(err.Error(), "payroll") && name != "payroll-run" ||
+			strings.Contains(err.Error(), "acme/payroll") {
+			t.Errorf("task %s: %v; want refused, offering lint alone, naming no payroll context", name, err)
+		}
 	}
 }
 

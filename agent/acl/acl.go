@@ -148,6 +148,21 @@ func (p *Policy) Allowed(s Subject, a Action) func(resource string) bool {
 	}
 }
 
+// MayRunIn reports whether s may ask for a task tied to ctxID, or, for
+// one tied to no context (""), to each of all: a task with no context
+// could touch any of them.
+func (p *Policy) MayRunIn(s Subject, ctxID string, all []string) bool {
+	if ctxID != "" {
+		return p.Check(s, Execute, ctxID).Allowed
+	}
+	for _, c := range all {
+		if !p.Check(s, Execute, c).Allowed {
+			return false
+		}
+	}
+	return true
+}
+
 // CheckBeneath is Check for something that reaches everything under name:
 // a task's path parameter naming a folder, which a recursive command
 // walks. After Check itself, every rule of the subject that names

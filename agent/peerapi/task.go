@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -14,6 +16,33 @@ import (
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
+
+// runnableTaskType looks up a task type the caller may ask for. One it may
+// not (no execute on its context) is answered as one not configured, with
+// the types it may ask for: a refusal naming its context would tell the
+// caller of a context (and a task) it is kept from. The audit row says why.
+func (a *API) runnableTaskType(ctx context.Context, call *rpc.Call, name string) (config.TaskType, error) {
+	cfg := a.Config()
+	subject := a.Subject(call.Caller)
+	var ids, runnable []string
+	for _, c := range cfg.Contexts {
+		ids = append(ids, c.Identifier)
+	}
+	for n, tt := range cfg.Tasks {
+		if a.Policy().MayRunIn(subject, tt.Context, ids) {
+			runnable = append(runnable, n)
+		}
+	}
+	sort.Strings(runnable)
+	tt, found := cfg.Tasks[name]
+	if found && slices.Contains(runnable, name) {
+		return tt, nil
+	}
+	if found {
+		a.AuditRefusal(ctx, call, "acl", map[string]any{"task_type": name, "reason": "no execute access to the task's context"})
+	}
+	return config.TaskType{}, errs.Invalid("%s", (&task.UnknownTaskTypeError{TaskType: name, Known: runnable}).Error())
+}
 
 // handleTaskExecute: the task type must be configured, the caller needs
 // execute on its context (and on every scope entry), then the engine stores
@@ -32,9 +61,9 @@ func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error
 	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return nil, err
 	}
-	tt, err := task.LookupTaskType(a.Config().Tasks, p.TaskType)
+	tt, err := a.runnableTaskType(ctx, call, p.TaskType)
 	if err != nil {
-		return nil, errs.Invalid("%s", err.Error())
+		return nil, err
 	}
 	// A task tied to no context could touch any of them: it needs
 	// execute on every one (an empty scope), whatever scope the caller
