@@ -5,11 +5,14 @@ import (
 	"strings"
 )
 
-// The rules below catch secrets in the forms the fourth attack run found
-// still readable: .env lines and flags that name a password "pass" or
-// "pw", secrets assigned to names gitleaks' generic rule passes over, two
-// token formats, cookies, prose without "is", and Japanese names of
-// secrets other than パスワード.
+// The rules below catch secrets in the forms the fourth attack run and
+// its re-checks found still readable: .env lines and flags that name a
+// password "pass" or "pw" (DB_PASS, DBPASS, --db-pass), .env variables
+// named for a secret (API_KEY=), secrets assigned to names gitleaks'
+// generic rule passes over, two token formats, cookies, prose without
+// "is", and Japanese names of secrets other than パスワード. Values that
+// name where a secret is kept (a variable, a template, a path, a dotted
+// reference, words joined into a name) stay as written.
 
 // quotedOr is the value part shared by the assignment rules: a quoted
 // value whole, or an unquoted one up to a space, quote or separator.
@@ -70,6 +73,8 @@ func notAVariable(v string) bool {
 	return !variableRE.MatchString(v) && !strings.Contains(v, "{{")
 }
 
+// variableRE matches a whole value that is a variable: ${ANY}, $CAPS,
+// %WINDOWS%.
 var variableRE = regexp.MustCompile(`^(?:\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)$`)
 
 // secretAssignRule catches a value assigned to a name that says it is a
