@@ -14,6 +14,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/tui"
 )
 
@@ -42,6 +43,9 @@ func (a *app) serveCmd() *cobra.Command {
 			defer stopReload()
 			dir := a.dataDir()
 			if err := a.refuseSecondDaemon(dir); err != nil {
+				return err
+			}
+			if err := refuseNoIdentity(dir); err != nil {
 				return err
 			}
 			core, err := a.openCore(ctx, dir, sf)
@@ -120,6 +124,16 @@ func reachNote(addr string) string {
 		return "; every interface: give colleagues this machine's address"
 	}
 	return ""
+}
+
+// refuseNoIdentity fails when dir holds no identity: aoi init makes one,
+// and a serve that made it instead would give a mistyped --data-dir (with
+// --config naming a good config) a certificate no colleague pinned.
+func refuseNoIdentity(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "tls", rpc.CertFile)); err != nil {
+		return fmt.Errorf("no agent is set up in %s (no identity there): check the --data-dir, or create one with `aoi init --data-dir %s`", dir, dir)
+	}
+	return nil
 }
 
 // refuseSecondDaemon fails when an aoi already answers for dir.

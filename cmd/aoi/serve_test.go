@@ -295,3 +295,22 @@ func TestFirstRunMovesOffATakenPort(t *testing.T) {
 		t.Errorf("a free address moved: %s → %s", got, again)
 	}
 }
+
+// TestServeNeedsAnIdentity: `aoi serve` with a good --config and a
+// mistyped --data-dir says nothing is set up there; before, it made a new
+// identity in the mistyped folder, a certificate no colleague pinned.
+func TestServeNeedsAnIdentity(t *testing.T) {
+	isolate(t)
+	good := shortDir(t)
+	if r := runAOI(t, "init", "--id", "eng-a", "--listen", "127.0.0.1:0", "--data-dir", good); r.code != exitOK {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	typo := filepath.Join(shortDir(t), "typo")
+	r := runAOI(t, "serve", "--data-dir", typo, "--config", filepath.Join(good, "config.json"))
+	if r.code != exitFailure || !strings.Contains(r.stderr, "no agent is set up in "+typo) {
+		t.Errorf("aoi serve on a mistyped data dir: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(typo, "tls")); err == nil {
+		t.Errorf("aoi serve made an identity in the mistyped %s", typo)
+	}
+}
