@@ -424,20 +424,7 @@ func TestRequestsAsNotificationsAreRefused(t *testing.T) {
 func TestReplacedCertificateGetsNothingOfTheOld(t *testing.T) {
 	eng, pm := taskAgents(t)
 	ctx := context.Background()
-	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
-		t.Fatal(err)
-	}
-	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
-	if len(qs) != 1 {
-		t.Fatalf("queries = %+v", qs)
-	}
-	pm.Stop()
-	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, cut on Monday"}); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := eng.Status(ctx); st.OutboxQueued == 0 {
-		t.Fatal("the answer to the stopped peer is not waiting in the outbox")
-	}
+	answerStoppedAsker(t, eng, pm)
 	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: strings.Repeat("ef", 32), Role: "pm", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -452,20 +439,35 @@ func TestReplacedCertificateGetsNothingOfTheOld(t *testing.T) {
 func TestRefusedPeerGetsNothingQueued(t *testing.T) {
 	eng, pm := taskAgents(t)
 	ctx := context.Background()
-	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
-		t.Fatal(err)
-	}
-	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
 	fp := pm.Fingerprint()
-	pm.Stop()
-	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, cut on Monday"}); err != nil {
-		t.Fatal(err)
-	}
+	answerStoppedAsker(t, eng, pm)
 	if err := eng.Refuse(ctx, agent.RefuseRequest{Fingerprint: fp}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := eng.Status(ctx); st.OutboxQueued != 0 {
 		t.Errorf("%d entries still wait for a refused peer", st.OutboxQueued)
+	}
+}
+
+// answerStoppedAsker has pm ask eng a question, stops pm, and has eng
+// answer it: the answer then waits in eng's outbox (checked, so a test
+// that expects it dropped cannot pass for its never being there).
+func answerStoppedAsker(t *testing.T, eng, pm *testAgent) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "is the release branch cut?", ContextScope: []string{"acme/webapp"}, Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	if len(qs) != 1 {
+		t.Fatalf("queries = %+v", qs)
+	}
+	pm.Stop()
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "yes, cut on Monday"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := eng.Status(ctx); st.OutboxQueued == 0 {
+		t.Fatal("the answer to the stopped peer is not waiting in the outbox")
 	}
 }
 

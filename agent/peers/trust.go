@@ -102,7 +102,7 @@ func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Pe
 		// Another certificate than the registry knew (the config was
 		// edited, while aoi ran or not): the caller ends what the old
 		// one asked.
-		replaced = rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, p.Fingerprint)
+		replaced = rec.Fingerprint != "" && !sameFingerprint(rec.Fingerprint, p.Fingerprint)
 		rec.Fingerprint = p.Fingerprint
 	}
 	if p.TailnetNode != "" {
@@ -120,9 +120,9 @@ func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Pe
 	return replaced, nil
 }
 
-// SameFingerprint compares two fingerprints as written (case, colons and
+// sameFingerprint compares two fingerprints as written (case, colons and
 // groups aside).
-func SameFingerprint(a, b string) bool {
+func sameFingerprint(a, b string) bool {
 	na, errA := rpc.NormalizeFingerprint(a)
 	nb, errB := rpc.NormalizeFingerprint(b)
 	if errA != nil || errB != nil {
