@@ -30,7 +30,7 @@ var envPassRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)(?:\b(?:[a-z0-9]+[_-])+(?:pass|pw)\b["']?\s*(?::=|=|:)|\b(?:pass|pw)\s*=)\s*` +
 		quotedOr(`[^\s"'\x60,;&]{4,200}`)),
-	may:       func(t text) bool { return t.has("pass") || t.has("pw") },
+	may:       func(t *text) bool { return t.has("pass") || t.has("pw") },
 	secretish: notAFlagWord,
 }
 
@@ -39,7 +39,7 @@ var envPassRule = rule{
 var passColonRule = rule{
 	id:        "password",
 	re:        regexp.MustCompile(`\b(?:pass|pw):\s*` + quotedOr(`[^\s"'\x60,;&]{4,200}`)),
-	may:       func(t text) bool { return strings.Contains(t.raw, "pass:") || strings.Contains(t.raw, "pw:") },
+	may:       func(t *text) bool { return t.hasRaw("pass:") || t.hasRaw("pw:") },
 	secretish: madeNotWritten,
 }
 
@@ -61,7 +61,7 @@ var flagPasswordRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?:(?:^|[\s"'])--(?:[a-z0-9]+-)*(?:password|passwd|pass|pw)\s+|\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:\s+registry)?)\s+login\b[^\n]{0,200}?\s-p\s*)` +
 		`(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60-][^\s'"\x60]{2,200}))`),
-	may:       func(t text) bool { return t.has("pass") || t.has("--pw") || t.has("login") },
+	may:       func(t *text) bool { return t.has("pass") || t.has("--pw") || t.has("login") },
 	secretish: notAVariable,
 }
 
@@ -86,7 +86,7 @@ var secretAssignRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)\b[a-z0-9_.-]*?(?:secret|token|api[_-]?key|app[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)[a-z0-9_-]*\b` +
 		`["']?\s*(?::=|=>|=|:)\s*` + quotedOr(`[^\s"'\x60,;()\[\]{}<>$%][^\s"'\x60,;()\[\]{}<>]{7,1000}`)),
-	may:       func(t text) bool { return t.has("secret") || t.has("token") || t.has("key") },
+	may:       func(t *text) bool { return t.has("secret") || t.has("token") || t.has("key") },
 	secretish: madeNotNamed,
 	fallback:  true,
 }
@@ -129,8 +129,8 @@ func joinedWords(v string) bool {
 var tokenFormatRule = rule{
 	id: "token",
 	re: regexp.MustCompile(`\b(whsec_[A-Za-z0-9+/=]{20,})|\bdiscord(?:app)?\.com/api/(?:v[0-9]{1,3}/)?webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{30,200})`),
-	may: func(t text) bool {
-		return strings.Contains(t.raw, "whsec_") || strings.Contains(t.raw, "webhooks/")
+	may: func(t *text) bool {
+		return t.hasRaw("whsec_") || t.hasRaw("webhooks/")
 	},
 }
 
@@ -142,7 +142,7 @@ var cookieRule = rule{
 	id: "cookie",
 	re: regexp.MustCompile(`(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\s=;"']{1,100}=[^\s;"']{8,1000}(?:;\s*[^\s=;"']{1,100}=[^\s;"']*)*)` +
 		`|\bcurl\b[^\n]{0,200}?\s(?:-b|--cookie)\s+(?:'([^'\n=]{1,100}=[^'\n]{3,1000})'|"([^"\n=]{1,100}=[^"\n]{3,1000})"|([^\s'"=]{1,100}=[^\s'"]{3,1000}))`),
-	may: func(t text) bool { return t.has("cookie") || t.has("curl") },
+	may: func(t *text) bool { return t.has("cookie") || t.has("curl") },
 }
 
 // jaSecretRule catches a secret told in Japanese under a name other than
@@ -154,7 +154,7 @@ var jaSecretRule = rule{
 	re: regexp.MustCompile(`(?:` + jaSecretWords + `|` + jaPasswordWords + `)` +
 		`[\s\x{00a0}\x{3000}]*(?:(?:は|が)[、,]?|:=|=|:|＝|：)?[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([!-~]{6,200})["'」]|([!-~]{6,200}))`),
-	may:       func(t text) bool { return mayHoldJASecret(t) || mayHoldJAPassword(t) },
+	may:       func(t *text) bool { return mayHoldJASecret(t) || mayHoldJAPassword(t) },
 	secretish: madeNotNamed,
 }
 
@@ -163,10 +163,9 @@ var jaSecretRule = rule{
 const jaSecretWords = `(?i:api)\s?キー|ＡＰＩキー|アクセストークン|トークン|シークレット(?:キー)?|秘密鍵|認証情報`
 
 // mayHoldJASecret is jaSecretWords' prefilter.
-func mayHoldJASecret(t text) bool {
-	s := t.raw
-	return strings.Contains(s, "キー") || strings.Contains(s, "トークン") || strings.Contains(s, "シークレット") ||
-		strings.Contains(s, "秘密鍵") || strings.Contains(s, "認証情報")
+func mayHoldJASecret(t *text) bool {
+	return t.hasRaw("キー") || t.hasRaw("トークン") || t.hasRaw("シークレット") ||
+		t.hasRaw("秘密鍵") || t.hasRaw("認証情報")
 }
 
 // envSecretRule is an environment variable named in capitals that ends
@@ -180,8 +179,8 @@ var envSecretRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`\b(?:[A-Z][A-Z0-9_]*_)?(?:SECRET|TOKEN|API_?KEY|APP_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|SIGNING_?KEY|ENCRYPTION_?KEY|MASTER_?KEY|SECRET_?KEY)\s*=\s*` +
 		quotedOr(`[^\s"'\x60,;&()\[\]{}]{6,1000}`)),
-	may: func(t text) bool {
-		return strings.Contains(t.raw, "SECRET") || strings.Contains(t.raw, "TOKEN") || strings.Contains(t.raw, "KEY")
+	may: func(t *text) bool {
+		return t.hasRaw("SECRET") || t.hasRaw("TOKEN") || t.hasRaw("KEY")
 	},
 	// Code reading it from elsewhere (SECRET_KEY = os.environ[…]) stays.
 	secretish: func(v string) bool {
@@ -196,6 +195,6 @@ var envSecretRule = rule{
 var capsPassRule = rule{
 	id:        "password",
 	re:        regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:PASS|PASSWD|PW|PWD)\s*=\s*` + quotedOr(`[^\s"'\x60,;&]{4,200}`)),
-	may:       func(t text) bool { return strings.Contains(t.raw, "PASS") || strings.Contains(t.raw, "PW") },
+	may:       func(t *text) bool { return t.hasRaw("PASS") || t.hasRaw("PW") },
 	secretish: notAFlagWord,
 }

@@ -1,7 +1,5 @@
 package redact
 
-import "unicode/utf8"
-
 // mayHoldGenericKey is a necessary condition for a match of gitleaks'
 // generic-api-key rule (v8 default config):
 //
@@ -16,40 +14,22 @@ import "unicode/utf8"
 //     and then a secret of at least 10 characters from [A-Za-z0-9_.=+/-].
 //
 // Under (?i) the letters also match U+017F (ſ, as s) and U+212A (Kelvin
-// sign, as k); they are folded to ASCII first. Every other non-ASCII
-// character is in none of the classes. When no operator qualifies the rule
-// cannot match, and the text can skip its costly expression.
-func mayHoldGenericKey(s string) bool {
+// sign, as k); foldASCII folds them to ASCII first. Every other non-ASCII
+// byte is in none of the classes, as its character is in none. When no
+// operator qualifies the rule cannot match, and the text can skip its
+// costly expression.
+func mayHoldGenericKey(s string) bool { return genericKeyMayMatch(newText(s)) }
+
+// genericKeyMayMatch is mayHoldGenericKey on a text already folded.
+func genericKeyMayMatch(t *text) bool {
 	const minSecret = 10
-	// A peer request body is usually small: keep its scratch space on the
-	// stack instead of allocating two buffers per call.
-	var textBuf [smallText]byte
+	if !holdsGenericKeyword(t) {
+		return false
+	}
+	text := t.folded
+	// A peer request body is usually small: keep the scratch space on the
+	// stack instead of allocating per call.
 	var runBuf [smallText + 1]int32
-	text := textBuf[:0] // folded; one byte per rune
-	if len(s) > smallText {
-		text = make([]byte, 0, len(s))
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			text = append(text, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch r {
-		case '\u017f':
-			text = append(text, 's')
-		case '\u212a':
-			text = append(text, 'k')
-		default:
-			text = append(text, 0x80) // in no class
-		}
-		i += n
-	}
 	// run[i] is the length of the run of secret characters from i.
 	var run []int32
 	if len(text) <= smallText {
@@ -62,7 +42,8 @@ func mayHoldGenericKey(s string) bool {
 			run[i] = run[i+1] + 1
 		}
 	}
-	for o, c := range text {
+	for o := 0; o < len(text); o++ {
+		c := text[o]
 		if classOf(c)&clOperator == 0 || c == '?' && (o+1 == len(text) || text[o+1] != '=') ||
 			!secretFollows(text, run, o, minSecret) {
 			continue // ("?" is an operator only in "?=")
@@ -79,13 +60,23 @@ const smallText = 1024
 
 // secretFollows reports whether, after the operator at o and any number of
 // separator characters, a run of at least min secret characters starts.
-func secretFollows(text []byte, run []int32, o int, min int32) bool {
+func secretFollows(text string, run []int32, o int, min int32) bool {
 	for p := o + 1; p <= len(text); p++ {
 		if run[p] >= min {
 			return true
 		}
 		if p == len(text) || classOf(text[p])&clSeparator == 0 {
 			return false
+		}
+	}
+	return false
+}
+
+// holdsGenericKeyword reports whether any of the rule's keywords occurs.
+func holdsGenericKeyword(t *text) bool {
+	for _, kw := range genericKeywords {
+		if t.has(kw) {
+			return true
 		}
 	}
 	return false
@@ -98,7 +89,7 @@ var genericKeywords = []string{"access", "auth", "api", "credential", "creds", "
 // keywordPrecedes reports whether a keyword ends before the operator at o
 // with at most 20 characters of [ \t\w.-] and then at most 3 of [\s'"]
 // between them.
-func keywordPrecedes(text []byte, o int) bool {
+func keywordPrecedes(text string, o int) bool {
 	for y := 0; y <= 3 && y <= o; y++ {
 		if y > 0 && !isQuoteSpace(text[o-y]) {
 			break
@@ -109,7 +100,7 @@ func keywordPrecedes(text []byte, o int) bool {
 				break
 			}
 			for _, kw := range genericKeywords {
-				if k := end - x - len(kw); k >= 0 && string(text[k:end-x]) == kw {
+				if k := end - x - len(kw); k >= 0 && text[k:end-x] == kw {
 					return true
 				}
 			}

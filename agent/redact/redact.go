@@ -56,7 +56,7 @@ type rule struct {
 	re *regexp.Regexp
 	// may, when set, is a cheap necessary condition for a match: text it
 	// rejects skips the expression.
-	may func(t text) bool
+	may func(t *text) bool
 	// secretish, when set, must accept the redacted value: for rules on
 	// prose ("the password is …"), where a plain word follows as often as
 	// a secret does.
@@ -81,10 +81,9 @@ var pemRule = rule{
 var awsKeyRule = rule{
 	id: "aws-access-token",
 	re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
-	may: func(t text) bool {
-		s := t.raw
-		return strings.Contains(s, "A3T") || strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") ||
-			strings.Contains(s, "ABIA") || strings.Contains(s, "ACCA")
+	may: func(t *text) bool {
+		return t.hasRaw("A3T") || t.hasRaw("AKIA") || t.hasRaw("ASIA") ||
+			t.hasRaw("ABIA") || t.hasRaw("ACCA")
 	},
 }
 
@@ -100,7 +99,7 @@ var awsSecretRule = rule{
 	// Every match holds "aws", or an access key id ("key AKIA… secret
 	// wJalr…" names no AWS), under (?i), which folds "a" and "w" only to
 	// their ASCII capitals and "s" also to U+017F (ſ).
-	may: func(t text) bool { return t.has("aws") || t.has("akia") || t.has("asia") },
+	may: func(t *text) bool { return t.has("aws") || t.has("akia") || t.has("asia") },
 }
 
 // passwordRule catches a password assignment whatever its value looks
@@ -118,7 +117,7 @@ var passwordRule = rule{
 	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` +
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|([^\s\x{00a0}"'\x60,;]{4,}))`),
 	// Every match holds "pass" or "pwd" under (?i).
-	may: func(t text) bool { return t.has("pass") || t.has("pwd") },
+	may: func(t *text) bool { return t.has("pass") || t.has("pwd") },
 	// password: ${DB_PASSWORD} names where the password is.
 	secretish: notAVariable,
 }
@@ -155,7 +154,7 @@ var passwordChangeJARule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?:` + jaPasswordWords + `|` + jaSecretWords + `)[\s\x{00a0}\x{3000}]*を[\s\x{00a0}\x{3000}]*` +
 		`(?:["'「]([^"'」\n]{4,1000})["'」]|([!-~\x{ff01}-\x{ff5e}]{4,200}?))[\s\x{00a0}\x{3000}]*[にへ](?:変更|変え|設定|更新|し)`),
-	may: func(t text) bool { return mayHoldJAPassword(t) || mayHoldJASecret(t) },
+	may: func(t *text) bool { return mayHoldJAPassword(t) || mayHoldJASecret(t) },
 }
 
 // jaPasswordWords are the names of a password in Japanese text.
@@ -164,10 +163,9 @@ const jaPasswordWords = `パスワード|ﾊﾟｽﾜｰﾄﾞ|暗証番号|(?i:
 // mayHoldJAPassword is the Japanese rules' prefilter. (strings.ContainsAny
 // with non-ASCII characters walks the text rune by rune: a microsecond on
 // every peer body.)
-func mayHoldJAPassword(t text) bool {
-	s := t.raw
-	return strings.Contains(s, "パスワード") || strings.Contains(s, "ﾊﾟｽﾜｰﾄﾞ") || strings.Contains(s, "暗証番号") ||
-		strings.Contains(s, "ｐ") || strings.Contains(s, "Ｐ")
+func mayHoldJAPassword(t *text) bool {
+	return t.hasRaw("パスワード") || t.hasRaw("ﾊﾟｽﾜｰﾄﾞ") || t.hasRaw("暗証番号") ||
+		t.hasRaw("ｐ") || t.hasRaw("Ｐ")
 }
 
 // urlCredentialRule catches the password in a URL's user information
@@ -185,9 +183,8 @@ var urlCredentialRule = rule{
 	// path (host:8443/users/@me), not a password.
 	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/[^\s/:@"'<>\x60\\]{0,256}:` +
 		`([^\s/"'<>\x60\\]{0,500}[^\s/"'<>\x60\\0-9][^\s/"'<>\x60\\]{0,500}(?:/[^\s/"'<>\x60\\@]{1,200}){1,4}|[^\s/"'<>\x60\\]{1,1000})@`),
-	may: func(t text) bool {
-		s := t.raw
-		return (strings.Contains(s, "://") || strings.Contains(s, `:\/\/`)) && strings.ContainsRune(s, '@')
+	may: func(t *text) bool {
+		return (t.hasRaw("://") || t.hasRaw(`:\/\/`)) && strings.ContainsRune(t.raw, '@')
 	},
 }
 
@@ -203,7 +200,7 @@ var secretIsRule = rule{
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|([^\\s\"'`,;]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
-	may: func(t text) bool {
+	may: func(t *text) bool {
 		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred")
 	},
 	secretish: func(v string) bool { return madeNotWritten(v) && notAVariable(v) },
@@ -258,7 +255,7 @@ func madeNotWritten(v string) bool {
 var authHeaderRule = rule{
 	id:  "authorization-header",
 	re:  regexp.MustCompile(`(?i)(?:\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest|apikey|negotiate)\s+|--oauth2-bearer\s+["']?)([A-Za-z0-9._~+/=-]{8,})`),
-	may: func(t text) bool { return t.has("authorization") || t.has("oauth2-bearer") },
+	may: func(t *text) bool { return t.has("authorization") || t.has("oauth2-bearer") },
 }
 
 // cliPasswordRule catches a password given on a command line to the
@@ -268,40 +265,67 @@ var cliPasswordRule = rule{
 	re: regexp.MustCompile(`\b(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
 		`|sshpass\b[^\n]{0,100}?\s-p\s*(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
 		`|\bSSHPASS=(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200})))`),
-	may: func(t text) bool {
-		s := t.raw
-		return strings.Contains(s, "mysql") || strings.Contains(s, "mariadb") || strings.Contains(s, "sshpass") || strings.Contains(s, "SSHPASS")
+	may: func(t *text) bool {
+		return t.hasRaw("mysql") || t.hasRaw("mariadb") || t.hasRaw("sshpass") || t.hasRaw("SSHPASS")
 	},
 }
 
 // text is what the rules' prefilters look at: the input, and the input as
-// (?i) sees it, folded once per call for all of them.
-type text struct{ raw, folded string }
+// (?i) sees it, folded once per call for all of them, each with the set of
+// its byte pairs when it is short (pairs.go).
+type text struct {
+	raw, folded             string
+	rawPairs, foldedPairs   *pairSet
+	rawPairSet, foldPairSet pairSet
+}
 
-// newText folds s the way (?i) matches ASCII letters: A–Z to a–z, and the
-// two non-ASCII letters that fold to ASCII ones, ſ (U+017F) to s and the
-// Kelvin sign (U+212A) to k. Text without any is used as it is.
-func newText(s string) text {
+// newText folds s (foldASCII) and, when it is short, pairs it.
+func newText(s string) *text {
+	t := &text{raw: s}
+	folded, changed := foldASCII(s)
+	t.folded = folded
+	if len(s) <= maxPairedText {
+		t.rawPairSet.fill(t.raw)
+		t.rawPairs, t.foldedPairs = &t.rawPairSet, &t.rawPairSet
+		if changed {
+			t.foldPairSet.fill(t.folded)
+			t.foldedPairs = &t.foldPairSet
+		}
+	}
+	return t
+}
+
+// foldASCII folds s for every search of ASCII words in it: A–Z to a–z and
+// the non-ASCII letters that (?i) or strings.ToLower take to ASCII ones:
+// ſ (U+017F) to s, the Kelvin sign (U+212A) to k, İ (U+0130) to i. Every
+// other byte stays, so the result holds an ASCII word wherever (?i) or
+// strings.ToLower(s) would find it (and, for ſ and İ, a little more: a
+// prefilter may say yes where the expression then says no). It reports
+// whether anything changed; text without any of these is s itself.
+func foldASCII(s string) (string, bool) {
 	needs := false
 	for i := 0; i < len(s) && !needs; i++ {
 		c := s[i]
-		needs = ('A' <= c && c <= 'Z') || c == 0xc5 || c == 0xe2
+		needs = ('A' <= c && c <= 'Z') || c == 0xc4 || c == 0xc5 || c == 0xe2
 	}
 	if !needs {
-		return text{s, s}
+		return s, false
 	}
-	f := strings.ReplaceAll(strings.ReplaceAll(s, "\u017f", "s"), "\u212a", "k")
+	f := strings.NewReplacer("\u017f", "s", "\u212a", "k", "\u0130", "i").Replace(s)
 	b := []byte(f)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return text{s, string(b)}
+	return string(b), true
 }
 
 // has reports whether the folded text holds sub (lower-case ASCII).
-func (t text) has(sub string) bool { return strings.Contains(t.folded, sub) }
+func (t *text) has(sub string) bool { return contains(t.folded, t.foldedPairs, sub) }
+
+// hasRaw reports whether the text as written holds sub.
+func (t *text) hasRaw(sub string) bool { return contains(t.raw, t.rawPairs, sub) }
 
 // buildMu serialises detector construction: gitleaks loads its default
 // config through viper's process-wide instance, which is not goroutine-safe.
@@ -386,8 +410,9 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 	if s == "" {
 		return s, nil
 	}
-	spans := r.ownSpans(s)
-	spans = append(spans, r.gitleaksSpans(s)...)
+	t := newText(s)
+	spans := r.ownSpans(t)
+	spans = append(spans, r.gitleaksSpans(t)...)
 	if len(spans) == 0 {
 		return s, nil
 	}
@@ -395,9 +420,9 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 }
 
 // ownSpans finds the PEM rule's and the custom patterns' matches.
-func (r *Redactor) ownSpans(s string) []span {
+func (r *Redactor) ownSpans(t *text) []span {
 	var out []span
-	t := newText(s)
+	s := t.raw
 	for _, ru := range r.rules {
 		if ru.may != nil && !ru.may(t) {
 			continue
@@ -423,15 +448,15 @@ func (r *Redactor) ownSpans(s string) []span {
 // gitleaksSpans runs gitleaks and locates each finding's secret in s. The
 // detector reports line/column of the match; searching for the secret's
 // text (every occurrence) is simpler and also catches repeats.
-func (r *Redactor) gitleaksSpans(s string) []span {
+func (r *Redactor) gitleaksSpans(t *text) []span {
 	d := r.detector
-	if r.lite != nil && d.MaxDecodeDepth == 0 && !mayHoldGenericKey(s) {
+	if r.lite != nil && d.MaxDecodeDepth == 0 && !genericKeyMayMatch(t) {
 		if r.split != nil {
-			return r.split.spans(s)
+			return r.split.spans(t)
 		}
 		d = r.lite
 	}
-	return detectorSpans(d, s)
+	return detectorSpans(d, t.raw)
 }
 
 func detectorSpans(d *detect.Detector, s string) []span {

@@ -45,7 +45,7 @@ type ruleScan struct {
 	lit string
 }
 
-// spans runs the rule on s; lower is strings.ToLower(s).
+// spans runs the rule on s; lower is s folded (foldASCII).
 func (rs *ruleScan) spans(s, lower string) []span {
 	if rs.lit != "" && !strings.Contains(lower, rs.lit) {
 		return nil
@@ -81,12 +81,18 @@ func splitRules(d *detect.Detector) *splitDetector {
 			continue
 		}
 		one := newRuleScan(ruleDetector(d, map[string]config.Rule{id: ru}), ru)
+		if !isASCII(one.lit) {
+			return nil // spans looks for it in text only ASCII letters were folded in
+		}
 		if len(ru.Keywords) == 0 {
 			sd.always = append(sd.always, one)
 			continue
 		}
 		for _, k := range ru.Keywords {
 			k = strings.ToLower(k)
+			if !isASCII(k) {
+				return nil
+			}
 			i, ok := index[k]
 			if !ok {
 				i = len(keywords)
@@ -99,6 +105,15 @@ func splitRules(d *detect.Detector) *splitDetector {
 	}
 	sd.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
 	return sd
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // scansText reports whether rule can find anything in a text scanned
@@ -128,11 +143,14 @@ func ruleDetector(d *detect.Detector, rules map[string]config.Rule) *detect.Dete
 	return one
 }
 
-// spans runs the rules whose keywords occur in s (and those without
-// keywords) and locates their findings in s.
-func (sd *splitDetector) spans(s string) []span {
+// spans runs the rules whose keywords occur in the text (and those
+// without keywords) and locates their findings in it. Keywords are looked
+// for in the folded text, which holds an ASCII word wherever
+// strings.ToLower would (foldASCII); a splitDetector is built only when
+// every keyword and required literal is ASCII.
+func (sd *splitDetector) spans(t *text) []span {
 	var out []span
-	lower := strings.ToLower(s)
+	s, lower := t.raw, t.folded
 	for _, rs := range sd.always {
 		out = append(out, rs.spans(s, lower)...)
 	}
