@@ -198,3 +198,63 @@ var capsPassRule = rule{
 	may:       func(t *text) bool { return t.hasRaw("PASS") || t.hasRaw("PW") },
 	secretish: notAFlagWord,
 }
+
+// labelledSecretRule is a long random-looking value on a line that names a
+// key, token, secret or password some words before it: "Algolia admin key
+// for the search index: 8dK2…", "the deploy token we use on CI = …",
+// "本番のAPIキー（読み取り専用）: …". secretIsRule wants the name right
+// before the value and takes any made-looking one; here words may come
+// between, so the value itself must look random (randomLooking).
+var labelledSecretRule = rule{
+	id: "generic-secret",
+	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|` + jaPasswordWords + `)` +
+		`[^\n.!?。]{0,60}?(?:[:=：]|\s(?:is|was)\s)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+	may: func(t *text) bool {
+		return t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") ||
+			mayHoldJASecret(t) || mayHoldJAPassword(t)
+	},
+	secretish: randomLooking,
+	fallback:  true,
+}
+
+// randomLooking reports whether v looks drawn at random rather than
+// written: 20 or more characters with letters and digits, changing
+// between lower case, capitals, digits and symbols at nearly every other
+// character (random base64 changes at about two in three; a path, a
+// camel-case name or a version string far less often), and not a git
+// object name or SHA-256 sum (40 or 64 hex digits, everyday in a
+// developer's text).
+func randomLooking(v string) bool {
+	v = strings.TrimRight(v, ".")
+	if len(v) < 20 || !notAVariable(v) {
+		return false
+	}
+	if (len(v) == 40 || len(v) == 64) && strings.Trim(strings.ToLower(v), "0123456789abcdef") == "" {
+		return false
+	}
+	letters, digits, changes := 0, 0, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			letters++
+		}
+		if i > 0 && charClass(v[i]) != charClass(v[i-1]) {
+			changes++
+		}
+	}
+	return letters > 0 && digits > 0 && changes*5 >= (len(v)-1)*2
+}
+
+func charClass(c byte) int {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return 0
+	case 'A' <= c && c <= 'Z':
+		return 1
+	case '0' <= c && c <= '9':
+		return 2
+	}
+	return 3
+}

@@ -75,7 +75,8 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		"password", "PASSWORD", "paſſword", "Pwd", "token", "TOKEN", "\u212aey", "api key", " is ", " IS ", " was ", ": ",
 		"Xk9mQ2vL7p", "Authorization: Bearer ", "AUTHORIZATION: basic ", "mysql -u r -p", "sshpass -p ", "パスワードは", "ｐａｓｓｗｏｒｄ＝",
 		"DB_PASS=", "pw=", "pass: ", "PW", "--password ", "docker login -p ", "SECRET_KEY=", "Api-Key: ", "whsec_", "Cookie: a=",
-		"discord.com/api/webhooks/1234567/", "APIキーは", "トークン：", "credentials are ", "DBPASS=", "curl -b ", "/api/v10/webhooks/", "トークンを", " に変更", "API_KEY=", "JWT_SECRET=", "shiny-purple-elephant-77"}
+		"discord.com/api/webhooks/1234567/", "APIキーは", "トークン：", "credentials are ", "DBPASS=", "curl -b ", "/api/v10/webhooks/", "トークンを", " に変更", "API_KEY=", "JWT_SECRET=", "shiny-purple-elephant-77",
+		"admin \u212aEY for the index", "CREDENTIALS", "秘密鍵", " (read only) ", "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd"}
 	rng := rand.New(rand.NewPCG(7, 8))
 	hits := map[string]int{}
 	for range 60000 {
@@ -85,7 +86,7 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		}
 		s := b.String()
 		for _, ru := range []rule{awsKeyRule, awsSecretRule, passwordRule, passwordJARule, secretIsRule, authHeaderRule, cliPasswordRule,
-			envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule} {
+			envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule} {
 			if ru.re.MatchString(s) {
 				hits[ru.id]++
 				if !ru.may(newText(s)) {

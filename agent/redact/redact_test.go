@@ -339,3 +339,41 @@ func BenchmarkRedactPeerBody(b *testing.B) {
 		r.Redact(body)
 	}
 }
+
+// TestLabelledRandomValues: a long random-looking value on a line that
+// names a key, token or password some words before it (the held-out
+// corpus's leak: an owner's note "Algolia admin key for the search
+// index: …"), while long values a developer writes every day stay.
+func TestLabelledRandomValues(t *testing.T) {
+	r := newRedactor(t)
+	for in, secret := range map[string]string{
+		"Algolia admin key for the search index: q8Zk2/Lm9+Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4 (do not commit)": "q8Zk2/Lm9+Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"the deploy token we use on CI = Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                                        "Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd",
+		"Stripe secret for the staging account is sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd":                               "sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd",
+		"本番のAPIキー（読み取り専用）: Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd":                                                 "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
+		"API key id: 5f4dcc3b-5aa7-65d6-1d83-27deb882cf99":                                               "5f4dcc3b-5aa7-65d6-1d83-27deb882cf99",
+	} {
+		out, f := r.Redact(in)
+		if strings.Contains(out, secret) || len(f) == 0 {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+	}
+	for _, clean := range []string{
+		"the key change is in src/components/SearchIndexSettings.tsx",
+		"token handling moved: internal/auth/tokens/refresh_v2.go",
+		"the password form now uses PasswordStrengthMeterComponent",
+		"key version: release-2026.11.25-build.4471",
+		"secrets: see ops/vault/prod/database-credentials-v2",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+	// Git object names and SHA-256 sums are not taken for secrets (gitleaks'
+	// generic rule has its own say on "key: <hex>").
+	for _, sum := range []string{"3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345", "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D15C15B0F00A0"} {
+		if randomLooking(sum) {
+			t.Errorf("randomLooking(%q): a hash taken for a secret", sum)
+		}
+	}
+}
