@@ -348,10 +348,10 @@ func TestLabelledRandomValues(t *testing.T) {
 	r := newRedactor(t)
 	for in, secret := range map[string]string{
 		"Algolia admin key for the search index: q8Zk2/Lm9+Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4 (do not commit)": "q8Zk2/Lm9+Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
-		"the deploy token we use on CI = Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                                        "Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd",
-		"Stripe secret for the staging account is sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd":                               "sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd",
-		"本番のAPIキー（読み取り専用）: Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd":                                                 "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
-		"API key id: 5f4dcc3b-5aa7-65d6-1d83-27deb882cf99":                                               "5f4dcc3b-5aa7-65d6-1d83-27deb882cf99",
+		"the deploy token we use on CI = Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                                          "Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd",
+		"Stripe secret for the staging account is sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd":                                 "sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd",
+		"本番のAPIキー（読み取り専用）: Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd":                                                        "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
+		"API key id: 5f4dcc3b-5aa7-65d6-1d83-27deb882cf99":                                                 "5f4dcc3b-5aa7-65d6-1d83-27deb882cf99",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
