@@ -494,3 +494,77 @@ func TestFingerprintChangedWhileStoppedEndsTheOldRequests(t *testing.T) {
 		t.Fatalf("after a restart with a new fingerprint: %+v; want the question declined", qs)
 	}
 }
+
+// TestWholeTreeTaskLeavesDeniedFoldersOut: a task whose configured
+// command walks the whole tree (grep -rn PATTERN .) takes no path
+// parameter to check, so the attack run's grep read secrets/ back. In a
+// worktree the places a folder rule keeps the requester from are removed
+// before the command runs; in the owner's own checkout (isolation none)
+// the task fails instead. A requester no rule keeps out sees it all.
+func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
+	repo := gitRepo(t)
+	for name, body := range map[string]string{"secrets/plan.txt": "plan: confidential launch\n", "docs/plan.txt": "plan: public roadmap\n"} {
+		if err := os.MkdirAll(filepath.Join(repo, filepath.Dir(name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"add", "."}, {"commit", "-q", "-m", "plans"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, isolation := range []string{"worktree", "none"} {
+		t.Run(isolation, func(t *testing.T) {
+			eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+				c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+				c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+					{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
+					{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
+				c.Tasks = map[string]config.TaskType{"grep": {
+					Command: []string{"grep", "-rn", "{{pattern}}", "."}, Context: "acme/webapp", TimeoutSec: 30, Isolation: isolation,
+					Params: map[string]config.Param{"pattern": {Pattern: "^[a-z]+$"}}, Approval: config.Approval{Required: true},
+				}}
+			})
+			pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+			pair(eng, pm)
+			ctx := context.Background()
+			pm.Discover(ctx)
+			if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "grep", Params: map[string]string{"pattern": "plan"}}); err != nil {
+				t.Fatal(err)
+			}
+			pending := onePending(t, eng)
+			if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
+				t.Fatal(err)
+			}
+			var done agent.Task
+			eventually(t, 20*time.Second, "the task ends", func() bool {
+				ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+				if len(ts) == 1 && ts[0].State != agent.TaskApproved && ts[0].State != agent.TaskInProgress {
+					done = ts[0]
+					return true
+				}
+				return false
+			})
+			out := string(done.Output)
+			if strings.Contains(out, "confidential") {
+				t.Fatalf("the task read secrets/: %s %q", done.State, out)
+			}
+			switch isolation {
+			case "worktree":
+				if done.State != agent.TaskCompleted || !strings.Contains(out, "public roadmap") {
+					t.Fatalf("task = %s %q %q; want it run over the rest of the tree", done.State, done.Error, out)
+				}
+				if _, err := os.Stat(filepath.Join(repo, "secrets", "plan.txt")); err != nil {
+					t.Fatalf("the owner's own checkout lost secrets/: %v", err)
+				}
+			case "none":
+				if done.State != agent.TaskFailed || !strings.Contains(done.Error, `"isolation": "worktree"`) {
+					t.Fatalf("task = %s %q; want it refused in the owner's checkout, saying what to change", done.State, done.Error)
+				}
+			}
+		})
+	}
+}

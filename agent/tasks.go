@@ -27,6 +27,7 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 		Clock:   c.clock,
 	}
 	c.tasks.FolderDenies = c.folderDenies
+	c.tasks.Kept = c.keptFrom
 	c.tasks.Trusted = c.stillTrusted
 	if err := c.openWorkAI(cfg); err != nil {
 		return err
@@ -53,11 +54,7 @@ func (c *Core) openTasks(ctx context.Context, cfg *config.Config) error {
 // check at the request, which saw everything the caller presented
 // (tailnet user and tags too).
 func (c *Core) folderDenies(requester, scope string) string {
-	role := ""
-	if rec, ok, err := c.db.Peer(context.Background(), requester); err == nil && ok {
-		role = rec.Role
-	}
-	d, at := c.policy.Load().CheckBeneath(acl.Subject{AgentID: requester, Role: role}, acl.Execute, scope)
+	d, at := c.policy.Load().CheckBeneath(c.requesterSubject(requester), acl.Execute, scope)
 	if d.Allowed || d.RuleID == "" {
 		return ""
 	}
@@ -65,6 +62,23 @@ func (c *Core) folderDenies(requester, scope string) string {
 		return "it holds " + at + ": " + d.Reason
 	}
 	return d.Reason
+}
+
+// keptFrom returns whether a folder rule keeps requester from a place
+// itself (Check, where folderDenies also looks under it).
+func (c *Core) keptFrom(requester string) func(place string) bool {
+	p, s := c.policy.Load(), c.requesterSubject(requester)
+	return func(place string) bool { return !p.Check(s, acl.Execute, place).Allowed }
+}
+
+// requesterSubject is a task requester as the ACL sees them, with the
+// role the owner gave them.
+func (c *Core) requesterSubject(requester string) acl.Subject {
+	role := ""
+	if rec, ok, err := c.db.Peer(context.Background(), requester); err == nil && ok {
+		role = rec.Role
+	}
+	return acl.Subject{AgentID: requester, Role: role}
 }
 
 // stillTrusted reports whether agentID is a pinned peer now: the task

@@ -204,18 +204,25 @@ var capsPassRule = rule{
 // for the search index: 8dK2…", "the deploy token we use on CI = …",
 // "本番のAPIキー（読み取り専用）: …". secretIsRule wants the name right
 // before the value and takes any made-looking one; here words may come
-// between, so the value itself must look random (randomLooking).
+// between (within one string of a JSON document), so the value itself
+// must look random (randomLooking) and not be an identifier written in
+// hex (aoi's own ask-01a2…, a commit): gitleaks' generic rule has its say
+// on "key: <hex>".
 var labelledSecretRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|` + jaPasswordWords + `)` +
-		`[^\n.!?。]{0,60}?(?:[:=：]|\s(?:is|was)\s)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+		`[^\n.!?。"{}\[\],;]{0,60}?(?:[:=：]|\s(?:is|was)\s)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
 	may: func(t *text) bool {
 		return t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") ||
 			mayHoldJASecret(t) || mayHoldJAPassword(t)
 	},
-	secretish: randomLooking,
+	secretish: func(v string) bool { return randomLooking(v) && !hexIdentifierRE.MatchString(v) },
 	fallback:  true,
 }
+
+// hexIdentifierRE is an identifier written in hex, perhaps after a short
+// word and a dash: ask-01a2157e08…, 3f2a9b7c….
+var hexIdentifierRE = regexp.MustCompile(`^(?:[a-z]{1,8}[-_])?(?:[0-9a-f]+|[0-9A-F]+)$`)
 
 // randomLooking reports whether v looks drawn at random rather than
 // written: 20 or more characters with letters and digits, changing
@@ -257,4 +264,36 @@ func charClass(c byte) int {
 		return 2
 	}
 	return 3
+}
+
+// keyBodyRule is a private key's body without its BEGIN line: a line of
+// a PEM block (64 base64 characters) or a whole run of one, as grep or a
+// cut-off task output shows it ("secrets/id_rsa:2:b3BlbnNzaC1rZXkt…").
+// pemRule needs the BEGIN line; a random-looking base64 run of 60 or more
+// characters is taken alone (randomLooking: a path or a hash is not), and
+// so is an OpenSSH key's first line, whose zero bytes (AAAA…) make it
+// look less random: it starts with "openssh-key-v1" in base64.
+var keyBodyRule = rule{
+	id:  "private-key",
+	re:  regexp.MustCompile(`(?:^|[^A-Za-z0-9+/=])([A-Za-z0-9+/]{60,}={0,2})(?:[^A-Za-z0-9+/=]|$)`),
+	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
+	secretish: func(v string) bool {
+		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || randomLooking(v)
+	},
+}
+
+// hasBase64Run reports whether s holds n base64 characters in a row.
+func hasBase64Run(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' {
+			if run++; run >= n {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
 }

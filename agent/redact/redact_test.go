@@ -364,6 +364,8 @@ func TestLabelledRandomValues(t *testing.T) {
 		"the password form now uses PasswordStrengthMeterComponent",
 		"key version: release-2026.11.25-build.4471",
 		"secrets: see ops/vault/prod/database-credentials-v2",
+		// An id in a JSON body that mentions a key (the request's own).
+		`{"jsonrpc":"2.0","method":"aoi.query","params":{"query":"is the api key rotated?"},"id":"ask-01a2157e082654f31c3ae021"}`,
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
@@ -374,6 +376,33 @@ func TestLabelledRandomValues(t *testing.T) {
 	for _, sum := range []string{"3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345", "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D15C15B0F00A0"} {
 		if randomLooking(sum) {
 			t.Errorf("randomLooking(%q): a hash taken for a secret", sum)
+		}
+	}
+}
+
+// TestKeyBodyWithoutItsBeginLine: grep over a private key, or a task's
+// output cut after the BEGIN line, shows the body alone (the attack run's
+// grep pattern=AAAA read secrets/id_rsa's lines back); a long path, URL
+// or SHA-256 sum stays.
+func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
+	r := newRedactor(t)
+	for _, line := range []string{
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+		"QyNTUxOQAAACBfK2o8Lm4Qw7Rt9Yp3Nc6Vd1Zx5Cb8Mn0Lk2Jh4Gf6Ds9Aa3Ss7Dd1Ff5G",
+		"MIIEpAIBAAKCAQEA7Kq2Lm9Wz4Rt8Yp3Nc6Vd1Zx5Cb8Mn0Lk2Jh4Gf6Ds9Aa3Ss7Dd1F",
+	} {
+		in := "./secrets/id_rsa:2:" + line + "\n"
+		if out, f := r.Redact(in); strings.Contains(out, line[:40]) || len(f) == 0 {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+	}
+	for _, clean := range []string{
+		"https://github.com/acme/webapp/blob/main/internal/auth/refresh/token/rotation/handler/v2/README",
+		"sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d15c15b0f00a0 dist/app.tar.gz",
+		"src/components/settings/notifications/EmailNotificationPreferencesPanelContainer",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
 		}
 	}
 }

@@ -106,6 +106,60 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 	return nil
 }
 
+// leaveOut makes the task's directory hold only what the requester may
+// reach. A command that walks the whole tree (grep -rn PATTERN ., go test
+// ./..., make) reads every folder in it, whatever its parameters name, so
+// a folder rule that keeps the requester from part of the context must
+// hold for the tree itself. A worktree (or scratch folder) is the task's
+// own (ownTree): those places are removed from it before the command
+// runs. The owner's checkout (isolation "none") cannot be trimmed, so the
+// task does not run there for that requester. (Git history stays reachable through the
+// worktree's .git: a configured command that reads it, git log -p, shows
+// what it shows.)
+func (e *Engine) leaveOut(t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
+	if e.FolderDenies == nil || e.Kept == nil || tt.Context == "" {
+		return nil
+	}
+	if e.FolderDenies(t.Requester, tt.Context) == "" {
+		return nil // nothing in the context is kept from them
+	}
+	if !ownTree {
+		return fmt.Errorf("%s runs in the owner's working tree, which holds folders %s may not read; "+
+			"the owner can give it \"isolation\": \"worktree\", which leaves them out", t.TaskType, t.Requester)
+	}
+	kept := e.Kept(t.Requester)
+	seen := 0
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the command cannot read it either
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case rel == ".":
+			return nil
+		case rel == ".git":
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if seen++; seen > maxLinkWalk {
+			return fmt.Errorf("the worktree holds more than %d entries to check against the folder rules", maxLinkWalk)
+		}
+		if !kept(tt.Context + "/" + filepath.ToSlash(rel)) {
+			return nil
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("could not leave a folder the requester may not read out of the worktree: %w", err)
+		}
+		e.log().Info("task: left a place the requester may not read out of the worktree", "task", t.ID, "requester", t.Requester, "path", filepath.ToSlash(rel))
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+}
+
 // maxLinkWalk bounds the entries linksInside looks at under one path.
 const maxLinkWalk = 50000
 

@@ -68,6 +68,11 @@ type Engine struct {
 	// directory: at another ref a committed symlink may lead elsewhere
 	// than in the checkout the request was judged against. Nil: no check.
 	FolderDenies func(requester, scope string) string
+	// Kept returns, for requester, whether a folder rule keeps them from
+	// a place (a context id and a path in it) itself, not only from
+	// something under it: what leaveOut removes from a task's worktree.
+	// Nil: no check.
+	Kept func(requester string) func(place string) bool
 	// Trusted reports whether requester is still a trusted peer; a request
 	// from one the owner stopped trusting is canceled, not approved. Nil:
 	// every requester is.

@@ -183,6 +183,10 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	if err := e.folderRules(t, tt, resolved, dir); err != nil {
 		return fail("%v", err), worktree
 	}
+	// Anywhere but the context's own checkout the directory is the task's.
+	if err := e.leaveOut(t, tt, dir, worktree != "" || dir != repoDir(cfg, tt)); err != nil {
+		return fail("%v", err), worktree
+	}
 	if e.cancelRequested(t.ID, false) {
 		return Outcome{TaskID: t.ID, Status: StateCanceled, Error: "canceled before it started"}, worktree
 	}
