@@ -86,3 +86,40 @@ func TestPeersLearnOnlyTheContextsTheyMayRead(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverPassesOnOnlyAnnouncedRoles: the attack run read, through
+// aoi.discover, the role the owner gave each other peer (its ACL class:
+// who gets write), and could list who holds one with role_filter. A peer
+// now learns the role each other peer announced of itself.
+func TestDiscoverPassesOnOnlyAnnouncedRoles(t *testing.T) {
+	ctx := context.Background()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	qa := newTestAgent(t, "qa-sato", "qa", nil)
+	pair(eng, qa)
+	pm.Pin(eng)
+	// The owner classes pm as a lead, whatever pm says it is.
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-tanaka", Fingerprint: pm.Fingerprint(), Endpoint: pm.Addr(), Role: "lead"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pm.Discover(ctx); err != nil { // announces role pm
+		t.Fatal(err)
+	}
+	var res wire.DiscoverResult
+	if err := rawClient(t, qa, eng).Call(ctx, wire.MethodDiscover, wire.DiscoverParams{AOIVersion: wire.ProtocolVersion}, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Agents {
+		if e.Identity.ID == "pm-tanaka" && e.Identity.Role != "pm" {
+			t.Errorf("qa learns pm-tanaka's role %q; want the announced pm, not the owner's lead", e.Identity.Role)
+		}
+	}
+	if err := rawClient(t, qa, eng).Call(ctx, wire.MethodDiscover, wire.DiscoverParams{AOIVersion: wire.ProtocolVersion, FilterRole: "lead"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Agents {
+		if e.Identity.ID == "pm-tanaka" {
+			t.Errorf("role_filter lead finds pm-tanaka: the owner's class leaks")
+		}
+	}
+}

@@ -125,14 +125,17 @@ func (a *API) registryEntries(ctx context.Context, p wire.DiscoverParams, viewer
 	out := []wire.RegistryEntry{a.Self(viewer)}
 	for _, r := range recs {
 		v := a.Peers.View(r)
-		if (p.FilterRole != "" && v.Role != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {
+		// The role passed on is the one the peer announced of itself, not
+		// the one the owner gave it: that is the owner's ACL classing
+		// (which peer gets which rights), theirs alone.
+		if (p.FilterRole != "" && v.AnnouncedRole != p.FilterRole) || (p.FilterStatus != "" && v.Status != p.FilterStatus) {
 			continue
 		}
 		// Another peer's contexts and task types are not passed on: it
 		// told them to this agent under this agent's rights, and tells
 		// each caller what that caller may know when it is asked itself.
 		out = append(out, wire.RegistryEntry{Endpoint: v.Endpoint, Status: v.Status, Identity: wire.Identity{
-			ID: v.AgentID, Role: v.Role, Owner: v.Owner, TailscaleNodeID: r.NodeID,
+			ID: v.AgentID, Role: v.AnnouncedRole, Owner: v.Owner, TailscaleNodeID: r.NodeID,
 			RegisteredAt: r.FirstSeen, LastSeenAt: r.LastSeen,
 		}})
 	}
