@@ -216,9 +216,31 @@ func TestAnswerDialogStartsEmptyOnANonAnswer(t *testing.T) {
 	}
 	// A guess (the second walk's draft at 0.25 was about another topic)
 	// stays out of the area too.
-	if d := newAnswerDialog(agent.Query{ID: "q-3", Draft: found, Confidence: 0.25}, "", nil); d.area.Value() != "" || !strings.Contains(d.area.Placeholder, "only a guess") {
+	if d := newAnswerDialog(agent.Query{ID: "q-3", Draft: found, Confidence: 0.25}, "", nil); d.area.Value() != "" || !strings.Contains(d.area.Placeholder, "guess above is not sent") {
 		t.Errorf("a weak draft was offered: %q (placeholder %q)", d.area.Value(), d.area.Placeholder)
 	}
+}
+
+// TestWeakDraftIsShownWhileAnswering: the walk's dialog said the guess
+// "stays under the list", where an escalated question showed none and the
+// dialog covered it anyway. Now the guess is shown in the dialog, above
+// the empty answer, and under the list for an escalated question.
+func TestWeakDraftIsShownWhileAnswering(t *testing.T) {
+	svc := fixtureService()
+	svc.queries[0].Confidence = 0.25 // q-7, escalated, with a draft
+	m := newLoaded(t, svc, 100, 30, true)
+	if frame := screen(m); !strings.Contains(frame, "the secretary's draft (not sent): Auth refactor") {
+		t.Errorf("the escalated question's draft is not under the list:\n%s", frame)
+	}
+	press(t, m, "e")
+	frame := screen(m)
+	if !strings.Contains(frame, "The secretary's guess (not sent)") || !strings.Contains(frame, "Auth refactor is 70% done") {
+		t.Fatalf("the answer dialog does not show the guess:\n%s", frame)
+	}
+	if d, ok := m.topDialog().(*answerDialog); !ok || d.area.Value() != "" {
+		t.Fatalf("the guess went into the answer: %T", m.topDialog())
+	}
+	checkFrame(t, frame, 100, 30)
 }
 
 // TestPeersHeaderGroupsTheFingerprint: in a short Peers pane the header's

@@ -118,6 +118,7 @@ type answerDialog struct {
 	question textWindow
 	opened   string // the text it opened with: esc keeps anything else
 	problem  string // why the last send did nothing
+	guess    string // a weak draft, shown above the text area, not in it
 }
 
 // weakDraft is the confidence under which the secretary's draft is not
@@ -129,6 +130,7 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 8000
 	ta.Placeholder = "Write the answer…"
+	guess := ""
 	switch d := draftText(q.Draft); {
 	case unsent != "":
 		ta.SetValue(unsent) // what the owner wrote last time, which could not be sent
@@ -136,15 +138,19 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
 	case d != "" && draftFoundWork(q.Draft):
 		// A guess (the walk's draft at 0.25 was about something else):
-		// typing would add to it, so it stays under the list.
-		ta.Placeholder = "Write the answer… (the secretary's draft is only a guess: it stays under the list)"
+		// typing would add to it, so it is shown above, to read from.
+		guess = d
+		ta.Placeholder = "Write the answer… (the secretary's guess above is not sent)"
 	case d != "":
 		// "No recorded work matches …" is no start for an answer: typing
 		// would only add to it.
 		ta.Placeholder = "Write the answer… (the secretary found no work that matches)"
 	}
-	return &answerDialog{q: q, area: ta, env: e, opened: ta.Value()}
+	return &answerDialog{q: q, area: ta, env: e, opened: ta.Value(), guess: guess}
 }
+
+// maxGuessLines bounds the weak draft shown in the answer dialog.
+const maxGuessLines = 3
 
 func (d *answerDialog) focusCmd() tea.Cmd { return d.area.Focus() }
 
@@ -192,10 +198,19 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	if d.problem != "" {
 		foot = env.styles.Error.Render(truncate(d.problem, inner))
 	}
-	areaH := max(3, bh-2-len(question)-4)
+	guess := ""
+	if d.guess != "" {
+		lines := wrap(Sanitize(d.guess), inner)
+		if len(lines) > maxGuessLines {
+			lines = append(lines[:maxGuessLines-1], truncate(lines[maxGuessLines-1]+" …", inner))
+		}
+		guess = env.styles.Header.Render("The secretary's guess (not sent)") + "\n" +
+			env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
+	}
+	areaH := max(3, bh-2-len(question)-4-strings.Count(guess, "\n"))
 	d.area.SetWidth(inner)
 	d.area.SetHeight(areaH)
-	body := head + "\n" + strings.Join(question, "\n") + "\n" + env.styles.Header.Render("Answer") + "\n" +
+	body := head + "\n" + strings.Join(question, "\n") + "\n" + guess + env.styles.Header.Render("Answer") + "\n" +
 		d.area.View() + "\n" + foot
 	return dialogFrame("Answer query "+Sanitize(d.q.ID), body, w, h, h, env)
 }

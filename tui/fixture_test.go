@@ -24,6 +24,8 @@ func fixtureService() *testService {
 	ago := func(d time.Duration) time.Time { return fixedNow.Add(-d) }
 	draft, _ := json.Marshal(map[string]any{"summary": "Auth refactor is 70% done; token refresh tests fail on CI.",
 		"progress": 70, "blockers": []string{"flaky TestRefresh"}, "completed": false})
+	suiteDraft, _ := json.Marshal(map[string]any{"summary": "Run ./auth/... and ./api/...; both changed this week.",
+		"context_refs": []map[string]any{{"type": "file", "path": "auth/refresh_test.go"}}})
 	exit1 := 1
 	s := &testService{now: fixedNow}
 	s.status = agent.Status{AgentID: "eng-suzuki", Role: "engineer", Version: "1.0", Transport: "direct",
@@ -44,9 +46,9 @@ func fixtureService() *testService {
 		{ID: "q-6", From: "eng-佐藤", Text: "認証のリファクタリングはいつ終わりますか？長い質問文がここに続きます。", Priority: "normal",
 			State: agent.QueryAwaiting, ReceivedAt: ago(5 * time.Minute)},
 		{ID: "q-5", From: "qa-ito", Text: "which suite should I run before the release?", Priority: "low",
-			State: agent.QueryBuffered, Decision: "BUFFER", ReceivedAt: ago(12 * time.Minute)},
+			State: agent.QueryBuffered, Decision: "BUFFER", Draft: suiteDraft, ReceivedAt: ago(12 * time.Minute)},
 		{ID: "q-4", From: "pm-tanaka", Text: evilQuery, Priority: "critical",
-			State: agent.QueryBuffered, Decision: "BUFFER", ReceivedAt: ago(14 * time.Minute)},
+			State: agent.QueryBuffered, Decision: "BUFFER", Draft: suiteDraft, ReceivedAt: ago(14 * time.Minute)},
 		{ID: "q-3", From: "pm-tanaka", Text: "what changed in the API yesterday?", Priority: "normal",
 			State: agent.QueryAnswered, Decision: "AUTO_RESPOND", ReceivedAt: ago(2 * time.Hour)},
 	}

@@ -51,6 +51,11 @@ func (m *Model) runAction(a action) tea.Cmd {
 		if a.q.ID == "" && !a.confirmed {
 			return m.confirmReleaseAll()
 		}
+		if a.q.ID != "" && len(a.q.Draft) > 0 && !draftFoundWork(a.q.Draft) {
+			m.info("the secretary found no work for " + queryNamed(a.q) + ": its draft says only that · " +
+				helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline))
+			return nil
+		}
 		what, failed := "sent the draft to "+queryNamed(a.q), "sending the draft to "+queryNamed(a.q)
 		if a.q.ID == "" {
 			what, failed = "sent "+countOf(a.n, "buffered question", "buffered questions")+" the secretary's draft", "sending the buffered questions their drafts"
@@ -132,13 +137,29 @@ func (m *Model) keepText(queryID, text string) {
 // secretary's draft as its answer: one key would otherwise send answers
 // the owner has not read to everyone waiting.
 func (m *Model) confirmReleaseAll() tea.Cmd {
-	n := len(m.interrupts.rows)
-	if n == 0 {
+	all := len(m.interrupts.rows)
+	if all == 0 {
 		m.info("nothing buffered to release")
 		return nil
 	}
+	n := 0
+	for _, q := range m.interrupts.rows {
+		if draftFoundWork(q.Draft) {
+			n++
+		}
+	}
+	// A draft that found no work says only that: release leaves it.
+	kept := ""
+	if all > n {
+		kept = " " + countOf(all-n, "question whose draft found", "questions whose drafts found") + " no work stay for you to answer."
+	}
+	if n == 0 {
+		m.info("the secretary found no work for the buffered questions: answer (" + m.env.keys.Queries.Answer.Help().Key +
+			") or decline (" + m.env.keys.Queries.Decline.Help().Key + ") each")
+		return nil
+	}
 	body := "Send " + countOf(n, "buffered question", "buffered questions") + " the secretary's draft as the answer? " +
-		"Each asker reads it as your reply; enter on a question in Interrupts shows its draft first."
+		"Each asker reads it as your reply; enter on a question in Interrupts shows its draft first." + kept
 	m.pushDialog(newConfirmDialog("Release every buffered question", body, releaseAction{confirmed: true, n: n}, m.env))
 	return nil
 }

@@ -127,6 +127,30 @@ func TestReleaseOneAndAll(t *testing.T) {
 	}
 }
 
+// TestReleaseLeavesDraftsThatFoundNothing: r on a question whose draft
+// found no work sends nothing and says what to do; R counts it out (the
+// walk's asker got "No recorded work matches …" as the owner's reply).
+func TestReleaseLeavesDraftsThatFoundNothing(t *testing.T) {
+	svc := fixtureService()
+	nothing, _ := json.Marshal(map[string]any{"summary": "No recorded work matches \"invoice export\"."})
+	svc.queries = append(svc.queries, agent.Query{ID: "q-9", From: "pm-tanaka", Text: "invoice export?", Priority: "normal",
+		State: agent.QueryBuffered, Decision: "BUFFER", Draft: nothing, ReceivedAt: fixedNow.Add(-time.Minute)})
+	m := newLoaded(t, svc, 100, 30, true)
+	press(t, m, "tab")
+	for i := 0; i < len(m.interrupts.rows) && m.interrupts.rows[m.interrupts.list.cursor].ID != "q-9"; i++ {
+		press(t, m, "j")
+	}
+	press(t, m, "r")
+	if len(svc.Calls()) != 0 || !strings.Contains(m.notice.text, "found no work for pm-tanaka") {
+		t.Fatalf("r on a no-work draft: calls %v, notice %q", svc.Calls(), m.notice.text)
+	}
+	press(t, m, "R")
+	d, ok := m.topDialog().(*confirmDialog)
+	if !ok || !strings.Contains(d.body, "Send 2 buffered questions") || !strings.Contains(d.body, "1 question whose draft found no work stay") {
+		t.Fatalf("R opened %T %+v; want the no-work question counted out", m.topDialog(), d)
+	}
+}
+
 // TestReleaseAllWithNothingBuffered: :release with nothing buffered says
 // so, and sends nothing.
 func TestReleaseAllWithNothingBuffered(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 )
 
 // queriesPane lists received queries: the ones waiting for the owner first,
@@ -130,6 +131,9 @@ func previewText(q agent.Query) string {
 		text += "\n↳ answered by the secretary: " + draft
 	case draft != "" && q.State == agent.QueryBuffered:
 		text += "\n↳ draft (what releasing sends): " + draft
+	case draft != "" && draftFoundWork(q.Draft):
+		// Escalated or waiting: the owner answers; the draft helps.
+		text += "\n↳ the secretary's draft (not sent): " + draft
 	}
 	return text
 }
@@ -181,18 +185,11 @@ func priorityLabel(p string) string {
 	return Sanitize(p)
 }
 
-// draftText turns the secretary's draft QueryResult into editable text.
 // draftFoundWork reports whether the secretary's draft rests on any of the
-// owner's work: a reference, a blocker or a progress figure.
-func draftFoundWork(raw json.RawMessage) bool {
-	var d struct {
-		Refs     []json.RawMessage `json:"context_refs"`
-		Progress *int              `json:"progress"`
-		Blockers []string          `json:"blockers"`
-	}
-	return json.Unmarshal(raw, &d) == nil && (len(d.Refs) > 0 || d.Progress != nil || len(d.Blockers) > 0)
-}
+// owner's work (inbox.DraftFoundWork).
+func draftFoundWork(raw json.RawMessage) bool { return inbox.DraftFoundWork(raw) }
 
+// draftText turns the secretary's draft QueryResult into editable text.
 func draftText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""

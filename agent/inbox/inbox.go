@@ -112,6 +112,9 @@ func (in *Inbox) Release(ctx context.Context, queryID string) error {
 		qs = []store.QueryRecord{q}
 	}
 	for _, q := range qs {
+		if queryID == "" && !DraftFoundWork(q.Draft) {
+			continue // releasing them all: it stays for the owner to answer
+		}
 		if err := in.releaseOne(ctx, q); err != nil {
 			return err
 		}
@@ -124,8 +127,23 @@ func (in *Inbox) releaseOne(ctx context.Context, q store.QueryRecord) error {
 	if len(q.Draft) == 0 || json.Unmarshal(q.Draft, &res) != nil {
 		return errs.Conflict("query %s has no draft answer to release; answer it with `aoi answer %s TEXT`", q.ID, q.ID)
 	}
+	if !DraftFoundWork(q.Draft) {
+		// "No recorded work matches …" sent as the owner's reply reads
+		// as theirs (the walk's asker got exactly that).
+		return errs.Conflict("the secretary found no work matching query %s, so its draft says only that; "+
+			"answer it with `aoi answer %s TEXT` or decline it", q.ID, q.ID)
+	}
 	res.Completed = true
 	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.release")
+}
+
+// DraftFoundWork reports whether a draft (a wire.QueryResult) rests on any
+// of the owner's work: a reference, a blocker or a progress figure. One
+// that does not says only that nothing matched, which is no answer to send
+// in the owner's name.
+func DraftFoundWork(raw json.RawMessage) bool {
+	var res wire.QueryResult
+	return json.Unmarshal(raw, &res) == nil && (len(res.ContextRefs) > 0 || res.Progress != nil || len(res.Blockers) > 0)
 }
 
 // open loads a query that still waits for an answer.

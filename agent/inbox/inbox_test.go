@@ -108,3 +108,44 @@ func openDB(t *testing.T, now time.Time) *store.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// TestReleaseLeavesDraftsThatFoundNoWork: releasing sent "No recorded work
+// matches …" as the owner's reply (the walk's asker read exactly that).
+// Releasing them all now leaves such a question for the owner; releasing
+// it alone is refused, saying what to do.
+func TestReleaseLeavesDraftsThatFoundNoWork(t *testing.T) {
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	db := openDB(t, now)
+	ctx := context.Background()
+	progress := 40
+	found := wire.MustJSON(wire.QueryResult{Summary: "Dark mode is 40% done.", Progress: &progress})
+	nothing := wire.MustJSON(wire.QueryResult{Summary: `No recorded work matches "invoice export".`})
+	for _, q := range []store.QueryRecord{
+		{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "dark mode?", Priority: "normal", State: Buffered, Draft: found, ReceivedAt: now},
+		{ID: "q-2", RequestID: "ask-2", From: "pm", Text: "invoice export?", Priority: "normal", State: Buffered, Draft: nothing, ReceivedAt: now},
+	} {
+		if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var queued []string
+	in := &Inbox{DB: db, Now: func() time.Time { return now },
+		Notify: func(tx *store.Tx, to, event, relatedID string, data any) error {
+			queued = append(queued, relatedID)
+			return nil
+		},
+		Wake: func() {}, Redact: func(s string) string { return s }, Publish: func(kind, id, agent, summary string) {},
+	}
+	if err := in.Release(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(queued) != 1 || queued[0] != "ask-1" {
+		t.Fatalf("released %v; want only the draft that found work", queued)
+	}
+	if q, _, _ := db.Query(ctx, "q-2"); q.State != Buffered {
+		t.Fatalf("the no-work question is %s; want it still buffered for the owner", q.State)
+	}
+	if err := in.Release(ctx, "q-2"); !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "aoi answer q-2") {
+		t.Fatalf("releasing the no-work draft alone: %v; want a conflict saying to answer it", err)
+	}
+}
