@@ -21,20 +21,30 @@ const (
 // every slot (a real peer pools a handful).
 const maxProvenPerCaller = 16
 
-// unprovenGrace is how long a connection may go without a request from a
-// caller let in before, with the listener full, a new connection may take
-// its place: time enough for a real peer's handshake and headers.
+// unprovenGrace is how long a connection that completed its TLS handshake
+// may go without a request from a caller let in before, with the listener
+// full, a new connection may take its place: time enough for a real
+// peer's headers after its handshake.
 const unprovenGrace = 2 * time.Second
 
 // LimitConnections wraps ln so at most total connections are open at once,
-// and at most perSource from one IP address. When a cap is reached, the
-// oldest connection under it (from that address, for the per-source cap)
-// that has not yet carried a request from a caller let in (MarkProven),
-// and is older than unprovenGrace, is closed to make room: stalled
-// connections cannot lock pinned peers out, from many addresses or from
-// theirs. With no such connection the new one is closed as soon as it is
+// and at most perSource from one IP address. When a cap is reached, a
+// connection under it (from that address, for the per-source cap) that
+// has not yet carried a request from a caller let in (MarkProven) is
+// closed to make room: first the one that completed its TLS handshake
+// first, over unprovenGrace ago, and sent no such request, else the oldest
+// that has not completed its handshake, whatever its age. A flood of
+// connections that never start TLS, from many addresses or from a pinned
+// peer's own, so only shortens how long each of them lives: a new one
+// from a real peer, which completes its handshake promptly, gets a slot,
+// and once handshaken it is not closed for a stranger's new connection
+// within unprovenGrace (nor ever, once it carried a request of a caller
+// let in). With no such connection the new one is closed as soon as it is
 // accepted (the caller sees a reset, and retries later); accepting goes
 // on, so one flooding source cannot stall the listener for others.
+//
+// The handshake is seen through the TLS configuration: serve TLS over the
+// returned listener with trackHandshakes(cfg).
 func LimitConnections(ln net.Listener, total, perSource int) net.Listener {
 	if total <= 0 {
 		total = DefaultMaxConns
@@ -72,8 +82,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// admit takes c when the caps allow, making room by closing the oldest
-// unproven connection: one from the same source when the per-source cap
+// admit takes c when the caps allow, making room by closing an unproven
+// connection (victim): one from the same source when the per-source cap
 // is in the way (stalled connections from one address, or from behind one
 // NAT, must not lock out a pinned peer calling from there), any when the
 // total cap is.
@@ -89,7 +99,7 @@ func (l *limitListener) admit(c net.Conn, src string) *limitedConn {
 		if !full.at() {
 			continue
 		}
-		victim := l.oldestUnproven(time.Now().Add(-l.grace), full.from)
+		victim := l.victim(time.Now(), full.from)
 		l.mu.Unlock()
 		if victim == nil {
 			return nil
@@ -109,16 +119,80 @@ func (l *limitListener) admit(c net.Conn, src string) *limitedConn {
 	return lc
 }
 
-// oldestUnproven is the unproven connection accepted longest ago, before
-// cutoff, from src ("": any source), or nil. The caller holds mu.
-func (l *limitListener) oldestUnproven(cutoff time.Time, src string) *limitedConn {
-	var oldest *limitedConn
+// victim is the unproven connection from src ("": any source) to close
+// for a new one, or nil: the one that completed its handshake first, if
+// that was before now-grace (it has had time to send a request and sent
+// none), else the oldest that has not completed its handshake, whatever
+// its age (a flood of connections that never start TLS keeps every one
+// of them young).
+// The caller holds mu.
+func (l *limitListener) victim(now time.Time, src string) *limitedConn {
+	cutoff := now.Add(-l.grace)
+	var stalled, pending *limitedConn
 	for c := range l.unproven {
-		if (src == "" || c.src == src) && c.accepted.Before(cutoff) && (oldest == nil || c.accepted.Before(oldest.accepted)) {
-			oldest = c
+		switch {
+		case src != "" && c.src != src:
+		case c.handshaken.IsZero():
+			if pending == nil || c.accepted.Before(pending.accepted) {
+				pending = c
+			}
+		case c.handshaken.Before(cutoff):
+			if stalled == nil || c.handshaken.Before(stalled.handshaken) {
+				stalled = c
+			}
 		}
 	}
-	return oldest
+	if stalled != nil {
+		return stalled
+	}
+	return pending
+}
+
+// handshaken records that c completed its TLS handshake: from then on a
+// stranger's new connection does not take its place within grace.
+func (l *limitListener) handshaken(c *limitedConn) {
+	l.mu.Lock()
+	c.handshaken = time.Now()
+	l.mu.Unlock()
+}
+
+// trackHandshakes returns a copy of cfg that tells a connection accepted
+// by a LimitConnections listener when its TLS handshake completed (the
+// client's certificate, if it must send one, verified), so a full
+// listener closes connections still short of that first. Connections of
+// other listeners are served as cfg would.
+func trackHandshakes(cfg *tls.Config) *tls.Config {
+	base := cfg.Clone()
+	out := cfg.Clone()
+	out.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		conf := base
+		if base.GetConfigForClient != nil {
+			c, err := base.GetConfigForClient(hello)
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
+				conf = c
+			}
+		}
+		lc, ok := hello.Conn.(*limitedConn)
+		if !ok {
+			return conf, nil
+		}
+		conf = conf.Clone()
+		verify := conf.VerifyConnection
+		conf.VerifyConnection = func(cs tls.ConnectionState) error {
+			if verify != nil {
+				if err := verify(cs); err != nil {
+					return err
+				}
+			}
+			lc.owner.handshaken(lc)
+			return nil
+		}
+		return conf, nil
+	}
+	return out
 }
 
 func (l *limitListener) release(c *limitedConn) {
@@ -185,11 +259,12 @@ func hostOf(hostport string) string {
 // limitedConn gives its slot back exactly once, on the first Close.
 type limitedConn struct {
 	net.Conn
-	owner    *limitListener
-	src      string
-	accepted time.Time
-	once     sync.Once
-	provenBy string // the caller that proved it (guarded by owner.mu)
+	owner      *limitListener
+	src        string
+	accepted   time.Time
+	once       sync.Once
+	provenBy   string    // the caller that proved it (guarded by owner.mu)
+	handshaken time.Time // when its TLS handshake completed, or zero (guarded by owner.mu)
 }
 
 func (c *limitedConn) Close() error {

@@ -100,8 +100,9 @@ func (t *DirectTransport) Listen(ctx context.Context) (net.Listener, error) {
 	t.mu.Lock()
 	t.addr = ln.Addr().String()
 	t.mu.Unlock()
-	// Capped below TLS, so a connection over the cap costs no handshake.
-	return tls.NewListener(LimitConnections(ln, 0, 0), t.ServerTLSConfig()), nil
+	// Capped below TLS, so a connection over the cap costs no handshake;
+	// the cap learns which connections completed theirs.
+	return tls.NewListener(LimitConnections(ln, 0, 0), trackHandshakes(t.ServerTLSConfig())), nil
 }
 
 // Identify returns the caller known by its client certificate.

@@ -66,12 +66,19 @@ func TestUnpinnedCallerRefusedBeforeItsBody(t *testing.T) {
 }
 
 // TestConnectionCaps: over a real TCP listener on loopback, connections
-// beyond the per-source cap are closed at once, and a slot comes back when
-// a connection closes.
+// beyond the per-source cap are closed at once while none under it can be
+// closed for them (all completed their handshakes within unprovenGrace),
+// and a slot comes back when a connection closes.
 func TestConnectionCaps(t *testing.T) {
 	raw, _, accepted := limitedLoopback(t, 10, 3)
+	var held []net.Conn
+	for range 3 {
+		_, s := dialAccepted(t, raw, accepted)
+		handshook(s)
+		held = append(held, s)
+	}
 	var clients []net.Conn
-	for i := 0; i < 5; i++ {
+	for i := 0; i < 2; i++ {
 		c, err := net.Dial("tcp", raw.Addr().String())
 		if err != nil {
 			t.Fatal(err)
@@ -79,17 +86,8 @@ func TestConnectionCaps(t *testing.T) {
 		defer c.Close()
 		clients = append(clients, c)
 	}
-	var held []net.Conn
-	for len(held) < 3 {
-		select {
-		case c := <-accepted:
-			held = append(held, c)
-		case <-time.After(5 * time.Second):
-			t.Fatalf("only %d of the first 3 connections accepted", len(held))
-		}
-	}
 	// The 4th and 5th were closed by the listener: reading them ends.
-	for _, c := range clients[3:] {
+	for _, c := range clients {
 		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		if _, err := c.Read(make([]byte, 1)); err == nil || isTimeout(err) {
 			t.Fatalf("a connection over the cap was not closed: %v", err)
@@ -285,6 +283,114 @@ func TestOneCallerCannotProveEverySlot(t *testing.T) {
 		MarkProven(s, "mallory")
 	}
 	dialAccepted(t, raw, accepted) // with every slot used by one caller, another still gets in
+}
+
+// TestNeverHandshakingConnectionsMakeRoomWhateverTheirAge: the attack
+// run's flood kept every slot younger than unprovenGrace, so nothing could
+// be closed for a pinned peer's new connection. A connection that has not
+// completed its TLS handshake now makes room however young it is (the
+// oldest first), under the per-source cap and the total one, while one
+// that completed its handshake is kept within unprovenGrace, and a proven
+// one always.
+func TestNeverHandshakingConnectionsMakeRoomWhateverTheirAge(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		total, perSource int
+	}{{"per source", 100, 4}, {"total", 4, 100}} {
+		t.Run(c.name, func(t *testing.T) {
+			raw, ln, accepted := limitedLoopback(t, c.total, c.perSource)
+			if ln.grace != unprovenGrace {
+				t.Fatalf("grace %v", ln.grace)
+			}
+			proven, provenSide := dialAccepted(t, raw, accepted)
+			MarkProven(provenSide, "pm")
+			shook, shookSide := dialAccepted(t, raw, accepted)
+			handshook(shookSide)
+			silent, _ := dialAccepted(t, raw, accepted)
+			later, _ := dialAccepted(t, raw, accepted)
+			dialAccepted(t, raw, accepted) // full: the oldest never-handshaking one (silent) makes room
+			if !closedByServer(silent) {
+				t.Fatal("the oldest connection that never started TLS was not closed for a new one")
+			}
+			if closedByServer(later) {
+				t.Fatal("a younger never-handshaking connection was closed instead of the oldest")
+			}
+			for _, c := range []net.Conn{proven, shook} {
+				if closedByServer(c) {
+					t.Fatal("a connection that completed its handshake was closed for a stranger's")
+				}
+			}
+		})
+	}
+}
+
+// closedByServer reports whether c's server side was closed (reading c
+// ends); a connection left open reports false after 200 ms.
+func closedByServer(c net.Conn) bool {
+	_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	_, err := c.Read(make([]byte, 1))
+	return err != nil && !isTimeout(err)
+}
+
+// TestTrackHandshakes: a connection of a limited listener served with
+// trackHandshakes(cfg) is marked once its TLS handshake (client
+// certificate included) completes, and not before.
+func TestTrackHandshakes(t *testing.T) {
+	server, friend := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
+	raw, ln, accepted := limitedLoopback(t, 10, 10)
+	cfg := trackHandshakes(NewDirectTransport(server, "").ServerTLSConfig())
+	handshaken := func(s net.Conn) bool {
+		ln.mu.Lock()
+		defer ln.mu.Unlock()
+		return !s.(*limitedConn).handshaken.IsZero()
+	}
+	type dialed struct {
+		c   *tls.Conn
+		err error
+	}
+	done := make(chan dialed, 1)
+	var side net.Conn
+	go func() {
+		c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", raw.Addr().String(), &tls.Config{
+			Certificates: []tls.Certificate{friend.Certificate}, InsecureSkipVerify: true, MinVersion: tls.VersionTLS13,
+		})
+		done <- dialed{c, err}
+	}()
+	select {
+	case side = <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection was not accepted")
+	}
+	if handshaken(side) {
+		t.Fatal("marked before its handshake")
+	}
+	sc := tls.Server(side, cfg)
+	defer sc.Close()
+	_ = sc.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := sc.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	d := <-done
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+	defer d.c.Close()
+	if !handshaken(side) {
+		t.Fatal("a completed handshake was not marked")
+	}
+	silent, silentSide := dialAccepted(t, raw, accepted)
+	silent.Write([]byte("GET / HTTP/1.1\r\n\r\n")) // not TLS
+	_ = silentSide.SetDeadline(time.Now().Add(5 * time.Second))
+	if err := tls.Server(silentSide, cfg).Handshake(); err == nil || handshaken(silentSide) {
+		t.Fatalf("a failed handshake was marked (%v)", err)
+	}
+}
+
+// handshook marks a connection the listener handed out as having
+// completed its TLS handshake, as trackHandshakes does.
+func handshook(c net.Conn) {
+	lc := c.(*limitedConn)
+	lc.owner.handshaken(lc)
 }
 
 // limitedLoopback listens on loopback behind LimitConnections(total,
