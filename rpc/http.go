@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"log/slog"
 	"mime"
 	"net"
@@ -156,7 +157,8 @@ func writeOutcome(w http.ResponseWriter, out outcome) {
 // net/http would cancel a handler's context when that deadline passes
 // mid-call; Server.ServeHTTP bounds the body read itself. Connection-level
 // errors (failed TLS handshakes, e.g. a caller without a certificate) go
-// to logger at warn level when it is not nil.
+// to logger at warn level when it is not nil, at most errorLogBurst lines
+// of a kind a minute, then one line counting the rest.
 func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 	srv := &http.Server{
 		Handler:           h,
@@ -165,7 +167,7 @@ func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 	}
 	if logger != nil {
-		srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+		srv.ErrorLog = log.New(newErrorLog(logger), "", 0)
 	}
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connKey{}, c)
