@@ -229,8 +229,28 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
 	pmAddr := pm.Addr()
 	pm.Stop() // the PM goes offline
+	evctx, stopEvents := context.WithCancel(ctx)
+	defer stopEvents()
+	events, err := eng.Events(evctx, agent.EventsRequest{AfterSeq: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "75%"}); err != nil {
 		t.Fatalf("answering while the asker is offline must queue, not fail: %v", err)
+	}
+	// The owner is told it waits (the walk's interface said only "answer
+	// sent"), once, at the first failed try.
+	waits := 0
+	timeout := time.After(10 * time.Second)
+	for waits == 0 {
+		select {
+		case ev := <-events:
+			if ev.Kind == agent.EventAttention && strings.Contains(ev.Summary, "the answer to pm-tanaka waits: pm-tanaka is unreachable") {
+				waits++
+			}
+		case <-timeout:
+			t.Fatal("no notice that the answer waits")
+		}
 	}
 	pending := func() []store.OutboxRecord {
 		recs, err := eng.DB().OutboxForAgent(ctx, "pm-tanaka")

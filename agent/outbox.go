@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,9 +26,10 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		Clock:  c.clock,
 		Config: func() config.Outbox { return c.config().Outbox },
 		Send:   c.sendOutboxEntry,
-		Failed: func(ctx context.Context, agentID string, err error) {
+		Failed: func(ctx context.Context, e store.OutboxRecord, err error) {
 			if peers.Unreachable(err) {
-				c.peers.MarkOffline(ctx, agentID)
+				c.peers.MarkOffline(ctx, e.To)
+				c.answerWaits(e)
 			}
 		},
 		Refused: c.outboxRefused,
@@ -52,6 +54,22 @@ func (c *Core) outboxRefused(_ context.Context, e store.OutboxRecord, err error)
 	}
 	c.events.Publish(EventAttention, e.ID, e.To, fmt.Sprintf("%s refused %s (%s); it is tried again until %s, in case %s's owner changes that",
 		e.To, what, termtext.Quote(reason, maxNoticeWords, c.redactOut), e.ExpiresAt.Local().Format("Jan 2 15:04"), e.To))
+}
+
+// answerWaits tells the owner, at the first failed try, that an answer
+// they sent could not be delivered yet: the interface said "answer sent"
+// when the asker had only just gone (the walk's case), and only `aoi
+// status` told otherwise.
+func (c *Core) answerWaits(e store.OutboxRecord) {
+	if e.Attempts > 0 || e.Method != wire.MethodNotify {
+		return
+	}
+	var p wire.NotifyParams
+	if json.Unmarshal(e.Params, &p) != nil || p.Event != wire.EventQueryCompleted {
+		return
+	}
+	c.events.Publish(EventAttention, e.ID, e.To, fmt.Sprintf("the answer to %s waits: %s is unreachable; it goes when %s is back (aoi status counts what waits)",
+		e.To, e.To, e.To))
 }
 
 // maxNoticeWords bounds what a notice quotes of a peer.

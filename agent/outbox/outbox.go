@@ -34,8 +34,9 @@ type Outbox struct {
 	// acknowledged (stored) it.
 	Send func(ctx context.Context, e store.OutboxRecord) error
 	// Failed learns of every failed delivery (the core marks a peer that
-	// gave no answer at all offline).
-	Failed func(ctx context.Context, agentID string, err error)
+	// gave no answer at all offline, and tells the owner when an answer
+	// they sent waits).
+	Failed func(ctx context.Context, e store.OutboxRecord, err error)
 	// Refused learns when a peer first refuses an entry (the core tells
 	// the owner): the entry is still retried until it expires, since the
 	// peer's owner may change trust or config meanwhile, but nobody should
@@ -244,7 +245,7 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 		return nil
 	}
 	if o.Failed != nil {
-		o.Failed(ctx, e.To, err)
+		o.Failed(ctx, e, err)
 	}
 	next := o.Now().Add(o.backoff(e.Attempts))
 	var answered *rpc.Error

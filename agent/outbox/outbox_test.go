@@ -66,7 +66,7 @@ func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
 			}
 			return nil
 		},
-		Failed: func(ctx context.Context, agentID string, err error) { failures++ },
+		Failed: func(ctx context.Context, e store.OutboxRecord, err error) { failures++ },
 	})
 	for attempt, wait := range []time.Duration{time.Second, 2 * time.Second} {
 		due, _ := db.DueOutbox(ctx, clk.now(), 10)
@@ -121,7 +121,7 @@ func TestRunRetriesOnItsClock(t *testing.T) {
 			}
 			return nil
 		},
-		Failed: func(context.Context, string, error) {},
+		Failed: func(context.Context, store.OutboxRecord, error) {},
 	})
 	done := make(chan struct{})
 	go func() { defer close(done); o.Run(ctx) }()
