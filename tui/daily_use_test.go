@@ -1,6 +1,7 @@
 package tui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -299,5 +300,45 @@ func TestAutoAnsweredQuestionShowsWhatWasSent(t *testing.T) {
 	}
 	if p := previewText(q); !strings.Contains(p, "↳ answered by the secretary: Auth refactor is 70% done.") {
 		t.Errorf("preview of an auto-answered question: %q", p)
+	}
+}
+
+// TestApprovalDetailFollowsTheRequest: the walk's open approval detail
+// kept "expires in: 59m58s" and still offered y after the requester had
+// canceled. The detail now counts down, and once the request no longer
+// waits says so, and y does nothing.
+func TestApprovalDetailFollowsTheRequest(t *testing.T) {
+	svc := fixtureService()
+	now := fixedNow
+	m := New(svc, Options{Now: func() time.Time { return now }, Location: time.UTC, DarkBackground: true})
+	m.subscribed = true
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	for _, c := range m.fetchCmds(dAll) {
+		pump(t, m, c)
+	}
+	press(t, m, "tab", "tab")
+	for m.approvals.targetID() != "a-2" {
+		press(t, m, "j")
+	}
+	press(t, m, "enter")
+	if d, ok := m.topDialog().(*approvalDialog); !ok || d.a.ID != "a-2" {
+		t.Fatalf("enter in Approvals opened %T", m.topDialog())
+	}
+	now = now.Add(10 * time.Minute)
+	m.Update(tickMsg(now))
+	if frame := screen(m); !strings.Contains(frame, "expires in: 49m") {
+		t.Errorf("the detail does not count down:\n%s", frame)
+	}
+	svc.approvals = svc.approvals[1:] // a-2 canceled by its requester
+	for _, c := range m.fetchCmds(dApprovals) {
+		pump(t, m, c)
+	}
+	frame := screen(m)
+	if !strings.Contains(frame, "It no longer waits") || strings.Contains(frame, "y approve") {
+		t.Fatalf("the detail of a request that no longer waits:\n%s", frame)
+	}
+	press(t, m, "y")
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Fatalf("y on a request that no longer waits called %v", calls)
 	}
 }

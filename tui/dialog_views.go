@@ -138,6 +138,9 @@ func (d *detailDialog) View(w, h int, env *env) string {
 type approvalDialog struct {
 	detailDialog
 	a agent.Approval
+	// gone is set once the request no longer waits (decided elsewhere,
+	// canceled by its requester, expired): y and n then do nothing.
+	gone bool
 }
 
 func newApprovalDialog(a agent.Approval, e *env) *approvalDialog {
@@ -148,6 +151,8 @@ func (d *approvalDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok && d.scroll.env != nil {
 		keys := d.scroll.env.keys.Approvals
 		switch {
+		case d.gone && (matches(k, keys.Approve) || matches(k, keys.Reject)):
+			return noticeAction{text: "this request no longer waits: nothing to approve or reject"}, nil
 		case matches(k, keys.Approve):
 			return approveAction{a: d.a}, nil
 		case matches(k, keys.Reject):
@@ -155,6 +160,29 @@ func (d *approvalDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 		}
 	}
 	return d.detailDialog.Update(msg)
+}
+
+// View renders the detail afresh, so its times count down while it is open.
+func (d *approvalDialog) View(w, h int, env *env) string {
+	d.body = approvalDetail(d.a, env)
+	if d.gone {
+		d.body = strings.TrimSuffix(d.body, approvalKeysLine(env)) +
+			"It no longer waits: approved, rejected or canceled elsewhere, or expired."
+	}
+	return d.detailDialog.View(w, h, env)
+}
+
+// refresh follows the pending approvals just fetched: the request's own
+// entry, or, when it is gone from them, that it no longer waits (the
+// walk's dialog still offered y on a request its requester had canceled).
+func (d *approvalDialog) refresh(pending []agent.Approval) {
+	for _, a := range pending {
+		if a.ID == d.a.ID {
+			d.a, d.gone = a, false
+			return
+		}
+	}
+	d.gone = true
 }
 
 // firstRunText is the first-run dialog: who this agent is, the fingerprint

@@ -168,6 +168,9 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 			m.approvals.setApprovals(msg.val)
 			m.approvals.noteTarget(before, m.now())
 			m.dropDecidedApprovalNotice(msg.val)
+			if d, ok := m.topDialog().(*approvalDialog); ok {
+				d.refresh(msg.val)
+			}
 		}
 	case fetched[[]agent.Task]:
 		if m.fresh(&m.applied.tasks, msg.seq, msg.err, "tasks") {

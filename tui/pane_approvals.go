@@ -329,8 +329,13 @@ func approvalDetail(a agent.Approval, e *env) string {
 		{"allowed by rule", rule}, {"requested", ago(e.now, a.CreatedAt)},
 		{"expires in", countdown(e.now, a.ExpiresAt)}, {"approval id", a.ID}, {"task id", a.TaskID},
 	}...)
+	return detailFields(fields) + "\n\n" + approvalKeysLine(e)
+}
+
+// approvalKeysLine is the approval detail's last line.
+func approvalKeysLine(e *env) string {
 	k := e.keys.Approvals
-	return detailFields(fields) + "\n\n" + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject"
+	return k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject"
 }
 
 // planFields says what approving will run: the exact argv, where, how
