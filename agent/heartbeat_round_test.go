@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -48,5 +49,35 @@ func TestHeartbeatSkipsFreshExchanges(t *testing.T) {
 	}
 	if got := announcesFrom(pm, "eng-heart"); got != toPM+1 {
 		t.Errorf("aoi discover sent %d announces to pm; want 1 (an explicit round skips no one)", got-toPM)
+	}
+}
+
+// TestPeersSeeFocusAtOnce: turning focus on or off is announced to the
+// trusted peers at once, so their Peers pane shows this agent busy while
+// it is in focus and online when it ends (the walk saw "online" a minute
+// into focus, and "busy" after it ended, until the next heartbeat).
+func TestPeersSeeFocusAtOnce(t *testing.T) {
+	eng := newTestAgent(t, "eng-focus", "engineer", nil)
+	pm := newTestAgent(t, "pm-focus", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	statusOfEng := func() string {
+		ps, err := pm.Peers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.AgentID == "eng-focus" {
+				return p.Status
+			}
+		}
+		return ""
+	}
+	for _, on := range []bool{true, false} {
+		if err := eng.SetFocus(ctx, agent.FocusRequest{On: on}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{true: agent.PeerBusy, false: agent.PeerOnline}[on]
+		eventually(t, 10*time.Second, "pm sees eng "+want, func() bool { return statusOfEng() == want })
 	}
 }

@@ -136,7 +136,8 @@ func (c *Core) Refuse(ctx context.Context, req RefuseRequest) error {
 func (c *Core) announceParams(agentID string) wire.DiscoverParams {
 	cfg := c.config()
 	return wire.DiscoverParams{AgentID: cfg.Agent.ID, Capabilities: c.capabilitiesFor(c.peerSubject(agentID)), Announce: true, SelfOnly: true,
-		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion}
+		Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Endpoint: c.advertisedEndpoint(), AOIVersion: wire.ProtocolVersion,
+		Status: c.selfStatus()}
 }
 
 // advertisedEndpoint is the address peers should call us back on.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/config"
@@ -54,5 +55,39 @@ func (c *Core) newInbox() *inbox.Inbox {
 // SetFocus turns focus mode on or off by hand; turning it off hands the
 // buffered queries to the owner (inbox.Inbox.SetFocus).
 func (c *Core) SetFocus(ctx context.Context, req FocusRequest) error {
-	return c.inbox.SetFocus(ctx, req.On)
+	if err := c.inbox.SetFocus(ctx, req.On); err != nil {
+		return err
+	}
+	select {
+	case c.focusSet <- struct{}{}:
+	default: // a kick is already waiting
+	}
+	return nil
+}
+
+// focusLookEvery is how often announceFocus looks whether the focus hours
+// began or ended (a change by hand is announced at once).
+const focusLookEvery = 10 * time.Second
+
+// announceFocus tells every trusted peer at once when focus begins or
+// ends, by hand or by the focus hours: their Peers pane shows this agent
+// busy while it is in focus, which the next heartbeat, up to a discovery
+// interval later, would only then say (the walk saw "online" a minute
+// into focus and "busy" after it ended).
+func (c *Core) announceFocus(ctx context.Context) {
+	last := c.inbox.FocusActive()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.focusSet:
+		case <-c.clock.After(focusLookEvery):
+		}
+		if on := c.inbox.FocusActive(); on != last {
+			last = on
+			if _, err := c.peers.Round(ctx, 0); err != nil && ctx.Err() == nil {
+				c.log.Info("announcing the focus change failed", "component", "registry", "err", err)
+			}
+		}
+	}
 }

@@ -13,18 +13,23 @@ import (
 // of what it is kept out of.
 func (c *Core) selfEntry(viewer acl.Subject) wire.RegistryEntry {
 	cfg := c.config()
-	status := PeerOnline
-	switch {
-	case c.inbox.FocusActive():
-		status = PeerBusy
-	case c.assistantAway():
-		status = PeerAway
-	}
-	return wire.RegistryEntry{Endpoint: c.Addr(), Status: status, Identity: wire.Identity{
+	return wire.RegistryEntry{Endpoint: c.Addr(), Status: c.selfStatus(), Identity: wire.Identity{
 		ID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner,
 		RegisteredAt: c.startedAt, LastSeenAt: c.now(), Capabilities: c.capabilitiesFor(viewer),
 		Metadata: map[string]any{"version": wire.ProtocolVersion},
 	}}
+}
+
+// selfStatus is what this agent tells peers of itself: busy in focus,
+// away when the coding assistant is, else online.
+func (c *Core) selfStatus() string {
+	switch {
+	case c.inbox.FocusActive():
+		return PeerBusy
+	case c.assistantAway():
+		return PeerAway
+	}
+	return PeerOnline
 }
 
 // capabilitiesFor is this agent's manifest as viewer may see it: the

@@ -69,8 +69,14 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	}
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
-	peers.Describe(p.Role, p.Owner, peers.Online, p.Capabilities.Contexts, p.Capabilities.TaskTypes).Apply(&rec)
-	rec.Status, rec.LastSeen = peers.Online, a.Now()
+	// The status it tells of itself (busy in focus); missing, online, as
+	// is "offline" from one calling right now.
+	d := peers.Describe(p.Role, p.Owner, p.Status, p.Capabilities.Contexts, p.Capabilities.TaskTypes)
+	if d.Status == peers.Offline {
+		d.Status = peers.Online
+	}
+	d.Apply(&rec)
+	rec.Status, rec.LastSeen = d.Status, a.Now()
 	if caller.Kind == rpc.CallerTLS {
 		rec.Endpoint = peers.FollowEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
 	}

@@ -99,6 +99,9 @@ type DiscoverParams struct {
 	// or 1,000 (the seed's full registry in every reply grows as N² over
 	// a tailnet). Without it the reply lists the registry, as in seed 000.
 	SelfOnly bool `json:"self_only,omitempty"`
+	// Status (an aoi extension) is the announcer's own: online, busy in
+	// focus, away; missing (an older aoi, the seed's) reads as online.
+	Status string `json:"status,omitempty"`
 	// Filters for a non-announcing discover.
 	FilterRole   string `json:"role_filter,omitempty"`
 	FilterStatus string `json:"status_filter,omitempty"`
