@@ -31,6 +31,18 @@ var (
 	goJSONFailRE   = regexp.MustCompile(`"Action":"fail"(?:[^\n]*?"Package":"([^"]+)")?[^\n]*?"Test":"([^"]+)"`)
 	junitFailRE    = regexp.MustCompile(`(?s)<testcase[^>]*?name="([^"]+)"[^>]*>\s*<(?:failure|error)(?:[^>]*?message="([^"]*)")?`)
 	plainFailRE    = regexp.MustCompile(`(?m)^\s*(?:--- FAIL:|FAIL:|\[\s*FAILED\s*\]|FAILED\b)\s*(.+)$`)
+	// cargo test (libtest): "test db::tests::add ... FAILED" per test, and
+	// the "failures:" list of names before "test result: FAILED.", which
+	// is all a run with captured output interleaved may leave readable.
+	// cargo nextest: "FAIL [   0.004s] crate db::tests::add".
+	libtestFailRE = regexp.MustCompile(`(?m)^test (\S+)(?: - should panic)? \.\.\. FAILED\s*$`)
+	libtestListRE = regexp.MustCompile(`(?m)^failures:\n((?:[ \t]+\S+[ \t]*\n)+)`)
+	nextestFailRE = regexp.MustCompile(`(?m)^\s*(?:FAIL|SIGSEGV|SIGABRT|TIMEOUT) \[\s*[\d.]+m?s\]\s+(?:\(\s*\d+/\d+\)\s+)?(\S+(?: \S+)?)\s*$`)
+	// A test's panic: "thread 'x' panicked at src/a.rs:3:5:\nmessage"
+	// (Rust 1.73 on), "thread 'x' panicked at 'message', src/a.rs:3:5"
+	// before.
+	libtestPanicRE    = regexp.MustCompile(`(?m)^thread '([^']+)' panicked at [^'\n]*:\n([^\n]+)`)
+	libtestOldPanicRE = regexp.MustCompile(`(?m)^thread '([^']+)' panicked at '([^\n]*)', \S+$`)
 )
 
 // testFileState lists the failures in the test output files: those the
@@ -156,6 +168,9 @@ func testFailures(path string) []testFailure {
 		}
 	}
 	if len(out) == 0 {
+		libtestFailures(text, add)
+	}
+	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
 			if !plainNoiseRE.MatchString(m[1]) {
 				add(plainTimeRE.ReplaceAllString(m[1], ""), "")
@@ -163,4 +178,40 @@ func testFailures(path string) []testFailure {
 		}
 	}
 	return out
+}
+
+// libtestFailures finds the failing tests of cargo test (libtest) and
+// cargo nextest output, each with its panic message when the output has
+// one ("db::tests::add_and_remove: database file not found after save").
+func libtestFailures(text string, add func(test, pkg string)) {
+	var names []string
+	for _, m := range libtestFailRE.FindAllStringSubmatch(text, -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		for _, m := range libtestListRE.FindAllStringSubmatch(text, -1) {
+			names = append(names, strings.Fields(m[1])...)
+		}
+	}
+	for _, m := range nextestFailRE.FindAllStringSubmatch(text, -1) {
+		names = append(names, m[1])
+	}
+	why := map[string]string{}
+	for _, m := range append(libtestPanicRE.FindAllStringSubmatch(text, -1), libtestOldPanicRE.FindAllStringSubmatch(text, -1)...) {
+		if msg := strings.TrimSpace(m[2]); msg != "" && why[m[1]] == "" {
+			why[m[1]] = msg
+		}
+	}
+	for _, n := range names {
+		// The module path is what the test is about: "db::tests" of
+		// db::tests::add_and_remove.
+		pkg := ""
+		if i := strings.LastIndex(n, "::"); i > 0 {
+			pkg = n[:i]
+		}
+		if msg := why[n]; msg != "" {
+			n += ": " + msg
+		}
+		add(n, pkg)
+	}
 }

@@ -109,3 +109,44 @@ func TestTestOutputGlobs(t *testing.T) {
 		t.Errorf("a folder glob reads the files in it: %q", got)
 	}
 }
+
+// TestCargoTestFailures: cargo test (libtest) output yields its failing
+// tests, with their panic messages and module paths, without the "ok"
+// tests or the summary; a log holding only the "failures:" list (the
+// per-test lines lost among captured output) yields the names listed, and
+// cargo nextest's FAIL lines count too.
+func TestCargoTestFailures(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) string {
+		full := filepath.Join(dir, p)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return full
+	}
+	libtest := write("cargo-test.log", "running 24 tests\ntest db::tests::add ... ok\ntest db::tests::add_and_remove ... FAILED\n"+
+		"test db::stream::tests::query ... ok\ntest util::tests::old_panic ... FAILED\n\nfailures:\n\n---- db::tests::add_and_remove stdout ----\n"+
+		"thread 'db::tests::add_and_remove' panicked at src/db/mod.rs:212:9:\ndatabase file not found after save\n"+
+		"---- util::tests::old_panic stdout ----\nthread 'util::tests::old_panic' panicked at 'assertion failed: x', src/util.rs:3:5\n\n"+
+		"failures:\n    db::tests::add_and_remove\n    util::tests::old_panic\n\ntest result: FAILED. 22 passed; 2 failed; 0 ignored\n")
+	got := testFailures(libtest)
+	want := []testFailure{
+		{test: "db::tests::add_and_remove: database file not found after save", pkg: "db::tests"},
+		{test: "util::tests::old_panic: assertion failed: x", pkg: "util::tests"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("libtest failures = %q, want %q", got, want)
+	}
+	listOnly := write("only-list.log", "failures:\n    db::tests::add_and_remove\n\ntest result: FAILED. 23 passed; 1 failed\n")
+	if got := testFailures(listOnly); len(got) != 1 || got[0].test != "db::tests::add_and_remove" {
+		t.Errorf("failures list = %q, want db::tests::add_and_remove", got)
+	}
+	passing := write("passing.log", "running 2 tests\ntest a ... ok\ntest b ... ok\n\ntest result: ok. 2 passed; 0 failed\n")
+	if got := testFailures(passing); len(got) != 0 {
+		t.Errorf("passing run yields failures %q", got)
+	}
+	nextest := write("nextest.log", "        PASS [   0.002s] zoxide db::tests::add\n        FAIL [   0.004s] zoxide db::tests::add_and_remove\n")
+	if got := testFailures(nextest); len(got) != 1 || !strings.HasSuffix(got[0].test, "db::tests::add_and_remove") {
+		t.Errorf("nextest failures = %q", got)
+	}
+}
