@@ -245,3 +245,79 @@ func TestFailingTestAheadOfStaleMarkers(t *testing.T) {
 		t.Errorf("blockers = %q, want %q", got, want)
 	}
 }
+
+// TestBlockersOfTheAnswersRepository: when the answer's references come
+// from one repository, its blockers are that repository's: an owner's
+// note naming another repository is left out, one naming none is listed
+// only when it is about most of the topic, one naming this repository is
+// listed; another repository's failing test is listed only when it names
+// the whole topic; and a stale FIXME in a file the answer cites comes
+// before a newer one elsewhere that merely shares the topic's words.
+func TestBlockersOfTheAnswersRepository(t *testing.T) {
+	cfg := testConfig(t.TempDir(), "")
+	cfg.Contexts = append(cfg.Contexts, config.Context{Type: "repository", Identifier: "acme/kernel", LocalPath: t.TempDir()})
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	stale := func(added time.Time) string {
+		return `{"marker":"FIXME","added":"` + added.UTC().Format(time.RFC3339) + `"}`
+	}
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "note", Kind: KindNote, Title: "undo history blocked on the design review", TS: h(3)},
+			{Source: "note", Kind: KindNote, Title: "kernel history export: waiting for the vendor", TS: h(3)},
+			{Source: "note", Kind: KindNote, Title: "editor packaging: waiting for the signing key", TS: h(3)},
+			{Source: "note", Kind: KindNote, Title: "webapp: editor theme waiting on the designer", TS: h(3)},
+			{Source: "git", Kind: "testfile", Ctx: "acme/kernel", Key: "test-results/k.json", Title: "failing test (test-results/k.json): TestHistoryRing",
+				Body: "example.com/kernel/ring", Meta: `{"file":"test-results/k.json"}`, TS: h(1)},
+			{Source: "git", Kind: "testfile", Ctx: "acme/kernel", Key: "test-results/e.json", Title: "failing test (test-results/e.json): editor::undo::history",
+				Body: "example.com/kernel/editor", Meta: `{"file":"test-results/e.json"}`, TS: h(1)},
+			{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "web/editor.go:8", Title: "FIXME(web/editor.go:8): undo history loses the cursor", Meta: stale(h(900)), TS: h(1)},
+			{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "web/legacy.go:40", Title: "FIXME(web/legacy.go:40): no undo history", Meta: stale(h(300)), TS: h(1)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq := parseQuery("how is the editor undo history going?")
+	hits := []store.ContextHit{{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "editor: undo history for the text editor",
+		Meta: `{"files":[{"path":"web/editor.go","lines":"1-20"}]}`, TS: h(2), Score: 1}}
+	ev := groupEvidence(hits, pq)
+	contexts := []string{"acme/webapp", "acme/kernel"}
+	got, err := s.blockers(context.Background(), pq, ev, contexts, &accessCheck{contexts: contexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"undo history blocked on the design review", "webapp: editor theme waiting on the designer",
+		"failing test (test-results/e.json): editor::undo::history", "FIXME(web/editor.go:8): undo history loses the cursor"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("blockers %q lack %q", got, want)
+		}
+	}
+	for _, not := range []string{"kernel history export: waiting for the vendor", "editor packaging: waiting for the signing key",
+		"failing test (test-results/k.json): TestHistoryRing"} {
+		if slices.Contains(got, not) {
+			t.Errorf("blockers %q list %q, which holds up other work", got, not)
+		}
+	}
+	cited, other := slices.Index(got, "FIXME(web/editor.go:8): undo history loses the cursor"), slices.Index(got, "FIXME(web/legacy.go:40): no undo history")
+	if other >= 0 && other < cited {
+		t.Errorf("blockers %q: the FIXME in the cited file should come before the one elsewhere", got)
+	}
+	// Without a topic every repository's blockers and every note are
+	// listed.
+	ev = groupEvidence(nil, parseQuery("what's blocking you?"))
+	got, err = s.blockers(context.Background(), parseQuery("what's blocking you?"), ev, contexts, &accessCheck{contexts: contexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kernel history export: waiting for the vendor", "editor packaging: waiting for the signing key", "failing test (test-results/k.json): TestHistoryRing"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("blockers without a topic %q lack %q", got, want)
+		}
+	}
+}

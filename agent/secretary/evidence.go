@@ -18,6 +18,7 @@ type evidence struct {
 	files    map[string]*fileEvidence
 	commits  []wire.ContextRef
 	scores   []float64 // commits[i]'s own match score
+	ctxs     []string  // commits[i]'s context
 	tasks    []wire.ContextRef
 	notes    []wire.ContextRef
 	contexts []string // contexts the hits come from, best first
@@ -25,6 +26,7 @@ type evidence struct {
 
 type fileEvidence struct {
 	path   string
+	ctx    string // the context of its best evidence
 	lo, hi int
 	score  float64 // accumulated over every hit (orders files among themselves)
 	best   float64 // the strongest single piece of evidence (ranks against commits)
@@ -115,6 +117,7 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 				seenCommit[listed.Key] = true
 				ev.commits = append(ev.commits, wire.ContextRef{Type: "commit", Ref: listed.Key[:7], Summary: clipRunes(listed.Title, 120)})
 				ev.scores = append(ev.scores, h.Score)
+				ev.ctxs = append(ev.ctxs, listed.Ctx)
 			}
 			for _, f := range m.Files {
 				if f.Path == "" {
@@ -124,7 +127,7 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 				if fe := ev.files[f.Path]; fe != nil {
 					before = fe.best
 				}
-				ev.addFile(f.Path, f.Lines, h.Score, summary, pq)
+				ev.addFile(h.Ctx, f.Path, f.Lines, h.Score, summary, pq)
 				// Credited to the commit listed for this hit (a merge's
 				// files to the commit it merged), which then stands for
 				// the file in the references.
@@ -134,14 +137,14 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 			}
 		case "marker":
 			file, line, _ := strings.Cut(h.Key, ":")
-			ev.addFile(file, line+"-"+line, h.Score, summary, pq)
+			ev.addFile(h.Ctx, file, line+"-"+line, h.Score, summary, pq)
 		case KindTask:
 			ev.tasks = append(ev.tasks, wire.ContextRef{Type: "task", Ref: h.Key, Summary: summary})
 		case KindNote:
 			ev.notes = append(ev.notes, wire.ContextRef{Type: "note", Ref: h.TS.UTC().Format("2006-01-02T15:04Z"), Summary: clipRunes(h.Snippet, 120)})
 		default:
 			for _, f := range eventFiles(store.ContextEvent{Kind: h.Kind, Key: h.Key, Meta: h.Meta}) {
-				ev.addFile(f, "", h.Score, summary, pq)
+				ev.addFile(h.Ctx, f, "", h.Score, summary, pq)
 			}
 		}
 	}
@@ -200,13 +203,13 @@ func normTopic(s string) string {
 }
 
 // addFile merges one piece of evidence about a file.
-func (ev *evidence) addFile(p, lines string, score float64, summary string, pq parsedQuery) {
+func (ev *evidence) addFile(ctx, p, lines string, score float64, summary string, pq parsedQuery) {
 	if p == "" {
 		return
 	}
 	f := ev.files[p]
 	if f == nil {
-		f = &fileEvidence{path: p, summary: summary, order: len(ev.files)}
+		f = &fileEvidence{path: p, ctx: ctx, summary: summary, order: len(ev.files)}
 		ev.files[p] = f
 	}
 	// A path naming the topic does not raise the file above the commit
@@ -302,15 +305,60 @@ func (ev *evidence) rankedFiles() []*fileEvidence {
 // listed ranks below other evidence unless its path names the topic: the
 // commit stands for it, and the file adds only its line range.
 func (ev *evidence) refs() []wire.ContextRef {
-	type ranked struct {
-		ref   wire.ContextRef
-		score float64
-		order int // ties: commits (the evidence itself) before files
+	all := ev.rankedRefs()
+	out := make([]wire.ContextRef, 0, len(all))
+	for _, r := range all {
+		out = append(out, r.ref)
 	}
+	return out
+}
+
+// rankedRef is a reference of the answer with the context it comes from
+// ("" for tasks and notes).
+type rankedRef struct {
+	ref   wire.ContextRef
+	ctx   string
+	score float64
+	order int // ties: commits (the evidence itself) before files
+}
+
+// refContexts are the contexts of the first n commits and files the answer
+// cites, best first.
+func (ev *evidence) refContexts(n int) []string {
+	var out []string
+	for _, r := range ev.rankedRefs() {
+		if r.ctx == "" {
+			continue
+		}
+		if n--; n < 0 {
+			break
+		}
+		if !slices.Contains(out, r.ctx) {
+			out = append(out, r.ctx)
+		}
+	}
+	return out
+}
+
+// citedFiles are the files the answer cites, as context:path.
+func (ev *evidence) citedFiles() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range ev.rankedRefs() {
+		if r.ref.Type == "file" {
+			p, _, _ := strings.Cut(r.ref.Ref, ":")
+			out[r.ctx+":"+p] = true
+		}
+	}
+	return out
+}
+
+// rankedRefs is refs with each reference's context.
+func (ev *evidence) rankedRefs() []rankedRef {
+	type ranked = rankedRef
 	var all []ranked
 	listed := map[string]bool{}
 	for i, c := range capRefs(ev.commits, maxCommitRefs) {
-		all = append(all, ranked{ref: c, score: ev.scores[i], order: i})
+		all = append(all, ranked{ref: c, ctx: ev.ctxs[i], score: ev.scores[i], order: i})
 		listed[c.Ref] = true
 	}
 	// A file ranks by its strongest single piece of evidence: summing
@@ -331,7 +379,7 @@ func (ev *evidence) refs() []wire.ContextRef {
 		if !f.named && listed[f.bestCommit] {
 			score /= 2 // the commit above already stands for it
 		}
-		files = append(files, candidate{ranked: ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, score: score,
+		files = append(files, candidate{ranked: ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, ctx: f.ctx, score: score,
 			order: maxCommitRefs + 1 + len(files)}, pick: f.best + (f.score-f.best)/4})
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].pick > files[j].pick })
@@ -344,12 +392,13 @@ func (ev *evidence) refs() []wire.ContextRef {
 		}
 		return all[i].order < all[j].order
 	})
-	out := make([]wire.ContextRef, 0, len(all)+4)
-	for _, r := range all {
-		out = append(out, r.ref)
+	for _, r := range capRefs(ev.tasks, 2) {
+		all = append(all, ranked{ref: r})
 	}
-	out = append(out, capRefs(ev.tasks, 2)...)
-	return append(out, capRefs(ev.notes, 2)...)
+	for _, r := range capRefs(ev.notes, 2) {
+		all = append(all, ranked{ref: r})
+	}
+	return all
 }
 
 // ref is the file with its line range when known.
