@@ -66,6 +66,9 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 		expansion = "llm"
 	}
 	ac := &accessCheck{scope: q.Scope, contexts: contexts, allowed: q.Allowed}
+	if pq, err = s.slashWords(ctx, pq, ac); err != nil {
+		return Answer{}, err
+	}
 	hits, release, err := s.releaseEvidence(ctx, pq, contexts, ac)
 	if err != nil {
 		return Answer{}, err
@@ -107,6 +110,49 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	res.Metadata["expansion"] = expansion
 	res.Metadata["evidence"] = len(hits)
 	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits)}, nil
+}
+
+// slashWords reads each slash-joined word of the question that names no
+// file or folder of the index ("csh/tcsh", "CI/CD") as the words it joins
+// (asWords): kept whole, as a path, it matched nothing. A path the index
+// knows ("src/db", "auth/jwt") stays a path.
+func (s *Secretary) slashWords(ctx context.Context, pq parsedQuery, ac *accessCheck) (parsedQuery, error) {
+	for _, f := range slices.Clone(pq.Files) {
+		if !slashJoined(f) {
+			continue
+		}
+		known, err := s.knownPath(ctx, strings.Trim(f, "/"), ac)
+		if err != nil {
+			return pq, err
+		}
+		if !known {
+			pq = pq.asWords(f)
+		}
+	}
+	return pq, nil
+}
+
+// knownPath reports whether an event the asker may read touches the path
+// p, or a file in the folder p.
+func (s *Secretary) knownPath(ctx context.Context, p string, ac *accessCheck) (bool, error) {
+	hits, err := s.db.SearchContext(ctx, store.ContextSearch{Terms: []string{strings.ToLower(p)}, Limit: 20, Allow: ac.allow})
+	if err != nil {
+		return false, err
+	}
+	low := strings.ToLower(p)
+	for _, h := range hits {
+		paths := eventFiles(store.ContextEvent{Kind: h.Kind, Key: h.Key, Meta: h.Meta})
+		if f := fileOfMarker(store.ContextEvent{Kind: h.Kind, Key: h.Key}); f != "" {
+			paths = append(paths, f)
+		}
+		for _, path := range paths {
+			path = strings.ToLower(path)
+			if path == low || strings.HasSuffix(path, "/"+low) || strings.HasPrefix(path, low+"/") || strings.Contains(path, "/"+low+"/") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // recentWindow is the past a question with no topic ("what's new?") is

@@ -685,3 +685,57 @@ func hasKana(s string) bool {
 	}
 	return false
 }
+
+// slashJoined reports whether a path the question mentions may as well be
+// words joined by a slash ("csh/tcsh", "CI/CD", "TCP/IP"): no element
+// has an extension and each is a word of letters and digits.
+func slashJoined(p string) bool {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts {
+		if part == "" || strings.ContainsFunc(part, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// asWords takes a slash-joined word the index knows no path for as the
+// words it joins: it is no longer a file the answer looks for, and its
+// concept is also found by each word ("tcsh" alone covers "csh/tcsh", as
+// the asker meant either). Words that are stopwords are not searched.
+func (q parsedQuery) asWords(p string) parsedQuery {
+	low := strings.ToLower(p)
+	i := slices.Index(q.Words, low)
+	if i < 0 {
+		return q
+	}
+	out := q
+	out.Files = slices.DeleteFunc(slices.Clone(q.Files), func(f string) bool { return f == p })
+	out.Concepts, out.Weights = slices.Clone(q.Concepts), slices.Clone(q.Weights)
+	group, weights := slices.Clone(q.Concepts[i]), slices.Clone(q.Weights[i])
+	for _, part := range strings.Split(strings.Trim(low, "/"), "/") {
+		if stopwords[part] || len(part) < 2 {
+			continue
+		}
+		if part = searchStem(plural(part)); !slices.Contains(group, part) {
+			group = append(group, part)
+			weights = append(weights, weightWord)
+		}
+	}
+	out.Concepts[i], out.Weights[i] = group, weights
+	out.Terms = nil
+	for _, g := range out.Concepts {
+		out.Terms = append(out.Terms, g[0])
+	}
+	for _, g := range out.Concepts {
+		for _, alt := range g[1:] {
+			if len(out.Terms) < maxTerms {
+				out.Terms = append(out.Terms, alt)
+			}
+		}
+	}
+	return out
+}

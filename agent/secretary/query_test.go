@@ -1,8 +1,13 @@
 package secretary
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/store"
 )
 
 func TestParseQuery(t *testing.T) {
@@ -234,5 +239,53 @@ func TestGenericJapaneseWordsAreNoTopic(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: concepts %q, want %q", q, got, want)
 		}
+	}
+}
+
+// TestSlashJoinedWords: a slash-joined word the index knows no path for
+// ("csh/tcsh", "CI/CD") is searched as its words too, and is no longer a
+// file the answer looks for; a folder the index knows ("web/editor") stays
+// a path, searched whole.
+func TestSlashJoinedWords(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "init: add tcsh support", TS: testNow.Add(-2 * time.Hour)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2c3d4e5f6", Title: "ci: run the deploy pipeline on tags",
+				Meta: `{"files":[{"path":"web/editor/undo.go","lines":"1-9"}]}`, Body: "files: web/editor/undo.go (+9 -0)", TS: testNow.Add(-3 * time.Hour)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "Is csh/tcsh support finished?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refs := refsOf(a, "commit"); len(refs) == 0 || refs[0] != "a1b2c3d" {
+		t.Errorf("csh/tcsh: commit refs %q, want a1b2c3d first", refs)
+	}
+	if a.Confidence < 0.8 {
+		t.Errorf("csh/tcsh: confidence %.2f, want the tcsh commit to cover the question", a.Confidence)
+	}
+	ac := &accessCheck{contexts: []string{"acme/webapp"}}
+	pq, err := s.slashWords(context.Background(), parseQuery("what happened to web/editor?"), ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pq.Files, []string{"web/editor"}) || slices.Contains(pq.Terms, "editor") {
+		t.Errorf("a known folder: files %q, terms %q; want it kept whole", pq.Files, pq.Terms)
+	}
+	pq, err = s.slashWords(context.Background(), parseQuery("how is the CI/CD pipeline set up?"), ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pq.Files) != 0 || !slices.Contains(pq.Terms, "ci") || !slices.Contains(pq.Terms, "cd") {
+		t.Errorf("CI/CD: files %q, terms %q; want its words searched", pq.Files, pq.Terms)
 	}
 }
