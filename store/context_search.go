@@ -33,6 +33,11 @@ type ContextSearch struct {
 	// in completion recently?"): matches rank by how new they are among
 	// the matches, however old the whole history is.
 	Recent bool
+	// ScoredTitle, when set, is the part of a candidate's title its match
+	// is scored on (the hit keeps its whole title): a caller drops
+	// boilerplate that would match any question using its words, such as
+	// git's "Merge pull request #12 from" before a branch's name.
+	ScoredTitle func(kind, title string) string
 }
 
 // ContextConcept is one concept of a search: its forms, best first, and
@@ -145,7 +150,7 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 			return nil, err
 		}
 	}
-	hits := rank(s.cands, terms, plan, db.clock())
+	hits := rank(s.cands, terms, plan, db.clock(), q.ScoredTitle)
 	if q.Recent {
 		preferNewer(hits)
 	}
@@ -438,7 +443,7 @@ func WrittenAt(h ContextHit) time.Time {
 // title, key, message and added code, each normalised by its own length
 // and weighted by what it says; per concept the best of its forms; times
 // how much of the question the event covers and its recency.
-func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time.Time) []ContextHit {
+func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time.Time, scoredTitle func(kind, title string) string) []ContextHit {
 	type doc struct {
 		hit *ContextHit
 		tf  [][nFields]float64 // per term and field
@@ -450,9 +455,16 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 	for _, h := range cands {
 		body := strings.ToLower(ctxTruncate(h.Body, maxScoredBody))
 		text, code, _ := strings.Cut(body, CodeMark)
-		fields := [nFields]string{strings.ToLower(h.Title), strings.ToLower(h.Key), text, code}
+		title := h.Title
+		if scoredTitle != nil {
+			title = scoredTitle(h.Kind, title)
+		}
+		fields := [nFields]string{strings.ToLower(title), strings.ToLower(h.Key), text, code}
 		d := doc{hit: h, tf: make([][nFields]float64, len(terms))}
 		for f, s := range fields {
+			if f == 0 {
+				s = h.Title // the length of the whole title: the part scored on does not weigh more for being short
+			}
 			d.len[f] = float64(utf8.RuneCountInString(s) + 1)
 			total[f] += d.len[f]
 		}

@@ -165,7 +165,8 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 	if len(pq.Terms) > 0 {
 		// No Contexts filter: notes tied to no context must match too; the
 		// access check keeps every event inside the asked contexts.
-		hits, err := s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow, Recent: pq.WantsRecent})
+		hits, err := s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow, Recent: pq.WantsRecent,
+			ScoredTitle: scoredTitle})
 		return fileFirst(hits, pq.Files), err
 	}
 	hits, err := s.recentWork(ctx, contexts, ac, s.now().Add(-recentWindow))
@@ -290,6 +291,8 @@ const (
 // or 0 when it holds none of the concept's forms.
 func conceptCover(h store.ContextHit, forms []string) float64 {
 	about, code, _ := strings.Cut(h.Body, store.CodeMark)
+	// The whole title: a merge's "Merge" boilerplate does not rank it
+	// (scoredTitle), but a merge does say the work was merged.
 	about = strings.ToLower(h.Title + "\n" + h.Key + "\n" + about)
 	code = strings.ToLower(code)
 	cover := 0.0

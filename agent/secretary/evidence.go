@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -97,6 +98,7 @@ func groupEvidence(hits []store.ContextHit, pq parsedQuery) *evidence {
 	ev := &evidence{files: map[string]*fileEvidence{}}
 	seenCtx, seenCommit := map[string]bool{}, map[string]bool{}
 	work := branchCommits(hits)
+	hits = workBeforeMerge(hits, work)
 	for _, h := range hits {
 		if h.Ctx != "" && !seenCtx[h.Ctx] {
 			seenCtx[h.Ctx] = true
@@ -169,6 +171,68 @@ func branchCommits(hits []store.ContextHit) map[string]store.ContextHit {
 	return work
 }
 
+// broughtInWindow is how long before a merge a commit of the branch it
+// merged may have been made.
+const broughtInWindow = 60 * 24 * time.Hour
+
+// workBeforeMerge moves a commit a merge brought in ahead of the merge
+// when both match and the merge ranks first: the commit says what was
+// done, the merge only that it landed. A commit counts as brought in when
+// it is older than the merge (by at most broughtInWindow), in the same
+// context, and every file it changed is among the files the merge brought
+// (its diff against the first parent). The two swap places and scores, so
+// the references list the work first. A merge whose pull request title
+// names a commit of the hits (mergedTopic) is left to that commit's
+// listing. The hits are copied, not changed.
+func workBeforeMerge(hits []store.ContextHit, work map[string]store.ContextHit) []store.ContextHit {
+	var out []store.ContextHit
+	moved := map[int]bool{}
+	for i, m := range hits {
+		if m.Kind != "commit" || !isMergeTitle(m.Title) || moved[i] {
+			continue
+		}
+		if _, ok := work[mergedTopic(m)]; ok {
+			continue
+		}
+		mf := commitFiles(m)
+		if len(mf) == 0 {
+			continue
+		}
+		for j := i + 1; j < len(hits); j++ {
+			c := hits[j]
+			if c.Kind != "commit" || isMergeTitle(c.Title) || c.Ctx != m.Ctx || moved[j] || c.TS.After(m.TS) || m.TS.Sub(c.TS) > broughtInWindow {
+				continue
+			}
+			cf := commitFiles(c)
+			if len(cf) == 0 || slices.ContainsFunc(cf, func(f string) bool { return !slices.Contains(mf, f) }) {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(hits)
+			}
+			out[i], out[j] = c, m
+			out[i].Score, out[j].Score = m.Score, c.Score
+			moved[i], moved[j] = true, true
+			break
+		}
+	}
+	if out == nil {
+		return hits
+	}
+	return out
+}
+
+// commitFiles are the files a commit hit changed.
+func commitFiles(h store.ContextHit) []string {
+	var out []string
+	for _, f := range parseMeta(h.Meta).Files {
+		if f.Path != "" {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
 // prNumber is the "(#123)" GitHub appends to the subject of a pull
 // request it merges or squashes.
 var prNumber = regexp.MustCompile(`\s*\(#\d+\)\s*$`)
@@ -195,6 +259,39 @@ func mergedTopic(h store.ContextHit) string {
 func isMergeTitle(title string) bool {
 	return strings.HasPrefix(title, "Merge pull request ") || strings.HasPrefix(title, "Merge branch ") ||
 		strings.HasPrefix(title, "Merge remote-tracking branch ")
+}
+
+// mergeSubjectRE matches git's merge subjects: "Merge pull request #839
+// from owner/branch", "Merge branch 'x' into main", "Merge branches 'a'
+// and 'b'", "Merge remote-tracking branch 'origin/x'", "Merge tag 'v1'",
+// "Merge commit 'abc'".
+var mergeSubjectRE = regexp.MustCompile(`^Merge (?:pull request #\d+ from (\S+)|(?:remote-tracking )?branch(?:es)? |tag |commit )`)
+
+// mergeNameRE finds the names a merge subject quotes, and the branch it
+// merges into.
+var mergeNameRE = regexp.MustCompile(`'([^']+)'|\binto (\S+)$`)
+
+// scoredTitle is the part of an event's title a search match counts on: a
+// merge commit's subject without git's boilerplate, whose words ("Merge",
+// "pull request", "branch", "into") would match any question about
+// merging and rank the merge above the commit that did the work; the
+// names of the branches (owner/fix-merge-order) stay.
+func scoredTitle(kind, title string) string {
+	if kind != "commit" {
+		return title
+	}
+	m := mergeSubjectRE.FindStringSubmatch(title)
+	if m == nil {
+		return title
+	}
+	if m[1] != "" {
+		return m[1]
+	}
+	var names []string
+	for _, n := range mergeNameRE.FindAllStringSubmatch(title[len(m[0]):], -1) {
+		names = append(names, n[1]+n[2])
+	}
+	return strings.Join(names, " ")
 }
 
 // normTopic compares commit subjects: case and spacing aside.

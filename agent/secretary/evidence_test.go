@@ -214,3 +214,79 @@ func TestOldMarkerRanksByWhenWritten(t *testing.T) {
 		t.Fatalf("hits = %+v, want the commit first", hits)
 	}
 }
+
+// TestMergeBoilerplateIsNoMatch: git's merge subjects are scored on the
+// names they hold, not on "Merge pull request #N from" or "Merge branch …
+// into": a question asking whether something was "merged" finds the
+// commit that did the work first, not every merge; and when a merge and a
+// commit it brought in both match, the commit is listed first.
+func TestMergeBoilerplateIsNoMatch(t *testing.T) {
+	for title, want := range map[string]string{
+		"Merge pull request #839 from k1LoW/out-viewpoint":                "k1LoW/out-viewpoint",
+		"Merge branch 'main' into fix-merge":                              "main fix-merge",
+		"Merge branches 'a' and 'b'":                                      "a b",
+		"Merge remote-tracking branch 'origin/master' into draft_promise": "origin/master draft_promise",
+		"Merge branch 'usb-cdc'":                                          "usb-cdc",
+		"fix: merge viewpoints only by name":                              "fix: merge viewpoints only by name",
+	} {
+		if got := scoredTitle("commit", title); got != want {
+			t.Errorf("scoredTitle(%q) = %q, want %q", title, got, want)
+		}
+	}
+	if got := scoredTitle(KindNote, "Merge branch 'x'"); got != "Merge branch 'x'" {
+		t.Errorf("a note's title scored as %q", got)
+	}
+
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	files := func(p string) string { return `{"files":[{"path":"` + p + `","lines":"1-9"}]}` }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c1c2c3c4c5c6", Title: "fix: merge viewpoints only by name",
+				Body: "files: schema/schema.go (+5 -1)", Meta: files("schema/schema.go"), TS: h(40)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1a2a3a4a5a6", Title: "Merge pull request #12 from acme/viewpoint-names",
+				Body: "files: schema/schema.go (+5 -1)", Meta: files("schema/schema.go"), TS: h(2)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2b3b4b5b6", Title: "Merge branch 'main' into docs-merged",
+				Body: "files: docs/README.md (+1 -0)", Meta: files("docs/README.md"), TS: h(1)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "d1d2d3d4d5d6", Title: "Merge pull request #13 from acme/merge-queue",
+				Body: "files: ci/queue.yml (+3 -0)", Meta: files("ci/queue.yml"), TS: h(1)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "Are viewpoints with the same name merged correctly now?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := refsOf(a, "commit")
+	if len(refs) == 0 || refs[0] != "c1c2c3c" {
+		t.Fatalf("commit refs %q, want the work (c1c2c3c) first", refs)
+	}
+	if i := slices.Index(refs, "a1a2a3a"); i >= 0 && i < 1 {
+		t.Errorf("commit refs %q: the merge that brought the work in ranks above it", refs)
+	}
+
+	// Scored alike, a merge ranking first gives its place to the commit
+	// it brought in (every file of the commit is among the merge's).
+	pq := parseQuery("viewpoint names")
+	hits := []store.ContextHit{
+		{Kind: "commit", Ctx: "acme/webapp", Key: "a1a2a3a4a5a6", Title: "Merge branch 'viewpoint-names'", Meta: `{"files":[{"path":"schema/schema.go"},{"path":"schema/names.go"}]}`, TS: h(2), Score: 5},
+		{Kind: "commit", Ctx: "acme/webapp", Key: "e1e2e3e4e5e6", Title: "docs: viewpoints", Meta: files("docs/viewpoints.md"), TS: h(3), Score: 4},
+		{Kind: "commit", Ctx: "acme/webapp", Key: "c1c2c3c4c5c6", Title: "viewpoints: names are unique", Meta: files("schema/names.go"), TS: h(20), Score: 3},
+	}
+	var got []string
+	for _, r := range groupEvidence(hits, pq).refs() {
+		if r.Type == "commit" {
+			got = append(got, r.Ref)
+		}
+	}
+	if want := []string{"c1c2c3c", "e1e2e3e", "a1a2a3a"}; !slices.Equal(got, want) {
+		t.Errorf("commit refs %q, want %q", got, want)
+	}
+}
