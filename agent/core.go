@@ -71,9 +71,9 @@ type Core struct {
 	clock   backoff.Clock
 	log     *slog.Logger
 	logFile *os.File
-	// focusSet is kicked when the owner turns focus on or off by hand, so
-	// peers hear of it at once (announceFocus).
-	focusSet chan struct{}
+	// announceNow is kicked when what peers know of this agent changed
+	// (focus by hand, a reload), so they hear of it at once (announceChanges).
+	announceNow chan struct{}
 
 	cfg    atomic.Pointer[config.Config]
 	policy atomic.Pointer[acl.Policy]
@@ -143,7 +143,7 @@ func Open(ctx context.Context, opts Options) (*Core, error) {
 		return nil, fmt.Errorf("create data dir %s: %w", opts.DataDir, err)
 	}
 	c := &Core{opts: opts, dataDir: opts.DataDir, cfgPath: cfgPath, now: opts.Now, clock: opts.Clock,
-		startedAt: opts.Now(), listening: make(chan struct{}), focusSet: make(chan struct{}, 1)}
+		startedAt: opts.Now(), listening: make(chan struct{}), announceNow: make(chan struct{}, 1)}
 	if err := c.openLog(cfg); err != nil {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func (c *Core) startLoops(ctx context.Context) <-chan struct{} {
 	run(c.auditWatchLoop)
 	run(c.sealLoop)
 	run(func(ctx context.Context) { c.inbox.WatchFocusEnd(ctx, c.clock) })
-	run(c.announceFocus)
+	run(c.announceChanges)
 	run(c.redraftLoop)
 	c.ext.start(ctx, run)
 	go func() { wg.Wait(); close(done) }()

@@ -2,11 +2,13 @@ package agent_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 )
 
 // TestHeartbeatSkipsFreshExchanges: a heartbeat round does not announce to
@@ -80,4 +82,38 @@ func TestPeersSeeFocusAtOnce(t *testing.T) {
 		want := map[bool]string{true: agent.PeerBusy, false: agent.PeerOnline}[on]
 		eventually(t, 10*time.Second, "pm sees eng "+want, func() bool { return statusOfEng() == want })
 	}
+}
+
+// TestPeersLearnNewTaskTypesAtReload: a reload that adds a task type is
+// announced at once (the walk's peer offered only the old task types
+// until it ran discover).
+func TestPeersLearnNewTaskTypesAtReload(t *testing.T) {
+	eng, pm := taskAgents(t)
+	ctx := context.Background()
+	if _, err := pm.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(eng.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lint := cfg.Tasks["branch"]
+	lint.Command = []string{"git", "status"}
+	lint.Params = nil
+	cfg.Tasks["lint"] = lint
+	if err := config.Write(eng.ConfigPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "pm learns of lint", func() bool {
+		ps, _ := pm.Peers(ctx)
+		for _, p := range ps {
+			if p.AgentID == "eng-suzuki" && slices.Contains(p.TaskTypes, "lint") {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -58,36 +58,48 @@ func (c *Core) SetFocus(ctx context.Context, req FocusRequest) error {
 	if err := c.inbox.SetFocus(ctx, req.On); err != nil {
 		return err
 	}
-	select {
-	case c.focusSet <- struct{}{}:
-	default: // a kick is already waiting
-	}
+	c.announceSoon()
 	return nil
 }
 
-// focusLookEvery is how often announceFocus looks whether the focus hours
-// began or ended (a change by hand is announced at once).
+// announceSoon has announceChanges tell every trusted peer what this
+// agent is now.
+func (c *Core) announceSoon() {
+	select {
+	case c.announceNow <- struct{}{}:
+	default: // a kick is already waiting
+	}
+}
+
+// focusLookEvery is how often announceChanges looks whether the focus
+// hours began or ended.
 const focusLookEvery = 10 * time.Second
 
-// announceFocus tells every trusted peer at once when focus begins or
-// ends, by hand or by the focus hours: their Peers pane shows this agent
-// busy while it is in focus, which the next heartbeat, up to a discovery
-// interval later, would only then say (the walk saw "online" a minute
-// into focus and "busy" after it ended).
-func (c *Core) announceFocus(ctx context.Context) {
+// announceChanges tells every trusted peer at once what changed in what
+// this agent says of itself: focus beginning or ending, by hand or by the
+// focus hours (their Peers pane shows it busy while in focus, which the
+// next heartbeat, up to a discovery interval later, would only then say:
+// the walk saw "online" a minute into focus and "busy" after it ended),
+// and a reload (task types and contexts they may use: the walk's peer
+// offered only the old task types until it ran discover).
+func (c *Core) announceChanges(ctx context.Context) {
 	last := c.inbox.FocusActive()
 	for {
+		kicked := false
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.focusSet:
+		case <-c.announceNow:
+			kicked = true
 		case <-c.clock.After(focusLookEvery):
 		}
-		if on := c.inbox.FocusActive(); on != last {
-			last = on
-			if _, err := c.peers.Round(ctx, 0); err != nil && ctx.Err() == nil {
-				c.log.Info("announcing the focus change failed", "component", "registry", "err", err)
-			}
+		on := c.inbox.FocusActive()
+		if !kicked && on == last {
+			continue
+		}
+		last = on
+		if _, err := c.peers.Round(ctx, 0); err != nil && ctx.Err() == nil {
+			c.log.Info("announcing a change failed", "component", "registry", "err", err)
 		}
 	}
 }

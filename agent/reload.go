@@ -76,6 +76,9 @@ func (c *Core) reload(ctx context.Context) (rep ReloadReport, applied bool, err 
 		return err
 	})
 	c.events.Publish(EventConfigReloaded, "", "", rep.String())
+	if len(rep.Changes) > 0 {
+		c.announceSoon() // task types and contexts peers may use
+	}
 	return rep, true, err
 }
 
