@@ -212,9 +212,12 @@ var labelledSecretRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|` + jaPasswordWords + `)` +
 		`[^\n.!?。"{}\[\],;]{0,60}?(?:[:=：]|\s(?:is|was)\s)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+	// The value is a run of 20 value characters (folded: under (?i) the
+	// class takes ſ and the Kelvin sign too): text without one, most
+	// prose, skips the expression, whose gap makes it slow.
 	may: func(t *text) bool {
-		return t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") ||
-			mayHoldJASecret(t) || mayHoldJAPassword(t)
+		return (t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") ||
+			mayHoldJASecret(t) || mayHoldJAPassword(t)) && hasValueRun(t.folded, 20)
 	},
 	secretish: func(v string) bool { return randomLooking(v) && !hexIdentifierRE.MatchString(v) },
 	fallback:  true,
@@ -284,16 +287,30 @@ var keyBodyRule = rule{
 
 // hasBase64Run reports whether s holds n base64 characters in a row.
 func hasBase64Run(s string, n int) bool {
+	return hasRun(s, n, func(c byte) bool { return isAlnum(c) || c == '+' || c == '/' })
+}
+
+// hasValueRun reports whether s holds n characters in a row of
+// labelledSecretRule's value ([A-Za-z0-9/+_=.-]).
+func hasValueRun(s string, n int) bool {
+	return hasRun(s, n, func(c byte) bool {
+		return isAlnum(c) || c == '+' || c == '/' || c == '_' || c == '=' || c == '.' || c == '-'
+	})
+}
+
+// hasRun reports whether s holds n bytes in a row that in accepts.
+func hasRun(s string, n int, in func(byte) bool) bool {
 	run := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' {
-			if run++; run >= n {
-				return true
-			}
+		if !in(s[i]) {
+			run = 0
 			continue
 		}
-		run = 0
+		if run++; run >= n {
+			return true
+		}
 	}
 	return false
 }
+
+func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }

@@ -295,6 +295,9 @@ func newText(s string) *text {
 	return t
 }
 
+// asciiFolds are the non-ASCII letters foldASCII takes to ASCII ones.
+var asciiFolds = strings.NewReplacer("\u017f", "s", "\u212a", "k", "\u0130", "i")
+
 // foldASCII folds s for every search of ASCII words in it: A–Z to a–z and
 // the non-ASCII letters that (?i) or strings.ToLower take to ASCII ones:
 // ſ (U+017F) to s, the Kelvin sign (U+212A) to k, İ (U+0130) to i. Every
@@ -311,7 +314,7 @@ func foldASCII(s string) (string, bool) {
 	if !needs {
 		return s, false
 	}
-	f := strings.NewReplacer("\u017f", "s", "\u212a", "k", "\u0130", "i").Replace(s)
+	f := asciiFolds.Replace(s)
 	b := []byte(f)
 	for i, c := range b {
 		if 'A' <= c && c <= 'Z' {
