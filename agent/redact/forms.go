@@ -86,9 +86,43 @@ var secretAssignRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)\b[a-z0-9_.-]*?(?:secret|token|api[_-]?key|app[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)[a-z0-9_-]*\b` +
 		`["']?\s*(?::=|=>|=|:)\s*` + quotedOr(`[^\s"'\x60,;()\[\]{}<>$%][^\s"'\x60,;()\[\]{}<>]{7,1000}`)),
-	may:       func(t *text) bool { return t.has("secret") || t.has("token") || t.has("key") },
+	may:       func(t *text) bool { return assignedAfter(t, "secret", "token", "key") },
 	secretish: madeNotNamed,
 	fallback:  true,
+}
+
+// assignedAfter is secretAssignRule's prefilter: one of the words, then
+// name characters, a quote and spaces, then ":" or "=". Its expression's
+// lazy name before the word is slow on prose that holds the word without
+// assigning anything ("rotate refresh tokens on use": 23 µs).
+func assignedAfter(t *text, words ...string) bool {
+	s := t.folded
+	for _, w := range words {
+		if !t.has(w) {
+			continue
+		}
+		for i := strings.Index(s, w); i >= 0; {
+			j := i + len(w)
+			for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-') {
+				j++
+			}
+			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				j++
+			}
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\v') {
+				j++
+			}
+			if j < len(s) && (s[j] == ':' || s[j] == '=') {
+				return true
+			}
+			next := strings.Index(s[i+1:], w)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
 }
 
 // madeNotNamed is madeNotWritten for a value assigned in code or a config:
