@@ -164,7 +164,7 @@ func (p *messagesPane) View() string {
 		text = text[:min(len(text), max(1, p.h-len(waiting)))]
 		return strings.Join(append(waiting, p.env.styles.Muted.Render(strings.Join(text, "\n"))), "\n")
 	}
-	widths := []int{1, 14, 15, 8}
+	widths := []int{1, 14, 13, 8}
 	lines := append(waiting, p.header(columns(p.w, widths, "", "FROM", "KIND", "AGE", "TEXT")))
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
@@ -212,8 +212,33 @@ func messageFrom(r agent.Message) string {
 	return from
 }
 
-// messageKind is what the message is read as (agent.Message.Kind).
-func messageKind(r agent.Message) string { return Sanitize(r.Kind()) }
+// messageKind is what the message is, in words (agent.Message.Kind names
+// the protocol's event: "query.completed" is an answer).
+func messageKind(r agent.Message) string {
+	if k, ok := kindWords[r.Kind()]; ok {
+		return k
+	}
+	return Sanitize(r.Kind())
+}
+
+// kindWords are the protocol's events as a reader names them.
+var kindWords = map[string]string{
+	"query.completed": "answer",
+	"query.declined":  "declined",
+	"task.completed":  "task done",
+	"task.failed":     "task failed",
+	"task.rejected":   "task rejected",
+	"task.expired":    "task expired",
+	"task.canceled":   "task canceled",
+	"task.state":      "task update",
+	"approval.denied": "not approved",
+	"context.updated": "news",
+	// aoi.message types, for the coding assistant.
+	"task_assign":    "task assigned",
+	"review_request": "review asked",
+	"review_result":  "review",
+	"task_complete":  "task complete",
+}
 
 // messageDetail shows a message whole, with the state of the coordination
 // task it concerns when there is one.

@@ -491,9 +491,9 @@ func TestQueryDetailSaysTheDecisionInWords(t *testing.T) {
 
 // TestRejectedTaskIsNotAFailure: a task the owner rejected (or let expire)
 // reaches the asker as task.failed on the wire; the Messages pane names
-// it for what happened.
+// it for what happened, in words (the walk read "query.completed").
 func TestRejectedTaskIsNotAFailure(t *testing.T) {
-	for status, want := range map[string]string{"rejected": "task.rejected", "expired": "task.expired", "canceled": "task.canceled", "failed": "task.failed"} {
+	for status, want := range map[string]string{"rejected": "task rejected", "expired": "task expired", "canceled": "task canceled", "failed": "task failed"} {
 		data, _ := json.Marshal(map[string]any{"task_id": "t-1", "status": status})
 		if got := messageKind(agent.Message{Event: "task.failed", Data: data}); got != want {
 			t.Errorf("status %s shown as %q, want %q", status, got, want)

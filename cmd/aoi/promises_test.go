@@ -635,7 +635,17 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	}
 
 	// In focus time a low-priority question the secretary is unsure of is
-	// buffered; `aoi release ID` and `aoi release --all` send its drafts.
+	// buffered; `aoi release ID` and `aoi release --all` send its drafts,
+	// but never one that found no work ("No recorded work matches …").
+	// An owner's note is work the PM may read once it may read a context.
+	editConfig(t, eng, func(cfg map[string]any) {
+		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": gitRepo(t)}}
+		acl := cfg["acl"].(map[string]any)
+		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-read", "agent_id": "pm-tanaka",
+			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "read"})
+	})
+	cli(t, bin, eng, "reload")
+	cli(t, bin, eng, "note", "the staging server got new disks")
 	cli(t, bin, eng, "focus", "on")
 	ask3 := askJSON(t, bin, pm, "--priority", "low", "is the staging db migrated?")
 	ask4 := askJSON(t, bin, pm, "--priority", "low", "who owns the cron jobs?")
@@ -651,7 +661,14 @@ func TestOwnerAnswersQueries(t *testing.T) {
 		t.Errorf("aoi release %s also released the other question (%s)", q3, s4)
 	}
 	cli(t, bin, eng, "release", "--all")
-	answerIn(t, bin, pm, ask4)
+	if _, s4 := received(t, bin, eng, "who owns the cron jobs?"); s4 != "buffered" {
+		t.Errorf("aoi release --all sent a draft that found no work (%s)", s4)
+	}
+	q4, _ := received(t, bin, eng, "who owns the cron jobs?")
+	if out := cliFails(t, bin, eng, 1, "release", q4); !strings.Contains(out, "found no work") {
+		t.Errorf("aoi release of a draft that found no work:\n%s", out)
+	}
+	_ = ask4 // waits for the owner: no answer arrives
 
 	// aoi id needs no daemon and finds the data dir through $AOI_DATA_DIR.
 	cmd := exec.Command(bin, "id", "--fingerprint")
