@@ -30,6 +30,10 @@ func (c *Core) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, err
 			ExpiresAt: a.ExpiresAt, DecidedAt: a.DecidedAt}
 		if a.State == TaskPending {
 			ap.Plan = taskPlan(c.tasks.Plan(a.TaskID, a.TaskType, a.Params))
+			// The ref shapes what runs as much as the params do.
+			if rec, ok, err := c.db.Task(ctx, a.TaskID); err == nil && ok && ap.Plan.Problem == "" {
+				ap.Plan.Ref = rec.Ref
+			}
 		}
 		out = append(out, ap)
 	}

@@ -34,7 +34,9 @@ func TestMCPToolTaskRunsThroughTheWorkAI(t *testing.T) {
 	endpoint := everythingEndpoint(t)
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 		engConfig(c)
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"})
+		// No folder rule here: a peer kept from part of the checkout
+		// gets no MCP tool task (TestWholeTreeTaskLeavesDeniedFoldersOut).
+		c.ACL.Rules = []config.Rule{{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}
 		c.Secretary.WorkAI.MCPEndpoint = endpoint
 		c.Tasks = map[string]config.TaskType{"echo": {
 			MCPTool: "echo", Server: "work_ai", Context: "acme/webapp", TimeoutSec: 30, Isolation: "none",

@@ -196,6 +196,11 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 			t.Fatalf("the request for %s (judged against the checkout, where docs/s does not exist): %v", pkg, err)
 		}
 		pending := onePending(t, eng)
+		// The owner sees the ref before approving (the re-check's owner
+		// did not: `aoi approvals` showed only the params).
+		if pending.Plan == nil || pending.Plan.Ref != "sneaky" {
+			t.Errorf("the approval's plan does not name the ref: %+v", pending.Plan)
+		}
 		if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 			t.Fatal(err)
 		}
@@ -496,11 +501,12 @@ func TestFingerprintChangedWhileStoppedEndsTheOldRequests(t *testing.T) {
 }
 
 // TestWholeTreeTaskLeavesDeniedFoldersOut: a task whose configured
-// command walks the whole tree (grep -rn PATTERN .) takes no path
+// command walks the whole tree (grep -Rn PATTERN .) takes no path
 // parameter to check, so the attack run's grep read secrets/ back. In a
 // worktree the places a folder rule keeps the requester from are removed
-// before the command runs; in the owner's own checkout (isolation none)
-// the task fails instead. A requester no rule keeps out sees it all.
+// before the command runs, with the links leading there or out of the
+// worktree; in the owner's own checkout (isolation none), with no context
+// or through the coding assistant (an MCP tool) the task fails instead.
 func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 	repo := gitRepo(t)
 	for name, body := range map[string]string{"secrets/plan.txt": "plan: confidential launch\n", "docs/plan.txt": "plan: public roadmap\n"} {
@@ -516,17 +522,42 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	for _, isolation := range []string{"worktree", "none"} {
-		t.Run(isolation, func(t *testing.T) {
+	// A committed link out of the repository, and one into secrets/: grep
+	// -R would follow both (the re-check read them).
+	outside := filepath.Join(t.TempDir(), "home-secret.txt")
+	if err := os.WriteFile(outside, []byte("plan: confidential home\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"docs/out": outside, "docs/in": "../secrets"} {
+		if err := os.Symlink(target, filepath.Join(repo, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"add", "docs"}, {"commit", "-q", "-m", "links"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	grep := func(isolation string) config.TaskType {
+		return config.TaskType{Command: []string{"grep", "-Rn", "{{pattern}}", "."}, Context: "acme/webapp", TimeoutSec: 30, Isolation: isolation,
+			Params: map[string]config.Param{"pattern": {Pattern: "^[a-z]+$"}}, Approval: config.Approval{Required: true}}
+	}
+	noContext := grep("none")
+	noContext.Context, noContext.Command = "", []string{"grep", "-Rn", "{{pattern}}", repo}
+	mcpTool := config.TaskType{MCPTool: "echo", Server: "work_ai", Context: "acme/webapp", TimeoutSec: 30, Isolation: "none",
+		Arguments: map[string]any{"pattern": "{{pattern}}"}, Params: map[string]config.Param{"pattern": {Pattern: "^[a-z]+$"}},
+		Approval: config.Approval{Required: true}}
+	for name, tt := range map[string]config.TaskType{"worktree": grep("worktree"), "none": grep("none"), "no context": noContext, "mcp": mcpTool} {
+		t.Run(name, func(t *testing.T) {
 			eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 				c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
 				c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 					{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
 					{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
-				c.Tasks = map[string]config.TaskType{"grep": {
-					Command: []string{"grep", "-rn", "{{pattern}}", "."}, Context: "acme/webapp", TimeoutSec: 30, Isolation: isolation,
-					Params: map[string]config.Param{"pattern": {Pattern: "^[a-z]+$"}}, Approval: config.Approval{Required: true},
-				}}
+				c.Tasks = map[string]config.TaskType{"grep": tt}
+				if tt.MCPTool != "" {
+					c.Secretary.WorkAI.MCPEndpoint = everythingEndpoint(t)
+				}
 			})
 			pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 			pair(eng, pm)
@@ -550,9 +581,9 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 			})
 			out := string(done.Output)
 			if strings.Contains(out, "confidential") {
-				t.Fatalf("the task read secrets/: %s %q", done.State, out)
+				t.Fatalf("the task read secrets/ or outside the repository: %s %q", done.State, out)
 			}
-			switch isolation {
+			switch name {
 			case "worktree":
 				if done.State != agent.TaskCompleted || !strings.Contains(out, "public roadmap") {
 					t.Fatalf("task = %s %q %q; want it run over the rest of the tree", done.State, done.Error, out)
@@ -560,9 +591,9 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(repo, "secrets", "plan.txt")); err != nil {
 					t.Fatalf("the owner's own checkout lost secrets/: %v", err)
 				}
-			case "none":
+			default:
 				if done.State != agent.TaskFailed || !strings.Contains(done.Error, `"isolation": "worktree"`) {
-					t.Fatalf("task = %s %q; want it refused in the owner's checkout, saying what to change", done.State, done.Error)
+					t.Fatalf("task = %s %q; want it refused, saying what to change", done.State, done.Error)
 				}
 			}
 		})

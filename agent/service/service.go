@@ -513,14 +513,16 @@ type Approval struct {
 // filled, where, how isolated and for how long. Problem is set instead when
 // the task could no longer start as configured.
 type TaskPlan struct {
-	Argv       []string `json:"argv,omitempty"`
-	MCPTool    string   `json:"mcp_tool,omitempty"`
-	Context    string   `json:"context,omitempty"`
-	RepoPath   string   `json:"repo_path,omitempty"`
-	Isolation  string   `json:"isolation,omitempty"`
-	Branch     string   `json:"worktree_branch,omitempty"`
-	TimeoutSec int      `json:"timeout_sec,omitempty"`
-	Problem    string   `json:"problem,omitempty"`
+	Argv      []string `json:"argv,omitempty"`
+	MCPTool   string   `json:"mcp_tool,omitempty"`
+	Context   string   `json:"context,omitempty"`
+	RepoPath  string   `json:"repo_path,omitempty"`
+	Isolation string   `json:"isolation,omitempty"`
+	Branch    string   `json:"worktree_branch,omitempty"`
+	// Ref is the git ref the requester asked the worktree at ("": HEAD).
+	Ref        string `json:"ref,omitempty"`
+	TimeoutSec int    `json:"timeout_sec,omitempty"`
+	Problem    string `json:"problem,omitempty"`
 }
 
 // ApprovalFilter narrows Approvals.

@@ -111,29 +111,75 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 // ./..., make) reads every folder in it, whatever its parameters name, so
 // a folder rule that keeps the requester from part of the context must
 // hold for the tree itself. A worktree (or scratch folder) is the task's
-// own (ownTree): those places are removed from it before the command
-// runs. The owner's checkout (isolation "none") cannot be trimmed, so the
-// task does not run there for that requester. (Git history stays reachable through the
+// own (ownTree): the places kept from the requester are removed from it
+// before the command runs, and so is every committed link that leads out
+// of it or into such a place (grep -R follows links). The owner's
+// checkout (isolation "none") cannot be trimmed, so the task does not run
+// there for a requester kept from part of it; nor does one with no
+// context (it could touch any) or an MCP tool's (the coding assistant
+// reads the owner's checkout). (Git history stays reachable through the
 // worktree's .git: a configured command that reads it, git log -p, shows
 // what it shows.)
 func (e *Engine) leaveOut(t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
-	if e.FolderDenies == nil || e.Kept == nil || tt.Context == "" {
+	if e.FolderDenies == nil || e.Kept == nil {
 		return nil
 	}
-	if e.FolderDenies(t.Requester, tt.Context) == "" {
-		return nil // nothing in the context is kept from them
+	kept := e.keptAnywhere(t.Requester, tt)
+	if kept && (!ownTree || tt.Context == "") {
+		return fmt.Errorf("%s runs %s, which holds folders %s may not read; "+
+			"the owner can give it a context and \"isolation\": \"worktree\", which leaves them out", t.TaskType, runsWhere(tt), t.Requester)
 	}
 	if !ownTree {
-		return fmt.Errorf("%s runs in the owner's working tree, which holds folders %s may not read; "+
-			"the owner can give it \"isolation\": \"worktree\", which leaves them out", t.TaskType, t.Requester)
+		return nil
 	}
-	kept := e.Kept(t.Requester)
+	return e.trimTree(t, tt, dir, kept)
+}
+
+// keptAnywhere reports whether a folder rule keeps requester from anything
+// the task could reach: in its context, or in any context for a task with
+// none.
+func (e *Engine) keptAnywhere(requester string, tt config.TaskType) bool {
+	if tt.Context != "" {
+		return e.FolderDenies(requester, tt.Context) != ""
+	}
+	for _, c := range e.Config().Contexts {
+		if e.FolderDenies(requester, c.Identifier) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// runsWhere names where a task that cannot be trimmed runs.
+func runsWhere(tt config.TaskType) string {
+	switch {
+	case tt.MCPTool != "":
+		return "through the coding assistant, in your checkout"
+	case tt.Context == "":
+		return "with no context (it could reach any)"
+	}
+	return "in the owner's own checkout"
+}
+
+// trimTree removes from the task's own tree the links that lead out of it
+// and, when the requester is kept from anything (kept), the places they
+// are kept from and the links leading there.
+func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string, kept bool) error {
+	realRoot, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	isKept := func(string) bool { return false }
+	if kept && tt.Context != "" {
+		isKept = e.Kept(t.Requester)
+	}
+	place := func(rel string) string { return tt.Context + "/" + filepath.ToSlash(rel) }
 	seen := 0
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: the command cannot read it either
 		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(realRoot, p)
 		switch {
 		case rel == ".":
 			return nil
@@ -146,13 +192,26 @@ func (e *Engine) leaveOut(t store.TaskRecord, tt config.TaskType, dir string, ow
 		if seen++; seen > maxLinkWalk {
 			return fmt.Errorf("the worktree holds more than %d entries to check against the folder rules", maxLinkWalk)
 		}
-		if !kept(tt.Context + "/" + filepath.ToSlash(rel)) {
+		why := ""
+		switch {
+		case isKept(place(rel)):
+			why = "a place the requester may not read"
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := ResolveInside(realRoot, rel)
+			switch {
+			case err != nil:
+				why = "a link leading out of the worktree"
+			case isKept(place(target)):
+				why = "a link into a place the requester may not read"
+			}
+		}
+		if why == "" {
 			return nil
 		}
 		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("could not leave a folder the requester may not read out of the worktree: %w", err)
+			return fmt.Errorf("could not leave %s out of the worktree: %w", why, err)
 		}
-		e.log().Info("task: left a place the requester may not read out of the worktree", "task", t.ID, "requester", t.Requester, "path", filepath.ToSlash(rel))
+		e.log().Info("task: left "+why+" out of the worktree", "task", t.ID, "requester", t.Requester, "path", filepath.ToSlash(rel))
 		if d.IsDir() {
 			return fs.SkipDir
 		}

@@ -168,6 +168,9 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		return fail("the task's config changed and its params no longer fit: %v", err), ""
 	}
 	if tt.MCPTool != "" {
+		if err := e.leaveOut(t, tt, "", false); err != nil {
+			return fail("%v", err), ""
+		}
 		return e.executeMCP(ctx, t, tt, resolved), ""
 	}
 	if err := os.MkdirAll(e.taskDir(t.ID), 0o700); err != nil {

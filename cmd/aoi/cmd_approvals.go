@@ -63,8 +63,12 @@ func printApprovals(w io.Writer, as []agent.Approval) {
 		case "expired":
 			expires = when(ap.ExpiresAt)
 		}
+		params := formatParams(ap.Params)
+		if ap.Plan != nil && ap.Plan.Ref != "" {
+			params = strings.TrimSpace("ref=" + ap.Plan.Ref + " " + params) // what the worktree is made of
+		}
 		rows = append(rows, []string{
-			cell(ap.ID, 0), cell(ap.Requester, 20), cell(ap.TaskType, 20), dash(cell(formatParams(ap.Params), 40)),
+			cell(ap.ID, 0), cell(ap.Requester, 20), cell(ap.TaskType, 20), dash(cell(params, 40)),
 			dash(cell(ap.MatchedRule, 20)), cell(ap.State, 9), expires,
 		})
 	}
