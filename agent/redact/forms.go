@@ -244,17 +244,39 @@ var capsPassRule = rule{
 // on "key: <hex>".
 var labelledSecretRule = rule{
 	id: "generic-secret",
-	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|` + jaPasswordWords + `)` +
-		`[^\n.!?。"{}\[\],;]{0,60}?(?:[:=：]|\s(?:is|was)\s)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|キー|鍵|` + jaPasswordWords + `)` +
+		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
 	// The value is a run of 20 value characters (folded: under (?i) the
 	// class takes ſ and the Kelvin sign too): text without one, most
 	// prose, skips the expression, whose gap makes it slow.
 	may: func(t *text) bool {
 		return (t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") ||
-			mayHoldJASecret(t) || mayHoldJAPassword(t)) && hasValueRun(t.folded, 20)
+			mayHoldJASecret(t) || t.hasRaw("鍵") || mayHoldJAPassword(t)) && hasValueRun(t.folded, 20)
 	},
-	secretish: func(v string) bool { return randomLooking(v) && !hexIdentifierRE.MatchString(v) },
-	fallback:  true,
+	secretish: func(v string) bool {
+		return randomLooking(v) && !hexIdentifierRE.MatchString(v) && !sriHashRE.MatchString(v) && !pathLike(v)
+	},
+	// A public key's fingerprint ("the key fingerprint is SHA256:glTD…")
+	// names no secret.
+	whole: func(m string) bool {
+		l := strings.ToLower(m)
+		return !strings.Contains(l, "fingerprint") && !strings.Contains(l, "public")
+	},
+	fallback: true,
+}
+
+// sriHashRE is a subresource-integrity hash (sha512-…), named by its
+// algorithm: a checksum, no secret.
+var sriHashRE = regexp.MustCompile(`^(?i:sha(?:1|256|384|512)|md5)-`)
+
+// pathLike reports whether v reads as a file path: it starts at a root
+// (/, ~/, ./) or ends in a file name's extension after a slash.
+func pathLike(v string) bool {
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	slash, dot := strings.LastIndexByte(v, '/'), strings.LastIndexByte(v, '.')
+	return slash >= 0 && dot > slash && len(v)-dot-1 >= 1 && len(v)-dot-1 <= 5
 }
 
 // hexIdentifierRE is an identifier written in hex, perhaps after a short
@@ -308,16 +330,25 @@ func charClass(c byte) int {
 // cut-off task output shows it ("secrets/id_rsa:2:b3BlbnNzaC1rZXkt…").
 // pemRule needs the BEGIN line; a random-looking base64 run of 60 or more
 // characters is taken alone (randomLooking: a path or a hash is not), and
-// so is an OpenSSH key's first line, whose zero bytes (AAAA…) make it
-// look less random: it starts with "openssh-key-v1" in base64.
+// so are a key's first lines, whose zero bytes and ASN.1 header make them
+// look less random: OpenSSH's ("openssh-key-v1" in base64) and DER's
+// ("MII…"). A public key (ssh-rsa AAAA…), a data: URI and a subresource
+// integrity hash (sha512-…) stay: what comes before the run says so. The
+// run is matched alone, without the characters around it, so lines of a
+// body one under another each match.
 var keyBodyRule = rule{
 	id:  "private-key",
-	re:  regexp.MustCompile(`(?:^|[^A-Za-z0-9+/=])([A-Za-z0-9+/]{60,}={0,2})(?:[^A-Za-z0-9+/=]|$)`),
+	re:  regexp.MustCompile(`(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|base64,|sha(?:1|256|384|512)-)?[A-Za-z0-9+/]{60,}={0,2}`),
 	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
 	secretish: func(v string) bool {
-		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || randomLooking(v)
+		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v)
 	},
+	whole: func(m string) bool { return !publicPrefixRE.MatchString(m) },
 }
+
+// publicPrefixRE is what keyBodyRule's match starts with when the run is
+// no private key.
+var publicPrefixRE = regexp.MustCompile(`^(?:ssh-|ecdsa-|sk-ssh-|base64,|sha(?:1|256|384|512)-)`)
 
 // hasBase64Run reports whether s holds n base64 characters in a row.
 func hasBase64Run(s string, n int) bool {

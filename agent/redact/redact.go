@@ -61,6 +61,9 @@ type rule struct {
 	// prose ("the password is …"), where a plain word follows as often as
 	// a secret does.
 	secretish func(string) bool
+	// whole, when set, must accept the whole match, what led to the value
+	// too ("ssh-rsa " before a key body: a public key).
+	whole func(string) bool
 	// fallback marks a broad rule whose finding gives way to any other
 	// rule's that overlaps it, which names the secret better
 	// (github-pat rather than generic-secret).
@@ -440,7 +443,8 @@ func (r *Redactor) ownSpans(t *text) []span {
 			}
 			// A value already redacted ("[REDACTED:…]") is not found again:
 			// redacting twice gives what once did.
-			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) {
+			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) &&
+				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) {
 				out = append(out, span{start: start, end: end, id: ru.id, fallback: ru.fallback})
 			}
 		}

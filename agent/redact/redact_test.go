@@ -352,6 +352,14 @@ func TestLabelledRandomValues(t *testing.T) {
 		"Stripe secret for the staging account is sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd":                                 "sk9Tq4Wm2Zr7Kp3Xv8Lb5Nd",
 		"本番のAPIキー（読み取り専用）: Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd":                                                        "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
 		"API key id: 5f4dcc3b-5aa7-65d6-1d83-27deb882cf99":                                                 "5f4dcc3b-5aa7-65d6-1d83-27deb882cf99",
+		// The re-check's misses: other separators, commas, brackets and
+		// Japanese labels before the value.
+		"Algolia admin key for the search index - q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":      "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"admin key → q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":                                   "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"admin key [search]: q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":                           "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		`{"msg":"Algolia admin key, search index, is q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4"}`: "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"検索インデックス用の管理キーは q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4 です":                            "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"Algoliaの管理キー（検索用）：q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":                             "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -364,6 +372,11 @@ func TestLabelledRandomValues(t *testing.T) {
 		"the password form now uses PasswordStrengthMeterComponent",
 		"key version: release-2026.11.25-build.4471",
 		"secrets: see ops/vault/prod/database-credentials-v2",
+		// The re-check's false positives: a public key's fingerprint, an
+		// integrity hash, a path.
+		"the key fingerprint is SHA256:glTDq8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"key: sha256-ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=",
+		"key path: /var/lib/aoi/3f2a9b7c/4e5d6f7a8b9c0d1e2f3a4b5c.json",
 		// An id in a JSON body that mentions a key (the request's own).
 		`{"jsonrpc":"2.0","method":"aoi.query","params":{"query":"is the api key rotated?"},"id":"ask-01a2157e082654f31c3ae021"}`,
 	} {
@@ -396,7 +409,20 @@ func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
 			t.Errorf("%q → %q (%v)", in, out, f)
 		}
 	}
+	// A bare body, line under line (the re-check saw every other line
+	// kept: the newline between them was used up by one match).
+	body := []string{
+		"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Kq2Lm9Wz4Rt8Yp3N",
+		"c6Vd1Zx5Cb8Mn0Lk2Jh4Gf6Ds9Aa3Ss7Dd1Ff5Gq8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0J",
+		"e8Ks2Ua4Qw7Rt5Yu3Io1Pa9Sz4Xc6Vb8Nm2Lk5Jh7Gf9Ds1Aq3Sw5De7Fr9Gt1Hy3Ju5K",
+	}
+	if out, _ := r.Redact(strings.Join(body, "\n")); strings.Contains(out, body[0][:30]) || strings.Contains(out, body[1][:30]) || strings.Contains(out, body[2][:30]) {
+		t.Errorf("a bare key body kept a line:\n%s", out)
+	}
 	for _, clean := range []string{
+		"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQC7Kq2Lm9Wz4Rt8Yp3Nc6Vd1Zx5Cb8Mn0Lk2Jh4Gf6Ds9 suzuki@laptop",
+		`"integrity": "sha512-Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd1Xe6Uf0Tg4Sh8Ri2Qj7Pk3Ol9Nm5Mn1Lb6Kc0Jd4Ie8Hf2Gg7Fh3Ei9Dj5Ck1Bl6=="`,
+		"background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd1Xe6)",
 		"https://github.com/acme/webapp/blob/main/internal/auth/refresh/token/rotation/handler/v2/README",
 		"sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d15c15b0f00a0 dist/app.tar.gz",
 		"src/components/settings/notifications/EmailNotificationPreferencesPanelContainer",
