@@ -51,7 +51,7 @@ func (e *errorLog) Write(p []byte) (int, error) {
 	now := time.Now()
 	e.mu.Lock()
 	kind, k := e.kindOf(errorKindOf(msg), now)
-	write := k.written < e.burst
+	write := k.written < e.burst || vitalError(msg)
 	if write {
 		k.written++
 	} else {
@@ -66,6 +66,12 @@ func (e *errorLog) Write(p []byte) (int, error) {
 		e.logger.Log(context.Background(), slog.LevelWarn, msg)
 	}
 	return len(p), nil
+}
+
+// vitalError reports whether a line tells of the server itself failing
+// (a handler's panic, accepting no more connections): never summarised.
+func vitalError(msg string) bool {
+	return strings.Contains(msg, "panic") || strings.Contains(msg, "Accept error")
 }
 
 // kindOf is the current window of kind, started at now if there is none
@@ -136,6 +142,12 @@ func errorKindOf(msg string) string {
 			head, _, _ := strings.Cut(rest, ": ")
 			kind = "http: " + head
 		}
+	}
+	// What a client sent (an ALPN name, a header) shows in parentheses,
+	// brackets or quotes: it is no part of the kind, or each new name
+	// would be a kind of its own and a stranger could fill the table.
+	if i := strings.IndexAny(kind, "([\""); i >= 0 {
+		kind = kind[:i]
 	}
 	words := strings.Fields(kind)
 	kept := words[:0]

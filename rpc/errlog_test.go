@@ -110,6 +110,8 @@ func TestErrorKindOf(t *testing.T) {
 		"http: TLS handshake error from 10.0.0.7:5555: tls: client didn't provide a certificate":                              "http: TLS handshake error: client didn't provide a certificate",
 		"http: Accept error: accept tcp [::]:8443: accept4: too many open files; retrying in 5ms":                             "http: Accept error",
 		"http: panic serving 10.0.0.7:5555: runtime error: index out of range [3] with length 3\ngoroutine 7 [running]:\n...": "http: panic serving",
+		// The re-check filled the kinds table with ALPN names it made up.
+		`http: TLS handshake error from 127.0.0.1:5555: tls: client requested unsupported application protocols (["xaab"])`: "http: TLS handshake error: client requested unsupported application protocols",
 	} {
 		if got := errorKindOf(msg); got != want {
 			t.Errorf("errorKindOf(%q) = %q, want %q", msg, got, want)
@@ -179,5 +181,24 @@ func TestRefusedConnectionsDoNotFloodTheLog(t *testing.T) {
 	}
 	if counted != suppressed {
 		t.Fatalf("the lines ending the window count %d, want %d", counted, suppressed)
+	}
+}
+
+// TestVitalErrorsAreNeverSummarised: a handler's panic and a listener
+// that accepts no more connections are written every time, whatever came
+// before (the re-check hid new kinds behind a full table).
+func TestVitalErrorsAreNeverSummarised(t *testing.T) {
+	var buf syncBuffer
+	el := newErrorLog(slog.New(slog.NewJSONHandler(&buf, nil)))
+	for range 2 * errorLogBurst {
+		fmt.Fprintln(el, "http: Accept error: accept tcp [::]:8443: accept4: too many open files; retrying in 5ms")
+		fmt.Fprintln(el, "http: panic serving 10.0.0.7:5555: runtime error: index out of range")
+	}
+	recs := buf.records(t)
+	if n := linesLike(recs, "Accept error"); n != 2*errorLogBurst {
+		t.Errorf("%d Accept error lines written, want all %d", n, 2*errorLogBurst)
+	}
+	if n := linesLike(recs, "panic serving"); n != 2*errorLogBurst {
+		t.Errorf("%d panic lines written, want all %d", n, 2*errorLogBurst)
 	}
 }
