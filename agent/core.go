@@ -202,7 +202,9 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 		if c.opts.ListenAddr != "" {
 			addr = c.opts.ListenAddr
 		}
-		c.transport = rpc.NewDirectTransport(id, addr)
+		direct := rpc.NewDirectTransport(id, addr)
+		direct.SetPinned(c.pinnedFingerprint)
+		c.transport = direct
 	}
 	c.peers = c.newRegistry()
 	c.outbox = c.newOutbox()

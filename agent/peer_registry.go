@@ -142,3 +142,11 @@ func (c *Core) announceParams(agentID string) wire.DiscoverParams {
 
 // advertisedEndpoint is the address peers should call us back on.
 func (c *Core) advertisedEndpoint() string { return c.Addr() }
+
+// pinnedFingerprint reports whether fingerprint is a pinned peer's
+// certificate (the peer listener's caps close a stranger's idle
+// connection first).
+func (c *Core) pinnedFingerprint(fingerprint string) bool {
+	rec, ok, err := c.db.PeerByFingerprint(context.Background(), fingerprint)
+	return err == nil && ok && rec.Trust == peers.Pinned
+}

@@ -128,7 +128,7 @@ func (l *limitListener) admit(c net.Conn, src string) *limitedConn {
 // The caller holds mu.
 func (l *limitListener) victim(now time.Time, src string) *limitedConn {
 	cutoff := now.Add(-l.grace)
-	var stalled, pending *limitedConn
+	var stalled, pending, stranger *limitedConn
 	for c := range l.unproven {
 		switch {
 		case src != "" && c.src != src:
@@ -136,23 +136,33 @@ func (l *limitListener) victim(now time.Time, src string) *limitedConn {
 			if pending == nil || c.accepted.Before(pending.accepted) {
 				pending = c
 			}
+		case c.stranger:
+			// A certificate nobody pinned (a trust request, or a flood
+			// of self-made ones): no grace, oldest first.
+			if stranger == nil || c.handshaken.Before(stranger.handshaken) {
+				stranger = c
+			}
 		case c.handshaken.Before(cutoff):
 			if stalled == nil || c.handshaken.Before(stalled.handshaken) {
 				stalled = c
 			}
 		}
 	}
-	if stalled != nil {
+	switch {
+	case stalled != nil:
 		return stalled
+	case pending != nil:
+		return pending
 	}
-	return pending
+	return stranger
 }
 
-// handshaken records that c completed its TLS handshake: from then on a
-// stranger's new connection does not take its place within grace.
-func (l *limitListener) handshaken(c *limitedConn) {
+// handshaken records that c completed its TLS handshake, and whether with
+// a certificate nobody pinned: a pinned peer's connection is not closed
+// for a new one within grace, a stranger's may be at once.
+func (l *limitListener) handshaken(c *limitedConn, stranger bool) {
 	l.mu.Lock()
-	c.handshaken = time.Now()
+	c.handshaken, c.stranger = time.Now(), stranger
 	l.mu.Unlock()
 }
 
@@ -161,7 +171,7 @@ func (l *limitListener) handshaken(c *limitedConn) {
 // client's certificate, if it must send one, verified), so a full
 // listener closes connections still short of that first. Connections of
 // other listeners are served as cfg would.
-func trackHandshakes(cfg *tls.Config) *tls.Config {
+func trackHandshakes(cfg *tls.Config, pinned func(fingerprint string) bool) *tls.Config {
 	base := cfg.Clone()
 	out := cfg.Clone()
 	out.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
@@ -187,7 +197,11 @@ func trackHandshakes(cfg *tls.Config) *tls.Config {
 					return err
 				}
 			}
-			lc.owner.handshaken(lc)
+			stranger := false
+			if pinned != nil && len(cs.PeerCertificates) > 0 {
+				stranger = !pinned(Fingerprint(cs.PeerCertificates[0].Raw))
+			}
+			lc.owner.handshaken(lc, stranger)
 			return nil
 		}
 		return conf, nil
@@ -265,6 +279,7 @@ type limitedConn struct {
 	once       sync.Once
 	provenBy   string    // the caller that proved it (guarded by owner.mu)
 	handshaken time.Time // when its TLS handshake completed, or zero (guarded by owner.mu)
+	stranger   bool      // handshaken with a certificate nobody pinned (guarded by owner.mu)
 }
 
 func (c *limitedConn) Close() error {

@@ -28,6 +28,20 @@ type DirectTransport struct {
 	// announceID and announceEndpoint go out in every request's headers
 	// (announce.go); SetAnnounce sets them once the listener is up.
 	announceID, announceEndpoint string
+	// pinned tells the listener which certificates are pinned peers'
+	// (SetPinned), so a full listener closes a stranger's first.
+	pinned func(fingerprint string) bool
+}
+
+// SetPinned gives the listener a way to tell a pinned peer's certificate
+// from a stranger's at the handshake: with its connection caps full, a
+// stranger's idle connection makes room at once, so a flood of
+// connections with self-made certificates cannot lock a pinned peer out.
+// Call it before Listen.
+func (t *DirectTransport) SetPinned(pinned func(fingerprint string) bool) {
+	t.mu.Lock()
+	t.pinned = pinned
+	t.mu.Unlock()
 }
 
 // SetAnnounce sets the agent id and listen endpoint this agent claims in
@@ -102,7 +116,10 @@ func (t *DirectTransport) Listen(ctx context.Context) (net.Listener, error) {
 	t.mu.Unlock()
 	// Capped below TLS, so a connection over the cap costs no handshake;
 	// the cap learns which connections completed theirs.
-	return tls.NewListener(LimitConnections(ln, 0, 0), trackHandshakes(t.ServerTLSConfig())), nil
+	t.mu.Lock()
+	pinned := t.pinned
+	t.mu.Unlock()
+	return tls.NewListener(LimitConnections(ln, 0, 0), trackHandshakes(t.ServerTLSConfig(), pinned)), nil
 }
 
 // Identify returns the caller known by its client certificate.

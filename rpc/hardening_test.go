@@ -324,6 +324,36 @@ func TestNeverHandshakingConnectionsMakeRoomWhateverTheirAge(t *testing.T) {
 	}
 }
 
+// TestStrangersHandshakesMakeRoomAtOnce: the re-check filled one
+// address's slots with connections that completed a handshake with
+// self-made certificates and idled; each kept its 2 s grace, so a pinned
+// peer from that address was closed on accept. A connection handshaken
+// with a certificate nobody pinned now makes room at once (the oldest
+// first), and a pinned peer's keeps its grace.
+func TestStrangersHandshakesMakeRoomAtOnce(t *testing.T) {
+	raw, _, accepted := limitedLoopback(t, 100, 3)
+	pinned, pinnedSide := dialAccepted(t, raw, accepted)
+	handshookAs(pinnedSide, false)
+	first, firstSide := dialAccepted(t, raw, accepted)
+	handshookAs(firstSide, true)
+	second, secondSide := dialAccepted(t, raw, accepted)
+	handshookAs(secondSide, true)
+	dialAccepted(t, raw, accepted) // full: the oldest stranger makes room
+	if !closedByServer(first) {
+		t.Fatal("the oldest stranger's connection was not closed for a new one")
+	}
+	if closedByServer(second) || closedByServer(pinned) {
+		t.Fatal("a younger stranger's or the pinned peer's connection was closed instead")
+	}
+}
+
+// handshookAs marks c handshaken, with a certificate nobody pinned when
+// stranger is set.
+func handshookAs(c net.Conn, stranger bool) {
+	lc := c.(*limitedConn)
+	lc.owner.handshaken(lc, stranger)
+}
+
 // closedByServer reports whether c's server side was closed (reading c
 // ends); a connection left open reports false after 200 ms.
 func closedByServer(c net.Conn) bool {
@@ -338,7 +368,9 @@ func closedByServer(c net.Conn) bool {
 func TestTrackHandshakes(t *testing.T) {
 	server, friend := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
 	raw, ln, accepted := limitedLoopback(t, 10, 10)
-	cfg := trackHandshakes(NewDirectTransport(server, "").ServerTLSConfig())
+	// Nobody is pinned: the friend's certificate marks its connection a
+	// stranger's.
+	cfg := trackHandshakes(NewDirectTransport(server, "").ServerTLSConfig(), func(fp string) bool { return fp != friend.Fingerprint })
 	handshaken := func(s net.Conn) bool {
 		ln.mu.Lock()
 		defer ln.mu.Unlock()
@@ -378,6 +410,12 @@ func TestTrackHandshakes(t *testing.T) {
 	if !handshaken(side) {
 		t.Fatal("a completed handshake was not marked")
 	}
+	ln.mu.Lock()
+	stranger := side.(*limitedConn).stranger
+	ln.mu.Unlock()
+	if !stranger {
+		t.Fatal("a certificate nobody pinned was not marked a stranger's")
+	}
 	silent, silentSide := dialAccepted(t, raw, accepted)
 	silent.Write([]byte("GET / HTTP/1.1\r\n\r\n")) // not TLS
 	_ = silentSide.SetDeadline(time.Now().Add(5 * time.Second))
@@ -390,7 +428,7 @@ func TestTrackHandshakes(t *testing.T) {
 // completed its TLS handshake, as trackHandshakes does.
 func handshook(c net.Conn) {
 	lc := c.(*limitedConn)
-	lc.owner.handshaken(lc)
+	lc.owner.handshaken(lc, false)
 }
 
 // limitedLoopback listens on loopback behind LimitConnections(total,
