@@ -246,18 +246,7 @@ func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 		q.Weights = append(q.Weights, weights)
 		q.Words = append(q.Words, display)
 	}
-	// Every concept's own word first, then the alternatives, so the cap
-	// cuts translations before it cuts anything the asker typed.
-	for _, g := range q.Concepts {
-		q.Terms = append(q.Terms, g[0])
-	}
-	for _, g := range q.Concepts {
-		for _, alt := range g[1:] {
-			if len(q.Terms) < maxTerms {
-				q.Terms = append(q.Terms, alt)
-			}
-		}
-	}
+	q.Terms = termsOf(q.Concepts)
 }
 
 // splitCompounds replaces a kanji/katakana compound the glossary does not
@@ -726,16 +715,24 @@ func (q parsedQuery) asWords(p string) parsedQuery {
 		}
 	}
 	out.Concepts[i], out.Weights[i] = group, weights
-	out.Terms = nil
-	for _, g := range out.Concepts {
-		out.Terms = append(out.Terms, g[0])
+	out.Terms = termsOf(out.Concepts)
+	return out
+}
+
+// termsOf lists the search terms of concepts: every concept's own word
+// first, then the alternatives, so the cap cuts translations before it
+// cuts anything the asker typed.
+func termsOf(concepts [][]string) []string {
+	var terms []string
+	for _, g := range concepts {
+		terms = append(terms, g[0])
 	}
-	for _, g := range out.Concepts {
+	for _, g := range concepts {
 		for _, alt := range g[1:] {
-			if len(out.Terms) < maxTerms {
-				out.Terms = append(out.Terms, alt)
+			if len(terms) < maxTerms {
+				terms = append(terms, alt)
 			}
 		}
 	}
-	return out
+	return terms
 }
