@@ -81,6 +81,16 @@ func TestPeersSeeFocusAtOnce(t *testing.T) {
 		}
 		want := map[bool]string{true: agent.PeerBusy, false: agent.PeerOnline}[on]
 		eventually(t, 10*time.Second, "pm sees eng "+want, func() bool { return statusOfEng() == want })
+		if on {
+			// A call from eng says it is there, not that its focus
+			// ended (the walk saw it shown online after it asked).
+			if _, err := eng.Ask(ctx, agent.AskRequest{To: "pm-focus", Query: "any change to the launch date?", Priority: "low"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := statusOfEng(); got != agent.PeerBusy {
+				t.Fatalf("after eng called pm, pm sees eng %s; want busy", got)
+			}
+		}
 	}
 }
 

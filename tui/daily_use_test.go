@@ -334,7 +334,7 @@ func TestApprovalDetailFollowsTheRequest(t *testing.T) {
 		pump(t, m, c)
 	}
 	frame := screen(m)
-	if !strings.Contains(frame, "It no longer waits") || strings.Contains(frame, "y approve") {
+	if !strings.Contains(frame, "It no longer waits") || strings.Contains(frame, "y approve") || strings.Contains(frame, "expires in") {
 		t.Fatalf("the detail of a request that no longer waits:\n%s", frame)
 	}
 	press(t, m, "y")

@@ -149,8 +149,12 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	return &answerDialog{q: q, area: ta, env: e, opened: ta.Value(), guess: guess}
 }
 
-// maxGuessLines bounds the weak draft shown in the answer dialog.
-const maxGuessLines = 3
+// maxGuessLines is the least of the weak draft the answer dialog shows,
+// and minAnswerLines what it leaves the answer at the least.
+const (
+	maxGuessLines  = 3
+	minAnswerLines = 4
+)
 
 func (d *answerDialog) focusCmd() tea.Cmd { return d.area.Focus() }
 
@@ -200,9 +204,11 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	}
 	guess := ""
 	if d.guess != "" {
+		// As much as leaves the answer its few lines.
+		most := max(maxGuessLines, bh-2-len(question)-4-1-minAnswerLines)
 		lines := wrap(Sanitize(d.guess), inner)
-		if len(lines) > maxGuessLines {
-			lines = append(lines[:maxGuessLines-1], truncate(lines[maxGuessLines-1]+" …", inner))
+		if len(lines) > most {
+			lines = append(lines[:most-1], truncate(lines[most-1]+" …", inner))
 		}
 		guess = env.styles.Header.Render("The secretary's guess (not sent)") + "\n" +
 			env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"

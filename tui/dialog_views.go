@@ -166,8 +166,10 @@ func (d *approvalDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 func (d *approvalDialog) View(w, h int, env *env) string {
 	d.body = approvalDetail(d.a, env)
 	if d.gone {
+		// Its countdown no longer counts anything.
 		d.body = strings.TrimSuffix(d.body, approvalKeysLine(env)) +
-			"It no longer waits: approved, rejected or canceled elsewhere, or expired."
+			"It no longer waits: approved, rejected or canceled elsewhere, or expired (Approvals lists what became of it)."
+		d.body = strings.Replace(d.body, "expires in: "+countdown(env.now, d.a.ExpiresAt)+"\n", "", 1)
 	}
 	return d.detailDialog.View(w, h, env)
 }

@@ -52,8 +52,9 @@ func (m *Model) runAction(a action) tea.Cmd {
 			return m.confirmReleaseAll()
 		}
 		if a.q.ID != "" && len(a.q.Draft) > 0 && !draftFoundWork(a.q.Draft) {
-			m.info("the secretary found no work for " + queryNamed(a.q) + ": its draft says only that · " +
-				helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline))
+			// What to do first: a long question would cut it off.
+			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +
+				": the secretary found no work for " + queryNamed(a.q) + ", so its draft is no answer to send")
 			return nil
 		}
 		what, failed := "sent the draft to "+queryNamed(a.q), "sending the draft to "+queryNamed(a.q)
@@ -151,11 +152,11 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 	// A draft that found no work says only that: release leaves it.
 	kept := ""
 	if all > n {
-		kept = " " + countOf(all-n, "question whose draft found", "questions whose drafts found") + " no work stay for you to answer."
+		kept = " " + countOf(all-n, "question whose draft found no work stays", "questions whose drafts found no work stay") + " for you to answer."
 	}
 	if n == 0 {
-		m.info("the secretary found no work for the buffered questions: answer (" + m.env.keys.Queries.Answer.Help().Key +
-			") or decline (" + m.env.keys.Queries.Decline.Help().Key + ") each")
+		m.info("answer (" + m.env.keys.Queries.Answer.Help().Key + ") or decline (" + m.env.keys.Queries.Decline.Help().Key +
+			") each: the secretary found no work for the buffered questions")
 		return nil
 	}
 	body := "Send " + countOf(n, "buffered question", "buffered questions") + " the secretary's draft as the answer? " +

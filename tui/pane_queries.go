@@ -129,6 +129,8 @@ func previewText(q agent.Query) string {
 		text += "\n↳ " + q.State + ": " + sent
 	case draft != "" && q.State == agent.QueryAnswered: // the secretary sent its draft
 		text += "\n↳ answered by the secretary: " + draft
+	case draft != "" && q.State == agent.QueryBuffered && !draftFoundWork(q.Draft):
+		text += "\n↳ the secretary found no work (answer or decline it): " + draft
 	case draft != "" && q.State == agent.QueryBuffered:
 		text += "\n↳ draft (what releasing sends): " + draft
 	case draft != "" && draftFoundWork(q.Draft):

@@ -220,8 +220,16 @@ func (r *Registry) MarkSeen(ctx context.Context, agentID string) error {
 	if err != nil || !found {
 		return err
 	}
-	wasOffline := r.View(rec).Status == Offline
-	if err := r.DB.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, Online, r.Now()) }); err != nil {
+	was := r.View(rec).Status
+	wasOffline := was == Offline
+	// A call says the peer is there, not that its focus ended: busy and
+	// away stay until it announces otherwise (the walk saw a peer in
+	// focus shown online after it called).
+	status := Online
+	if was == Busy || was == "away" {
+		status = was
+	}
+	if err := r.DB.Write(ctx, func(tx *store.Tx) error { return tx.SetPeerStatus(agentID, status, r.Now()) }); err != nil {
 		return err
 	}
 	if _, refused := r.refusing.LoadAndDelete(agentID); wasOffline || refused {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 )
 
 // inboxOutput is `aoi inbox --json`.
@@ -224,6 +225,26 @@ func (a *app) declineCmd() *cobra.Command {
 	return cmd
 }
 
+// releasedAll says what `aoi release --all` sent: the drafts that found
+// the owner's work; the others wait for the owner (inbox.Release).
+func releasedAll(buffered []agent.Query) string {
+	sent := 0
+	for _, q := range buffered {
+		if inbox.DraftFoundWork(q.Draft) {
+			sent++
+		}
+	}
+	msg := fmt.Sprintf("released %d buffered %s: the secretary's drafts were sent", sent, plural(sent, "query", "queries"))
+	if sent == 0 {
+		msg = "released nothing"
+	}
+	if kept := len(buffered) - sent; kept > 0 {
+		msg += fmt.Sprintf("; %d %s for you: `aoi answer ID TEXT` or `aoi decline ID --reason R`",
+			kept, plural(kept, "whose draft found no work waits", "whose drafts found no work wait"))
+	}
+	return msg
+}
+
 func (a *app) releaseCmd() *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
@@ -253,7 +274,7 @@ func (a *app) releaseCmd() *cobra.Command {
 					return err
 				}
 				if all {
-					return a.done("released %d buffered %s: the secretary's drafts were sent", len(buffered), plural(len(buffered), "query", "queries"))
+					return a.done("%s", releasedAll(buffered))
 				}
 				return a.done("released %s: the secretary's draft was sent", id)
 			})

@@ -660,7 +660,9 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	if _, s4 := received(t, bin, eng, "who owns the cron jobs?"); s4 != "buffered" {
 		t.Errorf("aoi release %s also released the other question (%s)", q3, s4)
 	}
-	cli(t, bin, eng, "release", "--all")
+	if out := cli(t, bin, eng, "release", "--all"); !strings.Contains(out, "released nothing; 1 whose draft found no work waits for you") {
+		t.Errorf("aoi release --all with only a draft that found no work says: %s", out)
+	}
 	if _, s4 := received(t, bin, eng, "who owns the cron jobs?"); s4 != "buffered" {
 		t.Errorf("aoi release --all sent a draft that found no work (%s)", s4)
 	}
