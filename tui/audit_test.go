@@ -159,6 +159,15 @@ func TestAuditFilterNamesUnknownKey(t *testing.T) {
 	if !strings.Contains(frame, "agnet: is not a filter key (agent:, method:, result:)") {
 		t.Errorf("a mistyped filter key is not named:\n%s", frame)
 	}
+	// One esc takes the notice and the filter away, as the keys line
+	// under the notice says (the walk pressed it twice).
+	press(t, m, "esc")
+	if m.notice.text != "" || m.audit.filterText != "" {
+		t.Errorf("esc left notice %q and filter %q", m.notice.text, m.audit.filterText)
+	}
+	press(t, m, "/")
+	typeText(t, m, "agnet:qa-ito")
+	press(t, m, "enter")
 	// The next filter, spelled right, takes the notice away: it would
 	// speak of a filter no longer there (the walk saw it stay).
 	press(t, m, "/", "ctrl+u") // the field opens with the last filter

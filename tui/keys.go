@@ -26,7 +26,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if matches(k, m.env.keys.Dialog.Cancel) && m.notice.text != "" {
 		m.notice = notice{} // esc dismisses a notice: the pane's keys come back
-		return nil
+		if m.focus != focusAudit || m.audit.filterText == "" {
+			return nil
+		}
+		// The keys line said "esc clear filter": it does that too (the
+		// walk pressed esc twice).
 	}
 	if m.width < minWidth || m.height < minHeight {
 		// Nothing but the size notice is on screen: only quitting acts,
