@@ -252,6 +252,17 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 			t.Fatal("no notice that the answer waits")
 		}
 	}
+	// The query says so too, until the answer goes.
+	undelivered := func() bool {
+		qs, err := eng.Queries(ctx, agent.QueryFilter{})
+		if err != nil || len(qs) != 1 {
+			t.Fatalf("queries %v, %v", qs, err)
+		}
+		return qs[0].Undelivered
+	}
+	if !undelivered() {
+		t.Fatal("the answered query does not say its answer waits")
+	}
 	pending := func() []store.OutboxRecord {
 		recs, err := eng.DB().OutboxForAgent(ctx, "pm-tanaka")
 		if err != nil {
@@ -296,6 +307,9 @@ func TestOutboxDeliversExactlyOnceAfterPeerReturns(t *testing.T) {
 	})
 	if !strings.Contains(string(msg.Data), "75%") {
 		t.Fatalf("message = %s", msg.Data)
+	}
+	if undelivered() {
+		t.Fatal("the query still says its answer waits after it was delivered")
 	}
 	// Delivered once: the entry is marked delivered, so no later round
 	// sends it again, and the PM holds one message.

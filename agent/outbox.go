@@ -33,7 +33,13 @@ func (c *Core) newOutbox() *outbox.Outbox {
 			}
 		},
 		Refused: c.outboxRefused,
-		Redact:  func(s string) string { return c.redactOut(termtext.Visible(s)) },
+		Delivered: func(_ context.Context, e store.OutboxRecord) {
+			// An answer that waited went: its query no longer shows it waiting.
+			if e.Attempts > 0 && e.Method == wire.MethodNotify {
+				c.events.Publish(EventQueryUpdated, e.ID, e.To, "delivered")
+			}
+		},
+		Redact: func(s string) string { return c.redactOut(termtext.Visible(s)) },
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/inbox"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -19,7 +20,27 @@ func (c *Core) Queries(ctx context.Context, f QueryFilter) ([]Query, error) {
 	for _, r := range recs {
 		out = append(out, queryView(r))
 	}
-	return out, nil
+	return out, c.markUndelivered(ctx, recs, out)
+}
+
+// markUndelivered sets Undelivered on the answered and declined queries
+// whose reply still waits in the outbox.
+func (c *Core) markUndelivered(ctx context.Context, recs []store.QueryRecord, out []Query) error {
+	replied := false
+	for _, r := range recs {
+		replied = replied || r.State == inbox.Answered || r.State == inbox.Declined
+	}
+	if !replied {
+		return nil
+	}
+	waiting, err := c.db.PendingReplies(ctx, wire.MethodNotify)
+	if err != nil {
+		return err
+	}
+	for i, r := range recs {
+		out[i].Undelivered = r.RequestID != "" && waiting[r.RequestID] && (r.State == inbox.Answered || r.State == inbox.Declined)
+	}
+	return nil
 }
 
 func queryView(r store.QueryRecord) Query {

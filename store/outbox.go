@@ -93,6 +93,28 @@ func (db *DB) OutboxForAgent(ctx context.Context, agentID string) ([]OutboxRecor
 	return db.outboxWhere(ctx, `to_agent = ? AND state = 'pending' ORDER BY created_at, id LIMIT 1000`, agentID)
 }
 
+// PendingReplies lists the request ids (related_query_id) that answers and
+// other aoi.notify entries still waiting in the outbox reply to.
+func (db *DB) PendingReplies(ctx context.Context, method string) (map[string]bool, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT DISTINCT json_extract(params, '$.related_query_id') FROM outbox
+		WHERE state = 'pending' AND method = ?`, method)
+	if err != nil {
+		return nil, fmt.Errorf("store: listing pending replies: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id sql.NullString
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if id.Valid && id.String != "" {
+			out[id.String] = true
+		}
+	}
+	return out, rows.Err()
+}
+
 // OutboxRecipients lists the peers something waits in the outbox for.
 func (db *DB) OutboxRecipients(ctx context.Context) ([]string, error) {
 	rows, err := db.rd.QueryContext(ctx, `SELECT DISTINCT to_agent FROM outbox WHERE state = 'pending'`)

@@ -342,3 +342,18 @@ func TestApprovalDetailFollowsTheRequest(t *testing.T) {
 		t.Fatalf("y on a request that no longer waits called %v", calls)
 	}
 }
+
+// TestUndeliveredAnswerShowsOnItsRow: once the notice that an answer waits
+// is gone, its question's row still says so (the second walk read only
+// "answered" for an answer that had not gone).
+func TestUndeliveredAnswerShowsOnItsRow(t *testing.T) {
+	svc := fixtureService()
+	answer, _ := json.Marshal(map[string]any{"summary": "Kimura reviews it, Thursday."})
+	svc.queries = []agent.Query{{ID: "q-1", From: "qa-ito", Text: "can you review my PR 42 today?", Priority: "normal",
+		State: agent.QueryAnswered, Answer: answer, Undelivered: true, ReceivedAt: fixedNow.Add(-time.Minute)}}
+	m := newLoaded(t, svc, 100, 30, true)
+	frame := screen(m)
+	if !strings.Contains(frame, "queued") || !strings.Contains(frame, "answered, not yet delivered (it goes when qa-ito is back): Kimura") {
+		t.Fatalf("an undelivered answer's row and preview:\n%s", frame)
+	}
+}

@@ -124,9 +124,14 @@ func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
 func previewText(q agent.Query) string {
 	text := Sanitize(q.Text)
 	sent, draft := draftText(q.Answer), draftText(q.Draft)
+	state := q.State
+	if q.Undelivered {
+		// The notice that said so is gone: the row still says it.
+		state += ", not yet delivered (it goes when " + Sanitize(q.From) + " is back)"
+	}
 	switch {
 	case sent != "" && (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined):
-		text += "\n↳ " + q.State + ": " + sent
+		text += "\n↳ " + state + ": " + sent
 	case draft != "" && q.State == agent.QueryAnswered: // the secretary sent its draft
 		text += "\n↳ answered by the secretary: " + draft
 	case draft != "" && q.State == agent.QueryBuffered && !draftFoundWork(q.Draft):
@@ -149,12 +154,16 @@ func (p *queriesPane) View() string {
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		q := p.rows[i]
-		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), q.State,
+		state := q.State
+		if q.Undelivered {
+			state = "queued" // answered, not yet delivered
+		}
+		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), state,
 			ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
 		st := p.env.styles.Text
 		if needsOwner(q) {
 			st = p.env.styles.Warn
-		} else if q.State == agent.QueryAnswered || q.State == agent.QueryDeclined {
+		} else if (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined) && !q.Undelivered {
 			st = p.env.styles.Muted
 		}
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))

@@ -680,15 +680,23 @@ func TestReloadDialogShowsNoRPCCode(t *testing.T) {
 }
 
 // TestInterruptsPreviewShowsTheDraft: the preview under Interrupts shows
-// the draft that r would send, not only the question.
+// the draft that r would send, not only the question; a draft that found
+// no work is shown as what it is, which r does not send.
 func TestInterruptsPreviewShowsTheDraft(t *testing.T) {
-	draft, _ := json.Marshal(map[string]any{"summary": "No recorded work matches redis config."})
-	p := newInterruptsPane(&env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true)})
-	p.SetSize(100, 12)
-	p.setQueries([]agent.Query{{ID: "q-1", From: "pm-tanaka", Text: "redis config?", State: agent.QueryBuffered,
-		Priority: "low", Draft: draft, ReceivedAt: fixedNow}})
-	if view := ansi.Strip(p.View()); !strings.Contains(view, "draft (what releasing sends): No recorded work matches redis config.") {
-		t.Errorf("the Interrupts preview lacks the draft:\n%s", view)
+	progress := 40
+	found, _ := json.Marshal(map[string]any{"summary": "Redis config is 40% done.", "progress": progress})
+	nothing, _ := json.Marshal(map[string]any{"summary": "No recorded work matches redis config."})
+	for draft, want := range map[string]string{
+		string(found):   "draft (what releasing sends): Redis config is 40% done.",
+		string(nothing): "the secretary found no work (answer or decline it): No recorded work matches redis config.",
+	} {
+		p := newInterruptsPane(&env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true)})
+		p.SetSize(120, 12)
+		p.setQueries([]agent.Query{{ID: "q-1", From: "pm-tanaka", Text: "redis config?", State: agent.QueryBuffered,
+			Priority: "low", Draft: json.RawMessage(draft), ReceivedAt: fixedNow}})
+		if view := ansi.Strip(p.View()); !strings.Contains(view, want) {
+			t.Errorf("the Interrupts preview lacks %q:\n%s", want, view)
+		}
 	}
 }
 

@@ -37,6 +37,9 @@ type Outbox struct {
 	// gave no answer at all offline, and tells the owner when an answer
 	// they sent waits).
 	Failed func(ctx context.Context, e store.OutboxRecord, err error)
+	// Delivered learns of every delivered entry (the core tells front
+	// ends an answer that waited has gone). Optional.
+	Delivered func(ctx context.Context, e store.OutboxRecord)
 	// Refused learns when a peer first refuses an entry (the core tells
 	// the owner): the entry is still retried until it expires, since the
 	// peer's owner may change trust or config meanwhile, but nobody should
@@ -242,6 +245,9 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 			o.Log.Error("mark delivered", "component", "outbox", "id", e.ID, "err", werr)
 		}
 		o.Log.Info("delivered", "component", "outbox", "agent_to", e.To, "id", e.ID, "attempts", e.Attempts+1)
+		if o.Delivered != nil {
+			o.Delivered(ctx, e)
+		}
 		return nil
 	}
 	if o.Failed != nil {

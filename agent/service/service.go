@@ -419,6 +419,9 @@ type Query struct {
 	Answer       json.RawMessage `json:"answer,omitempty"` // what was sent
 	ReceivedAt   time.Time       `json:"received_at"`
 	AnsweredAt   *time.Time      `json:"answered_at,omitempty"`
+	// Undelivered: answered or declined, but the reply still waits in the
+	// outbox (the asker was unreachable); it goes when the asker is back.
+	Undelivered bool `json:"undelivered,omitempty"`
 }
 
 // QueryFilter narrows Queries. Empty fields match everything.
