@@ -73,7 +73,7 @@ func extractiveSummary(f answerFacts) string {
 	}
 	var b strings.Builder
 	where := slices.DeleteFunc(slices.Clone(f.ev.contexts), func(c string) bool { return c == "" }) // notes have none
-	b.WriteString(t.head(topic, len(f.hits), strings.Join(where, ", "), t.ago(f.now.Sub(latest))))
+	b.WriteString(t.head(topic, len(f.hits), strings.Join(where, ", "), t.latest(f.now, latest)))
 	if f.q.WantsWho {
 		b.WriteString(t.section(t.who, authorItems(authors(f.hits, f.q.Files, f.q.WantsRecent), t, f.now)))
 	}
@@ -163,7 +163,17 @@ type templates struct {
 	head                 func(topic string, n int, where, ago string) string
 	percent              func(int) string
 	ago                  func(time.Duration) string
-	author               func(name string, commits int, ago string) string
+	// at dates the latest match on the clock as well: the answer is read
+	// later than it is written ("latest just now" read an hour on).
+	at     func(ago string, when time.Time, recent bool) string
+	author func(name string, commits int, ago string) string
+}
+
+// latest is when the newest match was, as long ago and on the clock (the
+// answering agent's time zone); the day alone for a match two days old.
+func (t templates) latest(now, when time.Time) string {
+	d := now.Sub(when)
+	return t.at(t.ago(d), when.In(time.Local), d < 20*time.Hour)
 }
 
 var templatesEN = templates{
@@ -182,7 +192,13 @@ var templatesEN = templates{
 	},
 	percent: func(p int) string { return fmt.Sprintf("about %d%% done", p) },
 	ago:     agoEN,
-	author:  authorEN,
+	at: func(ago string, when time.Time, recent bool) string {
+		if recent {
+			return ago + " (" + when.Format("15:04 MST") + ")"
+		}
+		return ago + " (" + when.Format("Jan 2") + ")"
+	},
+	author: authorEN,
 }
 
 var templatesJA = templates{
@@ -197,7 +213,13 @@ var templatesJA = templates{
 	},
 	percent: func(p int) string { return fmt.Sprintf("進捗 約%d%%", p) },
 	ago:     agoJA,
-	author:  authorJA,
+	at: func(ago string, when time.Time, recent bool) string {
+		if recent {
+			return ago + "、" + when.Format("15:04 MST")
+		}
+		return ago + "、" + when.Format("1月2日")
+	},
+	author: authorJA,
 }
 
 // section is one part of the summary: "Done: a; b." / "完了: a / b。".

@@ -233,3 +233,27 @@ func TestUnfinishedWorkIsNotDone(t *testing.T) {
 		}
 	}
 }
+
+// TestLatestIsDatedOnTheClockToo: an answer is read later than it is
+// written (the walk read "latest just now" minutes on): the newest match
+// is dated on the clock, or by its day when older than 20 hours.
+func TestLatestIsDatedOnTheClockToo(t *testing.T) {
+	jst := time.FixedZone("JST", 9*3600)
+	at := time.Date(2026, 11, 26, 10, 40, 0, 0, jst)
+	if got := templatesEN.at("6 min ago", at, true); got != "6 min ago (10:40 JST)" {
+		t.Errorf("recent: %q", got)
+	}
+	if got := templatesEN.at("3 days ago", at, false); got != "3 days ago (Nov 26)" {
+		t.Errorf("older: %q", got)
+	}
+	if got := templatesJA.at("6分前", at, true); got != "6分前、10:40 JST" {
+		t.Errorf("recent, Japanese: %q", got)
+	}
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	if got := templatesEN.latest(now, now.Add(-6*time.Minute)); !strings.HasPrefix(got, "6 min ago (") {
+		t.Errorf("latest 6 minutes before: %q", got)
+	}
+	if got := templatesEN.latest(now, now.Add(-72*time.Hour)); !strings.HasPrefix(got, "3 days ago (Nov 2") {
+		t.Errorf("latest 3 days before: %q", got)
+	}
+}
