@@ -44,6 +44,7 @@ func (k *KeyMap) entries() []entry {
 		{"submit", ScopeDialog, &k.Dialog.Submit},
 		{"cancel", ScopeDialog, &k.Dialog.Cancel},
 		{"clear", ScopeDialog, &k.Dialog.Clear},
+		{"use_guess", ScopeDialog, &k.Dialog.UseGuess},
 		{"history_prev", ScopePrompt, &k.Prompt.HistoryPrev},
 		{"history_next", ScopePrompt, &k.Prompt.HistoryNext},
 		{"complete", ScopePrompt, &k.Prompt.Complete},

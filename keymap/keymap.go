@@ -65,14 +65,17 @@ type Peers struct {
 	Refuse key.Binding
 }
 
-// Dialog bindings work in any open dialog, except Clear, which works in
-// the answer dialog.
+// Dialog bindings work in any open dialog, except Clear and UseGuess,
+// which work in the answer dialog.
 type Dialog struct {
 	Submit key.Binding
 	Cancel key.Binding
 	// Clear empties the answer's text area, the secretary's draft with
 	// it, so the owner can write an answer from scratch.
 	Clear key.Binding
+	// UseGuess puts a weak draft, shown above the answer dialog's text
+	// area and not in it, into the area to edit.
+	UseGuess key.Binding
 }
 
 // Prompt bindings work while the prompt bar has focus.
@@ -113,7 +116,8 @@ func Default() KeyMap {
 		Queries:    Queries{Answer: bind("answer", "e"), Decline: bind("decline", "d")},
 		Interrupts: Interrupts{Release: bind("send draft", "r"), ReleaseAll: bind("send all drafts", "R")},
 		Peers:      Peers{Trust: bind("trust", "t"), Refuse: bind("refuse", "x")},
-		Dialog:     Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc"), Clear: bind("clear", "ctrl+x")},
+		Dialog: Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc"), Clear: bind("clear", "ctrl+x"),
+			UseGuess: bind("use the guess", "ctrl+g")},
 		Prompt: Prompt{
 			HistoryPrev: bind("older", "up"),
 			HistoryNext: bind("newer", "down"),

@@ -242,6 +242,15 @@ func TestWeakDraftIsShownWhileAnswering(t *testing.T) {
 		t.Fatalf("the guess went into the answer: %T", m.topDialog())
 	}
 	checkFrame(t, frame, 100, 30)
+	// ctrl+g, named under the dialog, puts the guess in to edit (the
+	// second walk retyped it).
+	if !strings.Contains(frame, "ctrl+g use the guess") {
+		t.Errorf("the dialog does not name the key that uses the guess:\n%s", frame)
+	}
+	press(t, m, "ctrl+g")
+	if d := m.topDialog().(*answerDialog); !strings.HasPrefix(d.area.Value(), "Auth refactor is 70% done") {
+		t.Fatalf("ctrl+g put %q in the answer", d.area.Value())
+	}
 }
 
 // TestPeersHeaderGroupsTheFingerprint: in a short Peers pane the header's

@@ -177,6 +177,10 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 		case matches(k, d.env.keys.Dialog.Clear):
 			d.area.Reset()
 			return nil, nil
+		case d.guess != "" && matches(k, d.env.keys.Dialog.UseGuess):
+			// The guess to edit, above whatever was typed already.
+			d.area.SetValue(strings.TrimSpace(d.guess+"\n"+d.area.Value()) + "\n")
+			return nil, nil
 		case d.question.scroll(k):
 			return nil, nil
 		}
@@ -197,8 +201,12 @@ func (d *answerDialog) View(w, h int, env *env) string {
 		state+" · "+ago(env.now, d.q.ReceivedAt), inner))
 	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, (bh-2)/2), inner, "the question", env)
 	k := env.keys
-	foot := env.styles.Muted.Render(truncate(fitParts([]string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear),
-		helpKeys(k.Dialog.Cancel), k.Queries.Decline.Help().Key + " on the list declines"}, inner), inner))
+	parts := []string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear), helpKeys(k.Dialog.Cancel),
+		k.Queries.Decline.Help().Key + " on the list declines"}
+	if d.guess != "" {
+		parts = append([]string{helpKeys(k.Dialog.UseGuess)}, parts...)
+	}
+	foot := env.styles.Muted.Render(truncate(fitParts(parts, inner), inner))
 	if d.problem != "" {
 		foot = env.styles.Error.Render(truncate(d.problem, inner))
 	}

@@ -178,9 +178,11 @@ check_first_run() {
 	fp=$(aoi --data-dir "$dir" id --fingerprint) || fail "aoi id after the first run"
 	listen=$(aoi --data-dir "$dir" id | sed -n 's/^listen: *//p')
 	sed -i '0,/"id": "[^"]*"/s//"id": "eng-renamed"/' "$dir/config.json" || fail "could not edit the agent id" # the first: agent.id
-	aoi --data-dir "$dir" id | grep -q "agent: *eng-renamed" || fail "changing agent.id in the config did not change the agent id"
+	local id_out
+	id_out=$(aoi --data-dir "$dir" id 2>&1)
+	grep -q "agent: *eng-renamed" <<<"$id_out" || fail "changing agent.id in the config did not change the agent id: $id_out"
 	[ "$(aoi --data-dir "$dir" id --fingerprint)" = "$fp" ] || fail "changing agent.id changed the fingerprint colleagues pinned"
-	aoi --data-dir "$dir" id | grep -q "listen: *$listen" || fail "changing agent.id changed the listen address"
+	grep -q "listen: *$listen" <<<"$id_out" || fail "changing agent.id changed the listen address ($listen before): $id_out"
 }
 
 run_daily_checks() {
