@@ -34,8 +34,9 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		},
 		Refused: c.outboxRefused,
 		Delivered: func(_ context.Context, e store.OutboxRecord) {
-			// An answer that waited went: its query no longer shows it waiting.
-			if e.Attempts > 0 && e.Method == wire.MethodNotify {
+			// An answer went: its query no longer shows it waiting (a front
+			// end that listed it in the moment before may have).
+			if e.Method == wire.MethodNotify {
 				c.events.Publish(EventQueryUpdated, e.ID, e.To, "delivered")
 			}
 		},
