@@ -225,11 +225,13 @@ func TestStatusListsWhatWaitsForAnAnswer(t *testing.T) {
 			t.Fatal("no ask.sent event for the question")
 		}
 	}
-	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch"})
+	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch", Params: map[string]string{"what": "HEAD"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := waiting(); len(got) != 2 || got[0] != "eng-suzuki task branch" || got[1] != "eng-suzuki is the release branch green?" {
+	// The request reads back with its params (the walk could not tell
+	// three run_tests apart).
+	if got := waiting(); len(got) != 2 || got[0] != "eng-suzuki task branch what=HEAD" || got[1] != "eng-suzuki is the release branch green?" {
 		t.Fatalf("waiting = %q; want the task request and the question, newest first", got)
 	}
 	if st, _ := pm.Status(ctx); st.Waiting[0].TaskID != ticket.TaskID {

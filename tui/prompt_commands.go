@@ -395,7 +395,7 @@ func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 		m.failAction("task request to "+to+" failed", msg.err)
 		return
 	}
-	m.asks[msg.ticket.RequestID] = "task " + Sanitize(msg.req.TaskType)
+	m.asks[msg.ticket.RequestID] = Sanitize(msg.req.Label())
 	m.info(taskRequestedText(to, Sanitize(msg.req.TaskType), Sanitize(msg.ticket.Status)))
 }
 

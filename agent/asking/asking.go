@@ -244,7 +244,7 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	// Recorded like a question, so the task.completed / task.failed notify
 	// that answers it is let in (and matched) by its request id.
 	if err := a.DB.Write(ctx, func(tx *store.Tx) error {
-		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: "task " + req.TaskType, SentAt: a.Now()})
+		return tx.InsertAsk(store.AskRecord{RequestID: id, To: req.To, Text: req.Label(), SentAt: a.Now()})
 	}); err != nil {
 		return service.TaskTicket{}, err
 	}

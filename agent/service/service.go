@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"sort"
 	"strings"
 	"time"
 
@@ -447,6 +448,22 @@ type TaskRequest struct {
 	ContextScope []string          `json:"context_scope,omitempty"`
 	Sync         bool              `json:"sync,omitempty"`
 	TimeoutSec   int               `json:"timeout,omitempty"`
+}
+
+// Label names a task request the way its asker reads it back: "task
+// run_tests suite=./auth/...", the params sorted, so two results of one
+// task type can be told apart.
+func (r TaskRequest) Label() string {
+	keys := make([]string, 0, len(r.Params))
+	for k := range r.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	label := "task " + r.TaskType
+	for _, k := range keys {
+		label += " " + k + "=" + r.Params[k]
+	}
+	return label
 }
 
 // TaskTicket is the peer's immediate answer to a task request.

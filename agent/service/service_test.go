@@ -22,3 +22,16 @@ func TestReachOf(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskRequestLabel: a task request reads back with its params, sorted,
+// so results of one task type can be told apart (the walk had three
+// "your request: task run_tests").
+func TestTaskRequestLabel(t *testing.T) {
+	r := TaskRequest{TaskType: "run_tests", Params: map[string]string{"suite": "./auth/...", "race": "true"}}
+	if got, want := r.Label(), "task run_tests race=true suite=./auth/..."; got != want {
+		t.Errorf("Label() = %q, want %q", got, want)
+	}
+	if got := (TaskRequest{TaskType: "lint"}).Label(); got != "task lint" {
+		t.Errorf("Label() with no params = %q", got)
+	}
+}
