@@ -547,13 +547,19 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 	mcpTool := config.TaskType{MCPTool: "echo", Server: "work_ai", Context: "acme/webapp", TimeoutSec: 30, Isolation: "none",
 		Arguments: map[string]any{"pattern": "{{pattern}}"}, Params: map[string]config.Param{"pattern": {Pattern: "^[a-z]+$"}},
 		Approval: config.Approval{Required: true}}
-	for name, tt := range map[string]config.TaskType{"worktree": grep("worktree"), "none": grep("none"), "no context": noContext, "mcp": mcpTool} {
+	// "open worktree": no folder rule keeps pm from anything, and still
+	// the link out of the repository goes (git lists it: no walk).
+	for name, tt := range map[string]config.TaskType{"worktree": grep("worktree"), "open worktree": grep("worktree"),
+		"none": grep("none"), "no context": noContext, "mcp": mcpTool} {
 		t.Run(name, func(t *testing.T) {
 			eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 				c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
 				c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-					{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
-					{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
+					{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+				if name != "open worktree" {
+					c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "no-secrets", AgentID: "*", ScopeType: "folder",
+						ScopePattern: "acme/webapp/secrets/**", Permission: "none"})
+				}
 				c.Tasks = map[string]config.TaskType{"grep": tt}
 				if tt.MCPTool != "" {
 					c.Secretary.WorkAI.MCPEndpoint = everythingEndpoint(t)
@@ -580,8 +586,18 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 				return false
 			})
 			out := string(done.Output)
+			if strings.Contains(out, "confidential home") {
+				t.Fatalf("the task read outside the repository: %s %q", done.State, out)
+			}
+			switch name {
+			case "open worktree":
+				if done.State != agent.TaskCompleted || !strings.Contains(out, "confidential launch") {
+					t.Fatalf("task = %s %q %q; want it run over the whole repository, secrets/ included", done.State, done.Error, out)
+				}
+				return
+			}
 			if strings.Contains(out, "confidential") {
-				t.Fatalf("the task read secrets/ or outside the repository: %s %q", done.State, out)
+				t.Fatalf("the task read secrets/: %s %q", done.State, out)
 			}
 			switch name {
 			case "worktree":

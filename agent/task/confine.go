@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -120,7 +121,7 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 // reads the owner's checkout). (Git history stays reachable through the
 // worktree's .git: a configured command that reads it, git log -p, shows
 // what it shows.)
-func (e *Engine) leaveOut(t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
+func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
 	if e.FolderDenies == nil || e.Kept == nil {
 		return nil
 	}
@@ -132,7 +133,49 @@ func (e *Engine) leaveOut(t store.TaskRecord, tt config.TaskType, dir string, ow
 	if !ownTree {
 		return nil
 	}
-	return e.trimTree(t, tt, dir, kept)
+	if kept && tt.Context != "" {
+		return e.trimTree(t, tt, dir)
+	}
+	return e.dropOutwardLinks(ctx, t, dir)
+}
+
+// dropOutwardLinks removes from the task's own tree the committed links
+// that lead out of it. Git lists them (mode 120000), so a repository of
+// any size is checked without walking it.
+func (e *Engine) dropOutwardLinks(ctx context.Context, t store.TaskRecord, dir string) error {
+	if !IsGitRepo(dir) {
+		return nil // a scratch folder aoi made: nothing committed in it
+	}
+	out, err := git(ctx, dir, "ls-files", "-s", "-z")
+	if err != nil {
+		return fmt.Errorf("could not list the worktree's links: %w", err)
+	}
+	realRoot, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	for _, entry := range strings.Split(out, "\x00") {
+		meta, rel, ok := strings.Cut(entry, "\t")
+		if !ok || !strings.HasPrefix(meta, "120000 ") {
+			continue
+		}
+		if _, err := ResolveInside(realRoot, rel); err == nil {
+			continue
+		}
+		if err := e.leaveOutEntry(t, filepath.Join(realRoot, filepath.FromSlash(rel)), rel, "a link leading out of the worktree"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leaveOutEntry removes one entry of the task's own tree, saying why.
+func (e *Engine) leaveOutEntry(t store.TaskRecord, path, rel, why string) error {
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("could not leave %s out of the worktree: %w", why, err)
+	}
+	e.log().Info("task: left "+why+" out of the worktree", "task", t.ID, "requester", t.Requester, "path", filepath.ToSlash(rel))
+	return nil
 }
 
 // keptAnywhere reports whether a folder rule keeps requester from anything
@@ -161,18 +204,16 @@ func runsWhere(tt config.TaskType) string {
 	return "in the owner's own checkout"
 }
 
-// trimTree removes from the task's own tree the links that lead out of it
-// and, when the requester is kept from anything (kept), the places they
-// are kept from and the links leading there.
-func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string, kept bool) error {
+// trimTree removes from the task's own tree the places the requester is
+// kept from, the links leading there and the links leading out of it. It
+// walks the tree (at most maxLinkWalk entries: past that the task fails,
+// as a path parameter naming so large a folder does).
+func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string) error {
 	realRoot, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return err
 	}
-	isKept := func(string) bool { return false }
-	if kept && tt.Context != "" {
-		isKept = e.Kept(t.Requester)
-	}
+	isKept := e.Kept(t.Requester)
 	place := func(rel string) string { return tt.Context + "/" + filepath.ToSlash(rel) }
 	seen := 0
 	return filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
@@ -208,10 +249,9 @@ func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string, ke
 		if why == "" {
 			return nil
 		}
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("could not leave %s out of the worktree: %w", why, err)
+		if err := e.leaveOutEntry(t, p, rel, why); err != nil {
+			return err
 		}
-		e.log().Info("task: left "+why+" out of the worktree", "task", t.ID, "requester", t.Requester, "path", filepath.ToSlash(rel))
 		if d.IsDir() {
 			return fs.SkipDir
 		}

@@ -168,7 +168,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		return fail("the task's config changed and its params no longer fit: %v", err), ""
 	}
 	if tt.MCPTool != "" {
-		if err := e.leaveOut(t, tt, "", false); err != nil {
+		if err := e.leaveOut(ctx, t, tt, "", false); err != nil {
 			return fail("%v", err), ""
 		}
 		return e.executeMCP(ctx, t, tt, resolved), ""
@@ -187,7 +187,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		return fail("%v", err), worktree
 	}
 	// Anywhere but the context's own checkout the directory is the task's.
-	if err := e.leaveOut(t, tt, dir, worktree != "" || dir != repoDir(cfg, tt)); err != nil {
+	if err := e.leaveOut(ctx, t, tt, dir, worktree != "" || dir != repoDir(cfg, tt)); err != nil {
 		return fail("%v", err), worktree
 	}
 	if e.cancelRequested(t.ID, false) {
