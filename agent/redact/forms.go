@@ -338,7 +338,7 @@ func charClass(c byte) int {
 // body one under another each match.
 var keyBodyRule = rule{
 	id:  "private-key",
-	re:  regexp.MustCompile(`(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|base64,|sha(?:1|256|384|512)-)?[A-Za-z0-9+/]{60,}={0,2}`),
+	re:  regexp.MustCompile(`(?:` + notKeyBodyPrefix + `)?[A-Za-z0-9+/]{60,}={0,2}`),
 	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
 	secretish: func(v string) bool {
 		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v)
@@ -346,9 +346,13 @@ var keyBodyRule = rule{
 	whole: func(m string) bool { return !publicPrefixRE.MatchString(m) },
 }
 
+// notKeyBodyPrefix is what comes before a base64 run that is no private
+// key: a public key's type, a data: URI, an integrity hash's algorithm.
+const notKeyBodyPrefix = `(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|base64,|sha(?:1|256|384|512)-`
+
 // publicPrefixRE is what keyBodyRule's match starts with when the run is
 // no private key.
-var publicPrefixRE = regexp.MustCompile(`^(?:ssh-|ecdsa-|sk-ssh-|base64,|sha(?:1|256|384|512)-)`)
+var publicPrefixRE = regexp.MustCompile(`^(?:` + notKeyBodyPrefix + `)`)
 
 // hasBase64Run reports whether s holds n base64 characters in a row.
 func hasBase64Run(s string, n int) bool {
