@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 )
 
 type keyBinding = key.Binding
@@ -134,9 +135,9 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	switch d := draftText(q.Draft); {
 	case unsent != "":
 		ta.SetValue(unsent) // what the owner wrote last time, which could not be sent
-	case d != "" && draftFoundWork(q.Draft) && q.Confidence >= weakDraft:
+	case d != "" && inbox.DraftFoundWork(q.Draft) && q.Confidence >= weakDraft:
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
-	case d != "" && draftFoundWork(q.Draft):
+	case d != "" && inbox.DraftFoundWork(q.Draft):
 		// A guess (the walk's draft at 0.25 was about something else):
 		// typing would add to it, so it is shown above, to read from.
 		guess = d

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 )
 
 // runAction turns a pane or dialog action into dialogs and service calls.
@@ -51,7 +52,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		if a.q.ID == "" && !a.confirmed {
 			return m.confirmReleaseAll()
 		}
-		if a.q.ID != "" && len(a.q.Draft) > 0 && !draftFoundWork(a.q.Draft) {
+		if a.q.ID != "" && len(a.q.Draft) > 0 && !inbox.DraftFoundWork(a.q.Draft) {
 			// What to do first: a long question would cut it off.
 			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +
 				": the secretary found no work for " + queryNamed(a.q) + ", so its draft is no answer to send")
@@ -145,7 +146,7 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 	}
 	n := 0
 	for _, q := range m.interrupts.rows {
-		if draftFoundWork(q.Draft) {
+		if inbox.DraftFoundWork(q.Draft) {
 			n++
 		}
 	}

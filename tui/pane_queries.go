@@ -134,11 +134,11 @@ func previewText(q agent.Query) string {
 		text += "\n↳ " + state + ": " + sent
 	case draft != "" && q.State == agent.QueryAnswered: // the secretary sent its draft
 		text += "\n↳ answered by the secretary: " + draft
-	case draft != "" && q.State == agent.QueryBuffered && !draftFoundWork(q.Draft):
+	case draft != "" && q.State == agent.QueryBuffered && !inbox.DraftFoundWork(q.Draft):
 		text += "\n↳ the secretary found no work (answer or decline it): " + draft
 	case draft != "" && q.State == agent.QueryBuffered:
 		text += "\n↳ draft (what releasing sends): " + draft
-	case draft != "" && draftFoundWork(q.Draft):
+	case draft != "" && inbox.DraftFoundWork(q.Draft):
 		// Escalated or waiting: the owner answers; the draft helps.
 		text += "\n↳ the secretary's draft (not sent): " + draft
 	}
@@ -195,10 +195,6 @@ func priorityLabel(p string) string {
 	}
 	return Sanitize(p)
 }
-
-// draftFoundWork reports whether the secretary's draft rests on any of the
-// owner's work (inbox.DraftFoundWork).
-func draftFoundWork(raw json.RawMessage) bool { return inbox.DraftFoundWork(raw) }
 
 // draftText turns the secretary's draft QueryResult into editable text.
 func draftText(raw json.RawMessage) string {
