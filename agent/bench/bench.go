@@ -1,7 +1,9 @@
 // Package bench measures aoi.query end to end: two real cores on loopback
 // (mutual TLS, ACL, rate limiting, durable hash-chained audit) against a bare
 // net/http JSON echo over the same kind of TLS connection, in the same run, so
-// the ratio shows what aoi's stack costs on this machine.
+// the ratio shows what aoi's stack costs on this machine. Both phases send
+// the same request, and they take turns (Options.Rounds), so a machine that
+// speeds up or slows down during the run weighs on both alike.
 package bench
 
 import (
@@ -31,13 +33,19 @@ import (
 // Options configure a run.
 type Options struct {
 	Concurrency int
-	Duration    time.Duration
-	Dir         string // scratch dir for the agents' data (removed after)
+	Duration    time.Duration // per phase, over all its rounds
+	// Rounds is how many turns each phase takes (default 5): echo, then
+	// aoi.query, Rounds times, each turn Duration/Rounds long. A machine's
+	// speed drifts by 10–20% from one quiet minute to the next; taking turns
+	// spreads that drift over both phases instead of giving it to one.
+	Rounds int
+	Dir    string // scratch dir for the agents' data (removed after)
 	// Progress, when set, receives one line per phase.
 	Progress func(string)
 	// CPUProfile, when set, receives a CPU profile (pprof format) of the
 	// aoi.query phase: both agents run in this process, so it shows the
-	// whole peer path, client and server.
+	// whole peer path, client and server. A profile covers one stretch of
+	// time, so with it each phase runs in one round.
 	CPUProfile io.Writer
 }
 
@@ -71,17 +79,26 @@ type Report struct {
 	// the machine was busy (see Machine), and then the ratio is no figure.
 	Ratio      float64 `json:"ratio"`
 	RatioValid bool    `json:"ratio_valid"`
-	PeakRSSKiB int64   `json:"peak_rss_kib"`
-	Machine    Machine `json:"machine"`
+	// RoundRatios is each round's ratio, in order: their spread shows how
+	// much the machine drifted during the run.
+	RoundRatios []float64 `json:"round_ratios"`
+	PeakRSSKiB  int64     `json:"peak_rss_kib"`
+	Machine     Machine   `json:"machine"`
 }
 
-// Run measures the echo, then aoi.query, and reports both.
+// Run measures the echo and aoi.query, taking turns, and reports both.
 func Run(ctx context.Context, opts Options) (Report, error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 8
 	}
 	if opts.Duration <= 0 {
 		opts.Duration = 10 * time.Second
+	}
+	if opts.Rounds <= 0 {
+		opts.Rounds = 5
+	}
+	if opts.CPUProfile != nil {
+		opts.Rounds = 1
 	}
 	say := opts.Progress
 	if say == nil {
@@ -94,38 +111,48 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		return rep, err
 	}
 	defer cleanup()
-
-	say(fmt.Sprintf("echo: bare net/http JSON echo over mutual TLS, %d workers, %s", opts.Concurrency, opts.Duration))
 	echoURL, stopEcho, err := startEcho(pm.identity)
 	if err != nil {
 		return rep, err
 	}
 	defer stopEcho()
-	echoClient := rpc.NewClient(echoURL, pm.transport.HTTPClient(pm.identity.Fingerprint), rpc.ClientOptions{MaxAttempts: 1})
-	echoParams := wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "how is auth going?"}
-	rep.Echo = drive(ctx, "echo", opts, func(ctx context.Context) error {
-		var res json.RawMessage
-		return echoClient.Call(ctx, wire.MethodQuery, echoParams, &res)
-	})
-
-	say(fmt.Sprintf("aoi.query: pm-bench → eng-bench with ACL, rate limit and audit, %d workers, %s", opts.Concurrency, opts.Duration))
-	client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", pm.transport.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	// The echo gets the very request aoi.query gets, so the two phases
+	// differ only in what serves it.
 	params := wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "認証機能の進捗は？ how is auth going?", ContextScope: []string{"acme/webapp"}}
-	if opts.CPUProfile != nil {
-		if err := pprof.StartCPUProfile(opts.CPUProfile); err != nil {
-			return rep, fmt.Errorf("bench: could not start the CPU profile: %w", err)
+	echoClient := rpc.NewClient(echoURL, pm.transport.HTTPClient(pm.identity.Fingerprint), rpc.ClientOptions{MaxAttempts: 1})
+	client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", pm.transport.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	call := func(c *rpc.Client) func(context.Context) error {
+		return func(ctx context.Context) error {
+			var res json.RawMessage
+			return c.Call(ctx, wire.MethodQuery, params, &res)
 		}
 	}
+	slice := opts.Duration / time.Duration(opts.Rounds)
+	say(fmt.Sprintf("echo (bare net/http JSON echo over mutual TLS) and aoi.query (pm-bench → eng-bench with ACL, rate limit and audit) take %d turns of %s each, %d workers", opts.Rounds, slice, opts.Concurrency))
+	var echo, query sample
 	batches0, writes0 := eng.DB().WriteStats()
-	rep.Query = drive(ctx, "aoi.query", opts, func(ctx context.Context) error {
-		var res json.RawMessage
-		return client.Call(ctx, wire.MethodQuery, params, &res)
-	})
+	for round := range opts.Rounds {
+		e := drive(ctx, opts.Concurrency, slice, call(echoClient))
+		if opts.CPUProfile != nil {
+			if err := pprof.StartCPUProfile(opts.CPUProfile); err != nil {
+				return rep, fmt.Errorf("bench: could not start the CPU profile: %w", err)
+			}
+		}
+		q := drive(ctx, opts.Concurrency, slice, call(client))
+		if opts.CPUProfile != nil {
+			pprof.StopCPUProfile()
+		}
+		if e.throughput() > 0 {
+			r := q.throughput() / e.throughput()
+			rep.RoundRatios = append(rep.RoundRatios, r)
+			say(fmt.Sprintf("round %d/%d: echo %.0f req/s, aoi.query %.0f req/s, ratio %.2f", round+1, opts.Rounds, e.throughput(), q.throughput(), r))
+		}
+		echo.add(e)
+		query.add(q)
+	}
+	rep.Echo, rep.Query = echo.result("echo"), query.result("aoi.query")
 	if batches, writes := eng.DB().WriteStats(); batches > batches0 {
 		rep.Query.WritesPerCommit = float64(writes-writes0) / float64(batches-batches0)
-	}
-	if opts.CPUProfile != nil {
-		pprof.StopCPUProfile()
 	}
 	if rep.Echo.Throughput > 0 {
 		rep.Ratio = rep.Query.Throughput / rep.Echo.Throughput
@@ -136,15 +163,49 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// drive runs fn from n workers for the duration and collects latencies.
-func drive(ctx context.Context, name string, opts Options, fn func(context.Context) error) Result {
-	ctx, cancel := context.WithTimeout(ctx, opts.Duration)
+// sample is what one or more turns of a phase measured.
+type sample struct {
+	latencies []time.Duration
+	errors    int64
+	elapsed   time.Duration
+	cpu       time.Duration
+}
+
+func (s *sample) add(o sample) {
+	s.latencies = append(s.latencies, o.latencies...)
+	s.errors += o.errors
+	s.elapsed += o.elapsed
+	s.cpu += o.cpu
+}
+
+func (s sample) throughput() float64 {
+	if s.elapsed <= 0 {
+		return 0
+	}
+	return float64(len(s.latencies)) / s.elapsed.Seconds()
+}
+
+// result summarises the sample.
+func (s sample) result(name string) Result {
+	all := slices.Clone(s.latencies)
+	slices.Sort(all)
+	r := Result{Name: name, Requests: int64(len(all)), Errors: s.errors, Throughput: s.throughput()}
+	r.P50, r.P95, r.P99 = pct(all, 0.50), pct(all, 0.95), pct(all, 0.99)
+	if len(all) > 0 {
+		r.CPUPerRequest = s.cpu / time.Duration(len(all))
+	}
+	return r
+}
+
+// drive runs fn from n workers for d and collects latencies.
+func drive(ctx context.Context, n int, d time.Duration, fn func(context.Context) error) sample {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var errs atomic.Int64
-	lat := make([][]time.Duration, opts.Concurrency)
+	lat := make([][]time.Duration, n)
 	var wg sync.WaitGroup
 	start, cpu0 := time.Now(), processCPU()
-	for w := range opts.Concurrency {
+	for w := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -161,16 +222,7 @@ func drive(ctx context.Context, name string, opts Options, fn func(context.Conte
 		}()
 	}
 	wg.Wait()
-	elapsed, cpu := time.Since(start), processCPU()-cpu0
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	r := Result{Name: name, Requests: int64(len(all)), Errors: errs.Load()}
-	r.Throughput = float64(len(all)) / elapsed.Seconds()
-	r.P50, r.P95, r.P99 = pct(all, 0.50), pct(all, 0.95), pct(all, 0.99)
-	if len(all) > 0 {
-		r.CPUPerRequest = cpu / time.Duration(len(all))
-	}
-	return r
+	return sample{latencies: slices.Concat(lat...), errors: errs.Load(), elapsed: time.Since(start), cpu: processCPU() - cpu0}
 }
 
 func pct(sorted []time.Duration, p float64) time.Duration {

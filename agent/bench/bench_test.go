@@ -3,15 +3,17 @@ package bench
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestRunMeasuresBothPhases runs a very short bench: both phases must
-// complete requests without errors and produce ordered percentiles.
+// complete requests without errors and produce ordered percentiles, in
+// the rounds asked for.
 func TestRunMeasuresBothPhases(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Concurrency: 2, Duration: 300 * time.Millisecond, Dir: t.TempDir()})
+	rep, err := Run(context.Background(), Options{Concurrency: 2, Duration: 300 * time.Millisecond, Rounds: 3, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +33,10 @@ func TestRunMeasuresBothPhases(t *testing.T) {
 	}
 	if rep.Ratio <= 0 {
 		t.Fatalf("ratio = %v", rep.Ratio)
+	}
+	if len(rep.RoundRatios) != 3 || slices.Min(rep.RoundRatios) <= 0 ||
+		rep.Ratio < slices.Min(rep.RoundRatios)*0.9 || rep.Ratio > slices.Max(rep.RoundRatios)*1.1 {
+		t.Fatalf("round ratios %v do not fit the run's ratio %v", rep.RoundRatios, rep.Ratio)
 	}
 	if rep.Machine.Cores <= 0 || rep.Machine.LoadBefore < 0 || rep.Machine.LoadAfter < 0 {
 		t.Fatalf("machine not recorded: %+v", rep.Machine)

@@ -26,8 +26,16 @@ func TestBenchReportsLoadAverage(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK {
 		t.Fatalf("exit %d, %v: %s", r.code, err, r.stdout)
 	}
-	if rep.Machine.Cores <= 0 || rep.Query.Requests == 0 || rep.RatioValid != rep.Machine.Quiet() {
-		t.Fatalf("report = %+v", rep)
+	if rep.Machine.Cores <= 0 || rep.Query.Requests == 0 || rep.RatioValid != rep.Machine.Quiet() || len(rep.RoundRatios) != 5 {
+		t.Fatalf("report = %+v (want 5 rounds, the default)", rep)
+	}
+	r = runAOI(t, "bench", "--concurrency", "2", "--duration", "200ms", "--rounds", "2")
+	if r.code != exitOK || !strings.Contains(r.stdout, "ratio by round: ") || strings.Count(r.stderr, "round ") != 2 {
+		t.Fatalf("--rounds 2: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	r = runAOI(t, "bench", "--rounds", "0")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--rounds") {
+		t.Fatalf("--rounds 0: exit %d, stderr %q (want a usage error naming --rounds)", r.code, r.stderr)
 	}
 }
 

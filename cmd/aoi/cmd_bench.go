@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ import (
 // benchCmd measures aoi.query between two in-process agents on loopback
 // next to a bare net/http JSON echo over the same mutual TLS, in one run.
 func (a *app) benchCmd() *cobra.Command {
-	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second}
+	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second, Rounds: 5}
 	var scale bench.ScaleOptions
 	var cpuProfile string
 	cmd := &cobra.Command{
@@ -24,6 +25,9 @@ func (a *app) benchCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if scale.Agents != 0 {
 				return a.benchScale(cmd, scale)
+			}
+			if opts.Rounds < 1 || opts.Concurrency < 1 {
+				return usagef(cmd, "--rounds and --concurrency take a whole number of 1 or more (got --rounds %d, --concurrency %d)", opts.Rounds, opts.Concurrency)
 			}
 			opts.Progress = func(s string) { fmt.Fprintln(a.stderr, s) }
 			if cpuProfile != "" {
@@ -42,8 +46,9 @@ func (a *app) benchCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "concurrent callers")
-	cmd.Flags().DurationVar(&opts.Duration, "duration", opts.Duration, "how long each phase runs")
-	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the aoi.query phase to this file (read it with go tool pprof)")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", opts.Duration, "how long each phase runs, over all its rounds")
+	cmd.Flags().IntVar(&opts.Rounds, "rounds", opts.Rounds, "turns the echo and aoi.query take, one after the other (each turn lasts duration/rounds)")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the aoi.query phase to this file (read it with go tool pprof); the phases then run in one round")
 	scaleFlags(cmd, &scale)
 	return cmd
 }
@@ -61,6 +66,13 @@ func printBench(w io.Writer, r bench.Report) {
 	}
 	fmt.Fprintf(w, "ratio aoi.query / echo: %s   peak RSS: %.1f MiB   (concurrency %d, %s per phase)\n",
 		ratio, float64(r.PeakRSSKiB)/1024, r.Concurrency, r.Duration)
+	if len(r.RoundRatios) > 1 {
+		rounds := make([]string, len(r.RoundRatios))
+		for i, v := range r.RoundRatios {
+			rounds[i] = fmt.Sprintf("%.2f", v)
+		}
+		fmt.Fprintf(w, "ratio by round: %s\n", strings.Join(rounds, " "))
+	}
 	fmt.Fprintf(w, "writes per group commit (aoi.query): %.1f\n", r.Query.WritesPerCommit)
 	fmt.Fprintf(w, "machine: %s\n", r.Machine.Verdict())
 }
