@@ -40,7 +40,7 @@ type Options struct {
 	// spreads that drift over both phases instead of giving it to one.
 	Rounds int
 	Dir    string // scratch dir for the agents' data (removed after)
-	// Progress, when set, receives one line per phase.
+	// Progress, when set, receives a line at the start and one per round.
 	Progress func(string)
 	// CPUProfile, when set, receives a CPU profile (pprof format) of the
 	// aoi.query phase: both agents run in this process, so it shows the
