@@ -30,11 +30,14 @@ import (
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
+// DefaultRounds is how many turns each phase takes unless told otherwise.
+const DefaultRounds = 5
+
 // Options configure a run.
 type Options struct {
 	Concurrency int
 	Duration    time.Duration // per phase, over all its rounds
-	// Rounds is how many turns each phase takes (default 5): echo, then
+	// Rounds is how many turns each phase takes (DefaultRounds): echo, then
 	// aoi.query, Rounds times, each turn Duration/Rounds long. A machine's
 	// speed drifts by 10–20% from one quiet minute to the next; taking turns
 	// spreads that drift over both phases instead of giving it to one.
@@ -95,7 +98,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		opts.Duration = 10 * time.Second
 	}
 	if opts.Rounds <= 0 {
-		opts.Rounds = 5
+		opts.Rounds = DefaultRounds
 	}
 	if opts.CPUProfile != nil {
 		opts.Rounds = 1

@@ -15,7 +15,7 @@ import (
 // benchCmd measures aoi.query between two in-process agents on loopback
 // next to a bare net/http JSON echo over the same mutual TLS, in one run.
 func (a *app) benchCmd() *cobra.Command {
-	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second, Rounds: 5}
+	opts := bench.Options{Concurrency: 8, Duration: 10 * time.Second, Rounds: bench.DefaultRounds}
 	var scale bench.ScaleOptions
 	var cpuProfile string
 	cmd := &cobra.Command{
