@@ -39,8 +39,8 @@ func (d *confirmDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 func (d *confirmDialog) View(w, h int, env *env) string {
-	bw, _ := dialogSize(w, h)
-	body := wrapBlock(d.body, bw-2) + "\n\n" + env.styles.Muted.Render("y/enter confirm · n/"+
+	tw, _ := dialogSize(w, h)
+	body := wrapBlock(d.body, tw) + "\n\n" + env.styles.Muted.Render("y/enter confirm · n/"+
 		env.keys.Dialog.Cancel.Help().Key+" cancel")
 	return dialogFrame(d.title, body, w, h, strings.Count(body, "\n")+3, env)
 }
@@ -119,17 +119,17 @@ func (d *trustDialog) switchField() tea.Cmd {
 }
 
 func (d *trustDialog) View(w, h int, env *env) string {
-	bw, _ := dialogSize(w, h)
-	d.id.SetWidth(bw - 16)
-	d.role.SetWidth(bw - 16)
+	tw, _ := dialogSize(w, h)
+	d.id.SetWidth(tw - 14)
+	d.role.SetWidth(tw - 14)
 	fields := detailFields([][2]string{
 		{"fingerprint", agent.GroupFingerprint(d.p.Fingerprint)}, {"endpoint", orDefault(d.p.Endpoint, noEndpoint(d.p))},
 		{"calls from", d.p.Source}, {"announced role", d.p.AnnouncedRole},
 	})
-	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi id` on their machine. Trust only if they match.", bw-2) +
-		"\n\n" + wrapBlock(fields, bw-2) + "\n\n" + d.id.View() + "\n" + d.role.View()
+	body := wrapBlock("Compare this fingerprint with the one your colleague reads from `aoi id` on their machine. Trust only if they match.", tw) +
+		"\n\n" + wrapBlock(fields, tw) + "\n\n" + d.id.View() + "\n" + d.role.View()
 	if d.problem != "" {
-		body += "\n" + env.styles.Error.Render(wrapBlock(d.problem, bw-2))
+		body += "\n" + env.styles.Error.Render(wrapBlock(d.problem, tw))
 	}
 	body += "\n\n" + env.styles.Muted.Render("enter trust · tab next field · "+env.keys.Dialog.Cancel.Help().Key+" cancel")
 	return dialogFrame("Trust "+peerLabel(d.p), body, w, h, strings.Count(body, "\n")+3, env)

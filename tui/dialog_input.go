@@ -84,16 +84,16 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 func (d *reasonDialog) View(w, h int, env *env) string {
-	bw, _ := dialogSize(w, h)
-	d.input.SetWidth(bw - 6)
+	tw, _ := dialogSize(w, h)
+	d.input.SetWidth(tw - 4)
 	problem := ""
 	if d.problem != "" {
-		problem = env.styles.Error.Render(truncate(d.problem, bw-2))
+		problem = env.styles.Error.Render(truncate(d.problem, tw))
 	}
 	about := ""
 	if d.about != "" {
 		// Whatever the field leaves of the screen, at least 4 lines.
-		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, bw-2), "\n"), max(4, h-10), bw-2, "the text above", env)
+		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, tw), "\n"), max(4, h-10), tw, "the text above", env)
 		about = env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
 	}
 	verb := d.verb
@@ -192,8 +192,7 @@ func (d *answerDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 func (d *answerDialog) View(w, h int, env *env) string {
-	bw, bh := dialogSize(w, h)
-	inner := bw - 2
+	inner, bh := dialogSize(w, h)
 	state := d.q.State
 	if d.q.State == agent.QueryAnswered || d.q.State == agent.QueryDeclined {
 		state = "already " + d.q.State + " (elsewhere, meanwhile)"

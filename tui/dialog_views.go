@@ -11,16 +11,27 @@ import (
 )
 
 // dialogFrame draws a dialog box centred in a w×h area. Its width adapts to
-// the terminal: up to 76 cells, never wider than the area.
+// the terminal: up to 76 cells, never wider than the area. The content
+// keeps one blank cell on each side, so text never touches the frame.
 func dialogFrame(title, content string, w, h, boxH int, env *env) string {
-	bw, _ := dialogSize(w, h)
-	b := box(title, content, bw, min(h, boxH), true, env)
+	b := box(title, padSides(content), min(w, maxDialogWidth), min(h, boxH), true, env)
 	return fitBlock(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, b), w, h)
 }
 
-// dialogSize is the box size for a w×h area; the inside is 2 smaller.
+// maxDialogWidth is the widest a dialog box gets, frame included.
+const maxDialogWidth = 76
+
+// dialogSize is the room a dialog's text has in a w×h area: the box's
+// width less its frame and the blank cell inside it on each side, and the
+// area's height.
 func dialogSize(w, h int) (int, int) {
-	return min(w, 76), h
+	return max(1, min(w, maxDialogWidth)-4), h
+}
+
+// padSides puts a blank cell before every line (the one after comes from
+// the box, which pads each line to its width).
+func padSides(s string) string {
+	return " " + strings.ReplaceAll(s, "\n", "\n ")
 }
 
 // helpDialog shows every binding, built from the keymap, scrollable.
@@ -40,7 +51,7 @@ func (d *helpDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 func (d *helpDialog) View(w, h int, env *env) string {
-	bw, _ := dialogSize(w, h)
+	tw, _ := dialogSize(w, h)
 	st := env.styles
 	hm := help.New()
 	hm.Styles = help.Styles{
@@ -52,12 +63,12 @@ func (d *helpDialog) View(w, h int, env *env) string {
 	for i, c := range env.keys.FullHelp() {
 		blocks = append(blocks, st.Header.Render(names[i])+"\n"+hm.FullHelpView([][]keyBinding{c}))
 	}
-	half := (bw - 2) / 2
+	half := tw / 2
 	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:2], "\n"))
 	right := strings.Join(blocks[2:], "\n")
 	body := lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	body += "\n\n" + st.Muted.Render("Prompt: "+promptUsage)
-	return d.scroll.view("Help", wrapBlock(body, bw-2), w, h, env)
+	return d.scroll.view("Help", wrapBlock(body, tw), w, h, env)
 }
 
 // wrapBlock wraps every line of s to w cells.
@@ -129,8 +140,8 @@ func (d *detailDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 }
 
 func (d *detailDialog) View(w, h int, env *env) string {
-	bw, _ := dialogSize(w, h)
-	return d.scroll.view(d.title, wrapBlock(d.body, bw-2), w, h, env)
+	tw, _ := dialogSize(w, h)
+	return d.scroll.view(d.title, wrapBlock(d.body, tw), w, h, env)
 }
 
 // approvalDialog is the detail of a pending approval: what it will run,

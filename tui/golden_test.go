@@ -69,9 +69,33 @@ func TestScreens(t *testing.T) {
 			forEachSize(t, func(t *testing.T, m *Model, w, h int) {
 				press(t, m, c.keys...)
 				checkFrame(t, screen(m), w, h)
+				if c.name != "PromptOpen" {
+					checkDialogMargins(t, screen(m))
+				}
 				requireThemedGolden(t, m)
 			})
 		})
+	}
+}
+
+// checkDialogMargins fails when a dialog's text touches its frame: every
+// line inside the box keeps a blank cell on each side.
+func checkDialogMargins(t *testing.T, frame string) {
+	t.Helper()
+	inside := 0
+	for _, l := range strings.Split(frame, "\n") {
+		first, last := strings.Index(l, "┃"), strings.LastIndex(l, "┃")
+		if first < 0 || first == last {
+			continue
+		}
+		inside++
+		text := l[first+len("┃") : last]
+		if !strings.HasPrefix(text, " ") || !strings.HasSuffix(text, " ") {
+			t.Errorf("dialog text touches its frame: %q", l)
+		}
+	}
+	if inside == 0 {
+		t.Errorf("no dialog frame on the screen:\n%s", frame)
 	}
 }
 
