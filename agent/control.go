@@ -29,6 +29,8 @@ const (
 	CtlNote        = control.CtlNote
 	CtlNotes       = control.CtlNotes
 	CtlDeleteNote  = control.CtlDeleteNote
+	CtlPromptLines = control.CtlPromptLines
+	CtlPromptAdd   = control.CtlPromptAdd
 	CtlReportEvent = control.CtlReportEvent
 	CtlSnapshot    = control.CtlSnapshot
 	CtlTaskRequest = control.CtlTaskRequest

@@ -146,6 +146,11 @@ func roundTripCases() []roundTripCase {
 		{"delete note", func(ctx context.Context, s agent.Service) (any, error) {
 			return nil, s.DeleteNote(ctx, agent.DeleteNoteRequest{ID: 7})
 		}, nil, "DeleteNote 7"},
+		{"prompt history", func(ctx context.Context, s agent.Service) (any, error) { return s.PromptHistory(ctx) },
+			[]string{":focus on", "@pm-tanaka how is it going?"}, "PromptHistory"},
+		{"remember prompt", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.RememberPrompt(ctx, agent.PromptLine{Line: ":release"})
+		}, nil, "RememberPrompt :release"},
 		{"report event", func(ctx context.Context, s agent.Service) (any, error) {
 			p := 40
 			return nil, s.ReportEvent(ctx, agent.ReportedEvent{Type: "test.run", File: "auth.go", Content: "3 failed", Progress: &p})
@@ -713,6 +718,12 @@ func (d *serviceDouble) Note(_ context.Context, req agent.NoteRequest) error {
 }
 func (d *serviceDouble) Notes(_ context.Context, req agent.NotesRequest) ([]agent.Note, error) {
 	return []agent.Note{{ID: 7, Text: "spike on caching"}}, d.record("Notes", req.Limit)
+}
+func (d *serviceDouble) PromptHistory(context.Context) ([]string, error) {
+	return []string{":focus on", "@pm-tanaka how is it going?"}, d.record("PromptHistory")
+}
+func (d *serviceDouble) RememberPrompt(_ context.Context, req agent.PromptLine) error {
+	return d.record("RememberPrompt", req.Line)
 }
 func (d *serviceDouble) DeleteNote(_ context.Context, req agent.DeleteNoteRequest) error {
 	return d.record("DeleteNote", req.ID)

@@ -15,6 +15,8 @@ type (
 	MessagingService  = service.MessagingService
 	ApprovalService   = service.ApprovalService
 	MirrorService     = service.MirrorService
+	PromptService     = service.PromptService
+	PromptLine        = service.PromptLine
 	AuditService      = service.AuditService
 	EventService      = service.EventService
 	RefuseRequest     = service.RefuseRequest
@@ -110,4 +112,10 @@ const (
 	EventAskSent           = service.EventAskSent
 	EventCoreDisconnected  = service.EventCoreDisconnected
 	EventCoreReconnected   = service.EventCoreReconnected
+)
+
+// Prompt history bounds (see service).
+const (
+	PromptHistoryKeep = service.PromptHistoryKeep
+	MaxPromptLine     = service.MaxPromptLine
 )

@@ -149,6 +149,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 			m.peers.setSelf(msg.val)
 			m.messages.setWaiting(msg.val.Waiting)
 			m.fillWelcome()
+			return m.loadPromptHistory(), true
 		}
 	case fetched[[]agent.Peer]:
 		if m.fresh(&m.applied.peers, msg.seq, msg.err, "peers") {

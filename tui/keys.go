@@ -186,9 +186,12 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, pk.Submit):
 		line := m.prompt.value()
-		m.prompt.remember(line)
+		var save tea.Cmd
+		if m.prompt.remember(line) {
+			save = m.savePromptLine(line)
+		}
 		m.closePrompt()
-		return m.runPrompt(line)
+		return tea.Batch(m.runPrompt(line), save)
 	case key.Matches(k, pk.Complete):
 		m.prompt.complete(m.completions())
 		return nil

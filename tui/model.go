@@ -39,6 +39,8 @@ type Model struct {
 	messages   *messagesPane
 	dialogs    []dialog
 	prompt     *promptBar
+	// promptHistory is how far the stored prompt history has loaded.
+	promptHistory historyState
 
 	status     agent.Status
 	statusOK   bool
@@ -162,6 +164,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if cmd, ok := m.handleData(msg); ok {
 		return m, cmd
+	}
+	if m.handlePromptHistory(msg) {
+		return m, nil
 	}
 	return m, m.updateInputs(msg)
 }

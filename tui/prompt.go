@@ -11,8 +11,8 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 )
 
-// maxHistory bounds the prompt history.
-const maxHistory = 200
+// maxHistory bounds the prompt history, as the core does what it keeps.
+const maxHistory = agent.PromptHistoryKeep
 
 // promptBar is the one-line command and ask field with history and
 // completion.
@@ -81,19 +81,46 @@ func (p *promptBar) updateInput(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// remember adds a line to the history, skipping repeats.
-func (p *promptBar) remember(line string) {
+// remember adds a line to the history, skipping repeats. It reports
+// whether the line was added (and so is worth storing).
+func (p *promptBar) remember(line string) bool {
 	if line == "" || line == ":" || line == "@" {
-		return
+		return false
 	}
 	if n := len(p.hist); n > 0 && p.hist[n-1] == line {
-		return
+		return false
 	}
 	p.hist = append(p.hist, line)
-	if len(p.hist) > maxHistory {
-		p.hist = p.hist[len(p.hist)-maxHistory:]
-	}
+	p.trimHistory()
 	p.histAt = len(p.hist)
+	return true
+}
+
+// restore puts the lines stored by earlier sessions (oldest first) before
+// whatever was typed since this one started.
+func (p *promptBar) restore(stored []string) {
+	browsing := p.histAt < len(p.hist)
+	old := make([]string, 0, len(stored))
+	for _, l := range stored {
+		if l = Sanitize(l); l != "" {
+			old = append(old, l)
+		}
+	}
+	p.hist = append(old, p.hist...)
+	p.trimHistory()
+	if browsing {
+		p.histAt = min(len(p.hist), p.histAt+len(old))
+	} else {
+		p.histAt = len(p.hist)
+	}
+}
+
+func (p *promptBar) trimHistory() {
+	if len(p.hist) > maxHistory {
+		cut := len(p.hist) - maxHistory
+		p.hist = p.hist[cut:]
+		p.histAt = max(0, p.histAt-cut)
+	}
 }
 
 // history moves through earlier lines (dir -1 older, +1 newer).

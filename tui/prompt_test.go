@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 
 	tea "charm.land/bubbletea/v2"
@@ -227,5 +228,32 @@ func TestAskAnswerArrivesLater(t *testing.T) {
 	}
 	if strings.Contains(m.Render(), "\x1b[2J") {
 		t.Error("answer text not sanitised")
+	}
+}
+
+// TestPromptHistoryOutlivesTheInterface: what was typed is handed to the
+// core, and a new interface on the same core finds it with up, before
+// what it typed itself.
+func TestPromptHistoryOutlivesTheInterface(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, ":")
+	typeText(t, m, "focus on")
+	press(t, m, "enter", ":")
+	typeText(t, m, "focus on")
+	press(t, m, "enter")
+	if got, _ := svc.PromptHistory(context.Background()); !reflect.DeepEqual(got, []string{":focus on"}) {
+		t.Fatalf("stored history = %q, want the line once", got)
+	}
+	next := newLoaded(t, svc, 80, 24, true)
+	press(t, next, "@")
+	typeText(t, next, "pm-tanaka status?")
+	press(t, next, "enter", ":", "up")
+	if got := next.prompt.input.Value(); got != "@pm-tanaka status?" {
+		t.Errorf("up in the new interface = %q, want its own line first", got)
+	}
+	press(t, next, "up")
+	if got := next.prompt.input.Value(); got != ":focus on" {
+		t.Errorf("up twice = %q, want the line typed in the interface before", got)
 	}
 }

@@ -16,6 +16,9 @@ type Service interface {
 	agent.InboxService
 	agent.ApprovalService
 	agent.EventService
+	// PromptHistory and RememberPrompt keep the prompt bar's history
+	// across restarts.
+	agent.PromptService
 	// Ask and RequestTask back :ask and :task.
 	Ask(ctx context.Context, req agent.AskRequest) (agent.AskResult, error)
 	RequestTask(ctx context.Context, req agent.TaskRequest) (agent.TaskTicket, error)

@@ -27,6 +27,7 @@ type testService struct {
 	messages  []agent.Message
 	coord     []agent.CoordTask
 	audit     []agent.AuditEntry // ascending seq
+	prompts   []string           // the stored prompt history, oldest first
 	calls     []string
 	subs      []chan agent.Event
 	evSeq     int64
@@ -301,6 +302,22 @@ func (s *testService) MarkMessagesRead(_ context.Context, req agent.MarkReadRequ
 			s.status.UnreadMsgs--
 		}
 	}
+	return nil
+}
+
+func (s *testService) PromptHistory(context.Context) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.prompts...), nil
+}
+
+func (s *testService) RememberPrompt(_ context.Context, req agent.PromptLine) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failWith != nil {
+		return s.failWith
+	}
+	s.prompts = append(s.prompts, req.Line)
 	return nil
 }
 

@@ -36,6 +36,8 @@ const (
 	CtlNote        = "ctl.note"
 	CtlNotes       = "ctl.notes"
 	CtlDeleteNote  = "ctl.note.delete"
+	CtlPromptLines = "ctl.prompt_history"
+	CtlPromptAdd   = "ctl.prompt_history.add"
 	CtlReportEvent = "ctl.report_event"
 	CtlSnapshot    = "ctl.snapshot"
 	CtlTaskRequest = "ctl.task_request"
@@ -131,6 +133,8 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlNote:        HandleOK(svc.Note),
 		CtlNotes:       Handle(svc.Notes),
 		CtlDeleteNote:  HandleOK(svc.DeleteNote),
+		CtlPromptLines: HandleNone(svc.PromptHistory),
+		CtlPromptAdd:   HandleOK(svc.RememberPrompt),
 		CtlReportEvent: HandleOK(svc.ReportEvent),
 		CtlSnapshot:    HandleNone(svc.Snapshot),
 		CtlAudit:       Handle(svc.Audit),

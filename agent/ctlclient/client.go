@@ -227,6 +227,17 @@ func (c *Client) Note(ctx context.Context, req agent.NoteRequest) error {
 	return c.call(ctx, callTimeout, agent.CtlNote, req, nil)
 }
 
+// PromptHistory implements agent.Service.
+func (c *Client) PromptHistory(ctx context.Context) ([]string, error) {
+	var out []string
+	return out, c.call(ctx, callTimeout, agent.CtlPromptLines, nil, &out)
+}
+
+// RememberPrompt implements agent.Service.
+func (c *Client) RememberPrompt(ctx context.Context, req agent.PromptLine) error {
+	return c.call(ctx, callTimeout, agent.CtlPromptAdd, req, nil)
+}
+
 // Notes implements agent.Service.
 func (c *Client) Notes(ctx context.Context, req agent.NotesRequest) ([]agent.Note, error) {
 	var out []agent.Note

@@ -40,6 +40,7 @@ type Service interface {
 	MirrorService
 	AuditService
 	EventService
+	PromptService
 }
 
 // AdminService is about this agent itself.
@@ -159,6 +160,25 @@ type ApprovalService interface {
 	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
 }
 
+// PromptService keeps what the owner typed in the interface's prompt bar,
+// so `up` finds it again after a restart.
+type PromptService interface {
+	// PromptHistory returns the newest PromptHistoryKeep lines, oldest
+	// first, as stored (redacted). Errors: none of the kinds.
+	PromptHistory(ctx context.Context) ([]string, error)
+	// RememberPrompt adds a line, with any secret in it redacted; a
+	// repeat of the newest line is not added again. Errors: ErrInvalid
+	// (an empty line, or one over MaxPromptLine characters).
+	RememberPrompt(ctx context.Context, req PromptLine) error
+}
+
+// PromptHistoryKeep is how many prompt lines are kept; MaxPromptLine is
+// the longest line taken, in characters (the prompt bar's own limit).
+const (
+	PromptHistoryKeep = 200
+	MaxPromptLine     = 4000
+)
+
 // MirrorService is the context mirror the secretary answers from. With
 // mirroring off, every method fails with an error saying how to turn it
 // on.
@@ -232,6 +252,10 @@ type (
 	// MarkReadRequest marks messages read up to a sequence number.
 	MarkReadRequest struct {
 		UptoSeq int64 `json:"upto_seq"`
+	}
+	// PromptLine is one line typed in the prompt bar.
+	PromptLine struct {
+		Line string `json:"line"`
 	}
 	// NoteRequest is an owner note.
 	NoteRequest struct {

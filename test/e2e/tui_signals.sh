@@ -46,8 +46,13 @@ check_interface_sigterm() {
 }
 
 # Closing the pane hangs up the terminal: the interface must end cleanly.
+# Before that, up in its prompt bar finds the :reload typed in the
+# interface SIGTERM ended: the prompt history outlives the process.
 check_interface_pane_closed() {
 	open_interface hangup "$ENG" eng-suzuki
+	tm send-keys -t hangup ":" && tm send-keys -t hangup Up
+	poll pane_has hangup "› :reload" || fail "up in a new interface did not find the :reload typed in the one before"
+	tm send-keys -t hangup Escape
 	local pid
 	pid=$(aoi_pid hangup) || fail "hangup: no interface process in the pane"
 	tm kill-pane -t hangup
