@@ -224,10 +224,28 @@ func (p *approvalsPane) previewOf(i int) (label, text string) {
 	}
 	t := p.tasks[i-len(p.approvals)]
 	text = "params: " + orDefault(paramsText(t.Params), "none")
-	if t.Error != "" {
-		text += " · " + Sanitize(t.Error)
+	if e := ownerError(t); e != "" {
+		text += " · " + Sanitize(e)
 	}
 	return Sanitize(t.Requester) + " · " + Sanitize(t.Type) + " · " + taskStateLabel(t.State), text
+}
+
+// ownerError is how a task ended, told to the owner. The task's error is
+// written for its requester ("the owner did not approve run_tests before
+// …; ask again when they are around"); an expired or rejected request was
+// the owner's own doing, so it says so in the owner's terms, with the
+// reason given on rejecting.
+func ownerError(t agent.Task) string {
+	switch t.State {
+	case agent.TaskExpired:
+		return "you did not approve it before it expired"
+	case agent.TaskRejected:
+		if _, reason, ok := strings.Cut(t.Error, ": "); ok && reason != "" {
+			return "you rejected it: " + reason
+		}
+		return "you rejected it"
+	}
+	return t.Error
 }
 
 // narrowApprovals is the pane width under which the Approvals pane drops
@@ -391,7 +409,7 @@ func taskDetail(t agent.Task, e *env) string {
 	}
 	body := detailFields([][2]string{
 		{"id", t.ID}, {"requester", t.Requester}, {"type", t.Type}, {"params", paramsText(t.Params)},
-		{"state", t.State}, {"exit code", exit}, {"error", t.Error}, {"updated", ago(e.now, t.UpdatedAt)},
+		{"state", t.State}, {"exit code", exit}, {"error", ownerError(t)}, {"updated", ago(e.now, t.UpdatedAt)},
 	})
 	if out := withoutShown(t.Output); len(out) > 0 {
 		body += "\n\n" + payloadText(json.RawMessage(truncateBytes(string(out), 64<<10)))

@@ -70,12 +70,19 @@ func TestMessageDetailReadsAsText(t *testing.T) {
 	if strings.Contains(body, `\n`) {
 		t.Errorf("task output shown with escaped newlines:\n%s", body)
 	}
-	// A rejected task's reason is its error field, said once.
+	// A rejected task's reason is its error field, said once, in the
+	// owner's terms (the error is written for the requester).
 	rejected, _ := json.Marshal(map[string]any{"task_id": "t-8", "status": "rejected", "error": "the owner rejected the request: not now",
 		"summary": "run_tests rejected: not now"})
 	body = taskDetail(agent.Task{ID: "t-8", Type: "run_tests", State: "rejected", Error: "the owner rejected the request: not now", Output: rejected}, &env{now: fixedNow})
-	if n := strings.Count(body, "the owner rejected the request"); n != 1 || !strings.Contains(body, "run_tests rejected: not now") {
-		t.Errorf("rejected task detail says the error %d times (want once, with the summary):\n%s", n, body)
+	if n := strings.Count(body, "you rejected it: not now"); n != 1 || !strings.Contains(body, "run_tests rejected: not now") ||
+		strings.Contains(body, "the owner rejected") {
+		t.Errorf("rejected task detail says the reason %d times (want once, to the owner, with the summary):\n%s", n, body)
+	}
+	body = taskDetail(agent.Task{ID: "t-7", Type: "run_tests", State: "expired",
+		Error: "the owner did not approve run_tests before 2026-12-02T10:00:00Z; ask again when they are around"}, &env{now: fixedNow})
+	if !strings.Contains(body, "you did not approve it before it expired") || strings.Contains(body, "ask again") {
+		t.Errorf("expired task detail is in the requester's words:\n%s", body)
 	}
 	// A payload with fields the text does not show keeps its JSON too.
 	body = messageDetail(agent.Message{Seq: 2, From: "pm", Type: "task_assign", Data: json.RawMessage(`{"description":"do it","files":["a.go"]}`)}, nil, &env{now: fixedNow})

@@ -236,7 +236,8 @@ var capsPassRule = rule{
 // labelledSecretRule is a long random-looking value on a line that names a
 // key, token, secret or password some words before it: "Algolia admin key
 // for the search index: 8dK2…", "the deploy token we use on CI = …",
-// "本番のAPIキー（読み取り専用）: …". secretIsRule wants the name right
+// "本番のAPIキー（読み取り専用）: …", or at the start of the sentence after
+// the one that names it ("Here's the staging key. 8dK2…"). secretIsRule wants the name right
 // before the value and takes any made-looking one; here words may come
 // between (within one string of a JSON document), so the value itself
 // must look random (randomLooking) and not be an identifier written in
@@ -245,7 +246,7 @@ var capsPassRule = rule{
 var labelledSecretRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|キー|鍵|` + jaPasswordWords + `)` +
-		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を)\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を|[.!?。])\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
 	// The value is a run of 20 value characters (folded: under (?i) the
 	// class takes ſ and the Kelvin sign too): text without one, most
 	// prose, skips the expression, whose gap makes it slow.

@@ -209,6 +209,51 @@ var secretIsRule = rule{
 	secretish: func(v string) bool { return madeNotWritten(v) && notAVariable(v) },
 }
 
+// passphraseRule catches a password told in prose that is words joined
+// by dashes or underscores: "the password is hunter2-hunter2", "the wifi
+// passphrase is correct-horse-battery-staple". secretIsRule passes such a
+// value over, as words joined the way "JWT-based" is; after a password's
+// own name and "is" it is the password when passphraseLike says so.
+var passphraseRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw)s?(?:\s+(?:for|of|on)\s+\S{1,40})?` +
+		`\s+(?:is|are|was|were)(?:\s+(?:now|still|set to|changed to|reset to))?\s*:?\s*["'\x60]?` +
+		`([a-z0-9]+(?:[-_][a-z0-9]+){1,7})\b`),
+	may:       func(t *text) bool { return t.has("pass") || t.has("pw") },
+	secretish: passphraseLike,
+}
+
+// passphraseLike reports whether v, words joined by dashes or
+// underscores, reads as a passphrase rather than a description: two
+// pieces mixing letters and digits (hunter2-hunter2), or three or more
+// pieces that all are such pieces or words of four letters or more other
+// than the ones prose describes a password with (SHA-256,
+// auto-generated-daily, bcrypt-hashed-and-salted stay).
+func passphraseLike(v string) bool {
+	pieces := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' })
+	mixed, words := 0, 0
+	for _, p := range pieces {
+		letters := strings.IndexFunc(p, unicode.IsLetter) >= 0
+		digits := strings.IndexFunc(p, unicode.IsDigit) >= 0
+		switch {
+		case letters && digits:
+			mixed++
+		case letters && len(p) >= 4 && !describesAPassword[strings.ToLower(p)]:
+			words++
+		}
+	}
+	return mixed >= 2 || (len(pieces) >= 3 && mixed+words == len(pieces))
+}
+
+// describesAPassword are words prose uses about a password, not in one.
+var describesAPassword = map[string]bool{
+	"auto": true, "generated": true, "based": true, "encoded": true, "hashed": true, "salted": true,
+	"encrypted": true, "protected": true, "sensitive": true, "insensitive": true, "case": true,
+	"only": true, "time": true, "random": true, "rotated": true, "managed": true, "stored": true,
+	"required": true, "optional": true, "length": true, "character": true, "characters": true,
+	"long": true, "strong": true, "weak": true, "default": true, "never": true, "expires": true,
+}
+
 // madeNotWritten reports whether v looks like a made-up secret rather
 // than words: at least 8 characters, and two of lower-case letters,
 // capitals and digits (or a symbol like ! @ # $). Letters alone are a word
@@ -341,7 +386,7 @@ var buildMu sync.Mutex
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
-		secretIsRule, authHeaderRule, cliPasswordRule,
+		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

@@ -254,6 +254,10 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`export API_TOKEN=blue-monkey-jumps-high`: "blue-monkey-jumps-high",
 		`JWT_SECRET=super-secret-key-change-me`:   "super-secret-key-change-me",
 		`password=$ecretP4ss`:                     "$ecretP4ss",
+		// Passphrases in prose: words joined, with digits or long enough.
+		`the password is hunter2-hunter2`:                         "hunter2-hunter2",
+		`the wifi passphrase is correct-horse-battery-staple`:     "correct-horse-battery-staple",
+		`the staging password was changed to "blue_lamp7_tiger9"`: "blue_lamp7_tiger9",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -285,6 +289,10 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"the api key is 32-character hex",
 		"the pin is GPIO17",
 		"the password is correcthorsebatterystaple", // letters alone read as a word: the rule's price
+		"the password is auto-generated-daily",
+		"the password is bcrypt-hashed-and-salted",
+		"the password is case-sensitive",
+		"the password is one-time-use",
 		// What the fourth run's rules must leave: test runners' output,
 		// flags, code reading a secret from elsewhere, prose.
 		"--- PASS: TestRefreshToken (0.00s)",
@@ -359,7 +367,10 @@ func TestLabelledRandomValues(t *testing.T) {
 		"admin key [search]: q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":                           "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 		`{"msg":"Algolia admin key, search index, is q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4"}`: "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 		"検索インデックス用の管理キーは q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4 です":                            "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
-		"Algoliaの管理キー（検索用）：q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":                             "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		// The value opens the sentence after the one naming it.
+		"Here's the staging key. q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4": "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		"New deploy token! Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                      "Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd",
+		"Algoliaの管理キー（検索用）：q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":       "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -377,6 +388,8 @@ func TestLabelledRandomValues(t *testing.T) {
 		"the key fingerprint is SHA256:glTDq8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 		"key: sha256-ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=",
 		"key path: /var/lib/aoi/3f2a9b7c/4e5d6f7a8b9c0d1e2f3a4b5c.json",
+		"we rotated the key. See ops/runbooks/rotate-signing-keys.md for how",
+		"the token expired. Commit 3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345 fixes it",
 		// An id in a JSON body that mentions a key (the request's own).
 		`{"jsonrpc":"2.0","method":"aoi.query","params":{"query":"is the api key rotated?"},"id":"ask-01a2157e082654f31c3ae021"}`,
 	} {
