@@ -69,24 +69,33 @@ func testFileState(ctx context.Context, repo Repo, globs []string) (State, error
 }
 
 // changedTestFiles are the files the working tree adds or changes whose
-// name or folder says test output.
+// name or folder says test output, by where they lead (inRepo).
 func changedTestFiles(ctx context.Context, repo Repo) []string {
 	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil
 	}
+	realRoot, err := filepath.EvalSymlinks(repo.Path)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
 	var paths []string
 	for _, e := range strings.Split(string(out), "\x00") {
-		if len(e) >= 4 && len(paths) < maxTestFiles && testFileNameRE.MatchString(e[3:]) {
-			paths = append(paths, e[3:])
+		if len(e) < 4 || len(paths) == maxTestFiles || !testFileNameRE.MatchString(e[3:]) {
+			continue
+		}
+		if rel, ok := inRepo(realRoot, filepath.Join(repo.Path, filepath.FromSlash(e[3:]))); ok && !seen[rel] {
+			seen[rel] = true
+			paths = append(paths, rel)
 		}
 	}
 	return paths
 }
 
 // globbedTestFiles are the files the globs match inside root (a matched
-// folder stands for the files directly in it), repository-relative and
-// sorted; a match whose real path leaves the repository is skipped.
+// folder stands for the files directly in it), repository-relative by
+// where they lead (inRepo) and sorted.
 func globbedTestFiles(root string, globs []string) []string {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -95,17 +104,9 @@ func globbedTestFiles(root string, globs []string) []string {
 	seen := map[string]bool{}
 	var paths []string
 	add := func(full string) {
-		real, err := filepath.EvalSymlinks(full)
-		if err != nil || !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
-			return
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
-			return
-		}
-		rel, err := filepath.Rel(root, full)
-		if err == nil && !seen[rel] {
+		if rel, ok := inRepo(realRoot, full); ok && !seen[rel] {
 			seen[rel] = true
-			paths = append(paths, filepath.ToSlash(rel))
+			paths = append(paths, rel)
 		}
 	}
 	for _, g := range globs {
@@ -126,6 +127,26 @@ func globbedTestFiles(root string, globs []string) []string {
 		paths = paths[:maxTestFiles]
 	}
 	return paths
+}
+
+// inRepo is the repository-relative path (with slashes) of the regular
+// file full really is, links followed: a link's own name would let a
+// folder rule judge test-results/x.log while the text read is
+// secrets/x.log. ok is false for a file outside the repository (realRoot,
+// itself resolved) or not a regular file.
+func inRepo(realRoot, full string) (string, bool) {
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil || !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
+		return "", false
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // testFailure is a failing test as output names it, with its package

@@ -110,6 +110,51 @@ func TestTestOutputGlobs(t *testing.T) {
 	}
 }
 
+// TestTestOutputLinkIsNamedByWhereItLeads: a test output file that is a
+// link into another folder of the repository (secrets/, which a folder
+// rule may deny) is filed under the folder it leads to, globbed or found
+// by its name, so the rule judges what is read; a link out of the
+// repository is not read by the name heuristic either.
+func TestTestOutputLinkIsNamedByWhereItLeads(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	for p, s := range map[string]string{"secrets/failing_test.log": "--- FAIL: TestMergerPlan (0.01s)\n", "README": "x\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, dir, "add", "README")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	if err := os.WriteFile(filepath.Join(outside, "out.log"), []byte("FAIL: outside the repository\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "test-results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"test-results/zlink.log": "../secrets/failing_test.log", "test-results/out.log": filepath.Join(outside, "out.log")} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, globs := range [][]string{nil, {"test-results/*.log"}} {
+		st, err := testFileState(context.Background(), Repo{Ctx: "acme/a", Path: dir}, globs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range st.Events {
+			if strings.Contains(e.Title, "outside the repository") {
+				t.Errorf("globs %q: a link out of the repository was read: %q", globs, e.Title)
+			}
+			if strings.Contains(e.Title, "TestMergerPlan") && (e.Key != "secrets/failing_test.log" || e.Meta["file"] != "secrets/failing_test.log") {
+				t.Errorf("globs %q: the failure read through a link is filed as %q (file %v), not where it is", globs, e.Key, e.Meta["file"])
+			}
+		}
+	}
+}
+
 // TestCargoTestFailures: cargo test (libtest) output yields its failing
 // tests, with their panic messages and module paths, without the "ok"
 // tests or the summary; a log holding only the "failures:" list (the
