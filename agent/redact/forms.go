@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 )
@@ -85,7 +86,7 @@ var variableRE = regexp.MustCompile(`^(?:\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Za-z
 var secretAssignRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)\b[a-z0-9_.-]*?(?:secret|token|api[_-]?key|app[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)[a-z0-9_-]*\b` +
-		`["']?\s*(?::=|=>|=|:)\s*` + quotedOr(`[^\s"'\x60,;()\[\]{}<>$%][^\s"'\x60,;()\[\]{}<>]{7,1000}`)),
+		`(?:["']\]?|\])?\s*(?::=|=>|=|:)\s*` + quotedOr(`[^\s"'\x60,;()\[\]{}<>$%][^\s"'\x60,;()\[\]{}<>]{7,1000}`)),
 	may:       func(t *text) bool { return assignedAfter(t, "secret", "token", "key") },
 	secretish: madeNotNamed,
 	fallback:  true,
@@ -107,6 +108,9 @@ func assignedAfter(t *text, words ...string) bool {
 				j++
 			}
 			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				j++
+			}
+			if j < len(s) && s[j] == ']' { // environ["API_TOKEN"] = …
 				j++
 			}
 			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\v') {
@@ -245,8 +249,10 @@ var capsPassRule = rule{
 // on "key: <hex>".
 var labelledSecretRule = rule{
 	id: "generic-secret",
-	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` + jaSecretWords + `|キー|鍵|` + jaPasswordWords + `)` +
-		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を|[.!?。])\s*["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` +
+		`(?-i:[a-z0-9](?:Key|Token|Secret|Password|Passphrase|Credential)s?\b)|[a-z0-9][_-](?:keys?|tokens?|secrets?|passwords?)\b|` +
+		jaSecretWords + `|キー|鍵|` + jaPasswordWords + `)` +
+		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を|[.!?。]|\s)\s*` + codeWrapper + `["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
 	// The value is a run of 20 value characters (folded: under (?i) the
 	// class takes ſ and the Kelvin sign too): text without one, most
 	// prose, skips the expression, whose gap makes it slow.
@@ -255,7 +261,7 @@ var labelledSecretRule = rule{
 			mayHoldJASecret(t) || t.hasRaw("鍵") || mayHoldJAPassword(t)) && hasValueRun(t.folded, 20)
 	},
 	secretish: func(v string) bool {
-		return randomLooking(v) && !hexIdentifierRE.MatchString(v) && !sriHashRE.MatchString(v) && !pathLike(v)
+		return (randomLooking(v) || base64Text(v)) && !hexIdentifierRE.MatchString(v) && !sriHashRE.MatchString(v) && !pathLike(v)
 	},
 	// A public key's fingerprint ("the key fingerprint is SHA256:glTD…")
 	// names no secret.
@@ -264,6 +270,47 @@ var labelledSecretRule = rule{
 		return !strings.Contains(l, "fingerprint") && !strings.Contains(l, "public")
 	},
 	fallback: true,
+}
+
+// codeWrapper is what code may put between a secret's name and its value:
+// SigningKey: []byte("…"), token = String("…"), b"…", r'…'.
+const codeWrapper = `(?:\[\]byte\(|[A-Za-z_][\w.]{0,40}\(|[br](?:["'\x60]))?`
+
+// base64Text reports whether v is base64 of text (24 characters or more
+// that decode to printable ASCII): "the token base64 is QUtJQVFX…" hides
+// a key pair randomLooking cannot see, base64 of words changing character
+// class too seldom.
+func base64Text(v string) bool {
+	if len(v) < 24 {
+		return false
+	}
+	var b []byte
+	var err error
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b, err = enc.DecodeString(v); err == nil {
+			break
+		}
+	}
+	if err != nil || len(b) < 16 {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// xmlSettingRule is a secret in a .NET-style settings file, where the name
+// and the value are two attributes: <add key="ApiKey" value="…"/>.
+var xmlSettingRule = rule{
+	id:  "generic-secret",
+	re:  regexp.MustCompile(`(?i)\bkey\s*=\s*"[^"\n]{0,60}(?:key|secret|token|password|passwd|pwd|credential)[^"\n]{0,60}"\s+value\s*=\s*"([^"\n]{6,1000})"`),
+	may: func(t *text) bool { return t.has("value") && t.has("key") },
+	secretish: func(v string) bool {
+		return notAVariable(v) && notAFlagWord(v) && !referenceRE.MatchString(v)
+	},
 }
 
 // sriHashRE is a subresource-integrity hash (sha512-…), named by its

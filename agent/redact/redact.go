@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -135,8 +136,29 @@ var passwordJARule = rule{
 		`(?:["'「]([^"'」\n]{4,1000})["'」]|([^\s\x{00a0}\x{3000}"'「」、。，．,;]{4,}))`),
 	may: mayHoldJAPassword,
 	// "パスワードはbcryptでハッシュ化", "パスワード: 8文字以上" go on in
-	// Japanese: prose about the password, not one.
-	secretish: func(v string) bool { return !hasJapanese(v) },
+	// Japanese: prose about the password, not one. Kana with digits and
+	// no kanji (ほしぞら７７) is a password made of a word.
+	secretish: func(v string) bool { return !hasJapanese(v) || kanaWithDigits(v) },
+}
+
+// kanaWithDigits reports whether v, less a closing です or だ, is kana
+// and digits (ASCII or full-width) with no kanji: a password made of a
+// Japanese word, where prose about a password names things in kanji
+// (8文字以上, 変更済み).
+func kanaWithDigits(v string) bool {
+	for _, end := range []string{"です", "でした", "だ"} {
+		v = strings.TrimSuffix(v, end)
+	}
+	digits := false
+	for _, r := range v {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			return false
+		case unicode.IsDigit(r):
+			digits = true
+		}
+	}
+	return digits && utf8.RuneCountInString(v) >= 4
 }
 
 // hasJapanese reports whether s holds kana or kanji.
@@ -198,8 +220,8 @@ var urlCredentialRule = rule{
 // token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*:\s*|\s+)` +
+	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*(?::|->|→|=>)\s*|\s+)` +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|([^\\s\"'`,;]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
@@ -216,7 +238,7 @@ var secretIsRule = rule{
 // own name and "is" it is the password when passphraseLike says so.
 var passphraseRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|pwd|pw)s?(?:\s+(?:for|of|on)\s+\S{1,40})?` +
+	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pass|pwd|pw)s?(?:\s+(?:for|of|on)\s+\S{1,40})?` +
 		`\s+(?:is|are|was|were)(?:\s+(?:now|still|set to|changed to|reset to))?\s*:?\s*["'\x60]?` +
 		`([a-z0-9]+(?:[-_][a-z0-9]+){1,7})\b`),
 	may:       func(t *text) bool { return t.has("pass") || t.has("pw") },
@@ -386,7 +408,7 @@ var buildMu sync.Mutex
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
-		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule,
+		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

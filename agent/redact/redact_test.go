@@ -254,6 +254,13 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`export API_TOKEN=blue-monkey-jumps-high`: "blue-monkey-jumps-high",
 		`JWT_SECRET=super-secret-key-change-me`:   "super-secret-key-change-me",
 		`password=$ecretP4ss`:                     "$ecretP4ss",
+		// The fifth attack run's: a pass/passcode, an arrow, a kana password.
+		`auth: signing key rotation, the pass is Zr4-Bx7-kQ2-Lm9 for now`: "Zr4-Bx7-kQ2-Lm9",
+		`passcode is 7Hq2Kd9Lm3`:                                       "7Hq2Kd9Lm3",
+		`password -> 7Hq2Kd9Lm3x`:                                      "7Hq2Kd9Lm3x",
+		`パスワードは ほしぞら７７ です`:                                             "ほしぞら７７",
+		`<add key="ApiKey" value="Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1"/>`: "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
+		`os.environ["API_TOKEN"] = "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1"`: "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
 		// Passphrases in prose: words joined, with digits or long enough.
 		`the password is hunter2-hunter2`:                         "hunter2-hunter2",
 		`the wifi passphrase is correct-horse-battery-staple`:     "correct-horse-battery-staple",
@@ -293,6 +300,10 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"the password is bcrypt-hashed-and-salted",
 		"the password is case-sensitive",
 		"the password is one-time-use",
+		"パスワードは8文字以上です",
+		"パスワードは変更済み",
+		`<add key="CacheSize" value="1024"/>`,
+		"the pass is flaky-on-ci today",
 		// What the fourth run's rules must leave: test runners' output,
 		// flags, code reading a secret from elsewhere, prose.
 		"--- PASS: TestRefreshToken (0.00s)",
@@ -367,6 +378,11 @@ func TestLabelledRandomValues(t *testing.T) {
 		"admin key [search]: q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4":                           "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 		`{"msg":"Algolia admin key, search index, is q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4"}`: "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 		"検索インデックス用の管理キーは q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4 です":                            "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
+		// Code around the value, a name inside an identifier, a value
+		// after a space, base64 of a key pair.
+		`// FIXME: rotate before launch, SigningKey: []byte("Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1")`:               "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
+		`client_secret Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1`:                                                       "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
+		`the token base64 is QUtJQVFXRVJUWVVJT1BBU0RGOndKYWxyWFV0bkZFTUkvSzdNREVORy9iUHhSZmlDWUVYQU1QTEVLRVk=`: "QUtJQVFXRVJUWVVJT1BBU0RGOndKYWxyWFV0bkZFTUkvSzdNREVORy9iUHhSZmlDWUVYQU1QTEVLRVk=",
 		// The value opens the sentence after the one naming it.
 		"Here's the staging key. q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4": "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4",
 		"New deploy token! Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                      "Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd",
@@ -389,6 +405,10 @@ func TestLabelledRandomValues(t *testing.T) {
 		"key: sha256-ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=",
 		"key path: /var/lib/aoi/3f2a9b7c/4e5d6f7a8b9c0d1e2f3a4b5c.json",
 		"we rotated the key. See ops/runbooks/rotate-signing-keys.md for how",
+		"the api key rotation landed in 3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345",
+		"JWT token parsing moved to internal/auth/jwt_parser_v2.go",
+		"the monkey patch in QuickSearchIndexSettingsView",
+		"apiKey: process.env.ALGOLIA_ADMIN_KEY_FOR_SEARCH",
 		"the token expired. Commit 3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345 fixes it",
 		// An id in a JSON body that mentions a key (the request's own).
 		`{"jsonrpc":"2.0","method":"aoi.query","params":{"query":"is the api key rotated?"},"id":"ask-01a2157e082654f31c3ae021"}`,
