@@ -509,7 +509,13 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			idf := max(math.Log(1+(n-float64(df[i])+0.5)/(float64(df[i])+0.5)), minIDF)
 			p := plan[i]
 			best[p.concept] = max(best[p.concept], p.weight*idf*rel)
-			covered[p.concept] = max(covered[p.concept], p.weight)
+			// A match inside a longer word ("charm" in charmbracelet) covers
+			// the question's word only as much as it matches it.
+			q := 0.0
+			for _, x := range tf {
+				q = max(q, x)
+			}
+			covered[p.concept] = max(covered[p.concept], p.weight*min(q, 1))
 		}
 		rel, cov, matched := 0.0, 0.0, 0
 		for c := range best {

@@ -47,7 +47,7 @@ var pastOrMaybeRE = regexp.MustCompile(`(?i)\b(was|were|had been|used to|previou
 // fixSubjectRE finds a commit subject that says a problem was fixed:
 // "Fix the worker stuck on a full channel", "fix(ci): job waiting for a
 // runner", "…の修正". Its blocked words name what is gone.
-var fixSubjectRE = regexp.MustCompile(`(?i)^(\w+(\([^)]*\))?!?:\s*)?(fix(e[sd])?|avoid|prevent(s)?|resolve[sd]?|unstick|handle|work ?around)\b|修正|解消|解決`)
+var fixSubjectRE = regexp.MustCompile(`(?i)^(\w+(\([^)]*\))?!?:\s*)?(fix(e[sd])?|avoid|prevent(s)?|resolve[sd]?|unstick|handle|work ?around)\b|(?:修正|解消|解決)(?:[^待]|$)`)
 
 // notBlockedRE finds words that undo a blocked phrase: "unblock", "no
 // longer blocked", "without waiting for", "instead of waiting", "stop

@@ -203,6 +203,21 @@ func TestDoneAndBlockedInOneSubject(t *testing.T) {
 	}
 }
 
+// TestWaitingForAFixIsNoFix: "…の修正待ち" waits for a fix; only a
+// subject saying something was fixed (修正, 解決) is taken as one.
+func TestWaitingForAFixIsNoFix(t *testing.T) {
+	for subject, fix := range map[string]bool{
+		"watch: Windows でのファイル監視は fsnotify の修正待ち": false,
+		"ログイン画面の表示崩れを修正":                          true,
+		"競合の解決待ち":                                 false,
+		"fix: worker stuck on a full channel":     true,
+	} {
+		if got := fixSubjectRE.MatchString(subject); got != fix {
+			t.Errorf("%q: taken as a fix = %v, want %v", subject, got, fix)
+		}
+	}
+}
+
 // TestFailingTestAheadOfStaleMarkers: a failing test whose package names
 // the topic is listed, ahead of the old FIXMEs of the same code, even when
 // the best evidence lies in another repository; and among old FIXMEs the

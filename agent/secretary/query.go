@@ -49,12 +49,16 @@ touch touched touches touching whose change changed changes changing
 don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
 rely real really thing things much many far news against like off onto over under via using use used uses
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
-same such only very too more most less least another per`)
+same such only very too more most less least another per story all old stuff`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
 // "last" asks for the newest ("who touched args.go last?"), "now" and
 // "currently" for how things stand ("which Go version do we test with now?").
 var recentWords = setOf(`recent recently lately latest newest last new now currently`)
+
+// Words that ask whether something was removed: only its latest state
+// answers that.
+var removalWords = setOf(`gone drop dropped removed`)
 var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
 
 // Words that ask who did the work (stopwords, or cut as intent).
@@ -337,6 +341,13 @@ func alternatives(w string) []form {
 		}
 		for _, ja := range glossary.Japanese(w) {
 			out = append(out, form{ja, weightOther})
+			// The entry's other English forms: authentication → 認証 →
+			// auth.
+			for _, en := range glossary.English(ja) {
+				if en != w && en != searchStem(w) {
+					out = append(out, form{en, weightOther})
+				}
+			}
 		}
 		return out
 	}
@@ -375,6 +386,8 @@ var englishSynonyms = map[string][]string{
 	"inactive": {"stale"},
 	"dump":     {"write", "export"},
 	"stream":   {"writer", "reader"},
+	// What was removed is committed as remove, delete or drop.
+	"gone": {"remov", "delet", "drop"}, "drop": {"remov", "delet"}, "removed": {"drop", "delet"},
 }
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
@@ -441,7 +454,8 @@ func (q *parsedQuery) latinToken(w string, add func(string, ...string)) {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-'
 		}) {
 			part = strings.Trim(part, "-_")
-			q.WantsRecent = q.WantsRecent || recentWords[part]
+			// "Did we drop X?", "is X gone now?" ask for its latest state.
+			q.WantsRecent = q.WantsRecent || recentWords[part] || removalWords[part]
 			q.WantsWho = q.WantsWho || whoWords[part]
 			switch {
 			case progressWords[part]:
@@ -519,8 +533,15 @@ var stemSuffixes = []struct {
 	minStem int
 }{{"ations", 5}, {"ation", 5}, {"ings", 4}, {"ing", 4}, {"ions", 5}, {"ion", 5}, {"ers", 5}, {"er", 5}, {"ied", 4}, {"ies", 4}, {"ed", 4}, {"es", 4}, {"s", 4}, {"y", 5}}
 
+// irregularStems are stems the suffix rules cannot reach: "fix" is
+// shorter than minStem, yet "what was fixed" asks for "Fix …" commits.
+var irregularStems = map[string]string{"fixed": "fix", "fixes": "fix", "fixing": "fix"}
+
 // searchStem is the form of an English word the search uses.
 func searchStem(w string) string {
+	if irr, ok := irregularStems[w]; ok {
+		return irr
+	}
 	if strings.ContainsAny(w, "./_") || !isLatinWord(w) {
 		return w // a path, an identifier or a version: as typed
 	}

@@ -184,6 +184,9 @@ func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
 		"Which Go version do we test with now?":      true,
 		"Who touched args.go last?":                  true,
 		"Is the unique args validator done?":         false,
+		// Whether something is gone is a question about its latest state.
+		"What's the story with user authentication, did we drop it?": true,
+		"Is all the old stash stuff gone now?":                       true,
 	} {
 		if got := parseQuery(q).WantsRecent; got != want {
 			t.Errorf("%q: WantsRecent = %v, want %v", q, got, want)
@@ -200,7 +203,7 @@ func TestJoinedWords(t *testing.T) {
 	if len(q.Files) != 0 {
 		t.Errorf("files %q: io.Writer and errors.As name no file", q.Files)
 	}
-	want := [][]string{{"denial-of-service", "denial of service"}, {"io.writer", "writer"}, {"adapt"}, {"fixed"}, {"errors.as", "error"}}
+	want := [][]string{{"denial-of-service", "denial of service"}, {"io.writer", "writer"}, {"adapt"}, {"fix"}, {"errors.as", "error", "error handling"}}
 	var got [][]string
 	for _, g := range q.Concepts {
 		var forms []string

@@ -78,3 +78,22 @@ func TestPollDatesCommittedMarkers(t *testing.T) {
 		t.Errorf("uncommitted marker added = %v (listed %v), want none", v, ok)
 	}
 }
+
+// TestXXXIsAMarkerOnlyAsOne: XXX opening a comment or followed by a colon
+// marks work to do; a placeholder in documentation ("_timeout=XXX", "XXX
+// can be \"immediate\"") does not.
+func TestXXXIsAMarkerOnlyAsOne(t *testing.T) {
+	for line, marker := range map[string]bool{
+		"// XXX this leaks the handle":                    true,
+		"\t// see below. XXX(bob): remove after the port": true,
+		"//   _timeout=XXX  milliseconds to wait":         false,
+		`// XXX can be "immediate" or "exclusive"`:        true,
+		`// _txlock=XXX, where XXX can be "immediate"`:    false,
+	} {
+		m := markerRE.FindStringSubmatch(line)
+		got := m != nil && (m[1] != "XXX" || xxxMarker(line))
+		if got != marker {
+			t.Errorf("%q: marker = %v, want %v", line, got, marker)
+		}
+	}
+}

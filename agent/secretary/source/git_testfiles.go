@@ -29,6 +29,7 @@ var (
 	plainNoiseRE   = regexp.MustCompile(`^\d+ tests?,`)
 	plainTimeRE    = regexp.MustCompile(`\s*\(\d+(\.\d+)? ?m?s\)$`)
 	goJSONFailRE   = regexp.MustCompile(`"Action":"fail"(?:[^\n]*?"Package":"([^"]+)")?[^\n]*?"Test":"([^"]+)"`)
+	goJSONOutRE    = regexp.MustCompile(`"Action":"output"[^\n]*?"Test":"([^"]+)"[^\n]*?"Output":"\s*\S+_test\.go:\d+: ([^"]+)"`)
 	junitFailRE    = regexp.MustCompile(`(?s)<testcase[^>]*?name="([^"]+)"[^>]*>\s*<(?:failure|error)(?:[^>]*?message="([^"]*)")?`)
 	plainFailRE    = regexp.MustCompile(`(?m)^\s*(?:--- FAIL:|FAIL:|\[\s*FAILED\s*\]|FAILED\b)\s*(.+)$`)
 	// cargo test (libtest): "test db::tests::add ... FAILED" per test, and
@@ -178,8 +179,21 @@ func testFailures(path string) []testFailure {
 			out = append(out, testFailure{test: s, pkg: pkg})
 		}
 	}
+	// go test -json gives a failure's reason in the test's output lines:
+	// the first "file_test.go:NN: message" goes with its name, as JUnit's
+	// and cargo's messages do.
+	why := map[string]string{}
+	for _, m := range goJSONOutRE.FindAllStringSubmatch(text, -1) {
+		if why[m[1]] == "" {
+			why[m[1]] = strings.TrimSpace(strings.ReplaceAll(m[2], `\n`, ""))
+		}
+	}
 	for _, m := range goJSONFailRE.FindAllStringSubmatch(text, -1) {
-		add(m[2], m[1])
+		if w := why[m[2]]; w != "" {
+			add(m[2]+": "+w, m[1])
+		} else {
+			add(m[2], m[1])
+		}
 	}
 	for _, m := range junitFailRE.FindAllStringSubmatch(text, -1) {
 		if m[2] != "" {

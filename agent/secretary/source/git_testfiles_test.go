@@ -27,6 +27,8 @@ func TestFailingTestsFromOutputFiles(t *testing.T) {
 	gitIn(t, dir, "add", "-A")
 	gitIn(t, dir, "commit", "-q", "-m", "init")
 	write("test-results/lint.json", `{"Action":"run","Test":"TestLexerKansuji"}`+"\n"+`{"Action":"fail","Package":"x","Test":"TestLexerKansuji","Elapsed":0.1}`+"\n")
+	write("test-results/cache.json", `{"Action":"output","Package":"y","Test":"TestStmtCache","Output":"    cache_test.go:42: double finalize on cache overflow\n"}`+"\n"+
+		`{"Action":"fail","Package":"y","Test":"TestStmtCache","Elapsed":0.1}`+"\n")
 	write("test-results/junit.xml", `<testsuite><testcase name="fetchURL cancels when aborted" classname="c"><failure message="expected AbortError">x</failure></testcase><testcase name="ok"/></testsuite>`)
 	write("build/unit-test.log", "[ RUN      ] Mem.Alloc\nFAIL: Mem.Alloc returned overlapping frames\n[  FAILED  ] Mem.Alloc (0 ms)\n[  FAILED  ] 1 test, listed below:\n")
 	write("notes.txt", "FAIL: this is not test output\n")
@@ -43,6 +45,10 @@ func TestFailingTestsFromOutputFiles(t *testing.T) {
 			t.Errorf("go test -json failure body = %q, want its package", e.Body)
 		}
 	}
+	// go test -json gives the reason in the test's output: it goes with the name.
+	if !slices.Contains(titles, "failing test (test-results/cache.json): TestStmtCache: double finalize on cache overflow") {
+		t.Errorf("the go test -json failure lacks its reason: %q", titles)
+	}
 	joined := strings.Join(titles, "\n")
 	for _, want := range []string{"TestLexerKansuji", "fetchURL cancels when aborted: expected AbortError", "Mem.Alloc returned overlapping frames"} {
 		if !strings.Contains(joined, want) {
@@ -52,8 +58,8 @@ func TestFailingTestsFromOutputFiles(t *testing.T) {
 	if strings.Contains(joined, "listed below") || strings.Contains(joined, "not test output") || strings.Contains(joined, "not a test file") {
 		t.Errorf("noise or unrelated files read: %q", titles)
 	}
-	if n := len(titles); n != 3 || slices.ContainsFunc(titles, func(s string) bool { return strings.HasSuffix(s, "(0 ms)") }) {
-		t.Errorf("want exactly the 3 failures, got %q", titles)
+	if n := len(titles); n != 4 || slices.ContainsFunc(titles, func(s string) bool { return strings.HasSuffix(s, "(0 ms)") }) {
+		t.Errorf("want exactly the 4 failures, got %q", titles)
 	}
 }
 

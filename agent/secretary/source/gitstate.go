@@ -83,8 +83,19 @@ func worktreeState(ctx context.Context, repo Repo) (State, error) {
 	return st, nil
 }
 
-// markerRE finds TODO/FIXME/XXX markers and what follows them.
-var markerRE = regexp.MustCompile(`\b(TODO|FIXME|XXX)\b(?:\([^)]*\))?:?\s*(.*)`)
+// markerRE finds TODO/FIXME/XXX markers and what follows them (not a
+// value: "_timeout=XXX").
+var markerRE = regexp.MustCompile(`(?:^|[^=\w])(TODO|FIXME|XXX)\b(?:\([^)]*\))?:?\s*(.*)`)
+
+// xxxColonRE is XXX used as a marker anywhere in a line: "XXX:", "XXX(bob):".
+var xxxColonRE = regexp.MustCompile(`\bXXX(?:\([^)]*\))?:`)
+
+// xxxMarker reports whether the XXX on line marks work to do rather than
+// stand for a value in documentation ("XXX can be \"immediate\""): it
+// opens the comment, or is followed by a colon.
+func xxxMarker(line string) bool {
+	return strings.HasPrefix(commentPrefixRE.ReplaceAllString(line, ""), "XXX") || xxxColonRE.MatchString(line)
+}
 
 // markerState lists TODO/FIXME/XXX markers (file:line) in the files changed
 // by the recent commits and the uncommitted changes.
@@ -110,6 +121,9 @@ func markerState(ctx context.Context, repo Repo) (State, error) {
 		}
 		m := markerRE.FindStringSubmatch(f[2])
 		if m == nil {
+			continue
+		}
+		if m[1] == "XXX" && !xxxMarker(f[2]) {
 			continue
 		}
 		text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), "*/"))
