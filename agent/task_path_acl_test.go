@@ -24,7 +24,7 @@ func catfileAgents(t *testing.T, repo, isolation string) (eng, pm *testAgent) {
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"},
 			{ID: "no-secrets", AgentID: "*", ScopeType: "folder", ScopePattern: "acme/webapp/secrets/**", Permission: "none"}}}
 		c.Tasks = map[string]config.TaskType{"catfile": {
-			Command: []string{"cat", "{{pkg}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: isolation,
+			Command: []string{"cat", "{{pkg}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: isolation, AllowRef: isolation == config.IsolationWorktree,
 			Params:   map[string]config.Param{"pkg": {Type: config.ParamTypePath}},
 			Approval: config.Approval{Required: true},
 		}}

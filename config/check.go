@@ -161,6 +161,10 @@ func checkTask(c *Config, name string, t TaskType) Errors {
 			errs = append(errs, &Error{Path: at("context"), Problem: fmt.Sprintf("context %q has no local_path, so there is no repository to make a worktree of", t.Context), Fix: "set local_path on that context, or use isolation \"none\""})
 		}
 	}
+	if t.AllowRef && t.Isolation != IsolationWorktree {
+		errs = append(errs, &Error{Path: at("allow_ref"), Problem: "allow_ref needs isolation worktree: a ref is checked out in a fresh worktree",
+			Fix: `set "isolation": "worktree", or remove allow_ref`})
+	}
 	errs = append(errs, checkParams(at, t)...)
 	return errs
 }

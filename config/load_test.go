@@ -105,6 +105,8 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/tasks/t/params/s/default", "does not match", "^[a-z]+$"},
 		{"command and mcp_tool", `{"agent": {"id": "eng-a", "role": "engineer"}, "secretary": {"work_ai": {"mcp_endpoint": "stdio:x"}}, "tasks": {"t": {"command": ["make"], "mcp_tool": "docs"}}}`,
 			nil, "/tasks/t/mcp_tool", "both command and mcp_tool", "keep one"},
+		{"allow_ref outside a worktree", `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"t": {"command": ["make"], "allow_ref": true}}}`,
+			nil, "/tasks/t/allow_ref", "allow_ref needs isolation worktree", `"isolation": "worktree"`},
 		{"neither command nor mcp_tool", `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"t": {"timeout_sec": 5}}}`,
 			nil, "/tasks/t", "needs command or mcp_tool", "command"},
 		{"mcp_tool without endpoint", `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"t": {"mcp_tool": "docs"}}}`,

@@ -144,8 +144,13 @@ type TaskType struct {
 	Params     map[string]Param `json:"params,omitempty"`
 	TimeoutSec int              `json:"timeout_sec"`
 	Isolation  string           `json:"isolation"`
-	Output     string           `json:"output,omitempty"`
-	Approval   Approval         `json:"approval"`
+	// AllowRef lets a peer ask for a worktree task at a ref of its
+	// choosing. The command then runs that ref's code (its tests, its
+	// Makefile) as the owner, with everything the owner can open, so it
+	// is off unless the owner turns it on for a task type.
+	AllowRef bool     `json:"allow_ref,omitempty"`
+	Output   string   `json:"output,omitempty"`
+	Approval Approval `json:"approval"`
 }
 
 // Param is a declared task parameter.

@@ -376,7 +376,7 @@ func planFields(p *agent.TaskPlan) [][2]string {
 	isolation := "none: runs in the repository's own directory"
 	switch {
 	case p.Branch != "" && p.Ref != "":
-		isolation = "a fresh git worktree of " + Sanitize(p.Ref) + " (the requester's ref) on branch " + p.Branch
+		isolation = "a fresh git worktree of " + Sanitize(p.Ref) + " (the requester's ref: its code runs as you) on branch " + p.Branch
 	case p.Branch != "":
 		isolation = "a fresh git worktree on branch " + p.Branch
 	case p.RepoPath == "":

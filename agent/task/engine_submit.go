@@ -117,6 +117,10 @@ func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) 
 		}
 		return tt, resolved, nil
 	}
+	if req.Ref != "" && !tt.AllowRef {
+		return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "this task runs the owner's own checkout: " +
+			"a ref's code would run with the owner's permissions, and the owner has not allowed that (tasks." + req.TaskType + ".allow_ref); leave ref out"}
+	}
 	repo := repoDir(cfg, tt)
 	if !IsGitRepo(repo) {
 		return tt, nil, fmt.Errorf("task %s is misconfigured: isolation is worktree but %q (context %s) is not a git repository; the owner must fix local_path", req.TaskType, repo, tt.Context)

@@ -183,6 +183,28 @@ func runTestsTask() config.TaskType {
 	}
 }
 
+// TestRefNeedsTheOwnersLeave: a ref's code runs as the owner, so a
+// worktree task takes one only when its type says allow_ref; without it
+// the request is refused before anything waits for approval, naming the
+// setting.
+func TestRefNeedsTheOwnersLeave(t *testing.T) {
+	allowed := runTestsTask()
+	allowed.AllowRef = true
+	h := newHarness(t, map[string]config.TaskType{"run_tests": runTestsTask(), "run_branch": allowed})
+	ctx := context.Background()
+	_, err := h.e.Submit(ctx, Request{From: "pm-tanaka", TaskType: "run_tests", Ref: "main"})
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Field != "ref" || !strings.Contains(err.Error(), "allow_ref") {
+		t.Fatalf("a ref without allow_ref: %v, want a ref error naming allow_ref", err)
+	}
+	if n, _ := h.db.CountApprovals(ctx, ""); n != 0 {
+		t.Fatalf("%d approvals stored for a refused ref", n)
+	}
+	if _, err := h.e.Submit(ctx, Request{From: "pm-tanaka", TaskType: "run_branch", Ref: "main"}); err != nil {
+		t.Fatalf("a ref with allow_ref: %v", err)
+	}
+}
+
 func TestEngineApproveRunsInWorktree(t *testing.T) {
 	h := newHarness(t, map[string]config.TaskType{"run_tests": runTestsTask()})
 	ctx := context.Background()
