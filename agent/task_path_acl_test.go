@@ -152,6 +152,31 @@ func TestRefusalNamesOnlyWhatTheCallerNamed(t *testing.T) {
 	}
 }
 
+// TestRefusedEverywhereIsToldToAskTheOwner: a caller no rule lets read any
+// context is not told to name contexts (none would do): it is told to ask
+// the owner for a rule, naming itself; one that may read some still gets
+// the hint to name them.
+func TestRefusedEverywhereIsToldToAskTheOwner(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"}}}
+	})
+	qa := newTestAgent(t, "qa-ito", "qa", nil)
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, qa)
+	pair(eng, pm)
+	ctx := context.Background()
+	_, err := qa.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "can you share the staging password?"})
+	if err == nil || !strings.Contains(err.Error(), "ask its owner to add an ACL rule for qa-ito") || strings.Contains(err.Error(), "name the contexts") {
+		t.Errorf("a caller let in nowhere: %v; want to be told to ask the owner for a rule", err)
+	}
+	_, err = pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "hello"})
+	if err == nil || !strings.Contains(err.Error(), "name the contexts you may use") {
+		t.Errorf("a caller let into some contexts: %v; want the hint to name them", err)
+	}
+}
+
 // TestTaskPathIsCheckedAgainWhereItRuns: at the ref a peer asks for, a
 // committed symlink can lead a path parameter into a forbidden folder that
 // the owner's checkout (what the request was judged against) does not

@@ -91,6 +91,22 @@ func (p *Policy) Check(s Subject, a Action, name string) Decision {
 	return p.decide(s, a, &r)
 }
 
+// AllowsAny reports whether s may perform a on at least one configured
+// context (or, with none configured, on everything): whether naming
+// contexts could get a refused caller anywhere.
+func (p *Policy) AllowsAny(s Subject, a Action) bool {
+	if len(p.contextIDs) == 0 {
+		d, _ := p.CheckScope(s, a, nil)
+		return d.Allowed
+	}
+	for _, id := range p.contextIDs {
+		if p.Check(s, a, id).Allowed {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckScope checks every entry of a request's context_scope and returns the
 // first denial together with the entry it denied. An empty scope means all
 // of this agent's contexts, so each configured context is checked (with no

@@ -161,6 +161,11 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 		// context, "acme" every acme/…): the refusal must not tell it the
 		// name of a context it is kept from. The audit row has it.
 		reason := "no " + string(action) + " access to every context that scope covers; name the contexts you may use in context_scope"
+		if !pol.AllowsAny(a.Subject(call.Caller), action) {
+			// Naming contexts cannot help a caller no rule lets in
+			// anywhere: only the owner can.
+			reason = a.Config().Agent.ID + " gives you no " + string(action) + " access to any of its contexts; ask its owner to add an ACL rule for " + CallerName(call.Caller)
+		}
 		return d, errs.Denied(reason, map[string]any{"required_permission": "context." + string(action)})
 	}
 	return d, errs.Denied(d.Reason, map[string]any{
