@@ -180,12 +180,21 @@ func (m *Model) completions() completions {
 // promptKey handles a key while the prompt bar has focus.
 func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 	pk := m.env.keys.Prompt
+	m.prompt.problem = "" // any key answers it; enter may set it again
 	switch {
 	case key.Matches(k, pk.Cancel):
 		m.closePrompt()
 		return nil
 	case key.Matches(k, pk.Submit):
 		line := m.prompt.value()
+		if !blankPrompt(line) {
+			if _, err := parsePrompt(line); err != nil {
+				// The bar stays open with the line: mending it (a
+				// decline's missing reason) is a few keys, not a retype.
+				m.prompt.problem = err.Error()
+				return nil
+			}
+		}
 		var save tea.Cmd
 		if m.prompt.remember(line) {
 			save = m.savePromptLine(line)

@@ -26,6 +26,9 @@ type promptBar struct {
 	// choices, when tab found several candidates and could complete no
 	// further, lists them after the input until the next key.
 	choices string
+	// problem, when enter found the line malformed, says why after the
+	// input until the next key.
+	problem string
 }
 
 func newPromptBar(e *env) *promptBar {
@@ -59,6 +62,7 @@ func (p *promptBar) open(prefix string, back focus) tea.Cmd {
 func (p *promptBar) close() focus {
 	p.input.Blur()
 	p.input.SetValue("")
+	p.choices, p.problem = "", ""
 	return p.returnTo
 }
 
@@ -84,7 +88,7 @@ func (p *promptBar) updateInput(msg tea.Msg) tea.Cmd {
 // remember adds a line to the history, skipping repeats. It reports
 // whether the line was added (and so is worth storing).
 func (p *promptBar) remember(line string) bool {
-	if line == "" || line == ":" || line == "@" {
+	if blankPrompt(line) {
 		return false
 	}
 	if n := len(p.hist); n > 0 && p.hist[n-1] == line {
@@ -297,9 +301,12 @@ var runOfSpaces = regexp.MustCompile(" {2,}")
 
 func (p *promptBar) view(w int) string {
 	line := p.env.styles.Prompt.Render("›") + " " + p.input.View()
-	if p.choices != "" {
-		// The input pads itself to the bar's width; the list goes after
-		// what was typed.
+	// The input pads itself to the bar's width; what it says goes after
+	// what was typed.
+	switch {
+	case p.problem != "":
+		line = trimPadding(line) + "   " + p.env.styles.Error.Render("✗ "+Sanitize(p.problem))
+	case p.choices != "":
 		line = trimPadding(line) + "   " + p.env.styles.Muted.Render(Sanitize(p.choices))
 	}
 	return fit(line, w)

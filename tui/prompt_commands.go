@@ -221,9 +221,12 @@ type taskRequestedMsg struct {
 	err    error
 }
 
+// blankPrompt reports whether line holds nothing past the bar's prefix.
+func blankPrompt(line string) bool { return line == "" || line == ":" || line == "@" }
+
 // runPrompt executes a prompt line.
 func (m *Model) runPrompt(line string) tea.Cmd {
-	if line == "" || line == ":" || line == "@" {
+	if blankPrompt(line) {
 		return nil
 	}
 	c, err := parsePrompt(line)

@@ -257,3 +257,25 @@ func TestPromptHistoryOutlivesTheInterface(t *testing.T) {
 		t.Errorf("up twice = %q, want the line typed in the interface before", got)
 	}
 }
+
+// TestMalformedCommandKeepsTheBarOpen: a command the bar cannot run (a
+// decline without its reason) says why and leaves the line in the open
+// bar, to finish rather than retype; nothing is called.
+func TestMalformedCommandKeepsTheBarOpen(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 80, 24, true)
+	press(t, m, ":")
+	typeText(t, m, "decline q-7")
+	press(t, m, "enter")
+	if m.focus != focusPrompt || m.prompt.input.Value() != ":decline q-7" {
+		t.Fatalf("after a malformed command: focus %v, bar %q; want the bar open with the line", m.focus, m.prompt.input.Value())
+	}
+	if frame := screen(m); !strings.Contains(frame, ":decline QUERY-ID reason") {
+		t.Errorf("the usage is not shown:\n%s", frame)
+	}
+	typeText(t, m, " not mine")
+	press(t, m, "enter")
+	if got := svc.Calls(); len(got) != 1 || !strings.Contains(got[0], "not mine") {
+		t.Errorf("calls = %q, want the decline with its reason", got)
+	}
+}
