@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"encoding/json"
 	"errors"
+	"github.com/aoi-protocol/aoi/keymap"
 	"reflect"
 	"strings"
 	"testing"
@@ -219,6 +220,27 @@ func TestAnswerDialogStartsEmptyOnANonAnswer(t *testing.T) {
 	// stays out of the area too.
 	if d := newAnswerDialog(agent.Query{ID: "q-3", Draft: found, Confidence: 0.25}, "", nil); d.area.Value() != "" || !strings.Contains(d.area.Placeholder, "guess above is not sent") {
 		t.Errorf("a weak draft was offered: %q (placeholder %q)", d.area.Value(), d.area.Placeholder)
+	}
+}
+
+// TestAnswerDialogKeepsItsKeysOnASmallScreen: the walk's answer dialog at
+// 60x20, a long question beside a guess, lost its keys line under the
+// frame. The question, then the guess, give way: the keys line and some
+// of the answer always show, at every size the interface runs at.
+func TestAnswerDialogKeepsItsKeysOnASmallScreen(t *testing.T) {
+	long := strings.Repeat("How far along is the billing export, and what is still missing before finance can use it? ", 8)
+	guess, _ := json.Marshal(map[string]any{"summary": strings.Repeat("Blocked on the ledger schema review. ", 10),
+		"blockers": []string{"ledger schema review"}})
+	e := &env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true), keys: keymap.Default()}
+	for _, size := range [][2]int{{60, 18}, {60, 14}, {80, 22}, {120, 38}} {
+		d := newAnswerDialog(agent.Query{ID: "q-9", From: "pm-tanaka", Text: long, Draft: guess, Confidence: 0.25}, "", e)
+		frame := d.View(size[0], size[1], e)
+		if !strings.Contains(frame, "ctrl+s send") || !strings.Contains(frame, "Answer") {
+			t.Errorf("%dx%d: the keys line or the answer is gone:\n%s", size[0], size[1], frame)
+		}
+		if lines := strings.Count(frame, "\n") + 1; lines > size[1] {
+			t.Errorf("%dx%d: the dialog is %d lines high", size[0], size[1], lines)
+		}
 	}
 }
 

@@ -199,7 +199,17 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	}
 	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
 		state+" · "+ago(env.now, d.q.ReceivedAt), inner))
-	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, (bh-2)/2), inner, "the question", env)
+	// The head, the "Answer" heading and the keys line always show; the
+	// rest is shared: the question takes up to half of it (a third beside
+	// a guess), the guess what leaves the answer its few lines, the
+	// answer the rest.
+	free := max(0, bh-2-3)
+	qRoom := free / 2
+	if d.guess != "" {
+		qRoom = free / 3
+	}
+	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, qRoom), inner, "the question", env)
+	left := free - len(question)
 	k := env.keys
 	parts := []string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear), helpKeys(k.Dialog.Cancel),
 		k.Queries.Decline.Help().Key + " on the list declines"}
@@ -212,16 +222,19 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	}
 	guess := ""
 	if d.guess != "" {
-		// As much as leaves the answer its few lines.
-		most := max(maxGuessLines, bh-2-len(question)-4-1-minAnswerLines)
+		// Its heading and at least maxGuessLines, or as much as leaves
+		// the answer minAnswerLines; never the answer's last line (a
+		// short terminal drops the guess first: ctrl+g still takes it).
 		lines := wrap(Sanitize(d.guess), inner)
-		if len(lines) > most {
-			lines = append(lines[:most-1], truncate(lines[most-1]+" …", inner))
+		if most := min(max(maxGuessLines, left-1-minAnswerLines), left-2); most >= 1 {
+			if len(lines) > most {
+				lines = append(lines[:most-1], truncate(lines[most-1]+" …", inner))
+			}
+			guess = env.styles.Header.Render("The secretary's guess (not sent)") + "\n" +
+				env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
 		}
-		guess = env.styles.Header.Render("The secretary's guess (not sent)") + "\n" +
-			env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
 	}
-	areaH := max(3, bh-2-len(question)-4-strings.Count(guess, "\n"))
+	areaH := max(1, left-strings.Count(guess, "\n"))
 	d.area.SetWidth(inner)
 	d.area.SetHeight(areaH)
 	body := head + "\n" + strings.Join(question, "\n") + "\n" + guess + env.styles.Header.Render("Answer") + "\n" +
