@@ -40,7 +40,7 @@ func TestServeReloadsOnHangup(t *testing.T) {
 	if out := engProc.out.String(); !strings.Contains(out, "auto_respond_threshold 0.8 → 0.7") {
 		t.Errorf("the report does not name the threshold change:\n%s", out)
 	}
-	if out, err := ask(); err == nil || !strings.Contains(out, "no read access to every context that scope covers") {
+	if out, err := ask(); err == nil || !strings.Contains(out, "gives you no read access to any of its contexts") {
 		t.Fatalf("after the reload the PM's query should be refused: %v\n%s", err, out)
 	}
 
@@ -59,7 +59,7 @@ func TestServeReloadsOnHangup(t *testing.T) {
 	engProc.waitFor(t, 15*time.Second, "refusal after SIGHUP", func() bool {
 		return strings.Count(engProc.out.String(), "config not reloaded") >= 2
 	})
-	if out, err := ask(); err == nil || !strings.Contains(out, "no read access to every context that scope covers") {
+	if out, err := ask(); err == nil || !strings.Contains(out, "gives you no read access to any of its contexts") {
 		t.Fatalf("the refused config must leave the deny rule in force: %v\n%s", err, out)
 	}
 
