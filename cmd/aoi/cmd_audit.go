@@ -140,7 +140,9 @@ func allAudit(ctx context.Context, svc agent.AuditService) ([]agent.AuditEntry, 
 
 // writeAuditCSV writes one header row then one row per entry; detail is
 // its JSON text. Controls and bidi marks in the text columns are written
-// as visible escapes (\x1b, \u202e).
+// as visible escapes (\x1b, \u202e), and a backslash of agent, method or
+// result as \\, so a peer's literal "\x1b" is not read as an escaped ESC
+// (detail is JSON, where a control is always \u001b already).
 func writeAuditCSV(w io.Writer, es []agent.AuditEntry) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"seq", "time", "agent", "method", "result", "detail", "prev_hash", "hash"})
@@ -150,8 +152,8 @@ func writeAuditCSV(w io.Writer, es []agent.AuditEntry) error {
 			detail = string(compactJSON(e.Detail))
 		}
 		_ = cw.Write([]string{
-			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), csvCell(e.Agent), csvCell(e.Method),
-			csvCell(e.Result), csvCell(detail), e.PrevHash, e.Hash,
+			strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), csvText(e.Agent), csvText(e.Method),
+			csvText(e.Result), csvCell(detail), e.PrevHash, e.Hash,
 		})
 	}
 	cw.Flush()
@@ -170,6 +172,10 @@ func csvCell(s string) string {
 	}
 	return s
 }
+
+// csvText is csvCell for a plain text column: its backslashes doubled
+// first, so every escape in it is one csvCell wrote.
+func csvText(s string) string { return csvCell(strings.ReplaceAll(s, `\`, `\\`)) }
 
 // compactJSON strips insignificant whitespace; invalid JSON is kept as is.
 func compactJSON(raw json.RawMessage) []byte {

@@ -87,6 +87,14 @@ func TestMachineOutputIsInertOnATerminal(t *testing.T) {
 	if strings.ContainsAny(b.String(), "\x1b\a") || !strings.Contains(b.String(), `aoi.x\x1b]52;c;cHduZWQ=\x07\x1b[2J`) {
 		t.Errorf("CSV export: %q", b.String())
 	}
+	// A peer's literal backslash text is told apart from an escaped control.
+	b.Reset()
+	if err := writeAuditCSV(&b, []agent.AuditEntry{{Seq: 1, Agent: "pm", Method: `aoi.x\x1b` + "\x1b", Result: "ok"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `aoi.x\\x1b\x1b`) {
+		t.Errorf("CSV export of a literal backslash: %q", b.String())
+	}
 	// A method a spreadsheet would run, or one that forges a row for a
 	// line-based tool.
 	b.Reset()
