@@ -226,6 +226,8 @@ func (p *approvalsPane) previewOf(i int) (label, text string) {
 	text = "params: " + orDefault(paramsText(t.Params), "none")
 	if e := ownerError(t); e != "" {
 		text += " · " + Sanitize(e)
+	} else if sum := outputSummary(t.Output); sum != "" {
+		text += " · " + Sanitize(sum) // how it ended: "2 run, 2 passed"
 	}
 	return Sanitize(t.Requester) + " · " + Sanitize(t.Type) + " · " + taskStateLabel(t.State), text
 }
@@ -415,6 +417,18 @@ func taskDetail(t agent.Task, e *env) string {
 		body += "\n\n" + payloadText(json.RawMessage(truncateBytes(string(out), 64<<10)))
 	}
 	return body
+}
+
+// outputSummary is the one line a task's output opens with ("run_tests
+// completed: 2 run, 2 passed, 0 failed"), or "".
+func outputSummary(output json.RawMessage) string {
+	var o struct {
+		Summary string `json:"summary"`
+	}
+	if len(output) == 0 || json.Unmarshal(output, &o) != nil {
+		return ""
+	}
+	return o.Summary
 }
 
 // withoutShown is a task's output without what the fields above it already

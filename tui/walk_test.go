@@ -867,3 +867,22 @@ func TestDialogTakesTheNoticesKeys(t *testing.T) {
 		t.Errorf("under the reject dialog: dialog %T, notice %q", m.topDialog(), m.notice.text)
 	}
 }
+
+// TestFinishedTaskPreviewSaysHowItEnded: the walk's completed task showed
+// only its params under the list; the result needed enter. Its summary
+// line now follows the params; a rejected one's reason still does.
+func TestFinishedTaskPreviewSaysHowItEnded(t *testing.T) {
+	p := newApprovalsPane(&env{now: fixedNow})
+	p.setTasks([]agent.Task{
+		{ID: "t-1", Requester: "pm-tanaka", Type: "run_tests", State: agent.TaskCompleted, Params: map[string]string{"suite": "./auth/..."},
+			Output: json.RawMessage(`{"task_id":"t-1","status":"completed","summary":"run_tests completed: 2 run, 2 passed, 0 failed"}`)},
+		{ID: "t-2", Requester: "pm-tanaka", Type: "run_tests", State: agent.TaskRejected, Error: "the owner rejected the request: not now",
+			Output: json.RawMessage(`{"summary":"run_tests rejected: not now"}`)},
+	})
+	if _, text := p.previewOf(0); !strings.Contains(text, "suite=./auth/... · run_tests completed: 2 run, 2 passed, 0 failed") {
+		t.Errorf("completed task preview = %q", text)
+	}
+	if _, text := p.previewOf(1); !strings.Contains(text, "you rejected it: not now") || strings.Contains(text, "run_tests rejected") {
+		t.Errorf("rejected task preview = %q", text)
+	}
+}
