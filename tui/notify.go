@@ -464,8 +464,17 @@ func (m *Model) noticeWrapped() []string {
 	if m.notice.shortened {
 		tail = " · " + wholeErrorHint
 	}
-	if m.notice.level == levelInfo || m.width <= 0 {
-		return []string{truncateWords(text, m.width)}
+	if m.width <= 0 {
+		return []string{text}
+	}
+	if m.notice.level == levelInfo {
+		// Up to two lines: a notice that names a question or a request
+		// ends with what to do about it, which a cut would lose.
+		lines := wrap(text, m.width)
+		if len(lines) <= maxInfoLines {
+			return lines
+		}
+		return append(lines[:maxInfoLines-1], truncateWords(strings.Join(lines[maxInfoLines-1:], " "), m.width))
 	}
 	if lines := wrap(text+tail, m.width); len(lines) <= maxNoticeLines {
 		return lines
@@ -477,6 +486,9 @@ func (m *Model) noticeWrapped() []string {
 	last := strings.Join(lines[n-1:], " ")
 	return append(lines[:n-1], truncateWords(last, m.width-width(tail))+tail)
 }
+
+// maxInfoLines is the most lines a notice that is not an error takes.
+const maxInfoLines = 2
 
 // wholeErrorHint ends a notice that shows the gist of a longer error.
 const wholeErrorHint = ":errors shows it whole"

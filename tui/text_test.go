@@ -34,15 +34,21 @@ func TestWrapKeepsIDsWhole(t *testing.T) {
 	}
 }
 
-// TestNoticeEndsOnAWord: a one-line notice too long for the terminal is
-// cut after its last whole word (the walk saw "…answered: the deploy
-// pipe…" cut inside a word at 100 columns); a notice that is one long
-// token is still cut to the width.
+// TestNoticeEndsOnAWord: a notice too long for one line wraps onto a
+// second (the walk lost the end of one that said what to do), and one
+// too long for two is cut after its last whole word (the walk saw "…
+// answered: the deploy pipe…" cut inside a word at 100 columns); a
+// notice that is one long token is still cut to the width.
 func TestNoticeEndsOnAWord(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 60, 24, true)
 	m.info("approved t-01j2abcd: run_tests for eng-suzuki starts when the runner is free")
-	if frame := screen(m); !strings.Contains(frame, "approved t-01j2abcd: run_tests for eng-suzuki starts when…") {
-		t.Errorf("the notice at 60 columns is not cut after a word:\n%s", frame)
+	if frame := screen(m); !strings.Contains(frame, "approved t-01j2abcd: run_tests for eng-suzuki starts when") ||
+		!strings.Contains(frame, "the runner is free") {
+		t.Errorf("the notice at 60 columns does not go on to a second line:\n%s", frame)
+	}
+	m.info("approved t-01j2abcd: run_tests for eng-suzuki starts when the runner is free, after the two lint tasks queued before it by qa-ito")
+	if frame := screen(m); !strings.Contains(frame, "queued before…") || strings.Contains(frame, "before it by") {
+		t.Errorf("a notice longer than two lines is not cut after a word:\n%s", frame)
 	}
 	if got := truncateWords(strings.Repeat("x", 60), 20); ansi.StringWidth(got) != 20 {
 		t.Errorf("one long token: %q is not cut to 20 cells", got)
