@@ -19,7 +19,7 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	cfg := c.config()
 	st := Status{AgentID: cfg.Agent.ID, Role: cfg.Agent.Role, Owner: cfg.Agent.Owner, Version: wire.ProtocolVersion,
 		Transport: "direct", ListenAddr: c.Addr(), Fingerprint: c.Fingerprint(), Focus: c.inbox.FocusActive(),
-		StartedAt: c.startedAt, DataDir: c.dataDir}
+		StartedAt: c.startedAt, DataDir: c.dataDir, Contexts: len(cfg.Contexts)}
 	if tn, ok := c.transport.(TailnetSummarizer); ok {
 		st.Transport = "tailnet"
 		if name, node, addrs, state, err := tn.TailnetSummary(ctx); err == nil {

@@ -29,7 +29,7 @@ func fixtureService() *testService {
 	exit1 := 1
 	s := &testService{now: fixedNow}
 	s.status = agent.Status{AgentID: "eng-suzuki", Role: "engineer", Version: "1.0", Transport: "direct",
-		ListenAddr: "127.0.0.1:8443", Fingerprint: "9c41d2075be8aa13f0e4b7c2d9a15e6083f7b2c4d1e9a0567b8c3d2e1f4a6b9c", PeersOnline: 2, UnreadMsgs: 2, StartedAt: ago(time.Hour)}
+		ListenAddr: "127.0.0.1:8443", Fingerprint: "9c41d2075be8aa13f0e4b7c2d9a15e6083f7b2c4d1e9a0567b8c3d2e1f4a6b9c", PeersOnline: 2, UnreadMsgs: 2, StartedAt: ago(time.Hour), Contexts: 2}
 	s.peers = []agent.Peer{
 		{AgentID: "pm-tanaka", Role: "pm", Status: agent.PeerOnline, Trust: agent.TrustPinned,
 			Contexts: []string{"acme/webapp", "acme/roadmap"}, TaskTypes: []string{"lint", "run_tests"}, LastSeen: ago(20 * time.Second)},

@@ -45,6 +45,9 @@ func (m *Model) renderStatusBar() string {
 		if !m.subscribed {
 			parts = append(parts, "no live updates")
 		}
+		if s.Contexts == 0 {
+			parts = append(parts, "no contexts: add yours to the config")
+		}
 		if pc := indexingPercent(s.History); pc >= 0 {
 			parts = append(parts, fmt.Sprintf("indexing history %d%%", pc))
 		}

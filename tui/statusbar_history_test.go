@@ -32,3 +32,17 @@ func TestStatusBarShowsHistoryIndexing(t *testing.T) {
 		t.Error("indexingPercent: none indexing is -1, an unknown total 0")
 	}
 }
+
+// TestStatusBarSaysWhenThereAreNoContexts: the walk's first run had no
+// contexts, so the secretary had nothing to answer from, and nothing said
+// so once the welcome dialog closed; the status bar says it until there
+// is one.
+func TestStatusBarSaysWhenThereAreNoContexts(t *testing.T) {
+	svc := fixtureService()
+	svc.status.Contexts = 0
+	m := newLoaded(t, svc, 120, 36, true)
+	lines := strings.Split(screen(m), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "no contexts: add yours to the config") {
+		t.Fatalf("status bar lacks the no-contexts hint:\n%s", last)
+	}
+}

@@ -330,6 +330,9 @@ type Status struct {
 	OutboxQueued int       `json:"outbox_queued"`
 	StartedAt    time.Time `json:"started_at"`
 	DataDir      string    `json:"data_dir"`
+	// Contexts is how many contexts (repositories, folders) the config
+	// names: with none, the secretary has nothing to answer from.
+	Contexts int `json:"contexts"`
 	// History says, per repository context, how much of its history the
 	// secretary has indexed (empty when mirroring is off).
 	History []IndexProgress `json:"history,omitempty"`

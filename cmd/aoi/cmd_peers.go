@@ -31,6 +31,15 @@ func (a *app) statusCmd() *cobra.Command {
 	}
 }
 
+// contextsText says how many contexts the secretary answers from, and
+// what to do when it has none.
+func contextsText(n int) string {
+	if n == 0 {
+		return `none: your secretary has nothing to answer from; add your repositories under "contexts" in the config (see config/aoi.example.json), then aoi reload`
+	}
+	return strconv.Itoa(n)
+}
+
 func printStatus(w io.Writer, st agent.Status) {
 	focus := "off"
 	if st.Focus {
@@ -53,6 +62,7 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"refused by peers", refusedText(st.OutboxRefused)},
 		{"started", when(st.StartedAt)},
 		{"data dir", st.DataDir},
+		{"contexts", contextsText(st.Contexts)},
 	}
 	if t := st.Tailnet; t != nil {
 		rows = append(rows, []string{"tailnet", cell(fmt.Sprintf("%s as %s (%s) %s",

@@ -28,6 +28,21 @@ func TestStatusPrintsHistoryIndexing(t *testing.T) {
 	}
 }
 
+// TestStatusSaysWhenThereAreNoContexts: with no contexts the secretary
+// has nothing to answer from, and `aoi status` says what to do.
+func TestStatusSaysWhenThereAreNoContexts(t *testing.T) {
+	var b bytes.Buffer
+	printStatus(&b, agent.Status{AgentID: "eng-suzuki"})
+	if !strings.Contains(b.String(), `contexts:          none: your secretary has nothing to answer from; add your repositories under "contexts"`) {
+		t.Errorf("status lacks the no-contexts line:\n%s", b.String())
+	}
+	b.Reset()
+	printStatus(&b, agent.Status{AgentID: "eng-suzuki", Contexts: 2})
+	if !strings.Contains(b.String(), "contexts:          2\n") {
+		t.Errorf("status lacks the contexts count:\n%s", b.String())
+	}
+}
+
 // TestPendingRequestWithoutEndpoint: a caller that did not say where it
 // listens gets a trust line without --endpoint (its outgoing port cannot
 // be called back), and `aoi peers` says where it called from instead.
