@@ -41,6 +41,7 @@ type (
 	trustAction  struct{ p agent.Peer }
 	refuseAction struct{ p agent.Peer }
 	askRefuse    struct{ p agent.Peer }
+	quitAction   struct{}
 	askTrust     struct{ p agent.Peer }
 	showDetail   struct{ title, body string }
 	auditFetch   struct{ req auditRequest }
@@ -64,6 +65,7 @@ func (releaseAction) isAction()    {}
 func (trustAction) isAction()      {}
 func (refuseAction) isAction()     {}
 func (askRefuse) isAction()        {}
+func (quitAction) isAction()       {}
 func (askTrust) isAction()         {}
 func (showDetail) isAction()       {}
 func (auditFetch) isAction()       {}

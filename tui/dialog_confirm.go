@@ -15,6 +15,9 @@ type confirmDialog struct {
 	title, body string
 	yes         action
 	env         *env
+	// quitKeys makes the quit keys confirm too (quitting asked first:
+	// pressing q twice quits), but for ctrl+c, which cancels a dialog.
+	quitKeys bool
 }
 
 func newConfirmDialog(title, body string, yes action, e *env) *confirmDialog {
@@ -25,6 +28,9 @@ func (d *confirmDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil, nil
+	}
+	if d.quitKeys && matches(k, d.env.keys.Global.Quit) && !cancels(k, d.env.keys.Dialog) {
+		return d.yes, nil // q again; ctrl+c cancels, as in every dialog
 	}
 	switch k.String() {
 	case "y", "enter":

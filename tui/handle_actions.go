@@ -70,6 +70,8 @@ func (m *Model) runAction(a action) tea.Cmd {
 		return m.callAs("trusted "+Sanitize(a.p.AgentID), "trusting "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Trust(c, req)
 		})
+	case quitAction:
+		return tea.Quit
 	case askTrust:
 		m.pushDialog(newTrustDialog(a.p, m.env))
 		return m.topDialog().(*trustDialog).focusCmd()

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -54,7 +55,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	g := m.env.keys.Global
 	switch {
 	case key.Matches(k, g.Quit):
-		return tea.Quit, true
+		return m.quit(), true
 	case key.Matches(k, g.Help):
 		m.pushDialog(newHelpDialog())
 		return nil, true
@@ -245,4 +246,43 @@ func (m *Model) promptCtrlC() tea.Cmd {
 func (m *Model) closePrompt() {
 	back := m.prompt.close()
 	m.setFocus(back)
+}
+
+// quit ends the interface, asking first when that stops the agent while
+// something waits for the owner: colleagues' questions then go
+// unanswered, and a waiting request expires, until aoi runs again.
+func (m *Model) quit() tea.Cmd {
+	waiting := waitingForOwner(m.status)
+	if !m.opts.StopsAgent || !m.statusOK || waiting == "" {
+		return tea.Quit
+	}
+	verb := "waits"
+	if m.status.PendingQuery+m.status.Buffered+m.status.PendingApprov > 1 {
+		verb = "wait"
+	}
+	body := fmt.Sprintf("%s %s for you, and %s stops answering colleagues until aoi runs again (aoi serve keeps an agent running without the interface).",
+		waiting, verb, Sanitize(m.status.AgentID))
+	for _, k := range m.env.keys.Global.Quit.Keys() {
+		if k != "ctrl+c" {
+			body += " " + k + " again quits too."
+			break
+		}
+	}
+	d := newConfirmDialog("Quit aoi", body, quitAction{}, m.env)
+	d.quitKeys = true
+	m.pushDialog(d)
+	return nil
+}
+
+// waitingForOwner says what waits for the owner ("1 question and 2
+// approvals"), or "" when nothing does.
+func waitingForOwner(s agent.Status) string {
+	var parts []string
+	if n := s.PendingQuery + s.Buffered; n > 0 {
+		parts = append(parts, countOf(n, "question", "questions"))
+	}
+	if s.PendingApprov > 0 {
+		parts = append(parts, countOf(s.PendingApprov, "approval", "approvals"))
+	}
+	return strings.Join(parts, " and ")
 }

@@ -631,3 +631,57 @@ func TestAnswerDialogKeepsWhatEscLeaves(t *testing.T) {
 		t.Errorf("after closing it unchanged: unsent %q, calls %v", m.unsent, svc.Calls())
 	}
 }
+
+// TestQuitAsksWhileWorkWaits: the walk's q stopped the in-process agent at
+// once with a question and an approval waiting, and the PM's next query
+// found nobody. With the core in this process and something waiting, q
+// asks first (q again or y quits, n stays); attached to aoi serve, or
+// with nothing waiting, it quits at once.
+func TestQuitAsksWhileWorkWaits(t *testing.T) {
+	quits := func(cmd tea.Cmd) bool {
+		if cmd == nil {
+			return false
+		}
+		_, ok := cmd().(tea.QuitMsg)
+		return ok
+	}
+	svc := fixtureService() // questions and approvals wait
+	m := New(svc, Options{Now: clock, Location: time.UTC, StopsAgent: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	for _, c := range m.fetchCmds(dAll) {
+		pump(t, m, c)
+	}
+	if _, cmd := m.Update(keyMsg("q")); quits(cmd) {
+		t.Fatal("q quit at once with work waiting")
+	}
+	if frame := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(frame, "Quit aoi") ||
+		!strings.Contains(frame, "4 questions and 2 approvals wait for you, and eng-suzuki stops answering") {
+		t.Fatalf("no confirmation naming what waits:\n%s", frame)
+	}
+	press(t, m, "n")
+	if m.topDialog() != nil {
+		t.Fatal("n did not close the confirmation")
+	}
+	m.Update(keyMsg("q"))
+	if _, cmd := m.Update(keyMsg("ctrl+c")); quits(cmd) || m.topDialog() != nil {
+		t.Error("ctrl+c in the confirmation did not cancel it, as in every dialog")
+	}
+	m.Update(keyMsg("q"))
+	if _, cmd := m.Update(keyMsg("q")); !quits(cmd) {
+		t.Error("q twice did not quit")
+	}
+	attached := newLoaded(t, fixtureService(), 100, 30, true)
+	if _, cmd := attached.Update(keyMsg("q")); !quits(cmd) {
+		t.Error("attached to aoi serve, q did not quit at once")
+	}
+	idle := fixtureService()
+	idle.queries, idle.approvals = nil, nil
+	m = New(idle, Options{Now: clock, Location: time.UTC, StopsAgent: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	for _, c := range m.fetchCmds(dAll) {
+		pump(t, m, c)
+	}
+	if _, cmd := m.Update(keyMsg("q")); !quits(cmd) {
+		t.Error("with nothing waiting, q did not quit at once")
+	}
+}

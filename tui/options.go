@@ -37,6 +37,10 @@ type Options struct {
 	// FirstRun, when set, opens the interface on a dialog saying what the
 	// first run created and how to add a peer.
 	FirstRun *FirstRun
+	// StopsAgent says quitting stops the agent too (its core runs in this
+	// process, not in aoi serve): while questions or approvals wait for
+	// the owner, quit then asks first.
+	StopsAgent bool
 }
 
 // FirstRun is what `aoi` created on its first run.

@@ -80,12 +80,14 @@ func answers(ctx context.Context, c *ctlclient.Client) error {
 }
 
 // runTUI shows the interface on svc until the owner quits or ctx ends;
-// first, when set, opens it on the first-run dialog.
+// first, when set, opens it on the first-run dialog. svc is the core
+// itself when it runs in this process: quitting then stops the agent.
 func (a *app) runTUI(ctx context.Context, svc tui.Service, first *tui.FirstRun) error {
 	opts, err := a.loadTUIOptions()
 	if err != nil {
 		return err
 	}
+	_, opts.StopsAgent = svc.(*agent.Core)
 	opts.FirstRun = first
 	opts.Reload = a.loadTUIOptions // a config reload re-reads theme and keys too
 	return tui.Run(ctx, svc, opts)

@@ -117,6 +117,13 @@ run_daily_checks
 
 aoi --data-dir "$ENG" audit verify >"$T/verify.log" 2>&1 || fail "aoi audit verify failed for the engineer"
 
+# The interface runs the agent: with a question waiting, q asks first
+# (colleagues would reach nobody), and q again quits.
+aoi --data-dir "$PM" query eng-suzuki "is the release branch cut?" >>"$T/query.log" 2>&1 ||
+	fail "the PM's second query to eng-suzuki failed"
+poll screen_has "is the release branch cut?" || fail "the second query never showed in the engineer's interface"
+keys q
+poll screen_has "Quit aoi" || fail "q with a question waiting did not ask before stopping the agent"
 keys q
 poll test -f "$T/eng.rc" || fail "q did not quit the interface"
 [ "$(cat "$T/eng.rc")" = 0 ] || fail "the interface exited with status $(cat "$T/eng.rc")"
