@@ -278,6 +278,11 @@ func sanitizeList(xs []string) string {
 
 func peerDetail(r agent.Peer, e *env) string {
 	status := r.Status
+	if r.Trust == agent.TrustPending {
+		// Not a peer yet: "offline" would only say no announcement came.
+		status = "asks to be trusted: close this, then " + e.keys.Peers.Trust.Help().Key + " trusts it (after you compare the fingerprint), " +
+			e.keys.Peers.Refuse.Help().Key + " refuses it"
+	}
 	if r.RefusesUs {
 		status = "refuses you: it does not trust your certificate (not yet, or no longer); its owner pins it with `aoi peers trust` and the id and fingerprint at the top of Peers"
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"errors"
+	"github.com/aoi-protocol/aoi/keymap"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -402,14 +403,17 @@ func TestActionFailureNotHiddenByRefetch(t *testing.T) {
 func TestPendingPeerWithoutEndpoint(t *testing.T) {
 	p := agent.Peer{AgentID: "pm-sato", Fingerprint: strings.Repeat("ab", 32), Source: "100.64.0.7:51234",
 		Trust: agent.TrustPending, Status: agent.PeerOffline}
-	body := peerDetail(p, &env{now: fixedNow})
-	for _, want := range []string{"endpoint: not announced", "calls from: 100.64.0.7:51234", "fingerprint: abababab abababab abababab"} {
+	body := peerDetail(p, &env{now: fixedNow, keys: keymap.Default()})
+	// Not "offline" (the walk's request had just called): what it wants
+	// and the keys that answer it.
+	for _, want := range []string{"endpoint: not announced", "calls from: 100.64.0.7:51234", "fingerprint: abababab abababab abababab",
+		"status: asks to be trusted: close this, then t trusts it", "x refuses it"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("pending peer detail lacks %q:\n%s", want, body)
 		}
 	}
 	p.Trust, p.Source = agent.TrustPinned, ""
-	if body := peerDetail(p, &env{now: fixedNow}); strings.Contains(body, "endpoint") {
+	if body := peerDetail(p, &env{now: fixedNow, keys: keymap.Default()}); strings.Contains(body, "endpoint") {
 		t.Errorf("a pinned peer with no endpoint yet is said to have not announced one:\n%s", body)
 	}
 }
