@@ -88,6 +88,9 @@ func TestThreeAgentsEndToEnd(t *testing.T) {
 		if err != nil || len(inbox) == 0 || inbox[0].ID != qid || inbox[0].From != "pm-tanaka" {
 			t.Fatalf("eng inbox = %+v, %v; want query %s from pm-tanaka", inbox, err, qid)
 		}
+		if inbox[0].AskerID != res.QueryID {
+			t.Errorf("the received question's asker id = %q, want the id the asker knows it by, %q", inbox[0].AskerID, res.QueryID)
+		}
 		if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qid, Text: "JWT done, refresh tokens 75%, blocked on Redis config"}); err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func (c *Core) markUndelivered(ctx context.Context, recs []store.QueryRecord, ou
 }
 
 func queryView(r store.QueryRecord) Query {
-	return Query{ID: r.ID, From: r.From, Text: r.Text, ContextScope: r.ContextScope, Priority: r.Priority, State: r.State,
+	return Query{ID: r.ID, From: r.From, AskerID: r.RequestID, Text: r.Text, ContextScope: r.ContextScope, Priority: r.Priority, State: r.State,
 		Decision: r.Decision, Confidence: r.Confidence, Draft: r.Draft, Answer: r.Answer, ReceivedAt: r.ReceivedAt, AnsweredAt: r.AnsweredAt}
 }
 

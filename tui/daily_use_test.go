@@ -324,10 +324,14 @@ func TestReloadErrorGoesWhenAReloadWorks(t *testing.T) {
 // a draft (the walk read "Draft:").
 func TestAutoAnsweredQuestionShowsWhatWasSent(t *testing.T) {
 	draft, _ := json.Marshal(map[string]any{"summary": "Auth refactor is 70% done."})
-	q := agent.Query{ID: "q-1", From: "pm-tanaka", Text: "auth?", State: agent.QueryAnswered, Decision: "AUTO_RESPOND", Draft: draft}
+	q := agent.Query{ID: "q-1", AskerID: "ask-01a2344406", From: "pm-tanaka", Text: "auth?", State: agent.QueryAnswered, Decision: "AUTO_RESPOND", Draft: draft}
 	body := queryDetail(q, &env{now: fixedNow})
 	if !strings.Contains(body, "Answer sent (by the secretary):\nAuth refactor is 70% done.") || strings.Contains(body, "Draft:") {
 		t.Errorf("detail of an auto-answered question:\n%s", body)
+	}
+	// The id the asker's `aoi query` printed, to match one a colleague quotes.
+	if !strings.Contains(body, "their id: ask-01a2344406") {
+		t.Errorf("detail lacks the asker's id:\n%s", body)
 	}
 	if p := previewText(q); !strings.Contains(p, "↳ answered by the secretary: Auth refactor is 70% done.") {
 		t.Errorf("preview of an auto-answered question: %q", p)

@@ -435,8 +435,12 @@ const (
 
 // Query is a query received from a peer.
 type Query struct {
-	ID           string          `json:"id"`
-	From         string          `json:"from"`
+	ID   string `json:"id"`
+	From string `json:"from"`
+	// AskerID is the id the asker knows the question by (its request
+	// id, ask-…: what `aoi query` printed there), to match one a
+	// colleague quotes.
+	AskerID      string          `json:"asker_id,omitempty"`
 	Text         string          `json:"query"`
 	ContextScope []string        `json:"context_scope,omitempty"`
 	Priority     string          `json:"priority"`
