@@ -17,32 +17,19 @@ import (
 // bodyTimeout bounds how long a client may take to send a request body.
 const bodyTimeout = 30 * time.Second
 
-// ServeHTTP serves POST /aoi/v1/rpc: body limit → identify → authenticate
-// → rate limit → dispatch → audit.
+// ServeHTTP serves POST /aoi/v1/rpc: identify → authenticate → body
+// limit → rate limit → dispatch → audit.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A request refused for its path, method or content type is answered
-	// before the caller is known and before its body is read.
-	if r.URL.Path != Path || r.Method != http.MethodPost || !isJSON(r.Header.Get("Content-Type")) {
+	// before its body is read, and the connection is closed so net/http
+	// does not drain an unread body after the reply.
+	wrong := wrongRoute(r)
+	if wrong != nil {
 		closeAfterReply(w)
-	}
-	if r.URL.Path != Path {
-		http.Error(w, "not found: aoi serves JSON-RPC at POST "+Path, http.StatusNotFound)
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed: send JSON-RPC with POST "+Path, http.StatusMethodNotAllowed)
-		return
-	}
-	if !isJSON(r.Header.Get("Content-Type")) {
-		e := InvalidRequest("Content-Type must be application/json, got %q; send the JSON-RPC body with Content-Type: application/json", r.Header.Get("Content-Type"))
-		writeOutcome(w, outcome{body: appendError(nil, nil, e), status: http.StatusUnsupportedMediaType})
-		return
 	}
 	// Who is calling is known from the connection (TLS certificate,
 	// tailnet WhoIs) before a byte of the body is read: a caller that is
-	// not let in is refused without reading it, and the connection is
-	// closed so net/http does not drain an unread body after the reply.
+	// not let in is refused without reading it.
 	caller, ref := s.identify(r)
 	if ref == nil {
 		caller, ref = s.authenticate(r.Context(), caller)
@@ -50,6 +37,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ref != nil {
 		closeAfterReply(w)
 		writeOutcome(w, s.refuseWhole(r.Context(), caller, ref.err, ref.status))
+		return
+	}
+	if wrong != nil {
+		// A known caller's malformed request is a call too: audited and
+		// counted against its rate like any other.
+		if wrong.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", http.MethodPost)
+		}
+		writeOutcome(w, s.refuseWhole(r.Context(), caller, wrong.err, wrong.status))
 		return
 	}
 	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
@@ -73,6 +69,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeOutcome(w, s.serveAuthenticated(r.Context(), body, caller))
+}
+
+// wrongRoute is why a request is not a JSON-RPC call aoi serves (another
+// path, another method, a body that is not JSON), or nil.
+func wrongRoute(r *http.Request) *refusal {
+	switch {
+	case r.URL.Path != Path:
+		return &refusal{err: InvalidRequest("not found: aoi serves JSON-RPC at POST %s", Path), status: http.StatusNotFound}
+	case r.Method != http.MethodPost:
+		return &refusal{err: InvalidRequest("method %s not allowed: send JSON-RPC with POST %s", r.Method, Path), status: http.StatusMethodNotAllowed}
+	case !isJSON(r.Header.Get("Content-Type")):
+		return &refusal{err: InvalidRequest("Content-Type must be application/json, got %q; send the JSON-RPC body with Content-Type: application/json", r.Header.Get("Content-Type")),
+			status: http.StatusUnsupportedMediaType}
+	}
+	return nil
 }
 
 // closeAfterReply closes the connection once a refusal is written, without

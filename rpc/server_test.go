@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"io"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -50,8 +51,13 @@ func decodeError(t *testing.T, body []byte) *Error {
 	return r.Error
 }
 
+// TestHTTPRouting: a request that is no JSON-RPC call aoi serves (another
+// path, another method, not JSON) is refused with its HTTP status and a
+// JSON-RPC error saying what to send, and, from a caller let in, audited
+// like any call (the attack re-check's GET, 404 and 415 left no row).
 func TestHTTPRouting(t *testing.T) {
-	ts := httptest.NewServer(specServer(t, Options{}))
+	audit := &auditLog{}
+	ts := httptest.NewServer(specServer(t, Options{Audit: audit.hook}))
 	defer ts.Close()
 	tests := []struct {
 		name, method, path, ctype string
@@ -69,16 +75,28 @@ func TestHTTPRouting(t *testing.T) {
 			if tt.ctype != "" {
 				req.Header.Set("Content-Type", tt.ctype)
 			}
+			before := len(audit.all())
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
 			}
 			if tt.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") != http.MethodPost {
 				t.Errorf("Allow header %q, want POST", resp.Header.Get("Allow"))
+			}
+			if tt.status == http.StatusOK {
+				return
+			}
+			if e := decodeError(t, body); e.Code != CodeInvalidRequest || !strings.Contains(e.Reason(), "POST") && !strings.Contains(e.Reason(), "application/json") {
+				t.Errorf("error %+v does not say what to send", e)
+			}
+			recs := audit.all()[before:]
+			if len(recs) != 1 || recs[0].Err == nil || recs[0].Err.Code != CodeInvalidRequest {
+				t.Errorf("audit rows for the refusal: %+v, want one", recs)
 			}
 		})
 	}
