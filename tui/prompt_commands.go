@@ -357,7 +357,9 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 			}
 		}
 		title, text = reloadErrorTitle, "The running config stays. Fix this, then :reload:\n"+strings.Join(lines, "\n")
-		m.failAction("reload failed", msg.err)
+		// The dialog below lists the problems; the notice line would
+		// only say them a second time. :errors keeps the error whole.
+		m.logError("reload failed: " + msg.err.Error())
 	} else {
 		m.info(text)
 	}

@@ -196,8 +196,17 @@ func TestPromptReloadShowsWhatChanged(t *testing.T) {
 	press(t, m, ":")
 	typeText(t, m, "reload")
 	press(t, m, "enter")
-	if frame := screen(m); !strings.Contains(frame, "reload failed: config not reloaded") {
+	// Said once, in the dialog that lists the problems (the walk saw it
+	// in the dialog and on the notice line under it); :errors keeps it.
+	frame := screen(m)
+	if !strings.Contains(frame, "Config not reloaded") || !strings.Contains(frame, "acl.rules[0].permission: bad") {
 		t.Errorf("the refusal is not shown:\n%s", frame)
+	}
+	if n := strings.Count(frame, "acl.rules[0].permission: bad"); n != 1 {
+		t.Errorf("the refusal is shown %d times:\n%s", n, frame)
+	}
+	if !strings.Contains(m.errorsText(), "reload failed: config not reloaded") {
+		t.Errorf(":errors lacks the refusal:\n%s", m.errorsText())
 	}
 }
 
