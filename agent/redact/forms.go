@@ -240,8 +240,11 @@ var capsPassRule = rule{
 // labelledSecretRule is a long random-looking value on a line that names a
 // key, token, secret or password some words before it: "Algolia admin key
 // for the search index: 8dK2…", "the deploy token we use on CI = …",
-// "本番のAPIキー（読み取り専用）: …", or at the start of the sentence after
-// the one that names it ("Here's the staging key. 8dK2…"). secretIsRule wants the name right
+// "本番のAPIキー（読み取り専用）: …", "client_secret 8dK2…" (the name inside
+// an identifier: SigningKey, client_secret), `SigningKey: []byte("8dK2…")`
+// (code around the value), or at the start of the sentence after the one
+// that names it ("Here's the staging key. 8dK2…"). Base64 of text counts
+// as random there. secretIsRule wants the name right
 // before the value and takes any made-looking one; here words may come
 // between (within one string of a JSON document), so the value itself
 // must look random (randomLooking) and not be an identifier written in

@@ -55,11 +55,11 @@ same such only very too more most less least another per story all old stuff`)
 // "last" asks for the newest ("who touched args.go last?"), "now" and
 // "currently" for how things stand ("which Go version do we test with now?").
 var recentWords = setOf(`recent recently lately latest newest last new now currently`)
+var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
 
 // Words that ask whether something was removed: only its latest state
 // answers that.
 var removalWords = setOf(`gone drop dropped removed`)
-var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
 
 // Words that ask who did the work (stopwords, or cut as intent).
 var whoWords = setOf(`who whom whose`)
