@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aoi-protocol/aoi/internal/kana"
 	"math"
 	"sort"
 	"strings"
@@ -558,6 +559,9 @@ func Occurrences(text, term string) float64 {
 // word ("task" in "taskbar") counts 0.5; the middle of a word ("app" in
 // "happy") 0.2. Terms in scripts without spaces count every match fully.
 func occurrences(text, term string) float64 {
+	if kana.Word(term) {
+		return kanaOccurrences(text, term)
+	}
 	if !isWordChar(term[0]) && !isWordChar(term[len(term)-1]) {
 		return float64(strings.Count(text, term))
 	}
@@ -588,6 +592,31 @@ func occurrences(text, term string) float64 {
 		from = end
 	}
 	return sum
+}
+
+// kanaOccurrences is occurrences for a katakana term, whose words touch
+// with no space between them: inside a longer katakana word (ランチ in
+// ブランチ) a match counts 0.2, at the start of one (リリース in
+// リリースノート) 0.5, as a Latin term's matches do.
+func kanaOccurrences(text, term string) float64 {
+	sum := 0.0
+	for from := 0; ; {
+		i := strings.Index(text[from:], term)
+		if i < 0 {
+			return sum
+		}
+		i += from
+		end := i + len(term)
+		switch {
+		case kana.Before(text, i):
+			sum += 0.2
+		case kana.After(text, end):
+			sum += 0.5
+		default:
+			sum++
+		}
+		from = end
+	}
 }
 
 // inflection lists the endings after which a match still names the same

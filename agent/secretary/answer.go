@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"github.com/aoi-protocol/aoi/internal/kana"
 	"math"
 	"slices"
 	"strings"
@@ -297,10 +298,13 @@ func conceptCover(h store.ContextHit, forms []string) float64 {
 	code = strings.ToLower(code)
 	cover := 0.0
 	for _, t := range forms {
+		// A katakana form covers only as a word of its own or the start
+		// of one: a held-out question about ランチ (lunch) was covered by
+		// every ブランチ (branch).
 		switch {
-		case strings.Contains(about, t):
+		case kana.StartsWord(about, t):
 			return coverAbout
-		case strings.Contains(code, t):
+		case kana.StartsWord(code, t):
 			cover = coverCode
 		}
 	}

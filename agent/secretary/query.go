@@ -1,6 +1,7 @@
 package secretary
 
 import (
+	"github.com/aoi-protocol/aoi/internal/kana"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,7 +50,8 @@ touch touched touches touching whose change changed changes changing
 don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes along went need needed like good shape
 rely real really thing things much many far news against like off onto over under via using use used uses
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
-same such only very too more most less least another per story all old stuff`)
+same such only very too more most less least another per story all old stuff
+asked ask asking through instead whatever remember remembered pm hey hi thanks thank`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
 // "last" asks for the newest ("who touched args.go last?"), "now" and
@@ -295,12 +297,29 @@ func compoundParts(run string) []string {
 		for _, k := range known {
 			rest = strings.Replace(rest, k, "\x00", 1)
 		}
+		left := strings.Split(rest, "\x00")
+		if kana.Word(p) && !allKnown(left) {
+			// A katakana word is cut only into glossary words: キー (key)
+			// inside カラースキーム (colour scheme) is no key.
+			out = append(out, p)
+			continue
+		}
 		out = append(out, known...)
-		for _, left := range strings.Split(rest, "\x00") {
-			out = append(out, kanjiWords(left)...)
+		for _, l := range left {
+			out = append(out, kanjiWords(l)...)
 		}
 	}
 	return out
+}
+
+// allKnown reports whether every non-empty piece is a glossary word.
+func allKnown(pieces []string) bool {
+	for _, p := range pieces {
+		if p != "" && glossary.English(p) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // kanjiWords splits what the glossary left of a run into words: a run of

@@ -81,10 +81,20 @@ func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (t
 		}
 		all = append(all, tagInfo{ctx: e.Ctx, name: e.Key, date: m.Date})
 	}
-	for _, v := range versions {
-		for _, t := range all {
-			if versionOf(t.name) == versionOf(v) {
-				tag, ok = t, true
+	// The tag named as written first ("v0.16.0" is hexyl's, not another
+	// repository's "0.16.0"), then one of the same version.
+	for _, same := range []func(name, v string) bool{
+		func(name, v string) bool { return strings.EqualFold(name, v) },
+		func(name, v string) bool { return versionOf(name) == versionOf(v) },
+	} {
+		for _, v := range versions {
+			for _, t := range all {
+				if same(t.name, v) {
+					tag, ok = t, true
+					break
+				}
+			}
+			if ok {
 				break
 			}
 		}

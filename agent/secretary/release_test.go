@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"context"
+	"github.com/aoi-protocol/aoi/store"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -55,5 +56,27 @@ func TestReleaseQuestions(t *testing.T) {
 	}
 	if got := ask("Did the lexer change in v9.9?"); len(got) == 0 || !slices.Contains(got, sha["lexer: strings"]) {
 		t.Errorf("an unknown version should fall back to the search, got %q", got)
+	}
+}
+
+// TestTagNamedAsWrittenFirst: a held-out question "what's new since
+// v0.16.0?" about one repository got another's tag 0.16.0, found first
+// in the index. The tag named exactly wins; one of the same version is
+// the fallback.
+func TestTagNamedAsWrittenFirst(t *testing.T) {
+	meta := `{"date":"2026-11-20T10:00:00Z"}`
+	events := []store.ContextEvent{
+		{Ctx: "voicevox/engine", Kind: "tag", Key: "0.16.0", Meta: meta},
+		{Ctx: "sharkdp/hexyl", Kind: "tag", Key: "v0.16.0", Meta: meta},
+	}
+	ac := &accessCheck{contexts: []string{"voicevox/engine", "sharkdp/hexyl"}}
+	if tag, _, ok := findTag(events, []string{"v0.16.0"}, ac); !ok || tag.ctx != "sharkdp/hexyl" {
+		t.Errorf("v0.16.0 found %+v (%v), want hexyl's tag", tag, ok)
+	}
+	if tag, _, ok := findTag(events, []string{"0.16"}, ac); ok {
+		t.Errorf("0.16 found %+v; want no tag (no 0.16 was released)", tag)
+	}
+	if tag, _, ok := findTag(events[:1], []string{"v0.16.0"}, ac); !ok || tag.ctx != "voicevox/engine" {
+		t.Errorf("with only 0.16.0, v0.16.0 found %+v (%v), want it by its version", tag, ok)
 	}
 }

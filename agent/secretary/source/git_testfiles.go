@@ -30,8 +30,9 @@ var (
 	plainTimeRE    = regexp.MustCompile(`\s*\(\d+(\.\d+)? ?m?s\)$`)
 	goJSONFailRE   = regexp.MustCompile(`"Action":"fail"(?:[^\n]*?"Package":"([^"]+)")?[^\n]*?"Test":"([^"]+)"`)
 	goJSONOutRE    = regexp.MustCompile(`"Action":"output"[^\n]*?"Test":"([^"]+)"[^\n]*?"Output":"\s*\S+_test\.go:\d+: ([^"]+)"`)
-	junitFailRE    = regexp.MustCompile(`(?s)<testcase[^>]*?name="([^"]+)"[^>]*>\s*<(?:failure|error)(?:[^>]*?message="([^"]*)")?`)
-	plainFailRE    = regexp.MustCompile(`(?m)^\s*(?:--- FAIL:|FAIL:|\[\s*FAILED\s*\]|FAILED\b)\s*(.+)$`)
+	// name, not classname (pytest writes classname first).
+	junitFailRE = regexp.MustCompile(`(?s)<testcase\b[^>]*?\sname="([^"]+)"[^>]*>\s*<(?:failure|error)(?:[^>]*?message="([^"]*)")?`)
+	plainFailRE = regexp.MustCompile(`(?m)^\s*(?:--- FAIL:|FAIL:|\[\s*FAILED\s*\]|FAILED\b)\s*(.+)$`)
 	// cargo test (libtest): "test db::tests::add ... FAILED" per test, and
 	// the "failures:" list of names before "test result: FAILED.", which
 	// is all a run with captured output interleaved may leave readable.

@@ -201,3 +201,19 @@ func TestCargoTestFailures(t *testing.T) {
 		t.Errorf("nextest failures = %q", got)
 	}
 }
+
+// TestJUnitNameNotClassname: pytest writes classname before name; the
+// failing test is its name (a held-out blocker came back as the class,
+// "test.unit.test_katakana_english", without the test).
+func TestJUnitNameNotClassname(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pytest-junit.xml")
+	xml := `<testsuite><testcase classname="test.unit.test_katakana_english" name="test_convert_english_to_katakana" time="0.01">` +
+		`<failure message="AssertionError: 'コンピュータ' != 'コンピューター'">x</failure></testcase></testsuite>`
+	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := testFailures(path)
+	if len(got) != 1 || !strings.HasPrefix(got[0].test, "test_convert_english_to_katakana") {
+		t.Errorf("failures %+v, want test_convert_english_to_katakana", got)
+	}
+}
