@@ -25,22 +25,42 @@ func Word(s string) bool {
 	return true
 }
 
-// Before and After report whether katakana touches text[i:end] on that
-// side: the match then is a piece of a longer katakana word.
+// Before and After report whether a match at text[i:end] is a piece of
+// a longer katakana word: one or two katakana touch it on that side (ブ
+// before ランチ in ブランチ, ャー after ランチ in ランチャー). Three or more
+// are most often a word of their own joined without a space, as compounds
+// are written (リリース before ワークフロー, ノート after リリース).
 func Before(text string, i int) bool {
-	r, _ := utf8.DecodeLastRuneInString(text[:i])
-	return i > 0 && IsKatakana(r)
+	n := 0
+	for j := i; j > 0 && n < maxAffix+1; n++ {
+		r, size := utf8.DecodeLastRuneInString(text[:j])
+		if !IsKatakana(r) {
+			break
+		}
+		j -= size
+	}
+	return n >= 1 && n <= maxAffix
 }
 
 func After(text string, end int) bool {
-	r, _ := utf8.DecodeRuneInString(text[end:])
-	return end < len(text) && IsKatakana(r)
+	n := 0
+	for j := end; j < len(text) && n < maxAffix+1; n++ {
+		r, size := utf8.DecodeRuneInString(text[j:])
+		if !IsKatakana(r) {
+			break
+		}
+		j += size
+	}
+	return n >= 1 && n <= maxAffix
 }
 
-// StartsWord reports whether text holds term at the start of a word: for
-// a katakana term, an occurrence with no katakana just before it (a
-// compound that goes on after it, リリースノート for リリース, counts); any
-// occurrence for other terms.
+// maxAffix is the most katakana that can touch a match and still make it
+// part of one word with them.
+const maxAffix = 2
+
+// StartsWord reports whether text holds term as a word or at the start
+// of one: for a katakana term, an occurrence that is not the end of a
+// longer katakana word (Before); any occurrence for other terms.
 func StartsWord(text, term string) bool {
 	if !Word(term) {
 		return strings.Contains(text, term)

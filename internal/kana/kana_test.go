@@ -10,7 +10,8 @@ func TestStartsWord(t *testing.T) {
 		{"mainブランチにマージ", "ランチ", false}, // lunch is no word of branch
 		{"ランチの店", "ランチ", true},
 		{"リリースノートを更新", "リリース", true}, // a compound going on after it
-		{"プレリリース版", "リリース", false},
+		{"リリースワークフローで止まる", "ワークフロー", true}, // a compound of two words
+		{"ランチャーの起動", "ランチ", true},                  // starts the word (After makes it count less)
 		{"ブランチとランチ", "ランチ", true}, // the second one stands alone
 		{"charmbracelet", "charm", true},   // not katakana: any occurrence
 		{"認証の修正", "認証", true},
