@@ -9,10 +9,10 @@ func TestStartsWord(t *testing.T) {
 	}{
 		{"mainブランチにマージ", "ランチ", false}, // lunch is no word of branch
 		{"ランチの店", "ランチ", true},
-		{"リリースノートを更新", "リリース", true}, // a compound going on after it
+		{"リリースノートを更新", "リリース", true},       // a compound going on after it
 		{"リリースワークフローで止まる", "ワークフロー", true}, // a compound of two words
-		{"ランチャーの起動", "ランチ", true},                  // starts the word (After makes it count less)
-		{"ブランチとランチ", "ランチ", true}, // the second one stands alone
+		{"ランチャーの起動", "ランチ", true},          // starts the word (After makes it count less)
+		{"ブランチとランチ", "ランチ", true},          // the second one stands alone
 		{"charmbracelet", "charm", true},   // not katakana: any occurrence
 		{"認証の修正", "認証", true},
 	} {
