@@ -60,7 +60,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		closeAfterReply(w) // part of the body is still unread
 	}
 	if err != nil {
-		http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
+		// A known caller's broken body (a bad chunk, one cut off at the
+		// deadline) is refused like any bad call: audited, rate-limited.
+		writeOutcome(w, s.refuseWhole(r.Context(), caller, InvalidRequest("reading the request body failed: %v", err), http.StatusBadRequest))
 		return
 	}
 	_ = rc.SetReadDeadline(time.Time{})
@@ -176,6 +178,10 @@ func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		// "OPTIONS *" would otherwise be answered by net/http itself,
+		// unauthenticated and unaudited: the handler refuses it as any
+		// other request that is no call.
+		DisableGeneralOptionsHandler: true,
 	}
 	if logger != nil {
 		srv.ErrorLog = log.New(newErrorLog(logger), "", 0)

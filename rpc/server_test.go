@@ -1,12 +1,14 @@
 package rpc
 
 import (
-	"io"
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -388,5 +390,35 @@ func TestWholeRequestRefusalsAreRateLimited(t *testing.T) {
 	resp, status := s.ServeRPC(context.Background(), []byte(`{bad`), caller)
 	if status != http.StatusTooManyRequests || decodeError(t, resp).Code != CodeRateLimit {
 		t.Fatalf("second parse error within the limit: %d %s", status, resp)
+	}
+}
+
+// TestOptionsStarIsRefusedAndAudited: net/http answers "OPTIONS *" 200 by
+// itself unless told not to; the peer server's http.Server lets the
+// handler refuse and audit it like any request that is no call.
+func TestOptionsStarIsRefusedAndAudited(t *testing.T) {
+	audit := &auditLog{}
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config = NewHTTPServer(specServer(t, Options{Audit: audit.hook}), nil)
+	ts.Start()
+	defer ts.Close()
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "OPTIONS * HTTP/1.1\r\nHost: aoi\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("OPTIONS * answered %d, want 404", resp.StatusCode)
+	}
+	if recs := audit.all(); len(recs) != 1 || recs[0].Err == nil {
+		t.Errorf("audit rows %+v, want the refusal", recs)
 	}
 }

@@ -145,14 +145,21 @@ func TestTestOutputLinkIsNamedByWhereItLeads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A hard link has no "where it leads": it is not read at all.
+	if err := os.WriteFile(filepath.Join(dir, "secrets", "hard_test.log"), []byte("--- FAIL: TestHardLinkedPlan (0.01s)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "secrets", "hard_test.log"), filepath.Join(dir, "test-results", "hard.log")); err != nil {
+		t.Fatal(err)
+	}
 	for _, globs := range [][]string{nil, {"test-results/*.log"}} {
 		st, err := testFileState(context.Background(), Repo{Ctx: "acme/a", Path: dir}, globs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range st.Events {
-			if strings.Contains(e.Title, "outside the repository") {
-				t.Errorf("globs %q: a link out of the repository was read: %q", globs, e.Title)
+			if strings.Contains(e.Title, "outside the repository") || strings.Contains(e.Title, "TestHardLinkedPlan") {
+				t.Errorf("globs %q: a link out of the repository or a hard link was read: %q", globs, e.Title)
 			}
 			if strings.Contains(e.Title, "TestMergerPlan") && (e.Key != "secrets/failing_test.log" || e.Meta["file"] != "secrets/failing_test.log") {
 				t.Errorf("globs %q: the failure read through a link is filed as %q (file %v), not where it is", globs, e.Key, e.Meta["file"])
