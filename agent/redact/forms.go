@@ -16,10 +16,16 @@ import (
 // reference, words joined into a name) stay as written.
 
 // quotedOr is the value part shared by the assignment rules: a quoted
-// value whole, or an unquoted one up to a space, quote or separator.
+// value whole (its quotes written as XML/HTML entities too, as JUnit's
+// message attribute writes them), or an unquoted one up to a space, quote
+// or separator.
 func quotedOr(unquoted string) string {
-	return `(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|(` + unquoted + `))`
+	return `(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|` + entityQuoted + `|(` + unquoted + `))`
 }
+
+// entityQuoted is a value between quotes written as entities: &quot;…&quot;,
+// &#34;…&#34;, &apos;…&apos;.
+const entityQuoted = `&(?:quot|#34|#x22|apos|#39|#x27);([^&\n]{4,1000})&(?:quot|#34|#x22|apos|#39|#x27);`
 
 // envPassRule catches a password whose name says "pass" or "pw" as a
 // word of an identifier (DB_PASS, SMTP_PASS, mysql-pw) or alone with "="
@@ -255,7 +261,7 @@ var labelledSecretRule = rule{
 	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` +
 		`(?-i:[a-z0-9](?:Key|Token|Secret|Password|Passphrase|Credential)s?\b)|[a-z0-9][_-](?:keys?|tokens?|secrets?|passwords?)\b|` +
 		jaSecretWords + `|キー|鍵|` + jaPasswordWords + `)` +
-		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を|[.!?。]|\s)\s*` + codeWrapper + `["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
+		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を|[.!?。]|\s|[-_/])\s*` + codeWrapper + `["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
 	// The value is a run of 20 value characters (folded: under (?i) the
 	// class takes ſ and the Kelvin sign too): text without one, most
 	// prose, skips the expression, whose gap makes it slow.
@@ -305,16 +311,26 @@ func base64Text(v string) bool {
 	return true
 }
 
-// xmlSettingRule is a secret in a .NET-style settings file, where the name
-// and the value are two attributes: <add key="ApiKey" value="…"/>.
+// xmlSettingRule is a secret in XML, named by an element or an
+// attribute: <add key="ApiKey" value="…"/> (either order), <password>…
+// </password> (Maven's settings.xml), <string name="api_key">…</string>
+// (Android), <entry key="token">…</entry>.
 var xmlSettingRule = rule{
-	id:  "generic-secret",
-	re:  regexp.MustCompile(`(?i)\bkey\s*=\s*"[^"\n]{0,60}(?:key|secret|token|password|passwd|pwd|credential)[^"\n]{0,60}"\s+value\s*=\s*"([^"\n]{6,1000})"`),
-	may: func(t *text) bool { return t.has("value") && t.has("key") },
+	id: "generic-secret",
+	re: regexp.MustCompile(`(?i)\bkey\s*=\s*"[^"\n]{0,60}` + xmlSecretName + `[^"\n]{0,60}"\s+value\s*=\s*"([^"\n]{6,1000})"` +
+		`|\bvalue\s*=\s*"([^"\n]{6,1000})"\s+key\s*=\s*"[^"\n]{0,60}` + xmlSecretName + `[^"\n]{0,60}"` +
+		`|<(?:[\w.:-]*(?:secret|token|password|passwd|pwd|credential)[\w.:-]*|[\w.:-]*[a-z_.-]key)>\s*([^<\s][^<\n]{3,1000}?)\s*</` +
+		`|<\w+\s+(?:name|key)\s*=\s*"[^"\n]{0,60}` + xmlSecretName + `[^"\n]{0,60}"\s*>\s*([^<\s][^<\n]{3,1000}?)\s*<`),
+	may: func(t *text) bool { return t.has("<") || t.has("value") },
+	// XML names words too (<token>word</token> in a tokenizer's test
+	// data): the value must look made.
 	secretish: func(v string) bool {
-		return notAVariable(v) && notAFlagWord(v) && !referenceRE.MatchString(v)
+		return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) && !referenceRE.MatchString(v)
 	},
 }
+
+// xmlSecretName is what names a secret in an XML element or attribute.
+const xmlSecretName = `(?:key|secret|token|password|passwd|pwd|credential)`
 
 // sriHashRE is a subresource-integrity hash (sha512-…), named by its
 // algorithm: a checksum, no secret.

@@ -119,7 +119,7 @@ var awsSecretRule = rule{
 var passwordRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` +
-		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|([^\s\x{00a0}"'\x60,;]{4,}))`),
+		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|` + entityQuoted + `|([^\s\x{00a0}"'\x60,;]{4,}))`),
 	// Every match holds "pass" or "pwd" under (?i).
 	may: func(t *text) bool { return t.has("pass") || t.has("pwd") },
 	// password: ${DB_PASSWORD} names where the password is.
@@ -139,6 +139,28 @@ var passwordJARule = rule{
 	// Japanese: prose about the password, not one. Kana with digits and
 	// no kanji (ほしぞら７７) is a password made of a word.
 	secretish: func(v string) bool { return !hasJapanese(v) || kanaWithDigits(v) },
+}
+
+// passwordJAQuotedRule is passwordJARule's quoted value made of kana
+// alone: 「ほしぞら」 after パスワードは is the password, a word as it may be
+// (unquoted, kana goes on as prose: パスワードはこちら).
+var passwordJAQuotedRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?:` + jaPasswordWords + `)[\s\x{00a0}\x{3000}]*(?:(?:は|が)[、,]?|:=|=|:|＝|：)[\s\x{00a0}\x{3000}]*` +
+		`["'「『]([^"'」』\n]{2,1000})["'」』]`),
+	may: mayHoldJAPassword,
+	secretish: func(v string) bool {
+		return !strings.ContainsFunc(v, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+	},
+}
+
+// basicAuthRule is the password given to a basic-auth call in code:
+// HTTPBasicAuth('admin', '…'), req.SetBasicAuth("ci", "…").
+var basicAuthRule = rule{
+	id:        "password",
+	re:        regexp.MustCompile(`(?i)\b\w*auth\w*\(\s*["'][^"'\n]{1,100}["']\s*,\s*["']([^"'\n]{4,200})["']`),
+	may:       func(t *text) bool { return t.has("auth") && t.has("(") },
+	secretish: func(v string) bool { return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) },
 }
 
 // kanaWithDigits reports whether v, less a closing です or だ, is kana
@@ -220,15 +242,15 @@ var urlCredentialRule = rule{
 // token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*(?::|->|→|=>)\s*|\s+)` +
-		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|([^\\s\"'`,;]{6,200}))"),
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` +
+		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	may: func(t *text) bool {
 		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred")
 	},
-	secretish: func(v string) bool { return madeNotWritten(v) && notAVariable(v) },
+	secretish: func(v string) bool { return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) },
 }
 
 // passphraseRule catches a password told in prose that is words joined
@@ -238,7 +260,7 @@ var secretIsRule = rule{
 // own name and "is" it is the password when passphraseLike says so.
 var passphraseRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pass|pwd|pw)s?(?:\s+(?:for|of|on)\s+\S{1,40})?` +
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pass|pwd|pw)s?(?:\s+(?:for|of|on)\s+\S{1,40})?` +
 		`\s+(?:is|are|was|were)(?:\s+(?:now|still|set to|changed to|reset to))?\s*:?\s*["'\x60]?` +
 		`([a-z0-9]+(?:[-_][a-z0-9]+){1,7})\b`),
 	may:       func(t *text) bool { return t.has("pass") || t.has("pw") },
@@ -408,7 +430,7 @@ var buildMu sync.Mutex
 // An invalid pattern is an error naming its id.
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
-		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule,
+		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

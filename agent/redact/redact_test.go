@@ -261,6 +261,23 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`パスワードは ほしぞら７７ です`:                                             "ほしぞら７７",
 		`<add key="ApiKey" value="Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1"/>`: "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
 		`os.environ["API_TOKEN"] = "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1"`: "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
+		// The re-check of those: entity quotes (JUnit's message attribute),
+		// arrows and dashes, a table cell, XML elements and attributes in
+		// either order, a basic-auth call, a quoted kana password, "pass
+		// word", a branch name.
+		`expected password=&quot;Zr4Bx7kQ2Lm9&quot; to be rejected`: "Zr4Bx7kQ2Lm9",
+		`token &#34;Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1&#34;`:          "Ep7CgQ0PBQFI14zGtSnovm14TUOizwd1",
+		`password ⇒ Gt5Rk8Wn3Jm2Qx7B`:                               "Gt5Rk8Wn3Jm2Qx7B",
+		`password — Gt5Rk8Wn3Jm2Qx7B`:                               "Gt5Rk8Wn3Jm2Qx7B",
+		`| password | Mz2Kq8Rv5Tn3Wy6C |`:                           "Mz2Kq8Rv5Tn3Wy6C",
+		`HTTPBasicAuth('admin', 'Wq3Ze8Rt5Yu2Io7P')`:                "Wq3Ze8Rt5Yu2Io7P",
+		`<password>Nx7Qw2Lp9Rt4Vz8K</password>`:                     "Nx7Qw2Lp9Rt4Vz8K",
+		`<add value="Kp3Xr8Mn2Qv7Wt5Z" key="ApiKey"/>`:              "Kp3Xr8Mn2Qv7Wt5Z",
+		`<string name="api_key">Ep7CgQ0PBQFI14zGtSnovm14</string>`:  "Ep7CgQ0PBQFI14zGtSnovm14",
+		`パスワードは「ほしぞら」です`:                                            "ほしぞら",
+		`the pw: Zr4-Bx7-kQ2-Lm9`:                                   "Zr4-Bx7-kQ2-Lm9",
+		`the nexus pass word is Zr4-Bx7-kQ2-Lm9`:                    "Zr4-Bx7-kQ2-Lm9",
+		`hotfix/nexus-deploy-key-q8Zk2Wm4Pr7Tx9Lb3Nc5`:              "q8Zk2Wm4Pr7Tx9Lb3Nc5",
 		// Passphrases in prose: words joined, with digits or long enough.
 		`the password is hunter2-hunter2`:                         "hunter2-hunter2",
 		`the wifi passphrase is correct-horse-battery-staple`:     "correct-horse-battery-staple",
@@ -304,6 +321,12 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"パスワードは変更済み",
 		`<add key="CacheSize" value="1024"/>`,
 		"the pass is flaky-on-ci today",
+		"<key>CFBundleIdentifier</key>",
+		"<token>hello</token>",
+		`authorize("read", "write")`,
+		"| password | required |",
+		"the password — see the vault",
+		"パスワードはこちら",
 		// What the fourth run's rules must leave: test runners' output,
 		// flags, code reading a secret from elsewhere, prose.
 		"--- PASS: TestRefreshToken (0.00s)",

@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -210,10 +211,13 @@ func testFailures(path string) []testFailure {
 		}
 	}
 	for _, m := range junitFailRE.FindAllStringSubmatch(text, -1) {
-		if m[2] != "" {
-			add(m[1]+": "+m[2], "")
+		// XML attributes escape quotes (password=&quot;…&quot;): the
+		// text is unescaped so the redactor sees what a reader does.
+		name, msg := html.UnescapeString(m[1]), html.UnescapeString(m[2])
+		if msg != "" {
+			add(name+": "+msg, "")
 		} else {
-			add(m[1], "")
+			add(name, "")
 		}
 	}
 	if len(out) == 0 {

@@ -224,3 +224,19 @@ func TestJUnitNameNotClassname(t *testing.T) {
 		t.Errorf("failures %+v, want test_convert_english_to_katakana", got)
 	}
 }
+
+// TestJUnitMessageIsUnescaped: JUnit's message attribute escapes quotes
+// (&quot;); the failure reads as a person would, so the redactor sees a
+// password in it as written (the re-check's "expected password=&quot;…"
+// went out with the password readable).
+func TestJUnitMessageIsUnescaped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	xml := `<testsuite><testcase name="rejects weak passwords"><failure message="expected password=&quot;Zr4Bx7kQ2Lm9&quot; to be rejected &amp; logged"/></testcase></testsuite>`
+	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := testFailures(path)
+	if len(got) != 1 || got[0].test != `rejects weak passwords: expected password="Zr4Bx7kQ2Lm9" to be rejected & logged` {
+		t.Errorf("failures %+v, want the message unescaped", got)
+	}
+}
