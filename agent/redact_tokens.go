@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/aoi-protocol/aoi/agent/redact"
-	"github.com/aoi-protocol/aoi/internal/termtext"
 )
 
 // redactTokens walks a JSON body token by token and re-encodes it with
@@ -58,7 +57,7 @@ func redactTokens(red *redact.Redactor, body []byte) (out []byte, found, ok bool
 			b.WriteByte(byte(v))
 			stack = append(stack, level{object: v == '{'})
 		case string:
-			s, findings := redactShown(red, v)
+			s, findings := red.Shown(v)
 			found = found || len(findings) > 0
 			enc, _ := json.Marshal(s)
 			b.Write(enc)
@@ -70,21 +69,4 @@ func redactTokens(red *redact.Redactor, body []byte) (out []byte, found, ok bool
 		}
 	}
 	return b.Bytes(), found, len(stack) == 0
-}
-
-// redactShown redacts s, and when s hides characters the display drops
-// (an escape sequence, an invisible mark) and only the text as shown
-// holds a secret ("ghp_abc\u200bdef…" reads "ghp_abcdef…"), it returns
-// that text redacted instead. Text without such a secret is kept exactly
-// (a task parameter may hold a tab or a zero-width joiner on purpose).
-func redactShown(red *redact.Redactor, s string) (string, []redact.Finding) {
-	out, findings := red.Redact(s)
-	if !termtext.HasHidden([]byte(s)) {
-		return out, findings
-	}
-	shown, hidden := red.Redact(termtext.VisibleMultiline(s))
-	if len(hidden) > len(findings) {
-		return shown, hidden
-	}
-	return out, findings
 }

@@ -6,6 +6,7 @@ package redact
 
 import (
 	"fmt"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"regexp"
 	"slices"
 	"sort"
@@ -621,8 +622,25 @@ func apply(s string, spans []span) (string, []Finding) {
 
 // String redacts s and drops the findings: the common call.
 func (r *Redactor) String(s string) string {
-	out, _ := r.Redact(s)
+	out, _ := r.Shown(s)
 	return out
+}
+
+// Shown redacts s, and when s hides characters the display drops (an
+// escape sequence, an invisible mark) and only the text as shown holds a
+// secret ("ghp_abc\u200bdef…" reads "ghp_abcdef…"), it returns that text
+// redacted instead. Text without such a secret is kept exactly (a task
+// parameter may hold a tab or a zero-width joiner on purpose).
+func (r *Redactor) Shown(s string) (string, []Finding) {
+	out, findings := r.Redact(s)
+	if !termtext.HasHidden([]byte(s)) {
+		return out, findings
+	}
+	shown, hidden := r.Redact(termtext.VisibleMultiline(s))
+	if len(hidden) > len(findings) {
+		return shown, hidden
+	}
+	return out, findings
 }
 
 // ValueFound is Value that also says whether anything was redacted.

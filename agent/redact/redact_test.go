@@ -488,3 +488,19 @@ func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
 		}
 	}
 }
+
+// TestStringRedactsWhatIsShown: String, which the mirror, the answers and
+// the prompt history use, redacts a secret split by a character the
+// display drops (the re-check stored "AKIAQ8ZK2W<U+200B>M4PR7TX9LB" in the
+// mirror as it was); Redact keeps to the text as written.
+func TestStringRedactsWhatIsShown(t *testing.T) {
+	r := newRedactor(t)
+	in := "deploy: nexus CI now uses AKIAQ8ZK2W\u200bM4PR7TX9LB for the bucket"
+	if out := r.String(in); strings.Contains(out, "M4PR7TX9LB") {
+		t.Errorf("String kept the split key: %q", out)
+	}
+	clean := "a zero\u200bwidth joiner in plain words"
+	if out := r.String(clean); out != clean {
+		t.Errorf("String changed text with no secret: %q", out)
+	}
+}
