@@ -44,8 +44,8 @@ func TestTaskPathParamMeetsFolderRules(t *testing.T) {
 	eng, pm := catfileAgents(t, "", "none")
 	ctx := context.Background()
 	_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "catfile", Params: map[string]string{"pkg": "secrets/plan.txt"}})
-	if err == nil || !strings.Contains(err.Error(), "no execute access to acme/webapp/secrets/plan.txt: rule no-secrets grants none") {
-		t.Fatalf("a path under secrets/: %v, want a denial", err)
+	if err == nil || !strings.Contains(err.Error(), "no execute access to acme/webapp/secrets/plan.txt") || strings.Contains(err.Error(), "no-secrets") {
+		t.Fatalf("a path under secrets/: %v, want a denial that does not name the owner's rule", err)
 	}
 	if aps, _ := eng.Approvals(ctx, agent.ApprovalFilter{State: agent.TaskPending}); len(aps) != 0 {
 		t.Fatalf("the denied request still waits for approval: %+v", aps)

@@ -168,7 +168,10 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 		}
 		return d, errs.Denied(reason, map[string]any{"required_permission": "context." + string(action)})
 	}
-	return d, errs.Denied(d.Reason, map[string]any{
+	// The rule's id (deny-qa-layoffs-…) and what it grants stay in the
+	// audit row: an id can say more than the owner means to tell.
+	reason := "no " + string(action) + " access to " + denied + "; ask " + a.Config().Agent.ID + "'s owner if you need it"
+	return d, errs.Denied(reason, map[string]any{
 		"required_permission": "context." + string(action), "requested_scope": denied})
 }
 
