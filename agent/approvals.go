@@ -32,7 +32,7 @@ func (c *Core) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, err
 			ap.Plan = taskPlan(c.tasks.Plan(a.TaskID, a.TaskType, a.Params))
 			// The ref shapes what runs as much as the params do.
 			if rec, ok, err := c.db.Task(ctx, a.TaskID); err == nil && ok && ap.Plan.Problem == "" {
-				ap.Plan.Ref = rec.Ref
+				ap.Plan.Ref, ap.Plan.RefCommit = rec.Ref, rec.RefCommit
 			}
 		}
 		out = append(out, ap)

@@ -223,8 +223,8 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 		pending := onePending(t, eng)
 		// The owner sees the ref before approving (the re-check's owner
 		// did not: `aoi approvals` showed only the params).
-		if pending.Plan == nil || pending.Plan.Ref != "sneaky" {
-			t.Errorf("the approval's plan does not name the ref: %+v", pending.Plan)
+		if pending.Plan == nil || pending.Plan.Ref != "sneaky" || len(pending.Plan.RefCommit) != 40 {
+			t.Errorf("the approval's plan does not name the ref and the commit it named when asked: %+v", pending.Plan)
 		}
 		if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ type TaskRecord struct {
 	TaskType    string
 	Params      map[string]string // resolved values
 	Ref         string            // requested git ref ("" = HEAD)
+	RefCommit   string            // the commit Ref named when requested ("" = none pinned)
 	State       string
 	ExitCode    *int
 	Output      json.RawMessage // parsed results, redacted tail
@@ -67,7 +68,7 @@ func (e *StateError) Error() string {
 func (e *StateError) Unwrap() error { return ErrStateChanged }
 
 const taskColumns = `id, request_id, requester, task_type, params, ref, state, exit_code, output, error,
-	worktree, created_at, updated_at, started_at, finished_at, heartbeat_at`
+	worktree, created_at, updated_at, started_at, finished_at, heartbeat_at, ref_commit`
 
 // InsertTask stores a new task and its creation as the first transition
 // ("" → State). Zero CreatedAt becomes now.
@@ -84,10 +85,10 @@ func (tx *Tx) InsertTask(t TaskRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO tasks(`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(`INSERT INTO tasks(`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.RequestID, t.Requester, t.TaskType, params, t.Ref, t.State, t.ExitCode, out, t.Error,
 		t.Worktree, formatTime(t.CreatedAt), formatTime(t.CreatedAt), formatTimePtr(t.StartedAt),
-		formatTimePtr(t.FinishedAt), formatTimePtr(t.HeartbeatAt))
+		formatTimePtr(t.FinishedAt), formatTimePtr(t.HeartbeatAt), t.RefCommit)
 	if err != nil {
 		return fmt.Errorf("store: saving task %s: %w", t.ID, err)
 	}
@@ -287,7 +288,7 @@ func scanTask(rows *sql.Rows) (TaskRecord, error) {
 	var exit sql.NullInt64
 	var created, updated string
 	if err := rows.Scan(&t.ID, &t.RequestID, &t.Requester, &t.TaskType, &params, &t.Ref, &t.State, &exit,
-		&output, &t.Error, &t.Worktree, &created, &updated, &started, &finished, &heartbeat); err != nil {
+		&output, &t.Error, &t.Worktree, &created, &updated, &started, &finished, &heartbeat, &t.RefCommit); err != nil {
 		return t, fmt.Errorf("store: reading a task row: %w", err)
 	}
 	if exit.Valid {

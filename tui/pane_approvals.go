@@ -378,7 +378,11 @@ func planFields(p *agent.TaskPlan) [][2]string {
 	isolation := "none: runs in the repository's own directory"
 	switch {
 	case p.Branch != "" && p.Ref != "":
-		isolation = "a fresh git worktree of " + Sanitize(p.Ref) + " (the requester's ref: its code runs as you) on branch " + p.Branch
+		at := ""
+		if p.RefCommit != "" {
+			at = " at " + Sanitize(p.RefCommit[:min(12, len(p.RefCommit))])
+		}
+		isolation = "a fresh git worktree of " + Sanitize(p.Ref) + at + " (the requester's ref, as it was when asked: its code runs as you) on branch " + p.Branch
 	case p.Branch != "":
 		isolation = "a fresh git worktree on branch " + p.Branch
 	case p.RepoPath == "":

@@ -570,8 +570,11 @@ type TaskPlan struct {
 	RepoPath  string   `json:"repo_path,omitempty"`
 	Isolation string   `json:"isolation,omitempty"`
 	Branch    string   `json:"worktree_branch,omitempty"`
-	// Ref is the git ref the requester asked the worktree at ("": HEAD).
+	// Ref is the git ref the requester asked the worktree at ("": HEAD),
+	// and RefCommit the commit it named then: what runs, however the
+	// branch moves before the task starts.
 	Ref        string `json:"ref,omitempty"`
+	RefCommit  string `json:"ref_commit,omitempty"`
 	TimeoutSec int    `json:"timeout_sec,omitempty"`
 	Problem    string `json:"problem,omitempty"`
 }

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -219,7 +220,7 @@ func (e *Engine) prepareDir(ctx context.Context, cfg *config.Config, tt config.T
 	if err := e.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetTaskWorktree(t.ID, path) }); err != nil {
 		return "", "", err
 	}
-	if _, err := AddWorktree(ctx, repo, e.worktreeBase(), t.ID, t.Ref); err != nil {
+	if _, err := AddWorktree(ctx, repo, e.worktreeBase(), t.ID, cmp.Or(t.RefCommit, t.Ref)); err != nil {
 		return "", path, err
 	}
 	return path, path, nil

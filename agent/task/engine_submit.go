@@ -20,7 +20,7 @@ import (
 func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, error) {
 	e.init()
 	cfg := e.Config()
-	tt, resolved, err := e.validate(ctx, cfg, req)
+	tt, resolved, commit, err := e.validate(ctx, cfg, req)
 	if err != nil {
 		return store.TaskRecord{}, err
 	}
@@ -28,7 +28,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 	required, rule := Policy(tt, req.From, req.FromRole, now)
 	suffix := newID()
 	t := store.TaskRecord{ID: "t" + suffix, RequestID: req.RequestID, Requester: req.From, TaskType: req.TaskType,
-		Params: resolved, Ref: req.Ref, State: StatePending, CreatedAt: now}
+		Params: resolved, Ref: req.Ref, RefCommit: commit, State: StatePending, CreatedAt: now}
 	a := store.ApprovalRecord{ID: "a" + suffix, TaskID: t.ID, Requester: req.From, TaskType: req.TaskType,
 		Params: resolved, MatchedRule: req.MatchedRule, State: StatePending, CreatedAt: now,
 		ExpiresAt: now.Add(time.Duration(cfg.Approvals.ExpirySec) * time.Second)}
@@ -48,7 +48,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 			return err
 		}
 		detail := map[string]any{"task_id": t.ID, "approval_id": a.ID, "task_type": t.TaskType,
-			"params": t.Params, "ref": t.Ref, "matched_rule": a.MatchedRule, "approval": a.State, "decided_by": a.DecidedBy}
+			"params": t.Params, "ref": t.Ref, "ref_commit": t.RefCommit, "matched_rule": a.MatchedRule, "approval": a.State, "decided_by": a.DecidedBy}
 		if err := e.audit(tx, req.From, "task.request", "ok", detail); err != nil {
 			return err
 		}
@@ -93,42 +93,48 @@ func pendingRoom(tx *store.Tx, from string) error {
 
 // validate checks everything that can be checked before storing: the task
 // type, its params, the ref, and that the task can run here at all.
-func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) (config.TaskType, map[string]string, error) {
-	tt, err := LookupTaskType(cfg.Tasks, req.TaskType)
+func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) (tt config.TaskType, resolved map[string]string, commit string, err error) {
+	tt, err = LookupTaskType(cfg.Tasks, req.TaskType)
 	if err != nil {
-		return tt, nil, err
+		return tt, nil, "", err
 	}
-	_, resolved, err := Resolve(req.TaskType, tt, req.Params)
+	_, resolved, err = Resolve(req.TaskType, tt, req.Params)
 	if err != nil {
-		return tt, nil, err
+		return tt, nil, "", err
 	}
 	if tt.MCPTool != "" {
 		if e.MCP == nil {
-			return tt, nil, fmt.Errorf("task %s uses mcp_tool but this agent has no secretary.work_ai.mcp_endpoint; the owner must set it", req.TaskType)
+			return tt, nil, "", fmt.Errorf("task %s uses mcp_tool but this agent has no secretary.work_ai.mcp_endpoint; the owner must set it", req.TaskType)
 		}
 		if req.Ref != "" {
-			return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "mcp_tool tasks take no ref; leave it out"}
+			return tt, nil, "", &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "mcp_tool tasks take no ref; leave it out"}
 		}
-		return tt, resolved, nil
+		return tt, resolved, "", nil
 	}
 	if tt.Isolation != config.IsolationWorktree {
 		if req.Ref != "" {
-			return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "only worktree tasks take a ref; leave it out"}
+			return tt, nil, "", &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "only worktree tasks take a ref; leave it out"}
 		}
-		return tt, resolved, nil
+		return tt, resolved, "", nil
 	}
 	if req.Ref != "" && !tt.AllowRef {
-		return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "this task runs the owner's own checkout: " +
+		return tt, nil, "", &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "this task runs the owner's own checkout: " +
 			"a ref's code would run with the owner's permissions, and the owner has not allowed that (tasks." + req.TaskType + ".allow_ref); leave ref out"}
 	}
 	repo := repoDir(cfg, tt)
 	if !IsGitRepo(repo) {
-		return tt, nil, fmt.Errorf("task %s is misconfigured: isolation is worktree but %q (context %s) is not a git repository; the owner must fix local_path", req.TaskType, repo, tt.Context)
+		return tt, nil, "", fmt.Errorf("task %s is misconfigured: isolation is worktree but %q (context %s) is not a git repository; the owner must fix local_path", req.TaskType, repo, tt.Context)
 	}
-	if _, err := resolveRef(ctx, repo, req.Ref); err != nil {
-		return tt, nil, &ParamError{TaskType: req.TaskType, Field: "ref", Reason: err.Error()}
+	pinned, err := resolveRef(ctx, repo, req.Ref)
+	if err != nil {
+		return tt, nil, "", &ParamError{TaskType: req.TaskType, Field: "ref", Reason: err.Error()}
 	}
-	return tt, resolved, nil
+	if req.Ref != "" {
+		// The commit the ref names now is what the owner approves and
+		// what runs, however the branch moves before the task starts.
+		commit = pinned
+	}
+	return tt, resolved, commit, nil
 }
 
 func formatParams(p map[string]string) string {

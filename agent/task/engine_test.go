@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -202,6 +203,42 @@ func TestRefNeedsTheOwnersLeave(t *testing.T) {
 	}
 	if _, err := h.e.Submit(ctx, Request{From: "pm-tanaka", TaskType: "run_branch", Ref: "main"}); err != nil {
 		t.Fatalf("a ref with allow_ref: %v", err)
+	}
+}
+
+// TestRefRunsTheCommitItNamedWhenAsked: the re-check moved the branch
+// between the request and the approval, and the new commit ran. The
+// commit the ref named when the peer asked is stored, shown with the
+// approval, and what the worktree is made of.
+func TestRefRunsTheCommitItNamedWhenAsked(t *testing.T) {
+	showRef := config.TaskType{Command: []string{"git", "log", "-1", "--format=ran %H"}, Context: "acme/webapp", TimeoutSec: 30,
+		Isolation: config.IsolationWorktree, AllowRef: true, Approval: config.Approval{Required: true}}
+	h := newHarness(t, map[string]config.TaskType{"showref": showRef})
+	ctx := context.Background()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", h.repo}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	asked := git("rev-parse", "main")
+	task, err := h.e.Submit(ctx, Request{RequestID: "req-pin", From: "pm-tanaka", TaskType: "showref", Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.RefCommit != asked {
+		t.Fatalf("pinned commit %q, want %q (main when asked)", task.RefCommit, asked)
+	}
+	git("commit", "-q", "--allow-empty", "-m", "pushed after the request")
+	a, _, _ := h.db.ApprovalForTask(ctx, task.ID)
+	if err := h.e.Approve(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	n := h.waitNotify(t)
+	if !strings.Contains(n.Data.OutputTail, "ran "+asked) {
+		t.Fatalf("the task ran %q, want the commit main named when asked (%s)", n.Data.OutputTail, asked)
 	}
 }
 

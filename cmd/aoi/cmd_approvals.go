@@ -65,7 +65,7 @@ func printApprovals(w io.Writer, as []agent.Approval) {
 		}
 		params := formatParams(ap.Params)
 		if ap.Plan != nil && ap.Plan.Ref != "" {
-			params = strings.TrimSpace("ref=" + ap.Plan.Ref + " " + params) // what the worktree is made of
+			params = strings.TrimSpace("ref=" + refText(ap.Plan) + " " + params) // what the worktree is made of
 		}
 		rows = append(rows, []string{
 			cell(ap.ID, 0), cell(ap.Requester, 20), cell(ap.TaskType, 20), dash(cell(params, 40)),
@@ -133,4 +133,13 @@ func approvalOf(ctx context.Context, svc agent.ApprovalService, id string) strin
 		}
 	}
 	return id
+}
+
+// refText is a requested ref with the commit it named when asked, the one
+// that runs: "pm/feature@f82d8cc3a1b2".
+func refText(p *agent.TaskPlan) string {
+	if p.RefCommit == "" {
+		return p.Ref
+	}
+	return p.Ref + "@" + p.RefCommit[:min(12, len(p.RefCommit))]
 }

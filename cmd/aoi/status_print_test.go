@@ -140,3 +140,15 @@ func TestStatusPrintsWhatWaitsForAnAnswer(t *testing.T) {
 		t.Errorf("aoi status with nothing waiting:\n%s", b.String())
 	}
 }
+
+// TestApprovalRefShowsItsCommit: `aoi approvals` shows a requested ref
+// with the commit it named when asked, the one that runs.
+func TestApprovalRefShowsItsCommit(t *testing.T) {
+	p := &agent.TaskPlan{Ref: "pm/feature", RefCommit: "f82d8cc3a1b2c3d4e5f60718293a4b5c6d7e8f90"}
+	if got := refText(p); got != "pm/feature@f82d8cc3a1b2" {
+		t.Errorf("refText = %q", got)
+	}
+	if got := refText(&agent.TaskPlan{Ref: "main"}); got != "main" {
+		t.Errorf("refText without a commit = %q", got)
+	}
+}
