@@ -252,12 +252,13 @@ func (m *Model) closePrompt() {
 // something waits for the owner: colleagues' questions then go
 // unanswered, and a waiting request expires, until aoi runs again.
 func (m *Model) quit() tea.Cmd {
-	waiting := waitingForOwner(m.status)
-	if !m.opts.StopsAgent || !m.statusOK || waiting == "" {
+	questions, approvals := m.waitingCounts()
+	waiting := waitingForOwner(questions, approvals)
+	if !m.opts.StopsAgent || waiting == "" {
 		return tea.Quit
 	}
 	verb := "waits"
-	if m.status.PendingQuery+m.status.Buffered+m.status.PendingApprov > 1 {
+	if questions+approvals > 1 {
 		verb = "wait"
 	}
 	body := fmt.Sprintf("%s %s for you, and %s stops answering colleagues until aoi runs again (aoi serve keeps an agent running without the interface).",
@@ -274,15 +275,32 @@ func (m *Model) quit() tea.Cmd {
 	return nil
 }
 
+// waitingCounts is how many questions and approvals wait for the owner:
+// the status's counts, or the panes' when they already hold more (a
+// question just shown in Queries, the status not yet fetched again).
+func (m *Model) waitingCounts() (questions, approvals int) {
+	if m.statusOK {
+		questions, approvals = m.status.PendingQuery+m.status.Buffered, m.status.PendingApprov
+	}
+	shown := 0
+	for _, q := range m.queries.rows {
+		switch q.State {
+		case agent.QueryEscalated, agent.QueryBuffered, agent.QueryAwaiting:
+			shown++
+		}
+	}
+	return max(questions, shown), max(approvals, len(m.approvals.approvals))
+}
+
 // waitingForOwner says what waits for the owner ("1 question and 2
 // approvals"), or "" when nothing does.
-func waitingForOwner(s agent.Status) string {
+func waitingForOwner(questions, approvals int) string {
 	var parts []string
-	if n := s.PendingQuery + s.Buffered; n > 0 {
-		parts = append(parts, countOf(n, "question", "questions"))
+	if questions > 0 {
+		parts = append(parts, countOf(questions, "question", "questions"))
 	}
-	if s.PendingApprov > 0 {
-		parts = append(parts, countOf(s.PendingApprov, "approval", "approvals"))
+	if approvals > 0 {
+		parts = append(parts, countOf(approvals, "approval", "approvals"))
 	}
 	return strings.Join(parts, " and ")
 }

@@ -684,4 +684,10 @@ func TestQuitAsksWhileWorkWaits(t *testing.T) {
 	if _, cmd := m.Update(keyMsg("q")); !quits(cmd) {
 		t.Error("with nothing waiting, q did not quit at once")
 	}
+	// A question just shown in Queries, the status not fetched again yet
+	// (the tmux script's q came in between): q still asks.
+	m.queries.setQueries([]agent.Query{{ID: "q-new", From: "pm-tanaka", Text: "is the release branch cut?", State: agent.QueryEscalated}})
+	if _, cmd := m.Update(keyMsg("q")); quits(cmd) || m.topDialog() == nil {
+		t.Error("q quit at once with a question shown but not yet counted by the status")
+	}
 }

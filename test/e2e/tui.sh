@@ -122,6 +122,7 @@ aoi --data-dir "$ENG" audit verify >"$T/verify.log" 2>&1 || fail "aoi audit veri
 aoi --data-dir "$PM" query eng-suzuki "is the release branch cut?" >>"$T/query.log" 2>&1 ||
 	fail "the PM's second query to eng-suzuki failed"
 poll screen_has "is the release branch cut?" || fail "the second query never showed in the engineer's interface"
+poll screen_has "queries 1" || fail "the status bar never counted the second query"
 keys q
 poll screen_has "Quit aoi" || fail "q with a question waiting did not ask before stopping the agent"
 keys q
