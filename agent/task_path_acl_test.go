@@ -127,16 +127,22 @@ func TestTaskRefusalListsOnlyWhatTheCallerMayRun(t *testing.T) {
 	}
 }
 
+// webappAndPayroll is eng-suzuki holding acme/webapp, which PMs may read,
+// and acme/payroll, which nobody may.
+func webappAndPayroll(t *testing.T) *testAgent {
+	return newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"}}}
+	})
+}
+
 // TestRefusalNamesOnlyWhatTheCallerNamed: the re-check's case — a question
 // with no context_scope (every context) or "acme" (every acme/…) was
 // refused naming acme/payroll, a context the caller may not know of. Now
 // only a context the caller named itself is named back.
 func TestRefusalNamesOnlyWhatTheCallerNamed(t *testing.T) {
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
-		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"}}}
-	})
+	eng := webappAndPayroll(t)
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	pair(eng, pm)
 	ctx := context.Background()
@@ -157,11 +163,7 @@ func TestRefusalNamesOnlyWhatTheCallerNamed(t *testing.T) {
 // the owner for a rule, naming itself; one that may read some still gets
 // the hint to name them.
 func TestRefusedEverywhereIsToldToAskTheOwner(t *testing.T) {
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
-		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"}}}
-	})
+	eng := webappAndPayroll(t)
 	qa := newTestAgent(t, "qa-ito", "qa", nil)
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	pair(eng, qa)
