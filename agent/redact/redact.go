@@ -357,10 +357,46 @@ var cliPasswordRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`\b(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
 		`|sshpass\b[^\n]{0,100}?\s-p\s*(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
-		`|\bSSHPASS=(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200})))`),
+		`|\bSSHPASS=(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))` +
+		// redis-cli -a PASS, zip -P PASS, 7z -pPASS, openssl … -k PASS /
+		// -pass pass:PASS, htpasswd -b FILE USER PASS.
+		`|\bredis-cli\b[^\n]{0,200}?\s-a\s+` + cliValue +
+		`|\bzip\b[^\n]{0,200}?\s-P\s*` + cliValue +
+		`|\b7z\b[^\n]{0,200}?\s-p` + cliValue +
+		`|\bopenssl\b[^\n]{0,200}?\s-(?:k|pass)\s+(?:pass:)?` + cliValue +
+		`|\bhtpasswd\b(?:\s+-\w+)*\s+-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+` + cliValue + `)`),
 	may: func(t *text) bool {
-		return t.hasRaw("mysql") || t.hasRaw("mariadb") || t.hasRaw("sshpass") || t.hasRaw("SSHPASS")
+		return t.hasRaw("mysql") || t.hasRaw("mariadb") || t.hasRaw("sshpass") || t.hasRaw("SSHPASS") ||
+			t.hasRaw("redis-cli") || t.hasRaw("zip") || t.hasRaw("7z") || t.hasRaw("openssl") || t.hasRaw("htpasswd")
 	},
+	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-") },
+}
+
+// cliValue is a command-line value: quoted whole, or up to a space.
+const cliValue = `(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))`
+
+// tokenUserRule is a token given as a URL's user with no password:
+// https://TOKEN@github.com/acme/app.git (urlCredentialRule wants the
+// colon); the user must look random, so git@host and me@host stay.
+var tokenUserRule = rule{
+	id:        "url-credential",
+	re:        regexp.MustCompile(`\bhttps?://([A-Za-z0-9_.~-]{20,300})@`),
+	may:       func(t *text) bool { return t.hasRaw("://") && strings.ContainsRune(t.raw, '@') },
+	secretish: func(v string) bool { return randomLooking(v) || tokenPrefixRE.MatchString(v) },
+}
+
+// tokenPrefixRE is a token named by its prefix (GitHub's, GitLab's).
+var tokenPrefixRE = regexp.MustCompile(`^(?:gh[pousr]_|github_pat_|glpat-)`)
+
+// yamlBlockSecretRule is a secret written as a YAML block scalar, the
+// value on the line after its name: "password: |" then the value.
+var yamlBlockSecretRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?mi)^[ \t-]*[\w.-]*(?:password|passwd|secret|token|api_?key|private_?key)[\w.-]*\s*:\s*[|>][-+]?[ \t]*\n[ \t]+(\S[^\n]{3,200})$`),
+	may: func(t *text) bool {
+		return (t.has("pass") || t.has("secret") || t.has("token") || t.has("key")) && (t.hasRaw(": |") || t.hasRaw(": >") || t.hasRaw(":|"))
+	},
+	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-----BEGIN") },
 }
 
 // text is what the rules' prefilters look at: the input, and the input as
@@ -432,6 +468,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
+		tokenUserRule, yamlBlockSecretRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

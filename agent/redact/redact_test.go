@@ -278,6 +278,15 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`the pw: Zr4-Bx7-kQ2-Lm9`:                                   "Zr4-Bx7-kQ2-Lm9",
 		`the nexus pass word is Zr4-Bx7-kQ2-Lm9`:                    "Zr4-Bx7-kQ2-Lm9",
 		`hotfix/nexus-deploy-key-q8Zk2Wm4Pr7Tx9Lb3Nc5`:              "q8Zk2Wm4Pr7Tx9Lb3Nc5",
+		// Tools that take a password as a flag, a token as a URL's user,
+		// a YAML block scalar.
+		`redis-cli -h cache -a Hq7Lm2Wp9x ping`:                               "Hq7Lm2Wp9x",
+		`zip -P Zr4Bx7kQ2 backup.zip data/`:                                   "Zr4Bx7kQ2",
+		`7z a -pZr4Bx7kQ2 archive.7z data`:                                    "Zr4Bx7kQ2",
+		`openssl enc -aes-256-cbc -pass pass:Zr4Bx7kQ2Lm9 -in a`:              "Zr4Bx7kQ2Lm9",
+		`htpasswd -b .htpasswd admin Zr4Bx7kQ2Lm9`:                            "Zr4Bx7kQ2Lm9",
+		`git clone https://q8Zk2Wm4Pr7Tx9Lb3Nc5Yd6Hf@github.com/acme/app.git`: "q8Zk2Wm4Pr7Tx9Lb3Nc5Yd6Hf",
+		"db:\n  password: |\n    Zr4Bx7kQ2Lm9xx\n":                            "Zr4Bx7kQ2Lm9xx",
 		// Passphrases in prose: words joined, with digits or long enough.
 		`the password is hunter2-hunter2`:                         "hunter2-hunter2",
 		`the wifi passphrase is correct-horse-battery-staple`:     "correct-horse-battery-staple",
@@ -327,6 +336,10 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"| password | required |",
 		"the password — see the vault",
 		"パスワードはこちら",
+		"git clone https://git@github.com/acme/app.git",
+		`zip -r out.zip dir -x "*.log"`,
+		"openssl enc -d -aes-256-cbc -k $KEY -in a",
+		"key: |\n  multi-line description of the key field\n",
 		// What the fourth run's rules must leave: test runners' output,
 		// flags, code reading a secret from elsewhere, prose.
 		"--- PASS: TestRefreshToken (0.00s)",
