@@ -141,9 +141,22 @@ func TestAuditDetailColumnReadable(t *testing.T) {
 				row = l
 			}
 		}
-		if !strings.Contains(row, `{"n":40,"scope"`) {
+		if !strings.Contains(row, `scope=acme/webapp`) {
 			t.Errorf("%dx%d: the detail column is too narrow to read: %q", sz[0], sz[1], row)
 		}
+	}
+}
+
+// TestAuditDetailReadsAsPairs: the DETAIL column reads key=value, what a
+// row is about first (the walk read `{"confidence"…` on every query row,
+// and "ok" for an escalated one); the preview keeps the JSON whole.
+func TestAuditDetailReadsAsPairs(t *testing.T) {
+	got := detailSummary(json.RawMessage(`{"confidence":0.2,"decision":"ESCALATE","priority":"normal","query_id":"q-01a2","scope":["acme/webapp","acme/api"]}`))
+	if want := "decision=ESCALATE confidence=0.2 priority=normal scope=acme/webapp,acme/api query_id=q-01a2"; got != want {
+		t.Errorf("detailSummary = %q, want %q", got, want)
+	}
+	if got := detailSummary(json.RawMessage(`"plain"`)); got != `"plain"` {
+		t.Errorf("a detail that is no object = %q, want its JSON", got)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -279,7 +280,7 @@ func (p *auditPane) View() string {
 	for i := start; i < end; i++ {
 		e := p.at(i)
 		text := cols.row(i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
-			Sanitize(e.Agent), Sanitize(e.Method), resultLabel(e.Result), compactJSON(e.Detail))
+			Sanitize(e.Agent), Sanitize(e.Method), resultLabel(e.Result), detailSummary(e.Detail))
 		st := p.env.styles.Text
 		if e.Result != "ok" && e.Result != "" {
 			st = p.env.styles.Error
@@ -345,6 +346,60 @@ func compactJSON(raw json.RawMessage) string {
 		return Sanitize(truncateBytes(string(raw), 2048))
 	}
 	return Sanitize(truncateBytes(b.String(), 2048))
+}
+
+// detailSummary is a row's detail as the column reads it: key=value
+// pairs, what a row is about first (the secretary's decision, a task's
+// type, a reason), not JSON's braces and quotes (the walk read
+// `{"confidence"…` in every query row). The preview and enter show the
+// JSON whole.
+func detailSummary(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return compactJSON(raw)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		pi, pj := summaryRank(keys[i]), summaryRank(keys[j])
+		if pi != pj {
+			return pi < pj
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+summaryValue(m[k]))
+	}
+	return Sanitize(truncateBytes(strings.Join(parts, " "), 2048))
+}
+
+// summaryLead are the detail keys that say most about a row, in order.
+var summaryLead = []string{"decision", "confidence", "priority", "state", "task_type", "event", "type", "reason", "error", "to", "scope"}
+
+func summaryRank(k string) int {
+	for i, l := range summaryLead {
+		if k == l {
+			return i
+		}
+	}
+	return len(summaryLead)
+}
+
+// summaryValue is a detail value without JSON's quotes: a string as it
+// is, a list of strings joined by commas, anything else compact JSON.
+func summaryValue(v json.RawMessage) string {
+	var str string
+	if json.Unmarshal(v, &str) == nil {
+		return str
+	}
+	var list []string
+	if json.Unmarshal(v, &list) == nil {
+		return strings.Join(list, ",")
+	}
+	return compactJSON(v)
 }
 
 func auditDetail(e agent.AuditEntry, env *env) string {
