@@ -155,6 +155,15 @@ var passwordJAQuotedRule = rule{
 	},
 }
 
+// passwordCJKRule is a password named in Chinese or Korean: 密码是 …,
+// 口令：…, 비밀번호는 … (Japanese has its own rules above).
+var passwordCJKRule = rule{
+	id:        "password",
+	re:        regexp.MustCompile(`(?:密码|密碼|口令|비밀번호)\s*(?:是|为|為|:|：|는|은|=)?\s*["'「]?([^\s"'」，。,.;；]{4,100})`),
+	may:       func(t *text) bool { return t.hasRaw("密") || t.hasRaw("口令") || t.hasRaw("비밀번호") },
+	secretish: func(v string) bool { return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) },
+}
+
 // basicAuthRule is the password given to a basic-auth call in code:
 // HTTPBasicAuth('admin', '…'), req.SetBasicAuth("ci", "…").
 var basicAuthRule = rule{
@@ -243,13 +252,15 @@ var urlCredentialRule = rule{
 // token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds)s?` +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` +
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
+		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to|ist|est|es|é)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	may: func(t *text) bool {
-		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred")
+		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred") ||
+			t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord")
 	},
 	secretish: func(v string) bool { return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) },
 }
@@ -468,7 +479,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
-		tokenUserRule, yamlBlockSecretRule,
+		tokenUserRule, yamlBlockSecretRule, passwordCJKRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

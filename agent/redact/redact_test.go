@@ -287,6 +287,12 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`htpasswd -b .htpasswd admin Zr4Bx7kQ2Lm9`:                            "Zr4Bx7kQ2Lm9",
 		`git clone https://q8Zk2Wm4Pr7Tx9Lb3Nc5Yd6Hf@github.com/acme/app.git`: "q8Zk2Wm4Pr7Tx9Lb3Nc5Yd6Hf",
 		"db:\n  password: |\n    Zr4Bx7kQ2Lm9xx\n":                            "Zr4Bx7kQ2Lm9xx",
+		// Other languages' names of a password.
+		`das Passwort ist Zr4Bx7kQ2Lm9`: "Zr4Bx7kQ2Lm9",
+		`mot de passe: Zr4Bx7kQ2Lm9`:    "Zr4Bx7kQ2Lm9",
+		`contraseña: Zr4Bx7kQ2Lm9`:      "Zr4Bx7kQ2Lm9",
+		`数据库密码是 Zr4Bx7kQ2Lm9`:           "Zr4Bx7kQ2Lm9",
+		`비밀번호는 Zr4Bx7kQ2Lm9 입니다`:        "Zr4Bx7kQ2Lm9",
 		// Passphrases in prose: words joined, with digits or long enough.
 		`the password is hunter2-hunter2`:                         "hunter2-hunter2",
 		`the wifi passphrase is correct-horse-battery-staple`:     "correct-horse-battery-staple",
@@ -336,6 +342,8 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"| password | required |",
 		"the password — see the vault",
 		"パスワードはこちら",
+		"das Passwort ist erforderlich",
+		"密码是必填项",
 		"git clone https://git@github.com/acme/app.git",
 		`zip -r out.zip dir -x "*.log"`,
 		"openssl enc -d -aes-256-cbc -k $KEY -in a",
