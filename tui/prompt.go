@@ -170,8 +170,10 @@ func (p *promptBar) complete(c completions) {
 }
 
 // labelled shows candidates that are question ids by what tells them
-// apart: the characters after the part they share, and who asked
-// ("…ece698 pm-tanaka"). Other candidates stay as they are.
+// apart: the characters after the part they share, between dots because
+// the id goes on both sides ("…ece698… pm-tanaka": type ece6 next; the
+// walk read "…ece698" as the id's end), and who asked. Other candidates
+// stay as they are.
 func labelled(cands []string, askers map[string]string) []string {
 	shared := len(commonPrefix(cands))
 	out := make([]string, len(cands))
@@ -183,7 +185,7 @@ func labelled(cands []string, askers map[string]string) []string {
 		}
 		tail := c[shared:]
 		if len(tail) > 6 {
-			tail = tail[:6]
+			tail = tail[:6] + "…"
 		}
 		out[i] = "…" + tail + " " + who
 	}

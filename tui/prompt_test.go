@@ -128,7 +128,7 @@ func TestTabCompletesQuestionIDs(t *testing.T) {
 		if got := m.prompt.input.Value(); got != c.want {
 			t.Errorf("tab after %q = %q; want %q", ":"+c.typed, got, c.want)
 		}
-		if frame := screen(m); strings.HasPrefix(c.typed, "decline") && !strings.Contains(frame, "2 match: …a1c2d4 pm-tanaka “auth?” · …b70000 qa-ito “suite?”") {
+		if frame := screen(m); strings.HasPrefix(c.typed, "decline") && !strings.Contains(frame, "2 match: …a1c2d4… pm-tanaka “auth?” · …b70000… qa-ito “suite?”") {
 			t.Errorf("the two candidates are not listed:\n%s", frame)
 		}
 		press(t, m, "esc")
