@@ -266,10 +266,12 @@ var secretIsRule = rule{
 }
 
 // passphraseRule catches a password told in prose that is words joined
-// by dashes or underscores: "the password is hunter2-hunter2", "the wifi
-// passphrase is correct-horse-battery-staple". secretIsRule passes such a
-// value over, as words joined the way "JWT-based" is; after a password's
-// own name and "is" it is the password when passphraseLike says so.
+// by dashes or underscores after the bare name "pass" too: "the pass is
+// Zr4-Bx7-kQ2-Lm9". secretIsRule takes such a value after a password's
+// full name ("the password is hunter2-hunter2") but not after "pass",
+// which it leaves out because a test runner's "pass" is followed by
+// made-looking text ("pass 42/42"); here "is" must come between, and the
+// value must be passphraseLike.
 var passphraseRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pass|pwd|pw)s?(?:\s+(?:for|of|on)\s+\S{1,40})?` +
