@@ -72,8 +72,10 @@ func New(acl config.ACL, contexts []config.Context, now func() time.Time) *Polic
 // AuditMode reports whether denials are only logged.
 func (p *Policy) AuditMode() bool { return p.audit }
 
+// ContextIDs lists the configured contexts' identifiers in config order.
+func (p *Policy) ContextIDs() []string { return p.contextIDs }
+
 // Known reports whether name is, or lies under, a configured context.
-// The core answers CONTEXT_NOT_FOUND for unknown ones.
 func (p *Policy) Known(name string) bool {
 	var r resource
 	return p.resolve(name, &r) == "" && r.ctx != nil

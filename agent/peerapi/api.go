@@ -86,9 +86,14 @@ func (a *API) CheckFrom(ctx context.Context, call *rpc.Call, from, to string) er
 
 // AuditRefusal writes a refused call's audit row and marks the call audited.
 func (a *API) AuditRefusal(ctx context.Context, call *rpc.Call, kind string, detail map[string]any) {
+	a.auditRefused(ctx, call, "PERMISSION_DENIED", kind, detail)
+}
+
+// auditRefused is AuditRefusal with the outcome the caller was sent.
+func (a *API) auditRefused(ctx context.Context, call *rpc.Call, outcome, kind string, detail map[string]any) {
 	detail["refused"] = kind
 	err := a.DB.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendAudit(CallerName(call.Caller), call.Method, "PERMISSION_DENIED", detail)
+		_, err := tx.AppendAudit(CallerName(call.Caller), call.Method, outcome, detail)
 		return err
 	})
 	if err != nil {

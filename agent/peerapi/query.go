@@ -139,6 +139,9 @@ func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, 
 // checked only the first). An empty scope means every context we hold.
 func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
 	pol := a.Policy()
+	if entry := unknownContext(pol, scope); entry != "" {
+		return acl.Decision{}, a.refuseUnknownContext(ctx, call, action, entry)
+	}
 	resolved, escaped := a.ResolveScope(a.Config(), scope)
 	if escaped != "" {
 		reason := "a context_scope entry leads outside its repository (symlinks resolved); ask for a path inside it"
@@ -170,9 +173,47 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 	}
 	// The rule's id (deny-qa-layoffs-…) and what it grants stay in the
 	// audit row: an id can say more than the owner means to tell.
-	reason := "no " + string(action) + " access to " + denied + "; ask " + a.Config().Agent.ID + "'s owner if you need it"
-	return d, errs.Denied(reason, map[string]any{
-		"required_permission": "context." + string(action), "requested_scope": denied})
+	return d, a.namedDenial(action, denied)
+}
+
+// namedDenial is the refusal of a scope entry the caller named itself. A
+// context that does not exist is refused in the very same words when the
+// caller is kept from some context (refuseUnknownContext).
+func (a *API) namedDenial(action acl.Action, entry string) error {
+	reason := "no " + string(action) + " access to " + entry + "; ask " + a.Config().Agent.ID + "'s owner if you need it"
+	return errs.Denied(reason, map[string]any{
+		"required_permission": "context." + string(action), "requested_scope": entry})
+}
+
+// unknownContext returns the first scope entry that names no configured
+// context and lies under none, as the caller wrote it ("" if every entry
+// is known). With no contexts configured there is nothing to tell apart.
+func unknownContext(pol *acl.Policy, scope []string) string {
+	if len(pol.ContextIDs()) == 0 {
+		return ""
+	}
+	for _, entry := range scope {
+		if e := strings.Trim(entry, "/"); e != "" && e != "*" && !pol.Known(e) {
+			return entry
+		}
+	}
+	return ""
+}
+
+// refuseUnknownContext answers a scope entry that names no context. A
+// caller that may use every context is told CONTEXT_NOT_FOUND: nothing is
+// hidden from it. Any other caller gets the refusal a denied context it
+// named would get, word for word; otherwise "not found" for a made-up name
+// and "denied" for a real one would tell it which hidden contexts exist.
+// The audit row says what really happened.
+func (a *API) refuseUnknownContext(ctx context.Context, call *rpc.Call, action acl.Action, entry string) error {
+	if d, _ := a.Policy().CheckScope(a.Subject(call.Caller), action, nil); d.Allowed {
+		a.auditRefused(ctx, call, "CONTEXT_NOT_FOUND", "scope", map[string]any{"scope": entry, "reason": "no such context"})
+		return rpc.ContextNotFound(entry)
+	}
+	a.AuditRefusal(ctx, call, "scope", map[string]any{"scope": entry, "reason": "no such context; refused as a denial, since the caller is kept from some context"})
+	call.RecordACL(false)
+	return a.namedDenial(action, entry)
 }
 
 // named reports whether the caller's scope names denied itself, or a place

@@ -1,0 +1,60 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// TestUnknownContextIsRefusedLikeAHiddenOne: a PM kept from acme/payroll
+// must not learn it exists by comparing its refusal with the answer to a
+// made-up name (the re-check's oracle: PERMISSION_DENIED for the real one,
+// CONTEXT_NOT_FOUND for acme/nosuch). Both refusals now read the same; a
+// lead who may read every context is still told CONTEXT_NOT_FOUND, and
+// the audit row keeps the truth.
+func TestUnknownContextIsRefusedLikeAHiddenOne(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}, {Type: "repository", Identifier: "acme/payroll"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"},
+			{ID: "lead-read", AgentRole: "lead", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	lead := newTestAgent(t, "lead-kato", "lead", nil)
+	pair(eng, pm)
+	pair(eng, lead)
+	ctx := context.Background()
+	ask := func(from *testAgent, scope string) *rpc.Error {
+		t.Helper()
+		_, err := from.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is it going?", ContextScope: []string{scope}})
+		return asRPC(t, err, map[bool]int{true: rpc.CodeContextNotFound, false: rpc.CodePermissionDenied}[from == lead])
+	}
+
+	hidden, madeUp := ask(pm, "acme/payroll"), ask(pm, "acme/nosuch")
+	same := strings.ReplaceAll(madeUp.Error(), "acme/nosuch", "acme/payroll")
+	if same != hidden.Error() || strings.ReplaceAll(mustJSON(t, madeUp.Data), "acme/nosuch", "acme/payroll") != mustJSON(t, hidden.Data) {
+		t.Errorf("a made-up context reads\n  %s %s\nbut a hidden one\n  %s %s\nwant the same words", madeUp.Error(), mustJSON(t, madeUp.Data), hidden.Error(), mustJSON(t, hidden.Data))
+	}
+	if e := ask(lead, "acme/nosuch"); !strings.Contains(mustJSON(t, e.Data), "acme/nosuch") {
+		t.Errorf("lead: %v %s; want CONTEXT_NOT_FOUND naming acme/nosuch", e, mustJSON(t, e.Data))
+	}
+	rows, err := eng.Audit(ctx, agent.AuditFilter{Agent: "pm-tanaka", Method: wire.MethodQuery})
+	if err != nil || len(rows) == 0 || !strings.Contains(string(rows[0].Detail), "no such context") {
+		t.Errorf("audit rows = %+v, %v; want the refusal of acme/nosuch recorded as no such context", rows, err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
