@@ -481,7 +481,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
-		tokenUserRule, yamlBlockSecretRule, passwordCJKRule,
+		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

@@ -297,6 +297,17 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`the password is hunter2-hunter2`:                         "hunter2-hunter2",
 		`the wifi passphrase is correct-horse-battery-staple`:     "correct-horse-battery-staple",
 		`the staging password was changed to "blue_lamp7_tiger9"`: "blue_lamp7_tiger9",
+		// Said in chat: a PIN of digits, a secret told in the next
+		// sentence, a token read out in groups.
+		`the PIN is 4821`:                                            "4821",
+		`door code: 170593`:                                          "170593",
+		`PIN for the office safe is 90210.`:                          "90210",
+		`暗証番号は 4821 です`:                                              "4821",
+		`what's the staging password? It's hunter2`:                  "hunter2",
+		`the wifi password — it is Blue42x, ask me`:                  "Blue42x",
+		`the api token? use Zr4Bx7kQ for now`:                        "Zr4Bx7kQ",
+		`key: AKIA IOSF ODNN 7EXA MPLE (read it out)`:                "7EXA",
+		`token ghp_ 1a2B 3c4D 5e6F 7g8H 9i0J 1k2L 3m4N 5o6P 7q8R ok`: "5e6F",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -327,6 +338,16 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"the password is SHA-256 hashed",
 		"the api key is 32-character hex",
 		"the pin is GPIO17",
+		"pin: 2024-05-01",
+		"PIN 1.2.3 is the last release",
+		"pin 13 is the LED",
+		"error code 5003 again",
+		"the token expired, it's fixed now",
+		"the password policy? it's v2.1",
+		"the token? it's sha256 hashed",
+		"the token is a JWT; it's base64url",
+		"the password field — use the eye icon to show it",
+		"ghp_ tokens expire every ninety days unless renewed by the admin team",
 		"the password is correcthorsebatterystaple", // letters alone read as a word: the rule's price
 		"the password is auto-generated-daily",
 		"the password is bcrypt-hashed-and-salted",

@@ -1,0 +1,121 @@
+package redact
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The rules below catch secrets as people say them in chat and notes,
+// the forms the last re-check still found readable: a PIN of digits
+// alone, a secret named in one sentence and told in the next ("the wifi
+// password? It's Blue42"), and a token written in spaced groups to be
+// read out ("AKIA IOSF ODNN 7EXA MPLE"). secretIsRule wants a value that
+// looks made, which digits alone and short values do not.
+
+// pinRule is a PIN, passcode or door code of 4–8 digits: "the PIN is
+// 4821", "door code: 170593", "暗証番号は 4821". The digits must end there:
+// "pin: 2024-05-01" (a date), "PIN 1.2.3" (a version) and "the pin is
+// GPIO17" stay.
+var pinRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:pin(?:\s?code)?|passcode|(?:door|alarm|access|unlock|security|safe|lock)\s?code)s?` +
+		`(?:\s+(?:for|of|on)(?:\s+\S{1,40}){1,3}?)?(?:\s+(?:is|was|are|will be)(?:\s+(?:now|still|set to|changed to|reset to))?)?` +
+		`(?:\s*(?::|=|->|→|—)\s*|\s+)["'\x60]?([0-9]{4,8})(?:$|[^0-9A-Za-z./:_-]|[./:](?:\s|$))` +
+		`|(?:暗証番号|PIN\s?コード|PIN番号|パスコード|ロック解除コード)[\s\x{3000}]*(?:は|が|:|：|=|＝)?[\s\x{3000}]*["'「]?([0-9０-９]{4,8})(?:$|[^0-9０-９])`),
+	may: func(t *text) bool {
+		return t.has("pin") || t.has("code") || t.hasRaw("暗証番号") || t.hasRaw("コード") || t.hasRaw("パスコード")
+	},
+}
+
+// itsSecretRule is a secret named, then told after "it's", "it is" or
+// "use" later on the same line: "what's the staging password? It's
+// hunter2", "the API token — it is Zr4Bx7kQ". The value must be made
+// (madeNotWritten), a passphrase, or short letters and digits mixed
+// (hunter2, Blue42), not a technical name (techNameRE), a version, a
+// hash or words: "the token expired,
+// it's fixed now" and "the password policy? it's v2.1" stay.
+var itsSecretRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?)s?\b` +
+		`[^\n]{0,80}?\b(?:it'?s|it is|it was|that'?s|that is|use|try)\s*:?\s*["'\x60]?([^\s"'\x60,;]{4,200})`),
+	may: func(t *text) bool {
+		return (t.has("it's") || t.has("its ") || t.has("it is") || t.has("it was") || t.has("that") || t.has("use ") || t.has("try ")) &&
+			(t.has("pass") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred"))
+	},
+	secretish: func(v string) bool {
+		v = strings.TrimRight(v, ".!?:)")
+		return notAVariable(v) && !techNameRE.MatchString(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
+	},
+}
+
+// shortMade reports whether v, 6 characters or more, mixes letters and
+// digits and nothing else, the way a short password does (hunter2,
+// Blue42x), and is no hex id (3f2a9c1).
+func shortMade(v string) bool {
+	if len(v) < 6 || hexIdentifierRE.MatchString(v) {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, r := range v {
+		switch {
+		case r < 0x80 && unicode.IsLetter(r):
+			letters++
+		case r < 0x80 && unicode.IsDigit(r):
+			digits++
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && digits >= 1
+}
+
+// techNameRE is a technical name ending in a number, what "it's" is
+// followed by in prose about a secret's format ("it's base64", "it's
+// sha256 hashed").
+var techNameRE = regexp.MustCompile(`^(?i:sha\d+|md\d|base\d+\w*|utf\d+|ucs\d|arm\d+|amd\d+|aarch\d+|x86|http\d|oauth\d|win\d+|u?int\d+|float\d+|es\d+|ipv\d|tlsv?\d+|ed\d+|rsa\d+|aes\d+|pbkdf\d|argon\d\w*|bcrypt\d*|scrypt\d*|rfc\d+|iso\d+)$`)
+
+// spacedTokenRule is a token of a known fixed-length format written in
+// groups to be read out or copied by hand: "AKIA IOSF ODNN 7EXA MPLE",
+// "ghp_ 1a2B 3c4D …". Each format's characters are counted across single
+// spaces, so the match ends where the token does; the joined token must
+// hold a space (gitleaks takes a whole one) and look made, so prose that
+// happens to follow a prefix ("ghp_ tokens expire every ninety days …")
+// stays.
+var spacedTokenRule = rule{
+	id: "split-token",
+	re: regexp.MustCompile(spacedFormat(`\b(?:AKIA|ASIA)`, `[A-Z0-9]`, 16) + `|` +
+		spacedFormat(`\bgh[pousr]_`, `[A-Za-z0-9]`, 36) + `|` +
+		spacedFormat(`\bgithub_pat_`, `[A-Za-z0-9_]`, 82) + `|` +
+		spacedFormat(`\bglpat-`, `[A-Za-z0-9_-]`, 20)),
+	may: func(t *text) bool {
+		return (t.has("akia") || t.has("asia") || t.has("glpat-") || t.has("github_pat_") || ghTokenPrefix(t.folded)) && strings.ContainsAny(t.raw, " \u00a0")
+	},
+	secretish: func(v string) bool {
+		joined := strings.NewReplacer(" ", "", "\u00a0", "").Replace(v)
+		return joined != v && madeNotWritten(joined)
+	},
+}
+
+// ghTokenPrefix reports whether lower holds a GitHub token's prefix
+// (ghp_, gho_, ghu_, ghs_, ghr_).
+func ghTokenPrefix(lower string) bool {
+	for i := strings.Index(lower, "gh"); i >= 0 && i+3 < len(lower); {
+		if strings.IndexByte("pousr", lower[i+2]) >= 0 && lower[i+3] == '_' {
+			return true
+		}
+		next := strings.Index(lower[i+2:], "gh")
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return false
+}
+
+// spacedFormat is prefix then n characters of class, a space (or a
+// non-breaking one) allowed before each, ending at a word's end.
+func spacedFormat(prefix, class string, n int) string {
+	return `(` + prefix + `(?:[ \x{00a0}]?` + class + `){` + strconv.Itoa(n) + `})(?:[^A-Za-z0-9_]|$)`
+}
