@@ -20,6 +20,7 @@ const bodyTimeout = 30 * time.Second
 // ServeHTTP serves POST /aoi/v1/rpc: identify → authenticate → body
 // limit → rate limit → dispatch → audit.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	countServed(r)
 	// A request refused for its path, method or content type is answered
 	// before its body is read, and the connection is closed so net/http
 	// does not drain an unread body after the reply.
@@ -188,6 +189,9 @@ func NewHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 	}
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connKey{}, c)
+	}
+	if s, ok := h.(*Server); ok {
+		s.watchUnserved(srv)
 	}
 	return srv
 }
