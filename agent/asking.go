@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/asking"
 	"github.com/aoi-protocol/aoi/agent/events"
@@ -10,7 +11,8 @@ import (
 // newAsker wires what this agent asks of peers (agent/asking) to this
 // core's store, peer clients and id.
 func (c *Core) newAsker() *asking.Asker {
-	return &asking.Asker{DB: c.db, Peers: c.peers, Now: c.now, Self: c.selfID, Redact: c.redactOut, RedactJSON: c.redactBody}
+	return &asking.Asker{DB: c.db, Peers: c.peers, Now: c.now, Self: c.selfID, Redact: c.redactOut, RedactJSON: c.redactBody,
+		Outbox: c.outbox, QueueExpiry: func() time.Duration { return c.config().Outbox.Expiry() }}
 }
 
 // Ask sends an ad hoc query to a peer and records it so the answer that

@@ -36,8 +36,11 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		Delivered: func(_ context.Context, e store.OutboxRecord) {
 			// An answer went: its query no longer shows it waiting (a front
 			// end that listed it in the moment before may have).
-			if e.Method == wire.MethodNotify {
+			switch e.Method {
+			case wire.MethodNotify:
 				c.events.Publish(EventQueryUpdated, e.ID, e.To, "delivered")
+			case wire.MethodQuery:
+				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the question you queued for it went out")
 			}
 		},
 		Redact: func(s string) string { return c.redactOut(termtext.Visible(s)) },
@@ -53,6 +56,8 @@ func (c *Core) outboxRefused(_ context.Context, e store.OutboxRecord, err error)
 		what = "the message you sent"
 	} else if e.Method == wire.MethodNotify {
 		what = "an answer or result this agent sends it"
+	} else if e.Method == wire.MethodQuery {
+		what = "the question you queued for it while it was offline"
 	}
 	reason := err.Error()
 	var answered *rpc.Error

@@ -81,6 +81,7 @@ const (
 	ReachThisMachine       = service.ReachThisMachine
 	ReachEveryInterface    = service.ReachEveryInterface
 	QueryAnswered          = service.QueryAnswered
+	AskQueued              = service.AskQueued
 	QueryBuffered          = service.QueryBuffered
 	QueryEscalated         = service.QueryEscalated
 	QueryAwaiting          = service.QueryAwaiting

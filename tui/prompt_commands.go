@@ -381,8 +381,9 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 		return nil
 	}
 	var r struct {
-		Completed bool   `json:"completed"`
-		Status    string `json:"status"`
+		Completed bool           `json:"completed"`
+		Status    string         `json:"status"`
+		Metadata  map[string]any `json:"metadata"`
 	}
 	_ = json.Unmarshal(msg.res.Result, &r)
 	if r.Completed {
@@ -390,7 +391,11 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 		return nil
 	}
 	m.asks[msg.res.QueryID] = truncate(Sanitize(msg.req.Query), 40)
-	m.info("asked " + to + "; the answer will show here when it arrives")
+	if r.Metadata["state"] == agent.AskQueued {
+		m.info(to + " is offline: the question is queued and goes out when it is back; the answer will show here")
+	} else {
+		m.info("asked " + to + "; the answer will show here when it arrives")
+	}
 	return m.markDirty(dMessages | dStatus) // the status lists it as waiting
 }
 

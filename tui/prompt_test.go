@@ -210,6 +210,20 @@ func TestPromptReloadShowsWhatChanged(t *testing.T) {
 	}
 }
 
+// TestAskToAnOfflinePeerSaysQueued: a question the core queued for a
+// peer it cannot reach is said to be queued, not "asked".
+func TestAskToAnOfflinePeerSaysQueued(t *testing.T) {
+	svc := fixtureService()
+	svc.askQueued = true
+	m := newLoaded(t, svc, 100, 24, true)
+	press(t, m, "@")
+	typeText(t, m, "pm-tanaka how is auth going?")
+	press(t, m, "enter")
+	if frame := screen(m); !strings.Contains(frame, "pm-tanaka is offline: the question is queued and goes out when it is back") {
+		t.Fatalf("no queued note:\n%s", frame)
+	}
+}
+
 // TestAskAnswerArrivesLater: the answer to an ad hoc query is shown when the
 // matching message arrives, after unrelated messages.
 func TestAskAnswerArrivesLater(t *testing.T) {

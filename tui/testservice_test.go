@@ -19,6 +19,7 @@ import (
 // is exercised by the flows in the agent and cmd packages).
 type testService struct {
 	mu        sync.Mutex
+	askQueued bool // Ask answers as for an offline peer
 	status    agent.Status
 	peers     []agent.Peer
 	queries   []agent.Query
@@ -177,7 +178,11 @@ func (s *testService) Ask(_ context.Context, r agent.AskRequest) (agent.AskResul
 		return agent.AskResult{}, err
 	}
 	s.asks++
-	return agent.AskResult{QueryID: fmt.Sprintf("ask-%d", s.asks), Result: json.RawMessage(`{"completed":false,"status":"pending"}`)}, nil
+	res := json.RawMessage(`{"completed":false,"status":"pending"}`)
+	if s.askQueued { // as the core answers for a peer it cannot reach
+		res = json.RawMessage(`{"completed":false,"summary":"` + r.To + ` is offline: the question is queued","metadata":{"state":"queued"}}`)
+	}
+	return agent.AskResult{QueryID: fmt.Sprintf("ask-%d", s.asks), Result: res}, nil
 }
 
 // deliver adds a peer message (an answer arriving later) and announces it.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/service"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -38,6 +39,11 @@ type Asker struct {
 	// RedactJSON is Redact for a peer's JSON answer: it keeps the
 	// document valid (nil leaves it as it is).
 	RedactJSON func([]byte) []byte
+	// Outbox takes a question for a peer that cannot be reached, and
+	// QueueExpiry says how long it keeps trying (nil: such a question
+	// fails instead).
+	Outbox      *outbox.Outbox
+	QueueExpiry func() time.Duration
 }
 
 // redact is Redact, when there is one.
@@ -186,12 +192,38 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 		defer cancel()
 	}
 	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
+		if a.Outbox != nil && peers.NotDialed(err) {
+			return a.queue(ctx, id, params, err)
+		}
 		err = a.failed(ctx, req.To, err)
 		a.settle(ctx, id, map[string]string{"error": err.Error()})
 		return service.AskResult{QueryID: id}, err
 	}
 	res := a.redactAnswer(raw)
 	a.settle(ctx, id, res) // "completed": answered now, or waiting for the notify
+	return service.AskResult{QueryID: id, Result: res}, nil
+}
+
+// queue keeps a question for a peer that could not be dialed (its machine
+// asleep, aoi stopped) in the outbox, which sends it when the peer is back,
+// as an async question: its answer arrives as a query.completed notify
+// like any other. Only a question that never left is queued; one whose
+// connection dropped mid-way may have arrived, and fails as before.
+func (a *Asker) queue(ctx context.Context, id string, params wire.QueryParams, cause error) (service.AskResult, error) {
+	_ = a.Peers.Failed(ctx, params.To, cause) // marks it offline
+	params.Async = true
+	now := a.Now()
+	entry := store.OutboxRecord{ID: id, To: params.To, Method: wire.MethodQuery, Params: wire.MustJSON(params),
+		NextAttemptAt: now.Add(time.Second), CreatedAt: now, ExpiresAt: now.Add(a.QueueExpiry())}
+	if err := a.DB.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(entry) }); err != nil {
+		a.settle(ctx, id, map[string]string{"error": err.Error()})
+		return service.AskResult{QueryID: id}, err
+	}
+	a.Outbox.Wake()
+	res := wire.MustJSON(wire.QueryResult{Completed: false, Metadata: map[string]any{"state": service.AskQueued},
+		Summary: fmt.Sprintf("%s is offline: the question is queued and goes out when %s is back (tried until %s); the answer arrives like any other",
+			params.To, params.To, entry.ExpiresAt.Local().Format("Jan 2 15:04"))})
+	a.settle(ctx, id, res) // waiting, as an async question is
 	return service.AskResult{QueryID: id, Result: res}, nil
 }
 

@@ -309,6 +309,14 @@ func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
 		if err := tx.ExpireOutbox(e.ID); err != nil {
 			return err
 		}
+		if e.Method == wire.MethodQuery {
+			// A question queued for an offline peer: its ask no longer
+			// waits for an answer.
+			why := e.To + " was not reached before the question expired"
+			if err := tx.SetAskResult(e.ID, wire.MustJSON(map[string]string{"error": why})); err != nil {
+				return err
+			}
+		}
 		_, err := tx.AppendAudit(e.To, "outbox.expired", "TIMEOUT", map[string]any{"id": e.ID, "attempts": e.Attempts, "last_error": e.LastError})
 		return err
 	})

@@ -181,6 +181,14 @@ func Unreachable(err error) bool {
 	return false
 }
 
+// NotDialed reports whether a call failed before its connection was made
+// (refused, no route, a dial timeout): nothing of it reached the peer.
+func NotDialed(err error) bool {
+	var te *rpc.TransportError
+	var op *net.OpError
+	return errors.As(err, &te) && te.Status == 0 && errors.As(err, &op) && op.Op == "dial"
+}
+
 // MarkOffline records a peer as offline and tells the front ends.
 func (r *Registry) MarkOffline(ctx context.Context, agentID string) {
 	rec, found, err := r.DB.Peer(ctx, agentID)

@@ -424,6 +424,10 @@ type AskResult struct {
 	Result  json.RawMessage `json:"result"`
 }
 
+// AskQueued is the metadata state of an AskResult whose peer could not be
+// reached: the question waits in the outbox and goes out when it is back.
+const AskQueued = "queued"
+
 // Query handling outcomes, recorded with each received query.
 const (
 	QueryAnswered  = inbox.Answered  // auto-responded or answered by the owner

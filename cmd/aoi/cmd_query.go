@@ -98,6 +98,9 @@ func (a *app) ask(ctx context.Context, svc asker, req agent.AskRequest, wait tim
 			printMessage(w, *out.Answer)
 		case qr.Completed:
 			printResult(w, qr)
+		case qr.Metadata["state"] == agent.AskQueued:
+			// Our own words (the peer was not reached), not the peer's.
+			fmt.Fprintf(w, "query %s queued: %s\n", res.QueryID, qr.Summary)
 		default:
 			fmt.Fprintf(w, "query %s sent to %s; not answered yet — the answer will arrive in your inbox (`aoi inbox`)\n",
 				res.QueryID, cell(req.To, 0))

@@ -717,8 +717,8 @@ func TestServeEndsOnSigintAndSigterm(t *testing.T) {
 }
 
 // TestStoppedPeerShownOffline: when the engineer's daemon is gone, the
-// PM's next call to it fails and `aoi peers` shows it offline at once,
-// not only after network.offline_after_sec.
+// PM's next question to it is queued, saying so, and `aoi peers` shows it
+// offline at once, not only after network.offline_after_sec.
 func TestStoppedPeerShownOffline(t *testing.T) {
 	bin := buildAOI(t)
 	eng, pm, engProc := pinnedPair(t, bin)
@@ -733,7 +733,9 @@ func TestStoppedPeerShownOffline(t *testing.T) {
 	if _, err := statusOf(eng); err == nil {
 		t.Fatal("the stopped daemon still answers")
 	}
-	cliFails(t, bin, pm, exitFailure, "query", "eng-suzuki", "are you there?")
+	if out := cli(t, bin, pm, "query", "eng-suzuki", "are you there?"); !strings.Contains(out, "queued: eng-suzuki is offline") {
+		t.Errorf("aoi query to a stopped peer printed:\n%s\nwant it queued", out)
+	}
 	if row := rowOf(cli(t, bin, pm, "peers"), "eng-suzuki"); !strings.Contains(row, "offline") {
 		t.Errorf("eng-suzuki after a failed call: %q, want offline", row)
 	}
@@ -751,11 +753,11 @@ func TestAnswerToAnOfflineAskerSaysItWaits(t *testing.T) {
 	if !pmProc.exited(exitBound) {
 		t.Fatalf("aoi serve did not stop on SIGTERM:\n%s", pmProc.out.String())
 	}
-	cliFails(t, bin, eng, exitFailure, "query", "pm-tanaka", "are you there?") // eng learns pm is offline
+	cli(t, bin, eng, "query", "pm-tanaka", "are you there?") // eng learns pm is offline; the question is queued
 	if out := cli(t, bin, eng, "answer", q, "they agreed to net 30"); !strings.Contains(out, "pm-tanaka is offline: the answer waits") {
 		t.Errorf("aoi answer to an offline asker printed:\n%s", out)
 	}
-	if row := rowOf(cli(t, bin, eng, "status"), "not yet delivered:"); !strings.Contains(row, "1 (") {
+	if row := rowOf(cli(t, bin, eng, "status"), "not yet delivered:"); !strings.Contains(row, "2 (") { // the question and the answer
 		t.Errorf("aoi status does not count the answer waiting: %q", row)
 	}
 }

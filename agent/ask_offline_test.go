@@ -1,0 +1,57 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/agenttest"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/backoff"
+)
+
+// TestQuestionToAnOfflinePeerIsQueued: the walk's PM asked a colleague
+// whose aoi had stopped and got only an error. The question is now kept
+// in the outbox, said to be queued, sent when the colleague is back, and
+// answered like any other.
+func TestQuestionToAnOfflinePeerIsQueued(t *testing.T) {
+	clk := backoff.NewFake(time.Now()) // pm's outbox waits its back-off on this clock
+	pm := agenttest.Start(t, "pm-tanaka", agenttest.Options{Role: "pm", Clock: clk})
+	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
+	pair(eng, pm)
+	eng.Stop()
+	ctx := context.Background()
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?"})
+	if err != nil {
+		t.Fatalf("asking an offline peer: %v; want the question queued", err)
+	}
+	var qr wire.QueryResult
+	if err := json.Unmarshal(res.Result, &qr); err != nil || qr.Completed || qr.Metadata["state"] != agent.AskQueued || !strings.Contains(qr.Summary, "eng-suzuki is offline") {
+		t.Fatalf("result %s (%v); want it queued, saying eng-suzuki is offline", res.Result, err)
+	}
+	eng.Restart(nil)
+	eventually(t, 10*time.Second, "the queued question to reach eng-suzuki", func() bool {
+		clk.Advance(500 * time.Millisecond)
+		qs, err := eng.Queries(ctx, agent.QueryFilter{})
+		return err == nil && len(qs) == 1 && qs[0].Text == "how is auth going?"
+	})
+	qs, _ := eng.Queries(ctx, agent.QueryFilter{})
+	if err := eng.Answer(ctx, agent.AnswerRequest{QueryID: qs[0].ID, Text: "login is done; SSO next"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the answer to the queued question", func() bool {
+		msgs, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if m.RelatedID == res.QueryID && strings.Contains(string(m.Data), "SSO next") {
+				return true
+			}
+		}
+		return false
+	})
+}
