@@ -205,8 +205,8 @@ type ContextMirroring struct {
 	// TestOutputs are globs, relative to each repository, of the files
 	// whose failing tests are blockers (go test -json, JUnit XML, logs
 	// with FAIL lines), read even when git ignores them. Empty: files the
-	// working tree adds or changes whose name or folder says test, junit
-	// or spec.
+	// working tree adds, changes or ignores whose name or folder says
+	// test, junit or spec.
 	TestOutputs []string `json:"test_outputs,omitempty"`
 }
 

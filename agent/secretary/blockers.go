@@ -132,8 +132,15 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 			continue
 		}
 		about := e.Title + " " + e.Key
-		if e.Kind == "testfile" {
+		switch e.Kind {
+		case "testfile":
 			about += " " + e.Body // the failing test's package
+		case "commit":
+			// The line of the message that says what holds the work up
+			// ("update CHANGELOG.md for v0.12.20\n\nThe release is blocked
+			// on Go 1.26.2"): what the blocker is about, whatever the
+			// subject says.
+			about += " " + b.text
 		}
 		cov := topicShare(about, pq)
 		if e.Ctx != "" && !inContexts(ctxs, e.Ctx) && (len(pq.Concepts) == 0 || cov < 1 || b.rank != rankNow) {

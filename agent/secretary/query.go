@@ -54,10 +54,16 @@ same such only very too more most less least another per story all old stuff
 asked ask asking through instead whatever remember remembered pm hey hi thanks thank`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
-// "last" asks for the newest ("who touched args.go last?"), "now" and
-// "currently" for how things stand ("which Go version do we test with now?").
-var recentWords = setOf(`recent recently lately latest newest last new now currently`)
+// "last" asks for the newest ("who touched args.go last?"), "now",
+// "currently", "still" and "anymore" for how things stand ("which Go
+// version do we test with now?", "do we still use safe-chain?").
+var recentWords = setOf(`recent recently lately latest newest last new now currently still anymore`)
 var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
+
+// recentKana are words written in hiragana that ask how things stand now
+// ("CI でまだ safe-chain 使ってる？": still); kana splits them away from
+// the runs cutIntent reads, so the whole question is searched for them.
+var recentKana = []string{"まだ"}
 
 // Words that ask whether something was removed: only its latest state
 // answers that.
@@ -131,6 +137,7 @@ func parseQuery(text string) parsedQuery {
 		text = strings.Replace(text, p, " ", 1)
 	}
 	q.Since = sinceRE.MatchString(text)
+	q.WantsRecent = slices.ContainsFunc(recentKana, func(w string) bool { return strings.Contains(text, w) })
 	q.WantsWho = slices.ContainsFunc(whoJA, func(w string) bool { return strings.Contains(text, w) })
 	for _, tok := range tokenize(text) {
 		if tok.cjk {

@@ -187,6 +187,9 @@ func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
 		// Whether something is gone is a question about its latest state.
 		"What's the story with user authentication, did we drop it?": true,
 		"Is all the old stash stuff gone now?":                       true,
+		// Whether something is still so asks how things stand now.
+		"Do we still use safe-chain in CI?": true,
+		"CI でまだ safe-chain 使ってるんだっけ？":       true,
 	} {
 		if got := parseQuery(q).WantsRecent; got != want {
 			t.Errorf("%q: WantsRecent = %v, want %v", q, got, want)

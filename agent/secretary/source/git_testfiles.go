@@ -73,9 +73,15 @@ func testFileState(ctx context.Context, repo Repo, globs []string) (State, error
 }
 
 // changedTestFiles are the files the working tree adds or changes whose
-// name or folder says test output, by where they lead (inRepo).
+// name or folder says test output, by where they lead (inRepo), and those
+// git ignores: test output is mostly written where .gitignore keeps it
+// out of commits (Python's and Node's templates ignore *.log; many
+// projects ignore test-results/ or junit.xml). A folder ignored whole is
+// listed by git as one entry without reading it (node_modules/ costs
+// nothing); when its name says test output (test-results/), the files
+// directly in it are looked at.
 func changedTestFiles(ctx context.Context, repo Repo) []string {
-	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching")
 	if err != nil {
 		return nil
 	}
@@ -85,17 +91,40 @@ func changedTestFiles(ctx context.Context, repo Repo) []string {
 	}
 	seen := map[string]bool{}
 	var paths []string
-	for _, e := range strings.Split(string(out), "\x00") {
-		if len(e) < 4 || len(paths) == maxTestFiles || !testFileNameRE.MatchString(e[3:]) {
-			continue
+	add := func(p string) {
+		if len(paths) == maxTestFiles || !testFileNameRE.MatchString(p) {
+			return
 		}
-		if rel, ok := inRepo(realRoot, filepath.Join(repo.Path, filepath.FromSlash(e[3:]))); ok && !seen[rel] {
+		if rel, ok := inRepo(realRoot, filepath.Join(repo.Path, filepath.FromSlash(p))); ok && !seen[rel] {
 			seen[rel] = true
 			paths = append(paths, rel)
 		}
 	}
+	for _, e := range strings.Split(string(out), "\x00") {
+		if len(e) < 4 {
+			continue
+		}
+		p := e[3:]
+		if !strings.HasPrefix(e, "!! ") || !strings.HasSuffix(p, "/") {
+			add(p)
+			continue
+		}
+		if !testDirRE.MatchString(p) {
+			continue
+		}
+		entries, _ := os.ReadDir(filepath.Join(repo.Path, filepath.FromSlash(p)))
+		for _, d := range entries {
+			if d.Type().IsRegular() || d.Type()&os.ModeSymlink != 0 {
+				add(p + d.Name())
+			}
+		}
+	}
 	return paths
 }
+
+// testDirRE is an ignored folder whose name says test output
+// (test-results/, build/junit/).
+var testDirRE = regexp.MustCompile(`(?i)(^|/)[^/]*(test|junit|spec)[^/]*/$`)
 
 // globbedTestFiles are the files the globs match inside root (a matched
 // folder stands for the files directly in it), repository-relative by

@@ -100,7 +100,7 @@ func TestTestOutputGlobs(t *testing.T) {
 		return strings.Join(out, "\n")
 	}
 	if got := titles(nil); strings.Contains(got, "parses dates") || !strings.Contains(got, "TestHeuristicOnly") {
-		t.Errorf("heuristic: %q (an ignored folder is not read, a changed test-results file is)", got)
+		t.Errorf("heuristic: %q (an ignored folder whose name says nothing of tests is not read, a changed test-results file is)", got)
 	}
 	got := titles([]string{"out/*.xml", "out/*.log"})
 	for _, want := range []string{"failing test (out/report.xml): parses dates: off by one day", "failing test (out/run.log): TestCache"} {
@@ -238,5 +238,46 @@ func TestJUnitMessageIsUnescaped(t *testing.T) {
 	got := testFailures(path)
 	if len(got) != 1 || got[0].test != `rejects weak passwords: expected password="Zr4Bx7kQ2Lm9" to be rejected & logged` {
 		t.Errorf("failures %+v, want the message unescaped", got)
+	}
+}
+
+// TestIgnoredTestOutput: test output git ignores (*.log in Python's and
+// Node's .gitignore, a test-results/ folder ignored whole) is read by the
+// name heuristic too: a held-out pytest log under test-results/ was never
+// listed because the repository ignores *.log. An ignored folder whose name
+// says nothing of tests is not.
+func TestIgnoredTestOutput(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".gitignore", "*.log\njunit/\nnode_modules/\n")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "init")
+	write("test-results/pytest.log", "FAILED tests/test_nbest.py::test_white_space - AssertionError: '' != ' '\n")
+	write("junit/report.xml", `<testsuite><testcase name="parses dates"><failure message="off by one day"/></testcase></testsuite>`)
+	write("node_modules/dep/test/run.log", "FAIL: a dependency's own test log\n")
+	st, err := testFileState(context.Background(), Repo{Ctx: "acme/a", Path: dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, e := range st.Events {
+		titles = append(titles, e.Title)
+	}
+	joined := strings.Join(titles, "\n")
+	for _, want := range []string{"failing test (test-results/pytest.log): tests/test_nbest.py::test_white_space", "failing test (junit/report.xml): parses dates: off by one day"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("failures %q lack %q", titles, want)
+		}
+	}
+	if strings.Contains(joined, "dependency") {
+		t.Errorf("an ignored folder that is no test output was read: %q", titles)
 	}
 }
