@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -46,12 +48,30 @@ func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 	for name, tt := range cfg.Tasks {
 		if policy.MayRunIn(viewer, tt.Context, contextIDs(cfg.Contexts)) {
 			caps.TaskTypes = append(caps.TaskTypes, name)
+			if len(tt.Params) > 0 {
+				if caps.TaskParams == nil {
+					caps.TaskParams = map[string][]wire.TaskParam{}
+				}
+				caps.TaskParams[name] = taskParams(tt.Params)
+			}
 		}
 	}
 	if len(caps.TaskTypes) > 0 {
 		caps.Actions = append(caps.Actions, "task.execute")
 	}
 	return caps
+}
+
+// taskParams lists a task type's declared parameters by name, as
+// aoi.discover tells a peer that may ask for it (the pattern stays here:
+// its refusal says what a value must look like).
+func taskParams(params map[string]config.Param) []wire.TaskParam {
+	out := make([]wire.TaskParam, 0, len(params))
+	for name, p := range params {
+		out = append(out, wire.TaskParam{Name: name, Description: p.Description, Required: p.Required, Default: p.Default, Enum: p.Enum, Type: p.Type})
+	}
+	slices.SortFunc(out, func(a, b wire.TaskParam) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // contextIDs are the identifiers of contexts.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 // fixedNow is the clock of every rendering test.
@@ -32,7 +33,8 @@ func fixtureService() *testService {
 		ListenAddr: "127.0.0.1:8443", Fingerprint: "9c41d2075be8aa13f0e4b7c2d9a15e6083f7b2c4d1e9a0567b8c3d2e1f4a6b9c", PeersOnline: 2, UnreadMsgs: 2, StartedAt: ago(time.Hour), Contexts: 2}
 	s.peers = []agent.Peer{
 		{AgentID: "pm-tanaka", Role: "pm", Status: agent.PeerOnline, Trust: agent.TrustPinned,
-			Contexts: []string{"acme/webapp", "acme/roadmap"}, TaskTypes: []string{"lint", "run_tests"}, LastSeen: ago(20 * time.Second)},
+			Contexts: []string{"acme/webapp", "acme/roadmap"}, TaskTypes: []string{"lint", "run_tests"}, LastSeen: ago(20 * time.Second),
+			TaskParams: map[string][]wire.TaskParam{"run_tests": {{Name: "suite", Required: true, Enum: []string{"auth", "billing"}}, {Name: "verbose"}}}},
 		{AgentID: "eng-佐藤", Role: "engineer", Status: agent.PeerBusy, Trust: agent.TrustPinned,
 			Contexts: []string{"acme/認証サービス"}, TaskTypes: []string{"run_tests"}, LastSeen: ago(3 * time.Minute)},
 		{AgentID: "qa-ito", Role: "qa", Status: agent.PeerOffline, Trust: agent.TrustPinned,

@@ -290,9 +290,31 @@ func peerDetail(r agent.Peer, e *env) string {
 		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
 		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
 		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", agent.GroupFingerprint(r.Fingerprint)},
-		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", strings.Join(r.TaskTypes, ", ")},
+		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", taskTypesText(r)},
 	}
 	return detailFields(fields)
+}
+
+// taskTypesText lists a peer's task types with the parameters each takes,
+// as `:task` wants them: "run_tests (suite=auth|billing required,
+// verbose=)".
+func taskTypesText(r agent.Peer) string {
+	out := make([]string, len(r.TaskTypes))
+	for i, t := range r.TaskTypes {
+		out[i] = t
+		var ps []string
+		for _, p := range r.TaskParams[t] {
+			s := p.Name + "=" + strings.Join(p.Enum, "|")
+			if p.Required {
+				s += " required"
+			}
+			ps = append(ps, s)
+		}
+		if len(ps) > 0 {
+			out[i] += " (" + strings.Join(ps, ", ") + ")"
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // noEndpoint says why a pending trust request shows no endpoint: the

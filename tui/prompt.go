@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -220,15 +221,17 @@ func completeLine(line string, c completions) (next string, ok bool, several []s
 		cands = c.buffered
 	case len(fields) == 3 && fields[0] == ":task":
 		cands = taskTypes(c.peers, fields[1])
+	case len(fields) >= 4 && fields[0] == ":task":
+		cands = paramCandidates(c.peers, fields[1], fields[2], fields[3:len(fields)-1], word)
 	}
 	match := matching(cands, word)
 	if len(match) == 0 {
 		return line, false, nil
 	}
 	done := commonPrefix(match)
-	if len(match) == 1 {
+	if len(match) == 1 && !strings.HasSuffix(done, "=") { // a parameter's value comes next
 		done += " "
-	} else {
+	} else if len(match) > 1 {
 		several = match
 	}
 	if done == word {
@@ -255,6 +258,38 @@ func taskTypes(peers []agent.Peer, id string) []string {
 			for _, t := range p.TaskTypes {
 				out = append(out, Sanitize(t))
 			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// paramCandidates are what may follow `:task PEER TYPE …`: "name=" for
+// each parameter the peer said TYPE takes and the line does not set yet,
+// or, once word has its "=", "name=value" for each value it allows.
+func paramCandidates(peers []agent.Peer, id, taskType string, set []string, word string) []string {
+	i := slices.IndexFunc(peers, func(p agent.Peer) bool { return Sanitize(p.AgentID) == id })
+	if i < 0 {
+		return nil
+	}
+	given := map[string]bool{}
+	for _, f := range set {
+		name, _, _ := strings.Cut(f, "=")
+		given[name] = true
+	}
+	var out []string
+	for _, p := range peers[i].TaskParams[taskType] {
+		name := Sanitize(p.Name)
+		if before, _, hasValue := strings.Cut(word, "="); hasValue {
+			if before == name {
+				for _, v := range p.Enum {
+					out = append(out, name+"="+Sanitize(v))
+				}
+			}
+			continue
+		}
+		if !given[name] {
+			out = append(out, name+"=")
 		}
 	}
 	sort.Strings(out)

@@ -94,6 +94,13 @@ func TestCompleteLine(t *testing.T) {
 		{":task p", ":task pm-tanaka "},
 		{":task pm-tanaka r", ":task pm-tanaka run_tests "},
 		{":task pm-tanaka ", ":task pm-tanaka "}, // lint and run_tests share nothing
+		// The parameters pm-tanaka said run_tests takes, then a value it
+		// allows; a parameter already set is not offered again.
+		{":task pm-tanaka run_tests ", ":task pm-tanaka run_tests "},
+		{":task pm-tanaka run_tests s", ":task pm-tanaka run_tests suite="},
+		{":task pm-tanaka run_tests suite=b", ":task pm-tanaka run_tests suite=billing "},
+		{":task pm-tanaka run_tests suite=auth ", ":task pm-tanaka run_tests suite=auth verbose="},
+		{":task pm-tanaka lint ", ":task pm-tanaka lint "},
 		{":trust q", ":trust qa-ito "},
 		{"@zz", "@zz"},
 	}
@@ -300,5 +307,15 @@ func TestMalformedCommandKeepsTheBarOpen(t *testing.T) {
 	press(t, m, "enter")
 	if got := svc.Calls(); len(got) != 1 || !strings.Contains(got[0], "not mine") {
 		t.Errorf("calls = %q, want the decline with its reason", got)
+	}
+}
+
+// TestPeerDetailListsTaskParameters: a peer's detail names each task
+// type's parameters the way `:task` takes them, so the owner can find out
+// what to send (the walk could not).
+func TestPeerDetailListsTaskParameters(t *testing.T) {
+	pm := fixtureService().peers[0]
+	if got, want := taskTypesText(pm), "lint; run_tests (suite=auth|billing required, verbose=)"; got != want {
+		t.Errorf("task types read %q; want %q", got, want)
 	}
 }

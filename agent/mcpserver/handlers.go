@@ -27,13 +27,15 @@ type handlers struct {
 // peerView is what aoi_discover shows of a peer: enough to pick whom to
 // ask, nothing about certificates.
 type peerView struct {
-	AgentID   string    `json:"agent_id"`
-	Role      string    `json:"role,omitempty"`
-	Status    string    `json:"status"`
-	Trust     string    `json:"trust"`
-	Contexts  []string  `json:"contexts,omitempty"`
-	TaskTypes []string  `json:"task_types,omitempty"`
-	LastSeen  time.Time `json:"last_seen,omitzero"`
+	AgentID   string   `json:"agent_id"`
+	Role      string   `json:"role,omitempty"`
+	Status    string   `json:"status"`
+	Trust     string   `json:"trust"`
+	Contexts  []string `json:"contexts,omitempty"`
+	TaskTypes []string `json:"task_types,omitempty"`
+	// TaskParams: the parameters each task type takes (aoi task NAME=VALUE).
+	TaskParams map[string][]wire.TaskParam `json:"task_params,omitempty"`
+	LastSeen   time.Time                   `json:"last_seen,omitzero"`
 }
 
 func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -60,7 +62,7 @@ func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 	}{Self: self.AgentID, Agents: make([]peerView, 0, len(peers))}
 	for _, p := range peers {
 		out.Agents = append(out.Agents, peerView{AgentID: p.AgentID, Role: p.Role, Status: p.Status, Trust: p.Trust,
-			Contexts: p.Contexts, TaskTypes: p.TaskTypes, LastSeen: p.LastSeen})
+			Contexts: p.Contexts, TaskTypes: p.TaskTypes, TaskParams: p.TaskParams, LastSeen: p.LastSeen})
 	}
 	return jsonResult(out), nil
 }

@@ -71,7 +71,7 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	// owner gave the peer (rec.Role), never what the peer says it is.
 	// The status it tells of itself (busy in focus); missing, online, as
 	// is "offline" from one calling right now.
-	d := peers.Describe(p.Role, p.Owner, p.Status, p.Capabilities.Contexts, p.Capabilities.TaskTypes)
+	d := peers.Describe(p.Role, p.Owner, p.Status, p.Capabilities)
 	if d.Status == peers.Offline {
 		d.Status = peers.Online
 	}

@@ -1,6 +1,8 @@
 package peers
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,17 +20,23 @@ import (
 const (
 	maxDescribedItems = 64
 	maxDescribedRunes = 128
+	// A task type's parameters: at most maxTaskParams, each with at most
+	// maxTaskParams allowed values.
+	maxTaskParams = 16
 )
 
 // Description is what a peer said about itself, as stored.
 type Description struct {
 	AnnouncedRole, Owner, Status string
 	Contexts, TaskTypes          []string
+	// TaskParams are the parameters of TaskTypes, for front ends to offer.
+	TaskParams map[string][]wire.TaskParam
 }
 
 // Describe bounds what a peer said about itself. A status that is not one
 // of aoi's is taken as online: the peer answered.
-func Describe(role, owner, status string, contexts []wire.ContextReference, taskTypes []string) Description {
+func Describe(role, owner, status string, caps wire.Capabilities) Description {
+	contexts, taskTypes := caps.Contexts, caps.TaskTypes
 	d := Description{AnnouncedRole: describedText(role), Owner: describedText(owner), Status: status}
 	switch status {
 	case Online, Busy, Offline, "away":
@@ -49,15 +57,65 @@ func Describe(role, owner, status string, contexts []wire.ContextReference, task
 		}
 		if t := describedText(tt); t != "" {
 			d.TaskTypes = append(d.TaskTypes, t)
+			if ps := describedParams(caps.TaskParams[tt]); len(ps) > 0 {
+				if d.TaskParams == nil {
+					d.TaskParams = map[string][]wire.TaskParam{}
+				}
+				d.TaskParams[t] = ps
+			}
 		}
 	}
 	return d
 }
 
-// Apply writes the description into a registry record.
+// describedParams bounds a task type's parameters as a peer told them:
+// names a prompt line can carry (paramNameRE), at most maxTaskParams of
+// them and of each one's values, every text printable and short.
+func describedParams(params []wire.TaskParam) []wire.TaskParam {
+	var out []wire.TaskParam
+	for _, p := range params {
+		if len(out) == maxTaskParams {
+			break
+		}
+		if !paramNameRE.MatchString(p.Name) {
+			continue
+		}
+		kept := wire.TaskParam{Name: p.Name, Description: describedText(p.Description), Required: p.Required, Default: describedText(p.Default)}
+		if p.Type == "path" {
+			kept.Type = p.Type
+		}
+		for _, v := range p.Enum {
+			if v = describedText(v); v != "" && len(kept.Enum) < maxTaskParams {
+				kept.Enum = append(kept.Enum, v)
+			}
+		}
+		out = append(out, kept)
+	}
+	return out
+}
+
+// paramNameRE is a task parameter's name as `:task` and `aoi task` take it
+// (name=value).
+var paramNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+
+// Apply writes the description into a registry record; the task
+// parameters go into its capabilities.
 func (d Description) Apply(rec *store.PeerRecord) {
 	rec.AnnouncedRole, rec.Owner = d.AnnouncedRole, d.Owner
 	rec.Contexts, rec.TaskTypes = d.Contexts, d.TaskTypes
+	rec.Capabilities = nil
+	if len(d.TaskParams) > 0 {
+		rec.Capabilities = wire.MustJSON(wire.Capabilities{TaskParams: d.TaskParams})
+	}
+}
+
+// storedTaskParams reads the task parameters Apply stored.
+func storedTaskParams(rec store.PeerRecord) map[string][]wire.TaskParam {
+	var caps wire.Capabilities
+	if len(rec.Capabilities) == 0 || json.Unmarshal(rec.Capabilities, &caps) != nil {
+		return nil
+	}
+	return caps.TaskParams
 }
 
 // describedText keeps a peer's words printable and short: control,

@@ -198,7 +198,7 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 			return err
 		}
 		wasOffline := r.View(rec).Status == Offline
-		d := Describe(e.Identity.Role, e.Identity.Owner, e.Status, e.Identity.Capabilities.Contexts, e.Identity.Capabilities.TaskTypes)
+		d := Describe(e.Identity.Role, e.Identity.Owner, e.Status, e.Identity.Capabilities)
 		d.Apply(&rec)
 		rec.Status, rec.LastSeen = d.Status, r.Now()
 		if wasOffline {
@@ -208,7 +208,7 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 		return tx.UpsertPeer(rec)
 	})
 	if err == nil {
-		r.Publish(events.PeerChanged, agentID, agentID, Describe("", "", e.Status, nil, nil).Status)
+		r.Publish(events.PeerChanged, agentID, agentID, Describe("", "", e.Status, wire.Capabilities{}).Status)
 	}
 	return err
 }

@@ -44,14 +44,17 @@ type Peer struct {
 	Endpoint      string    `json:"endpoint,omitempty"`
 	// Source is where a pending trust request's last call came from: an
 	// outgoing address, shown to tell callers apart, never called back.
-	Source      string    `json:"source,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	NodeName    string    `json:"node_name,omitempty"`
-	Status      string    `json:"status"`
-	Trust       string    `json:"trust"`
-	Contexts    []string  `json:"contexts,omitempty"`
-	TaskTypes   []string  `json:"task_types,omitempty"`
-	LastSeen    time.Time `json:"last_seen,omitzero"` // zero: never reached
+	Source      string   `json:"source,omitempty"`
+	Fingerprint string   `json:"fingerprint,omitempty"`
+	NodeName    string   `json:"node_name,omitempty"`
+	Status      string   `json:"status"`
+	Trust       string   `json:"trust"`
+	Contexts    []string `json:"contexts,omitempty"`
+	TaskTypes   []string `json:"task_types,omitempty"`
+	// TaskParams are the parameters each task type takes, as the peer
+	// told them (bounded, printable).
+	TaskParams map[string][]wire.TaskParam `json:"task_params,omitempty"`
+	LastSeen   time.Time                   `json:"last_seen,omitzero"` // zero: never reached
 	// RefusesUs: the peer answered that it does not pin our certificate;
 	// its owner has to trust us (`aoi peers trust` there) first.
 	RefusesUs bool `json:"refuses_us,omitempty"`

@@ -527,5 +527,5 @@ func (r *Registry) View(rec store.PeerRecord) Peer {
 	_, refusesUs := r.refusing.Load(rec.AgentID)
 	return Peer{CertExpiredAt: expired, RefusesUs: refusesUs, AgentID: rec.AgentID, Role: rec.Role, AnnouncedRole: rec.AnnouncedRole, Owner: rec.Owner,
 		Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint, NodeName: rec.NodeName, Status: status, Trust: rec.Trust,
-		Contexts: rec.Contexts, TaskTypes: rec.TaskTypes, LastSeen: rec.LastSeen}
+		Contexts: rec.Contexts, TaskTypes: rec.TaskTypes, TaskParams: storedTaskParams(rec), LastSeen: rec.LastSeen}
 }

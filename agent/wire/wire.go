@@ -62,6 +62,19 @@ type Capabilities struct {
 	MaxConcurrentQueries int                `json:"maxConcurrentQueries,omitempty"`
 	SupportedLanguages   []string           `json:"supportedLanguages,omitempty"`
 	TaskTypes            []string           `json:"task_types,omitempty"` // aoi extension
+	// TaskParams are the parameters each of TaskTypes takes (aoi
+	// extension): what a peer may set when it asks for one.
+	TaskParams map[string][]TaskParam `json:"task_params,omitempty"`
+}
+
+// TaskParam is one parameter a task type takes, as its owner declared it.
+type TaskParam struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Required    bool     `json:"required,omitempty"`
+	Default     string   `json:"default,omitempty"`
+	Enum        []string `json:"enum,omitempty"`
+	Type        string   `json:"type,omitempty"` // "path": a path inside the task's directory
 }
 
 // Identity is seed 000's AgentIdentity.
