@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/secretary/source"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -102,6 +103,14 @@ func (a *accessCheck) allow(ev store.ContextEvent) bool {
 			return false
 		}
 	}
+	if m := parseMeta(ev.Meta); m.FilesMore > 0 || len(m.Files) >= source.MaxFilesListed {
+		// Files were left out of the list (an event stored before
+		// files_more kept exactly the limit): any of them may lie in a
+		// folder kept from the asker, so it must may read everything.
+		if !a.may(ev.Ctx + "/") {
+			return false
+		}
+	}
 	if len(files) == 0 {
 		return a.may(ev.Ctx)
 	}
@@ -155,8 +164,11 @@ func (a *accessCheck) inScope(ctxID string, files []string) bool {
 type eventMeta struct {
 	Files []struct {
 		Path  string `json:"path"`
+		From  string `json:"from"` // a renamed file's original path
 		Lines string `json:"lines"`
 	} `json:"files"`
+	// FilesMore counts the files left out of Files (source.MaxFilesListed).
+	FilesMore int `json:"files_more"`
 	File     string       `json:"file"`
 	Progress *int         `json:"progress"`
 	Tests    *TestSummary `json:"tests"`
@@ -189,6 +201,11 @@ func parseMeta(raw string) eventMeta {
 // session worked in.
 func aclPaths(ev store.ContextEvent) []string {
 	files := eventFiles(ev)
+	for _, f := range parseMeta(ev.Meta).Files {
+		if f.From != "" {
+			files = append(files, cleanRel(f.From))
+		}
+	}
 	if ev.Key != "" && (ev.Kind == KindReport || ev.Kind == KindError) && !slices.Contains(files, cleanRel(ev.Key)) {
 		files = append(files, cleanRel(ev.Key))
 	}

@@ -99,5 +99,8 @@ func backfillCommits(ctx context.Context, repo Repo, cur Cursors, since time.Tim
 // first parent (plain -p prints none for them), so a merged feature's
 // files are indexed with the merge.
 func logArgs() []string {
-	return []string{"log", "--no-color", "--no-ext-diff", "-p", "--unified=0", "--diff-merges=first-parent", "--format=" + logFormat}
+	// --raw names every file, binary and mode-only ones too; the prefixes
+	// are fixed whatever the owner's diff.srcPrefix/dstPrefix say.
+	return []string{"log", "--no-color", "--no-ext-diff", "--raw", "-p", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/",
+		"--diff-merges=first-parent", "--format=" + logFormat}
 }

@@ -13,14 +13,18 @@ const logFormat = "%x1e%H%x1f%an%x1f%aI%x1f%B%x1f"
 
 // Bounds on one commit event.
 const (
-	maxExcerpt      = 2 << 10 // added lines kept for search
-	maxFilesListed  = 40
+	maxExcerpt = 2 << 10 // added lines kept for search
+	// MaxFilesListed is how many of a commit's files its event keeps.
+	MaxFilesListed  = 40
 	maxMessageBytes = 4 << 10
 )
 
 // FileStat is one file a commit touched.
 type FileStat struct {
-	Path    string `json:"path"`
+	Path string `json:"path"`
+	// From is where a renamed or copied file came from: the ACL judges
+	// both places (a file moved out of a denied folder shows its text).
+	From    string `json:"from,omitempty"`
 	Added   int    `json:"added"`
 	Deleted int    `json:"deleted"`
 	Lines   string `json:"lines,omitempty"` // "start-end" of the added lines, new side
@@ -33,7 +37,7 @@ type commit struct {
 	Excerpt              string
 }
 
-// parseLog splits `git log -p --unified=0 --format=logFormat` output. When
+// parseLog splits `git log --raw -p --unified=0 --format=logFormat` output. When
 // the output was capped, the last (partial) commit is dropped.
 func parseLog(out string, capped bool) []commit {
 	recs := strings.Split(out, "\x1e")
@@ -62,24 +66,32 @@ type fileAcc struct {
 	inHeader bool
 }
 
-// parsePatch reads a --unified=0 patch: per-file +/- counts, the new-side
-// line range of the additions, and an excerpt of added lines.
+// parsePatch reads a commit's --raw lines and its --unified=0 patch: every
+// file the commit touched (from the raw lines, which name binary, empty and
+// mode-only changes the patch gives no path for, and both sides of a
+// rename), with per-file +/- counts, the new-side line range of the
+// additions, and an excerpt of added lines.
 func parsePatch(p string) ([]FileStat, string) {
 	var (
+		raw     []FileStat
 		files   []*fileAcc
 		cur     *fileAcc
 		excerpt strings.Builder
 	)
 	for _, line := range strings.Split(p, "\n") {
 		switch {
+		case cur == nil && strings.HasPrefix(line, ":"):
+			if f, ok := rawFile(line); ok {
+				raw = append(raw, f)
+			}
 		case strings.HasPrefix(line, "diff --git "):
 			cur = &fileAcc{inHeader: true}
 			files = append(files, cur)
 		case cur == nil:
 		case cur.inHeader && strings.HasPrefix(line, "--- "):
-			cur.oldPath = strings.TrimPrefix(strings.TrimPrefix(line, "--- "), "a/")
+			cur.oldPath = strings.TrimPrefix(patchPath(strings.TrimPrefix(line, "--- ")), "a/")
 		case cur.inHeader && strings.HasPrefix(line, "+++ "):
-			path := strings.TrimPrefix(line, "+++ ")
+			path := patchPath(strings.TrimPrefix(line, "+++ "))
 			if path == "/dev/null" {
 				path = cur.oldPath
 			}
@@ -111,7 +123,73 @@ func parsePatch(p string) ([]FileStat, string) {
 		}
 		out = append(out, f.stat)
 	}
-	return out, excerpt.String()
+	return withRawFiles(raw, out), excerpt.String()
+}
+
+// withRawFiles lists every file of raw, in its order, with the counts the
+// patch gave it; a patch file raw lacks (no --raw in the output) follows.
+func withRawFiles(raw, patched []FileStat) []FileStat {
+	if len(raw) == 0 {
+		return patched
+	}
+	byPath := make(map[string]FileStat, len(patched))
+	for _, f := range patched {
+		byPath[f.Path] = f
+	}
+	out := make([]FileStat, 0, len(raw))
+	for _, f := range raw {
+		if st, ok := byPath[f.Path]; ok {
+			st.From = f.From
+			f = st
+			delete(byPath, f.Path)
+		}
+		out = append(out, f)
+	}
+	for _, f := range patched {
+		if _, left := byPath[f.Path]; left {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// rawFile reads one --raw line, ":100644 100644 abc def R100\told\tnew":
+// the file's path and, for a rename or copy, where it came from.
+func rawFile(line string) (FileStat, bool) {
+	meta, paths, ok := strings.Cut(line, "\t")
+	fields := strings.Fields(meta)
+	if !ok || len(fields) < 5 {
+		return FileStat{}, false
+	}
+	names := strings.Split(paths, "\t")
+	for i := range names {
+		names[i] = unquotePath(names[i])
+	}
+	switch status := fields[4]; {
+	case (status[0] == 'R' || status[0] == 'C') && len(names) == 2:
+		return FileStat{Path: names[1], From: names[0]}, true
+	case len(names) == 1 && names[0] != "":
+		return FileStat{Path: names[0]}, true
+	}
+	return FileStat{}, false
+}
+
+// patchPath is the name on a ---/+++ line: git ends one holding a space
+// with a tab, and quotes one holding a tab, a newline, a quote or a
+// backslash C-style ("b/docs/tab\tname.txt").
+func patchPath(s string) string {
+	return unquotePath(strings.TrimSuffix(s, "\t"))
+}
+
+// unquotePath undoes git's C-style quoting of a path; one that is not
+// quoted, or does not unquote, is as written.
+func unquotePath(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
 }
 
 // hunk widens the file's added-line range from "@@ -a,b +c,d @@".
@@ -152,7 +230,7 @@ func (c commit) event(ctxID string) Event {
 	}
 	body.WriteString("files:")
 	for i, f := range c.Files {
-		if i == maxFilesListed {
+		if i == MaxFilesListed {
 			fmt.Fprintf(&body, " … and %d more", len(c.Files)-i)
 			break
 		}
@@ -163,13 +241,13 @@ func (c commit) event(ctxID string) Event {
 		body.WriteString(c.Excerpt)
 	}
 	files := c.Files
-	if len(files) > maxFilesListed {
-		files = files[:maxFilesListed]
+	meta := map[string]any{"author": c.Author, "sha": c.SHA, "files": files}
+	if len(files) > MaxFilesListed {
+		// The rest are not kept; the ACL lets see such a commit only
+		// those who may read all of its context (FilesMore).
+		meta["files"], meta["files_more"] = files[:MaxFilesListed], len(files)-MaxFilesListed
 	}
-	return Event{
-		Kind: "commit", Ctx: ctxID, Key: c.SHA, Title: subject, Body: body.String(), TS: c.When,
-		Meta: map[string]any{"author": c.Author, "sha": c.SHA, "files": files},
-	}
+	return Event{Kind: "commit", Ctx: ctxID, Key: c.SHA, Title: subject, Body: body.String(), TS: c.When, Meta: meta}
 }
 
 // clipBytes cuts s to at most n bytes on a character boundary.

@@ -2,9 +2,11 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,5 +148,76 @@ func TestGitPollIncremental(t *testing.T) {
 	}
 	if len(b.States) != 0 {
 		t.Fatalf("state did not change, yet got %+v", b.States)
+	}
+}
+
+// TestCommitNamesEveryFileItTouched: the attack run read commits that
+// touch a denied folder because their file list missed files: a binary,
+// an empty file, a mode change (git's patch gives them no ---/+++ path),
+// a name with a space (its +++ line ends in a tab), a file moved out of
+// secrets/ (only its new place was listed), a file quoted C-style, and
+// the files past the 40 an event keeps. Each is now listed, or counted in
+// files_more.
+func TestCommitNamesEveryFileItTouched(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "config", "diff.dstPrefix", "new/") // the owner's own prefix must not shift paths
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commitAll := func(msg string) {
+		gitIn(t, dir, "add", "-A")
+		gitIn(t, dir, "commit", "-q", "-m", msg)
+	}
+	write("secrets/a.txt", "launch codes\n")
+	write("docs/board minutes.md", "minutes\n")
+	write("docs/tab\tname.txt", "x\n")
+	write("secrets/vault.bin", "PK\x00\x01")
+	write("secrets/EMPTY", "")
+	commitAll("first")
+	gitIn(t, dir, "mv", "secrets/a.txt", "docs/a.txt")
+	if err := os.Chmod(filepath.Join(dir, "docs", "board minutes.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commitAll("move")
+	for i := range 40 {
+		write(filepath.Join("bulk", fmt.Sprintf("a%02d.txt", i)), "x\n")
+	}
+	write("secrets/z-merger.txt", "codename BLUEJAY\n")
+	commitAll("bulk import")
+	out, capped, err := runGit(context.Background(), dir, maxLogBytes, logArgs()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := parseLog(string(out), capped)
+	if len(commits) != 3 {
+		t.Fatalf("%d commits parsed, want 3", len(commits))
+	}
+	paths := func(c commit) []string {
+		var ps []string
+		for _, f := range c.Files {
+			ps = append(ps, f.Path+"<"+f.From)
+		}
+		return ps
+	}
+	first, move, bulk := commits[2], commits[1], commits[0]
+	for _, want := range []string{"secrets/a.txt<", "docs/board minutes.md<", "docs/tab\tname.txt<", "secrets/vault.bin<", "secrets/EMPTY<"} {
+		if !slices.Contains(paths(first), want) {
+			t.Errorf("first commit lists %q, lacking %q", paths(first), want)
+		}
+	}
+	for _, want := range []string{"docs/a.txt<secrets/a.txt", "docs/board minutes.md<"} {
+		if !slices.Contains(paths(move), want) {
+			t.Errorf("move lists %q, lacking %q", paths(move), want)
+		}
+	}
+	ev := bulk.event("acme/tool")
+	if n := len(ev.Meta["files"].([]FileStat)); n != MaxFilesListed || ev.Meta["files_more"] != 1 {
+		t.Errorf("bulk import keeps %d files and files_more %v; want %d and 1", n, ev.Meta["files_more"], MaxFilesListed)
 	}
 }

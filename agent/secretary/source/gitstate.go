@@ -30,6 +30,7 @@ func worktreeState(ctx context.Context, repo Repo) (State, error) {
 		return st, err
 	}
 	var modified, untracked []string
+	from := map[string]string{} // a renamed file's original path
 	entries := strings.Split(string(out), "\x00")
 	for i := 0; i < len(entries); i++ {
 		e := entries[i]
@@ -37,8 +38,9 @@ func worktreeState(ctx context.Context, repo Repo) (State, error) {
 			continue
 		}
 		code, path := e[:2], e[3:]
-		if code[0] == 'R' || code[0] == 'C' {
+		if (code[0] == 'R' || code[0] == 'C') && i+1 < len(entries) {
 			i++ // the original path follows
+			from[path] = entries[i]
 		}
 		if code == "??" {
 			untracked = append(untracked, path)
@@ -64,22 +66,23 @@ func worktreeState(ctx context.Context, repo Repo) (State, error) {
 	var parts []string
 	for _, p := range modified {
 		s := stats[p]
-		files = append(files, FileStat{Path: p, Added: s[0], Deleted: s[1]})
-		if len(parts) < maxFilesListed {
+		files = append(files, FileStat{Path: p, From: from[p], Added: s[0], Deleted: s[1]})
+		if len(parts) < MaxFilesListed {
 			parts = append(parts, fmt.Sprintf("%s (+%d -%d)", p, s[0], s[1]))
 		}
 	}
 	for _, p := range untracked {
 		files = append(files, FileStat{Path: p})
-		if len(parts) < maxFilesListed {
+		if len(parts) < MaxFilesListed {
 			parts = append(parts, p+" (new)")
 		}
 	}
-	if len(files) > maxFilesListed {
-		files = files[:maxFilesListed]
+	meta := map[string]any{"files": files}
+	if len(files) > MaxFilesListed { // as for a commit (commit.event)
+		meta["files"], meta["files_more"] = files[:MaxFilesListed], len(files)-MaxFilesListed
 	}
 	title := fmt.Sprintf("uncommitted: %d modified, %d untracked", len(modified), len(untracked))
-	st.Events = []Event{{Title: title, Body: strings.Join(parts, ", "), Meta: map[string]any{"files": files}}}
+	st.Events = []Event{{Title: title, Body: strings.Join(parts, ", "), Meta: meta}}
 	return st, nil
 }
 
