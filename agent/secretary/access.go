@@ -168,12 +168,12 @@ type eventMeta struct {
 		Lines string `json:"lines"`
 	} `json:"files"`
 	// FilesMore counts the files left out of Files (source.MaxFilesListed).
-	FilesMore int `json:"files_more"`
-	File     string       `json:"file"`
-	Progress *int         `json:"progress"`
-	Tests    *TestSummary `json:"tests"`
-	Marker   string       `json:"marker"`
-	Dir      string       `json:"dir"` // the folder a coding session worked in
+	FilesMore int          `json:"files_more"`
+	File      string       `json:"file"`
+	Progress  *int         `json:"progress"`
+	Tests     *TestSummary `json:"tests"`
+	Marker    string       `json:"marker"`
+	Dir       string       `json:"dir"` // the folder a coding session worked in
 	// Touched are the files ("context/path") a coding session's tools had
 	// named by the time it said this (source.Touched).
 	Touched []string `json:"touched"`
