@@ -239,7 +239,10 @@ func (s *Secretary) confidence(hits []store.ContextHit, pq parsedQuery) float64 
 // with the share the five best hits hold between them (the rest of the
 // question is found right next to it). A best hit covering less stays as
 // it is: scattered matches of single words are what off-topic questions
-// get.
+// get, and so does a question relating two things (pq.Relation): "is dark
+// mode blocked on the redis config?" is not answered by one commit about
+// dark mode and another about auth's Redis config (the walk's case,
+// auto-sent at 0.95).
 func quality(hits []store.ContextHit, pq parsedQuery) float64 {
 	var top []store.ContextHit
 	for _, h := range hits {
@@ -251,7 +254,7 @@ func quality(hits []store.ContextHit, pq parsedQuery) float64 {
 		return 0
 	}
 	q1 := coverage(top[0], pq)
-	if q1 < 0.5 || len(pq.Concepts) == 0 {
+	if q1 < 0.5 || len(pq.Concepts) == 0 || pq.Relation {
 		return q1
 	}
 	covered := 0.0

@@ -29,3 +29,27 @@ func TestCodeOnlyMatchesCountHalf(t *testing.T) {
 		t.Errorf("quality from a code-only match %v, want below a subject match's %v", got, want)
 	}
 }
+
+// TestRelationNeedsOneHitNamingBoth: the walk's "is dark mode blocked on
+// the redis config?" was auto-sent at 0.95 from a dark-mode commit and an
+// auth commit blocked on Redis, which said nothing of each other. A
+// question relating two things counts only what one hit covers; a plain
+// question still adds what the hits next to the best one cover.
+func TestRelationNeedsOneHitNamingBoth(t *testing.T) {
+	auth := store.ContextHit{Kind: "commit", Title: "auth: refresh tokens 75% done, blocked on Redis config", Body: "files: auth/refresh.go (+40 -2)"}
+	dark := store.ContextHit{Kind: "commit", Title: "ui: dark mode toggle scaffold", Body: "files: ui/theme.go (+30 -0)"}
+	relation := parseQuery("is dark mode blocked on the redis config?")
+	if !relation.Relation {
+		t.Fatal("the question is not read as relating two things")
+	}
+	if q := quality([]store.ContextHit{auth, dark}, relation); q >= 0.75 {
+		t.Errorf("quality %v from two unrelated hits; want it below full evidence (0.75)", q)
+	}
+	both := store.ContextHit{Kind: "commit", Title: "ui: dark mode waits for the redis config cache", Body: "files: ui/theme.go (+3 -0)"}
+	if q := quality([]store.ContextHit{both, auth}, relation); q < 0.75 {
+		t.Errorf("quality %v from a hit naming both; want full evidence", q)
+	}
+	if parseQuery("how are dark mode and the redis config going?").Relation {
+		t.Error("a question about two things is read as relating them")
+	}
+}

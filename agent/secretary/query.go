@@ -32,6 +32,10 @@ type parsedQuery struct {
 	WantsBlockers bool
 	WantsRecent   bool // "recently", "最近": the newest matches lead
 	WantsWho      bool // "who", "誰": the answer names who did the work
+	// Relation: the question asks how two things bear on each other
+	// ("is dark mode blocked on the redis config?"), so only evidence
+	// naming both answers it.
+	Relation bool
 	Japanese      bool // answer in Japanese
 }
 
@@ -64,6 +68,10 @@ var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
 // ("CI でまだ safe-chain 使ってる？": still); kana splits them away from
 // the runs cutIntent reads, so the whole question is searched for them.
 var recentKana = []string{"まだ"}
+
+// relationRE is what ties one thing in a question to another: X blocked
+// on Y, X because of Y, Y待ちの X.
+var relationRE = regexp.MustCompile(`(?i)\b(?:blocked|held up|stuck|waiting|hung up)\s+(?:on|by)\b|\bdepends?\s+on\b|\bbecause\s+of\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroken\s+by\b|のせい|が原因|に依存|でブロック|にブロック|待ち`)
 
 // Words that ask whether something was removed: only its latest state
 // answers that.
@@ -137,6 +145,7 @@ func parseQuery(text string) parsedQuery {
 		text = strings.Replace(text, p, " ", 1)
 	}
 	q.Since = sinceRE.MatchString(text)
+	q.Relation = relationRE.MatchString(text)
 	q.WantsRecent = slices.ContainsFunc(recentKana, func(w string) bool { return strings.Contains(text, w) })
 	q.WantsWho = slices.ContainsFunc(whoJA, func(w string) bool { return strings.Contains(text, w) })
 	for _, tok := range tokenize(text) {
