@@ -58,3 +58,25 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestFolderGrantIsNamedInTheRefusal: the walk's QA, let read only
+// acme/webapp/ui/**, asked with no scope and was told to ask the owner for
+// a rule it had. The refusal now names what it may use, and asking there
+// works.
+func TestFolderGrantIsNamedInTheRefusal(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "qa-ui-only", AgentRole: "qa", ScopeType: "folder", ScopePattern: "acme/webapp/ui/**", Permission: "read"}}}
+	})
+	qa := newTestAgent(t, "qa-ito", "qa", nil)
+	pair(eng, qa)
+	ctx := context.Background()
+	_, err := qa.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "any news on dark mode?"})
+	if err == nil || !strings.Contains(err.Error(), "you may read only acme/webapp/ui here") || strings.Contains(err.Error(), "ask its owner") {
+		t.Errorf("a caller with a folder grant: %v; want to be told it may read acme/webapp/ui", err)
+	}
+	if _, err := qa.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "any news on dark mode?", ContextScope: []string{"acme/webapp/ui"}}); err != nil {
+		t.Errorf("asking within the folder it may read: %v", err)
+	}
+}

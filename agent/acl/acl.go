@@ -5,6 +5,7 @@ package acl
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,6 +108,29 @@ func (p *Policy) AllowsAny(s Subject, a Action) bool {
 		}
 	}
 	return false
+}
+
+// GrantedBeneath lists the places below a context that a folder or file
+// rule lets s perform a on ("acme/webapp/ui" for acme/webapp/ui/**), as
+// the rules name them: what a caller that may use no whole context can
+// still name in its context_scope.
+func (p *Policy) GrantedBeneath(s Subject, a Action) []string {
+	var out []string
+	now := p.now()
+	for i := range p.rules {
+		r := &p.rules[i]
+		if r.wildcard || (r.expires != nil && !now.Before(*r.expires)) || r.perm < needs(a) || !r.matchesSubject(&s) {
+			continue
+		}
+		place := segmentsText(r.pattern)
+		if place == "" || slices.Contains(p.contextIDs, place) || slices.Contains(out, place) {
+			continue
+		}
+		if p.Check(s, a, place).Allowed {
+			out = append(out, place)
+		}
+	}
+	return out
 }
 
 // CheckScope checks every entry of a request's context_scope and returns the

@@ -158,13 +158,26 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 	if d.Allowed {
 		return d, nil
 	}
-	a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason})
+	subject := a.Subject(call.Caller)
+	detail := map[string]any{"scope": denied, "rule": d.RuleID, "reason": d.Reason}
+	granted := pol.GrantedBeneath(subject, action)
+	if len(granted) > 0 {
+		detail["granted_beneath"] = granted // what the owner's folder rules do let it use
+	}
+	a.AuditRefusal(ctx, call, "acl", detail)
 	if !named(scope, denied) {
 		// The caller did not name it (an empty scope covers every
 		// context, "acme" every acme/…): the refusal must not tell it the
 		// name of a context it is kept from. The audit row has it.
 		reason := "no " + string(action) + " access to every context that scope covers; name the contexts you may use in context_scope"
-		if !pol.AllowsAny(a.Subject(call.Caller), action) {
+		switch {
+		case pol.AllowsAny(subject, action):
+		case len(granted) > 0:
+			// A folder rule lets it use part of a context: naming that
+			// part is what works (the walk's QA was told to ask the
+			// owner for a rule it had).
+			reason = "you may " + string(action) + " only " + strings.Join(granted, ", ") + " here; name it in context_scope (aoi query --scope " + granted[0] + ")"
+		default:
 			// Naming contexts cannot help a caller no rule lets in
 			// anywhere: only the owner can.
 			reason = a.Config().Agent.ID + " gives you no " + string(action) + " access to any of its contexts; ask its owner to add an ACL rule for " + CallerName(call.Caller)
