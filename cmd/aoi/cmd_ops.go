@@ -94,7 +94,8 @@ func (a *app) exportCmd() *cobra.Command {
 					return err
 				}
 				buf.WriteByte('\n')
-				_, err = buf.WriteTo(a.stdout)
+				// A peer's words are in it: escaped as every --json output is.
+				_, err = buf.WriteTo(safeJSONWriter{a.stdout})
 				return err
 			})
 		},

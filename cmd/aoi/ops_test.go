@@ -179,6 +179,22 @@ func TestPruneExportForgetWithoutADaemon(t *testing.T) {
 	if r := runAOI(t, "--data-dir", dir, "prune", "--older-than", "soon"); r.code != exitUsage {
 		t.Fatalf("bad age: exit %d", r.code)
 	}
+	// A peer's words reach the export: its controls and bidi marks are
+	// escaped, as in every --json output (the attack run's case).
+	hostile, err := store.Open(filepath.Join(dir, "aoi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = hostile.Write(context.Background(), func(tx *store.Tx) error {
+		return tx.UpsertPeer(store.PeerRecord{AgentID: "qa-evil", Owner: "tanaka\u009b31m\u202eevil\x1b]52;c;x\x07", Trust: "pinned"})
+	})
+	hostile.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runAOI(t, "--data-dir", dir, "export", "--agent", "qa-evil"); r.code != exitOK || !strings.Contains(r.stdout, "tanaka") || strings.ContainsAny(r.stdout, "\u009b\u202e\x1b\x07") {
+		t.Errorf("export of a hostile peer: exit %d, printed %q; want its controls escaped", r.code, r.stdout)
+	}
 	r := runAOI(t, "--data-dir", dir, "export", "--agent", "pm-tanaka")
 	var exp struct {
 		AgentID string `json:"agent_id"`
