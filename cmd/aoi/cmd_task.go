@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/tui"
 )
 
@@ -21,12 +24,16 @@ func (a *app) taskCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "task AGENT TYPE [KEY=VALUE...]",
-		Short: "Ask a peer to run one of its configured task types",
-		Example: `  aoi task eng-suzuki run_tests suite=./auth/...
+		Short: "Ask a peer to run one of its configured task types (with AGENT alone: list them)",
+		Example: `  aoi task eng-suzuki                      # the task types it offers you, with their parameters
+  aoi task eng-suzuki run_tests suite=./auth/...
   aoi task status eng-suzuki TASK_ID
   aoi task cancel eng-suzuki TASK_ID`,
-		Args: args(cobra.MinimumNArgs(2)),
+		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if len(argv) == 1 {
+				return a.listTaskTypes(cmd.Context(), argv[0])
+			}
 			params, err := parseParams(argv[2:])
 			if err != nil {
 				return usagef(cmd, "%v", err)
@@ -50,6 +57,59 @@ func (a *app) taskCmd() *cobra.Command {
 	return cmd
 }
 
+// listTaskTypes prints the task types a peer told this agent it may ask
+// for, with their parameters (what its announcement said: `aoi discover`
+// refreshes it).
+func (a *app) listTaskTypes(ctx context.Context, peer string) error {
+	return call(a, func(svc agent.PeerService) error {
+		peers, err := svc.Peers(ctx)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(peers, func(p agent.Peer) bool { return p.AgentID == peer })
+		if i < 0 {
+			return fmt.Errorf("%s is not a known peer; `aoi peers` lists them", cell(peer, 64))
+		}
+		p := peers[i]
+		return a.emit(p.TaskParams, func(w io.Writer) {
+			if len(p.TaskTypes) == 0 {
+				fmt.Fprintf(w, "%s offers you no task types (as it last announced; `aoi discover` asks again)\n", cell(peer, 0))
+				return
+			}
+			for _, t := range p.TaskTypes {
+				fmt.Fprintf(w, "%s\n", cell(t, 0))
+				for _, pa := range p.TaskParams[t] {
+					fmt.Fprintf(w, "  %s\n", cell(paramLine(pa), 0))
+				}
+			}
+			fmt.Fprintf(w, "ask with: aoi task %s TYPE KEY=VALUE…\n", cell(peer, 0))
+		})
+	})
+}
+
+// paramLine describes one task parameter: "suite=auth|billing (required)
+// which suite".
+func paramLine(p wire.TaskParam) string {
+	s := p.Name + "=" + strings.Join(p.Enum, "|")
+	var notes []string
+	if p.Required {
+		notes = append(notes, "required")
+	}
+	if p.Default != "" {
+		notes = append(notes, "default "+p.Default)
+	}
+	if p.Type == config.ParamTypePath {
+		notes = append(notes, "a path in the task's directory")
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, ", ") + ")"
+	}
+	if p.Description != "" {
+		s += "  " + p.Description
+	}
+	return s
+}
+
 // parseParams reads KEY=VALUE arguments.
 func parseParams(kvs []string) (map[string]string, error) {
 	if len(kvs) == 0 {
@@ -71,8 +131,10 @@ func parseParams(kvs []string) (map[string]string, error) {
 
 func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
 	fmt.Fprintf(w, "task %s on %s: %s\n", cell(t.TaskID, 0), cell(peer, 0), cell(t.Status, 0))
-	if line := ticketLine(t.Result); line != "" {
-		fmt.Fprintln(w, line)
+	if !printFinished(w, t.Result) {
+		if line := ticketLine(t.Result); line != "" {
+			fmt.Fprintln(w, line)
+		}
 	}
 	switch t.Status {
 	case agent.TaskCompleted, agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
@@ -80,6 +142,16 @@ func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
 		fmt.Fprintf(w, "the result will arrive in your inbox (`aoi inbox`); check on it with `aoi task status %s %s`\n",
 			cell(peer, 0), cell(t.TaskID, 0))
 	}
+}
+
+// printFinished prints the outcome a finished task's answer (--sync)
+// carries under "output" as `aoi task status` does, not as JSON (the
+// walk's case); false when it carries none.
+func printFinished(w io.Writer, raw json.RawMessage) bool {
+	var done struct {
+		Output json.RawMessage `json:"output"`
+	}
+	return json.Unmarshal(raw, &done) == nil && len(done.Output) > 0 && printOutcome(w, done.Output, true)
 }
 
 // ticketLine is what a peer's answer to a task request says, in words
@@ -181,7 +253,7 @@ func printOutcome(w io.Writer, raw json.RawMessage, withExit bool) bool {
 		Tail      *string `json:"output_tail"`
 		Truncated bool    `json:"output_truncated"`
 	}
-	if json.Unmarshal(raw, &o) != nil || o.Status == "" {
+	if json.Unmarshal(raw, &o) != nil || o.Status == "" && o.ExitCode == nil && o.Tail == nil && o.DurationMS == 0 {
 		return false
 	}
 	if withExit && o.ExitCode != nil { // a peer's task status carries it only here

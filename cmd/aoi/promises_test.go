@@ -240,11 +240,17 @@ func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 		acl := cfg["acl"].(map[string]any)
 		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-exec", "agent_id": "pm-tanaka",
 			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "write"})
-		cfg["tasks"] = map[string]any{"hold": map[string]any{"command": []any{"sleep", "60"}, "context": "acme/webapp",
-			"isolation": "worktree", "timeout_sec": 120, "approval": "required"}}
+		cfg["tasks"] = map[string]any{"hold": map[string]any{"command": []any{"sleep", "{{secs}}"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 120, "approval": "required",
+			"params": map[string]any{"secs": map[string]any{"default": "60", "pattern": "^[0-9]+$", "description": "how long to hold"}}}}
 	})
 	if out := cli(t, bin, eng, "reload"); !strings.Contains(out, "tasks: +hold") {
 		t.Fatalf("aoi reload: %s", out)
+	}
+	// `aoi task AGENT` lists what the peer offers, with its parameters.
+	cli(t, bin, pm, "discover")
+	if out := cli(t, bin, pm, "task", "eng-suzuki"); !strings.Contains(out, "hold\n  secs= (default 60)  how long to hold") {
+		t.Errorf("aoi task eng-suzuki printed:\n%s\nwant hold and its secs parameter", out)
 	}
 
 	var ticket agent.TaskTicket

@@ -20,3 +20,21 @@ func TestTicketReadsAsWords(t *testing.T) {
 		t.Errorf("aoi task printed:\n%s", out)
 	}
 }
+
+// TestSyncTicketReadsAsAnOutcome: `aoi task --sync` printed the finished
+// task's answer as raw JSON (the walk): its outcome, under "output", now
+// reads as `aoi task status` prints one.
+func TestSyncTicketReadsAsAnOutcome(t *testing.T) {
+	var b bytes.Buffer
+	printTicket(&b, "eng-suzuki", agent.TaskTicket{TaskID: "t-1", Status: agent.TaskCompleted,
+		Result: json.RawMessage(`{"task_id":"t-1","status":"completed","output":{"duration_ms":465,"exit_code":0,"output_tail":"ok  example.com/webapp/auth\n"}}`)})
+	out := b.String()
+	for _, want := range []string{"exit code: 0\n", "took: 465ms\n", "output:\nok  example.com/webapp/auth\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("aoi task --sync printed:\n%s\nwant %q", out, want)
+		}
+	}
+	if strings.Contains(out, `{"`) {
+		t.Errorf("aoi task --sync printed JSON:\n%s", out)
+	}
+}
