@@ -22,7 +22,8 @@ type AuditRecord struct {
 }
 
 // AuditQuery narrows AuditList. Empty fields match everything; each word
-// of Text is a case-insensitive substring of agent, method, result or detail. BeforeSeq
+// of Text is a case-insensitive substring of agent, method, result or detail
+// (a word key=value also matches the detail's JSON "key":"value…"). BeforeSeq
 // (exclusive) pages backwards; Limit defaults to 100 and is capped at 1000.
 type AuditQuery struct {
 	Agent     string
@@ -97,6 +98,14 @@ func (db *DB) AuditList(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 	}
 	for _, w := range strings.Fields(q.Text) { // every word must match somewhere in the row
 		p := "%" + escapeLike(w) + "%"
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
+			// The interface shows a detail as key=value (decision=ESCALATE):
+			// such a word also matches the JSON it was read from.
+			str, bare := `%"`+escapeLike(k)+`":"`+escapeLike(v)+`%`, `%"`+escapeLike(k)+`":`+escapeLike(v)+`%`
+			add(`(agent LIKE ? ESCAPE '\' OR method LIKE ? ESCAPE '\' OR result LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\'
+				OR detail LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\')`, p, p, p, p, str, bare)
+			continue
+		}
 		add(`(agent LIKE ? ESCAPE '\' OR method LIKE ? ESCAPE '\' OR result LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\')`, p, p, p, p)
 	}
 	query := `SELECT ` + auditColumns + ` FROM audit_log`

@@ -420,6 +420,19 @@ func TestAuditListFilters(t *testing.T) {
 	if len(none) != 0 {
 		t.Fatalf("LIKE wildcards were not escaped: %d rows", len(none))
 	}
+	// key=value, as the Audit pane shows a detail (the walk typed what it
+	// read: decision=ESCALATE), matches the JSON.
+	if err := db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.AppendAudit("pm", "aoi.query", "ok", map[string]any{"decision": "ESCALATE", "confidence": 0.2})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"decision=ESCALATE", "decision=esc", "confidence=0.2"} {
+		if got, _ := db.AuditList(ctx, AuditQuery{Text: text}); len(got) != 1 || got[0].Agent != "pm" {
+			t.Errorf("%q matched %d rows, want the pm row", text, len(got))
+		}
+	}
 }
 
 func TestExportAudit(t *testing.T) {
