@@ -189,10 +189,15 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, pk.Submit):
 		line := m.prompt.value()
 		if !blankPrompt(line) {
-			if _, err := parsePrompt(line); err != nil {
+			c, err := parsePrompt(line)
+			if err != nil {
 				// The bar stays open with the line: mending it (a
 				// decline's missing reason) is a few keys, not a retype.
 				m.prompt.problem = err.Error()
+				return nil
+			}
+			if problem := unknownPeer(c, m.knownPeers); problem != "" {
+				m.prompt.problem = problem
 				return nil
 			}
 		}

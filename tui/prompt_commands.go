@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -48,7 +49,8 @@ func parsePrompt(line string) (promptCommand, error) {
 		if to == "" || text == "" {
 			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going? (!low first for one that can wait)")
 		}
-		return promptCommand{name: "ask", ask: agent.AskRequest{To: to, Query: text, Priority: priority, Async: true}}, nil
+		// Agent ids are lower-case: @ENG means eng.
+		return promptCommand{name: "ask", ask: agent.AskRequest{To: strings.ToLower(to), Query: text, Priority: priority, Async: true}}, nil
 	case strings.HasPrefix(line, ":"):
 		return parseColon(strings.Fields(line[1:]), line)
 	}
@@ -71,6 +73,27 @@ func askPriority(text string) (priority, rest string, err error) {
 		return p, strings.TrimSpace(after), nil
 	}
 	return "", text, fmt.Errorf("!%s is no priority: use !low, !high or !critical (or none, for normal)", p)
+}
+
+// unknownPeer says why the peer a command asks is not one this agent
+// knows ("" when it is, or when no peer list has been read yet): the bar
+// stays open with the line, to mend the id rather than retype it.
+func unknownPeer(c promptCommand, peers []agent.Peer) string {
+	to := c.ask.To
+	if c.name == "task" {
+		to = c.task.To
+	}
+	if (c.name != "ask" && c.name != "task") || len(peers) == 0 {
+		return ""
+	}
+	ids := agentIDs(peers)
+	if slices.Contains(ids, to) {
+		return ""
+	}
+	if near := suggest.Typo(to, ids); near != "" {
+		return "no peer " + to + " here — did you mean " + near + "? (tab completes ids)"
+	}
+	return "no peer " + to + " here (tab completes ids; :discover looks for new ones)"
 }
 
 func parseColon(f []string, line string) (promptCommand, error) {
@@ -193,7 +216,7 @@ func parseTask(f []string) (promptCommand, error) {
 	if len(f) < 2 {
 		return promptCommand{}, errors.New("write :task AGENT TYPE key=value…, e.g. :task eng-suzuki run_tests suite=./auth/...")
 	}
-	req := agent.TaskRequest{To: f[0], TaskType: f[1]}
+	req := agent.TaskRequest{To: strings.ToLower(f[0]), TaskType: f[1]}
 	for _, kv := range f[2:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {

@@ -319,3 +319,27 @@ func TestPeerDetailListsTaskParameters(t *testing.T) {
 		t.Errorf("task types read %q; want %q", got, want)
 	}
 }
+
+// TestUnknownPeerKeepsTheLine: the walk's "@engg hello?" closed the bar
+// and dropped the line. An id no peer has keeps the line open with the
+// nearest id; an id in capitals is the lower-case one.
+func TestUnknownPeerKeepsTheLine(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 30, true)
+	press(t, m, "@")
+	typeText(t, m, "pm-tanak how is auth going?")
+	press(t, m, "enter")
+	if m.focus != focusPrompt || m.prompt.value() != "@pm-tanak how is auth going?" {
+		t.Fatalf("the bar closed or lost the line: %q", m.prompt.value())
+	}
+	if frame := screen(m); !strings.Contains(frame, "no peer pm-tanak here — did you mean pm-tanaka?") {
+		t.Errorf("no hint at the id:\n%s", frame)
+	}
+	press(t, m, "esc")
+	press(t, m, "@")
+	typeText(t, m, "PM-TANAKA how is auth going?")
+	pump(t, m, m.promptKey(tea.KeyPressMsg{Code: tea.KeyEnter}))
+	if calls := svc.Calls(); len(calls) == 0 || calls[len(calls)-1] != "ask pm-tanaka how is auth going?" {
+		t.Errorf("calls %q; want the question asked of pm-tanaka", calls)
+	}
+}
