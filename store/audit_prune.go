@@ -47,6 +47,9 @@ type checkpointDetail struct {
 	RemovedCount      int64  `json:"removed_count"`
 	RemovedFrom       int64  `json:"removed_from"`
 	RemovedTo         int64  `json:"removed_to"`
+	// Signature is the agent's over checkpointMessage: the start it
+	// vouches for (audit_anchor_sign.go).
+	Signature string `json:"signature,omitempty"`
 }
 
 func parseCheckpointDetail(raw json.RawMessage) (checkpointDetail, error) {
@@ -113,9 +116,13 @@ func (tx *Tx) pruneAudit(before time.Time) (int64, error) {
 		cp.ContinuesFromSeq, cp.ContinuesFromHash, cp.RemovedCount, cp.RemovedFrom, cp.RemovedTo, cp.CreatedAt, cp.Hash); err != nil {
 		return 0, fmt.Errorf("store: recording the audit checkpoint: %w", err)
 	}
+	sig, err := tx.anchorSignature(checkpointMessage(cp.ContinuesFromSeq, cp.ContinuesFromHash))
+	if err != nil {
+		return 0, err
+	}
 	_, err = tx.AppendAudit(systemAgent, checkpointMethod, "ok", checkpointDetail{
 		ContinuesFrom: cp.ContinuesFromSeq, ContinuesFromHash: cp.ContinuesFromHash,
-		RemovedCount: cp.RemovedCount, RemovedFrom: cp.RemovedFrom, RemovedTo: cp.RemovedTo,
+		RemovedCount: cp.RemovedCount, RemovedFrom: cp.RemovedFrom, RemovedTo: cp.RemovedTo, Signature: sig,
 	})
 	return cp.RemovedCount, err
 }

@@ -59,11 +59,57 @@ type sealDetail struct {
 	Seq       int64  `json:"seq"`
 	Hash      string `json:"hash"`
 	Signature string `json:"signature"`
+	// AnchorsSignedSince is the row from which every anchor is signed
+	// (audit_anchor_sign.go); the signature covers it. 0: a seal of an
+	// earlier release, which said nothing of anchors.
+	AnchorsSignedSince int64 `json:"anchors_signed_since,omitempty"`
 }
 
-// sealMessage is what a seal signs.
-func sealMessage(seq int64, hash string) []byte {
-	return []byte("aoi audit seal\n" + strconv.FormatInt(seq, 10) + "\n" + hash)
+// message is what the seal signs.
+func (d sealDetail) message() []byte {
+	m := "aoi audit seal\n" + strconv.FormatInt(d.Seq, 10) + "\n" + d.Hash
+	if d.AnchorsSignedSince > 0 {
+		m += "\nanchors signed since " + strconv.FormatInt(d.AnchorsSignedSince, 10)
+	}
+	return []byte(m)
+}
+
+// verifiedBy reports whether the seal's signature is k's.
+func (d sealDetail) verifiedBy(k AuditKey) bool {
+	sig, err := hex.DecodeString(d.Signature)
+	return err == nil && k.Verify(d.message(), sig)
+}
+
+// anchorsSignedSince is where the newest seal (in the log, or in the
+// anchor file when a pruning took the log's seals) says anchors are signed
+// from, or, when no seal of this release says so yet, the seal about to be
+// written (at seq).
+func (tx *Tx) anchorsSignedSince(seq int64) (int64, error) {
+	if d, ok := tx.db.readAnchor(); ok && d.AnchorsSignedSince > 0 {
+		seq = min(seq, d.AnchorsSignedSince)
+	}
+	var raw string
+	err := tx.QueryRow(`SELECT detail FROM audit_log WHERE agent = ? AND method = ? ORDER BY seq DESC LIMIT 1`, systemAgent, sealMethod).Scan(&raw)
+	if err != nil && !isNoRows(err) {
+		return 0, fmt.Errorf("store: reading the last seal: %w", err)
+	}
+	var last sealDetail
+	if err == nil && json.Unmarshal([]byte(raw), &last) == nil && last.AnchorsSignedSince > 0 {
+		return min(seq, last.AnchorsSignedSince), nil
+	}
+	return seq, nil
+}
+
+// readAnchor reads the anchor file when it holds a seal this agent's key
+// signed.
+func (db *DB) readAnchor() (sealDetail, bool) {
+	var d sealDetail
+	k := db.key()
+	raw, err := os.ReadFile(db.anchorPath())
+	if k == nil || err != nil || json.Unmarshal(raw, &d) != nil || !d.verifiedBy(k) {
+		return sealDetail{}, false
+	}
+	return d, true
 }
 
 // SealAudit appends a signed seal of the chain's head. It does nothing
@@ -87,11 +133,16 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 		if isSeal(agent, method) {
 			return nil
 		}
-		sig, err := k.Sign(sealMessage(tx.head.seq, tx.head.hash))
+		since, err := tx.anchorsSignedSince(tx.head.seq + 1)
+		if err != nil {
+			return err
+		}
+		d := sealDetail{Seq: tx.head.seq, Hash: tx.head.hash, AnchorsSignedSince: since}
+		sig, err := k.Sign(d.message())
 		if err != nil {
 			return fmt.Errorf("store: signing the audit seal: %w", err)
 		}
-		d := sealDetail{Seq: tx.head.seq, Hash: tx.head.hash, Signature: hex.EncodeToString(sig)}
+		d.Signature = hex.EncodeToString(sig)
 		if _, err := tx.AppendAudit(systemAgent, sealMethod, "ok", d); err != nil {
 			return err
 		}
@@ -142,36 +193,37 @@ func writeAnchor(path string, d sealDetail) error {
 // checkAnchor compares the log with the anchor file, when there is one
 // and a key to check it with: the anchored row must still be in the log
 // as it was sealed. It returns the seq at fault and what is wrong, or 0
-// and "". An anchored row older than the log's first row was pruned, which
+// and "", and where the file says anchors are signed from (0: it does not
+// say). An anchored row older than the log's first row was pruned, which
 // the pruning checkpoint accounts for.
-func (db *DB) checkAnchor(ctx context.Context, first, last int64) (int64, string, error) {
+func (db *DB) checkAnchor(ctx context.Context, first, last int64) (int64, string, int64, error) {
 	k := db.key()
 	raw, err := os.ReadFile(db.anchorPath())
 	if k == nil || errors.Is(err, fs.ErrNotExist) {
-		return 0, "", nil
+		return 0, "", 0, nil
 	}
 	if err != nil {
-		return 0, "", fmt.Errorf("store: reading the audit anchor: %w", err)
+		return 0, "", 0, fmt.Errorf("store: reading the audit anchor: %w", err)
 	}
 	var d sealDetail
 	if json.Unmarshal(raw, &d) != nil {
-		return last, anchorFile + " is not a seal: it was edited", nil
+		return last, anchorFile + " is not a seal: it was edited", 0, nil
 	}
-	if sig, herr := hex.DecodeString(d.Signature); herr != nil || !k.Verify(sealMessage(d.Seq, d.Hash), sig) {
-		return last, anchorFile + "'s signature is not this agent's: it was edited or comes from another identity", nil
+	if !d.verifiedBy(k) {
+		return last, anchorFile + "'s signature is not this agent's: it was edited or comes from another identity", 0, nil
 	}
 	switch {
 	case d.Seq > last:
-		return last, fmt.Sprintf("%s sealed the log through seq %d, but it now ends at seq %d — rows were deleted from its end", anchorFile, d.Seq, last), nil
+		return last, fmt.Sprintf("%s sealed the log through seq %d, but it now ends at seq %d — rows were deleted from its end", anchorFile, d.Seq, last), 0, nil
 	case d.Seq < first:
-		return 0, "", nil
+		return 0, "", d.AnchorsSignedSince, nil
 	}
 	var hash string
 	err = db.rd.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE seq = ?`, d.Seq).Scan(&hash)
 	if isNoRows(err) || err == nil && hash != d.Hash {
-		return d.Seq, fmt.Sprintf("row %d is not the row %s sealed — the log was rewritten", d.Seq, anchorFile), nil
+		return d.Seq, fmt.Sprintf("row %d is not the row %s sealed — the log was rewritten", d.Seq, anchorFile), 0, nil
 	}
-	return 0, "", err
+	return 0, "", d.AnchorsSignedSince, err
 }
 
 // checkSeal verifies an audit.seal row: it must name the row before it,
@@ -188,10 +240,10 @@ func (v *chainVerifier) checkSeal(r AuditRecord) string {
 	if k == nil {
 		return ""
 	}
-	sig, err := hex.DecodeString(d.Signature)
-	if err != nil || !k.Verify(sealMessage(d.Seq, d.Hash), sig) {
+	if !d.verifiedBy(k) {
 		return fmt.Sprintf("row %d: the seal's signature is not this agent's — the rows before it were rewritten, or the log comes from another identity", r.Seq)
 	}
 	v.sealedThrough, v.unsealed = d.Seq, 0
+	v.noteSignedSince(d.AnchorsSignedSince)
 	return ""
 }

@@ -49,8 +49,13 @@ func (db *DB) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 	if seq, problem, err := v.checkRedactions(); err != nil || problem != "" {
 		return v.bad(seq, problem), err
 	}
-	if seq, problem, err := db.checkAnchor(ctx, v.firstSeq, v.prev.seq); err != nil || problem != "" {
+	seq, problem, since, err := db.checkAnchor(ctx, v.firstSeq, v.prev.seq)
+	if err != nil || problem != "" {
 		return v.bad(seq, problem), err
+	}
+	v.noteSignedSince(since)
+	if seq, problem := v.checkAnchorSignatures(); problem != "" {
+		return v.bad(seq, problem), nil
 	}
 	return AuditVerification{OK: true, Entries: v.n, SealedThrough: v.sealedThrough, Unsealed: v.unsealed}, nil
 }
@@ -70,6 +75,11 @@ type chainVerifier struct {
 	// sealedThrough is the newest row a verified seal covers; unsealed
 	// counts the rows after that seal.
 	sealedThrough, unsealed int64
+	// anchors are the agent.forgotten and audit.checkpoint rows met;
+	// from signedSince on (a seal says so), each must be signed
+	// (audit_anchor_sign.go).
+	anchors     []anchorSeen
+	signedSince int64
 }
 
 func (v *chainVerifier) bad(seq int64, problem string) AuditVerification {
@@ -133,14 +143,19 @@ func (v *chainVerifier) checkStart(r AuditRecord) (string, error) {
 	return "", nil
 }
 
-// noteCheckpoint marks the start checkpoint confirmed when the chain holds
-// the audit.checkpoint row PruneAudit wrote for it.
+// noteCheckpoint records an audit.checkpoint row, and marks the start
+// checkpoint confirmed when it is the row PruneAudit wrote for it.
 func (v *chainVerifier) noteCheckpoint(r AuditRecord) {
-	if v.cp == nil || v.confirmed || r.Method != checkpointMethod || r.Agent != systemAgent {
+	if r.Method != checkpointMethod || r.Agent != systemAgent {
 		return
 	}
 	d, err := parseCheckpointDetail(r.Detail)
-	if err == nil && d.ContinuesFrom == v.cp.ContinuesFromSeq && d.ContinuesFromHash == v.cp.ContinuesFromHash {
+	if err != nil {
+		return
+	}
+	v.anchors = append(v.anchors, anchorSeen{seq: r.Seq, method: checkpointMethod,
+		signed: v.signedBy(d.Signature, checkpointMessage(d.ContinuesFrom, d.ContinuesFromHash))})
+	if v.cp != nil && !v.confirmed && d.ContinuesFrom == v.cp.ContinuesFromSeq && d.ContinuesFromHash == v.cp.ContinuesFromHash {
 		v.confirmed = true
 	}
 }

@@ -250,6 +250,11 @@ func (tx *Tx) anchorRedactions(actor string, entries []redaction, rep *ForgetRep
 	for _, n := range rep.Scrubbed {
 		d.ScrubbedRows += n
 	}
+	sig, err := tx.anchorSignature(forgetMessage(d.RedactionsDigest))
+	if err != nil {
+		return err
+	}
+	d.Signature = sig
 	rec, err := tx.AppendAudit(actor, forgottenMethod, "ok", d)
 	if err != nil {
 		return err

@@ -63,6 +63,9 @@ type forgetDetail struct {
 	RedactedRows     int64  `json:"redacted_rows"`
 	RedactionsDigest string `json:"redactions_digest"`
 	ScrubbedRows     int64  `json:"scrubbed_rows"`
+	// Signature is the agent's over forgetMessage: the digest it vouches
+	// for (audit_anchor_sign.go).
+	Signature string `json:"signature,omitempty"`
 }
 
 // redactionState is the verifier's bookkeeping for redacted rows.
@@ -71,15 +74,18 @@ type redactionState struct {
 	needed  map[int64]int64  // anchor seq → first redacted row relying on it
 }
 
-// noteForgotten remembers an agent.forgotten row whose own content verified.
+// noteForgotten remembers an agent.forgotten row whose own content
+// verified. Only the owner's and the agent's own rows are anchors: the log
+// records whatever method a peer calls, under the peer's name.
 func (v *chainVerifier) noteForgotten(r AuditRecord) {
-	if r.Method != forgottenMethod {
+	if r.Method != forgottenMethod || (r.Agent != "owner" && r.Agent != systemAgent) {
 		return
 	}
 	var d forgetDetail
 	if json.Unmarshal(r.Detail, &d) != nil {
 		return
 	}
+	v.anchors = append(v.anchors, anchorSeen{seq: r.Seq, method: forgottenMethod, signed: v.signedBy(d.Signature, forgetMessage(d.RedactionsDigest))})
 	if v.red.anchors == nil {
 		v.red.anchors = map[int64]string{}
 	}
