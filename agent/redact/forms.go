@@ -258,7 +258,7 @@ var capsPassRule = rule{
 // on "key: <hex>".
 var labelledSecretRule = rule{
 	id: "generic-secret",
-	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?)\b|` +
+	re: regexp.MustCompile(`(?i)(?:\b(?:api[ _-]?)?(?:keys?|tokens?|secrets?|passwords?|passphrases?|credentials?|session(?:[ _-]?id)?s?)\b|` +
 		`(?-i:[a-z0-9](?:Key|Token|Secret|Password|Passphrase|Credential)s?\b)|[a-z0-9][_-](?:keys?|tokens?|secrets?|passwords?)\b|` +
 		jaSecretWords + `|キー|鍵|` + jaPasswordWords + `)` +
 		`[^\n.!?。"]{0,60}?(?:[:=：→|~]|\s-\s|\s(?:is|was)\s|は|を|[.!?。]|\s|[-_/])\s*` + codeWrapper + `["'\x60]?([A-Za-z0-9/+_=.-]{20,300})`),
@@ -266,7 +266,7 @@ var labelledSecretRule = rule{
 	// class takes ſ and the Kelvin sign too): text without one, most
 	// prose, skips the expression, whose gap makes it slow.
 	may: func(t *text) bool {
-		return (t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") ||
+		return (t.has("key") || t.has("token") || t.has("secret") || t.has("pass") || t.has("credential") || t.has("session") ||
 			mayHoldJASecret(t) || t.hasRaw("鍵") || mayHoldJAPassword(t)) && hasValueRun(t.folded, 20)
 	},
 	secretish: func(v string) bool {

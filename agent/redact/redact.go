@@ -119,10 +119,12 @@ var awsSecretRule = rule{
 // (\"), as they are inside a JSON string.
 var passwordRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:password|passwd|passphrase|pwd)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` +
+	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:p[a@4]ssw[o0]rd|passwd|pass\s?phrase|pwd|pword)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?` + labelExtras +
+		`[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` + markdownEmphasis +
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|` + entityQuoted + `|([^\s\x{00a0}"'\x60,;]{4,}))`),
-	// Every match holds "pass" or "pwd" under (?i).
-	may: func(t *text) bool { return t.has("pass") || t.has("pwd") },
+	// Every match holds "pass", "pwd" or an obfuscation of "password"
+	// under (?i).
+	may: func(t *text) bool { return t.has("pass") || t.has("pwd") || t.has("pword") || obfuscatedPassword(t) },
 	// password: ${DB_PASSWORD} names where the password is.
 	secretish: notAVariable,
 }
@@ -245,6 +247,21 @@ var urlCredentialRule = rule{
 	},
 }
 
+// labelExtras is what may stand between a secret's name and what follows:
+// a parenthesis ("Password (prod): …") and markdown emphasis closing
+// around the label ("**Password**: …").
+const labelExtras = `(?:\s*\([^)\n]{1,30}\))?(?:\*{1,2}|_{1,2})?`
+
+// markdownEmphasis is emphasis closing after the operator ("**Password:**
+// …").
+const markdownEmphasis = `(?:(?:\*{1,2}|_{1,2})[\s\x{00a0}]*)?`
+
+// obfuscatedPassword reports whether t names a password with a digit or
+// symbol for a letter (p@ssword, passw0rd, p4ssword).
+func obfuscatedPassword(t *text) bool {
+	return t.has("p@ss") || t.has("p4ss") || t.has("ssw0rd")
+}
+
 // secretIsRule catches a secret told in prose: "the admin password is
 // XsiVpzz63Ffk", "Password is: letmein999", "the password for prod is now
 // …", "the api token was changed to …", "log in with password Lj2…". The value must look made rather
@@ -252,15 +269,18 @@ var urlCredentialRule = rule{
 // token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
-		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to|ist|est|es|é)(?:\s+(?:now|still|set to|changed to|reset to))?)?(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` +
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
+		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|` +
+		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` + labelExtras +
+		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to|ist|est|es|é|è)(?:\s+(?:now|still|set to|changed to|reset to))?(?:,[^,\n]{1,30},)?)?` +
+		`(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` + markdownEmphasis +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	may: func(t *text) bool {
 		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred") ||
-			t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord")
+			t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord") || t.has("pword") || obfuscatedPassword(t) ||
+			t.has("seed") || t.has("code")
 	},
 	secretish: func(v string) bool { return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) },
 }
@@ -284,12 +304,13 @@ var passphraseRule = rule{
 // passphraseLike reports whether v, words joined by dashes or
 // underscores, reads as a passphrase rather than a description: two
 // pieces mixing letters and digits (hunter2-hunter2), or three or more
-// pieces that all are such pieces or words of four letters or more other
-// than the ones prose describes a password with (SHA-256,
+// pieces that all are such pieces, numbers of two digits or more, or words
+// of four letters or more other than the ones prose describes a password
+// with, two of them not numbers (Kangaroo-Jump-88 is one; SHA-256,
 // auto-generated-daily, bcrypt-hashed-and-salted stay).
 func passphraseLike(v string) bool {
 	pieces := strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' })
-	mixed, words := 0, 0
+	mixed, words, numbers := 0, 0, 0
 	for _, p := range pieces {
 		letters := strings.IndexFunc(p, unicode.IsLetter) >= 0
 		digits := strings.IndexFunc(p, unicode.IsDigit) >= 0
@@ -298,9 +319,11 @@ func passphraseLike(v string) bool {
 			mixed++
 		case letters && len(p) >= 4 && !describesAPassword[strings.ToLower(p)]:
 			words++
+		case digits && len(p) >= 2: // Kangaroo-Jump-88
+			numbers++
 		}
 	}
-	return mixed >= 2 || (len(pieces) >= 3 && mixed+words == len(pieces))
+	return mixed >= 2 || (len(pieces) >= 3 && mixed+words+numbers == len(pieces) && mixed+words >= 2)
 }
 
 // describesAPassword are words prose uses about a password, not in one.
@@ -377,10 +400,14 @@ var cliPasswordRule = rule{
 		`|\bzip\b[^\n]{0,200}?\s-P\s*` + cliValue +
 		`|\b7z\b[^\n]{0,200}?\s-p` + cliValue +
 		`|\bopenssl\b[^\n]{0,200}?\s-(?:k|pass)\s+(?:pass:)?` + cliValue +
-		`|\bhtpasswd\b(?:\s+-\w+)*\s+-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+` + cliValue + `)`),
+		`|\bhtpasswd\b(?:\s+-\w+)*\s+-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+` + cliValue +
+		// mongo/mongosh … -p PASS; echo PASS | sudo -S.
+		`|\bmongo(?:sh|dump|restore|export|import)?\b[^\n]{0,200}?\s-p\s*` + cliValue +
+		`|\becho\s+` + cliValue + `\s*\|\s*sudo\b(?:\s+-\w+)*\s+-\w*S)`),
 	may: func(t *text) bool {
 		return t.hasRaw("mysql") || t.hasRaw("mariadb") || t.hasRaw("sshpass") || t.hasRaw("SSHPASS") ||
-			t.hasRaw("redis-cli") || t.hasRaw("zip") || t.hasRaw("7z") || t.hasRaw("openssl") || t.hasRaw("htpasswd")
+			t.hasRaw("redis-cli") || t.hasRaw("zip") || t.hasRaw("7z") || t.hasRaw("openssl") || t.hasRaw("htpasswd") ||
+			t.hasRaw("mongo") || t.hasRaw("sudo")
 	},
 	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-") },
 }
@@ -481,7 +508,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
-		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule,
+		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {

@@ -76,27 +76,74 @@ func shortMade(v string) bool {
 // sha256 hashed").
 var techNameRE = regexp.MustCompile(`^(?i:sha\d+|md\d|base\d+\w*|utf\d+|ucs\d|arm\d+|amd\d+|aarch\d+|x86|http\d|oauth\d|win\d+|u?int\d+|float\d+|es\d+|ipv\d|tlsv?\d+|ed\d+|rsa\d+|aes\d+|pbkdf\d|argon\d\w*|bcrypt\d*|scrypt\d*|rfc\d+|iso\d+)$`)
 
-// spacedTokenRule is a token of a known fixed-length format written in
-// groups to be read out or copied by hand: "AKIA IOSF ODNN 7EXA MPLE",
-// "ghp_ 1a2B 3c4D …". Each format's characters are counted across single
-// spaces, so the match ends where the token does; the joined token must
-// hold a space (gitleaks takes a whole one) and look made, so prose that
-// happens to follow a prefix ("ghp_ tokens expire every ninety days …")
-// stays.
-var spacedTokenRule = rule{
-	id: "split-token",
-	re: regexp.MustCompile(spacedFormat(`\b(?:AKIA|ASIA)`, `[A-Z0-9]`, 16) + `|` +
-		spacedFormat(`\bgh[pousr]_`, `[A-Za-z0-9]`, 36) + `|` +
-		spacedFormat(`\bgithub_pat_`, `[A-Za-z0-9_]`, 82) + `|` +
-		spacedFormat(`\bglpat-`, `[A-Za-z0-9_-]`, 20)),
+// passwordIntlRule is a password named in a language whose word for it
+// Go's \b cannot bound (Cyrillic, Greek, Arabic, Vietnamese, Polish,
+// Turkish, Nordic, Czech, Italian): "пароль: …", "hasło: …", "la password
+// è …". The value must look made or be a passphrase.
+var passwordIntlRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)(?:пароль|hasło|haslo|şifre|sifre|salasana|lösenord|losenord|adgangskode|heslo|κωδικός|κωδικος|mật khẩu|mat khau|كلمة المرور|la password|暗号)` +
+		`[\s\x{00a0}]*(?:è|je|on|est|er|är|on|ist|:|：|=|-|—)?[\s\x{00a0}]*["'«「]?([^\s"'»」,;]{4,100})`),
 	may: func(t *text) bool {
-		return (t.has("akia") || t.has("asia") || t.has("glpat-") || t.has("github_pat_") || ghTokenPrefix(t.folded)) && strings.ContainsAny(t.raw, " \u00a0")
+		return t.hasRaw("ароль") || t.hasRaw("АРОЛЬ") || t.has("hasło") || t.has("haslo") || t.has("ifre") || t.has("salasana") || t.has("senord") ||
+			t.has("adgangskode") || t.has("heslo") || t.hasRaw("κωδικ") || t.hasRaw("ΚΩΔΙΚ") || t.has("mật khẩu") || t.has("mat khau") ||
+			t.hasRaw("المرور") || t.has("la password") || t.hasRaw("暗号")
 	},
 	secretish: func(v string) bool {
-		joined := strings.NewReplacer(" ", "", "\u00a0", "").Replace(v)
+		return notAVariable(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
+	},
+}
+
+// credentialPairRule is a user and password given as a pair after a name
+// for them: "db creds: admin / X", "wifi: CorpNet / X", "login admin:X".
+// Only the password is redacted, and only one that looks made.
+var credentialPairRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:creds|credentials|login|wi-?fi|ssid)\b[\s\x{00a0}]*:?[\s\x{00a0}]*[^\s/:"']{1,40}[\s\x{00a0}]*(?:/|:)[\s\x{00a0}]*["']?([^\s"',;]{4,100})`),
+	may: func(t *text) bool {
+		return t.has("cred") || t.has("login") || t.has("wifi") || t.has("wi-fi") || t.has("ssid")
+	},
+	secretish: func(v string) bool {
+		v = strings.TrimRight(v, ".!?)")
+		return notAVariable(v) && !pathLike(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
+	},
+}
+
+// spacedTokenRule is a token of a known fixed-length format written in
+// groups to be read out or copied by hand, or cut by dashes, dots,
+// slashes or pluses: "AKIA IOSF ODNN 7EXA MPLE", "ghp_ 1a2B 3c4D …",
+// "ghp_1a2B-3c4D-…". Each format's characters are counted across single
+// separators, so the match ends where the token does; the joined token
+// must have been cut (gitleaks takes a whole one) and look made, so prose
+// that happens to follow a prefix ("ghp_ tokens expire every ninety days
+// …") stays. A format whose own characters include a separator (glpat-,
+// github_pat_) is cut by spaces only.
+var spacedTokenRule = rule{
+	id: "split-token",
+	re: regexp.MustCompile(spacedFormat(`\b(?:AKIA|ASIA)`, `[A-Z0-9]`, tokenCuts, 16) + `|` +
+		spacedFormat(`\bgh[pousr]_`, `[A-Za-z0-9]`, tokenCuts, 36) + `|` +
+		spacedFormat(`\bgithub_pat_`, `[A-Za-z0-9_]`, spaceCut, 82) + `|` +
+		spacedFormat(`\bglpat-`, `[A-Za-z0-9_-]`, spaceCut, 20)),
+	may: func(t *text) bool {
+		return (t.has("akia") || t.has("asia") || t.has("glpat-") || t.has("github_pat_") || ghTokenPrefix(t.folded)) &&
+			strings.ContainsAny(t.raw, " \u00a0-./+")
+	},
+	secretish: func(v string) bool {
+		joined := tokenCutsRemover.Replace(v)
+		if strings.HasPrefix(v, "glpat-") || strings.HasPrefix(v, "github_pat_") {
+			joined = strings.NewReplacer(" ", "", "\u00a0", "").Replace(v)
+		}
 		return joined != v && madeNotWritten(joined)
 	},
 }
+
+// Separators a token may be cut by.
+const (
+	tokenCuts = `[ \x{00a0}./+-]`
+	spaceCut  = `[ \x{00a0}]`
+)
+
+var tokenCutsRemover = strings.NewReplacer(" ", "", "\u00a0", "", ".", "", "/", "", "+", "", "-", "")
 
 // ghTokenPrefix reports whether lower holds a GitHub token's prefix
 // (ghp_, gho_, ghu_, ghs_, ghr_).
@@ -114,8 +161,8 @@ func ghTokenPrefix(lower string) bool {
 	return false
 }
 
-// spacedFormat is prefix then n characters of class, a space (or a
-// non-breaking one) allowed before each, ending at a word's end.
-func spacedFormat(prefix, class string, n int) string {
-	return `(` + prefix + `(?:[ \x{00a0}]?` + class + `){` + strconv.Itoa(n) + `})(?:[^A-Za-z0-9_]|$)`
+// spacedFormat is prefix then n characters of class, one of cut allowed
+// before each, ending at a word's end.
+func spacedFormat(prefix, class, cut string, n int) string {
+	return `(` + prefix + `(?:` + cut + `?` + class + `){` + strconv.Itoa(n) + `})(?:[^A-Za-z0-9_]|$)`
 }
