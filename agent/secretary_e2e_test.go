@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"slices"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -75,6 +76,14 @@ func TestSecretaryAnswersInFocusAndBuffersUntilFocusEnds(t *testing.T) {
 	body, _ := json.Marshal(qr)
 	if !strings.Contains(string(body), "auth/refresh.go") {
 		t.Fatalf("answer %s should point at auth/refresh.go", body)
+	}
+	// An answer that came back at once is kept in the asker's inbox too,
+	// read: the walk found `aoi query`'s answers nowhere afterwards.
+	kept, err := pm.Messages(ctx, agent.MessagesRequest{Limit: 100})
+	if err != nil || !slices.ContainsFunc(kept, func(m agent.Message) bool {
+		return m.From == "eng-suzuki" && m.Event == wire.EventQueryCompleted && m.Read && strings.Contains(string(m.Data), "auth/refresh.go")
+	}) {
+		t.Errorf("pm's inbox %+v (%v) lacks the answer it got at once", kept, err)
 	}
 	if strings.Contains(string(body), "AKIAIOSFODNN7EXAMPLE") {
 		t.Fatalf("answer leaks the AWS key: %s", body)

@@ -201,7 +201,25 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 	}
 	res := a.redactAnswer(raw)
 	a.settle(ctx, id, res) // "completed": answered now, or waiting for the notify
+	a.keepAnswer(ctx, id, req.To, res)
 	return service.AskResult{QueryID: id, Result: res}, nil
+}
+
+// keepAnswer files an answer that came back at once in the inbox, beside
+// those that come later as a query.completed notify, marked read (the
+// asker has it in hand): the walk found `aoi query`'s answers nowhere
+// after they scrolled away. It is bookkeeping, as settle is.
+func (a *Asker) keepAnswer(ctx context.Context, id, from string, res json.RawMessage) {
+	var r struct {
+		Completed bool `json:"completed"`
+	}
+	if json.Unmarshal(res, &r) != nil || !r.Completed {
+		return
+	}
+	_ = a.DB.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
+		_, _, err := tx.InsertMessage(store.MessageRecord{From: from, Event: wire.EventQueryCompleted, RelatedID: id, Data: res, Read: true})
+		return err
+	})
 }
 
 // queue keeps a question for a peer that could not be dialed (its machine
