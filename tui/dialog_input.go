@@ -122,10 +122,6 @@ type answerDialog struct {
 	guess    string // a weak draft, shown above the text area, not in it
 }
 
-// weakDraft is the confidence under which the secretary's draft is not
-// offered as the start of the owner's answer.
-const weakDraft = 0.5
-
 func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
@@ -135,7 +131,7 @@ func newAnswerDialog(q agent.Query, unsent string, e *env) *answerDialog {
 	switch d := draftText(q.Draft); {
 	case unsent != "":
 		ta.SetValue(unsent) // what the owner wrote last time, which could not be sent
-	case d != "" && inbox.DraftFoundWork(q.Draft) && q.Confidence >= weakDraft:
+	case d != "" && inbox.Releasable(q.Draft, q.Confidence): // not a guess (inbox.WeakDraft)
 		ta.SetValue(d + "\n") // the owner's words start on their own line, after the draft
 	case d != "" && inbox.DraftFoundWork(q.Draft):
 		// A guess (the walk's draft at 0.25 was about something else):

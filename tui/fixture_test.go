@@ -48,9 +48,9 @@ func fixtureService() *testService {
 		{ID: "q-6", From: "eng-佐藤", Text: "認証のリファクタリングはいつ終わりますか？長い質問文がここに続きます。", Priority: "normal",
 			State: agent.QueryAwaiting, ReceivedAt: ago(5 * time.Minute)},
 		{ID: "q-5", From: "qa-ito", Text: "which suite should I run before the release?", Priority: "low",
-			State: agent.QueryBuffered, Decision: "BUFFER", Draft: suiteDraft, ReceivedAt: ago(12 * time.Minute)},
+			State: agent.QueryBuffered, Decision: "BUFFER", Draft: suiteDraft, Confidence: 0.72, ReceivedAt: ago(12 * time.Minute)},
 		{ID: "q-4", From: "pm-tanaka", Text: evilQuery, Priority: "critical",
-			State: agent.QueryBuffered, Decision: "BUFFER", Draft: suiteDraft, ReceivedAt: ago(14 * time.Minute)},
+			State: agent.QueryBuffered, Decision: "BUFFER", Draft: suiteDraft, ReceivedAt: ago(14 * time.Minute)}, // a guess (confidence 0)
 		{ID: "q-3", From: "pm-tanaka", Text: "what changed in the API yesterday?", Priority: "normal",
 			State: agent.QueryAnswered, Decision: "AUTO_RESPOND", ReceivedAt: ago(2 * time.Hour)},
 	}

@@ -148,18 +148,19 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 	}
 	n := 0
 	for _, q := range m.interrupts.rows {
-		if inbox.DraftFoundWork(q.Draft) {
+		if inbox.Releasable(q.Draft, q.Confidence) {
 			n++
 		}
 	}
-	// A draft that found no work says only that: release leaves it.
+	// A draft that found no work says only that, and a guess may answer
+	// another question: release leaves them.
 	kept := ""
 	if all > n {
-		kept = " " + countOf(all-n, "question whose draft found no work stays", "questions whose drafts found no work stay") + " for you to answer."
+		kept = " " + countOf(all-n, "question whose draft found no work or is a guess stays", "questions whose drafts found no work or are guesses stay") + " for you to answer."
 	}
 	if n == 0 {
 		m.info("answer (" + m.env.keys.Queries.Answer.Help().Key + ") or decline (" + m.env.keys.Queries.Decline.Help().Key +
-			") each: the secretary found no work for the buffered questions")
+			") each: the secretary found no work for the buffered questions, or only guessed")
 		return nil
 	}
 	body := "Send " + countOf(n, "buffered question", "buffered questions") + " the secretary's draft as the answer? " +

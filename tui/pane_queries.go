@@ -136,6 +136,8 @@ func previewText(q agent.Query) string {
 		text += "\n↳ answered by the secretary: " + draft
 	case draft != "" && q.State == agent.QueryBuffered && !inbox.DraftFoundWork(q.Draft):
 		text += "\n↳ the secretary found no work (answer or decline it): " + draft
+	case draft != "" && q.State == agent.QueryBuffered && !inbox.Releasable(q.Draft, q.Confidence):
+		text += "\n↳ the secretary's guess (releasing all leaves it; answer, decline or release it alone): " + draft
 	case draft != "" && q.State == agent.QueryBuffered:
 		text += "\n↳ draft (what releasing sends): " + draft
 	case draft != "" && inbox.DraftFoundWork(q.Draft):

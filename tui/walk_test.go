@@ -704,7 +704,7 @@ func TestInterruptsPreviewShowsTheDraft(t *testing.T) {
 		p := newInterruptsPane(&env{now: fixedNow, styles: themes.NewStyles(themes.Plain(), true)})
 		p.SetSize(120, 12)
 		p.setQueries([]agent.Query{{ID: "q-1", From: "pm-tanaka", Text: "redis config?", State: agent.QueryBuffered,
-			Priority: "low", Draft: json.RawMessage(draft), ReceivedAt: fixedNow}})
+			Priority: "low", Draft: json.RawMessage(draft), Confidence: 0.7, ReceivedAt: fixedNow}})
 		if view := ansi.Strip(p.View()); !strings.Contains(view, want) {
 			t.Errorf("the Interrupts preview lacks %q:\n%s", want, view)
 		}

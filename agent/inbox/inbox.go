@@ -94,7 +94,7 @@ func (in *Inbox) Decline(ctx context.Context, queryID, reason string) error {
 }
 
 // Release answers buffered queries now with the secretary's draft; an empty
-// id releases all of them. Errors: errs.ErrNotFound, errs.ErrConflict
+// id releases all of them whose draft is Releasable. Errors: errs.ErrNotFound, errs.ErrConflict
 // (already finished, or no draft to release).
 func (in *Inbox) Release(ctx context.Context, queryID string) error {
 	var qs []store.QueryRecord
@@ -112,7 +112,7 @@ func (in *Inbox) Release(ctx context.Context, queryID string) error {
 		qs = []store.QueryRecord{q}
 	}
 	for _, q := range qs {
-		if queryID == "" && !DraftFoundWork(q.Draft) {
+		if queryID == "" && !Releasable(q.Draft, q.Confidence) {
 			continue // releasing them all: it stays for the owner to answer
 		}
 		if err := in.releaseOne(ctx, q); err != nil {
@@ -144,6 +144,19 @@ func (in *Inbox) releaseOne(ctx context.Context, q store.QueryRecord) error {
 func DraftFoundWork(raw json.RawMessage) bool {
 	var res wire.QueryResult
 	return json.Unmarshal(raw, &res) == nil && (len(res.ContextRefs) > 0 || res.Progress != nil || len(res.Blockers) > 0)
+}
+
+// WeakDraft is the confidence under which a draft is the secretary's
+// guess: not offered as the start of the owner's answer, not sent by
+// releasing every buffered question (the walk's draft at 0.25 answered
+// another question).
+const WeakDraft = 0.5
+
+// Releasable reports whether releasing every buffered question sends this
+// draft: it found work and is no guess. One that is not waits for the
+// owner, who may still release it alone.
+func Releasable(draft json.RawMessage, confidence float64) bool {
+	return DraftFoundWork(draft) && confidence >= WeakDraft
 }
 
 // open loads a query that still waits for an answer.

@@ -121,7 +121,8 @@ func TestReleaseLeavesDraftsThatFoundNoWork(t *testing.T) {
 	found := wire.MustJSON(wire.QueryResult{Summary: "Dark mode is 40% done.", Progress: &progress})
 	nothing := wire.MustJSON(wire.QueryResult{Summary: `No recorded work matches "invoice export".`})
 	for _, q := range []store.QueryRecord{
-		{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "dark mode?", Priority: "normal", State: Buffered, Draft: found, ReceivedAt: now},
+		{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "dark mode?", Priority: "normal", State: Buffered, Draft: found, Confidence: 0.7, ReceivedAt: now},
+		{ID: "q-3", RequestID: "ask-3", From: "pm", Text: "onboarding doc?", Priority: "low", State: Buffered, Draft: found, Confidence: 0.25, ReceivedAt: now}, // a guess
 		{ID: "q-2", RequestID: "ask-2", From: "pm", Text: "invoice export?", Priority: "normal", State: Buffered, Draft: nothing, ReceivedAt: now},
 	} {
 		if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {

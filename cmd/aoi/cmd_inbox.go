@@ -230,7 +230,7 @@ func (a *app) declineCmd() *cobra.Command {
 func releasedAll(buffered []agent.Query) string {
 	sent := 0
 	for _, q := range buffered {
-		if inbox.DraftFoundWork(q.Draft) {
+		if inbox.Releasable(q.Draft, q.Confidence) {
 			sent++
 		}
 	}
@@ -240,7 +240,7 @@ func releasedAll(buffered []agent.Query) string {
 	}
 	if kept := len(buffered) - sent; kept > 0 {
 		msg += fmt.Sprintf("; %d %s for you: `aoi answer ID TEXT` or `aoi decline ID --reason R`",
-			kept, plural(kept, "whose draft found no work waits", "whose drafts found no work wait"))
+			kept, plural(kept, "whose draft found no work or is a guess waits", "whose drafts found no work or are guesses wait"))
 	}
 	return msg
 }
