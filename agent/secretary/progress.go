@@ -21,15 +21,17 @@ type HistoryProgress struct {
 	Error string `json:"error,omitempty"`
 }
 
-// totals caches the commit count of a walk, keyed by context, start and
-// window day: counting asks git, and the status is read often.
+// totals caches the commit count of a walk, keyed by context, start, the
+// head last indexed and window day: counting asks git, and the status is
+// read often. A walk from HEAD (start "") counts again once a new commit
+// is indexed (the walk's status said 4 commits after a fifth).
 type totals struct {
 	mu sync.Mutex
 	m  map[string]int
 }
 
-func (t *totals) get(ctx context.Context, r source.Repo, start string, since time.Time) int {
-	key := r.Ctx + "\x00" + start + "\x00" + since.Format("2006-01-02")
+func (t *totals) get(ctx context.Context, r source.Repo, start, head string, since time.Time) int {
+	key := r.Ctx + "\x00" + start + "\x00" + head + "\x00" + since.Format("2006-01-02")
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if n, ok := t.m[key]; ok {
@@ -58,17 +60,21 @@ func (s *Secretary) History(ctx context.Context) ([]HistoryProgress, error) {
 		if err != nil {
 			return nil, err
 		}
+		head, _, err := s.db.ContextCursor(ctx, source.CursorHead(r.Ctx))
+		if err != nil {
+			return nil, err
+		}
 		start, bp, valid := source.ParseBackfill(v)
 		switch {
 		case ok && valid && bp.Done:
 			p.Done = true
-			p.Total = s.totals.get(ctx, r, "", since)
+			p.Total = s.totals.get(ctx, r, "", head, since)
 			p.Indexed = p.Total
 		case ok && valid:
 			p.Indexed = bp.Indexed
-			p.Total = max(s.totals.get(ctx, r, start, since), p.Indexed)
+			p.Total = max(s.totals.get(ctx, r, start, head, since), p.Indexed)
 		default:
-			p.Total = s.totals.get(ctx, r, "", since)
+			p.Total = s.totals.get(ctx, r, "", head, since)
 		}
 		if e, ok := s.pollErrs.Load(r.Ctx); ok {
 			p.Error = e.(string)

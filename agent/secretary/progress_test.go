@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,19 @@ func TestHistoryProgress(t *testing.T) {
 	h, err = sec.History(ctx)
 	if err != nil || !h[0].Done || h[0].Indexed != n || h[0].Total != n {
 		t.Fatalf("after the walk: %+v, %v", h, err)
+	}
+	// A new commit counts once it is indexed, the same day (the walk's
+	// status still said the old count).
+	if err := os.WriteFile(filepath.Join(dir, "new.go"), []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.git("add", "new.go")
+	r.git("commit", "-q", "-m", "one more")
+	if err := sec.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h, err = sec.History(ctx); err != nil || h[0].Total != n+1 || h[0].Indexed != n+1 {
+		t.Fatalf("after one more commit: %+v, %v; want %d", h, err, n+1)
 	}
 }
 

@@ -122,7 +122,7 @@ func queuedText(n int) string {
 	if n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d (questions, answers and messages to peers that are offline: sent when they are back)", n)
+	return fmt.Sprintf("%d (questions, answers and messages a peer has not taken yet, offline or refusing: retried until it does or they expire)", n)
 }
 
 func refusedText(n int) string {
