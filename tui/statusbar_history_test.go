@@ -46,3 +46,19 @@ func TestStatusBarSaysWhenThereAreNoContexts(t *testing.T) {
 		t.Fatalf("status bar lacks the no-contexts hint:\n%s", last)
 	}
 }
+
+// TestNoContextsHintGivesWayToCounts: at 60 columns the hint's words went
+// first and cut the counts after it (the walk's "msgs 1 · 2 onli…"); now
+// the hint shortens to "no contexts" before a count is cut.
+func TestNoContextsHintGivesWayToCounts(t *testing.T) {
+	svc := fixtureService()
+	svc.status.Contexts = 0
+	svc.status.PendingQuery, svc.status.Buffered, svc.status.PendingApprov, svc.status.UnreadMsgs = 0, 0, 0, 1 // the walk's PM
+	svc.queries, svc.approvals = nil, nil
+	m := newLoaded(t, svc, 60, 20, true)
+	lines := strings.Split(screen(m), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "no contexts ·") || !strings.Contains(last, "online") || strings.Contains(last, "add yours") {
+		t.Fatalf("60-column status bar:\n%s\nwant the short hint and every count through the peers online", last)
+	}
+}
