@@ -51,3 +51,23 @@ func TestPeersTitleWhenCoreLost(t *testing.T) {
 		t.Errorf("reconnected, the title counts peers online again:\n%s", frame)
 	}
 }
+
+// TestQuestionArrivedWhileAwayRings: the walk's attached interface said
+// only "core reconnected" while a question that came in meanwhile waited:
+// its event went with the core that stopped. The fetch after reconnecting
+// now announces it.
+func TestQuestionArrivedWhileAwayRings(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 120, 30, true)
+	svc.mu.Lock()
+	svc.queries = append(svc.queries, agent.Query{ID: "q-new", From: "qa-ito", Text: "are the tests green?", Priority: "normal",
+		State: agent.QueryEscalated, Decision: "ESCALATE", ReceivedAt: fixedNow})
+	svc.mu.Unlock()
+	cmd, _ := m.handleLink(agent.Event{Kind: agent.EventCoreReconnected})
+	pump(t, m, cmd)
+	m.flushing = false
+	pump(t, m, func() tea.Msg { return flushMsg{} })
+	if !strings.Contains(m.notice.text, "1 question arrived while the core was away, from qa-ito") {
+		t.Fatalf("notice %q; want the question that arrived announced", m.notice.text)
+	}
+}

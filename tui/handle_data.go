@@ -159,9 +159,13 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		}
 	case fetched[[]agent.Query]:
 		if m.fresh(&m.applied.queries, msg.seq, msg.err, "queries") {
+			ring := m.arrivedWhileAway(msg.val)
 			m.queries.setQueries(msg.val)
 			m.interrupts.setQueries(msg.val)
 			m.refreshAnswerDialog(msg.val)
+			if ring != nil {
+				return ring, true
+			}
 		}
 	case fetched[[]agent.Approval]:
 		if m.fresh(&m.applied.approvals, msg.seq, msg.err, "approvals") {

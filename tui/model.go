@@ -57,6 +57,9 @@ type Model struct {
 	lastEvent  int64
 	subscribed bool
 	coreLost   bool // an attached interface lost its aoi serve (conn.go)
+	// awayQueries are the questions shown when the core came back, until
+	// the next fetch says which arrived meanwhile (conn.go; nil: none).
+	awayQueries map[string]bool
 	retries    int
 
 	msgSeq    int64
