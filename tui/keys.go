@@ -94,6 +94,14 @@ func (m *Model) decideKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	a, ok := m.approvals.target()
+	// From another pane, a request the notice line names is what the press
+	// means, even when another arrived after it ("y again approves it":
+	// the walk's second y named the newer one instead).
+	if id := m.notice.approvalID; m.focus != focusApprovals && m.noticeNames(id) {
+		if shown, found := m.approvals.byID(id); found {
+			a, ok = shown, true
+		}
+	}
 	if !ok && m.approvalAsked != "" && m.approvals.arrived != "" {
 		return nil, true // one just arrived and is loading: its notice stays up
 	}

@@ -128,6 +128,15 @@ func (p *approvalsPane) selectApproval(id string) bool {
 func (p *approvalsPane) onPending() bool { return p.list.cursor < len(p.approvals) }
 
 // targetID is the id of target, or "".
+// byID finds a request still waiting for the owner.
+func (p *approvalsPane) byID(id string) (agent.Approval, bool) {
+	i := slices.IndexFunc(p.approvals, func(a agent.Approval) bool { return a.ID == id })
+	if i < 0 {
+		return agent.Approval{}, false
+	}
+	return p.approvals[i], true
+}
+
 func (p *approvalsPane) targetID() string {
 	a, _ := p.target()
 	return a.ID

@@ -890,3 +890,28 @@ func TestFinishedTaskPreviewSaysHowItEnded(t *testing.T) {
 		t.Errorf("rejected task preview = %q", text)
 	}
 }
+
+// TestApproveKeyKeepsToTheRequestNamed: the walk pressed y, read "next
+// request: … (suite=./auth/...) · y again approves it", and a second
+// request arrived before the next y, which then named the newer one. The
+// request the notice names is what y approves.
+func TestApproveKeyKeepsToTheRequestNamed(t *testing.T) {
+	m, svc, now := clockedModel(t)
+	first := agent.Approval{ID: "a-1", TaskID: "t-1", Requester: "pm-tanaka", TaskType: "run_tests",
+		Params: map[string]string{"suite": "./auth/..."}, State: agent.TaskPending, CreatedAt: *now, ExpiresAt: now.Add(time.Hour)}
+	second := first
+	second.ID, second.TaskID, second.Params, second.CreatedAt = "a-2", "t-2", map[string]string{"suite": "./ui/..."}, now.Add(time.Second)
+	loadApprovals(t, m, svc, first)
+	*now = now.Add(5 * time.Second)
+	press(t, m, "y")
+	if !strings.Contains(m.notice.text, "next request: run_tests from pm-tanaka (suite=./auth/...)") {
+		t.Fatalf("the first y: notice %q", m.notice.text)
+	}
+	m.Update(eventMsg{ev: agent.Event{Kind: agent.EventApprovalRequested, ID: second.ID}})
+	loadApprovals(t, m, svc, first, second) // arrives quietly: no attention event
+	*now = now.Add(time.Second)
+	press(t, m, "y")
+	if calls := svc.Calls(); !reflect.DeepEqual(calls, []string{"approve a-1"}) {
+		t.Fatalf("calls = %v, notice %q; want a-1, the request the notice named, approved", calls, m.notice.text)
+	}
+}
