@@ -60,7 +60,7 @@ type Model struct {
 	// awayQueries are the questions shown when the core came back, until
 	// the next fetch says which arrived meanwhile (conn.go; nil: none).
 	awayQueries map[string]bool
-	retries    int
+	retries     int
 
 	msgSeq    int64
 	readAsked int64 // the newest read mark asked for, so keys do not repeat it
