@@ -2,11 +2,11 @@ package agent_test
 
 import (
 	"context"
-	"slices"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"

@@ -36,7 +36,7 @@ type parsedQuery struct {
 	// ("is dark mode blocked on the redis config?"), so only evidence
 	// naming both answers it.
 	Relation bool
-	Japanese      bool // answer in Japanese
+	Japanese bool // answer in Japanese
 }
 
 var (
