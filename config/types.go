@@ -48,6 +48,9 @@ type Network struct {
 	// expired (otherwise it is let in with a warning in doctor and Peers).
 	RefuseExpiredCerts bool `json:"refuse_expired_certs,omitempty"`
 	RequestTimeoutSec  int  `json:"request_timeout_sec"`
+	// MaxOpenQuestionsPerPeer bounds the questions one peer may have
+	// waiting for the owner at once (0 = the default, 100; -1 = no limit).
+	MaxOpenQuestionsPerPeer int `json:"max_open_questions_per_peer,omitempty"`
 }
 
 // Tailscale configures tailnet mode (design §4).

@@ -134,6 +134,18 @@ func (n Network) OfflineAfter() time.Duration { return seconds(n.OfflineAfterSec
 
 // AssistantAwayAfter is how long the assistant may go without polling its
 // messages before this agent shows away (default 5 minutes).
+// OpenQuestionsLimit is how many questions one peer may have waiting for
+// the owner at once (0: no limit).
+func (n Network) OpenQuestionsLimit() int {
+	switch {
+	case n.MaxOpenQuestionsPerPeer < 0:
+		return 0
+	case n.MaxOpenQuestionsPerPeer == 0:
+		return 100
+	}
+	return n.MaxOpenQuestionsPerPeer
+}
+
 func (n Network) AssistantAwayAfter() time.Duration {
 	if n.AssistantAwayAfterSec <= 0 {
 		return 5 * time.Minute

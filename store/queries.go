@@ -205,6 +205,18 @@ func (tx *Tx) SetAskResult(requestID string, result json.RawMessage) error {
 // or refusal of a question, a task's end.
 const askClosers = `'query.completed', 'query.declined', 'task.completed', 'task.failed'`
 
+// OpenQueriesFrom counts the questions from one agent still waiting for
+// the owner (buffered, escalated or awaiting), through queries_open.
+func (db *DB) OpenQueriesFrom(ctx context.Context, from string) (int, error) {
+	var n int
+	err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM queries
+		WHERE (state = 'buffered' OR state = 'escalated' OR state = 'awaiting') AND from_agent = ?`, from).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: counting open queries from %s: %w", from, err)
+	}
+	return n, nil
+}
+
 // WaitingAsks lists what this agent asked (questions and task requests)
 // that is still waiting for its answer, newest first, at most limit
 // (default 100, cap 1000): the call went through, its result was not an

@@ -291,6 +291,10 @@ func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(),
 		{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
 	cfg.Limits.RatePerSec, cfg.Limits.Burst = 100000, 100000 // measured, never hit
 	cfg.Network.DiscoveryIntervalSec = 3600
+	// Every bench question waits for an owner who never answers: past
+	// the per-peer limit the rest would be refused as busy, which is no
+	// measure of the path.
+	cfg.Network.MaxOpenQuestionsPerPeer = -1
 	cfg.Secretary.ContextMirroring.Enabled = false // the core path; the secretary has its own benchmarks
 	if err := config.Write(res.ConfigPath, cfg); err != nil {
 		return nil, nil, err

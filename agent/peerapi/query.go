@@ -2,6 +2,7 @@ package peerapi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -56,6 +57,9 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.openRoom(ctx, call, p.From, h.Decision); err != nil {
+		return nil, err
+	}
 	q := store.QueryRecord{
 		ID: wire.NewID("q"), RequestID: IDString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
 		Priority: p.Priority, State: stateFor(h.Decision), Decision: h.Decision, Confidence: h.Confidence,
@@ -104,6 +108,24 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	return wire.QueryResult{Summary: pendingSummary(q.State), Completed: false,
 		Metadata: map[string]any{"query_id": q.ID, "state": q.State}}, nil
+}
+
+// openRoom refuses, as busy, a question that would wait for the owner
+// from a peer that already has network.max_open_questions_per_peer
+// waiting: a peer asking in a loop would otherwise bury the Queries pane
+// and ring the owner at every one (the attack run's 60 from one peer).
+// Questions the secretary answers at once take no room.
+func (a *API) openRoom(ctx context.Context, call *rpc.Call, from, decision string) error {
+	limit := a.Config().Network.OpenQuestionsLimit()
+	if limit == 0 || decision == DecisionAutoRespond {
+		return nil
+	}
+	n, err := a.DB.OpenQueriesFrom(ctx, from)
+	if err != nil || n < limit {
+		return err
+	}
+	a.auditRefused(ctx, call, "AGENT_BUSY", "open_questions", map[string]any{"open": n, "limit": limit})
+	return rpc.AgentBusy(fmt.Sprintf("%d of your questions already wait for %s's owner; wait for their answers before asking more", n, a.Config().Agent.ID), 0)
 }
 
 // bindQuery decodes and validates aoi.query's params.
