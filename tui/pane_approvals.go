@@ -238,7 +238,9 @@ func (p *approvalsPane) previewOf(i int) (label, text string) {
 	} else if sum := outputSummary(t.Output); sum != "" {
 		text += " · " + Sanitize(sum) // how it ended: "2 run, 2 passed"
 	}
-	return Sanitize(t.Requester) + " · " + Sanitize(t.Type) + " · " + taskStateLabel(t.State), text
+	// When it last changed: a narrow pane has no WHEN column, and two runs
+	// of one type read alike (the walk's failed run_tests rows).
+	return Sanitize(t.Requester) + " · " + Sanitize(t.Type) + " · " + taskStateLabel(t.State) + " " + ago(p.env.now, t.UpdatedAt), text
 }
 
 // ownerError is how a task ended, told to the owner. The task's error is
@@ -295,8 +297,8 @@ func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
 }
 
 // taskRow is a task run or running for a peer: its state, when it last
-// changed (not in a narrow pane: enter shows it), and its parameters (two
-// runs of one type differ there).
+// changed (not in a narrow pane: the preview under the list and enter show
+// it), and its parameters (two runs of one type differ there).
 func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
 	st := p.env.styles.Text
 	switch t.State {

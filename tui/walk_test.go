@@ -915,3 +915,14 @@ func TestApproveKeyKeepsToTheRequestNamed(t *testing.T) {
 		t.Fatalf("calls = %v, notice %q; want a-1, the request the notice named, approved", calls, m.notice.text)
 	}
 }
+
+// TestTaskPreviewSaysWhen: a narrow Approvals pane has no WHEN column,
+// and the walk's failed run_tests rows read alike; the preview under the
+// list says when each last changed.
+func TestTaskPreviewSaysWhen(t *testing.T) {
+	p := newApprovalsPane(&env{now: fixedNow})
+	p.setTasks([]agent.Task{{ID: "t-1", Requester: "pm-tanaka", Type: "run_tests", State: agent.TaskFailed, UpdatedAt: fixedNow.Add(-3 * time.Minute)}})
+	if label, _ := p.previewOf(0); label != "pm-tanaka · run_tests · failed 3m ago" {
+		t.Errorf("task preview label = %q", label)
+	}
+}
