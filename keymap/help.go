@@ -40,11 +40,17 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		k.Bindings(ScopeGlobal),
 		k.Bindings(ScopeList),
-		append(append(append(k.Bindings(ScopeApprovals), k.Bindings(ScopeQueries)...),
-			k.Bindings(ScopeInterrupts)...), k.Bindings(ScopePeers)...),
+		k.Bindings(ScopeApprovals),
+		k.Bindings(ScopeQueries),
+		k.Bindings(ScopeInterrupts),
+		k.Bindings(ScopePeers),
 		append(k.Bindings(ScopeDialog), k.Bindings(ScopePrompt)...),
 	}
 }
+
+// FullHelpTitles names FullHelp's groups, in its order: each pane's keys
+// under the pane they work in (the walk could not tell whose y and r were).
+var FullHelpTitles = []string{"everywhere", "lists", "Approvals (y n from any pane)", "Queries · Interrupts", "Interrupts", "Peers", "dialogs · prompt"}
 
 // ScopeHelp returns the bindings of a pane scope followed by the list and
 // global ones, for a short help line under that pane.

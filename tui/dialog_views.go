@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/keymap"
 )
 
 // dialogFrame draws a dialog box centred in a w×h area. Its width adapts to
@@ -58,10 +59,9 @@ func (d *helpDialog) View(w, h int, env *env) string {
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
-	names := []string{"everywhere", "lists", "panes", "dialogs · prompt"}
 	var blocks []string
 	for i, c := range env.keys.FullHelp() {
-		blocks = append(blocks, st.Header.Render(names[i])+"\n"+hm.FullHelpView([][]keyBinding{c}))
+		blocks = append(blocks, st.Header.Render(keymap.FullHelpTitles[i])+"\n"+hm.FullHelpView([][]keyBinding{c}))
 	}
 	half := tw / 2
 	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:2], "\n"))
