@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -54,4 +55,40 @@ func TestQuestionToAnOfflinePeerIsQueued(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestOutboxListsAndWithdraws: what waits to be delivered is listed (a
+// question asked of a stopped peer here), and the owner can withdraw it:
+// it is never sent, the question stops waiting, and the audit log says so.
+func TestOutboxListsAndWithdraws(t *testing.T) {
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	eng := newTestAgent(t, "eng-suzuki", "engineer", nil)
+	pair(eng, pm)
+	eng.Stop()
+	ctx := context.Background()
+	res, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := pm.Outbox(ctx)
+	if err != nil || len(es) != 1 || es[0].ID != res.QueryID || es[0].What != "question" || es[0].To != "eng-suzuki" {
+		t.Fatalf("outbox %+v, %v; want the queued question", es, err)
+	}
+	if err := pm.DropOutbox(ctx, agent.OutboxDropRequest{ID: res.QueryID}); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := pm.Outbox(ctx); len(es) != 0 {
+		t.Errorf("outbox after withdrawing: %+v", es)
+	}
+	if err := pm.DropOutbox(ctx, agent.OutboxDropRequest{ID: res.QueryID}); !errors.Is(err, agent.ErrNotFound) {
+		t.Errorf("withdrawing it again: %v; want not found", err)
+	}
+	st, err := pm.Status(ctx)
+	if err != nil || st.OutboxQueued != 0 {
+		t.Errorf("status %+v, %v; want nothing queued", st.OutboxQueued, err)
+	}
+	rows, err := pm.Audit(ctx, agent.AuditFilter{Method: "ctl.outbox.drop"})
+	if err != nil || len(rows) != 1 {
+		t.Errorf("audit rows %+v, %v; want the withdrawal", rows, err)
+	}
 }

@@ -31,6 +31,8 @@ const (
 	CtlDeleteNote  = control.CtlDeleteNote
 	CtlPromptLines = control.CtlPromptLines
 	CtlPromptAdd   = control.CtlPromptAdd
+	CtlOutbox      = control.CtlOutbox
+	CtlOutboxDrop  = control.CtlOutboxDrop
 	CtlReportEvent = control.CtlReportEvent
 	CtlSnapshot    = control.CtlSnapshot
 	CtlTaskRequest = control.CtlTaskRequest

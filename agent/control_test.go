@@ -151,6 +151,11 @@ func roundTripCases() []roundTripCase {
 		{"remember prompt", func(ctx context.Context, s agent.Service) (any, error) {
 			return nil, s.RememberPrompt(ctx, agent.PromptLine{Line: ":release"})
 		}, nil, "RememberPrompt :release"},
+		{"outbox", func(ctx context.Context, s agent.Service) (any, error) { return s.Outbox(ctx) },
+			[]agent.OutboxEntry{{ID: "m-1", To: "qa-ito", What: "message", Attempts: 3, Refused: true}}, "Outbox"},
+		{"drop outbox", func(ctx context.Context, s agent.Service) (any, error) {
+			return nil, s.DropOutbox(ctx, agent.OutboxDropRequest{ID: "m-1"})
+		}, nil, "DropOutbox m-1"},
 		{"report event", func(ctx context.Context, s agent.Service) (any, error) {
 			p := 40
 			return nil, s.ReportEvent(ctx, agent.ReportedEvent{Type: "test.run", File: "auth.go", Content: "3 failed", Progress: &p})
@@ -718,6 +723,12 @@ func (d *serviceDouble) Note(_ context.Context, req agent.NoteRequest) error {
 }
 func (d *serviceDouble) Notes(_ context.Context, req agent.NotesRequest) ([]agent.Note, error) {
 	return []agent.Note{{ID: 7, Text: "spike on caching"}}, d.record("Notes", req.Limit)
+}
+func (d *serviceDouble) Outbox(context.Context) ([]agent.OutboxEntry, error) {
+	return []agent.OutboxEntry{{ID: "m-1", To: "qa-ito", What: "message", Attempts: 3, Refused: true}}, d.record("Outbox")
+}
+func (d *serviceDouble) DropOutbox(_ context.Context, req agent.OutboxDropRequest) error {
+	return d.record("DropOutbox", req.ID)
 }
 func (d *serviceDouble) PromptHistory(context.Context) ([]string, error) {
 	return []string{":focus on", "@pm-tanaka how is it going?"}, d.record("PromptHistory")

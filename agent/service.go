@@ -17,6 +17,9 @@ type (
 	MirrorService     = service.MirrorService
 	PromptService     = service.PromptService
 	PromptLine        = service.PromptLine
+	OutboxEntry       = service.OutboxEntry
+	OutboxDropRequest = service.OutboxDropRequest
+	OutboxService     = service.OutboxService
 	AuditService      = service.AuditService
 	EventService      = service.EventService
 	RefuseRequest     = service.RefuseRequest

@@ -178,6 +178,21 @@ func (tx *Tx) RescheduleOutbox(id string, next time.Time, lastErr string, refuse
 	return mustAffect(res, "pending outbox entry", id)
 }
 
+// PendingOutbox lists every entry not delivered yet, oldest first.
+func (db *DB) PendingOutbox(ctx context.Context) ([]OutboxRecord, error) {
+	return db.outboxWhere(ctx, `state = 'pending' ORDER BY created_at, id LIMIT 1000`)
+}
+
+// DropOutbox withdraws a pending entry at the owner's word; ErrNotFound
+// when none waits under id.
+func (tx *Tx) DropOutbox(id string) error {
+	res, err := tx.Exec(`UPDATE outbox SET state = 'dropped' WHERE id = ? AND state = 'pending'`, id)
+	if err != nil {
+		return fmt.Errorf("store: dropping outbox entry %s: %w", id, err)
+	}
+	return mustAffect(res, "pending outbox entry", id)
+}
+
 // ExpireOutbox gives up on an entry.
 func (tx *Tx) ExpireOutbox(id string) error {
 	res, err := tx.Exec(`UPDATE outbox SET state = 'expired' WHERE id = ? AND state = 'pending'`, id)

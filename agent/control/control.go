@@ -38,6 +38,8 @@ const (
 	CtlDeleteNote  = "ctl.note.delete"
 	CtlPromptLines = "ctl.prompt_history"
 	CtlPromptAdd   = "ctl.prompt_history.add"
+	CtlOutbox      = "ctl.outbox"
+	CtlOutboxDrop  = "ctl.outbox.drop"
 	CtlReportEvent = "ctl.report_event"
 	CtlSnapshot    = "ctl.snapshot"
 	CtlTaskRequest = "ctl.task_request"
@@ -135,6 +137,8 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlDeleteNote:  HandleOK(svc.DeleteNote),
 		CtlPromptLines: HandleNone(svc.PromptHistory),
 		CtlPromptAdd:   HandleOK(svc.RememberPrompt),
+		CtlOutbox:      HandleNone(svc.Outbox),
+		CtlOutboxDrop:  HandleOK(svc.DropOutbox),
 		CtlReportEvent: HandleOK(svc.ReportEvent),
 		CtlSnapshot:    HandleNone(svc.Snapshot),
 		CtlAudit:       Handle(svc.Audit),

@@ -238,6 +238,17 @@ func (c *Client) RememberPrompt(ctx context.Context, req agent.PromptLine) error
 	return c.call(ctx, callTimeout, agent.CtlPromptAdd, req, nil)
 }
 
+// Outbox implements agent.Service.
+func (c *Client) Outbox(ctx context.Context) ([]agent.OutboxEntry, error) {
+	var out []agent.OutboxEntry
+	return out, c.call(ctx, callTimeout, agent.CtlOutbox, nil, &out)
+}
+
+// DropOutbox implements agent.Service.
+func (c *Client) DropOutbox(ctx context.Context, req agent.OutboxDropRequest) error {
+	return c.call(ctx, callTimeout, agent.CtlOutboxDrop, req, nil)
+}
+
 // Notes implements agent.Service.
 func (c *Client) Notes(ctx context.Context, req agent.NotesRequest) ([]agent.Note, error) {
 	var out []agent.Note

@@ -41,6 +41,7 @@ type Service interface {
 	AuditService
 	EventService
 	PromptService
+	OutboxService
 }
 
 // AdminService is about this agent itself.
@@ -158,6 +159,40 @@ type ApprovalService interface {
 	// Tasks lists tasks this agent runs for peers, newest first.
 	// Errors: none of the kinds.
 	Tasks(ctx context.Context, f TaskFilter) ([]Task, error)
+}
+
+// OutboxService shows what waits to be delivered to peers (questions
+// asked while they were offline, answers, messages, task results) and lets
+// the owner withdraw an entry, which is then never sent.
+type OutboxService interface {
+	// Outbox lists the entries not delivered yet, oldest first. Errors:
+	// none of the kinds.
+	Outbox(ctx context.Context) ([]OutboxEntry, error)
+	// DropOutbox withdraws an entry not delivered yet. Errors:
+	// ErrNotFound (no such entry waits: delivered, expired or dropped).
+	DropOutbox(ctx context.Context, req OutboxDropRequest) error
+}
+
+// OutboxEntry is something waiting to be delivered to a peer.
+type OutboxEntry struct {
+	ID string `json:"id"`
+	To string `json:"to"`
+	// What it is: "question", "message", "answer", "task result", or the
+	// method's name.
+	What     string `json:"what"`
+	Attempts int    `json:"attempts"`
+	// LastError is why the last try failed (the peer's words, as stored);
+	// Refused says the peer answered with a refusal rather than nothing.
+	LastError     string    `json:"last_error,omitempty"`
+	Refused       bool      `json:"refused,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	NextAttemptAt time.Time `json:"next_attempt_at"`
+	ExpiresAt     time.Time `json:"expires_at,omitzero"`
+}
+
+// OutboxDropRequest names the entry to withdraw.
+type OutboxDropRequest struct {
+	ID string `json:"id"`
 }
 
 // PromptService keeps what the owner typed in the interface's prompt bar,

@@ -50,7 +50,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.AddCommand(
 		a.serveCmd(), a.initCmd(), a.statusCmd(), a.peersCmd(), a.discoverCmd(),
 		a.queryCmd(), a.inboxCmd(), a.sendCmd(), a.messagesCmd(), a.answerCmd(), a.declineCmd(), a.releaseCmd(),
-		a.focusCmd(), a.noteCmd(), a.taskCmd(), a.tasksCmd(), a.approvalsCmd(),
+		a.focusCmd(), a.noteCmd(), a.taskCmd(), a.tasksCmd(), a.approvalsCmd(), a.outboxCmd(),
 		a.approveCmd(), a.rejectCmd(), a.auditCmd(), a.configCmd(), a.versionCmd(),
 		a.mcpCmd(), a.idCmd(), a.benchCmd(),
 		a.serviceCmd(),

@@ -745,6 +745,18 @@ func TestStoppedPeerShownOffline(t *testing.T) {
 	if row := rowOf(cli(t, bin, pm, "peers"), "eng-suzuki"); !strings.Contains(row, "offline") {
 		t.Errorf("eng-suzuki after a failed call: %q, want offline", row)
 	}
+	// `aoi outbox` lists the queued question; `aoi outbox drop` withdraws it.
+	var waiting []agent.OutboxEntry
+	cliJSON(t, bin, pm, &waiting, "outbox")
+	if len(waiting) != 1 || waiting[0].What != "question" || !strings.Contains(rowOf(cli(t, bin, pm, "outbox"), waiting[0].ID), "eng-suzuki") {
+		t.Fatalf("aoi outbox = %+v; want the queued question to eng-suzuki", waiting)
+	}
+	if out := cli(t, bin, pm, "outbox", "drop", waiting[0].ID); !strings.Contains(out, "withdrew "+waiting[0].ID) {
+		t.Errorf("aoi outbox drop printed %q", out)
+	}
+	if out := cli(t, bin, pm, "outbox"); !strings.Contains(out, "nothing waits to be delivered") {
+		t.Errorf("aoi outbox after the drop:\n%s", out)
+	}
 }
 
 // TestAnswerToAnOfflineAskerSaysItWaits: answering a question whose asker

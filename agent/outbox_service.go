@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// Outbox lists what waits to be delivered to peers (OutboxService).
+func (c *Core) Outbox(ctx context.Context) ([]OutboxEntry, error) {
+	recs, err := c.db.PendingOutbox(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OutboxEntry, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, OutboxEntry{ID: r.ID, To: r.To, What: outboxWhat(r), Attempts: r.Attempts, LastError: r.LastError,
+			Refused: r.Refused, CreatedAt: r.CreatedAt, NextAttemptAt: r.NextAttemptAt, ExpiresAt: r.ExpiresAt})
+	}
+	return out, nil
+}
+
+// outboxWhat names an entry as the owner knows it.
+func outboxWhat(r store.OutboxRecord) string {
+	switch r.Method {
+	case wire.MethodQuery:
+		return "question"
+	case wire.MethodMessage:
+		return "message"
+	case wire.MethodNotify:
+		var p wire.NotifyParams
+		if json.Unmarshal(r.Params, &p) == nil {
+			switch p.Event {
+			case wire.EventQueryCompleted:
+				return "answer"
+			case wire.EventTaskCompleted, wire.EventTaskFailed:
+				return "task result"
+			}
+			return p.Event
+		}
+	}
+	return r.Method
+}
+
+// DropOutbox withdraws an entry not delivered yet (OutboxService): the
+// walk's QA could only watch a message its peer refused be retried every
+// minute until it expired. A withdrawn question stops waiting for its
+// answer. The audit log records it.
+func (c *Core) DropOutbox(ctx context.Context, req OutboxDropRequest) error {
+	rec, found, err := c.db.Outbox(ctx, req.ID)
+	if err != nil {
+		return err
+	}
+	if !found || rec.State != store.OutboxPending {
+		return errs.NotFound("nothing waits to be sent under %q; `aoi outbox` lists what does", req.ID)
+	}
+	err = c.db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.DropOutbox(rec.ID); err != nil {
+			return err
+		}
+		if rec.Method == wire.MethodQuery {
+			if err := tx.SetAskResult(rec.ID, wire.MustJSON(map[string]string{"error": "withdrawn before " + rec.To + " was reached"})); err != nil {
+				return err
+			}
+		}
+		_, err := tx.AppendAudit("owner", "ctl.outbox.drop", "ok", map[string]any{"id": rec.ID, "to": rec.To, "what": outboxWhat(rec)})
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return errs.NotFound("%s was delivered or expired meanwhile", req.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("withdraw %s: %w", req.ID, err)
+	}
+	return nil
+}
