@@ -256,6 +256,14 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	next := o.Now().Add(o.backoff(e.Attempts))
 	var answered *rpc.Error
 	refused := errors.As(err, &answered) // the peer answered: it refuses, it is not away
+	if refused && answered.Code != rpc.CodeRateLimit && answered.Code != rpc.CodeAgentBusy {
+		// A refusal changes when the peer's owner acts, not in a minute:
+		// retried every refusedBackoffs caps of the back-off (10 minutes
+		// by default), not at the cap (the walk's refused message left a
+		// refusal row and a warning a minute, for a day). Busy and
+		// rate-limited peers are retried as before.
+		next = o.Now().Add(refusedBackoffs * o.Config().MaxBackoff())
+	}
 	why := o.words(err)
 	if refused {
 		o.Log.Warn("delivery refused by the peer; will retry until it expires", "component", "outbox", "agent_to", e.To, "id", e.ID, "next", next, "err", why)
@@ -270,6 +278,10 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	}
 	return err
 }
+
+// refusedBackoffs is how many caps of the back-off an entry the peer
+// refused (not busy, not rate-limited) waits before its next try.
+const refusedBackoffs = 10
 
 // maxWhy bounds what is kept of why a delivery failed.
 const maxWhy = 1024

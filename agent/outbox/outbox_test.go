@@ -171,6 +171,29 @@ func TestRunRetriesOnItsClock(t *testing.T) {
 	}
 }
 
+// TestRefusalWaitsLonger: an entry the peer refused is tried again after
+// ten caps of the back-off (the walk's refused message was retried, and
+// refused and audited, every minute for a day); one the peer was busy for
+// after the usual back-off.
+func TestRefusalWaitsLonger(t *testing.T) {
+	for _, c := range []struct {
+		answer error
+		wait   time.Duration
+	}{{rpc.PermissionDenied("no messages rule", nil), 10 * time.Second}, {rpc.AgentBusy("busy", 0), time.Second}} {
+		clk, db := queuedNotify(t, `{}`)
+		ctx := context.Background()
+		o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+			Config: func() config.Outbox { return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 1000, ExpirySec: 3600} },
+			Send:   func(context.Context, store.OutboxRecord) error { return c.answer }})
+		due, _ := db.DueOutbox(ctx, clk.now(), 10)
+		o.Deliver(ctx, due[0])
+		got, _, _ := db.Outbox(ctx, due[0].ID)
+		if wait := got.NextAttemptAt.Sub(clk.now()); wait != c.wait {
+			t.Errorf("after %v the next try is in %v, want %v", c.answer, wait, c.wait)
+		}
+	}
+}
+
 // TestRefusalIsToldOnce: a peer that answers with a refusal is reported
 // once per entry, however it words later refusals and whatever attempts in
 // between meet (a hostile peer must not ring the owner at every retry);
@@ -204,7 +227,7 @@ func TestRefusalIsToldOnce(t *testing.T) {
 		}
 		o.Deliver(ctx, due[0])
 		answers = answers[1:]
-		clk.add(2 * time.Second)
+		clk.add(11 * time.Second) // a refusal waits 10 caps of the back-off
 	}
 	if told != 1 {
 		t.Errorf("the owner was told %d times, want once", told)
