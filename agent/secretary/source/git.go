@@ -46,6 +46,9 @@ func cursorState(ctxID, kind string) string { return "git:" + ctxID + ":state:" 
 // was stored.
 func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 	b := Batch{Source: "git", Cursors: map[string]string{}}
+	if err := atTopLevel(ctx, repo); err != nil {
+		return b, err
+	}
 	head, err := headSHA(ctx, repo.Path)
 	if err != nil {
 		return b, err
@@ -77,6 +80,25 @@ func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 		}
 	}
 	return b, nil
+}
+
+// atTopLevel refuses a local_path inside a larger repository: git's log
+// and status cover the whole repository, and every path in them would be
+// judged as if under this context (a context at mono/web let a peer read
+// mono/payroll's commits as acme/monoweb/payroll/…, the attack run's
+// re-check). The context must name the repository's top.
+func atTopLevel(ctx context.Context, repo Repo) error {
+	out, _, err := runGit(ctx, repo.Path, 4<<10, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil // no repository (yet): headSHA says so
+	}
+	if prefix := strings.TrimSpace(string(out)); prefix != "" {
+		top, _, _ := runGit(ctx, repo.Path, 4<<10, "rev-parse", "--show-toplevel")
+		return fmt.Errorf("context %s: local_path %s is the folder %s of the git repository at %s, whose history holds the rest too; "+
+			"set local_path to the repository's top (and narrow with folder ACL rules) or make the folder a repository of its own",
+			repo.Ctx, repo.Path, strings.TrimSuffix(prefix, "/"), strings.TrimSpace(string(top)))
+	}
+	return nil
 }
 
 func headSHA(ctx context.Context, dir string) (string, error) {

@@ -100,7 +100,10 @@ func backfillCommits(ctx context.Context, repo Repo, cur Cursors, since time.Tim
 // files are indexed with the merge.
 func logArgs() []string {
 	// --raw names every file, binary and mode-only ones too; the prefixes
-	// are fixed whatever the owner's diff.srcPrefix/dstPrefix say.
+	// are fixed whatever the owner's diff.srcPrefix/dstPrefix say; a
+	// submodule moved is listed whatever .gitmodules' ignore or the
+	// owner's diff.ignoreSubmodules say (runGit also sets log.showRoot, so
+	// the first commit lists its files).
 	return []string{"log", "--no-color", "--no-ext-diff", "--raw", "-p", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/",
-		"--diff-merges=first-parent", "--format=" + logFormat}
+		"--ignore-submodules=none", "--diff-merges=first-parent", "--format=" + logFormat}
 }

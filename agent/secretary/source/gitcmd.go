@@ -41,7 +41,9 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 func runGit(ctx context.Context, dir string, maxOut int, args ...string) (out []byte, capped bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	argv := append([]string{"-C", dir, "-c", "core.quotepath=off", "-c", "color.ui=false"}, args...)
+	// log.showRoot: the first commit's files are listed whatever the
+	// owner's config says (the ACL judges a commit by them).
+	argv := append([]string{"-C", dir, "-c", "core.quotepath=off", "-c", "color.ui=false", "-c", "log.showRoot=true"}, args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	// Never prompt, never take the index lock the owner's own git needs.
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat")

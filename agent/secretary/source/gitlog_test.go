@@ -162,6 +162,7 @@ func TestCommitNamesEveryFileItTouched(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
 	gitIn(t, dir, "config", "diff.dstPrefix", "new/") // the owner's own prefix must not shift paths
+	gitIn(t, dir, "config", "log.showRoot", "false")  // nor hide the first commit's files
 	write := func(p, s string) {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
 			t.Fatal(err)
@@ -219,5 +220,31 @@ func TestCommitNamesEveryFileItTouched(t *testing.T) {
 	ev := bulk.event("acme/tool")
 	if n := len(ev.Meta["files"].([]FileStat)); n != MaxFilesListed || ev.Meta["files_more"] != 1 {
 		t.Errorf("bulk import keeps %d files and files_more %v; want %d and 1", n, ev.Meta["files_more"], MaxFilesListed)
+	}
+}
+
+// TestContextInsideALargerRepositoryIsRefused: a context whose local_path
+// is a folder of a larger repository let a peer read the rest of it (git
+// log and status cover the whole repository). Its poll fails, saying what
+// to set instead, and indexes nothing.
+func TestContextInsideALargerRepositoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	for _, p := range []string{"web/app.go", "payroll/salaries.csv"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "payroll: raise the CEO's salary")
+	b, err := Git{}.Poll(context.Background(), Repo{Ctx: "acme/web", Path: filepath.Join(dir, "web")}, mapCursors{})
+	if err == nil || !strings.Contains(err.Error(), "is the folder web of the git repository") || len(b.Events) != 0 {
+		t.Fatalf("poll of a folder of a repository: %d events, %v; want it refused", len(b.Events), err)
+	}
+	if _, err := (Git{}).Poll(context.Background(), Repo{Ctx: "acme/mono", Path: dir}, mapCursors{}); err != nil {
+		t.Fatalf("the repository's top: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ func branchState(ctx context.Context, repo Repo) (State, error) {
 // worktreeState summarises uncommitted changes: which files, +/- lines.
 func worktreeState(ctx context.Context, repo Repo) (State, error) {
 	st := State{Ctx: repo.Ctx, Kind: "worktree"}
-	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=normal")
+	out, _, err := runGit(ctx, repo.Path, 1<<20, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=none")
 	if err != nil {
 		return st, err
 	}
@@ -52,7 +52,7 @@ func worktreeState(ctx context.Context, repo Repo) (State, error) {
 		return st, nil
 	}
 	stats := map[string][2]int{}
-	if num, _, err := runGit(ctx, repo.Path, 1<<20, "diff", "HEAD", "--numstat", "--no-ext-diff"); err == nil {
+	if num, _, err := runGit(ctx, repo.Path, 1<<20, "diff", "HEAD", "--numstat", "--no-ext-diff", "--ignore-submodules=none"); err == nil {
 		for _, line := range strings.Split(string(num), "\n") {
 			f := strings.SplitN(line, "\t", 3)
 			if len(f) == 3 {
