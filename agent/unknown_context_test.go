@@ -36,10 +36,14 @@ func TestUnknownContextIsRefusedLikeAHiddenOne(t *testing.T) {
 		return asRPC(t, err, map[bool]int{true: rpc.CodeContextNotFound, false: rpc.CodePermissionDenied}[from == lead])
 	}
 
-	hidden, madeUp := ask(pm, "acme/payroll"), ask(pm, "acme/nosuch")
-	same := strings.ReplaceAll(madeUp.Error(), "acme/nosuch", "acme/payroll")
-	if same != hidden.Error() || strings.ReplaceAll(mustJSON(t, madeUp.Data), "acme/nosuch", "acme/payroll") != mustJSON(t, hidden.Data) {
-		t.Errorf("a made-up context reads\n  %s %s\nbut a hidden one\n  %s %s\nwant the same words", madeUp.Error(), mustJSON(t, madeUp.Data), hidden.Error(), mustJSON(t, hidden.Data))
+	// However the name is written (the re-check told them apart by
+	// "./", "//" and "..").
+	for _, form := range []string{"acme/%s", "acme/%s/./", "acme/%s//x", "acme/%s/x/../../%s", "/acme/%s/"} {
+		hidden, madeUp := ask(pm, strings.ReplaceAll(form, "%s", "payroll")), ask(pm, strings.ReplaceAll(form, "%s", "nosuch"))
+		same := strings.ReplaceAll(madeUp.Error(), "nosuch", "payroll")
+		if same != hidden.Error() || strings.ReplaceAll(mustJSON(t, madeUp.Data), "nosuch", "payroll") != mustJSON(t, hidden.Data) {
+			t.Errorf("%s: a made-up context reads\n  %s %s\nbut a hidden one\n  %s %s\nwant the same words", form, madeUp.Error(), mustJSON(t, madeUp.Data), hidden.Error(), mustJSON(t, hidden.Data))
+		}
 	}
 	if e := ask(lead, "acme/nosuch"); !strings.Contains(mustJSON(t, e.Data), "acme/nosuch") {
 		t.Errorf("lead: %v %s; want CONTEXT_NOT_FOUND naming acme/nosuch", e, mustJSON(t, e.Data))

@@ -3,6 +3,7 @@ package peerapi
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -161,6 +162,7 @@ func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, 
 // checked only the first). An empty scope means every context we hold.
 func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
 	pol := a.Policy()
+	scope = cleanScope(scope)
 	if entry := unknownContext(pol, scope); entry != "" {
 		return acl.Decision{}, a.refuseUnknownContext(ctx, call, action, entry)
 	}
@@ -249,6 +251,22 @@ func (a *API) refuseUnknownContext(ctx context.Context, call *rpc.Call, action a
 	a.AuditRefusal(ctx, call, "scope", map[string]any{"scope": entry, "reason": "no such context; refused as a denial, since the caller is kept from some context"})
 	call.RecordACL(false)
 	return a.namedDenial(action, entry)
+}
+
+// cleanScope writes each context_scope entry in one form (path.Clean, no
+// slash at either end) before anything is judged or echoed: the re-check
+// told a hidden context from a made-up one by how "hr/payroll/./" and
+// "hr/nosuch/./" were answered. An entry with a NUL or a backslash stays
+// as sent, for the ACL to refuse as it is.
+func cleanScope(scope []string) []string {
+	out := make([]string, len(scope))
+	for i, s := range scope {
+		out[i] = s
+		if t := strings.Trim(s, "/"); t != "" && t != "*" && !strings.ContainsAny(t, "\x00\\") {
+			out[i] = strings.Trim(path.Clean(t), "/")
+		}
+	}
+	return out
 }
 
 // named reports whether the caller's scope names denied itself, or a place
