@@ -306,9 +306,26 @@ func TestClassify(t *testing.T) {
 		{bare, "acme/api/pkg/x.go", "file"},
 	}
 	for _, tc := range cases {
-		if got := classify(tc.c, tc.name); got != tc.want {
+		if got, _ := classify(tc.c, tc.name); got != tc.want {
 			t.Errorf("classify(%q) = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestFileRuleHoldsForAFileThatIsGone: a file rule on deploy/id_rsa (no
+// dot) stopped applying once the file was deleted from the working tree:
+// the name was then read as a folder's, and the re-check read the commit
+// that added the key. A path nothing is at may be a file.
+func TestFileRuleHoldsForAFileThatIsGone(t *testing.T) {
+	tree := workTree(t)
+	p := New(config.ACL{DefaultPermission: "read", Rules: []config.Rule{
+		{ID: "no-key", AgentID: "*", ScopeType: "file", ScopePattern: "acme/webapp/deploy/id_rsa", Permission: "none"}}},
+		[]config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: tree}}, nil)
+	if d := p.Check(Subject{AgentID: "pm"}, Read, "acme/webapp/deploy/id_rsa"); d.Allowed {
+		t.Errorf("a deleted file under a file rule: %+v; want denied", d)
+	}
+	if d := p.Check(Subject{AgentID: "pm"}, Read, "acme/webapp/src"); !d.Allowed {
+		t.Errorf("a folder that exists: %+v; want the default", d)
 	}
 }
 

@@ -40,16 +40,27 @@ type resource struct {
 	name string       // cleaned: no empty, "." or ".." segments
 	ctx  *contextInfo // nil when unknown
 	typ  string       // repository | folder | file | issue; see kind
-	all  bool         // "every context", for an empty scope with none configured
-	msgs bool         // the assistant's message inbox (scope_type "messages")
+	// guessed: typ was read from the name, nothing being there to stat
+	// (a file deleted since, a path in history only).
+	guessed bool
+	all     bool // "every context", for an empty scope with none configured
+	msgs    bool // the assistant's message inbox (scope_type "messages")
 }
 
 // kind is the resource's type, classified on first use (it may stat).
 func (r *resource) kind() string {
 	if r.typ == "" && r.ctx != nil {
-		r.typ = classify(r.ctx, r.name)
+		r.typ, r.guessed = classify(r.ctx, r.name)
 	}
 	return r.typ
+}
+
+// mayBe reports whether the resource is, or may be, of type typ: one
+// whose type was guessed from its name may be a file whatever the guess (a
+// deleted deploy/id_rsa has no dot; the re-check read its commit past a
+// file rule).
+func (r *resource) mayBe(typ string) bool {
+	return r.kind() == typ || (r.guessed && typ == config.ScopeFile)
 }
 
 // resolve normalises name and classifies it into r. It returns a reason to
@@ -115,23 +126,23 @@ func (p *Policy) contextOf(name string) *contextInfo {
 // root; under it a file when the working tree has a regular file there, a
 // folder when it has a directory, and otherwise a file when the last
 // element has a '.' in it.
-func classify(c *contextInfo, name string) string {
+func classify(c *contextInfo, name string) (typ string, guessed bool) {
 	if name == c.id {
-		return c.typ
+		return c.typ, false
 	}
 	rel := name[len(c.id)+1:]
 	if c.localPath != "" {
 		if fi, err := os.Stat(filepath.Join(c.localPath, filepath.FromSlash(rel))); err == nil {
 			if fi.Mode().IsRegular() {
-				return config.ScopeFile
+				return config.ScopeFile, false
 			}
-			return config.ScopeFolder
+			return config.ScopeFolder, false
 		}
 	}
 	if strings.Contains(path.Base(rel), ".") {
-		return config.ScopeFile
+		return config.ScopeFile, true
 	}
-	return config.ScopeFolder
+	return config.ScopeFolder, true
 }
 
 func (p *Policy) exampleContext() string {

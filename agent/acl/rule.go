@@ -165,7 +165,7 @@ func (r *rule) matchesResource(res *resource) bool {
 	if !r.beneath {
 		// File and issue rules name single things of their own type. The
 		// type is asked for last: it may need a stat of the working tree.
-		return matchPath(r.pattern, res.name) && (res.ctx == nil || res.kind() == r.scopeType)
+		return matchPath(r.pattern, res.name) && (res.ctx == nil || res.mayBe(r.scopeType))
 	}
 	// A folder or repository rule covers its match and everything under it,
 	// so try every ancestor of the resource, then the resource itself.
