@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/internal/backoff"
+	"github.com/aoi-protocol/aoi/internal/jsondepth"
 )
 
 // Client defaults.
@@ -228,6 +229,11 @@ func (c *Client) once(ctx context.Context, method string, body []byte, id json.R
 	}
 	if int64(len(data)) > c.opts.MaxResponseBytes {
 		return nil, c.newTransportErr(method, resp.StatusCode, fmt.Errorf("response larger than %d bytes", c.opts.MaxResponseBytes), false)
+	}
+	if d := jsondepth.Of(data); d > jsondepth.Max {
+		// The answer would be stored and passed on (the inbox, the
+		// assistant's MCP client, which fails on deep nesting).
+		return nil, c.newTransportErr(method, resp.StatusCode, fmt.Errorf("the response nests %d levels deep, over the limit of %d", d, jsondepth.Max), false)
 	}
 	return c.interpret(method, resp, data, id)
 }

@@ -68,6 +68,8 @@ func (e *TransportError) hint() string {
 		return "the peer refused us: it must pin our certificate fingerprint (`aoi peers trust` on the peer)"
 	case e.Status >= 500:
 		return "the peer is failing or unavailable: try again later or check its log"
+	case e.Status/100 == 2:
+		return "the peer answered with something aoi does not take (a misbehaving or incompatible peer)"
 	case e.Status != 0:
 		return "the peer refused the request: check that both sides run compatible aoi versions"
 	case e.retryable:

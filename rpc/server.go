@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/jsondepth"
 )
 
 // Path is where the peer server and the control socket serve JSON-RPC.
@@ -165,6 +167,10 @@ func (s *Server) serve(ctx context.Context, body []byte, caller Caller, ref *ref
 	}
 	if ref == nil && !authenticated {
 		caller, ref = s.authenticate(ctx, caller)
+	}
+	if d := jsondepth.Of(body); d > jsondepth.Max && ref == nil {
+		// Decoded, echoed or stored, it would reach readers that recurse.
+		return s.refuseWhole(ctx, caller, InvalidRequest("the request nests %d levels deep; the limit is %d: flatten it", d, jsondepth.Max), http.StatusOK)
 	}
 	reqs, batch, berr := decodeBody(body, s.opts.MaxBatch)
 	if berr != nil {

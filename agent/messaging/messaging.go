@@ -24,6 +24,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/redact"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/jsondepth"
 	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
@@ -392,7 +393,7 @@ func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload 
 	if len(payload) > 0 && !json.Valid(payload) {
 		return errs.Invalid("payload is not valid JSON")
 	}
-	if d := jsonDepth(payload); d > maxPayloadDepth {
+	if d := jsondepth.Of(payload); d > maxPayloadDepth {
 		return errs.Invalid("payload nests %d levels deep; the limit is %d: flatten it", d, maxPayloadDepth)
 	}
 	return nil
@@ -402,32 +403,6 @@ func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload 
 // the assistant's MCP client decodes it, and a Python one fails past a
 // thousand levels (the attack run's 8,000 fit in 16 KiB).
 const maxPayloadDepth = 32
-
-// jsonDepth is how deeply valid JSON's arrays and objects nest.
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
 
 // redactJSON removes secrets from every string in a JSON payload.
 func (m *Messenger) redactJSON(raw json.RawMessage) json.RawMessage {
