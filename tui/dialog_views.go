@@ -217,8 +217,8 @@ func firstRunText(f FirstRun, endpoint string) string {
 			{"agent id", f.AgentID}, {"fingerprint", agent.GroupFingerprint(f.Fingerprint)},
 			{"config", f.ConfigPath}, {"data", f.DataDir},
 		}) +
-		"\n\nThe agent id comes from your login name. For another, quit aoi, change\n" +
-		"\"agent\": {\"id\": …} in the config and start aoi again, before colleagues\n" +
+		"\n\nThe agent id comes from your login name. For another, quit aoi, change " +
+		"\"agent\": {\"id\": …} in the config and start aoi again, before colleagues " +
 		"trust you (the identity and every other setting stay)." +
 		"\n\nColleagues trust you with:\n" +
 		"  aoi peers trust " + Sanitize(f.AgentID) + " \\\n" +
@@ -228,9 +228,19 @@ func firstRunText(f FirstRun, endpoint string) string {
 		"Your secretary answers colleagues from the repositories under \"contexts\" in the " +
 		"config: add yours there. Colleagues' ACL rules match the role they give you " +
 		"(yours says " + orDefault(Sanitize(f.Role), "none") + ": agent.role).\n\n" +
-		"`aoi id` prints this command on one line, to copy without the frame. " +
+		idCommand(f.DataDir) + " prints this command on one line, to copy without the frame. " +
 		"Add theirs the same way, or press t on " +
 		"a trust request in the Peers pane. ? lists every key."
+}
+
+// idCommand is `aoi id` as it finds this data dir: the walk's `aoi id`,
+// typed as the dialog said, read the default data dir instead of the one
+// aoi was started with.
+func idCommand(dataDir string) string {
+	if dataDir == "" {
+		return "`aoi id`"
+	}
+	return "`aoi --data-dir " + Sanitize(dataDir) + " id`"
 }
 
 // movedNote says that the first run found its port taken and listens on

@@ -343,3 +343,13 @@ func TestUnknownPeerKeepsTheLine(t *testing.T) {
 		t.Errorf("calls %q; want the question asked of pm-tanaka", calls)
 	}
 }
+
+// TestFirstRunNamesTheDataDirInAoiID: the walk started aoi with
+// --data-dir, typed `aoi id` as the welcome said, and read the default
+// data dir's missing config. The welcome names the data dir in the command.
+func TestFirstRunNamesTheDataDirInAoiID(t *testing.T) {
+	text := firstRunText(FirstRun{AgentID: "eng", DataDir: "/tmp/walk2/data/eng"}, "127.0.0.1:8443")
+	if !strings.Contains(text, "`aoi --data-dir /tmp/walk2/data/eng id` prints this command") {
+		t.Errorf("welcome text:\n%s", text)
+	}
+}
