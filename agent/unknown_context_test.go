@@ -84,3 +84,24 @@ func TestFolderGrantIsNamedInTheRefusal(t *testing.T) {
 		t.Errorf("asking within the folder it may read: %v", err)
 	}
 }
+
+// TestTrustedWithoutARoleIsToldSo: the second walk trusted pm with the
+// optional role left empty; every rule was by role, and pm was told to ask
+// for a rule that already existed. It is told it has no role instead.
+func TestTrustedWithoutARoleIsToldSo(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "read"}}}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pm.Pin(eng)
+	ctx := context.Background()
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: pm.ID, Fingerprint: pm.Fingerprint(), Endpoint: pm.Addr()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?"})
+	if err == nil || !strings.Contains(err.Error(), "trusted you without a role, and its ACL rules are by role") {
+		t.Errorf("asking as a peer with no role: %v; want to be told it has none", err)
+	}
+}

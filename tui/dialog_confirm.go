@@ -75,7 +75,7 @@ func newTrustDialog(p agent.Peer, e *env) *trustDialog {
 	role := textinput.New()
 	role.Prompt = "role     › "
 	role.CharLimit = 64
-	role.Placeholder = "what your ACL rules match, e.g. pm (optional)"
+	role.Placeholder = "e.g. pm: rules by role apply only once it has one"
 	role.SetValue(Sanitize(p.Role))
 	return &trustDialog{p: p, id: id, role: role, env: e}
 }

@@ -110,6 +110,17 @@ func (p *Policy) AllowsAny(s Subject, a Action) bool {
 	return false
 }
 
+// HasRoleRules reports whether a rule names a role (not "*"): a peer
+// trusted without a role is outside all of them.
+func (p *Policy) HasRoleRules() bool {
+	for i := range p.rules {
+		if r := p.rules[i].role; r != "" && r != "*" {
+			return true
+		}
+	}
+	return false
+}
+
 // GrantedBeneath lists the places below a context that a folder or file
 // rule lets s perform a on ("acme/webapp/ui" for acme/webapp/ui/**), as
 // the rules name them: what a caller that may use no whole context can

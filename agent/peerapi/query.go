@@ -201,6 +201,11 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 			// part is what works (the walk's QA was told to ask the
 			// owner for a rule it had).
 			reason = "you may " + string(action) + " only " + strings.Join(granted, ", ") + " here; name it in context_scope (aoi query --scope " + granted[0] + ")"
+		case subject.Role == "" && pol.HasRoleRules():
+			// The owner's rules are by role and it gave this peer none
+			// (the second walk's trust left the optional role empty).
+			reason = a.Config().Agent.ID + "'s owner trusted you without a role, and its ACL rules are by role; ask them to give you one (aoi peers trust " +
+				CallerName(call.Caller) + " … --role ROLE, or the role field when trusting)"
 		default:
 			// Naming contexts cannot help a caller no rule lets in
 			// anywhere: only the owner can.
