@@ -253,6 +253,9 @@ func testFailures(path string) []testFailure {
 		libtestFailures(text, add)
 	}
 	if len(out) == 0 {
+		goTestFailures(text, add)
+	}
+	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
 			if !plainNoiseRE.MatchString(m[1]) {
 				add(plainTimeRE.ReplaceAllString(m[1], ""), "")
@@ -261,6 +264,45 @@ func testFailures(path string) []testFailure {
 	}
 	return out
 }
+
+// goTestFailures reads plain `go test` output: each "--- FAIL: TestX"
+// with the message on the line under it, and the package the "FAIL\tpkg"
+// line after a package's tests names, which is what the test is about (the
+// second walk's "what blocks billing?" missed TestTotal of
+// example.com/webapp/billing: it had no package).
+func goTestFailures(text string, add func(test, pkg string)) {
+	var pending []string
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if m := goFailRE.FindStringSubmatch(l); m != nil {
+			name := m[1]
+			if i+1 < len(lines) {
+				if msg := goFailMsgRE.FindStringSubmatch(lines[i+1]); msg != nil {
+					name += ": " + strings.TrimSpace(msg[1])
+				}
+			}
+			pending = append(pending, name)
+			continue
+		}
+		if m := goPkgFailRE.FindStringSubmatch(l); m != nil {
+			for _, n := range pending {
+				add(n, m[1])
+			}
+			pending = nil
+		}
+	}
+	for _, n := range pending {
+		add(n, "")
+	}
+}
+
+// Plain go test output: "--- FAIL: TestX (0.00s)", the message under it
+// ("    x_test.go:12: got 99"), and the package's "FAIL\tpkg\t0.003s".
+var (
+	goFailRE    = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
+	goFailMsgRE = regexp.MustCompile(`^\s+\S+_test\.go:\d+: (.+)$`)
+	goPkgFailRE = regexp.MustCompile(`^FAIL\s+(\S+)\s+(?:[\d.]+s|\[)`)
+)
 
 // libtestFailures finds the failing tests of cargo test (libtest) and
 // cargo nextest output, each with its panic message when the output has

@@ -281,3 +281,19 @@ func TestIgnoredTestOutput(t *testing.T) {
 		t.Errorf("an ignored folder that is no test output was read: %q", titles)
 	}
 }
+
+// TestPlainGoTestOutputNamesThePackage: plain `go test` output gives each
+// failure its message and the package its FAIL line names, which is what
+// a question about that package finds (the second walk's TestTotal of
+// billing had none).
+func TestPlainGoTestOutputNamesThePackage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.log")
+	out := "=== RUN   TestTotal\n--- FAIL: TestTotal (0.00s)\n    total_test.go:12: got 99, want 100\nFAIL\nFAIL\texample.com/webapp/billing\t0.003s\nok  \texample.com/webapp/auth\t0.002s\n"
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := testFailures(path)
+	if len(got) != 1 || got[0].test != "TestTotal: got 99, want 100" || got[0].pkg != "example.com/webapp/billing" {
+		t.Errorf("failures %+v; want TestTotal with its message and package", got)
+	}
+}
