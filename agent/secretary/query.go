@@ -32,6 +32,9 @@ type parsedQuery struct {
 	WantsBlockers bool
 	WantsRecent   bool // "recently", "最近": the newest matches lead
 	WantsWho      bool // "who", "誰": the answer names who did the work
+	// LatestRelease: the question asks about the newest release without
+	// naming it ("what's the latest tag?", "最新のリリースは？").
+	LatestRelease bool
 	// Relation: the question asks how two things bear on each other
 	// ("is dark mode blocked on the redis config?"), so only evidence
 	// naming both answers it.
@@ -68,6 +71,9 @@ var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
 // ("CI でまだ safe-chain 使ってる？": still); kana splits them away from
 // the runs cutIntent reads, so the whole question is searched for them.
 var recentKana = []string{"まだ"}
+
+// latestReleaseRE asks about the newest release without naming it.
+var latestReleaseRE = regexp.MustCompile(`(?i)\b(?:latest|last|newest|most recent|current)\s+(?:tag|release|version)s?\b|最新の?(?:リリース|タグ|バージョン)|直近の?(?:リリース|タグ)|前回の?リリース`)
 
 // relationRE is what ties one thing in a question to another: X blocked
 // on Y, X because of Y, Y待ちの X.
@@ -146,6 +152,7 @@ func parseQuery(text string) parsedQuery {
 	}
 	q.Since = sinceRE.MatchString(text)
 	q.Relation = relationRE.MatchString(text)
+	q.LatestRelease = latestReleaseRE.MatchString(text)
 	q.WantsRecent = slices.ContainsFunc(recentKana, func(w string) bool { return strings.Contains(text, w) })
 	q.WantsWho = slices.ContainsFunc(whoJA, func(w string) bool { return strings.Contains(text, w) })
 	for _, tok := range tokenize(text) {

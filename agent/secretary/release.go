@@ -27,14 +27,25 @@ const maxReleaseCommits = 40
 // between the previous tag and this one, newest first. ok is false when
 // the question names no version, or none that is a tag of the contexts.
 func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, contexts []string, ac *accessCheck) ([]store.ContextHit, bool, error) {
-	if len(pq.Versions) == 0 {
+	if len(pq.Versions) == 0 && !pq.LatestRelease {
 		return nil, false, nil
 	}
 	tags, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"tag"}, Contexts: contexts, Limit: 1000})
 	if err != nil {
 		return nil, false, err
 	}
-	tag, prev, ok := findTag(tags, pq.Versions, ac)
+	versions := pq.Versions
+	if len(versions) == 0 {
+		// "what's the latest release?": the newest tag the asker may see
+		// answers as if named (the second walk's question got a word
+		// search for "tag").
+		newest, found := newestTag(tags, ac)
+		if !found {
+			return nil, false, nil
+		}
+		versions = []string{newest.name}
+	}
+	tag, prev, ok := findTag(tags, versions, ac)
 	if !ok {
 		return nil, false, nil
 	}
@@ -68,9 +79,8 @@ type tagInfo struct {
 	date      time.Time
 }
 
-// findTag finds the tag a question names and the tag before it in the
-// same context (by date).
-func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (tag, prev tagInfo, ok bool) {
+// visibleTags are the tags of events the asker may see, with their dates.
+func visibleTags(events []store.ContextEvent, ac *accessCheck) []tagInfo {
 	var all []tagInfo
 	for _, e := range events {
 		var m struct {
@@ -81,6 +91,24 @@ func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (t
 		}
 		all = append(all, tagInfo{ctx: e.Ctx, name: e.Key, date: m.Date})
 	}
+	return all
+}
+
+// newestTag is the most recent tag the asker may see.
+func newestTag(events []store.ContextEvent, ac *accessCheck) (tagInfo, bool) {
+	var newest tagInfo
+	for _, t := range visibleTags(events, ac) {
+		if t.date.After(newest.date) {
+			newest = t
+		}
+	}
+	return newest, !newest.date.IsZero()
+}
+
+// findTag finds the tag a question names and the tag before it in the
+// same context (by date).
+func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (tag, prev tagInfo, ok bool) {
+	all := visibleTags(events, ac)
 	// The tag named as written first ("v0.16.0" is hexyl's, not another
 	// repository's "0.16.0"), then one of the same version. When several
 	// repositories have it (v0.5.0 of a project released last week and of

@@ -2,9 +2,11 @@ package secretary
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/aoi-protocol/aoi/store"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +97,47 @@ func TestSameTagNewestRelease(t *testing.T) {
 	tag, prev, ok := findTag(events, []string{"v0.5.0"}, ac)
 	if !ok || tag.ctx != "zenn-dev/zenn-editor" || prev.name != "v0.4.9" {
 		t.Errorf("v0.5.0 found %+v after %+v (%v), want zenn-editor's, after its v0.4.9", tag, prev, ok)
+	}
+}
+
+// TestLatestReleaseIsTheNewestTag: "what's the latest tag?" named no
+// version and got a word search for "tag" (the second walk). It is read as
+// asking about the newest tag, which then answers as if named.
+func TestLatestReleaseIsTheNewestTag(t *testing.T) {
+	for q, want := range map[string]bool{
+		"what's the latest tag?":           true,
+		"what went into the last release?": true,
+		"最新のリリースは？":                        true,
+		"how is the release going?":        false,
+	} {
+		if got := parseQuery(q).LatestRelease; got != want {
+			t.Errorf("%q: LatestRelease = %v, want %v", q, got, want)
+		}
+	}
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "tag", Ctx: "acme/webapp", Key: "v1.0.0", Title: "tag v1.0.0", TS: h(50), Meta: `{"date":"` + h(50).Format(time.RFC3339) + `"}`},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "auth: refresh token rotation", TS: h(30)},
+			{Source: "git", Kind: "tag", Ctx: "acme/webapp", Key: "v1.1.0", Title: "tag v1.1.0", TS: h(20), Meta: `{"date":"` + h(20).Format(time.RFC3339) + `"}`},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2c3d4e5f6", Title: "billing: invoice totals", TS: h(10)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "what's the latest release?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(a.Result)
+	if !strings.Contains(string(b), "a1b2c3d") || strings.Contains(string(b), "b1b2c3d") {
+		t.Errorf("answer %s; want v1.1.0's commit (auth) and not the one after it (billing)", b)
 	}
 }
