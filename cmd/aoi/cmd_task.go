@@ -41,11 +41,24 @@ func (a *app) taskCmd() *cobra.Command {
 			req.To, req.TaskType, req.Params = argv[0], argv[1], params
 			req.TimeoutSec = int(timeout.Round(time.Second) / time.Second)
 			return call(a, func(svc agent.AskingService) error {
+				if req.Sync {
+					fmt.Fprintf(a.stderr, "waiting for %s to run %s (its owner may have to approve it first)…\n", cell(req.To, 0), cell(req.TaskType, 0))
+				}
 				t, err := svc.RequestTask(cmd.Context(), req)
 				if err != nil {
 					return err
 				}
-				return a.emit(t, func(w io.Writer) { printTicket(w, req.To, t) })
+				if err := a.emit(t, func(w io.Writer) { printTicket(w, req.To, t) }); err != nil {
+					return err
+				}
+				switch t.Status {
+				case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
+					// Waited for and did not succeed: a script must not
+					// read it as done (the second walk's rejected task
+					// exited 0).
+					return &exitError{code: exitFailure}
+				}
+				return nil
 			})
 		},
 	}
@@ -149,9 +162,24 @@ func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
 // walk's case); false when it carries none.
 func printFinished(w io.Writer, raw json.RawMessage) bool {
 	var done struct {
-		Output json.RawMessage `json:"output"`
+		Output  json.RawMessage `json:"output"`
+		Error   string          `json:"error"`
+		Summary string          `json:"summary"`
 	}
-	return json.Unmarshal(raw, &done) == nil && len(done.Output) > 0 && printOutcome(w, done.Output, true)
+	if json.Unmarshal(raw, &done) != nil {
+		return false
+	}
+	// Why it did not run or failed (a rejection's reason), which the
+	// outcome does not say.
+	said := false
+	for _, s := range []string{done.Error, done.Summary} {
+		if s != "" {
+			fmt.Fprintln(w, sanitize(s, true))
+			said = true
+			break
+		}
+	}
+	return (len(done.Output) > 0 && printOutcome(w, done.Output, true)) || said
 }
 
 // ticketLine is what a peer's answer to a task request says, in words

@@ -38,3 +38,14 @@ func TestSyncTicketReadsAsAnOutcome(t *testing.T) {
 		t.Errorf("aoi task --sync printed JSON:\n%s", out)
 	}
 }
+
+// TestRejectedSyncTicketSaysWhy: `aoi task --sync` of a rejected task
+// printed only "rejected" (the second walk); the owner's reason follows.
+func TestRejectedSyncTicketSaysWhy(t *testing.T) {
+	var b bytes.Buffer
+	printTicket(&b, "eng", agent.TaskTicket{TaskID: "t-1", Status: agent.TaskRejected,
+		Result: json.RawMessage(`{"task_id":"t-1","status":"rejected","error":"the owner rejected the request: use lint instead"}`)})
+	if out := b.String(); !strings.Contains(out, "use lint instead") {
+		t.Errorf("aoi task --sync printed:\n%s", out)
+	}
+}
