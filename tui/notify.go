@@ -116,6 +116,7 @@ var cliAdvice = strings.NewReplacer(
 	"`aoi reload`", "`:reload`",
 	"e.g. --endpoint 127.0.0.1:8443", "e.g. 127.0.0.1:8443 after the fingerprint",
 	"(aoi peers refuse ", "(x on it in the Peers pane, or aoi peers refuse ",
+	"(aoi query --scope ", "(@AGENT --scope ",
 )
 
 func promptAdvice(s string) string { return cliAdvice.Replace(s) }

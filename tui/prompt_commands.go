@@ -33,7 +33,7 @@ func commandNames() []string {
 const reloadErrorTitle = "Config not reloaded"
 
 // promptUsage is shown for :help and after a mistake.
-const promptUsage = "@AGENT [!low|!high|!critical] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
+const promptUsage = "@AGENT [!low|!high|!critical] [--scope a,b] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
 	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
@@ -42,19 +42,44 @@ func parsePrompt(line string) (promptCommand, error) {
 	switch {
 	case strings.HasPrefix(line, "@"):
 		to, text, _ := strings.Cut(line[1:], " ")
-		priority, text, err := askPriority(strings.TrimSpace(text))
+		scope, text := askScope(strings.TrimSpace(text))
+		priority, text, err := askPriority(text)
 		if err != nil {
 			return promptCommand{}, err
+		}
+		if len(scope) == 0 {
+			scope, text = askScope(text) // after the priority too
 		}
 		if to == "" || text == "" {
 			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going? (!low first for one that can wait)")
 		}
 		// Agent ids are lower-case: @ENG means eng.
-		return promptCommand{name: "ask", ask: agent.AskRequest{To: strings.ToLower(to), Query: text, Priority: priority, Async: true}}, nil
+		return promptCommand{name: "ask", ask: agent.AskRequest{To: strings.ToLower(to), Query: text, Priority: priority, Async: true, ContextScope: scope}}, nil
 	case strings.HasPrefix(line, ":"):
 		return parseColon(strings.Fields(line[1:]), line)
 	}
 	return promptCommand{}, errors.New("start with @ to ask a peer or : for a command (:help lists them)")
+}
+
+// askScope takes a leading "--scope a,b" (or "--scope=a,b") off a
+// question: the contexts or folders it is about, as `aoi query --scope`
+// takes them (a peer a folder rule lets into part of a context must name
+// it; the second walk's QA could not from the interface).
+func askScope(text string) (scope []string, rest string) {
+	word, after, _ := strings.Cut(text, " ")
+	value, inline := strings.CutPrefix(word, "--scope=")
+	if !inline {
+		if word != "--scope" {
+			return nil, text
+		}
+		value, after, _ = strings.Cut(strings.TrimSpace(after), " ")
+	}
+	for _, s := range strings.Split(value, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			scope = append(scope, s)
+		}
+	}
+	return scope, strings.TrimSpace(after)
 }
 
 // askPriority takes a leading "!low", "!normal", "!high" or "!critical"

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -351,5 +352,21 @@ func TestFirstRunNamesTheDataDirInAoiID(t *testing.T) {
 	text := firstRunText(FirstRun{AgentID: "eng", DataDir: "/tmp/walk2/data/eng"}, "127.0.0.1:8443")
 	if !strings.Contains(text, "`aoi --data-dir /tmp/walk2/data/eng id` prints this command") {
 		t.Errorf("welcome text:\n%s", text)
+	}
+}
+
+// TestAskTakesAScope: a peer a folder rule lets into part of a context
+// must name it; the second walk's QA could not from the prompt bar.
+// "--scope a,b" after the agent (or after the priority) names it.
+func TestAskTakesAScope(t *testing.T) {
+	for line, want := range map[string][]string{
+		"@eng --scope acme/webapp/billing is the invoice test fixed?":    {"acme/webapp/billing"},
+		"@eng !high --scope=acme/webapp/billing,acme/api is it fixed?":   {"acme/webapp/billing", "acme/api"},
+		"@eng --scope acme/webapp/billing !low is the invoice test fixed?": {"acme/webapp/billing"},
+	} {
+		c, err := parsePrompt(line)
+		if err != nil || !slices.Equal(c.ask.ContextScope, want) || strings.Contains(c.ask.Query, "--scope") || strings.HasPrefix(c.ask.Query, "!") {
+			t.Errorf("%q → %+v, %v; want scope %v and the question alone", line, c.ask, err, want)
+		}
 	}
 }
