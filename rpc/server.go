@@ -259,16 +259,23 @@ func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, statu
 		key = strangersKey
 	}
 	var wait time.Duration
+	limited := false
 	if ok, w := s.limits.allow(key, time.Now()); !ok {
 		wait = max(w, time.Millisecond)
-		e, status = RateLimited(w), http.StatusTooManyRequests
+		e, status, limited = RateLimited(w), http.StatusTooManyRequests, true
 	}
 	rec := CallRecord{Caller: caller, Err: e}
 	write := true
-	if stranger {
+	switch {
+	case stranger:
 		// Counted per source address: a fresh certificate per request
 		// is still one caller here.
 		write, rec.Suppressed = s.refusals.note(caller.Host(), time.Now())
+	case limited:
+		// A pinned caller over its rate: one row a minute counting the
+		// rest, as for its calls (dispatch); the re-check's 200
+		// malformed requests wrote 200 rows.
+		write, rec.Suppressed = s.refusals.note(rateLimitedKey+limitKey(caller), time.Now())
 	}
 	if write {
 		if aerr := s.audit(ctx, rec); aerr != nil {

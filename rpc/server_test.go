@@ -393,6 +393,28 @@ func TestWholeRequestRefusalsAreRateLimited(t *testing.T) {
 	}
 }
 
+// TestRateLimitedRefusalsWriteOneRowAMinute: a known caller sending
+// malformed requests past its rate left one audit row each (the re-check's
+// 200 rows from 200 requests); past the rate it is one RATE_LIMIT row a
+// minute that counts the rest, as for its calls.
+func TestRateLimitedRefusalsWriteOneRowAMinute(t *testing.T) {
+	audit := &auditLog{}
+	s := specServer(t, Options{RatePerSec: 1, Burst: 1, Audit: audit.hook})
+	caller := Caller{Kind: "test", AgentID: "pm", Addr: "127.0.0.1:1"}
+	for range 50 {
+		s.ServeRPC(context.Background(), []byte(`{bad`), caller)
+	}
+	limited := 0
+	for _, r := range audit.all() {
+		if r.Err != nil && r.Err.Code == CodeRateLimit {
+			limited++
+		}
+	}
+	if n := len(audit.all()); n > 3 || limited != 1 {
+		t.Errorf("%d audit rows, %d of them RATE_LIMIT, for 50 malformed requests; want the first refusal and one RATE_LIMIT row", n, limited)
+	}
+}
+
 // TestOptionsStarIsRefusedAndAudited: net/http answers "OPTIONS *" 200 by
 // itself unless told not to; the peer server's http.Server lets the
 // handler refuse and audit it like any request that is no call.
