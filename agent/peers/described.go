@@ -21,8 +21,11 @@ const (
 	maxDescribedItems = 64
 	maxDescribedRunes = 128
 	// A task type's parameters: at most maxTaskParams, each with at most
-	// maxTaskParams allowed values.
+	// maxTaskParams allowed values, and maxParamBytes of text for all the
+	// task types together (the re-check's 64 types × 16 × 16 values of
+	// 128 characters made a 9 MB registry row).
 	maxTaskParams = 16
+	maxParamBytes = 32 << 10
 )
 
 // Description is what a peer said about itself, as stored.
@@ -51,13 +54,14 @@ func Describe(role, owner, status string, caps wire.Capabilities) Description {
 			d.Contexts = append(d.Contexts, t)
 		}
 	}
+	budget := maxParamBytes
 	for _, tt := range taskTypes {
 		if len(d.TaskTypes) == maxDescribedItems {
 			break
 		}
 		if t := describedText(tt); t != "" {
 			d.TaskTypes = append(d.TaskTypes, t)
-			if ps := describedParams(caps.TaskParams[tt]); len(ps) > 0 {
+			if ps := describedParams(caps.TaskParams[tt], &budget); len(ps) > 0 {
 				if d.TaskParams == nil {
 					d.TaskParams = map[string][]wire.TaskParam{}
 				}
@@ -71,10 +75,10 @@ func Describe(role, owner, status string, caps wire.Capabilities) Description {
 // describedParams bounds a task type's parameters as a peer told them:
 // names a prompt line can carry (paramNameRE), at most maxTaskParams of
 // them and of each one's values, every text printable and short.
-func describedParams(params []wire.TaskParam) []wire.TaskParam {
+func describedParams(params []wire.TaskParam, budget *int) []wire.TaskParam {
 	var out []wire.TaskParam
 	for _, p := range params {
-		if len(out) == maxTaskParams {
+		if len(out) == maxTaskParams || *budget <= 0 {
 			break
 		}
 		if !paramNameRE.MatchString(p.Name) {
@@ -89,9 +93,22 @@ func describedParams(params []wire.TaskParam) []wire.TaskParam {
 				kept.Enum = append(kept.Enum, v)
 			}
 		}
+		*budget -= paramBytes(kept)
+		if *budget < 0 {
+			break
+		}
 		out = append(out, kept)
 	}
 	return out
+}
+
+// paramBytes is the text a parameter holds.
+func paramBytes(p wire.TaskParam) int {
+	n := len(p.Name) + len(p.Description) + len(p.Default) + len(p.Type)
+	for _, v := range p.Enum {
+		n += len(v)
+	}
+	return n
 }
 
 // paramNameRE is a task parameter's name as `:task` and `aoi task` take it

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,5 +63,34 @@ func TestDescribeBoundsTaskParameters(t *testing.T) {
 	}
 	if _, ok := d.TaskParams["ghost"]; ok {
 		t.Error("parameters of a task type the peer did not list were kept")
+	}
+}
+
+// TestDescribeBoundsTaskParametersInAll: the re-check's peer announced 64
+// task types of 16 parameters of 16 values of 128 characters, 9 MB stored
+// and printed; all of a peer's parameters now hold at most maxParamBytes.
+func TestDescribeBoundsTaskParametersInAll(t *testing.T) {
+	caps := wire.Capabilities{TaskParams: map[string][]wire.TaskParam{}}
+	long := strings.Repeat("語", 128)
+	for i := range 64 {
+		name := fmt.Sprintf("type%02d", i)
+		caps.TaskTypes = append(caps.TaskTypes, name)
+		for j := range 16 {
+			p := wire.TaskParam{Name: fmt.Sprintf("p%02d", j), Description: long}
+			for range 16 {
+				p.Enum = append(p.Enum, long)
+			}
+			caps.TaskParams[name] = append(caps.TaskParams[name], p)
+		}
+	}
+	d := Describe("", "", "online", caps)
+	total := 0
+	for _, ps := range d.TaskParams {
+		for _, p := range ps {
+			total += paramBytes(p)
+		}
+	}
+	if total > maxParamBytes || total == 0 {
+		t.Errorf("task parameters kept %d bytes; want some, at most %d", total, maxParamBytes)
 	}
 }
