@@ -70,6 +70,63 @@ type rule struct {
 	// rule's that overlaps it, which names the secret better
 	// (github-pat rather than generic-secret).
 	fallback bool
+	// anchors, when set, are lower-case text every match starts with one
+	// of: the expression runs only on a window from each (matches),
+	// not along the whole text. For a rule whose expression opens with a
+	// long case-insensitive alternation, which Go's regexp tries at every
+	// position.
+	anchors []string
+}
+
+// anchorWindow is how far from an anchor a match may end.
+const anchorWindow = 800
+
+// matches is ru.re.FindAllStringSubmatchIndex over t, through windows
+// from its anchors when it has them (and folding kept the text's
+// offsets).
+func (ru *rule) matches(t *text) [][]int {
+	s := t.raw
+	if len(ru.anchors) == 0 || len(t.folded) != len(s) {
+		return ru.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var out [][]int
+	end := 0
+	for _, p := range anchorPositions(t.folded, ru.anchors) {
+		if p < end {
+			continue
+		}
+		from := max(p-1, end) // one byte before, for the \b the expression opens with
+		m := ru.re.FindStringSubmatchIndex(s[from:min(len(s), p+anchorWindow)])
+		if m == nil {
+			continue
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += from
+			}
+		}
+		out = append(out, m)
+		end = m[1]
+	}
+	return out
+}
+
+// anchorPositions are the offsets in lower where any of anchors starts,
+// in order, each once.
+func anchorPositions(lower string, anchors []string) []int {
+	var at []int
+	for _, a := range anchors {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], a)
+			if j < 0 {
+				break
+			}
+			at = append(at, i+j)
+			i += j + 1
+		}
+	}
+	slices.Sort(at)
+	return slices.Compact(at)
 }
 
 // pemRule matches a private-key block, tolerating diff prefixes ("+", "-",
@@ -270,19 +327,27 @@ func obfuscatedPassword(t *text) bool {
 var secretIsRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
-		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|` +
+		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|wi-?fi|` +
 		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` + labelExtras +
-		`(?:\s+(?:for|of|on)\s+[^\s]{1,40})?(?:\s+(?:is|are|was|were|will be|to|ist|est|es|é|è)(?:\s+(?:now|still|set to|changed to|reset to))?(?:,[^,\n]{1,30},)?)?` +
+		`(?:\s+(?:for|of|on)(?:\s+[^\s(]{1,40}){1,3}(?:\s*\([^)\n]{1,40}\))?)?` +
+		`(?:\s+(?:is|are|was|were|will be|to|ist|lautet|est|es|é|è|changed to|set to|reset to)(?:\s+(?:now|still|set to|changed to|reset to))?(?:,[^,\n]{1,30},)?)?` +
 		`(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` + markdownEmphasis +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
+	anchors: []string{"pass", "p@ss", "p4ss", "pw", "pin", "token", "api", "secret", "cred", "master", "access", "totp", "otp", "2fa", "mfa",
+		"recovery", "backup", "wifi", "wi-fi", "kennwort", "mot de passe", "contrase", "senha", "wachtwoord"},
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	may: func(t *text) bool {
 		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred") ||
 			t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord") || t.has("pword") || obfuscatedPassword(t) ||
-			t.has("seed") || t.has("code")
+			t.has("seed") || t.has("code") || t.has("wifi") || t.has("wi-fi")
 	},
-	secretish: func(v string) bool { return (madeNotWritten(v) || passphraseLike(v)) && notAVariable(v) },
+	// A short value mixing letters and digits (hunter2) after a secret's
+	// name and "is" is one too, unless a technical name (sha256).
+	secretish: func(v string) bool {
+		v = strings.TrimRight(v, ".!?:)")
+		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
+	},
 }
 
 // passphraseRule catches a password told in prose that is words joined
@@ -403,11 +468,11 @@ var cliPasswordRule = rule{
 		`|\bhtpasswd\b(?:\s+-\w+)*\s+-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+` + cliValue +
 		// mongo/mongosh … -p PASS; echo PASS | sudo -S.
 		`|\bmongo(?:sh|dump|restore|export|import)?\b[^\n]{0,200}?\s-p\s*` + cliValue +
-		`|\becho\s+` + cliValue + `\s*\|\s*sudo\b(?:\s+-\w+)*\s+-\w*S)`),
+		`|\becho\s+` + cliValue + `\s*\|\s*(?:sudo\b(?:\s+-\w+)*\s+-\w*S|[^\n|]{1,100}--password-stdin))`),
 	may: func(t *text) bool {
 		return t.hasRaw("mysql") || t.hasRaw("mariadb") || t.hasRaw("sshpass") || t.hasRaw("SSHPASS") ||
 			t.hasRaw("redis-cli") || t.hasRaw("zip") || t.hasRaw("7z") || t.hasRaw("openssl") || t.hasRaw("htpasswd") ||
-			t.hasRaw("mongo") || t.hasRaw("sudo")
+			t.hasRaw("mongo") || t.hasRaw("sudo") || t.hasRaw("password-stdin")
 	},
 	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-") },
 }
@@ -508,7 +573,7 @@ var buildMu sync.Mutex
 func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
-		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule,
+		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule, passwordFromRule, passwordToRule, valueFirstRule, hexKeyRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
 	for i, p := range custom {
 		if p.ID == "" {
@@ -600,7 +665,7 @@ func (r *Redactor) ownSpans(t *text) []span {
 		if ru.may != nil && !ru.may(t) {
 			continue
 		}
-		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range ru.matches(t) {
 			start, end := m[0], m[1]
 			for g := 2; g+1 < len(m); g += 2 { // the first group that matched
 				if m[g] >= 0 {

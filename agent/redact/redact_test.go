@@ -334,6 +334,26 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		`pword: Zr4Bx7kQ2Lm9`:                                         "Zr4Bx7kQ2Lm9",
 		`key AKIA-IOSF-ODNN-7EXA-MPLE`:                                "7EXA",
 		`ghp_1a2B.3c4D.5e6F.7g8H.9i0J.1k2L.3m4N.5o6P.7q8R`:            "5e6F",
+		// The re-check's phrasings.
+		`the passwords are Zr4Bx7kQ2Lm9 and Qw3rTy12Vb`:                      "Qw3rTy12Vb",
+		`change the admin password from Hq7wPz3kLm to Rt5yUi8oPa`:            "Hq7wPz3kLm",
+		`change the admin password from Hq7wPz3kLm to Rt5yUi8oPa.`:           "Rt5yUi8oPa",
+		`the password for the staging db (changed yesterday) is Mn4bVc8xZq`:  "Mn4bVc8xZq",
+		`the door code changed to 482193`:                                    "482193",
+		`the gate code is 4821`:                                              "4821",
+		`use pin number 4821`:                                                "4821",
+		`the new key is 8697a8d41bed440e50454f31af317681`:                    "8697a8d41bed440e",
+		`Das Passwort lautet Kx8mQ2vLp9`:                                     "Kx8mQ2vLp9",
+		`Zx9kLm2q is the password for staging`:                               "Zx9kLm2q",
+		`the smtp password is hunter2`:                                       "hunter2",
+		`p/w: Zr4Bx7kQ2Lm9`:                                                  "Zr4Bx7kQ2Lm9",
+		`PWは Zr4Bx7kQ2Lm9`:                                                   "Zr4Bx7kQ2Lm9",
+		`비번은 Zr4Bx7kQ2Lm9`:                                                   "Zr4Bx7kQ2Lm9",
+		`mdp: Zr4Bx7kQ2Lm9`:                                                  "Zr4Bx7kQ2Lm9",
+		`la clave del wifi es Zr4Bx7kQ2Lm9`:                                  "Zr4Bx7kQ2Lm9",
+		`Zugangsdaten: admin / Zr4Bx7kQ2Lm9`:                                 "Zr4Bx7kQ2Lm9",
+		`wifi: Blue42Horse`:                                                  "Blue42Horse",
+		`echo Zr4Bx7kQ2Lm9 | docker login -u me --password-stdin registry.x`: "Zr4Bx7kQ2Lm9",
 	} {
 		out, f := r.Redact(in)
 		if strings.Contains(out, secret) || len(f) == 0 {
@@ -375,6 +395,11 @@ func TestRedactPasswordAssignments(t *testing.T) {
 		"the password field — use the eye icon to show it",
 		"ghp_ tokens expire every ninety days unless renewed by the admin team",
 		"login: see docs/auth.md",
+		"the password is sha256 hashed",
+		"the key is 3f2a9c1e0b7d4a6f8e2c1b0a9d8e7f6a5b4c3d2e1", // a git object's 40 hex
+		"the token moved from config.yaml to the vault",
+		"abc123 is the commit that broke the password reset",
+		"the passwords are stored and rotated",
 		"wifi: Office / Guest",
 		"the recovery code is shown once",
 		"Password (prod): see the vault",

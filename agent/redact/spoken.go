@@ -20,8 +20,8 @@ import (
 // GPIO17" stay.
 var pinRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:pin(?:\s?code)?|passcode|(?:door|alarm|access|unlock|security|safe|lock)\s?code)s?` +
-		`(?:\s+(?:for|of|on)(?:\s+\S{1,40}){1,3}?)?(?:\s+(?:is|was|are|will be)(?:\s+(?:now|still|set to|changed to|reset to))?)?` +
+	re: regexp.MustCompile(`(?i)\b(?:pin(?:\s?(?:code|number))?|pin's|passcode|(?:door|gate|garage|keypad|alarm|access|unlock|security|safe|lock)\s?code)s?` +
+		`(?:\s+(?:for|of|on)(?:\s+\S{1,40}){1,3}?)?(?:\s+(?:is|was|are|will be|changed to|set to|reset to)(?:\s+(?:now|still|set to|changed to|reset to))?)?` +
 		`(?:\s*(?::|=|->|→|—)\s*|\s+)["'\x60]?([0-9]{4,8})(?:$|[^0-9A-Za-z./:_-]|[./:](?:\s|$))` +
 		`|(?:暗証番号|PIN\s?コード|PIN番号|パスコード|ロック解除コード)[\s\x{3000}]*(?:は|が|:|：|=|＝)?[\s\x{3000}]*["'「]?([0-9０-９]{4,8})(?:$|[^0-9０-９])`),
 	may: func(t *text) bool {
@@ -41,7 +41,10 @@ var itsSecretRule = rule{
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|passwd|passphrase|passcode|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?)s?\b` +
 		`[^\n]{0,80}?\b(?:it'?s|it is|it was|that'?s|that is|use|try)\s*:?\s*["'\x60]?([^\s"'\x60,;]{4,200})`),
 	may: func(t *text) bool {
-		return (t.has("it's") || t.has("its ") || t.has("it is") || t.has("it was") || t.has("that") || t.has("use ") || t.has("try ")) &&
+		// "use"/"try" answer a question ("the api token? use …"): without
+		// a "?" they are everyday commit words, and the rule is not cheap.
+		return (t.has("it's") || t.has("its ") || t.has("it is") || t.has("it was") || t.has("that") ||
+			((t.has("use ") || t.has("try ")) && strings.Contains(t.raw, "?"))) &&
 			(t.has("pass") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred"))
 	},
 	secretish: func(v string) bool {
@@ -50,25 +53,27 @@ var itsSecretRule = rule{
 	},
 }
 
-// shortMade reports whether v, 6 characters or more, mixes letters and
-// digits and nothing else, the way a short password does (hunter2,
-// Blue42x), and is no hex id (3f2a9c1).
+// shortMade reports whether v, 6 characters or more, mixes letters, lower
+// case among them, and digits and nothing else, the way a short password
+// does (hunter2, Blue42x), and is no hex id (3f2a9c1) or name in capitals
+// (GPIO17).
 func shortMade(v string) bool {
 	if len(v) < 6 || hexIdentifierRE.MatchString(v) {
 		return false
 	}
-	letters, digits := 0, 0
+	letters, digits, lower := 0, 0, false
 	for _, r := range v {
 		switch {
 		case r < 0x80 && unicode.IsLetter(r):
 			letters++
+			lower = lower || unicode.IsLower(r)
 		case r < 0x80 && unicode.IsDigit(r):
 			digits++
 		default:
 			return false
 		}
 	}
-	return letters >= 2 && digits >= 1
+	return letters >= 2 && digits >= 1 && lower
 }
 
 // techNameRE is a technical name ending in a number, what "it's" is
@@ -82,26 +87,86 @@ var techNameRE = regexp.MustCompile(`^(?i:sha\d+|md\d|base\d+\w*|utf\d+|ucs\d|ar
 // è …". The value must look made or be a passphrase.
 var passwordIntlRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)(?:пароль|hasło|haslo|şifre|sifre|salasana|lösenord|losenord|adgangskode|heslo|κωδικός|κωδικος|mật khẩu|mat khau|كلمة المرور|la password|暗号)` +
-		`[\s\x{00a0}]*(?:è|je|on|est|er|är|on|ist|:|：|=|-|—)?[\s\x{00a0}]*["'«「]?([^\s"'»」,;]{4,100})`),
+	re: regexp.MustCompile(`(?i)(?:пароль|hasło|haslo|şifre|sifre|salasana|lösenord|losenord|adgangskode|heslo|κωδικός|κωδικος|mật khẩu|mat khau|كلمة المرور|la password|暗号|` +
+		`PWは|ＰＷは|パスは|비번은?|\bmdp|\bclave(?:\s+del?\s+\S{1,20})?|\bp/w)` +
+		`[\s\x{00a0}]*(?:è|je|on|est|es|er|är|on|ist|:|：|=|-|—)?[\s\x{00a0}]*["'«「]?([^\s"'»」,;]{4,100})`),
 	may: func(t *text) bool {
 		return t.hasRaw("ароль") || t.hasRaw("АРОЛЬ") || t.has("hasło") || t.has("haslo") || t.has("ifre") || t.has("salasana") || t.has("senord") ||
 			t.has("adgangskode") || t.has("heslo") || t.hasRaw("κωδικ") || t.hasRaw("ΚΩΔΙΚ") || t.has("mật khẩu") || t.has("mat khau") ||
-			t.hasRaw("المرور") || t.has("la password") || t.hasRaw("暗号")
+			t.hasRaw("المرور") || t.has("la password") || t.hasRaw("暗号") || t.has("pwは") || t.hasRaw("ＰＷ") || t.hasRaw("パスは") || t.hasRaw("비번") ||
+			t.has("mdp") || t.has("clave") || t.has("p/w")
 	},
 	secretish: func(v string) bool {
 		return notAVariable(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
 	},
 }
 
+// passwordFromRule and passwordToRule are a password changed from one
+// value to another: "change the admin password from Hq7wPz3kLm to
+// Rt5yUi8oPa" (both go), and the second of two listed ("the passwords are
+// … and Qw3rTy12Vb"; secretIsRule takes the first).
+var (
+	passwordFromRule = rule{
+		id:        "password",
+		re:        regexp.MustCompile(`(?i)\b` + changedSecret + `\b[^\n]{0,40}?\bfrom\s+["']?([^\s"',;]{4,100})`),
+		may:       mayChangeSecret,
+		secretish: changedValue,
+	}
+	passwordToRule = rule{
+		id: "password",
+		re: regexp.MustCompile(`(?i)\b` + changedSecret + `\b[^\n]{0,40}?\bfrom\s+\S{4,100}\s+to\s+["']?([^\s"',;]{4,100})` +
+			`|\b` + changedSecret + `\s+(?:are|were)\s+\S{4,100}\s+and\s+["']?([^\s"',;]{4,100})`),
+		may:       mayChangeSecret,
+		secretish: changedValue,
+	}
+)
+
+// changedSecret names what passwordFromRule and passwordToRule follow.
+const changedSecret = `(?:pass\s?words?|passphrases?|pins?|tokens?|secrets?|keys?)`
+
+func mayChangeSecret(t *text) bool {
+	return (t.has("from") || t.has(" and ")) && (t.has("pass") || t.has("pin") || t.has("token") || t.has("secret") || t.has("key"))
+}
+
+func changedValue(v string) bool {
+	v = strings.TrimRight(v, ".!?:)")
+	return notAVariable(v) && !pathLike(v) && !techNameRE.MatchString(v) && (madeNotWritten(v) || shortMade(v))
+}
+
+// valueFirstRule is a secret told before its name: "Zx9kLm2q is the
+// password for staging".
+var valueFirstRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)(?:^|[\s"'(])([^\s"'(),;]{6,100})\s+(?:is|was|will be)\s+(?:the|our|my|your)\s+(?:new\s+|current\s+|old\s+)?(?:\w+\s+)?(?:pass\s?word|passphrase|passcode|pin|token|api[ _-]?key|secret)\b`),
+	may: func(t *text) bool {
+		return (t.has(" is the ") || t.has(" is our ") || t.has(" is my ") || t.has(" was the ")) &&
+			(t.has("pass") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret"))
+	},
+	secretish: func(v string) bool {
+		return notAVariable(v) && !techNameRE.MatchString(v) && (madeNotWritten(v) || shortMade(v))
+	},
+}
+
+// hexKeyRule is a key of 32 hex digits told after its name ("the new key
+// is 8697a8d41bed…"); hex of a git object (40) or a SHA-256 (64) stays.
+var hexKeyRule = rule{
+	id:  "generic-secret",
+	re:  regexp.MustCompile(`(?i)\b(?:api[ _-]?)?(?:key|token|secret)s?\b[^\n]{0,30}?(?:\s(?:is|was)\s|[:=])\s*["']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)`),
+	may: func(t *text) bool {
+		return (t.has("key") || t.has("token") || t.has("secret")) && hasRun(t.raw, 32, isHexDigit)
+	},
+}
+
+func isHexDigit(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
 // credentialPairRule is a user and password given as a pair after a name
 // for them: "db creds: admin / X", "wifi: CorpNet / X", "login admin:X".
 // Only the password is redacted, and only one that looks made.
 var credentialPairRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:creds|credentials|login|wi-?fi|ssid)\b[\s\x{00a0}]*:?[\s\x{00a0}]*[^\s/:"']{1,40}[\s\x{00a0}]*(?:/|:)[\s\x{00a0}]*["']?([^\s"',;]{4,100})`),
+	re: regexp.MustCompile(`(?i)\b(?:creds|credentials|login|wi-?fi|ssid|zugangsdaten|identifiants|credenciales|credenziali)\b[\s\x{00a0}]*:?[\s\x{00a0}]*[^\s/:"']{1,40}[\s\x{00a0}]*(?:/|:)[\s\x{00a0}]*["']?([^\s"',;]{4,100})`),
 	may: func(t *text) bool {
-		return t.has("cred") || t.has("login") || t.has("wifi") || t.has("wi-fi") || t.has("ssid")
+		return t.has("cred") || t.has("login") || t.has("wifi") || t.has("wi-fi") || t.has("ssid") || t.has("zugangsdaten") || t.has("identifiants")
 	},
 	secretish: func(v string) bool {
 		v = strings.TrimRight(v, ".!?)")
