@@ -150,14 +150,16 @@ var valueFirstRule = rule{
 // hexKeyRule is a key of 32 hex digits told after its name ("the new key
 // is 8697a8d41bed…"); hex of a git object (40) or a SHA-256 (64) stays.
 var hexKeyRule = rule{
-	id:  "generic-secret",
-	re:  regexp.MustCompile(`(?i)\b(?:api[ _-]?)?(?:key|token|secret)s?\b[^\n]{0,30}?(?:\s(?:is|was)\s|[:=])\s*["']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)`),
+	id: "generic-secret",
+	re: regexp.MustCompile(`(?i)\b(?:api[ _-]?)?(?:key|token|secret)s?\b[^\n]{0,30}?(?:\s(?:is|was)\s|[:=])\s*["']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)`),
 	may: func(t *text) bool {
 		return (t.has("key") || t.has("token") || t.has("secret")) && hasRun(t.raw, 32, isHexDigit)
 	},
 }
 
-func isHexDigit(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
 
 // credentialPairRule is a user and password given as a pair after a name
 // for them: "db creds: admin / X", "wifi: CorpNet / X", "login admin:X".
