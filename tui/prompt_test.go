@@ -360,8 +360,8 @@ func TestFirstRunNamesTheDataDirInAoiID(t *testing.T) {
 // "--scope a,b" after the agent (or after the priority) names it.
 func TestAskTakesAScope(t *testing.T) {
 	for line, want := range map[string][]string{
-		"@eng --scope acme/webapp/billing is the invoice test fixed?":    {"acme/webapp/billing"},
-		"@eng !high --scope=acme/webapp/billing,acme/api is it fixed?":   {"acme/webapp/billing", "acme/api"},
+		"@eng --scope acme/webapp/billing is the invoice test fixed?":      {"acme/webapp/billing"},
+		"@eng !high --scope=acme/webapp/billing,acme/api is it fixed?":     {"acme/webapp/billing", "acme/api"},
 		"@eng --scope acme/webapp/billing !low is the invoice test fixed?": {"acme/webapp/billing"},
 	} {
 		c, err := parsePrompt(line)

@@ -183,8 +183,10 @@ func TestRefusalWaitsLonger(t *testing.T) {
 		clk, db := queuedNotify(t, `{}`)
 		ctx := context.Background()
 		o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
-			Config: func() config.Outbox { return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 1000, ExpirySec: 3600} },
-			Send:   func(context.Context, store.OutboxRecord) error { return c.answer }})
+			Config: func() config.Outbox {
+				return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 1000, ExpirySec: 3600}
+			},
+			Send: func(context.Context, store.OutboxRecord) error { return c.answer }})
 		due, _ := db.DueOutbox(ctx, clk.now(), 10)
 		o.Deliver(ctx, due[0])
 		got, _, _ := db.Outbox(ctx, due[0].ID)
