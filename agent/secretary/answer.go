@@ -297,8 +297,8 @@ func conceptCover(h store.ContextHit, forms []string) float64 {
 	about, code, _ := strings.Cut(h.Body, store.CodeMark)
 	// The whole title: a merge's "Merge" boilerplate does not rank it
 	// (scoredTitle), but a merge does say the work was merged.
-	about = strings.ToLower(h.Title + "\n" + h.Key + "\n" + about)
-	code = strings.ToLower(code)
+	about = withoutMarkerWord(strings.ToLower(h.Title + "\n" + h.Key + "\n" + about))
+	code = withoutMarkerWord(strings.ToLower(code))
 	cover := 0.0
 	for _, t := range forms {
 		// A katakana form covers only as a word of its own or the start

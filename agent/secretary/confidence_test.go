@@ -53,3 +53,18 @@ func TestRelationNeedsOneHitNamingBoth(t *testing.T) {
 		t.Error("a question about two things is read as relating them")
 	}
 }
+
+// TestFixDoesNotMatchFIXME: "fix" in a question found every FIXME marker,
+// whatever it was about (the second walk's billing question got auth's
+// FIXME as its blocker); the marker's kind is no topic.
+func TestFixDoesNotMatchFIXME(t *testing.T) {
+	marker := store.ContextHit{Kind: "marker", Title: "FIXME(auth/refresh.go:7): refresh tokens are never revoked"}
+	commit := store.ContextHit{Kind: "commit", Title: "billing: fix the invoice totals"}
+	forms := []string{"fix"}
+	if conceptCover(marker, forms) != 0 || conceptCover(commit, forms) != coverAbout {
+		t.Errorf("cover of fix: marker %v (want 0), commit %v (want %v)", conceptCover(marker, forms), conceptCover(commit, forms), coverAbout)
+	}
+	if mentionsTerm(marker.Title, forms) || !mentionsTerm(commit.Title, forms) {
+		t.Error("mentionsTerm reads the marker's FIXME as fix, or misses the commit's fix")
+	}
+}
