@@ -11,6 +11,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/agenttest"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/backoff"
 )
 
@@ -91,4 +92,35 @@ func TestOutboxListsAndWithdraws(t *testing.T) {
 	if err != nil || len(rows) != 1 {
 		t.Errorf("audit rows %+v, %v; want the withdrawal", rows, err)
 	}
+}
+
+// TestTaskRequestToAnOfflinePeerIsQueued: the second walk's `:task` to a
+// stopped peer failed where a question was queued. A task request (not
+// one waited for with --sync) is queued too, listed in the outbox, and
+// reaches the peer when it is back.
+func TestTaskRequestToAnOfflinePeerIsQueued(t *testing.T) {
+	clk := backoff.NewFake(time.Now())
+	pm := agenttest.Start(t, "pm-tanaka", agenttest.Options{Role: "pm", Clock: clk})
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{"hold": {Command: []string{"sleep", "1"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none", Approval: config.Approval{Required: true}}}
+	})
+	pair(eng, pm)
+	eng.Stop()
+	ctx := context.Background()
+	ticket, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "hold"})
+	if err != nil || ticket.Status != agent.AskQueued {
+		t.Fatalf("task request to an offline peer: %+v, %v; want it queued", ticket, err)
+	}
+	if es, _ := pm.Outbox(ctx); len(es) != 1 || es[0].What != "task request" {
+		t.Fatalf("outbox %+v; want the task request", es)
+	}
+	eng.Restart(nil)
+	eventually(t, 10*time.Second, "the queued task request to reach eng-suzuki", func() bool {
+		clk.Advance(500 * time.Millisecond)
+		as, err := eng.Approvals(ctx, agent.ApprovalFilter{})
+		return err == nil && len(as) == 1 && as[0].TaskType == "hold"
+	})
 }

@@ -41,6 +41,8 @@ func (c *Core) newOutbox() *outbox.Outbox {
 				c.events.Publish(EventQueryUpdated, e.ID, e.To, "delivered")
 			case wire.MethodQuery:
 				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the question you queued for it went out")
+			case wire.MethodTaskExecute:
+				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the task request you queued for it went out")
 			}
 		},
 		Redact: func(s string) string { return c.redactOut(termtext.Visible(s)) },
@@ -58,6 +60,8 @@ func (c *Core) outboxRefused(_ context.Context, e store.OutboxRecord, err error)
 		what = "an answer or result this agent sends it"
 	} else if e.Method == wire.MethodQuery {
 		what = "the question you queued for it while it was offline"
+	} else if e.Method == wire.MethodTaskExecute {
+		what = "the task request you queued for it while it was offline"
 	}
 	reason := err.Error()
 	var answered *rpc.Error

@@ -30,6 +30,8 @@ func outboxWhat(r store.OutboxRecord) string {
 	switch r.Method {
 	case wire.MethodQuery:
 		return "question"
+	case wire.MethodTaskExecute:
+		return "task request"
 	case wire.MethodMessage:
 		return "message"
 	case wire.MethodNotify:
@@ -63,7 +65,7 @@ func (c *Core) DropOutbox(ctx context.Context, req OutboxDropRequest) error {
 		if err := tx.DropOutbox(rec.ID); err != nil {
 			return err
 		}
-		if rec.Method == wire.MethodQuery {
+		if rec.Method == wire.MethodQuery || rec.Method == wire.MethodTaskExecute {
 			if err := tx.SetAskResult(rec.ID, wire.MustJSON(map[string]string{"error": "withdrawn before " + rec.To + " was reached"})); err != nil {
 				return err
 			}

@@ -462,6 +462,8 @@ func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 // "accepted".
 func taskRequestedText(to, taskType, status string) string {
 	switch status {
+	case agent.AskQueued:
+		return to + " is offline: " + taskType + " is queued and goes out when it is back; the result shows here"
 	case agent.TaskPending:
 		return taskType + " on " + to + " waits for its owner's approval; the result shows here"
 	case agent.TaskApproved, agent.TaskInProgress:

@@ -193,7 +193,7 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 	}
 	if err := client.CallWithID(callCtx, id, wire.MethodQuery, params, &raw); err != nil {
 		if a.Outbox != nil && peers.NotDialed(err) {
-			return a.queue(ctx, id, params, err)
+			return a.queueQuery(ctx, id, params, err)
 		}
 		err = a.failed(ctx, req.To, err)
 		a.settle(ctx, id, map[string]string{"error": err.Error()})
@@ -227,22 +227,48 @@ func (a *Asker) keepAnswer(ctx context.Context, id, from string, res json.RawMes
 // as an async question: its answer arrives as a query.completed notify
 // like any other. Only a question that never left is queued; one whose
 // connection dropped mid-way may have arrived, and fails as before.
-func (a *Asker) queue(ctx context.Context, id string, params wire.QueryParams, cause error) (service.AskResult, error) {
-	_ = a.Peers.Failed(ctx, params.To, cause) // marks it offline
+func (a *Asker) queueQuery(ctx context.Context, id string, params wire.QueryParams, cause error) (service.AskResult, error) {
 	params.Async = true
+	until, err := a.queue(ctx, id, params.To, wire.MethodQuery, params, cause)
+	if err != nil {
+		return service.AskResult{QueryID: id}, err
+	}
+	res := wire.MustJSON(wire.QueryResult{Completed: false, Metadata: map[string]any{"state": service.AskQueued},
+		Summary: fmt.Sprintf("%s is offline: the question is queued and goes out when %s is back (tried until %s); the answer arrives like any other",
+			params.To, params.To, until.Local().Format("Jan 2 15:04"))})
+	a.settle(ctx, id, res) // waiting, as an async question is
+	return service.AskResult{QueryID: id, Result: res}, nil
+}
+
+// queueTask is queueQuery for a task request (not one asked with --sync,
+// whose asker waits for it): the walk's `:task` to a stopped peer failed
+// where a question was queued.
+func (a *Asker) queueTask(ctx context.Context, id string, params wire.TaskExecuteParams, cause error) (service.TaskTicket, error) {
+	until, err := a.queue(ctx, id, params.To, wire.MethodTaskExecute, params, cause)
+	if err != nil {
+		return service.TaskTicket{RequestID: id}, err
+	}
+	res := wire.MustJSON(map[string]any{"status": service.AskQueued,
+		"message": fmt.Sprintf("%s is offline: the request is queued and goes out when %s is back (tried until %s); the result arrives like any other",
+			params.To, params.To, until.Local().Format("Jan 2 15:04"))})
+	a.settle(ctx, id, map[string]any{"completed": false, "status": service.AskQueued})
+	return service.TaskTicket{RequestID: id, Status: service.AskQueued, Result: res}, nil
+}
+
+// queue stores a call to a peer that could not be dialed in the outbox,
+// marks the peer offline and wakes the outbox; it returns when the outbox
+// gives up.
+func (a *Asker) queue(ctx context.Context, id, to, method string, params any, cause error) (time.Time, error) {
+	_ = a.Peers.Failed(ctx, to, cause) // marks it offline
 	now := a.Now()
-	entry := store.OutboxRecord{ID: id, To: params.To, Method: wire.MethodQuery, Params: wire.MustJSON(params),
+	entry := store.OutboxRecord{ID: id, To: to, Method: method, Params: wire.MustJSON(params),
 		NextAttemptAt: now.Add(time.Second), CreatedAt: now, ExpiresAt: now.Add(a.QueueExpiry())}
 	if err := a.DB.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(entry) }); err != nil {
 		a.settle(ctx, id, map[string]string{"error": err.Error()})
-		return service.AskResult{QueryID: id}, err
+		return time.Time{}, err
 	}
 	a.Outbox.Wake()
-	res := wire.MustJSON(wire.QueryResult{Completed: false, Metadata: map[string]any{"state": service.AskQueued},
-		Summary: fmt.Sprintf("%s is offline: the question is queued and goes out when %s is back (tried until %s); the answer arrives like any other",
-			params.To, params.To, entry.ExpiresAt.Local().Format("Jan 2 15:04"))})
-	a.settle(ctx, id, res) // waiting, as an async question is
-	return service.AskResult{QueryID: id, Result: res}, nil
+	return entry.ExpiresAt, nil
 }
 
 // settle records how the call of an ask went (its immediate result, or
@@ -300,6 +326,9 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	}
 	var raw json.RawMessage
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &raw); err != nil {
+		if a.Outbox != nil && !req.Sync && peers.NotDialed(err) {
+			return a.queueTask(ctx, id, params, err)
+		}
 		err = a.failed(ctx, req.To, err)
 		a.settle(ctx, id, map[string]string{"error": err.Error()})
 		return service.TaskTicket{RequestID: id}, err

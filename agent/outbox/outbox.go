@@ -321,10 +321,10 @@ func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
 		if err := tx.ExpireOutbox(e.ID); err != nil {
 			return err
 		}
-		if e.Method == wire.MethodQuery {
-			// A question queued for an offline peer: its ask no longer
-			// waits for an answer.
-			why := e.To + " was not reached before the question expired"
+		if e.Method == wire.MethodQuery || e.Method == wire.MethodTaskExecute {
+			// A question or task request queued for an offline peer: its
+			// ask no longer waits for an answer.
+			why := e.To + " was not reached before the request expired"
 			if err := tx.SetAskResult(e.ID, wire.MustJSON(map[string]string{"error": why})); err != nil {
 				return err
 			}
