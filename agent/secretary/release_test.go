@@ -141,3 +141,38 @@ func TestLatestReleaseIsTheNewestTag(t *testing.T) {
 		t.Errorf("answer %s; want v1.1.0's commit (auth) and not the one after it (billing)", b)
 	}
 }
+
+// TestReleaseAnswerLeavesOutTodaysWork: "what went into v1.1.0?" listed
+// today's uncommitted changes and FIXMEs beside the tag's commits (the
+// second walk); a cut tag's answer holds its commits only.
+func TestReleaseAnswerLeavesOutTodaysWork(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "tag", Ctx: "acme/webapp", Key: "v1.0.0", Title: "tag v1.0.0", TS: h(50), Meta: `{"date":"` + h(50).Format(time.RFC3339) + `"}`},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "auth: refresh token rotation", TS: h(30)},
+			{Source: "git", Kind: "tag", Ctx: "acme/webapp", Key: "v1.1.0", Title: "tag v1.1.0", TS: h(20), Meta: `{"date":"` + h(20).Format(time.RFC3339) + `"}`},
+			{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "auth/refresh.go:7", Title: "FIXME(auth/refresh.go:7): refresh tokens are never revoked on logout", TS: h(1),
+				Meta: `{"file":"auth/refresh.go","uncommitted":true}`},
+			{Source: "git", Kind: "worktree", Ctx: "acme/webapp", Title: "uncommitted: 1 modified, 0 untracked", Body: "auth/refresh.go (+1 -0)", TS: h(1),
+				Meta: `{"files":[{"path":"auth/refresh.go","added":1}]}`},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "what went into v1.1.0?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(a.Result)
+	if !strings.Contains(string(b), "a1b2c3d") || len(a.Result.Blockers) != 0 || strings.Contains(string(b), "FIXME") || strings.Contains(a.Result.Summary, "uncommitted") {
+		t.Errorf("answer %s; want v1.1.0's commit and no blockers of today's work", b)
+	}
+}
