@@ -71,6 +71,7 @@ type chainVerifier struct {
 	// own audit.checkpoint row confirmed it.
 	cp        *AuditCheckpoint
 	confirmed bool
+	cpRow     int64 // the audit.checkpoint row that confirmed cp
 	red       redactionState // rows rewritten by aoi forget
 	// sealedThrough is the newest row a verified seal covers; unsealed
 	// counts the rows after that seal.
@@ -156,7 +157,7 @@ func (v *chainVerifier) noteCheckpoint(r AuditRecord) {
 	v.anchors = append(v.anchors, anchorSeen{seq: r.Seq, method: checkpointMethod,
 		signed: v.signedBy(d.Signature, checkpointMessage(d.ContinuesFrom, d.ContinuesFromHash))})
 	if v.cp != nil && !v.confirmed && d.ContinuesFrom == v.cp.ContinuesFromSeq && d.ContinuesFromHash == v.cp.ContinuesFromHash {
-		v.confirmed = true
+		v.confirmed, v.cpRow = true, r.Seq
 	}
 }
 
@@ -164,6 +165,12 @@ func (v *chainVerifier) noteCheckpoint(r AuditRecord) {
 func (v *chainVerifier) finish() string {
 	if v.cp != nil && !v.confirmed {
 		return fmt.Sprintf("row %d: the pruning checkpoint before it is not recorded in the chain — it was added by hand to hide deleted rows", v.firstSeq)
+	}
+	if v.cp != nil && v.db.key() != nil && v.sealedThrough < v.cpRow {
+		// A pruning is sealed at once: a pruned start no seal of this
+		// agent follows was made without its key (the re-check rebuilt a
+		// whole log that way, its seal file deleted).
+		return fmt.Sprintf("row %d: the log's start was pruned, but no seal of this agent follows the pruning — the log was rebuilt by hand", v.cpRow)
 	}
 	return ""
 }
