@@ -71,7 +71,7 @@ type chainVerifier struct {
 	// own audit.checkpoint row confirmed it.
 	cp        *AuditCheckpoint
 	confirmed bool
-	cpRow     int64 // the audit.checkpoint row that confirmed cp
+	cpRow     int64          // the audit.checkpoint row that confirmed cp
 	red       redactionState // rows rewritten by aoi forget
 	// sealedThrough is the newest row a verified seal covers; unsealed
 	// counts the rows after that seal.
