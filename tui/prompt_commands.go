@@ -100,15 +100,31 @@ func askPriority(text string) (priority, rest string, err error) {
 	return "", text, fmt.Errorf("!%s is no priority: use !low, !high or !critical (or none, for normal)", p)
 }
 
+// offeredTasks says what task types a peer offers this agent, with their
+// parameters (the second walk's `:task eng` got the usage line).
+func offeredTasks(peers []agent.Peer, id string) string {
+	i := slices.IndexFunc(peers, func(p agent.Peer) bool { return Sanitize(p.AgentID) == id })
+	switch {
+	case i < 0:
+		return "no peer " + id + " here (tab completes ids)"
+	case len(peers[i].TaskTypes) == 0:
+		return id + " offers you no task types (as it last announced; :discover asks again)"
+	}
+	return id + " offers: " + Sanitize(taskTypesText(peers[i])) + " · :task " + id + " TYPE key=value…"
+}
+
 // unknownPeer says why the peer a command asks is not one this agent
 // knows ("" when it is, or when no peer list has been read yet): the bar
 // stays open with the line, to mend the id rather than retype it.
 func unknownPeer(c promptCommand, peers []agent.Peer) string {
 	to := c.ask.To
-	if c.name == "task" {
+	switch c.name {
+	case "task":
 		to = c.task.To
+	case "tasktypes":
+		to = c.id
 	}
-	if (c.name != "ask" && c.name != "task") || len(peers) == 0 {
+	if (c.name != "ask" && c.name != "task" && c.name != "tasktypes") || len(peers) == 0 {
 		return ""
 	}
 	ids := agentIDs(peers)
@@ -238,6 +254,10 @@ func restAfter(line string, n int) string {
 }
 
 func parseTask(f []string) (promptCommand, error) {
+	if len(f) == 1 {
+		// ":task AGENT": what it offers, as `aoi task AGENT` lists it.
+		return promptCommand{name: "tasktypes", id: strings.ToLower(f[0])}, nil
+	}
 	if len(f) < 2 {
 		return promptCommand{}, errors.New("write :task AGENT TYPE key=value…, e.g. :task eng-suzuki run_tests suite=./auth/...")
 	}
@@ -293,6 +313,9 @@ func (m *Model) runPrompt(line string) tea.Cmd {
 			res, err := svc.Ask(ctx, req)
 			return askedMsg{req: req, res: res, err: err}
 		}
+	case "tasktypes":
+		m.info(offeredTasks(m.knownPeers, c.id))
+		return nil
 	case "task":
 		req := c.task
 		m.info("asking " + req.To + " to run " + req.TaskType + "…")

@@ -62,7 +62,7 @@ func TestParsePromptErrors(t *testing.T) {
 		"hello":                                  "start with @",
 		"@":                                      "@AGENT",
 		"@eng":                                   "@AGENT",
-		":task eng":                              ":task AGENT TYPE",
+		":task":                                  ":task AGENT TYPE",
 		":task eng t suite":                      `"suite" is not key=value`,
 		":focus maybe":                           ":focus on",
 		":trust eng":                             ":trust AGENT FINGERPRINT",
@@ -368,5 +368,19 @@ func TestAskTakesAScope(t *testing.T) {
 		if err != nil || !slices.Equal(c.ask.ContextScope, want) || strings.Contains(c.ask.Query, "--scope") || strings.HasPrefix(c.ask.Query, "!") {
 			t.Errorf("%q → %+v, %v; want scope %v and the question alone", line, c.ask, err, want)
 		}
+	}
+}
+
+// TestTaskWithAgentAloneListsItsTypes: ":task AGENT" lists what the peer
+// offers, with the parameters, as `aoi task AGENT` does (the second walk
+// got the usage line).
+func TestTaskWithAgentAloneListsItsTypes(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 200, 30, true)
+	press(t, m, ":")
+	typeText(t, m, "task pm-tanaka")
+	press(t, m, "enter")
+	if !strings.Contains(m.notice.text, "pm-tanaka offers: lint; run_tests (suite=auth|billing required, verbose=)") {
+		t.Errorf("notice %q; want pm-tanaka's task types listed", m.notice.text)
 	}
 }
