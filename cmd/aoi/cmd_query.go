@@ -102,7 +102,10 @@ func (a *app) ask(ctx context.Context, svc asker, req agent.AskRequest, wait tim
 			// Our own words (the peer was not reached), not the peer's.
 			fmt.Fprintf(w, "query %s queued: %s\n", res.QueryID, qr.Summary)
 		default:
-			fmt.Fprintf(w, "query %s sent to %s; not answered yet — the answer will arrive in your inbox (`aoi inbox`)\n",
+			// The peer's own line follows and says where it stands (with
+			// --async, already answered from recorded work): no "not
+			// answered yet" before it to contradict it (the second walk).
+			fmt.Fprintf(w, "query %s sent to %s; the answer will arrive in your inbox (`aoi inbox`)\n",
 				res.QueryID, cell(req.To, 0))
 			if qr.Summary != "" {
 				fmt.Fprintln(w, peerProse(qr.Summary))
