@@ -71,3 +71,21 @@ func TestQuestionArrivedWhileAwayRings(t *testing.T) {
 		t.Fatalf("notice %q; want the question that arrived announced", m.notice.text)
 	}
 }
+
+// TestMessageAttentionLeavesItsNotice: a notify's attention event ("eng:
+// query.completed") that arrives after its message was shown left the
+// generic line in place of "↩ eng re “…”" (a CI run lost that race). It
+// rings but leaves the notice; another attention still takes its place.
+func TestMessageAttentionLeavesItsNotice(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 30, true)
+	m.asks["ask-1"] = "how is auth going?"
+	m.showMessage(agent.Message{Seq: 9, From: "eng-suzuki", Event: "query.completed", RelatedID: "ask-1", Data: []byte(`{"summary":"70% done"}`)})
+	m.attention(agent.Event{Kind: agent.EventAttention, ID: "9", Summary: "eng-suzuki: query.completed"})
+	if !strings.Contains(m.notice.text, "eng-suzuki re “how is auth going?”: 70% done") {
+		t.Fatalf("notice %q; want the answer's own line kept", m.notice.text)
+	}
+	m.attention(agent.Event{Kind: agent.EventAttention, ID: "q-1", Summary: "question from qa-ito: “tests?”"})
+	if !strings.Contains(m.notice.text, "question from qa-ito") {
+		t.Errorf("notice %q; want the new attention shown", m.notice.text)
+	}
+}

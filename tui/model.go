@@ -60,7 +60,9 @@ type Model struct {
 	// awayQueries are the questions shown when the core came back, until
 	// the next fetch says which arrived meanwhile (conn.go; nil: none).
 	awayQueries map[string]bool
-	retries     int
+	// shownMessage is the seq of the message last shown as a notice.
+	shownMessage string
+	retries      int
 
 	msgSeq    int64
 	readAsked int64 // the newest read mark asked for, so keys do not repeat it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -178,7 +179,10 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 		}
 		seq += ansi.Notify(truncate(body, 200))
 	}
-	if ev.Summary != "" {
+	// A message's attention event ("eng: query.completed") that arrives
+	// after the message itself was shown says less than its notice ("↩
+	// eng re “…”: …"): it rings, but leaves the notice (a race CI lost).
+	if ev.Summary != "" && (ev.ID == "" || ev.ID != m.shownMessage) {
 		keys := m.attentionKeys(ev)
 		m.announce("⚑ " + Sanitize(ev.Summary) + keys)
 		switch {
@@ -310,6 +314,7 @@ type readMarkedMsg struct {
 
 // showMessage turns one peer message into a notice.
 func (m *Model) showMessage(msg agent.Message) {
+	m.shownMessage = strconv.FormatInt(msg.Seq, 10)
 	from := Sanitize(msg.From)
 	text := messageText(msg.Data)
 	q := m.asks[msg.RelatedID]
