@@ -2,8 +2,6 @@ package source
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -13,11 +11,7 @@ import (
 func TestMarkersFlagUncommittedAndReadContinuations(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
-	write := func(p, s string) {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	write("a.go", "package a\n// FIXME: stale one\n")
 	write("b.go", "package a\n")
 	gitIn(t, dir, "add", "-A")
@@ -48,11 +42,7 @@ func TestMarkersFlagUncommittedAndReadContinuations(t *testing.T) {
 func TestPollDatesCommittedMarkers(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
-	write := func(p, s string) {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	write("a.go", "package a\n// FIXME: old one\n")
 	gitIn(t, dir, "add", "-A")
 	t.Setenv("GIT_AUTHOR_DATE", "2024-03-01T10:00:00Z")

@@ -15,14 +15,7 @@ import (
 func TestFailingTestsFromOutputFiles(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	write("README.md", "FAIL: not a test file\n")
 	gitIn(t, dir, "add", "-A")
 	gitIn(t, dir, "commit", "-q", "-m", "init")
@@ -249,14 +242,7 @@ func TestJUnitMessageIsUnescaped(t *testing.T) {
 func TestIgnoredTestOutput(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	write(".gitignore", "*.log\njunit/\nnode_modules/\n")
 	gitIn(t, dir, "add", "-A")
 	gitIn(t, dir, "commit", "-q", "-m", "init")

@@ -97,6 +97,17 @@ func gitIn(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// writeIn writes s to the file p under dir, making its folders.
+func writeIn(t *testing.T, dir, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestGitPollIncremental(t *testing.T) {
 	dir := t.TempDir()
 	repo := Repo{Ctx: "acme/tool", Path: dir}
@@ -107,14 +118,7 @@ func TestGitPollIncremental(t *testing.T) {
 	if err != nil || len(b.Events) != 0 {
 		t.Fatalf("empty repo: %+v %v", b, err)
 	}
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	write("main.go", "package main\n// FIXME(bob): handle signals\nfunc main() {}\n")
 	gitIn(t, dir, "add", "-A")
 	gitIn(t, dir, "commit", "-q", "-m", "first")
@@ -163,14 +167,7 @@ func TestCommitNamesEveryFileItTouched(t *testing.T) {
 	gitIn(t, dir, "init", "-q", "-b", "main")
 	gitIn(t, dir, "config", "diff.dstPrefix", "new/") // the owner's own prefix must not shift paths
 	gitIn(t, dir, "config", "log.showRoot", "false")  // nor hide the first commit's files
-	write := func(p, s string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	commitAll := func(msg string) {
 		gitIn(t, dir, "add", "-A")
 		gitIn(t, dir, "commit", "-q", "-m", msg)
@@ -231,12 +228,7 @@ func TestContextInsideALargerRepositoryIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
 	for _, p := range []string{"web/app.go", "payroll/salaries.csv"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte("x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeIn(t, dir, p, "x\n")
 	}
 	gitIn(t, dir, "add", "-A")
 	gitIn(t, dir, "commit", "-q", "-m", "payroll: raise the CEO's salary")
