@@ -39,10 +39,8 @@ func (c *Core) newOutbox() *outbox.Outbox {
 			switch e.Method {
 			case wire.MethodNotify:
 				c.events.Publish(EventQueryUpdated, e.ID, e.To, "delivered")
-			case wire.MethodQuery:
-				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the question you queued for it went out")
-			case wire.MethodTaskExecute:
-				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the task request you queued for it went out")
+			case wire.MethodQuery, wire.MethodTaskExecute:
+				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the "+outboxWhat(e)+" you queued for it went out")
 			}
 		},
 		Redact: func(s string) string { return c.redactOut(termtext.Visible(s)) },
@@ -54,14 +52,13 @@ func (c *Core) newOutbox() *outbox.Outbox {
 // is retried until it expires.
 func (c *Core) outboxRefused(_ context.Context, e store.OutboxRecord, err error) {
 	what := "what you queued for it"
-	if e.Method == wire.MethodMessage {
+	switch e.Method {
+	case wire.MethodMessage:
 		what = "the message you sent"
-	} else if e.Method == wire.MethodNotify {
+	case wire.MethodNotify:
 		what = "an answer or result this agent sends it"
-	} else if e.Method == wire.MethodQuery {
-		what = "the question you queued for it while it was offline"
-	} else if e.Method == wire.MethodTaskExecute {
-		what = "the task request you queued for it while it was offline"
+	case wire.MethodQuery, wire.MethodTaskExecute:
+		what = "the " + outboxWhat(e) + " you queued for it while it was offline"
 	}
 	reason := err.Error()
 	var answered *rpc.Error

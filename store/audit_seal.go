@@ -80,13 +80,13 @@ func (d sealDetail) verifiedBy(k AuditKey) bool {
 	return err == nil && k.Verify(d.message(), sig)
 }
 
-// anchorsSignedSince is where the newest seal (in the log, or in the
-// anchor file when a pruning took the log's seals) says anchors are signed
-// from, or, when no seal of this release says so yet, the seal about to be
-// written (at seq).
-func (tx *Tx) anchorsSignedSince(seq int64) (int64, error) {
-	if d, ok := tx.db.readAnchor(); ok && d.AnchorsSignedSince > 0 {
-		seq = min(seq, d.AnchorsSignedSince)
+// anchorsSignedSince is where the newest seal (in the log, or filed, the
+// anchor file's, when a pruning took the log's seals) says anchors are
+// signed from, or, when no seal of this release says so yet, the seal
+// about to be written (at seq).
+func (tx *Tx) anchorsSignedSince(seq int64, filed sealDetail) (int64, error) {
+	if filed.AnchorsSignedSince > 0 {
+		seq = min(seq, filed.AnchorsSignedSince)
 	}
 	var raw string
 	err := tx.QueryRow(`SELECT detail FROM audit_log WHERE agent = ? AND method = ? ORDER BY seq DESC LIMIT 1`, systemAgent, sealMethod).Scan(&raw)
@@ -121,6 +121,7 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 	}
 	var sealed bool
 	var anchor sealDetail
+	filed, _ := db.readAnchor() // read here, not while holding the writer
 	err := db.Write(ctx, func(tx *Tx) error {
 		sealed = false
 		if tx.head.seq == 0 {
@@ -133,7 +134,7 @@ func (db *DB) SealAudit(ctx context.Context) (bool, error) {
 		if isSeal(agent, method) {
 			return nil
 		}
-		since, err := tx.anchorsSignedSince(tx.head.seq + 1)
+		since, err := tx.anchorsSignedSince(tx.head.seq+1, filed)
 		if err != nil {
 			return err
 		}
