@@ -27,25 +27,10 @@ func genericKeyMayMatch(t *text) bool {
 		return false
 	}
 	text := t.folded
-	// A peer request body is usually small: keep the scratch space on the
-	// stack instead of allocating per call.
-	var runBuf [smallText + 1]int32
-	// run[i] is the length of the run of secret characters from i.
-	var run []int32
-	if len(text) <= smallText {
-		run = runBuf[:len(text)+1]
-	} else {
-		run = make([]int32, len(text)+1)
-	}
-	for i := len(text) - 1; i >= 0; i-- {
-		if classOf(text[i])&clSecret != 0 {
-			run[i] = run[i+1] + 1
-		}
-	}
 	for o := 0; o < len(text); o++ {
 		c := text[o]
-		if classOf(c)&clOperator == 0 || c == '?' && (o+1 == len(text) || text[o+1] != '=') ||
-			!secretFollows(text, run, o, minSecret) {
+		if byteClass[c]&clOperator == 0 || c == '?' && (o+1 == len(text) || text[o+1] != '=') ||
+			!secretFollows(text, o, minSecret) {
 			continue // ("?" is an operator only in "?=")
 		}
 		if keywordPrecedes(text, o) {
@@ -55,21 +40,27 @@ func genericKeyMayMatch(t *text) bool {
 	return false
 }
 
-// smallText is the text length mayHoldGenericKey scans without allocating.
-const smallText = 1024
-
 // secretFollows reports whether, after the operator at o and any number of
 // separator characters, a run of at least min secret characters starts.
-func secretFollows(text string, run []int32, o int, min int32) bool {
-	for p := o + 1; p <= len(text); p++ {
-		if run[p] >= min {
+func secretFollows(text string, o int, min int) bool {
+	for p := o + 1; p < len(text); p++ {
+		if secretRun(text, p, min) >= min {
 			return true
 		}
-		if p == len(text) || classOf(text[p])&clSeparator == 0 {
+		if byteClass[text[p]]&clSeparator == 0 {
 			return false
 		}
 	}
 	return false
+}
+
+// secretRun is the length of the run of secret characters from p, counted
+// up to min.
+func secretRun(text string, p, min int) int {
+	n := 0
+	for ; n < min && p+n < len(text) && byteClass[text[p+n]]&clSecret != 0; n++ {
+	}
+	return n
 }
 
 // holdsGenericKeyword reports whether any of the rule's keywords occurs.
@@ -128,6 +119,15 @@ const (
 	clOperator              // first character of an operator: = > : | , ?
 	clSeparator             // may stand between operator and secret: operator characters, ` ' " whitespace =
 )
+
+// byteClass is classOf for every byte, looked up instead of computed: the
+// scan above reads every byte of a peer's request body.
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		t[c] = classOf(byte(c))
+	}
+	return t
+}()
 
 func classOf(c byte) uint8 {
 	var cl uint8
