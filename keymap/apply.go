@@ -37,7 +37,7 @@ func (k *KeyMap) entries() []entry {
 		{"reject", ScopeApprovals, &k.Approvals.Reject},
 		{"answer", ScopeQueries, &k.Queries.Answer},
 		{"decline", ScopeQueries, &k.Queries.Decline},
-		{"release", ScopeInterrupts, &k.Interrupts.Release},
+		{"release", ScopeQueries, &k.Queries.Release},
 		{"release_all", ScopeInterrupts, &k.Interrupts.ReleaseAll},
 		{"trust", ScopePeers, &k.Peers.Trust},
 		{"refuse", ScopePeers, &k.Peers.Refuse},
@@ -112,7 +112,7 @@ func splitKeys(s string) []string {
 // a pane's own keys, the list keys and the global keys. Approve and reject
 // act from every pane (a waiting request is one keypress away), so the
 // approvals scope is active with each pane's, and the Interrupts pane
-// takes the queries keys (answer, decline) besides its own.
+// takes the queries keys (answer, decline, release) besides its own.
 func activeTogether() [][]Scope {
 	return [][]Scope{
 		{ScopeGlobal, ScopeList, ScopeApprovals},

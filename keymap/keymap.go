@@ -46,16 +46,19 @@ type Approvals struct {
 	Reject  key.Binding
 }
 
-// Queries bindings act on the selected received query.
+// Queries bindings act on the selected received query, in the Queries
+// and the Interrupts pane alike: Release sends it the secretary's draft
+// as the answer (a buffered question's, or an escalated one's, as `aoi
+// release ID` does).
 type Queries struct {
 	Answer  key.Binding
 	Decline key.Binding
+	Release key.Binding
 }
 
-// Interrupts bindings release buffered queries; the Queries bindings
-// answer and decline them there too.
+// Interrupts bindings release every buffered query; the Queries bindings
+// answer, decline and release one there too.
 type Interrupts struct {
-	Release    key.Binding
 	ReleaseAll key.Binding
 }
 
@@ -113,8 +116,8 @@ func Default() KeyMap {
 			Open:     bind("open", "enter"),
 		},
 		Approvals:  Approvals{Approve: bind("approve", "y"), Reject: bind("reject", "n")},
-		Queries:    Queries{Answer: bind("answer", "e"), Decline: bind("decline", "d")},
-		Interrupts: Interrupts{Release: bind("send draft", "r"), ReleaseAll: bind("send all drafts", "R")},
+		Queries:    Queries{Answer: bind("answer", "e"), Decline: bind("decline", "d"), Release: bind("send draft", "r")},
+		Interrupts: Interrupts{ReleaseAll: bind("send all drafts", "R")},
 		Peers:      Peers{Trust: bind("trust", "t"), Refuse: bind("refuse", "x")},
 		Dialog: Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc"), Clear: bind("clear", "ctrl+x"),
 			UseGuess: bind("use the guess", "ctrl+g")},

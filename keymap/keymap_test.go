@@ -27,8 +27,11 @@ func TestDefaultIsValidAndMatches(t *testing.T) {
 	if !key.Matches(press("y"), k.Approvals.Approve) {
 		t.Error("y does not approve")
 	}
-	if !key.Matches(press("R"), k.Interrupts.ReleaseAll) || key.Matches(press("R"), k.Interrupts.Release) {
+	if !key.Matches(press("R"), k.Interrupts.ReleaseAll) || key.Matches(press("R"), k.Queries.Release) {
 		t.Error("R must release all and only that")
+	}
+	if !key.Matches(press("r"), k.Queries.Release) {
+		t.Error("r does not send the selected question's draft")
 	}
 	if !key.Matches(press("enter"), k.List.Open) {
 		t.Error("enter does not open")

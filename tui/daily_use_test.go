@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/aoi-protocol/aoi/keymap"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -391,4 +392,56 @@ func TestUndeliveredAnswerShowsOnItsRow(t *testing.T) {
 	if !strings.Contains(frame, "queued") || !strings.Contains(frame, "answered, not yet delivered (it goes when qa-ito is back): Kimura") {
 		t.Fatalf("an undelivered answer's row and preview:\n%s", frame)
 	}
+}
+
+// TestReleaseAnEscalatedDraft: r sends an escalated question the
+// secretary's draft from the Queries pane, as `aoi release ID` does (the
+// daily-use walk could only do it from the CLI); the keys line and the
+// help name the key, the notice says whose question got it, and a
+// question with no draft, or one already answered, is not sent anything.
+func TestReleaseAnEscalatedDraft(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 100, 30, true)
+	if m.focus != focusQueries || m.queries.rows[0].ID != "q-7" {
+		t.Fatalf("focus %v on %s; want the Queries pane on q-7 (escalated, with a draft)", m.focus, m.queries.rows[0].ID)
+	}
+	if frame := screen(m); !strings.Contains(frame, "e answer · d decline · r send draft") {
+		t.Errorf("the Queries pane's keys line does not name r:\n%s", frame)
+	}
+	var inQueries bool
+	for _, b := range m.env.keys.FullHelp()[slices.Index(keymap.FullHelpTitles, "Queries · Interrupts")] {
+		inQueries = inQueries || b.Help().Key == "r" && b.Help().Desc == "send draft"
+	}
+	if !inQueries {
+		t.Error("the help does not list r under Queries · Interrupts")
+	}
+	// :release completes it too, and not a question with no draft.
+	if c := m.completions(); !slices.Contains(c.releasable, "q-7") || slices.Contains(c.releasable, "q-6") {
+		t.Errorf(":release completes %v; want q-7 (escalated, with a draft) and not q-6 (no draft)", c.releasable)
+	}
+	press(t, m, "r")
+	if got := svc.Calls(); !reflect.DeepEqual(got, []string{`release "q-7"`}) {
+		t.Fatalf("r on an escalated question: calls %q", got)
+	}
+	want := "sent the draft to pm-tanaka's question “auth progress and blockers?”"
+	if !strings.HasPrefix(m.notice.text, want) || !strings.Contains(screen(m), want) {
+		t.Errorf("notice %q; want it to confirm %q:\n%s", m.notice.text, want, screen(m))
+	}
+
+	// q-6 waits for the owner with no draft; q-3 was answered already.
+	for _, c := range []struct{ id, notice string }{
+		{"q-6", "the secretary wrote no draft for eng-佐藤's question"},
+		{"q-3", "pm-tanaka's question was already answered; no draft to send"},
+	} {
+		m := newLoaded(t, fixtureService(), 100, 30, true)
+		svc := m.svc.(*testService)
+		for m.queries.rows[m.queries.list.cursor].ID != c.id {
+			press(t, m, "j")
+		}
+		press(t, m, "r")
+		if calls := svc.Calls(); len(calls) != 0 || !strings.Contains(m.notice.text, c.notice) {
+			t.Errorf("r on %s: calls %q, notice %q; want nothing sent and %q", c.id, calls, m.notice.text, c.notice)
+		}
+	}
+
 }

@@ -52,6 +52,13 @@ func (m *Model) runAction(a action) tea.Cmd {
 		if a.q.ID == "" && !a.confirmed {
 			return m.confirmReleaseAll()
 		}
+		if a.q.ID != "" && a.q.State != "" && len(a.q.Draft) == 0 {
+			// A question the secretary wrote no draft for (it waited for
+			// the owner from the start): there is nothing to send.
+			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +
+				": the secretary wrote no draft for " + queryNamed(a.q) + ", so there is nothing to send")
+			return nil
+		}
 		if a.q.ID != "" && len(a.q.Draft) > 0 && !inbox.DraftFoundWork(a.q.Draft) {
 			// What to do first: a long question would cut it off.
 			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +

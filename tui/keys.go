@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/inbox"
 )
 
 // handleKey routes a key: the top dialog first, then the prompt bar when it
@@ -167,22 +168,27 @@ func (m *Model) openPrompt(prefix string) tea.Cmd {
 // completions gathers what tab completes in the prompt bar: the peers,
 // and the questions waiting for the owner.
 func (m *Model) completions() completions {
-	c := completions{peers: m.knownPeers, buffered: queryIDs(m.interrupts.rows), askers: map[string]string{}}
+	c := completions{peers: m.knownPeers, releasable: queryIDs(m.interrupts.rows), askers: map[string]string{}}
 	// Who asked, and how the question begins: two questions of one peer
 	// are told apart by their words, not by the ids' late characters.
 	label := func(q agent.Query) string {
 		return Sanitize(q.From) + " “" + truncate(Sanitize(q.Text), 24) + "”"
 	}
+	var drafted []string // waiting with a draft of the owner's work: :release sends it
 	for _, q := range m.queries.rows {
 		if needsOwner(q) {
 			c.waiting = append(c.waiting, q.ID)
 			c.askers[q.ID] = label(q)
+			if inbox.DraftFoundWork(q.Draft) {
+				drafted = append(drafted, q.ID)
+			}
 		}
 	}
 	for _, q := range m.interrupts.rows {
 		c.askers[q.ID] = label(q)
 	}
-	c.waiting = append(c.waiting, c.buffered...)
+	c.waiting = append(c.waiting, c.releasable...)
+	c.releasable = append(c.releasable, drafted...)
 	return c
 }
 

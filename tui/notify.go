@@ -513,9 +513,9 @@ func (m *Model) paneKeys() []key.Binding {
 	k := m.env.keys
 	switch m.focus {
 	case focusQueries:
-		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.List.Open}
+		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Queries.Release, k.List.Open}
 	case focusInterrupts:
-		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Interrupts.Release, k.Interrupts.ReleaseAll, k.List.Open}
+		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Queries.Release, k.Interrupts.ReleaseAll, k.List.Open}
 	case focusApprovals:
 		return []key.Binding{k.Approvals.Approve, k.Approvals.Reject, k.List.Open}
 	case focusPeers:

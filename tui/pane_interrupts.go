@@ -45,11 +45,7 @@ func (p *interruptsPane) Update(k tea.KeyPressMsg) action {
 	if p.list.cursor >= len(p.rows) {
 		return nil
 	}
-	q := p.rows[p.list.cursor]
-	if key.Matches(k, keys.Release) {
-		return releaseAction{q: q}
-	}
-	return queryKey(k, q, p.env)
+	return queryKey(k, p.rows[p.list.cursor], p.env)
 }
 
 func (p *interruptsPane) View() string {

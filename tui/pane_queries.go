@@ -102,7 +102,10 @@ func (p *queriesPane) Update(k tea.KeyPressMsg) action {
 // queryKey is what a key does to the selected query, in the Queries and
 // the Interrupts pane alike: open or answer opens one still open (waiting
 // for the owner or buffered) to answer and shows a handled one whole;
-// decline asks why before declining one still open.
+// decline asks why before declining one still open; release sends one
+// still open the secretary's draft, escalated or buffered, as `aoi
+// release ID` does (the walk could send an escalated question's draft
+// only from the CLI).
 func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
 	open := needsOwner(q) || q.State == agent.QueryBuffered
 	switch {
@@ -115,6 +118,10 @@ func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
 		return askDeclineReason{q: q}
 	case key.Matches(k, e.keys.Queries.Decline):
 		return noticeAction{text: Sanitize(q.From) + "'s question was already " + q.State + "; nothing to decline"}
+	case key.Matches(k, e.keys.Queries.Release) && open:
+		return releaseAction{q: q}
+	case key.Matches(k, e.keys.Queries.Release):
+		return noticeAction{text: Sanitize(q.From) + "'s question was already " + q.State + "; no draft to send"}
 	}
 	return nil
 }

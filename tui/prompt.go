@@ -149,8 +149,9 @@ func (p *promptBar) history(dir int) {
 type completions struct {
 	peers []agent.Peer
 	// waiting are the ids of the questions waiting for the owner (the
-	// ones :answer and :decline take); buffered, those :release takes.
-	waiting, buffered []string
+	// ones :answer and :decline take); releasable, those :release takes
+	// (the buffered ones, and the escalated ones whose draft found work).
+	waiting, releasable []string
 	// askers names who asked each of those questions, for the list of
 	// candidates (their ids differ only late: they start with the time).
 	askers map[string]string
@@ -218,7 +219,7 @@ func completeLine(line string, c completions) (next string, ok bool, several []s
 	case len(fields) == 2 && (fields[0] == ":answer" || fields[0] == ":decline"):
 		cands = c.waiting
 	case len(fields) == 2 && fields[0] == ":release":
-		cands = c.buffered
+		cands = c.releasable
 	case len(fields) == 3 && fields[0] == ":task":
 		cands = taskTypes(c.peers, fields[1])
 	case len(fields) >= 4 && fields[0] == ":task":

@@ -116,7 +116,8 @@ func TestCompleteLine(t *testing.T) {
 // TestTabCompletesQuestionIDs: tab after :answer, :decline or :release
 // completes the id of a question waiting for the owner (the walk had to
 // copy "q-0195f3…" from the Queries pane by eye); answered questions are
-// not offered, and :release offers only buffered ones.
+// not offered, and :release offers only those it can send (buffered, or
+// waiting with a draft that found work).
 func TestTabCompletesQuestionIDs(t *testing.T) {
 	svc := fixtureService()
 	svc.queries = []agent.Query{
