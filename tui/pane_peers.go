@@ -297,7 +297,8 @@ func peerDetail(r agent.Peer, e *env) string {
 
 // taskTypesText lists a peer's task types with the parameters each takes,
 // as `:task` wants them: "run_tests (suite=auth|billing required,
-// verbose=)".
+// verbose=, mode=fast|full optional)". An optional parameter with a list
+// of values says so: the list alone reads as a choice that must be made.
 func taskTypesText(r agent.Peer) string {
 	out := make([]string, len(r.TaskTypes))
 	for i, t := range r.TaskTypes {
@@ -305,8 +306,11 @@ func taskTypesText(r agent.Peer) string {
 		var ps []string
 		for _, p := range r.TaskParams[t] {
 			s := p.Name + "=" + strings.Join(p.Enum, "|")
-			if p.Required {
+			switch {
+			case p.Required:
 				s += " required"
+			case len(p.Enum) > 0:
+				s += " optional"
 			}
 			ps = append(ps, s)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 func TestParsePrompt(t *testing.T) {
@@ -319,6 +320,27 @@ func TestPeerDetailListsTaskParameters(t *testing.T) {
 	pm := fixtureService().peers[0]
 	if got, want := taskTypesText(pm), "lint; run_tests (suite=auth|billing required, verbose=)"; got != want {
 		t.Errorf("task types read %q; want %q", got, want)
+	}
+}
+
+// TestOptionalEnumParamSaysOptional: a parameter the peer lists values
+// for but does not require reads as optional in the Peers detail and in
+// `:task AGENT` (the daily-use walk read "mode=fast|full" as a choice it
+// had to make).
+func TestOptionalEnumParamSaysOptional(t *testing.T) {
+	svc := fixtureService()
+	svc.peers[0].TaskParams["run_tests"] = append(svc.peers[0].TaskParams["run_tests"],
+		wire.TaskParam{Name: "mode", Enum: []string{"fast", "full"}})
+	want := "run_tests (suite=auth|billing required, verbose=, mode=fast|full optional)"
+	if got := taskTypesText(svc.peers[0]); !strings.HasSuffix(got, want) {
+		t.Errorf("task types read %q; want %q", got, want)
+	}
+	m := newLoaded(t, svc, 200, 30, true)
+	press(t, m, ":")
+	typeText(t, m, "task pm-tanaka")
+	press(t, m, "enter")
+	if !strings.Contains(m.notice.text, want) {
+		t.Errorf(":task pm-tanaka says %q; want %q", m.notice.text, want)
 	}
 }
 

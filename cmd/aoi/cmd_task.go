@@ -101,12 +101,16 @@ func (a *app) listTaskTypes(ctx context.Context, peer string) error {
 }
 
 // paramLine describes one task parameter: "suite=auth|billing (required)
-// which suite".
+// which suite". An optional one with a list of values says "optional":
+// the list alone reads as a choice that must be made.
 func paramLine(p wire.TaskParam) string {
 	s := p.Name + "=" + strings.Join(p.Enum, "|")
 	var notes []string
-	if p.Required {
+	switch {
+	case p.Required:
 		notes = append(notes, "required")
+	case len(p.Enum) > 0:
+		notes = append(notes, "optional")
 	}
 	if p.Default != "" {
 		notes = append(notes, "default "+p.Default)

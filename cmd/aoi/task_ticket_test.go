@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 // TestTicketReadsAsWords: aoi task says what the peer answered in words,
@@ -47,5 +48,26 @@ func TestRejectedSyncTicketSaysWhy(t *testing.T) {
 		Result: json.RawMessage(`{"task_id":"t-1","status":"rejected","error":"the owner rejected the request: use lint instead"}`)})
 	if out := b.String(); !strings.Contains(out, "use lint instead") {
 		t.Errorf("aoi task --sync printed:\n%s", out)
+	}
+}
+
+// TestOptionalEnumParamSaysOptional: `aoi task AGENT` lists an optional
+// parameter with a list of values as optional (the daily-use walk read
+// "mode=fast|full" as a choice it had to make); a required one still says
+// required, and one without a list reads as before.
+func TestOptionalEnumParamSaysOptional(t *testing.T) {
+	for _, c := range []struct {
+		p    wire.TaskParam
+		want string
+	}{
+		{wire.TaskParam{Name: "mode", Enum: []string{"fast", "full"}, Description: "how thorough"}, "mode=fast|full (optional)  how thorough"},
+		{wire.TaskParam{Name: "mode", Enum: []string{"fast", "full"}, Default: "fast"}, "mode=fast|full (optional, default fast)"},
+		{wire.TaskParam{Name: "suite", Enum: []string{"auth", "billing"}, Required: true}, "suite=auth|billing (required)"},
+		{wire.TaskParam{Name: "secs", Default: "60", Description: "how long to hold"}, "secs= (default 60)  how long to hold"},
+		{wire.TaskParam{Name: "verbose"}, "verbose="},
+	} {
+		if got := paramLine(c.p); got != c.want {
+			t.Errorf("paramLine(%+v) = %q; want %q", c.p, got, c.want)
+		}
 	}
 }
