@@ -155,6 +155,12 @@ func TestAuditDetailReadsAsPairs(t *testing.T) {
 	if want := "decision=ESCALATE confidence=0.2 priority=normal scope=acme/webapp,acme/api query_id=q-01a2"; got != want {
 		t.Errorf("detailSummary = %q, want %q", got, want)
 	}
+	// An escalated question's row quotes what was asked (the daily-use
+	// walk's row said only its id), next to the decision.
+	got = detailSummary(json.RawMessage(`{"confidence":0.2,"decision":"ESCALATE","priority":"normal","query_id":"q-01a2","question":"when does billing ship?"}`))
+	if want := "decision=ESCALATE question=“when does billing ship?” confidence=0.2 priority=normal query_id=q-01a2"; got != want {
+		t.Errorf("detailSummary = %q, want %q", got, want)
+	}
 	if got := detailSummary(json.RawMessage(`"plain"`)); got != `"plain"` {
 		t.Errorf("a detail that is no object = %q, want its JSON", got)
 	}

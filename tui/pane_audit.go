@@ -371,13 +371,18 @@ func detailSummary(raw json.RawMessage) string {
 	})
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, k+"="+summaryValue(m[k]))
+		v := summaryValue(m[k])
+		if k == "question" {
+			v = "“" + v + "”" // words with spaces, among key=value pairs
+		}
+		parts = append(parts, k+"="+v)
 	}
 	return Sanitize(truncateBytes(strings.Join(parts, " "), 2048))
 }
 
-// summaryLead are the detail keys that say most about a row, in order.
-var summaryLead = []string{"decision", "confidence", "priority", "state", "task_type", "event", "type", "reason", "error", "to", "scope"}
+// summaryLead are the detail keys that say most about a row, in order:
+// a question's row says what was asked next to what the secretary did.
+var summaryLead = []string{"decision", "question", "confidence", "priority", "state", "task_type", "event", "type", "reason", "error", "to", "scope"}
 
 func summaryRank(k string) int {
 	for i, l := range summaryLead {

@@ -11,6 +11,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/inbox"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -18,6 +19,10 @@ import (
 // maxQueryText bounds a query's text in characters (runes, as the MCP
 // schema counts them); the body limit bounds the rest.
 const maxQueryText = 8 << 10
+
+// maxAuditQuestion bounds, in characters, the question an audit row
+// quotes (a question itself may be maxQueryText long).
+const maxAuditQuestion = 120
 
 // maxScopeEntries bounds context_scope: every entry is resolved and checked
 // against the ACL, and the scope goes into the query's audit row.
@@ -76,8 +81,14 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	// Encoded here, not in the write function: the writer runs one
 	// function at a time while every other caller waits.
-	detail, err := store.NewAuditDetail(map[string]any{
-		"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence})
+	fields := map[string]any{
+		"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence}
+	if h.Decision != DecisionAutoRespond {
+		// A question that waits for the owner: its row says what was
+		// asked (the Audit pane showed only its id), redacted and short.
+		fields["question"] = termtext.Quote(p.Query, maxAuditQuestion, a.Redact)
+	}
+	detail, err := store.NewAuditDetail(fields)
 	if err != nil {
 		return nil, err
 	}
