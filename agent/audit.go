@@ -26,7 +26,8 @@ func (c *Core) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 // VerifyAudit walks the hash chain.
 func (c *Core) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 	v, err := c.db.VerifyAudit(ctx)
-	return AuditVerification{OK: v.OK, Entries: v.Entries, FirstBad: v.FirstBad, Problem: v.Problem, SealedThrough: v.SealedThrough, Unsealed: v.Unsealed}, err
+	return AuditVerification{OK: v.OK, Entries: v.Entries, FirstBad: v.FirstBad, Problem: v.Problem, SealedThrough: v.SealedThrough,
+		Unsealed: v.Unsealed, Warning: v.Warning}, err
 }
 
 // refusedUnreadMethod names, in the audit log, a request refused before

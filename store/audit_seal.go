@@ -227,12 +227,35 @@ func (db *DB) checkAnchor(ctx context.Context, first, last int64) (int64, string
 	return 0, "", d.AnchorsSignedSince, err
 }
 
+// anchorMissing warns when the log holds seals but the anchor file is
+// gone: checkAnchor then has nothing to compare the log with, so rows
+// deleted from its end (seals and all) would pass. Not a failure: a
+// verified chain is still verified, and the next seal writes the file
+// again; but the owner should know the check did not run.
+func (db *DB) anchorMissing(seals int64) string {
+	if seals == 0 {
+		return ""
+	}
+	if _, err := os.Stat(db.anchorPath()); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	what := "1 seal"
+	if seals != 1 {
+		what = strconv.FormatInt(seals, 10) + " seals"
+	}
+	return fmt.Sprintf("%s is missing from %s, though the log holds %s: the newest seal cannot be checked against that copy "+
+		"kept outside the database, so rows deleted from the log's end (seals and all) would go unnoticed. "+
+		"Put back a copy you kept elsewhere and verify again; aoi writes a new one at its next seal",
+		anchorFile, filepath.Dir(db.anchorPath()), what)
+}
+
 // checkSeal verifies an audit.seal row: it must name the row before it,
 // and its signature must be this agent's.
 func (v *chainVerifier) checkSeal(r AuditRecord) string {
 	if !isSeal(r.Agent, r.Method) {
 		return ""
 	}
+	v.seals++
 	var d sealDetail
 	if err := json.Unmarshal(r.Detail, &d); err != nil || d.Seq != r.Seq-1 || d.Hash != r.PrevHash {
 		return fmt.Sprintf("row %d: the seal does not name the row before it — it was edited or copied from elsewhere", r.Seq)

@@ -5,6 +5,8 @@ import (
 	"crypto/ed25519"
 	"database/sql"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -167,6 +169,47 @@ func TestAnchorCatchesWhatTheChainCannot(t *testing.T) {
 			t.Fatalf("verify = %+v", v)
 		}
 	})
+}
+
+// TestMissingAnchorIsAWarning: a log that holds seals but whose
+// audit-seal.json is gone still verifies (the chain and the seals are
+// intact), with a warning that names the file and says what could not be
+// checked; with the file there, or with no seal yet, there is none.
+func TestMissingAnchorIsAWarning(t *testing.T) {
+	ctx := context.Background()
+	db, path := openTestDB(t)
+	db.SetAuditKey(newTestKey(t))
+	appendN(t, db, 3)
+	if v := mustVerify(t, db); !v.OK || v.Warning != "" {
+		t.Fatalf("no seal yet: verify = %+v; want intact, no warning", v)
+	}
+	if ok, err := db.SealAudit(ctx); !ok || err != nil {
+		t.Fatalf("seal: %v, %v", ok, err)
+	}
+	appendN(t, db, 1)
+	if v := mustVerify(t, db); !v.OK || v.Warning != "" {
+		t.Fatalf("sealed, anchor in place: verify = %+v; want intact, no warning", v)
+	}
+	anchor := filepath.Join(filepath.Dir(path), "audit-seal.json")
+	if err := os.Remove(anchor); err != nil {
+		t.Fatal(err)
+	}
+	v := mustVerify(t, db)
+	if !v.OK || v.SealedThrough != 3 {
+		t.Fatalf("anchor missing: verify = %+v; want the chain still intact", v)
+	}
+	for _, want := range []string{"audit-seal.json is missing from " + filepath.Dir(path), "the log holds 1 seal",
+		"cannot be checked against that copy kept outside the database", "rows deleted from the log's end"} {
+		if !strings.Contains(v.Warning, want) {
+			t.Errorf("warning %q does not say %q", v.Warning, want)
+		}
+	}
+	if ok, err := db.SealAudit(ctx); !ok || err != nil { // the next seal writes it again
+		t.Fatalf("seal: %v, %v", ok, err)
+	}
+	if v := mustVerify(t, db); !v.OK || v.Warning != "" {
+		t.Errorf("after the next seal: verify = %+v; want no warning", v)
+	}
 }
 
 // rehash recomputes every row's prev_hash and hash in seq order, as an

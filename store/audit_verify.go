@@ -16,6 +16,10 @@ type AuditVerification struct {
 	// aside) rest on the chain alone.
 	SealedThrough int64 `json:"sealed_through,omitempty"`
 	Unsealed      int64 `json:"unsealed_rows"`
+	// Warning says what the walk could not check though the chain
+	// verifies: the log holds seals but audit-seal.json, the newest
+	// seal's copy outside the database, is missing ("": nothing).
+	Warning string `json:"warning,omitempty"`
 }
 
 // VerifyAudit walks the whole chain in seq order, streaming, and reports the
@@ -57,7 +61,8 @@ func (db *DB) VerifyAudit(ctx context.Context) (AuditVerification, error) {
 	if seq, problem := v.checkAnchorSignatures(); problem != "" {
 		return v.bad(seq, problem), nil
 	}
-	return AuditVerification{OK: true, Entries: v.n, SealedThrough: v.sealedThrough, Unsealed: v.unsealed}, nil
+	return AuditVerification{OK: true, Entries: v.n, SealedThrough: v.sealedThrough, Unsealed: v.unsealed,
+		Warning: db.anchorMissing(v.seals)}, nil
 }
 
 // chainVerifier holds the state of one walk.
@@ -76,6 +81,8 @@ type chainVerifier struct {
 	// sealedThrough is the newest row a verified seal covers; unsealed
 	// counts the rows after that seal.
 	sealedThrough, unsealed int64
+	// seals counts the audit.seal rows met, checked against a key or not.
+	seals int64
 	// anchors are the agent.forgotten and audit.checkpoint rows met;
 	// from signedSince on (a seal says so), each must be signed
 	// (audit_anchor_sign.go).

@@ -658,6 +658,10 @@ type AuditVerification struct {
 	// that seal, which rest on the hash chain alone.
 	SealedThrough int64 `json:"sealed_through,omitempty"`
 	Unsealed      int64 `json:"unsealed_rows"`
+	// Warning says what could not be checked though the chain verifies:
+	// the log holds seals but audit-seal.json, the newest seal's copy
+	// outside the database, is missing from the data dir.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Event kinds streamed to front ends (agent/events).

@@ -227,6 +227,44 @@ func TestPruneExportForgetWithoutADaemon(t *testing.T) {
 	}
 }
 
+// TestAuditVerifyWarnsWhenTheSealFileIsMissing: `aoi audit verify` on a
+// log that holds seals but whose audit-seal.json is gone from the data
+// dir still passes (exit 0: the chain verifies), and warns on stderr,
+// naming the file and what could not be checked; --json carries the
+// warning too.
+func TestAuditVerifyWarnsWhenTheSealFileIsMissing(t *testing.T) {
+	isolate(t)
+	dir := initDir(t)
+	// A pruning is sealed at once, and the seal is filed in audit-seal.json.
+	if r := runAOI(t, "--data-dir", dir, "prune", "--older-than", "30d"); r.code != exitOK {
+		t.Fatalf("prune: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	anchor := filepath.Join(dir, "audit-seal.json")
+	if r := runAOI(t, "--data-dir", dir, "audit", "verify"); r.code != exitOK || r.stderr != "" {
+		t.Fatalf("verify with the seal file in place: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Remove(anchor); err != nil {
+		t.Fatalf("the pruning filed no seal: %v", err)
+	}
+	r := runAOI(t, "--data-dir", dir, "audit", "verify")
+	if r.code != exitOK || !strings.Contains(r.stdout, "chain intact") {
+		t.Fatalf("verify without the seal file: exit %d\n%s%s; want it to pass", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"warning: audit-seal.json is missing from " + dir, "cannot be checked against that copy kept outside the database"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("verify without the seal file: stderr %q; want %q", r.stderr, want)
+		}
+	}
+	r = runAOI(t, "--data-dir", dir, "--json", "audit", "verify")
+	var v struct {
+		OK      bool   `json:"ok"`
+		Warning string `json:"warning"`
+	}
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &v) != nil || !v.OK || !strings.Contains(v.Warning, "audit-seal.json is missing") {
+		t.Errorf("--json verify without the seal file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestParseAge(t *testing.T) {
 	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "12h": 12 * time.Hour, "90m": 90 * time.Minute} {
 		if got, err := parseAge(in); err != nil || got != want {
