@@ -147,6 +147,9 @@ func (c *Core) Doctor(ctx context.Context) (DoctorReport, error) {
 			detail = err.Error()
 		}
 		rep.Checks = append(rep.Checks, checkBad(CheckFail, "audit chain", detail, "inspect the row with `aoi audit --json`; the log was changed outside aoi"))
+	} else if v.Warning != "" {
+		rep.Checks = append(rep.Checks, checkBad(CheckWarn, "audit chain", fmt.Sprintf("%d rows verify; %s", v.Entries, v.Warning),
+			"it is written again at the next seal; keep a copy of it outside the data dir"))
 	} else {
 		rep.Checks = append(rep.Checks, checkOK("audit chain", fmt.Sprintf("%d rows verify", v.Entries)))
 	}

@@ -211,6 +211,20 @@ func TestDoctorOnTheRunningCore(t *testing.T) {
 			t.Errorf("check %q = %q, want ok (all: %+v)", name, got[name], rep.Checks)
 		}
 	}
+	// A sealed log whose outside copy of the newest seal is gone: the
+	// chain verifies, and doctor says what it could not check.
+	if ok, err := eng.DB().SealAudit(context.Background()); !ok || err != nil {
+		t.Fatalf("seal: %v, %v", ok, err)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(eng.DB().Path()), "audit-seal.json")); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ = eng.Doctor(context.Background())
+	for _, c := range rep.Checks {
+		if c.Name == "audit chain" && (c.Status != agent.CheckWarn || !strings.Contains(c.Detail, "audit-seal.json is missing")) {
+			t.Errorf("seal file missing: %+v", c)
+		}
+	}
 	if _, err := rawSQL(t, eng).Exec(`UPDATE audit_log SET result = 'forged' WHERE seq = 1`); err != nil {
 		t.Fatal(err)
 	}
