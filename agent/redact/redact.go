@@ -78,6 +78,10 @@ type rule struct {
 	anchors []string
 	// atAnchor is re held to the start of its text (withAnchors).
 	atAnchor *regexp.Regexp
+	// find, when set, stands for re: it returns the matches as
+	// re.FindAllStringSubmatchIndex would (the whole match, then the
+	// value's), for a rule no expression can say (a table's column).
+	find func(t *text) [][]int
 }
 
 // anchorWindow is how far from an anchor a match may end.
@@ -86,6 +90,9 @@ const anchorWindow = 800
 // matches is ru.re.FindAllStringSubmatchIndex over t, tried only at its
 // anchors when it has them (and folding kept the text's offsets).
 func (ru *rule) matches(t *text) [][]int {
+	if ru.find != nil {
+		return ru.find(t)
+	}
 	s := t.raw
 	if len(ru.anchors) == 0 || len(t.folded) != len(s) {
 		return ru.re.FindAllStringSubmatchIndex(s, -1)
@@ -623,7 +630,8 @@ func New(custom []Pattern) (*Redactor, error) {
 	rules := []rule{pemRule, awsKeyRule, awsSecretRule, passwordRule, passwordJARule, passwordChangeJARule, urlCredentialRule,
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
 		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule, passwordFromRule, passwordToRule, valueFirstRule, hexKeyRule,
-		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule}
+		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
+		tablePasswordRule, tableSecretRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

@@ -1,0 +1,274 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// The rules below catch a secret in a table whose header names its
+// column: a markdown table ("| user | password |", its "|---|---|" line,
+// then the rows) or CSV ("user,password" then "admin,…"; tabs and
+// semicolons separate too). Only that column's cells are redacted; the
+// other columns (the user) stay. A row names no secret itself, so no
+// rule on the value's own line sees it.
+
+// tablePasswordRule is a table's password column.
+var tablePasswordRule = rule{
+	id:   "password",
+	find: func(t *text) [][]int { return tableColumnCells(t, passwordColumnRE) },
+	may:  func(t *text) bool { return (t.has("pass") || t.has("pwd")) && mayHoldTable(t) },
+	secretish: func(v string) bool {
+		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
+	},
+}
+
+// tableSecretRule is a table's token, secret or API key column. It
+// gives way to a named rule (a ghp_… cell is github-pat).
+var tableSecretRule = rule{
+	id:   "generic-secret",
+	find: func(t *text) [][]int { return tableColumnCells(t, secretColumnRE) },
+	may: func(t *text) bool {
+		return (t.has("secret") || t.has("token") || t.has("key")) && mayHoldTable(t)
+	},
+	secretish: madeNotNamed,
+	fallback:  true,
+}
+
+// passwordColumnRE and secretColumnRE are a header cell (trimmed, lower
+// case, emphasis removed) naming a password or another secret, perhaps
+// after a word or two ("db password", "GitHub token"). A plural ("tokens",
+// an LLM's count) or a word after the name ("password policy", "token
+// type") names no secret column.
+var (
+	passwordColumnRE = regexp.MustCompile(`^(?:[a-z0-9]+[ _.-]){0,2}(?:password|passwd|pwd|pass ?phrase|passcode)$`)
+	secretColumnRE   = regexp.MustCompile(`^(?:[a-z0-9]+[ _.-]){0,2}(?:secret|token|api[ _-]?key|apikey|(?:secret|access|private|signing|encryption|master)[ _-]?key)$`)
+)
+
+// mayHoldTable is the table rules' prefilter: a table has two lines and
+// a separator.
+func mayHoldTable(t *text) bool {
+	return strings.IndexByte(t.raw, '\n') >= 0 && holdsCellSeparator(t.raw)
+}
+
+// holdsCellSeparator is strings.ContainsAny(s, "|,\t;"), faster: one
+// vectorised search a byte.
+func holdsCellSeparator(s string) bool {
+	return strings.IndexByte(s, '|') >= 0 || strings.IndexByte(s, ',') >= 0 ||
+		strings.IndexByte(s, '\t') >= 0 || strings.IndexByte(s, ';') >= 0
+}
+
+// tableColumnCells returns, for each table in t whose header has a cell
+// name accepts, the match of each row's cell in that column: the whole
+// cell, then the value (the cell trimmed, and unquoted).
+func tableColumnCells(t *text, name *regexp.Regexp) [][]int {
+	s := t.raw
+	var out [][]int
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			break // a header with no row after it
+		}
+		end += start
+		next := end + 1
+		if line := s[start:end]; holdsCellSeparator(line) {
+			if len(t.folded) == len(s) {
+				line = t.folded[start:end] // folding kept the offsets
+			} else {
+				line, _ = foldASCII(line)
+			}
+			if cols := headerColumns(line, name); cols != nil {
+				var rows [][]int
+				if strings.IndexByte(line, '|') >= 0 {
+					rows, next = markdownRows(s, end+1, cols)
+				} else {
+					rows, next = csvRows(s, s[start:end], end+1, cols)
+				}
+				out = append(out, rows...)
+				next = max(next, end+1)
+			}
+		}
+		start = next
+	}
+	return out
+}
+
+// headerColumns returns the indexes of line's cells that name accepts,
+// when line is a table's header (cells split by "|", or else by the
+// first of ",", tab and ";" it holds); line is folded (foldASCII).
+func headerColumns(line string, name *regexp.Regexp) []int {
+	if !strings.Contains(line, "pass") && !strings.Contains(line, "pwd") && !strings.Contains(line, "secret") &&
+		!strings.Contains(line, "token") && !strings.Contains(line, "key") {
+		return nil
+	}
+	var cells []string
+	if strings.IndexByte(line, '|') >= 0 {
+		cells = markdownCells(line)
+	} else if sep := csvSeparator(line); sep != 0 {
+		cells = csvCells(line, sep)
+	}
+	if len(cells) < 2 {
+		return nil
+	}
+	var cols []int
+	for i, c := range cells {
+		c = strings.TrimSpace(strings.Trim(strings.TrimSpace(c), "*_`\"'"))
+		if len(c) > 40 || strings.Count(c, " ") > 2 {
+			return nil // a sentence, not a header
+		}
+		if name.MatchString(c) {
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// markdownDelimiterRE is the line under a markdown table's header.
+var markdownDelimiterRE = regexp.MustCompile(`^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?\r?$`)
+
+// markdownRows returns the cells in cols of the rows of a markdown table
+// whose delimiter line starts at from, and where the table ends.
+func markdownRows(s string, from int, cols []int) ([][]int, int) {
+	line, next := lineAt(s, from)
+	if !markdownDelimiterRE.MatchString(line) {
+		return nil, from
+	}
+	var out [][]int
+	for pos := next; pos < len(s); {
+		line, next := lineAt(s, pos)
+		if strings.IndexByte(line, '|') < 0 || strings.TrimSpace(line) == "" {
+			return out, pos
+		}
+		out = append(out, cellSpans(s, pos, markdownCellBounds(line), cols)...)
+		pos = next
+	}
+	return out, len(s)
+}
+
+// csvRows returns the cells in cols of the CSV rows from from on that
+// have as many fields as header, and where they end.
+func csvRows(s, header string, from int, cols []int) ([][]int, int) {
+	sep := csvSeparator(strings.ToLower(header))
+	n := len(csvCells(header, sep))
+	var out [][]int
+	for pos := from; pos < len(s); {
+		line, next := lineAt(s, pos)
+		bounds := csvCellBounds(line, sep)
+		if len(bounds) != n || strings.TrimSpace(line) == "" {
+			return out, pos
+		}
+		out = append(out, cellSpans(s, pos, bounds, cols)...)
+		pos = next
+	}
+	return out, len(s)
+}
+
+// cellSpans turns the bounds of a row's cells (offsets in the line at
+// pos) into matches for the cells in cols: the cell, then its value.
+func cellSpans(s string, pos int, bounds [][2]int, cols []int) [][]int {
+	var out [][]int
+	for _, c := range cols {
+		if c >= len(bounds) {
+			continue
+		}
+		a, b := pos+bounds[c][0], pos+bounds[c][1]
+		va, vb := cellValue(s, a, b)
+		if vb > va && !strings.ContainsAny(s[va:vb], " \t") && utf8.RuneCountInString(s[va:vb]) >= 4 {
+			out = append(out, []int{a, b, va, vb})
+		}
+	}
+	return out
+}
+
+// cellValue trims a cell's spaces and, when it is quoted whole ("…",
+// '…', `…`), its quotes.
+func cellValue(s string, a, b int) (int, int) {
+	for a < b && (s[a] == ' ' || s[a] == '\t') {
+		a++
+	}
+	for b > a && (s[b-1] == ' ' || s[b-1] == '\t' || s[b-1] == '\r') {
+		b--
+	}
+	if b-a >= 2 && (s[a] == '"' || s[a] == '\'' || s[a] == '`') && s[b-1] == s[a] {
+		a, b = a+1, b-1
+	}
+	return a, b
+}
+
+// lineAt returns the line starting at pos (without its "\n") and where
+// the next one starts.
+func lineAt(s string, pos int) (string, int) {
+	end := strings.IndexByte(s[pos:], '\n')
+	if end < 0 {
+		return s[pos:], len(s)
+	}
+	return s[pos : pos+end], pos + end + 1
+}
+
+// markdownCells splits a markdown table line into its cells.
+func markdownCells(line string) []string {
+	var cells []string
+	for _, b := range markdownCellBounds(line) {
+		cells = append(cells, line[b[0]:b[1]])
+	}
+	return cells
+}
+
+// markdownCellBounds are the offsets of a markdown table line's cells,
+// between "|"s (an escaped "\|" is in a cell); the line's leading and
+// trailing "|" open and close it.
+func markdownCellBounds(line string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] == '|' && (i == 0 || line[i-1] != '\\') {
+			out = append(out, [2]int{start, i})
+			start = i + 1
+		}
+	}
+	out = append(out, [2]int{start, len(line)})
+	if strings.TrimSpace(line[out[0][0]:out[0][1]]) == "" {
+		out = out[1:]
+	}
+	if n := len(out); n > 0 && strings.TrimSpace(line[out[n-1][0]:out[n-1][1]]) == "" {
+		out = out[:n-1]
+	}
+	return out
+}
+
+// csvSeparator is the first of ",", tab and ";" line holds, or 0.
+func csvSeparator(line string) byte {
+	i := strings.IndexAny(line, ",\t;")
+	if i < 0 {
+		return 0
+	}
+	return line[i]
+}
+
+// csvCells splits a CSV line into its fields.
+func csvCells(line string, sep byte) []string {
+	var cells []string
+	for _, b := range csvCellBounds(line, sep) {
+		cells = append(cells, line[b[0]:b[1]])
+	}
+	return cells
+}
+
+// csvCellBounds are the offsets of a CSV line's fields: split at sep
+// outside double quotes.
+func csvCellBounds(line string, sep byte) [][2]int {
+	var out [][2]int
+	start, quoted := 0, false
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '"':
+			quoted = !quoted
+		case sep:
+			if !quoted {
+				out = append(out, [2]int{start, i})
+				start = i + 1
+			}
+		}
+	}
+	return append(out, [2]int{start, len(line)})
+}

@@ -1,0 +1,54 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTableColumns: a password, token or API key in a markdown or CSV
+// table whose header names its column loses the cells of that column
+// alone; a table whose column names something else (a count of tokens, a
+// policy) or whose cells hold no secret (yes/no, a variable, words) stays.
+func TestTableColumns(t *testing.T) {
+	r := newRedactor(t)
+	for in, c := range map[string]struct{ secret, kept string }{
+		"| user | password |\n|---|---|\n| admin | Hunter2pass! |": {"Hunter2pass!", "| admin |"},
+		"user,password\nadmin,Hunter2pass!":                        {"Hunter2pass!", "admin,"},
+		"Accounts:\n\n| User | Password | Role |\n| :--- | :---: | --- |\n| admin | `Hunter2pass!` | owner |\n| ci | Zr4Bx7kQ2Lm9 | bot |\n\nrotate monthly": {"Zr4Bx7kQ2Lm9", "| owner |"},
+		"user | db password\n--- | ---\nadmin | Hunter2pass!":                                {"Hunter2pass!", "admin |"},
+		"name;Password\nadmin;Hunter2pass!\nci;Zr4Bx7kQ2Lm9":                                 {"Zr4Bx7kQ2Lm9", "ci;"},
+		"user\tpassword\nadmin\tHunter2pass!":                                                {"Hunter2pass!", "admin\t"},
+		`service,api key,owner` + "\n" + `search,"Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",ops`:              {"Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd", ",ops"},
+		"| service | Token |\n|-|-|\n| deploy | Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd |":                   {"Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd", "| deploy |"},
+		"| env | client_secret | note |\n|---|---|---|\n| prod | q8Zk2-Lm9Wx4Tb7 | rotate |": {"q8Zk2-Lm9Wx4Tb7", "| rotate |"},
+	} {
+		out, f := r.Redact(in)
+		if strings.Contains(out, c.secret) || len(f) == 0 || !strings.Contains(out, c.kept) || !strings.Contains(out, "[REDACTED:") {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+		if again, more := r.Redact(out); again != out || len(more) != 0 {
+			t.Errorf("not idempotent: %q → %q", out, again)
+		}
+	}
+	for _, clean := range []string{
+		"| user | password |\n|---|---|\n| admin | see the vault |",
+		"| user | password |\n|---|---|\n| admin | ${ADMIN_PASSWORD} |",
+		"| field | description |\n|---|---|\n| password | the user's password |",
+		"| model | tokens |\n|---|---|\n| gpt-4o | 128000 |",
+		"| setting | secret |\n|---|---|\n| DB_URL | yes |\n| API_KEY | required |",
+		"| name | token type |\n|---|---|\n| refresh | JWT2025opaque |",
+		"| password policy | value |\n|---|---|\n| min length | 12 |",
+		"| user | password |\n| admin | Hunter2pass! |", // no delimiter line: no table
+		"model,tokens,cost\ngpt-4o,4096,0.12",
+		"user,password\nalice,$ALICE_PASSWORD",
+		"user,password_hash\nadmin,Hunter2pass",
+		"Reset the password, then log in\nopen the admin page, click Save2Draft",
+		"provider,api key\nOpenAI,OPENAI_API_KEY",
+		"user,password\nadmin",
+		"password, token\n",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+}
