@@ -77,7 +77,8 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		"DB_PASS=", "pw=", "pass: ", "PW", "--password ", "docker login -p ", "SECRET_KEY=", "Api-Key: ", "whsec_", "Cookie: a=",
 		"discord.com/api/webhooks/1234567/", "APIキーは", "トークン：", "credentials are ", "DBPASS=", "curl -b ", "/api/v10/webhooks/", "トークンを", " に変更", "API_KEY=", "JWT_SECRET=", "shiny-purple-elephant-77",
 		"admin \u212aEY for the index", "CREDENTIALS", "秘密鍵", " (read only) ", "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
-		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACBf"}
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACBf",
+		"root / ", " / ", "use ", "USE ", "admin/", "S3cr3tPass"}
 	rng := rand.New(rand.NewPCG(7, 8))
 	hits := map[string]int{}
 	for range 60000 {
@@ -87,7 +88,8 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		}
 		s := b.String()
 		for _, ru := range []rule{awsKeyRule, awsSecretRule, passwordRule, passwordJARule, secretIsRule, authHeaderRule, cliPasswordRule,
-			envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule} {
+			envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
+			slashPairRule, useSlashPairRule} {
 			if ru.re.MatchString(s) {
 				hits[ru.id]++
 				if !ru.may(newText(s)) {

@@ -176,6 +176,127 @@ var credentialPairRule = rule{
 	},
 }
 
+// slashPairRule is a user and password given as a pair with nothing to
+// name them, "root / S3cr3tPass": a slash with spaces around it between
+// an account's name (lower case, or admin/root) and a value that mixes
+// capitals, lower case and digits, or letters, digits and a symbol.
+// "read / write", "TCP / UDP", "src / lib/x.go" and code dividing
+// ("sum / float64(n)", "rune / 0sssssss") stay.
+var slashPairRule = rule{
+	id:        "password",
+	re:        regexp.MustCompile(`(?:^|[\s(\[:"'\x60|])(?:(?i:admin|administrator|root)|[a-z][a-z0-9._@+-]{0,63}) +/ +["'\x60]?([A-Za-z0-9!@#$%^&*+=~._-]{6,100})(?:[\s"'\x60,;)]|$)`),
+	may:       func(t *text) bool { return t.hasRaw(" / ") },
+	secretish: func(v string) bool { return pairedPassword(v) && strongMade(strings.TrimRight(v, ".!?:)")) },
+}
+
+// strongMade reports whether v mixes capitals, lower case and digits, or
+// letters, digits and a symbol.
+func strongMade(v string) bool {
+	var lower, upper, digit, symbol bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case '0' <= c && c <= '9':
+			digit = true
+		default:
+			symbol = true
+		}
+	}
+	return digit && (lower && upper || symbol && (lower || upper))
+}
+
+// useSlashPairRule is a user and password after "use": "for staging use
+// admin/Xyz123secret". A branch or a path after "use" (use
+// feature/Add2FALogin, use origin/Main2) names no account: whole
+// rejects them by what comes before the slash.
+var useSlashPairRule = rule{
+	id:        "password",
+	re:        regexp.MustCompile(`\b(?i:use)\s+(?:[A-Za-z][A-Za-z0-9_-]{0,39})\s*/\s*["'\x60]?([^\s"'\x60,;/()\[\]{}<>]{6,100})(?:[\s"'\x60,;)]|$)`),
+	may:       mayUseSlash,
+	secretish: pairedPassword,
+	whole: func(m string) bool {
+		user := strings.Fields(m)[1]
+		user, _, _ = strings.Cut(user, "/")
+		return !pathRoots[strings.ToLower(user)]
+	},
+}
+
+// mayUseSlash is useSlashPairRule's prefilter: "use", white space, a
+// name, perhaps spaces, then "/". Most text holding "use" and a slash
+// ("refresh tokens on use", "auth/jwt.go") has no such thing.
+func mayUseSlash(t *text) bool {
+	s := t.folded
+	if !t.has("use") || strings.IndexByte(s, '/') < 0 {
+		return false
+	}
+	for i := strings.Index(s, "use"); i >= 0; {
+		j := i + 3
+		k := j
+		for k < len(s) && isRESpace(s[k]) {
+			k++
+		}
+		if k > j && k < len(s) && 'a' <= s[k] && s[k] <= 'z' {
+			for k < len(s) && (isAlnum(s[k]) || s[k] == '_' || s[k] == '-') {
+				k++
+			}
+			for k < len(s) && isRESpace(s[k]) {
+				k++
+			}
+			if k < len(s) && s[k] == '/' {
+				return true
+			}
+		}
+		next := strings.Index(s[j:], "use")
+		if next < 0 {
+			break
+		}
+		i = j + next
+	}
+	return false
+}
+
+// isRESpace is \s in Go's regular expressions: \t \n \f \r and space.
+func isRESpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// pathRoots are what comes before a slash in a branch name, a git ref, a
+// repository or a path, not an account's name.
+var pathRoots = map[string]bool{
+	"feature": true, "features": true, "feat": true, "fix": true, "bugfix": true, "hotfix": true, "release": true,
+	"releases": true, "origin": true, "upstream": true, "refs": true, "heads": true, "tags": true, "remotes": true,
+	"main": true, "master": true, "src": true, "lib": true, "pkg": true, "cmd": true, "internal": true, "docs": true,
+	"test": true, "tests": true, "api": true, "app": true, "apps": true, "bin": true, "usr": true, "etc": true,
+	"var": true, "tmp": true, "home": true, "library": true, "images": true, "image": true, "branch": true,
+	"chore": true, "dev": true, "wip": true,
+}
+
+// pairedPassword is the value of a user and password pair without a
+// name for it: made-looking (madeNotWritten), and no variable, path,
+// file name or technical name.
+func pairedPassword(v string) bool {
+	v = strings.TrimRight(v, ".!?:)")
+	return madeNotWritten(v) && notAVariable(v) && !pathLike(v) && !fileNameLike(v) && !techNameRE.MatchString(v)
+}
+
+// fileNameLike reports whether v ends in a file name's extension
+// (Main2File.go, Report2024.pdf).
+func fileNameLike(v string) bool {
+	dot := strings.LastIndexByte(v, '.')
+	if dot <= 0 || len(v)-dot-1 < 1 || len(v)-dot-1 > 5 {
+		return false
+	}
+	for _, c := range v[dot+1:] {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // spacedTokenRule is a token of a known fixed-length format written in
 // groups to be read out or copied by hand, or cut by dashes, dots,
 // slashes or pluses: "AKIA IOSF ODNN 7EXA MPLE", "ghp_ 1a2B 3c4D …",
