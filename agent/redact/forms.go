@@ -50,6 +50,61 @@ var passColonRule = rule{
 	secretish: madeNotWritten,
 }
 
+// commentValueRule is a secret's name assigned nothing, its value in the
+// comment after it: `DB_PASSWORD="" # current: realvalue123`, `"api_key":
+// "", // old: Zr4Bx7kQ2Lm9`. The value must look made, so a comment saying
+// where it comes from ("# set in CI", "# format: base64") stays.
+var commentValueRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b[\w.-]*?(?:pass|pwd|secret|token|api[_-]?key|(?:access|private|signing|encryption|master)[_-]?key)[\w.-]*["']?[ \t]*(?::=|=|:)[ \t]*(?:""|''|)[ \t]*,?[ \t]*(?:#|//)` +
+		`[ \t]*(?:[^\n:=#\[\]]{0,40}?(?::|=|\bis\b|\bwas\b)[ \t]*)?["'\x60]?([^\s"'\x60,;]{4,200})`),
+	may: func(t *text) bool {
+		return (t.has("pass") || t.has("pwd") || t.has("secret") || t.has("token") || t.has("key")) && emptyThenComment(t.raw)
+	},
+	secretish: func(v string) bool {
+		v = strings.TrimRight(v, ".!?:)")
+		return (madeNotWritten(v) || shortMade(v) || passphraseLike(v)) && notAVariable(v) && !pathLike(v) &&
+			!strings.Contains(v, "://") && !techNameRE.MatchString(v)
+	},
+}
+
+// emptyThenComment reports whether s holds commentValueRule's middle:
+// ":" or "=", then spaces, perhaps an empty string in double or single
+// quotes and a comma, then a comment ("#" or "//"; not ";", which
+// follows a cookie cleared: "token=; Expires=…").
+func emptyThenComment(s string) bool {
+	if strings.IndexByte(s, '#') < 0 && !strings.Contains(s, "//") {
+		return false
+	}
+	for i := strings.IndexAny(s, ":="); i >= 0; {
+		j := skipBlanks(s, i+1)
+		if strings.HasPrefix(s[j:], `""`) || strings.HasPrefix(s[j:], `''`) {
+			j = skipBlanks(s, j+2)
+		}
+		if j < len(s) && s[j] == ',' {
+			j = skipBlanks(s, j+1)
+		}
+		if j < len(s) && (s[j] == '#' || strings.HasPrefix(s[j:], "//")) {
+			return true
+		}
+		next := strings.IndexAny(s[i+1:], ":=")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// skipBlanks returns the offset of the first byte from i on that is not a
+// space or tab.
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
 // notAFlagWord rejects the values a switch named "pass" takes.
 func notAFlagWord(v string) bool {
 	switch strings.ToLower(strings.Trim(v, `"'`)) {

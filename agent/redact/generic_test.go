@@ -78,7 +78,8 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		"discord.com/api/webhooks/1234567/", "APIキーは", "トークン：", "credentials are ", "DBPASS=", "curl -b ", "/api/v10/webhooks/", "トークンを", " に変更", "API_KEY=", "JWT_SECRET=", "shiny-purple-elephant-77",
 		"admin \u212aEY for the index", "CREDENTIALS", "秘密鍵", " (read only) ", "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
 		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACBf",
-		"root / ", " / ", "use ", "USE ", "admin/", "S3cr3tPass"}
+		"root / ", " / ", "use ", "USE ", "admin/", "S3cr3tPass",
+		`DB_PASSWORD=""`, "api_key:", " # ", "// current: ", `''`, ";", ", "}
 	rng := rand.New(rand.NewPCG(7, 8))
 	hits := map[string]int{}
 	for range 60000 {
@@ -89,7 +90,7 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		s := b.String()
 		for _, ru := range []rule{awsKeyRule, awsSecretRule, passwordRule, passwordJARule, secretIsRule, authHeaderRule, cliPasswordRule,
 			envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
-			slashPairRule, useSlashPairRule} {
+			slashPairRule, useSlashPairRule, commentValueRule} {
 			if ru.re.MatchString(s) {
 				hits[ru.id]++
 				if !ru.may(newText(s)) {

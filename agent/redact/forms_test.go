@@ -1,0 +1,48 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestValueInACommentAfterAnEmptyAssignment: a secret's name assigned
+// nothing, with the value given in the comment after it, loses the value;
+// a comment saying where the value comes from stays.
+func TestValueInACommentAfterAnEmptyAssignment(t *testing.T) {
+	r := newRedactor(t)
+	for in, secret := range map[string]string{
+		`DB_PASSWORD="" # current: realvalue123`:                     "realvalue123",
+		`DB_PASSWORD= # current: realvalue123`:                       "realvalue123",
+		"db:\n  password: '' # prod was Hunter2pass!\n":              "Hunter2pass!",
+		`"api_key": "", // old: Zr4Bx7kQ2Lm9`:                        "Zr4Bx7kQ2Lm9",
+		`SECRET_TOKEN = ""  # real value is q8Zk2Lm9Wx4Tb7Np1Rv6Yc3`: "q8Zk2Lm9Wx4Tb7Np1Rv6Yc3",
+		`smtp_pass= # hunter22x`:                                     "hunter22x",
+		`redis_password: "" # Zr4-Bx7-kQ2-Lm9`:                       "Zr4-Bx7-kQ2-Lm9",
+	} {
+		out, f := r.Redact(in)
+		if strings.Contains(out, secret) || len(f) == 0 {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+		if again, more := r.Redact(out); again != out || len(more) != 0 {
+			t.Errorf("not idempotent: %q → %q", out, again)
+		}
+	}
+	for _, clean := range []string{
+		`DB_PASSWORD="" # set in CI`,
+		`DB_PASSWORD="" # see docs/setup.md`,
+		`API_TOKEN= # required`,
+		`SECRET_KEY="" # format: base64`,
+		`SECRET_KEY="" # e.g. 32 random characters`,
+		`password: "" # min length: 12`,
+		`TOKEN="" # expires: 2026-01-01`,
+		`DB_PASSWORD="" # from: ${VAULT_DB_PASSWORD}`,
+		`OAUTH_TOKEN= # docs: https://example.com/Docs2Token`,
+		`token: # see the vault`,
+		"max_tokens: 4096 # default: 1024",
+		"Set-Cookie: auth_token=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+}
