@@ -708,6 +708,15 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 	t := newText(s)
 	spans := r.ownSpans(t)
 	spans = append(spans, r.gitleaksSpans(t)...)
+	if narrow, at, ok := narrowFullWidth(s); ok {
+		// A token in full-width letters: the rules run on it in ASCII,
+		// and what they find is mapped back onto s.
+		nt := newText(narrow)
+		for _, sp := range append(r.ownSpans(nt), r.gitleaksSpans(nt)...) {
+			sp.start, sp.end = at[sp.start], at[sp.end]
+			spans = append(spans, sp)
+		}
+	}
 	if len(spans) == 0 {
 		return s, nil
 	}
