@@ -233,6 +233,19 @@ var tokenFormatRule = rule{
 	},
 }
 
+// sentryDSNRule is the key in a Sentry DSN,
+// https://<32 hex digits>@o123456.ingest.sentry.io/1234567 (and a
+// self-hosted one's, and the legacy key:secret@ form's key and secret):
+// anyone holding it can send the project events. The host and project
+// stay.
+var sentryDSNRule = rule{
+	id: "sentry-dsn",
+	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/([0-9a-fA-F]{32}(?::[0-9a-fA-F]{32})?)@`),
+	may: func(t *text) bool {
+		return strings.IndexByte(t.raw, '@') >= 0 && (t.hasRaw("://") || t.hasRaw(`:\/\/`)) && hasRun(t.raw, 32, isHexDigit)
+	},
+}
+
 // cookieRule catches a Cookie or Set-Cookie header's value, and curl's
 // -b/--cookie: a session cookie is a credential as much as a bearer token
 // is. The first cookie's value has no space and 8 characters or more, so

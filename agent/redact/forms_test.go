@@ -46,3 +46,40 @@ func TestValueInACommentAfterAnEmptyAssignment(t *testing.T) {
 		}
 	}
 }
+
+// TestSentryDSN: a Sentry DSN's key is redacted, its host and project
+// stay; a URL with a user that is no key, and a commit's hex in a path,
+// stay.
+func TestSentryDSN(t *testing.T) {
+	r := newRedactor(t)
+	key := "3f9a2c1e0b7d4a6f" + "8e2c1b0a9d8e7f6a"
+	for _, in := range []string{
+		"https://" + key + "@o123456.ingest.sentry.io/1234567",
+		"SENTRY_DSN=https://" + key + "@o123456.ingest.us.sentry.io/1234567",
+		`{"dsn":"https:\/\/` + key + `@o123456.ingest.sentry.io\/42"}`,
+		"dsn: https://" + key + ":" + strings.ToUpper(key) + "@sentry.example.com/3",
+		"Sentry.init({ dsn: 'https://" + strings.ToUpper(key[:16]) + key[16:] + "@errors.example.com/12' })",
+	} {
+		out, f := r.Redact(in)
+		if strings.Contains(strings.ToLower(out), key) || len(f) == 0 || !strings.Contains(out, "[REDACTED:sentry-dsn]@") {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+		if host := strings.Split(strings.SplitN(in, "@", 2)[1], "/")[0]; !strings.Contains(out, host) {
+			t.Errorf("%q → %q: the host went too", in, out)
+		}
+		if again, more := r.Redact(out); again != out || len(more) != 0 {
+			t.Errorf("not idempotent: %q → %q", out, again)
+		}
+	}
+	for _, clean := range []string{
+		"https://o123456.ingest.sentry.io/api/1234567/envelope/",
+		"see https://sentry.io/organizations/acme/issues/4242/",
+		"https://github.com/acme/webapp/commit/" + key[:12],
+		"git@github.com:acme/webapp.git",
+		"https://deploy@" + key + ".example.com/x",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+}

@@ -79,7 +79,8 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		"admin \u212aEY for the index", "CREDENTIALS", "秘密鍵", " (read only) ", "Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd",
 		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACBf",
 		"root / ", " / ", "use ", "USE ", "admin/", "S3cr3tPass",
-		`DB_PASSWORD=""`, "api_key:", " # ", "// current: ", `''`, ";", ", "}
+		`DB_PASSWORD=""`, "api_key:", " # ", "// current: ", `''`, ";", ", ",
+		"https://", `https:\/\/`, "0123456789abcdef0123456789ABCDEF", "@o1.ingest.sentry.io/7"}
 	rng := rand.New(rand.NewPCG(7, 8))
 	hits := map[string]int{}
 	for range 60000 {
@@ -90,7 +91,7 @@ func TestOwnRulePrefiltersAreSound(t *testing.T) {
 		s := b.String()
 		for _, ru := range []rule{awsKeyRule, awsSecretRule, passwordRule, passwordJARule, secretIsRule, authHeaderRule, cliPasswordRule,
 			envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
-			slashPairRule, useSlashPairRule, commentValueRule} {
+			slashPairRule, useSlashPairRule, commentValueRule, sentryDSNRule} {
 			if ru.re.MatchString(s) {
 				hits[ru.id]++
 				if !ru.may(newText(s)) {

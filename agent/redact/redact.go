@@ -359,6 +359,13 @@ var urlCredentialRule = rule{
 	may: func(t *text) bool {
 		return (t.hasRaw("://") || t.hasRaw(`:\/\/`)) && strings.ContainsRune(t.raw, '@')
 	},
+	// A user redacted already (https://[REDACTED:url-credential]@host,
+	// tokenUserRule's) is no user and password: redacting twice gives
+	// what once did.
+	whole: func(m string) bool {
+		_, user, _ := strings.Cut(strings.ReplaceAll(m, `\/`, "/"), "//")
+		return !strings.HasPrefix(user, "[REDACTED:")
+	},
 }
 
 // labelExtras is what may stand between a secret's name and what follows:
@@ -540,10 +547,13 @@ const cliValue = `(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))`
 // https://TOKEN@github.com/acme/app.git (urlCredentialRule wants the
 // colon); the user must look random, so git@host and me@host stay.
 var tokenUserRule = rule{
-	id:        "url-credential",
-	re:        regexp.MustCompile(`\bhttps?://([A-Za-z0-9_.~-]{20,300})@`),
-	may:       func(t *text) bool { return t.hasRaw("://") && strings.ContainsRune(t.raw, '@') },
-	secretish: func(v string) bool { return randomLooking(v) || tokenPrefixRE.MatchString(v) },
+	id:  "url-credential",
+	re:  regexp.MustCompile(`\bhttps?://([A-Za-z0-9_.~-]{20,300})@`),
+	may: func(t *text) bool { return t.hasRaw("://") && strings.ContainsRune(t.raw, '@') },
+	// 32 hex digits are a Sentry DSN's key, sentryDSNRule's.
+	secretish: func(v string) bool {
+		return (randomLooking(v) || tokenPrefixRE.MatchString(v)) && !(len(v) == 32 && hasRun(v, 32, isHexDigit))
+	},
 }
 
 // tokenPrefixRE is a token named by its prefix (GitHub's, GitLab's).
@@ -631,7 +641,7 @@ func New(custom []Pattern) (*Redactor, error) {
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
 		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule, passwordFromRule, passwordToRule, valueFirstRule, hexKeyRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
-		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule}
+		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule, sentryDSNRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
