@@ -476,9 +476,26 @@ var keyBodyRule = rule{
 	re:  regexp.MustCompile(`(?:` + notKeyBodyPrefix + `)?[A-Za-z0-9+/]{60,}={0,2}`),
 	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
 	secretish: func(v string) bool {
-		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v)
+		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v) && !urlPathLike(v)
 	},
 	whole: func(m string) bool { return !publicPrefixRE.MatchString(m) },
+}
+
+// urlPathLike reports whether a base64-looking run is a URL's path
+// ("com/acme/webapp/commit/3f9a…" of a commit link): two or more
+// lower-case words, each followed by a slash, before its last part. A key
+// body has a slash once in 64 characters, between mixed-case runs.
+func urlPathLike(v string) bool {
+	parts := strings.Split(v, "/")
+	if len(parts) < 3 {
+		return false
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if p == "" || len(p) > 40 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // notKeyBodyPrefix is what comes before a base64 run that is no private

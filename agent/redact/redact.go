@@ -548,8 +548,8 @@ const cliValue = `(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))`
 // colon); the user must look random, so git@host and me@host stay.
 var tokenUserRule = rule{
 	id:  "url-credential",
-	re:  regexp.MustCompile(`\bhttps?://([A-Za-z0-9_.~-]{20,300})@`),
-	may: func(t *text) bool { return t.hasRaw("://") && strings.ContainsRune(t.raw, '@') },
+	re:  regexp.MustCompile(`\bhttps?:(?://|\\/\\/)([A-Za-z0-9_.~-]{20,300})@`),
+	may: func(t *text) bool { return (t.hasRaw("://") || t.hasRaw(`:\/\/`)) && strings.ContainsRune(t.raw, '@') },
 	// 32 hex digits are a Sentry DSN's key, sentryDSNRule's.
 	secretish: func(v string) bool {
 		return (randomLooking(v) || tokenPrefixRE.MatchString(v)) && !(len(v) == 32 && hasRun(v, 32, isHexDigit))

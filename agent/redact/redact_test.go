@@ -583,9 +583,29 @@ func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
 		"https://github.com/acme/webapp/blob/main/internal/auth/refresh/token/rotation/handler/v2/README",
 		"sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d15c15b0f00a0 dist/app.tar.gz",
 		"src/components/settings/notifications/EmailNotificationPreferencesPanelContainer",
+		// A commit link: its hash after lower-case path words (a helper's
+		// check saw it redacted as a private key).
+		"see https://github.com/acme/webapp/commit/3f9a2c1d4e5f60718293a4b5c6d7e8f901234567 for it",
+		"https://gitlab.com/acme/webapp/-/merge_requests/42/diffs?commit_id=3f9a2c1d4e5f60718293a4b5c6d7e8f901234567",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+}
+
+// TestTokenAsURLUserInEscapedJSON: a token given as a URL's user is
+// redacted in JSON that escapes its slashes too (https:\/\/TOKEN@host, as
+// some encoders write a URL), not only in https://TOKEN@host.
+func TestTokenAsURLUserInEscapedJSON(t *testing.T) {
+	r := newRedactor(t)
+	const token = "x9fK2mQx7Lp3Rt8Vw1Zb6Nc4Hd0Jy5Ge2Aq7S"
+	for _, in := range []string{
+		`{"url":"https:\/\/` + token + `@github.com\/acme\/webapp.git"}`,
+		`https://` + token + `@github.com/acme/webapp.git`,
+	} {
+		if out, _ := r.Redact(in); strings.Contains(out, token[:12]) || !strings.Contains(out, "[REDACTED:url-credential]@github.com") {
+			t.Errorf("%q → %q", in, out)
 		}
 	}
 }
