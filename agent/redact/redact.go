@@ -70,94 +70,30 @@ type rule struct {
 	// rule's that overlaps it, which names the secret better
 	// (github-pat rather than generic-secret).
 	fallback bool
-	// anchors (set with withAnchors) are lower-case text every match starts with one
-	// of: the expression runs only on a window from each (matches),
-	// not along the whole text. For a rule whose expression opens with a
-	// long case-insensitive alternation, which Go's regexp tries at every
-	// position.
-	anchors []string
-	// atAnchor is re held to the start of its text (withAnchors).
-	atAnchor *regexp.Regexp
+	// anchor, when set, tries re only where a match can start (anchors.go;
+	// New derives it).
+	anchor *anchoring
 	// find, when set, stands for re: it returns the matches as
 	// re.FindAllStringSubmatchIndex would (the whole match, then the
 	// value's), for a rule no expression can say (a table's column).
 	find func(t *text) [][]int
 }
 
-// anchorWindow is how far from an anchor a match may end.
-const anchorWindow = 800
-
-// matches is ru.re.FindAllStringSubmatchIndex over t, tried only at its
-// anchors when it has them (and folding kept the text's offsets).
+// matches is ru.re.FindAllStringSubmatchIndex over t, tried only where a
+// match can start when the rule has an anchoring (and folding kept the
+// text's offsets).
 func (ru *rule) matches(t *text) [][]int {
 	if ru.find != nil {
 		return ru.find(t)
 	}
-	s := t.raw
-	if len(ru.anchors) == 0 || len(t.folded) != len(s) {
-		return ru.re.FindAllStringSubmatchIndex(s, -1)
+	if ru.anchor == nil || len(t.folded) != len(t.raw) {
+		return ru.re.FindAllStringSubmatchIndex(t.raw, -1)
 	}
-	var out [][]int
-	end := 0
-	for _, p := range anchorPositions(t.folded, ru.anchors) {
-		if p < end || p > 0 && isASCIIWord(s[p-1]) {
-			continue // inside an earlier match, or no \b before the anchor
-		}
-		m := ru.atAnchor.FindStringSubmatchIndex(s[p:min(len(s), p+anchorWindow)])
-		if m == nil {
-			continue
-		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += p
-			}
-		}
-		out = append(out, m)
-		end = m[1]
-	}
-	return out
-}
-
-// withAnchors sets ru's anchors and the form of its expression held to
-// start where the text it is given starts (\A): a search from an anchor
-// then costs what that one start costs, not a scan of the window after it
-// for a later start (28 of the 45 µs a typical commit's redaction took).
-// The expression must open with \b, which at the start of a text holds
-// before a word character; matches checks the byte before the anchor.
-func withAnchors(ru rule, anchors ...string) rule {
-	if !strings.HasPrefix(strings.TrimPrefix(ru.re.String(), "(?i)"), `\b`) {
-		panic("redact: an anchored rule's expression must open with \\b: " + ru.id)
-	}
-	ru.anchors = anchors
-	ru.atAnchor = regexp.MustCompile(`\A(?:` + ru.re.String() + `)`)
-	return ru
+	return ru.anchor.matches(t)
 }
 
 // isSpace is \s in Go's expressions.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
-
-// isASCIIWord is \w, the word characters of Go's \b.
-func isASCIIWord(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-}
-
-// anchorPositions are the offsets in lower where any of anchors starts,
-// in order, each once.
-func anchorPositions(lower string, anchors []string) []int {
-	var at []int
-	for _, a := range anchors {
-		for i := 0; ; {
-			j := strings.Index(lower[i:], a)
-			if j < 0 {
-				break
-			}
-			at = append(at, i+j)
-			i += j + 1
-		}
-	}
-	slices.Sort(at)
-	return slices.Compact(at)
-}
 
 // pemRule matches a private-key block, tolerating diff prefixes ("+", "-",
 // " ") on its lines, and a block whose END line was cut off (bounded output)
@@ -388,7 +324,7 @@ func obfuscatedPassword(t *text) bool {
 // …", "the api token was changed to …", "log in with password Lj2…". The value must look made rather
 // than written (madeNotWritten), so "the password is required" and "the
 // token is JWT-based" stay.
-var secretIsRule = withAnchors(rule{
+var secretIsRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
 		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|wi-?fi|` +
@@ -410,8 +346,7 @@ var secretIsRule = withAnchors(rule{
 		v = strings.TrimRight(v, ".!?:)")
 		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
 	},
-}, "pass", "p@ss", "p4ss", "pw", "pin", "token", "api", "secret", "cred", "master", "access", "totp", "otp", "2fa", "mfa",
-	"recovery", "backup", "wifi", "wi-fi", "kennwort", "mot de passe", "contrase", "senha", "wachtwoord")
+}
 
 // passphraseRule catches a password told in prose that is words joined
 // by dashes or underscores after the bare name "pass" too: "the pass is
@@ -651,6 +586,11 @@ func New(custom []Pattern) (*Redactor, error) {
 			return nil, fmt.Errorf("redaction pattern %q is not a valid Go regular expression (%v); fix secretary.redaction.patterns", p.ID, err)
 		}
 		rules = append(rules, rule{id: p.ID, re: re})
+	}
+	for i := range rules {
+		if rules[i].re != nil && rules[i].find == nil {
+			rules[i].anchor = anchoringFor(rules[i].re)
+		}
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
