@@ -26,11 +26,12 @@ const (
 // hold", "…待ち", "…ブロック(中|されて)", "止まって", "保留". Words that
 // only name the idea ("a blocking call", "list blockers", "code block",
 // "コードブロック", "待ち時間", "…のせいでブロックの先頭が") are not
-// statements that work is held up.
+// statements that work is held up. What is waited for may end in a
+// reference and a space ("(voicevox_core#1102) 待ち").
 var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|` +
 	japaneseBlocked)
 
-const japaneseBlocked = `[^\s、。・]待ち(?:[^時受合構]|$)|ブロック(?:中|され|して|している)|止まって|保留`
+const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])待ち(?:[^時受合構]|$)|ブロック(?:中|され|して|している)|止まって|保留`
 
 // heldUpByRE is the stricter test for a line of a commit message, which
 // mostly explains the problem the commit solved ("…which is blocked in

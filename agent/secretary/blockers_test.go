@@ -21,7 +21,8 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 		"実機検証はSATAケーブル到着待ち", "Ruby 3.4 でブロックされている", "waiting on Kota for the fix",
 		"PDF build blocked by the font license", "Blocker: the staging DB is down", "stuck on the flaky e2e test",
 		"release on hold until the audit", "レビュー待ち", "PR #960 のマージ待ち。", "Safariで動かない件でブロック中",
-		"音声合成は保留", "デプロイが止まっている", "blocking on the upstream fix"} {
+		"音声合成は保留", "デプロイが止まっている", "blocking on the upstream fix",
+		"本番での有効化は上流の修正 (voicevox_core#1102) 待ち。", "リリースは v2.1 待ち"} {
 		if !saysBlocked(text) {
 			t.Errorf("%q not taken as a blocker", text)
 		}
@@ -30,7 +31,8 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 		"trust says hello: the peer shows online without waiting for a heartbeat",
 		"secretary: blockers from commit messages and notes", "use a non-blocking read", "rpc: a blocking call gets a deadline",
 		"the summary lists what blocks each topic", "no longer waiting for the lock", "commits stop waiting on fsync",
-		"コードブロックの表示を修正", "待ち時間を短縮", "ポートの待ち受けを追加", "ブロック構文のパーサを修正"} {
+		"コードブロックの表示を修正", "待ち時間を短縮", "ポートの待ち受けを追加", "ブロック構文のパーサを修正",
+		"API 待ち時間の計測を追加", "ソケットの (accept) 待ち受けを修正"} {
 		if saysBlocked(text) {
 			t.Errorf("%q taken as a blocker", text)
 		}

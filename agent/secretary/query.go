@@ -65,12 +65,14 @@ asked ask asking through instead whatever remember remembered pm hey hi thanks t
 // "currently", "still" and "anymore" for how things stand ("which Go
 // version do we test with now?", "do we still use safe-chain?").
 var recentWords = setOf(`recent recently lately latest newest last new now currently still anymore`)
-var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後"}
+var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後", "廃止"}
 
 // recentKana are words written in hiragana that ask how things stand now
 // ("CI でまだ safe-chain 使ってる？": still); kana splits them away from
 // the runs cutIntent reads, so the whole question is searched for them.
-var recentKana = []string{"まだ"}
+// "なくなった？" (is it gone?) asks for the latest state as "did we drop
+// it?" does.
+var recentKana = []string{"まだ", "なくなった", "なくなる", "なくした", "消えた"}
 
 // latestReleaseRE asks about the newest release without naming it.
 var latestReleaseRE = regexp.MustCompile(`(?i)\b(?:latest|last|newest|most recent|current)\s+(?:tag|release|version)s?\b|最新の?(?:リリース|タグ|バージョン)|直近の?(?:リリース|タグ)|前回の?リリース`)
@@ -291,6 +293,12 @@ func splitCompounds(words []string) []string {
 			continue
 		}
 		parts := compoundParts(w)
+		if len(parts) == 1 && glossary.English(parts[0]) != nil {
+			// A glossary word and a character that is no word of its own
+			// (ターミナル上, "on the terminal"): the word reaches English.
+			out = append(out, parts[0])
+			continue
+		}
 		if len(parts) < 2 {
 			out = append(out, w)
 			continue
@@ -430,6 +438,8 @@ var englishSynonyms = map[string][]string{
 	"stream":   {"writer", "reader"},
 	// What was removed is committed as remove, delete or drop.
 	"gone": {"remov", "delet", "drop"}, "drop": {"remov", "delet"}, "removed": {"drop", "delet"},
+	// A program that crashes panics in Go and Rust.
+	"crash": {"panic"}, "panic": {"crash"},
 }
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
@@ -569,11 +579,11 @@ func plural(w string) string {
 // "scheduling", "merg" finds "merge" and "merged", "librar" finds "library"
 // and "libraries". Each suffix has the shortest stem it may leave (a final
 // "y" at least five: "query" and "reply" stay whole, or "repl" would find
-// "replace").
+// "replace"; "exactly" is "exact", "family" stays).
 var stemSuffixes = []struct {
 	suffix  string
 	minStem int
-}{{"ations", 5}, {"ation", 5}, {"ings", 4}, {"ing", 4}, {"ions", 5}, {"ion", 5}, {"ers", 5}, {"er", 5}, {"ied", 4}, {"ies", 4}, {"ed", 4}, {"es", 4}, {"s", 4}, {"y", 5}}
+}{{"ations", 5}, {"ation", 5}, {"ings", 4}, {"ing", 4}, {"ions", 5}, {"ion", 5}, {"ers", 5}, {"er", 5}, {"ied", 4}, {"ies", 4}, {"ed", 4}, {"es", 4}, {"s", 4}, {"ly", 5}, {"y", 5}}
 
 // irregularStems are stems the suffix rules cannot reach: "fix" is
 // shorter than minStem, yet "what was fixed" asks for "Fix …" commits.

@@ -79,6 +79,8 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Is the public API documented?":       "export", // Go's word for public
 		"Do inactive issues get closed?":      "stale",
 		"Can it dump the config to a stream?": "writer",
+		"Can it match a file name exactly?":   "exact", // exactly → exact; "family" stays
+		"Why does it crash on huge input?":    "panic", // what crashes in Go and Rust panics
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
@@ -126,6 +128,12 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		{"起動時間短縮の件は?", []string{"起動", "boot", "時間", "短縮"}, 3},
 		{"ターミナルのコマンド履歴は？", []string{"ターミナル", "terminal", "コマンド", "command", "履歴", "history"}, 3},
 		{"コーデックレジストリの作業は？", []string{"コーデック", "codec", "レジストリ", "registr"}, 2},
+		// A glossary word with a character that is no word of its own
+		// reaches English (ターミナル上: on the terminal).
+		{"ターミナル上の表示は？", []string{"ターミナル", "terminal"}, 2},
+		{"リトルエンディアンで表示できる？", []string{"リトルエンディアン", "little endian", "endian"}, 2},
+		{"エポック秒を渡すと落ちる件は？", []string{"エポック秒", "epoch", "落ちる", "crash", "panic"}, 2},
+		{"--columns の名前が変わった？", []string{"rename"}, 2},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
@@ -190,6 +198,9 @@ func TestQuestionsAboutLatelyWantTheNewest(t *testing.T) {
 		// Whether something is still so asks how things stand now.
 		"Do we still use safe-chain in CI?": true,
 		"CI でまだ safe-chain 使ってるんだっけ？":       true,
+		// …and so is whether it went away, in Japanese too.
+		"--columns オプションってなくなった？": true,
+		"旧 API は廃止された？":           true,
 	} {
 		if got := parseQuery(q).WantsRecent; got != want {
 			t.Errorf("%q: WantsRecent = %v, want %v", q, got, want)

