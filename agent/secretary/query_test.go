@@ -81,6 +81,7 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Can it dump the config to a stream?": "writer",
 		"Can it match a file name exactly?":   "exact", // exactly → exact; "family" stays
 		"Why does it crash on huge input?":    "panic", // what crashes in Go and Rust panics
+		"Any bugs in the user dictionary?":    "dict",  // user_dict.py, 辞書
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
