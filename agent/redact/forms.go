@@ -135,6 +135,60 @@ func notAVariable(v string) bool {
 	return !variableRE.MatchString(v) && !strings.Contains(v, "{{")
 }
 
+// codeReference reports whether a value after "password:" is code, not a
+// password: a type (string, Optional[str]), a call (z.string().min(8)),
+// a property path (req.body.password, process.env.DB_PASSWORD) or a
+// variable named after a secret (hashedPassword). A TypeScript interface
+// or a form schema says "password: string" all the time.
+func codeReference(v string) bool {
+	v = strings.TrimRight(v, ";,")
+	return typeNames[strings.ToLower(v)] || typeExprRE.MatchString(v) || callRE.MatchString(v) ||
+		propertyPath(v) || secretVariableRE.MatchString(v)
+}
+
+// propertyPath reports whether v is identifiers joined by dots that read
+// a secret from somewhere: its last part names one (req.body.password)
+// or its first is where code keeps settings (process.env.DB_PASS). A
+// password with a dot in it ("Summer.Time") is neither.
+func propertyPath(v string) bool {
+	if !propertyPathRE.MatchString(v) {
+		return false
+	}
+	parts := strings.Split(strings.ReplaceAll(v, "?.", "."), ".")
+	last := strings.ToLower(parts[len(parts)-1])
+	for _, w := range []string{"pass", "pwd", "secret", "token", "key", "credential"} {
+		if strings.Contains(last, w) {
+			return true
+		}
+	}
+	return codeRoots[parts[0]]
+}
+
+// codeRoots are where code reads settings from.
+var codeRoots = setOfWords(`this self process os env req request res config cfg conf settings opts options params props ctx context`)
+
+// typeNames are the types a field is declared with.
+var typeNames = setOfWords(`string str number int integer bool boolean any unknown null undefined none bytes text varchar char secretstr securestring`)
+
+var (
+	// typeExprRE is a generic type: Optional[str], Option<String>, []byte.
+	typeExprRE = regexp.MustCompile(`^(?:\[\])?[A-Za-z_][\w.]*(?:\[[\w\s,.\[\]|]*\]|<[\w\s,.<>|]*>)\??$`)
+	// propertyPathRE is identifiers joined by dots (req.body.password).
+	propertyPathRE = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$`)
+	// callRE is a call, or calls chained (getPassword(), z.string().min(8)).
+	callRE = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)(?:\.[A-Za-z_$][\w$]*\([^()]*\))*$`)
+	// secretVariableRE is a camelCase name that names a secret.
+	secretVariableRE = regexp.MustCompile(`^[a-z]+(?:[A-Z][a-z]+)*(?:Password|Passwd|Pwd|Secret|Token|Hash|Key)(?:[A-Z][a-z]+)*$`)
+)
+
+func setOfWords(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
 // variableRE matches a whole value that is a variable: ${ANY}, $CAPS,
 // %WINDOWS%.
 var variableRE = regexp.MustCompile(`^(?:\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)$`)
@@ -481,22 +535,34 @@ var keyBodyRule = rule{
 	whole: func(m string) bool { return !publicPrefixRE.MatchString(m) },
 }
 
-// urlPathLike reports whether a base64-looking run is a URL's path
-// ("com/acme/webapp/commit/3f9a…" of a commit link): two or more
-// lower-case words, each followed by a slash, before its last part. A key
-// body has a slash once in 64 characters, between mixed-case runs.
+// urlPathLike reports whether a base64-looking run is a URL's or a file's
+// path ("com/microsoft/TypeScript/commit/3f9a…" of a commit link,
+// "Users/TakeshiYamada/Library/…/3f9a…/state"): before its last part,
+// only words, numbers (a pull request's) and hashes, each followed by a
+// slash, three words or more. A word is lower case or CamelCase with two
+// or more lower-case letters after each capital, digits only at its end.
+// A key body has a slash once in 64 characters, between runs of mixed
+// case ("g/c1/aGel0GlM8…" is no path).
 func urlPathLike(v string) bool {
-	parts := strings.Split(v, "/")
-	if len(parts) < 3 {
-		return false
-	}
+	parts := strings.Split(strings.TrimPrefix(v, "/"), "/")
+	words := 0
 	for _, p := range parts[:len(parts)-1] {
-		if p == "" || len(p) > 40 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
+		switch {
+		case pathWordRE.MatchString(p):
+			words++
+		case pathNumberRE.MatchString(p):
+		default:
 			return false
 		}
 	}
-	return true
+	return words >= 3
 }
+
+// pathNumberRE is a number or a hash in a path.
+var pathNumberRE = regexp.MustCompile(`^(?:[0-9]{1,10}|[0-9a-f]{7,64})$`)
+
+// pathWordRE is a word of a path, as urlPathLike takes it.
+var pathWordRE = regexp.MustCompile(`^(?:[a-z]{2,}|[A-Z]?[a-z]{2,}(?:[A-Z][a-z]{2,})*)[0-9]*$`)
 
 // notKeyBodyPrefix is what comes before a base64 run that is no private
 // key: a public key's type, a data: URI, an integrity hash's algorithm.

@@ -148,8 +148,9 @@ var passwordRule = rule{
 	// Every match holds "pass", "pwd" or an obfuscation of "password"
 	// under (?i).
 	may: func(t *text) bool { return t.has("pass") || t.has("pwd") || t.has("pword") || obfuscatedPassword(t) },
-	// password: ${DB_PASSWORD} names where the password is.
-	secretish: notAVariable,
+	// password: ${DB_PASSWORD} names where the password is; "password:
+	// string" declares it.
+	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) },
 }
 
 // passwordJARule is passwordRule for Japanese text: パスワード (also in
@@ -343,6 +344,9 @@ var secretIsRule = rule{
 	// A short value mixing letters and digits (hunter2) after a secret's
 	// name and "is" is one too, unless a technical name (sha256).
 	secretish: func(v string) bool {
+		if codeReference(v) {
+			return false
+		}
 		v = strings.TrimRight(v, ".!?:)")
 		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
 	},

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -587,9 +588,56 @@ func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
 		// check saw it redacted as a private key).
 		"see https://github.com/acme/webapp/commit/3f9a2c1d4e5f60718293a4b5c6d7e8f901234567 for it",
 		"https://gitlab.com/acme/webapp/-/merge_requests/42/diffs?commit_id=3f9a2c1d4e5f60718293a4b5c6d7e8f901234567",
+		// Mixed-case owners and repositories, a pull request's commits, a
+		// file path with a hash in it (the redaction re-check's cases).
+		"https://github.com/microsoft/TypeScript/commit/3f9a2c1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b",
+		"https://github.com/AcmeCorp/WebApp/pull/1234/commits/3f9a2c1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b",
+		"/Users/TakeshiYamada/Library/Application/Support/Code/User/workspaceStorage/3f9a2c1d0b8e7f6a5c4d3e2f1a0b9c8d/state.vscdb",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+}
+
+// TestRandomKeyLinesAreNoPaths: a key body's line is never taken for a
+// path, whatever slashes fall in it.
+func TestRandomKeyLinesAreNoPaths(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		b := make([]byte, 64)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if urlPathLike(string(b)) {
+			t.Fatalf("a random key line read as a path: %s", b)
+		}
+	}
+	if urlPathLike("g/c1/aGel0GlM8iMwDTa4jKncJWEEx") {
+		t.Error("short mixed-case pieces read as a path")
+	}
+}
+
+// TestCodeIsNoPassword: "password: string" declares a field, and a value
+// read from elsewhere names where the password is; a password with a dot
+// or a parenthesis in it is still one.
+func TestCodeIsNoPassword(t *testing.T) {
+	r := newRedactor(t)
+	for _, clean := range []string{"password: string", "  password: string;", "password: string | null", "token: Optional[str] = None",
+		"  password: z.string().min(8),", "password: hashedPassword,", "password: req.body.password,", "password: process.env.DB_PASSWORD",
+		"password: this.password", "password: getPassword()"} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("code changed: %q → %q", clean, out)
+		}
+	}
+	for in, secret := range map[string]string{
+		"password: Summer.Time2024": "Summer.Time2024",
+		"password: Pa(ss)word1x":    "Pa(ss)word1x",
+		"password: Vh7rQp2Lx9Kz":    "Vh7rQp2Lx9Kz",
+	} {
+		if out, _ := r.Redact(in); strings.Contains(out, secret) {
+			t.Errorf("%q kept its password: %q", in, out)
 		}
 	}
 }
