@@ -27,6 +27,17 @@ func quotedOr(unquoted string) string {
 // &#34;…&#34;, &apos;…&apos;.
 const entityQuoted = `&(?:quot|#34|#x22|apos|#39|#x27);([^&\n]{4,1000})&(?:quot|#34|#x22|apos|#39|#x27);`
 
+// envListRule is a secret in a Kubernetes or Compose env list: a name
+// that says it is a secret on one line and its value on the next ("- name:
+// DB_PASSWORD⏎  value: …"), which every manifest writes this way.
+var envListRule = rule{
+	id: "generic-secret",
+	re: regexp.MustCompile(`(?i)\bname:[ \t]*["']?[a-z0-9_.-]*(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|credentials?)[a-z0-9_.-]*["']?[ \t]*\r?\n[ \t-]*value:[ \t]*` +
+		quotedOr(`[^\s"']{4,1000}`)),
+	may:       func(t *text) bool { return t.has("value:") && t.has("name:") },
+	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) },
+}
+
 // envPassRule catches a password whose name says "pass" or "pw" as a
 // word of an identifier (DB_PASS, SMTP_PASS, mysql-pw) or alone with "="
 // (pass=…, pw=… in a query string or .env file), whatever the value

@@ -143,7 +143,7 @@ var awsSecretRule = rule{
 var passwordRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:p[a@4]ssw[o0]rd|passwd|pass\s?phrase|pwd|pword)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?` + labelExtras +
-		`[\s\x{00a0}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}]*` + markdownEmphasis +
+		`[\s\x{00a0}\x{3000}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}\x{3000}]*` + markdownEmphasis +
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|` + entityQuoted + `|([^\s\x{00a0}"'\x60,;]{4,}))`),
 	// Every match holds "pass", "pwd" or an obfuscation of "password"
 	// under (?i).
@@ -332,7 +332,7 @@ var secretIsRule = rule{
 		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` + labelExtras +
 		`(?:\s+(?:for|of|on)(?:\s+[^\s(]{1,40}){1,3}(?:\s*\([^)\n]{1,40}\))?)?` +
 		`(?:\s+(?:is|are|was|were|will be|to|ist|lautet|est|es|é|è|changed to|set to|reset to)(?:\s+(?:now|still|set to|changed to|reset to))?(?:,[^,\n]{1,30},)?)?` +
-		`(?:\s*(?::|->|→|=>|⇒|—|–|\|)\s*|\s+)` + markdownEmphasis +
+		`(?:[\s\x{3000}]*(?::|：|＝|->|→|=>|⇒|—|–|\|)[\s\x{3000}]*|[\s\x{3000}]+)` + markdownEmphasis +
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
@@ -580,7 +580,7 @@ func New(custom []Pattern) (*Redactor, error) {
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
 		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule, passwordFromRule, passwordToRule, valueFirstRule, hexKeyRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
-		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule, sentryDSNRule}
+		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule, sentryDSNRule, envListRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)

@@ -673,3 +673,35 @@ func TestStringRedactsWhatIsShown(t *testing.T) {
 		t.Errorf("String changed text with no secret: %q", out)
 	}
 }
+
+// TestRecheckLeaks: the redaction re-check's leaks: a Kubernetes or
+// Compose env list (name on one line, value on the next), a full-width
+// colon, equals sign or space after an ASCII name, and a seed phrase in
+// capitals or after a label in sentence case; what must stay, stays.
+func TestRecheckLeaks(t *testing.T) {
+	r := newRedactor(t)
+	for in, secret := range map[string]string{
+		"- name: DB_PASSWORD\n  value: Vh7rQp2Lx9Kz":                                                 "Vh7rQp2Lx9Kz",
+		"env:\n  - name: API_TOKEN\n    value: \"Vh7rQp2Lx9KzAb3Cd4Ef5\"":                            "Vh7rQp2Lx9KzAb3Cd4Ef5",
+		"ID：admin　PW：Vh7rQp2Lx9Kz":                                                                   "Vh7rQp2Lx9Kz",
+		"password　＝　Vh7rQp2Lx9Kz":                                                                    "Vh7rQp2Lx9Kz",
+		"SEED: ABANDON ABILITY ABLE ABOUT ABOVE ABSENT ABSORB ABSTRACT ABSURD ABUSE ACCESS ACCIDENT": "ABSURD ABUSE",
+		"seed: Legal winner thank year wave sausage worth useful legal winner thank yellow":          "sausage worth",
+		"ABANDON ABILITY ABLE ABOUT ABOVE ABSENT ABSORB ABSTRACT ABSURD ABUSE ACCESS ACCIDENT":       "ABSURD ABUSE",
+	} {
+		if out, _ := r.Redact(in); strings.Contains(out, secret) {
+			t.Errorf("%q kept %q: %q", in, secret, out)
+		}
+	}
+	for _, clean := range []string{
+		"- name: LOG_LEVEL\n  value: debug",
+		"- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
+		"- name: DB_PASSWORD\n  value: $(DB_PASS)",
+		"ＰＷ：の入力欄を追加",
+		"Abandon Ability Able About Above Absent Absorb Abstract Absurd Abuse Access Accident",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q", clean, out)
+		}
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// seedPhraseRule is a wallet's seed phrase: 12 to 24 lower-case words of
+// seedPhraseRule is a wallet's seed phrase: 12 to 24 words (any case) of
 // the BIP-0039 English list in a row (bip39.go), which give whoever reads
 // them the wallet. Words may be separated by spaces, line breaks or
 // commas, and numbered ("1. abandon 2. ability …"). With a label before
@@ -55,7 +55,7 @@ const seedWindow = 120
 // seedPhrases finds seedPhraseRule's matches: each phrase's words, from
 // the first to the last.
 func seedPhrases(t *text) [][]int {
-	s := t.raw
+	s := seedText(t)
 	var out [][]int
 	// The words of the current run, where only separators came between
 	// them; most runs are short, and stay on the stack.
@@ -115,7 +115,7 @@ func seedPhrases(t *text) [][]int {
 // phrasesIn returns the seed phrases among run's words (12 or more, each
 // of 3 to 8 lower-case letters): the stretches of list words that pass.
 func phrasesIn(t *text, run [][2]int) [][]int {
-	s := t.raw
+	s := seedText(t)
 	words := bip39Words()
 	var out [][]int
 	from := 0
@@ -138,7 +138,7 @@ func phrasesIn(t *text, run [][2]int) [][]int {
 // seedPhrase returns the match of the phrase among words (12 or more list
 // words in a row), or nil.
 func seedPhrase(t *text, words [][2]int) []int {
-	s := t.raw
+	s := seedText(t)
 	labelled := words
 	for len(labelled) > 12 && seedLabelWords[s[labelled[0][0]:labelled[0][1]]] {
 		labelled = labelled[1:] // "seed phrase abandon …": the label's words
@@ -148,7 +148,7 @@ func seedPhrase(t *text, words [][2]int) []int {
 		start, end := labelled[0][0], labelled[len(labelled)-1][1]
 		return []int{start, end, start, end}
 	}
-	if n := len(words); n > 24 || n%3 != 0 {
+	if n := len(words); n > 24 || n%3 != 0 || !oneCase(t.raw, words) {
 		return nil
 	}
 	start, end := words[0][0], words[len(words)-1][1]
@@ -156,6 +156,29 @@ func seedPhrase(t *text, words [][2]int) []int {
 		return nil
 	}
 	return []int{start, end, start, end}
+}
+
+// oneCase reports whether the words are written all in lower case or all
+// in capitals: a phrase without a label, unlike a line of prose that
+// starts with a capital ("Place essay sketch board …").
+func oneCase(s string, words [][2]int) bool {
+	lower, upper := true, true
+	for _, w := range words {
+		word := s[w[0]:w[1]]
+		lower = lower && strings.ToLower(word) == word
+		upper = upper && strings.ToUpper(word) == word
+	}
+	return lower || upper
+}
+
+// seedText is t as the words are read: in lower case when folding kept
+// its offsets ("SEED: ABANDON ABILITY …", "Legal winner …" are phrases
+// too), as written otherwise.
+func seedText(t *text) string {
+	if len(t.folded) == len(t.raw) {
+		return t.folded
+	}
+	return t.raw
 }
 
 // seedLabelled reports whether a seed phrase's label stands before at,
