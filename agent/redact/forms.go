@@ -27,6 +27,54 @@ func quotedOr(unquoted string) string {
 // &#34;…&#34;, &apos;…&apos;.
 const entityQuoted = `&(?:quot|#34|#x22|apos|#39|#x27);([^&\n]{4,1000})&(?:quot|#34|#x22|apos|#39|#x27);`
 
+// jaProseSecretRule is a made value told in Japanese prose after a
+// secret's name, with a label in parentheses, an arrow or a comma before
+// it: "パスワード→Vh7r…", "パスワード（本番）：…", "今のパスワード、Vh7r…だよ", "鍵は…です",
+// "PINは4821です". The value is the ASCII run that follows, so the
+// Japanese after it stays. It must look made (madeNotNamed); a PIN's
+// digits after PIN or 暗証番号.
+var jaProseSecretRule = rule{
+	id:        "password",
+	re:        regexp.MustCompile(`(?:` + jaPasswordWords + `|` + jaSecretWords + `|鍵|パス)` + jaProseValue),
+	may:       func(t *text) bool { return mayHoldJASecret(t) || mayHoldJAPassword(t) || t.hasRaw("鍵") || t.hasRaw("パス") },
+	secretish: jaProseSecretish,
+	whole:     jaProseWhole,
+}
+
+// pwJAProseRule is jaProseSecretRule after PW or PIN ("PINは4821です").
+var pwJAProseRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:pw|pin)` + jaProseValue),
+	may: func(t *text) bool {
+		return (t.has("pw") || t.has("pin")) && (t.hasRaw("は") || t.hasRaw("が") || t.hasRaw("、") || t.hasRaw("→") || t.hasRaw("："))
+	},
+	secretish: jaProseSecretish,
+	whole:     jaProseWhole,
+}
+
+// jaProseValue is what follows the name in jaProseSecretRule: a label in
+// parentheses, then は, が, an arrow, a comma or an operator, then the
+// value's ASCII run.
+const jaProseValue = `(?:[（(][^）)\n]{1,20}[）)])?[\s\x{3000}]*(?:は|が|→|->|、|,|:|：|=|＝)[\s\x{3000}]*([!-~]{4,200})`
+
+func jaProseSecretish(v string) bool {
+	return madeNotNamed(strings.TrimRight(v, ".!?:)")) || pinDigitsRE.MatchString(v)
+}
+
+// jaProseWhole: digits alone are a secret only after PIN or 暗証番号
+// ("トークンは3600秒" stays).
+func jaProseWhole(m string) bool {
+	i := len(m)
+	for i > 0 && m[i-1] > ' ' && m[i-1] < 0x7f {
+		i-- // the value: the ASCII run the match ends with
+	}
+	v := strings.TrimLeft(m[i:], ":=>,-")
+	return !pinDigitsRE.MatchString(v) || strings.Contains(strings.ToLower(m), "pin") || strings.Contains(m, "暗証番号")
+}
+
+// pinDigitsRE is a PIN: four to eight digits.
+var pinDigitsRE = regexp.MustCompile(`^[0-9]{4,8}$`)
+
 // envListRule is a secret in a Kubernetes or Compose env list: a name
 // that says it is a secret on one line and its value on the next ("- name:
 // DB_PASSWORD⏎  value: …"), which every manifest writes this way.

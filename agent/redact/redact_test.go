@@ -705,3 +705,28 @@ func TestRecheckLeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestJapaneseProseSecrets: a made value told in Japanese prose after a
+// secret's name, with a label in parentheses, an arrow or a comma, is
+// redacted up to where the Japanese goes on; a PIN's digits after PIN or
+// 暗証番号; prose about the secret, and digits after another name, stay.
+func TestJapaneseProseSecrets(t *testing.T) {
+	r := newRedactor(t)
+	for in, want := range map[string]string{
+		"パスワード→Vh7rQp2Lx9Kz":     "パスワード→[REDACTED:password]",
+		"パスワード（本番）：Vh7rQp2Lx9Kz": "パスワード（本番）：[REDACTED:password]",
+		"今のパスワード、Vh7rQp2Lx9Kzだよ": "今のパスワード、[REDACTED:password]だよ",
+		"鍵はVh7rQp2Lx9KzAb3Cd4です": "鍵は[REDACTED:password]です",
+		"PINは4821です":             "PINは[REDACTED:password]です",
+	} {
+		if out, _ := r.Redact(in); out != want {
+			t.Errorf("%q → %q, want %q", in, out, want)
+		}
+	}
+	for _, clean := range []string{"パスワードは8文字以上", "パスワード（必須）：8文字以上の英数字", "パスワード→リセット画面へ", "トークンは3600秒で切れる",
+		"トークン:3600", "spinは1234回", "鍵はKMSで管理する"} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q", clean, out)
+		}
+	}
+}
