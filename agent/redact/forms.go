@@ -34,9 +34,11 @@ const entityQuoted = `&(?:quot|#34|#x22|apos|#39|#x27);([^&\n]{4,1000})&(?:quot|
 // Japanese after it stays. It must look made (madeNotNamed); a PIN's
 // digits after PIN or 暗証番号.
 var jaProseSecretRule = rule{
-	id:        "password",
-	re:        regexp.MustCompile(`(?:` + jaPasswordWords + `|` + jaSecretWords + `|鍵|パス)` + jaProseValue),
-	may:       func(t *text) bool { return mayHoldJASecret(t) || mayHoldJAPassword(t) || t.hasRaw("鍵") || t.hasRaw("パス") },
+	id: "password",
+	re: regexp.MustCompile(`(?:` + jaPasswordWords + `|` + jaSecretWords + `|鍵|パス)` + jaProseValue),
+	may: func(t *text) bool {
+		return mayHoldJASecret(t) || mayHoldJAPassword(t) || t.hasRaw("鍵") || t.hasRaw("パス")
+	},
 	secretish: jaProseSecretish,
 	whole:     jaProseWhole,
 }
