@@ -66,7 +66,7 @@ func checkConfig(path string) DoctorCheck {
 	if err != nil {
 		return checkBad(CheckFail, "config", err.Error(), "fix "+path+" as the message says, then check it with `aoi config validate`")
 	}
-	if warnings := config.CheckLocalPaths(cfg); len(warnings) > 0 {
+	if warnings := config.Warnings(cfg); len(warnings) > 0 {
 		w := warnings[0]
 		return checkBad(CheckWarn, "config", fmt.Sprintf("%s: %s (%d such problem(s))", w.Path, w.Problem, len(warnings)),
 			w.Fix+" (`aoi config validate` lists each)")

@@ -148,6 +148,17 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("a local_path typo: exit %d, stderr %q", r.code, r.stderr)
 	}
 
+	// A flag whose value an optional parameter without a default gives
+	// would take the next argument when a request leaves it out (the
+	// third walk's go test -tags ./billing/...): a warning with the fix.
+	shift := filepath.Join(dir, "shift.json")
+	writeFile(t, shift, `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"run_tests": {"command": ["go", "test", "-tags", "{{mode}}", "{{suite}}"],
+		"params": {"mode": {"enum": ["fast", "full"]}, "suite": {"enum": ["./auth/...", "./billing/..."], "required": true}}, "timeout_sec": 60, "isolation": "none"}}}`)
+	r = runAOI(t, "config", "validate", shift)
+	if r.code != exitOK || !strings.Contains(r.stderr, "warning: /tasks/run_tests/command/3") || !strings.Contains(r.stderr, `"-tags={{mode}}"`) {
+		t.Errorf("a shifting optional parameter: exit %d, stderr %q", r.code, r.stderr)
+	}
+
 	r = runAOI(t, "config", "validate", filepath.Join(dir, "missing.json"))
 	if r.code != exitFailure || !strings.Contains(r.stderr, "aoi init") {
 		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)

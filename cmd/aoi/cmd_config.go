@@ -100,7 +100,7 @@ func (a *app) configValidateCmd() *cobra.Command {
 			out := validationOutput{Path: path, Valid: err == nil}
 			var warnings config.Errors
 			if err == nil {
-				warnings = config.CheckLocalPaths(cfg)
+				warnings = config.Warnings(cfg)
 				out.Warnings = problems(warnings)
 			}
 			var list config.Errors
