@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
@@ -63,6 +64,16 @@ func (m *Model) runAction(a action) tea.Cmd {
 			// What to do first: a long question would cut it off.
 			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +
 				": the secretary found no work for " + queryNamed(a.q) + ", so its draft is no answer to send")
+			return nil
+		}
+		if a.q.ID != "" && a.q.State != "" && !a.confirmed && a.q.Confidence < inbox.WeakDraft {
+			// A guess may answer another question (the third walk's
+			// "when does the mobile app ship?" got the billing work):
+			// sent only once the owner has read it.
+			body := "The secretary only guessed (confidence " + strconv.FormatFloat(a.q.Confidence, 'f', 2, 64) + "): its draft may be about other work. " +
+				"Send it to " + queryNamed(a.q) + " as your answer anyway? enter on the question shows the draft first."
+			a.confirmed = true
+			m.pushDialog(newConfirmDialog("Send the secretary's guess", body, a, m.env))
 			return nil
 		}
 		what, failed := "sent the draft to "+queryNamed(a.q), "sending the draft to "+queryNamed(a.q)

@@ -44,22 +44,33 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 //
 // A prompt command may also give the start of an id, as tab completion
 // leaves it when several share it: the one question waiting for the owner
-// whose id starts so is meant.
+// whose id starts so is meant, or, when none waiting does, the one
+// answered or declined question whose id starts so.
 func (p *queriesPane) byID(id string) agent.Query {
 	if id == "" {
 		return agent.Query{} // no id: `:release` alone means every buffered one, never "the only one"
 	}
-	var prefixed []agent.Query
+	var prefixed, settled []agent.Query
 	for _, q := range p.rows {
 		if q.ID == id {
 			return q
 		}
-		if strings.HasPrefix(q.ID, id) && q.State != agent.QueryAnswered && q.State != agent.QueryDeclined {
+		if !strings.HasPrefix(q.ID, id) {
+			continue
+		}
+		if q.State != agent.QueryAnswered && q.State != agent.QueryDeclined {
 			prefixed = append(prefixed, q)
+		} else {
+			settled = append(settled, q)
 		}
 	}
-	if len(prefixed) == 1 {
+	switch {
+	case len(prefixed) == 1:
 		return prefixed[0]
+	case len(prefixed) == 0 && len(settled) == 1:
+		// The start of an answered question's id: it is meant, and its
+		// answer says it was answered (not "no query").
+		return settled[0]
 	}
 	return agent.Query{ID: id}
 }
@@ -147,6 +158,11 @@ func previewText(q agent.Query) string {
 		text += "\n↳ the secretary's guess (releasing all leaves it; answer, decline or release it alone): " + draft
 	case draft != "" && q.State == agent.QueryBuffered:
 		text += "\n↳ draft (what releasing sends): " + draft
+	case draft != "" && inbox.DraftFoundWork(q.Draft) && q.Confidence < inbox.WeakDraft:
+		// Escalated or waiting with a weak draft: it may be about other
+		// work (the third walk's "mobile app" question got the billing
+		// work under "draft").
+		text += "\n↳ the secretary's guess (not sent; it may be about other work): " + draft
 	case draft != "" && inbox.DraftFoundWork(q.Draft):
 		// Escalated or waiting: the owner answers; the draft helps.
 		text += "\n↳ the secretary's draft (not sent): " + draft
