@@ -486,3 +486,24 @@ func TestIDStartNamesAnAnsweredQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptProblemShowsWhole: what is wrong with a prompt line that does
+// not fit after it is wrapped below the bar, whole, and :errors keeps it
+// (the third walk read "…paste it whole, all eight groups, as the P…").
+func TestPromptProblemShowsWhole(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	press(t, m, ":")
+	typeText(t, m, "trust eng-suzuki 710fc691")
+	press(t, m, "enter")
+	frame := screen(m)
+	want := "as the Peers pane or `aoi id` shows it"
+	if !strings.Contains(strings.Join(strings.Fields(frame), " "), want) {
+		t.Errorf("the problem is cut:\n%s", frame)
+	}
+	if !strings.Contains(m.errorsText(), "that fingerprint has 8 hex digits, not 64") {
+		t.Errorf(":errors lacks the problem:\n%s", m.errorsText())
+	}
+	if lines := strings.Count(frame, "\n") + 1; lines > 24 {
+		t.Errorf("the frame is %d lines high", lines)
+	}
+}

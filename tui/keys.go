@@ -208,10 +208,12 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 				// The bar stays open with the line: mending it (a
 				// decline's missing reason) is a few keys, not a retype.
 				m.prompt.problem = err.Error()
+				m.logError(m.prompt.problem) // whole in :errors; a narrow bar cuts it
 				return nil
 			}
 			if problem := unknownPeer(c, m.knownPeers); problem != "" {
 				m.prompt.problem = problem
+				m.logError(problem)
 				return nil
 			}
 		}

@@ -501,7 +501,10 @@ const wholeErrorHint = ":errors shows it whole"
 
 // bottomLines is how many lines the notice line takes now.
 func (m *Model) bottomLines() int {
-	if m.focus == focusPrompt || m.notice.text == "" {
+	if m.focus == focusPrompt {
+		return len(m.prompt.viewLines(m.width))
+	}
+	if m.notice.text == "" {
 		return 1
 	}
 	return max(1, len(m.noticeWrapped()))

@@ -338,14 +338,38 @@ var runOfSpaces = regexp.MustCompile(" {2,}")
 // view renders the open prompt bar.
 
 func (p *promptBar) view(w int) string {
+	return strings.Join(p.viewLines(w), "\n")
+}
+
+// maxProblemLines is the most lines a problem with the line takes below
+// the bar when it does not fit after what was typed.
+const maxProblemLines = 3
+
+// viewLines is the bar's lines: one, or, when what is wrong with the line
+// does not fit after it, the line and then the problem wrapped below (the
+// third walk read "…as the P…" and could not find the rest).
+func (p *promptBar) viewLines(w int) []string {
 	line := p.env.styles.Prompt.Render("›") + " " + p.input.View()
 	// The input pads itself to the bar's width; what it says goes after
 	// what was typed.
 	switch {
 	case p.problem != "":
-		line = trimPadding(line) + "   " + p.env.styles.Error.Render("✗ "+Sanitize(p.problem))
+		problem := "✗ " + Sanitize(p.problem)
+		typed := trimPadding(line)
+		if w <= 0 || width(typed)+3+width(problem) <= w {
+			return []string{fit(typed+"   "+p.env.styles.Error.Render(problem), w)}
+		}
+		lines := wrap(problem, w)
+		if len(lines) > maxProblemLines {
+			lines = append(lines[:maxProblemLines-1], truncateWords(strings.Join(lines[maxProblemLines-1:], " "), w))
+		}
+		out := []string{fit(line, w)}
+		for _, l := range lines {
+			out = append(out, p.env.styles.Error.Render(fit(l, w)))
+		}
+		return out
 	case p.choices != "":
 		line = trimPadding(line) + "   " + p.env.styles.Muted.Render(Sanitize(p.choices))
 	}
-	return fit(line, w)
+	return []string{fit(line, w)}
 }
