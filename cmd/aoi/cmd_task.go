@@ -16,6 +16,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/suggest"
 	"github.com/aoi-protocol/aoi/tui"
 )
 
@@ -81,6 +82,13 @@ func (a *app) listTaskTypes(ctx context.Context, peer string) error {
 		}
 		i := slices.IndexFunc(peers, func(p agent.Peer) bool { return p.AgentID == peer })
 		if i < 0 {
+			ids := make([]string, len(peers))
+			for j, p := range peers {
+				ids[j] = p.AgentID
+			}
+			if near := suggest.Closest(peer, ids, 2); near != "" {
+				return fmt.Errorf("%s is not a known peer; did you mean %s? (`aoi peers` lists them)", cell(peer, 64), near)
+			}
 			return fmt.Errorf("%s is not a known peer; `aoi peers` lists them", cell(peer, 64))
 		}
 		p := peers[i]

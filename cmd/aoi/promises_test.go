@@ -252,6 +252,10 @@ func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 	if out := cli(t, bin, pm, "task", "eng-suzuki"); !strings.Contains(out, "hold\n  secs= (default 60)  how long to hold") {
 		t.Errorf("aoi task eng-suzuki printed:\n%s\nwant hold and its secs parameter", out)
 	}
+	// A typo in the peer's id gets the id meant (the third walk got none).
+	if out := cliFails(t, bin, pm, 1, "task", "eng-suzki"); !strings.Contains(out, "did you mean eng-suzuki?") {
+		t.Errorf("aoi task eng-suzki printed:\n%s\nwant the id meant", out)
+	}
 
 	var ticket agent.TaskTicket
 	cliJSON(t, bin, pm, &ticket, "task", "eng-suzuki", "hold")
