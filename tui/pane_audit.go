@@ -3,8 +3,8 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/aoi-protocol/aoi/internal/auditdetail"
 	"slices"
-	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -348,63 +348,12 @@ func compactJSON(raw json.RawMessage) string {
 	return Sanitize(truncateBytes(b.String(), 2048))
 }
 
-// detailSummary is a row's detail as the column reads it: key=value
-// pairs, what a row is about first (the secretary's decision, a task's
-// type, a reason), not JSON's braces and quotes (the walk read
-// `{"confidence"…` in every query row). The preview and enter show the
-// JSON whole.
+// detailSummary is a row's detail as the column reads it
+// (auditdetail.Summary: key=value pairs, what a row is about first; the
+// walk read `{"confidence"…` in every query row). The preview and enter
+// show the JSON whole.
 func detailSummary(raw json.RawMessage) string {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
-		return compactJSON(raw)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		pi, pj := summaryRank(keys[i]), summaryRank(keys[j])
-		if pi != pj {
-			return pi < pj
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		v := summaryValue(m[k])
-		if k == "question" {
-			v = "“" + v + "”" // words with spaces, among key=value pairs
-		}
-		parts = append(parts, k+"="+v)
-	}
-	return Sanitize(truncateBytes(strings.Join(parts, " "), 2048))
-}
-
-// summaryLead are the detail keys that say most about a row, in order:
-// a question's row says what was asked next to what the secretary did.
-var summaryLead = []string{"decision", "question", "confidence", "priority", "state", "task_type", "event", "type", "reason", "error", "to", "scope"}
-
-func summaryRank(k string) int {
-	for i, l := range summaryLead {
-		if k == l {
-			return i
-		}
-	}
-	return len(summaryLead)
-}
-
-// summaryValue is a detail value without JSON's quotes: a string as it
-// is, a list of strings joined by commas, anything else compact JSON.
-func summaryValue(v json.RawMessage) string {
-	var str string
-	if json.Unmarshal(v, &str) == nil {
-		return str
-	}
-	var list []string
-	if json.Unmarshal(v, &list) == nil {
-		return strings.Join(list, ",")
-	}
-	return compactJSON(v)
+	return Sanitize(truncateBytes(auditdetail.Summary(raw), 2048))
 }
 
 func auditDetail(e agent.AuditEntry, env *env) string {

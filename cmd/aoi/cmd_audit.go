@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/aoi-protocol/aoi/internal/auditdetail"
 	"io"
 	"slices"
 	"strconv"
@@ -56,7 +57,7 @@ func printAudit(w io.Writer, es []agent.AuditEntry) {
 	for _, e := range es {
 		rows = append(rows, []string{
 			strconv.FormatInt(e.Seq, 10), e.Time.Local().Format(time.DateTime), cell(e.Agent, 24),
-			cell(e.Method, 24), cell(e.Result, 20), cell(string(e.Detail), 60),
+			cell(e.Method, 24), cell(e.Result, 20), cell(auditdetail.Summary(e.Detail), 60),
 		})
 	}
 	table(w, []string{"SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"}, rows)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,18 @@ func TestApprovalRefShowsItsCommit(t *testing.T) {
 	}
 	if got := refText(&agent.TaskPlan{Ref: "main"}); got != "main" {
 		t.Errorf("refText without a commit = %q", got)
+	}
+}
+
+// TestAuditListsDetailAsPairs: `aoi audit` shows a row's detail as the
+// Audit pane does, what it is about first: the question an escalated row
+// quotes shows in the 60 columns the listing gives it (the third walk saw
+// `{"confidence":0.2,"decision":"BUFFER","priority":"low","que…`).
+func TestAuditListsDetailAsPairs(t *testing.T) {
+	var b strings.Builder
+	printAudit(&b, []agent.AuditEntry{{Seq: 7, Time: time.Now(), Agent: "pm-tanaka", Method: "aoi.query", Result: "ok",
+		Detail: json.RawMessage(`{"confidence":0.2,"decision":"BUFFER","priority":"low","query_id":"q-1","question":"is the Friday release on?"}`)}})
+	if !strings.Contains(b.String(), "decision=BUFFER question=“is the Friday release on?”") {
+		t.Errorf("aoi audit printed:\n%s", b.String())
 	}
 }

@@ -1,0 +1,77 @@
+// Package auditdetail writes an audit row's detail as people read it in a
+// list: key=value pairs, what the row is about first, not JSON's braces
+// and quotes. The interface's Audit pane and `aoi audit` both use it; each
+// makes the result safe for its terminal itself.
+package auditdetail
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Summary is raw as key=value pairs, the keys in lead's order first
+// (a question's row says what was asked next to what the secretary did),
+// then the rest by name; a detail that is no JSON object comes back as
+// compact JSON.
+func Summary(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return compact(raw)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		pi, pj := rank(keys[i]), rank(keys[j])
+		if pi != pj {
+			return pi < pj
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := value(m[k])
+		if k == "question" {
+			v = "“" + v + "”" // words with spaces, among key=value pairs
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// lead are the detail keys that say most about a row, in order.
+var lead = []string{"decision", "question", "confidence", "priority", "state", "task_type", "event", "type", "reason", "error", "to", "scope"}
+
+func rank(k string) int {
+	for i, l := range lead {
+		if k == l {
+			return i
+		}
+	}
+	return len(lead)
+}
+
+// value is a detail value without JSON's quotes: a string as it is, a
+// list of strings joined by commas, anything else compact JSON.
+func value(v json.RawMessage) string {
+	var str string
+	if json.Unmarshal(v, &str) == nil {
+		return str
+	}
+	var list []string
+	if json.Unmarshal(v, &list) == nil {
+		return strings.Join(list, ",")
+	}
+	return compact(v)
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
