@@ -11,7 +11,7 @@ import (
 func TestSummaryLeadsWithWhatTheRowIsAbout(t *testing.T) {
 	for raw, want := range map[string]string{
 		`{"confidence":0.2,"decision":"ESCALATE","priority":"low","query_id":"q-1","question":"is the Friday release on?"}`: `decision=ESCALATE question=“is the Friday release on?” confidence=0.2 priority=low query_id=q-1`,
-		`{"scope":["acme/webapp","acme/api"],"zeta":{"a": 1}}`: `scope=acme/webapp,acme/api zeta={"a":1}`,
+		`{"scope":["acme/webapp","acme/api"],"zeta":{"a": 1}}`:                                                              `scope=acme/webapp,acme/api zeta={"a":1}`,
 		`[1, 2]`: `[1,2]`,
 		``:       ``,
 	} {
