@@ -33,6 +33,22 @@ func TestInitCreatesIdentityAndConfig(t *testing.T) {
 		t.Errorf("config = %+v / %q", cfg.Agent, cfg.Network.ListenAddr)
 	}
 
+	// Without --role, the id's first word names it: pm-tanaka is a PM's
+	// agent (the third walk's got engineer), an unknown word engineer.
+	for id, want := range map[string]string{"pm-tanaka": "pm", "qa-ito": "qa", "suzuki": "engineer"} {
+		d := filepath.Join(shortDir(t), id)
+		if r := runAOI(t, "init", "--id", id, "--listen", "127.0.0.1:0", "--data-dir", d); r.code != exitOK {
+			t.Fatalf("init %s: exit %d: %s", id, r.code, r.stderr)
+		}
+		c, err := config.Load(filepath.Join(d, "config.json"))
+		if err != nil {
+			t.Fatalf("init --id %s: %v", id, err)
+		}
+		if c.Agent.Role != want {
+			t.Errorf("init --id %s: role %q, want %q", id, c.Agent.Role, want)
+		}
+	}
+
 	// Again: the identity and the config are kept, and --json says so.
 	r = runAOI(t, "init", "--id", "eng-suzuki", "--data-dir", dir, "--json")
 	var res struct {

@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) initCmd() *cobra.Command {
-	opts := agent.InitOptions{Role: "engineer"}
+	var opts agent.InitOptions
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create this agent's identity (TLS certificate) and a working config",
@@ -45,7 +45,7 @@ func (a *app) initCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.AgentID, "id", "", "agent id, e.g. eng-suzuki (default: your user name)")
-	f.StringVar(&opts.Role, "role", opts.Role, "role peers' ACL rules match on (engineer, pm, …)")
+	f.StringVar(&opts.Role, "role", "", "role peers' ACL rules match on (engineer, pm, …; default: from the id's first word, pm-… is pm, else engineer)")
 	f.StringVar(&opts.Owner, "owner", "", "the person this agent works for (default: your user name)")
 	f.StringVar(&opts.ListenAddr, "listen", "", "peer server address HOST:PORT (default 127.0.0.1:8443)")
 	f.BoolVar(&opts.Force, "force", false, "overwrite an existing config (the identity is always kept)")
@@ -80,6 +80,9 @@ func (a *app) initDefaults(cmd *cobra.Command, opts *agent.InitOptions) (moved b
 	if opts.AgentID == "" {
 		opts.AgentID = defaultAgentID()
 	}
+	if opts.Role == "" {
+		opts.Role = roleFromID(opts.AgentID)
+	}
 	if opts.Owner == "" {
 		opts.Owner = currentUser()
 	}
@@ -87,6 +90,19 @@ func (a *app) initDefaults(cmd *cobra.Command, opts *agent.InitOptions) (moved b
 		opts.ListenAddr, moved = freeListenAddr(config.DefaultListenAddr, 20)
 	}
 	return moved
+}
+
+// idRoles are the roles an agent id's first word names (pm-tanaka is a
+// PM's agent): the role a new agent gets when none is given.
+var idRoles = map[string]string{"pm": "pm", "eng": "engineer", "dev": "engineer", "qa": "qa", "design": "designer", "ops": "ops", "sre": "sre"}
+
+// roleFromID is the role an agent id's first word names, or engineer.
+func roleFromID(id string) string {
+	first, _, _ := strings.Cut(strings.ToLower(id), "-")
+	if r, ok := idRoles[first]; ok {
+		return r
+	}
+	return "engineer"
 }
 
 // initFlags names the flag behind each config value aoi init sets.

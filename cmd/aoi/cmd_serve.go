@@ -183,7 +183,7 @@ func (a *app) ensureInit(dir string) (*tui.FirstRun, error) {
 	}
 	listen, moved := freeListenAddr(config.DefaultListenAddr, 20)
 	res, err := agent.Init(agent.InitOptions{DataDir: dir, ConfigPath: a.configFlag,
-		AgentID: defaultAgentID(), Role: "engineer", Owner: currentUser(), ListenAddr: listen})
+		AgentID: defaultAgentID(), Role: roleFromID(defaultAgentID()), Owner: currentUser(), ListenAddr: listen})
 	if err != nil {
 		return nil, fmt.Errorf("first run: %w", err)
 	}
