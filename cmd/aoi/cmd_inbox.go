@@ -172,13 +172,49 @@ func (a *app) answerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv[1:], " ")
 			return call(a, func(svc answerer) error {
-				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: argv[0], Text: text}); err != nil {
+				id := queryIDFrom(cmd.Context(), svc, argv[0])
+				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: id, Text: text}); err != nil {
 					return err
 				}
-				return a.done("answered %s%s", argv[0], offlineNote(cmd.Context(), svc, argv[0]))
+				return a.done("answered %s%s", id, offlineNote(cmd.Context(), svc, id))
 			})
 		},
 	}
+}
+
+// queryLister lists received queries.
+type queryLister interface {
+	Queries(context.Context, agent.QueryFilter) ([]agent.Query, error)
+}
+
+// queryIDFrom is the id of the query id names: itself, or, as the prompt
+// bar takes it, the one question waiting for the owner whose id starts
+// so, else the one answered or declined (whose answer then says so).
+// Anything else is returned as it is, for the core to refuse.
+func queryIDFrom(ctx context.Context, svc queryLister, id string) string {
+	qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: 1000})
+	if err != nil {
+		return id
+	}
+	var open, settled []string
+	for _, q := range qs {
+		switch {
+		case q.ID == id:
+			return id
+		case !strings.HasPrefix(q.ID, id):
+		case q.State == agent.QueryAnswered || q.State == agent.QueryDeclined:
+			settled = append(settled, q.ID)
+		default:
+			open = append(open, q.ID)
+		}
+	}
+	switch {
+	case len(open) == 1:
+		return open[0]
+	case len(open) == 0 && len(settled) == 1:
+		return settled[0]
+	}
+	return id
 }
 
 // offlineNote says, when the peer who asked queryID is offline, that the
@@ -214,10 +250,11 @@ func (a *app) declineCmd() *cobra.Command {
 				return usagef(cmd, "--reason is required: say why, the asker sees it")
 			}
 			return call(a, func(svc agent.InboxService) error {
-				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: argv[0], Reason: reason}); err != nil {
+				id := queryIDFrom(cmd.Context(), svc, argv[0])
+				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: id, Reason: reason}); err != nil {
 					return err
 				}
-				return a.done("declined %s", argv[0])
+				return a.done("declined %s", id)
 			})
 		},
 	}
@@ -269,6 +306,9 @@ func (a *app) releaseCmd() *cobra.Command {
 					if len(buffered) == 0 {
 						return a.done("no buffered queries to release")
 					}
+				}
+				if id != "" {
+					id = queryIDFrom(cmd.Context(), svc, id)
 				}
 				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: id}); err != nil {
 					return err

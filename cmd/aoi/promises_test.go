@@ -56,6 +56,15 @@ func cliJSON(t *testing.T, bin, dir string, v any, args ...string) {
 	}
 }
 
+// commonPrefixLen is how many leading bytes a and b share.
+func commonPrefixLen(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
 // cliFails runs the aoi binary for dir, expects exit code want and
 // returns what it printed.
 func cliFails(t *testing.T, bin, dir string, want int, args ...string) string {
@@ -633,8 +642,16 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	}
 	watch := startProc(t, bin, []string{"--data-dir", pm, "inbox", "--watch"}, nil)
 	watch.waitFor(t, 15*time.Second, "aoi inbox --watch to start", func() bool { return watch.screenHas("watching for changes") })
-	cli(t, bin, eng, "answer", q1, "they agreed to net 30")
+	// The start of an id is enough, as in the prompt bar (the third
+	// walk's `aoi answer q-01a2357 x` found nothing).
+	start := q1[:commonPrefixLen(q1, q2)+1]
+	if out := cli(t, bin, eng, "answer", start, "they agreed to net 30"); !strings.Contains(out, "answered "+q1) {
+		t.Errorf("aoi answer %s: %s", start, out)
+	}
 	watch.waitFor(t, 15*time.Second, "the answer in aoi inbox --watch", func() bool { return watch.screenHas("they agreed to net 30") })
+	if out := cliFails(t, bin, eng, 1, "answer", start, "again"); !strings.Contains(out, q1+" was already answered") {
+		t.Errorf("answering %s again: %s", start, out)
+	}
 	if got := answerIn(t, bin, pm, ask1); !strings.Contains(got, "net 30") {
 		t.Errorf("the PM's answer to %s = %s", ask1, got)
 	}
