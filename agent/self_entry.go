@@ -62,7 +62,8 @@ func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 	return caps
 }
 
-// taskParams lists a task type's declared parameters by name, as
+// taskParams lists a task type's declared parameters, the required ones
+// first (what a request must give reads first), each group by name, as
 // aoi.discover tells a peer that may ask for it (the pattern stays here:
 // its refusal says what a value must look like).
 func taskParams(params map[string]config.Param) []wire.TaskParam {
@@ -70,7 +71,15 @@ func taskParams(params map[string]config.Param) []wire.TaskParam {
 	for name, p := range params {
 		out = append(out, wire.TaskParam{Name: name, Description: p.Description, Required: p.Required, Default: p.Default, Enum: p.Enum, Type: p.Type})
 	}
-	slices.SortFunc(out, func(a, b wire.TaskParam) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b wire.TaskParam) int {
+		if a.Required != b.Required {
+			if a.Required {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	return out
 }
 

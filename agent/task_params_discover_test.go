@@ -22,8 +22,9 @@ func TestPeersLearnTaskParameters(t *testing.T) {
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
 		c.Tasks = map[string]config.TaskType{
-			"run_tests": {Command: []string{"make", "test", "SUITE={{suite}}", "V={{verbose}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none",
+			"run_tests": {Command: []string{"make", "test", "SUITE={{suite}}", "V={{verbose}}", "MODE={{mode}}"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none",
 				Params: map[string]config.Param{
+					"mode":    {Enum: []string{"fast", "full"}},
 					"suite":   {Description: "which suite", Enum: []string{"auth", "billing"}, Required: true},
 					"verbose": {Default: "0", Pattern: "^[01]$"}}},
 			"payrun": {Command: []string{"make", "pay", "{{month}}"}, Context: "acme/payroll", TimeoutSec: 30, Isolation: "none",
@@ -44,9 +45,11 @@ func TestPeersLearnTaskParameters(t *testing.T) {
 	}
 	raw, _ := json.Marshal(peers[i].TaskParams)
 	ps := peers[i].TaskParams["run_tests"]
-	if len(ps) != 2 || ps[0].Name != "suite" || !ps[0].Required || !slices.Equal(ps[0].Enum, []string{"auth", "billing"}) ||
-		ps[1].Name != "verbose" || ps[1].Default != "0" {
-		t.Errorf("pm learns run_tests' parameters as %s; want suite (required, auth|billing) and verbose (default 0)", raw)
+	// The required one first (the third walk read the optional mode
+	// before the suite it must give), then the rest by name.
+	if len(ps) != 3 || ps[0].Name != "suite" || !ps[0].Required || !slices.Equal(ps[0].Enum, []string{"auth", "billing"}) ||
+		ps[1].Name != "mode" || ps[2].Name != "verbose" || ps[2].Default != "0" {
+		t.Errorf("pm learns run_tests' parameters as %s; want suite (required, auth|billing), then mode and verbose (default 0)", raw)
 	}
 	if _, ok := peers[i].TaskParams["payrun"]; ok {
 		t.Errorf("pm learns of payrun's parameters (%s), a task type it may not ask for", raw)
