@@ -125,14 +125,20 @@ func checkPattern(p string) string {
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
-func checkTasks(c *Config) Errors {
-	var errs Errors
+// taskNames are the config's task types, sorted (problems list in a
+// stable order).
+func taskNames(c *Config) []string {
 	names := make([]string, 0, len(c.Tasks))
 	for n := range c.Tasks {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	return names
+}
+
+func checkTasks(c *Config) Errors {
+	var errs Errors
+	for _, name := range taskNames(c) {
 		errs = append(errs, checkTask(c, name, c.Tasks[name])...)
 	}
 	return errs

@@ -3,13 +3,12 @@ package config
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
 
 // wholePlaceholderRE is a command element that is one placeholder alone.
-var wholePlaceholderRE = regexp.MustCompile(`^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$`)
+var wholePlaceholderRE = regexp.MustCompile(`^` + placeholderRE.String() + `$`)
 
 // CheckTaskCommands finds a task command whose flag takes its value from
 // an optional parameter without a default ("-tags", "{{mode}}"): when a
@@ -18,12 +17,7 @@ var wholePlaceholderRE = regexp.MustCompile(`^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*
 // still starts; the warning says how to write it instead.
 func CheckTaskCommands(c *Config) Errors {
 	var out Errors
-	names := make([]string, 0, len(c.Tasks))
-	for name := range c.Tasks {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range taskNames(c) {
 		tt := c.Tasks[name]
 		for i := 1; i < len(tt.Command); i++ {
 			m := wholePlaceholderRE.FindStringSubmatch(tt.Command[i])
