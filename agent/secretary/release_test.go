@@ -11,19 +11,27 @@ import (
 	"time"
 )
 
+// historyRepo starts a repository in dir whose commits step makes an
+// hour apart from 20 hours ago, each writing its message to file; sha
+// maps each message to its commit's short hash.
+func historyRepo(t *testing.T, dir string) (r *repoBuilder, sha map[string]string, step func(msg, file string)) {
+	r = &repoBuilder{t: t, dir: dir, when: testNow.Add(-20 * time.Hour)}
+	r.git("init", "-q", "-b", "main")
+	sha = map[string]string{}
+	step = func(msg, file string) {
+		r.commit(msg, time.Hour, file, msg+"\n")
+		sha[msg] = r.git("rev-parse", "--short=7", "HEAD")[:7]
+	}
+	return r, sha, step
+}
+
 // TestReleaseQuestions: tags are indexed; "what landed since v1.0?" lists
 // the commits after the tag, oldest first, and none before it; "what went
 // into v1.1?" those between v1.0 and v1.1; a version that is no tag
 // falls back to the search.
 func TestReleaseQuestions(t *testing.T) {
 	dir := t.TempDir()
-	r := &repoBuilder{t: t, dir: dir, when: testNow.Add(-20 * time.Hour)}
-	r.git("init", "-q", "-b", "main")
-	sha := map[string]string{}
-	step := func(msg, file string) {
-		r.commit(msg, time.Hour, file, msg+"\n")
-		sha[msg] = r.git("rev-parse", "--short=7", "HEAD")[:7]
-	}
+	r, sha, step := historyRepo(t, dir)
 	step("parser: first cut", "parser.go")
 	step("lexer: numbers", "lexer.go")
 	r.git("tag", "-a", "v1.0", "-m", "Release 1.0")
@@ -175,13 +183,7 @@ func hoursAgo(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hou
 // merge where a new flag had landed.
 func TestReleaseListsWhatItBroughtFirst(t *testing.T) {
 	dir := t.TempDir()
-	r := &repoBuilder{t: t, dir: dir, when: testNow.Add(-20 * time.Hour)}
-	r.git("init", "-q", "-b", "main")
-	sha := map[string]string{}
-	step := func(msg, file string) {
-		r.commit(msg, time.Hour, file, msg+"\n")
-		sha[msg] = r.git("rev-parse", "--short=7", "HEAD")[:7]
-	}
+	r, sha, step := historyRepo(t, dir)
 	step("first cut", "main.go")
 	r.git("tag", "v1.0")
 	for _, msg := range []string{"Fix some clippy warnings", "Merge pull request #5 from someone/branch", "Bump serde from 1.0.1 to 1.0.2",
