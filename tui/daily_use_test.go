@@ -507,3 +507,22 @@ func TestPromptProblemShowsWhole(t *testing.T) {
 		t.Errorf("the frame is %d lines high", lines)
 	}
 }
+
+// TestNewDialogDropsTheLastActionsNotice: "…was already answered; nothing
+// to decline" about one question no longer sits under the decline dialog
+// of the next (the third walk read it as that decline's outcome).
+func TestNewDialogDropsTheLastActionsNotice(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 100, 30, true)
+	for m.queries.rows[m.queries.list.cursor].ID != "q-3" {
+		press(t, m, "j")
+	}
+	press(t, m, "d")
+	if !strings.Contains(m.notice.text, "already answered; nothing to decline") {
+		t.Fatalf("d on an answered question: notice %q", m.notice.text)
+	}
+	press(t, m, "g")
+	press(t, m, "d") // q-7, escalated
+	if frame := screen(m); strings.Contains(frame, "already answered") || !strings.Contains(frame, "Decline query from pm-tanaka") {
+		t.Errorf("the decline dialog shows the last action's notice:\n%s", frame)
+	}
+}

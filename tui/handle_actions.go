@@ -33,6 +33,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		// What to do first: a long question's name is what a narrow line cuts.
 		m.info("kept, not sent (enter on the question finishes it): your answer to " + queryNamed(a.q))
 	case openQuery:
+		m.dropActionNotice()
 		m.pushDialog(newAnswerDialog(a.q, m.unsent[a.q.ID], m.env))
 		return m.topDialog().(*answerDialog).focusCmd()
 	case answerAction:
@@ -41,6 +42,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		})
 		return then(send, func(m *Model, err error) { m.keepUnsent(a.q.ID, a.text, err) })
 	case askDeclineReason:
+		m.dropActionNotice()
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
 			"Why? (sent to the asker)", func(r string) action { return declineAction{q: a.q, reason: r} }, m.env).
 			withAbout("“" + Sanitize(a.q.Text) + "”").

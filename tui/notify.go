@@ -69,6 +69,16 @@ func (m *Model) dropHint() {
 	}
 }
 
+// dropActionNotice clears what the line said about the owner's last
+// action (an error, or that a question was already answered) as a new
+// one begins: under the decline dialog it read as this decline's outcome
+// (the third walk). What peers said and what arrived stay.
+func (m *Model) dropActionNotice() {
+	if m.notice.level == levelError || m.notice.level == levelInfo {
+		m.notice = notice{}
+	}
+}
+
 // How long notices stay. An answer or a message a peer sent stays long
 // enough to be read (the Messages pane keeps it too); what only says what
 // happened or what arrived (an approval, a question waiting) goes after a
