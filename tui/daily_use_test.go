@@ -526,3 +526,11 @@ func TestNewDialogDropsTheLastActionsNotice(t *testing.T) {
 		t.Errorf("the decline dialog shows the last action's notice:\n%s", frame)
 	}
 }
+
+// TestParamsLeftOutAreNotShown: an optional parameter a request did not
+// give is no "mode=" in the Approvals list (the third walk).
+func TestParamsLeftOutAreNotShown(t *testing.T) {
+	if got := paramsText(map[string]string{"mode": "", "suite": "./billing/..."}); got != "suite=./billing/..." {
+		t.Errorf("paramsText = %q", got)
+	}
+}

@@ -333,11 +333,14 @@ func taskGlyph(s string) string {
 	return "✗"
 }
 
-// paramsText renders task params as sorted k=v pairs.
+// paramsText renders task params as sorted k=v pairs; one left out (an
+// optional parameter the request did not give) is not shown as "mode=".
 func paramsText(ps map[string]string) string {
 	keys := make([]string, 0, len(ps))
-	for k := range ps {
-		keys = append(keys, k)
+	for k, v := range ps {
+		if v != "" {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))

@@ -137,10 +137,14 @@ func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) 
 	return tt, resolved, commit, nil
 }
 
+// formatParams renders params as sorted k=v pairs for notices and
+// messages, without the ones left out (empty).
 func formatParams(p map[string]string) string {
 	parts := make([]string, 0, len(p))
 	for _, k := range sortedKeys(p) {
-		parts = append(parts, k+"="+p[k])
+		if p[k] != "" {
+			parts = append(parts, k+"="+p[k])
+		}
 	}
 	s := strings.Join(parts, " ")
 	if len(s) > 200 {

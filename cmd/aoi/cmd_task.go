@@ -318,14 +318,16 @@ func printOutcome(w io.Writer, raw json.RawMessage, withExit bool) bool {
 	return true
 }
 
-// formatParams renders params as sorted KEY=VALUE pairs. A value holding
+// formatParams renders params as sorted KEY=VALUE pairs, without the ones
+// left out. A value holding
 // characters a terminal would hide is shown quoted with them escaped: the
 // owner approves what runs, not a cleaned-up look-alike.
 func formatParams(p map[string]string) string {
-	keys := slices.Sorted(maps.Keys(p))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + tui.QuoteHidden(p[k])
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		if p[k] != "" { // left out: an optional parameter the request did not give
+			parts = append(parts, k+"="+tui.QuoteHidden(p[k]))
+		}
 	}
 	return strings.Join(parts, " ")
 }
