@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,7 +18,10 @@ import (
 var tablePasswordRule = rule{
 	id:   "password",
 	find: func(t *text) [][]int { return tableColumnCells(t, passwordColumnRE) },
-	may:  func(t *text) bool { return (t.has("pass") || t.has("pwd")) && mayHoldTable(t) },
+	may: func(t *text) bool {
+		return (t.has("pass") || t.has("pw") || t.hasRaw("パスワード") || t.hasRaw("ﾊﾟｽﾜｰﾄﾞ") || t.hasRaw("暗証番号") || t.hasRaw("密") ||
+			t.hasRaw("비밀번호") || t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord") || t.hasRaw("пароль")) && mayHoldTable(t)
+	},
 	secretish: func(v string) bool {
 		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
 	},
@@ -29,7 +33,7 @@ var tableSecretRule = rule{
 	id:   "generic-secret",
 	find: func(t *text) [][]int { return tableColumnCells(t, secretColumnRE) },
 	may: func(t *text) bool {
-		return (t.has("secret") || t.has("token") || t.has("key")) && mayHoldTable(t)
+		return (t.has("secret") || t.has("token") || t.has("key") || t.has("credential") || mayHoldJASecret(t)) && mayHoldTable(t)
 	},
 	secretish: madeNotNamed,
 	fallback:  true,
@@ -41,8 +45,10 @@ var tableSecretRule = rule{
 // an LLM's count) or a word after the name ("password policy", "token
 // type") names no secret column.
 var (
-	passwordColumnRE = regexp.MustCompile(`^(?:[a-z0-9]+[ _.-]){0,2}(?:password|passwd|pwd|pass ?phrase|passcode)$`)
-	secretColumnRE   = regexp.MustCompile(`^(?:[a-z0-9]+[ _.-]){0,2}(?:secret|token|api[ _-]?key|apikey|(?:secret|access|private|signing|encryption|master)[ _-]?key)$`)
+	passwordColumnRE = regexp.MustCompile(`^(?:[a-z0-9]+[ _.-]){0,2}(?:password|passwd|pwd|pw|pass|pass ?phrase|passcode|` +
+		`パスワード|ﾊﾟｽﾜｰﾄﾞ|暗証番号|密码|密碼|비밀번호|passwort|kennwort|contraseña|contrasena|mot de passe|senha|wachtwoord|пароль)$`)
+	secretColumnRE = regexp.MustCompile(`^(?:[a-z0-9]+[ _.-]){0,2}(?:secret|token|api[ _-]?key|apikey|credentials?|(?:secret|access|private|signing|encryption|master)[ _-]?key|` +
+		`トークン|アクセストークン|api ?キー|ａｐｉキー|シークレット|秘密鍵|認証情報)$`)
 )
 
 // mayHoldTable is the table rules' prefilter: a table has two lines and
@@ -93,12 +99,16 @@ func tableColumnCells(t *text, name *regexp.Regexp) [][]int {
 	return out
 }
 
+// columnNameHints is text one of the column names holds: a line without
+// any is no header of theirs.
+var columnNameHints = []string{"pass", "pw", "secret", "token", "key", "credential", "wort", "contrase", "senha", "wachtwoord", "mot de passe",
+	"пароль", "パスワード", "ﾊﾟｽﾜｰﾄﾞ", "暗証番号", "密", "비밀번호", "トークン", "キー", "シークレット", "秘密鍵", "認証情報"}
+
 // headerColumns returns the indexes of line's cells that name accepts,
 // when line is a table's header (cells split by "|", or else by the
 // first of ",", tab and ";" it holds); line is folded (foldASCII).
 func headerColumns(line string, name *regexp.Regexp) []int {
-	if !strings.Contains(line, "pass") && !strings.Contains(line, "pwd") && !strings.Contains(line, "secret") &&
-		!strings.Contains(line, "token") && !strings.Contains(line, "key") {
+	if !slices.ContainsFunc(columnNameHints, func(h string) bool { return strings.Contains(line, h) }) {
 		return nil
 	}
 	var cells []string

@@ -52,3 +52,27 @@ func TestTableColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestTableColumnsNamedInOtherWords: a column named PW, pass, パスワード,
+// contraseña or アクセストークン is a secret's column too (the redaction
+// re-check's leaks); a test table's "pass" column of yes/no and counts
+// stays.
+func TestTableColumnsNamedInOtherWords(t *testing.T) {
+	r := newRedactor(t)
+	for _, in := range []string{
+		"| ユーザー | パスワード |\n|---|---|\n| admin | Vh7rQp2Lx9Kz |",
+		"| user | PW |\n|---|---|\n| admin | Vh7rQp2Lx9Kz |",
+		"| user | contraseña |\n|---|---|\n| admin | Vh7rQp2Lx9Kz |",
+		"| name | アクセストークン |\n|---|---|\n| ci | Vh7rQp2Lx9Kz |",
+		"user,pass\nadmin,Vh7rQp2Lx9Kz",
+	} {
+		if out, _ := r.Redact(in); strings.Contains(out, "Vh7rQp2Lx9Kz") {
+			t.Errorf("%q kept its secret: %q", in, out)
+		}
+	}
+	for _, clean := range []string{"| test | pass |\n|---|---|\n| TestA | yes |\n| TestB | no |", "| step | pass |\n|---|---|\n| build | 12/12 |"} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean table changed: %q → %q", clean, out)
+		}
+	}
+}
