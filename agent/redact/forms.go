@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -76,6 +77,25 @@ func jaProseWhole(m string) bool {
 
 // pinDigitsRE is a PIN: four to eight digits.
 var pinDigitsRE = regexp.MustCompile(`^[0-9]{4,8}$`)
+
+// spacedPassphraseRule is a passphrase of words written with spaces after
+// its name: "passphrase: correct horse battery staple" (passwordRule took
+// the first word only). Three to twelve words of letters; a description
+// ("passphrase: must be at least twelve characters") has words prose is
+// made of, which a passphrase does not.
+var spacedPassphraseRule = rule{
+	id:  "password",
+	re:  regexp.MustCompile(`(?i)\bpass[ -]?phrase(?:\s+(?:is|was))?\s*[:=]\s*["'\x60]?([a-z]+(?: [a-z]+){2,11})\b`),
+	may: func(t *text) bool { return t.has("phrase") },
+	secretish: func(v string) bool {
+		return !slices.ContainsFunc(strings.Fields(strings.ToLower(v)), func(w string) bool { return proseWords[w] })
+	},
+}
+
+// proseWords are words a description of a passphrase is written with and
+// a passphrase of random words hardly holds.
+var proseWords = setOfWords(`a an the be is are was must should can will at least of to for in on with and or not no your you it
+this that min max characters chars words long required optional set see stored kept`)
 
 // envListRule is a secret in a Kubernetes or Compose env list: a name
 // that says it is a secret on one line and its value on the next ("- name:

@@ -730,3 +730,20 @@ func TestJapaneseProseSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacedPassphrase: a passphrase of words with spaces after its name
+// is redacted whole (the re-check saw "horse battery staple" kept); a
+// description of one stays.
+func TestSpacedPassphrase(t *testing.T) {
+	r := newRedactor(t)
+	for _, in := range []string{"passphrase: correct horse battery staple", "the pass phrase is = velvet orbit lantern quiet"} {
+		if out, _ := r.Redact(in); strings.Contains(out, "battery") || strings.Contains(out, "lantern") {
+			t.Errorf("%q kept words of the passphrase: %q", in, out)
+		}
+	}
+	for _, clean := range []string{"the passphrase is stored in the vault", "set a pass phrase of four words or more"} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q", clean, out)
+		}
+	}
+}
