@@ -92,6 +92,10 @@ func (ru *rule) matches(t *text) [][]int {
 	return ru.anchor.matches(t)
 }
 
+// hostAfterAt is "@host.domain" then a port, a path or the end: what
+// follows a URL's credentials.
+var hostAfterAt = regexp.MustCompile(`@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:[:/]|$)`)
+
 // isSpace is \s in Go's expressions.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
@@ -344,7 +348,10 @@ var secretIsRule = rule{
 	// A short value mixing letters and digits (hunter2) after a secret's
 	// name and "is" is one too, unless a technical name (sha256).
 	secretish: func(v string) bool {
-		if codeReference(v) {
+		if codeReference(v) || hostAfterAt.MatchString(v) {
+			// Code, or a URL's credential and the host after it
+			// (token:…@github.com/acme/app.git): url-credential takes
+			// the credential alone, and the host and path stay.
 			return false
 		}
 		v = strings.TrimRight(v, ".!?:)")

@@ -747,3 +747,17 @@ func TestSpacedPassphrase(t *testing.T) {
 		}
 	}
 }
+
+// TestURLCredentialKeepsItsHost: a token given as a URL's credential
+// after "x-access-token:" is redacted and the host and path stay (the
+// re-check saw "@github.com/acme/app.git" redacted with it).
+func TestURLCredentialKeepsItsHost(t *testing.T) {
+	r := newRedactor(t)
+	in := "git remote set-url origin https://x-access-token:Vh7rQp2Lx9KzAb3Cd4Ef5Gh6@github.com/acme/app.git"
+	if out, _ := r.Redact(in); strings.Contains(out, "Vh7rQp2Lx9Kz") || !strings.HasSuffix(out, "@github.com/acme/app.git") {
+		t.Errorf("%q → %q", in, out)
+	}
+	if out, _ := r.Redact("the api token is Vh7rQp2Lx9KzAb3Cd4"); strings.Contains(out, "Vh7rQp2Lx9Kz") {
+		t.Errorf("a token told in prose was kept: %q", out)
+	}
+}
