@@ -72,6 +72,10 @@ type (
 // ReachOf says who can use an endpoint as written (service.ReachOf).
 var ReachOf = service.ReachOf
 
+// QueryByIDStart finds the query an id or its start names
+// (service.QueryByIDStart).
+var QueryByIDStart = service.QueryByIDStart
+
 // AuditResultLabel and AuditResultCode map audit error names to the short
 // labels the interface shows and back (service.AuditResultLabel).
 var (

@@ -41,36 +41,14 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 
 // byID returns the query with id as the pane has it, or one that holds
 // only the id when the pane has none (a prompt command may name any id).
-//
 // A prompt command may also give the start of an id, as tab completion
-// leaves it when several share it: the one question waiting for the owner
-// whose id starts so is meant, or, when none waiting does, the one
-// answered or declined question whose id starts so.
+// leaves it (agent.QueryByIDStart says which question it names).
 func (p *queriesPane) byID(id string) agent.Query {
+	if q, ok := agent.QueryByIDStart(p.rows, id); ok {
+		return q
+	}
 	if id == "" {
 		return agent.Query{} // no id: `:release` alone means every buffered one, never "the only one"
-	}
-	var prefixed, settled []agent.Query
-	for _, q := range p.rows {
-		if q.ID == id {
-			return q
-		}
-		if !strings.HasPrefix(q.ID, id) {
-			continue
-		}
-		if q.State != agent.QueryAnswered && q.State != agent.QueryDeclined {
-			prefixed = append(prefixed, q)
-		} else {
-			settled = append(settled, q)
-		}
-	}
-	switch {
-	case len(prefixed) == 1:
-		return prefixed[0]
-	case len(prefixed) == 0 && len(settled) == 1:
-		// The start of an answered question's id: it is meant, and its
-		// answer says it was answered (not "no query").
-		return settled[0]
 	}
 	return agent.Query{ID: id}
 }

@@ -73,7 +73,7 @@ func deriveAnchoring(src string) *anchoring {
 		return nil
 	}
 	for _, s := range starts {
-		if a.wordStart && !isASCIIWord(s[0]) {
+		if a.wordStart && !isWordByte(s[0]) {
 			return nil // \b before a non-word byte needs a word byte before it
 		}
 	}
@@ -344,7 +344,7 @@ func (a *anchoring) matches(t *text) [][]int {
 	var out [][]int
 	end := 0
 	for _, p := range startPositions(t.folded, a.starts) {
-		if p < end || a.wordStart && p > 0 && isASCIIWord(s[p-1]) {
+		if p < end || a.wordStart && p > 0 && isWordByte(s[p-1]) {
 			continue // inside an earlier match, or no \b before it
 		}
 		stop := len(s)
@@ -382,9 +382,4 @@ func startPositions(lower string, starts []string) []int {
 	}
 	slices.Sort(at)
 	return slices.Compact(at)
-}
-
-// isASCIIWord is \w, the word characters of Go's \b.
-func isASCIIWord(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }

@@ -101,13 +101,7 @@ func keywordPrecedes(text string, o int) bool {
 }
 
 // isQuoteSpace is [\s'"] (\s is ASCII white space: \t \n \f \r space).
-func isQuoteSpace(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\f', '\r', '\'', '"':
-		return true
-	}
-	return false
-}
+func isQuoteSpace(c byte) bool { return isSpace(c) || c == '\'' || c == '"' }
 
 // isNameChar is [ \t\w.-] on folded text.
 func isNameChar(c byte) bool {

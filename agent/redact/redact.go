@@ -214,7 +214,7 @@ func authCallOpens(lower string) bool {
 			return false
 		}
 		p := i + j + len("auth")
-		for p < len(lower) && isASCIIWord(lower[p]) {
+		for p < len(lower) && isWordByte(lower[p]) {
 			p++
 		}
 		if p < len(lower) && lower[p] == '(' {

@@ -228,5 +228,5 @@ func phraseBoundary(s string, i, dir int) bool {
 	}
 }
 
-// isWordByte is [A-Za-z0-9_].
+// isWordByte is [A-Za-z0-9_]: \w, the word characters of Go's \b.
 func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }

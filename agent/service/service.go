@@ -495,6 +495,37 @@ type Query struct {
 	Undelivered bool `json:"undelivered,omitempty"`
 }
 
+// QueryByIDStart finds the query id names among qs: the one with that
+// id; else, as tab completion leaves an id when several share its start,
+// the one question still open (not answered or declined) whose id starts
+// so; else, when none open does, the one answered or declined, whose
+// answer then says it was. ok is false when id names none of these (or
+// several): the caller passes id on as it is, for the core to refuse.
+func QueryByIDStart(qs []Query, id string) (q Query, ok bool) {
+	if id == "" {
+		return Query{}, false
+	}
+	var open, settled []Query
+	for _, q := range qs {
+		switch {
+		case q.ID == id:
+			return q, true
+		case !strings.HasPrefix(q.ID, id):
+		case q.State == QueryAnswered || q.State == QueryDeclined:
+			settled = append(settled, q)
+		default:
+			open = append(open, q)
+		}
+	}
+	switch {
+	case len(open) == 1:
+		return open[0], true
+	case len(open) == 0 && len(settled) == 1:
+		return settled[0], true
+	}
+	return Query{}, false
+}
+
 // QueryFilter narrows Queries. Empty fields match everything.
 type QueryFilter struct {
 	State string `json:"state,omitempty"`

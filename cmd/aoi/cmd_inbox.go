@@ -187,32 +187,16 @@ type queryLister interface {
 	Queries(context.Context, agent.QueryFilter) ([]agent.Query, error)
 }
 
-// queryIDFrom is the id of the query id names: itself, or, as the prompt
-// bar takes it, the one question waiting for the owner whose id starts
-// so, else the one answered or declined (whose answer then says so).
-// Anything else is returned as it is, for the core to refuse.
+// queryIDFrom is the id of the query id names: itself, or the query its
+// start names, as in the prompt bar (agent.QueryByIDStart). Anything else
+// is returned as it is, for the core to refuse.
 func queryIDFrom(ctx context.Context, svc queryLister, id string) string {
 	qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: 1000})
 	if err != nil {
 		return id
 	}
-	var open, settled []string
-	for _, q := range qs {
-		switch {
-		case q.ID == id:
-			return id
-		case !strings.HasPrefix(q.ID, id):
-		case q.State == agent.QueryAnswered || q.State == agent.QueryDeclined:
-			settled = append(settled, q.ID)
-		default:
-			open = append(open, q.ID)
-		}
-	}
-	switch {
-	case len(open) == 1:
-		return open[0]
-	case len(open) == 0 && len(settled) == 1:
-		return settled[0]
+	if q, ok := agent.QueryByIDStart(qs, id); ok {
+		return q.ID
 	}
 	return id
 }
