@@ -14,7 +14,7 @@ func (c *Core) newPeerAPI() *peerapi.API {
 		Config: c.config, Policy: c.policy.Load, Now: c.now, Log: c.log,
 		Self: c.selfEntry, Decide: c.secretaryDecide, ResolveScope: resolveScope,
 		Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
-		Wake:    func() { c.outbox.Wake() }, Redact: c.redactOut}
+		Wake:    func() { c.outbox.Wake() }}
 }
 
 // peerRoutes is the peer API's route table plus aoi.message

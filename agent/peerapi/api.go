@@ -48,9 +48,6 @@ type API struct {
 	Publish func(kind, id, agent, summary string)
 	// Wake makes the outbox look at its queue now.
 	Wake func()
-	// Redact scrubs a peer's words quoted in an audit row's detail (the
-	// redactor every stored peer text goes through; nil: none).
-	Redact func(string) string
 }
 
 // Routes is the peer API's route table: every aoi.* method it serves and

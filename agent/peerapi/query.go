@@ -85,8 +85,10 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence}
 	if h.Decision != DecisionAutoRespond {
 		// A question that waits for the owner: its row says what was
-		// asked (the Audit pane showed only its id), redacted and short.
-		fields["question"] = termtext.Quote(p.Query, maxAuditQuestion, a.Redact)
+		// asked (the Audit pane showed only its id), short. The body
+		// was redacted as it arrived (rpc.Options.SanitizeBody), as the
+		// text the queries table keeps: no second pass here.
+		fields["question"] = termtext.Quote(p.Query, maxAuditQuestion, nil)
 	}
 	detail, err := store.NewAuditDetail(fields)
 	if err != nil {
