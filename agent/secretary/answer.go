@@ -174,7 +174,10 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 		// access check keeps every event inside the asked contexts.
 		hits, err := s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow, Recent: pq.WantsRecent,
 			ScoredTitle: scoredTitle})
-		return fileFirst(hits, pq.Files), err
+		if err != nil {
+			return nil, err
+		}
+		return s.successors(ctx, pq, fileFirst(hits, pq.Files), ac)
 	}
 	hits, err := s.recentWork(ctx, contexts, ac, s.now().Add(-recentWindow))
 	if err != nil || len(hits) > 0 {

@@ -1,13 +1,14 @@
 package secretary
 
 import (
-	"github.com/aoi-protocol/aoi/internal/kana"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/glossary"
+	"github.com/aoi-protocol/aoi/internal/kana"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -39,6 +40,9 @@ type parsedQuery struct {
 	// ("is dark mode blocked on the redis config?"), so only evidence
 	// naming both answers it.
 	Relation bool
+	// Replaced: the question speaks of something replaced ("we moved off
+	// ansi_term", "乗り換えた"), so a swap of a plain word answers it too.
+	Replaced bool
 	Japanese bool // answer in Japanese
 }
 
@@ -152,7 +156,16 @@ func parseQuery(text string) parsedQuery {
 		q.Japanese = true
 		text = strings.Replace(text, p, " ", 1)
 	}
+	// English names of one thing in two words ("control characters") are
+	// one concept, searched with what commits call it otherwise.
+	for _, ph := range englishPhrases {
+		if ph.re.MatchString(text) {
+			add(ph.name)
+			text = ph.re.ReplaceAllString(text, " ")
+		}
+	}
 	q.Since = sinceRE.MatchString(text)
+	q.Replaced = replacementCue.MatchString(text)
 	q.Relation = relationRE.MatchString(text)
 	q.LatestRelease = latestReleaseRE.MatchString(text)
 	q.WantsRecent = slices.ContainsFunc(recentKana, func(w string) bool { return strings.Contains(text, w) })
@@ -440,7 +453,32 @@ var englishSynonyms = map[string][]string{
 	"gone": {"remov", "delet", "drop"}, "drop": {"remov", "delet"}, "removed": {"drop", "delet"},
 	// A program that crashes panics in Go and Rust.
 	"crash": {"panic"}, "panic": {"crash"},
+	// What a terminal lets one click is a hyperlink (OSC 8).
+	"click": {"hyperlink"}, "clickable": {"hyperlink"},
+	// Two-word names (englishPhrases): terminal control characters are
+	// escape sequences, and what keeps them out of the output sanitizes it.
+	"control character": {"escape sequence", "escape", "sanitiz"},
+	"escape sequence":   {"control character", "escape", "sanitiz"},
+	"escape code":       {"escape sequence", "escape"},
 }
+
+// englishPhrase is a key of englishSynonyms written in two words, matched
+// in a question in any case, plural or hyphenated.
+type englishPhrase struct {
+	name string
+	re   *regexp.Regexp
+}
+
+var englishPhrases = func() []englishPhrase {
+	var out []englishPhrase
+	for _, k := range slices.Sorted(maps.Keys(englishSynonyms)) {
+		if strings.Contains(k, " ") {
+			re := regexp.MustCompile(`(?i)\b` + strings.ReplaceAll(k, " ", `[\s-]+`) + `s?\b`)
+			out = append(out, englishPhrase{k, re})
+		}
+	}
+	return out
+}()
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
 // モード).

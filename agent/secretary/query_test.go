@@ -79,13 +79,42 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Is the public API documented?":       "export", // Go's word for public
 		"Do inactive issues get closed?":      "stale",
 		"Can it dump the config to a stream?": "writer",
-		"Can it match a file name exactly?":   "exact", // exactly → exact; "family" stays
-		"Why does it crash on huge input?":    "panic", // what crashes in Go and Rust panics
-		"Any bugs in the user dictionary?":    "dict",  // user_dict.py, 辞書
+		"Can it match a file name exactly?":   "exact",     // exactly → exact; "family" stays
+		"Why does it crash on huge input?":    "panic",     // what crashes in Go and Rust panics
+		"Any bugs in the user dictionary?":    "dict",      // user_dict.py, 辞書
+		"Can I click the paths it prints?":    "hyperlink", // what a terminal lets one click
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
 		}
+	}
+}
+
+// TestTwoWordNamesAreOneConcept: "terminal control characters" asks
+// about one thing, which commits call escape sequences; its words are not
+// two concepts of their own ("control" would match access control).
+func TestTwoWordNamesAreOneConcept(t *testing.T) {
+	for _, in := range []string{
+		"Was anything done about file names with control characters in them?",
+		"Do Control-Characters still break the output?",
+	} {
+		q := parseQuery(in)
+		var group []string
+		for _, g := range q.Concepts {
+			if g[0] == "control character" {
+				group = g
+			}
+			if g[0] == "control" || g[0] == "charact" {
+				t.Errorf("%q: %q searched alone", in, g[0])
+			}
+		}
+		if !slices.Contains(group, "escape sequence") || !slices.Contains(group, "sanitiz") {
+			t.Errorf("%q: concepts %q: want control character with escape sequence and sanitiz", in, q.Concepts)
+		}
+	}
+	// Japanese: クリックして開ける reaches hyperlinks.
+	if q := parseQuery("検索結果をクリックして開けるようにする機能は？"); !slices.Contains(q.Terms, "hyperlink") {
+		t.Errorf("terms %q lack hyperlink", q.Terms)
 	}
 }
 
