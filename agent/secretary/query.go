@@ -79,7 +79,9 @@ var recentJA = []string{"最近", "最新", "近頃", "この頃", "最後", "�
 var recentKana = []string{"まだ", "なくなった", "なくなる", "なくした", "消えた"}
 
 // latestReleaseRE asks about the newest release without naming it.
-var latestReleaseRE = regexp.MustCompile(`(?i)\b(?:latest|last|newest|most recent|current)\s+(?:tag|release|version)s?\b|最新の?(?:リリース|タグ|バージョン)|直近の?(?:リリース|タグ)|前回の?リリース`)
+// "current" asks only as "what's the current version?": "pin it at its
+// current version" names no release.
+var latestReleaseRE = regexp.MustCompile(`(?i)\b(?:latest|last|newest|most recent)\s+(?:tag|release|version)s?\b|\bwhat(?:'s|\s+is)\s+(?:the\s+|its\s+)?current\s+(?:tag|release|version)\b|最新の?(?:リリース|タグ|バージョン)|直近の?(?:リリース|タグ)|前回の?リリース`)
 
 // relationRE is what ties one thing in a question to another: X blocked
 // on Y, X because of Y, Y待ちの X.
@@ -418,6 +420,12 @@ func alternatives(w string) []form {
 	for _, en := range ens {
 		out = append(out, form{en, weightTranslation})
 	}
+	// What commits say instead of a translation (遅い → slow → perf).
+	for _, en := range ens {
+		for _, syn := range englishSynonyms[en] {
+			out = append(out, form{syn, weightOther})
+		}
+	}
 	// Other Japanese words for the same thing (番号 → number →
 	// ナンバリング, 設定 → config → 構成), low: history written in
 	// Japanese uses loanwords and native words interchangeably.
@@ -438,6 +446,8 @@ var englishSynonyms = map[string][]string{
 	"faster":        {"perf", "optimi", "speed"},
 	"quicker":       {"perf", "optimi", "speed"},
 	"slower":        {"perf", "slow"},
+	"slow":          {"perf", "optimi"},
+	"fast":          {"perf", "optimi"},
 	"speed":         {"perf", "fast", "optimi"},
 	"speedup":       {"perf", "fast", "optimi"},
 	"performance":   {"perf", "optimi"},
@@ -453,13 +463,21 @@ var englishSynonyms = map[string][]string{
 	"gone": {"remov", "delet", "drop"}, "drop": {"remov", "delet"}, "removed": {"drop", "delet"},
 	// A program that crashes panics in Go and Rust.
 	"crash": {"panic"}, "panic": {"crash"},
-	// What a terminal lets one click is a hyperlink (OSC 8).
+	// What a terminal lets one click is a hyperlink (OSC 8); a package
+	// kept at its version is pinned.
 	"click": {"hyperlink"}, "clickable": {"hyperlink"},
+	"freeze": {"pin"}, "frozen": {"pin"},
 	// Two-word names (englishPhrases): terminal control characters are
 	// escape sequences, and what keeps them out of the output sanitizes it.
 	"control character": {"escape sequence", "escape", "sanitiz"},
 	"escape sequence":   {"control character", "escape", "sanitiz"},
 	"escape code":       {"escape sequence", "escape"},
+	// Everyday words for what commits name otherwise; "again" and
+	// "over" alone are stopwords, so the phrase is searched whole too.
+	"try again":    {"retry"},
+	"start over":   {"reset", "reinstall"},
+	"account name": {"username", "user name"},
+	"user name":    {"username"},
 }
 
 // englishPhrase is a key of englishSynonyms written in two words, matched
@@ -527,8 +545,15 @@ func (q *parsedQuery) latinToken(w string, add func(string, ...string)) {
 	case strings.HasPrefix(w, "@") && len(w) > 1:
 		q.Agents = append(q.Agents, w[1:])
 	case versionRE.MatchString(w):
-		q.Versions = append(q.Versions, strings.ToLower(w))
-		add(strings.ToLower(w))
+		// v0.10.1 and 0.10.1 are the same release, however the question
+		// and the history write it.
+		low := strings.ToLower(w)
+		q.Versions = append(q.Versions, low)
+		if v, ok := strings.CutPrefix(low, "v"); ok {
+			add(low, v)
+		} else {
+			add(low, "v"+low)
+		}
 	case ticketRE.MatchString(w):
 		q.Tickets = append(q.Tickets, w)
 		add(strings.ToLower(strings.TrimPrefix(w, "#")))

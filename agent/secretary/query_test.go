@@ -83,6 +83,10 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Why does it crash on huge input?":    "panic",     // what crashes in Go and Rust panics
 		"Any bugs in the user dictionary?":    "dict",      // user_dict.py, 辞書
 		"Can I click the paths it prints?":    "hyperlink", // what a terminal lets one click
+		"Can I freeze a tool at its version?": "pin",       // a package kept at its version is pinned
+		"Does it try again on its own?":       "retry",
+		"Whose account name broke it?":        "username",
+		"upgrade-all が遅い件は？":                  "perf", // 遅い → slow → perf
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
@@ -115,6 +119,33 @@ func TestTwoWordNamesAreOneConcept(t *testing.T) {
 	// Japanese: クリックして開ける reaches hyperlinks.
 	if q := parseQuery("検索結果をクリックして開けるようにする機能は？"); !slices.Contains(q.Terms, "hyperlink") {
 		t.Errorf("terms %q lack hyperlink", q.Terms)
+	}
+}
+
+// TestQuestionModes: "current version" asks for the newest release only
+// as "what's the current version?"; "〜したあと" asks what came after, as
+// 以降 does; a version is searched with and without its "v".
+func TestQuestionModes(t *testing.T) {
+	if parseQuery("Can I freeze one tool at its current version?").LatestRelease {
+		t.Error(`"at its current version" read as a question about the newest release`)
+	}
+	if !parseQuery("What's the current version?").LatestRelease {
+		t.Error(`"what's the current version?" not read as a question about the newest release`)
+	}
+	for _, in := range []string{"v0.10.0 を出したあとに何が入った？", "1.2 のリリース後の変更は？"} {
+		if !parseQuery(in).Since {
+			t.Errorf("%q not read as since", in)
+		}
+	}
+	for _, in := range []string{"今後の予定は？", "最後のコミットは？"} {
+		if parseQuery(in).Since {
+			t.Errorf("%q read as since", in)
+		}
+	}
+	for in, want := range map[string]string{"0.10.1 は何待ち？": "v0.10.1", "is v2.8.0 out?": "2.8.0"} {
+		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
+			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
+		}
 	}
 }
 

@@ -16,7 +16,9 @@ var (
 	versionRE = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
 	// sinceRE says the question wants what came after a release rather
 	// than what went into it.
-	sinceRE = regexp.MustCompile(`(?i)\bsince\b|\bafter\b|以降|以来|から`)
+	// "v0.10.0 を出したあと", "リリース後に" ask what came after, as 以降
+	// does; 後 alone is too common (今後, 最後).
+	sinceRE = regexp.MustCompile(`(?i)\bsince\b|\bafter\b|以降|以来|から|[たの]\s*(?:あと|後)|リリース後`)
 )
 
 // maxReleaseCommits bounds the commits listed for a release question.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -37,7 +38,7 @@ type swap struct {
 
 // replacementCue is a question's way of saying something was replaced:
 // then a swap of a plain word ("Switch from logrus to slog") counts too.
-var replacementCue = regexp.MustCompile(`(?i)\b(?:moved?\s+(?:off|away)|replac|switch|migrat|instead|drop|anymore|no longer)|置き換え|移行|乗り換え|やめた`)
+var replacementCue = regexp.MustCompile(`(?i)\b(?:moved?\s+(?:off|away)|replac|switch|migrat|instead|drop|anymore|no longer)|置き換え|移行|移し|移っ|乗り換え|やめた`)
 
 // readSwap returns the replacement a title announces, if any.
 func readSwap(title string) (swap, bool) {
@@ -49,12 +50,18 @@ func readSwap(title string) (swap, bool) {
 		}
 		old := m[re.SubexpIndex("old")]
 		s := swap{old: strings.ToLower(strings.Trim(old, ".-")), new: strings.ToLower(strings.Trim(m[re.SubexpIndex("new")], ".-"))}
-		s.named = strings.ContainsAny(old, "_.-0123456789") || quotedIn(line, old)
+		s.named = strings.ContainsAny(old, "_.-0123456789") || quotedIn(line, old) || innerCapital(old)
 		if s.old != "" && s.new != "" && s.old != s.new {
 			return s, true
 		}
 	}
 	return swap{}, false
+}
+
+// innerCapital reports whether a name has a capital after its first
+// letter, as product names do (MkDocs, GitHub) and words do not.
+func innerCapital(name string) bool {
+	return strings.ContainsFunc(name[1:], unicode.IsUpper)
 }
 
 // quotedIn reports whether line writes name in backticks or quotes.

@@ -16,6 +16,7 @@ func TestReadSwap(t *testing.T) {
 		"Use 'pflag' instead of 'flag'":                 {"flag", "pflag", true},
 		"replaced the clap crate by lexopt":             {"clap", "lexopt", false},
 		"Replace colors with ANSI styles":               {"colors", "ansi", false},
+		"docs: migrate from MkDocs to Sphinx (#1957)":   {"mkdocs", "sphinx", true}, // a product's inner capital
 	} {
 		if got, ok := readSwap(title); !ok || got != want {
 			t.Errorf("%q: %+v %v, want %+v", title, got, ok, want)

@@ -256,6 +256,9 @@ func testFailures(path string) []testFailure {
 		goTestFailures(text, add)
 	}
 	if len(out) == 0 {
+		jestFailures(text, add)
+	}
+	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
 			if !plainNoiseRE.MatchString(m[1]) {
 				add(plainTimeRE.ReplaceAllString(m[1], ""), "")
@@ -338,4 +341,64 @@ func libtestFailures(text string, add func(test, pkg string)) {
 		}
 		add(n, pkg)
 	}
+}
+
+// Jest and Vitest output: a failing file's "FAIL src/x.test.ts" line, then
+// for each failing test a "● Suite › test" heading with the error under it
+// (Jest), or "FAIL src/x.test.ts > Suite > test" with the error on the next
+// line (Vitest); "✕ test" / "× test" marks each failed test in the list.
+var (
+	jestFileRE   = regexp.MustCompile(`^\s*FAIL\s+(\S+\.[cm]?[jt]sx?)\s*$`)
+	jestBulletRE = regexp.MustCompile(`^\s*● (.+?)\s*$`)
+	vitestFailRE = regexp.MustCompile(`^\s*FAIL\s+(\S+\.[cm]?[jt]sx?)\s+>\s+(.+?)\s*$`)
+	jestCrossRE  = regexp.MustCompile(`^\s*[✕×] (.+?)(?:\s+\(\d+(?:\.\d+)?\s?m?s\))?\s*$`)
+)
+
+// jestFailures finds the failing tests of Jest or Vitest output, each with
+// the first line of its error and the test file as its package.
+func jestFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	file, found := "", false
+	for i, l := range lines {
+		if m := jestFileRE.FindStringSubmatch(l); m != nil {
+			file = m[1]
+			continue
+		}
+		name := ""
+		if m := vitestFailRE.FindStringSubmatch(l); m != nil {
+			file, name = m[1], m[2]
+		} else if m := jestBulletRE.FindStringSubmatch(l); m != nil && file != "" {
+			name = m[1]
+		}
+		if name == "" {
+			continue
+		}
+		if msg := nextTextLine(lines[i+1:]); msg != "" {
+			name += ": " + msg
+		}
+		add(name, file)
+		found = true
+	}
+	if found {
+		return
+	}
+	for _, l := range lines { // a summary without the errors: the ✕ list
+		if m := jestCrossRE.FindStringSubmatch(l); m != nil {
+			add(m[1], file)
+		}
+	}
+}
+
+// nextTextLine is the first line of lines with text, before the next
+// heading of a failure ("" if none within a few lines).
+func nextTextLine(lines []string) string {
+	for i, l := range lines {
+		if i == 6 || jestBulletRE.MatchString(l) || vitestFailRE.MatchString(l) {
+			break
+		}
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
 }

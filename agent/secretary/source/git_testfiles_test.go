@@ -202,6 +202,41 @@ func TestCargoTestFailures(t *testing.T) {
 	}
 }
 
+// TestJestAndVitestFailures: a TypeScript project's Jest or Vitest log
+// names its failing tests ("● Suite › test" with the error under it, or
+// Vitest's "FAIL file > Suite > test"), each with its test file; a log of
+// passing tests names none.
+func TestJestAndVitestFailures(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) string {
+		full := filepath.Join(dir, p)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return full
+	}
+	jest := write("jest.log", "PASS src/util.test.ts\nFAIL src/model/DropCheckerModel.test.ts\n  DropCheckerModel\n"+
+		"    ✓ counts nothing on a clean stream (3 ms)\n    ✕ counts dropped packets per PID (5 ms)\n\n"+
+		"  ● DropCheckerModel › counts dropped packets per PID\n\n    expect(received).toBe(expected) // Object.is equality\n\n"+
+		"    Expected: 3\n    Received: 0\n\nTests:       1 failed, 1 passed, 2 total\n")
+	want := []testFailure{{test: "DropCheckerModel › counts dropped packets per PID: expect(received).toBe(expected) // Object.is equality", pkg: "src/model/DropCheckerModel.test.ts"}}
+	if got := testFailures(jest); !slices.Equal(got, want) {
+		t.Errorf("jest failures = %q, want %q", got, want)
+	}
+	vitest := write("vitest.log", " ✓ src/a.test.ts (2 tests) 3ms\n FAIL  src/b.test.ts > parser > reads dates\nAssertionError: expected 2 to be 1\n ❯ src/b.test.ts:5:13\n")
+	if got := testFailures(vitest); len(got) != 1 || got[0].test != "parser > reads dates: AssertionError: expected 2 to be 1" || got[0].pkg != "src/b.test.ts" {
+		t.Errorf("vitest failures = %q", got)
+	}
+	summary := write("jest-summary.log", "FAIL src/x.test.ts\n  ✕ rejects an empty name (2 ms)\n  ✓ accepts a name\n")
+	if got := testFailures(summary); len(got) != 1 || got[0].test != "rejects an empty name" {
+		t.Errorf("jest summary failures = %q", got)
+	}
+	passing := write("jest-pass.log", "PASS src/util.test.ts\n  ✓ works (1 ms)\nTests: 1 passed, 1 total\n")
+	if got := testFailures(passing); len(got) != 0 {
+		t.Errorf("passing jest run yields failures %q", got)
+	}
+}
+
 // TestJUnitNameNotClassname: pytest writes classname before name; the
 // failing test is its name (a held-out blocker came back as the class,
 // "test.unit.test_katakana_english", without the test).
