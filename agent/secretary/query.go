@@ -145,6 +145,7 @@ func parseQuery(text string) parsedQuery {
 		}
 	}
 	text = strings.ReplaceAll(text, "’", "'")
+	asked := text
 	text, phrases := cutQuoted(text)
 	for _, p := range phrases {
 		add(p)
@@ -187,9 +188,23 @@ func parseQuery(text string) parsedQuery {
 	if !q.Japanese {
 		q.Japanese = hasKana(text)
 	}
+	if q.WantsProgress && displayCueRE.MatchString(asked) {
+		// "can I see the encoding's progress in the browser?": progress
+		// is what is shown, a topic, besides how the work is going.
+		if q.Japanese {
+			add("進捗")
+		} else {
+			add("progress")
+		}
+	}
 	q.expand(words, pieces)
 	return q
 }
+
+// displayCueRE says a question asks whether something is shown: then a
+// progress word in it names a feature (a progress bar), not only the
+// wish to hear how the work goes.
+var displayCueRE = regexp.MustCompile(`(?i)\b(?:see|show|shows|shown|display|displayed|view|visible)\b|見られ|見れ|見え|表示|確認でき`)
 
 // maxTerms bounds the search terms one question expands to.
 const maxTerms = 16

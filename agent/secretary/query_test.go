@@ -149,6 +149,26 @@ func TestQuestionModes(t *testing.T) {
 	}
 }
 
+// TestProgressShownIsATopic: asked whether progress is shown, the
+// question is about a progress display, and still about how it goes; asked
+// only how the work goes, progress is no topic.
+func TestProgressShownIsATopic(t *testing.T) {
+	for in, want := range map[string]string{
+		"エンコードの進み具合ってブラウザの画面から見られるようになった？":                    "進捗",
+		"Can I see the encoding progress in the browser yet?": "progres", // its stem
+	} {
+		q := parseQuery(in)
+		if !q.WantsProgress || !slices.Contains(q.Terms, want) {
+			t.Errorf("%q: progress %v, terms %q: want %q searched", in, q.WantsProgress, q.Terms, want)
+		}
+	}
+	for _, in := range []string{"エンコードの進捗は？", "How is the encoding progress?"} {
+		if q := parseQuery(in); slices.Contains(q.Terms, "進捗") || slices.Contains(q.Terms, "progres") {
+			t.Errorf("%q: terms %q: progress searched as a topic", in, q.Terms)
+		}
+	}
+}
+
 // TestTopicQuotesTheAskedWords: the answer quotes the words as asked
 // ("kubernetes", not the stem it searched, "kubernete").
 func TestTopicQuotesTheAskedWords(t *testing.T) {
