@@ -87,6 +87,54 @@ func TestRegistryUniqueFingerprintAndNode(t *testing.T) {
 	}
 }
 
+// TestTxPeerSeesItsBatch: a write that reads a peer through the
+// transaction sees what an earlier write of the same group commit did to
+// it, where DB.Peer reads what was last committed. A peer's announce that
+// read its pin from DB.Peer stored it again right after the owner's
+// refusal had removed it (the attack run re-pinned a refused peer).
+func TestTxPeerSeesItsBatch(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	write(t, db, func(tx *Tx) error {
+		return tx.UpsertPeer(PeerRecord{AgentID: "pm", Fingerprint: "fp", Trust: "pinned"})
+	})
+	release, started := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- db.Write(ctx, func(*Tx) error {
+			close(started)
+			<-release
+			return nil
+		})
+	}()
+	<-started
+	removed := make(chan error, 1)
+	go func() { removed <- db.Write(ctx, func(tx *Tx) error { return tx.DeletePeer("pm") }) }()
+	waitQueued(t, db, 1)
+	var inTx, committed bool
+	read := make(chan error, 1)
+	go func() {
+		read <- db.Write(ctx, func(tx *Tx) error {
+			var err error
+			if _, inTx, err = tx.Peer("pm"); err != nil {
+				return err
+			}
+			_, committed, err = db.Peer(ctx, "pm")
+			return err
+		})
+	}()
+	waitQueued(t, db, 2)
+	close(release)
+	for _, ch := range []chan error{held, removed, read} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inTx || !committed {
+		t.Fatalf("after a delete in the same batch: tx.Peer found %v, DB.Peer found %v; want false, true", inTx, committed)
+	}
+}
+
 func TestTrustRequests(t *testing.T) {
 	db, _ := openTestDB(t, WithClock(newTestClock().Now))
 	ctx := context.Background()

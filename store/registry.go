@@ -146,11 +146,30 @@ func (db *DB) PeerByNode(ctx context.Context, nodeID string) (PeerRecord, bool, 
 	return db.peerWhere(ctx, `node_id = ?`, nodeID)
 }
 
+// Peer returns the peer with this agent id as the current transaction
+// sees it: with the changes of the writes before it in the same group
+// commit, which DB.Peer does not see until they are committed. A write
+// that reads a peer, changes it and stores it again must read it here,
+// or it may store back what another write of its batch just changed
+// (a pin just removed, a role just taken away).
+func (tx *Tx) Peer(agentID string) (PeerRecord, bool, error) {
+	rows, err := tx.Query(`SELECT `+peerColumns+` FROM agent_registry WHERE agent_id = ? LIMIT 1`, agentID)
+	if err != nil {
+		return PeerRecord{}, false, fmt.Errorf("store: reading the registry: %w", err)
+	}
+	return firstPeer(rows)
+}
+
 func (db *DB) peerWhere(ctx context.Context, cond string, arg any) (PeerRecord, bool, error) {
 	rows, err := db.rd.QueryContext(ctx, `SELECT `+peerColumns+` FROM agent_registry WHERE `+cond+` LIMIT 1`, arg)
 	if err != nil {
 		return PeerRecord{}, false, fmt.Errorf("store: reading the registry: %w", err)
 	}
+	return firstPeer(rows)
+}
+
+// firstPeer scans the first row of rows, if any, and closes them.
+func firstPeer(rows *sql.Rows) (PeerRecord, bool, error) {
 	defer rows.Close()
 	if !rows.Next() {
 		return PeerRecord{}, false, rows.Err()

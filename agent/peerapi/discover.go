@@ -2,6 +2,7 @@ package peerapi
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 
@@ -46,26 +47,16 @@ func (a *API) handleDiscover(ctx context.Context, call *rpc.Call) (any, error) {
 // bindAnnounce updates the registry from an announcement. In direct mode the
 // caller is already pinned to an id; in tailnet mode the first node to
 // announce an id is bound to it and later claims from other nodes are refused.
+//
+// The record is read, changed and stored in one write, and the caller is
+// not cached here: a refusal or a role taken away by the owner while the
+// announce was on its way stays (the attack run re-pinned a refused peer by
+// announcing while the owner refused it, and its cached id let it in
+// after).
 func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverParams) error {
 	caller := call.Caller
 	if caller.AgentID != "" && caller.AgentID != p.AgentID {
 		return a.CheckFrom(ctx, call, p.AgentID, "")
-	}
-	rec, found, err := a.DB.Peer(ctx, p.AgentID)
-	if err != nil {
-		return err
-	}
-	if caller.Kind == rpc.CallerTailnet && found && !nodeMayClaim(rec, caller) {
-		return a.CheckFrom(ctx, call, p.AgentID, "")
-	}
-	if !found {
-		rec = store.PeerRecord{AgentID: p.AgentID, FirstSeen: a.Now(), Trust: peers.Pinned}
-	}
-	if caller.Kind == rpc.CallerTailnet {
-		rec.NodeID, rec.NodeName = caller.NodeID, caller.NodeName
-		if ep := tailnetEndpoint(caller.Addr, p.Endpoint); ep != "" {
-			rec.Endpoint = ep // the WhoIs-verified address, not a claim
-		}
 	}
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
@@ -75,20 +66,52 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	if d.Status == peers.Offline {
 		d.Status = peers.Online
 	}
-	d.Apply(&rec)
-	rec.Status, rec.LastSeen = d.Status, a.Now()
-	if caller.Kind == rpc.CallerTLS {
-		rec.Endpoint = peers.FollowEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
-	}
-	if err := a.DB.Write(ctx, func(tx *store.Tx) error { return tx.UpsertPeer(rec) }); err != nil {
+	err := a.DB.Write(ctx, func(tx *store.Tx) error {
+		rec, found, err := tx.Peer(p.AgentID)
+		switch {
+		case err != nil:
+			return err
+		case caller.Kind == rpc.CallerTailnet && found && !nodeMayClaim(rec, caller):
+			return errClaimed
+		case caller.Kind == rpc.CallerTLS && (!found || rec.Trust != peers.Pinned || rec.Fingerprint != caller.Fingerprint):
+			return errUnpinned
+		case !found:
+			rec = store.PeerRecord{AgentID: p.AgentID, FirstSeen: a.Now(), Trust: peers.Pinned}
+		}
+		if caller.Kind == rpc.CallerTailnet {
+			rec.NodeID, rec.NodeName = caller.NodeID, caller.NodeName
+			if ep := tailnetEndpoint(caller.Addr, p.Endpoint); ep != "" {
+				rec.Endpoint = ep // the WhoIs-verified address, not a claim
+			}
+		}
+		d.Apply(&rec)
+		rec.Status, rec.LastSeen = d.Status, a.Now()
+		if caller.Kind == rpc.CallerTLS {
+			rec.Endpoint = peers.FollowEndpoint(caller.Addr, p.Endpoint, rec.Endpoint)
+		}
+		return tx.UpsertPeer(rec)
+	})
+	switch {
+	case errors.Is(err, errClaimed):
+		return a.CheckFrom(ctx, call, p.AgentID, "")
+	case errors.Is(err, errUnpinned):
+		a.AuditRefusal(ctx, call, "unpinned", map[string]any{"fingerprint": caller.Fingerprint})
+		return errs.Denied(a.Config().Agent.ID+"'s owner stopped trusting your certificate; ask them to trust it again (aoi peers trust)",
+			map[string]any{"fingerprint": caller.Fingerprint})
+	case err != nil:
 		return err
 	}
-	a.Peers.RememberCaller(caller.Key(), p.AgentID, rec.Role)
 	a.Peers.Exchanged(p.AgentID)
 	a.Publish(events.PeerChanged, p.AgentID, p.AgentID, "announced")
 	a.Wake()
 	return nil
 }
+
+// Why bindAnnounce's write stored nothing.
+var (
+	errClaimed  = errors.New("the agent id is bound to another tailnet node")
+	errUnpinned = errors.New("the caller's pin was removed")
+)
 
 // nodeMayClaim reports whether a tailnet caller may speak for rec's agent:
 // the id is unbound, bound to this node, or pinned in the config to this

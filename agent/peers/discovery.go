@@ -140,7 +140,7 @@ func (r *Registry) announceToEndpoint(ctx context.Context, endpoint string) erro
 	e := res.Agents[0]
 	id := e.Identity.ID
 	err := r.DB.Write(ctx, func(tx *store.Tx) error {
-		rec, found, err := r.DB.Peer(ctx, id)
+		rec, found, err := tx.Peer(id)
 		if err != nil {
 			return err
 		}
@@ -193,7 +193,7 @@ func (r *Registry) AnnounceTo(ctx context.Context, agentID string) error {
 // gave it, which a peer's answer never changes.
 func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e wire.RegistryEntry) error {
 	err := r.DB.Write(ctx, func(tx *store.Tx) error {
-		rec, found, err := r.DB.Peer(ctx, agentID)
+		rec, found, err := tx.Peer(agentID)
 		if err != nil || !found {
 			return err
 		}

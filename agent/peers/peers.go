@@ -114,6 +114,10 @@ type Registry struct {
 	mu      sync.Mutex
 	clients map[string]cachedClient
 	callers sync.Map // caller key → callerInfo
+	// callersCleared counts the times callers was emptied (a trust
+	// changed): a lookup that began before the last emptying is not
+	// cached, since what it read may be the pin just removed.
+	callersCleared atomic.Uint64
 	// expiredCerts maps a pinned peer's agent id to when the certificate
 	// it last presented expired (shown in Peers and doctor).
 	expiredCerts sync.Map
@@ -155,9 +159,27 @@ func (r *Registry) clock() backoff.Clock {
 // registry on every request. Trust changes and announcements update it.
 type callerInfo struct{ agentID, role string }
 
-// RememberCaller caches the agent id and role of a transport identity.
-func (r *Registry) RememberCaller(key, agentID, role string) {
+// callerLookup starts a registry lookup whose answer rememberCaller may
+// cache.
+func (r *Registry) callerLookup() uint64 { return r.callersCleared.Load() }
+
+// rememberCaller caches the agent id and role of a transport identity, as
+// a lookup started at since (callerLookup) read them, unless the cache was
+// emptied meanwhile: a trust change (a refusal, a role taken away) that
+// landed while the lookup ran must not be undone by caching what it read
+// before.
+func (r *Registry) rememberCaller(since uint64, key, agentID, role string) {
 	r.callers.Store(key, callerInfo{agentID, role})
+	if r.callersCleared.Load() != since {
+		r.callers.Delete(key)
+	}
+}
+
+// forgetCallers empties the caller cache: every caller's next call reads
+// the registry again.
+func (r *Registry) forgetCallers() {
+	r.callersCleared.Add(1)
+	r.callers.Clear()
 }
 
 // CachedCaller returns the cached agent id and role of a transport
@@ -174,7 +196,7 @@ func (r *Registry) CachedCaller(key string) (agentID, role string, ok bool) {
 // Forget drops what the registry caches about an agent whose records were
 // deleted (aoi forget): every cached caller and its client.
 func (r *Registry) Forget(agentID string) {
-	r.callers.Clear()
+	r.forgetCallers()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.clients, agentID)

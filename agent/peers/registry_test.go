@@ -374,6 +374,24 @@ func TestRefusePinnedPeerUntrustsIt(t *testing.T) {
 	}
 }
 
+// TestLookupBeforeARefusalIsNotCached: a caller read from the registry
+// before the caller cache was emptied (a refusal, a role taken away) is
+// not cached when the lookup ends after it; the cache would let a refused
+// peer in as itself until the next trust change.
+func TestLookupBeforeARefusalIsNotCached(t *testing.T) {
+	tr := newTestRegistry(t)
+	since := tr.callerLookup()
+	tr.Forget("pm") // the owner refuses pm while its lookup runs
+	tr.rememberCaller(since, "fp:ab", "pm", "pm")
+	if _, _, ok := tr.CachedCaller("fp:ab"); ok {
+		t.Fatal("a lookup made before the refusal was cached after it")
+	}
+	tr.rememberCaller(tr.callerLookup(), "fp:ab", "pm", "pm")
+	if id, _, ok := tr.CachedCaller("fp:ab"); !ok || id != "pm" {
+		t.Fatalf("a lookup after it: cached %q %v, want pm", id, ok)
+	}
+}
+
 // TestNewcomerBudgetDoesNotResetWhenFull: once the window has seen
 // maxNewcomerHosts addresses, a new address waits for the next window
 // instead of every address getting a fresh budget (the attack run used

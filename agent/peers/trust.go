@@ -35,7 +35,7 @@ func (r *Registry) Seed(ctx context.Context, cfg *config.Config) (replaced []str
 	err = r.DB.Write(ctx, func(tx *store.Tx) error {
 		unpinned, replaced = nil, nil // the function may run again
 		for _, p := range cfg.Peers {
-			changed, err := r.seedPeer(ctx, tx, p, prev[p.AgentID])
+			changed, err := r.seedPeer(tx, p, prev[p.AgentID])
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ func (r *Registry) Seed(ctx context.Context, cfg *config.Config) (replaced []str
 			delete(prev, p.AgentID)
 		}
 		for _, old := range prev {
-			done, err := r.unpinRemoved(ctx, tx, old)
+			done, err := r.unpinRemoved(tx, old)
 			if err != nil {
 				return err
 			}
@@ -58,7 +58,7 @@ func (r *Registry) Seed(ctx context.Context, cfg *config.Config) (replaced []str
 	if err != nil {
 		return nil, err
 	}
-	r.callers.Clear()
+	r.forgetCallers()
 	for _, id := range unpinned {
 		r.Forget(id)
 		r.Publish(events.PeerChanged, id, id, "removed from the config: no longer trusted")
@@ -86,8 +86,8 @@ func (r *Registry) configPinned(ctx context.Context) (map[string]config.Peer, er
 
 // seedPeer pins one config peer. A role the previous config gave and this
 // one no longer does goes too: the config's role is the owner's word.
-func (r *Registry) seedPeer(ctx context.Context, tx *store.Tx, p, prev config.Peer) (replaced bool, err error) {
-	rec, found, err := r.DB.Peer(ctx, p.AgentID)
+func (r *Registry) seedPeer(tx *store.Tx, p, prev config.Peer) (replaced bool, err error) {
+	rec, found, err := tx.Peer(p.AgentID)
 	if err != nil {
 		return false, err
 	}
@@ -135,8 +135,8 @@ func sameFingerprint(a, b string) bool {
 // not name, unless the owner has since pinned it by hand under another
 // certificate. Its certificate is kept refused, as `aoi peers refuse`
 // leaves it, so its next call rings nobody.
-func (r *Registry) unpinRemoved(ctx context.Context, tx *store.Tx, old config.Peer) (bool, error) {
-	rec, found, err := r.DB.Peer(ctx, old.AgentID)
+func (r *Registry) unpinRemoved(tx *store.Tx, old config.Peer) (bool, error) {
+	rec, found, err := tx.Peer(old.AgentID)
 	if err != nil || !found || (old.Fingerprint != "" && rec.Fingerprint != old.Fingerprint) {
 		return false, err
 	}
@@ -166,6 +166,7 @@ func (r *Registry) Authenticate(ctx context.Context, caller rpc.Caller) (rpc.Cal
 }
 
 func (r *Registry) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
+	since := r.callerLookup()
 	rec, found, err := r.DB.PeerByFingerprint(ctx, caller.Fingerprint)
 	if err != nil {
 		return caller, err
@@ -174,7 +175,7 @@ func (r *Registry) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.
 		if !caller.CertNotAfter.IsZero() && r.Now().After(caller.CertNotAfter) {
 			r.expiredCerts.Store(rec.AgentID, caller.CertNotAfter)
 		}
-		r.RememberCaller(caller.Key(), rec.AgentID, rec.Role)
+		r.rememberCaller(since, caller.Key(), rec.AgentID, rec.Role)
 		caller.AgentID = rec.AgentID
 		r.SeenCalling(ctx, rec.AgentID)
 		return caller, nil
@@ -201,12 +202,13 @@ func trustCommandFor(caller rpc.Caller) string {
 }
 
 func (r *Registry) authenticateNode(ctx context.Context, caller rpc.Caller) (rpc.Caller, error) {
+	since := r.callerLookup()
 	rec, found, err := r.DB.PeerByNode(ctx, caller.NodeID)
 	if err != nil {
 		return caller, err
 	}
 	if found {
-		r.RememberCaller(caller.Key(), rec.AgentID, rec.Role)
+		r.rememberCaller(since, caller.Key(), rec.AgentID, rec.Role)
 		caller.AgentID = rec.AgentID
 	}
 	return caller, nil
@@ -373,7 +375,7 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 		return errs.Invalid("trust: endpoint %q is not HOST:PORT; give where the peer listens, e.g. --endpoint 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", req.Endpoint)
 	}
 	err = r.DB.Write(ctx, func(tx *store.Tx) error {
-		rec, found, err := r.DB.Peer(ctx, req.AgentID)
+		rec, found, err := tx.Peer(req.AgentID)
 		if err != nil {
 			return err
 		}
@@ -407,7 +409,7 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 	if err != nil {
 		return err
 	}
-	r.callers.Clear()
+	r.forgetCallers()
 	r.Publish(events.PeerChanged, req.AgentID, req.AgentID, "trusted")
 	if req.Announce {
 		// Not bound to the caller's request: the CLI has exited by the
