@@ -9,13 +9,17 @@ import (
 // Replays: a client retries a call with the same id when an answer is lost
 // (aoi's own client does), and an attacker can post the same body again.
 // Running it twice would run a task twice or queue a second approval, so a
-// successful call is remembered per caller for replayWindow under its id
+// successful call is remembered per caller for ReplayWindow under its id
 // and a hash of its method and params, and a repeat is answered with the
 // first result without running the handler again. A repeat that arrives
 // while the first is still running waits for it. Failed calls are
 // forgotten, so a retry after a failure runs again.
 const (
-	replayWindow  = 10 * time.Minute
+	// ReplayWindow is how long a call is answered again rather than run
+	// again. The cache lives in memory; a handler whose call leaves a
+	// durable trail (a task) can look for it there for as long, so a
+	// repeat after a restart is not run twice either.
+	ReplayWindow  = 10 * time.Minute
 	maxReplayKeys = 8192
 )
 
@@ -45,7 +49,7 @@ func (rc *replayCache) begin(key string, now time.Time) (*replayEntry, bool) {
 	if rc.m == nil {
 		rc.m = map[string]*replayEntry{}
 	}
-	if e, ok := rc.m[key]; ok && now.Sub(e.at) < replayWindow {
+	if e, ok := rc.m[key]; ok && now.Sub(e.at) < ReplayWindow {
 		return e, false
 	}
 	if len(rc.m) >= maxReplayKeys {
@@ -70,7 +74,7 @@ func (rc *replayCache) finish(key string, e *replayEntry, result []byte, ok bool
 
 func (rc *replayCache) evict(now time.Time) {
 	for k, e := range rc.m {
-		if now.Sub(e.at) >= replayWindow {
+		if now.Sub(e.at) >= ReplayWindow {
 			delete(rc.m, k)
 		}
 	}

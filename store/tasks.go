@@ -183,6 +183,24 @@ func (db *DB) Task(ctx context.Context, id string) (TaskRecord, bool, error) {
 	return list[0], true, nil
 }
 
+// TaskByRequest returns the newest task requester asked for since a time
+// with this JSON-RPC request id, as the current transaction sees it: a
+// request repeated after a restart (a retry, the outbox sending again) is
+// told apart from a new one by it.
+func (tx *Tx) TaskByRequest(requester, requestID string, since time.Time) (TaskRecord, bool, error) {
+	rows, err := tx.Query(`SELECT `+taskColumns+` FROM tasks WHERE requester = ? AND created_at >= ? AND request_id = ?
+		ORDER BY created_at DESC LIMIT 1`, requester, formatTime(since), requestID)
+	if err != nil {
+		return TaskRecord{}, false, fmt.Errorf("store: reading tasks: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return TaskRecord{}, false, rows.Err()
+	}
+	t, err := scanTask(rows)
+	return t, err == nil, err
+}
+
 // TaskQuery narrows Tasks. Empty fields match everything.
 type TaskQuery struct {
 	States    []string

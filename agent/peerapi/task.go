@@ -82,7 +82,7 @@ func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error
 		return nil, err
 	}
 	t, err := a.Tasks.Submit(ctx, task.Request{RequestID: IDString(call.ID), From: p.From, FromRole: subject.Role,
-		TaskType: p.TaskType, Params: p.TaskParams, Ref: p.Ref, MatchedRule: decision.RuleID})
+		TaskType: p.TaskType, Params: p.TaskParams, Ref: p.Ref, MatchedRule: decision.RuleID, Repeats: rpc.ReplayWindow})
 	if err != nil {
 		return nil, task.DomainError(err)
 	}
@@ -181,8 +181,11 @@ func syncWaitSec(asked int) int {
 }
 
 func taskMessage(state string) string {
-	if state == task.StatePending {
+	switch {
+	case state == task.StatePending:
 		return "waiting for the owner's approval" // the result follows as an aoi.notify
+	case task.IsTerminal(state):
+		return "" // a repeated request of a task that has ended: its status says how
 	}
 	return "queued" // the result follows as an aoi.notify
 }

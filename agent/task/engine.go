@@ -105,6 +105,12 @@ type Request struct {
 	Params      map[string]any
 	Ref         string // git ref for worktree tasks ("" = HEAD)
 	MatchedRule string // the ACL rule that allowed the request
+	// Repeats is how far back a task From asked with the same RequestID,
+	// type, params and ref is this request again (a retry, the outbox
+	// sending it again after a restart emptied the peer server's replay
+	// cache), answered with that task instead of a second one. Zero: no
+	// request is a repeat.
+	Repeats time.Duration
 }
 
 func (e *Engine) init() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -35,7 +36,15 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 	if !required {
 		a.State, a.DecidedBy, a.DecidedAt, a.Reason = StateApproved, rule, &now, "auto-approved by "+rule
 	}
+	var first store.TaskRecord // the task this request repeats, if any
 	err = e.Store.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		if first, err = repeated(tx, req, resolved, now); err != nil {
+			return err
+		}
+		if first.ID != "" {
+			return e.audit(tx, req.From, "task.request", "repeated", map[string]any{"task_id": first.ID, "task_type": first.TaskType, "state": first.State})
+		}
 		if required {
 			if err := pendingRoom(tx, req.From); err != nil {
 				return err
@@ -63,6 +72,9 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 	if err != nil {
 		return store.TaskRecord{}, fmt.Errorf("store task request: %w", err)
 	}
+	if first.ID != "" {
+		return first, nil // asked again: it runs once
+	}
 	if required {
 		e.publish(EventApprovalRequested, a.ID, req.From, strings.TrimSpace(fmt.Sprintf("%s wants to run %s %s", req.From, req.TaskType, formatParams(resolved))))
 		return t, nil
@@ -70,6 +82,21 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 	t.State = StateApproved
 	e.publish(EventTaskState, t.ID, req.From, fmt.Sprintf("%s %s: approved (%s)", req.TaskType, t.ID, rule))
 	e.poke()
+	return t, nil
+}
+
+// repeated returns the task req asks for again, if it is one asked within
+// req.Repeats with the same request id, type, params and ref ("" ID if
+// none). The peer server answers a repeated call from memory; after a
+// restart only the store remembers it, and a task must not run twice.
+func repeated(tx *store.Tx, req Request, resolved map[string]string, now time.Time) (store.TaskRecord, error) {
+	if req.Repeats <= 0 || req.RequestID == "" {
+		return store.TaskRecord{}, nil
+	}
+	t, found, err := tx.TaskByRequest(req.From, req.RequestID, now.Add(-req.Repeats))
+	if err != nil || !found || t.TaskType != req.TaskType || t.Ref != req.Ref || !maps.Equal(t.Params, resolved) {
+		return store.TaskRecord{}, err
+	}
 	return t, nil
 }
 

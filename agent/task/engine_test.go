@@ -590,6 +590,49 @@ func TestEnginePendingPerPeerIsBounded(t *testing.T) {
 	}
 }
 
+// TestEngineRepeatedRequestIsOneTask: a request repeated with its id,
+// type and params within Repeats is answered with the task it asked for
+// first, whatever the peer server's memory holds: the attack run sent an
+// auto-approved request again after the agent restarted and it ran twice.
+// Other params, another requester, or a repeat past the window is a new
+// task.
+func TestEngineRepeatedRequestIsOneTask(t *testing.T) {
+	echo := config.TaskType{Command: []string{"echo", "{{msg}}"}, Params: map[string]config.Param{"msg": {}},
+		TimeoutSec: 10, Isolation: config.IsolationNone, Approval: config.Approval{Required: true}}
+	h := newHarness(t, map[string]config.TaskType{"echo": echo})
+	ctx := context.Background()
+	req := Request{RequestID: "r-1", From: "pm-tanaka", TaskType: "echo", Params: map[string]any{"msg": "hi"}, Repeats: 10 * time.Minute}
+	first, err := h.e.Submit(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.e.Submit(ctx, req)
+	if err != nil || again.ID != first.ID || again.State != StatePending {
+		t.Fatalf("the same request again: %+v, %v; want task %s", again, err, first.ID)
+	}
+	rows, err := h.db.AuditList(ctx, store.AuditQuery{Limit: 1})
+	if err != nil || len(rows) != 1 || rows[0].Method != "task.request" || rows[0].Result != "repeated" || !strings.Contains(string(rows[0].Detail), first.ID) {
+		t.Fatalf("the repeat's audit row: %+v, %v; want task.request repeated naming %s", rows, err, first.ID)
+	}
+	other := req
+	other.Params = map[string]any{"msg": "bye"}
+	fromQA := req
+	fromQA.From = "qa-sato"
+	for name, r := range map[string]Request{"other params": other, "another requester": fromQA} {
+		if got, err := h.e.Submit(ctx, r); err != nil || got.ID == first.ID {
+			t.Fatalf("%s: %+v, %v; want a new task", name, got, err)
+		}
+	}
+	h.clk.Advance(11 * time.Minute)
+	if got, err := h.e.Submit(ctx, req); err != nil || got.ID == first.ID {
+		t.Fatalf("the same request past the window: %+v, %v; want a new task", got, err)
+	}
+	tasks, err := h.db.Tasks(ctx, store.TaskQuery{Requester: "pm-tanaka"})
+	if err != nil || len(tasks) != 3 {
+		t.Fatalf("pm-tanaka's tasks: %d, %v; want 3 (hi, bye, hi past the window)", len(tasks), err)
+	}
+}
+
 // TestEngineCancelsRequestsOfPeersNoLongerTrusted: CancelUntrusted cancels
 // only the untrusted peer's waiting requests, and an approval that races
 // it (the peer stopped being trusted after the sweep) cancels, never runs.
