@@ -498,6 +498,33 @@ func TestConfigPeersFollowTheConfig(t *testing.T) {
 	}
 }
 
+// TestConfigFingerprintInCapitals: the config's schema takes a peer's
+// fingerprint in capitals (as some tools print it); the peer is let in
+// with its certificate all the same, and unpinned when the config drops it.
+// The attack run's capitals were stored as written, and the peer the
+// Peers list showed pinned was refused as a stranger at every call.
+func TestConfigFingerprintInCapitals(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	fp := strings.Repeat("cd", 32)
+	caller := rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50001"}
+	cfg := *tr.Config()
+	cfg.Peers = []config.Peer{{AgentID: "qa", Fingerprint: strings.ToUpper(fp), Role: "qa"}}
+	if _, err := tr.Seed(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tr.Authenticate(ctx, caller); err != nil || got.AgentID != "qa" {
+		t.Fatalf("the config-pinned peer: %+v, %v; want qa", got, err)
+	}
+	cfg.Peers = nil
+	if _, err := tr.Seed(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Authenticate(ctx, caller); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("a peer taken out of the config is still let in: %v", err)
+	}
+}
+
 // TestRefusingATrustRequestIsPublished: refusing a pending request (from
 // the CLI too) tells an open interface, which drops its row and notice;
 // the walk saw them stay after `aoi peers refuse`.

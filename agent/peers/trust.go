@@ -103,7 +103,11 @@ func (r *Registry) seedPeer(tx *store.Tx, p, prev config.Peer) (replaced bool, e
 		// edited, while aoi ran or not): the caller ends what the old
 		// one asked.
 		replaced = rec.Fingerprint != "" && !sameFingerprint(rec.Fingerprint, p.Fingerprint)
+		// Stored as callers are looked up: the schema takes capitals.
 		rec.Fingerprint = p.Fingerprint
+		if fp, err := rpc.NormalizeFingerprint(p.Fingerprint); err == nil {
+			rec.Fingerprint = fp
+		}
 	}
 	if p.TailnetNode != "" {
 		rec.NodeName = p.TailnetNode
@@ -137,7 +141,7 @@ func sameFingerprint(a, b string) bool {
 // leaves it, so its next call rings nobody.
 func (r *Registry) unpinRemoved(tx *store.Tx, old config.Peer) (bool, error) {
 	rec, found, err := tx.Peer(old.AgentID)
-	if err != nil || !found || (old.Fingerprint != "" && rec.Fingerprint != old.Fingerprint) {
+	if err != nil || !found || (old.Fingerprint != "" && !sameFingerprint(rec.Fingerprint, old.Fingerprint)) {
 		return false, err
 	}
 	return true, unpinTx(tx, rec, "removed from the config's peers")
