@@ -60,7 +60,7 @@ func (m *Messenger) Routes() map[string]rpc.Handler {
 
 // maxPayload bounds a message's payload (JSON bytes); the body limit
 // bounds the rest.
-const maxPayload = 16 << 10
+const maxPayload = wire.MaxPayloadBytes
 
 // firstTry is how long the outbox leaves a new message to SendMessage's
 // own first attempt (a call to a peer times out within 10 s).
@@ -402,7 +402,7 @@ func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload 
 // maxPayloadDepth bounds how deeply a payload's arrays and objects nest:
 // the assistant's MCP client decodes it, and a Python one fails past a
 // thousand levels (the attack run's 8,000 fit in 16 KiB).
-const maxPayloadDepth = 32
+const maxPayloadDepth = wire.MaxPayloadDepth
 
 // redactJSON removes secrets from every string in a JSON payload.
 func (m *Messenger) redactJSON(raw json.RawMessage) json.RawMessage {

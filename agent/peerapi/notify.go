@@ -12,6 +12,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/jsondepth"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -26,8 +27,11 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return nil, err
 	}
-	if p.Event == "" {
+	switch {
+	case p.Event == "":
 		return nil, errs.Invalid("params.event is required (e.g. query.completed)")
+	case len(p.Event) > maxEvent:
+		return nil, errs.Invalid("params.event is %d bytes; an event is a name such as query.completed, at most %d", len(p.Event), maxEvent)
 	}
 	if len(p.Data) == 0 {
 		p.Data = json.RawMessage("null")
@@ -35,6 +39,16 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	answer, err := a.checkNotifier(ctx, call, p)
 	if err != nil {
 		return nil, err
+	}
+	if !answer {
+		// Let in as aoi.message is, it lands where a message does and
+		// is bounded as one (the attack run stored 950 KB this way).
+		switch d := jsondepth.Of(p.Data); {
+		case len(p.Data) > wire.MaxPayloadBytes:
+			return nil, errs.Invalid("params.data is %d bytes of JSON; a notification that answers nothing asked carries at most %d, as an aoi.message payload does", len(p.Data), wire.MaxPayloadBytes)
+		case d > wire.MaxPayloadDepth:
+			return nil, errs.Invalid("params.data nests %d levels deep; the limit is %d: flatten it", d, wire.MaxPayloadDepth)
+		}
 	}
 	var seq int64
 	var dup bool
@@ -68,6 +82,10 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	return map[string]any{"received": true, "seq": seq, "duplicate": dup}, nil
 }
+
+// maxEvent bounds a notification's event name (query.completed,
+// task.failed, a sender's own kinds).
+const maxEvent = 128
 
 // checkNotifier lets a notification in when it answers something this
 // agent asked the caller (a question or a task request: related_query_id

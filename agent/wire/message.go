@@ -21,6 +21,16 @@ const (
 var MessageTypes = []string{MsgTaskAssign, MsgProgress, MsgQuestion, MsgAnswer,
 	MsgReviewRequest, MsgReviewResult, MsgTaskComplete, MsgNote}
 
+// Bounds on what a peer puts in the coding assistant's inbox: an
+// aoi.message's payload, and the data of an aoi.notify that answers
+// nothing this agent asked. The assistant reads it whole (into its model's
+// context), and a Python MCP client fails past a thousand levels of
+// nesting.
+const (
+	MaxPayloadBytes = 16 << 10
+	MaxPayloadDepth = 32
+)
+
 // MessageParams are aoi.message's params: a typed envelope for the
 // recipient's coding assistant (never its secretary). ID is the sender's
 // message id; the receiver stores a retried delivery once. Origin is the
