@@ -17,7 +17,7 @@ func check(c *Config) Errors {
 	if slices.Contains(reservedIDs, c.Agent.ID) {
 		errs = append(errs, &Error{Path: "/agent/id", Problem: fmt.Sprintf("%q is the audit log's name for its own rows", c.Agent.ID), Fix: "choose another id, e.g. your login name"})
 	}
-	errs = append(errs, checkPeers(c.Peers)...)
+	errs = append(errs, checkPeers(c.Agent.ID, c.Peers)...)
 	errs = append(errs, checkContexts(c.Contexts)...)
 	errs = append(errs, checkRules(c.ACL.Rules)...)
 	errs = append(errs, checkTasks(c)...)
@@ -47,12 +47,18 @@ func checkPort(at, addr string) Errors {
 // store's own rows (seals, checkpoints): no agent may take them.
 var reservedIDs = []string{"owner", "system"}
 
-func checkPeers(peers []Peer) Errors {
+func checkPeers(self string, peers []Peer) Errors {
 	var errs Errors
 	seen := map[string]int{}
 	for i, p := range peers {
 		if slices.Contains(reservedIDs, p.AgentID) {
 			errs = append(errs, &Error{Path: pointer("peers", strconv.Itoa(i), "agent_id"), Problem: fmt.Sprintf("%q is the audit log's name for its own rows", p.AgentID), Fix: "pin this peer under another id"})
+			continue
+		}
+		if p.AgentID == self {
+			// Its calls would pass for this agent's own, in the audit
+			// log and wherever a request's from is checked.
+			errs = append(errs, &Error{Path: pointer("peers", strconv.Itoa(i), "agent_id"), Problem: fmt.Sprintf("%q is this agent's own id (agent.id)", p.AgentID), Fix: "pin the peer under the peer's own id"})
 			continue
 		}
 		if j, dup := seen[p.AgentID]; dup {

@@ -81,6 +81,8 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/peers/0/role", `"PM Lead" is not valid`, "at most 63 characters"},
 		{"reserved peer id", `{"agent": {"id": "eng-a", "role": "engineer"}, "peers": [{"agent_id": "system"}]}`,
 			nil, "/peers/0/agent_id", `"system" is the audit log's name for its own rows`, "another id"},
+		{"own id as a peer", `{"agent": {"id": "eng-a", "role": "engineer"}, "peers": [{"agent_id": "eng-a"}]}`,
+			nil, "/peers/0/agent_id", `"eng-a" is this agent's own id`, "the peer's own id"},
 		{"unknown theme", `{"agent": {"id": "eng-a", "role": "engineer"}, "ui": {"theme": "solarized"}}`,
 			nil, "/ui/theme", `"solarized" is not valid`, "high-contrast, or the path of a theme file ending in .json"},
 		{"empty role", `{"agent": {"id": "eng-a", "role": ""}}`,

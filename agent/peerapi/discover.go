@@ -58,6 +58,12 @@ func (a *API) bindAnnounce(ctx context.Context, call *rpc.Call, p wire.DiscoverP
 	if caller.AgentID != "" && caller.AgentID != p.AgentID {
 		return a.CheckFrom(ctx, call, p.AgentID, "")
 	}
+	if p.AgentID == a.Config().Agent.ID {
+		// No node takes this agent's own id: its calls would pass for
+		// this agent's own.
+		a.AuditRefusal(ctx, call, "impersonation", map[string]any{"claimed": p.AgentID})
+		return errs.Denied("that is this agent's own id; announce yourself under yours", map[string]any{"claimed_from": p.AgentID})
+	}
 	// The announced role is information only: ACL rules match the role the
 	// owner gave the peer (rec.Role), never what the peer says it is.
 	// The status it tells of itself (busy in focus); missing, online, as

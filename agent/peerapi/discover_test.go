@@ -58,3 +58,22 @@ func TestAnnounceDoesNotUndoARefusal(t *testing.T) {
 		t.Fatalf("the refused peer's next call: %v, want ErrDenied", err)
 	}
 }
+
+// TestNoNodeAnnouncesThisAgentsOwnID: on a tailnet the first node to
+// announce an id is bound to it; this agent's own id is not there to take
+// (its calls would pass for this agent's own).
+func TestNoNodeAnnouncesThisAgentsOwnID(t *testing.T) {
+	a := newAPI(t)
+	ctx := context.Background()
+	a.Now = time.Now
+	a.Peers = &peers.Registry{DB: a.DB, Config: a.Config, Now: a.Now, Log: a.Log}
+	a.Publish, a.Wake = func(kind, id, agent, summary string) {}, func() {}
+	params, _ := json.Marshal(wire.DiscoverParams{AgentID: "eng-suzuki", Announce: true, SelfOnly: true})
+	call := &rpc.Call{Method: wire.MethodDiscover, Params: params, Caller: rpc.Caller{Kind: rpc.CallerTailnet, NodeID: "n1", Addr: "100.64.0.9:41000"}}
+	if _, err := a.handleDiscover(ctx, call); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("a node announcing this agent's own id: %v, want ErrDenied", err)
+	}
+	if rec, found, err := a.DB.Peer(ctx, "eng-suzuki"); err != nil || found {
+		t.Fatalf("this agent's own id was bound to the node: %+v, %v", rec, err)
+	}
+}

@@ -525,6 +525,29 @@ func TestConfigFingerprintInCapitals(t *testing.T) {
 	}
 }
 
+// TestOwnIDIsNoPeers: no certificate is pinned under this agent's own id,
+// and a caller claiming it is not offered under it. The attack run's
+// stranger announced itself as eng, the owner's own id; trusted so, its
+// calls were audited as eng's own and passed CheckFrom as eng.
+func TestOwnIDIsNoPeers(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	fp := strings.Repeat("ab", 32)
+	if err := tr.Trust(ctx, TrustRequest{AgentID: "eng", Fingerprint: fp}); !errors.Is(err, errs.ErrInvalid) || !strings.Contains(err.Error(), "own id") {
+		t.Fatalf("trusting a certificate under the agent's own id: %v, want ErrInvalid naming its own id", err)
+	}
+	_, err := tr.Authenticate(ctx, rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: "127.0.0.1:50000", AnnouncedID: "eng"})
+	if err == nil || strings.Contains(err.Error(), "trust eng ") || !strings.Contains(err.Error(), "trust <your-agent-id> "+fp) {
+		t.Fatalf("a caller claiming the agent's own id: %v, want the command with a placeholder", err)
+	}
+	if p := find(t, tr.Registry, "", fp); p.AgentID == "eng" {
+		t.Fatalf("its trust request is listed under the agent's own id: %+v", p)
+	}
+	if pub, _ := tr.events(); len(pub) != 2 || strings.Contains(pub[1], "eng") {
+		t.Fatalf("published %v, want a notice that names no id", pub)
+	}
+}
+
 // TestRefusingATrustRequestIsPublished: refusing a pending request (from
 // the CLI too) tells an open interface, which drops its row and notice;
 // the walk saw them stay after `aoi peers refuse`.

@@ -186,16 +186,16 @@ func (r *Registry) authenticateTLS(ctx context.Context, caller rpc.Caller) (rpc.
 	}
 	r.recordTrustRequest(ctx, caller)
 	return caller, errs.Denied(
-		fmt.Sprintf("certificate %s is not pinned by %s; ask its owner to run `%s`", caller.Fingerprint, r.selfID(), trustCommandFor(caller)),
+		fmt.Sprintf("certificate %s is not pinned by %s; ask its owner to run `%s`", caller.Fingerprint, r.selfID(), r.trustCommandFor(caller)),
 		map[string]any{"fingerprint": caller.Fingerprint})
 }
 
 // trustCommandFor is the command that would pin this caller, with the id
 // and endpoint it announced when they are valid (checked: they come from
 // the caller), placeholders otherwise.
-func trustCommandFor(caller rpc.Caller) string {
+func (r *Registry) trustCommandFor(caller rpc.Caller) string {
 	id := "<your-agent-id>"
-	if wire.ValidAgentID(caller.AnnouncedID) {
+	if r.claimable(caller.AnnouncedID) {
 		id = caller.AnnouncedID
 	}
 	cmd := "aoi peers trust " + id + " " + caller.Fingerprint
@@ -237,6 +237,10 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	if !r.newcomers.allow(caller.Host(), caller.Fingerprint, r.Now()) {
 		return // a certificate mill: refused as always, but not listed
 	}
+	claimed := caller.AnnouncedID
+	if !r.claimable(claimed) {
+		claimed = "" // listed by its fingerprint: it may not be pinned under that id
+	}
 	var seen store.TrustRequestSeen
 	err := r.DB.Write(ctx, func(tx *store.Tx) (err error) {
 		// No audit row here: the peer server audits the refusal itself, as
@@ -246,7 +250,7 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 		// where the call came from: an outgoing port cannot be called
 		// back, so it is never taken for the endpoint.
 		seen, err = tx.RecordTrustRequest(store.TrustCaller{Fingerprint: caller.Fingerprint,
-			ClaimedAgentID: caller.AnnouncedID, Endpoint: FollowEndpoint(caller.Addr, caller.AnnouncedEndpoint, ""), Source: caller.Addr})
+			ClaimedAgentID: claimed, Endpoint: FollowEndpoint(caller.Addr, caller.AnnouncedEndpoint, ""), Source: caller.Addr})
 		return err
 	})
 	if err != nil {
@@ -264,17 +268,23 @@ func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
 	}
 	r.strangers.due(caller.Fingerprint, r.Now()) // the ring below refreshes the list too
 	who := caller.Addr
-	if caller.AnnouncedID != "" {
-		who = caller.AnnouncedID + " (" + caller.Addr + ")"
+	if claimed != "" {
+		who = claimed + " (" + caller.Addr + ")"
 	}
 	r.Publish(events.TrustRequested, caller.Fingerprint, "", "unpinned peer "+who+" wants to talk")
 	// The id is checked: a caller's own words reach the owner's notice
 	// line only in the shape of an agent id.
 	asks := "a new peer asks to be trusted"
-	if wire.ValidAgentID(caller.AnnouncedID) {
-		asks = "a new peer, " + caller.AnnouncedID + ", asks to be trusted"
+	if claimed != "" {
+		asks = "a new peer, " + claimed + ", asks to be trusted"
 	}
 	r.Publish(events.Attention, caller.Fingerprint, "", asks)
+}
+
+// claimable reports whether a caller's claimed id could be its pin's: an
+// agent id, and not this agent's own (which Trust refuses).
+func (r *Registry) claimable(id string) bool {
+	return wire.ValidAgentID(id) && id != r.selfID()
 }
 
 // maxNewcomersPerHost is how many callers (certificates) one source
@@ -369,6 +379,11 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 	}
 	if req.Role != "" && !wire.ValidAgentID(req.Role) {
 		return errs.Invalid("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
+	}
+	if req.AgentID == r.selfID() {
+		// A caller may claim any id, this agent's own too; pinned under
+		// it, its calls would pass for this agent's own.
+		return errs.Invalid("trust: %s is this agent's own id; pin the peer under the peer's own id (ask its owner for `aoi id`)", req.AgentID)
 	}
 	fp, err := rpc.NormalizeFingerprint(req.Fingerprint)
 	if err != nil {
