@@ -50,7 +50,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // FullHelpTitles names FullHelp's groups, in its order: each pane's keys
 // under the pane they work in (the walk could not tell whose y and r were).
-var FullHelpTitles = []string{"everywhere", "lists", "Approvals (y n from any pane)", "Queries · Interrupts", "Interrupts", "Peers", "dialogs · prompt"}
+// A title fits half of the help at 60 columns (28 cells): a longer one
+// wraps.
+var FullHelpTitles = []string{"everywhere", "lists", "Approvals (any pane)", "Queries · Interrupts", "Interrupts", "Peers", "dialogs · prompt"}
 
 // ScopeHelp returns the bindings of a pane scope followed by the list and
 // global ones, for a short help line under that pane.

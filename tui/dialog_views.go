@@ -63,9 +63,11 @@ func (d *helpDialog) View(w, h int, env *env) string {
 	for i, c := range env.keys.FullHelp() {
 		blocks = append(blocks, st.Header.Render(keymap.FullHelpTitles[i])+"\n"+hm.FullHelpView([][]keyBinding{c}))
 	}
+	// Each half wraps within itself, so a long line never spills under
+	// the other half.
 	half := tw / 2
 	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:2], "\n"))
-	right := strings.Join(blocks[2:], "\n")
+	right := lipgloss.NewStyle().Width(tw - half).Render(strings.Join(blocks[2:], "\n"))
 	body := lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	body += "\n\n" + st.Muted.Render("Prompt: "+promptUsage)
 	return d.scroll.view("Help", wrapBlock(body, tw), w, h, env)

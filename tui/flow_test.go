@@ -48,12 +48,18 @@ func newFlow() (*flow, func(tea.Model, tea.Msg) tea.Msg) {
 // startFlow runs the real Bubble Tea program on svc at 100×30.
 func startFlow(t *testing.T, svc *testService, opts Options) (*flow, *Model) {
 	t.Helper()
+	return startFlowAt(t, svc, opts, 100, 30)
+}
+
+// startFlowAt runs the real Bubble Tea program on svc in a w×h terminal.
+func startFlowAt(t *testing.T, svc *testService, opts Options, w, h int) (*flow, *Model) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	opts.Now, opts.Location = clock, time.UTC
 	m := New(svc, opts).WithContext(ctx)
 	f, filter := newFlow()
-	f.TestModel = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+	f.TestModel = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithFilter(filter)))
 	t.Cleanup(func() { _ = f.Quit() })
 	waitScreen(t, f, "Queries · 2 need you")
