@@ -125,14 +125,20 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 		t.Fatalf("cancelling a rejected task: %v", err)
 	}
 	for name, params := range map[string]map[string]string{
-		"shell":      {"what": "HEAD; touch /tmp/pwned"},
-		"undeclared": {"cwd": "/"},
-		"subst":      {"what": "$(id)"},
+		"shell": {"what": "HEAD; touch /tmp/pwned"},
+		"subst": {"what": "$(id)"},
 	} {
 		_, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch", Params: params})
 		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Error(), "task_params") {
 			t.Fatalf("%s: %v should name the param", name, e)
 		}
+	}
+	// A parameter the task type does not take is refused before it is
+	// sent, by what eng-suzuki told at discovery (the peer's own refusal
+	// is agent/task's).
+	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch", Params: map[string]string{"cwd": "/"}})
+	if !errors.Is(err, agent.ErrInvalid) || !strings.Contains(err.Error(), "eng-suzuki's branch has no parameter cwd; it takes what") {
+		t.Fatalf("undeclared: %v should name the param and the ones it takes", err)
 	}
 	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "rm_rf"})
 	told := asRPC(t, err, rpc.CodeInvalidParams).Reason()

@@ -137,6 +137,21 @@ func unknownPeer(c promptCommand, peers []agent.Peer) string {
 	return "no peer " + to + " here (tab completes ids; :discover looks for new ones)"
 }
 
+// taskProblem says why the peer would refuse a `:task` line's parameters,
+// by what it last announced of them (agent.Peer.TaskRequestProblem): the
+// bar stays open with the line to mend, rather than the refusal coming
+// back after the round trip ("" when nothing is wrong or it cannot tell).
+func taskProblem(c promptCommand, peers []agent.Peer) string {
+	i := slices.IndexFunc(peers, func(p agent.Peer) bool { return p.AgentID == c.task.To })
+	if c.name != "task" || i < 0 {
+		return ""
+	}
+	if problem := peers[i].TaskRequestProblem(c.task.TaskType, c.task.Params); problem != "" {
+		return Sanitize(problem) + " (as it last announced; :discover asks again)"
+	}
+	return ""
+}
+
 func parseColon(f []string, line string) (promptCommand, error) {
 	if len(f) == 0 {
 		return promptCommand{}, errors.New("type a command after ':' — :help lists them")

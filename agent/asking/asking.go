@@ -300,6 +300,9 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	if err != nil {
 		return service.TaskTicket{}, err
 	}
+	if err := a.checkTaskParams(ctx, req); err != nil {
+		return service.TaskTicket{}, err
+	}
 	params := wire.TaskExecuteParams{From: a.Self(), To: req.To, TaskType: req.TaskType,
 		TaskParams: map[string]any{}, ContextScope: req.ContextScope, Timeout: req.TimeoutSec}
 	for k, v := range req.Params {
@@ -340,6 +343,21 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	}
 	a.settle(ctx, id, map[string]any{"completed": taskEnded(res.Status), "task_id": res.TaskID, "status": res.Status})
 	return service.TaskTicket{RequestID: id, TaskID: res.TaskID, Status: res.Status, Result: wire.MustJSON(res)}, nil
+}
+
+// checkTaskParams refuses, before anything is sent or queued, a request
+// the peer would refuse by the parameters it last said the task type
+// takes (peers.Peer.TaskRequestProblem): a wrong value is then said at
+// once, even to a peer that is offline, not after a round trip.
+func (a *Asker) checkTaskParams(ctx context.Context, req service.TaskRequest) error {
+	rec, found, err := a.DB.Peer(ctx, req.To)
+	if err != nil || !found {
+		return nil // the call says what is wrong with the peer
+	}
+	if problem := a.Peers.View(rec).TaskRequestProblem(req.TaskType, req.Params); problem != "" {
+		return errs.Invalid("%s (as %s last announced; `aoi discover` asks again)", problem, req.To)
+	}
+	return nil
 }
 
 // RemoteTaskStatus asks a peer about a task it runs for us.

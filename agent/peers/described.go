@@ -34,6 +34,9 @@ type Description struct {
 	Contexts, TaskTypes          []string
 	// TaskParams are the parameters of TaskTypes, for front ends to offer.
 	TaskParams map[string][]wire.TaskParam
+	// TaskParamsCut are the task types whose parameters were cut or
+	// altered to bound them: what is kept of them cannot judge a request.
+	TaskParamsCut []string
 }
 
 // Describe bounds what a peer said about itself. A status that is not one
@@ -61,11 +64,15 @@ func Describe(role, owner, status string, caps wire.Capabilities) Description {
 		}
 		if t := describedText(tt); t != "" {
 			d.TaskTypes = append(d.TaskTypes, t)
-			if ps := describedParams(caps.TaskParams[tt], &budget); len(ps) > 0 {
+			ps, cut := describedParams(caps.TaskParams[tt], &budget)
+			if len(ps) > 0 {
 				if d.TaskParams == nil {
 					d.TaskParams = map[string][]wire.TaskParam{}
 				}
 				d.TaskParams[t] = ps
+			}
+			if cut || t != tt {
+				d.TaskParamsCut = append(d.TaskParamsCut, t)
 			}
 		}
 	}
@@ -74,32 +81,38 @@ func Describe(role, owner, status string, caps wire.Capabilities) Description {
 
 // describedParams bounds a task type's parameters as a peer told them:
 // names a prompt line can carry (paramNameRE), at most maxTaskParams of
-// them and of each one's values, every text printable and short.
-func describedParams(params []wire.TaskParam, budget *int) []wire.TaskParam {
-	var out []wire.TaskParam
+// them and of each one's values, every text printable and short. cut says
+// that a parameter, a value or a default was left out or changed on the
+// way: the rest is still offered, but does not tell what the peer takes.
+func describedParams(params []wire.TaskParam, budget *int) (out []wire.TaskParam, cut bool) {
 	for _, p := range params {
 		if len(out) == maxTaskParams || *budget <= 0 {
-			break
+			return out, true
 		}
 		if !paramNameRE.MatchString(p.Name) {
+			cut = true
 			continue
 		}
 		kept := wire.TaskParam{Name: p.Name, Description: describedText(p.Description), Required: p.Required, Default: describedText(p.Default)}
+		cut = cut || kept.Default != p.Default
 		if p.Type == "path" {
 			kept.Type = p.Type
 		}
 		for _, v := range p.Enum {
-			if v = describedText(v); v != "" && len(kept.Enum) < maxTaskParams {
-				kept.Enum = append(kept.Enum, v)
+			if d := describedText(v); d != "" && len(kept.Enum) < maxTaskParams {
+				kept.Enum = append(kept.Enum, d)
+				cut = cut || d != v
+			} else {
+				cut = true
 			}
 		}
 		*budget -= paramBytes(kept)
 		if *budget < 0 {
-			break
+			return out, true
 		}
 		out = append(out, kept)
 	}
-	return out
+	return out, cut
 }
 
 // paramBytes is the text a parameter holds.
@@ -115,24 +128,31 @@ func paramBytes(p wire.TaskParam) int {
 // (name=value).
 var paramNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
 
+// storedCaps is what a registry record keeps of a peer's capabilities:
+// wire.Capabilities' task_params, and which of them were cut.
+type storedCaps struct {
+	TaskParams    map[string][]wire.TaskParam `json:"task_params,omitempty"`
+	TaskParamsCut []string                    `json:"task_params_cut,omitempty"`
+}
+
 // Apply writes the description into a registry record; the task
 // parameters go into its capabilities.
 func (d Description) Apply(rec *store.PeerRecord) {
 	rec.AnnouncedRole, rec.Owner = d.AnnouncedRole, d.Owner
 	rec.Contexts, rec.TaskTypes = d.Contexts, d.TaskTypes
 	rec.Capabilities = nil
-	if len(d.TaskParams) > 0 {
-		rec.Capabilities = wire.MustJSON(wire.Capabilities{TaskParams: d.TaskParams})
+	if len(d.TaskParams) > 0 || len(d.TaskParamsCut) > 0 {
+		rec.Capabilities = wire.MustJSON(storedCaps{TaskParams: d.TaskParams, TaskParamsCut: d.TaskParamsCut})
 	}
 }
 
 // storedTaskParams reads the task parameters Apply stored.
-func storedTaskParams(rec store.PeerRecord) map[string][]wire.TaskParam {
-	var caps wire.Capabilities
+func storedTaskParams(rec store.PeerRecord) storedCaps {
+	var caps storedCaps
 	if len(rec.Capabilities) == 0 || json.Unmarshal(rec.Capabilities, &caps) != nil {
-		return nil
+		return storedCaps{}
 	}
-	return caps.TaskParams
+	return caps
 }
 
 // describedText keeps a peer's words printable and short: control,

@@ -54,7 +54,10 @@ type Peer struct {
 	// TaskParams are the parameters each task type takes, as the peer
 	// told them (bounded, printable).
 	TaskParams map[string][]wire.TaskParam `json:"task_params,omitempty"`
-	LastSeen   time.Time                   `json:"last_seen,omitzero"` // zero: never reached
+	// TaskParamsCut are the task types whose parameters TaskParams holds
+	// only in part (bounded): a request for one is not judged here.
+	TaskParamsCut []string  `json:"task_params_cut,omitempty"`
+	LastSeen      time.Time `json:"last_seen,omitzero"` // zero: never reached
 	// RefusesUs: the peer answered that it does not pin our certificate;
 	// its owner has to trust us (`aoi peers trust` there) first.
 	RefusesUs bool `json:"refuses_us,omitempty"`

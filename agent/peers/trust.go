@@ -546,7 +546,9 @@ func (r *Registry) View(rec store.PeerRecord) Peer {
 		expired = v.(time.Time)
 	}
 	_, refusesUs := r.refusing.Load(rec.AgentID)
+	caps := storedTaskParams(rec)
 	return Peer{CertExpiredAt: expired, RefusesUs: refusesUs, AgentID: rec.AgentID, Role: rec.Role, AnnouncedRole: rec.AnnouncedRole, Owner: rec.Owner,
 		Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint, NodeName: rec.NodeName, Status: status, Trust: rec.Trust,
-		Contexts: rec.Contexts, TaskTypes: rec.TaskTypes, TaskParams: storedTaskParams(rec), LastSeen: rec.LastSeen}
+		Contexts: rec.Contexts, TaskTypes: rec.TaskTypes, TaskParams: caps.TaskParams,
+		TaskParamsCut: caps.TaskParamsCut, LastSeen: rec.LastSeen}
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+)
+
+// TestTaskParamsCheckedBeforeSending: `aoi task` refuses a value the
+// peer's task type would refuse (one not in its list, a required one
+// missing, a parameter it does not take) by what the peer said at
+// discovery, naming what is wrong and the values it takes, and sends
+// nothing: the peer's audit log has no such call. A task type the peer
+// said takes no parameters is sent as before, and the peer refuses it.
+func TestTaskParamsCheckedBeforeSending(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	repo := gitRepo(t)
+	editConfig(t, eng, func(cfg map[string]any) {
+		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": repo}}
+		acl := cfg["acl"].(map[string]any)
+		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-exec", "agent_id": "pm-tanaka",
+			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "write"})
+		cfg["tasks"] = map[string]any{
+			"run_tests": map[string]any{"command": []any{"go", "test", "./{{suite}}/...", "{{pkg}}"}, "context": "acme/webapp",
+				"isolation": "worktree", "timeout_sec": 120, "approval": "required",
+				"params": map[string]any{
+					"suite": map[string]any{"required": true, "enum": []any{"auth", "billing"}},
+					"pkg":   map[string]any{"type": "path"},
+				}},
+			"lint": map[string]any{"command": []any{"true"}, "context": "acme/webapp",
+				"isolation": "worktree", "timeout_sec": 120, "approval": "required"},
+		}
+	})
+	if out := cli(t, bin, eng, "reload"); !strings.Contains(out, "tasks: +") {
+		t.Fatalf("aoi reload: %s", out)
+	}
+	cli(t, bin, pm, "discover")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"suite=payments"}, "eng-suzuki's run_tests refuses suite=payments: suite is one of auth, billing"},
+		{nil, "eng-suzuki's run_tests needs suite=…, one of auth, billing"},
+		{[]string{"suite="}, "eng-suzuki's run_tests needs suite=…, one of auth, billing"},
+		{[]string{"suite=auth", "suit=billing"}, "eng-suzuki's run_tests has no parameter suit (did you mean suite?); it takes suite (auth|billing), pkg"},
+		{[]string{"suite=auth", "pkg=/etc"}, "eng-suzuki's run_tests refuses pkg=/etc: an absolute path; give a path relative to the task's directory"},
+	} {
+		out := cliFails(t, bin, pm, exitFailure, append([]string{"task", "eng-suzuki", "run_tests"}, c.args...)...)
+		if !strings.Contains(out, c.want) || !strings.Contains(out, "`aoi discover` asks again") {
+			t.Errorf("aoi task eng-suzuki run_tests %v printed:\n%s\nwant %q", c.args, out, c.want)
+		}
+	}
+	var rows []agent.AuditEntry
+	cliJSON(t, bin, eng, &rows, "audit", "--method", wire.MethodTaskExecute)
+	if len(rows) != 0 {
+		t.Errorf("%d refused requests reached eng-suzuki", len(rows))
+	}
+
+	// Nothing said of lint's parameters (it takes none): sent, and the
+	// peer's refusal comes back.
+	out := cliFails(t, bin, pm, exitFailure, "task", "eng-suzuki", "lint", "fix=yes")
+	if !strings.Contains(out, "not a parameter of lint (it takes none)") {
+		t.Errorf("aoi task eng-suzuki lint fix=yes printed:\n%s\nwant the peer's refusal", out)
+	}
+	cliJSON(t, bin, eng, &rows, "audit", "--method", wire.MethodTaskExecute)
+	if len(rows) != 1 {
+		t.Errorf("eng-suzuki audited %d task requests; want the lint one", len(rows))
+	}
+
+	// A request the peer's word allows goes out.
+	var ticket agent.TaskTicket
+	cliJSON(t, bin, pm, &ticket, "task", "eng-suzuki", "run_tests", "suite=auth")
+	if ticket.TaskID == "" || ticket.Status != agent.TaskPending {
+		t.Errorf("ticket = %+v; want a pending task", ticket)
+	}
+}
