@@ -133,20 +133,32 @@ func TestTaskRejectedAndInjectionRefused(t *testing.T) {
 			t.Fatalf("%s: %v should name the param", name, e)
 		}
 	}
-	// A parameter the task type does not take is refused before it is
-	// sent, by what eng-suzuki told at discovery (the peer's own refusal
-	// is agent/task's).
-	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch", Params: map[string]string{"cwd": "/"}})
-	if !errors.Is(err, agent.ErrInvalid) || !strings.Contains(err.Error(), "eng-suzuki's branch has no parameter cwd; it takes what") {
-		t.Fatalf("undeclared: %v should name the param and the ones it takes", err)
-	}
-	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "rm_rf"})
-	told := asRPC(t, err, rpc.CodeInvalidParams).Reason()
 	// The owner's audit row says what the requester was told, not only
 	// "Invalid params".
+	_, err = pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "branch", Params: map[string]string{"what": "main.."}})
+	told := asRPC(t, err, rpc.CodeInvalidParams).Reason()
 	rows, err := eng.Audit(ctx, agent.AuditFilter{Method: "aoi.task.execute", Result: "INVALID_PARAMS"})
-	if err != nil || len(rows) == 0 || !strings.Contains(string(rows[0].Detail), "rm_rf") || told == "" || !strings.Contains(string(rows[0].Detail), `"reason"`) {
+	if err != nil || len(rows) == 0 || !strings.Contains(string(rows[0].Detail), "task_params.what") || told == "" || !strings.Contains(string(rows[0].Detail), `"reason"`) {
 		t.Errorf("eng's audit of the refused request = %+v (%v); want the reason the requester got (%q)", rows, err, told)
+	}
+	// A task type it did not offer, or a parameter the task type does not
+	// take, is refused before it is sent, by what eng-suzuki told at
+	// discovery (the peer's own refusal is agent/task's).
+	before, _ := eng.Audit(ctx, agent.AuditFilter{Method: "aoi.task.execute"})
+	for _, c := range []struct {
+		req  agent.TaskRequest
+		want string
+	}{
+		{agent.TaskRequest{TaskType: "rm_rf"}, "eng-suzuki offers you no task type rm_rf; it offers branch"},
+		{agent.TaskRequest{TaskType: "branch", Params: map[string]string{"cwd": "/"}}, "eng-suzuki's branch has no parameter cwd; it takes what"},
+	} {
+		c.req.To = "eng-suzuki"
+		if _, err := pm.RequestTask(ctx, c.req); !errors.Is(err, agent.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want %q", c.req, err, c.want)
+		}
+	}
+	if after, _ := eng.Audit(ctx, agent.AuditFilter{Method: "aoi.task.execute"}); len(after) != len(before) {
+		t.Errorf("eng audited %d task requests, then %d: the refused ones were sent", len(before), len(after))
 	}
 }
 

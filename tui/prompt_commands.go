@@ -147,7 +147,7 @@ func taskProblem(c promptCommand, peers []agent.Peer) string {
 		return ""
 	}
 	if problem := peers[i].TaskRequestProblem(c.task.TaskType, c.task.Params); problem != "" {
-		return Sanitize(problem) + " (as it last announced; :discover asks again)"
+		return Sanitize(problem) + " — by what it last announced; :discover asks again"
 	}
 	return ""
 }

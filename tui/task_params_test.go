@@ -6,14 +6,15 @@ import (
 	"testing"
 )
 
-// TestFlowTaskParamsCheckedInTheBar: a `:task` line whose parameters the
-// peer said it would refuse stays in the bar with what is wrong and the
+// TestFlowTaskParamsCheckedInTheBar: a `:task` line whose task type or
+// parameters the peer said it would refuse stays in the bar with what is wrong and the
 // values it takes, and nothing is sent; mended, it is sent. A task type
 // the peer said nothing of the parameters of (lint) is sent as typed.
 func TestFlowTaskParamsCheckedInTheBar(t *testing.T) {
 	svc := fixtureService()
 	tm, _ := startFlow(t, svc, Options{})
 	for _, c := range []struct{ line, want string }{
+		{"task pm-tanaka run_test suite=auth", "pm-tanaka offers you no task type run_test (did you mean run_tests?)"},
 		{"task pm-tanaka run_tests suite=payments", "pm-tanaka's run_tests refuses suite=payments: suite is one of auth, billing"},
 		{"task pm-tanaka run_tests verbose=1", "pm-tanaka's run_tests needs suite=…, one of auth, billing"},
 		{"task pm-tanaka run_tests suite=auth verbos=1", "pm-tanaka's run_tests has no parameter verbos (did you mean verbose?)"},
@@ -37,7 +38,7 @@ func TestFlowTaskParamsCheckedInTheBar(t *testing.T) {
 	sendKeys(tm, ":")
 	tm.Type("errors")
 	sendKeys(tm, "enter")
-	waitScreen(t, tm, "(as it last announced; :discover asks again)")
+	waitScreen(t, tm, "— by what it last announced; :discover asks again")
 	sendKeys(tm, "esc")
 	sendKeys(tm, ":")
 	tm.Type("task pm-tanaka run_tests suite=auth")

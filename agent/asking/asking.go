@@ -355,7 +355,7 @@ func (a *Asker) checkTaskParams(ctx context.Context, req service.TaskRequest) er
 		return nil // the call says what is wrong with the peer
 	}
 	if problem := a.Peers.View(rec).TaskRequestProblem(req.TaskType, req.Params); problem != "" {
-		return errs.Invalid("%s (as %s last announced; `aoi discover` asks again)", problem, req.To)
+		return errs.Invalid("%s — by what %s last announced; `aoi discover` asks again", problem, req.To)
 	}
 	return nil
 }

@@ -11,15 +11,26 @@ import (
 )
 
 // TaskRequestProblem says why the peer would refuse a request to run its
-// task type taskType with params, judged by the parameters it last said
-// the task type takes, so that a front end can say so before the round
-// trip: a parameter it does not take, a required one missing (an empty
-// value counts as none, as the peer counts it), a value not in its list,
-// an absolute path for a path. It is "" when nothing is wrong, and
-// when the peer's word cannot tell: it said nothing of the task type's
-// parameters (a peer older than task_params, or a task that takes none),
-// or what it said was cut to bound it.
+// task type taskType with params, judged by the task types it last said
+// it offers and the parameters each takes, so that a front end can say so
+// before the round trip: a task type it did not list, a parameter it does
+// not take, a required one missing (an empty value counts as none, as the
+// peer counts it), a value not in its list, an absolute path for a path.
+// It is "" when nothing is wrong, and when the peer's word cannot tell: it
+// listed no task types, said nothing of the task type's parameters (a
+// peer older than task_params, or a task that takes none), or what it said
+// was cut to bound it.
 func (p Peer) TaskRequestProblem(taskType string, params map[string]string) string {
+	// A task type it did not list, when the list is whole (no name of it
+	// cut, nothing left out) and lists any.
+	if len(p.TaskTypes) > 0 && len(p.TaskTypes) < maxDescribedItems && len(p.TaskParamsCut) == 0 &&
+		!slices.Contains(p.TaskTypes, taskType) {
+		mean := ""
+		if near := suggest.Typo(taskType, p.TaskTypes); near != "" {
+			mean = " (did you mean " + near + "?)"
+		}
+		return fmt.Sprintf("%s offers you no task type %s%s; it offers %s", p.AgentID, taskType, mean, strings.Join(p.TaskTypes, ", "))
+	}
 	decl := p.TaskParams[taskType]
 	if len(decl) == 0 || slices.Contains(p.TaskParamsCut, taskType) {
 		return ""

@@ -15,7 +15,7 @@ import (
 // values it takes; one it allows, and one for a task type it said nothing
 // about, is not judged.
 func TestTaskRequestProblem(t *testing.T) {
-	p := Peer{AgentID: "eng-suzuki", TaskParams: map[string][]wire.TaskParam{"run_tests": {
+	p := Peer{AgentID: "eng-suzuki", TaskTypes: []string{"lint", "run_tests"}, TaskParams: map[string][]wire.TaskParam{"run_tests": {
 		{Name: "suite", Required: true, Enum: []string{"auth", "billing"}},
 		{Name: "mode", Enum: []string{"fast", "full"}},
 		{Name: "pkg", Type: "path"},
@@ -36,15 +36,22 @@ func TestTaskRequestProblem(t *testing.T) {
 		{"run_tests", map[string]string{"suite": "auth", "zzzzzz": "1"}, "eng-suzuki's run_tests has no parameter zzzzzz; it takes"},
 		{"run_tests", map[string]string{"suite": "auth", "pkg": "/etc"}, "refuses pkg=/etc: an absolute path"},
 		{"lint", map[string]string{"anything": "x"}, ""}, // nothing said of lint's parameters
+		{"run_test", map[string]string{"suite": "auth"}, "eng-suzuki offers you no task type run_test (did you mean run_tests?); it offers lint, run_tests"},
 	} {
 		got := p.TaskRequestProblem(c.taskType, c.params)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s %v: %q; want %q", c.taskType, c.params, got, c.want)
 		}
 	}
+	// A task type told nothing of, or told in part, is not judged.
+	if got := (Peer{AgentID: "old"}).TaskRequestProblem("run_tests", map[string]string{"x": "y"}); got != "" {
+		t.Errorf("a peer that told no task types: %q", got)
+	}
 	p.TaskParamsCut = []string{"run_tests"}
-	if got := p.TaskRequestProblem("run_tests", map[string]string{"suite": "payments"}); got != "" {
-		t.Errorf("judged by parameters kept only in part: %q", got)
+	for _, tt := range []string{"run_tests", "deploy"} {
+		if got := p.TaskRequestProblem(tt, map[string]string{"suite": "payments"}); got != "" {
+			t.Errorf("%s judged by what was kept only in part: %q", tt, got)
+		}
 	}
 }
 

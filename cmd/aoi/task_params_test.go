@@ -10,7 +10,8 @@ import (
 
 // TestTaskParamsCheckedBeforeSending: `aoi task` refuses a value the
 // peer's task type would refuse (one not in its list, a required one
-// missing, a parameter it does not take) by what the peer said at
+// missing, a parameter it does not take, a task type it does not offer)
+// by what the peer said at
 // discovery, naming what is wrong and the values it takes, and sends
 // nothing: the peer's audit log has no such call. A task type the peer
 // said takes no parameters is sent as before, and the peer refuses it.
@@ -40,18 +41,19 @@ func TestTaskParamsCheckedBeforeSending(t *testing.T) {
 	cli(t, bin, pm, "discover")
 
 	for _, c := range []struct {
-		args []string
+		argv []string // after aoi task eng-suzuki
 		want string
 	}{
-		{[]string{"suite=payments"}, "eng-suzuki's run_tests refuses suite=payments: suite is one of auth, billing"},
-		{nil, "eng-suzuki's run_tests needs suite=…, one of auth, billing"},
-		{[]string{"suite="}, "eng-suzuki's run_tests needs suite=…, one of auth, billing"},
-		{[]string{"suite=auth", "suit=billing"}, "eng-suzuki's run_tests has no parameter suit (did you mean suite?); it takes suite (auth|billing), pkg"},
-		{[]string{"suite=auth", "pkg=/etc"}, "eng-suzuki's run_tests refuses pkg=/etc: an absolute path; give a path relative to the task's directory"},
+		{[]string{"run_test", "suite=auth"}, "eng-suzuki offers you no task type run_test (did you mean run_tests?); it offers lint, run_tests"},
+		{[]string{"run_tests", "suite=payments"}, "eng-suzuki's run_tests refuses suite=payments: suite is one of auth, billing"},
+		{[]string{"run_tests"}, "eng-suzuki's run_tests needs suite=…, one of auth, billing"},
+		{[]string{"run_tests", "suite="}, "eng-suzuki's run_tests needs suite=…, one of auth, billing"},
+		{[]string{"run_tests", "suite=auth", "suit=billing"}, "eng-suzuki's run_tests has no parameter suit (did you mean suite?); it takes suite (auth|billing), pkg"},
+		{[]string{"run_tests", "suite=auth", "pkg=/etc"}, "eng-suzuki's run_tests refuses pkg=/etc: an absolute path; give a path relative to the task's directory"},
 	} {
-		out := cliFails(t, bin, pm, exitFailure, append([]string{"task", "eng-suzuki", "run_tests"}, c.args...)...)
+		out := cliFails(t, bin, pm, exitFailure, append([]string{"task", "eng-suzuki"}, c.argv...)...)
 		if !strings.Contains(out, c.want) || !strings.Contains(out, "`aoi discover` asks again") {
-			t.Errorf("aoi task eng-suzuki run_tests %v printed:\n%s\nwant %q", c.args, out, c.want)
+			t.Errorf("aoi task eng-suzuki %v printed:\n%s\nwant %q", c.argv, out, c.want)
 		}
 	}
 	var rows []agent.AuditEntry
