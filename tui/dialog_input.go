@@ -86,14 +86,17 @@ func (d *reasonDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 func (d *reasonDialog) View(w, h int, env *env) string {
 	tw, _ := dialogSize(w, h)
 	d.input.SetWidth(tw - 4)
-	problem := ""
+	// Why the last enter did nothing, whole: a narrow dialog cut the
+	// walk's "a reason is required: the requester reads it (esc cance…".
+	problem, more := "", 0
 	if d.problem != "" {
-		problem = env.styles.Error.Render(truncate(d.problem, tw))
+		lines := wrap(d.problem, tw)
+		problem, more = env.styles.Error.Render(strings.Join(lines, "\n")), len(lines)-1
 	}
 	about := ""
 	if d.about != "" {
 		// Whatever the field leaves of the screen, at least 4 lines.
-		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, tw), "\n"), max(4, h-10), tw, "the text above", env)
+		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, tw), "\n"), max(4, h-10-more), tw, "the text above", env)
 		about = env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
 	}
 	verb := d.verb
@@ -103,7 +106,7 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 	body := about + "\n" + d.input.View() + "\n" + problem + "\n" +
 		env.styles.Muted.Render("enter "+verb+" · "+helpKeys(env.keys.Dialog.Clear)+" · "+
 			env.keys.Dialog.Cancel.Help().Key+" "+env.keys.Dialog.Cancel.Help().Desc)
-	return dialogFrame(d.title, body, w, h, 7+strings.Count(about, "\n"), env)
+	return dialogFrame(d.title, body, w, h, 7+more+strings.Count(about, "\n"), env)
 }
 
 // answerDialog shows a received query and a text area pre-filled with the
@@ -195,17 +198,6 @@ func (d *answerDialog) View(w, h int, env *env) string {
 	}
 	head := env.styles.Muted.Render(truncate(Sanitize(d.q.From)+" · "+priorityLabel(d.q.Priority)+" · "+
 		state+" · "+ago(env.now, d.q.ReceivedAt), inner))
-	// The head, the "Answer" heading and the keys line always show; the
-	// rest is shared: the question takes up to half of it (a third beside
-	// a guess), the guess what leaves the answer its few lines, the
-	// answer the rest.
-	free := max(0, bh-2-3)
-	qRoom := free / 2
-	if d.guess != "" {
-		qRoom = free / 3
-	}
-	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, qRoom), inner, "the question", env)
-	left := free - len(question)
 	k := env.keys
 	parts := []string{helpKeys(k.Dialog.Submit), helpKeys(k.Dialog.Clear), helpKeys(k.Dialog.Cancel),
 		k.Queries.Decline.Help().Key + " on the list declines"}
@@ -213,9 +205,20 @@ func (d *answerDialog) View(w, h int, env *env) string {
 		parts = append([]string{helpKeys(k.Dialog.UseGuess)}, parts...)
 	}
 	foot := env.styles.Muted.Render(truncate(fitParts(parts, inner), inner))
-	if d.problem != "" {
-		foot = env.styles.Error.Render(truncate(d.problem, inner))
+	if d.problem != "" { // whole, as in reasonDialog
+		foot = env.styles.Error.Render(strings.Join(wrap(d.problem, inner), "\n"))
 	}
+	// The head, the "Answer" heading and the keys line (or the problem)
+	// always show; the rest is shared: the question takes up to half of
+	// it (a third beside a guess), the guess what leaves the answer its
+	// few lines, the answer the rest.
+	free := max(0, bh-2-3-strings.Count(foot, "\n"))
+	qRoom := free / 2
+	if d.guess != "" {
+		qRoom = free / 3
+	}
+	question := d.question.show(wrap(Sanitize(d.q.Text), inner), max(2, qRoom), inner, "the question", env)
+	left := free - len(question)
 	guess := ""
 	if d.guess != "" {
 		// Its heading and at least maxGuessLines, or as much as leaves
