@@ -155,6 +155,18 @@ func parseParams(kvs []string) (map[string]string, error) {
 }
 
 func printTicket(w io.Writer, peer string, t agent.TaskTicket) {
+	if t.TaskID == "" {
+		// Queued for a peer that is offline: it has no task id until the
+		// peer takes it (the walk read "task  on eng-suzuki" and was told
+		// to run `aoi task status eng-suzuki ` with no id).
+		fmt.Fprintf(w, "task request %s to %s: %s\n", cell(t.RequestID, 0), cell(peer, 0), cell(t.Status, 0))
+		if line := ticketLine(t.Result); line != "" {
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintf(w, "the result will arrive in your inbox (`aoi inbox`); until it goes out `aoi outbox` lists it, and `aoi outbox drop %s` withdraws it\n",
+			cell(t.RequestID, 0))
+		return
+	}
 	fmt.Fprintf(w, "task %s on %s: %s\n", cell(t.TaskID, 0), cell(peer, 0), cell(t.Status, 0))
 	if !printFinished(w, t.Result) {
 		if line := ticketLine(t.Result); line != "" {

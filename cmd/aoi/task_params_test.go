@@ -1,8 +1,11 @@
 package main
 
 import (
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -78,5 +81,27 @@ func TestTaskParamsCheckedBeforeSending(t *testing.T) {
 	cliJSON(t, bin, pm, &ticket, "task", "eng-suzuki", "run_tests", "suite=auth")
 	if ticket.TaskID == "" || ticket.Status != agent.TaskPending {
 		t.Errorf("ticket = %+v; want a pending task", ticket)
+	}
+}
+
+// TestQueuedTaskNamesItsRequest: a task asked of a peer that is offline is
+// queued before it has a task id; `aoi task` named it "task  on
+// eng-suzuki" and said to follow it with `aoi task status eng-suzuki `
+// (the walk). It names the request, which `aoi outbox` lists and `aoi
+// outbox drop` withdraws.
+func TestQueuedTaskNamesItsRequest(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, engProc := pinnedPair(t, bin)
+	engProc.signal(t, syscall.SIGTERM)
+	if !engProc.exited(15 * time.Second) {
+		t.Fatal("eng-suzuki did not stop")
+	}
+	out := cli(t, bin, pm, "task", "eng-suzuki", "run_tests", "suite=auth")
+	id := regexp.MustCompile(`task request (task-req-[0-9a-f]+) to eng-suzuki: queued\n`).FindStringSubmatch(out)
+	if id == nil || strings.Contains(out, "task  on") || !strings.Contains(out, "`aoi outbox drop "+id[1]+"` withdraws it") {
+		t.Fatalf("aoi task to an offline peer printed:\n%s\nwant the request named, with how to follow and withdraw it", out)
+	}
+	if rows := cli(t, bin, pm, "outbox"); !strings.Contains(rows, id[1]) {
+		t.Errorf("aoi outbox does not list %s:\n%s", id[1], rows)
 	}
 }
