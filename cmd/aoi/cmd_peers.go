@@ -186,9 +186,14 @@ func (a *app) trustCmd() *cobra.Command {
 			}
 			// A fingerprint pasted from the Peers pane arrives as several
 			// groups; anything else after it is a mistake worth naming.
-			fp, err := rpc.NormalizeFingerprint(strings.Join(argv[1:], " "))
+			given := strings.Join(argv[1:], " ")
+			fp, err := rpc.NormalizeFingerprint(given)
 			switch {
 			case err == nil:
+			case len(argv) > 2 && hexDigits(given) > 0:
+				// Groups, all of them hex: a fingerprint pasted short (the
+				// walk's three groups were told to move an endpoint).
+				return usagef(cmd, "that fingerprint has %d hex digits, not 64: paste it whole, all eight groups, as `aoi id` prints it on the peer", hexDigits(given))
 			case len(argv) > 2:
 				return usagef(cmd, "after AGENT_ID give only the fingerprint (its groups may be separated by spaces); the endpoint goes in --endpoint and the role in --role")
 			default:
