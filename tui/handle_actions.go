@@ -98,7 +98,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 	case askRefuse:
 		title, question := "Refuse "+peerLabel(a.p), "Refuse this caller? It is not listed again and rings nobody; `aoi peers trust` can still pin it later."
 		if a.p.Trust == agent.TrustPinned {
-			title, question = "Stop trusting "+peerLabel(a.p), "Stop trusting this peer? Its pin goes and its calls are refused from now on, ringing nobody; `aoi peers trust` pins it again."
+			title, question = "Stop trusting "+peerLabel(a.p), "Stop trusting this peer? Its pin goes and its calls are refused from now on, ringing nobody; :trust (or `aoi peers trust`) pins it again."
 		}
 		m.pushDialog(newConfirmDialog(title, question+"\n\nfingerprint: "+Sanitize(agent.GroupFingerprint(a.p.Fingerprint)), refuseAction{p: a.p}, m.env))
 	case refuseAction:
