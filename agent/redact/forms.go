@@ -92,10 +92,30 @@ var spacedPassphraseRule = rule{
 	},
 }
 
-// proseWords are words a description of a passphrase is written with and
-// a passphrase of random words hardly holds.
+// proseWords are words a description of a passphrase (or a note where
+// one would be) is written with and a passphrase of random words hardly
+// holds.
 var proseWords = setOfWords(`a an the be is are was must should can will at least of to for in on with and or not no your you it
-this that min max characters chars words long required optional set see stored kept`)
+this that min max characters chars words long required optional set see stored kept
+as ask by via from same above below every per yet`)
+
+// spacedPassphrase reports whether v is a passphrase of words written
+// with spaces ("correct horse battery staple"): three to twelve words of
+// letters and digits that read as one joined by dashes would
+// (passphraseLike), none of them proseWords ("stored in 1Password", "ask
+// the ops team", "rotate every month" are notes).
+func spacedPassphrase(v string) bool {
+	words := strings.Fields(v)
+	if len(words) < 3 || len(words) > 12 {
+		return false
+	}
+	for _, w := range words {
+		if proseWords[strings.ToLower(w)] || strings.ContainsFunc(w, func(r rune) bool { return r >= 0x80 || !isAlnum(byte(r)) }) {
+			return false
+		}
+	}
+	return passphraseLike(strings.Join(words, "-"))
+}
 
 // envListRule is a secret in a Kubernetes or Compose env list: a name
 // that says it is a secret on one line and its value on the next ("- name:

@@ -23,7 +23,7 @@ var tablePasswordRule = rule{
 			t.hasRaw("비밀번호") || t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord") || t.hasRaw("пароль")) && mayHoldTable(t)
 	},
 	secretish: func(v string) bool {
-		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
+		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v) || spacedPassphrase(v)) && notAVariable(v) && !techNameRE.MatchString(v)
 	},
 }
 
@@ -35,7 +35,7 @@ var tableSecretRule = rule{
 	may: func(t *text) bool {
 		return (t.has("secret") || t.has("token") || t.has("key") || t.has("credential") || mayHoldJASecret(t)) && mayHoldTable(t)
 	},
-	secretish: madeNotNamed,
+	secretish: func(v string) bool { return madeNotNamed(v) || spacedPassphrase(v) },
 	fallback:  true,
 }
 
@@ -174,7 +174,9 @@ func csvRows(s, header string, from int, cols []int) ([][]int, int) {
 }
 
 // cellSpans turns the bounds of a row's cells (offsets in the line at
-// pos) into matches for the cells in cols: the cell, then its value.
+// pos) into matches for the cells in cols: the cell, then its value. A
+// value with spaces is a note ("see the vault") unless it is a
+// passphrase of words (spacedPassphrase).
 func cellSpans(s string, pos int, bounds [][2]int, cols []int) [][]int {
 	var out [][]int
 	for _, c := range cols {
@@ -183,7 +185,8 @@ func cellSpans(s string, pos int, bounds [][2]int, cols []int) [][]int {
 		}
 		a, b := pos+bounds[c][0], pos+bounds[c][1]
 		va, vb := cellValue(s, a, b)
-		if vb > va && !strings.ContainsAny(s[va:vb], " \t") && utf8.RuneCountInString(s[va:vb]) >= 4 {
+		v := s[va:vb]
+		if vb > va && (!strings.ContainsAny(v, " \t") || spacedPassphrase(v)) && utf8.RuneCountInString(v) >= 4 {
 			out = append(out, []int{a, b, va, vb})
 		}
 	}

@@ -76,3 +76,31 @@ func TestTableColumnsNamedInOtherWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTableCellOfWords: a passphrase of words in a password or token
+// column is redacted whole (the re-check saw "| prod | correct horse
+// battery staple |" kept, the cell having spaces); a note in words ("see
+// the vault", "stored in 1Password", "rotate every month") stays.
+func TestTableCellOfWords(t *testing.T) {
+	r := newRedactor(t)
+	for in, want := range map[string]string{
+		"| env | password |\n|---|---|\n| prod | correct horse battery staple |":  "| env | password |\n|---|---|\n| prod | [REDACTED:password] |",
+		"| service | token |\n|---|---|\n| deploy | velvet orbit lantern quiet |": "| service | token |\n|---|---|\n| deploy | [REDACTED:generic-secret] |",
+		"env,passphrase\nstaging,\"amber falcon meadow ripple\"":                  "env,passphrase\nstaging,\"[REDACTED:password]\"",
+	} {
+		if out, _ := r.Redact(in); out != want {
+			t.Errorf("%q\n → %q\nwant %q", in, out, want)
+		}
+	}
+	for _, clean := range []string{
+		"| user | password |\n|---|---|\n| admin | stored in 1Password |",
+		"| user | password |\n|---|---|\n| admin | ask the ops team |",
+		"| user | password |\n|---|---|\n| ci | rotate every month |",
+		"| user | password |\n|---|---|\n| admin | same as above |",
+		"| user | token |\n|---|---|\n| bot | not set yet |",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean table changed: %q → %q", clean, out)
+		}
+	}
+}
