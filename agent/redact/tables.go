@@ -9,8 +9,10 @@ import (
 
 // The rules below catch a secret in a table whose header names its
 // column: a markdown table ("| user | password |", its "|---|---|" line,
-// then the rows) or CSV ("user,password" then "admin,…"; tabs and
-// semicolons separate too). Only that column's cells are redacted; the
+// then the rows; without that line when the header and rows are framed
+// by "|"), psql's and mysql's ("-----+-----" under the header, or
+// "+----+----+" borders around it) or CSV ("user,password" then
+// "admin,…"; tabs and semicolons separate too). Only that column's cells are redacted; the
 // other columns (the user) stay. A row names no secret itself, so no
 // rule on the value's own line sees it.
 
@@ -86,7 +88,7 @@ func tableColumnCells(t *text, name *regexp.Regexp) [][]int {
 			if cols := headerColumns(line, name); cols != nil {
 				var rows [][]int
 				if strings.IndexByte(line, '|') >= 0 {
-					rows, next = markdownRows(s, end+1, cols)
+					rows, next = markdownRows(s, line, end+1, cols)
 				} else {
 					rows, next = csvRows(s, s[start:end], end+1, cols)
 				}
@@ -133,15 +135,26 @@ func headerColumns(line string, name *regexp.Regexp) []int {
 	return cols
 }
 
-// markdownDelimiterRE is the line under a markdown table's header.
-var markdownDelimiterRE = regexp.MustCompile(`^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?\r?$`)
+// tableBorderRE is the line under a table's header: markdown's
+// "|---|:---:|", psql's "-----+-----", a box's "+----+----+" or
+// "+====+====+".
+var tableBorderRE = regexp.MustCompile(`^[ \t]*[|+]?(?:[ \t]*:?[-=]+:?[ \t]*[|+])+(?:[ \t]*:?[-=]+:?[ \t]*)?\r?$`)
 
-// markdownRows returns the cells in cols of the rows of a markdown table
-// whose delimiter line starts at from, and where the table ends.
-func markdownRows(s string, from int, cols []int) ([][]int, int) {
+// markdownRows returns the cells in cols of the rows of a table drawn
+// with "|" whose header line is header and whose next line starts at
+// from, and where the table ends. A border follows the header
+// (tableBorderRE), or, when the header is framed by "|" on both sides,
+// the rows do, each framed too and with as many cells: "| a | b |" over
+// "| c | d |" is a table, "a | b" over "c | d" may be two shell
+// pipelines. A box's closing border has no "|" and ends it.
+func markdownRows(s, header string, from int, cols []int) ([][]int, int) {
 	line, next := lineAt(s, from)
-	if !markdownDelimiterRE.MatchString(line) {
-		return nil, from
+	cells := -1 // any number: the border said it is a table
+	if !tableBorderRE.MatchString(line) {
+		if !framedRow(header) {
+			return nil, from
+		}
+		cells, next = len(markdownCellBounds(header)), from
 	}
 	var out [][]int
 	for pos := next; pos < len(s); {
@@ -149,10 +162,21 @@ func markdownRows(s string, from int, cols []int) ([][]int, int) {
 		if strings.IndexByte(line, '|') < 0 || strings.TrimSpace(line) == "" {
 			return out, pos
 		}
-		out = append(out, cellSpans(s, pos, markdownCellBounds(line), cols)...)
+		bounds := markdownCellBounds(line)
+		if cells >= 0 && (!framedRow(line) || len(bounds) != cells) {
+			return out, pos
+		}
+		out = append(out, cellSpans(s, pos, bounds, cols)...)
 		pos = next
 	}
 	return out, len(s)
+}
+
+// framedRow reports whether line starts and ends with "|" (spaces
+// aside).
+func framedRow(line string) bool {
+	line = strings.TrimSpace(line)
+	return len(line) >= 2 && line[0] == '|' && line[len(line)-1] == '|'
 }
 
 // csvRows returns the cells in cols of the CSV rows from from on that

@@ -38,7 +38,6 @@ func TestTableColumns(t *testing.T) {
 		"| setting | secret |\n|---|---|\n| DB_URL | yes |\n| API_KEY | required |",
 		"| name | token type |\n|---|---|\n| refresh | JWT2025opaque |",
 		"| password policy | value |\n|---|---|\n| min length | 12 |",
-		"| user | password |\n| admin | Hunter2pass! |", // no delimiter line: no table
 		"model,tokens,cost\ngpt-4o,4096,0.12",
 		"user,password\nalice,$ALICE_PASSWORD",
 		"user,password_hash\nadmin,Hunter2pass",
@@ -101,6 +100,37 @@ func TestTableCellOfWords(t *testing.T) {
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("clean table changed: %q → %q", clean, out)
+		}
+	}
+}
+
+// TestTablesWithoutMarkdownDelimiter: a table framed by "|" without its
+// "|---|" line, and psql's and mysql's tables (a "-----+-----" line under
+// the header, or "+----+----+" borders around it), lose the cells of a
+// password, token or API key column (the re-check saw them kept); a row
+// that does not fit the header's frame ends the table.
+func TestTablesWithoutMarkdownDelimiter(t *testing.T) {
+	r := newRedactor(t)
+	for in, want := range map[string]string{
+		"| user | password |\n| admin | Hunter2pass! |": "| user | password |\n| admin | [REDACTED:password] |",
+		"+-------+--------------+\n| user  | password     |\n+-------+--------------+\n| admin | Hunter2pass! |\n| ci    | Zr4Bx7kQ2Lm9 |\n+-------+--------------+": "+-------+--------------+\n| user  | password     |\n+-------+--------------+\n| admin | [REDACTED:password] |\n| ci    | [REDACTED:password] |\n+-------+--------------+",
+		" user  | password\n-------+--------------\n admin | Hunter2pass!\n ci    | Zr4Bx7kQ2Lm9\n(2 rows)":                                                          " user  | password\n-------+--------------\n admin | [REDACTED:password]\n ci    | [REDACTED:password]\n(2 rows)",
+		" id | name | api_key\n----+------+-------------------------\n  1 | ci   | Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd\n":                                                        " id | name | api_key\n----+------+-------------------------\n  1 | ci   | [REDACTED:generic-secret]\n",
+		"+----+--------+\n| id | secret |\n+====+========+\n| 1  | q8Zk2-Lm9Wx4Tb7 |\n+----+--------+":                                                               "+----+--------+\n| id | secret |\n+====+========+\n| 1  | [REDACTED:generic-secret] |\n+----+--------+",
+	} {
+		if out, _ := r.Redact(in); out != want {
+			t.Errorf("%q\n → %q\nwant %q", in, out, want)
+		}
+	}
+	for _, clean := range []string{
+		"| user | password |\n| admin | see the vault |",
+		"| user | password |\n| this line | has | more cells |",
+		"| user | password |\nadmin | Hunter2pass!",
+		" id | password_hash\n----+--------------\n  1 | Zr4Bx7kQ2Lm9",
+		"---\npassword | set in CI\n---",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
 		}
 	}
 }
