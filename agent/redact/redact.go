@@ -66,6 +66,10 @@ type rule struct {
 	// whole, when set, must accept the whole match, what led to the value
 	// too ("ssh-rsa " before a key body: a public key).
 	whole func(string) bool
+	// inText, when set, must accept the value where it stands in the text
+	// (s[start:end]): for what only the words after it tell ("password:
+	// must contain a digit" goes on describing one).
+	inText func(s string, start, end int) bool
 	// fallback marks a broad rule whose finding gives way to any other
 	// rule's that overlaps it, which names the secret better
 	// (github-pat rather than generic-secret).
@@ -155,7 +159,33 @@ var passwordRule = rule{
 	// password: ${DB_PASSWORD} names where the password is; "password:
 	// string" declares it.
 	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) },
+	inText:    func(s string, start, end int) bool { return !describing(s, start, end) },
 }
+
+// describing reports whether the unquoted word s[start:end] opens a
+// description: a word descriptions start with ("must", "should",
+// "minimum", "cannot", "your"), and another word after it on its line.
+// "password: must contain a digit" says what a password must be, and
+// "password: mustang99" or "password: never" alone is one.
+func describing(s string, start, end int) bool {
+	if start > 0 && strings.IndexByte(`"'`+"`;", s[start-1]) >= 0 {
+		return false // quoted: "must be" is the password
+	}
+	if !descriptionStarts[strings.ToLower(s[start:end])] {
+		return false
+	}
+	i := end
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i > end && i < len(s) && isAlnum(s[i])
+}
+
+// descriptionStarts are the words of four letters or more (a shorter one
+// is no value of passwordRule's) a description of a password starts with.
+var descriptionStarts = setOfWords(`must should shall will would could cannot can't might needs need requires require required
+contains contain minimum maximum your this that these never only uses used enter type length between with without when which
+invalid incorrect wrong expired missing empty unknown leave same been have from also here does more less least longer shorter field`)
 
 // passwordJARule is passwordRule for Japanese text: パスワード (also in
 // half-width katakana), 暗証番号, or "password" in full-width letters,
@@ -703,7 +733,7 @@ func (r *Redactor) ownSpans(t *text) []span {
 			// A value already redacted ("[REDACTED:…]") is not found again:
 			// redacting twice gives what once did.
 			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) &&
-				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) {
+				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) && (ru.inText == nil || ru.inText(s, start, end)) {
 				out = append(out, span{start: start, end: end, id: ru.id, fallback: ru.fallback})
 			}
 		}

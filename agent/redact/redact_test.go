@@ -761,3 +761,37 @@ func TestURLCredentialKeepsItsHost(t *testing.T) {
 		t.Errorf("a token told in prose was kept: %q", out)
 	}
 }
+
+// TestPasswordDescription: a description after "password:" or
+// "passphrase:" ("must contain a digit", "Minimum 12 characters", "cannot
+// be empty") is no password, where the broad assignment rule took its
+// first word; a password, a passphrase of words, and a description word
+// standing alone or quoted, are still redacted.
+func TestPasswordDescription(t *testing.T) {
+	r := newRedactor(t)
+	for _, clean := range []string{
+		"passphrase: must be at least 12 characters",
+		"password: must contain a digit",
+		"Password: Minimum twelve characters, one digit",
+		"- password: cannot be empty",
+		"new_password: should differ from the old one",
+		"password: your password here",
+		`{"error":"password: must contain a digit"}`,
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q", clean, out)
+		}
+	}
+	for in, want := range map[string]string{
+		"password: hunter2":                                  "password: [REDACTED:password]",
+		"passphrase: correct horse battery staple":           "passphrase: [REDACTED:password]",
+		"password: mustang99 for the staging box":            "password: [REDACTED:password] for the staging box",
+		`password: "must be"`:                                `password: "[REDACTED:password]"`,
+		"password: never":                                    "password: [REDACTED:password]",
+		"password: must contain a digit\npassword: Xk9mQ2vL": "password: must contain a digit\npassword: [REDACTED:password]",
+	} {
+		if out, _ := r.Redact(in); out != want {
+			t.Errorf("%q → %q, want %q", in, out, want)
+		}
+	}
+}
