@@ -22,13 +22,35 @@ var seedPhraseRule = rule{
 }
 
 // mayHoldSeedPhrase is seedPhraseRule's prefilter: 12 words have 11
-// separators between them, each holding a space, tab, line break or comma.
+// separators between them, each holding a space, tab, line break, comma,
+// hyphen or a Japanese comma or space.
 func mayHoldSeedPhrase(t *text) bool {
 	n := strings.Count(t.raw, " ") + strings.Count(t.raw, "\n")
 	if n >= 11 {
 		return true
 	}
-	return n+strings.Count(t.raw, ",")+strings.Count(t.raw, "\t")+strings.Count(t.raw, "\r") >= 11
+	n += strings.Count(t.raw, ",") + strings.Count(t.raw, "\t") + strings.Count(t.raw, "\r") + strings.Count(t.raw, "-")
+	for _, w := range wideSeparators {
+		if n >= 11 {
+			break
+		}
+		n += strings.Count(t.raw, w)
+	}
+	return n >= 11
+}
+
+// wideSeparators are the separators between a phrase's words outside
+// ASCII: the Japanese comma and space, the full-width comma, a bullet.
+var wideSeparators = []string{"、", "\u3000", "，", "•"}
+
+// wideSeparatorAt is the length of the wide separator s holds at i, or 0.
+func wideSeparatorAt(s string, i int) int {
+	for _, w := range wideSeparators {
+		if strings.HasPrefix(s[i:], w) {
+			return len(w)
+		}
+	}
+	return 0
 }
 
 // bip39Words is bip39English as a set, built on first use.
@@ -43,7 +65,8 @@ var bip39Words = sync.OnceValue(func() map[string]struct{} {
 
 // seedLabels name a seed phrase, lower case.
 var seedLabels = []string{"seed", "mnemonic", "recovery phrase", "recovery words", "recovery key", "backup phrase",
-	"secret phrase", "secret recovery", "wallet", "12 words", "24 words", "12-word", "24-word"}
+	"secret phrase", "secret recovery", "wallet", "12 words", "24 words", "12-word", "24-word",
+	"シード", "復元フレーズ", "復元ワード", "リカバリーフレーズ", "リカバリフレーズ", "ニーモニック", "バックアップフレーズ", "ウォレット"}
 
 // seedLabelWords are list words that are part of a label ("seed phrase
 // abandon …"): before a labelled phrase, not in it.
@@ -84,8 +107,10 @@ func seedPhrases(t *text) [][]int {
 				run = append(run, [2]int{i, j})
 			}
 			i = j
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',':
-			i++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '-' || c == '*':
+			i++ // "-" and "*" join words (abandon-ability) or mark a list's items
+		case c >= 0x80 && wideSeparatorAt(s, i) > 0:
+			i += wideSeparatorAt(s, i)
 		case '0' <= c && c <= '9':
 			// A number before a word: "1. abandon", "2) ability", "#3 able".
 			j := i
@@ -202,7 +227,8 @@ func seedLabelled(t *text, at int) bool {
 
 // phraseBoundary reports whether a phrase without a label may start (dir
 // -1) or end (dir 1) at i: only spaces, then the text's or a line's end,
-// a quote, or a label's colon before it.
+// a quote, or a label's colon before it. Before its start may also stand
+// its first word's number or bullet ("1. ", "2) ", "#3 ", "- ").
 func phraseBoundary(s string, i, dir int) bool {
 	for {
 		if dir < 0 {
@@ -210,6 +236,12 @@ func phraseBoundary(s string, i, dir int) bool {
 		}
 		if i < 0 || i >= len(s) {
 			return true
+		}
+		if dir < 0 {
+			if j := listMarkerStart(s, i); j >= 0 {
+				i = j
+				continue
+			}
 		}
 		switch c := s[i]; c {
 		case ' ', '\t':
@@ -226,6 +258,36 @@ func phraseBoundary(s string, i, dir int) bool {
 		}
 		return false
 	}
+}
+
+// listMarkerStart is where the number or bullet of a list's item that
+// ends at i starts ("12." "3)" "#4" "-" "*"), when a space follows it;
+// -1 when s holds none there.
+func listMarkerStart(s string, i int) int {
+	if i+1 >= len(s) || s[i+1] != ' ' && s[i+1] != '\t' {
+		return -1
+	}
+	switch c := s[i]; {
+	case c == '-' || c == '*':
+		return i
+	case c == '.' || c == ')' || c == ':' || '0' <= c && c <= '9':
+		j := i
+		if c < '0' || c > '9' {
+			j--
+		}
+		k := j
+		for k >= 0 && '0' <= s[k] && s[k] <= '9' {
+			k--
+		}
+		if k == j || j-k > 3 {
+			return -1
+		}
+		if k >= 0 && s[k] == '#' {
+			k--
+		}
+		return k + 1
+	}
+	return -1
 }
 
 // isWordByte is [A-Za-z0-9_]: \w, the word characters of Go's \b.

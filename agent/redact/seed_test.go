@@ -67,3 +67,53 @@ func TestSeedPhrases(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedPhraseSeparatorsAndJapaneseLabels: a seed phrase written with
+// hyphens, commas or line breaks, numbered or bulleted, without a label,
+// and one after a Japanese label (シードフレーズ, 復元フレーズは, ニーモニック：)
+// is redacted (the re-check saw these kept); hyphenated prose stays.
+func TestSeedPhraseSeparatorsAndJapaneseLabels(t *testing.T) {
+	r := newRedactor(t)
+	words := strings.Fields(seed12)
+	numbered := func(format, sep string) string {
+		var b strings.Builder
+		for i, w := range words {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			fmt.Fprintf(&b, format, i+1, w)
+		}
+		return b.String()
+	}
+	for in, want := range map[string]string{
+		"seed phrase: " + strings.Join(words, "-"): "seed phrase: [REDACTED:seed-phrase]",
+		strings.Join(words, "-"):                   "[REDACTED:seed-phrase]",
+		strings.Join(words, ", "):                  "[REDACTED:seed-phrase]",
+		"backup:\n" + strings.Join(words, ",\n"):   "backup:\n[REDACTED:seed-phrase]",
+		numbered("%d. %s", " "):                    "1. [REDACTED:seed-phrase]",
+		"words:\n" + numbered("%d) %s", "\n"):      "words:\n1) [REDACTED:seed-phrase]",
+		"- " + strings.Join(words, "\n- "):         "- [REDACTED:seed-phrase]",
+		"シードフレーズ：" + seed12:                        "シードフレーズ：[REDACTED:seed-phrase]",
+		"復元フレーズは " + seed12 + " です":                "復元フレーズは [REDACTED:seed-phrase] です",
+		"ニーモニック：" + strings.Join(words, "、"):       "ニーモニック：[REDACTED:seed-phrase]",
+		"リカバリーフレーズ\n" + numbered("%d. %s", "\n"):   "リカバリーフレーズ\n1. [REDACTED:seed-phrase]",
+	} {
+		out, f := r.Redact(in)
+		if out != want || len(f) == 0 {
+			t.Errorf("%q\n → %q\nwant %q", in, out, want)
+		}
+		if again, more := r.Redact(out); again != out || len(more) != 0 {
+			t.Errorf("not idempotent: %q → %q", out, again)
+		}
+	}
+	for _, clean := range []string{
+		"a state-of-the-art, easy-to-use, well-tested, battle-hardened, kid-friendly library",
+		"We " + strings.Join(words, "-") + " today.",
+		"1. Install it 2. Run it 3. Check the logs",
+		"シードフレーズは紙に書いて保管してください",
+	} {
+		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
+		}
+	}
+}
