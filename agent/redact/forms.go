@@ -391,15 +391,21 @@ var tokenFormatRule = rule{
 // sentryDSNRule is the key in a Sentry DSN,
 // https://<32 hex digits>@o123456.ingest.sentry.io/1234567 (and a
 // self-hosted one's, and the legacy key:secret@ form's key and secret):
-// anyone holding it can send the project events. The host and project
-// stay.
+// anyone holding it can send the project events. Without its scheme
+// (SENTRY_DSN=<key>@o1.ingest.sentry.io/2) the host must name Sentry:
+// 32 hex digits before another host may be anything. The host and
+// project stay.
 var sentryDSNRule = rule{
 	id: "sentry-dsn",
-	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/([0-9a-fA-F]{32}(?::[0-9a-fA-F]{32})?)@`),
+	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/` + sentryKey + `@` +
+		`|\b` + sentryKey + `@(?:[A-Za-z0-9-]+\.)*[A-Za-z0-9-]*(?i:sentry)[A-Za-z0-9-]*\.[A-Za-z]`),
 	may: func(t *text) bool {
-		return strings.IndexByte(t.raw, '@') >= 0 && (t.hasRaw("://") || t.hasRaw(`:\/\/`)) && hasRun(t.raw, 32, isHexDigit)
+		return strings.IndexByte(t.raw, '@') >= 0 && (t.hasRaw("://") || t.hasRaw(`:\/\/`) || t.has("sentry")) && hasRun(t.raw, 32, isHexDigit)
 	},
 }
+
+// sentryKey is a Sentry DSN's key, and the legacy form's secret after it.
+const sentryKey = `([0-9a-fA-F]{32}(?::[0-9a-fA-F]{32})?)`
 
 // cookieRule catches a Cookie or Set-Cookie header's value, and curl's
 // -b/--cookie: a session cookie is a credential as much as a bearer token

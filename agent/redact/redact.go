@@ -700,18 +700,29 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 	spans := r.ownSpans(t)
 	spans = append(spans, r.gitleaksSpans(t)...)
 	if narrow, at, ok := narrowFullWidth(s); ok {
-		// A token in full-width letters: the rules run on it in ASCII,
-		// and what they find is mapped back onto s.
-		nt := newText(narrow)
-		for _, sp := range append(r.ownSpans(nt), r.gitleaksSpans(nt)...) {
-			sp.start, sp.end = at[sp.start], at[sp.end]
-			spans = append(spans, sp)
-		}
+		// A token in full-width letters: the rules run on it in ASCII.
+		spans = append(spans, r.viewSpans(narrow, at)...)
+	}
+	if view, at, ok := unescapeURL(t); ok {
+		// A URL percent- or \u-escaped: the rules run on it decoded.
+		spans = append(spans, r.viewSpans(view, at)...)
 	}
 	if len(spans) == 0 {
 		return s, nil
 	}
 	return apply(s, merge(dropFallbacks(spans)))
+}
+
+// viewSpans finds the spans in view, the input written another way, and
+// maps them back onto the input: at is the input's offset of each of
+// view's bytes, and the input's length after them.
+func (r *Redactor) viewSpans(view string, at []int) []span {
+	vt := newText(view)
+	spans := append(r.ownSpans(vt), r.gitleaksSpans(vt)...)
+	for i := range spans {
+		spans[i].start, spans[i].end = at[spans[i].start], at[spans[i].end]
+	}
+	return spans
 }
 
 // ownSpans finds the PEM rule's and the custom patterns' matches.
