@@ -158,7 +158,7 @@ var passwordRule = rule{
 	may: func(t *text) bool { return t.has("pass") || t.has("pwd") || t.has("pword") || obfuscatedPassword(t) },
 	// password: ${DB_PASSWORD} names where the password is; "password:
 	// string" declares it.
-	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) },
+	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) && !commandSubstitution(v) },
 	inText:    func(s string, start, end int) bool { return !describing(s, start, end) },
 }
 
@@ -505,19 +505,53 @@ var cliPasswordRule = rule{
 		`|\b7z\b[^\n]{0,200}?\s-p` + cliValue +
 		`|\bopenssl\b[^\n]{0,200}?\s-(?:k|pass)\s+(?:pass:)?` + cliValue +
 		`|\bhtpasswd\b(?:\s+-\w+)*\s+-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+` + cliValue +
-		// mongo/mongosh … -p PASS; echo PASS | sudo -S.
+		// mongo/mongosh … -p PASS; echo PASS | sudo -S (shellFedRule
+		// has the here-string and the process substitution).
 		`|\bmongo(?:sh|dump|restore|export|import)?\b[^\n]{0,200}?\s-p\s*` + cliValue +
-		`|\becho\s+` + cliValue + `\s*\|\s*(?:sudo\b(?:\s+-\w+)*\s+-\w*S|[^\n|]{1,100}--password-stdin))`),
+		`|\b` + echoed + `\s*\|\s*` + readsStdin + `)`),
 	may: func(t *text) bool {
 		return t.hasRaw("mysql") || t.hasRaw("mariadb") || t.hasRaw("sshpass") || t.hasRaw("SSHPASS") ||
 			t.hasRaw("redis-cli") || t.hasRaw("zip") || t.hasRaw("7z") || t.hasRaw("openssl") || t.hasRaw("htpasswd") ||
-			t.hasRaw("mongo") || t.hasRaw("sudo") || t.hasRaw("password-stdin")
+			t.hasRaw("mongo") || t.hasRaw("sudo") || t.hasRaw("-stdin") || t.hasRaw("passphrase-fd")
 	},
-	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-") },
+	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-") && !commandSubstitution(v) },
 }
 
 // cliValue is a command-line value: quoted whole, or up to a space.
 const cliValue = `(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"\x60]{3,200}))`
+
+// echoed is echo or printf writing a value to its output: the value
+// quoted (two characters are a password too: echo 'pw' | sudo -S), or up
+// to a space, pipe or parenthesis; printf's format first, perhaps.
+const echoed = `(?:echo|printf)(?:\s+-[neE]+)*(?:\s+(?:'%s(?:\\n)?'|"%s(?:\\n)?"))?\s+` +
+	`(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|([^\s'"\x60|;&<>()]{2,200}))`
+
+// readsStdin is a command reading a password from its input: sudo -S,
+// docker login --password-stdin and its kind, passwd --stdin, gpg
+// --passphrase-fd 0.
+const readsStdin = `(?:sudo\b(?:\s+-\w+)*\s+-\w*S\b|[^\n|]{0,100}?--pass(?:word)?-stdin\b|passwd\b[^\n|]{0,40}?--stdin\b|[^\n|]{0,100}?--passphrase-fd\s+0\b)`
+
+// shellFedRule is a secret a shell line feeds a command: through a
+// process substitution after a flag that names it
+// (--vault-password-file <(echo '…'), --from-file=password=<(printf …)),
+// or a here-string to a command that reads it (sudo -S … <<< '…',
+// docker login --password-stdin <<< '…'). A command in the substitution
+// (<(pass show x)) and a variable stay.
+var shellFedRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i:pass|secret|token|key|cred)[\w.=-]*(?:=|\s+)<\(\s*` + echoed + `\s*\)` +
+		`|` + readsStdin + `[^\n<|]{0,200}?<<<\s*(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|([^\s'"\x60|;&<>()]{2,200}))`),
+	may: func(t *text) bool {
+		return (t.hasRaw("<(") && (t.hasRaw("echo") || t.hasRaw("printf"))) || t.hasRaw("<<<")
+	},
+	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-") && !commandSubstitution(v) },
+}
+
+// commandSubstitution reports whether v is a shell command's output
+// ($(cat ~/.pw), <(pass show x)): where a secret comes from, not one.
+func commandSubstitution(v string) bool {
+	return strings.HasPrefix(v, "$(") || strings.HasPrefix(v, "<(")
+}
 
 // tokenUserRule is a token given as a URL's user with no password:
 // https://TOKEN@github.com/acme/app.git (urlCredentialRule wants the
@@ -617,7 +651,8 @@ func New(custom []Pattern) (*Redactor, error) {
 		secretIsRule, passphraseRule, authHeaderRule, cliPasswordRule, xmlSettingRule, passwordJAQuotedRule, basicAuthRule,
 		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule, passwordFromRule, passwordToRule, valueFirstRule, hexKeyRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
-		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule, sentryDSNRule, envListRule, jaProseSecretRule, pwJAProseRule, spacedPassphraseRule}
+		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule, sentryDSNRule, envListRule, jaProseSecretRule, pwJAProseRule, spacedPassphraseRule,
+		shellFedRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
