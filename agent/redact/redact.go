@@ -779,7 +779,7 @@ func (r *Redactor) ownSpans(t *text) []span {
 			// A value already redacted ("[REDACTED:…]") is not found again:
 			// redacting twice gives what once did.
 			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) &&
-				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) && (ru.inText == nil || ru.inText(s, start, end)) {
+				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) && (ru.inText == nil || ru.inText(s, start, end)) && !placeholder(s, start, end) {
 				out = append(out, span{start: start, end: end, id: ru.id, fallback: ru.fallback})
 			}
 		}
@@ -817,7 +817,9 @@ func detectorSpans(d *detect.Detector, s string) []span {
 			if i < 0 {
 				break
 			}
-			out = append(out, span{start: off + i, end: off + i + len(secret), id: f.RuleID})
+			if !placeholder(s, off+i, off+i+len(secret)) {
+				out = append(out, span{start: off + i, end: off + i + len(secret), id: f.RuleID})
+			}
 			off += i + len(secret)
 		}
 	}
