@@ -9,7 +9,8 @@ import (
 // without the DSN's scheme (SENTRY_DSN=KEY@o1.ingest.sentry.io/2) and
 // URL-encoded (https%3A%2F%2FKEY%40o1.ingest.sentry.io%2F2, a redirect's
 // or a query's parameter); its host and project stay (the re-check saw
-// these kept). 32 hex digits before another host stay.
+// these kept). Sentry's own ingest hosts take a key of any shape; 32 hex
+// digits before a host that names no Sentry stay.
 func TestSentryDSNWithoutSchemeOrEncoded(t *testing.T) {
 	r := newRedactor(t)
 	key := "3f9a2c1e0b7d4a6f" + "8e2c1b0a9d8e7f6a"
@@ -18,6 +19,8 @@ func TestSentryDSNWithoutSchemeOrEncoded(t *testing.T) {
 		"dsn: " + key + "@o123.ingest.us.sentry.io/456":                      "dsn: [REDACTED:sentry-dsn]@o123.ingest.us.sentry.io/456",
 		"https%3A%2F%2F" + key + "%40o1.ingest.sentry.io%2F2":                "https%3A%2F%2F[REDACTED:sentry-dsn]%40o1.ingest.sentry.io%2F2",
 		"/setup?dsn=https%3a%2f%2f" + key + "%40sentry.example.com%2f3":      "/setup?dsn=https%3a%2f%2f[REDACTED:sentry-dsn]%40sentry.example.com%2f3",
+		"https%3A%2F%2Fkey%40o1.ingest.sentry.io%2F2":                        "https%3A%2F%2F[REDACTED:sentry-dsn]%40o1.ingest.sentry.io%2F2",
+		"SENTRY_DSN=abc123def456@o45.ingest.us.sentry.io/6":                  "SENTRY_DSN=[REDACTED:sentry-dsn]@o45.ingest.us.sentry.io/6",
 		"?dsn=" + key + "%40o1.ingest.sentry.io%2F2&env=prod":                "?dsn=[REDACTED:sentry-dsn]%40o1.ingest.sentry.io%2F2&env=prod",
 		`{"dsn":"https:\u002f\u002f` + key + `@o1.ingest.sentry.io\u002f2"}`: `{"dsn":"https:\u002f\u002f[REDACTED:sentry-dsn]@o1.ingest.sentry.io\u002f2"}`,
 	} {

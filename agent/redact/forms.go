@@ -393,16 +393,27 @@ var tokenFormatRule = rule{
 // self-hosted one's, and the legacy key:secret@ form's key and secret):
 // anyone holding it can send the project events. Without its scheme
 // (SENTRY_DSN=<key>@o1.ingest.sentry.io/2) the host must name Sentry:
-// 32 hex digits before another host may be anything. The host and
-// project stay.
+// 32 hex digits before another host may be anything. Before Sentry's
+// own ingest hosts (o1.ingest.sentry.io, o1.ingest.us.sentry.io) the
+// user is a DSN's key whatever its shape (not the end of an escape,
+// \u002fKEY or %2FKEY: the text decoded has it). The host and project
+// stay.
 var sentryDSNRule = rule{
 	id: "sentry-dsn",
 	re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\\?/\\?/` + sentryKey + `@` +
-		`|\b` + sentryKey + `@(?:[A-Za-z0-9-]+\.)*[A-Za-z0-9-]*(?i:sentry)[A-Za-z0-9-]*\.[A-Za-z]`),
+		`|\b` + sentryKey + `@(?:[A-Za-z0-9-]+\.)*[A-Za-z0-9-]*(?i:sentry)[A-Za-z0-9-]*\.[A-Za-z]` +
+		`|(?:^|[^A-Za-z0-9\\%])([A-Za-z0-9]{1,64})@` + sentryIngestHost),
 	may: func(t *text) bool {
-		return strings.IndexByte(t.raw, '@') >= 0 && (t.hasRaw("://") || t.hasRaw(`:\/\/`) || t.has("sentry")) && hasRun(t.raw, 32, isHexDigit)
+		if strings.IndexByte(t.raw, '@') < 0 {
+			return false
+		}
+		return (t.hasRaw("://") || t.hasRaw(`:\/\/`) || t.has("sentry")) && hasRun(t.raw, 32, isHexDigit) ||
+			t.hasRaw(".ingest.") && t.hasRaw("sentry.io")
 	},
 }
+
+// sentryIngestHost is where sentry.io takes a project's events.
+const sentryIngestHost = `o[0-9]+\.ingest\.(?:[a-z]{2,3}\.)?sentry\.io\b`
 
 // sentryKey is a Sentry DSN's key, and the legacy form's secret after it.
 const sentryKey = `([0-9a-fA-F]{32}(?::[0-9a-fA-F]{32})?)`

@@ -52,30 +52,37 @@ func TestSecretFedToACommand(t *testing.T) {
 // TestShellAndSentryPrefiltersAreSound: the prefilters of the rules on
 // shell lines and Sentry DSNs never reject text their expressions match.
 func TestShellAndSentryPrefiltersAreSound(t *testing.T) {
-	parts := []string{"<(echo ", "<( printf '%s' ", "--vault-password-file ", "--from-file=password=", "TOKEN=", ")", "'pw'", `"S3cret!"`, "Zr4Bx7kQ", " ",
-		" | ", "sudo -k -S ", "sudo -S", "<<< ", "<<<", "--password-stdin ", "--pass-stdin", "passwd --stdin ", "--passphrase-fd 0 ", "echo -n ", "printf ", "echo ",
-		"SENTRY_DSN=", "dsn: ", "0123456789abcdef0123456789ABCDEF", "@o1.ingest.sentry.io/7", "@SENTRY.example.com", "@ſentry.example.com", "https://", `https:\/\/`}
-	rng := rand.New(rand.NewPCG(3, 4))
-	hits := map[*rule]int{}
-	rules := []*rule{&shellFedRule, &cliPasswordRule, &sentryDSNRule}
-	for range 20000 {
-		var b strings.Builder
-		for range 2 + rng.IntN(6) {
-			b.WriteString(parts[rng.IntN(len(parts))])
-		}
-		s := b.String()
-		for _, ru := range rules {
-			if ru.re.MatchString(s) {
-				hits[ru]++
-				if !ru.may(newText(s)) {
-					t.Fatalf("rule %s matches %q but its prefilter rejects it", ru.re, s)
+	for _, c := range []struct {
+		rules []*rule
+		parts []string
+	}{
+		{[]*rule{&shellFedRule, &cliPasswordRule}, []string{"<(echo ", "<( printf '%s' ", "--vault-password-file ", "--from-file=password=", "TOKEN=", ")",
+			"'pw'", `"S3cret!"`, "Zr4Bx7kQ", " ", " | ", "sudo -k -S ", "sudo -S", "<<< ", "<<<", "--password-stdin ", "--pass-stdin", "passwd --stdin ",
+			"--passphrase-fd 0 ", "echo -n ", "printf ", "echo "}},
+		{[]*rule{&sentryDSNRule}, []string{"SENTRY_DSN=", "dsn: ", " ", "0123456789abcdef0123456789ABCDEF", "@o1.ingest.sentry.io/7", "@SENTRY.example.com",
+			"@ſentry.example.com", "https://", `https:\/\/`, "key", "@o45.ingest.us.sentry.io/6", "%2F", `\u002f`}},
+	} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		hits := map[*rule]int{}
+		for range 10000 {
+			var b strings.Builder
+			for range 2 + rng.IntN(6) {
+				b.WriteString(c.parts[rng.IntN(len(c.parts))])
+			}
+			s := b.String()
+			for _, ru := range c.rules {
+				if ru.re.MatchString(s) {
+					hits[ru]++
+					if !ru.may(newText(s)) {
+						t.Fatalf("rule %s matches %q but its prefilter rejects it", ru.re, s)
+					}
 				}
 			}
 		}
-	}
-	for _, ru := range rules {
-		if hits[ru] < 50 {
-			t.Errorf("%d matches of %s: the generator does not exercise it", hits[ru], ru.re)
+		for _, ru := range c.rules {
+			if hits[ru] < 50 {
+				t.Errorf("%d matches of %s: the generator does not exercise it", hits[ru], ru.re)
+			}
 		}
 	}
 }
