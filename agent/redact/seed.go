@@ -22,21 +22,23 @@ var seedPhraseRule = rule{
 }
 
 // mayHoldSeedPhrase is seedPhraseRule's prefilter: 12 words have 11
-// separators between them, each holding a space, tab, line break, comma,
-// hyphen or a Japanese comma or space.
+// separators between them: spaces, tabs, line breaks or commas, or
+// hyphens (abandon-ability-…), or Japanese commas or spaces among those.
 func mayHoldSeedPhrase(t *text) bool {
 	n := strings.Count(t.raw, " ") + strings.Count(t.raw, "\n")
 	if n >= 11 {
 		return true
 	}
-	n += strings.Count(t.raw, ",") + strings.Count(t.raw, "\t") + strings.Count(t.raw, "\r") + strings.Count(t.raw, "-")
-	for _, w := range wideSeparators {
-		if n >= 11 {
-			break
-		}
-		n += strings.Count(t.raw, w)
+	n += strings.Count(t.raw, ",") + strings.Count(t.raw, "\t") + strings.Count(t.raw, "\r")
+	if n >= 11 || strings.Count(t.raw, "-") >= 11 {
+		return true
 	}
-	return n >= 11
+	for _, w := range wideSeparators {
+		if n += strings.Count(t.raw, w); n >= 11 {
+			return true
+		}
+	}
+	return false
 }
 
 // wideSeparators are the separators between a phrase's words outside
@@ -45,6 +47,9 @@ var wideSeparators = []string{"、", "\u3000", "，", "•"}
 
 // wideSeparatorAt is the length of the wide separator s holds at i, or 0.
 func wideSeparatorAt(s string, i int) int {
+	if c := s[i]; c != 0xe3 && c != 0xef && c != 0xe2 { // their first bytes
+		return 0
+	}
 	for _, w := range wideSeparators {
 		if strings.HasPrefix(s[i:], w) {
 			return len(w)
@@ -109,8 +114,6 @@ func seedPhrases(t *text) [][]int {
 			i = j
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '-' || c == '*':
 			i++ // "-" and "*" join words (abandon-ability) or mark a list's items
-		case c >= 0x80 && wideSeparatorAt(s, i) > 0:
-			i += wideSeparatorAt(s, i)
 		case '0' <= c && c <= '9':
 			// A number before a word: "1. abandon", "2) ability", "#3 able".
 			j := i
@@ -127,6 +130,10 @@ func seedPhrases(t *text) [][]int {
 		case c == '#' && i+1 < len(s) && '0' <= s[i+1] && s[i+1] <= '9':
 			i++
 		default:
+			if n := wideSeparatorAt(s, i); n > 0 {
+				i += n
+				continue
+			}
 			if len(run) > 0 {
 				flush()
 			}
