@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -399,5 +400,36 @@ func TestBadConfigStartsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
 		t.Fatalf("a bad config must not create the data dir (stat: %v)", err)
+	}
+}
+
+// TestBodyBytesBudgetAndReload: a peer that sends more request bytes a
+// second than limits.body_bytes_per_sec is refused with RATE_LIMIT before
+// its body is redacted; a reload that raises the budget lets it in.
+func TestBodyBytesBudgetAndReload(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Network.MaxBodyBytes, c.Limits.BodyBytesPerSec = 8<<10, 100
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	hc := pmTransport(t, pm).HTTPClient(eng.Fingerprint())
+	url := "https://" + eng.Addr() + "/aoi/v1/rpc"
+	ping := func(id int) (int, string) {
+		return post(t, hc, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"aoi.ping","params":{"from":"pm-tanaka","pad":"%s"}}`, id, strings.Repeat("x", 5<<10)))
+	}
+	if status, body := ping(1); status != http.StatusOK {
+		t.Fatalf("first 5 KiB ping: %d %s", status, body)
+	}
+	status, body := ping(2)
+	if status != http.StatusTooManyRequests || !strings.Contains(body, "request bytes a second") {
+		t.Fatalf("second 5 KiB ping within the second: %d %s, want 429 over the byte budget", status, body)
+	}
+	eng.EditConfig(func(c *config.Config) { c.Limits.BodyBytesPerSec = 1 << 20 })
+	if _, err := eng.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the raised rate refills the bucket
+	if status, body := ping(3); status != http.StatusOK {
+		t.Fatalf("after the reload raised the budget: %d %s", status, body)
 	}
 }

@@ -9,6 +9,7 @@ const (
 	DefaultRequestTimeoutSec = 30
 	DefaultRatePerSec        = 5
 	DefaultBurst             = 20
+	DefaultBodyBytesPerSec   = 128 << 10
 	DefaultMaxTasks          = 2
 	DefaultTaskTimeoutSec    = 600
 	DefaultApprovalExpiry    = 3600
@@ -31,6 +32,7 @@ func applyDefaults(c *Config, tree any) {
 	defaultNetwork(&c.Network)
 	setNum(&c.Limits.RatePerSec, DefaultRatePerSec)
 	setNum(&c.Limits.Burst, DefaultBurst)
+	setNum(&c.Limits.BodyBytesPerSec, DefaultBodyBytesPerSec)
 	setNum(&c.Limits.MaxConcurrentTasks, DefaultMaxTasks)
 	setNum(&c.Approvals.ExpirySec, DefaultApprovalExpiry)
 	setNum(&c.Outbox.InitialBackoffMS, DefaultInitialBackoffMS)

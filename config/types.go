@@ -123,8 +123,12 @@ type Rule struct {
 
 // Limits bound what peers may ask of this agent.
 type Limits struct {
-	RatePerSec         float64 `json:"rate_per_sec"`
-	Burst              int     `json:"burst"`
+	RatePerSec float64 `json:"rate_per_sec"`
+	Burst      int     `json:"burst"`
+	// BodyBytesPerSec bounds the request bytes a caller may send a second
+	// (a body up to network.max_body_bytes always fits the bucket): every
+	// body is redacted before anything reads it, at a cost per byte.
+	BodyBytesPerSec    float64 `json:"body_bytes_per_sec"`
 	MaxConcurrentTasks int     `json:"max_concurrent_tasks"`
 }
 

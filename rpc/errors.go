@@ -204,6 +204,16 @@ func RateLimited(retryAfter time.Duration) *Error {
 	})
 }
 
+// BodyBytesLimited is -32006 for a caller over its budget of request bytes
+// (Options.BodyBytesPerSec), with data.reason and data.retry_after_ms.
+func BodyBytesLimited(retryAfter time.Duration, perSec float64) *Error {
+	ms := max(retryAfter.Milliseconds(), 1)
+	return NewError(CodeRateLimit, map[string]any{
+		"reason":         fmt.Sprintf("this caller sent more than its %.0f request bytes a second; retry after %d ms, or send less at once", perSec, ms),
+		"retry_after_ms": ms,
+	})
+}
+
 // ApprovalDenied is -32007: the owner rejected the request or the approval
 // timed out.
 func ApprovalDenied(reason string) *Error {

@@ -10,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -492,5 +494,47 @@ func TestNewClientDoesNotReplayAnOldOne(t *testing.T) {
 		if n := peer.calls.Load(); n != int32(i) {
 			t.Fatalf("client %d's call was answered from the replay cache (%d handler runs)", i, n)
 		}
+	}
+}
+
+// TestBodyBytesBudget: a caller over its budget of request bytes is refused
+// with RATE_LIMIT and a Retry-After before its body is sanitized or served
+// (redaction costs CPU by the byte); another caller has its own budget.
+func TestBodyBytesBudget(t *testing.T) {
+	var sanitized atomic.Int64
+	s := specServer(t, Options{MaxBodyBytes: 4096, BodyBytesPerSec: 100, SanitizeBody: func(b []byte) []byte {
+		sanitized.Add(1)
+		return b
+	}, Identify: func(r *http.Request) (Caller, error) {
+		return Caller{Kind: "test", Addr: r.RemoteAddr, Fingerprint: r.Header.Get("X-Test-From")}, nil
+	}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	pad := strings.Repeat("x", 2500)
+	post := func(from string) (*http.Response, string) {
+		body := `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":3,"subtrahend":1,"pad":"` + pad + `"},"id":1}`
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+Path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Test-From", from)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		return resp, string(got)
+	}
+	if resp, got := post("a"); resp.StatusCode != http.StatusOK || !strings.Contains(got, `"result":2`) {
+		t.Fatalf("first body: %d %s", resp.StatusCode, got)
+	}
+	resp, got := post("a")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(got, "request bytes a second") {
+		t.Fatalf("second body within the second: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), got)
+	}
+	if n := sanitized.Load(); n != 1 {
+		t.Fatalf("SanitizeBody ran %d times; the refused body must not reach it", n)
+	}
+	if resp, got := post("b"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("another caller's body: %d %s", resp.StatusCode, got)
 	}
 }

@@ -71,6 +71,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeOutcome(w, s.refuseWhole(r.Context(), caller, s.tooLarge(), http.StatusRequestEntityTooLarge))
 		return
 	}
+	// Over its budget of bytes, a body is refused before it is redacted,
+	// decoded or dispatched: what the caller sent costs nothing more.
+	if ok, wait := s.bodyBytes.allowN(limitKey(caller), len(body), time.Now()); !ok {
+		wait = max(wait, time.Millisecond)
+		out := s.refuseWhole(r.Context(), caller, BodyBytesLimited(wait, s.bodyBytesPerSec()), http.StatusTooManyRequests)
+		out.retryAfter = max(out.retryAfter, wait)
+		writeOutcome(w, out)
+		return
+	}
 	writeOutcome(w, s.serveAuthenticated(r.Context(), body, caller))
 }
 

@@ -62,6 +62,12 @@ func normaliseRate(perSec float64, burst int) (rate.Limit, int) {
 // allow takes one token for key. When none is left it returns false and
 // how long until one will be.
 func (s *limiterSet) allow(key string, now time.Time) (bool, time.Duration) {
+	return s.allowN(key, 1, now)
+}
+
+// allowN takes n tokens for key, or none and says how long until n will
+// be there.
+func (s *limiterSet) allowN(key string, n int, now time.Time) (bool, time.Duration) {
 	s.mu.Lock()
 	if s.limit == rate.Inf {
 		s.mu.Unlock()
@@ -75,10 +81,10 @@ func (s *limiterSet) allow(key string, now time.Time) (bool, time.Duration) {
 	}
 	e.seen = now
 	s.mu.Unlock()
-	if e.lim.AllowN(now, 1) {
+	if e.lim.AllowN(now, n) {
 		return true, 0
 	}
-	r := e.lim.ReserveN(now, 1)
+	r := e.lim.ReserveN(now, n)
 	if !r.OK() {
 		return false, time.Second
 	}

@@ -39,6 +39,13 @@ type Options struct {
 	// disables rate limiting. Burst defaults to ceil(RatePerSec).
 	RatePerSec float64
 	Burst      int
+	// BodyBytesPerSec, when above 0, bounds the request bytes each caller
+	// may send a second (its bucket holds MaxBodyBytes, so any one body
+	// that fits the size limit can pass). Every body is redacted before a
+	// handler sees it, and redaction costs CPU by the byte: the attack
+	// run's trusted peer kept both cores busy with large bodies of random
+	// characters while within its request rate.
+	BodyBytesPerSec float64
 	// MaxLimiters bounds how many callers' buckets are kept (default 4096).
 	MaxLimiters int
 	// Audit records every call, refused ones included, before its response
@@ -77,13 +84,15 @@ type CallRecord struct {
 // Server is a JSON-RPC 2.0 method registry and an http.Handler serving
 // POST /aoi/v1/rpc.
 type Server struct {
-	opts     Options
-	log      *slog.Logger
-	limits   *limiterSet
-	refusals refusalLog  // which refusals of strangers are audited
-	replays  replayCache // recent successful calls, answered again on a repeat
-	mu       sync.Mutex  // serialises Handle
-	handlers atomic.Pointer[map[string]Handler]
+	opts   Options
+	log    *slog.Logger
+	limits *limiterSet
+	// bodyBytes is each caller's budget of request bytes (BodyBytesPerSec).
+	bodyBytes *limiterSet
+	refusals  refusalLog  // which refusals of strangers are audited
+	replays   replayCache // recent successful calls, answered again on a repeat
+	mu        sync.Mutex  // serialises Handle
+	handlers  atomic.Pointer[map[string]Handler]
 }
 
 // NewServer returns a server with no methods.
@@ -98,7 +107,8 @@ func NewServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, limits: newLimiterSet(opts.RatePerSec, opts.Burst, opts.MaxLimiters)}
+	s := &Server{opts: opts, log: log, limits: newLimiterSet(opts.RatePerSec, opts.Burst, opts.MaxLimiters),
+		bodyBytes: newLimiterSet(opts.BodyBytesPerSec, int(opts.MaxBodyBytes), opts.MaxLimiters)}
 	empty := map[string]Handler{}
 	s.handlers.Store(&empty)
 	return s
@@ -122,6 +132,19 @@ func (s *Server) Handle(method string, h Handler) {
 // disables limiting.
 func (s *Server) SetRateLimit(perSec float64, burst int) {
 	s.limits.set(perSec, burst)
+}
+
+// bodyBytesPerSec is the budget of request bytes a second now in force.
+func (s *Server) bodyBytesPerSec() float64 {
+	s.bodyBytes.mu.Lock()
+	defer s.bodyBytes.mu.Unlock()
+	return float64(s.bodyBytes.limit)
+}
+
+// SetBodyBytesLimit changes every caller's budget of request bytes a
+// second (config reload); perSec <= 0 lifts it.
+func (s *Server) SetBodyBytesLimit(perSec float64) {
+	s.bodyBytes.set(perSec, int(s.opts.MaxBodyBytes))
 }
 
 // ServeRPC serves one request body from an already identified caller,

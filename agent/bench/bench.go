@@ -290,6 +290,7 @@ func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(),
 	cfg.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 		{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
 	cfg.Limits.RatePerSec, cfg.Limits.Burst = 100000, 100000 // measured, never hit
+	cfg.Limits.BodyBytesPerSec = 1e9
 	cfg.Network.DiscoveryIntervalSec = 3600
 	// Every bench question waits for an owner who never answers: past
 	// the per-peer limit the rest would be refused as busy, which is no

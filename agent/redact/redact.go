@@ -731,6 +731,22 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 	if s == "" {
 		return s, nil
 	}
+	var spans []span
+	for _, w := range windows(s) {
+		for _, sp := range r.spans(s[w.start:w.end]) {
+			sp.start, sp.end = sp.start+w.start, sp.end+w.start
+			spans = append(spans, sp)
+		}
+	}
+	if len(spans) == 0 {
+		return s, nil
+	}
+	return apply(s, merge(dropFallbacks(spans)))
+}
+
+// spans finds every rule's matches in s, read as written and in the other
+// ways it may be written.
+func (r *Redactor) spans(s string) []span {
 	t := newText(s)
 	spans := r.ownSpans(t)
 	spans = append(spans, r.gitleaksSpans(t)...)
@@ -742,10 +758,7 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 		// A URL percent- or \u-escaped: the rules run on it decoded.
 		spans = append(spans, r.viewSpans(view, at)...)
 	}
-	if len(spans) == 0 {
-		return s, nil
-	}
-	return apply(s, merge(dropFallbacks(spans)))
+	return spans
 }
 
 // viewSpans finds the spans in view, the input written another way, and
