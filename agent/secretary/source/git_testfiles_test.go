@@ -167,14 +167,7 @@ func TestTestOutputLinkIsNamedByWhereItLeads(t *testing.T) {
 // per-test lines lost among captured output) yields the names listed, and
 // cargo nextest's FAIL lines count too.
 func TestCargoTestFailures(t *testing.T) {
-	dir := t.TempDir()
-	write := func(p, s string) string {
-		full := filepath.Join(dir, p)
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return full
-	}
+	write := fileWriter(t, t.TempDir())
 	libtest := write("cargo-test.log", "running 24 tests\ntest db::tests::add ... ok\ntest db::tests::add_and_remove ... FAILED\n"+
 		"test db::stream::tests::query ... ok\ntest util::tests::old_panic ... FAILED\n\nfailures:\n\n---- db::tests::add_and_remove stdout ----\n"+
 		"thread 'db::tests::add_and_remove' panicked at src/db/mod.rs:212:9:\ndatabase file not found after save\n"+
@@ -207,14 +200,7 @@ func TestCargoTestFailures(t *testing.T) {
 // Vitest's "FAIL file > Suite > test"), each with its test file; a log of
 // passing tests names none.
 func TestJestAndVitestFailures(t *testing.T) {
-	dir := t.TempDir()
-	write := func(p, s string) string {
-		full := filepath.Join(dir, p)
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return full
-	}
+	write := fileWriter(t, t.TempDir())
 	jest := write("jest.log", "PASS src/util.test.ts\nFAIL src/model/DropCheckerModel.test.ts\n  DropCheckerModel\n"+
 		"    ✓ counts nothing on a clean stream (3 ms)\n    ✕ counts dropped packets per PID (5 ms)\n\n"+
 		"  ● DropCheckerModel › counts dropped packets per PID\n\n    expect(received).toBe(expected) // Object.is equality\n\n"+
@@ -316,5 +302,18 @@ func TestPlainGoTestOutputNamesThePackage(t *testing.T) {
 	got := testFailures(path)
 	if len(got) != 1 || got[0].test != "TestTotal: got 99, want 100" || got[0].pkg != "example.com/webapp/billing" {
 		t.Errorf("failures %+v; want TestTotal with its message and package", got)
+	}
+}
+
+// fileWriter returns a function that writes a file under dir and returns
+// its path.
+func fileWriter(t *testing.T, dir string) func(name, content string) string {
+	return func(name, content string) string {
+		t.Helper()
+		full := filepath.Join(dir, name)
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return full
 	}
 }
