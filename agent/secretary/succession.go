@@ -25,7 +25,6 @@ var replacedRE = []*regexp.Regexp{
 	regexp.MustCompile("(?i)\\b(?:replace[ds]?|replacing|swap(?:ped|s)?)\\s+(?:the\\s+)?(?:deprecated\\s+)?[`'\"]?(?P<old>[\\w.-]+)[`'\"]?(?:\\s+crate|\\s+package|\\s+library)?\\s+(?:with|by|for)\\s+[`'\"]?(?P<new>[\\w.-]+)"),
 	regexp.MustCompile("(?i)\\b(?:switch(?:ed|es)?|migrate[ds]?|migrating|mov(?:e[ds]?|ing))\\s+from\\s+[`'\"]?(?P<old>[\\w.-]+)[`'\"]?\\s+to\\s+[`'\"]?(?P<new>[\\w.-]+)"),
 	regexp.MustCompile("(?i)\\buse[ds]?\\s+[`'\"]?(?P<new>[\\w.-]+)[`'\"]?\\s+instead\\s+of\\s+[`'\"]?(?P<old>[\\w.-]+)"),
-	regexp.MustCompile("(?i)\\bchange[ds]?\\s+[`'\"]?(?P<old>[\\w.-]+)[`'\"]?\\s+to\\s+[`'\"]?(?P<new>[\\w.-]+)"),
 }
 
 // swap is one replacement read from a title, names lower-case. named

@@ -22,7 +22,7 @@ func TestReadSwap(t *testing.T) {
 			t.Errorf("%q: %+v %v, want %+v", title, got, ok, want)
 		}
 	}
-	for _, title := range []string{"Remove calls to `ansi_term`", "Fix the color of paths", "Merge pull request #183 from sharifhsn/owo\n\nUse `owo-colors` instead of `anstyle`"} {
+	for _, title := range []string{"Remove calls to `ansi_term`", "Fix the color of paths", "Change --hyperlink to be an option instead of a flag", "Merge pull request #183 from sharifhsn/owo\n\nUse `owo-colors` instead of `anstyle`"} {
 		if got, ok := readSwap(title); ok {
 			t.Errorf("%q read as a swap %+v", title, got)
 		}

@@ -348,7 +348,7 @@ func libtestFailures(text string, add func(test, pkg string)) {
 // (Jest), or "FAIL src/x.test.ts > Suite > test" with the error on the next
 // line (Vitest); "✕ test" / "× test" marks each failed test in the list.
 var (
-	jestFileRE   = regexp.MustCompile(`^\s*FAIL\s+(\S+\.[cm]?[jt]sx?)\s*$`)
+	jestFileRE   = regexp.MustCompile(`^\s*(FAIL|PASS)\s+(\S+\.[cm]?[jt]sx?)\s*$`)
 	jestBulletRE = regexp.MustCompile(`^\s*● (.+?)\s*$`)
 	vitestFailRE = regexp.MustCompile(`^\s*FAIL\s+(\S+\.[cm]?[jt]sx?)\s+>\s+(.+?)\s*$`)
 	jestCrossRE  = regexp.MustCompile(`^\s*[✕×] (.+?)(?:\s+\(\d+(?:\.\d+)?\s?m?s\))?\s*$`)
@@ -361,13 +361,16 @@ func jestFailures(text string, add func(test, pkg string)) {
 	file, found := "", false
 	for i, l := range lines {
 		if m := jestFileRE.FindStringSubmatch(l); m != nil {
-			file = m[1]
+			file = "" // a passing file's "● Console" is no failure
+			if m[1] == "FAIL" {
+				file = m[2]
+			}
 			continue
 		}
 		name := ""
 		if m := vitestFailRE.FindStringSubmatch(l); m != nil {
 			file, name = m[1], m[2]
-		} else if m := jestBulletRE.FindStringSubmatch(l); m != nil && file != "" {
+		} else if m := jestBulletRE.FindStringSubmatch(l); m != nil && file != "" && m[1] != "Console" {
 			name = m[1]
 		}
 		if name == "" {

@@ -201,10 +201,11 @@ func TestCargoTestFailures(t *testing.T) {
 // passing tests names none.
 func TestJestAndVitestFailures(t *testing.T) {
 	write := fileWriter(t, t.TempDir())
-	jest := write("jest.log", "PASS src/util.test.ts\nFAIL src/model/DropCheckerModel.test.ts\n  DropCheckerModel\n"+
+	jest := write("jest.log", "PASS src/util.test.ts\n  ● Console\n\n    console.log\n      ready\n"+
+		"FAIL src/model/DropCheckerModel.test.ts\n  DropCheckerModel\n"+
 		"    ✓ counts nothing on a clean stream (3 ms)\n    ✕ counts dropped packets per PID (5 ms)\n\n"+
 		"  ● DropCheckerModel › counts dropped packets per PID\n\n    expect(received).toBe(expected) // Object.is equality\n\n"+
-		"    Expected: 3\n    Received: 0\n\nTests:       1 failed, 1 passed, 2 total\n")
+		"    Expected: 3\n    Received: 0\n\nPASS src/other.test.ts\n  ● Console\n\n    console.warn\n      slow\n\nTests:       1 failed, 1 passed, 2 total\n")
 	want := []testFailure{{test: "DropCheckerModel › counts dropped packets per PID: expect(received).toBe(expected) // Object.is equality", pkg: "src/model/DropCheckerModel.test.ts"}}
 	if got := testFailures(jest); !slices.Equal(got, want) {
 		t.Errorf("jest failures = %q, want %q", got, want)
