@@ -385,8 +385,11 @@ func jestFailures(text string, add func(test, pkg string)) {
 	if found {
 		return
 	}
+	file = ""
 	for _, l := range lines { // a summary without the errors: the ✕ list
-		if m := jestCrossRE.FindStringSubmatch(l); m != nil {
+		if m := jestFileRE.FindStringSubmatch(l); m != nil {
+			file = m[2]
+		} else if m := jestCrossRE.FindStringSubmatch(l); m != nil {
 			add(m[1], file)
 		}
 	}

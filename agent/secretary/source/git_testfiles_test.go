@@ -214,8 +214,8 @@ func TestJestAndVitestFailures(t *testing.T) {
 	if got := testFailures(vitest); len(got) != 1 || got[0].test != "parser > reads dates: AssertionError: expected 2 to be 1" || got[0].pkg != "src/b.test.ts" {
 		t.Errorf("vitest failures = %q", got)
 	}
-	summary := write("jest-summary.log", "FAIL src/x.test.ts\n  ✕ rejects an empty name (2 ms)\n  ✓ accepts a name\n")
-	if got := testFailures(summary); len(got) != 1 || got[0].test != "rejects an empty name" {
+	summary := write("jest-summary.log", "FAIL src/x.test.ts\n  ✕ rejects an empty name (2 ms)\n  ✓ accepts a name\nPASS src/y.test.ts\n  ✓ works\n")
+	if got := testFailures(summary); len(got) != 1 || got[0].test != "rejects an empty name" || got[0].pkg != "src/x.test.ts" {
 		t.Errorf("jest summary failures = %q", got)
 	}
 	passing := write("jest-pass.log", "PASS src/util.test.ts\n  ✓ works (1 ms)\nTests: 1 passed, 1 total\n")
