@@ -75,3 +75,41 @@ func (db *DB) PruneOutbox(ctx context.Context, before time.Time) (int64, error) 
 	})
 	return n, err
 }
+
+// PruneReceived deletes what peers sent that is done with, received before
+// the cut-off: questions answered or declined, and messages the owner has
+// read. Questions still waiting and unread messages are never pruned. It
+// returns how many of each went.
+func (db *DB) PruneReceived(ctx context.Context, before time.Time) (queries, messages int64, err error) {
+	cut := formatTime(before)
+	for _, p := range []struct {
+		n    *int64
+		what string
+		del  string
+	}{
+		{&queries, "received questions", `DELETE FROM queries WHERE rowid IN (SELECT rowid FROM queries
+			WHERE state IN ('answered', 'declined') AND COALESCE(answered_at, received_at) < ? LIMIT ?)`},
+		{&messages, "read messages", `DELETE FROM messages WHERE seq IN (SELECT seq FROM messages
+			WHERE read = 1 AND received_at < ? LIMIT ?)`},
+	} {
+		for {
+			var n int64
+			err := db.Write(ctx, func(tx *Tx) error {
+				res, err := tx.Exec(p.del, cut, pruneBatch)
+				if err != nil {
+					return fmt.Errorf("store: pruning %s: %w", p.what, err)
+				}
+				n, err = res.RowsAffected()
+				return err
+			})
+			*p.n += n
+			if err != nil {
+				return queries, messages, err
+			}
+			if n < pruneBatch {
+				break
+			}
+		}
+	}
+	return queries, messages, nil
+}

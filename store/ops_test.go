@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -268,5 +269,50 @@ func TestIntegrityCheckAndStats(t *testing.T) {
 	}
 	if v := SQLiteVersion(); !strings.HasPrefix(v, "3.") {
 		t.Fatalf("SQLiteVersion = %q", v)
+	}
+}
+
+// TestPruneReceivedKeepsWaitingAndUnread: answered and declined questions
+// and read messages received before the cut go; a question still waiting,
+// an unread message and anything newer stay.
+func TestPruneReceivedKeepsWaitingAndUnread(t *testing.T) {
+	clock := newTestClock()
+	db, _ := openTestDB(t, WithClock(clock.Now))
+	ctx := context.Background()
+	old := clock.Now()
+	answered := old.Add(time.Minute)
+	write(t, db, func(tx *Tx) error {
+		for _, q := range []QueryRecord{
+			{ID: "q-answered", From: "pm", Text: "a", State: "answered", ReceivedAt: old, AnsweredAt: &answered},
+			{ID: "q-declined", From: "pm", Text: "b", State: "declined", ReceivedAt: old},
+			{ID: "q-waiting", From: "pm", Text: "c", State: "escalated", ReceivedAt: old},
+			{ID: "q-new", From: "pm", Text: "d", State: "answered", ReceivedAt: old.Add(2 * time.Hour)},
+		} {
+			if err := tx.InsertQuery(q); err != nil {
+				return err
+			}
+		}
+		for i, at := range []time.Time{old, old, old.Add(2 * time.Hour)} {
+			if _, _, err := tx.InsertMessage(MessageRecord{MsgID: fmt.Sprintf("m%d", i), From: "pm", Event: "x", ReceivedAt: at}); err != nil {
+				return err
+			}
+		}
+		return tx.MarkMessagesRead(1) // the first is read, the second not
+	})
+	q, m, err := db.PruneReceived(ctx, old.Add(time.Hour))
+	if err != nil || q != 2 || m != 1 {
+		t.Fatalf("PruneReceived = %d questions, %d messages, %v; want 2 and 1", q, m, err)
+	}
+	for id, keep := range map[string]bool{"q-answered": false, "q-declined": false, "q-waiting": true, "q-new": true} {
+		if _, ok, _ := db.Query(ctx, id); ok != keep {
+			t.Errorf("question %s kept = %v, want %v", id, ok, keep)
+		}
+	}
+	if n, err := db.CountQueries(ctx, ""); err != nil || n != 2 {
+		t.Errorf("questions left = %d, %v", n, err)
+	}
+	left, err := db.Messages(ctx, 0, 10)
+	if err != nil || len(left) != 2 || left[0].MsgID != "m1" || left[1].MsgID != "m2" {
+		t.Errorf("messages left = %+v, %v; want the unread m1 and the new m2", left, err)
 	}
 }

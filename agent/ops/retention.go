@@ -22,6 +22,10 @@ type PruneReport struct {
 	TasksBefore   time.Time `json:"tasks_before"`
 	Tasks         int       `json:"tasks"`
 	OutboxRows    int64     `json:"outbox_rows"`
+	// Queries and Messages are what peers sent: questions answered or
+	// declined, messages the owner has read (tasks_days, as tasks).
+	Queries  int64 `json:"queries"`
+	Messages int64 `json:"messages"`
 }
 
 // pruneCutoffs are the times before which each kind of record goes.
@@ -76,12 +80,15 @@ func (o *Ops) prune(ctx context.Context, cut pruneCutoffs) (PruneReport, error) 
 	if rep.OutboxRows, err = o.DB.PruneOutbox(ctx, cut.tasks); err != nil {
 		return rep, fmt.Errorf("prune the outbox: %w", err)
 	}
+	if rep.Queries, rep.Messages, err = o.DB.PruneReceived(ctx, cut.tasks); err != nil {
+		return rep, fmt.Errorf("prune received questions and messages: %w", err)
+	}
 	err = o.DB.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendAudit("owner", "ctl.prune", "ok", rep)
 		return err
 	})
 	o.Log.Info("pruned", "component", "retention", "audit_rows", rep.AuditRows, "context_events", rep.ContextEvents,
-		"tasks", rep.Tasks, "outbox_rows", rep.OutboxRows)
+		"tasks", rep.Tasks, "outbox_rows", rep.OutboxRows, "queries", rep.Queries, "messages", rep.Messages)
 	return rep, err
 }
 

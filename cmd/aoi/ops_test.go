@@ -173,7 +173,7 @@ func TestDoctorReportsBrokenPermissionAndConfig(t *testing.T) {
 func TestPruneExportForgetWithoutADaemon(t *testing.T) {
 	isolate(t)
 	dir := initDir(t)
-	if r := runAOI(t, "--data-dir", dir, "prune", "--older-than", "30d"); r.code != exitOK || !strings.Contains(r.stdout, "audit rows:") {
+	if r := runAOI(t, "--data-dir", dir, "prune", "--older-than", "30d"); r.code != exitOK || !strings.Contains(r.stdout, "audit rows:") || !strings.Contains(r.stdout, "read messages:") {
 		t.Fatalf("prune: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := runAOI(t, "--data-dir", dir, "prune", "--older-than", "soon"); r.code != exitUsage {
