@@ -54,6 +54,13 @@ func startFlow(t *testing.T, svc *testService, opts Options) (*flow, *Model) {
 // startFlowAt runs the real Bubble Tea program on svc in a w×h terminal.
 func startFlowAt(t *testing.T, svc *testService, opts Options, w, h int) (*flow, *Model) {
 	t.Helper()
+	return startFlowUntil(t, svc, opts, w, h, "Queries · 2 need you")
+}
+
+// startFlowUntil is startFlowAt on a service whose first frame shows
+// loaded, by what it shows, rather than by the fixture's query count.
+func startFlowUntil(t *testing.T, svc *testService, opts Options, w, h int, loaded string) (*flow, *Model) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	opts.Now, opts.Location = clock, time.UTC
@@ -62,7 +69,7 @@ func startFlowAt(t *testing.T, svc *testService, opts Options, w, h int) (*flow,
 	f.TestModel = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithFilter(filter)))
 	t.Cleanup(func() { _ = f.Quit() })
-	waitScreen(t, f, "Queries · 2 need you")
+	waitScreen(t, f, loaded)
 	waitSubscribed(t, svc)
 	return f, m
 }

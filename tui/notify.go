@@ -14,6 +14,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/keymap"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -524,25 +525,80 @@ func (m *Model) bottomLines() int {
 // how to answer or approve without opening the help.
 func (m *Model) paneKeys() []key.Binding {
 	k := m.env.keys
+	// A pane's item keys are offered only when it has an item for them:
+	// "e answer" under "No queries received yet." acts on nothing.
 	switch m.focus {
 	case focusQueries:
+		if len(m.queries.rows) == 0 {
+			return nil
+		}
 		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Queries.Release, k.List.Open}
 	case focusInterrupts:
+		if len(m.interrupts.rows) == 0 {
+			return nil
+		}
 		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Queries.Release, k.Interrupts.ReleaseAll, k.List.Open}
 	case focusApprovals:
-		return []key.Binding{k.Approvals.Approve, k.Approvals.Reject, k.List.Open}
+		return m.approvalsKeys()
 	case focusPeers:
-		return []key.Binding{k.Peers.Trust, k.Peers.Refuse, k.List.Open}
+		return m.peersKeys()
 	case focusAudit:
+		var out []key.Binding
 		if m.audit.filterText != "" {
-			clear := key.NewBinding(key.WithKeys(k.Dialog.Cancel.Keys()...), key.WithHelp(k.Dialog.Cancel.Help().Key, "clear filter"))
-			return []key.Binding{clear, k.Global.Filter, k.List.Open}
+			out = append(out, clearFilterKey(k))
 		}
-		return []key.Binding{k.Global.Filter, k.List.Open}
+		out = append(out, k.Global.Filter)
+		if m.audit.n() > 0 {
+			out = append(out, k.List.Open)
+		}
+		return out
 	case focusMessages:
+		if len(m.messages.rows) == 0 {
+			return nil
+		}
 		return []key.Binding{k.List.Open}
 	}
 	return nil
+}
+
+// clearFilterKey is the key that clears the Audit pane's filter: the
+// dialogs' cancel key (esc), named for what it does there.
+func clearFilterKey(k keymap.KeyMap) key.Binding {
+	c := k.Dialog.Cancel
+	return key.NewBinding(key.WithKeys(c.Keys()...), key.WithHelp(c.Help().Key, "clear filter"))
+}
+
+// approvalsKeys are the Approvals pane's keys: approve and reject while a
+// request waits, open while any row shows (finished tasks too).
+func (m *Model) approvalsKeys() []key.Binding {
+	k := m.env.keys
+	var out []key.Binding
+	if len(m.approvals.approvals) > 0 {
+		out = append(out, k.Approvals.Approve, k.Approvals.Reject)
+	}
+	if m.approvals.n() > 0 {
+		out = append(out, k.List.Open)
+	}
+	return out
+}
+
+// peersKeys are the Peers pane's keys: trust while a request waits,
+// refuse then or on a pinned peer (it stops trusting it), open on a peer.
+func (m *Model) peersKeys() []key.Binding {
+	k := m.env.keys
+	p := m.peers
+	if len(p.rows) == 0 {
+		return nil
+	}
+	var out []key.Binding
+	waiting := p.pending() > 0
+	if waiting {
+		out = append(out, k.Peers.Trust)
+	}
+	if r, _ := p.selected(); waiting || (r.Trust == agent.TrustPinned && r.Fingerprint != "") {
+		out = append(out, k.Peers.Refuse)
+	}
+	return append(out, k.List.Open)
 }
 
 // helpKeys renders bindings as "key what · key what", skipping disabled
