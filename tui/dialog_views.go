@@ -38,6 +38,9 @@ func padSides(s string) string {
 // helpDialog shows every binding, built from the keymap, scrollable.
 type helpDialog struct{ scroll scroller }
 
+// auditHelpTitle heads the help's group of the Audit pane's keys.
+const auditHelpTitle = "Audit"
+
 func newHelpDialog() *helpDialog { return &helpDialog{} }
 
 func (d *helpDialog) Update(msg tea.Msg) (action, tea.Cmd) {
@@ -59,15 +62,25 @@ func (d *helpDialog) View(w, h int, env *env) string {
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 	}
+	block := func(title string, bs []keyBinding) string {
+		return st.Header.Render(title) + "\n" + hm.FullHelpView([][]keyBinding{bs})
+	}
 	var blocks []string
 	for i, c := range env.keys.FullHelp() {
-		blocks = append(blocks, st.Header.Render(keymap.FullHelpTitles[i])+"\n"+hm.FullHelpView([][]keyBinding{c}))
+		blocks = append(blocks, block(keymap.FullHelpTitles[i], c))
+		if i == 0 {
+			// The Audit pane's own key is the dialogs' esc, so no scope
+			// of the keymap holds it: its group follows "everywhere",
+			// where / opens the filter (the walk found esc nowhere).
+			blocks = append(blocks, block(auditHelpTitle, []keyBinding{clearFilterKey(env.keys)}))
+		}
 	}
 	// Each half wraps within itself, so a long line never spills under
-	// the other half.
+	// the other half. The left half holds everywhere, Audit and lists,
+	// so every heading shows at 60×20.
 	half := tw / 2
-	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:2], "\n"))
-	right := lipgloss.NewStyle().Width(tw - half).Render(strings.Join(blocks[2:], "\n"))
+	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:3], "\n"))
+	right := lipgloss.NewStyle().Width(tw - half).Render(strings.Join(blocks[3:], "\n"))
 	body := lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	body += "\n\n" + st.Muted.Render("Prompt: "+promptUsage)
 	return d.scroll.view("Help", wrapBlock(body, tw), w, h, env)

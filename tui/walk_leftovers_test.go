@@ -70,3 +70,19 @@ func TestFlowEmptyPanesOfferNoItemKeys(t *testing.T) {
 		t.Errorf("Approvals with no request waiting offers approve/reject: %q", line)
 	}
 }
+
+// TestFlowHelpListsTheAuditFilterKey: help has a group for the Audit
+// pane with the esc that clears its filter, and at 60×20 it shows with
+// every other heading (TestFlowHelpHeadingsFit checks those).
+func TestFlowHelpListsTheAuditFilterKey(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {100, 30}} {
+		tm, _ := startFlowAt(t, fixtureService(), Options{}, sz[0], sz[1])
+		sendKeys(tm, "?")
+		waitScreen(t, tm, "everywhere")
+		frame := flowFrame(tm)
+		checkFrame(t, frame, sz[0], sz[1])
+		if !strings.Contains(frame, "┃ "+auditHelpTitle+" ") || !strings.Contains(frame, "esc clear filter") {
+			t.Errorf("%dx%d: help has no Audit group with esc clear filter:\n%s", sz[0], sz[1], frame)
+		}
+	}
+}
