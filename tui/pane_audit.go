@@ -302,27 +302,39 @@ func (p *auditPane) View() string {
 const auditMethodW = 16
 
 // auditColumns is the layout of the rows on screen: the fixed columns,
-// then the detail in all the width they leave. Narrow (a column of the
-// wide layout, or a small terminal) the sequence number and the seconds go
-// and the agent and result columns take only the width of what the rows
-// on screen hold (their labels whole, up to 10), so the detail keeps room
-// to be read; the method stays whole, since it says what the row is. The
-// preview and enter still show the row's number and whole detail.
+// then the detail in all the width they leave. The sequence number, agent
+// and result columns take only the width of what the rows on screen hold
+// (their labels whole; an agent id up to 20 cells wide, 10 narrow, a
+// result up to 10), so the detail keeps room to be read: at 100 columns
+// a fixed 8-cell SEQ for two digits and 14-cell AGENT cut it. Narrow (a
+// column of the wide layout, or a small terminal) the sequence number and
+// the seconds go; the method stays whole, since it says what the row is.
+// The preview and enter still show the row's number and whole detail.
 type auditColumns struct {
-	w               int
-	wide            bool
-	agentW, resultW int
+	w                     int
+	wide                  bool
+	seqW, agentW, resultW int
 }
+
+// Caps of the sized audit columns: a sequence number up to a trillion
+// rows, an agent id wide or narrow.
+const (
+	auditSeqMaxW      = 12
+	auditAgentMaxW    = 20
+	auditAgentNarrowW = 10
+)
 
 // columnsFor sizes the columns for rows start..end.
 func (p *auditPane) columnsFor(start, end int, wide bool) auditColumns {
-	c := auditColumns{w: p.w, wide: wide, agentW: len("AGENT"), resultW: len("RESULT")}
+	c := auditColumns{w: p.w, wide: wide, seqW: len("SEQ"), agentW: len("AGENT"), resultW: len("RESULT")}
 	for i := start; i < end; i++ {
 		e := p.at(i)
+		c.seqW = max(c.seqW, len(i64toa(e.Seq)))
 		c.agentW = max(c.agentW, ansi.StringWidth(Sanitize(e.Agent)))
 		c.resultW = max(c.resultW, ansi.StringWidth(resultLabel(e.Result)))
 	}
-	c.agentW, c.resultW = min(c.agentW, 10), min(c.resultW, 10)
+	c.seqW, c.resultW = min(c.seqW, auditSeqMaxW), min(c.resultW, 10)
+	c.agentW = min(c.agentW, map[bool]int{true: auditAgentMaxW, false: auditAgentNarrowW}[wide])
 	if c.w < 50 {
 		c.resultW = min(c.resultW, 7) // a narrow terminal: DETAIL needs the room
 	}
@@ -331,7 +343,7 @@ func (p *auditPane) columnsFor(start, end int, wide bool) auditColumns {
 
 func (c auditColumns) row(seq, at, agentID, method, result, detail string) string {
 	if c.wide {
-		return columns(c.w, []int{8, 8, 14, auditMethodW, 10}, seq, at, agentID, method, result, detail)
+		return columns(c.w, []int{c.seqW, 8, c.agentW, auditMethodW, c.resultW}, seq, at, agentID, method, result, detail)
 	}
 	return columns(c.w, []int{5, c.agentW, auditMethodW, c.resultW}, at, agentID, method, result, detail)
 }

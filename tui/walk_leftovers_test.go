@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // What a daily-use walk left over: keys offered on empty lists, no "did
@@ -85,4 +87,45 @@ func TestFlowHelpListsTheAuditFilterKey(t *testing.T) {
 			t.Errorf("%dx%d: help has no Audit group with esc clear filter:\n%s", sz[0], sz[1], frame)
 		}
 	}
+}
+
+// TestFlowAuditDetailGetsTheWidth: at 100 columns the SEQ column is as
+// wide as the numbers shown and AGENT as the longest agent id, so the
+// detail of a row is read further (an 8-cell SEQ for two digits and a
+// 14-cell AGENT cut it at `scope=`).
+func TestFlowAuditDetailGetsTheWidth(t *testing.T) {
+	svc := fixtureService()
+	for i := range svc.audit {
+		svc.audit[i].Detail = []byte(`{"n":` + itoa(i+1) + `,"question":"when does the billing service ship to production?"}`)
+	}
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, "tab", "tab", "tab")
+	waitScreen(t, tm, "┏━ Audit")
+	frame := flowFrame(tm)
+	var header, row string
+	for _, l := range strings.Split(frame, "\n") {
+		switch {
+		case strings.Contains(l, "SEQ") && header == "":
+			header = l
+		case strings.Contains(l, "qa-ito") && strings.Contains(l, "n=") && row == "":
+			row = l
+		}
+	}
+	if header == "" || row == "" {
+		t.Fatalf("no audit header or qa-ito row:\n%s", frame)
+	}
+	if !strings.Contains(header, "SEQ TIME") {
+		t.Errorf("SEQ is wider than its two-digit numbers: %q", header)
+	}
+	// The longest agent id shown is pm-tanaka (9 cells): AGENT is 9 wide.
+	if !strings.Contains(header, "AGENT     METHOD") {
+		t.Errorf("AGENT is wider than the longest agent id shown: %q", header)
+	}
+	if i := strings.Index(header, "DETAIL"); i < 0 || ansi.StringWidth(header[:i]) > 50 {
+		t.Errorf("DETAIL starts past column 50 of 100: %q", header)
+	}
+	if !strings.Contains(row, "when does the billing service ship") {
+		t.Errorf("the detail is cut where the columns could leave it room: %q", row)
+	}
+	checkFrame(t, frame, 100, 30)
 }
