@@ -131,7 +131,7 @@ func unknownPeer(c promptCommand, peers []agent.Peer) string {
 	if slices.Contains(ids, to) {
 		return ""
 	}
-	if near := suggest.Typo(to, ids); near != "" {
+	if near := suggest.Loose(to, ids); near != "" { // @engg, @suzuki: eng-suzuki
 		return "no peer " + to + " here — did you mean " + near + "? (tab completes ids)"
 	}
 	return "no peer " + to + " here (tab completes ids; :discover looks for new ones)"

@@ -129,3 +129,24 @@ func TestFlowAuditDetailGetsTheWidth(t *testing.T) {
 	}
 	checkFrame(t, frame, 100, 30)
 }
+
+// TestFlowMistypedPeerIsSuggested: `@engg how is auth going?` names
+// eng-suzuki, whose id it begins like, and `@suzuki …` too, whose id
+// holds it; the line stays in the bar to mend.
+func TestFlowMistypedPeerIsSuggested(t *testing.T) {
+	svc := fixtureService()
+	svc.status.AgentID = "qa-mori"
+	svc.peers[1].AgentID = "eng-suzuki" // the only eng- peer
+	tm, _ := startFlow(t, svc, Options{})
+	for _, typed := range []string{"engg", "suzuki"} {
+		sendKeys(tm, "@")
+		tm.Type(typed + " how is auth going?")
+		sendKeys(tm, "enter")
+		waitScreen(t, tm, "no peer "+typed+" here — did you mean eng-suzuki?")
+		sendKeys(tm, "esc")
+		waitScreen(t, tm, "? help")
+	}
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Errorf("a mistyped peer was asked: %q", calls)
+	}
+}
