@@ -208,7 +208,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 			if err != nil {
 				// The bar stays open with the line: mending it (a
 				// decline's missing reason) is a few keys, not a retype.
-				m.prompt.problem = err.Error()
+				m.prompt.problem = m.promptProblem(err)
 				m.logError(m.prompt.problem) // whole in :errors; a narrow bar cuts it
 				return nil
 			}

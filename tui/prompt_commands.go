@@ -268,13 +268,51 @@ func restAfter(line string, n int) string {
 	return strings.TrimSpace(s)
 }
 
+// errTaskUsage is parseTask's answer to `:task` alone, with an example
+// that names no peer in particular: the model says taskUsage instead,
+// with a peer it knows and a task type that peer offers.
+var errTaskUsage = errors.New("write :task AGENT TYPE key=value…, e.g. :task eng-suzuki run_tests suite=./auth/...")
+
+// taskUsage says how to write a task request, with an example of a peer
+// that offers this agent a task type (an online one first), its first
+// type and that type's required parameters, or errTaskUsage's generic
+// example when no peer is known to offer one (the walk read "e.g. :task
+// eng-suzuki …" inside eng-suzuki's own interface).
+func taskUsage(peers []agent.Peer) string {
+	best := -1
+	for i, p := range peers {
+		if p.Trust == agent.TrustPending || p.AgentID == "" || len(p.TaskTypes) == 0 {
+			continue
+		}
+		if best < 0 || (peers[best].Status == agent.PeerOffline && p.Status != agent.PeerOffline) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return errTaskUsage.Error()
+	}
+	p := peers[best]
+	example := ":task " + Sanitize(p.AgentID) + " " + Sanitize(p.TaskTypes[0])
+	for _, tp := range p.TaskParams[p.TaskTypes[0]] {
+		if !tp.Required {
+			continue
+		}
+		value := "…"
+		if len(tp.Enum) > 0 {
+			value = tp.Enum[0]
+		}
+		example += " " + Sanitize(tp.Name) + "=" + Sanitize(value)
+	}
+	return "write :task AGENT TYPE key=value…, e.g. " + example + " (:task AGENT lists what a peer offers)"
+}
+
 func parseTask(f []string) (promptCommand, error) {
 	if len(f) == 1 {
 		// ":task AGENT": what it offers, as `aoi task AGENT` lists it.
 		return promptCommand{name: "tasktypes", id: strings.ToLower(f[0])}, nil
 	}
 	if len(f) < 2 {
-		return promptCommand{}, errors.New("write :task AGENT TYPE key=value…, e.g. :task eng-suzuki run_tests suite=./auth/...")
+		return promptCommand{}, errTaskUsage
 	}
 	req := agent.TaskRequest{To: strings.ToLower(f[0]), TaskType: f[1]}
 	for _, kv := range f[2:] {
@@ -307,6 +345,14 @@ type taskRequestedMsg struct {
 // blankPrompt reports whether line holds nothing past the bar's prefix.
 func blankPrompt(line string) bool { return line == "" || line == ":" || line == "@" }
 
+// promptProblem is what the bar says of a line parsePrompt refused.
+func (m *Model) promptProblem(err error) string {
+	if errors.Is(err, errTaskUsage) {
+		return taskUsage(m.knownPeers)
+	}
+	return err.Error()
+}
+
 // runPrompt executes a prompt line.
 func (m *Model) runPrompt(line string) tea.Cmd {
 	if blankPrompt(line) {
@@ -314,7 +360,7 @@ func (m *Model) runPrompt(line string) tea.Cmd {
 	}
 	c, err := parsePrompt(line)
 	if err != nil {
-		m.failAction(err.Error(), nil)
+		m.failAction(m.promptProblem(err), nil)
 		return nil
 	}
 	svc, ctx, to := m.svc, m.ctx, m.opts.CallTimeout

@@ -150,3 +150,24 @@ func TestFlowMistypedPeerIsSuggested(t *testing.T) {
 		t.Errorf("a mistyped peer was asked: %q", calls)
 	}
 }
+
+// TestFlowTaskUsageNamesARealPeer: `:task` alone gives an example with a
+// peer this agent knows and a task type it offers, with its required
+// parameters, not "eng-suzuki run_tests" inside eng-suzuki's own
+// interface; with no peer offering one, the generic example.
+func TestFlowTaskUsageNamesARealPeer(t *testing.T) {
+	svc := fixtureService()
+	svc.peers[0].TaskTypes = []string{"run_tests", "lint"} // pm-tanaka: suite required, auth|billing
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, ":")
+	tm.Type("task")
+	sendKeys(tm, "enter")
+	waitScreen(t, tm, "e.g. :task pm-tanaka run_tests suite=auth")
+	if frame := flowFrame(tm); strings.Contains(frame, "eng-suzuki run_tests") {
+		t.Errorf("the example names the agent itself:\n%s", frame)
+	}
+
+	if got := taskUsage(nil); got != errTaskUsage.Error() {
+		t.Errorf("no peers known: %q", got)
+	}
+}
