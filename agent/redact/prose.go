@@ -1,0 +1,38 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The rules below catch secrets written in prose that the rules before
+// them passed over, as the attack run found them: a word between a
+// password's name and the colon ("password reset: …").
+
+// passwordNoteRule is a password's name, a word or two, then a colon or
+// "=" and a value that looks made: "password reset: Xk9!mQ2vL", "root pw
+// reset: …", "pw for prod now: …". passwordRule wants the operator right
+// after the name, and takes any value; here the words between say what
+// the password is for or when it changed, as often as not before prose
+// ("password reset: click the link"), so the value must look made.
+var passwordNoteRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|passwd|pass\s?phrase|passcode|pwd|pw)s?` +
+		`(?:[ \t]+[A-Za-z]{2,20}){1,2}[ \t]*(?::|=|->|→)[ \t]*["'\x60]?([^\s"'\x60,;]{6,200})`),
+	may: func(t *text) bool {
+		return (t.has("pass") || t.has("pw") || obfuscatedPassword(t)) && strings.ContainsAny(t.raw, ":=→>")
+	},
+	secretish: proseValue,
+}
+
+// proseValue reports whether v, a value prose gives after a secret's
+// name, looks made (madeNotWritten, a passphrase, or short letters and
+// digits mixed: hunter2) and is no code, variable, path, URL or
+// technical name.
+func proseValue(v string) bool {
+	v = strings.TrimRight(v, ".!?:)")
+	if codeReference(v) || hostAfterAt.MatchString(v) || strings.Contains(v, "://") || pathLike(v) {
+		return false
+	}
+	return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
+}
