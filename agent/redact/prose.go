@@ -7,7 +7,8 @@ import (
 
 // The rules below catch secrets written in prose that the rules before
 // them passed over, as the attack run found them: a word between a
-// password's name and the colon ("password reset: …").
+// password's name and the colon ("password reset: …"), and "pass" for a
+// password where a verb says so ("log in with pass …").
 
 // passwordNoteRule is a password's name, a word or two, then a colon or
 // "=" and a value that looks made: "password reset: Xk9!mQ2vL", "root pw
@@ -22,6 +23,21 @@ var passwordNoteRule = rule{
 	may: func(t *text) bool {
 		return (t.has("pass") || t.has("pw") || obfuscatedPassword(t)) && strings.ContainsAny(t.raw, ":=→>")
 	},
+	secretish: proseValue,
+}
+
+// passVerbRule is the bare word "pass" naming a password: after "with",
+// "use", "enter" and the like ("log in with pass Xk9!mQ2vL", "use pass
+// …"), or before "is" or "was" ("the pass is …"). secretIsRule leaves
+// "pass" out, since a test runner's "pass" is followed by made-looking
+// text ("pass 42/42"); a verb before it or "is" after it says it is a
+// password, and the value must look made ("pass the tests", "use pass
+// rates" stay).
+var passVerbRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:(?:with|use|using|enter|type|try|and)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?pass|pass[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]*:?)` +
+		`[ \t]+["'\x60]?([^\s"'\x60,;]{6,200})`),
+	may:       func(t *text) bool { return t.has("pass ") },
 	secretish: proseValue,
 }
 

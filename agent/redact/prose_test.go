@@ -49,3 +49,26 @@ func TestPasswordNote(t *testing.T) {
 		"password field: user.password",
 	})
 }
+
+// TestPassAfterAVerb: "pass" names a password after "with" or "use", or
+// before "is"; a test runner's "pass" and the verb stay.
+func TestPassAfterAVerb(t *testing.T) {
+	r := newRedactor(t)
+	redactsAll(t, r, "password", map[string]string{
+		"log in with pass Xk9!mQ2vL":          "Xk9!mQ2vL",
+		"use pass Xk9!mQ2vL":                  "Xk9!mQ2vL",
+		"Use pass 'Zr4Bx7kQ2Lm9' for staging": "Zr4Bx7kQ2Lm9",
+		"the pass is Xk9!mQ2vL":               "Xk9!mQ2vL",
+		"the wifi pass was hunter22 before":   "hunter22",
+	})
+	keepsAll(t, r, []string{
+		"pass the tests before you merge",
+		"use pass rates from the last run",
+		"with pass 42/42 and no failures",
+		"tests pass 12/12",
+		"use pass show db/prod to read it",
+		"the pass is required for entry",
+		"PASS TestRedact 0.01s",
+		"use pass $DB_PASS",
+	})
+}
