@@ -72,3 +72,22 @@ func TestPassAfterAVerb(t *testing.T) {
 		"use pass $DB_PASS",
 	})
 }
+
+// TestPswNames: psw, pswd and pswrd name a password as pwd does; the
+// word alone, or a file named so, stays.
+func TestPswNames(t *testing.T) {
+	r := newRedactor(t)
+	redactsAll(t, r, "password", map[string]string{
+		"psw: Xk9!mQ2vL":             "Xk9!mQ2vL",
+		"pswd=Xk9!mQ2vL":             "Xk9!mQ2vL",
+		"DB_PSWD='hunter2hunter2'":   "hunter2hunter2",
+		"the admin psw is Zr4Bx7kQ2": "Zr4Bx7kQ2",
+		"pswrd: Xk9!mQ2vL":           "Xk9!mQ2vL",
+	})
+	keepsAll(t, r, []string{
+		"psw file",
+		"open the psw file and check it",
+		"the psw is required",
+		"psw: ${PSW}",
+	})
+}

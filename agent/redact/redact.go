@@ -142,20 +142,22 @@ var awsSecretRule = rule{
 // like: gitleaks' generic rule wants an entropic value of its own
 // character set ("Hunter2SuperSecret!9" and "Tr0ub4dor&3xyzzy" are not),
 // and skips a match whose text holds the word "password" ("creds:
-// password=…"). The name may carry a prefix (db_password, dbPassword) or
-// a suffix (password2, password_hash); spaces around the operator may be
-// non-breaking. Only the value is redacted: a quoted one whole (up to
+// password=…"). The name may be shortened (pwd, psw, pswd) and carry a
+// prefix (db_password, dbPassword) or a suffix (password2,
+// password_hash); spaces around the operator may be non-breaking. Only the value is redacted: a quoted one whole (up to
 // 1000 characters), spaces included, an unquoted one up to a space,
 // quote, comma or semicolon (backslashes included). Quotes may be escaped
 // (\"), as they are inside a JSON string.
 var passwordRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:p[a@4]ssw[o0]rd|passwd|pass\s?phrase|pwd|pword)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?` + labelExtras +
+	re: regexp.MustCompile(`(?i)\b[\w-]*?(?:p[a@4]ssw[o0]rd|passwd|pass\s?phrase|pwd|pword|pswr?d|psw)(?:\d+|[_-]\w+)?\b(?:\\?["'\x60])?` + labelExtras +
 		`[\s\x{00a0}\x{3000}]*(?::=|=>|=|:|＝|：)[\s\x{00a0}\x{3000}]*` + markdownEmphasis +
 		`(?:\\?"([^"\\\n]{4,1000})\\?"|\\?'([^'\\\n]{4,1000})\\?'|` + entityQuoted + `|([^\s\x{00a0}"'\x60,;]{4,}))`),
-	// Every match holds "pass", "pwd" or an obfuscation of "password"
-	// under (?i).
-	may: func(t *text) bool { return t.has("pass") || t.has("pwd") || t.has("pword") || obfuscatedPassword(t) },
+	// Every match holds "pass", "pwd", "psw" (pswd, pswrd) or an
+	// obfuscation of "password" under (?i).
+	may: func(t *text) bool {
+		return t.has("pass") || t.has("pwd") || t.has("pword") || t.has("psw") || obfuscatedPassword(t)
+	},
 	// password: ${DB_PASSWORD} names where the password is; "password:
 	// string" declares it.
 	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) && !commandSubstitution(v) },
@@ -361,7 +363,7 @@ func obfuscatedPassword(t *text) bool {
 // token is JWT-based" stay.
 var secretIsRule = rule{
 	id: "password",
-	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
+	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pswr?d|psw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
 		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|wi-?fi|` +
 		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` + labelExtras +
 		`(?:\s+(?:for|of|on)(?:\s+[^\s(]{1,40}){1,3}(?:\s*\([^)\n]{1,40}\))?)?` +
@@ -371,7 +373,7 @@ var secretIsRule = rule{
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	may: func(t *text) bool {
-		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred") ||
+		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("psw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred") ||
 			t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord") || t.has("pword") || obfuscatedPassword(t) ||
 			t.has("seed") || t.has("code") || t.has("wifi") || t.has("wi-fi")
 	},
