@@ -8,7 +8,8 @@ import (
 // The rules below catch secrets written in prose that the rules before
 // them passed over, as the attack run found them: a word between a
 // password's name and the colon ("password reset: …"), and "pass" for a
-// password where a verb says so ("log in with pass …").
+// password where a verb says so ("log in with pass …"), and a variable
+// set to a value in prose ("set ADMIN_PASS to …").
 
 // passwordNoteRule is a password's name, a word or two, then a colon or
 // "=" and a value that looks made: "password reset: Xk9!mQ2vL", "root pw
@@ -38,6 +39,24 @@ var passVerbRule = rule{
 	re: regexp.MustCompile(`(?i)\b(?:(?:with|use|using|enter|type|try|and)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?pass|pass[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]*:?)` +
 		`[ \t]+["'\x60]?([^\s"'\x60,;]{6,200})`),
 	may:       func(t *text) bool { return t.has("pass ") },
+	secretish: proseValue,
+}
+
+// setToRule is a secret set, changed or reset to a value in prose,
+// named by a variable or words that say it is one: "set ADMIN_PASS to
+// Xk9!mQ2vL", "set the DB password to …", "change the root password to
+// …", "reset api_token to …". secretIsRule takes "password to …" after
+// the word itself, not a variable's name (ADMIN_PASS, DB_PASSWORD: no
+// word boundary before PASS). The value must look made: "set the password
+// to something long" stays.
+var setToRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\b(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+|your[ \t]+)?` +
+		`(?:[\w.-]{1,30}[ \t]+){0,2}?[\w.-]*?(?:pass|pwd|pw|psw|secret|token|key)[\w.-]*[ \t]+to[ \t]+["'\x60]?([^\s"'\x60,;]{6,200})`),
+	may: func(t *text) bool {
+		return t.has(" to ") && (t.has("set") || t.has("chang") || t.has("updat") || t.has("rotat")) &&
+			(t.has("pass") || t.has("pw") || t.has("psw") || t.has("secret") || t.has("token") || t.has("key"))
+	},
 	secretish: proseValue,
 }
 

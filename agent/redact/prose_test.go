@@ -91,3 +91,28 @@ func TestPswNames(t *testing.T) {
 		"psw: ${PSW}",
 	})
 }
+
+// TestSetTo: a secret set to a value in prose, named by a variable or by
+// words; a value that reads as words, a number or a variable stays.
+func TestSetTo(t *testing.T) {
+	r := newRedactor(t)
+	redactsAll(t, r, "password", map[string]string{
+		"set ADMIN_PASS to Xk9!mQ2vL":                  "Xk9!mQ2vL",
+		"set ADMIN_PASSWORD to Xk9!mQ2vL":              "Xk9!mQ2vL",
+		"set the DB password to Xk9!mQ2vL":             "Xk9!mQ2vL",
+		"change the root password to Xk9!mQ2vL now":    "Xk9!mQ2vL",
+		"I reset api_token to 'Zr4Bx7kQ2Lm9' for you.": "Zr4Bx7kQ2Lm9",
+		"rotated the staging signing key to hunter22":  "hunter22",
+	})
+	keepsAll(t, r, []string{
+		"set the password to something long",
+		"change the password to a passphrase",
+		"set MaxTokens to 4096",
+		"set the key to sha256",
+		"set GITHUB_TOKEN to $TOKEN in CI",
+		"set the API key to your own key",
+		"update the token to the new format",
+		"set passwordPolicy to strict",
+		"reset the key to /etc/ssl/private/key2.pem",
+	})
+}
