@@ -9,7 +9,8 @@ import (
 // them passed over, as the attack run found them: a word between a
 // password's name and the colon ("password reset: …"), and "pass" for a
 // password where a verb says so ("log in with pass …"), and a variable
-// set to a value in prose ("set ADMIN_PASS to …").
+// set to a value in prose ("set ADMIN_PASS to …"), and a key told after
+// "is" ("the key is …").
 
 // passwordNoteRule is a password's name, a word or two, then a colon or
 // "=" and a value that looks made: "password reset: Xk9!mQ2vL", "root pw
@@ -60,13 +61,80 @@ var setToRule = rule{
 	secretish: proseValue,
 }
 
+// keyIsRule is a key told in prose after "is" or "was": "the key is
+// Tr0pic4lSunr1se!", "the license key for prod was …". secretIsRule names
+// an API key, a secret key or a master key, not a bare "key", which code's
+// documentation says of map keys, cache keys and columns ("the key is
+// ready", "the cache key is userID2"): here the value must look made and
+// be no identifier (codeIdentifier) or hex (a commit, an id: hexKeyRule
+// has a key of 32 hex digits).
+var keyIsRule = rule{
+	id: "password",
+	re: regexp.MustCompile(`(?i)\bkeys?(?:[ \t]+(?:for|of|on)(?:[ \t]+[^\s(]{1,40}){1,3}?)?[ \t]+(?:is|was|are|were|will be)(?:[ \t]+(?:now|still))?[ \t]*:?[ \t]*` +
+		`["'\x60]?([^\s"'\x60,;]{6,200})`),
+	may: func(t *text) bool {
+		return t.has("key") && (t.has(" is") || t.has(" was") || t.has(" are") || t.has(" were") || t.has(" will be"))
+	},
+	secretish: func(v string) bool {
+		v = strings.TrimRight(v, ".!?:)")
+		return proseValue(v) && !codeIdentifier(v) && !joinedWords(v) && !referenceRE.MatchString(v) && !hexIdentifierRE.MatchString(v)
+	},
+}
+
+// codeIdentifier reports whether v is a name in code: letters, digits and
+// underscores, each word of it (split at underscores and where a capital
+// starts one: sha256Hash, userID2, XMLHttpRequest) a word a person named
+// (wordRE), digits at its end. A made secret puts digits inside its
+// words (Tr0pic4l, Xk9mQ2vL).
+func codeIdentifier(v string) bool {
+	if v == "" || !(v[0] == '_' || 'a' <= v[0] && v[0] <= 'z' || 'A' <= v[0] && v[0] <= 'Z') {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && !isAlnum(v[i]) && v[i] != '_' {
+			return false
+		}
+		if i < len(v) && i > start && !identifierWordStart(v, i) && v[i] != '_' {
+			continue
+		}
+		if i > start && !wordRE.MatchString(v[start:i]) {
+			return false
+		}
+		start = i
+		if i < len(v) && v[i] == '_' {
+			start = i + 1
+		}
+	}
+	return true
+}
+
+// identifierWordStart reports whether a new word of an identifier starts
+// at v[i]: a capital after a lower-case letter or a digit, or the last
+// capital of a run before lower case (the R of XMLHttpRequest's Request,
+// the H of XMLHttp).
+func identifierWordStart(v string, i int) bool {
+	c, p := v[i], v[i-1]
+	if c < 'A' || c > 'Z' {
+		return false
+	}
+	if 'a' <= p && p <= 'z' || '0' <= p && p <= '9' {
+		return true
+	}
+	return 'A' <= p && p <= 'Z' && i+1 < len(v) && 'a' <= v[i+1] && v[i+1] <= 'z'
+}
+
+// variablePathRE is a path under a variable or the home directory:
+// $HOME/…, ${XDG_CONFIG_HOME}/…, %APPDATA%\…, ~/….
+var variablePathRE = regexp.MustCompile(`^(?:\$\{?[A-Za-z_]\w*\}?|%\w+%|~)[/\\]`)
+
 // proseValue reports whether v, a value prose gives after a secret's
 // name, looks made (madeNotWritten, a passphrase, or short letters and
-// digits mixed: hunter2) and is no code, variable, path, URL or
-// technical name.
+// digits mixed: hunter2) and is no code, variable, path (under a
+// variable too: $HOME/.ssh/id_ed25519), URL or technical name.
 func proseValue(v string) bool {
 	v = strings.TrimRight(v, ".!?:)")
-	if codeReference(v) || hostAfterAt.MatchString(v) || strings.Contains(v, "://") || pathLike(v) {
+	if codeReference(v) || hostAfterAt.MatchString(v) || strings.Contains(v, "://") || pathLike(v) || variablePathRE.MatchString(v) {
 		return false
 	}
 	return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)

@@ -116,3 +116,38 @@ func TestSetTo(t *testing.T) {
 		"reset the key to /etc/ssl/private/key2.pem",
 	})
 }
+
+// TestKeyIs: a key told in prose after "is" goes; a word, a name in code
+// or a format after "the key is" stays.
+func TestKeyIs(t *testing.T) {
+	r := newRedactor(t)
+	redactsAll(t, r, "password", map[string]string{
+		"the key is Tr0pic4lSunr1se!":                    "Tr0pic4lSunr1se!",
+		"The ssh key is Tr0pic4lSunr1se! - keep it safe": "Tr0pic4lSunr1se!",
+		"the license key for prod was Xk9mQ2vL7p.":       "Xk9mQ2vL7p",
+		"the key is now: 'Zr4Bx7kQ2Lm9'":                 "Zr4Bx7kQ2Lm9",
+		"the API key is sk-abc123def456ghi789":           "sk-abc123def456ghi789",
+		"the token is Tr0pic4lSunr1se!":                  "Tr0pic4lSunr1se!",
+	})
+	keepsAll(t, r, []string{
+		"the key is ready",
+		"the key is JSON-encoded",
+		"the cache key is userID2",
+		"the map key is sha256Hash",
+		"the key is XMLHttpRequest2",
+		"the primary key is user_id",
+		"the key is config.SigningKey",
+		"the key is $HOME/.ssh/id_ed25519",
+		"the sort key is created_at_v2",
+		"the key is base64",
+		"keys are strings, values are ints",
+	})
+	for v, want := range map[string]bool{
+		"sha256Hash": true, "userID2": true, "XMLHttpRequest": true, "created_at_v2": true, "fooBar": true,
+		"Tr0pic4lSunr1se": false, "Xk9mQ2vL": false, "hunter2x": false, "a-b": false, "2fa": false,
+	} {
+		if got := codeIdentifier(v); got != want {
+			t.Errorf("codeIdentifier(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
