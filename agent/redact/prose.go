@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // The rules below catch secrets written in prose that the rules before
@@ -10,7 +12,8 @@ import (
 // password's name and the colon ("password reset: …"), and "pass" for a
 // password where a verb says so ("log in with pass …"), and a variable
 // set to a value in prose ("set ADMIN_PASS to …"), and a key told after
-// "is" ("the key is …").
+// "is" ("the key is …"), and HTTP Basic credentials without their header
+// ("Basic dXNlcjpwYXNzd29yZA==").
 
 // passwordNoteRule is a password's name, a word or two, then a colon or
 // "=" and a value that looks made: "password reset: Xk9!mQ2vL", "root pw
@@ -122,6 +125,39 @@ func identifierWordStart(v string, i int) bool {
 		return true
 	}
 	return 'A' <= p && p <= 'Z' && i+1 < len(v) && 'a' <= v[i+1] && v[i+1] <= 'z'
+}
+
+// basicCredentialRule is HTTP Basic credentials written without the
+// Authorization header authHeaderRule wants: "curl -H 'X-Proxy: Basic
+// dXNlcjpwYXNzd29yZA=='", "send Basic dXNlcjpwYXNzd29yZA== to the
+// proxy". The base64 must decode to "user:password" (basicPair), so
+// "Basic usage:" and "Basic Auth" stay.
+var basicCredentialRule = rule{
+	id:        "authorization-header",
+	re:        regexp.MustCompile(`\b(?i:basic)[ \t]+([A-Za-z0-9+/]{4,1000}={0,2})(?:[^A-Za-z0-9+/=_.-]|\.(?:\s|$)|$)`),
+	may:       func(t *text) bool { return t.has("basic") },
+	secretish: basicPair,
+}
+
+// basicPair reports whether v is base64 of "user:password": text without
+// control characters, a colon with something on either side of it.
+func basicPair(v string) bool {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(v); err != nil {
+			return false
+		}
+	}
+	user, password, ok := strings.Cut(string(b), ":")
+	if !ok || user == "" || password == "" || !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // variablePathRE is a path under a variable or the home directory:

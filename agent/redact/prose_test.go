@@ -151,3 +151,25 @@ func TestKeyIs(t *testing.T) {
 		}
 	}
 }
+
+// TestBareBasicCredentials: "Basic <base64 of user:password>" without
+// the Authorization header; "Basic" before a word stays.
+func TestBareBasicCredentials(t *testing.T) {
+	r := newRedactor(t)
+	redactsAll(t, r, "authorization-header", map[string]string{
+		"Basic dXNlcjpwYXNzd29yZA==":                                   "dXNlcjpwYXNzd29yZA==",
+		"curl -H 'X-Proxy-Auth: Basic dXNlcjpwYXNzd29yZA==' https://x": "dXNlcjpwYXNzd29yZA==",
+		"send basic YWRtaW46WGs5IW1RMnZM to the proxy":                 "YWRtaW46WGs5IW1RMnZM",
+		"Proxy: Basic YWRtaW46WGs5IW1RMnZM.":                           "YWRtaW46WGs5IW1RMnZM",
+	})
+	keepsAll(t, r, []string{
+		"Basic usage:",
+		"## Basic usage",
+		"Basic Auth is supported",
+		"basic auth with a token",
+		"Basic dXNlcm5hbWU=",
+		"the Basic scheme base64-encodes user:password",
+		"see basic_test.go",
+		"Basic QUJDREVGR0g=",
+	})
+}

@@ -654,7 +654,7 @@ func New(custom []Pattern) (*Redactor, error) {
 		tokenUserRule, yamlBlockSecretRule, passwordCJKRule, pinRule, itsSecretRule, spacedTokenRule, passwordIntlRule, credentialPairRule, passwordFromRule, passwordToRule, valueFirstRule, hexKeyRule,
 		envPassRule, passColonRule, flagPasswordRule, secretAssignRule, tokenFormatRule, cookieRule, jaSecretRule, capsPassRule, envSecretRule, labelledSecretRule, keyBodyRule,
 		tablePasswordRule, tableSecretRule, slashPairRule, useSlashPairRule, commentValueRule, seedPhraseRule, sentryDSNRule, envListRule, jaProseSecretRule, pwJAProseRule, spacedPassphraseRule,
-		shellFedRule, passwordNoteRule, passVerbRule, setToRule, keyIsRule}
+		shellFedRule, passwordNoteRule, passVerbRule, setToRule, keyIsRule, basicCredentialRule}
 	for i, p := range custom {
 		if p.ID == "" {
 			return nil, fmt.Errorf("redaction pattern #%d has no id; give it a short name such as \"internal-hostname\"", i+1)
