@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -29,7 +30,19 @@ var passwordNoteRule = rule{
 		return (t.has("pass") || t.has("pw") || obfuscatedPassword(t)) && strings.ContainsAny(t.raw, ":=→>")
 	},
 	secretish: proseValue,
+	// "password manager: 1Password", "password length: 12chars" describe
+	// passwords.
+	whole: func(m string) bool {
+		i := strings.IndexAny(m, ":=-→")
+		return !slices.ContainsFunc(strings.Fields(strings.ToLower(m[:i])), func(w string) bool { return passwordLabelWords[w] })
+	},
 }
+
+// passwordLabelWords are words between a password's name and a colon
+// that say the line describes passwords, not gives one.
+var passwordLabelWords = setOfWords(`manager managers length policy policies strength requirement requirements complexity rule rules
+expiry expiration age count field file format type hash hashing algorithm store storage vault min max minimum maximum size limit
+chars characters entropy prompt label example sample pattern regex validation`)
 
 // passVerbRule is the bare word "pass" naming a password: after "with",
 // "use", "enter" and the like ("log in with pass Xk9!mQ2vL", "use pass
@@ -68,8 +81,9 @@ var setToRule = rule{
 // Tr0pic4lSunr1se!", "the license key for prod was …". secretIsRule names
 // an API key, a secret key or a master key, not a bare "key", which code's
 // documentation says of map keys, cache keys and columns ("the key is
-// ready", "the cache key is userID2"): here the value must look made and
-// be no identifier (codeIdentifier) or hex (a commit, an id: hexKeyRule
+// ready", "the cache key is userID2"): here the value must look made (a
+// short one of letters and digits is no key: utf8mb4, 0x1F2E) and be no
+// identifier (codeIdentifier) or hex (a commit, an id: hexKeyRule
 // has a key of 32 hex digits).
 var keyIsRule = rule{
 	id: "password",
@@ -80,7 +94,8 @@ var keyIsRule = rule{
 	},
 	secretish: func(v string) bool {
 		v = strings.TrimRight(v, ".!?:)")
-		return proseValue(v) && !codeIdentifier(v) && !joinedWords(v) && !referenceRE.MatchString(v) && !hexIdentifierRE.MatchString(v)
+		return proseValue(v) && (madeNotWritten(v) || passphraseLike(v)) && !codeIdentifier(v) && !joinedWords(v) &&
+			!referenceRE.MatchString(v) && !hexIdentifierRE.MatchString(v)
 	},
 }
 
@@ -164,13 +179,16 @@ func basicPair(v string) bool {
 // $HOME/…, ${XDG_CONFIG_HOME}/…, %APPDATA%\…, ~/….
 var variablePathRE = regexp.MustCompile(`^(?:\$\{?[A-Za-z_]\w*\}?|%\w+%|~)[/\\]`)
 
+// versionRE is a version: v1.2.3, 2.0.1-rc1.
+var versionRE = regexp.MustCompile(`^v?[0-9]+(?:\.[0-9]+)+(?:[-+][0-9A-Za-z.-]+)?$`)
+
 // proseValue reports whether v, a value prose gives after a secret's
 // name, looks made (madeNotWritten, a passphrase, or short letters and
 // digits mixed: hunter2) and is no code, variable, path (under a
-// variable too: $HOME/.ssh/id_ed25519), URL or technical name.
+// variable too: $HOME/.ssh/id_ed25519), URL, version or technical name.
 func proseValue(v string) bool {
 	v = strings.TrimRight(v, ".!?:)")
-	if codeReference(v) || hostAfterAt.MatchString(v) || strings.Contains(v, "://") || pathLike(v) || variablePathRE.MatchString(v) {
+	if codeReference(v) || hostAfterAt.MatchString(v) || strings.Contains(v, "://") || pathLike(v) || variablePathRE.MatchString(v) || versionRE.MatchString(v) {
 		return false
 	}
 	return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)

@@ -47,6 +47,8 @@ func TestPasswordNote(t *testing.T) {
 		"password reset: ${RESET_URL}",
 		"pw reset: done",
 		"password field: user.password",
+		"password manager: 1Password",
+		"password length: 12chars",
 	})
 }
 
@@ -114,6 +116,7 @@ func TestSetTo(t *testing.T) {
 		"update the token to the new format",
 		"set passwordPolicy to strict",
 		"reset the key to /etc/ssl/private/key2.pem",
+		"set the secret to v1.2.3-rc1",
 	})
 }
 
@@ -141,6 +144,8 @@ func TestKeyIs(t *testing.T) {
 		"the sort key is created_at_v2",
 		"the key is base64",
 		"keys are strings, values are ints",
+		"the key is utf8mb4",
+		"the key is 0x1F2E",
 	})
 	for v, want := range map[string]bool{
 		"sha256Hash": true, "userID2": true, "XMLHttpRequest": true, "created_at_v2": true, "fooBar": true,

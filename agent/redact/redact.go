@@ -359,8 +359,8 @@ func obfuscatedPassword(t *text) bool {
 // secretIsRule catches a secret told in prose: "the admin password is
 // XsiVpzz63Ffk", "Password is: letmein999", "the password for prod is now
 // …", "the api token was changed to …", "log in with password Lj2…". The value must look made rather
-// than written (madeNotWritten), so "the password is required" and "the
-// token is JWT-based" stay.
+// than written (madeNotWritten), so "the password is required", "the
+// token is JWT-based" and "set the secret to v1.2.3-rc1" stay.
 var secretIsRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pswr?d|psw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
@@ -387,7 +387,8 @@ var secretIsRule = rule{
 			return false
 		}
 		v = strings.TrimRight(v, ".!?:)")
-		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v)
+		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v) &&
+			!versionRE.MatchString(v)
 	},
 }
 
