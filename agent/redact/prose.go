@@ -27,7 +27,8 @@ var passwordNoteRule = rule{
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|passwd|pass\s?phrase|passcode|pwd|pw)s?` +
 		`(?:[ \t]+[A-Za-z]{2,20}){1,2}[ \t]*(?::|=|->|→)[ \t]*["'\x60]?([^\s"'\x60,;]{6,200})`),
 	may: func(t *text) bool {
-		return (t.has("pass") || t.has("pw") || obfuscatedPassword(t)) && strings.ContainsAny(t.raw, ":=→>")
+		return (t.has("pass") || t.has("pw") || obfuscatedPassword(t)) &&
+			(strings.IndexByte(t.raw, ':') >= 0 || strings.IndexByte(t.raw, '=') >= 0 || strings.IndexByte(t.raw, '>') >= 0 || t.hasRaw("→"))
 	},
 	secretish: proseValue,
 	// "password manager: 1Password", "password length: 12chars" describe
@@ -55,7 +56,7 @@ var passVerbRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:(?:with|use|using|enter|type|try|and)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?pass|pass[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]*:?)` +
 		`[ \t]+["'\x60]?([^\s"'\x60,;]{6,200})`),
-	may:       func(t *text) bool { return t.has("pass ") },
+	may:       func(t *text) bool { return t.has("pass") },
 	secretish: proseValue,
 }
 
@@ -71,7 +72,7 @@ var setToRule = rule{
 	re: regexp.MustCompile(`(?i)\b(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+|your[ \t]+)?` +
 		`(?:[\w.-]{1,30}[ \t]+){0,2}?[\w.-]*?(?:pass|pwd|pw|psw|secret|token|key)[\w.-]*[ \t]+to[ \t]+["'\x60]?([^\s"'\x60,;]{6,200})`),
 	may: func(t *text) bool {
-		return t.has(" to ") && (t.has("set") || t.has("chang") || t.has("updat") || t.has("rotat")) &&
+		return (t.has(" to") || t.has("\tto")) && (t.has("set") || t.has("chang") || t.has("updat") || t.has("rotat")) &&
 			(t.has("pass") || t.has("pw") || t.has("psw") || t.has("secret") || t.has("token") || t.has("key"))
 	},
 	secretish: proseValue,
@@ -90,7 +91,9 @@ var keyIsRule = rule{
 	re: regexp.MustCompile(`(?i)\bkeys?(?:[ \t]+(?:for|of|on)(?:[ \t]+[^\s(]{1,40}){1,3}?)?[ \t]+(?:is|was|are|were|will be)(?:[ \t]+(?:now|still))?[ \t]*:?[ \t]*` +
 		`["'\x60]?([^\s"'\x60,;]{6,200})`),
 	may: func(t *text) bool {
-		return t.has("key") && (t.has(" is") || t.has(" was") || t.has(" are") || t.has(" were") || t.has(" will be"))
+		// The verb follows a space or a tab: " is", "\tis", " was" …
+		return t.has("key") && (t.has(" is") || t.has(" was") || t.has(" are") || t.has(" were") || t.has(" will") ||
+			t.has("\tis") || t.has("\twas") || t.has("\tare") || t.has("\twere") || t.has("\twill"))
 	},
 	secretish: func(v string) bool {
 		v = strings.TrimRight(v, ".!?:)")

@@ -59,6 +59,7 @@ func TestPassAfterAVerb(t *testing.T) {
 	redactsAll(t, r, "password", map[string]string{
 		"log in with pass Xk9!mQ2vL":          "Xk9!mQ2vL",
 		"use pass Xk9!mQ2vL":                  "Xk9!mQ2vL",
+		"use pass\tXk9!mQ2vL":                 "Xk9!mQ2vL",
 		"Use pass 'Zr4Bx7kQ2Lm9' for staging": "Zr4Bx7kQ2Lm9",
 		"the pass is Xk9!mQ2vL":               "Xk9!mQ2vL",
 		"the wifi pass was hunter22 before":   "hunter22",
@@ -100,6 +101,7 @@ func TestSetTo(t *testing.T) {
 	r := newRedactor(t)
 	redactsAll(t, r, "password", map[string]string{
 		"set ADMIN_PASS to Xk9!mQ2vL":                  "Xk9!mQ2vL",
+		"set ADMIN_PASS\tto Xk9!mQ2vL":                 "Xk9!mQ2vL",
 		"set ADMIN_PASSWORD to Xk9!mQ2vL":              "Xk9!mQ2vL",
 		"set the DB password to Xk9!mQ2vL":             "Xk9!mQ2vL",
 		"change the root password to Xk9!mQ2vL now":    "Xk9!mQ2vL",
@@ -126,6 +128,7 @@ func TestKeyIs(t *testing.T) {
 	r := newRedactor(t)
 	redactsAll(t, r, "password", map[string]string{
 		"the key is Tr0pic4lSunr1se!":                    "Tr0pic4lSunr1se!",
+		"the key\tis Tr0pic4lSunr1se!":                   "Tr0pic4lSunr1se!",
 		"The ssh key is Tr0pic4lSunr1se! - keep it safe": "Tr0pic4lSunr1se!",
 		"the license key for prod was Xk9mQ2vL7p.":       "Xk9mQ2vL7p",
 		"the key is now: 'Zr4Bx7kQ2Lm9'":                 "Zr4Bx7kQ2Lm9",
