@@ -72,10 +72,41 @@ var setToRule = rule{
 	re: regexp.MustCompile(`(?i)\b(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+|your[ \t]+)?` +
 		`(?:[\w.-]{1,30}[ \t]+){0,2}?[\w.-]*?(?:pass|pwd|pw|psw|secret|token|key)[\w.-]*[ \t]+to[ \t]+["'\x60]?([^\s"'\x60,;]{6,200})`),
 	may: func(t *text) bool {
-		return (t.has(" to") || t.has("\tto")) && (t.has("set") || t.has("chang") || t.has("updat") || t.has("rotat")) &&
-			(t.has("pass") || t.has("pw") || t.has("psw") || t.has("secret") || t.has("token") || t.has("key"))
+		return (t.has("set") || t.has("chang") || t.has("updat") || t.has("rotat")) && namedThenTo(t, "pass", "pw", "psw", "secret", "token", "key")
 	},
 	secretish: proseValue,
+}
+
+// namedThenTo is setToRule's prefilter: one of the words, the rest of
+// its name ([\w.-]*), blanks, "to" and a blank. Prose says " to "
+// and "tokens" all the time ("rotate refresh tokens on use"), seldom
+// right after a secret's name.
+func namedThenTo(t *text, words ...string) bool {
+	s := t.folded
+	for _, w := range words {
+		if !t.has(w) {
+			continue
+		}
+		for i := strings.Index(s, w); i >= 0; {
+			j := i + len(w)
+			for j < len(s) && (isWordByte(s[j]) || s[j] == '.' || s[j] == '-') {
+				j++
+			}
+			k := j
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k > j && strings.HasPrefix(s[k:], "to") && k+2 < len(s) && (s[k+2] == ' ' || s[k+2] == '\t') {
+				return true
+			}
+			next := strings.Index(s[i+1:], w)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
 }
 
 // keyIsRule is a key told in prose after "is" or "was": "the key is

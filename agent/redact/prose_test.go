@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -101,6 +102,7 @@ func TestSetTo(t *testing.T) {
 	r := newRedactor(t)
 	redactsAll(t, r, "password", map[string]string{
 		"set ADMIN_PASS to Xk9!mQ2vL":                  "Xk9!mQ2vL",
+		"set ADMIN_PSW to Xk9!mQ2vL":                   "Xk9!mQ2vL",
 		"set ADMIN_PASS\tto Xk9!mQ2vL":                 "Xk9!mQ2vL",
 		"set ADMIN_PASSWORD to Xk9!mQ2vL":              "Xk9!mQ2vL",
 		"set the DB password to Xk9!mQ2vL":             "Xk9!mQ2vL",
@@ -119,6 +121,7 @@ func TestSetTo(t *testing.T) {
 		"set passwordPolicy to strict",
 		"reset the key to /etc/ssl/private/key2.pem",
 		"set the secret to v1.2.3-rc1",
+		"commit 3f9a2c1: auth: rotate refresh tokens on use",
 	})
 }
 
@@ -180,4 +183,36 @@ func TestBareBasicCredentials(t *testing.T) {
 		"see basic_test.go",
 		"Basic QUJDREVGR0g=",
 	})
+}
+
+// TestProsePrefiltersAreSound: the prose rules' prefilters never reject
+// text their expressions match.
+func TestProsePrefiltersAreSound(t *testing.T) {
+	rules := []*rule{&passwordNoteRule, &passVerbRule, &setToRule, &keyIsRule, &basicCredentialRule}
+	parts := []string{"password", "PW", "p@ssw0rd", "pass", "psw", "ADMIN_PASS", "api.token", "Signing-Key", "key", "KEY", "secret",
+		" ", "\t", " reset", " for prod", ":", "=", " -> ", "→", " to ", "to", "\tto ", " is ", " was\t", " will be ", "now ",
+		"set ", "Change ", "rotated the ", "with ", "use ", "the ", "basic ", "Basic\t", "dXNlcjpwYXNzd29yZA==", "Xk9!mQ2vL",
+		"Tr0pic4lSunr1se!", "'Zr4Bx7kQ2Lm9'", ".", "ſ", "\u212a", "\n"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	hits := map[*rule]int{}
+	for range 150000 {
+		var b strings.Builder
+		for range 2 + rng.IntN(7) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		for _, ru := range rules {
+			if ru.re.MatchString(s) {
+				hits[ru]++
+				if !ru.may(newText(s)) {
+					t.Fatalf("rule %s matches %q but its prefilter rejects it", ru.re, s)
+				}
+			}
+		}
+	}
+	for _, ru := range rules {
+		if hits[ru] < 50 {
+			t.Errorf("%d matches of %s: the generator does not exercise it", hits[ru], ru.re)
+		}
+	}
 }
