@@ -367,3 +367,13 @@ func taskArgList(n int) string {
 	}
 	return string(b)
 }
+
+// QueuedTasksFrom counts requester's tasks approved and waiting for a
+// slot to run in.
+func (tx *Tx) QueuedTasksFrom(requester string) (int, error) {
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM tasks WHERE state = 'approved' AND requester = ?`, requester).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting queued tasks: %w", err)
+	}
+	return n, nil
+}

@@ -92,8 +92,8 @@ func TestApprovalVisibleLatency(t *testing.T) {
 	lat := make([]time.Duration, 0, n)
 	for i := range n {
 		start := time.Now()
-		// Spread over peers: each may have maxPendingPerPeer waiting.
-		from := fmt.Sprintf("pm-%d", i/maxPendingPerPeer)
+		// Spread over peers: each may have maxWaitingPerPeer waiting.
+		from := fmt.Sprintf("pm-%d", i/maxWaitingPerPeer)
 		if _, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint(i), From: from, TaskType: "touch"}); err != nil {
 			t.Fatal(err)
 		}

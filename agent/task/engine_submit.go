@@ -45,10 +45,8 @@ func (e *Engine) Submit(ctx context.Context, req Request) (store.TaskRecord, err
 		if first.ID != "" {
 			return e.audit(tx, req.From, "task.request", "repeated", map[string]any{"task_id": first.ID, "task_type": first.TaskType, "state": first.State})
 		}
-		if required {
-			if err := pendingRoom(tx, req.From); err != nil {
-				return err
-			}
+		if err := waitingRoom(tx, req.From, required); err != nil {
+			return err
 		}
 		if err := tx.InsertTask(t); err != nil {
 			return err
@@ -100,20 +98,27 @@ func repeated(tx *store.Tx, req Request, resolved map[string]string, now time.Ti
 	return t, nil
 }
 
-// maxPendingPerPeer bounds the requests one peer may have waiting for the
-// owner: past it, a peer sending requests in a loop would bury the
-// Approvals pane (and every y) under its own.
-const maxPendingPerPeer = 20
+// maxWaitingPerPeer bounds the requests one peer may have waiting: for
+// the owner's approval, past which a peer sending requests in a loop would
+// bury the Approvals pane (and every y) under its own; and, approved by a
+// rule, for a slot to run in, past which it would queue work ahead of
+// everyone else's without end (the attack run found no bound there).
+const maxWaitingPerPeer = 20
 
-// pendingRoom refuses a request from a peer that already has
-// maxPendingPerPeer waiting for the owner.
-func pendingRoom(tx *store.Tx, from string) error {
-	n, err := tx.PendingApprovalsFrom(from)
+// waitingRoom refuses a request from a peer that already has
+// maxWaitingPerPeer waiting for the owner (required) or, auto-approved,
+// for a slot to run in.
+func waitingRoom(tx *store.Tx, from string, required bool) error {
+	count, what := tx.QueuedTasksFrom, "approved tasks already wait for a slot to run in; wait until they have run or cancel some (aoi.task.cancel)"
+	if required {
+		count, what = tx.PendingApprovalsFrom, "requests already wait for the owner's approval; wait until they are decided or cancel some (aoi.task.cancel)"
+	}
+	n, err := count(from)
 	if err != nil {
 		return err
 	}
-	if n >= maxPendingPerPeer {
-		return errs.Conflict("%d of your requests already wait for the owner's approval; wait until they are decided or cancel some (aoi.task.cancel) before asking again", n)
+	if n >= maxWaitingPerPeer {
+		return errs.Conflict("%d of your %s before asking again", n, what)
 	}
 	return nil
 }

@@ -570,19 +570,43 @@ func TestUnknownTaskAdviceFitsWhoAsks(t *testing.T) {
 }
 
 // TestEnginePendingPerPeerIsBounded: a peer sending requests in a loop gets
-// at most maxPendingPerPeer waiting for the owner; the next is refused,
+// at most maxWaitingPerPeer waiting for the owner; the next is refused,
 // saying why, and another peer's request still waits as usual.
 func TestEnginePendingPerPeerIsBounded(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})})
 	ctx := context.Background()
-	for i := range maxPendingPerPeer {
+	for i := range maxWaitingPerPeer {
 		if _, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint("r", i), From: "mallory", TaskType: "touch"}); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
 	_, err := h.e.Submit(ctx, Request{RequestID: "one-more", From: "mallory", TaskType: "touch"})
 	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "already wait for the owner's approval") {
+		t.Fatalf("request past the bound: %v", err)
+	}
+	if _, err := h.e.Submit(ctx, Request{RequestID: "r", From: "pm-tanaka", TaskType: "touch"}); err != nil {
+		t.Fatalf("another peer's request: %v", err)
+	}
+}
+
+// TestEngineQueuedPerPeerIsBounded: requests a rule approves at once wait
+// for a slot to run in; a peer sending them in a loop gets at most
+// maxWaitingPerPeer waiting, the next is refused, saying why, and another
+// peer's request is still taken (the attack run found no bound there).
+func TestEngineQueuedPerPeerIsBounded(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: false})})
+	h.cancel() // the engine stops: every approved task waits for a slot
+	h.e.Stop()
+	ctx := context.Background()
+	for i := range maxWaitingPerPeer {
+		if _, err := h.e.Submit(ctx, Request{RequestID: fmt.Sprint("r", i), From: "mallory", TaskType: "touch"}); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	_, err := h.e.Submit(ctx, Request{RequestID: "one-more", From: "mallory", TaskType: "touch"})
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "wait for a slot to run in") {
 		t.Fatalf("request past the bound: %v", err)
 	}
 	if _, err := h.e.Submit(ctx, Request{RequestID: "r", From: "pm-tanaka", TaskType: "touch"}); err != nil {
