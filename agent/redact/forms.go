@@ -313,26 +313,35 @@ var secretAssignRule = rule{
 // lazy name before the word is slow on prose that holds the word without
 // assigning anything ("rotate refresh tokens on use": 23 µs).
 func assignedAfter(t *text, words ...string) bool {
+	return afterWord(t, words, func(s string, j int) bool {
+		for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-') {
+			j++
+		}
+		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+			j++
+		}
+		if j < len(s) && s[j] == ']' { // environ["API_TOKEN"] = …
+			j++
+		}
+		for j < len(s) && isSpace(s[j]) { // \s
+			j++
+		}
+		return j < len(s) && (s[j] == ':' || s[j] == '=')
+	})
+}
+
+// afterWord reports whether, at some place where one of words occurs in
+// the folded text, follows(folded, the index just after the word) holds:
+// the common walk of prefilters that look at what comes after a secret's
+// name.
+func afterWord(t *text, words []string, follows func(s string, end int) bool) bool {
 	s := t.folded
 	for _, w := range words {
 		if !t.has(w) {
 			continue
 		}
 		for i := strings.Index(s, w); i >= 0; {
-			j := i + len(w)
-			for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-') {
-				j++
-			}
-			if j < len(s) && (s[j] == '"' || s[j] == '\'') {
-				j++
-			}
-			if j < len(s) && s[j] == ']' { // environ["API_TOKEN"] = …
-				j++
-			}
-			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\v') {
-				j++
-			}
-			if j < len(s) && (s[j] == ':' || s[j] == '=') {
+			if follows(s, i+len(w)) {
 				return true
 			}
 			next := strings.Index(s[i+1:], w)

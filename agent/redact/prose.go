@@ -82,31 +82,16 @@ var setToRule = rule{
 // and "tokens" all the time ("rotate refresh tokens on use"), seldom
 // right after a secret's name.
 func namedThenTo(t *text, words ...string) bool {
-	s := t.folded
-	for _, w := range words {
-		if !t.has(w) {
-			continue
+	return afterWord(t, words, func(s string, j int) bool {
+		for j < len(s) && (isWordByte(s[j]) || s[j] == '.' || s[j] == '-') {
+			j++
 		}
-		for i := strings.Index(s, w); i >= 0; {
-			j := i + len(w)
-			for j < len(s) && (isWordByte(s[j]) || s[j] == '.' || s[j] == '-') {
-				j++
-			}
-			k := j
-			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-				k++
-			}
-			if k > j && strings.HasPrefix(s[k:], "to") && k+2 < len(s) && (s[k+2] == ' ' || s[k+2] == '\t') {
-				return true
-			}
-			next := strings.Index(s[i+1:], w)
-			if next < 0 {
-				break
-			}
-			i += 1 + next
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
 		}
-	}
-	return false
+		return k > j && strings.HasPrefix(s[k:], "to") && k+2 < len(s) && (s[k+2] == ' ' || s[k+2] == '\t')
+	})
 }
 
 // keyIsRule is a key told in prose after "is" or "was": "the key is
