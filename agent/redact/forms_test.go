@@ -27,7 +27,7 @@ func TestValueInACommentAfterAnEmptyAssignment(t *testing.T) {
 			t.Errorf("not idempotent: %q → %q", out, again)
 		}
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		`DB_PASSWORD="" # set in CI`,
 		`DB_PASSWORD="" # see docs/setup.md`,
 		`API_TOKEN= # required`,
@@ -40,11 +40,7 @@ func TestValueInACommentAfterAnEmptyAssignment(t *testing.T) {
 		`token: # see the vault`,
 		"max_tokens: 4096 # default: 1024",
 		"Set-Cookie: auth_token=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/",
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 }
 
 // TestSentryDSN: a Sentry DSN's key is redacted, its host and project
@@ -71,15 +67,11 @@ func TestSentryDSN(t *testing.T) {
 			t.Errorf("not idempotent: %q → %q", out, again)
 		}
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		"https://o123456.ingest.sentry.io/api/1234567/envelope/",
 		"see https://sentry.io/organizations/acme/issues/4242/",
 		"https://github.com/acme/webapp/commit/" + key[:12],
 		"git@github.com:acme/webapp.git",
 		"https://deploy@" + key + ".example.com/x",
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 }

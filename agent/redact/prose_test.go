@@ -6,27 +6,6 @@ import (
 	"testing"
 )
 
-// redactsAll checks that each text loses its secret to [REDACTED:id].
-func redactsAll(t *testing.T, r *Redactor, id string, cases map[string]string) {
-	t.Helper()
-	for in, secret := range cases {
-		out, f := r.Redact(in)
-		if strings.Contains(out, secret) || len(f) == 0 || !strings.Contains(out, "[REDACTED:"+id+"]") {
-			t.Errorf("%q → %q (%v)", in, out, f)
-		}
-	}
-}
-
-// keepsAll checks that each text comes back unchanged.
-func keepsAll(t *testing.T, r *Redactor, clean []string) {
-	t.Helper()
-	for _, s := range clean {
-		if out, f := r.Redact(s); out != s || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", s, out, f)
-		}
-	}
-}
-
 // TestPasswordNote: a word or two between a password's name and the
 // colon ("password reset: …") hides nothing; prose after such a label
 // stays.

@@ -518,7 +518,7 @@ func TestLabelledRandomValues(t *testing.T) {
 			t.Errorf("%q → %q (%v)", in, out, f)
 		}
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		"the key change is in src/components/SearchIndexSettings.tsx",
 		"token handling moved: internal/auth/tokens/refresh_v2.go",
 		"the password form now uses PasswordStrengthMeterComponent",
@@ -537,11 +537,7 @@ func TestLabelledRandomValues(t *testing.T) {
 		"the token expired. Commit 3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345 fixes it",
 		// An id in a JSON body that mentions a key (the request's own).
 		`{"jsonrpc":"2.0","method":"aoi.query","params":{"query":"is the api key rotated?"},"id":"ask-01a2157e082654f31c3ae021"}`,
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 	// Git object names and SHA-256 sums are not taken for secrets (gitleaks'
 	// generic rule has its own say on "key: <hex>").
 	for _, sum := range []string{"3f2a9b7c1d4e5f60718293a4b5c6d7e8f9012345", "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D15C15B0F00A0"} {
@@ -577,7 +573,7 @@ func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
 	if out, _ := r.Redact(strings.Join(body, "\n")); strings.Contains(out, body[0][:30]) || strings.Contains(out, body[1][:30]) || strings.Contains(out, body[2][:30]) {
 		t.Errorf("a bare key body kept a line:\n%s", out)
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQC7Kq2Lm9Wz4Rt8Yp3Nc6Vd1Zx5Cb8Mn0Lk2Jh4Gf6Ds9 suzuki@laptop",
 		`"integrity": "sha512-Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd1Xe6Uf0Tg4Sh8Ri2Qj7Pk3Ol9Nm5Mn1Lb6Kc0Jd4Ie8Hf2Gg7Fh3Ei9Dj5Ck1Bl6=="`,
 		"background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8Zq4Wm8Kt2Rx7Lp3Vb9Nc5Yd1Xe6)",
@@ -593,11 +589,7 @@ func TestKeyBodyWithoutItsBeginLine(t *testing.T) {
 		"https://github.com/microsoft/TypeScript/commit/3f9a2c1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b",
 		"https://github.com/AcmeCorp/WebApp/pull/1234/commits/3f9a2c1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b",
 		"/Users/TakeshiYamada/Library/Application/Support/Code/User/workspaceStorage/3f9a2c1d0b8e7f6a5c4d3e2f1a0b9c8d/state.vscdb",
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 }
 
 // TestRandomKeyLinesAreNoPaths: a key body's line is never taken for a
@@ -792,6 +784,42 @@ func TestPasswordDescription(t *testing.T) {
 	} {
 		if out, _ := r.Redact(in); out != want {
 			t.Errorf("%q → %q, want %q", in, out, want)
+		}
+	}
+}
+
+// redactsAll checks that each text loses its secret to [REDACTED:id].
+func redactsAll(t *testing.T, r *Redactor, id string, cases map[string]string) {
+	t.Helper()
+	for in, secret := range cases {
+		out, f := r.Redact(in)
+		if strings.Contains(out, secret) || len(f) == 0 || !strings.Contains(out, "[REDACTED:"+id+"]") {
+			t.Errorf("%q → %q (%v)", in, out, f)
+		}
+	}
+}
+
+// keepsAll checks that each text comes back unchanged.
+func keepsAll(t *testing.T, r *Redactor, clean []string) {
+	t.Helper()
+	for _, s := range clean {
+		if out, f := r.Redact(s); out != s || len(f) != 0 {
+			t.Errorf("clean text changed: %q → %q (%v)", s, out, f)
+		}
+	}
+}
+
+// redactsTo checks that each text is redacted to exactly the text given,
+// with a finding, and that redacting the result again changes nothing.
+func redactsTo(t *testing.T, r *Redactor, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
+		out, f := r.Redact(in)
+		if out != want || len(f) == 0 {
+			t.Errorf("%q\n → %q (%v)\nwant %q", in, out, f, want)
+		}
+		if again, more := r.Redact(out); again != out || len(more) != 0 {
+			t.Errorf("not idempotent: %q → %q", out, again)
 		}
 	}
 }

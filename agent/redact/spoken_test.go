@@ -24,7 +24,7 @@ func TestSlashPairs(t *testing.T) {
 			t.Errorf("%q → %q (%v)", in, out, f)
 		}
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		"read / write access for the team",
 		"TCP / UDP both work",
 		"src / lib/auth2fa.go",
@@ -38,9 +38,5 @@ func TestSlashPairs(t *testing.T) {
 		"use admin/see-the-vault",
 		"use json/yaml for configs",
 		"use ${USER}/${PASSWORD}",
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 }

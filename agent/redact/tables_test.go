@@ -30,7 +30,7 @@ func TestTableColumns(t *testing.T) {
 			t.Errorf("not idempotent: %q → %q", out, again)
 		}
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		"| user | password |\n|---|---|\n| admin | see the vault |",
 		"| user | password |\n|---|---|\n| admin | ${ADMIN_PASSWORD} |",
 		"| field | description |\n|---|---|\n| password | the user's password |",
@@ -45,11 +45,7 @@ func TestTableColumns(t *testing.T) {
 		"provider,api key\nOpenAI,OPENAI_API_KEY",
 		"user,password\nadmin",
 		"password, token\n",
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 }
 
 // TestTableColumnsNamedInOtherWords: a column named PW, pass, パスワード,
@@ -122,15 +118,11 @@ func TestTablesWithoutMarkdownDelimiter(t *testing.T) {
 			t.Errorf("%q\n → %q\nwant %q", in, out, want)
 		}
 	}
-	for _, clean := range []string{
+	keepsAll(t, r, []string{
 		"| user | password |\n| admin | see the vault |",
 		"| user | password |\n| this line | has | more cells |",
 		"| user | password |\nadmin | Hunter2pass!",
 		" id | password_hash\n----+--------------\n  1 | Zr4Bx7kQ2Lm9",
 		"---\npassword | set in CI\n---",
-	} {
-		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
-			t.Errorf("clean text changed: %q → %q (%v)", clean, out, f)
-		}
-	}
+	})
 }
