@@ -243,16 +243,9 @@ func rowOf(out, id string) string {
 func TestRemoteTaskApprovalsAndAudit(t *testing.T) {
 	bin := buildAOI(t)
 	eng, pm, _ := pinnedPair(t, bin)
-	repo := gitRepo(t)
-	editConfig(t, eng, func(cfg map[string]any) {
-		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": repo}}
-		acl := cfg["acl"].(map[string]any)
-		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-exec", "agent_id": "pm-tanaka",
-			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "write"})
-		cfg["tasks"] = map[string]any{"hold": map[string]any{"command": []any{"sleep", "{{secs}}"}, "context": "acme/webapp",
-			"isolation": "worktree", "timeout_sec": 120, "approval": "required",
-			"params": map[string]any{"secs": map[string]any{"default": "60", "pattern": "^[0-9]+$", "description": "how long to hold"}}}}
-	})
+	offersTasks(t, eng, map[string]any{"hold": map[string]any{"command": []any{"sleep", "{{secs}}"}, "context": "acme/webapp",
+		"isolation": "worktree", "timeout_sec": 120, "approval": "required",
+		"params": map[string]any{"secs": map[string]any{"default": "60", "pattern": "^[0-9]+$", "description": "how long to hold"}}}})
 	if out := cli(t, bin, eng, "reload"); !strings.Contains(out, "tasks: +hold") {
 		t.Fatalf("aoi reload: %s", out)
 	}
@@ -1062,4 +1055,18 @@ func TestInboxWaitingListsOnlyOpenQuestions(t *testing.T) {
 	if len(out.Queries) != 1 || !strings.Contains(out.Queries[0].Text, "first") || len(out.Messages) != 0 {
 		t.Errorf("after answering the second: %+v; want only the first, and no messages", out)
 	}
+}
+
+// offersTasks gives eng a git repository as acme/webapp, lets pm-tanaka
+// write to it (run its tasks) and configures tasks there.
+func offersTasks(t *testing.T, eng string, tasks map[string]any) {
+	t.Helper()
+	repo := gitRepo(t)
+	editConfig(t, eng, func(cfg map[string]any) {
+		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": repo}}
+		acl := cfg["acl"].(map[string]any)
+		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-exec", "agent_id": "pm-tanaka",
+			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "write"})
+		cfg["tasks"] = tasks
+	})
 }

@@ -21,22 +21,15 @@ import (
 func TestTaskParamsCheckedBeforeSending(t *testing.T) {
 	bin := buildAOI(t)
 	eng, pm, _ := pinnedPair(t, bin)
-	repo := gitRepo(t)
-	editConfig(t, eng, func(cfg map[string]any) {
-		cfg["contexts"] = []any{map[string]any{"type": "repository", "identifier": "acme/webapp", "local_path": repo}}
-		acl := cfg["acl"].(map[string]any)
-		acl["rules"] = append(acl["rules"].([]any), map[string]any{"id": "pm-exec", "agent_id": "pm-tanaka",
-			"scope_type": "repository", "scope_pattern": "acme/webapp", "permission": "write"})
-		cfg["tasks"] = map[string]any{
-			"run_tests": map[string]any{"command": []any{"go", "test", "./{{suite}}/...", "{{pkg}}"}, "context": "acme/webapp",
-				"isolation": "worktree", "timeout_sec": 120, "approval": "required",
-				"params": map[string]any{
-					"suite": map[string]any{"required": true, "enum": []any{"auth", "billing"}},
-					"pkg":   map[string]any{"type": "path"},
-				}},
-			"lint": map[string]any{"command": []any{"true"}, "context": "acme/webapp",
-				"isolation": "worktree", "timeout_sec": 120, "approval": "required"},
-		}
+	offersTasks(t, eng, map[string]any{
+		"run_tests": map[string]any{"command": []any{"go", "test", "./{{suite}}/...", "{{pkg}}"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 120, "approval": "required",
+			"params": map[string]any{
+				"suite": map[string]any{"required": true, "enum": []any{"auth", "billing"}},
+				"pkg":   map[string]any{"type": "path"},
+			}},
+		"lint": map[string]any{"command": []any{"true"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 120, "approval": "required"},
 	})
 	if out := cli(t, bin, eng, "reload"); !strings.Contains(out, "tasks: +") {
 		t.Fatalf("aoi reload: %s", out)
