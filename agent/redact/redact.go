@@ -735,11 +735,10 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 		return s, nil
 	}
 	var spans []span
-	for _, w := range windows(s) {
-		for _, sp := range r.spans(s[w.start:w.end]) {
-			sp.start, sp.end = sp.start+w.start, sp.end+w.start
-			spans = append(spans, sp)
-		}
+	if len(s) <= windowBytes {
+		spans = r.spans(s)
+	} else {
+		spans = r.windowedSpans(s)
 	}
 	if len(spans) == 0 {
 		return s, nil

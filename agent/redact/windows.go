@@ -22,6 +22,19 @@ const (
 	windowSlack = 1 << 10
 )
 
+// windowedSpans finds the spans of a long text window by window, at their
+// places in s.
+func (r *Redactor) windowedSpans(s string) []span {
+	var spans []span
+	for _, w := range windows(s) {
+		for _, sp := range r.spans(s[w.start:w.end]) {
+			sp.start, sp.end = sp.start+w.start, sp.end+w.start
+			spans = append(spans, sp)
+		}
+	}
+	return spans
+}
+
 // window is a part of the text, s[start:end].
 type window struct{ start, end int }
 
