@@ -4,7 +4,8 @@ import "strings"
 
 // A URL written escaped reads as the URL to whatever decodes it: percent-
 // encoded in a query or a redirect's parameter
-// ("https%3A%2F%2Fapp%3APASS%40db"), or with the \u002f escapes some JSON
+// ("https%3A%2F%2Fapp%3APASS%40db"), encoded twice when that parameter was
+// itself put in a URL ("https%253A%252F%252Fapp%253APASS%2540db"), or with the \u002f escapes some JSON
 // encoders write for "/" ("https:\u002f\u002fapp:PASS@db"). No rule's
 // expression reads those escapes. Redact runs the rules again on such
 // text with the escapes of ":", "/" and "@" decoded (unescapeURL) and
@@ -12,16 +13,19 @@ import "strings"
 // full-width letters.
 
 // urlEscapes are the escapes unescapeURL decodes (in either case), with
-// what each stands for.
+// what each stands for: what a URL's credentials sit between, and the
+// "=", "?" and "&" that set a URL apart from a parameter's name before it
+// ("to%3Dhttps%3A…": no word boundary before a scheme glued to "3D").
 var urlEscapes = [...]struct {
 	escape string
 	char   byte
 }{
-	{"%3a", ':'}, {"%2f", '/'}, {"%40", '@'},
+	{"%3a", ':'}, {"%2f", '/'}, {"%40", '@'}, {"%3d", '='}, {"%3f", '?'}, {"%26", '&'},
+	{"%253a", ':'}, {"%252f", '/'}, {"%2540", '@'}, {"%253d", '='}, {"%253f", '?'}, {"%2526", '&'},
 	{`\u003a`, ':'}, {`\u002f`, '/'}, {`\u0040`, '@'},
 }
 
-// unescapeURL returns s with the escapes of ":", "/" and "@" decoded
+// unescapeURL returns s with the escapes of ":", "/", "@", "=", "?" and "&" decoded
 // (urlEscapes, in either case), and at, the offset in s each byte of the
 // result comes from (and len(s) for its end), when t holds an escaped
 // "//" or "@": what a URL's credentials follow or precede. Otherwise ok
@@ -53,7 +57,8 @@ func holdsEscapedURL(t *text) bool {
 	if strings.IndexByte(t.raw, '%') < 0 && strings.IndexByte(t.raw, '\\') < 0 {
 		return false
 	}
-	return t.has("%2f%2f") || t.has("%40") || t.has(`\u002f\u002f`) || t.has(`\u0040`)
+	return t.has("%2f%2f") || t.has("%40") || t.has("%252f%252f") || t.has("%2540") ||
+		t.has(`\u002f\u002f`) || t.has(`\u0040`)
 }
 
 // urlEscapeAt returns the character the escape at s[i] stands for and

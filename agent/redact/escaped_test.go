@@ -41,10 +41,14 @@ func TestURLCredentialEscaped(t *testing.T) {
 		`{"url":"https:\u002F\u002Fdeploy:hunter22@git.example.com\u002Fa"}`: `{"url":"https:\u002F\u002Fdeploy:[REDACTED:url-credential]@git.example.com\u002Fa"}`,
 		`"postgres:\u002f\u002fapp:pa55word\u0040db.internal\u002fprod"`:     `"postgres:\u002f\u002fapp:[REDACTED:url-credential]\u0040db.internal\u002fprod"`,
 		"next=https%3A%2F%2Fapp%3AS3cr3tPass%40db.example.com%2Fprod":        "next=https%3A%2F%2Fapp%3A[REDACTED:url-credential]%40db.example.com%2Fprod",
+		// A URL in a parameter of an encoded URL; then encoded twice.
+		"/cb%3Fto%3Dhttps%3A%2F%2Fapp%3AS3cr3tPass%40db.example.com":                        "/cb%3Fto%3Dhttps%3A%2F%2Fapp%3A[REDACTED:url-credential]%40db.example.com",
+		"login?next=%2Fcb%3Fto%3Dhttps%253A%252F%252Fapp%253AS3cr3tPass%2540db.example.com": "login?next=%2Fcb%3Fto%3Dhttps%253A%252F%252Fapp%253A[REDACTED:url-credential]%2540db.example.com",
 	})
 	keepsAll(t, r, []string{
 		`{"url":"https:\u002f\u002fexample.com\u002fdocs"}`,
 		"https%3A%2F%2Fexample.com%2Fpath%3Fq%3D1",
+		"https%253A%252F%252Fexample.com%252Fpath%253Fq%253D1",
 		`{"href":"https:\u002f\u002fgithub.com\u002facme\u002fwebapp"}`,
 	})
 	if strings.Contains(r.String(`https:\u002f\u002fuser:S3cr3tPass@h.example.com`), "S3cr3tPass") {

@@ -11,7 +11,8 @@ import (
 // column: a markdown table ("| user | password |", its "|---|---|" line,
 // then the rows; without that line when the header and rows are framed
 // by "|"), psql's and mysql's ("-----+-----" under the header, or
-// "+----+----+" borders around it) or CSV ("user,password" then
+// "+----+----+" borders around it, in ASCII or drawn with box-drawing
+// characters: psql's "│" and "─┼─", boxes of "┌─┬─┐") or CSV ("user,password" then
 // "admin,…"; tabs and semicolons separate too). Only that column's cells are redacted; the
 // other columns (the user) stay. A row names no secret itself, so no
 // rule on the value's own line sees it.
@@ -56,7 +57,56 @@ var (
 // mayHoldTable is the table rules' prefilter: a table has two lines and
 // a separator.
 func mayHoldTable(t *text) bool {
-	return strings.IndexByte(t.raw, '\n') >= 0 && holdsCellSeparator(t.raw)
+	return strings.IndexByte(t.raw, '\n') >= 0 && (holdsCellSeparator(t.raw) || holdsBoxDrawing(t.raw))
+}
+
+// holdsBoxDrawing reports whether s holds a character of Unicode's Box
+// Drawing block (U+2500–U+257F: E2 94 80 to E2 95 BF in UTF-8).
+func holdsBoxDrawing(s string) bool {
+	return strings.Contains(s, "\xe2\x94") || strings.Contains(s, "\xe2\x95")
+}
+
+// asciiBoxes writes a table drawn with box-drawing characters in ASCII,
+// each character as three bytes so that every offset stays: a vertical
+// line ("│", "║") as "|", a horizontal one ("─", "═") as "-", a corner or
+// a crossing ("┼", "├", "┌") as "+", the rest of the three as spaces or
+// dashes. Text outside the block stays as it is.
+func asciiBoxes(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] != 0xe2 || (b[i+1] != 0x94 && b[i+1] != 0x95) {
+			continue
+		}
+		r, _ := utf8.DecodeRune(b[i:])
+		switch boxShape(r) {
+		case '|':
+			copy(b[i:], "|  ")
+		case '-':
+			copy(b[i:], "---")
+		case '+':
+			copy(b[i:], "+--")
+		default:
+			continue
+		}
+		i += 2
+	}
+	return string(b)
+}
+
+// boxShape is what a box-drawing character draws: '|' a vertical line,
+// '-' a horizontal one, '+' a corner, a T or a crossing; 0 for the rest
+// (arcs, diagonals, half lines).
+func boxShape(r rune) byte {
+	switch r {
+	case '│', '┃', '║', '╎', '╏', '┆', '┇', '┊', '┋':
+		return '|'
+	case '─', '━', '═', '╌', '╍', '┄', '┅', '┈', '┉':
+		return '-'
+	}
+	if r >= 0x250c && r <= 0x254b || r >= 0x2552 && r <= 0x256c {
+		return '+' // the corners, Ts and crossings, light, heavy and double
+	}
+	return 0
 }
 
 // holdsCellSeparator is strings.ContainsAny(s, "|,\t;"), faster: one
@@ -70,6 +120,9 @@ func holdsCellSeparator(s string) bool {
 // name accepts, the match of each row's cell in that column: the whole
 // cell, then the value (the cell trimmed, and unquoted).
 func tableColumnCells(t *text, name *regexp.Regexp) [][]int {
+	if holdsBoxDrawing(t.raw) {
+		t = newText(asciiBoxes(t.raw)) // same offsets, so the cells found map back
+	}
 	s := t.raw
 	var out [][]int
 	for start := 0; start < len(s); {

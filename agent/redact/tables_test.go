@@ -113,6 +113,10 @@ func TestTablesWithoutMarkdownDelimiter(t *testing.T) {
 		" user  | password\n-------+--------------\n admin | Hunter2pass!\n ci    | Zr4Bx7kQ2Lm9\n(2 rows)":                                                          " user  | password\n-------+--------------\n admin | [REDACTED:password]\n ci    | [REDACTED:password]\n(2 rows)",
 		" id | name | api_key\n----+------+-------------------------\n  1 | ci   | Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd\n":                                                        " id | name | api_key\n----+------+-------------------------\n  1 | ci   | [REDACTED:generic-secret]\n",
 		"+----+--------+\n| id | secret |\n+====+========+\n| 1  | q8Zk2-Lm9Wx4Tb7 |\n+----+--------+":                                                               "+----+--------+\n| id | secret |\n+====+========+\n| 1  | [REDACTED:generic-secret] |\n+----+--------+",
+		// psql's unicode line style, and a box drawn with box-drawing characters.
+		" user  │ password\n───────┼──────────────\n admin │ Hunter2pass!\n ci    │ Zr4Bx7kQ2Lm9\n(2 rows)":                                   " user  │ password\n───────┼──────────────\n admin │ [REDACTED:password]\n ci    │ [REDACTED:password]\n(2 rows)",
+		"┌───────┬──────────────┐\n│ user  │ password     │\n├───────┼──────────────┤\n│ admin │ Hunter2pass! │\n└───────┴──────────────┘":    "┌───────┬──────────────┐\n│ user  │ password     │\n├───────┼──────────────┤\n│ admin │ [REDACTED:password] │\n└───────┴──────────────┘",
+		"╔════╦═════════════════╗\n║ id ║ api_key         ║\n╠════╬═════════════════╣\n║ 1  ║ Xb7Kq2Lm9Wz4Rt8Yp3 ║\n╚════╩═════════════════╝": "╔════╦═════════════════╗\n║ id ║ api_key         ║\n╠════╬═════════════════╣\n║ 1  ║ [REDACTED:generic-secret] ║\n╚════╩═════════════════╝",
 	} {
 		if out, _ := r.Redact(in); out != want {
 			t.Errorf("%q\n → %q\nwant %q", in, out, want)
@@ -124,5 +128,7 @@ func TestTablesWithoutMarkdownDelimiter(t *testing.T) {
 		"| user | password |\nadmin | Hunter2pass!",
 		" id | password_hash\n----+--------------\n  1 | Zr4Bx7kQ2Lm9",
 		"---\npassword | set in CI\n---",
+		" user  │ password\n───────┼──────────────\n admin │ see the vault",
+		"├── password\n│   └── README.md\n└── token.go",
 	})
 }
