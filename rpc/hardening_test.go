@@ -145,6 +145,39 @@ func TestRefusalSummaries(t *testing.T) {
 	}
 }
 
+// TestRefusalWindowGrows: a caller refused every minute for a day (a
+// refused peer's heartbeat) writes a row an hour once its window has grown,
+// not 1,440, and the rows still count every refusal; after a quiet spell
+// its window starts again at a minute.
+func TestRefusalWindowGrows(t *testing.T) {
+	var l refusalLog
+	t0 := time.Unix(1000, 0)
+	rows, counted := 0, 0
+	const calls = 24 * 60
+	for i := range calls {
+		if w, n := l.note("10.0.0.1", t0.Add(time.Duration(i)*time.Minute+time.Second)); w {
+			rows++
+			counted += 1 + n
+		}
+	}
+	if rows > 40 {
+		t.Errorf("a day of refusals once a minute wrote %d rows; want the window to grow to an hour (about 30)", rows)
+	}
+	last := t0.Add(calls * time.Minute)
+	if w, n := l.note("10.0.0.1", last.Add(2*time.Hour)); !w {
+		t.Fatal("the first refusal after the last window was not written")
+	} else if counted+n != calls {
+		t.Errorf("rows counted %d refusals, want all %d", counted+n, calls)
+	}
+	quiet := last.Add(5 * time.Hour)
+	if w, _ := l.note("10.0.0.1", quiet); !w {
+		t.Fatal("a refusal after hours of quiet was not written")
+	}
+	if w, _ := l.note("10.0.0.1", quiet.Add(refusalWindow+time.Second)); !w {
+		t.Error("after a quiet spell the window did not start again at a minute")
+	}
+}
+
 // TestReplayAnsweredOnce: the same body posted three times by a pinned
 // caller (the attack run re-ran an auto-approved task this way) runs the
 // handler once and gets the first result each time; another id runs again.
