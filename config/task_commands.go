@@ -39,7 +39,9 @@ func CheckTaskCommands(c *Config) Errors {
 
 // Warnings are what would not stop aoi starting but is likely a mistake:
 // local paths that are not there, task commands that shift when an
-// optional parameter is left out.
+// optional parameter is left out, a role given on a tailnet to an id no
+// node is pinned to.
 func Warnings(c *Config) Errors {
-	return append(CheckLocalPaths(c), CheckTaskCommands(c)...)
+	out := append(CheckLocalPaths(c), CheckTaskCommands(c)...)
+	return append(out, CheckTailnetPins(c)...)
 }

@@ -175,6 +175,17 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("a shifting optional parameter: exit %d, stderr %q", r.code, r.stderr)
 	}
 
+	// On a tailnet, a role given to an id no node is pinned to goes to
+	// whichever node announces that id first: a warning with the fix.
+	pins := filepath.Join(dir, "pins.json")
+	writeFile(t, pins, `{"agent": {"id": "eng-a", "role": "engineer"}, "network": {"tailscale": {"enabled": true}},
+		"peers": [{"agent_id": "pm-tanaka", "role": "pm"}, {"agent_id": "qa-sato", "role": "qa", "tailnet_node": "sato-laptop"}]}`)
+	r = runAOI(t, "config", "validate", pins)
+	if r.code != exitOK || !strings.Contains(r.stderr, "warning: /peers/0/tailnet_node") || !strings.Contains(r.stderr, "first node to announce itself as pm-tanaka") ||
+		strings.Contains(r.stderr, "/peers/1/") {
+		t.Errorf("a tailnet role without a node: exit %d, stderr %q", r.code, r.stderr)
+	}
+
 	r = runAOI(t, "config", "validate", filepath.Join(dir, "missing.json"))
 	if r.code != exitFailure || !strings.Contains(r.stderr, "aoi init") {
 		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)
