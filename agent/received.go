@@ -70,7 +70,24 @@ func (c *Core) Release(ctx context.Context, req ReleaseRequest) error {
 func (c *Core) newInbox() *inbox.Inbox {
 	return &inbox.Inbox{DB: c.db, Now: c.now, Notify: c.enqueueNotify, Wake: c.outbox.Wake,
 		Redact: c.redactOut, Publish: func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
-		Interrupt: func() config.InterruptControl { return c.config().Secretary.InterruptControl }, Log: c.log}
+		Interrupt: func() config.InterruptControl { return c.config().Secretary.InterruptControl }, Log: c.log,
+		Unsendable: c.unsendable}
+}
+
+// unsendable says why q's draft may not go to its asker now ("" when it
+// may): the asker is no longer a trusted peer, or the ACL in force now
+// (after a reload, or a new role) no longer lets it read the scope it
+// asked about, which the draft drew on. The same check as on arrival
+// (peerapi.ScopeUnreadable), by the asker's id and the role the owner
+// gave it: the tailnet identity of the call that asked is not kept.
+func (c *Core) unsendable(q store.QueryRecord) string {
+	if !c.stillTrusted(q.From) {
+		return q.From + " is no longer a trusted peer here"
+	}
+	if entry, ok := c.peerAPI.ScopeUnreadable(c.requesterSubject(q.From), q.ContextScope); !ok {
+		return q.From + " may no longer read " + entry + " under the ACL in force now"
+	}
+	return ""
 }
 
 // SetFocus turns focus mode on or off by hand; turning it off hands the

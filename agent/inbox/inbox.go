@@ -8,6 +8,8 @@ package inbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -44,6 +46,11 @@ type Inbox struct {
 	Interrupt func() config.InterruptControl
 	// Log reports the focus watch's failures (nil: not reported).
 	Log *slog.Logger
+	// Unsendable says why a draft may not go to q's asker now ("" when it
+	// may; nil: never refused): the secretary drafted it under the trust
+	// and ACL of the question's arrival, which the owner may since have
+	// narrowed. Release checks it; an answer the owner writes is theirs.
+	Unsendable func(q store.QueryRecord) string
 }
 
 // Answer sends the owner's answer to a received query through the outbox.
@@ -95,29 +102,40 @@ func (in *Inbox) Decline(ctx context.Context, queryID, reason string) error {
 
 // Release answers buffered queries now with the secretary's draft; an empty
 // id releases all of them whose draft is Releasable. Errors: errs.ErrNotFound, errs.ErrConflict
-// (already finished, or no draft to release).
+// (already finished, no draft to release, or a draft the asker may no
+// longer receive: see Unsendable).
 func (in *Inbox) Release(ctx context.Context, queryID string) error {
-	var qs []store.QueryRecord
-	if queryID == "" {
-		all, err := in.DB.Queries(ctx, Buffered, 1000)
-		if err != nil {
-			return err
-		}
-		qs = all
-	} else {
+	if queryID != "" {
 		q, err := in.open(ctx, queryID)
 		if err != nil {
 			return err
 		}
-		qs = []store.QueryRecord{q}
+		return in.releaseOne(ctx, q)
 	}
+	qs, err := in.DB.Queries(ctx, Buffered, 1000)
+	if err != nil {
+		return err
+	}
+	var kept []string
 	for _, q := range qs {
-		if queryID == "" && !Releasable(q.Draft, q.Confidence) {
+		if !Releasable(q.Draft, q.Confidence) {
 			continue // releasing them all: it stays for the owner to answer
 		}
-		if err := in.releaseOne(ctx, q); err != nil {
+		err := in.releaseOne(ctx, q)
+		var stale *staleDraftError
+		if errors.As(err, &stale) {
+			// One the asker may no longer read stays for the owner; the
+			// others still go.
+			kept = append(kept, stale.id+" ("+stale.why+")")
+			continue
+		}
+		if err != nil {
 			return err
 		}
+	}
+	if len(kept) > 0 {
+		return errs.Conflict("the other drafts were sent, but not to %s: the secretary drafted them under the ACL in force when they arrived; "+
+			"answer or decline each yourself (`aoi answer ID TEXT`), or change the ACL and `aoi reload` if the asker should read it", strings.Join(kept, ", "))
 	}
 	return nil
 }
@@ -133,8 +151,44 @@ func (in *Inbox) releaseOne(ctx context.Context, q store.QueryRecord) error {
 		return errs.Conflict("the secretary found no work matching query %s, so its draft says only that; "+
 			"answer it with `aoi answer %s TEXT` or decline it", q.ID, q.ID)
 	}
+	if err := in.checkSendable(ctx, q); err != nil {
+		return err
+	}
 	res.Completed = true
 	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.release")
+}
+
+// staleDraftError is a release refused because the asker may no longer
+// receive the draft (Unsendable); it is an errs.ErrConflict.
+type staleDraftError struct{ id, why string }
+
+func (e *staleDraftError) Error() string {
+	return fmt.Sprintf("query %s was not sent: %s, and the secretary drafted its answer under the ACL in force when it arrived; "+
+		"answer it yourself (`aoi answer %s TEXT`) or decline it, or change the ACL and `aoi reload` if the asker should read it, then release it again",
+		e.id, e.why, e.id)
+}
+
+func (e *staleDraftError) Is(target error) bool { return target == errs.ErrConflict }
+
+// checkSendable refuses, audited, the release of a draft its asker may no
+// longer receive; the question stays waiting for the owner.
+func (in *Inbox) checkSendable(ctx context.Context, q store.QueryRecord) error {
+	if in.Unsendable == nil {
+		return nil
+	}
+	why := in.Unsendable(q)
+	if why == "" {
+		return nil
+	}
+	err := in.DB.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendAudit("owner", "ctl.release", "PERMISSION_DENIED",
+			map[string]any{"query_id": q.ID, "to": q.From, "refused": "acl", "reason": why})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return &staleDraftError{id: q.ID, why: why}
 }
 
 // DraftFoundWork reports whether a draft (a wire.QueryResult) rests on any

@@ -231,6 +231,32 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 	return d, a.namedDenial(action, denied)
 }
 
+// ScopeUnreadable returns the first entry of a question's context_scope
+// that s may not read under the ACL in force now, as the owner wrote it
+// in their rules ("" and true when s may read them all). An empty scope
+// is every context, as when the question arrived. The owner's release of
+// a draft re-checks with it: the secretary drafted under the rules of the
+// question's arrival, which a reload may since have narrowed.
+func (a *API) ScopeUnreadable(s acl.Subject, scope []string) (string, bool) {
+	pol := a.Policy()
+	scope = cleanScope(scope)
+	if entry := unknownContext(pol, scope); entry != "" {
+		return entry, false // the context is gone from the config
+	}
+	resolved, escaped := a.ResolveScope(a.Config(), scope)
+	if escaped != "" {
+		return escaped, false
+	}
+	d, denied := pol.CheckScope(s, acl.Read, resolved)
+	if d.Allowed {
+		return "", true
+	}
+	if denied == "" {
+		denied = "any context here" // no contexts configured: the default permission refused
+	}
+	return denied, false
+}
+
 // namedDenial is the refusal of a scope entry the caller named itself. A
 // context that does not exist is refused in the very same words when the
 // caller is kept from some context (refuseUnknownContext).
