@@ -219,8 +219,8 @@ func (p *peersPane) View() string {
 	if len(p.rows) == 0 {
 		return strings.Join(p.selfLines(), "\n") + "\n" + p.empty("No peers yet. Peers appear when they announce themselves, call you or are named in the config; `aoi peers trust` adds one.")
 	}
-	widths := []int{2, 16, 10, 8, 9}
-	lines := append(p.selfLines(), p.header(columns(p.w, widths, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS")))
+	cols := peerColumnsFor(p.w)
+	lines := append(p.selfLines(), p.header(cols.row(p.w, "", "AGENT", "ROLE", "STATUS", "SEEN", "CONTEXTS")))
 	start, end := p.list.window(len(p.rows))
 	for i := start; i < end; i++ {
 		r := p.rows[i]
@@ -228,7 +228,7 @@ func (p *peersPane) View() string {
 			// In the table's own columns: the role it announced, "trust?"
 			// as its status, and where the contexts go, what to do.
 			k := p.env.keys.Peers
-			text := columns(p.w, widths, "?", Sanitize(r.AgentID), Sanitize(r.Role), "trust?",
+			text := cols.row(p.w, "?", Sanitize(r.AgentID), Sanitize(r.Role), "trust?",
 				ago(p.env.now, r.LastSeen), k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse · "+shortFP(r.Fingerprint))
 			lines = append(lines, p.rowStyled(text, i == p.list.cursor, p.env.styles.Warn))
 			continue
@@ -240,8 +240,8 @@ func (p *peersPane) View() string {
 		case r.RefusesUs:
 			status = "refuses" // you: it has not pinned your certificate
 		}
-		line := columns(p.w, widths, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
-			status, ago(p.env.now, r.LastSeen), sanitizeList(r.Contexts))
+		line := cols.row(p.w, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
+			status, ago(p.env.now, r.LastSeen), contextsCell(r.Contexts, cols.rest(p.w)))
 		if !r.CertExpiredAt.IsZero() || r.RefusesUs {
 			lines = append(lines, p.rowStyled(line, i == p.list.cursor, p.env.styles.Warn))
 			continue
@@ -249,6 +249,76 @@ func (p *peersPane) View() string {
 		lines = append(lines, p.row(line, i == p.list.cursor))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// peerColumns are the widths of the Peers table's columns before
+// CONTEXTS, and whether SEEN is one of them.
+type peerColumns struct {
+	widths []int
+	seen   bool
+}
+
+// minContextsWidth is the narrowest CONTEXTS column the full set of
+// columns may leave: under it a row kept "acme/we…", which tells nothing
+// about what a peer offers.
+const minContextsWidth = 20
+
+// peerColumnsFor picks the columns for a pane w cells wide: all of them
+// when CONTEXTS keeps minContextsWidth, else narrower AGENT and ROLE and
+// no SEEN (the detail view on enter still says it), so at 60 columns a
+// peer's contexts stay readable. What a peer offers is what the owner
+// looks for here; when it was last seen matters less.
+func peerColumnsFor(w int) peerColumns {
+	full := peerColumns{widths: []int{2, 16, 10, 8, 9}, seen: true}
+	if full.rest(w) >= minContextsWidth {
+		return full
+	}
+	return peerColumns{widths: []int{2, 14, 9, 8}}
+}
+
+// rest is the width left for CONTEXTS in a pane w cells wide.
+func (c peerColumns) rest(w int) int {
+	used := 0
+	for _, cw := range c.widths {
+		used += cw + 1 // and the space after it
+	}
+	return w - used
+}
+
+// row lays out a row's cells (glyph, agent, role, status, seen, contexts),
+// leaving seen out when the columns do.
+func (c peerColumns) row(w int, glyph, agentID, role, status, seen, contexts string) string {
+	if !c.seen {
+		return columns(w, c.widths, glyph, agentID, role, status, contexts)
+	}
+	return columns(w, c.widths, glyph, agentID, role, status, seen, contexts)
+}
+
+// contextsCell lists a peer's contexts in w cells: as many whole names as
+// fit, then "+N" for the others, so a narrow pane says how many more there
+// are instead of cutting the second name; a first name too long for the
+// cell is cut with an ellipsis.
+func contextsCell(xs []string, w int) string {
+	all := sanitizeList(xs)
+	if width(all) <= w || len(xs) < 2 {
+		return all
+	}
+	shown := ""
+	for i, x := range xs {
+		more := " +" + itoa(len(xs)-i-1)
+		next := Sanitize(x)
+		if shown != "" {
+			next = shown + ", " + next
+		}
+		if i == len(xs)-1 || width(next+more) > w {
+			if shown == "" {
+				return truncate(next, w-width(more)) + more
+			}
+			return shown + " +" + itoa(len(xs)-i)
+		}
+		shown = next
+	}
+	return shown
 }
 
 func statusGlyph(s string) string {
