@@ -148,6 +148,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 			m.status, m.statusOK = msg.val, true
 			m.peers.setSelf(msg.val)
 			m.messages.setWaiting(msg.val.Waiting)
+			m.queries.noContexts = msg.val.Contexts == 0
 			m.fillWelcome()
 			return m.loadPromptHistory(), true
 		}

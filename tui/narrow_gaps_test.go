@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // Gaps a 60-column terminal and a first day showed: the Peers table,
@@ -23,5 +25,34 @@ func TestFlowNarrowPeersShowContexts(t *testing.T) {
 	defer tm.mu.Unlock()
 	if strings.Contains(tm.frame, "acme/we…") {
 		t.Errorf("a context is still cut to its first letters:\n%s", tm.frame)
+	}
+}
+
+// TestFlowNoContextsHintOnlyWhileQueriesIsEmpty: a PM with no contexts
+// read "no contexts: add yours to the config" in the status bar all day.
+// The hint is now the empty Queries pane's, where the interface starts:
+// the first question to arrive replaces it, and the status bar never
+// shows it.
+func TestFlowNoContextsHintOnlyWhileQueriesIsEmpty(t *testing.T) {
+	svc := fixtureService()
+	svc.status.Contexts = 0
+	arriving := svc.queries[0] // q-7 from pm-tanaka
+	svc.queries = nil
+	tm, _ := startFlowUntil(t, svc, Options{}, 60, 20, "You share no contexts")
+	tm.mu.Lock()
+	bar := lastLine(tm.frame)
+	tm.mu.Unlock()
+	if strings.Contains(bar, "no contexts") {
+		t.Errorf("the status bar still carries the hint: %q", bar)
+	}
+	svc.mu.Lock()
+	svc.queries = []agent.Query{arriving}
+	svc.mu.Unlock()
+	svc.publish(agent.EventQueryReceived, arriving.ID, arriving.From, arriving.Text)
+	waitScreen(t, tm, "auth progress and blockers?")
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	if strings.Contains(tm.frame, "no contexts") {
+		t.Errorf("the hint stayed once a question arrived:\n%s", tm.frame)
 	}
 }

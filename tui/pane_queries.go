@@ -16,6 +16,9 @@ import (
 type queriesPane struct {
 	paneBase
 	rows []agent.Query
+	// noContexts: the owner shares no contexts, so the secretary drafts
+	// no answers (the empty state says so: noContextsHint).
+	noContexts bool
 }
 
 func newQueriesPane(e *env) *queriesPane {
@@ -148,8 +151,22 @@ func previewText(q agent.Query) string {
 	return text
 }
 
+// noContextsHint says what having no contexts means, in the empty
+// Queries pane only. It was a part of the status bar on every screen, for
+// good: a first run learned from it that the secretary had nothing to
+// answer from, but a PM who only asks has no contexts by choice and read
+// it all day, at 60 columns in the room the counts needed. The empty
+// Queries pane is where the lack matters (no question has been answered
+// for you) and where the interface starts, and the hint costs no room
+// there: the first question to arrive replaces it.
+const noContextsHint = "You share no contexts, so your secretary has nothing to answer colleagues from and their questions wait for you; " +
+	"add a repository under contexts in the config if it should answer them."
+
 func (p *queriesPane) View() string {
 	if len(p.rows) == 0 {
+		if p.noContexts {
+			return p.empty("No queries received yet. " + noContextsHint)
+		}
 		return p.empty("No queries received yet.")
 	}
 	widths := []int{1, 12, 9, 8}

@@ -39,17 +39,12 @@ func (m *Model) renderStatusBar() string {
 	}
 	// Narrow, the parts a person acts on stay readable: first the address
 	// goes, then "focus off" (the usual state; "focus ON" stays), then the
-	// counts that are zero, then the words of the no-contexts hint (the
-	// walk's 60 columns cut the counts after it).
-	build := func(address, focusOff, zeros, hint bool) string {
+	// counts that are zero. Having no contexts is said in the empty
+	// Queries pane (noContextsHint), not here on every screen.
+	build := func(address, focusOff, zeros bool) string {
 		var parts []string
 		if !m.subscribed {
 			parts = append(parts, "no live updates")
-		}
-		if s.Contexts == 0 && hint {
-			parts = append(parts, "no contexts: add yours to the config")
-		} else if s.Contexts == 0 {
-			parts = append(parts, "no contexts")
 		}
 		if pc := indexingPercent(s.History); pc >= 0 {
 			parts = append(parts, fmt.Sprintf("indexing history %d%%", pc))
@@ -68,12 +63,12 @@ func (m *Model) renderStatusBar() string {
 		}
 		return " " + strings.Join(parts, " · ")
 	}
-	rest := build(true, true, true, true)
-	for _, v := range [][4]bool{{false, true, true, true}, {false, false, true, true}, {false, false, false, true}, {false, false, false, false}} {
+	rest := build(true, true, true)
+	for _, v := range [][3]bool{{false, true, true}, {false, false, true}, {false, false, false}} {
 		if ansi.StringWidth(rest) <= room {
 			break
 		}
-		rest = build(v[0], v[1], v[2], v[3])
+		rest = build(v[0], v[1], v[2])
 	}
 	id = fit(id, idw)
 	if m.coreLost {
