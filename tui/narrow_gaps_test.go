@@ -56,3 +56,28 @@ func TestFlowNoContextsHintOnlyWhileQueriesIsEmpty(t *testing.T) {
 		t.Errorf("the hint stayed once a question arrived:\n%s", tm.frame)
 	}
 }
+
+// TestFlowMistypedPeerOffersEveryFit: with two eng- peers, `@engg …`
+// got "no peer engg here" and nothing else, since naming one would be a
+// guess. Now enter names both to pick from, and tab mends the id to what
+// they share and lists them.
+func TestFlowMistypedPeerOffersEveryFit(t *testing.T) {
+	svc := fixtureService()
+	svc.status.AgentID = "qa-mori"
+	svc.peers[1].AgentID, svc.peers[2].AgentID = "eng-suzuki", "eng-sato"
+	tm, _ := startFlow(t, svc, Options{})
+	sendKeys(tm, "@")
+	tm.Type("engg how is auth going?")
+	sendKeys(tm, "enter")
+	waitScreen(t, tm, "no peer engg here — did you mean eng-sato or eng-suzuki?")
+	sendKeys(tm, "esc")
+	waitScreen(t, tm, "? help")
+	sendKeys(tm, "@")
+	tm.Type("engg")
+	sendKeys(tm, "tab")
+	waitScreen(t, tm, "2 match: eng-sato · eng-suzuki")
+	waitScreen(t, tm, "@eng-")
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Errorf("a mistyped peer was asked: %q", calls)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/internal/suggest"
 )
 
 // maxHistory bounds the prompt history, as the core does what it keeps.
@@ -206,16 +207,16 @@ func completeLine(line string, c completions) (next string, ok bool, several []s
 	word := fields[len(fields)-1]
 	head := line[:len(line)-len(word)]
 	var cands []string
-	prefix := ""
+	prefix, ids := "", false
 	switch {
 	case len(fields) == 1 && strings.HasPrefix(word, "@"):
-		prefix, word = "@", word[1:]
+		prefix, word, ids = "@", word[1:], true
 		cands = agentIDs(c.peers)
 	case len(fields) == 1 && strings.HasPrefix(word, ":"):
 		prefix, word = ":", word[1:]
 		cands = commandNames()
 	case len(fields) == 2 && (fields[0] == ":task" || fields[0] == ":trust"):
-		cands = agentIDs(c.peers)
+		cands, ids = agentIDs(c.peers), true
 	case len(fields) == 2 && (fields[0] == ":answer" || fields[0] == ":decline"):
 		cands = c.waiting
 	case len(fields) == 2 && fields[0] == ":release":
@@ -226,6 +227,9 @@ func completeLine(line string, c completions) (next string, ok bool, several []s
 		cands = paramCandidates(c.peers, fields[1], fields[2], fields[3:len(fields)-1], word)
 	}
 	match := matching(cands, word)
+	if len(match) == 0 && ids {
+		return looseCompletion(head+prefix, line, word, cands)
+	}
 	if len(match) == 0 {
 		return line, false, nil
 	}
@@ -239,6 +243,24 @@ func completeLine(line string, c completions) (next string, ok bool, several []s
 		return line, false, several
 	}
 	return head + prefix + done, true, several
+}
+
+// looseCompletion completes an agent id typed mistyped or from its middle
+// (@engg, @suzuki) from the ids it fits as well as any (suggest.LooseAll):
+// the one there is, else what they share, listing them to pick from; with
+// none the line stays as it is. head is the line before the id.
+func looseCompletion(head, line, word string, ids []string) (next string, ok bool, several []string) {
+	match := suggest.LooseAll(word, ids)
+	switch len(match) {
+	case 0:
+		return line, false, nil
+	case 1:
+		return head + match[0] + " ", true, nil
+	}
+	if shared := commonPrefix(match); shared != "" && shared != word {
+		return head + shared, true, match // @engg: @eng-, then eng-sato · eng-suzuki
+	}
+	return line, false, match
 }
 
 func agentIDs(peers []agent.Peer) []string {

@@ -131,10 +131,26 @@ func unknownPeer(c promptCommand, peers []agent.Peer) string {
 	if slices.Contains(ids, to) {
 		return ""
 	}
-	if near := suggest.Loose(to, ids); near != "" { // @engg, @suzuki: eng-suzuki
-		return "no peer " + to + " here — did you mean " + near + "? (tab completes ids)"
+	if near := suggest.LooseAll(to, ids); len(near) > 0 { // @engg, @suzuki: eng-suzuki (and eng-sato)
+		return "no peer " + to + " here — did you mean " + oneOf(near) + "? (tab completes ids)"
 	}
 	return "no peer " + to + " here (tab completes ids; :discover looks for new ones)"
+}
+
+// maxOffered is how many ids a "did you mean" names before it counts
+// the rest: the line must fit the bar at 60 columns.
+const maxOffered = 3
+
+// oneOf names candidates as a choice: "a", "a or b", "a, b or c", and
+// past maxOffered "a, b, c or 2 more" (tab lists them all).
+func oneOf(cands []string) string {
+	if len(cands) > maxOffered {
+		return strings.Join(cands[:maxOffered], ", ") + " or " + itoa(len(cands)-maxOffered) + " more"
+	}
+	if len(cands) == 1 {
+		return cands[0]
+	}
+	return strings.Join(cands[:len(cands)-1], ", ") + " or " + cands[len(cands)-1]
 }
 
 // taskProblem says why the peer would refuse a `:task` line's parameters,

@@ -2,7 +2,10 @@
 // every "did you mean …?" in aoi (config keys, paths, peer ids).
 package suggest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Closest returns the candidate nearest to s by edit distance, at most
 // maxDistance edits away, or "" when none is that close.
@@ -23,26 +26,51 @@ func Typo(s string, candidates []string) string {
 }
 
 // Loose is Typo for names typed short as well as mistyped, such as peer
-// ids: the candidate Typo finds, else the only one that holds s whole (at
-// its start or inside: "suzuki" for "eng-suzuki"), else the only one whose
-// start s is one edit away from ("engg" for "eng-suzuki"). It returns ""
-// when none fits, or when several fit equally, since naming one of them
-// would be a guess.
+// ids: the one candidate LooseAll finds. It returns "" when none fits, or
+// when several fit equally, since naming one of them would be a guess.
 func Loose(s string, candidates []string) string {
+	if all := LooseAll(s, candidates); len(all) == 1 {
+		return all[0]
+	}
+	return ""
+}
+
+// LooseAll returns every candidate that fits s as well as the best one,
+// in the order given: those that hold s whole (at the start or inside:
+// "suzuki" for "eng-suzuki" and "qa-suzuki" alike), else those nearest
+// within Typo's distance, else those whose start s is one edit away from
+// ("engg" for "eng-suzuki"). With two eng- peers "engg" fits both: a
+// person offered both picks one, where Loose's single answer is nothing.
+func LooseAll(s string, candidates []string) []string {
 	if s == "" {
-		return ""
+		return nil
 	}
-	if t := Typo(s, candidates); t != "" {
-		return t
+	if held := where(candidates, func(c string) bool { return strings.Contains(c, s) }); len(held) > 0 {
+		return held
 	}
-	if c, ok := only(candidates, func(c string) bool { return strings.Contains(c, s) }); ok {
-		return c
+	if near := nearest(s, candidates, len(s)/2+1); len(near) > 0 {
+		return near
 	}
 	if len(s) < 3 {
-		return "" // one edit in two letters is most of the word
+		return nil // one edit in two letters is most of the word
 	}
-	c, _ := only(candidates, func(c string) bool { return startTypo(s, c) })
-	return c
+	return where(candidates, func(c string) bool { return startTypo(s, c) })
+}
+
+// nearest returns the candidates at the least edit distance from s, if it
+// is at most maxDistance.
+func nearest(s string, candidates []string, maxDistance int) []string {
+	var best []string
+	bestD := maxDistance + 1
+	for _, c := range candidates {
+		switch d := editDistance(s, c); {
+		case d < bestD:
+			best, bestD = []string{c}, d
+		case d == bestD && d <= maxDistance && !slices.Contains(best, c):
+			best = append(best, c)
+		}
+	}
+	return best
 }
 
 // startTypo reports whether s is one edit away from the start of c: a
@@ -56,20 +84,15 @@ func startTypo(s, c string) bool {
 	return false
 }
 
-// only returns the one candidate that ok holds for, if there is exactly
-// one.
-func only(candidates []string, ok func(string) bool) (string, bool) {
-	found := ""
+// where returns the candidates ok holds for, each once.
+func where(candidates []string, ok func(string) bool) []string {
+	var out []string
 	for _, c := range candidates {
-		if !ok(c) {
-			continue
+		if ok(c) && !slices.Contains(out, c) {
+			out = append(out, c)
 		}
-		if found != "" && found != c {
-			return "", false
-		}
-		found = c
 	}
-	return found, found != ""
+	return out
 }
 
 // editDistance is the Levenshtein distance between a and b (in bytes).

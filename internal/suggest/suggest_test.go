@@ -1,6 +1,9 @@
 package suggest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestClosest(t *testing.T) {
 	ids := []string{"eng-suzuki", "pm-tanaka", "qa-sato"}
@@ -37,5 +40,26 @@ func TestLoose(t *testing.T) {
 	// Two ids start alike: naming one would be a guess.
 	if got := Loose("engg", []string{"eng-suzuki", "eng-sato"}); got != "" {
 		t.Errorf("Loose(engg) among two eng- ids = %q; want none", got)
+	}
+}
+
+// TestLooseAll: every candidate that fits as well as the best, where
+// Loose names none of them.
+func TestLooseAll(t *testing.T) {
+	ids := []string{"eng-suzuki", "eng-sato", "pm-tanaka", "qa-suzuki"}
+	for in, want := range map[string][]string{
+		"engg":     {"eng-suzuki", "eng-sato"}, // both start one edit away
+		"suzuki":   {"eng-suzuki", "qa-suzuki"},
+		"eng-sato": {"eng-sato"},  // exact: nearest at distance 0
+		"pm-tanak": {"pm-tanaka"}, // a typo, as Typo finds it
+		"bob":      nil,
+		"":         nil,
+	} {
+		if got := LooseAll(in, ids); !slices.Equal(got, want) {
+			t.Errorf("LooseAll(%q) = %q; want %q", in, got, want)
+		}
+	}
+	if got := LooseAll("engg", []string{"eng-sato", "eng-sato"}); !slices.Equal(got, []string{"eng-sato"}) {
+		t.Errorf("a candidate listed twice is offered twice: %q", got)
 	}
 }
