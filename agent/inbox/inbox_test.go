@@ -150,3 +150,64 @@ func TestReleaseLeavesDraftsThatFoundNoWork(t *testing.T) {
 		t.Fatalf("releasing the no-work draft alone: %v; want a conflict saying to answer it", err)
 	}
 }
+
+// TestReleaseAllKeepsDraftsTheAskerMayNoLongerRead: releasing every
+// buffered question sends the drafts whose askers may still receive them
+// and keeps, audited, the one Unsendable refuses; releasing that one alone
+// is refused saying why and what to do.
+func TestReleaseAllKeepsDraftsTheAskerMayNoLongerRead(t *testing.T) {
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	db := openDB(t, now)
+	ctx := context.Background()
+	progress := 40
+	found := wire.MustJSON(wire.QueryResult{Summary: "Dark mode is 40% done.", Progress: &progress})
+	for _, q := range []store.QueryRecord{
+		{ID: "q-1", RequestID: "ask-1", From: "pm", Text: "dark mode?", Priority: "low", State: Buffered, Draft: found, Confidence: 0.7, ReceivedAt: now},
+		{ID: "q-2", RequestID: "ask-2", From: "qa", Text: "dark mode?", Priority: "low", State: Buffered, Draft: found, Confidence: 0.7, ReceivedAt: now},
+	} {
+		if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var queued []string
+	in := &Inbox{DB: db, Now: func() time.Time { return now },
+		Notify: func(tx *store.Tx, to, event, relatedID string, data any) error {
+			queued = append(queued, relatedID)
+			return nil
+		},
+		Wake: func() {}, Redact: func(s string) string { return s }, Publish: func(kind, id, agent, summary string) {},
+		Unsendable: func(q store.QueryRecord) string {
+			if q.From == "qa" {
+				return "qa may no longer read acme/webapp under the ACL in force now"
+			}
+			return ""
+		},
+	}
+	err := in.Release(ctx, "")
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "q-2 (qa may no longer read acme/webapp") {
+		t.Fatalf("release all: %v; want a conflict naming the kept question and why", err)
+	}
+	if len(queued) != 1 || queued[0] != "ask-1" {
+		t.Fatalf("queued %v; want only pm's draft", queued)
+	}
+	if q, _, _ := db.Query(ctx, "q-2"); q.State != Buffered {
+		t.Fatalf("qa's question is %s; want it still buffered for the owner", q.State)
+	}
+	err = in.Release(ctx, "q-2")
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "aoi answer q-2") {
+		t.Fatalf("releasing qa's draft alone: %v; want a conflict saying to answer it", err)
+	}
+	rows, err := db.AuditList(ctx, store.AuditQuery{Method: "ctl.release", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, r := range rows {
+		if r.Result == "PERMISSION_DENIED" && strings.Contains(string(r.Detail), "q-2") {
+			refused++
+		}
+	}
+	if refused != 2 {
+		t.Fatalf("audit %+v; want both refusals of q-2", rows)
+	}
+}
