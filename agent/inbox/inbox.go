@@ -47,10 +47,11 @@ type Inbox struct {
 	// Log reports the focus watch's failures (nil: not reported).
 	Log *slog.Logger
 	// Unsendable says why a draft may not go to q's asker now ("" when it
-	// may; nil: never refused): the secretary drafted it under the trust
-	// and ACL of the question's arrival, which the owner may since have
-	// narrowed. Release checks it; an answer the owner writes is theirs.
-	Unsendable func(q store.QueryRecord) string
+	// may; nil: never refused) and what would let it: the secretary
+	// drafted it under the trust and ACL of the question's arrival, which
+	// the owner may since have narrowed. Release checks it; an answer the
+	// owner writes is theirs.
+	Unsendable func(q store.QueryRecord) (why, fix string)
 }
 
 // Answer sends the owner's answer to a received query through the outbox.
@@ -126,7 +127,7 @@ func (in *Inbox) Release(ctx context.Context, queryID string) error {
 		if errors.As(err, &stale) {
 			// One the asker may no longer read stays for the owner; the
 			// others still go.
-			kept = append(kept, stale.id+" ("+stale.why+")")
+			kept = append(kept, stale.id+": "+stale.why)
 			continue
 		}
 		if err != nil {
@@ -134,8 +135,8 @@ func (in *Inbox) Release(ctx context.Context, queryID string) error {
 		}
 	}
 	if len(kept) > 0 {
-		return errs.Conflict("the other drafts were sent, but not to %s: the secretary drafted them under the ACL in force when they arrived; "+
-			"answer or decline each yourself (`aoi answer ID TEXT`), or change the ACL and `aoi reload` if the asker should read it", strings.Join(kept, ", "))
+		return errs.Conflict("the other drafts were sent, not these (drafted under the trust and ACL of their question's arrival): %s; "+
+			"answer or decline each yourself (`aoi answer ID TEXT`), or change the ACL or trust and release them again", strings.Join(kept, "; "))
 	}
 	return nil
 }
@@ -160,12 +161,11 @@ func (in *Inbox) releaseOne(ctx context.Context, q store.QueryRecord) error {
 
 // staleDraftError is a release refused because the asker may no longer
 // receive the draft (Unsendable); it is an errs.ErrConflict.
-type staleDraftError struct{ id, why string }
+type staleDraftError struct{ id, why, fix string }
 
 func (e *staleDraftError) Error() string {
-	return fmt.Sprintf("query %s was not sent: %s, and the secretary drafted its answer under the ACL in force when it arrived; "+
-		"answer it yourself (`aoi answer %s TEXT`) or decline it, or change the ACL and `aoi reload` if the asker should read it, then release it again",
-		e.id, e.why, e.id)
+	return fmt.Sprintf("the draft for query %s was not sent: %s, and the secretary drafted it under the trust and ACL of the question's arrival; "+
+		"answer it yourself (`aoi answer %s TEXT`) or decline it; %s", e.id, e.why, e.id, e.fix)
 }
 
 func (e *staleDraftError) Is(target error) bool { return target == errs.ErrConflict }
@@ -176,19 +176,19 @@ func (in *Inbox) checkSendable(ctx context.Context, q store.QueryRecord) error {
 	if in.Unsendable == nil {
 		return nil
 	}
-	why := in.Unsendable(q)
+	why, fix := in.Unsendable(q)
 	if why == "" {
 		return nil
 	}
 	err := in.DB.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendAudit("owner", "ctl.release", "PERMISSION_DENIED",
-			map[string]any{"query_id": q.ID, "to": q.From, "refused": "acl", "reason": why})
+			map[string]any{"query_id": q.ID, "to": q.From, "refused": "recheck", "reason": why})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return &staleDraftError{id: q.ID, why: why}
+	return &staleDraftError{id: q.ID, why: why, fix: fix}
 }
 
 // DraftFoundWork reports whether a draft (a wire.QueryResult) rests on any

@@ -176,15 +176,15 @@ func TestReleaseAllKeepsDraftsTheAskerMayNoLongerRead(t *testing.T) {
 			return nil
 		},
 		Wake: func() {}, Redact: func(s string) string { return s }, Publish: func(kind, id, agent, summary string) {},
-		Unsendable: func(q store.QueryRecord) string {
+		Unsendable: func(q store.QueryRecord) (string, string) {
 			if q.From == "qa" {
-				return "qa may no longer read acme/webapp under the ACL in force now"
+				return "qa may no longer read acme/webapp under the ACL in force now", "change the ACL"
 			}
-			return ""
+			return "", ""
 		},
 	}
 	err := in.Release(ctx, "")
-	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "q-2 (qa may no longer read acme/webapp") {
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "q-2: qa may no longer read acme/webapp") {
 		t.Fatalf("release all: %v; want a conflict naming the kept question and why", err)
 	}
 	if len(queued) != 1 || queued[0] != "ask-1" {
