@@ -418,6 +418,15 @@ func alternatives(w string) []form {
 	if !isCJKWord(w) {
 		for _, en := range englishSynonyms[w] {
 			out = append(out, form{en, weightOther})
+			if strings.Contains(w, " ") {
+				// A phrase's synonym is the thing's name ("try again" is a
+				// retry), so history written in Japanese says it with the
+				// name's translation (リトライ). A word's synonyms are looser
+				// ("drop" → remove: 削除 would draw every deletion).
+				for _, ja := range glossary.Japanese(en) {
+					out = append(out, form{ja, weightOther})
+				}
+			}
 		}
 		for _, ja := range glossary.Japanese(w) {
 			out = append(out, form{ja, weightOther})
@@ -493,6 +502,11 @@ var englishSynonyms = map[string][]string{
 	"start over":   {"reset", "reinstall"},
 	"account name": {"username", "user name"},
 	"user name":    {"username"},
+	"file name":    {"filename"},
+	// "how many times" counts; it asks no time of day (時刻).
+	"how many time": {"count", "max"},
+	"same time":     {"simultaneous", "concurren"},
+	"same moment":   {"simultaneous", "concurren"},
 }
 
 // englishPhrase is a key of englishSynonyms written in two words, matched

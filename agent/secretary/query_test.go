@@ -94,6 +94,32 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 	}
 }
 
+// TestPhrasesReachJapaneseHistory: a phrase is a thing's name, so an
+// English question finds history written in Japanese by the name's
+// translation ("try again" is a retry: リトライ); "how many times" counts
+// and asks no time of day (時刻).
+func TestPhrasesReachJapaneseHistory(t *testing.T) {
+	for in, want := range map[string]string{
+		"Does it try again on its own?":                      "リトライ",
+		"Two recordings at the same moment clash, fixed?":    "同時",
+		"Recordings sometimes fail to get a file name":       "ファイル名",
+		"Is there a limit on how many times it tries?":       "回数",
+		"Whose account name in Japanese broke environments?": "ユーザー名",
+	} {
+		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
+			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
+		}
+	}
+	if q := parseQuery("Is there a limit on how many times it tries?"); slices.Contains(q.Terms, "時刻") {
+		t.Errorf("how many times: terms %q hold 時刻, a time of day", q.Terms)
+	}
+	// A word's synonyms stay English: "drop" is searched as remove, not
+	// as every deletion's 削除.
+	if q := parseQuery("Did we drop Windows 7?"); slices.Contains(q.Terms, "削除") {
+		t.Errorf("drop: terms %q hold 削除", q.Terms)
+	}
+}
+
 // TestTwoWordNamesAreOneConcept: "terminal control characters" asks
 // about one thing, which commits call escape sequences; its words are not
 // two concepts of their own ("control" would match access control).
