@@ -5,12 +5,12 @@ import "strings"
 // A URL written escaped reads as the URL to whatever decodes it: percent-
 // encoded in a query or a redirect's parameter
 // ("https%3A%2F%2Fapp%3APASS%40db"), encoded twice when that parameter was
-// itself put in a URL ("https%253A%252F%252Fapp%253APASS%2540db"), or with the \u002f escapes some JSON
-// encoders write for "/" ("https:\u002f\u002fapp:PASS@db"). No rule's
-// expression reads those escapes. Redact runs the rules again on such
-// text with the escapes of ":", "/" and "@" decoded (unescapeURL) and
-// maps what they find back onto the text as written, as it does for
-// full-width letters.
+// itself put in a URL ("https%253A%252F%252Fapp%253APASS%2540db"), or with
+// the \u002f escapes some JSON encoders write for "/"
+// ("https:\u002f\u002fapp:PASS@db"). No rule's expression reads those
+// escapes. Redact runs the rules again on such text with the escapes
+// decoded (unescapeURL) and maps what they find back onto the text as
+// written, as it does for full-width letters.
 
 // urlEscapes are the escapes unescapeURL decodes (in either case), with
 // what each stands for: what a URL's credentials sit between, and the
@@ -25,10 +25,10 @@ var urlEscapes = [...]struct {
 	{`\u003a`, ':'}, {`\u002f`, '/'}, {`\u0040`, '@'},
 }
 
-// unescapeURL returns s with the escapes of ":", "/", "@", "=", "?" and "&" decoded
-// (urlEscapes, in either case), and at, the offset in s each byte of the
-// result comes from (and len(s) for its end), when t holds an escaped
-// "//" or "@": what a URL's credentials follow or precede. Otherwise ok
+// unescapeURL returns s with urlEscapes decoded (in either case), and at,
+// the offset in s each byte of the result comes from (and len(s) for its
+// end), when t holds an escaped "//" or "@": what a URL's credentials
+// follow or precede. Otherwise ok
 // is false, and nothing is built (the common case: "%" and "\u" are
 // rare, and most that there are escape something else).
 func unescapeURL(t *text) (view string, at []int, ok bool) {
