@@ -222,10 +222,7 @@ func (db *DB) openPools() error {
 	}
 	uri := "file:" + escapeURIPath(db.path)
 	busy := db.opts.busyTimeout.Milliseconds()
-	if err := registerWALBatch(); err != nil {
-		return err
-	}
-	wdsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=1&_synchronous=%s&_stmt_cache_size=128&vfs=%s", uri, busy, sync, walBatchVFS)
+	wdsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=1&_synchronous=%s&_stmt_cache_size=128", uri, busy, sync)
 	wr, err := sql.Open("sqlite3", wdsn)
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", db.path, err)
