@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -259,6 +260,12 @@ func testFailures(path string) []testFailure {
 		jestFailures(text, add)
 	}
 	if len(out) == 0 {
+		exunitFailures(text, add)
+	}
+	if len(out) == 0 {
+		xctestFailures(text, add)
+	}
+	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
 			if !plainNoiseRE.MatchString(m[1]) {
 				add(plainTimeRE.ReplaceAllString(m[1], ""), "")
@@ -376,7 +383,7 @@ func jestFailures(text string, add func(test, pkg string)) {
 		if name == "" {
 			continue
 		}
-		if msg := nextTextLine(lines[i+1:]); msg != "" {
+		if msg := nextLine(lines[i+1:], jestBulletRE, vitestFailRE); msg != "" {
 			name += ": " + msg
 		}
 		add(name, file)
@@ -395,11 +402,61 @@ func jestFailures(text string, add func(test, pkg string)) {
 	}
 }
 
-// nextTextLine is the first line of lines with text, before the next
-// heading of a failure ("" if none within a few lines).
-func nextTextLine(lines []string) string {
+// ExUnit (`mix test`): each failure is numbered, "  1) test name
+// (Module)", with its test file's line under it and the assertion after.
+var (
+	exunitFailRE = regexp.MustCompile(`^\s*\d+\) test (.+?) \(([\w.]+)\)\s*$`)
+	exunitFileRE = regexp.MustCompile(`^\s*(\S+\.exs?):\d+\s*$`)
+)
+
+// exunitFailures finds the failing tests of ExUnit output, each with its
+// assertion's first line and its test file as its package.
+func exunitFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		if i == 6 || jestBulletRE.MatchString(l) || vitestFailRE.MatchString(l) {
+		m := exunitFailRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		name, pkg, rest := m[1], m[2], lines[i+1:]
+		if len(rest) > 0 {
+			if f := exunitFileRE.FindStringSubmatch(rest[0]); f != nil {
+				pkg, rest = f[1], rest[1:]
+			}
+		}
+		if msg := nextLine(rest, exunitFailRE); msg != "" {
+			name += ": " + msg
+		}
+		add(name, pkg)
+	}
+}
+
+// XCTest (`swift test`, Xcode): "File.swift:12: error: -[Module.Class
+// testName] : XCTAssertEqual failed: …" on Apple platforms, "error:
+// Class.testName : …" from swift-corelibs on Linux; else only the "Test
+// Case '-[Module.Class testName]' failed" line.
+var (
+	xctestErrorRE  = regexp.MustCompile(`(?m)^(\S+\.swift):\d+: error: -?\[?(?:[\w]+\.)?(\w+)[ .](\w+)\]? : (.+)$`)
+	xctestFailedRE = regexp.MustCompile(`(?m)^Test Case '-?\[?(?:\w+\.)?(\w+)[ .](\w+)\]?' failed`)
+)
+
+// xctestFailures finds the failing tests of XCTest output, each with its
+// assertion and its test file as its package.
+func xctestFailures(text string, add func(test, pkg string)) {
+	for _, m := range xctestErrorRE.FindAllStringSubmatch(text, -1) {
+		add(m[2]+"."+m[3]+": "+m[4], m[1])
+	}
+	for _, m := range xctestFailedRE.FindAllStringSubmatch(text, -1) {
+		add(m[1]+"."+m[2], "") // kept out when its error line was listed
+	}
+}
+
+// nextLine is the first line of lines with text, before the next
+// failure's heading (a line one of headings matches; "" if none within a
+// few lines).
+func nextLine(lines []string, headings ...*regexp.Regexp) string {
+	for i, l := range lines {
+		if i == 6 || slices.ContainsFunc(headings, func(h *regexp.Regexp) bool { return h.MatchString(l) }) {
 			break
 		}
 		if t := strings.TrimSpace(l); t != "" {

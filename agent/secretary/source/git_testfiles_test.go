@@ -224,6 +224,43 @@ func TestJestAndVitestFailures(t *testing.T) {
 	}
 }
 
+// TestExUnitAndXCTestFailures: an Elixir project's `mix test` output and a
+// Swift project's XCTest log name their failing tests, each with its
+// assertion and its test file (the sixth held-out set's were never listed,
+// and old FIXMEs answered "what is failing?" instead).
+func TestExUnitAndXCTestFailures(t *testing.T) {
+	write := fileWriter(t, t.TempDir())
+	exunit := write("mix-test.log", "Running ExUnit with seed: 402118, max_cases: 16\n\n.....\n\n"+
+		"  1) test rewrites x-forwarded-proto wss to https (Plug.RewriteOnTest)\n     test/plug/rewrite_on_test.exs:61\n"+
+		"     Assertion with == failed\n     code:  assert conn.scheme == :https\n\n"+
+		"  2) test describe block reads the body (Plug.ParsersTest)\n     test/plug/parsers_test.exs:12\n     ** (RuntimeError) boom\n\n"+
+		"Finished in 2.3 seconds\n812 tests, 2 failures\n")
+	want := []testFailure{
+		{test: "rewrites x-forwarded-proto wss to https: Assertion with == failed", pkg: "test/plug/rewrite_on_test.exs"},
+		{test: "describe block reads the body: ** (RuntimeError) boom", pkg: "test/plug/parsers_test.exs"},
+	}
+	if got := testFailures(exunit); !slices.Equal(got, want) {
+		t.Errorf("ExUnit failures = %q, want %q", got, want)
+	}
+	xctest := write("swift-test.log", "Test Suite 'All tests' started at 2026-11-30 21:14:03.118.\n"+
+		"Test Case '-[ArgumentParserUnitTests.HelpGenerationTests testHelpWithSubcommandGroups]' passed (0.004 seconds).\n"+
+		"/work/Tests/HelpGenerationTests.swift:412: error: -[ArgumentParserUnitTests.HelpGenerationTests testHelpWithColumnsOverride] : XCTAssertEqual failed: help was wrapped at 80 columns\n"+
+		"Test Case '-[ArgumentParserUnitTests.HelpGenerationTests testHelpWithColumnsOverride]' failed (0.012 seconds).\n"+
+		"Test Case '-[ArgumentParserUnitTests.ParsingTests testNoErrorLine]' failed (0.001 seconds).\n"+
+		"\t Executed 1042 tests, with 2 failures (0 unexpected) in 4.211 (4.380) seconds\n")
+	want = []testFailure{
+		{test: "HelpGenerationTests.testHelpWithColumnsOverride: XCTAssertEqual failed: help was wrapped at 80 columns", pkg: "/work/Tests/HelpGenerationTests.swift"},
+		{test: "ParsingTests.testNoErrorLine"},
+	}
+	if got := testFailures(xctest); !slices.Equal(got, want) {
+		t.Errorf("XCTest failures = %q, want %q", got, want)
+	}
+	linux := write("swift-linux.log", "/src/Tests/ParserTests.swift:7: error: ParserTests.testFlags : XCTAssertTrue failed - flag not set\n")
+	if got := testFailures(linux); len(got) != 1 || got[0].test != "ParserTests.testFlags: XCTAssertTrue failed - flag not set" {
+		t.Errorf("Linux XCTest failures = %q", got)
+	}
+}
+
 // TestJUnitNameNotClassname: pytest writes classname before name; the
 // failing test is its name (a held-out blocker came back as the class,
 // "test.unit.test_katakana_english", without the test).
