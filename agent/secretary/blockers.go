@@ -264,16 +264,34 @@ func belongsTo(text, home string, ctxs []string, repos []config.Context, pq pars
 }
 
 // namedRepos are the configured contexts text names: by identifier, or by
-// the identifier's last segment (three letters or more) as a word.
+// the identifier's last segment (three letters or more) as a word, or by
+// the segment's last words when there are two or more of them
+// ("argument-parser" names swift-argument-parser, as people say it; one
+// word, "parser", names nothing).
 func namedRepos(text string, repos []config.Context) []string {
 	low := strings.ToLower(text)
 	var out []string
 	for _, r := range repos {
 		id := strings.ToLower(r.Identifier)
 		name := id[strings.LastIndex(id, "/")+1:]
-		if strings.Contains(low, id) || (len(name) >= 3 && store.Occurrences(low, name) >= 1) {
+		if strings.Contains(low, id) || slices.ContainsFunc(shortNames(name), func(n string) bool { return store.Occurrences(low, n) >= 1 }) {
 			out = append(out, r.Identifier)
 		}
+	}
+	return out
+}
+
+// shortNames are the ways a repository called name is named: the name
+// itself (three letters or more), and its last two or more hyphenated
+// words.
+func shortNames(name string) []string {
+	var out []string
+	if len(name) >= 3 {
+		out = append(out, name)
+	}
+	words := strings.Split(name, "-")
+	for i := 1; i+2 <= len(words); i++ {
+		out = append(out, strings.Join(words[i:], "-"))
 	}
 	return out
 }
@@ -478,7 +496,7 @@ func dedupeBlockers(items []blocker) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, b := range items {
-		t := clipRunes(b.text, snippetCap)
+		t := clipBlocker(b.text, snippetCap)
 		if t == "" || seen[t] {
 			continue
 		}
@@ -490,6 +508,32 @@ func dedupeBlockers(items []blocker) []string {
 	}
 	return out
 }
+
+// clipBlocker cuts a blocker to n characters like clipRunes, but keeps the
+// issue it waits on when the cut falls before it: "blocked on
+// swift-testing's missing… (swiftlang/swift-testing#1187)". The reference
+// is what a colleague follows (a held-out blocker lost it to the cut).
+func clipBlocker(s string, n int) string {
+	t := clipRunes(s, n)
+	if t == s {
+		return t
+	}
+	kept := strings.TrimSuffix(t, "…")
+	var refs []string
+	for _, ref := range issueRefRE.FindAllString(s[len(kept):], 2) {
+		if !strings.Contains(kept, ref) && !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	if len(refs) == 0 {
+		return t
+	}
+	return t + " (" + strings.Join(refs, ", ") + ")"
+}
+
+// issueRefRE is a reference to another project's issue or pull request:
+// owner/repo#123, or its URL.
+var issueRefRE = regexp.MustCompile(`\b[\w.-]+/[\w.-]+#\d+\b|https?://\S+/(?:issues|pull)/\d+`)
 
 func fileOfMarker(e store.ContextEvent) string {
 	if e.Kind != "marker" {

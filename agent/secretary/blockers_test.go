@@ -443,3 +443,38 @@ func TestBlockersAboutSomethingElseAreLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestClippedBlockerKeepsTheIssueItWaitsOn: a blocker cut to its length
+// still names the other project's issue it waits on, which is what a
+// colleague follows; one whose reference survives the cut is not repeated.
+func TestClippedBlockerKeepsTheIssueItWaitsOn(t *testing.T) {
+	long := "Migrate CompletionScriptTests to Swift Testing (partial) (#933): The snapshot-based completion tests stay on XCTest for now: " +
+		"blocked on swift-testing's missing snapshot support (swiftlang/swift-testing#1187), see https://github.com/swiftlang/swift-testing/pull/1190"
+	got := clipBlocker(long, 150)
+	if !strings.HasSuffix(got, "… (swiftlang/swift-testing#1187, https://github.com/swiftlang/swift-testing/pull/1190)") || strings.Count(got, "#933") != 1 {
+		t.Errorf("clipped blocker = %q", got)
+	}
+	short := "Waiting for acme/lib#12 to land before the bump; " + strings.Repeat("more words ", 20)
+	if got := clipBlocker(short, 150); strings.Count(got, "acme/lib#12") != 1 || !strings.HasSuffix(got, "…") {
+		t.Errorf("a reference kept by the cut is repeated: %q", got)
+	}
+	if got := clipBlocker("blocked on review", 150); got != "blocked on review" {
+		t.Errorf("a short blocker changed: %q", got)
+	}
+}
+
+// TestRepositoryNamedByItsLastWords: people name swift-argument-parser
+// "argument-parser"; a single word of the name ("parser") names nothing.
+func TestRepositoryNamedByItsLastWords(t *testing.T) {
+	repos := []config.Context{{Identifier: "apple/swift-argument-parser"}, {Identifier: "elixir-plug/plug"}}
+	for text, want := range map[string][]string{
+		"argument-parser の 1.9.0 のリリースって何待ち？":      {"apple/swift-argument-parser"},
+		"what holds up swift-argument-parser 1.9?": {"apple/swift-argument-parser"},
+		"is the parser still slow?":                nil,
+		"plug の次のリリースは？":                           {"elixir-plug/plug"},
+	} {
+		if got := namedRepos(text, repos); !slices.Equal(got, want) {
+			t.Errorf("namedRepos(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -503,6 +503,11 @@ var englishSynonyms = map[string][]string{
 	"account name": {"username", "user name"},
 	"user name":    {"username"},
 	"file name":    {"filename"},
+	// Everyday words for what commits call otherwise: what a tool spits
+	// out it generates; a Mac runs macOS; a websocket behind TLS is wss.
+	"spit out": {"generat", "output"},
+	"mac":      {"macos"}, "macs": {"macos"},
+	"websocket": {"wss"},
 	// "how many times" counts; it asks no time of day (時刻).
 	"how many time": {"count", "max"},
 	"same time":     {"simultaneous", "concurren"},
