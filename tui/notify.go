@@ -529,15 +529,15 @@ func (m *Model) paneKeys() []key.Binding {
 	// "e answer" under "No queries received yet." acts on nothing.
 	switch m.focus {
 	case focusQueries:
-		if len(m.queries.rows) == 0 {
-			return nil
+		if c := m.queries.list.cursor; c < len(m.queries.rows) {
+			return queryRowKeys(k, m.queries.rows[c])
 		}
-		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Queries.Release, k.List.Open}
+		return nil
 	case focusInterrupts:
-		if len(m.interrupts.rows) == 0 {
-			return nil
+		if c := m.interrupts.list.cursor; c < len(m.interrupts.rows) {
+			return queryRowKeys(k, m.interrupts.rows[c], k.Interrupts.ReleaseAll)
 		}
-		return []key.Binding{k.Queries.Answer, k.Queries.Decline, k.Queries.Release, k.Interrupts.ReleaseAll, k.List.Open}
+		return nil
 	case focusApprovals:
 		return m.approvalsKeys()
 	case focusPeers:

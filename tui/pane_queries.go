@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/inbox"
+	"github.com/aoi-protocol/aoi/keymap"
 )
 
 // queriesPane lists received queries: the ones waiting for the owner first,
@@ -99,7 +100,7 @@ func (p *queriesPane) Update(k tea.KeyPressMsg) action {
 // release ID` does (the walk could send an escalated question's draft
 // only from the CLI).
 func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
-	open := needsOwner(q) || q.State == agent.QueryBuffered
+	open := stillOpen(q)
 	switch {
 	case key.Matches(k, e.keys.List.Open, e.keys.Queries.Answer):
 		if open {
@@ -116,6 +117,29 @@ func queryKey(k tea.KeyPressMsg, q agent.Query, e *env) action {
 		return noticeAction{text: Sanitize(q.From) + "'s question was already " + q.State + "; no draft to send"}
 	}
 	return nil
+}
+
+// stillOpen: the question waits for the owner or is buffered, so it can
+// still be answered, declined or sent its draft.
+func stillOpen(q agent.Query) bool {
+	return needsOwner(q) || q.State == agent.QueryBuffered
+}
+
+// queryRowKeys are the keys the keys line offers for the selected
+// question, extra (the Interrupts pane's R) before open. Only keys that
+// act on it: a handled question only opens (e, d and r there just say it
+// was answered), and r shows only when it would send a draft, not on one
+// with no draft or a draft that found no work, which r refuses.
+func queryRowKeys(k keymap.KeyMap, q agent.Query, extra ...key.Binding) []key.Binding {
+	if !stillOpen(q) {
+		return []key.Binding{k.List.Open}
+	}
+	out := []key.Binding{k.Queries.Answer, k.Queries.Decline}
+	if len(q.Draft) > 0 && inbox.DraftFoundWork(q.Draft) {
+		out = append(out, k.Queries.Release)
+	}
+	out = append(out, extra...)
+	return append(out, k.List.Open)
 }
 
 // previewText is what the list shows under the rows for the selected
