@@ -13,7 +13,7 @@ import (
 
 // Summary is raw as key=value pairs, the keys in lead's order first
 // (a question's row says what was asked next to what the secretary did),
-// then the rest by name; a detail that is no JSON object comes back as
+// then the rest by name, leaving out blank values; a detail that is no JSON object comes back as
 // compact JSON.
 func Summary(raw json.RawMessage) string {
 	var m map[string]json.RawMessage
@@ -33,6 +33,9 @@ func Summary(raw json.RawMessage) string {
 	})
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
+		if blank(m[k]) {
+			continue
+		}
 		v := value(m[k])
 		if k == "question" {
 			v = "“" + v + "”" // words with spaces, among key=value pairs
@@ -52,6 +55,14 @@ func rank(k string) int {
 		}
 	}
 	return len(lead)
+}
+
+// blank: the value is an empty string or null. It says nothing in a list
+// ("error=" on every task that succeeded, "reason=" on every approval) and
+// takes the room of what does; the detail shown whole still has it.
+func blank(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return string(v) == `""` || string(v) == "null"
 }
 
 // value is a detail value without JSON's quotes: a string as it is, a
