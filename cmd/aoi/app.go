@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -252,10 +253,29 @@ func unknownCommand(cmd *cobra.Command, argv []string) error {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, set only on its path
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", argv[0], cmd.CommandPath())
-	if s := typoOf(argv[0], cmd.SuggestionsFor(argv[0])); len(s) > 0 {
+	s := namedFor(cmd, argv[0])
+	for _, t := range typoOf(argv[0], cmd.SuggestionsFor(argv[0])) {
+		if !slices.Contains(s, t) {
+			s = append(s, t)
+		}
+	}
+	if len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return errors.New(msg)
+}
+
+// namedFor are the commands that list word in their SuggestFor: another
+// word for what they do ("aoi ask" for query, as the interface's "@ ask a
+// peer" says), which typoOf would drop for not starting as word does.
+func namedFor(cmd *cobra.Command, word string) []string {
+	var out []string
+	for _, c := range cmd.Commands() {
+		if slices.Contains(c.SuggestFor, word) {
+			out = append(out, c.Name())
+		}
+	}
+	return out
 }
 
 // typoOf keeps the suggestions that start as word does: two edits turn

@@ -32,6 +32,9 @@ func (a *app) queryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "query AGENT TEXT...",
 		Short: "Ask a colleague's secretary a question",
+		// "aoi ask" is what people type first: the interface says "@ ask a
+		// peer".
+		SuggestFor: []string{"ask"},
 		Example: `  aoi query eng-suzuki "how is auth going? any blockers?"
   aoi query eng-suzuki --scope acme/webapp --priority high --wait 2m "is the release branch green?"`,
 		Args: args(cobra.MinimumNArgs(2)),

@@ -6,7 +6,8 @@ import (
 )
 
 // TestMistypedCommandsSayWhatWasMeant: a mistyped command gets cobra's
-// suggestion (one starting with the same letter), a missing argument the
+// suggestion (one starting with the same letter, or the command another
+// word names: ask for query), a missing argument the
 // command's usage line, a wrong focus word names on|off, send's --priority is
 // checked like query's and trust's --endpoint like init's --listen, a
 // fingerprint pasted short says so, each a usage error (exit 2) before any
@@ -20,6 +21,8 @@ func TestMistypedCommandsSayWhatWasMeant(t *testing.T) {
 	}{
 		{[]string{"quary"}, `unknown command "quary" for "aoi"; did you mean query?`},
 		{[]string{"qeury"}, `did you mean query?`},
+		// What people type first, as the interface's "@ ask a peer" says.
+		{[]string{"ask", "eng-suzuki", "is CI green?"}, `unknown command "ask" for "aoi"; did you mean query?`},
 		{[]string{"query", "eng-suzuki"}, `usage: aoi query AGENT TEXT...`},
 		{[]string{"answer", "q-1"}, `usage: aoi answer QUERY_ID TEXT...`},
 		{[]string{"focus", "maybe"}, `focus takes on or off (got "maybe")`},
