@@ -28,6 +28,9 @@ type approvalsPane struct {
 	newTarget   string
 	newTargetAt time.Time
 	loaded      bool // the first load is done
+	// taskW is the TASK column's width for the rows on screen, set by
+	// View before it lays them out.
+	taskW int
 }
 
 // settleFor is how long a request that a load made the target waits
@@ -205,8 +208,9 @@ func (p *approvalsPane) View() string {
 	if p.n() == 0 {
 		return p.empty("No approvals waiting and no tasks. Task requests from peers appear here.")
 	}
-	lines := []string{p.header(approvalColumns(p.w, "", "FROM", "TASK", "STATE", "WHEN", "PARAMS"))}
 	start, end := p.list.window(p.n())
+	p.taskW = p.taskColumnW(start, end)
+	lines := []string{p.header(p.columns("", "FROM", "TASK", "STATE", "WHEN", "PARAMS"))}
 	for i := start; i < end; i++ {
 		if i < len(p.approvals) {
 			lines = append(lines, p.approvalRow(p.approvals[i], i == p.list.cursor))
@@ -266,15 +270,46 @@ func ownerError(t agent.Task) string {
 // one under 72.
 const narrowApprovals = 70
 
-// approvalColumns lays out a row of the pane: pending requests and tasks
-// share the columns, so their parameters line up. A narrow pane has no
-// WHEN column and tighter ones before PARAMS, so the parameters, which
-// tell two requests of one type apart, keep most of the width.
-func approvalColumns(w int, glyph, from, task, state, when, params string) string {
-	if w < narrowApprovals {
-		return columns(w, []int{1, 10, 9, 11}, glyph, from, task, state, params)
+// columns lays out a row of the pane: pending requests and tasks share
+// the columns, so their parameters line up. A narrow pane has no WHEN
+// column and tighter ones before PARAMS, so the parameters, which tell
+// two requests of one type apart, keep most of the width.
+func (p *approvalsPane) columns(glyph, from, task, state, when, params string) string {
+	if p.w < narrowApprovals {
+		return columns(p.w, []int{1, 10, p.taskW, 11}, glyph, from, task, state, params)
 	}
-	return columns(w, []int{1, 12, 10, 10, 12}, glyph, from, task, state, when, params)
+	return columns(p.w, []int{1, 12, p.taskW, 10, 12}, glyph, from, task, state, when, params)
+}
+
+// The TASK column's width: at least what a short type name needs (9
+// narrow, 10 wide), more when a type on screen is longer, up to a cap
+// that leaves PARAMS its room. A fixed width cut the walk's list_files to
+// "list_fil…" beside an empty PARAMS column.
+const (
+	approvalTaskW          = 10
+	approvalTaskNarrowW    = 9
+	approvalTaskMaxW       = 20
+	approvalTaskNarrowMaxW = 14
+)
+
+// taskColumnW sizes the TASK column for rows start..end.
+func (p *approvalsPane) taskColumnW(start, end int) int {
+	w, most := approvalTaskW, approvalTaskMaxW
+	if p.w < narrowApprovals {
+		w, most = approvalTaskNarrowW, approvalTaskNarrowMaxW
+	}
+	for i := start; i < end; i++ {
+		w = max(w, width(Sanitize(p.taskTypeAt(i))))
+	}
+	return min(w, most)
+}
+
+// taskTypeAt is the task type of row i: a pending request, then a task.
+func (p *approvalsPane) taskTypeAt(i int) string {
+	if i < len(p.approvals) {
+		return p.approvals[i].TaskType
+	}
+	return p.tasks[i-len(p.approvals)].Type
 }
 
 // approvalRow is a pending request: "pending" and the time left before it
@@ -292,7 +327,7 @@ func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
 	if a.MatchedRule != "" {
 		params += " [" + Sanitize(a.MatchedRule) + "]"
 	}
-	text := approvalColumns(p.w, "◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params)
+	text := p.columns("◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params)
 	return p.rowStyled(text, sel, p.env.styles.Warn)
 }
 
@@ -307,7 +342,7 @@ func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
 	case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
 		st = p.env.styles.Error
 	}
-	text := approvalColumns(p.w, taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
+	text := p.columns(taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
 		taskStateLabel(t.State), ago(p.env.now, t.UpdatedAt), paramsText(t.Params))
 	return p.rowStyled(text, sel, st)
 }
