@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/internal/suggest"
 )
@@ -363,35 +364,44 @@ func (p *promptBar) view(w int) string {
 	return strings.Join(p.viewLines(w), "\n")
 }
 
-// maxProblemLines is the most lines a problem with the line takes below
-// the bar when it does not fit after what was typed.
+// maxProblemLines is the most lines a problem with the line, or tab's
+// candidates, take below the bar when they do not fit after what was
+// typed.
 const maxProblemLines = 3
 
 // viewLines is the bar's lines: one, or, when what is wrong with the line
-// does not fit after it, the line and then the problem wrapped below (the
-// third walk read "…as the P…" and could not find the rest).
+// (or tab's list of candidates) does not fit after it, the line and then
+// the problem wrapped below (the third walk read "…as the P…" and could
+// not find the rest).
 func (p *promptBar) viewLines(w int) []string {
 	line := p.env.styles.Prompt.Render("›") + " " + p.input.View()
 	// The input pads itself to the bar's width; what it says goes after
 	// what was typed.
 	switch {
 	case p.problem != "":
-		problem := "✗ " + Sanitize(p.problem)
-		typed := trimPadding(line)
-		if w <= 0 || width(typed)+3+width(problem) <= w {
-			return []string{fit(typed+"   "+p.env.styles.Error.Render(problem), w)}
-		}
-		lines := wrap(problem, w)
-		if len(lines) > maxProblemLines {
-			lines = append(lines[:maxProblemLines-1], truncateWords(strings.Join(lines[maxProblemLines-1:], " "), w))
-		}
-		out := []string{fit(line, w)}
-		for _, l := range lines {
-			out = append(out, p.env.styles.Error.Render(fit(l, w)))
-		}
-		return out
+		return besideOrBelow(line, "✗ "+Sanitize(p.problem), p.env.styles.Error, w)
 	case p.choices != "":
-		line = trimPadding(line) + "   " + p.env.styles.Muted.Render(Sanitize(p.choices))
+		return besideOrBelow(line, Sanitize(p.choices), p.env.styles.Muted, w)
 	}
 	return []string{fit(line, w)}
+}
+
+// besideOrBelow is the bar's line with note after what was typed, or,
+// when it does not fit there, the line and then note wrapped below in up
+// to maxProblemLines lines. Tab's candidates go there as a problem does:
+// cut on the line, the walk's two waiting questions showed one and "·…".
+func besideOrBelow(line, note string, st lipgloss.Style, w int) []string {
+	typed := trimPadding(line)
+	if w <= 0 || width(typed)+3+width(note) <= w {
+		return []string{fit(typed+"   "+st.Render(note), w)}
+	}
+	lines := wrap(note, w)
+	if len(lines) > maxProblemLines {
+		lines = append(lines[:maxProblemLines-1], truncateWords(strings.Join(lines[maxProblemLines-1:], " "), w))
+	}
+	out := []string{fit(line, w)}
+	for _, l := range lines {
+		out = append(out, st.Render(fit(l, w)))
+	}
+	return out
 }
