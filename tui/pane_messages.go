@@ -244,12 +244,12 @@ var kindWords = map[string]string{
 // task it concerns when there is one.
 func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	body := detailFields([][2]string{
-		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", ago(e.now, r.ReceivedAt)},
+		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", clockAt(e, r.ReceivedAt)},
 		{"task", r.TaskID}, {"thread", r.ThreadID}, {"reply to", r.ReplyTo}, {"priority", r.Priority},
 		{relatedLabel(r), r.RelatedID}, {askLabel(r), r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
 	})
 	for _, t := range tasks {
-		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", " + ago(e.now, t.UpdatedAt) + ")"}})
+		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", since " + clockAt(e, t.UpdatedAt) + ")"}})
 	}
 	return body + "\n\n" + payloadText(r.Data)
 }

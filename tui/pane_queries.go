@@ -286,7 +286,7 @@ func decisionWords(d string) string {
 func queryDetail(q agent.Query, e *env) string {
 	head := detailFields([][2]string{
 		{"from", q.From}, {"id", q.ID}, {"their id", q.AskerID}, {"priority", q.Priority}, {"state", q.State},
-		{"secretary", decisionWords(q.Decision)}, {"received", ago(e.now, q.ReceivedAt)},
+		{"secretary", decisionWords(q.Decision)}, {"received", clockAt(e, q.ReceivedAt)},
 		{"scope", strings.Join(q.ContextScope, ", ")},
 	})
 	body := head + "\n\n" + SanitizeMultiline(q.Text)

@@ -137,6 +137,21 @@ func ago(now, t time.Time) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
+// clockAt is when t was on the clock: "11:01:34" today, "Dec 1 11:01"
+// before. A detail dialog is drawn once, so "10s ago" there stayed
+// "10s ago" for as long as it was open; the row's AGE column is the one
+// that counts.
+func clockAt(e *env, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	t, now := t.In(e.loc), e.now.In(e.loc)
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("Jan 2 15:04")
+}
+
 // countdown renders the time left until t: "59m12s", "3s", "expired".
 func countdown(now, t time.Time) string {
 	d := t.Sub(now).Truncate(time.Second)
