@@ -33,7 +33,7 @@ func (a *app) auditCmd() *cobra.Command {
 				return a.emit(es, func(w io.Writer) {
 					printAudit(w, es)
 					if len(es) == 0 && f != (agent.AuditFilter{Limit: f.Limit}) {
-						fmt.Fprintln(w, "(with the filters given; results are ok, error, or an error's name or label: denied, rate-limit, bad-params, timeout, …)")
+						fmt.Fprintln(w, noAuditRowsHint(f))
 					}
 				})
 			})
@@ -46,6 +46,23 @@ func (a *app) auditCmd() *cobra.Command {
 	fl.IntVar(&f.Limit, "limit", 50, "how many rows")
 	cmd.AddCommand(a.auditVerifyCmd(), a.auditExportCmd())
 	return cmd
+}
+
+// noAuditRowsHint says what the filters given take, when no row matched
+// them: `--agent pm` said only what results are, and a person looking for
+// pm-tanaka's rows learnt nothing of why none showed.
+func noAuditRowsHint(f agent.AuditFilter) string {
+	var says []string
+	if f.Agent != "" {
+		says = append(says, "--agent takes an agent id whole, as `aoi peers` lists it")
+	}
+	if f.Method != "" {
+		says = append(says, "--method takes a method whole, as the METHOD column shows it: aoi.query, task.request, ctl.answer, …")
+	}
+	if f.Result != "" || len(says) == 0 {
+		says = append(says, "results are ok, error, or an error's name or label: denied, rate-limit, bad-params, timeout, …")
+	}
+	return "(with the filters given; " + strings.Join(says, "; ") + ")"
 }
 
 func printAudit(w io.Writer, es []agent.AuditEntry) {

@@ -107,6 +107,10 @@ func TestCommandsAgainstServe(t *testing.T) {
 	expectOut(t, dir, []string{"release", "--all"}, "no buffered queries to release")
 	expectOut(t, dir, []string{"status"}, "0 for you, 0 buffered")
 	expectOut(t, dir, []string{"audit", "--result", "nonsense"}, "no audit rows\n(with the filters given; results are ok, error, or an error's name or label: denied")
+	// A filter that matched nothing is the one the hint is about: --agent
+	// with the start of an id said only what results are.
+	expectOut(t, dir, []string{"audit", "--agent", "pm"}, "no audit rows\n(with the filters given; --agent takes an agent id whole, as `aoi peers` lists it)")
+	expectOut(t, dir, []string{"audit", "--method", "aoi.task"}, "(with the filters given; --method takes a method whole, as the METHOD column shows it")
 	expectOut(t, dir, []string{"audit", "export", "--format", "csv"}, "seq,time,agent,method,result,detail,prev_hash,hash\n1,")
 
 	var rows []agent.AuditEntry
