@@ -166,12 +166,7 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 		m.info("nothing buffered to release")
 		return nil
 	}
-	n := 0
-	for _, q := range m.interrupts.rows {
-		if inbox.Releasable(q.Draft, q.Confidence) {
-			n++
-		}
-	}
+	n := releasable(m.interrupts.rows)
 	// A draft that found no work says only that, and a guess may answer
 	// another question: release leaves them.
 	kept := ""
@@ -187,6 +182,18 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 		"Each asker reads it as your reply; enter on a question in Interrupts shows its draft first." + kept
 	m.pushDialog(newConfirmDialog("Release every buffered question", body, releaseAction{confirmed: true, n: n}, m.env))
 	return nil
+}
+
+// releasable counts the questions R sends a draft: those whose draft
+// found work and is no guess.
+func releasable(qs []agent.Query) int {
+	n := 0
+	for _, q := range qs {
+		if inbox.Releasable(q.Draft, q.Confidence) {
+			n++
+		}
+	}
+	return n
 }
 
 // countOf is "1 question" or "3 questions".

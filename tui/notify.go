@@ -535,7 +535,13 @@ func (m *Model) paneKeys() []key.Binding {
 		return nil
 	case focusInterrupts:
 		if c := m.interrupts.list.cursor; c < len(m.interrupts.rows) {
-			return queryRowKeys(k, m.interrupts.rows[c], k.Interrupts.ReleaseAll)
+			// R only while it would send a draft: with none to send it
+			// only says to answer or decline each.
+			var all []key.Binding
+			if releasable(m.interrupts.rows) > 0 {
+				all = append(all, k.Interrupts.ReleaseAll)
+			}
+			return queryRowKeys(k, m.interrupts.rows[c], all...)
 		}
 		return nil
 	case focusApprovals:

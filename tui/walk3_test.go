@@ -39,3 +39,28 @@ func TestFlowKeysLineFollowsTheSelectedQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowInterruptsOfferRSendAllOnlyWithADraftToSend: R sends every
+// buffered question whose draft found work and is no guess; with none
+// such (the walk's one buffered guess) R only said to answer or decline
+// each, so the keys line no longer offers it.
+func TestFlowInterruptsOfferRSendAllOnlyWithADraftToSend(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		confidence float64
+		offered    bool
+	}{
+		{"a draft to send", 0.72, true},
+		{"only guesses", 0.3, false},
+	} {
+		svc := fixtureService()
+		svc.queries[2].Confidence = c.confidence // q-5; q-4 is a guess already
+		tm, _ := startFlow(t, svc, Options{})
+		sendKeys(tm, "tab")
+		waitScreen(t, tm, "┏━ Interrupts")
+		line := keysLine(flowFrame(tm))
+		if got := strings.Contains(line, "R send all"); got != c.offered {
+			t.Errorf("%s: R offered %v, want %v: %q", c.name, got, c.offered, line)
+		}
+	}
+}
