@@ -242,11 +242,15 @@ func (q parsedQuery) namedContexts(contexts []string) ([]string, parsedQuery) {
 }
 
 // namesContext reports whether a word of the question is a context's
-// identifier or its last segment (uchan-nos/mikanos: "mikanos").
+// identifier or its last segment (uchan-nos/mikanos: "mikanos"), or that
+// segment's last hyphenated words (shortNames: "argument-parser").
 func namesContext(word, ctxID string) bool {
 	id := strings.ToLower(ctxID)
 	name := id[strings.LastIndex(id, "/")+1:]
-	return len(name) >= 3 && (word == id || word == name || plural(word) == plural(name))
+	if len(name) >= 3 && (word == id || plural(word) == plural(name)) {
+		return true
+	}
+	return slices.Contains(shortNames(name), word)
 }
 
 // searchConcepts is the question as the store searches it.

