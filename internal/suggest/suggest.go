@@ -25,22 +25,13 @@ func Typo(s string, candidates []string) string {
 	return Closest(s, candidates, len(s)/2+1)
 }
 
-// Loose is Typo for names typed short as well as mistyped, such as peer
-// ids: the one candidate LooseAll finds. It returns "" when none fits, or
-// when several fit equally, since naming one of them would be a guess.
-func Loose(s string, candidates []string) string {
-	if all := LooseAll(s, candidates); len(all) == 1 {
-		return all[0]
-	}
-	return ""
-}
-
 // LooseAll returns every candidate that fits s as well as the best one,
 // in the order given: those that hold s whole (at the start or inside:
 // "suzuki" for "eng-suzuki" and "qa-suzuki" alike), else those nearest
 // within Typo's distance, else those whose start s is one edit away from
-// ("engg" for "eng-suzuki"). With two eng- peers "engg" fits both: a
-// person offered both picks one, where Loose's single answer is nothing.
+// ("engg" for "eng-suzuki"), for names typed short as well as mistyped,
+// such as peer ids. With two eng- peers "engg" fits both: a person offered
+// both picks one.
 func LooseAll(s string, candidates []string) []string {
 	if s == "" {
 		return nil

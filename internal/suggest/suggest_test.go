@@ -21,39 +21,21 @@ func TestClosest(t *testing.T) {
 	}
 }
 
-func TestLoose(t *testing.T) {
-	ids := []string{"eng-suzuki", "pm-tanaka", "qa-sato"}
-	for in, want := range map[string]string{
-		"eng-suzki": "eng-suzuki", // a typo, as Typo finds it
-		"engg":      "eng-suzuki", // the start mistyped
-		"suzuki":    "eng-suzuki", // a part
-		"pm":        "pm-tanaka",  // the start
-		"tanka":     "",           // a typo of a part is too far
-		"bob":       "",           // another colleague
-		"a":         "",           // in two ids
-		"":          "",
-	} {
-		if got := Loose(in, ids); got != want {
-			t.Errorf("Loose(%q) = %q; want %q", in, got, want)
-		}
-	}
-	// Two ids start alike: naming one would be a guess.
-	if got := Loose("engg", []string{"eng-suzuki", "eng-sato"}); got != "" {
-		t.Errorf("Loose(engg) among two eng- ids = %q; want none", got)
-	}
-}
-
-// TestLooseAll: every candidate that fits as well as the best, where
-// Loose names none of them.
+// TestLooseAll: every candidate that fits as well as the best: a typo, the
+// start mistyped, a part; none when the name is another colleague's or a
+// typo of a part.
 func TestLooseAll(t *testing.T) {
 	ids := []string{"eng-suzuki", "eng-sato", "pm-tanaka", "qa-suzuki"}
 	for in, want := range map[string][]string{
-		"engg":     {"eng-suzuki", "eng-sato"}, // both start one edit away
-		"suzuki":   {"eng-suzuki", "qa-suzuki"},
-		"eng-sato": {"eng-sato"},  // exact: nearest at distance 0
-		"pm-tanak": {"pm-tanaka"}, // a typo, as Typo finds it
-		"bob":      nil,
-		"":         nil,
+		"eng-suzki": {"eng-suzuki"},             // a typo, as Typo finds it
+		"pm":        {"pm-tanaka"},              // the start
+		"tanka":     nil,                        // a typo of a part is too far
+		"engg":      {"eng-suzuki", "eng-sato"}, // both start one edit away
+		"suzuki":    {"eng-suzuki", "qa-suzuki"},
+		"eng-sato":  {"eng-sato"},  // exact: nearest at distance 0
+		"pm-tanak":  {"pm-tanaka"}, // a typo, as Typo finds it
+		"bob":       nil,
+		"":          nil,
 	} {
 		if got := LooseAll(in, ids); !slices.Equal(got, want) {
 			t.Errorf("LooseAll(%q) = %q; want %q", in, got, want)
