@@ -176,18 +176,18 @@ func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, 
 func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action, scope []string) (acl.Decision, error) {
 	pol := a.Policy()
 	scope = cleanScope(scope)
-	if entry := unknownContext(pol, scope); entry != "" {
-		return acl.Decision{}, a.refuseUnknownContext(ctx, call, action, entry)
+	v := a.judgeScope(pol, a.Subject(call.Caller), action, scope)
+	if v.unknown != "" {
+		return acl.Decision{}, a.refuseUnknownContext(ctx, call, action, v.unknown)
 	}
-	resolved, escaped := a.ResolveScope(a.Config(), scope)
-	if escaped != "" {
+	if v.escaped != "" {
 		reason := "a context_scope entry leads outside its repository (symlinks resolved); ask for a path inside it"
-		a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": escaped, "reason": reason})
+		a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": v.escaped, "reason": reason})
 		call.RecordACL(false)
 		return acl.Decision{Reason: reason}, errs.Denied(reason, map[string]any{
-			"required_permission": "context." + string(action), "requested_scope": escaped})
+			"required_permission": "context." + string(action), "requested_scope": v.escaped})
 	}
-	d, denied := pol.CheckScope(a.Subject(call.Caller), action, resolved)
+	d, denied := v.decision, v.denied
 	if d.AuditOnly { // audit_mode: the denial is recorded but the call goes on
 		a.AuditACLOnly(ctx, call, denied, d)
 	}
@@ -238,23 +238,41 @@ func (a *API) checkScope(ctx context.Context, call *rpc.Call, action acl.Action,
 // a draft re-checks with it: the secretary drafted under the rules of the
 // question's arrival, which a reload may since have narrowed.
 func (a *API) ScopeUnreadable(s acl.Subject, scope []string) (string, bool) {
-	pol := a.Policy()
-	scope = cleanScope(scope)
+	v := a.judgeScope(a.Policy(), s, acl.Read, cleanScope(scope))
+	switch {
+	case v.unknown != "":
+		return v.unknown, false // the context is gone from the config
+	case v.escaped != "":
+		return v.escaped, false
+	case v.decision.Allowed:
+		return "", true
+	case v.denied == "":
+		return "any context here", false // no contexts configured: the default permission refused
+	}
+	return v.denied, false
+}
+
+// scopeVerdict is the ACL's answer for a cleaned scope, before anything is
+// audited or told: the first entry naming no context, else the first that
+// leads outside its repository, else the policy's decision and the entry
+// it denied.
+type scopeVerdict struct {
+	unknown, escaped, denied string
+	decision                 acl.Decision
+}
+
+// judgeScope decides a scope for s under pol, as a question's arrival
+// (checkScope) and the release of its draft (ScopeUnreadable) both ask.
+func (a *API) judgeScope(pol *acl.Policy, s acl.Subject, action acl.Action, scope []string) scopeVerdict {
 	if entry := unknownContext(pol, scope); entry != "" {
-		return entry, false // the context is gone from the config
+		return scopeVerdict{unknown: entry}
 	}
 	resolved, escaped := a.ResolveScope(a.Config(), scope)
 	if escaped != "" {
-		return escaped, false
+		return scopeVerdict{escaped: escaped}
 	}
-	d, denied := pol.CheckScope(s, acl.Read, resolved)
-	if d.Allowed {
-		return "", true
-	}
-	if denied == "" {
-		denied = "any context here" // no contexts configured: the default permission refused
-	}
-	return denied, false
+	d, denied := pol.CheckScope(s, action, resolved)
+	return scopeVerdict{denied: denied, decision: d}
 }
 
 // namedDenial is the refusal of a scope entry the caller named itself. A
