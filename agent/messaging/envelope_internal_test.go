@@ -23,7 +23,7 @@ func TestCheckEnvelope(t *testing.T) {
 		want            string
 	}{
 		{"type", "chat", "", "", nil, "type must be one of"},
-		{"task id", wire.MsgProgress, bad, "", nil, "task_id must be at most 128 ASCII letters"},
+		{"task id", wire.MsgProgress, bad, "", nil, "task_id must be at most 128 bytes of letters (any script)"},
 		{"priority", wire.MsgProgress, "", "urgent", nil, "priority must be one of"},
 		{"size", wire.MsgProgress, "", "", json.RawMessage(`"` + strings.Repeat("a", maxPayload) + `"`), "the limit is 16384"},
 		{"json", wire.MsgProgress, "", "", json.RawMessage(`{"a":`), "payload is not valid JSON"},

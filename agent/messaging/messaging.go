@@ -379,7 +379,7 @@ func checkEnvelope(id, typ, taskID, threadID, replyTo, priority string, payload 
 	}
 	for _, f := range []struct{ name, v string }{{"id", id}, {"task_id", taskID}, {"thread_id", threadID}, {"reply_to", replyTo}} {
 		if f.v != "" && !wire.ValidID(f.v) {
-			return errs.Invalid("%s must be at most 128 ASCII letters (a–z, A–Z), digits, '.', '_', ':' or '-', not starting with '.'", f.name)
+			return errs.Invalid("%s must be at most 128 bytes of letters (any script), digits, '.', '_', ':' or '-', not starting with '.' (no spaces or symbols)", f.name)
 		}
 	}
 	switch priority {

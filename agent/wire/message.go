@@ -3,6 +3,10 @@ package wire
 import (
 	"encoding/json"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Message types of aoi.message (seed 004's coordination vocabulary).
@@ -57,17 +61,33 @@ type MessageAck struct {
 }
 
 // ValidID reports whether s is a usable query, task, thread or message id:
-// at most 128 ASCII letters, digits, '.', '_', ':' or '-', not starting with '.'.
-// Anything else is refused without being echoed.
+// at most 128 bytes of letters and digits of any script, '.', '_', ':' or
+// '-', not starting with '.' or a combining mark, in Unicode's composed
+// form (NFC). People name their tasks and threads in their own language
+// (認証-1, ログイン修正); control, format (bidi, zero-width) and space
+// characters stay out, and so does a decomposed spelling, so an id shows as
+// what it compares as. Anything else is refused without being echoed.
 func ValidID(s string) bool {
-	if s == "" || len(s) > 128 {
+	if s == "" || len(s) > 128 || !utf8.ValidString(s) || !norm.NFC.IsNormalString(s) {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' && i > 0 || ch == '_' || ch == ':' || ch == '-') {
+	for i, r := range s {
+		switch {
+		case r == '_' || r == ':' || r == '-' || r == '.' && i > 0:
+		case invisible(r):
+			return false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case unicode.IsMark(r) && i > 0:
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+// invisible reports a letter or mark that draws nothing: Hangul fillers
+// (letters, to Unicode) and variation selectors (marks) would let two ids
+// that look the same differ.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r)
 }

@@ -192,6 +192,18 @@ func TestMessagesExchangeBetweenTwoAgents(t *testing.T) {
 	if row := rowOf(cli(t, bin, eng, "messages", "--type", "review_result"), "review_result"); !strings.Contains(row, "high") {
 		t.Errorf("aoi messages row of the review: %q", row)
 	}
+
+	// A task named in the team's own language: sent, filtered and tracked.
+	cli(t, bin, pm, "send", "eng-suzuki", "task_assign", "ログイン画面を直す", "--task", "認証-2")
+	if ja := waitMessages(t, bin, eng, 6)[5]; ja.TaskID != "認証-2" {
+		t.Fatalf("task_assign --task 認証-2 arrived as %+v", ja)
+	}
+	if out := cli(t, bin, eng, "messages", "--task", "認証-2"); !strings.Contains(out, "ログイン画面を直す") || strings.Contains(out, "lunch") {
+		t.Errorf("--task 認証-2:\n%s", out)
+	}
+	if row := rowOf(cli(t, bin, eng, "task", "status", "認証-2"), "認証-2"); !strings.Contains(row, "assigned") {
+		t.Errorf("aoi task status 認証-2 = %q, want the task assigned", row)
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
