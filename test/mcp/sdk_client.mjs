@@ -26,10 +26,11 @@ const client = new Client({ name: "aoi-sdk-test", version: "1.0.0" });
 const text = (content) =>
   (content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
-const out = { server: null, tools: [], calls: [], resources: [] };
+const out = { server: null, instructions: "", tools: [], calls: [], resources: [] };
 try {
   await client.connect(transport);
   out.server = client.getServerVersion();
+  out.instructions = client.getInstructions() ?? "";
   const { tools } = await client.listTools();
   out.tools = tools.map((t) => ({ name: t.name, description: t.description, required: t.inputSchema?.required ?? [] }));
   for (const call of plan.calls ?? []) {
