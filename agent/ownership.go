@@ -63,6 +63,9 @@ func checkParents(uid int, path, what string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkLinks(uid, given, what); err != nil {
+		return err
+	}
 	dirs := []string{filepath.Dir(given)}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		dirs = append(dirs, filepath.Dir(real))
@@ -78,6 +81,26 @@ func checkParents(uid int, path, what string) error {
 		}
 	}
 	return nil
+}
+
+// checkLinks refuses a path that passes through a symbolic link another
+// user owns (root aside). In a sticky folder such as /tmp nobody may swap
+// another's entry, but the link's owner may: who made /tmp/aoi point at
+// your folder can make it lead to theirs at any restart. Each step of the
+// path as given is looked at, the path itself included.
+func checkLinks(uid int, given, what string) error {
+	for p := given; ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if owner, ok := ownerOf(fi); ok && owner != uid && owner != 0 {
+				return fmt.Errorf("the way to the %s %s passes through the link %s, which belongs to another user (uid %d, you are uid %d), who can make it lead elsewhere; use a %s under your home, or a link of your own",
+					what, given, p, owner, uid, what)
+			}
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
 }
 
 // checkFolder is checkParents' test of one folder (none when it does not

@@ -162,3 +162,49 @@ func TestOwnershipFollowsTheWayThere(t *testing.T) {
 		t.Errorf("the good data dir itself: %v", err)
 	}
 }
+
+// TestOwnershipRefusesAnotherUsersLink: a link in a sticky folder (as
+// under /tmp) that leads to a good data dir is refused when another user
+// owns it, since they can repoint it; one of your own is fine. As root the
+// test hands the link to uid 4242; otherwise it judges your link as uid
+// 4242 would (root's links are trusted, so that view needs a non-root
+// owner).
+func TestOwnershipRefusesAnotherUsersLink(t *testing.T) {
+	base := t.TempDir()
+	good, sticky := filepath.Join(base, "good"), filepath.Join(base, "tmp")
+	for _, d := range []string{good, sticky} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(sticky, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(sticky, "aoi")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	me := os.Getuid()
+	if err := checkOwnershipAs(me, link, filepath.Join(link, "config.json")); err != nil {
+		t.Fatalf("a data dir through a link of your own: %v", err)
+	}
+	judge, owner := me, me
+	if me == 0 {
+		if err := os.Lchown(link, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		owner = 4242
+	} else {
+		judge = 4242
+	}
+	err := checkLinks(judge, filepath.Join(link, "config.json"), "config")
+	if err == nil || !strings.Contains(err.Error(), "passes through the link "+link) || !strings.Contains(err.Error(), fmt.Sprintf("another user (uid %d", owner)) {
+		t.Fatalf("a config through another user's link: %v", err)
+	}
+	if me == 0 {
+		err = checkOwnershipAs(me, link, filepath.Join(link, "config.json"))
+		if err == nil || !strings.Contains(err.Error(), "the way to the data dir "+link+" passes through the link") {
+			t.Fatalf("a data dir through uid 4242's link: %v", err)
+		}
+	}
+}
