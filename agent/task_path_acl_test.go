@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -639,6 +640,75 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 					t.Fatalf("task = %s %q; want it refused, saying what to change", done.State, done.Error)
 				}
 			}
+		})
+	}
+}
+
+// TestWorktreeHidesHistoryFromAKeptRequester: the places a folder rule
+// keeps the requester from are left out of the worktree, but every commit
+// still holds them, so a configured command that reads history (git log -p)
+// read secrets/ back. For such a requester the worktree has no .git and git
+// finds no repository above it; the worktree and its branch are still
+// cleaned up after. A requester kept from nothing keeps the history.
+func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
+	for _, kept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("kept=%v", kept), func(t *testing.T) {
+			repo := gitRepo(t)
+			if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(repo, "secrets", "plan.txt"), []byte("plan: confidential launch\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"add", "."}, {"commit", "-q", "-m", "plans"}} {
+				if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+				c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+				c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+					{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+				if kept {
+					c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "no-secrets", AgentID: "*", ScopeType: "folder",
+						ScopePattern: "acme/webapp/secrets/**", Permission: "none"})
+				}
+				c.Tasks = map[string]config.TaskType{"history": {Command: []string{"git", "log", "-p"}, Context: "acme/webapp",
+					Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: true}}}
+			})
+			pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+			pair(eng, pm)
+			ctx := context.Background()
+			pm.Discover(ctx)
+			if _, err := pm.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "history"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := eng.Approve(ctx, agent.ApproveRequest{ID: onePending(t, eng).ID}); err != nil {
+				t.Fatal(err)
+			}
+			var done agent.Task
+			eventually(t, 20*time.Second, "the task ends", func() bool {
+				ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
+				if len(ts) == 1 && ts[0].State != agent.TaskApproved && ts[0].State != agent.TaskInProgress {
+					done = ts[0]
+					return true
+				}
+				return false
+			})
+			out := string(done.Output) + done.Error
+			switch {
+			case kept && strings.Contains(out, "confidential"):
+				t.Fatalf("git log -p read secrets/ from history: %s %q", done.State, out)
+			case kept && done.State != agent.TaskFailed:
+				t.Fatalf("task = %s %q; want git to find no repository", done.State, out)
+			case !kept && (done.State != agent.TaskCompleted || !strings.Contains(out, "confidential launch")):
+				t.Fatalf("task = %s %q; want the whole history for a requester kept from nothing", done.State, out)
+			}
+			eventually(t, 10*time.Second, "the worktree and its branch are removed", func() bool {
+				branches, _ := exec.Command("git", "-C", repo, "branch", "--list", "aoi/task-*").Output()
+				worktrees, _ := exec.Command("git", "-C", repo, "worktree", "list").Output()
+				return len(strings.TrimSpace(string(branches))) == 0 && strings.Count(string(worktrees), "\n") == 1
+			})
 		})
 	}
 }

@@ -118,9 +118,9 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 // checkout (isolation "none") cannot be trimmed, so the task does not run
 // there for a requester kept from part of it; nor does one with no
 // context (it could touch any) or an MCP tool's (the coding assistant
-// reads the owner's checkout). (Git history stays reachable through the
-// worktree's .git: a configured command that reads it, git log -p, shows
-// what it shows.)
+// reads the owner's checkout). History would hold the removed places
+// still (git log -p, git show HEAD:secrets/plan.txt), so for a requester
+// kept from part of the context the worktree loses its .git too.
 func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
 	if e.FolderDenies == nil || e.Kept == nil {
 		return nil
@@ -134,7 +134,10 @@ func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.Tas
 		return nil
 	}
 	if kept && tt.Context != "" {
-		return e.trimTree(t, tt, dir)
+		if err := e.trimTree(t, tt, dir); err != nil {
+			return err
+		}
+		return e.hideHistory(t, dir)
 	}
 	return e.dropOutwardLinks(ctx, t, dir)
 }
@@ -167,6 +170,21 @@ func (e *Engine) dropOutwardLinks(ctx context.Context, t store.TaskRecord, dir s
 		}
 	}
 	return nil
+}
+
+// hideHistory removes the task's tree's link to its repository (a
+// worktree's .git file), so git run there sees no history: the places
+// trimTree removed are in every commit. The owner's repository keeps its
+// worktree entry and the task's branch until RemoveWorktree, which falls
+// back to deleting the folder and pruning. The command's environment stops
+// git from looking above the tree (taskEnv), so it does not find another
+// repository instead.
+func (e *Engine) hideHistory(t store.TaskRecord, dir string) error {
+	gitLink := filepath.Join(dir, ".git")
+	if _, err := os.Lstat(gitLink); err != nil {
+		return nil // a scratch folder aoi made: no history in it
+	}
+	return e.leaveOutEntry(t, gitLink, ".git", "the repository's history (it holds the places left out)")
 }
 
 // leaveOutEntry removes one entry of the task's own tree, saying why.

@@ -196,7 +196,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	}
 	outPath := filepath.Join(e.taskDir(t.ID), "output.log")
 	res := e.Runner.Run(ctx, Job{
-		ID: t.ID, Argv: argv, Dir: dir, Env: append(BaseEnv(), "AOI_TASK_ID="+t.ID),
+		ID: t.ID, Argv: argv, Dir: dir, Env: taskEnv(t.ID, worktree),
 		Timeout:    time.Duration(tt.TimeoutSec) * time.Second,
 		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
 		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },

@@ -2,6 +2,7 @@ package task
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -25,6 +26,18 @@ func BaseEnv() []string {
 				break
 			}
 		}
+	}
+	return env
+}
+
+// taskEnv is the environment of task id's command. In a worktree git stops
+// looking for a repository at the worktree itself (GIT_CEILING_DIRECTORIES
+// names its parent): one whose history was left out (hideHistory) must not
+// find the data dir's or the home directory's repository above it instead.
+func taskEnv(id, worktree string) []string {
+	env := append(BaseEnv(), "AOI_TASK_ID="+id)
+	if worktree != "" {
+		env = append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(worktree))
 	}
 	return env
 }
