@@ -157,3 +157,42 @@ func TestFillArguments(t *testing.T) {
 		t.Fatal("an undeclared placeholder must be an error")
 	}
 }
+
+// TestValuesGoingIntoCodeAreWords: a command that hands a string to an
+// interpreter as code (sh -c, bash -lc, python -c, through env or timeout)
+// splices a value into a program, so there a value may hold only letters,
+// digits and . _ / : @ % + = , -; the refusal names the parameter and
+// nothing runs. Elsewhere in the same command a value stays one argv
+// element and keeps its characters, and an ordinary word still runs.
+func TestValuesGoingIntoCodeAreWords(t *testing.T) {
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	task := func(command ...string) config.TaskType {
+		return config.TaskType{Command: command, Params: map[string]config.Param{"pkg": {}, "label": {}}}
+	}
+	for _, cmd := range [][]string{
+		{"sh", "-c", "echo {{pkg}}"}, {"/bin/bash", "-lc", "echo testing {{pkg}}"}, {"env", "LANG=C", "sh", "-ec", "echo {{pkg}}"},
+		{"timeout", "60", "python3", "-c", "print('{{pkg}}')"},
+	} {
+		for _, v := range []string{"x; touch " + pwned, "$(touch " + pwned + ")", "`touch " + pwned + "`", "x'y", "a b", "x|y", "x\u00a0y"} {
+			argv, _, err := Resolve("t", task(cmd...), map[string]any{"pkg": v})
+			var pe *ParamError
+			if !errors.As(err, &pe) || pe.Param != "pkg" || !strings.Contains(err.Error(), "goes into code the task's command runs") || argv != nil {
+				t.Errorf("%q with pkg=%q: argv %q, err %v; want it refused", cmd, v, argv, err)
+			}
+		}
+	}
+	argv, _, err := Resolve("t", task("sh", "-c", "echo {{pkg}}", "label: {{label}}"), map[string]any{"pkg": "./auth/v2:unit", "label": "x; y $(z)"})
+	if err != nil || argv[2] != "echo ./auth/v2:unit" || argv[3] != "label: x; y $(z)" {
+		t.Fatalf("argv = %q, err %v; want the word in the script and the other element as given", argv, err)
+	}
+	argv, _, err = Resolve("t", task("sh", "-c", "echo ran {{pkg}}"), map[string]any{"pkg": "認証-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := fastRunner(1).Run(context.Background(), Job{ID: "sh", Argv: argv}); res.Err != nil || !strings.Contains(res.OutputTail, "ran 認証-2") {
+		t.Fatalf("sh -c with a word: %+v", res)
+	}
+	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
+		t.Fatal("an injection attempt created the pwned file")
+	}
+}
