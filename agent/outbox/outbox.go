@@ -58,10 +58,11 @@ type Outbox struct {
 	t    *turns
 }
 
-// turns is which peers are in a delivery turn, and waits for the turns.
+// turns is which peers are in a delivery turn (since when), and waits for
+// the turns.
 type turns struct {
 	mu   sync.Mutex
-	busy map[string]bool
+	busy map[string]time.Time
 	// skipped: a peer with entries due was passed over (in a turn, or
 	// every slot taken); the next turn to end kicks the loop for it.
 	skipped bool
@@ -71,7 +72,7 @@ type turns struct {
 // New returns an outbox with its fields set.
 func New(o Outbox) *Outbox {
 	o.kick = make(chan struct{}, 1)
-	o.t = &turns{busy: map[string]bool{}}
+	o.t = &turns{busy: map[string]time.Time{}}
 	return &o
 }
 
@@ -141,10 +142,16 @@ func (o *Outbox) untilNext(ctx context.Context) time.Duration {
 // Delivery turns: each peer's due entries go in order on their own
 // goroutine (at most peersAtOnce peers at a time), so a peer that stalls
 // every call until its timeout delays only its own entries; a turn takes
-// at most perPeerTurn entries of any one peer.
+// at most perPeerTurn entries of any one peer. A turn older than
+// stalledAfter (a call to a peer on the tailnet takes milliseconds) no
+// longer holds a slot: it is waiting out a timeout, and eight peers that
+// stall must not keep a ninth, answering one, waiting as long. maxTurns
+// still bounds the goroutines and connections stalled peers can hold.
 const (
-	peersAtOnce = 8
-	perPeerTurn = 20
+	peersAtOnce  = 8
+	perPeerTurn  = 20
+	stalledAfter = 2 * time.Second
+	maxTurns     = 64
 )
 
 // deliverDue tries the due entries once, peer by peer in parallel, and
@@ -183,16 +190,28 @@ func (o *Outbox) startDue(ctx context.Context) (launched int, onlyBusy bool) {
 }
 
 // claim marks peer as in a turn, unless it is already or every slot is
-// taken.
+// taken (by turns younger than stalledAfter, or maxTurns in all).
 func (o *Outbox) claim(peer string) bool {
 	o.t.mu.Lock()
 	defer o.t.mu.Unlock()
-	if o.t.busy[peer] || len(o.t.busy) >= peersAtOnce {
+	now := time.Now() // a call's real duration, whatever o.Now says
+	if _, in := o.t.busy[peer]; in || len(o.t.busy) >= maxTurns || o.t.fresh(now) >= peersAtOnce {
 		o.t.skipped = true
 		return false
 	}
-	o.t.busy[peer] = true
+	o.t.busy[peer] = now
 	return true
+}
+
+// fresh counts the turns younger than stalledAfter. The caller holds mu.
+func (t *turns) fresh(now time.Time) int {
+	n := 0
+	for _, since := range t.busy {
+		if now.Sub(since) < stalledAfter {
+			n++
+		}
+	}
+	return n
 }
 
 // turn delivers one peer's due entries in order, read once the peer is

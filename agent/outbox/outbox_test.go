@@ -345,3 +345,82 @@ func TestRunDoesNotWaitForAStalledPeer(t *testing.T) {
 		t.Fatal("good's entry waited behind the stalled peer")
 	}
 }
+
+// TestNinthPeerIsNotHeldByEightStalling: eight peers whose calls stall
+// until their timeout take every slot; a ninth peer's entry, which its
+// peer would answer at once, goes out once those turns are presumed
+// stalled (stalledAfter), not after the stalls end.
+func TestNinthPeerIsNotHeldByEightStalling(t *testing.T) {
+	clk, db := queuedNotify(t, `{"summary":"first"}`) // n-1, to pm: a staller too
+	ctx, cancel := context.WithCancel(context.Background())
+	err := db.Write(ctx, func(tx *store.Tx) error {
+		for i := range peersAtOnce - 1 {
+			e := Notify(fmt.Sprintf("s-%d", i), "eng", fmt.Sprintf("stall-%d", i), "query.completed", "r", []byte(`{}`), clk.now(), time.Hour)
+			if err := tx.EnqueueOutbox(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var stalled sync.WaitGroup
+	stalled.Add(peersAtOnce)
+	delivered := make(chan string, 1)
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 1000, MaxBackoffMS: 60000, ExpirySec: 3600}
+		},
+		Send: func(ctx context.Context, e store.OutboxRecord) error {
+			if e.To != "good" {
+				stalled.Done()
+				select { // the tarpit: no answer until the test ends
+				case <-release:
+				case <-ctx.Done():
+				}
+				return errors.New("context deadline exceeded")
+			}
+			delivered <- e.ID
+			return nil
+		},
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); o.Run(ctx) }()
+	defer func() { close(release); cancel(); <-done }()
+	stalled.Wait() // every slot is held by a stalling peer
+	good := Notify("good-1", "eng", "good", "query.completed", "r", []byte(`{}`), clk.now(), time.Hour)
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(good) }); err != nil {
+		t.Fatal(err)
+	}
+	o.Wake()
+	select {
+	case id := <-delivered:
+		if id != "good-1" {
+			t.Fatalf("delivered %s", id)
+		}
+	case <-time.After(8 * time.Second): // stalledAfter, then the loop's 1 s retry
+		t.Fatal("the ninth peer's entry waited behind eight stalling peers")
+	}
+}
+
+// TestStalledTurnsStayBounded: stalled turns free their slot but not
+// without limit: with maxTurns turns under way, however old, no peer gets
+// another.
+func TestStalledTurnsStayBounded(t *testing.T) {
+	o := New(Outbox{})
+	old := time.Now().Add(-time.Hour)
+	for i := range maxTurns - 1 {
+		o.t.busy[fmt.Sprintf("stall-%d", i)] = old
+	}
+	if !o.claim("good") {
+		t.Fatalf("with %d stalled turns a new peer should get a turn", maxTurns-1)
+	}
+	if o.claim("another") {
+		t.Fatalf("a turn beyond maxTurns (%d) was given", maxTurns)
+	}
+	if o.claim("good") {
+		t.Fatal("a peer already in a turn got a second")
+	}
+}
