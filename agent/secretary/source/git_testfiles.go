@@ -266,6 +266,15 @@ func testFailures(path string) []testFailure {
 		xctestFailures(text, add)
 	}
 	if len(out) == 0 {
+		vstestFailures(text, add)
+	}
+	if len(out) == 0 {
+		minitestFailures(text, add)
+	}
+	if len(out) == 0 {
+		quickCheckFailures(text, add)
+	}
+	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
 			if !plainNoiseRE.MatchString(m[1]) {
 				add(plainTimeRE.ReplaceAllString(m[1], ""), "")
@@ -448,6 +457,95 @@ func xctestFailures(text string, add func(test, pkg string)) {
 	}
 	for _, m := range xctestFailedRE.FindAllStringSubmatch(text, -1) {
 		add(m[1]+"."+m[2], "") // kept out when its error line was listed
+	}
+}
+
+// VSTest (`dotnet test`): "  Failed Namespace.Class.Test [18 ms]", then
+// "Error Message:" with the assertion on the lines under it, and a stack
+// trace ending "in File.cs:line N".
+var (
+	vstestFailRE = regexp.MustCompile(`^\s*Failed (\S+) \[[^\]]*\]\s*$`)
+	vstestFileRE = regexp.MustCompile(`\bin (\S+\.(?:cs|fs|vb)):line \d+`)
+	vstestHeadRE = regexp.MustCompile(`^\s*(?:Error Message:|Stack Trace:|Failed |Passed |Skipped )`)
+)
+
+// vstestFailures finds the failing tests of `dotnet test` output, each with
+// its assertion and its test file as its package.
+func vstestFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		m := vstestFailRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		name, pkg := m[1], ""
+		rest := lines[i+1:]
+		for j, r := range rest {
+			if j == 40 || vstestFailRE.MatchString(r) {
+				break
+			}
+			if strings.TrimSpace(r) == "Error Message:" {
+				if msg := nextLine(rest[j+1:], vstestHeadRE); msg != "" {
+					name += ": " + msg
+				}
+			}
+			if f := vstestFileRE.FindStringSubmatch(r); f != nil && pkg == "" {
+				pkg = f[1]
+			}
+		}
+		add(name, pkg)
+	}
+}
+
+// minitest (`rake test`): "Failure:" (or "Error:", "  1) Failure:") on a
+// line of its own, then "Class#test_name [file:line]:" and the message.
+var (
+	minitestHeadRE = regexp.MustCompile(`^\s*(?:\d+\) )?(?:Failure|Error):\s*$`)
+	minitestTestRE = regexp.MustCompile(`^\s*(\S.*?#\S+) \[([^\]:]+):\d+\]:?\s*$`)
+)
+
+// minitestFailures finds the failing tests of minitest output, each with
+// the first line of its message and its test file as its package.
+func minitestFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if !minitestHeadRE.MatchString(lines[i]) {
+			continue
+		}
+		m := minitestTestRE.FindStringSubmatch(lines[i+1])
+		if m == nil {
+			continue
+		}
+		name := m[1]
+		if msg := nextLine(lines[i+2:], minitestHeadRE); msg != "" {
+			name += ": " + msg
+		}
+		add(name, m[2])
+	}
+}
+
+// QuickCheck's runner (quickCheckAll, as ShellCheck's test suite prints
+// it): "=== prop_name from src/File.hs:12 ===" and, under a failing
+// property, "*** Failed! …" with the counterexample on the next line.
+var (
+	quickCheckPropRE = regexp.MustCompile(`^=== (\S+) from ([^\s:]+):\d+ ===\s*$`)
+	quickCheckFailRE = regexp.MustCompile(`^\*\*\* Failed!`)
+)
+
+// quickCheckFailures finds the failing properties of QuickCheck output,
+// each with its counterexample and its source file as its package.
+func quickCheckFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		m := quickCheckPropRE.FindStringSubmatch(lines[i])
+		if m == nil || !quickCheckFailRE.MatchString(lines[i+1]) {
+			continue
+		}
+		name := m[1]
+		if msg := nextLine(lines[i+2:], quickCheckPropRE); msg != "" {
+			name += ": " + msg
+		}
+		add(name, m[2])
 	}
 }
 

@@ -355,3 +355,44 @@ func fileWriter(t *testing.T, dir string) func(name, content string) string {
 		return full
 	}
 }
+
+// TestVSTestMinitestAndQuickCheckFailures: a C# project's `dotnet test`
+// output, a Ruby project's minitest run and a Haskell project's
+// QuickCheck properties name their failing tests, each with its message
+// and its test file (the seventh held-out set's were never listed: "are
+// the tab tests failing?" was answered with old FIXMEs).
+func TestVSTestMinitestAndQuickCheckFailures(t *testing.T) {
+	write := fileWriter(t, t.TempDir())
+	vstest := write("dotnet-test.log", "Starting test execution, please wait...\n"+
+		"  Failed OpenTween.Models.TabInformationsTest.SubmitUpdate_UnreadCountTest [18 ms]\n"+
+		"  Error Message:\n   Assert.Equal() Failure\nExpected: 0\n  Stack Trace:\n"+
+		"     at OpenTween.Models.TabInformationsTest.SubmitUpdate_UnreadCountTest() in OpenTween.Tests\\Models\\TabInformationsTest.cs:line 688\n\n"+
+		"  Failed OpenTween.TweenMainTest.Initialize [2 ms]\n  Stack Trace:\n     at Foo()\n"+
+		"Failed!  - Failed:     2, Passed:  2143, Skipped:     0, Total:  2145, Duration: 41 s - OpenTween.Tests.dll (net48)\n")
+	want := []testFailure{
+		{test: "OpenTween.Models.TabInformationsTest.SubmitUpdate_UnreadCountTest: Assert.Equal() Failure", pkg: `OpenTween.Tests\Models\TabInformationsTest.cs`},
+		{test: "OpenTween.TweenMainTest.Initialize"},
+	}
+	if got := testFailures(vstest); !slices.Equal(got, want) {
+		t.Errorf("VSTest failures = %q, want %q", got, want)
+	}
+	minitest := write("rake-test.log", "Run options: --seed 18842\n\n# Running:\n\n....F..E\n\n"+
+		"Failure:\nRack::Request#test_0197_trusts_the_last_address [test/spec_request.rb:1392]:\nExpected: \"203.0.113.7\"\n  Actual: \"10.0.0.2\"\n\n"+
+		"  2) Error:\nRack::Lint#test_0003_checks_headers [test/spec_lint.rb:40]:\nNoMethodError: undefined method `each'\n\n"+
+		"1910 runs, 8953 assertions, 1 failures, 1 errors, 2 skips\n")
+	want = []testFailure{
+		{test: `Rack::Request#test_0197_trusts_the_last_address: Expected: "203.0.113.7"`, pkg: "test/spec_request.rb"},
+		{test: "Rack::Lint#test_0003_checks_headers: NoMethodError: undefined method `each'", pkg: "test/spec_lint.rb"},
+	}
+	if got := testFailures(minitest); !slices.Equal(got, want) {
+		t.Errorf("minitest failures = %q, want %q", got, want)
+	}
+	quickcheck := write("cabal-test.log", "Test suite test-shellcheck: RUNNING...\n"+
+		"=== prop_checkUnusedAssignments12 from src/ShellCheck/Analytics.hs:2811 ===\n+++ OK, passed 1 test.\n\n"+
+		"=== prop_checkQuotesInLiterals7 from src/ShellCheck/Analytics.hs:1433 ===\n*** Failed! Falsified (after 1 test):\nSC2089 not reported\n\n"+
+		"Test suite test-shellcheck: FAIL\n")
+	want = []testFailure{{test: "prop_checkQuotesInLiterals7: SC2089 not reported", pkg: "src/ShellCheck/Analytics.hs"}}
+	if got := testFailures(quickcheck); !slices.Equal(got, want) {
+		t.Errorf("QuickCheck failures = %q, want %q", got, want)
+	}
+}
