@@ -583,7 +583,7 @@ func occurrences(text, term string) float64 {
 			for rest < len(text) && isWordChar(text[rest]) {
 				rest++
 			}
-			if inflection[text[end:rest]] {
+			if inflection[text[end:rest]] || doubledInflection(text[end:rest], term[len(term)-1]) {
 				sum++
 			} else {
 				sum += 0.5
@@ -624,6 +624,20 @@ func kanaOccurrences(text, term string) float64 {
 var inflection = map[string]bool{"": true, "s": true, "es": true, "e": true, "ed": true, "d": true, "er": true, "ers": true,
 	"ing": true, "ings": true, "ion": true, "ions": true, "ation": true, "ations": true, "y": true, "ies": true, "ied": true,
 	"ly": true, "ment": true, "ments": true}
+
+// doubledInflection reports whether rest, what follows a match, is the
+// match's last consonant doubled and an ending ("tag" in "tagged", "map"
+// in "mapping"): the same word, as English spells it.
+func doubledInflection(rest string, last byte) bool {
+	if len(rest) < 3 || rest[0] != last || strings.IndexByte("aeiouy", last) >= 0 {
+		return false
+	}
+	switch rest[1:] {
+	case "ed", "ing", "ings", "er", "ers":
+		return true
+	}
+	return false
+}
 
 func isWordChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'

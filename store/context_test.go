@@ -290,7 +290,10 @@ func TestSearchContextTitleAndWords(t *testing.T) {
 	for _, c := range []struct {
 		text, term string
 		want       float64
-	}{{"rename taskc taskidle", "taskc", 1}, {"merged the branch", "merg", 1}, {"taskcontext", "taskc", 0.5}, {"wrapper", "app", 0.2}, {"認証を実装", "認証", 1}} {
+	}{{"rename taskc taskidle", "taskc", 1}, {"merged the branch", "merg", 1}, {"taskcontext", "taskc", 0.5}, {"wrapper", "app", 0.2}, {"認証を実装", "認証", 1},
+		// English doubles a stem's last consonant before an ending: the
+		// same word ("tag" in "tagged"), not a longer one (tagline).
+		{"not tagged yet", "tag", 1}, {"mapping table", "map", 1}, {"a tagline", "tag", 0.5}, {"taggy", "tag", 0.5}} {
 		if got := Occurrences(c.text, c.term); got != c.want {
 			t.Errorf("Occurrences(%q, %q) = %v, want %v", c.text, c.term, got, c.want)
 		}

@@ -432,7 +432,14 @@ func alternatives(w string) []form {
 				}
 			}
 		}
-		for _, ja := range glossary.Japanese(w) {
+		jas := glossary.Japanese(w)
+		if st := searchStem(w); jas == nil && st != w && len(st) >= 3 {
+			// An inflected word the glossary lacks is looked up by its
+			// stem: "tagged" is a tag (タグ), as the note holding up
+			// the release says.
+			jas = glossary.Japanese(st)
+		}
+		for _, ja := range jas {
 			out = append(out, form{ja, weightOther})
 			// The entry's other English forms: authentication → 認証 →
 			// auth.
@@ -700,10 +707,33 @@ func searchStem(w string) string {
 	}
 	for _, s := range stemSuffixes {
 		if strings.HasSuffix(w, s.suffix) && len(w)-len(s.suffix) >= s.minStem {
-			return w[:len(w)-len(s.suffix)]
+			return undoubled(w[:len(w)-len(s.suffix)], s.suffix)
 		}
 	}
 	return w
+}
+
+// undoubled drops the consonant English doubles before -ed and -ing
+// after one short vowel ("tagged" → tag, "mapping" → map, "committed" →
+// commit), so the stem is the word itself and finds it and its
+// translation (tag → タグ); "tagg" found neither. Doubles a word has of
+// its own (call, pass, buzz, staff) and a stem with no consonant before
+// its vowel (add, err) are kept.
+func undoubled(stem, suffix string) string {
+	switch suffix {
+	case "ed", "ing", "ings":
+	default:
+		return stem
+	}
+	n := len(stem)
+	if n < 4 {
+		return stem
+	}
+	c, v, before := stem[n-1], stem[n-3], stem[n-4]
+	if c != stem[n-2] || strings.IndexByte("lszfaeiouwxy", c) >= 0 || strings.IndexByte("aeiou", v) < 0 || strings.IndexByte("aeiou", before) >= 0 {
+		return stem
+	}
+	return stem[:n-1]
 }
 
 func isLatinWord(w string) bool {
