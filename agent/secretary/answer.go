@@ -177,7 +177,10 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 		if err != nil {
 			return nil, err
 		}
-		return s.successors(ctx, pq, fileFirst(hits, pq.Files), ac)
+		if hits, err = s.successors(ctx, pq, fileFirst(hits, pq.Files), ac); err != nil {
+			return nil, err
+		}
+		return s.mergedWork(ctx, hits, ac)
 	}
 	hits, err := s.recentWork(ctx, contexts, ac, s.now().Add(-recentWindow))
 	if err != nil || len(hits) > 0 {

@@ -1,6 +1,7 @@
 package secretary
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -220,6 +221,51 @@ func workBeforeMerge(hits []store.ContextHit, work map[string]store.ContextHit) 
 		return hits
 	}
 	return out
+}
+
+// mergedWorkRefs is how many of the best hits are looked at for a pull
+// request's merge whose work did not match.
+const mergedWorkRefs = 10
+
+// mergedWork finds, for a pull request's merge among the best hits whose
+// title (the pull request's, mergedTopic) names no commit of the hits,
+// the commit of that title it brought in, and adds it after the hits, so
+// the references list the work where the merge ranks (groupEvidence). A
+// merge can match where its work does not: history written in Japanese
+// merges branches named in English ("add-quote-shortcut" for 引用ツイートを
+// … ショートカットを追加), so an English question finds the merge only.
+func (s *Secretary) mergedWork(ctx context.Context, hits []store.ContextHit, ac *accessCheck) ([]store.ContextHit, error) {
+	work := branchCommits(hits)
+	var added []store.ContextHit
+	for i, m := range hits {
+		if i == mergedWorkRefs {
+			break
+		}
+		if m.Kind != "commit" || !strings.HasPrefix(m.Title, "Merge pull request ") {
+			continue
+		}
+		t := mergedTopic(m)
+		if _, ok := work[t]; ok || t == "" {
+			continue
+		}
+		found, err := s.db.SearchContext(ctx, store.ContextSearch{Terms: []string{t}, Contexts: []string{m.Ctx}, Kinds: []string{"commit"},
+			Limit: 5, Allow: ac.allow})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range found {
+			if normTopic(c.Title) == t && !isMergeTitle(c.Title) && !c.TS.After(m.TS) && m.TS.Sub(c.TS) <= broughtInWindow {
+				c.Score = 0
+				work[t] = c
+				added = append(added, c)
+				break
+			}
+		}
+	}
+	if added == nil {
+		return hits, nil
+	}
+	return append(slices.Clone(hits), added...), nil
 }
 
 // commitFiles are the files a commit hit changed.

@@ -290,3 +290,44 @@ func TestMergeBoilerplateIsNoMatch(t *testing.T) {
 		t.Errorf("commit refs %q, want %q", got, want)
 	}
 }
+
+// TestMergeListsTheWorkItMergedWhenOnlyItMatches: history written in
+// Japanese merges branches named in English, so an English question can
+// match a pull request's merge ("add-quote-shortcut") and not the commit
+// it brought in (引用ツイートを…ショートカットを追加); the answer lists
+// that commit, found by the pull request's title, where the merge ranks.
+func TestMergeListsTheWorkItMergedWhenOnlyItMatches(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	files := func(p string) string { return `{"files":[{"path":"` + p + `","lines":"1-9"}]}` }
+	work := "引用ツイートを Ctrl+Shift+L で実行する機能を追加"
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c1c2c3c4c5c6", Title: work,
+				Body: "files: src/Main.cs (+3 -0)", Meta: files("src/Main.cs"), TS: h(30)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1a2a3a4a5a6", Title: "Merge pull request #180 from acme/add-quote-shortcut",
+				Body: work + "\nfiles: src/Main.cs (+3 -0)", Meta: files("src/Main.cs"), TS: h(2)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2b3b4b5b6", Title: "画像の読み込みを修正",
+				Body: "files: src/Image.cs (+1 -1)", Meta: files("src/Image.cs"), TS: h(1)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "Is there a keyboard shortcut for quoting now?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := refsOf(a, "commit")
+	if len(refs) == 0 || refs[0] != "c1c2c3c" {
+		t.Fatalf("commit refs %q, want the merged work (c1c2c3c) first", refs)
+	}
+	if slices.Contains(refs, "a1a2a3a") {
+		t.Errorf("commit refs %q list the merge besides the work it merged", refs)
+	}
+}
