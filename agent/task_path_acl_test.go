@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -649,10 +648,14 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 // still holds them, so a configured command that reads history (git log -p)
 // read secrets/ back. For such a requester the worktree has no .git and git
 // finds no repository above it; the worktree and its branch are still
-// cleaned up after. A requester kept from nothing keeps the history.
+// cleaned up after. A requester kept from nothing, or only from a folder
+// the tree does not hold, keeps the history.
 func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
-	for _, kept := range []bool{true, false} {
-		t.Run(fmt.Sprintf("kept=%v", kept), func(t *testing.T) {
+	for _, c := range []struct {
+		name, denied string // denied: the folder rule's place, "" for none
+		hidden       bool
+	}{{"kept", "secrets", true}, {"kept from nothing", "", false}, {"kept from an absent folder", "private", false}} {
+		t.Run(c.name, func(t *testing.T) {
 			repo := gitRepo(t)
 			if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o700); err != nil {
 				t.Fatal(err)
@@ -665,13 +668,14 @@ func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
 					t.Fatalf("git %v: %v\n%s", args, err, out)
 				}
 			}
+			denied, hidden := c.denied, c.hidden
 			eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 				c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
 				c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 					{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
-				if kept {
-					c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "no-secrets", AgentID: "*", ScopeType: "folder",
-						ScopePattern: "acme/webapp/secrets/**", Permission: "none"})
+				if denied != "" {
+					c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "no-" + denied, AgentID: "*", ScopeType: "folder",
+						ScopePattern: "acme/webapp/" + denied + "/**", Permission: "none"})
 				}
 				c.Tasks = map[string]config.TaskType{"history": {Command: []string{"git", "log", "-p"}, Context: "acme/webapp",
 					Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: true}}}
@@ -697,12 +701,12 @@ func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
 			})
 			out := string(done.Output) + done.Error
 			switch {
-			case kept && strings.Contains(out, "confidential"):
+			case hidden && strings.Contains(out, "confidential"):
 				t.Fatalf("git log -p read secrets/ from history: %s %q", done.State, out)
-			case kept && done.State != agent.TaskFailed:
+			case hidden && done.State != agent.TaskFailed:
 				t.Fatalf("task = %s %q; want git to find no repository", done.State, out)
-			case !kept && (done.State != agent.TaskCompleted || !strings.Contains(out, "confidential launch")):
-				t.Fatalf("task = %s %q; want the whole history for a requester kept from nothing", done.State, out)
+			case !hidden && (done.State != agent.TaskCompleted || !strings.Contains(out, "confidential launch")):
+				t.Fatalf("task = %s %q; want the whole history", done.State, out)
 			}
 			eventually(t, 10*time.Second, "the worktree and its branch are removed", func() bool {
 				branches, _ := exec.Command("git", "-C", repo, "branch", "--list", "aoi/task-*").Output()

@@ -119,8 +119,10 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 // there for a requester kept from part of it; nor does one with no
 // context (it could touch any) or an MCP tool's (the coding assistant
 // reads the owner's checkout). History would hold the removed places
-// still (git log -p, git show HEAD:secrets/plan.txt), so for a requester
-// kept from part of the context the worktree loses its .git too.
+// still (git log -p, git show HEAD:secrets/plan.txt), so when a place was
+// removed the worktree loses its .git too. (A rule for a folder the tree
+// does not hold leaves git working: most rules are written ahead of such
+// folders. One deleted from the tree but still in history is not caught.)
 func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
 	if e.FolderDenies == nil || e.Kept == nil {
 		return nil
@@ -134,7 +136,8 @@ func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.Tas
 		return nil
 	}
 	if kept && tt.Context != "" {
-		if err := e.trimTree(t, tt, dir); err != nil {
+		removed, err := e.trimTree(t, tt, dir)
+		if err != nil || !removed {
 			return err
 		}
 		return e.hideHistory(t, dir)
@@ -223,18 +226,19 @@ func runsWhere(tt config.TaskType) string {
 }
 
 // trimTree removes from the task's own tree the places the requester is
-// kept from, the links leading there and the links leading out of it. It
-// walks the tree (at most maxLinkWalk entries: past that the task fails,
-// as a path parameter naming so large a folder does).
-func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string) error {
+// kept from, the links leading there and the links leading out of it, and
+// reports whether it removed such a place. It walks the tree (at most
+// maxLinkWalk entries: past that the task fails, as a path parameter
+// naming so large a folder does).
+func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string) (removed bool, err error) {
 	realRoot, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return err
+		return false, err
 	}
 	isKept := e.Kept(t.Requester)
 	place := func(rel string) string { return tt.Context + "/" + filepath.ToSlash(rel) }
 	seen := 0
-	return filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: the command cannot read it either
 		}
@@ -254,7 +258,7 @@ func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string) er
 		why := ""
 		switch {
 		case isKept(place(rel)):
-			why = "a place the requester may not read"
+			why, removed = "a place the requester may not read", true
 		case d.Type()&fs.ModeSymlink != 0:
 			target, err := ResolveInside(realRoot, rel)
 			switch {
@@ -275,6 +279,7 @@ func (e *Engine) trimTree(t store.TaskRecord, tt config.TaskType, dir string) er
 		}
 		return nil
 	})
+	return removed, err
 }
 
 // maxLinkWalk bounds the entries linksInside looks at under one path.
