@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,7 +46,10 @@ func (c *Core) capabilitiesFor(viewer acl.Subject) wire.Capabilities {
 			caps.Contexts = append(caps.Contexts, wire.ContextReference{Type: ctxCfg.Type, Identifier: ctxCfg.Identifier})
 		}
 	}
-	for name, tt := range cfg.Tasks {
+	// By name: a map's order changes from one announce to the next, and
+	// the peer's lists ("it offers lint, run_tests") should read the same.
+	for _, name := range slices.Sorted(maps.Keys(cfg.Tasks)) {
+		tt := cfg.Tasks[name]
 		if policy.MayRunIn(viewer, tt.Context, contextIDs(cfg.Contexts)) {
 			caps.TaskTypes = append(caps.TaskTypes, name)
 			if len(tt.Params) > 0 {
