@@ -65,6 +65,9 @@ func noAuditRowsHint(f agent.AuditFilter) string {
 	return "(with the filters given; " + strings.Join(says, "; ") + ")"
 }
 
+// printAudit prints rows as a table. RESULT reads as the interface's Audit
+// pane says it (`denied`, `rate-limit`: agent.AuditResultLabel), so a row
+// looks the same in both; --json keeps the error's name.
 func printAudit(w io.Writer, es []agent.AuditEntry) {
 	if len(es) == 0 {
 		fmt.Fprintln(w, "no audit rows")
@@ -74,7 +77,7 @@ func printAudit(w io.Writer, es []agent.AuditEntry) {
 	for _, e := range es {
 		rows = append(rows, []string{
 			strconv.FormatInt(e.Seq, 10), e.Time.Local().Format(time.DateTime), cell(e.Agent, 24),
-			cell(e.Method, 24), cell(e.Result, 20), cell(auditdetail.Summary(e.Detail), 60),
+			cell(e.Method, 24), cell(agent.AuditResultLabel(e.Result), 20), cell(auditdetail.Summary(e.Detail), 60),
 		})
 	}
 	table(w, []string{"SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"}, rows)
