@@ -186,8 +186,7 @@ func parseColon(f []string, line string) (promptCommand, error) {
 	case "answer", "decline":
 		// The asker reads the text: an answer, or why there is none.
 		if len(f) < 3 {
-			return promptCommand{}, fmt.Errorf("write :%s QUERY-ID %s", f[0], map[string]string{
-				"answer": "text", "decline": "reason (the asker reads it)"}[f[0]])
+			return promptCommand{}, questionUsage{cmd: f[0]}
 		}
 		return promptCommand{name: f[0], id: f[1], text: rest(2)}, nil
 	case "release":
@@ -361,12 +360,33 @@ type taskRequestedMsg struct {
 // blankPrompt reports whether line holds nothing past the bar's prefix.
 func blankPrompt(line string) bool { return line == "" || line == ":" || line == "@" }
 
+// questionUsage is parseColon's answer to :answer or :decline without an
+// id and a text.
+type questionUsage struct{ cmd string }
+
+func (e questionUsage) Error() string {
+	return fmt.Sprintf("write :%s QUERY-ID %s", e.cmd, map[string]string{
+		"answer": "text", "decline": "reason (the asker reads it)"}[e.cmd])
+}
+
 // promptProblem is what the bar says of a line parsePrompt refused.
 func (m *Model) promptProblem(err error) string {
 	if errors.Is(err, errTaskUsage) {
 		return taskUsage(m.knownPeers)
 	}
+	var usage questionUsage
+	if errors.As(err, &usage) && len(m.completions().waiting) == 0 {
+		// How to write it would not help: there is nothing to answer.
+		return noQuestionWaiting(usage.cmd)
+	}
 	return err.Error()
+}
+
+// noQuestionWaiting says that no question waits for :answer or :decline,
+// and where one will show.
+func noQuestionWaiting(cmd string) string {
+	return "no question is waiting for you to " + cmd + ": a colleague's question shows in Queries (Interrupts in focus time) " +
+		"when it arrives, and :" + cmd + " then takes its id (tab completes it)"
 }
 
 // runPrompt executes a prompt line.
