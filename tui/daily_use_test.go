@@ -337,7 +337,7 @@ func TestAutoAnsweredQuestionShowsWhatWasSent(t *testing.T) {
 	if !strings.Contains(body, "their id: ask-01a2344406") {
 		t.Errorf("detail lacks the asker's id:\n%s", body)
 	}
-	if p := previewText(q); !strings.Contains(p, "↳ answered by the secretary: Auth refactor is 70% done.") {
+	if p := previewText(q, fixedNow); !strings.Contains(p, "↳ answered by the secretary: Auth refactor is 70% done.") {
 		t.Errorf("preview of an auto-answered question: %q", p)
 	}
 }

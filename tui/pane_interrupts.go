@@ -63,6 +63,6 @@ func (p *interruptsPane) View() string {
 		lines = append(lines, p.row(text, i == p.list.cursor))
 	}
 	q := p.rows[p.list.cursor]
-	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q))
+	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q, p.env.now))
 	return strings.Join(lines, "\n")
 }

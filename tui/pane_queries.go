@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -144,10 +145,15 @@ func queryRowKeys(k keymap.KeyMap, q agent.Query, extra ...key.Binding) []key.Bi
 
 // previewText is what the list shows under the rows for the selected
 // question: its text and, once handled, what was sent back.
-func previewText(q agent.Query) string {
+func previewText(q agent.Query, now time.Time) string {
 	text := Sanitize(q.Text)
 	sent, draft := draftText(q.Answer), draftText(q.Draft)
 	state := q.State
+	if q.AnsweredAt != nil {
+		// When it was sent: a released draft's own words ("latest 2 min
+		// ago") date from when it was drafted, and AGE from the question.
+		state += " " + ago(now, *q.AnsweredAt)
+	}
 	if q.Undelivered {
 		// The notice that said so is gone: the row still says it.
 		state += ", not yet delivered (it goes when " + Sanitize(q.From) + " is back)"
@@ -156,7 +162,7 @@ func previewText(q agent.Query) string {
 	case sent != "" && (q.State == agent.QueryAnswered || q.State == agent.QueryDeclined):
 		text += "\n↳ " + state + ": " + sent
 	case draft != "" && q.State == agent.QueryAnswered: // the secretary sent its draft
-		text += "\n↳ answered by the secretary: " + draft
+		text += "\n↳ " + strings.Replace(state, "answered", "answered by the secretary", 1) + ": " + draft
 	case draft != "" && q.State == agent.QueryBuffered && !inbox.DraftFoundWork(q.Draft):
 		text += "\n↳ the secretary found no work (answer or decline it): " + draft
 	case draft != "" && q.State == agent.QueryBuffered && !inbox.Releasable(q.Draft, q.Confidence):
@@ -213,7 +219,7 @@ func (p *queriesPane) View() string {
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
 	q := p.rows[p.list.cursor]
-	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q))
+	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q, p.env.now))
 	return strings.Join(lines, "\n")
 }
 
@@ -283,10 +289,26 @@ func decisionWords(d string) string {
 	return d
 }
 
+// settledLabel names when a question was answered or declined, and
+// settledAt says when ("" while it is open: detailFields leaves it out).
+func settledLabel(q agent.Query) string {
+	if q.State == agent.QueryDeclined {
+		return "declined"
+	}
+	return "answered"
+}
+
+func settledAt(q agent.Query, e *env) string {
+	if q.AnsweredAt == nil {
+		return ""
+	}
+	return clockAt(e, *q.AnsweredAt)
+}
+
 func queryDetail(q agent.Query, e *env) string {
 	head := detailFields([][2]string{
 		{"from", q.From}, {"id", q.ID}, {"their id", q.AskerID}, {"priority", q.Priority}, {"state", q.State},
-		{"secretary", decisionWords(q.Decision)}, {"received", clockAt(e, q.ReceivedAt)},
+		{"secretary", decisionWords(q.Decision)}, {"received", clockAt(e, q.ReceivedAt)}, {settledLabel(q), settledAt(q, e)},
 		{"scope", strings.Join(q.ContextScope, ", ")},
 	})
 	body := head + "\n\n" + SanitizeMultiline(q.Text)

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 )
@@ -31,5 +33,28 @@ func TestAnswerWithNothingWaitingSaysSo(t *testing.T) {
 	press(t, m, "enter")
 	if got := m.prompt.problem; got != "write :answer QUERY-ID text" {
 		t.Errorf(":answer with questions waiting says %q; want how to write it", got)
+	}
+}
+
+// TestReleasedAnswerSaysWhenItWasSent: a draft released half an hour
+// after its question came says, under the list and in its detail, when it
+// was sent; its own words ("latest 2 min ago") date from when it was
+// drafted, and AGE from the question, so neither told (the walk's "2 min
+// ago" for an answer just sent).
+func TestReleasedAnswerSaysWhenItWasSent(t *testing.T) {
+	svc := fixtureService()
+	sent := fixedNow.Add(-time.Minute)
+	answer := json.RawMessage(`{"summary":"auth: 3 matching commits, latest 2 min ago (09:28 UTC)."}`)
+	svc.queries = []agent.Query{{ID: "q-9", From: "pm-tanaka", Text: "how is auth going?", State: agent.QueryAnswered,
+		Decision: "BUFFER", Draft: answer, Answer: answer, ReceivedAt: fixedNow.Add(-30 * time.Minute), AnsweredAt: &sent}}
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusQueries)
+	if frame := screen(m); !strings.Contains(frame, "↳ answered 1m ago: auth: 3 matching commits") {
+		t.Errorf("the preview does not say when the answer was sent:\n%s", frame)
+	}
+	press(t, m, "enter")
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok || !strings.Contains(d.body, "received: 09:30:00\nanswered: 09:59:00") {
+		t.Errorf("the detail does not say when the answer was sent: %T\n%v", m.topDialog(), d)
 	}
 }
