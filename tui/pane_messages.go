@@ -164,9 +164,9 @@ func (p *messagesPane) View() string {
 		text = text[:min(len(text), max(1, p.h-len(waiting)))]
 		return strings.Join(append(waiting, p.env.styles.Muted.Render(strings.Join(text, "\n"))), "\n")
 	}
-	widths := []int{1, 14, 13, 8}
-	lines := append(waiting, p.header(columns(p.w, widths, "", "FROM", "KIND", "AGE", "TEXT")))
 	start, end := p.list.window(len(p.rows))
+	widths := p.columnWidths(start, end)
+	lines := append(waiting, p.header(columns(p.w, widths, "", "FROM", "KIND", "AGE", "TEXT")))
 	for i := start; i < end; i++ {
 		r := p.rows[i]
 		mark, st := " ", p.env.styles.Muted
@@ -176,12 +176,53 @@ func (p *messagesPane) View() string {
 		if r.Priority == "high" || r.Priority == "critical" {
 			mark = "!" // as in Queries; the row's style still says unread
 		}
-		text := columns(p.w, widths, mark, messageFrom(r), messageKind(r), ago(p.env.now, r.ReceivedAt), p.summary(r))
+		text := columns(p.w, widths, mark, messageFrom(r), messageKind(r), p.age(r), p.summary(r))
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
 	r := p.rows[p.list.cursor]
 	lines = p.preview(lines, messageFrom(r)+" · "+messageKind(r), p.summary(r))
 	return strings.Join(lines, "\n")
+}
+
+// Widths of the Messages columns before TEXT: at most a sender as the
+// Audit pane's AGENT (20, with its origin: "qa-ito via pm-tanaka") and a
+// kind whole, at least what they give way to; TEXT keeps
+// messagesTextShare of the pane before they do.
+const (
+	messagesFromMaxW  = 20
+	messagesKindMaxW  = 13
+	messagesGiveWayW  = 8
+	messagesTextShare = 0.4
+)
+
+// columnWidths sizes MARK, FROM, KIND and AGE to the rows start..end, so
+// TEXT, what a person reads, gets what they leave: at 60 columns fixed
+// widths for the longest sender and kind left it 18 cells. When the
+// pane is too narrow even so, FROM and KIND give way before TEXT drops
+// under its share.
+func (p *messagesPane) columnWidths(start, end int) []int {
+	fromW, kindW, ageW := len("FROM"), len("KIND"), len("AGE")
+	for _, r := range p.rows[start:end] {
+		fromW = max(fromW, width(messageFrom(r)))
+		kindW = max(kindW, width(messageKind(r)))
+		ageW = max(ageW, width(p.age(r)))
+	}
+	widths := []int{1, min(fromW, messagesFromMaxW), min(kindW, messagesKindMaxW), ageW}
+	mins := []int{1, messagesGiveWayW, messagesGiveWayW, ageW}
+	return giveWay(p.w, widths, mins, int(float64(p.w)*messagesTextShare))
+}
+
+// age is a row's AGE; in a narrow pane without the " ago" the heading
+// says ("4m", "now").
+func (p *messagesPane) age(r agent.Message) string {
+	a := ago(p.env.now, r.ReceivedAt)
+	if p.w >= 80 {
+		return a
+	}
+	if a == "just now" {
+		return "now"
+	}
+	return strings.TrimSuffix(a, " ago")
 }
 
 // summary is the one-line text of a message; an answer says, after it,

@@ -118,6 +118,31 @@ func columns(w int, widths []int, cells ...string) string {
 	return b.String()
 }
 
+// giveWay narrows the columns before the last (columns' widths), the
+// widest first and none under its minimum, until the last keeps at least
+// keep cells of w: the last column, the text a person reads, is the one
+// that shrinks last.
+func giveWay(w int, widths, mins []int, keep int) []int {
+	out := append([]int(nil), widths...)
+	used := 0
+	for _, cw := range out {
+		used += cw + 1 // and the space after it
+	}
+	for short := keep - (w - used); short > 0; short-- {
+		widest := -1
+		for i, cw := range out {
+			if cw > mins[i] && (widest < 0 || cw > out[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break // every column is at its minimum
+		}
+		out[widest]--
+	}
+	return out
+}
+
 // ago says how long before now t was, in the largest sensible unit.
 func ago(now, t time.Time) string {
 	if t.IsZero() {

@@ -58,3 +58,41 @@ func TestReleasedAnswerSaysWhenItWasSent(t *testing.T) {
 		t.Errorf("the detail does not say when the answer was sent: %T\n%v", m.topDialog(), d)
 	}
 }
+
+// TestMessagesTextGetsTheRoom: at 60 columns, and in a half of the wide
+// layout, FROM, KIND and AGE take what their rows hold, so the text of an
+// answer reads past its first words (the walk read "The release is on…"
+// in 18 cells); with a long sender, a long kind and "just now" on screen,
+// those give way before TEXT drops under two fifths of the pane.
+func TestMessagesTextGetsTheRoom(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {120, 40}} {
+		m := newLoaded(t, fixtureService(), sz[0], sz[1], true)
+		m.setFocus(focusMessages)
+		frame := screen(m)
+		checkFrame(t, frame, sz[0], sz[1])
+		if !strings.Contains(frame, "10m The release is on Thursday;") {
+			t.Errorf("%dx%d: the answer's text is cut short:\n%s", sz[0], sz[1], frame)
+		}
+	}
+	svc := fixtureService()
+	svc.messages = append(svc.messages, agent.Message{Seq: 4, From: "pm-tanaka", Origin: "eng-yamamoto-backend", Event: "task.canceled",
+		Data: json.RawMessage(`{"summary":"the suite was canceled by its requester before it ran"}`), ReceivedAt: fixedNow})
+	m := newLoaded(t, svc, 60, 20, true)
+	m.setFocus(focusMessages)
+	row := ""
+	for _, l := range strings.Split(screen(m), "\n") {
+		if strings.Contains(l, "canceled by") || strings.Contains(l, "the suite was") {
+			row = l
+			break
+		}
+	}
+	i := strings.Index(row, "the suite was")
+	if i < 0 {
+		t.Fatalf("the message's text is not on its row: %q", row)
+	}
+	text := row[i:]
+	t.Log(row)
+	if got, want := width(strings.TrimRight(text, " ┃")), 58*2/5; got < want {
+		t.Errorf("TEXT keeps %d cells of 58 beside a long sender and kind; want at least %d: %q", got, want, row)
+	}
+}
