@@ -298,22 +298,24 @@ func (p *auditPane) View() string {
 }
 
 // auditMethodW holds a method name whole: "aoi.task.execute",
-// "audit.checkpoint".
+// "audit.checkpoint"; the column is narrower when the rows on screen
+// hold only shorter ones (a filter on aoi.query).
 const auditMethodW = 16
 
 // auditColumns is the layout of the rows on screen: the fixed columns,
-// then the detail in all the width they leave. The sequence number, agent
-// and result columns take only the width of what the rows on screen hold
-// (their labels whole; an agent id up to 20 cells wide, 10 narrow, a
-// result up to 10), so the detail keeps room to be read: at 100 columns
-// a fixed 8-cell SEQ for two digits and 14-cell AGENT cut it. Narrow (a
+// then the detail in all the width they leave. The sequence number,
+// agent, method and result columns take only the width of what the rows
+// on screen hold (their labels whole; an agent id up to 20 cells wide, 10
+// narrow, a method up to 16, a result up to 10), so the detail keeps room
+// to be read: at 100 columns a fixed 8-cell SEQ for two digits and
+// 14-cell AGENT cut it, and a 16-cell METHOD for aoi.query rows. Narrow (a
 // column of the wide layout, or a small terminal) the sequence number and
 // the seconds go; the method stays whole, since it says what the row is.
 // The preview and enter still show the row's number and whole detail.
 type auditColumns struct {
-	w                     int
-	wide                  bool
-	seqW, agentW, resultW int
+	w                              int
+	wide                           bool
+	seqW, agentW, methodW, resultW int
 }
 
 // Caps of the sized audit columns: a sequence number up to a trillion
@@ -326,14 +328,15 @@ const (
 
 // columnsFor sizes the columns for rows start..end.
 func (p *auditPane) columnsFor(start, end int, wide bool) auditColumns {
-	c := auditColumns{w: p.w, wide: wide, seqW: len("SEQ"), agentW: len("AGENT"), resultW: len("RESULT")}
+	c := auditColumns{w: p.w, wide: wide, seqW: len("SEQ"), agentW: len("AGENT"), methodW: len("METHOD"), resultW: len("RESULT")}
 	for i := start; i < end; i++ {
 		e := p.at(i)
 		c.seqW = max(c.seqW, len(i64toa(e.Seq)))
 		c.agentW = max(c.agentW, ansi.StringWidth(Sanitize(e.Agent)))
+		c.methodW = max(c.methodW, ansi.StringWidth(Sanitize(e.Method)))
 		c.resultW = max(c.resultW, ansi.StringWidth(resultLabel(e.Result)))
 	}
-	c.seqW, c.resultW = min(c.seqW, auditSeqMaxW), min(c.resultW, 10)
+	c.seqW, c.methodW, c.resultW = min(c.seqW, auditSeqMaxW), min(c.methodW, auditMethodW), min(c.resultW, 10)
 	c.agentW = min(c.agentW, map[bool]int{true: auditAgentMaxW, false: auditAgentNarrowW}[wide])
 	if c.w < 50 {
 		c.resultW = min(c.resultW, 7) // a narrow terminal: DETAIL needs the room
@@ -343,9 +346,9 @@ func (p *auditPane) columnsFor(start, end int, wide bool) auditColumns {
 
 func (c auditColumns) row(seq, at, agentID, method, result, detail string) string {
 	if c.wide {
-		return columns(c.w, []int{c.seqW, 8, c.agentW, auditMethodW, c.resultW}, seq, at, agentID, method, result, detail)
+		return columns(c.w, []int{c.seqW, 8, c.agentW, c.methodW, c.resultW}, seq, at, agentID, method, result, detail)
 	}
-	return columns(c.w, []int{5, c.agentW, auditMethodW, c.resultW}, at, agentID, method, result, detail)
+	return columns(c.w, []int{5, c.agentW, c.methodW, c.resultW}, at, agentID, method, result, detail)
 }
 
 // compactJSON renders a JSON payload on one sanitised line.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,26 @@ func TestMessagesTextGetsTheRoom(t *testing.T) {
 	t.Log(row)
 	if got, want := width(strings.TrimRight(text, " ┃")), 58*2/5; got < want {
 		t.Errorf("TEXT keeps %d cells of 58 beside a long sender and kind; want at least %d: %q", got, want, row)
+	}
+}
+
+// TestAuditMethodColumnFitsTheRows: with a filter showing only aoi.query
+// rows the METHOD column is as wide as "aoi.query", not 16 cells (the
+// walk's `method:` filters left DETAIL the blank); a long method is cut at
+// 16 cells, as before.
+func TestAuditMethodColumnFitsTheRows(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 60, 20, true)
+	press(t, m, "/")
+	typeText(t, m, "method:aoi.query")
+	press(t, m, "enter")
+	frame := screen(m)
+	if !regexp.MustCompile(`aoi\.query (ok|denied) `).MatchString(frame) {
+		t.Errorf("METHOD is wider than the aoi.query rows on screen:\n%s", frame)
+	}
+	p := newAuditPane(&env{})
+	p.pages = [][]agent.AuditEntry{{{Seq: 1, Method: "ctl.prompt_history.add", Result: "ok"}}}
+	p.w = 58
+	if row := p.columnsFor(0, 1, false).row("", "12:00", "owner", "ctl.prompt_history.add", "ok", "n=1"); !strings.Contains(row, "ctl.prompt_hist… ok") {
+		t.Errorf("a 22-cell method is not cut at 16 cells: %q", row)
 	}
 }
