@@ -212,6 +212,7 @@ func TestAuditResultWholeInAHalfScreen(t *testing.T) {
 		{Seq: 2, Agent: "pm-tanaka", Method: "aoi.task.execute", Result: "INVALID_PARAMS", Detail: json.RawMessage(`{"error":"x"}`)},
 		{Seq: 1, Agent: "pm-tanaka", Method: "task.finish", Result: "completed", Detail: json.RawMessage(`{"task_id":"t-1"}`)},
 	}}
+	p.fold()
 	for _, w := range []int{58, 69, 75} {
 		p.w = w
 		cols := p.columnsFor(0, 2, false)
@@ -222,6 +223,7 @@ func TestAuditResultWholeInAHalfScreen(t *testing.T) {
 		}
 	}
 	p.pages[0] = p.pages[0][1:] // only "completed" on screen: the column fits it
+	p.fold()
 	if cols := p.columnsFor(0, 1, false); cols.resultW != len("completed") {
 		t.Errorf("result column %d wide for \"completed\"", cols.resultW)
 	}

@@ -20,7 +20,8 @@ const (
 	auditMargin   = 30
 )
 
-// auditPane shows the audit log newest first. It never loads the whole log:
+// auditPane shows the audit log newest first, routine repeats folded into
+// one line each (auditRun). It never loads the whole log:
 // it keeps a window of pages and remembers the BeforeSeq anchor of every
 // page it has seen so it can page back up exactly, even with a filter.
 type auditPane struct {
@@ -34,6 +35,10 @@ type auditPane struct {
 	loading    bool
 	ended      bool // the oldest row is loaded
 	newer      bool // rows arrived above a window that does not start at the top
+	// runs are the lines of the list (auditRun) over flat, the loaded
+	// rows: the list's cursor and window count lines, at and n count rows.
+	runs []auditRun
+	flat []agent.AuditEntry
 }
 
 func newAuditPane(e *env) *auditPane {
@@ -69,7 +74,7 @@ func (p *auditPane) request(page int) action {
 // refreshHead is called when rows were appended: reload the newest page if
 // the owner is looking at the top, else just flag that newer rows exist.
 func (p *auditPane) refreshHead() (auditRequest, bool) {
-	if len(p.pages) > 0 && (p.first > 0 || p.list.cursor >= auditPageSize) {
+	if len(p.pages) > 0 && (p.first > 0 || p.selectedRow() >= auditPageSize) {
 		p.newer = true
 		return auditRequest{}, false
 	}
@@ -105,11 +110,21 @@ func (p *auditPane) applyPage(msg auditPageMsg) action {
 	return nil
 }
 
-// setHead loads the newest page. A selection on the newest row stays on
+// selectedRow is the loaded row the selected line starts at.
+func (p *auditPane) selectedRow() int {
+	if p.list.cursor < len(p.runs) {
+		return p.runs[p.list.cursor].start
+	}
+	return p.list.cursor
+}
+
+// setHead loads the newest page. A selection on the newest line stays on
 // the top, so the pane follows the log live; one the owner moved down
-// stays on its row, and the rows written since are counted for the title.
+// stays on its line, and the lines written since are counted for the
+// title.
 func (p *auditPane) setHead(rows []agent.AuditEntry) {
-	old, now := auditKeys(p.pages), auditKeys([][]agent.AuditEntry{rows})
+	runs := foldRuns(rows, p.filterText == "")
+	old, now := runKeys(p.flat, p.runs), runKeys(rows, runs)
 	if c := p.list.cursor; c > 0 && c < len(old) && !slices.Contains(now, old[c]) {
 		// The selected row was pushed off the newest page: keep the
 		// window where the owner reads, and say that newer rows exist.
@@ -117,6 +132,7 @@ func (p *auditPane) setHead(rows []agent.AuditEntry) {
 		return
 	}
 	p.pages, p.first, p.newer = [][]agent.AuditEntry{rows}, 0, false
+	p.fold()
 	p.ended = len(rows) < auditPageSize
 	// The rows below moved down too: page 1 now starts under this head.
 	p.anchors = p.anchors[:1]
@@ -126,42 +142,28 @@ func (p *auditPane) setHead(rows []agent.AuditEntry) {
 	p.list.reselect(old, now)
 }
 
-// auditKeys names each loaded row for listState.reselect.
-func auditKeys(pages [][]agent.AuditEntry) []string {
-	var keys []string
-	for _, pg := range pages {
-		for _, e := range pg {
-			keys = append(keys, i64toa(e.Seq))
-		}
-	}
-	return keys
-}
-
 func (p *auditPane) appendPage(rows []agent.AuditEntry) {
 	p.ended = len(rows) < auditPageSize
 	if len(rows) == 0 {
 		return
 	}
-	p.pages = append(p.pages, rows)
-	if len(p.pages) > auditMaxPages {
-		drop := len(p.pages[0])
-		p.pages, p.first = p.pages[1:], p.first+1
-		p.list.cursor -= drop
-		p.list.offset -= drop
-	}
-	p.list.clamp(p.n())
+	p.keepPlace(func() {
+		p.pages = append(p.pages, rows)
+		if len(p.pages) > auditMaxPages {
+			p.pages, p.first = p.pages[1:], p.first+1
+		}
+	})
 }
 
 func (p *auditPane) prependPage(rows []agent.AuditEntry) {
-	p.pages = append([][]agent.AuditEntry{rows}, p.pages...)
-	p.first--
-	p.list.cursor += len(rows)
-	p.list.offset += len(rows)
-	if len(p.pages) > auditMaxPages {
-		p.pages = p.pages[:len(p.pages)-1]
-		p.ended = false
-	}
-	p.list.clamp(p.n())
+	p.keepPlace(func() {
+		p.pages = append([][]agent.AuditEntry{rows}, p.pages...)
+		p.first--
+		if len(p.pages) > auditMaxPages {
+			p.pages = p.pages[:len(p.pages)-1]
+			p.ended = false
+		}
+	})
 }
 
 // setFilter parses "agent:x method:y result:z" and free words, which search
@@ -172,6 +174,7 @@ func (p *auditPane) setFilter(text string) action {
 	p.filter = parseAuditFilter(p.filterText)
 	p.gen++
 	p.pages, p.first, p.anchors, p.loading, p.ended = nil, 0, []int64{0}, false, false
+	p.fold()
 	p.list = listState{height: p.list.height}
 	return p.request(0)
 }
@@ -236,14 +239,16 @@ func (p *auditPane) Update(k tea.KeyPressMsg) action {
 	if matches(k, keys.Home) && (p.first > 0 || p.newer) {
 		p.list.cursor = 0
 		p.pages, p.first = nil, 0
+		p.fold()
 		return p.request(0)
 	}
-	if p.list.move(k, keys, p.n()) {
-		return p.edge()
+	if p.list.move(k, keys, len(p.runs)) {
+		return p.edge(matches(k, keys.Down, keys.PageDown, keys.End))
 	}
-	if matches(k, keys.Open) && p.list.cursor < p.n() {
-		e := p.at(p.list.cursor)
-		return showDetail{title: "Audit #" + i64toa(e.Seq), body: auditDetail(e, p.env)}
+	if rows := p.runRows(p.list.cursor); matches(k, keys.Open) && len(rows) == 1 {
+		return showDetail{title: "Audit #" + i64toa(rows[0].Seq), body: auditDetail(rows[0], p.env)}
+	} else if matches(k, keys.Open) && len(rows) > 1 {
+		return showDetail{title: "Audit " + foldedLabel(rows), body: foldedDetailView(rows, p.env)}
 	}
 	if matches(k, p.env.keys.Dialog.Cancel) && p.filterText != "" {
 		return setFilter{} // esc clears the filter: every row again
@@ -251,12 +256,20 @@ func (p *auditPane) Update(k tea.KeyPressMsg) action {
 	return nil
 }
 
-// edge loads the neighbouring page when the cursor nears a window end.
-func (p *auditPane) edge() action {
+// edge loads the neighbouring page in the direction the cursor moved
+// when the selected line comes within auditMargin rows of that end of
+// the loaded window. Rows, not lines, and one direction: a folded line
+// can span most of the window, and near both ends at once the pane
+// loaded the page above, then the one below, back and forth.
+func (p *auditPane) edge(down bool) action {
+	if p.list.cursor >= len(p.runs) {
+		return nil
+	}
+	r := p.runs[p.list.cursor]
 	switch {
-	case p.list.cursor >= p.n()-auditMargin && !p.ended && len(p.pages) > 0:
+	case down && r.start+r.n >= p.n()-auditMargin && !p.ended && len(p.pages) > 0:
 		return p.request(p.first + len(p.pages))
-	case p.list.cursor < auditMargin && p.first > 0:
+	case !down && r.start < auditMargin && p.first > 0:
 		return p.request(p.first - 1)
 	}
 	return nil
@@ -274,25 +287,24 @@ func (p *auditPane) View() string {
 	if wide {
 		clock = "15:04:05"
 	}
-	start, end := p.list.window(n)
+	start, end := p.list.window(len(p.runs))
 	cols := p.columnsFor(start, end, wide)
 	lines := []string{p.header(cols.row("SEQ", "TIME", "AGENT", "METHOD", "RESULT", "DETAIL"))}
 	for i := start; i < end; i++ {
-		e := p.at(i)
+		rows := p.runRows(i)
+		e := rows[0] // the newest row speaks for a folded line
 		text := cols.row(i64toa(e.Seq), e.Time.In(p.env.loc).Format(clock),
-			Sanitize(e.Agent), Sanitize(e.Method), resultLabel(e.Result), detailSummary(e.Detail))
+			foldedAgent(rows), foldedMethod(rows), resultLabel(e.Result), p.foldedDetail(rows))
 		st := p.env.styles.Text
 		if e.Result != "ok" && e.Result != "" {
 			st = p.env.styles.Error
 		}
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
-	// The detail column cannot hold a long detail: the selected row's
+	// The detail column cannot hold a long detail: the selected line's
 	// is read whole under the list.
-	if p.list.cursor < n {
-		e := p.at(p.list.cursor)
-		label := "#" + i64toa(e.Seq) + " · " + Sanitize(e.Agent) + " · " + Sanitize(e.Method) + " · " + Sanitize(e.Result)
-		lines = p.preview(lines, label, compactJSON(e.Detail))
+	if rows := p.runRows(p.list.cursor); len(rows) > 0 {
+		lines = p.preview(lines, foldedLabel(rows), p.foldedPreview(rows))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -329,14 +341,20 @@ const (
 // columnsFor sizes the columns for rows start..end.
 func (p *auditPane) columnsFor(start, end int, wide bool) auditColumns {
 	c := auditColumns{w: p.w, wide: wide, seqW: len("SEQ"), agentW: len("AGENT"), methodW: len("METHOD"), resultW: len("RESULT")}
+	methodCap := auditMethodW
 	for i := start; i < end; i++ {
-		e := p.at(i)
+		rows := p.runRows(i)
+		e := rows[0]
 		c.seqW = max(c.seqW, len(i64toa(e.Seq)))
-		c.agentW = max(c.agentW, ansi.StringWidth(Sanitize(e.Agent)))
-		c.methodW = max(c.methodW, ansi.StringWidth(Sanitize(e.Method)))
+		c.agentW = max(c.agentW, ansi.StringWidth(foldedAgent(rows)))
+		// A folded line's count shows whole after a method cut to the cap.
+		c.methodW = max(c.methodW, ansi.StringWidth(foldedMethod(rows)))
+		if len(rows) > 1 {
+			methodCap = max(methodCap, auditMethodW+ansi.StringWidth(countSuffix(len(rows))))
+		}
 		c.resultW = max(c.resultW, ansi.StringWidth(resultLabel(e.Result)))
 	}
-	c.seqW, c.methodW, c.resultW = min(c.seqW, auditSeqMaxW), min(c.methodW, auditMethodW), min(c.resultW, 10)
+	c.seqW, c.methodW, c.resultW = min(c.seqW, auditSeqMaxW), min(c.methodW, methodCap), min(c.resultW, 10)
 	c.agentW = min(c.agentW, map[bool]int{true: auditAgentMaxW, false: auditAgentNarrowW}[wide])
 	if c.w < 50 {
 		c.resultW = min(c.resultW, 7) // a narrow terminal: DETAIL needs the room

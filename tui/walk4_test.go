@@ -113,8 +113,109 @@ func TestAuditMethodColumnFitsTheRows(t *testing.T) {
 	}
 	p := newAuditPane(&env{})
 	p.pages = [][]agent.AuditEntry{{{Seq: 1, Method: "ctl.prompt_history.add", Result: "ok"}}}
+	p.fold()
 	p.w = 58
 	if row := p.columnsFor(0, 1, false).row("", "12:00", "owner", "ctl.prompt_history.add", "ok", "n=1"); !strings.Contains(row, "ctl.prompt_hist… ok") {
 		t.Errorf("a 22-cell method is not cut at 16 cells: %q", row)
+	}
+}
+
+// announceRows is a log where peers' announces crowd the rows around a
+// question and an answer: #1 a question, #2–#13 two peers announcing in
+// turn, #14 the owner's answer, #15–#17 one peer announcing.
+func announceRows() []agent.AuditEntry {
+	var rows []agent.AuditEntry
+	add := func(who, method string) {
+		seq := int64(len(rows) + 1)
+		rows = append(rows, agent.AuditEntry{Seq: seq, Time: fixedNow.Add(time.Duration(seq-17) * time.Minute), Agent: who, Method: method,
+			Result: "ok", Detail: json.RawMessage(`{"id":` + i64toa(seq) + `}`)})
+	}
+	add("pm-tanaka", "aoi.query")
+	for i := 0; i < 12; i++ {
+		add([]string{"pm-tanaka", "qa-ito"}[i%2], "aoi.discover")
+	}
+	add("owner", "ctl.answer")
+	for i := 0; i < 3; i++ {
+		add("pm-tanaka", "aoi.discover")
+	}
+	return rows
+}
+
+// TestAuditFoldsRoutineRepeats: rows that follow one another with the same
+// method and result are one line with their count, whoever made them
+// (peers' announces interleave), so the question and the answer stay in
+// view; enter on it lists every row and shows the newest whole; a filter
+// lists each row; a new announce joins the line on top.
+func TestAuditFoldsRoutineRepeats(t *testing.T) {
+	svc := fixtureService()
+	svc.audit = announceRows()
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusAudit)
+	frame := screen(m)
+	for _, want := range []string{"10:00 pm-tanaka aoi.discover ×3 ", "09:56 2 agents  aoi.discover ×12 ok     since 09:45 · qa-ito ×6, pm-tanaka ×6",
+		"09:57 owner     ctl.answer", "09:44 pm-tanaka aoi.query ", "#15–#17 · pm-tanaka · aoi.discover ×3 · ok"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the Audit pane lacks %q:\n%s", want, frame)
+		}
+	}
+	press(t, m, "down", "down", "enter")
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok || !strings.HasPrefix(d.body, "12 rows of aoi.discover (ok)") || !strings.Contains(d.body, "#13  09:56:00  qa-ito  id=13\n") ||
+		!strings.Contains(d.body, "#2  09:45:00  pm-tanaka  id=2\n") || !strings.Contains(d.body, "The newest, whole:\nseq: 13\n") {
+		t.Fatalf("enter on the folded line: %T\n%v", m.topDialog(), d)
+	}
+	_ = screen(m) // the dialog is drawn before the owner closes it
+	press(t, m, "esc")
+
+	// The line the owner reads stays selected as an announce arrives.
+	svc.mu.Lock()
+	svc.audit = append(announceRows(), agent.AuditEntry{Seq: 18, Time: fixedNow, Agent: "qa-ito", Method: "aoi.discover", Result: "ok"})
+	svc.mu.Unlock()
+	for _, c := range m.fetchCmds(dAudit) {
+		pump(t, m, c)
+	}
+	frame = screen(m)
+	if !strings.Contains(frame, "── #2–#13 · 2 agents · aoi.discover ×12 · ok") {
+		t.Errorf("after an announce the selection left the 12 rows from #13:\n%s", frame)
+	}
+	if !strings.Contains(frame, "10:00 2 agents  aoi.discover ×4 ") {
+		t.Errorf("the new announce did not join the line on top:\n%s", frame)
+	}
+
+	press(t, m, "/")
+	typeText(t, m, "method:aoi.discover")
+	press(t, m, "enter")
+	if frame := screen(m); m.audit.n() != 16 || strings.Contains(frame, "×") || !strings.Contains(frame, "09:59 pm-tanaka aoi.discover ok") {
+		t.Errorf("a filter on the method folds its %d rows:\n%s", m.audit.n(), frame)
+	}
+}
+
+// TestAuditPagesThroughAFoldedLog: in a log of announces with a question
+// every 50 rows, eight lines hold a page; paging down reaches the oldest
+// row and stays there, and paging up comes back to the newest, without
+// loading the pages on either side of a short window in turn.
+func TestAuditPagesThroughAFoldedLog(t *testing.T) {
+	svc := bigService(5000, 0)
+	for i := range svc.audit {
+		if i%50 != 0 {
+			svc.audit[i].Method, svc.audit[i].Result = "aoi.discover", "ok"
+		}
+	}
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusAudit)
+	for i := 0; i < 100; i++ {
+		press(t, m, "pgdown")
+	}
+	if got := m.audit.lineSeq(m.audit.list.cursor); got != 1 || !m.audit.ended {
+		t.Fatalf("100 page downs end on #%d; want the oldest row, #1", got)
+	}
+	for i := 0; i < 100; i++ {
+		press(t, m, "pgup")
+	}
+	if got := m.audit.lineSeq(m.audit.list.cursor); got != 5000 || m.audit.first != 0 {
+		t.Errorf("100 page ups end on #%d (page %d); want the newest, #5000", got, m.audit.first)
+	}
+	if svc.auditReqs > 60 {
+		t.Errorf("%d audit fetches for 200 page moves over 25 pages", svc.auditReqs)
 	}
 }
