@@ -54,12 +54,17 @@ func (p *interruptsPane) View() string {
 	}
 	// Columns named as the Queries pane names them; the keys line under
 	// the panes says what r and R do here.
-	widths := []int{1, 12, 8}
-	lines := []string{p.header(columns(p.w, widths, "", "FROM", "AGE", "QUERY"))}
 	start, end := p.list.window(len(p.rows))
+	fromW, ageW := len("FROM"), len("AGE")
+	for _, q := range p.rows[start:end] {
+		fromW = max(fromW, width(Sanitize(q.From)))
+		ageW = max(ageW, width(ageCell(p.env.now, q.ReceivedAt, p.w)))
+	}
+	widths := textFirst(p.w, []int{1, fromW, ageW}, []int{1, fromGiveWayW, ageW})
+	lines := []string{p.header(columns(p.w, widths, "", "FROM", "AGE", "QUERY"))}
 	for i := start; i < end; i++ {
 		q := p.rows[i]
-		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
+		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), ageCell(p.env.now, q.ReceivedAt, p.w), Sanitize(q.Text))
 		lines = append(lines, p.row(text, i == p.list.cursor))
 	}
 	q := p.rows[p.list.cursor]

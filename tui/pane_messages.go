@@ -184,22 +184,12 @@ func (p *messagesPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// Widths of the Messages columns before TEXT: at most a sender as the
-// Audit pane's AGENT (20, with its origin: "qa-ito via pm-tanaka") and a
-// kind whole, at least what they give way to; TEXT keeps
-// messagesTextShare of the pane before they do.
-const (
-	messagesFromMaxW  = 20
-	messagesKindMaxW  = 13
-	messagesGiveWayW  = 8
-	messagesTextShare = 0.4
-)
+// messagesKindMaxW holds a kind whole ("task assigned").
+const messagesKindMaxW = 13
 
 // columnWidths sizes MARK, FROM, KIND and AGE to the rows start..end, so
-// TEXT, what a person reads, gets what they leave: at 60 columns fixed
-// widths for the longest sender and kind left it 18 cells. When the
-// pane is too narrow even so, FROM and KIND give way before TEXT drops
-// under its share.
+// TEXT, what a person reads, gets what they leave (textFirst): at 60
+// columns fixed widths for the longest sender and kind left it 18 cells.
 func (p *messagesPane) columnWidths(start, end int) []int {
 	fromW, kindW, ageW := len("FROM"), len("KIND"), len("AGE")
 	for _, r := range p.rows[start:end] {
@@ -207,23 +197,11 @@ func (p *messagesPane) columnWidths(start, end int) []int {
 		kindW = max(kindW, width(messageKind(r)))
 		ageW = max(ageW, width(p.age(r)))
 	}
-	widths := []int{1, min(fromW, messagesFromMaxW), min(kindW, messagesKindMaxW), ageW}
-	mins := []int{1, messagesGiveWayW, messagesGiveWayW, ageW}
-	return giveWay(p.w, widths, mins, int(float64(p.w)*messagesTextShare))
+	kindW = min(kindW, messagesKindMaxW)
+	return textFirst(p.w, []int{1, fromW, kindW, ageW}, []int{1, fromGiveWayW, fromGiveWayW, ageW})
 }
 
-// age is a row's AGE; in a narrow pane without the " ago" the heading
-// says ("4m", "now").
-func (p *messagesPane) age(r agent.Message) string {
-	a := ago(p.env.now, r.ReceivedAt)
-	if p.w >= 80 {
-		return a
-	}
-	if a == "just now" {
-		return "now"
-	}
-	return strings.TrimSuffix(a, " ago")
-}
+func (p *messagesPane) age(r agent.Message) string { return ageCell(p.env.now, r.ReceivedAt, p.w) }
 
 // summary is the one-line text of a message; an answer says, after it,
 // what it answers.

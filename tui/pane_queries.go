@@ -199,17 +199,13 @@ func (p *queriesPane) View() string {
 		}
 		return p.empty("No queries received yet.")
 	}
-	widths := []int{1, 12, 9, 8}
-	lines := []string{p.header(columns(p.w, widths, "", "FROM", "STATE", "AGE", "QUERY"))}
 	start, end := p.list.window(len(p.rows))
+	widths := p.columnWidths(start, end)
+	lines := []string{p.header(columns(p.w, widths, "", "FROM", "STATE", "AGE", "QUERY"))}
 	for i := start; i < end; i++ {
 		q := p.rows[i]
-		state := q.State
-		if q.Undelivered {
-			state = "queued" // answered, not yet delivered
-		}
-		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), state,
-			ago(p.env.now, q.ReceivedAt), Sanitize(q.Text))
+		text := columns(p.w, widths, priorityGlyph(q.Priority), Sanitize(q.From), rowState(q),
+			ageCell(p.env.now, q.ReceivedAt, p.w), Sanitize(q.Text))
 		st := p.env.styles.Text
 		if needsOwner(q) {
 			st = p.env.styles.Warn
@@ -221,6 +217,28 @@ func (p *queriesPane) View() string {
 	q := p.rows[p.list.cursor]
 	lines = p.preview(lines, Sanitize(q.From)+" · "+priorityLabel(q.Priority), previewText(q, p.env.now))
 	return strings.Join(lines, "\n")
+}
+
+// columnWidths sizes FROM, STATE and AGE to the rows start..end, so the
+// question gets what they leave (textFirst): at 60 columns fixed widths
+// left it 23 cells.
+func (p *queriesPane) columnWidths(start, end int) []int {
+	fromW, stateW, ageW := len("FROM"), len("STATE"), len("AGE")
+	for _, q := range p.rows[start:end] {
+		fromW = max(fromW, width(Sanitize(q.From)))
+		stateW = max(stateW, width(rowState(q)))
+		ageW = max(ageW, width(ageCell(p.env.now, q.ReceivedAt, p.w)))
+	}
+	return textFirst(p.w, []int{1, fromW, stateW, ageW}, []int{1, fromGiveWayW, stateW, ageW})
+}
+
+// rowState is a question's STATE: its state, or "queued" for an answer
+// not yet delivered.
+func rowState(q agent.Query) string {
+	if q.Undelivered {
+		return "queued"
+	}
+	return q.State
 }
 
 // priorityGlyph marks urgent rows in a one-cell column.

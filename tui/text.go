@@ -143,6 +143,39 @@ func giveWay(w int, widths, mins []int, keep int) []int {
 	return out
 }
 
+// The columns of a list of things said (Queries, Interrupts, Messages):
+// the sender's column at most as wide as the Audit pane's AGENT, and it
+// gives way, down to fromGiveWayW, before the text drops under
+// textShare of the pane.
+const (
+	fromMaxW     = 20
+	fromGiveWayW = 8
+	textShare    = 0.4
+)
+
+// textFirst sizes the columns before a list's text, given the widest of
+// each on screen and the least each may give way to (a minimum equal to
+// its width: it never does), capping the sender's column (index 1) at
+// fromMaxW; the text, last, gets the rest and is the last to shrink.
+func textFirst(w int, widest, least []int) []int {
+	widths := append([]int(nil), widest...)
+	widths[1] = min(widths[1], fromMaxW)
+	return giveWay(w, widths, least, int(float64(w)*textShare))
+}
+
+// ageCell is a row's AGE: "4m ago", or in a pane narrower than 80 cells
+// without the " ago" its heading says ("4m", "now").
+func ageCell(now, t time.Time, w int) string {
+	a := ago(now, t)
+	if w >= 80 {
+		return a
+	}
+	if a == "just now" {
+		return "now"
+	}
+	return strings.TrimSuffix(a, " ago")
+}
+
 // ago says how long before now t was, in the largest sensible unit.
 func ago(now, t time.Time) string {
 	if t.IsZero() {

@@ -219,3 +219,23 @@ func TestAuditPagesThroughAFoldedLog(t *testing.T) {
 		t.Errorf("%d audit fetches for 200 page moves over 25 pages", svc.auditReqs)
 	}
 }
+
+// TestQuestionsGetTheRoom: at 60 columns, and in a half of the wide
+// layout, Queries and Interrupts size FROM, STATE and AGE to their rows,
+// as Messages does, so a question reads past its first words (the walk's
+// own walk-through read "認証機能の進捗とブロッ…" in 23 cells).
+func TestQuestionsGetTheRoom(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {120, 40}} {
+		m := newLoaded(t, fixtureService(), sz[0], sz[1], true)
+		m.setFocus(focusQueries)
+		frame := screen(m)
+		checkFrame(t, frame, sz[0], sz[1])
+		if !strings.Contains(frame, "2m  auth progress and blockers? ") {
+			t.Errorf("%dx%d: the question is cut short in Queries:\n%s", sz[0], sz[1], frame)
+		}
+		m.setFocus(focusInterrupts)
+		if frame := screen(m); !strings.Contains(frame, "12m which suite should I run before the") {
+			t.Errorf("%dx%d: the question is cut short in Interrupts:\n%s", sz[0], sz[1], frame)
+		}
+	}
+}
