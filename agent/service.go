@@ -83,6 +83,10 @@ var (
 	AuditResultCode  = service.AuditResultCode
 )
 
+// MessageKindLabel names a message's kind in words, as the interface and
+// `aoi inbox` show it (service.MessageKindLabel).
+var MessageKindLabel = service.MessageKindLabel
+
 const (
 	ReachAsWritten         = service.ReachAsWritten
 	ReachThisMachine       = service.ReachThisMachine

@@ -231,32 +231,10 @@ func messageFrom(r agent.Message) string {
 	return from
 }
 
-// messageKind is what the message is, in words (agent.Message.Kind names
-// the protocol's event: "query.completed" is an answer).
+// messageKind is what the message is, in words (agent.MessageKindLabel:
+// "query.completed" is an answer), as `aoi inbox` says it too.
 func messageKind(r agent.Message) string {
-	if k, ok := kindWords[r.Kind()]; ok {
-		return k
-	}
-	return Sanitize(r.Kind())
-}
-
-// kindWords are the protocol's events as a reader names them.
-var kindWords = map[string]string{
-	"query.completed": "answer",
-	"query.declined":  "declined",
-	"task.completed":  "task done",
-	"task.failed":     "task failed",
-	"task.rejected":   "task rejected",
-	"task.expired":    "task expired",
-	"task.canceled":   "task canceled",
-	"task.state":      "task update",
-	"approval.denied": "not approved",
-	"context.updated": "news",
-	// aoi.message types, for the coding assistant.
-	"task_assign":    "task assigned",
-	"review_request": "review asked",
-	"review_result":  "review",
-	"task_complete":  "task complete",
+	return Sanitize(agent.MessageKindLabel(r.Kind()))
 }
 
 // messageDetail shows a message whole, with the state of the coordination

@@ -45,3 +45,37 @@ func TestAuditTableSaysResultsAsThePaneDoes(t *testing.T) {
 		t.Errorf("aoi --json audit: %v %+v; want the error names kept:\n%s", err, rows, r.stdout)
 	}
 }
+
+// TestInboxSaysKindsAsThePaneDoes: `aoi inbox` names a message's kind as
+// the interface's Messages pane does ("answer", "task done"), under KIND;
+// the walk's `aoi inbox` read query.completed beside the pane's answer.
+// --json keeps the protocol's event.
+func TestInboxSaysKindsAsThePaneDoes(t *testing.T) {
+	isolate(t)
+	dir := initDir(t)
+	db, err := store.Open(filepath.Join(dir, "aoi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Write(context.Background(), func(tx *store.Tx) error {
+		if _, _, err := tx.InsertMessage(store.MessageRecord{From: "pm-tanaka", Event: "query.completed", Data: json.RawMessage(`{"summary":"Thursday"}`)}); err != nil {
+			return err
+		}
+		_, _, err := tx.InsertMessage(store.MessageRecord{From: "qa-ito", Event: "task.completed", Data: json.RawMessage(`{"summary":"lint passed"}`)})
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runAOI(t, "--data-dir", dir, "inbox")
+	for _, want := range []string{" KIND ", "pm-tanaka  answer ", "qa-ito     task done "} {
+		if r.code != exitOK || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "query.completed") {
+			t.Errorf("aoi inbox: exit %d, printed\n%s%s\nwant %q, the kinds as the Messages pane says them", r.code, r.stdout, r.stderr, want)
+		}
+	}
+	r = runAOI(t, "--data-dir", dir, "--json", "inbox")
+	if !strings.Contains(r.stdout, `"event": "query.completed"`) && !strings.Contains(r.stdout, `"event":"query.completed"`) {
+		t.Errorf("aoi --json inbox lost the protocol's event:\n%s", r.stdout)
+	}
+}

@@ -157,11 +157,13 @@ func printInbox(w io.Writer, in inboxOutput) {
 	rows := make([][]string, 0, len(in.Messages))
 	for _, m := range in.Messages {
 		rows = append(rows, []string{
-			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(m.Kind(), 16),
+			// The kind in the Messages pane's words ("answer"); --json
+			// keeps the protocol's event.
+			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(agent.MessageKindLabel(m.Kind()), 16),
 			dash(about(m)), when(m.ReceivedAt), messageSummary(m, maxSummary),
 		})
 	}
-	table(w, []string{"SEQ", "FROM", "EVENT", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
+	table(w, []string{"SEQ", "FROM", "KIND", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
 }
 
 func (a *app) answerCmd() *cobra.Command {

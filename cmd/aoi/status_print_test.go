@@ -82,14 +82,15 @@ func TestMessagesNameARejectedTask(t *testing.T) {
 }
 
 // TestInboxNamesATaskForWhatHappened: `aoi inbox` names a cancelled task
-// task.canceled, and what it was about as a task, not as a quoted
-// question (the walk read “task run_tests”).
+// "task canceled" (as the Messages pane does; task.canceled in --json),
+// and what it was about as a task, not as a quoted question (the walk
+// read “task run_tests”).
 func TestInboxNamesATaskForWhatHappened(t *testing.T) {
 	var b bytes.Buffer
 	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 4, From: "eng-suzuki", Event: "task.failed", Question: "task run_tests",
 		Data: []byte(`{"task_id":"t-2","status":"canceled","summary":"run_tests canceled by pm-tanaka"}`)}}})
 	out := b.String()
-	if !strings.Contains(out, "task.canceled") || !strings.Contains(out, " task run_tests ") || strings.Contains(out, "“task") {
+	if !strings.Contains(out, "task canceled") || !strings.Contains(out, " task run_tests ") || strings.Contains(out, "“task") {
 		t.Errorf("aoi inbox printed:\n%s", out)
 	}
 }
