@@ -358,7 +358,7 @@ func peerDetail(r agent.Peer, e *env) string {
 	}
 	fields := [][2]string{
 		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
-		{"trust", r.Trust}, {"last seen", ago(e.now, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
+		{"trust", r.Trust}, {"last seen", clockAt(e, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
 		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", agent.GroupFingerprint(r.Fingerprint)},
 		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", taskTypesText(r)},
 	}
