@@ -77,16 +77,23 @@ func (c *Core) newInbox() *inbox.Inbox {
 // unsendable says why q's draft may not go to its asker now ("" when it
 // may) and what would let it: the asker is no longer a trusted peer, or
 // the ACL in force now (after a reload, or a new role) no longer lets it
-// read the scope it asked about, which the draft drew on. The same check
-// as on arrival (peerapi.ScopeUnreadable), by the asker's id and the role
-// the owner gave it: the tailnet identity of the call that asked is not
-// kept.
+// read the scope it asked about (the same check as on arrival,
+// peerapi.ScopeUnreadable), or one of the files, folders or contexts the
+// draft was drawn from (a folder rule added inside a scope it may still
+// read). A draft stored before its sources were kept has none: its scope
+// alone is checked. By the asker's id and the role the owner gave it: the
+// tailnet identity of the call that asked is not kept.
 func (c *Core) unsendable(q store.QueryRecord) (why, fix string) {
 	if !c.stillTrusted(q.From) {
 		return q.From + " is no longer a trusted peer here", "to answer it from the draft, trust it again (`aoi peers trust`) and let it ask again"
 	}
-	if entry, ok := c.peerAPI.ScopeUnreadable(c.requesterSubject(q.From), q.ContextScope); !ok {
+	subject := c.requesterSubject(q.From)
+	if entry, ok := c.peerAPI.ScopeUnreadable(subject, q.ContextScope); !ok {
 		return q.From + " may no longer read " + entry + " under the ACL in force now",
+			"if it should read it, change the ACL, `aoi reload` and release it again"
+	}
+	if src, ok := c.peerAPI.SourceUnreadable(subject, q.DraftSources); !ok {
+		return q.From + " may no longer read " + src + ", which the draft was drawn from, under the ACL in force now",
 			"if it should read it, change the ACL, `aoi reload` and release it again"
 	}
 	return "", ""

@@ -92,7 +92,7 @@ func (c *Core) redraft(ctx context.Context, q store.QueryRecord) (bool, error) {
 	}
 	draft := wire.MustJSON(h.Draft)
 	if err := c.db.Write(ctx, func(tx *store.Tx) error {
-		return tx.SetQueryDecision(q.ID, q.Decision, h.Confidence, draft)
+		return tx.SetQueryDecision(q.ID, q.Decision, h.Confidence, draft, h.Sources)
 	}); err != nil {
 		return false, err
 	}

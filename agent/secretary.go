@@ -69,7 +69,7 @@ func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.Qu
 	r := interrupt.Decide(interrupt.Input{Priority: p.Priority, Confidence: ans.Confidence, Now: c.now(),
 		FocusHours: ic.FocusModeHours, FocusOverride: c.inbox.FocusOverride(), Threshold: ic.AutoRespondThreshold, Enabled: ic.Enabled})
 	draft := ans.Result
-	return peerapi.Handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft}, true, nil
+	return peerapi.Handling{Decision: string(r.Decision), Confidence: ans.Confidence, Draft: &draft, Sources: ans.Sources}, true, nil
 }
 
 // redactorFor builds the redactor once, from the config's patterns.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -261,8 +262,16 @@ func TestQueriesLifecycle(t *testing.T) {
 		t.Fatalf("Queries = %+v, %v; want newest first", list, err)
 	}
 	write(t, db, func(tx *Tx) error {
-		return tx.SetQueryDecision("q1", "ESCALATE", 0.25, json.RawMessage(`{"summary":"draft"}`))
+		return tx.SetQueryDecision("q1", "ESCALATE", 0.25, json.RawMessage(`{"summary":"draft"}`), []string{"acme/webapp/auth/jwt.go"})
 	})
+	// A decision without a new draft keeps the draft and its sources.
+	write(t, db, func(tx *Tx) error { return tx.SetQueryDecision("q1", "ESCALATE", 0.25, nil, nil) })
+	if q, _, _ := db.Query(ctx, "q1"); !slices.Equal(q.DraftSources, []string{"acme/webapp/auth/jwt.go"}) {
+		t.Fatalf("draft sources = %q, want the draft's file", q.DraftSources)
+	}
+	if q, _, _ := db.Query(ctx, "q0"); q.DraftSources != nil {
+		t.Fatalf("a query stored without sources reads %q, want none", q.DraftSources)
+	}
 	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	write(t, db, func(tx *Tx) error {
 		return tx.UpdateQuery("q1", "answered", json.RawMessage(`{"summary":"done","completed":true}`), &at)

@@ -20,6 +20,9 @@ type QueryRecord struct {
 	Decision     string // AUTO_RESPOND | BUFFER | ESCALATE (policy lives in agent)
 	Confidence   float64
 	Draft        json.RawMessage
+	// DraftSources are the ACL resources the draft was drawn from (nil
+	// for a draft stored before they were kept, or drawn from none).
+	DraftSources []string
 	Answer       json.RawMessage
 	ReceivedAt   time.Time
 	AnsweredAt   *time.Time
@@ -36,7 +39,7 @@ type AskRecord struct {
 }
 
 const queryColumns = `id, request_id, from_agent, text, context_scope, priority, state, decision,
-	confidence, draft, answer, received_at, answered_at`
+	confidence, draft, draft_sources, answer, received_at, answered_at`
 
 // InsertQuery stores a received query. A zero ReceivedAt becomes now.
 func (tx *Tx) InsertQuery(q QueryRecord) error {
@@ -54,9 +57,9 @@ func (tx *Tx) InsertQuery(q QueryRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO queries(`+queryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(`INSERT INTO queries(`+queryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		q.ID, q.RequestID, q.From, q.Text, stringsJSON(q.ContextScope), q.Priority, q.State, q.Decision,
-		q.Confidence, draft, answer, formatTime(q.ReceivedAt), formatTimePtr(q.AnsweredAt))
+		q.Confidence, draft, stringsJSON(q.DraftSources), answer, formatTime(q.ReceivedAt), formatTimePtr(q.AnsweredAt))
 	if err != nil {
 		return fmt.Errorf("store: saving query %s: %w", q.ID, err)
 	}
@@ -80,14 +83,17 @@ func (tx *Tx) UpdateQuery(id, state string, answer json.RawMessage, answeredAt *
 }
 
 // SetQueryDecision records the secretary's decision, its confidence and the
-// draft answer for a query. It returns ErrNotFound for an unknown id.
-func (tx *Tx) SetQueryDecision(id, decision string, confidence float64, draft json.RawMessage) error {
+// draft answer for a query, with the sources it was drawn from (a nil
+// draft leaves the draft and its sources unchanged). It returns
+// ErrNotFound for an unknown id.
+func (tx *Tx) SetQueryDecision(id, decision string, confidence float64, draft json.RawMessage, sources []string) error {
 	d, err := jsonArg(draft)
 	if err != nil {
 		return err
 	}
-	res, err := tx.Exec(`UPDATE queries SET decision = ?, confidence = ?, draft = COALESCE(?, draft) WHERE id = ?`,
-		decision, confidence, d, id)
+	res, err := tx.Exec(`UPDATE queries SET decision = ?, confidence = ?, draft = COALESCE(?, draft),
+		draft_sources = CASE WHEN ? IS NULL THEN draft_sources ELSE ? END WHERE id = ?`,
+		decision, confidence, d, d, stringsJSON(sources), id)
 	if err != nil {
 		return fmt.Errorf("store: updating query %s: %w", id, err)
 	}
@@ -153,14 +159,17 @@ func (db *DB) CountQueries(ctx context.Context, state string) (int, error) {
 
 func scanQuery(rows *sql.Rows) (QueryRecord, error) {
 	var q QueryRecord
-	var scope, draft, answer, answeredAt sql.NullString
+	var scope, draft, sources, answer, answeredAt sql.NullString
 	var received string
 	if err := rows.Scan(&q.ID, &q.RequestID, &q.From, &q.Text, &scope, &q.Priority, &q.State, &q.Decision,
-		&q.Confidence, &draft, &answer, &received, &answeredAt); err != nil {
+		&q.Confidence, &draft, &sources, &answer, &received, &answeredAt); err != nil {
 		return q, fmt.Errorf("store: reading a query row: %w", err)
 	}
 	var err error
 	if q.ContextScope, err = parseStrings(scope); err != nil {
+		return q, err
+	}
+	if q.DraftSources, err = parseStrings(sources); err != nil {
 		return q, err
 	}
 	q.Draft, q.Answer = rawJSON(draft), rawJSON(answer)

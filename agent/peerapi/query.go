@@ -40,6 +40,10 @@ type Handling struct {
 	Decision   string
 	Confidence float64
 	Draft      *wire.QueryResult // the answer (AUTO_RESPOND) or a draft for the owner
+	// Sources are the ACL resources the draft was drawn from
+	// (secretary.Answer.Sources), kept with a draft that waits: its
+	// release checks them again (SourceUnreadable).
+	Sources []string
 }
 
 // handleQuery is aoi.query: ACL on every scope entry, then the secretary
@@ -73,7 +77,7 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	answerNow := h.Decision == DecisionAutoRespond && !p.Async
 	if h.Draft != nil {
-		q.Draft = wire.MustJSON(h.Draft)
+		q.Draft, q.DraftSources = wire.MustJSON(h.Draft), h.Sources
 	}
 	if answerNow {
 		at := a.Now()
@@ -250,6 +254,24 @@ func (a *API) ScopeUnreadable(s acl.Subject, scope []string) (string, bool) {
 		return "any context here", false // no contexts configured: the default permission refused
 	}
 	return v.denied, false
+}
+
+// SourceUnreadable returns the first of a draft's sources (the files,
+// folders and contexts it was drawn from, secretary.Answer.Sources) that s
+// may not read under the ACL in force now, or that lies in no context
+// configured now ("" and true when s may read them all). The scope a
+// question asked about may still be readable while a folder rule added
+// inside it since keeps s from a file the draft quotes: ScopeUnreadable
+// alone let that draft go.
+func (a *API) SourceUnreadable(s acl.Subject, sources []string) (string, bool) {
+	pol := a.Policy()
+	allowed := pol.Allowed(s, acl.Read)
+	for _, src := range sources {
+		if !pol.Known(strings.TrimSuffix(src, "/")) || !allowed(src) {
+			return strings.TrimSuffix(src, "/"), false
+		}
+	}
+	return "", true
 }
 
 // scopeVerdict is the ACL's answer for a cleaned scope, before anything is

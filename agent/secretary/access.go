@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -54,6 +55,7 @@ type accessCheck struct {
 	contexts []string
 	allowed  func(string) bool
 	cache    map[string]bool
+	cited    map[string]bool // resources of the events the answer draws on
 }
 
 func (a *accessCheck) may(resource string) bool {
@@ -90,50 +92,85 @@ func (a *accessCheck) allow(ev store.ContextEvent) bool {
 		}
 		return false
 	}
-	if !inContexts(a.contexts, ev.Ctx) {
+	if !inContexts(a.contexts, ev.Ctx) || !a.inScope(ev.Ctx, files) {
 		return false
 	}
-	if !a.inScope(ev.Ctx, files) {
+	if slices.Contains(parseMeta(ev.Meta).Touched, "*") && a.allowed != nil {
+		// The session touched more places than are kept: the owner's
+		// alone.
 		return false
 	}
-	// What a coding session said after its tools read a file may quote
-	// it: the session's words need every file it touched readable.
-	for _, r := range parseMeta(ev.Meta).Touched {
-		if !a.mayTouched(r) {
-			return false
-		}
-	}
-	if m := parseMeta(ev.Meta); m.FilesMore > 0 || len(m.Files) >= source.MaxFilesListed {
-		// Files were left out of the list (an event stored before
-		// files_more kept exactly the limit): any of them may lie in a
-		// folder kept from the asker, so it must may read everything.
-		if !a.may(ev.Ctx + "/") {
-			return false
-		}
-	}
-	if len(files) == 0 {
-		return a.may(ev.Ctx)
-	}
-	for _, f := range files {
-		if !a.may(ev.Ctx + "/" + f) {
+	for _, r := range eventResources(ev) {
+		if !a.may(r) {
 			return false
 		}
 	}
 	return true
 }
 
-// mayTouched reports whether the asker may read a place a coding session
-// touched: a file, a folder with everything under it ("…/", read whole by
-// a search), or "*" (more places than are kept: the owner's alone).
-func (a *accessCheck) mayTouched(r string) bool {
-	if r == "*" {
-		return a.allowed == nil
+// eventResources are the resources the ACL must let the asker read for it
+// to see ev (allow), none for an event tied to no context. What a coding
+// session said after its tools read a file may quote it, so every file
+// it touched counts; a commit whose file list was cut may touch any file,
+// so it needs the whole context ("ctx/", everything under it). A draft
+// remembers them for the event it draws on (cite): its release checks
+// them again under the ACL in force then.
+func eventResources(ev store.ContextEvent) []string {
+	if ev.Ctx == "" {
+		return nil
 	}
+	m := parseMeta(ev.Meta)
+	var out []string
+	for _, r := range m.Touched {
+		if r != "*" {
+			out = append(out, touchedResource(r))
+		}
+	}
+	if m.FilesMore > 0 || len(m.Files) >= source.MaxFilesListed {
+		out = append(out, ev.Ctx+"/")
+	}
+	files := aclPaths(ev)
+	if len(files) == 0 {
+		return append(out, ev.Ctx)
+	}
+	for _, f := range files {
+		out = append(out, ev.Ctx+"/"+f)
+	}
+	return out
+}
+
+// touchedResource is the resource of a place a coding session touched
+// ("context/path"): a file, or a folder with everything under it ("…/",
+// read whole by a search).
+func touchedResource(r string) string {
 	res := cleanRel(r)
 	if strings.HasSuffix(r, "/") {
 		res += "/"
 	}
-	return a.may(res)
+	return res
+}
+
+// cite remembers resources of an event the answer draws on
+// (Answer.Sources): eventResources of it.
+func (a *accessCheck) cite(resources ...string) {
+	if a.cited == nil {
+		a.cited = map[string]bool{}
+	}
+	for _, r := range resources {
+		a.cited[r] = true
+	}
+}
+
+// citeHits cites the events behind search hits.
+func (a *accessCheck) citeHits(hits []store.ContextHit) {
+	for _, h := range hits {
+		a.cite(eventResources(store.ContextEvent{Kind: h.Kind, Ctx: h.Ctx, Key: h.Key, Meta: h.Meta})...)
+	}
+}
+
+// sources lists what cite remembered, sorted.
+func (a *accessCheck) sources() []string {
+	return slices.Sorted(maps.Keys(a.cited))
 }
 
 // inScope reports whether an event of ctxID touching files lies inside one

@@ -31,6 +31,12 @@ type Answer struct {
 	Result     wire.QueryResult
 	Confidence float64 // 0..1 (seed 002 §2.3.3 levels); feed to interrupt.Decide
 	Evidence   int     // events the answer rests on
+	// Sources are the resources (ACL names: "acme/webapp/auth/jwt.go", a
+	// context, "ctx/" for all of one) of every event the answer draws on:
+	// its evidence, blockers, progress and work in progress. The asker
+	// could read each when it was drafted; a draft released later is
+	// checked against them again (a folder rule added since).
+	Sources []string
 }
 
 // UnknownContextError reports a scope entry that names no configured
@@ -79,30 +85,29 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 			return Answer{}, err
 		}
 	}
+	ac.citeHits(hits)
 	ev := groupEvidence(hits, pq)
-	blockers, err := s.blockers(ctx, pq, ev, contexts, ac)
-	if err != nil {
-		return Answer{}, err
-	}
 	progress, progressFrom, err := s.progress(ctx, hits, ev, contexts, ac)
 	if err != nil {
 		return Answer{}, err
+	}
+	var blockers, doing []string
+	// What went into a tag that is cut: today's unfinished work and its
+	// FIXMEs are no part of it (the second walk's v1.1.0 answer listed
+	// them), so they are not looked for, nor cited.
+	if !release || pq.Since {
+		if blockers, err = s.blockers(ctx, pq, ev, contexts, ac); err != nil {
+			return Answer{}, err
+		}
+		if doing, err = s.inProgress(ctx, pq, hits, ev, contexts, ac); err != nil {
+			return Answer{}, err
+		}
 	}
 	res := wire.QueryResult{
 		Progress:    progress,
 		Blockers:    blockers,
 		ContextRefs: ev.refs(),
 		Completed:   true,
-	}
-	doing, err := s.inProgress(ctx, pq, hits, ev, contexts, ac)
-	if err != nil {
-		return Answer{}, err
-	}
-	if release && !pq.Since {
-		// What went into a tag that is cut: today's unfinished work and
-		// its FIXMEs are no part of it (the second walk's v1.1.0 answer
-		// listed them).
-		blockers, doing, res.Blockers = nil, nil, nil
 	}
 	conf := s.confidence(hits, pq)
 	if release {
@@ -116,7 +121,7 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	res.Metadata["confidence"] = conf
 	res.Metadata["expansion"] = expansion
 	res.Metadata["evidence"] = len(hits)
-	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits)}, nil
+	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits), Sources: ac.sources()}, nil
 }
 
 // slashWords reads each slash-joined word of the question that names no

@@ -102,7 +102,7 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 				// blocks it, or about nothing in particular, it is listed.
 				continue
 			}
-			items = append(items, blocker{text: line, rank: rankNow})
+			items = append(items, blocker{text: line, rank: rankNow, src: eventResources(t.from)})
 		}
 	}
 	now := s.now()
@@ -205,7 +205,13 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		}
 		items = append(items, b)
 	}
-	return dedupeBlockers(items), nil
+	kept := keepBlockers(items)
+	out := make([]string, len(kept))
+	for i, b := range kept {
+		ac.cite(b.src...)
+		out[i] = b.text
+	}
+	return out, nil
 }
 
 // homeContext is the repository whose work the answer is about, "" when it
@@ -330,11 +336,12 @@ type blocker struct {
 	text string
 	rank int // lower first
 	ts   time.Time
+	src  []string // the resources of the event it comes from (eventResources)
 }
 
 // asBlocker says whether an event is a blocker, and how it reads.
 func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
-	b := blocker{text: e.Title, ts: e.TS}
+	b := blocker{text: e.Title, ts: e.TS, src: eventResources(e)}
 	switch e.Kind {
 	case KindError:
 		if now.Sub(e.TS) <= errorWindow {
@@ -486,7 +493,9 @@ func mayBeBlocked(text string) bool {
 	return false
 }
 
-func dedupeBlockers(items []blocker) []string {
+// keepBlockers orders blockers (rank, then newest first), drops a text
+// already kept and keeps maxBlockers, each clipped.
+func keepBlockers(items []blocker) []blocker {
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].rank != items[j].rank {
 			return items[i].rank < items[j].rank
@@ -494,14 +503,14 @@ func dedupeBlockers(items []blocker) []string {
 		return items[i].ts.After(items[j].ts) // newest first
 	})
 	seen := map[string]bool{}
-	var out []string
+	var out []blocker
 	for _, b := range items {
-		t := clipBlocker(b.text, snippetCap)
-		if t == "" || seen[t] {
+		b.text = clipBlocker(b.text, snippetCap)
+		if b.text == "" || seen[b.text] {
 			continue
 		}
-		seen[t] = true
-		out = append(out, t)
+		seen[b.text] = true
+		out = append(out, b)
 		if len(out) == maxBlockers {
 			break
 		}
@@ -568,22 +577,28 @@ func mentionsTerm(text string, terms []string) bool {
 // blocker).
 func withoutMarkerWord(lower string) string { return strings.ReplaceAll(lower, "fixme", "") }
 
+// testRun is the test results of a task and the event they came from.
+type testRun struct {
+	*TestSummary
+	from store.ContextEvent
+}
+
 // latestTests returns, per context, the test results of its newest task
 // that ran tests.
-func (s *Secretary) latestTests(ctx context.Context, ctxs []string, ac *accessCheck) ([]*TestSummary, error) {
+func (s *Secretary) latestTests(ctx context.Context, ctxs []string, ac *accessCheck) ([]testRun, error) {
 	tasks, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindTask}, Contexts: ctxs, Limit: 100})
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	var out []*TestSummary
+	var out []testRun
 	for _, t := range tasks {
 		if seen[t.Ctx] || !ac.allow(t) {
 			continue
 		}
 		if m := parseMeta(t.Meta); m.Tests != nil {
 			seen[t.Ctx] = true
-			out = append(out, m.Tests)
+			out = append(out, testRun{m.Tests, t})
 		}
 	}
 	return out, nil
@@ -627,6 +642,9 @@ func (s *Secretary) progress(ctx context.Context, hits []store.ContextHit, ev *e
 	}
 	if run == 0 {
 		return nil, "", nil
+	}
+	for _, t := range tests {
+		ac.cite(eventResources(t.from)...)
 	}
 	return intPtr(passed * 100 / run), "tests", nil
 }

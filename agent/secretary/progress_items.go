@@ -38,10 +38,12 @@ func (s *Secretary) inProgress(ctx context.Context, pq parsedQuery, hits []store
 		return len(pq.Concepts) == 0 || top[file] || pathNames(file, pq)
 	}
 	var items []string
+	from := map[string][]string{} // an item's text → the resources of the state event it says
 	for _, e := range state {
 		if !ac.allow(e) {
 			continue
 		}
+		item := ""
 		switch m := parseMeta(e.Meta); {
 		case e.Kind == "worktree":
 			var files []string
@@ -52,20 +54,27 @@ func (s *Secretary) inProgress(ctx context.Context, pq parsedQuery, hits []store
 			}
 			if len(files) > 0 {
 				sort.Strings(files)
-				items = append(items, uncommittedItem(pq.Japanese, files))
+				item = uncommittedItem(pq.Japanese, files)
 			}
 		case m.Marker == "TODO" && m.Uncommitted && topical(fileOfMarker(e)):
-			items = append(items, e.Title)
+			item = e.Title
+		}
+		if item != "" {
+			items = append(items, item)
+			from[item] = append(from[item], eventResources(e)...)
 		}
 	}
 	for _, h := range hits {
 		if (h.Kind == KindNote || h.Kind == KindReport) && !saysBlocked(h.Title+" "+h.Body) {
-			items = append(items, clipRunes(h.Title, 100))
+			items = append(items, clipRunes(h.Title, 100)) // cited with the hits
 		}
 	}
 	items = unique(items) // the same note stored twice reads once
 	if len(items) > maxInProgress {
 		items = items[:maxInProgress]
+	}
+	for _, it := range items {
+		ac.cite(from[it]...)
 	}
 	return items, nil
 }

@@ -52,6 +52,7 @@ func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, context
 	if !ok {
 		return nil, false, nil
 	}
+	ac.cite(tag.ctx) // the tags the answer names: the context's own events
 	f := store.ContextRecent{Kinds: []string{"commit"}, Contexts: []string{tag.ctx}, Limit: maxReleaseCommits}
 	if pq.Since {
 		f.Since, f.Oldest = tag.date.Add(time.Second), true
