@@ -10,12 +10,13 @@ import (
 // The rules below catch a secret in a table whose header names its
 // column: a markdown table ("| user | password |", its "|---|---|" line,
 // then the rows; without that line when the header and rows are framed
-// by "|"), psql's and mysql's ("-----+-----" under the header, or
-// "+----+----+" borders around it, in ASCII or drawn with box-drawing
-// characters: psql's "│" and "─┼─", boxes of "┌─┬─┐") or CSV ("user,password" then
-// "admin,…"; tabs and semicolons separate too). Only that column's cells are redacted; the
-// other columns (the user) stay. A row names no secret itself, so no
-// rule on the value's own line sees it.
+// by "|", or unframed ones that read as a table: frameless.go), psql's
+// and mysql's ("-----+-----" under the header, or "+----+----+" borders
+// around it, in ASCII or drawn with box-drawing characters: psql's "│"
+// and "─┼─", boxes of "┌─┬─┐") or CSV ("user,password" then "admin,…";
+// tabs and semicolons separate too). Only that column's cells are
+// redacted; the other columns (the user) stay. A row names no secret
+// itself, so no rule on the value's own line sees it.
 
 // tablePasswordRule is a table's password column.
 var tablePasswordRule = rule{
@@ -141,7 +142,7 @@ func tableColumnCells(t *text, name *regexp.Regexp) [][]int {
 			if cols := headerColumns(line, name); cols != nil {
 				var rows [][]int
 				if strings.IndexByte(line, '|') >= 0 {
-					rows, next = markdownRows(s, line, end+1, cols)
+					rows, next = markdownRows(s, lineBefore(s, start), line, end+1, cols)
 				} else {
 					rows, next = csvRows(s, s[start:end], end+1, cols)
 				}
@@ -198,16 +199,24 @@ var tableBorderRE = regexp.MustCompile(`^[ \t]*[|+]?(?:[ \t]*:?[-=]+:?[ \t]*[|+]
 // from, and where the table ends. A border follows the header
 // (tableBorderRE), or, when the header is framed by "|" on both sides,
 // the rows do, each framed too and with as many cells: "| a | b |" over
-// "| c | d |" is a table, "a | b" over "c | d" may be two shell
-// pipelines. A box's closing border has no "|" and ends it.
-func markdownRows(s, header string, from int, cols []int) ([][]int, int) {
+// "| c | d |" is a table. "a | b" over "c | d" may be two shell
+// pipelines: it is a table only when the header and each row read as a
+// frameless table's (framelessHeader, framelessRow); before is the line
+// before the header. A box's closing border has no "|" and ends it.
+func markdownRows(s, before, header string, from int, cols []int) ([][]int, int) {
 	line, next := lineAt(s, from)
-	cells := -1 // any number: the border said it is a table
+	isRow := func(string, [][2]int) bool { return true } // the border said it is a table
 	if !tableBorderRE.MatchString(line) {
-		if !framedRow(header) {
+		n := len(markdownCellBounds(header))
+		switch {
+		case framedRow(header):
+			isRow = func(line string, bounds [][2]int) bool { return framedRow(line) && len(bounds) == n }
+		case framelessHeader(before, header):
+			isRow = func(line string, bounds [][2]int) bool { return framelessRow(line, bounds, n) }
+		default:
 			return nil, from
 		}
-		cells, next = len(markdownCellBounds(header)), from
+		next = from
 	}
 	var out [][]int
 	for pos := next; pos < len(s); {
@@ -216,7 +225,7 @@ func markdownRows(s, header string, from int, cols []int) ([][]int, int) {
 			return out, pos
 		}
 		bounds := markdownCellBounds(line)
-		if cells >= 0 && (!framedRow(line) || len(bounds) != cells) {
+		if !isRow(line, bounds) {
 			return out, pos
 		}
 		out = append(out, cellSpans(s, pos, bounds, cols)...)
@@ -283,6 +292,15 @@ func cellValue(s string, a, b int) (int, int) {
 		a, b = a+1, b-1
 	}
 	return a, b
+}
+
+// lineBefore returns the line that ends just before the line starting
+// at pos ("" for the first line).
+func lineBefore(s string, pos int) string {
+	if pos == 0 {
+		return ""
+	}
+	return s[strings.LastIndexByte(s[:pos-1], '\n')+1 : pos-1]
 }
 
 // lineAt returns the line starting at pos (without its "\n") and where

@@ -132,3 +132,42 @@ func TestTablesWithoutMarkdownDelimiter(t *testing.T) {
 		"├── password\n│   └── README.md\n└── token.go",
 	})
 }
+
+// TestFramelessPipeTables: a table whose cells "|" splits with no "|" at
+// either end and no border under its header (sqlite3's and `psql -A`'s
+// output, notes aligned by hand) loses its password or token cells (the
+// re-check saw "alice | hunter2" kept); shell pipelines, which look the
+// same, stay, and a row that is one ends the table.
+func TestFramelessPipeTables(t *testing.T) {
+	r := newRedactor(t)
+	redactsTo(t, r, map[string]string{
+		"user  | password\nalice | hunter2":                                         "user  | password\nalice | [REDACTED:password]",
+		"id|user|password\n1|alice|Hunter2pass!\n2|bob|Zr4Bx7kQ2Lm9":                "id|user|password\n1|alice|[REDACTED:password]\n2|bob|[REDACTED:password]",
+		"service | API key | owner\ndeploy | Xb7Kq2Lm9Wz4Rt8Yp3Nc6Vd | ops":         "service | API key | owner\ndeploy | [REDACTED:generic-secret] | ops",
+		"ユーザー | パスワード\nadmin | Vh7rQp2Lx9Kz":                                        "ユーザー | パスワード\nadmin | [REDACTED:password]",
+		"user | password\nalice | Hunter2pass!\ncat notes.txt | grep Zr4Bx7kQ2Lm9x": "user | password\nalice | [REDACTED:password]\ncat notes.txt | grep Zr4Bx7kQ2Lm9x",
+		// Accounts named like commands are values, not a pipeline's stages.
+		"id | service | password\n1 | mysql | Hunter2pass!\n2 | git | Zr4Bx7kQ2Lm9": "id | service | password\n1 | mysql | [REDACTED:password]\n2 | git | [REDACTED:password]",
+		"env | password\ntest | Hunter2pass!":                                       "env | password\ntest | [REDACTED:password]",
+	})
+	keepsAll(t, r, []string{
+		"cat x | grep password\nenv | sort",
+		"env | grep token\nhistory | tail -n 50",
+		"ps aux | grep secret\ncat app.log | awk '{print $2}'",
+		"echo $TOKEN | base64\nfoo | bar",
+		"printenv | grep -i api_key\nkubectl get secrets | grep token",
+		"docker logs api | grep password\nsort -u | head",
+		"user | password\ncat secrets.txt | grep Hunter2pass",
+		"user | password\nalice | see the vault",
+		"user | password\nadmin | ${ADMIN_PASSWORD}",
+		"model | tokens\ngpt-4o | 128000",
+		"a | b | token\nx | y",
+		// Code whose "|" sits inside brackets, after a real header.
+		"user | password\n$x =~ /^(on|off)$/",
+		"service | token\nL<foo|http://example.com/>",
+		"user | password\nDEB_HOST_ARCH_OS => INFO_HOST_ARCH_NAME | INFO_HOST_ARCH_TUPLE,",
+		// A row of a bordered table that names a secret column is no
+		// header of a frameless one (base-passwd's README).
+		"    uid   | name   | description\n    ------+--------+------------\n    64017 | qmailp | qmail pw\n    64045 | ceph   | ceph object storage",
+	})
+}
