@@ -77,7 +77,12 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	}
 	answerNow := h.Decision == DecisionAutoRespond && !p.Async
 	if h.Draft != nil {
-		q.Draft, q.DraftSources = wire.MustJSON(h.Draft), h.Sources
+		q.Draft = wire.MustJSON(h.Draft)
+	}
+	if h.Decision != DecisionAutoRespond {
+		// Only a draft that waits is released later; an answer sent now
+		// keeps the row (and the hot path's write) short.
+		q.DraftSources = h.Sources
 	}
 	if answerNow {
 		at := a.Now()
