@@ -603,15 +603,7 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 			if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 				t.Fatal(err)
 			}
-			var done agent.Task
-			eventually(t, 20*time.Second, "the task ends", func() bool {
-				ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
-				if len(ts) == 1 && ts[0].State != agent.TaskApproved && ts[0].State != agent.TaskInProgress {
-					done = ts[0]
-					return true
-				}
-				return false
-			})
+			done := onlyTaskEnded(t, eng)
 			out := string(done.Output)
 			if strings.Contains(out, "confidential home") {
 				t.Fatalf("the task read outside the repository: %s %q", done.State, out)
@@ -690,15 +682,7 @@ func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
 			if err := eng.Approve(ctx, agent.ApproveRequest{ID: onePending(t, eng).ID}); err != nil {
 				t.Fatal(err)
 			}
-			var done agent.Task
-			eventually(t, 20*time.Second, "the task ends", func() bool {
-				ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
-				if len(ts) == 1 && ts[0].State != agent.TaskApproved && ts[0].State != agent.TaskInProgress {
-					done = ts[0]
-					return true
-				}
-				return false
-			})
+			done := onlyTaskEnded(t, eng)
 			out := string(done.Output) + done.Error
 			switch {
 			case hidden && strings.Contains(out, "confidential"):
@@ -715,4 +699,19 @@ func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
 			})
 		})
 	}
+}
+
+// onlyTaskEnded waits for eng's one task to end and returns it.
+func onlyTaskEnded(t *testing.T, eng *testAgent) agent.Task {
+	t.Helper()
+	var done agent.Task
+	eventually(t, 20*time.Second, "the task ends", func() bool {
+		ts, _ := eng.Tasks(context.Background(), agent.TaskFilter{})
+		if len(ts) == 1 && ts[0].State != agent.TaskApproved && ts[0].State != agent.TaskInProgress {
+			done = ts[0]
+			return true
+		}
+		return false
+	})
+	return done
 }
