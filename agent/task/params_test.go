@@ -159,8 +159,9 @@ func TestFillArguments(t *testing.T) {
 }
 
 // TestValuesGoingIntoCodeAreWords: a command that hands a string to an
-// interpreter as code (sh -c, bash -lc, python -c, through env or timeout)
-// splices a value into a program, so there a value may hold only letters,
+// interpreter as code (sh -c, bash -lc, python -c, through env or timeout;
+// a variable set on make's command line, which make expands) splices a
+// value into a program, so there a value may hold only letters,
 // digits and . _ / : @ % + = , -; the refusal names the parameter and
 // nothing runs. Elsewhere in the same command a value stays one argv
 // element and keeps its characters, and an ordinary word still runs.
@@ -171,9 +172,9 @@ func TestValuesGoingIntoCodeAreWords(t *testing.T) {
 	}
 	for _, cmd := range [][]string{
 		{"sh", "-c", "echo {{pkg}}"}, {"/bin/bash", "-lc", "echo testing {{pkg}}"}, {"env", "LANG=C", "sh", "-ec", "echo {{pkg}}"},
-		{"timeout", "60", "python3", "-c", "print('{{pkg}}')"},
+		{"timeout", "60", "python3", "-c", "print('{{pkg}}')"}, {"make", "test", "PKG={{pkg}}"}, {"gmake", "-C", "src", "FLAGS+=-v {{pkg}}"},
 	} {
-		for _, v := range []string{"x; touch " + pwned, "$(touch " + pwned + ")", "`touch " + pwned + "`", "x'y", "a b", "x|y", "x\u00a0y"} {
+		for _, v := range []string{"x; touch " + pwned, "$(touch " + pwned + ")", "$(shell touch " + pwned + ")", "`touch " + pwned + "`", "x'y", "a b", "x|y", "x\u00a0y"} {
 			argv, _, err := Resolve("t", task(cmd...), map[string]any{"pkg": v})
 			var pe *ParamError
 			if !errors.As(err, &pe) || pe.Param != "pkg" || !strings.Contains(err.Error(), "goes into code the task's command runs") || argv != nil {
@@ -184,6 +185,10 @@ func TestValuesGoingIntoCodeAreWords(t *testing.T) {
 	argv, _, err := Resolve("t", task("sh", "-c", "echo {{pkg}}", "label: {{label}}"), map[string]any{"pkg": "./auth/v2:unit", "label": "x; y $(z)"})
 	if err != nil || argv[2] != "echo ./auth/v2:unit" || argv[3] != "label: x; y $(z)" {
 		t.Fatalf("argv = %q, err %v; want the word in the script and the other element as given", argv, err)
+	}
+	argv, _, err = Resolve("t", task("make", "{{label}}", "PKG={{pkg}}"), map[string]any{"pkg": "./auth/...", "label": "x$(y)"})
+	if err != nil || argv[1] != "x$(y)" || argv[2] != "PKG=./auth/..." {
+		t.Fatalf("make argv = %q, err %v; want the target as given and the variable's word", argv, err)
 	}
 	argv, _, err = Resolve("t", task("sh", "-c", "echo ran {{pkg}}"), map[string]any{"pkg": "認証-2"})
 	if err != nil {

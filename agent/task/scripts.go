@@ -2,6 +2,7 @@ package task
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -9,8 +10,9 @@ import (
 // A task command is argv, never a shell line, so a parameter's value stays
 // one argument whatever it holds. Except where the owner's command hands a
 // string to an interpreter as code: sh -c "go test {{pkg}}", python -c,
-// node -e. There a value is spliced into a program, and `x; rm -rf ~` or
-// $(curl …) would run. Values that reach such an element may hold only
+// node -e, make PKG={{pkg}} (make expands a variable's value, $(shell …)
+// included, and its recipes hand it to the shell). There a value is
+// spliced into a program, and `x; rm -rf ~` or $(curl …) would run. Values that reach such an element may hold only
 // characters no interpreter gives a meaning to in a word.
 
 // scriptFlags names, per interpreter, the flags whose next argument is code.
@@ -24,13 +26,27 @@ var scriptFlags = map[string][]string{
 // bash -lc) as -c.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
 
+// makeVarRE is a variable set on make's command line (V=x, V:=x, V+=x):
+// make expands its value where the Makefile uses it, $(shell …) included,
+// and a recipe hands it to the shell.
+var makeVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*\s*[:+?!]?=`)
+
 // scriptElements marks the command elements an interpreter runs as code:
 // the argument after a script flag of an interpreter named anywhere in the
-// command, so one run through env, timeout or nice counts too.
+// command, so one run through env, timeout or nice counts too, and a
+// variable set on make's command line.
 func scriptElements(command []string) map[int]bool {
 	marked := map[int]bool{}
 	for j, prog := range command {
 		base := filepath.Base(prog)
+		if base == "make" || base == "gmake" {
+			for i := j + 1; i < len(command); i++ {
+				if makeVarRE.MatchString(command[i]) {
+					marked[i] = true
+				}
+			}
+			continue
+		}
 		flags, ok := scriptFlags[base]
 		if !ok {
 			continue
@@ -60,7 +76,7 @@ func checkScriptValues(name, script string, values map[string]string) error {
 	for _, m := range placeholderRE.FindAllStringSubmatch(script, -1) {
 		if r, ok := firstUnsafe(values[m[1]]); ok {
 			return &ParamError{TaskType: name, Param: m[1], Reason: "holds " + describeRune(r) +
-				"; this value goes into code the task's command runs (a shell -c script), where only letters, digits and . _ / : @ % + = , - are taken"}
+				"; this value goes into code the task's command runs (a shell -c script, a make variable), where only letters, digits and . _ / : @ % + = , - are taken"}
 		}
 	}
 	return nil
