@@ -122,6 +122,19 @@ var jaIntent = []struct {
 	{"仕組", false, false}, {"情報", false, false}, {"対策", false, false}, {"調整", false, false},
 }
 
+// Conversational words: how a colleague tells the story around a question
+// ("a user said…", "I heard…", "someone posted…", "it keeps…", "again"),
+// not what it is about. The English ones are those of the SMART stop list
+// (Salton's, as shipped by common IR toolkits) that the stopwords above
+// lack, with the other forms of its speech verbs (say, tell) and hear; the
+// Japanese ones the kanji words of the SlothLib list that name no thing a
+// codebase holds (本当, 結局, 今回). They are searched only when nothing
+// else in the question is.
+var chatterEN = setOf(`said say says saying saw seen seem seems seemed someone somebody anybody everyone everybody nobody
+again around keep keeps kept think thought believe wonder wondering sure maybe perhaps actually apparently certainly
+probably definitely basically seriously hear heard hears hearing told tells telling mentioned mention mentions`)
+var chatterJA = setOf(`本当 確か 結局 全部 様々 我々 今回 前回 自体 多く 感じ 近く 何人`)
+
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -282,7 +295,7 @@ type form struct {
 // joined from several (see joinedForms), searched after its translations.
 func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 	seen := map[string]bool{}
-	for _, w := range splitCompounds(words) {
+	for _, w := range withoutChatter(splitCompounds(words)) {
 		if w == "" || seen[w] {
 			continue
 		}
@@ -312,6 +325,16 @@ func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 		q.Words = append(q.Words, display)
 	}
 	q.Terms = termsOf(q.Concepts)
+}
+
+// withoutChatter drops the conversational words (chatterEN, chatterJA)
+// from words that hold any other.
+func withoutChatter(words []string) []string {
+	isChatter := func(w string) bool { return chatterEN[w] || chatterEN[plural(w)] || chatterJA[w] }
+	if !slices.ContainsFunc(words, func(w string) bool { return !isChatter(w) }) {
+		return words
+	}
+	return slices.DeleteFunc(slices.Clone(words), isChatter)
 }
 
 // splitCompounds replaces a kanji/katakana compound the glossary does not

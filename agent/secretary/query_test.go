@@ -451,3 +451,25 @@ func TestQuestionNamesARepositoryByItsLastWords(t *testing.T) {
 		t.Errorf("parser names %q, want every context", got)
 	}
 }
+
+// TestConversationalWordsAreNoTopic: the words a colleague tells a story
+// with ("someone said", "I heard", "again") are not searched when the
+// question holds anything else, and are when it holds nothing else.
+func TestConversationalWordsAreNoTopic(t *testing.T) {
+	for q, want := range map[string][]string{
+		"A user said the parser hangs again. Is that fixed?": {"fix", "hang", "parser", "user"},
+		"I heard someone broke the login around noon":        {"broke", "login", "noon"},
+		"結局、本当にキャッシュは消した？":                                   {"キャッシュ"},
+		"what did they say?":                                 {"say"},
+	} {
+		var got []string
+		for _, g := range parseQuery(q).Concepts {
+			got = append(got, g[0])
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: concepts %q, want %q", q, got, want)
+		}
+	}
+}
