@@ -405,3 +405,37 @@ func (db *DB) ContextSpan(ctx context.Context) (low, high int64, err error) {
 	}
 	return lo.Int64, hi.Int64, nil
 }
+
+// ContextTitle is an event's id and title.
+type ContextTitle struct {
+	ID    int64
+	Title string
+}
+
+// ContextTitles returns the titles of the events whose id is in [from,
+// to], lowest id first, at most limit (default 1000, at most 10000): a
+// reader that learns the mirror's vocabulary walks it in spans (see
+// ContextSpan).
+func (db *DB) ContextTitles(ctx context.Context, from, to int64, limit int) ([]ContextTitle, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	limit = min(limit, 10000)
+	rows, err := db.rd.QueryContext(ctx, `SELECT id, title FROM context_events WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?`, from, to, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: context titles: %w", err)
+	}
+	defer rows.Close()
+	var out []ContextTitle
+	for rows.Next() {
+		var t ContextTitle
+		if err := rows.Scan(&t.ID, &t.Title); err != nil {
+			return nil, fmt.Errorf("store: context titles: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: context titles: %w", err)
+	}
+	return out, nil
+}

@@ -343,3 +343,20 @@ func TestContextSpanMovesWithEveryChange(t *testing.T) {
 		t.Fatalf("after a new event span = %v, want a higher top than %v", s, first)
 	}
 }
+
+// TestContextTitles: the titles of a span of ids, lowest first, at most
+// the limit.
+func TestContextTitles(t *testing.T) {
+	db := openContextDB(t)
+	ids := insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "a/b", Key: "1", Title: "one", TS: ctxTestNow},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "a/b", Key: "2", Title: "two", TS: ctxTestNow},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "a/b", Key: "3", Title: "three", TS: ctxTestNow})
+	got, err := db.ContextTitles(context.Background(), ids[1], ids[2], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != ids[1] || got[0].Title != "two" {
+		t.Fatalf("titles %+v, want only two", got)
+	}
+}

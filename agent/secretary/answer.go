@@ -76,6 +76,9 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	if pq, err = s.slashWords(ctx, pq, ac); err != nil {
 		return Answer{}, err
 	}
+	if pq, err = s.loanwords(ctx, pq); err != nil {
+		return Answer{}, err
+	}
 	hits, release, err := s.releaseEvidence(ctx, pq, contexts, ac)
 	if err != nil {
 		return Answer{}, err

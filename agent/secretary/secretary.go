@@ -49,6 +49,9 @@ type Secretary struct {
 	// pollErrs maps a repository context to why its last poll failed
 	// (cleared by the next good one), so the status can say it.
 	pollErrs sync.Map
+	// loans is the mirror's vocabulary for matching loanwords across
+	// scripts (loanwords), learned as the mirror grows.
+	loans loanVocab
 }
 
 // Defaults for unset config values.

@@ -1,0 +1,78 @@
+package secretary
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// TestLoanwordsSoundAlike: an English word and the katakana loanword
+// written for it share a sound key; words that only share consonants do
+// not.
+func TestLoanwordsSoundAlike(t *testing.T) {
+	for _, c := range []struct {
+		en, ka string
+		want   bool
+	}{
+		{"retweet", "リツイート", true},
+		{"tweet", "ツイート", true},
+		{"test", "テスト", true},
+		{"server", "サーバー", true},
+		{"index", "インデックス", true},
+		{"compile", "コンパイル", true},
+		{"thread", "スレッド", true},
+		{"delete", "デリート", true},
+		{"branch", "ブランチ", true},
+		{"core", "コール", false},
+		{"master", "ネスト", false},
+		{"floor", "ファイル", false},
+		{"pager", "ページ", false},
+		{"window", "ウィンドウ", true},
+		{"error", "エラー", false}, // one consonant: too little to tell
+		{"string", "ストリング", true},
+
+		{"retweet", "リスト", false},
+		{"total", "タイトル", false},
+		{"list", "ラスト", false},
+	} {
+		if got := soundsAlike(englishKey(c.en), katakanaKey(c.ka)); got != c.want {
+			t.Errorf("%s ~ %s: %v (keys %v %v), want %v", c.en, c.ka, got, englishKey(c.en), katakanaKey(c.ka), c.want)
+		}
+	}
+}
+
+// TestLoanwordsReachTheOtherScript: an English word the glossary lacks
+// finds the history that writes it in katakana (retweet: リツイート), and
+// a katakana word the history that writes it in English.
+func TestLoanwordsReachTheOtherScript(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1a2a3a4a5a6", Title: "リツイート時のボタンの表示を修正", TS: h(30)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2b3b4b5b6", Title: "保存ボタンの表示を修正", TS: h(2)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c1c2c3c4c5c6", Title: "Fix the sprite drawn on the canvas", TS: h(3)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "d1d2d3d4d5d6", Title: "Fix the graph drawn on the canvas", TS: h(1)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"Was the retweet button fixed?": "a1a2a3a", "スプライトの描画は直った？": "c1c2c3c"} {
+		a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs := refsOf(a, "commit"); len(refs) == 0 || refs[0] != want {
+			t.Errorf("%q: commit refs %q, want %s first", q, refs, want)
+		}
+	}
+}
