@@ -441,6 +441,54 @@ func allHan(r []rune) bool {
 // (make eval: English top-3 64% → 50% when they weighed as much as the
 // word).
 func alternatives(w string) []form {
+	out := alternativeForms(w)
+	// Each Japanese form written with okurigana is also searched as
+	// history writes it without (取り消し: 取消, 切り替え: 切替).
+	if v := withoutOkurigana(w); v != "" {
+		out = append([]form{{v, weightWord}}, out...)
+	}
+	for _, f := range slices.Clone(out) {
+		if v := withoutOkurigana(f.text); v != "" && v != f.text {
+			out = append(out, form{v, f.weight})
+		}
+	}
+	return out
+}
+
+// okurigana are the kana that end a verb's stem in a noun made of two
+// verbs (取り消し, 切り替え, 読み込み, 立ち上げ): the i and e rows, but
+// not に, で, へ or て, which are particles more often than okurigana.
+const okurigana = "いきぎしじちぢひびぴみりえけげせぜねべぺめれ"
+
+// withoutOkurigana is a Japanese word of kanji and okurigana with its
+// okurigana left out, as official and technical writing often spells it
+// (取り消し → 取消, 呼び出し → 呼出), or "" for a word of another shape.
+func withoutOkurigana(w string) string {
+	var b strings.Builder
+	kanji, dropped := 0, 0
+	prevKana := false
+	for i, r := range w {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			b.WriteRune(r)
+			kanji++
+			prevKana = false
+		case strings.ContainsRune(okurigana, r) && i > 0 && !prevKana:
+			dropped++
+			prevKana = true
+		default:
+			return ""
+		}
+	}
+	if kanji < 2 || dropped == 0 {
+		return ""
+	}
+	return b.String()
+}
+
+// alternativeForms are alternatives before the spellings without
+// okurigana are added.
+func alternativeForms(w string) []form {
 	var out []form
 	if !isCJKWord(w) {
 		for _, en := range englishSynonyms[w] {

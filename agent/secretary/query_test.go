@@ -473,3 +473,20 @@ func TestConversationalWordsAreNoTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestOkuriganaLeftOut: a Japanese word made of verbs is also searched as
+// it is written without okurigana (取り消し: 取消), whether the question
+// wrote it or the glossary translated an English word into it; words of
+// another shape (元に戻す, 遅い) have no such spelling.
+func TestOkuriganaLeftOut(t *testing.T) {
+	for w, want := range map[string]string{"取り消し": "取消", "立ち上げ": "立上", "呼び出し": "呼出", "元に戻す": "", "遅い": "", "設定": "", "タブ切り替え": ""} {
+		if got := withoutOkurigana(w); got != want {
+			t.Errorf("withoutOkurigana(%q) = %q, want %q", w, got, want)
+		}
+	}
+	for q, want := range map[string]string{"Can you undo a retweet?": "取消", "取り消しはできる？": "取消", "読み込みが遅い": "読込"} {
+		if terms := parseQuery(q).Terms; !slices.Contains(terms, want) {
+			t.Errorf("%q: terms %q lack %q", q, terms, want)
+		}
+	}
+}
