@@ -34,6 +34,10 @@ type ContextSearch struct {
 	// in completion recently?"): matches rank by how new they are among
 	// the matches, however old the whole history is.
 	Recent bool
+	// Timeless says the question asks whether something exists ("can it
+	// write checkstyle XML?"): the commit that brought it answers as well
+	// as the newest edit, so how new a match is weighs half as much.
+	Timeless bool
 	// ScoredTitle, when set, is the part of a candidate's title its match
 	// is scored on (the hit keeps its whole title): a caller drops
 	// boilerplate that would match any question using its words, such as
@@ -151,7 +155,7 @@ func (db *DB) SearchContext(ctx context.Context, q ContextSearch) ([]ContextHit,
 			return nil, err
 		}
 	}
-	hits := rank(s.cands, terms, plan, db.clock(), q.ScoredTitle)
+	hits := rank(s.cands, terms, plan, db.clock(), q.ScoredTitle, q.Timeless)
 	if q.Recent {
 		preferNewer(hits)
 	}
@@ -444,7 +448,11 @@ func WrittenAt(h ContextHit) time.Time {
 // title, key, message and added code, each normalised by its own length
 // and weighted by what it says; per concept the best of its forms; times
 // how much of the question the event covers and its recency.
-func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time.Time, scoredTitle func(kind, title string) string) []ContextHit {
+func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time.Time, scoredTitle func(kind, title string) string, timeless bool) []ContextHit {
+	recencyWeight := 0.5
+	if timeless {
+		recencyWeight = 0.25
+	}
 	type doc struct {
 		hit *ContextHit
 		tf  [][nFields]float64 // per term and field
@@ -531,7 +539,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		recency := math.Exp2(-float64(age) / float64(recencyHalfLife))
 		h := *d.hit
 		h.Matched = matched
-		h.Score = (rel + coverage) * (0.5 + coverage) * (0.5 + 0.5*recency)
+		h.Score = (rel + coverage) * (0.5 + coverage) * (1 - recencyWeight + recencyWeight*recency)
 		out = append(out, h)
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -360,3 +360,30 @@ func TestContextTitles(t *testing.T) {
 		t.Fatalf("titles %+v, want only two", got)
 	}
 }
+
+// TestTimelessSearchWeighsAgeLess: asked whether a thing exists, the old
+// commit that brought it outranks a newer one that only touches it; asked
+// otherwise, the newer one leads.
+func TestTimelessSearchWeighsAgeLess(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "a/b", Key: "old", Title: "Support checkstyle xml output",
+			TS: ctxTestNow.Add(-6 * 24 * time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "a/b", Key: "new", Title: "Tidy the checkstyle formatter",
+			Body: "files: src/Formatter/CheckStyle.hs; writes xml output", TS: ctxTestNow.Add(-time.Hour)})
+	for _, timeless := range []bool{false, true} {
+		hits, err := db.SearchContext(context.Background(), ContextSearch{Concepts: []ContextConcept{
+			{Forms: []string{"checkstyle"}}, {Forms: []string{"xml"}}, {Forms: []string{"output"}}}, Timeless: timeless, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{false: "new", true: "old"}[timeless]
+		if len(hits) != 2 || hits[0].Key != want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, fmt.Sprintf("%s %.3f", h.Key, h.Score))
+			}
+			t.Errorf("timeless %v: hits %q, want %s first", timeless, got, want)
+		}
+	}
+}

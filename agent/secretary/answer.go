@@ -181,7 +181,7 @@ func (s *Secretary) evidence(ctx context.Context, pq parsedQuery, contexts []str
 		// No Contexts filter: notes tied to no context must match too; the
 		// access check keeps every event inside the asked contexts.
 		hits, err := s.db.SearchContext(ctx, store.ContextSearch{Concepts: pq.searchConcepts(), Limit: searchLimit, Allow: ac.allow, Recent: pq.WantsRecent,
-			ScoredTitle: scoredTitle})
+			Timeless: pq.AsksCapability && !pq.WantsRecent, ScoredTitle: scoredTitle})
 		if err != nil {
 			return nil, err
 		}

@@ -43,8 +43,15 @@ type parsedQuery struct {
 	// Replaced: the question speaks of something replaced ("we moved off
 	// ansi_term", "乗り換えた"), so a swap of a plain word answers it too.
 	Replaced bool
-	Japanese bool // answer in Japanese
+	// AsksCapability: the question asks whether something can be done
+	// or exists ("can it…?", "is there…?", "…できる？"): the commit that
+	// brought it answers as well as a newer edit, so age weighs less.
+	AsksCapability bool
+	Japanese       bool // answer in Japanese
 }
+
+// capabilityRE asks whether something can be done or exists.
+var capabilityRE = regexp.MustCompile(`(?i)^\s*(?:can|could)\s+(?:it|i|we|you|one|they)\b|^\s*(?:does|do)\s+(?:it|we|they)\s+(?:support|handle|have|offer|let|allow|work)\b|^\s*is\s+there\b|^\s*are\s+there\b|できる[？?]|できます[か？?]|出来る[？?]|使える[？?]|ある[？?]`)
 
 var (
 	ticketRE = regexp.MustCompile(`^(?:[A-Z][A-Z0-9]+-\d+|#\d+)$`)
@@ -181,6 +188,7 @@ func parseQuery(text string) parsedQuery {
 		}
 	}
 	q.Since = sinceRE.MatchString(text)
+	q.AsksCapability = capabilityRE.MatchString(asked)
 	q.Replaced = replacementCue.MatchString(text)
 	q.Relation = relationRE.MatchString(text)
 	q.LatestRelease = latestReleaseRE.MatchString(text)

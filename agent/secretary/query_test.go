@@ -490,3 +490,21 @@ func TestOkuriganaLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestCapabilityQuestions: questions that ask whether something can be
+// done or exists are told from those asking what happened.
+func TestCapabilityQuestions(t *testing.T) {
+	for q, want := range map[string]bool{
+		"Can it produce output our CI can read?":     true,
+		"Is there a keyboard shortcut for quoting?":  true,
+		"Does it support config files?":              true,
+		"設定ファイルを指定できる？":                              true,
+		"What's blocking the release?":               false,
+		"Did they turn on nullable reference types?": false,
+		"認証の進捗は？":                                    false,
+	} {
+		if got := parseQuery(q).AsksCapability; got != want {
+			t.Errorf("%q: AsksCapability %v, want %v", q, got, want)
+		}
+	}
+}
