@@ -602,6 +602,8 @@ var englishSynonyms = map[string][]string{
 	"how many time": {"count", "max"},
 	"same time":     {"simultaneous", "concurren"},
 	"same moment":   {"simultaneous", "concurren"},
+	// What is turned on or off is enabled or disabled (有効化, 無効化).
+	"turn on": {"enabl"}, "turn off": {"disabl"}, "switch on": {"enabl"}, "switch off": {"disabl"},
 }
 
 // englishPhrase is a key of englishSynonyms written in two words, matched
@@ -705,7 +707,7 @@ func (q *parsedQuery) latinToken(w string, add func(string, ...string)) {
 				// "happens" is "happen": a stopword in any form.
 			default:
 				// As asked: the answer quotes it; expand searches its stem.
-				add(part, joinedForms(part, "-")...)
+				add(part, append(joinedForms(part, "-"), ableStem(part)...)...)
 			}
 		}
 	}
@@ -738,6 +740,19 @@ func joinedForms(w, sep string) []string {
 		}
 	}
 	return forms
+}
+
+// ableStem is the word an adjective in -able or -ible is made from, as
+// a piece of it ("nullable": null, as "null許容" and "null safety" write
+// it), or nil: the stem must be a word of four letters or more, not one
+// whose y turned to i (reliable, variable).
+func ableStem(w string) []string {
+	for _, suf := range []string{"able", "ible"} {
+		if st, ok := strings.CutSuffix(w, suf); ok && len(st) >= 4 && !strings.HasSuffix(st, "i") {
+			return []string{st}
+		}
+	}
+	return nil
 }
 
 // pieceWeight is how much a joined word's other form counts: written with

@@ -508,3 +508,34 @@ func TestCapabilityQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestAbleAdjectivesAndTurningOn: an adjective in -able is also searched
+// as the word it is made from (nullable: null, as null許容 writes it),
+// unless that is too short or lost its y; what is turned on is enabled.
+func TestAbleAdjectivesAndTurningOn(t *testing.T) {
+	q := parseQuery("Did they turn on nullable reference types?")
+	var nullable, turnOn []string
+	for _, g := range q.Concepts {
+		switch g[0] {
+		case "nullable", "nullabl":
+			nullable = g
+		case "turn on":
+			turnOn = g
+		}
+	}
+	if !slices.Contains(nullable, "null") {
+		t.Errorf("nullable's forms %q lack null (concepts %q)", nullable, q.Concepts)
+	}
+	if !slices.Contains(turnOn, "有効化") || !slices.Contains(turnOn, "enabl") {
+		t.Errorf("turn on's forms %q lack enabl and 有効化 (concepts %q)", turnOn, q.Concepts)
+	}
+	for w, want := range map[string]string{"nullable": "null", "readable": "read", "variable": "", "reliable": "", "capable": "", "visible": "", "runnable": "runn"} {
+		got := ""
+		if st := ableStem(w); st != nil {
+			got = st[0]
+		}
+		if got != want {
+			t.Errorf("ableStem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
