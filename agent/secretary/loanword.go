@@ -15,14 +15,14 @@ import (
 // Loanwords: Japanese history writes an English word the glossary does
 // not know in katakana (retweet → リツイート), and English history the
 // English word a Japanese question writes in katakana. Both are brought
-// to one rough sound key (soundKey, katakanaKey) and matched against the
+// to one rough sound key (englishKey, katakanaKey) and matched against the
 // words the mirror's titles hold (loanVocab): an English word of the
 // question is also searched as the katakana words of the index that sound
 // like it, a katakana word as the English words that do.
 
 // Sound classes: letters English and katakana spell the same sound with
-// map to one symbol; vowels to 'V'; h, w and y before a vowel (a glide)
-// drop.
+// map to one symbol (l and r one, b and v one, j and g one); vowels and
+// y to 'V'; h and w, which katakana spells as a vowel or not at all, drop.
 var soundClass = func() [128]byte {
 	var t [128]byte
 	for _, p := range []string{"aV", "eV", "iV", "oV", "uV", "yV", "bb", "vb", "ck", "dd", "ff", "gg", "jg",
