@@ -613,10 +613,21 @@ type englishPhrase struct {
 	re   *regexp.Regexp
 }
 
+// phrasalParticles end a verb's phrase (turn off, spit out, start over).
+var phrasalParticles = setOf(`on off out over up`)
+
 var englishPhrases = func() []englishPhrase {
 	var out []englishPhrase
 	for _, k := range slices.Sorted(maps.Keys(englishSynonyms)) {
-		if strings.Contains(k, " ") {
+		verb, particle, _ := strings.Cut(k, " ")
+		switch {
+		case phrasalParticles[particle]:
+			// A verb and its particle: in any tense, and around a pronoun
+			// ("turn it off", "turned just that off").
+			re := regexp.MustCompile(`(?i)\b` + verb + `(?:s|es|ed|d|ing|` + verb[len(verb)-1:] + `ed|` + verb[len(verb)-1:] + `ing)?` +
+				`(?:\s+(?:just|only|it|that|this|them|these|those|all|everything)){0,2}[\s-]+` + particle + `\b`)
+			out = append(out, englishPhrase{k, re})
+		case particle != "":
 			re := regexp.MustCompile(`(?i)\b` + strings.ReplaceAll(k, " ", `[\s-]+`) + `s?\b`)
 			out = append(out, englishPhrase{k, re})
 		}

@@ -539,3 +539,27 @@ func TestAbleAdjectivesAndTurningOn(t *testing.T) {
 		}
 	}
 }
+
+// TestPhrasalVerbsAroundAPronoun: a verb and its particle are one phrase
+// in any tense and around a pronoun ("turn just that off", "switched it
+// on"); a noun between them keeps the words apart ("switch branches on
+// CI").
+func TestPhrasalVerbsAroundAPronoun(t *testing.T) {
+	for q, want := range map[string]string{
+		"Can I turn just that off?":            "turn off",
+		"Was it switched on again?":            "switch on",
+		"Did the tool spit it out?":            "spit out",
+		"Do we have to start everything over?": "start over",
+		"Can we switch branches on CI?":        "",
+	} {
+		got := ""
+		for _, w := range parseQuery(q).Words {
+			if slices.Contains([]rune(w), ' ') {
+				got = w
+			}
+		}
+		if got != want {
+			t.Errorf("%q: phrase %q, want %q", q, got, want)
+		}
+	}
+}
