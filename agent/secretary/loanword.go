@@ -10,6 +10,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/secretary/glossary"
 	"github.com/aoi-protocol/aoi/internal/kana"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // Loanwords: Japanese history writes an English word the glossary does
@@ -250,10 +251,19 @@ func isLatinLetters(w string) bool {
 	return true
 }
 
-// loanBatch is how many titles one read takes.
-const loanBatch = 5000
+// loanBatch is how many titles one read takes; loanBudget how many one
+// question may read. A mirror of a million events would otherwise be read
+// whole at the first question that needs it (seconds, with every other
+// question waiting on the lock): instead the newest titles are learned
+// first, the new ones at every question, and the older ones loanBudget at
+// a time, so recent work, what colleagues ask about, is known at once.
+var (
+	loanBatch  = 5000
+	loanBudget = 4 * loanBatch
+)
 
-// loanVocabulary reads the titles of the events outside the span read so far.
+// loanVocabulary learns the titles of events outside the span read so
+// far: those added since, then older ones, within loanBudget.
 func (s *Secretary) loanVocabulary(ctx context.Context) (*loanVocab, error) {
 	v := &s.loans
 	v.mu.Lock()
@@ -265,42 +275,49 @@ func (s *Secretary) loanVocabulary(ctx context.Context) (*loanVocab, error) {
 	if err != nil || high == 0 {
 		return v, err
 	}
-	read := func(from, to int64) error {
-		for from <= to {
-			ts, err := s.db.ContextTitles(ctx, from, to, loanBatch)
-			if err != nil {
-				return err
-			}
-			if len(ts) == 0 {
-				return nil
-			}
-			for _, t := range ts {
-				v.learn(t.Title)
-			}
-			from = ts[len(ts)-1].ID + 1
-		}
-		return nil
-	}
-	if v.high == 0 {
-		if err := read(low, high); err != nil {
-			return v, err
-		}
-		v.low, v.high = low, high
-		return v, nil
-	}
-	if low < v.low {
-		if err := read(low, v.low-1); err != nil {
-			return v, err
-		}
-		v.low = low
+	budget := int64(loanBudget)
+	if v.high == 0 { // nothing read yet: start from the newest
+		v.low, v.high = high+1, high
 	}
 	if high > v.high {
-		if err := read(v.high+1, high); err != nil {
+		from := max(v.high+1, high-budget+1)
+		n, err := v.readTitles(ctx, s.db, from, high)
+		if err != nil {
 			return v, err
 		}
-		v.high = high
+		if from > v.high+1 { // more arrived than one budget: the gap is left
+			v.low = from
+		}
+		v.high, budget = high, budget-n
+	}
+	// An empty window (events pruned) still costs a little of the budget,
+	// so a long run of them ends.
+	for budget > 0 && v.low > low {
+		from := max(low, v.low-int64(loanBatch))
+		n, err := v.readTitles(ctx, s.db, from, v.low-1)
+		if err != nil {
+			return v, err
+		}
+		v.low, budget = from, budget-max(n, int64(loanBatch/50))
 	}
 	return v, nil
+}
+
+// readTitles learns the titles of events from..to and says how many.
+func (v *loanVocab) readTitles(ctx context.Context, db *store.DB, from, to int64) (int64, error) {
+	var n int64
+	for from <= to {
+		ts, err := db.ContextTitles(ctx, from, to, loanBatch)
+		if err != nil || len(ts) == 0 {
+			return n, err
+		}
+		for _, t := range ts {
+			v.learn(t.Title)
+		}
+		n += int64(len(ts))
+		from = ts[len(ts)-1].ID + 1
+	}
+	return n, nil
 }
 
 // maxLoanMatches is the most index words one word of a question is also

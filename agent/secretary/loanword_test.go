@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -74,5 +75,45 @@ func TestLoanwordsReachTheOtherScript(t *testing.T) {
 		if refs := refsOf(a, "commit"); len(refs) == 0 || refs[0] != want {
 			t.Errorf("%q: commit refs %q, want %s first", q, refs, want)
 		}
+	}
+}
+
+// TestLoanVocabularyReadsNewestFirstWithinABudget: a large mirror is not
+// read whole at the first question: the newest titles are learned first,
+// within the budget, older ones at later questions, and events added since
+// at the next one.
+func TestLoanVocabularyReadsNewestFirstWithinABudget(t *testing.T) {
+	batch, budget := loanBatch, loanBudget
+	loanBatch, loanBudget = 2, 4
+	t.Cleanup(func() { loanBatch, loanBudget = batch, budget })
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	add := func(titles ...string) {
+		err := db.Write(context.Background(), func(tx *store.Tx) error {
+			for i, title := range titles {
+				e := store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: fmt.Sprintf("%012x", len(title)*100+i), Title: title, TS: testNow}
+				if _, err := tx.InsertContextEvent(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("Fix the oldest gadget", "Fix the older widget", "Fix the sprite", "Fix the canvas", "Fix the toolbar", "Fix the tooltip")
+	ask := func() *loanVocab {
+		v, err := s.loanVocabulary(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := ask(); !v.seen["tooltip"] || !v.seen["toolbar"] || v.seen["gadget"] {
+		t.Fatalf("the first question learned %v; want the newest titles only, within the budget", v.seen)
+	}
+	add("Fix the scrollbar")
+	if v := ask(); !v.seen["scrollbar"] || !v.seen["gadget"] {
+		t.Fatalf("the next question should learn the new title and the older ones: %v", v.seen)
 	}
 }
