@@ -160,7 +160,8 @@ func TestFillArguments(t *testing.T) {
 
 // TestValuesGoingIntoCodeAreWords: a command that hands a string to an
 // interpreter as code (sh -c, bash -lc, python -c, through env or timeout;
-// a variable set on make's command line, which make expands) splices a
+// a variable set on make's command line, which make expands; what follows
+// ssh, one line for the remote shell) splices a
 // value into a program, so there a value may hold only letters,
 // digits and . _ / : @ % + = , -; the refusal names the parameter and
 // nothing runs. Elsewhere in the same command a value stays one argv
@@ -173,6 +174,7 @@ func TestValuesGoingIntoCodeAreWords(t *testing.T) {
 	for _, cmd := range [][]string{
 		{"sh", "-c", "echo {{pkg}}"}, {"/bin/bash", "-lc", "echo testing {{pkg}}"}, {"env", "LANG=C", "sh", "-ec", "echo {{pkg}}"},
 		{"timeout", "60", "python3", "-c", "print('{{pkg}}')"}, {"make", "test", "PKG={{pkg}}"}, {"gmake", "-C", "src", "FLAGS+=-v {{pkg}}"},
+		{"ssh", "ci.internal", "go", "test", "{{pkg}}"},
 	} {
 		for _, v := range []string{"x; touch " + pwned, "$(touch " + pwned + ")", "$(shell touch " + pwned + ")", "`touch " + pwned + "`", "x'y", "a b", "x|y", "x\u00a0y"} {
 			argv, _, err := Resolve("t", task(cmd...), map[string]any{"pkg": v})

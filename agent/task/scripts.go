@@ -33,12 +33,20 @@ var makeVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*\s*[:+?!]?=`)
 
 // scriptElements marks the command elements an interpreter runs as code:
 // the argument after a script flag of an interpreter named anywhere in the
-// command, so one run through env, timeout or nice counts too, and a
-// variable set on make's command line.
+// command, so one run through env, timeout or nice counts too, a variable
+// set on make's command line, and whatever follows ssh.
 func scriptElements(command []string) map[int]bool {
 	marked := map[int]bool{}
 	for j, prog := range command {
 		base := filepath.Base(prog)
+		if base == "ssh" {
+			// ssh joins everything after the host into one line for the
+			// remote shell: all of it is code.
+			for i := j + 1; i < len(command); i++ {
+				marked[i] = true
+			}
+			continue
+		}
 		if base == "make" || base == "gmake" {
 			for i := j + 1; i < len(command); i++ {
 				if makeVarRE.MatchString(command[i]) {
@@ -76,7 +84,7 @@ func checkScriptValues(name, script string, values map[string]string) error {
 	for _, m := range placeholderRE.FindAllStringSubmatch(script, -1) {
 		if r, ok := firstUnsafe(values[m[1]]); ok {
 			return &ParamError{TaskType: name, Param: m[1], Reason: "holds " + describeRune(r) +
-				"; this value goes into code the task's command runs (a shell -c script, a make variable), where only letters, digits and . _ / : @ % + = , - are taken"}
+				"; this value goes into code the task's command runs (a shell -c script, a make variable, an ssh command), where only letters, digits and . _ / : @ % + = , - are taken"}
 		}
 	}
 	return nil
