@@ -702,3 +702,17 @@ func TestQuitAsksWhileWorkWaits(t *testing.T) {
 		t.Error("q quit at once with a question shown but not yet counted by the status")
 	}
 }
+
+// TestPeerWithoutARoleShowsADash: a peer pinned or asking without a role
+// showed a blank ROLE cell in the pane, where `aoi peers` prints "-".
+func TestPeerWithoutARoleShowsADash(t *testing.T) {
+	svc := fixtureService()
+	svc.peers[2].Role = "" // qa-ito
+	m := newLoaded(t, svc, 120, 30, true)
+	press(t, m, "shift+tab") // Peers
+	for _, id := range []string{"qa-ito", "stranger"} {
+		if fields := strings.Fields(lineWith(screen(m), id+" ")); len(fields) < 3 || fields[2] != "-" {
+			t.Errorf("%s's row %q: want - in ROLE\n%s", id, lineWith(screen(m), id+" "), screen(m))
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 
@@ -228,7 +229,7 @@ func (p *peersPane) View() string {
 			// In the table's own columns: the role it announced, "trust?"
 			// as its status, and where the contexts go, what to do.
 			k := p.env.keys.Peers
-			text := cols.row(p.w, "?", Sanitize(r.AgentID), Sanitize(r.Role), "trust?",
+			text := cols.row(p.w, "?", Sanitize(r.AgentID), roleCell(r.Role), "trust?",
 				ago(p.env.now, r.LastSeen), k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse · "+shortFP(r.Fingerprint))
 			lines = append(lines, p.rowStyled(text, i == p.list.cursor, p.env.styles.Warn))
 			continue
@@ -240,7 +241,7 @@ func (p *peersPane) View() string {
 		case r.RefusesUs:
 			status = "refuses" // you: it has not pinned your certificate
 		}
-		line := cols.row(p.w, statusGlyph(r.Status), Sanitize(r.AgentID), Sanitize(r.Role),
+		line := cols.row(p.w, statusGlyph(r.Status), Sanitize(r.AgentID), roleCell(r.Role),
 			status, ago(p.env.now, r.LastSeen), contextsCell(r.Contexts, cols.rest(p.w)))
 		if !r.CertExpiredAt.IsZero() || r.RefusesUs {
 			lines = append(lines, p.rowStyled(line, i == p.list.cursor, p.env.styles.Warn))
@@ -411,4 +412,10 @@ func detailFields(fields [][2]string) string {
 		b.WriteString(f[0] + ": " + Sanitize(f[1]) + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// roleCell is a peer's role, "-" for none (as `aoi peers` prints it): a
+// blank cell read as a column the pane failed to fill.
+func roleCell(role string) string {
+	return cmp.Or(Sanitize(role), "-")
 }
