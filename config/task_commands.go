@@ -39,9 +39,10 @@ func CheckTaskCommands(c *Config) Errors {
 
 // Warnings are what would not stop aoi starting but is likely a mistake:
 // local paths that are not there, task commands that shift when an
-// optional parameter is left out, a role given on a tailnet to an id no
-// node is pinned to.
+// optional parameter is left out or splice one into code, a role given on
+// a tailnet to an id no node is pinned to.
 func Warnings(c *Config) Errors {
 	out := append(CheckLocalPaths(c), CheckTaskCommands(c)...)
+	out = append(out, CheckTaskScripts(c)...)
 	return append(out, CheckTailnetPins(c)...)
 }

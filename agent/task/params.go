@@ -83,7 +83,7 @@ func Resolve(name string, tt config.TaskType, params map[string]any) (argv []str
 	if placeholderRE.MatchString(tt.Command[0]) {
 		return nil, nil, &ParamError{TaskType: name, Reason: "the program to run cannot come from a parameter; fix command[0] in the task's config"}
 	}
-	scripts := scriptElements(tt.Command)
+	scripts := config.ScriptElements(tt.Command)
 	for i, arg := range tt.Command {
 		if m := placeholderRE.FindStringSubmatch(arg); m != nil && m[0] == arg && resolved[m[1]] == "" {
 			continue

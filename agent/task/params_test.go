@@ -188,6 +188,12 @@ func TestValuesGoingIntoCodeAreWords(t *testing.T) {
 	if err != nil || argv[2] != "echo ./auth/v2:unit" || argv[3] != "label: x; y $(z)" {
 		t.Fatalf("argv = %q, err %v; want the word in the script and the other element as given", argv, err)
 	}
+	// The README's way out: the script reads the value as "$1", an
+	// argument of its own, which keeps every character.
+	argv, _, err = Resolve("t", task("sh", "-c", `grep -rn "$1" .`, "sh", "{{pkg}}"), map[string]any{"pkg": "a b; c"})
+	if err != nil || argv[4] != "a b; c" {
+		t.Fatalf("sh -c reading $1: argv %q, err %v", argv, err)
+	}
 	argv, _, err = Resolve("t", task("make", "{{label}}", "PKG={{pkg}}"), map[string]any{"pkg": "./auth/...", "label": "x$(y)"})
 	if err != nil || argv[1] != "x$(y)" || argv[2] != "PKG=./auth/..." {
 		t.Fatalf("make argv = %q, err %v; want the target as given and the variable's word", argv, err)

@@ -175,6 +175,17 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("a shifting optional parameter: exit %d, stderr %q", r.code, r.stderr)
 	}
 
+	// A placeholder inside a shell script (or a make variable) takes only
+	// words: a warning says so and how to pass it instead.
+	script := filepath.Join(dir, "script.json")
+	writeFile(t, script, `{"agent": {"id": "eng-a", "role": "engineer"}, "tasks": {"grep": {"command": ["sh", "-c", "grep -rn {{pattern}} ."],
+		"params": {"pattern": {"required": true}}, "timeout_sec": 60, "isolation": "none"}}}`)
+	r = runAOI(t, "config", "validate", script)
+	if r.code != exitOK || !strings.Contains(r.stderr, "warning: /tasks/grep/command/2") || !strings.Contains(r.stderr, "goes into code the command runs") ||
+		!strings.Contains(r.stderr, `"$1"`) {
+		t.Errorf("a placeholder in a shell script: exit %d, stderr %q", r.code, r.stderr)
+	}
+
 	// On a tailnet, a role given to an id no node is pinned to goes to
 	// whichever node announces that id first: a warning with the fix.
 	pins := filepath.Join(dir, "pins.json")
