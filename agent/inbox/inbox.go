@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
@@ -156,7 +157,28 @@ func (in *Inbox) releaseOne(ctx context.Context, q store.QueryRecord) error {
 		return err
 	}
 	res.Completed = true
+	res.Summary = datedSummary(res, in.Now())
 	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.release")
+}
+
+// staleAfter is how old a draft may be before its release says when it
+// was written.
+const staleAfter = 10 * time.Minute
+
+// datedSummary is a released draft's summary, with the time it was written
+// added when that is over staleAfter ago: its "latest 2 min ago" counted
+// from then, and the asker reads it now.
+func datedSummary(res wire.QueryResult, now time.Time) string {
+	raw, _ := res.Metadata[wire.MetaAsOf].(string)
+	asOf, err := time.Parse(time.RFC3339, raw)
+	if err != nil || now.Sub(asOf) < staleAfter {
+		return res.Summary
+	}
+	when := asOf.In(time.Local)
+	if japanese(res.Summary) {
+		return res.Summary + "（" + when.Format("1/2 15:04") + " 時点）"
+	}
+	return res.Summary + " (as of " + when.Format("Jan 2 15:04 MST") + ")"
 }
 
 // staleDraftError is a release refused because the asker may no longer
@@ -328,4 +350,15 @@ func WithMeta(m map[string]any, k string, v any) map[string]any {
 	}
 	m[k] = v
 	return m
+}
+
+// japanese reports whether s holds kana or kanji: a summary the secretary
+// wrote in Japanese, for a question asked in it.
+func japanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
 }

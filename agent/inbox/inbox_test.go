@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -209,5 +210,50 @@ func TestReleaseAllKeepsDraftsTheAskerMayNoLongerRead(t *testing.T) {
 	}
 	if refused != 2 {
 		t.Fatalf("audit %+v; want both refusals of q-2", rows)
+	}
+}
+
+// TestReleasedOldDraftSaysWhenItWasWritten: a draft's "latest 2 min ago"
+// counts from when the secretary wrote it; released an hour later it
+// would mislead, so its summary then says when it was written (in the
+// summary's language). A draft released soon after, or one with no time
+// (stored before), goes as it is.
+func TestReleasedOldDraftSaysWhenItWasWritten(t *testing.T) {
+	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	progress := 40
+	draft := func(summary string, written time.Time) []byte {
+		return wire.MustJSON(wire.QueryResult{Summary: summary, Progress: &progress,
+			Metadata: map[string]any{wire.MetaAsOf: written.Format(time.RFC3339)}})
+	}
+	cases := []struct {
+		id, summary string
+		written     time.Time
+		want        string
+	}{
+		{"q-1", "dark mode: 3 matching events, latest 2 min ago.", now.Add(-time.Hour), "latest 2 min ago. (as of " + now.Add(-time.Hour).In(time.Local).Format("Jan 2 15:04 MST") + ")"},
+		{"q-2", "ダークモード: 該当 3 件、最新は 2分前。", now.Add(-time.Hour), "最新は 2分前。（" + now.Add(-time.Hour).In(time.Local).Format("1/2 15:04") + " 時点）"},
+		{"q-3", "dark mode: latest 2 min ago.", now.Add(-5 * time.Minute), "dark mode: latest 2 min ago."},
+	}
+	db := openDB(t, now)
+	ctx := context.Background()
+	for _, c := range cases {
+		q := store.QueryRecord{ID: c.id, RequestID: "ask-" + c.id, From: "pm", Text: "dark mode?", Priority: "normal", State: Buffered,
+			Draft: draft(c.summary, c.written), Confidence: 0.7, ReceivedAt: c.written}
+		if err := db.Write(ctx, func(tx *store.Tx) error { return tx.InsertQuery(q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := &Inbox{DB: db, Now: func() time.Time { return now },
+		Notify: func(tx *store.Tx, to, event, relatedID string, data any) error { return nil },
+		Wake:   func() {}, Redact: func(s string) string { return s }, Publish: func(kind, id, agent, summary string) {}}
+	for _, c := range cases {
+		if err := in.Release(ctx, c.id); err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ := db.Query(ctx, c.id)
+		var res wire.QueryResult
+		if err := json.Unmarshal(got.Answer, &res); err != nil || !strings.HasSuffix(res.Summary, c.want) {
+			t.Errorf("%s released as %q (%v); want it to end %q", c.id, res.Summary, err, c.want)
+		}
 	}
 }

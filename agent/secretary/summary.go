@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -31,7 +32,9 @@ const maxSummaryRunes = 700
 // working, else the extractive one. Metadata says which.
 func (s *Secretary) summarise(ctx context.Context, question string, f answerFacts) (string, map[string]any) {
 	extractive := extractiveSummary(f)
-	meta := map[string]any{"summariser": "extractive"}
+	// as_of is the moment the summary's "2 min ago" counts from: a draft
+	// released later says so (inbox.datedSummary).
+	meta := map[string]any{"summariser": "extractive", wire.MetaAsOf: f.now.UTC().Format(time.RFC3339)}
 	llm := s.config().Secretary.LLM
 	if !llm.Enabled || llm.Endpoint == "" || len(f.hits) == 0 {
 		return extractive, meta

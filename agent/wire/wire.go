@@ -48,6 +48,10 @@ const (
 	PriorityCritical = "critical"
 )
 
+// MetaAsOf is the QueryResult metadata key holding when the secretary
+// wrote the answer (RFC 3339): the moment its "2 min ago" counts from.
+const MetaAsOf = "as_of"
+
 // ContextReference names a context an agent holds.
 type ContextReference struct {
 	Type       string         `json:"type"` // repository | issue | folder | file
