@@ -250,29 +250,12 @@ func testFailures(path string) []testFailure {
 			add(name, "")
 		}
 	}
-	if len(out) == 0 {
-		libtestFailures(text, add)
-	}
-	if len(out) == 0 {
-		goTestFailures(text, add)
-	}
-	if len(out) == 0 {
-		jestFailures(text, add)
-	}
-	if len(out) == 0 {
-		exunitFailures(text, add)
-	}
-	if len(out) == 0 {
-		xctestFailures(text, add)
-	}
-	if len(out) == 0 {
-		vstestFailures(text, add)
-	}
-	if len(out) == 0 {
-		minitestFailures(text, add)
-	}
-	if len(out) == 0 {
-		quickCheckFailures(text, add)
+	// The plain-text formats, in turn, until one finds a failure.
+	for _, parse := range logParsers {
+		if len(out) > 0 {
+			break
+		}
+		parse(text, add)
 	}
 	if len(out) == 0 {
 		for _, m := range plainFailRE.FindAllStringSubmatch(text, -1) {
@@ -282,6 +265,13 @@ func testFailures(path string) []testFailure {
 		}
 	}
 	return out
+}
+
+// logParsers read the test runners' plain-text logs; testFailures tries
+// them in this order once the structured formats found nothing.
+var logParsers = []func(text string, add func(test, pkg string)){
+	libtestFailures, goTestFailures, jestFailures, exunitFailures, xctestFailures,
+	vstestFailures, minitestFailures, quickCheckFailures,
 }
 
 // goTestFailures reads plain `go test` output: each "--- FAIL: TestX"
