@@ -13,12 +13,12 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/kana"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -175,7 +175,7 @@ func datedSummary(res wire.QueryResult, now time.Time) string {
 		return res.Summary
 	}
 	when := asOf.In(time.Local)
-	if japanese(res.Summary) {
+	if kana.HasJapanese(res.Summary) {
 		return res.Summary + "（" + when.Format("1/2 15:04") + " 時点）"
 	}
 	return res.Summary + " (as of " + when.Format("Jan 2 15:04 MST") + ")"
@@ -350,15 +350,4 @@ func WithMeta(m map[string]any, k string, v any) map[string]any {
 	}
 	m[k] = v
 	return m
-}
-
-// japanese reports whether s holds kana or kanji: a summary the secretary
-// wrote in Japanese, for a question asked in it.
-func japanese(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
-			return true
-		}
-	}
-	return false
 }

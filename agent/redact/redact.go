@@ -6,7 +6,6 @@ package redact
 
 import (
 	"fmt"
-	"github.com/aoi-protocol/aoi/internal/termtext"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/aoi-protocol/aoi/internal/kana"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -201,7 +202,7 @@ var passwordJARule = rule{
 	// "パスワードはbcryptでハッシュ化", "パスワード: 8文字以上" go on in
 	// Japanese: prose about the password, not one. Kana with digits and
 	// no kanji (ほしぞら７７) is a password made of a word.
-	secretish: func(v string) bool { return !hasJapanese(v) || kanaWithDigits(v) },
+	secretish: func(v string) bool { return !kana.HasJapanese(v) || kanaWithDigits(v) },
 }
 
 // passwordJAQuotedRule is passwordJARule's quoted value made of kana
@@ -280,16 +281,6 @@ func kanaWithDigits(v string) bool {
 		}
 	}
 	return digits && utf8.RuneCountInString(v) >= 4
-}
-
-// hasJapanese reports whether s holds kana or kanji.
-func hasJapanese(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
-			return true
-		}
-	}
-	return false
 }
 
 // passwordChangeJARule catches a new password in "パスワードを X に変更"

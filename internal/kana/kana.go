@@ -76,3 +76,14 @@ func StartsWord(text, term string) bool {
 		from = i + len(term)
 	}
 }
+
+// HasJapanese reports whether s holds kana or kanji: text written in
+// Japanese (or quoting it).
+func HasJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
+}
