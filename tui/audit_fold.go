@@ -5,23 +5,38 @@ import (
 	"strings"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 // auditRun is one line of the Audit pane: n loaded rows from row start
-// (newest first). Unfiltered, rows that follow one another with the same
-// method and result are one run, so the announces every peer makes each
-// minute (aoi.discover) or a loop of refused calls take one line, not the
-// pane; the agents may differ, since several peers' announces interleave.
-// A filter lists every row it matches. Only the display folds: the log
-// and its hash chain are as they were written.
+// (newest first). Unfiltered, routine repeats that follow one another are
+// one run (sameRun), so the announces every peer makes each minute or a
+// peer's loop of refused calls take one line, not the pane. A filter lists
+// every row it matches. Only the display folds: the log and its hash chain
+// are as they were written.
 type auditRun struct{ start, n int }
+
+// routineMethods are the calls peers make on their own every minute; their
+// runs fold whoever made them, since several peers' announces interleave.
+var routineMethods = map[string]bool{wire.MethodDiscover: true, wire.MethodPing: true}
+
+// sameRun reports whether row b continues a's run: the same method and
+// result, and either a routine method or the same agent refused again.
+// Accepted calls of other methods (each question, each task) keep a line
+// of their own: they are what an audit is read for.
+func sameRun(a, b agent.AuditEntry) bool {
+	if a.Method != b.Method || a.Result != b.Result {
+		return false
+	}
+	return routineMethods[a.Method] || a.Result != "ok" && a.Agent == b.Agent
+}
 
 // foldRuns groups rows into runs; fold false gives a run per row.
 func foldRuns(rows []agent.AuditEntry, fold bool) []auditRun {
 	var runs []auditRun
 	for i := 0; i < len(rows); {
 		j := i + 1
-		for fold && j < len(rows) && rows[j].Method == rows[i].Method && rows[j].Result == rows[i].Result {
+		for fold && j < len(rows) && sameRun(rows[i], rows[j]) {
 			j++
 		}
 		runs = append(runs, auditRun{start: i, n: j - i})

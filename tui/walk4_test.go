@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,9 +143,8 @@ func announceRows() []agent.AuditEntry {
 	return rows
 }
 
-// TestAuditFoldsRoutineRepeats: rows that follow one another with the same
-// method and result are one line with their count, whoever made them
-// (peers' announces interleave), so the question and the answer stay in
+// TestAuditFoldsRoutineRepeats: announces that follow one another are one
+// line with their count, whoever made them (peers' announces interleave), so the question and the answer stay in
 // view; enter on it lists every row and shows the newest whole; a filter
 // lists each row; a new announce joins the line on top.
 func TestAuditFoldsRoutineRepeats(t *testing.T) {
@@ -271,5 +271,28 @@ func TestPeerAndTaskDetailsSayWhenOnTheClock(t *testing.T) {
 		if frame := screen(m); !strings.Contains(frame, c.want) || strings.Contains(frame, c.stale) {
 			t.Errorf("%s: the detail lacks %q (or says %q):\n%s", c.name, c.want, c.stale, frame)
 		}
+	}
+}
+
+// TestAuditKeepsEachAcceptedCall: folding is for routine repeats. Questions
+// that follow one another keep a line each, even from one peer (each is
+// what an audit is read for); one peer's refused calls in a loop fold, and
+// two peers' refusals do not fold together.
+func TestAuditKeepsEachAcceptedCall(t *testing.T) {
+	e := func(seq int64, agentID, method, result string) agent.AuditEntry {
+		return agent.AuditEntry{Seq: seq, Agent: agentID, Method: method, Result: result}
+	}
+	rows := []agent.AuditEntry{
+		e(9, "pm-tanaka", "aoi.query", "ok"), e(8, "pm-tanaka", "aoi.query", "ok"),
+		e(7, "qa-ito", "aoi.query", "PERMISSION_DENIED"), e(6, "qa-ito", "aoi.query", "PERMISSION_DENIED"),
+		e(5, "pm-tanaka", "aoi.query", "PERMISSION_DENIED"),
+		e(4, "qa-ito", "aoi.discover", "ok"), e(3, "pm-tanaka", "aoi.discover", "ok"),
+	}
+	var got []int
+	for _, r := range foldRuns(rows, true) {
+		got = append(got, r.n)
+	}
+	if want := []int{1, 1, 2, 1, 2}; !slices.Equal(got, want) {
+		t.Fatalf("runs of %v: %v, want %v", rows, got, want)
 	}
 }
