@@ -643,10 +643,21 @@ func TestWholeTreeTaskLeavesDeniedFoldersOut(t *testing.T) {
 // cleaned up after. A requester kept from nothing, or only from a folder
 // the tree does not hold, keeps the history.
 func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
+	// Each case commits secrets/plan.txt, then runs its own git steps.
+	deleted := [][]string{{"rm", "-q", "-r", "secrets"}, {"commit", "-q", "-m", "plans moved out"}}
+	onABranch := [][]string{{"branch", "plans"}, {"rm", "-q", "-r", "secrets"}, {"commit", "-q", "-m", "plans only on their branch"}}
 	for _, c := range []struct {
 		name, denied string // denied: the folder rule's place, "" for none
+		then         [][]string
 		hidden       bool
-	}{{"kept", "secrets", true}, {"kept from nothing", "", false}, {"kept from an absent folder", "private", false}} {
+	}{
+		{"kept", "secrets", nil, true},
+		{"kept from nothing", "", nil, false},
+		{"kept from an absent folder", "private", nil, false},
+		{"kept from a folder deleted since", "secrets", deleted, true},
+		{"kept from a folder on another branch", "secrets", onABranch, true},
+		{"kept from an absent folder, history moved on", "private", deleted, false},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			repo := gitRepo(t)
 			if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o700); err != nil {
@@ -655,7 +666,8 @@ func TestWorktreeHidesHistoryFromAKeptRequester(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(repo, "secrets", "plan.txt"), []byte("plan: confidential launch\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			for _, args := range [][]string{{"add", "."}, {"commit", "-q", "-m", "plans"}} {
+			steps := append([][]string{{"add", "."}, {"commit", "-q", "-m", "plans"}}, c.then...)
+			for _, args := range steps {
 				if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
 					t.Fatalf("git %v: %v\n%s", args, err, out)
 				}

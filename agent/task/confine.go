@@ -120,9 +120,10 @@ func (e *Engine) folderRules(t store.TaskRecord, tt config.TaskType, resolved ma
 // context (it could touch any) or an MCP tool's (the coding assistant
 // reads the owner's checkout). History would hold the removed places
 // still (git log -p, git show HEAD:secrets/plan.txt), so when a place was
-// removed the worktree loses its .git too. (A rule for a folder the tree
-// does not hold leaves git working: most rules are written ahead of such
-// folders. One deleted from the tree but still in history is not caught.)
+// removed, or when the repository's history holds one (a folder deleted
+// since, or kept on another branch), the worktree loses its .git too. A
+// rule for a folder the repository never held leaves git working: most
+// rules are written ahead of such folders.
 func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.TaskType, dir string, ownTree bool) error {
 	if e.FolderDenies == nil || e.Kept == nil {
 		return nil
@@ -137,8 +138,11 @@ func (e *Engine) leaveOut(ctx context.Context, t store.TaskRecord, tt config.Tas
 	}
 	if kept && tt.Context != "" {
 		removed, err := e.trimTree(t, tt, dir)
-		if err != nil || !removed {
+		if err != nil {
 			return err
+		}
+		if !removed && !e.historyKeeps(ctx, t, tt, dir) {
+			return nil
 		}
 		return e.hideHistory(t, dir)
 	}
@@ -188,6 +192,21 @@ func (e *Engine) hideHistory(t store.TaskRecord, dir string) error {
 		return nil // a scratch folder aoi made: no history in it
 	}
 	return e.leaveOutEntry(t, gitLink, ".git", "the repository's history (it holds the places left out)")
+}
+
+// historyKeeps reports whether the history the worktree dir can reach
+// holds a place the requester is kept from; when it cannot tell, it says
+// so in the log and answers yes.
+func (e *Engine) historyKeeps(ctx context.Context, t store.TaskRecord, tt config.TaskType, dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		return false // a scratch folder aoi made: no history in it
+	}
+	isKept := e.Kept(t.Requester)
+	holds, err := historyHolds(ctx, dir, func(rel string) bool { return isKept(tt.Context + "/" + rel) })
+	if err != nil {
+		e.log().Warn("task: could not check the worktree's history against the folder rules; leaving it out", "task", t.ID, "err", err)
+	}
+	return holds
 }
 
 // leaveOutEntry removes one entry of the task's own tree, saying why.
