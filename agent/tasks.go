@@ -58,10 +58,12 @@ func (c *Core) folderDenies(requester, scope string) string {
 	if d.Allowed || d.RuleID == "" {
 		return ""
 	}
+	// The requester reads why its task failed: the rule's id is not
+	// for it (acl.Decision.Told).
 	if at != scope {
-		return "it holds " + at + ": " + d.Reason
+		return "it holds " + at + ": " + d.Told
 	}
-	return d.Reason
+	return d.Told
 }
 
 // keptFrom returns whether a folder rule keeps requester from a place

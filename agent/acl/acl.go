@@ -37,7 +37,11 @@ type Decision struct {
 	Permission string // the permission that applied: none, read, write or admin
 	RuleID     string // the deciding rule; "" when default_permission decided
 	Reason     string // a sentence a person can act on
-	AuditOnly  bool   // audit_mode let through a request the rules deny
+	// Told is a denial's Reason as the caller may read it: without the
+	// deciding rule's id, which can say more than the owner means to
+	// tell (no-msgs-layoffs-team). The audit row keeps Reason.
+	Told      string
+	AuditOnly bool // audit_mode let through a request the rules deny
 }
 
 // Policy is an immutable, precompiled ACL.

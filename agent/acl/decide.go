@@ -30,7 +30,7 @@ func (p *Policy) decide(s Subject, a Action, res *resource) Decision {
 	case d.Allowed:
 		d.Reason = p.deflAllows
 	default:
-		d.Reason = denyReason(&s, a, res, best, perm)
+		d.Reason, d.Told = denyReason(&s, a, res, best, perm)
 	}
 	if !d.Allowed && p.audit {
 		d.Allowed, d.AuditOnly = true, true
@@ -39,8 +39,9 @@ func (p *Policy) decide(s Subject, a Action, res *resource) Decision {
 	return d
 }
 
-// denyReason says who may not do what, why, and whom to ask.
-func denyReason(s *Subject, a Action, res *resource, best *rule, perm level) string {
+// denyReason says who may not do what, why, and whom to ask: told is the
+// same without the deciding rule, for the caller.
+func denyReason(s *Subject, a Action, res *resource, best *rule, perm level) (reason, told string) {
 	what := res.name
 	switch {
 	case res.all:
@@ -49,12 +50,13 @@ func denyReason(s *Subject, a Action, res *resource, best *rule, perm level) str
 		what = "the assistant's message inbox (a rule with scope_type messages and permission write grants it)"
 	}
 	who := who(s)
+	denied := who + " has no " + string(a) + " access to " + what
 	if best == nil {
-		return who + " has no " + string(a) + " access to " + what + ": no ACL rule matches and default_permission is " +
-			perm.String() + "; ask the owner to add a rule for " + who
+		reason = denied + ": no ACL rule matches and default_permission is " + perm.String() + "; ask the owner to add a rule for " + who
+		return reason, reason
 	}
-	return who + " has no " + string(a) + " access to " + what + ": rule " + best.id + " grants " + perm.String() +
-		" (" + string(a) + " needs " + needs(a).String() + "); ask the owner to change the ACL"
+	reason = denied + ": rule " + best.id + " grants " + perm.String() + " (" + string(a) + " needs " + needs(a).String() + "); ask the owner to change the ACL"
+	return reason, denied + "; ask the owner to change the ACL"
 }
 
 func who(s *Subject) string {

@@ -134,7 +134,7 @@ func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call) error {
 		return nil
 	}
 	m.PeerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
-	return errs.Denied(d.Reason, map[string]any{"required_permission": "messages.write"})
+	return errs.Denied(d.Told, map[string]any{"required_permission": "messages.write"})
 }
 
 // SendMessage sends a typed message through the outbox: it is stored and

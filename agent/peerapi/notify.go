@@ -122,7 +122,7 @@ func (a *API) checkNotifier(ctx context.Context, call *rpc.Call, p wire.NotifyPa
 	}
 	a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
 	return false, errs.Denied("aoi.notify carries an answer to something this agent asked you (related_query_id), "+
-		"or needs write access to the assistant's inbox as aoi.message does: "+d.Reason,
+		"or needs write access to the assistant's inbox as aoi.message does: "+d.Told,
 		map[string]any{"required_permission": "messages.write"})
 }
 

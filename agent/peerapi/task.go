@@ -158,9 +158,11 @@ func (a *API) checkBeneath(ctx context.Context, call *rpc.Call, paths []string) 
 			continue
 		}
 		call.RecordACL(false)
-		reason := fmt.Sprintf("the path %s reaches %s: %s; name a folder that does not hold it", p, at, d.Reason)
-		a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": p, "beneath": at, "rule": d.RuleID, "reason": reason})
-		return errs.Denied(reason, map[string]any{"required_permission": "context.execute", "requested_scope": p})
+		reason := func(why string) string {
+			return fmt.Sprintf("the path %s reaches %s: %s; name a folder that does not hold it", p, at, why)
+		}
+		a.AuditRefusal(ctx, call, "acl", map[string]any{"scope": p, "beneath": at, "rule": d.RuleID, "reason": reason(d.Reason)})
+		return errs.Denied(reason(d.Told), map[string]any{"required_permission": "context.execute", "requested_scope": p})
 	}
 	return nil
 }
