@@ -51,6 +51,10 @@ type Network struct {
 	// MaxOpenQuestionsPerPeer bounds the questions one peer may have
 	// waiting for the owner at once (0 = the default, 100; -1 = no limit).
 	MaxOpenQuestionsPerPeer int `json:"max_open_questions_per_peer,omitempty"`
+	// MaxUnreadMessagesPerPeer bounds the messages one peer may have in
+	// the assistant's inbox that neither the owner nor the assistant has
+	// seen (0 = the default, 500; -1 = no limit).
+	MaxUnreadMessagesPerPeer int `json:"max_unread_messages_per_peer,omitempty"`
 }
 
 // Tailscale configures tailnet mode (design §4).

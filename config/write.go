@@ -146,6 +146,18 @@ func (n Network) OpenQuestionsLimit() int {
 	return n.MaxOpenQuestionsPerPeer
 }
 
+// UnreadMessagesLimit is how many messages one peer may have in the
+// assistant's inbox that nobody has seen yet (0: no limit).
+func (n Network) UnreadMessagesLimit() int {
+	switch {
+	case n.MaxUnreadMessagesPerPeer < 0:
+		return 0
+	case n.MaxUnreadMessagesPerPeer == 0:
+		return 500
+	}
+	return n.MaxUnreadMessagesPerPeer
+}
+
 func (n Network) AssistantAwayAfter() time.Duration {
 	if n.AssistantAwayAfterSec <= 0 {
 		return 5 * time.Minute

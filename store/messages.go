@@ -63,6 +63,18 @@ func (tx *Tx) InsertMessage(m MessageRecord) (seq int64, duplicate bool, err err
 	return seq, true, nil
 }
 
+// UnseenMessagesFrom counts the messages from one sender that neither the
+// owner has read nor the assistant has been shown, earlier writes of the
+// transaction included.
+func (tx *Tx) UnseenMessagesFrom(from string) (int, error) {
+	var n int
+	err := tx.QueryRow(`SELECT count(*) FROM messages WHERE from_agent = ? AND read = 0 AND assistant_seen = 0`, from).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: counting unseen messages from %s: %w", from, err)
+	}
+	return n, nil
+}
+
 // Messages returns received notifications with seq > afterSeq in sequence
 // order. limit defaults to 100 and is capped at 1000.
 func (db *DB) Messages(ctx context.Context, afterSeq int64, limit int) ([]MessageRecord, error) {

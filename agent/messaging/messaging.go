@@ -100,6 +100,9 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 		if err != nil || ack.Duplicate {
 			return err
 		}
+		if err := m.PeerAPI.InboxRoom(tx, p.From); err != nil {
+			return err
+		}
 		if _, err := m.moveTask(tx, p.TaskID, p.From, p.Type, rec.Data, false); err != nil {
 			return err
 		}
@@ -108,7 +111,7 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, m.PeerAPI.RefuseInboxFull(ctx, call, err)
 	}
 	call.MarkAudited()
 	ack.Received = true

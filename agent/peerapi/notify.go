@@ -66,6 +66,11 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 		if err != nil || dup {
 			return err
 		}
+		if !answer { // an answer is bounded by what this agent asked
+			if err := a.InboxRoom(tx, p.From); err != nil {
+				return err
+			}
+		}
 		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"event": p.Event, "related_query_id": p.RelatedQueryID, "seq": seq})
 		return err
 	})
@@ -73,7 +78,7 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, a.refuseSecondAnswer(ctx, call, p)
 	}
 	if err != nil {
-		return nil, err
+		return nil, a.RefuseInboxFull(ctx, call, err)
 	}
 	call.MarkAudited()
 	if !dup {
