@@ -150,7 +150,7 @@ func (e *Engine) validate(ctx context.Context, cfg *config.Config, req Request) 
 		return tt, resolved, "", nil
 	}
 	if req.Ref != "" && !tt.AllowRef {
-		return tt, nil, "", &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "this task runs the owner's own checkout: " +
+		return tt, nil, "", &ParamError{TaskType: req.TaskType, Field: "ref", Reason: "this task runs the commit the owner's repository is at: " +
 			"a ref's code would run with the owner's permissions, and the owner has not allowed that (tasks." + req.TaskType + ".allow_ref); leave ref out"}
 	}
 	repo := repoDir(cfg, tt)
