@@ -114,6 +114,32 @@ func (db *DB) Query(ctx context.Context, id string) (QueryRecord, bool, error) {
 	return q, err == nil, err
 }
 
+// repeatScan is how many of the newest queries QueryByRequest reads: more
+// than arrive in its window at any rate a peer is allowed.
+const repeatScan = 4096
+
+// QueryByRequest returns the newest query from sender received since a
+// time with this JSON-RPC request id: a question repeated after a restart
+// (a retry, the outbox sending again) is told apart from a new one by it.
+// It reads the newest repeatScan rows by rowid (arrival order) rather than
+// an index: the aoi.query write path keeps one index on queries only
+// (migrations 0400, 0410), and a repeat comes within minutes.
+func (db *DB) QueryByRequest(ctx context.Context, from, requestID string, since time.Time) (QueryRecord, bool, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+queryColumns+` FROM queries
+		WHERE rowid > (SELECT COALESCE(MAX(rowid), 0) FROM queries) - ?
+		  AND from_agent = ? AND request_id = ? AND received_at >= ? ORDER BY rowid DESC LIMIT 1`,
+		repeatScan, from, requestID, formatTime(since))
+	if err != nil {
+		return QueryRecord{}, false, fmt.Errorf("store: reading queries: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return QueryRecord{}, false, rows.Err()
+	}
+	q, err := scanQuery(rows)
+	return q, err == nil, err
+}
+
 // Queries lists received queries in state (empty: any), newest first: in
 // the reverse of the order they arrived (rowid), which the insert that
 // received each one fixed. limit defaults to 100 and is capped at 1000.

@@ -63,6 +63,9 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	if _, err := a.checkScope(ctx, call, acl.Read, p.ContextScope); err != nil {
 		return nil, err
 	}
+	if res, ok, err := a.repeatedQuery(ctx, call, p); ok || err != nil {
+		return res, err
+	}
 	h, err := a.decideQuery(ctx, call.Caller, p)
 	if err != nil {
 		return nil, err
