@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -541,11 +542,11 @@ func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
 	return strings.Join(parts, "; ")
 }
 
-// TestQueryByRequest: a question is found by its sender and JSON-RPC id
-// within the window, never another sender's, and the lookup reads a range
-// of the newest rows by rowid, not the whole table (queries keeps one
-// index, for the write path).
-func TestQueryByRequest(t *testing.T) {
+// TestQueryRequestsSince: questions are named by sender and JSON-RPC id
+// within the window, the newest when an id came twice, and the lookup
+// reads a range of the newest rows by rowid, not the whole table (queries
+// keeps one index, for the write path).
+func TestQueryRequestsSince(t *testing.T) {
 	db, _ := openTestDB(t)
 	ctx := context.Background()
 	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -553,7 +554,10 @@ func TestQueryByRequest(t *testing.T) {
 		for _, q := range []QueryRecord{
 			{ID: "q-old", RequestID: "r1", From: "pm-tanaka", Text: "old?", State: "escalated", ReceivedAt: at.Add(-time.Hour)},
 			{ID: "q-pm", RequestID: "r1", From: "pm-tanaka", Text: "new?", State: "escalated", ReceivedAt: at},
+			{ID: "q-pm2", RequestID: "r3", From: "pm-tanaka", Text: "again?", State: "escalated", ReceivedAt: at},
+			{ID: "q-pm3", RequestID: "r3", From: "pm-tanaka", Text: "again?", State: "escalated", ReceivedAt: at.Add(time.Second)},
 			{ID: "q-qa", RequestID: "r2", From: "qa-ito", Text: "qa?", State: "escalated", ReceivedAt: at},
+			{ID: "q-local", From: "eng-suzuki", Text: "no id", State: "escalated", ReceivedAt: at},
 		} {
 			if err := tx.InsertQuery(q); err != nil {
 				return err
@@ -561,18 +565,19 @@ func TestQueryByRequest(t *testing.T) {
 		}
 		return nil
 	})
-	since := at.Add(-10 * time.Minute)
-	if q, ok, err := db.QueryByRequest(ctx, "pm-tanaka", "r1", since); err != nil || !ok || q.ID != "q-pm" {
-		t.Errorf("pm-tanaka r1 = %+v %v %v, want q-pm", q, ok, err)
+	got, err := db.QueryRequestsSince(ctx, at.Add(-10*time.Minute))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if q, ok, err := db.QueryByRequest(ctx, "pm-tanaka", "r2", since); err != nil || ok {
-		t.Errorf("pm-tanaka r2 = %+v %v %v, want none (qa-ito's id)", q, ok, err)
+	want := map[QueryRequest]string{{"pm-tanaka", "r1"}: "q-pm", {"pm-tanaka", "r3"}: "q-pm3", {"qa-ito", "r2"}: "q-qa"}
+	if !maps.Equal(got, want) {
+		t.Errorf("QueryRequestsSince = %v\nwant %v", got, want)
 	}
-	if q, ok, err := db.QueryByRequest(ctx, "pm-tanaka", "r1", at.Add(time.Second)); err != nil || ok {
-		t.Errorf("pm-tanaka r1 after it = %+v %v %v, want none", q, ok, err)
+	if got, err := db.QueryRequestsSince(ctx, at.Add(2*time.Second)); err != nil || len(got) != 0 {
+		t.Errorf("after them = %v %v, want none", got, err)
 	}
-	plan := queryPlan(t, db, `SELECT id FROM queries WHERE rowid > (SELECT COALESCE(MAX(rowid), 0) FROM queries) - 4096
-		AND from_agent = 'a' AND request_id = 'b' AND received_at >= '' ORDER BY rowid DESC LIMIT 1`)
+	plan := queryPlan(t, db, `SELECT from_agent, request_id, id FROM queries WHERE rowid > (SELECT COALESCE(MAX(rowid), 0) FROM queries) - 4096
+		AND request_id != '' AND received_at >= '' ORDER BY rowid`)
 	if !strings.Contains(plan, "rowid>?") || strings.Contains(plan, "TEMP B-TREE") {
 		t.Errorf("plan = %q, want a rowid range and no sort", plan)
 	}

@@ -114,30 +114,40 @@ func (db *DB) Query(ctx context.Context, id string) (QueryRecord, bool, error) {
 	return q, err == nil, err
 }
 
-// repeatScan is how many of the newest queries QueryByRequest reads: more
-// than arrive in its window at any rate a peer is allowed.
+// repeatScan is how many of the newest queries QueryRequestsSince reads:
+// more than arrive in its window at any rate a peer is allowed.
 const repeatScan = 4096
 
-// QueryByRequest returns the newest query from sender received since a
-// time with this JSON-RPC request id: a question repeated after a restart
-// (a retry, the outbox sending again) is told apart from a new one by it.
-// It reads the newest repeatScan rows by rowid (arrival order) rather than
-// an index: the aoi.query write path keeps one index on queries only
-// (migrations 0400, 0410), and a repeat comes within minutes.
-func (db *DB) QueryByRequest(ctx context.Context, from, requestID string, since time.Time) (QueryRecord, bool, error) {
-	rows, err := db.rd.QueryContext(ctx, `SELECT `+queryColumns+` FROM queries
+// QueryRequest names a question by its sender and the JSON-RPC id the
+// sender gave it.
+type QueryRequest struct{ From, RequestID string }
+
+// QueryRequestsSince maps the questions received since a time, by sender
+// and JSON-RPC request id, to their query ids (the newest when an id came
+// twice): what a question repeated after a restart (a retry, the outbox
+// sending again) is told apart from a new one by. It reads the newest
+// repeatScan rows by rowid (arrival order) rather than an index: the
+// aoi.query write path keeps one index on queries only (migrations 0400,
+// 0410), and a repeat comes within minutes.
+func (db *DB) QueryRequestsSince(ctx context.Context, since time.Time) (map[QueryRequest]string, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT from_agent, request_id, id FROM queries
 		WHERE rowid > (SELECT COALESCE(MAX(rowid), 0) FROM queries) - ?
-		  AND from_agent = ? AND request_id = ? AND received_at >= ? ORDER BY rowid DESC LIMIT 1`,
-		repeatScan, from, requestID, formatTime(since))
+		  AND request_id != '' AND received_at >= ? ORDER BY rowid`,
+		repeatScan, formatTime(since))
 	if err != nil {
-		return QueryRecord{}, false, fmt.Errorf("store: reading queries: %w", err)
+		return nil, fmt.Errorf("store: reading queries: %w", err)
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		return QueryRecord{}, false, rows.Err()
+	ids := map[QueryRequest]string{}
+	for rows.Next() {
+		var r QueryRequest
+		var id string
+		if err := rows.Scan(&r.From, &r.RequestID, &id); err != nil {
+			return nil, fmt.Errorf("store: reading queries: %w", err)
+		}
+		ids[r] = id // in arrival order: the newest stays
 	}
-	q, err := scanQuery(rows)
-	return q, err == nil, err
+	return ids, rows.Err()
 }
 
 // Queries lists received queries in state (empty: any), newest first: in

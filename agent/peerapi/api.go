@@ -48,6 +48,8 @@ type API struct {
 	Publish func(kind, id, agent, summary string)
 	// Wake makes the outbox look at its queue now.
 	Wake func()
+
+	earlier earlierQuestions // questions a restart's repeat may name
 }
 
 // Routes is the peer API's route table: every aoi.* method it serves and
