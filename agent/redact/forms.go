@@ -124,8 +124,9 @@ var envListRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)\bname:[ \t]*["']?[a-z0-9_.-]*(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|credentials?)[a-z0-9_.-]*["']?[ \t]*\r?\n[ \t-]*value:[ \t]*` +
 		quotedOr(`[^\s"']{4,1000}`)),
-	may:       func(t *text) bool { return t.has("value:") && t.has("name:") },
-	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) },
+	may:         func(t *text) bool { return t.has("value:") && t.has("name:") },
+	secretish:   func(v string) bool { return notAVariable(v) && !codeReference(v) },
+	acrossLines: true,
 }
 
 // envPassRule catches a password whose name says "pass" or "pw" as a

@@ -82,6 +82,10 @@ type rule struct {
 	// re.FindAllStringSubmatchIndex would (the whole match, then the
 	// value's), for a rule no expression can say (a table's column).
 	find func(t *text) [][]int
+	// acrossLines marks a rule whose secret is written on a line after
+	// its name by design (a YAML block scalar, a table's cell); any other
+	// rule's value found there must pass nextLineValue.
+	acrossLines bool
 }
 
 // matches is ru.re.FindAllStringSubmatchIndex over t, tried only where a
@@ -571,7 +575,8 @@ var yamlBlockSecretRule = rule{
 	may: func(t *text) bool {
 		return (t.has("pass") || t.has("secret") || t.has("token") || t.has("key")) && (t.hasRaw(": |") || t.hasRaw(": >") || t.hasRaw(":|"))
 	},
-	secretish: func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-----BEGIN") },
+	secretish:   func(v string) bool { return notAVariable(v) && !strings.HasPrefix(v, "-----BEGIN") },
+	acrossLines: true,
 }
 
 // text is what the rules' prefilters look at: the input, and the input as
@@ -785,7 +790,8 @@ func (r *Redactor) ownSpans(t *text) []span {
 			// A value already redacted ("[REDACTED:…]") is not found again:
 			// redacting twice gives what once did.
 			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) &&
-				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) && (ru.inText == nil || ru.inText(s, start, end)) && !placeholder(s, start, end) {
+				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) && (ru.inText == nil || ru.inText(s, start, end)) && !placeholder(s, start, end) &&
+				(ru.acrossLines || strings.IndexByte(s[m[0]:start], '\n') < 0 || nextLineValue(s, m[0], start, end)) {
 				out = append(out, span{start: start, end: end, id: ru.id, fallback: ru.fallback})
 			}
 		}

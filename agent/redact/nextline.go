@@ -1,0 +1,90 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The rules read "\s" between a secret's name and its value, and "\s"
+// takes a line break too: a line that merely ends with a secret's name
+// ("reset the password", "echo $TOKEN", "env | grep token") made whatever
+// started the next line its value, a shell pipeline or a sentence as
+// often as not. A value found on the line after its name is kept as one
+// only when the lines read as a secret written that way:
+//
+//   - a label and the value alone under it, looking made: "Password:"
+//     (a prompt, a note) or "token" then "q8Zx3kLm9PwR2vTy";
+//   - a sentence wrapped between its verb and the value: "the new api
+//     token for staging is" then "Xk39…".
+
+// nextLineValue reports whether the value s[start:end], which a rule
+// found on a later line than the name it matched at nameAt, is that
+// name's value (see above).
+func nextLineValue(s string, nameAt, start, end int) bool {
+	nl := nameAt + strings.IndexByte(s[nameAt:start], '\n')
+	lead := s[nl+1 : start]
+	if strings.IndexByte(lead, '\n') >= 0 {
+		return false // a blank line between: another paragraph
+	}
+	naming := strings.TrimRight(s[lineStart(s, nameAt):nl], " \t\r")
+	value := s[start:end]
+	if verbLast(naming) && strings.TrimSpace(lead) == "" {
+		return looksMade(value)
+	}
+	return labelLineRE.MatchString(naming) && aloneOnItsLine(s, start, end) && looksMade(value)
+}
+
+// lineStart is the offset of the start of the line holding s[i].
+func lineStart(s string, i int) int { return strings.LastIndexByte(s[:i], '\n') + 1 }
+
+// labelLineRE is a label: perhaps a list's bullet, a quote's or a
+// comment's mark, and markdown emphasis, then one to four words (the
+// secret's name and what it is for: "Admin password", "GitHub API
+// token"), perhaps a note in parentheses, then perhaps an operator. A
+// word is letters, digits and "_.-'"; a "$", "|", "(" or quote before the
+// name makes the line code or a command ("echo $PASSWORD").
+var labelLineRE = regexp.MustCompile(`^[ \t]*(?:(?:[-*+>#]|//)+[ \t]*)?(?:\*\*|__)?` +
+	`[\p{L}\p{N}][\p{L}\p{N}_.'-]*(?:[ \t]+[\p{L}\p{N}][\p{L}\p{N}_.'-]*){0,3}` +
+	`(?:[ \t]*\([^)\n]{1,30}\))?(?:\*\*|__)?[ \t]*(?:[:=：＝]|->|=>)?(?:\*\*|__)?$`)
+
+// verbLast reports whether line ends with a verb that says the value
+// follows ("is", "was", "set to", "lautet"): a sentence wrapped before
+// its value.
+func verbLast(line string) bool {
+	words := strings.Fields(strings.ToLower(strings.TrimRight(line, ":")))
+	return len(words) >= 2 && valueVerbs[words[len(words)-1]]
+}
+
+// valueVerbs are the last words of secretIsRule's "name is" phrase.
+var valueVerbs = setOfWords(`is are was were to now still ist lautet est es é è`)
+
+// aloneOnItsLine reports whether the value s[start:end] is all its line
+// holds, but for spaces and the quotes around it.
+func aloneOnItsLine(s string, start, end int) bool {
+	before := strings.TrimLeft(s[lineStart(s, start):start], " \t")
+	after := s[end:]
+	if i := strings.IndexByte(after, '\n'); i >= 0 {
+		after = after[:i]
+	}
+	after = strings.TrimRight(after, " \t\r")
+	if before == "" {
+		return after == ""
+	}
+	return len(before) == 1 && strings.ContainsAny(before, "\"'`") && after == before
+}
+
+// looksMade reports whether a value alone on its line is a secret's
+// rather than code, a command or a word: no spaces, no variable, call or
+// command substitution, not starting with what code or a path starts
+// with, every bracket closed (a shell case's "add|merge|pull)" is code),
+// and made (madeNotWritten, shortMade, randomLooking, or words joined
+// with digits: passphraseLike).
+func looksMade(v string) bool {
+	if v == "" || strings.ContainsAny(v, " \t") || strings.IndexByte(`$-/.~<(#`, v[0]) >= 0 || !bracketsClose(v) {
+		return false
+	}
+	if !notAVariable(v) || codeReference(v) || commandSubstitution(v) || strings.HasSuffix(v, ";") {
+		return false
+	}
+	return madeNotWritten(v) || shortMade(v) || randomLooking(v) || passphraseLike(v)
+}

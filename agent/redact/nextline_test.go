@@ -1,0 +1,47 @@
+package redact
+
+import "testing"
+
+// TestValueUnderItsLabel: a secret written on the line under its name is
+// still redacted when the name is a label (a prompt's "Password:", a
+// note's "token") and the value stands alone under it looking made, or
+// when a sentence wraps between its verb and the value.
+func TestValueUnderItsLabel(t *testing.T) {
+	r := newRedactor(t)
+	redactsTo(t, r, map[string]string{
+		"Password:\nHunter2pass!":                                             "Password:\n[REDACTED:password]",
+		"Password:\r\nhunter2\r\n":                                            "Password:\r\n[REDACTED:password]\r\n",
+		"**Password:**\nHunter2pass!":                                         "**Password:**\n[REDACTED:password]",
+		"- Admin password (prod):\n  'Hunter2pass!'":                          "- Admin password (prod):\n  '[REDACTED:password]'",
+		"token\nq8Zx3kLm9PwR2vTy":                                             "token\n[REDACTED:password]",
+		"admin password\nZr4Bx7kQ2Lm9":                                        "admin password\n[REDACTED:password]",
+		"GitHub API token:\nXb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                          "GitHub API token:\n[REDACTED:password]",
+		"the new api token for staging is\nXk39aaPq7Lm2Zr, it expires Friday": "the new api token for staging is\n[REDACTED:password], it expires Friday",
+	})
+}
+
+// TestLineAfterANameStays: a line that merely names a password or token
+// (a sentence, a command, a comment) does not make the next line its
+// value, nor does a label make code, a command, a word or a sentence
+// under it one. The old reading took the first word of the next line
+// whenever the name ended its line.
+func TestLineAfterANameStays(t *testing.T) {
+	r := newRedactor(t)
+	keepsAll(t, r, []string{
+		"Password:\nxargs -0 rm -f",
+		"Password:\n$new_file",
+		`Password:` + "\n" + `"$new_file" > "$dest_file.${NEW_SUFFIX}" || ret=$?`,
+		"password=\nadd|merge|pull)",
+		"Token:\n\"$output_distances\" <\"$TZ_ZONE_TABLE\" |",
+		"token\ncat file | sort | uniq -c",
+		"echo $PASSWORD\nZr4Bx7kQ2Lm9",
+		"env | grep token\nq8Zx3kLm9PwR2vTy",
+		"we rotate the token every month and keep it in the vault\nHunter2pass!",
+		"# check password\nfind . -name '*.go' | xargs grep -n foo",
+		"// token\nfoo2bar();",
+		"Password:\n\nHunter2pass!",
+		"the password\nmust be changed by admin2 tomorrow",
+		"Password:\ngetPassword()",
+		"password:\nstring",
+	})
+}
