@@ -77,13 +77,13 @@ func aloneOnItsLine(s string, start, end int) bool {
 // rather than code, a command or a word: no spaces, no variable, call or
 // command substitution, not starting with what code or a path starts
 // with, every bracket closed (a shell case's "add|merge|pull)" is code),
-// and made (madeNotWritten, shortMade, randomLooking, or words joined
+// no markdown link, and made (madeNotWritten, shortMade, randomLooking, or words joined
 // with digits: passphraseLike).
 func looksMade(v string) bool {
 	if v == "" || strings.ContainsAny(v, " \t") || strings.IndexByte(`$-/.~<(#`, v[0]) >= 0 || !bracketsClose(v) {
 		return false
 	}
-	if !notAVariable(v) || codeReference(v) || commandSubstitution(v) || strings.HasSuffix(v, ";") {
+	if !notAVariable(v) || codeReference(v) || commandSubstitution(v) || markdownLink(v) || strings.HasSuffix(v, ";") {
 		return false
 	}
 	return madeNotWritten(v) || shortMade(v) || randomLooking(v) || passphraseLike(v)

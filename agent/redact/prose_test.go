@@ -195,3 +195,21 @@ func TestProsePrefiltersAreSound(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownLinkIsNoSecret: a changelog's link after a line about
+// credentials or tokens ("… credentials ([#1160](https://…))", "a Jenkins
+// token from [@bot](https://…)") is no secret told in prose; a made value
+// told after the name still is, link or not after it.
+func TestMarkdownLinkIsNoSecret(t *testing.T) {
+	r := newRedactor(t)
+	keepsAll(t, r, []string{
+		"* Adds new external account authorized user credentials ([#1160](https://github.com/googleapis/google-auth-library-python/issues/1160))",
+		"* \\[[`5ccafa2a33`](https://github.com/nodejs/node/commit/5ccafa2a33)] - **crypto**: support Diffie-Hellman secrets [#31178](https://github.com/nodejs/node/pull/31178)",
+		"requires a Jenkins token from [@nodejs-github-bot](https://github.com/nodejs/github-bot).",
+		"Request a Jenkins token from\n[@nodejs-github-bot](https://github.com/nodejs/github-bot).",
+	})
+	redactsTo(t, r, map[string]string{
+		"the deploy token is Xk39aaPq7Lm2Zr ([#12](https://example.com/12))": "the deploy token is [REDACTED:password] ([#12](https://example.com/12))",
+		"the password is [Hunter2pass!":                                      "the password is [REDACTED:password]",
+	})
+}

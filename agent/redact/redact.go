@@ -375,7 +375,7 @@ var secretIsRule = rule{
 	// A short value mixing letters and digits (hunter2) after a secret's
 	// name and "is" is one too, unless a technical name (sha256).
 	secretish: func(v string) bool {
-		if codeReference(v) || hostAfterAt.MatchString(v) {
+		if codeReference(v) || hostAfterAt.MatchString(v) || markdownLink(v) {
 			// Code, or a URL's credential and the host after it
 			// (token:…@github.com/acme/app.git): url-credential takes
 			// the credential alone, and the host and path stay.
@@ -386,6 +386,16 @@ var secretIsRule = rule{
 			!versionRE.MatchString(v)
 	},
 }
+
+// markdownLinkRE is a markdown link or a link reference's label, perhaps
+// in parentheses: "[#1160](https://…)", "([@bot](https://…))",
+// "[set-up]:". Changelogs put one after every line about credentials or
+// tokens, and the brackets and the URL made it look made.
+var markdownLinkRE = regexp.MustCompile(`^\(?\\?\[[^\]\n]*\\?\](?:\(|:)`)
+
+// markdownLink reports whether v starts with a markdown link: text that
+// links somewhere, no secret.
+func markdownLink(v string) bool { return markdownLinkRE.MatchString(v) }
 
 // passphraseRule catches a password told in prose that is words joined
 // by dashes or underscores after the bare name "pass" too: "the pass is

@@ -130,7 +130,7 @@ func mayChangeSecret(t *text) bool {
 
 func changedValue(v string) bool {
 	v = strings.TrimRight(v, ".!?:)")
-	return notAVariable(v) && !pathLike(v) && !techNameRE.MatchString(v) && (madeNotWritten(v) || shortMade(v))
+	return notAVariable(v) && !pathLike(v) && !techNameRE.MatchString(v) && !markdownLink(v) && (madeNotWritten(v) || shortMade(v))
 }
 
 // valueFirstRule is a secret told before its name: "Zx9kLm2q is the
