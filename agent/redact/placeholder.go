@@ -1,11 +1,15 @@
 package redact
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // A placeholder stands where a secret would and holds none: a mask
 // (********, xxxxxxxx, •••••), a name in brackets (<your password here>,
-// <REDACTED>, [FILTERED], {password}) or a word saying the value was
-// taken out (REDACTED, ***MASKED***). Docs, templates and logs that
+// <REDACTED>, [FILTERED], {password}), a name telling the reader to put
+// theirs (YOUR_TOKEN_HERE, your_client_secret) or a word saying the value
+// was taken out (REDACTED, ***MASKED***). Docs, templates and logs that
 // scrubbed their secrets write them after a secret's name all the time;
 // redacting one says nothing, and redacting the first word of one cuts it
 // in two ("[REDACTED:password] password here>").
@@ -14,7 +18,18 @@ import "strings"
 // placeholder or lies inside one.
 func placeholder(s string, start, end int) bool {
 	v := s[start:end]
-	return masked(v) || scrubbedWord(v) || inBracketedName(s, start, end)
+	return masked(v) || scrubbedWord(v) || yourName(v) || inBracketedName(s, start, end)
+}
+
+// yourNameRE is words of letters joined by "_" or "-", the first one
+// "your": YOUR_TAILSCALE_AUTHKEY, your-api-key, YOUR_TOKEN_HERE. A digit
+// or a symbol makes it a value.
+var yourNameRE = regexp.MustCompile(`^(?i:your)[_-][A-Za-z]+(?:[_-][A-Za-z]+)*$`)
+
+// yourName reports whether v names the reader's own secret instead of
+// holding one.
+func yourName(v string) bool {
+	return len(v) > 5 && strings.EqualFold(v[:4], "your") && yourNameRE.MatchString(v)
 }
 
 // masked reports whether v is mask characters (at least three of *, x,

@@ -34,6 +34,10 @@ func TestPlaceholdersAreNoSecrets(t *testing.T) {
 		"| user | password |\n|---|---|\n| admin | ******** |\n| ci | <ci password> |",
 		"mysql -u root -p<password> app",
 		"--password <YOUR_PASSWORD>",
+		"token: YOUR_TOKEN_HERE",
+		"TS_AUTHKEY=YOUR_TAILSCALE_AUTHKEY",
+		"client_secret: your_client_secret",
+		"api_key: your-api-key",
 	} {
 		if out, f := r.Redact(clean); out != clean || len(f) != 0 {
 			t.Errorf("placeholder changed: %q → %q (%v)", clean, out, f)
@@ -45,6 +49,8 @@ func TestPlaceholdersAreNoSecrets(t *testing.T) {
 		"password: ****hunter2":    "hunter2",
 		"password: xxxhunter2":     "hunter2",
 		"password: hunter2 <here>": "hunter2",
+		"token: your_token_9Xk2Lm": "your_token_9Xk2Lm",
+		"password: yourPass-word":  "yourPass-word",
 	} {
 		if out, _ := r.Redact(in); strings.Contains(out, secret) {
 			t.Errorf("%q kept its secret: %q", in, out)
