@@ -11,6 +11,7 @@ func TestValueUnderItsLabel(t *testing.T) {
 	redactsTo(t, r, map[string]string{
 		"Password:\nHunter2pass!":                                             "Password:\n[REDACTED:password]",
 		"Password:\r\nhunter2\r\n":                                            "Password:\r\n[REDACTED:password]\r\n",
+		"\"password\":\n  \"Hunter2pass!\"":                                   "\"password\":\n  \"[REDACTED:password]\"",
 		"**Password:**\nHunter2pass!":                                         "**Password:**\n[REDACTED:password]",
 		"- Admin password (prod):\n  'Hunter2pass!'":                          "- Admin password (prod):\n  '[REDACTED:password]'",
 		"token\nq8Zx3kLm9PwR2vTy":                                             "token\n[REDACTED:password]",
