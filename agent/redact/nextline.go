@@ -41,12 +41,12 @@ func lineStart(s string, i int) int { return strings.LastIndexByte(s[:i], '\n') 
 // comment's mark, and markdown emphasis, then one to four words (the
 // secret's name and what it is for: "Admin password", "GitHub API
 // token"), perhaps quoted as a JSON key, perhaps a note in parentheses,
-// then perhaps an operator. A word is letters, digits and "_.-'"; a "$",
-// "|" or "(" before the name makes the line code or a command ("echo
-// $PASSWORD").
+// then perhaps an operator, or an arrow or a dash secretIsRule reads as
+// one. A word is letters, digits and "_.-'"; a "$", "|" or "(" before
+// the name makes the line code or a command ("echo $PASSWORD").
 var labelLineRE = regexp.MustCompile(`^[ \t]*(?:(?:[-*+>#]|//)+[ \t]*)?(?:\*\*|__)?["']?` +
 	`[\p{L}\p{N}][\p{L}\p{N}_.'-]*(?:[ \t]+[\p{L}\p{N}][\p{L}\p{N}_.'-]*){0,3}["']?` +
-	`(?:[ \t]*\([^)\n]{1,30}\))?(?:\*\*|__)?[ \t]*(?:[:=：＝]|->|=>)?(?:\*\*|__)?$`)
+	`(?:[ \t]*\([^)\n]{1,30}\))?(?:\*\*|__)?[ \t]*(?:[:=：＝→⇒—–|]|->|=>)?(?:\*\*|__)?$`)
 
 // verbLast reports whether line ends with a verb that says the value
 // follows ("is", "was", "set to", "lautet"): a sentence wrapped before

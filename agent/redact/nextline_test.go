@@ -14,6 +14,7 @@ func TestValueUnderItsLabel(t *testing.T) {
 		"\"password\":\n  \"Hunter2pass!\"":                                   "\"password\":\n  \"[REDACTED:password]\"",
 		"**Password:**\nHunter2pass!":                                         "**Password:**\n[REDACTED:password]",
 		"- Admin password (prod):\n  'Hunter2pass!'":                          "- Admin password (prod):\n  '[REDACTED:password]'",
+		"Admin password —\nZr4Bx7kQ2Lm9":                                      "Admin password —\n[REDACTED:password]",
 		"token\nq8Zx3kLm9PwR2vTy":                                             "token\n[REDACTED:password]",
 		"admin password\nZr4Bx7kQ2Lm9":                                        "admin password\n[REDACTED:password]",
 		"GitHub API token:\nXb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                          "GitHub API token:\n[REDACTED:password]",
