@@ -13,7 +13,8 @@ import (
 // only when the lines read as a secret written that way:
 //
 //   - a label and the value alone under it, looking made: "Password:"
-//     (a prompt, a note) or "token" then "q8Zx3kLm9PwR2vTy";
+//     (a prompt, a note) or "token" then "q8Zx3kLm9PwR2vTy"; under a
+//     password's prompt, a plain word of six letters or more too;
 //   - a sentence wrapped between its verb and the value: "the new api
 //     token for staging is" then "Xk39…".
 
@@ -31,7 +32,33 @@ func nextLineValue(s string, nameAt, start, end int) bool {
 	if verbLast(naming) && strings.TrimSpace(lead) == "" {
 		return looksMade(value)
 	}
-	return labelLineRE.MatchString(naming) && aloneOnItsLine(s, start, end) && looksMade(value)
+	if !labelLineRE.MatchString(naming) || !aloneOnItsLine(s, start, end) {
+		return false
+	}
+	return looksMade(value) || passwordPrompt(naming) && plainPassword(value)
+}
+
+// passwordPrompt reports whether a label line names a password and ends
+// in an operator ("Password:", "db_password =", "Passphrase:"): what the
+// line under it holds is given as the password, a word as it may be, as
+// passwordRule takes any value after "password:" on one line.
+func passwordPrompt(label string) bool {
+	label = strings.TrimRight(label, "*_ \t")
+	lower := strings.ToLower(label)
+	return (strings.Contains(lower, "pass") || strings.Contains(lower, "pw")) && strings.ContainsAny(label[len(label)-1:], ":=")
+}
+
+// plainPassword reports whether v, alone under a password prompt, is a
+// password of letters and digits (letmein, sunshine) rather than a word
+// a script or a listing puts on a line of its own: a command or a shell
+// keyword ("xargs", "done"), a key ("description:"), a word a
+// description starts with.
+func plainPassword(v string) bool {
+	if len(v) < 6 || strings.IndexFunc(v, func(r rune) bool { return !(r < 0x80 && isAlnum(byte(r))) }) >= 0 {
+		return false
+	}
+	lower := strings.ToLower(v)
+	return !pipelineCommands[lower] && !pipelineFilters[lower] && !descriptionStarts[lower] && !proseWords[lower] && !typeNames[lower]
 }
 
 // lineStart is the offset of the start of the line holding s[i].

@@ -15,6 +15,8 @@ func TestValueUnderItsLabel(t *testing.T) {
 		"**Password:**\nHunter2pass!":                                         "**Password:**\n[REDACTED:password]",
 		"- Admin password (prod):\n  'Hunter2pass!'":                          "- Admin password (prod):\n  '[REDACTED:password]'",
 		"Admin password —\nZr4Bx7kQ2Lm9":                                      "Admin password —\n[REDACTED:password]",
+		"Password:\nletmein":                                                  "Password:\n[REDACTED:password]",
+		"db_password =\n  sunshine":                                           "db_password =\n  [REDACTED:password]",
 		"token\nq8Zx3kLm9PwR2vTy":                                             "token\n[REDACTED:password]",
 		"admin password\nZr4Bx7kQ2Lm9":                                        "admin password\n[REDACTED:password]",
 		"GitHub API token:\nXb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                          "GitHub API token:\n[REDACTED:password]",
@@ -45,5 +47,9 @@ func TestLineAfterANameStays(t *testing.T) {
 		"the password\nmust be changed by admin2 tomorrow",
 		"Password:\ngetPassword()",
 		"password:\nstring",
+		"Password:\nrequired",
+		"password:\n  description: the SSH password",
+		"Password:\ndone",
+		"token:\nletmein",
 	})
 }
