@@ -394,8 +394,11 @@ var secretIsRule = rule{
 var markdownLinkRE = regexp.MustCompile(`^\(?\\?\[[^\]\n]*\\?\](?:\(|:)`)
 
 // markdownLink reports whether v starts with a markdown link: text that
-// links somewhere, no secret.
-func markdownLink(v string) bool { return markdownLinkRE.MatchString(v) }
+// links somewhere, no secret. (The first byte is checked first: secretIsRule
+// asks about every word after "token" in a peer's body.)
+func markdownLink(v string) bool {
+	return v != "" && strings.IndexByte(`([\`, v[0]) >= 0 && markdownLinkRE.MatchString(v)
+}
 
 // passphraseRule catches a password told in prose that is words joined
 // by dashes or underscores after the bare name "pass" too: "the pass is
