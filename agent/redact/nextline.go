@@ -51,8 +51,8 @@ func passwordPrompt(label string) bool {
 // plainPassword reports whether v, alone under a password prompt, is a
 // password of letters and digits (letmein, sunshine) rather than a word
 // a script or a listing puts on a line of its own: a command or a shell
-// keyword ("xargs", "done"), a key ("description:"), a word a
-// description starts with.
+// keyword ("xargs", "done"), a type, a word a description or a note is
+// written with ("required"). A key ("description:") has a colon.
 func plainPassword(v string) bool {
 	if len(v) < 6 || strings.IndexFunc(v, func(r rune) bool { return !(r < 0x80 && isAlnum(byte(r))) }) >= 0 {
 		return false
@@ -105,8 +105,8 @@ func aloneOnItsLine(s string, start, end int) bool {
 // rather than code, a command or a word: no spaces, no variable, call or
 // command substitution, not starting with what code or a path starts
 // with, every bracket closed (a shell case's "add|merge|pull)" is code),
-// no markdown link, and made (madeNotWritten, shortMade, randomLooking, or words joined
-// with digits: passphraseLike).
+// no markdown link, and made (madeNotWritten, shortMade, randomLooking,
+// or words joined with digits: passphraseLike).
 func looksMade(v string) bool {
 	if v == "" || strings.ContainsAny(v, " \t") || strings.IndexByte(`$-/.~<(#`, v[0]) >= 0 || !bracketsClose(v) {
 		return false
