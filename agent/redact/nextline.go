@@ -14,7 +14,8 @@ import (
 //
 //   - a label and the value alone under it, looking made: "Password:"
 //     (a prompt, a note) or "token" then "q8Zx3kLm9PwR2vTy"; under a
-//     password's prompt, a plain word of six letters or more too;
+//     password's prompt, a plain word of six letters or more too, and
+//     a passphrase's words;
 //   - a sentence wrapped between its verb and the value: "the new api
 //     token for staging is" then "Xk39…".
 
@@ -35,7 +36,25 @@ func nextLineValue(s string, nameAt, start, end int) bool {
 	if !labelLineRE.MatchString(naming) || !aloneOnItsLine(s, start, end) {
 		return false
 	}
-	return looksMade(value) || passwordPrompt(naming) && plainPassword(value)
+	return looksMade(value) || passwordPrompt(naming) && (plainPassword(value) || wordsOfAPassphrase(value))
+}
+
+// wordsOfAPassphrase reports whether value, alone under a password's or
+// a passphrase's prompt, is a passphrase's words: three to twelve words
+// of letters, none of them a word notes are written with ("correct horse
+// battery staple", as spacedPassphraseRule takes it on one line; "see the
+// vault" is a note).
+func wordsOfAPassphrase(value string) bool {
+	words := strings.Fields(strings.ToLower(value))
+	if len(words) < 3 || len(words) > 12 {
+		return false
+	}
+	for _, w := range words {
+		if proseWords[w] || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // passwordPrompt reports whether a label line names a password and ends

@@ -17,6 +17,8 @@ func TestValueUnderItsLabel(t *testing.T) {
 		"Admin password —\nZr4Bx7kQ2Lm9":                                      "Admin password —\n[REDACTED:password]",
 		"Password:\nletmein":                                                  "Password:\n[REDACTED:password]",
 		"db_password =\n  sunshine":                                           "db_password =\n  [REDACTED:password]",
+		"Passphrase:\ncorrect horse battery staple":                           "Passphrase:\n[REDACTED:password]",
+		"passphrase:\n  amber falcon meadow ripple":                           "passphrase:\n  [REDACTED:password]",
 		"token\nq8Zx3kLm9PwR2vTy":                                             "token\n[REDACTED:password]",
 		"admin password\nZr4Bx7kQ2Lm9":                                        "admin password\n[REDACTED:password]",
 		"GitHub API token:\nXb7Kq2Lm9Wz4Rt8Yp3Nc6Vd":                          "GitHub API token:\n[REDACTED:password]",
@@ -51,5 +53,6 @@ func TestLineAfterANameStays(t *testing.T) {
 		"password:\n  description: the SSH password",
 		"Password:\ndone",
 		"token:\nletmein",
+		"Passphrase:\nsee the vault for it",
 	})
 }
