@@ -30,13 +30,19 @@ func nextLineValue(s string, nameAt, start, end int) bool {
 	}
 	naming := strings.TrimRight(s[lineStart(s, nameAt):nl], " \t\r")
 	value := s[start:end]
-	if verbLast(naming) && strings.TrimSpace(lead) == "" {
+	if (verbLast(naming) || schemeLast(naming)) && strings.TrimSpace(lead) == "" {
 		return looksMade(value)
 	}
 	if !labelLineRE.MatchString(naming) || !aloneOnItsLine(s, start, end) {
 		return false
 	}
-	return looksMade(value) || passwordPrompt(naming) && (plainPassword(value) || wordsOfAPassphrase(value))
+	return looksMade(value) || passwordPrompt(naming) && (plainPassword(value) || wordsOfAPassphrase(value) || pinDigits(value))
+}
+
+// pinDigits reports whether v is four to twelve digits: a PIN or a
+// numeric password under its prompt ("PIN:" over "4821").
+func pinDigits(v string) bool {
+	return len(v) >= 4 && len(v) <= 12 && strings.Trim(v, "0123456789") == ""
 }
 
 // wordsOfAPassphrase reports whether value, alone under a password's or
@@ -57,14 +63,14 @@ func wordsOfAPassphrase(value string) bool {
 	return true
 }
 
-// passwordPrompt reports whether a label line names a password and ends
-// in an operator ("Password:", "db_password =", "Passphrase:"): what the
+// passwordPrompt reports whether a label line names a password or a PIN
+// and ends in an operator ("Password:", "db_password =", "PIN:"): what the
 // line under it holds is given as the password, a word as it may be, as
 // passwordRule takes any value after "password:" on one line.
 func passwordPrompt(label string) bool {
 	label = strings.TrimRight(label, "*_ \t")
 	lower := strings.ToLower(label)
-	return (strings.Contains(lower, "pass") || strings.Contains(lower, "pw")) && strings.ContainsAny(label[len(label)-1:], ":=")
+	return (strings.Contains(lower, "pass") || strings.Contains(lower, "pw") || strings.Contains(lower, "pin")) && strings.ContainsAny(label[len(label)-1:], ":=")
 }
 
 // plainPassword reports whether v, alone under a password prompt, is a
@@ -86,13 +92,20 @@ func lineStart(s string, i int) int { return strings.LastIndexByte(s[:i], '\n') 
 // labelLineRE is a label: perhaps a list's bullet, a quote's or a
 // comment's mark, and markdown emphasis, then one to four words (the
 // secret's name and what it is for: "Admin password", "GitHub API
-// token"), perhaps quoted as a JSON key, perhaps a note in parentheses,
+// token"), or up to eight before an operator ("Algolia admin key for
+// the search index:"), perhaps quoted as a JSON key, perhaps a note in parentheses,
 // then perhaps an operator, or an arrow or a dash secretIsRule reads as
 // one. A word is letters, digits and "_.-'"; a "$", "|" or "(" before
 // the name makes the line code or a command ("echo $PASSWORD").
-var labelLineRE = regexp.MustCompile(`^[ \t]*(?:(?:[-*+>#]|//)+[ \t]*)?(?:\*\*|__)?["']?` +
-	`[\p{L}\p{N}][\p{L}\p{N}_.'-]*(?:[ \t]+[\p{L}\p{N}][\p{L}\p{N}_.'-]*){0,3}["']?` +
-	`(?:[ \t]*\([^)\n]{1,30}\))?(?:\*\*|__)?[ \t]*(?:[:=：＝→⇒—–|]|->|=>)?(?:\*\*|__)?$`)
+var labelLineRE = regexp.MustCompile(`^[ \t]*(?:(?:[-*+>#]|//)+[ \t]*)?(?:\*\*|__)?["']?(?:` +
+	labelWords + `{0,3}["']?` + labelNote + `(?:[:=：＝→⇒—–|]|->|=>)?` +
+	`|` + labelWords + `{4,7}["']?` + labelNote + `(?:[:=：＝→⇒—–|]|->|=>))(?:\*\*|__)?$`)
+
+// labelWords is a label's first word and, repeated, each one after it.
+const labelWords = `[\p{L}\p{N}][\p{L}\p{N}_.'-]*(?:[ \t]+[\p{L}\p{N}][\p{L}\p{N}_.'-]*)`
+
+// labelNote is a note in parentheses and emphasis closing after a label.
+const labelNote = `(?:[ \t]*\([^)\n]{1,30}\))?(?:\*\*|__)?[ \t]*`
 
 // verbLast reports whether line ends with a verb that says the value
 // follows ("is", "was", "set to", "lautet"): a sentence wrapped before
@@ -105,8 +118,19 @@ func verbLast(line string) bool {
 // valueVerbs are the last words of secretIsRule's "name is" phrase.
 var valueVerbs = setOfWords(`is are was were to now still ist lautet est es é è`)
 
+// schemeLast reports whether line is an Authorization header cut after
+// its scheme ("Authorization: Bearer"): the credential follows.
+func schemeLast(line string) bool {
+	words := strings.Fields(strings.ToLower(line))
+	return len(words) >= 2 && strings.HasPrefix(words[0], "authorization") && authSchemes[words[len(words)-1]]
+}
+
+// authSchemes are the schemes authHeaderRule reads.
+var authSchemes = setOfWords(`bearer basic token digest apikey negotiate`)
+
 // aloneOnItsLine reports whether the value s[start:end] is all its line
-// holds, but for spaces and the quotes around it.
+// holds, but for spaces, the quotes around it and a user name before a
+// password ("admin:…" under "login:").
 func aloneOnItsLine(s string, start, end int) bool {
 	before := strings.TrimLeft(s[lineStart(s, start):start], " \t")
 	after := s[end:]
@@ -114,11 +138,15 @@ func aloneOnItsLine(s string, start, end int) bool {
 		after = after[:i]
 	}
 	after = strings.TrimRight(after, " \t\r")
-	if before == "" {
+	if before == "" || userBeforeRE.MatchString(before) {
 		return after == ""
 	}
 	return len(before) == 1 && strings.ContainsAny(before, "\"'`") && after == before
 }
+
+// userBeforeRE is a user name and the separator of a pair (admin:…,
+// admin / …) before a password that takes the rest of its line.
+var userBeforeRE = regexp.MustCompile(`^[\w.@+-]{1,64}[ \t]*[:/][ \t]*$`)
 
 // looksMade reports whether a value alone on its line is a secret's
 // rather than code, a command or a word: no spaces, no variable, call or

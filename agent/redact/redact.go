@@ -804,12 +804,27 @@ func (r *Redactor) ownSpans(t *text) []span {
 			// redacting twice gives what once did.
 			if end > start && !strings.HasPrefix(s[start:end], "[REDACTED:") && (ru.secretish == nil || ru.secretish(s[start:end])) &&
 				(ru.whole == nil || ru.whole(s[m[0]:m[1]])) && (ru.inText == nil || ru.inText(s, start, end)) && !placeholder(s, start, end) &&
-				(ru.acrossLines || strings.IndexByte(s[m[0]:start], '\n') < 0 || nextLineValue(s, m[0], start, end)) {
+				(ru.acrossLines || sameLine(s, m[0], start) || nextLineValue(s, nameStart(s, m[0], start), start, end)) {
 				out = append(out, span{start: start, end: end, id: ru.id, fallback: ru.fallback})
 			}
 		}
 	}
 	return out
+}
+
+// nameStart is where a match that starts with spaces or a line break
+// (a rule's "(?:^|\s)" before a user name) starts in earnest.
+func nameStart(s string, from, start int) int {
+	for from < start && isSpace(s[from]) {
+		from++
+	}
+	return from
+}
+
+// sameLine reports whether the match from its name to its value (at
+// start) keeps to one line.
+func sameLine(s string, from, start int) bool {
+	return strings.IndexByte(s[nameStart(s, from, start):start], '\n') < 0
 }
 
 // gitleaksSpans runs gitleaks and locates each finding's secret in s. The
