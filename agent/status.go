@@ -59,6 +59,9 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
+	if st.WaitingTotal, err = c.db.CountWaitingAsks(ctx); err != nil {
+		return st, err
+	}
 	for _, a := range asks {
 		st.Waiting = append(st.Waiting, WaitingAsk{RequestID: a.RequestID, To: a.To, Text: a.Text, TaskID: a.TaskID, SentAt: a.SentAt})
 	}

@@ -262,6 +262,25 @@ func (db *DB) OpenQueriesFrom(ctx context.Context, from string) (int, error) {
 	return n, nil
 }
 
+// waitingAsk is the condition on an ask (a) that still waits for its
+// answer: the call went through, its result was not an answer already, and
+// no answer has arrived since.
+const waitingAsk = `a.result IS NOT NULL
+		  AND coalesce(json_extract(a.result, '$.completed'), 0) = 0
+		  AND json_extract(a.result, '$.error') IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.related_id = a.request_id AND m.related_id != ''
+		                  AND m.event IN (` + askClosers + `))`
+
+// CountWaitingAsks counts what WaitingAsks lists, however many: a listing
+// is bounded, and the count says how much it left out.
+func (db *DB) CountWaitingAsks(ctx context.Context) (int, error) {
+	var n int
+	if err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM asks a WHERE `+waitingAsk).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting waiting asks: %w", err)
+	}
+	return n, nil
+}
+
 // WaitingAsks lists what this agent asked (questions and task requests)
 // that is still waiting for its answer, newest first, at most limit
 // (default 100, cap 1000): the call went through, its result was not an
@@ -269,11 +288,7 @@ func (db *DB) OpenQueriesFrom(ctx context.Context, from string) (int, error) {
 func (db *DB) WaitingAsks(ctx context.Context, limit int) ([]AskRecord, error) {
 	rows, err := db.rd.QueryContext(ctx, `SELECT request_id, to_agent, text, sent_at,
 		coalesce(json_extract(a.result, '$.task_id'), '') FROM asks a
-		WHERE a.result IS NOT NULL
-		  AND coalesce(json_extract(a.result, '$.completed'), 0) = 0
-		  AND json_extract(a.result, '$.error') IS NULL
-		  AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.related_id = a.request_id AND m.related_id != ''
-		                  AND m.event IN (`+askClosers+`))
+		WHERE `+waitingAsk+`
 		ORDER BY a.sent_at DESC LIMIT ?`, clampLimit(limit, 100, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("store: listing waiting asks: %w", err)

@@ -147,7 +147,7 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		if m.fresh(&m.applied.status, msg.seq, msg.err, "status") {
 			m.status, m.statusOK = msg.val, true
 			m.peers.setSelf(msg.val)
-			m.messages.setWaiting(msg.val.Waiting)
+			m.messages.setWaiting(msg.val.Waiting, msg.val.WaitingTotal)
 			m.queries.noContexts = msg.val.Contexts == 0
 			m.fillWelcome()
 			return m.loadPromptHistory(), true

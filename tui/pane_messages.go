@@ -28,6 +28,9 @@ type messagesPane struct {
 	// waiting is what the owner asked that has no answer yet (from the
 	// status): one line above the list says so.
 	waiting []agent.WaitingAsk
+	// waitingTotal is how many wait in all: the status lists the newest
+	// 20, and the line must not count only those.
+	waitingTotal int
 }
 
 // SetSize keeps room for the waiting line above the list.
@@ -36,9 +39,10 @@ func (p *messagesPane) SetSize(w, h int) {
 	p.fitWaiting()
 }
 
-// setWaiting records what still waits for an answer.
-func (p *messagesPane) setWaiting(w []agent.WaitingAsk) {
-	p.waiting = w
+// setWaiting records what still waits for an answer: the newest asks and
+// how many there are in all (0 from an aoi that did not count them).
+func (p *messagesPane) setWaiting(w []agent.WaitingAsk, total int) {
+	p.waiting, p.waitingTotal = w, max(total, len(w))
 	p.fitWaiting()
 }
 
@@ -62,7 +66,7 @@ func (p *messagesPane) waitingLines() []string {
 		}
 		parts = append(parts, Sanitize(w.To)+" "+what+" ("+strings.TrimSuffix(ago(p.env.now, w.SentAt), " ago")+")")
 	}
-	n := len(p.waiting)
+	n := p.waitingTotal
 	head := "waiting for " + itoa(n) + map[bool]string{true: " answer: ", false: " answers: "}[n == 1]
 	lines := wrap(head+strings.Join(parts, " · "), p.w)
 	if len(lines) > 2 { // two lines at most: the list comes first

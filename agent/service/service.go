@@ -374,6 +374,9 @@ type Status struct {
 	// Waiting is what this agent asked peers (questions, task requests)
 	// that no answer has come back for yet, newest first, at most 20.
 	Waiting []WaitingAsk `json:"waiting_for_answers,omitempty"`
+	// WaitingTotal counts every ask still waiting for its answer, the ones
+	// Waiting leaves out too: a list cut at 20 must not read as all.
+	WaitingTotal int `json:"waiting_total"`
 }
 
 // WaitingAsk is one question or task request of this agent still waiting

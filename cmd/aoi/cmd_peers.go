@@ -77,6 +77,10 @@ func printStatus(w io.Writer, st agent.Status) {
 	for _, wa := range st.Waiting {
 		rows = append(rows, []string{"waiting for", cell(wa.To, 24) + " " + waitingWhat(wa.Text) + ", asked " + when(wa.SentAt)})
 	}
+	if older := st.WaitingTotal - len(st.Waiting); older > 0 {
+		// The list is the newest 20: without this it reads as all of them.
+		rows = append(rows, []string{"waiting for", fmt.Sprintf("%d older, not listed (%d in all)", older, st.WaitingTotal)})
+	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-18s %s\n", r[0]+":", r[1])
 	}
