@@ -358,12 +358,22 @@ func peerDetail(r agent.Peer, e *env) string {
 		status = "refuses you: it does not trust your certificate (not yet, or no longer); its owner pins it with `aoi peers trust` and the id and fingerprint at the top of Peers"
 	}
 	fields := [][2]string{
-		{"agent", r.AgentID}, {"role", r.Role}, {"owner", r.Owner}, {"status", status},
+		{"agent", r.AgentID}, {"role", peerRole(r)}, {"owner", r.Owner}, {"status", status},
 		{"trust", r.Trust}, {"last seen", clockAt(e, r.LastSeen)}, {"endpoint", orDefault(r.Endpoint, noEndpoint(r))},
 		{"calls from", r.Source}, {"node", r.NodeName}, {"fingerprint", agent.GroupFingerprint(r.Fingerprint)},
 		{"contexts", strings.Join(r.Contexts, ", ")}, {"task types", taskTypesText(r)},
 	}
 	return detailFields(fields)
+}
+
+// peerRole is a peer's role for its detail. A pinned peer given none says
+// so, and how to give one: the line left out read as nothing to know,
+// though ACL rules naming a role then never match the peer.
+func peerRole(r agent.Peer) string {
+	if r.Role != "" || r.Trust != agent.TrustPinned {
+		return r.Role
+	}
+	return "none given, so ACL rules naming a role do not match it (:trust " + r.AgentID + " FINGERPRINT ENDPOINT ROLE gives it one)"
 }
 
 // taskTypesText lists a peer's task types with the parameters each takes,

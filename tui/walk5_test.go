@@ -28,3 +28,34 @@ func TestMessagesCountsEveryAskWaiting(t *testing.T) {
 		t.Errorf("the Messages pane does not count the 31 asks waiting:\n%s", frame)
 	}
 }
+
+// TestPeerWithoutRoleSaysSo: the detail of a peer pinned without a role
+// says it has none and how to give one (the walk's PM pinned eng-suzuki
+// without --role and the detail had no role line at all); a peer with a
+// role shows it.
+func TestPeerWithoutRoleSaysSo(t *testing.T) {
+	svc := fixtureService()
+	svc.peers = svc.peers[:3] // pinned ones only
+	svc.peers[0].Role = ""
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusPeers)
+	press(t, m, "home")
+	details := map[string]string{}
+	for range svc.peers {
+		press(t, m, "enter")
+		d, ok := m.topDialog().(*detailDialog)
+		if !ok {
+			t.Fatalf("enter on a peer opened %T", m.topDialog())
+		}
+		details[strings.TrimPrefix(d.title, "Peer ")] = d.body
+		screen(m) // drawn, as the terminal does before the next key
+		press(t, m, "esc", "down")
+	}
+	want := "role: none given, so ACL rules naming a role do not match it (:trust pm-tanaka FINGERPRINT ENDPOINT ROLE gives it one)"
+	if !strings.Contains(details["pm-tanaka"], want) {
+		t.Errorf("the detail of a peer without a role:\n%s", details["pm-tanaka"])
+	}
+	if !strings.Contains(details["qa-ito"], "role: qa\n") {
+		t.Errorf("the detail of a peer with a role:\n%s", details["qa-ito"])
+	}
+}
