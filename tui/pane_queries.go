@@ -21,6 +21,9 @@ type queriesPane struct {
 	// noContexts: the owner shares no contexts, so the secretary drafts
 	// no answers (the empty state says so: noContextsHint).
 	noContexts bool
+	// loaded is set once the questions have been read: until then no id
+	// can be said to name none.
+	loaded bool
 }
 
 func newQueriesPane(e *env) *queriesPane {
@@ -40,7 +43,7 @@ func (p *queriesPane) setQueries(qs []agent.Query) {
 		return rows[i].ReceivedAt.After(rows[j].ReceivedAt)
 	})
 	old := queryIDs(p.rows)
-	p.rows = rows
+	p.rows, p.loaded = rows, true
 	p.list.reselect(old, queryIDs(rows))
 }
 

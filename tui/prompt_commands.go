@@ -113,6 +113,35 @@ func offeredTasks(peers []agent.Peer, id string) string {
 	return id + " offers: " + Sanitize(taskTypesText(peers[i])) + " · :task " + id + " TYPE key=value…"
 }
 
+// questionProblem says why the id after :answer, :decline or :release
+// names no one question ("" when it does, or when the interface has not
+// read them all and cannot tell): the start of several ids, or of none. The core
+// answered both with "no query", and the bar closed on the answer typed
+// after the id (the fifth walk's `:answer q-01a2372 …`, a start tab had
+// left, shared by 34 questions).
+func questionProblem(c promptCommand, p *queriesPane) string {
+	qs := p.rows
+	if !p.loaded || c.id == "" || (c.name != "answer" && c.name != "decline" && c.name != "release") {
+		return ""
+	}
+	if _, ok := agent.QueryByIDStart(qs, c.id); ok {
+		return ""
+	}
+	n := 0
+	for _, q := range qs {
+		if strings.HasPrefix(q.ID, c.id) {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return c.id + " starts the ids of " + itoa(n) + " questions: type more of it (tab lists them)"
+	case len(qs) < queryLimit: // the list is whole: the core has none either
+		return "no question's id starts with " + c.id + ": tab completes the id of one waiting for you"
+	}
+	return ""
+}
+
 // unknownPeer says why the peer a command asks is not one this agent
 // knows ("" when it is, or when no peer list has been read yet): the bar
 // stays open with the line, to mend the id rather than retype it.

@@ -59,3 +59,42 @@ func TestPeerWithoutRoleSaysSo(t *testing.T) {
 		t.Errorf("the detail of a peer with a role:\n%s", details["qa-ito"])
 	}
 }
+
+// TestAnswerIDThatNamesNoOneQuestionKeepsTheLine: `:answer ID text` with
+// the start of several questions' ids (as tab leaves it when they share
+// it) or of none says so and keeps the line to mend; the core answered
+// both with "no query", and the bar closed on the answer typed. An id
+// that names one question still answers it.
+func TestAnswerIDThatNamesNoOneQuestionKeepsTheLine(t *testing.T) {
+	svc := fixtureService()
+	for _, id := range []string{"q-01a2aa", "q-01a2bb"} {
+		svc.queries = append(svc.queries, agent.Query{ID: id, From: "pm-tanaka", Text: "状況は？ " + id,
+			State: agent.QueryEscalated, ReceivedAt: fixedNow.Add(-time.Minute)})
+	}
+	m := newLoaded(t, svc, 80, 24, true)
+	for _, c := range []struct{ line, problem string }{
+		{":answer q-01a2 済", "q-01a2 starts the ids of 2 questions: type more of it (tab lists them)"},
+		{":decline q-zz no", "no question's id starts with q-zz: tab completes the id of one waiting for you"},
+	} {
+		press(t, m, ":")
+		typeText(t, m, c.line[1:])
+		press(t, m, "enter")
+		if m.focus != focusPrompt || m.prompt.value() != c.line || m.prompt.problem != c.problem {
+			t.Errorf("%s: bar open %v with %q, problem %q; want it open with the line and %q",
+				c.line, m.focus == focusPrompt, m.prompt.value(), m.prompt.problem, c.problem)
+		}
+		if frame := screen(m); !strings.Contains(frame, "✗ ") {
+			t.Errorf("%s: the problem does not show:\n%s", c.line, frame)
+		}
+		press(t, m, "ctrl+c")
+	}
+	if calls := svc.Calls(); len(calls) != 0 {
+		t.Errorf("a line naming no one question was sent: %v", calls)
+	}
+	press(t, m, ":")
+	typeText(t, m, "answer q-01a2bb 済")
+	press(t, m, "enter")
+	if calls := svc.Calls(); len(calls) != 1 || calls[0] != "answer q-01a2bb 済" {
+		t.Errorf("an id naming one question: calls %v", calls)
+	}
+}
