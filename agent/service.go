@@ -76,6 +76,10 @@ var ReachOf = service.ReachOf
 // (service.QueryByIDStart).
 var QueryByIDStart = service.QueryByIDStart
 
+// QueriesStartingWith counts the queries an id's start fits
+// (service.QueriesStartingWith).
+var QueriesStartingWith = service.QueriesStartingWith
+
 // AuditResultLabel and AuditResultCode map audit error names to the short
 // labels the interface shows and back (service.AuditResultLabel).
 var (

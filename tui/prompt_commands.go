@@ -127,13 +127,7 @@ func questionProblem(c promptCommand, p *queriesPane) string {
 	if _, ok := agent.QueryByIDStart(qs, c.id); ok {
 		return ""
 	}
-	n := 0
-	for _, q := range qs {
-		if strings.HasPrefix(q.ID, c.id) {
-			n++
-		}
-	}
-	switch {
+	switch n := agent.QueriesStartingWith(qs, c.id); {
 	case n > 1:
 		return c.id + " starts the ids of " + itoa(n) + " questions: type more of it (tab lists them)"
 	case len(qs) < queryLimit: // the list is whole: the core has none either

@@ -529,6 +529,19 @@ func QueryByIDStart(qs []Query, id string) (q Query, ok bool) {
 	return Query{}, false
 }
 
+// QueriesStartingWith counts the queries among qs whose id starts with id:
+// when QueryByIDStart names none, several of them say the start is too
+// short, and none that it fits no id at all.
+func QueriesStartingWith(qs []Query, id string) int {
+	n := 0
+	for _, q := range qs {
+		if strings.HasPrefix(q.ID, id) {
+			n++
+		}
+	}
+	return n
+}
+
 // QueryFilter narrows Queries. Empty fields match everything.
 type QueryFilter struct {
 	State string `json:"state,omitempty"`

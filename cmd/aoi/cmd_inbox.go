@@ -174,7 +174,10 @@ func (a *app) answerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv[1:], " ")
 			return call(a, func(svc answerer) error {
-				id := queryIDFrom(cmd.Context(), svc, argv[0])
+				id, err := queryIDFrom(cmd.Context(), svc, argv[0])
+				if err != nil {
+					return err
+				}
 				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: id, Text: text}); err != nil {
 					return err
 				}
@@ -190,17 +193,22 @@ type queryLister interface {
 }
 
 // queryIDFrom is the id of the query id names: itself, or the query its
-// start names, as in the prompt bar (agent.QueryByIDStart). Anything else
-// is returned as it is, for the core to refuse.
-func queryIDFrom(ctx context.Context, svc queryLister, id string) string {
+// start names, as in the prompt bar (agent.QueryByIDStart). The start of
+// several ids is refused here, saying so (the core, given it as an id,
+// said "no query"); anything else is returned as it is, for the core to
+// refuse.
+func queryIDFrom(ctx context.Context, svc queryLister, id string) (string, error) {
 	qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: 1000})
 	if err != nil {
-		return id
+		return id, nil
 	}
 	if q, ok := agent.QueryByIDStart(qs, id); ok {
-		return q.ID
+		return q.ID, nil
 	}
-	return id
+	if n := agent.QueriesStartingWith(qs, id); n > 1 {
+		return "", fmt.Errorf("%s starts the ids of %d questions: give more of it (`aoi inbox --waiting` lists those waiting for you)", id, n)
+	}
+	return id, nil
 }
 
 // offlineNote says, when the peer who asked queryID is offline, that the
@@ -236,7 +244,10 @@ func (a *app) declineCmd() *cobra.Command {
 				return usagef(cmd, "--reason is required: say why, the asker sees it")
 			}
 			return call(a, func(svc agent.InboxService) error {
-				id := queryIDFrom(cmd.Context(), svc, argv[0])
+				id, err := queryIDFrom(cmd.Context(), svc, argv[0])
+				if err != nil {
+					return err
+				}
 				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: id, Reason: reason}); err != nil {
 					return err
 				}
@@ -294,7 +305,10 @@ func (a *app) releaseCmd() *cobra.Command {
 					}
 				}
 				if id != "" {
-					id = queryIDFrom(cmd.Context(), svc, id)
+					var err error
+					if id, err = queryIDFrom(cmd.Context(), svc, id); err != nil {
+						return err
+					}
 				}
 				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: id}); err != nil {
 					return err
