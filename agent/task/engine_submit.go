@@ -109,9 +109,12 @@ const maxWaitingPerPeer = 20
 // maxWaitingPerPeer waiting for the owner (required) or, auto-approved,
 // for a slot to run in.
 func waitingRoom(tx *store.Tx, from string, required bool) error {
-	count, what := tx.QueuedTasksFrom, "approved tasks already wait for a slot to run in; wait until they have run or cancel some (aoi.task.cancel)"
+	// The requester's owner reads this, in `aoi task` or the prompt bar:
+	// the command that cancels, not the protocol's method name.
+	const cancel = "cancel some (`aoi task cancel AGENT TASK_ID`)"
+	count, what := tx.QueuedTasksFrom, "approved tasks already wait for a slot to run in; wait until they have run or "+cancel
 	if required {
-		count, what = tx.PendingApprovalsFrom, "requests already wait for the owner's approval; wait until they are decided or cancel some (aoi.task.cancel)"
+		count, what = tx.PendingApprovalsFrom, "requests already wait for the owner's approval; wait until they are decided or "+cancel
 	}
 	n, err := count(from)
 	if err != nil {

@@ -584,7 +584,8 @@ func TestEnginePendingPerPeerIsBounded(t *testing.T) {
 		}
 	}
 	_, err := h.e.Submit(ctx, Request{RequestID: "one-more", From: "mallory", TaskType: "touch"})
-	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "already wait for the owner's approval") {
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "already wait for the owner's approval") ||
+		!strings.Contains(err.Error(), "`aoi task cancel AGENT TASK_ID`") {
 		t.Fatalf("request past the bound: %v", err)
 	}
 	if _, err := h.e.Submit(ctx, Request{RequestID: "r", From: "pm-tanaka", TaskType: "touch"}); err != nil {
@@ -608,7 +609,8 @@ func TestEngineQueuedPerPeerIsBounded(t *testing.T) {
 		}
 	}
 	_, err := h.e.Submit(ctx, Request{RequestID: "one-more", From: "mallory", TaskType: "touch"})
-	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "wait for a slot to run in") {
+	if !errors.Is(err, errs.ErrConflict) || !strings.Contains(err.Error(), "wait for a slot to run in") ||
+		!strings.Contains(err.Error(), "`aoi task cancel AGENT TASK_ID`") {
 		t.Fatalf("request past the bound: %v", err)
 	}
 	if _, err := h.e.Submit(ctx, Request{RequestID: "r", From: "pm-tanaka", TaskType: "touch"}); err != nil {
