@@ -31,13 +31,21 @@ func (a *app) initCmd() *cobra.Command {
 			if err != nil {
 				return initFlagError(cmd, err)
 			}
+			running := false
+			if c, err := ctlclient.Dial(res.DataDir); err == nil {
+				c.Close()
+				running = true
+			}
+			if cmd.Flags().Changed("listen") && res.CreatedConfig && !running && portInUse(res.ListenAddr) {
+				fmt.Fprintf(a.stderr, "warning: %s is in use now (another aoi on this machine, or another program): `aoi serve` cannot listen there until it is free; "+
+					"`aoi init --force --listen HOST:PORT` picks another port (the identity stays)\n", res.ListenAddr)
+			}
 			return a.emit(res, func(w io.Writer) {
 				printInit(w, opts.AgentID, res)
 				if moved && res.CreatedConfig {
 					fmt.Fprintf(w, "(%s was in use, another aoi on this machine?: this agent listens on %s)\n", config.DefaultListenAddr, res.ListenAddr)
 				}
-				if c, err := ctlclient.Dial(res.DataDir); err == nil && res.CreatedConfig {
-					c.Close()
+				if running && res.CreatedConfig {
 					fmt.Fprintln(w, "An aoi is running for this data dir: `aoi reload` applies the new config (a new listen address needs a restart).")
 				}
 			})
@@ -47,7 +55,7 @@ func (a *app) initCmd() *cobra.Command {
 	f.StringVar(&opts.AgentID, "id", "", "agent id, e.g. eng-suzuki (default: your user name)")
 	f.StringVar(&opts.Role, "role", "", "role peers' ACL rules match on (engineer, pm, …; default: from the id's first word, pm-… is pm, else engineer)")
 	f.StringVar(&opts.Owner, "owner", "", "the person this agent works for (default: your user name)")
-	f.StringVar(&opts.ListenAddr, "listen", "", "peer server address HOST:PORT (default 127.0.0.1:8443)")
+	f.StringVar(&opts.ListenAddr, "listen", "", "peer server address HOST:PORT (default: the first free port from 127.0.0.1:8443)")
 	f.BoolVar(&opts.Force, "force", false, "overwrite an existing config (the identity is always kept)")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -54,10 +55,8 @@ func (a *app) serveCmd() *cobra.Command {
 			}
 			defer core.Close()
 			startReload(core)
-			fmt.Fprintf(a.stderr, "aoi serving for %s (control socket %s, log %s); Ctrl-C stops it, SIGHUP reloads the config\n",
-				dir, agent.SocketPath(dir), filepath.Join(dir, "aoi.log"))
-			if err := a.serveAndSayWhere(ctx, core); err != nil && !errors.Is(err, context.Canceled) {
-				return err
+			if err := a.serveAndSayWhere(ctx, core, dir); err != nil && !errors.Is(err, context.Canceled) {
+				return portTakenFix(err, a.corePath(dir), sf.listen)
 			}
 			// Closed by the deferred Close: the audit log is sealed there.
 			fmt.Fprintln(a.stderr, "aoi serve: stopping; the audit log is sealed and the database closed on the way out")
@@ -70,13 +69,17 @@ func (a *app) serveCmd() *cobra.Command {
 }
 
 // serveAndSayWhere runs the core and, once its peer server listens, says
-// on stderr where colleagues reach this agent, so the owner can tell them.
-func (a *app) serveAndSayWhere(ctx context.Context, core *agent.Core) error {
+// on stderr where its files are and where colleagues reach this agent, so
+// the owner can tell them. Nothing is said before: "aoi serving for …"
+// above a port already in use read as serving.
+func (a *app) serveAndSayWhere(ctx context.Context, core *agent.Core, dir string) error {
 	serving, stop := context.WithCancel(ctx)
 	said := make(chan struct{})
 	go func() {
 		defer close(said)
 		if st, ok := waitListening(serving, core); ok {
+			fmt.Fprintf(a.stderr, "aoi serving for %s (control socket %s, log %s); Ctrl-C stops it, SIGHUP reloads the config\n",
+				dir, agent.SocketPath(dir), filepath.Join(dir, "aoi.log"))
 			fmt.Fprintln(a.stderr, servingLine(st))
 		}
 	}()
@@ -84,6 +87,20 @@ func (a *app) serveAndSayWhere(ctx context.Context, core *agent.Core) error {
 	stop()
 	<-said // nothing is written after serve returns
 	return err
+}
+
+// portTakenFix adds to a listen error for a port already in use where the
+// address is set, and how to take another for one run: the error said
+// "change network.listen_addr" without the file, and the README's
+// walk-through collides with an aoi the owner already runs on 8443.
+func portTakenFix(err error, configPath, listenFlag string) error {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return err
+	}
+	if listenFlag != "" {
+		return fmt.Errorf("%w — here the address came from --listen %s: give another port there", err, listenFlag)
+	}
+	return fmt.Errorf("%w — in %s, or run `aoi serve --listen 127.0.0.1:PORT` to take another port this once", err, configPath)
 }
 
 // waitListening waits until the core's peer server has its address and
@@ -221,6 +238,18 @@ func freeListenAddr(addr string, tries int) (free string, moved bool) {
 		}
 	}
 	return addr, false
+}
+
+// portInUse reports whether something listens on addr now: an aoi init
+// given a taken --listen wrote a config its serve then failed on, with
+// nothing said until then (the fifth walk's ports were another agent's).
+func portInUse(addr string) bool {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errors.Is(err, syscall.EADDRINUSE)
+	}
+	ln.Close()
+	return false
 }
 
 // applyServeFlags passes `aoi serve`'s overrides to the core.

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 )
@@ -69,5 +72,40 @@ func TestAnswerWithTheStartOfSeveralIDsSaysSo(t *testing.T) {
 	}
 	if got := cli(t, bin, eng, "answer", a[:n+1], "tomorrow"); !strings.Contains(got, "answered "+a) {
 		t.Errorf("aoi answer %s (names one):\n%s", a[:n+1], got)
+	}
+}
+
+// TestInitAndServeOnAPortInUse: `aoi init --listen` on a port something
+// already listens on warns (the README's walk-through ports may be an
+// aoi the owner runs all day), and `aoi serve` there fails naming the
+// config file that sets the address and the flag that takes another for
+// one run, without first saying it serves.
+func TestInitAndServeOnAPortInUse(t *testing.T) {
+	bin := buildAOI(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	dir := shortDir(t)
+	out := cli(t, bin, dir, "init", "--id", "eng-suzuki", "--listen", addr)
+	if !strings.Contains(out, "warning: "+addr+" is in use now") || !strings.Contains(out, "`aoi init --force --listen HOST:PORT` picks another port") {
+		t.Errorf("aoi init --listen %s (taken) does not warn:\n%s", addr, out)
+	}
+	free := shortDir(t)
+	if out := cli(t, bin, free, "init", "--id", "pm-tanaka", "--listen", "127.0.0.1:0"); strings.Contains(out, "warning") {
+		t.Errorf("aoi init on a free port warns:\n%s", out)
+	}
+	p := startServeProc(t, bin, dir)
+	if !p.exited(20 * time.Second) {
+		t.Fatalf("aoi serve on a taken port still runs:\n%s", p.out.String())
+	}
+	got := p.out.String()
+	if !strings.Contains(got, "address already in use") || !strings.Contains(got, "in "+filepath.Join(dir, "config.json")+", or run `aoi serve --listen 127.0.0.1:PORT`") {
+		t.Errorf("aoi serve on a taken port:\n%s", got)
+	}
+	if strings.Contains(got, "aoi serving for") {
+		t.Errorf("aoi serve said it serves before failing to listen:\n%s", got)
 	}
 }
