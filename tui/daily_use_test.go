@@ -177,10 +177,10 @@ func TestTaskRequestNoticeSaysItWaits(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 80, 24, true)
 	m.handleTaskRequested(taskRequestedMsg{req: agent.TaskRequest{To: "eng-suzuki", TaskType: "run_tests"},
 		ticket: agent.TaskTicket{RequestID: "task-req-1", TaskID: "tbcc2f17a06b4", Status: "pending"}})
-	if want := "run_tests on eng-suzuki waits for its owner's approval; the result shows here"; m.notice.text != want {
+	if want := "run_tests on eng-suzuki waits for its owner's approval; the result will show in Messages"; m.notice.text != want {
 		t.Errorf("notice = %q; want %q", m.notice.text, want)
 	}
-	if frame := screen(m); !strings.Contains(frame, "the result shows here") {
+	if frame := screen(m); !strings.Contains(frame, "the result will show in Messages") {
 		t.Errorf("the notice is cut at 80 columns:\n%s", frame)
 	}
 }

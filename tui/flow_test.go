@@ -179,7 +179,7 @@ func TestFlowPromptAskRoundTrip(t *testing.T) {
 	tm.Type("pm-tanaka how is auth going?")
 	sendKeys(tm, "enter")
 	waitCalls(t, svc, "ask pm-tanaka how is auth going?")
-	waitScreen(t, tm, "the answer will show here")
+	waitScreen(t, tm, "the answer will show in Messages")
 	svc.deliver("pm-tanaka", "ask-1", "auth is done, PR #42 in review")
 	waitScreen(t, tm, "auth is done, PR #42 in review")
 }

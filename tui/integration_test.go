@@ -193,7 +193,7 @@ func TestIntegrationPromptBarRoundTrip(t *testing.T) {
 	sendKeys(tm, "@")
 	tm.Type("eng-suzuki how is auth going?")
 	sendKeys(tm, "enter")
-	waitScreen(t, tm, "the answer will show here")
+	waitScreen(t, tm, "the answer will show in Messages")
 
 	var qs []agent.Query
 	until(t, "the query reaching eng", func() bool {

@@ -583,9 +583,9 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 	}
 	m.asks[msg.res.QueryID] = truncate(Sanitize(msg.req.Query), 40)
 	if r.Metadata["state"] == agent.AskQueued {
-		m.info(to + " is offline: the question is queued and goes out when it is back; the answer will show here")
+		m.info(to + " is offline: the question is queued and goes out when it is back; the answer will show in Messages")
 	} else {
-		m.info("asked " + to + "; the answer will show here when it arrives")
+		m.info("asked " + to + "; the answer will show in Messages when it arrives")
 	}
 	return m.markDirty(dMessages | dStatus) // the status lists it as waiting
 }
@@ -606,11 +606,11 @@ func (m *Model) handleTaskRequested(msg taskRequestedMsg) {
 func taskRequestedText(to, taskType, status string) string {
 	switch status {
 	case agent.AskQueued:
-		return to + " is offline: " + taskType + " is queued and goes out when it is back; the result shows here"
+		return to + " is offline: " + taskType + " is queued and goes out when it is back; the result will show in Messages"
 	case agent.TaskPending:
-		return taskType + " on " + to + " waits for its owner's approval; the result shows here"
+		return taskType + " on " + to + " waits for its owner's approval; the result will show in Messages"
 	case agent.TaskApproved, agent.TaskInProgress:
-		return taskType + " on " + to + " is running; the result shows here"
+		return taskType + " on " + to + " is running; the result will show in Messages"
 	}
-	return taskType + " on " + to + ": " + status + "; the result shows here"
+	return taskType + " on " + to + ": " + status + "; the result will show in Messages"
 }

@@ -246,7 +246,7 @@ func TestAskAnswerArrivesLater(t *testing.T) {
 	press(t, m, "@")
 	typeText(t, m, "pm-tanaka how is auth going?")
 	press(t, m, "enter")
-	if !strings.Contains(screen(m), "the answer will show here") {
+	if !strings.Contains(screen(m), "the answer will show in Messages") {
 		t.Fatalf("no pending note:\n%s", screen(m))
 	}
 	svc.deliver("qa-ito", "unrelated", "something else")
