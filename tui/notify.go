@@ -228,8 +228,18 @@ func (m *Model) attentionKeys(ev agent.Event) string {
 		}
 		return " — " + k.Approve.Help().Key + " approve · " + k.Reject.Help().Key + " reject" + more
 	case ev.ID != "" && ev.ID == m.trustAsked:
+		// t and x work in Peers only: from another pane the notice says
+		// how to get there, as the approval's does (the walk pressed t in
+		// Approvals, and nothing happened).
 		k := m.env.keys.Peers
-		return " — " + k.Trust.Help().Key + " trust, " + k.Refuse.Help().Key + " refuse in the Peers pane"
+		keys := " — " + k.Trust.Help().Key + " trust, " + k.Refuse.Help().Key + " refuse"
+		switch {
+		case m.focus == focusPeers:
+			return keys
+		case m.focus < numPanes:
+			return keys + " in the Peers pane (" + tabsTo(m.focus, focusPeers) + ")"
+		}
+		return keys + " in the Peers pane"
 	}
 	return ""
 }

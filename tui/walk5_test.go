@@ -98,3 +98,27 @@ func TestAnswerIDThatNamesNoOneQuestionKeepsTheLine(t *testing.T) {
 		t.Errorf("an id naming one question: calls %v", calls)
 	}
 }
+
+// TestTrustNoticeSaysHowToReachPeers: the notice of a trust request says
+// how to reach the Peers pane from the pane in focus, where t and x work
+// (the walk pressed t in Approvals and nothing happened); in Peers it
+// names the keys alone.
+func TestTrustNoticeSaysHowToReachPeers(t *testing.T) {
+	fp := "SHA256:3f:a9:1c:77:0e:52:b4:d1:9a:20:6e:8f:c3:11"
+	for _, c := range []struct {
+		in   focus
+		want string
+	}{
+		{focusApprovals, "asks to be trusted — t trust, x refuse in the Peers pane (tab tab tab)"},
+		{focusQueries, "asks to be trusted — t trust, x refuse in the Peers pane (shift+tab)"},
+		{focusPeers, "asks to be trusted — t trust, x refuse"},
+	} {
+		m := newLoaded(t, fixtureService(), 120, 36, true)
+		m.setFocus(c.in)
+		m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventTrustRequested, ID: fp, Summary: "unpinned peer stranger wants to talk"}})
+		m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: fp, Summary: "a new peer asks to be trusted"}})
+		if !strings.HasSuffix(m.notice.text, c.want) {
+			t.Errorf("focus %d: the trust notice reads %q; want it to end %q", c.in, m.notice.text, c.want)
+		}
+	}
+}
