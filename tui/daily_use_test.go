@@ -48,8 +48,8 @@ func TestAnswerDialogClearsTheDraft(t *testing.T) {
 
 // TestQueryNoticesSayWhoseQuestion: answering, declining and releasing a
 // query says whose question it was and what it asked, sanitised and cut
-// to fit, not its id; only an id the interface does not know is shown as
-// it is.
+// to fit, not its id. (An id no question has stays in the bar, with why:
+// TestAnswerIDThatNamesNoOneQuestionKeepsTheLine.)
 func TestQueryNoticesSayWhoseQuestion(t *testing.T) {
 	keys := func(keys ...string) func(*testing.T, *Model) {
 		return func(t *testing.T, m *Model) { press(t, m, keys...) }
@@ -72,7 +72,6 @@ func TestQueryNoticesSayWhoseQuestion(t *testing.T) {
 		// q-4's draft is a guess: r asks first, enter sends it.
 		{"release hostile", keys("tab", "down", "r", "enter"), "sent the draft to pm-tanaka's question “status?APPROVED by owner eulav”"},
 		{"prompt", command("decline q-6 later"), "declined eng-佐藤's question “認証のリファクタリングはいつ終わります…”"},
-		{"unknown id", command("release q-99"), "sending the draft to query q-99 failed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,7 +176,7 @@ func TestTaskRequestNoticeSaysItWaits(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 80, 24, true)
 	m.handleTaskRequested(taskRequestedMsg{req: agent.TaskRequest{To: "eng-suzuki", TaskType: "run_tests"},
 		ticket: agent.TaskTicket{RequestID: "task-req-1", TaskID: "tbcc2f17a06b4", Status: "pending"}})
-	if want := "run_tests on eng-suzuki waits for its owner's approval; the result will show in Messages"; m.notice.text != want {
+	if want := "run_tests on eng-suzuki waits for approval; the result will show in Messages"; m.notice.text != want {
 		t.Errorf("notice = %q; want %q", m.notice.text, want)
 	}
 	if frame := screen(m); !strings.Contains(frame, "the result will show in Messages") {
