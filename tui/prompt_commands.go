@@ -608,7 +608,7 @@ func taskRequestedText(to, taskType, status string) string {
 	case agent.AskQueued:
 		return to + " is offline: " + taskType + " is queued and goes out when it is back; the result will show in Messages"
 	case agent.TaskPending:
-		return taskType + " on " + to + " waits for its owner's approval; the result will show in Messages"
+		return taskType + " on " + to + " waits for approval; the result will show in Messages"
 	case agent.TaskApproved, agent.TaskInProgress:
 		return taskType + " on " + to + " is running; the result will show in Messages"
 	}
