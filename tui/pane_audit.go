@@ -369,16 +369,14 @@ func (c auditColumns) row(seq, at, agentID, method, result, detail string) strin
 	return columns(c.w, []int{5, c.agentW, c.methodW, c.resultW}, at, agentID, method, result, detail)
 }
 
-// compactJSON renders a JSON payload on one sanitised line.
+// compactJSON renders a JSON payload on one sanitised line, its keys in
+// the DETAIL column's order (auditdetail.JSON): the preview under the list
+// cuts it at two lines, and the question of an escalated row came last.
 func compactJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return Sanitize(truncateBytes(string(raw), 2048))
-	}
-	return Sanitize(truncateBytes(b.String(), 2048))
+	return Sanitize(truncateBytes(auditdetail.JSON(raw), 2048))
 }
 
 // detailSummary is a row's detail as the column reads it

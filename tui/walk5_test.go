@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -119,6 +120,26 @@ func TestTrustNoticeSaysHowToReachPeers(t *testing.T) {
 		m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: fp, Summary: "a new peer asks to be trusted"}})
 		if !strings.HasSuffix(m.notice.text, c.want) {
 			t.Errorf("focus %d: the trust notice reads %q; want it to end %q", c.in, m.notice.text, c.want)
+		}
+	}
+}
+
+// TestAuditPreviewShowsTheQuestion: the JSON under the Audit list puts
+// what the row is about first, as DETAIL does, so an escalated question's
+// row shows the question within the preview's two lines at 60 columns
+// and in the wide layout's half; alphabetical, it came after confidence,
+// priority and a 26-character query id, and was cut (the fifth walk).
+func TestAuditPreviewShowsTheQuestion(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {140, 45}} {
+		svc := fixtureService()
+		svc.audit = append(svc.audit, agent.AuditEntry{Seq: 41, Time: fixedNow, Agent: "pm-tanaka", Method: "aoi.query", Result: "ok",
+			Detail: json.RawMessage(`{"confidence":0.2,"decision":"ESCALATE","priority":"normal","query_id":"q-01a2372f8cdff77a36d9c25d","question":"質問その30: what is the status of item 30?","scope":[]}`)})
+		m := newLoaded(t, svc, sz[0], sz[1], true)
+		m.setFocus(focusAudit)
+		frame := screen(m)
+		checkFrame(t, frame, sz[0], sz[1])
+		if !strings.Contains(frame, `{"decision":"ESCALATE", "question":"質問その30:`) || !strings.Contains(frame, "item 30?") {
+			t.Errorf("%dx%d: the preview does not show the question:\n%s", sz[0], sz[1], frame)
 		}
 	}
 }

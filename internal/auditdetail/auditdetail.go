@@ -20,17 +20,7 @@ func Summary(raw json.RawMessage) string {
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return compact(raw)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		pi, pj := rank(keys[i]), rank(keys[j])
-		if pi != pj {
-			return pi < pj
-		}
-		return keys[i] < keys[j]
-	})
+	keys := leadFirst(m)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if blank(m[k]) {
@@ -43,6 +33,48 @@ func Summary(raw json.RawMessage) string {
 		parts = append(parts, k+"="+v)
 	}
 	return strings.Join(parts, " ")
+}
+
+// JSON is raw as JSON on one line with its keys in Summary's order:
+// whole, blank values too, but what the row is about first, so a line that
+// cuts it short still shows the question (the alphabetical order put it
+// after confidence, priority and query_id, past the Audit pane's preview).
+// A space follows each member's comma, where a wrapped line may break: a
+// long id after the question took the line the question's end was on.
+func JSON(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return compact(raw)
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range leadFirst(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name, _ := json.Marshal(k)
+		b.Write(name)
+		b.WriteByte(':')
+		b.WriteString(compact(m[k]))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// leadFirst is m's keys, lead's first in its order, then the rest by name.
+func leadFirst(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		pi, pj := rank(keys[i]), rank(keys[j])
+		if pi != pj {
+			return pi < pj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 // lead are the detail keys that say most about a row, in order.

@@ -2,6 +2,7 @@ package auditdetail
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -33,5 +34,27 @@ func TestSummaryLeavesOutBlankValues(t *testing.T) {
 		if got := Summary(json.RawMessage(raw)); got != want {
 			t.Errorf("Summary(%s) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestJSONPutsWhatTheRowIsAboutFirst: JSON keeps every member (blank ones
+// too) and reads back as the same object, with the keys in Summary's
+// order: an escalated row's question before its confidence and id.
+func TestJSONPutsWhatTheRowIsAboutFirst(t *testing.T) {
+	raw := json.RawMessage(`{"confidence":0.2,"decision":"ESCALATE","error":"","priority":"normal","query_id":"q-01a2","question":"when does billing ship?","scope":[]}`)
+	got := JSON(raw)
+	want := `{"decision":"ESCALATE", "question":"when does billing ship?", "confidence":0.2, "priority":"normal", "error":"", "scope":[], "query_id":"q-01a2"}`
+	if got != want {
+		t.Errorf("JSON = %s\nwant   %s", got, want)
+	}
+	var a, b map[string]any
+	if err := json.Unmarshal(raw, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(got), &b); err != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("JSON does not read back as the detail (%v): %v", err, b)
+	}
+	if got := JSON(json.RawMessage(`"plain"`)); got != `"plain"` {
+		t.Errorf("a detail that is no object = %s", got)
 	}
 }
