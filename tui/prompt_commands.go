@@ -311,11 +311,16 @@ func restAfter(line string, n int) string {
 // with a peer it knows and a task type that peer offers.
 var errTaskUsage = errors.New("write :task AGENT TYPE key=value…, e.g. :task eng-suzuki run_tests suite=./auth/...")
 
+// noTaskOffered is taskUsage with no peer known to offer a task type.
+const noTaskOffered = "write :task AGENT TYPE key=value… — no peer has offered you a task type yet " +
+	"(as each last announced; :discover asks again, :task AGENT lists what one offers)"
+
 // taskUsage says how to write a task request, with an example of a peer
 // that offers this agent a task type (an online one first), its first
-// type and that type's required parameters, or errTaskUsage's generic
-// example when no peer is known to offer one (the walk read "e.g. :task
-// eng-suzuki …" inside eng-suzuki's own interface).
+// type and that type's required parameters (the walk read "e.g. :task
+// eng-suzuki …" inside eng-suzuki's own interface). When no peer is known
+// to offer one it says so rather than give errTaskUsage's example, which
+// names eng-suzuki too (the fifth walk's eng-suzuki read it again).
 func taskUsage(peers []agent.Peer) string {
 	best := -1
 	for i, p := range peers {
@@ -327,7 +332,7 @@ func taskUsage(peers []agent.Peer) string {
 		}
 	}
 	if best < 0 {
-		return errTaskUsage.Error()
+		return noTaskOffered
 	}
 	p := peers[best]
 	example := ":task " + Sanitize(p.AgentID) + " " + Sanitize(p.TaskTypes[0])

@@ -154,7 +154,8 @@ func TestFlowMistypedPeerIsSuggested(t *testing.T) {
 // TestFlowTaskUsageNamesARealPeer: `:task` alone gives an example with a
 // peer this agent knows and a task type it offers, with its required
 // parameters, not "eng-suzuki run_tests" inside eng-suzuki's own
-// interface; with no peer offering one, the generic example.
+// interface; with no peer offering one, that none does (the generic
+// example named eng-suzuki in eng-suzuki's own interface again).
 func TestFlowTaskUsageNamesARealPeer(t *testing.T) {
 	svc := fixtureService()
 	svc.peers[0].TaskTypes = []string{"run_tests", "lint"} // pm-tanaka: suite required, auth|billing
@@ -167,7 +168,16 @@ func TestFlowTaskUsageNamesARealPeer(t *testing.T) {
 		t.Errorf("the example names the agent itself:\n%s", frame)
 	}
 
-	if got := taskUsage(nil); got != errTaskUsage.Error() {
-		t.Errorf("no peers known: %q", got)
+	svc = fixtureService()
+	for i := range svc.peers {
+		svc.peers[i].TaskTypes = nil
+	}
+	tm, _ = startFlow(t, svc, Options{})
+	sendKeys(tm, ":")
+	tm.Type("task")
+	sendKeys(tm, "enter")
+	waitScreen(t, tm, "no peer has offered you a task type yet")
+	if frame := flowFrame(tm); strings.Contains(frame, "eng-suzuki run_tests") {
+		t.Errorf("with no peer offering a task, the example names the agent itself:\n%s", frame)
 	}
 }
