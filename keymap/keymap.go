@@ -121,12 +121,15 @@ func Default() KeyMap {
 		Peers:      Peers{Trust: bind("trust", "t"), Refuse: bind("refuse", "x")},
 		Dialog: Dialog{Submit: bind("send", "ctrl+s"), Cancel: bind("cancel", "esc"), Clear: bind("clear", "ctrl+x"),
 			UseGuess: bind("use the guess", "ctrl+g")},
+		// The help lists these under the dialogs' keys: each says it acts
+		// on the prompt bar's line, or "enter run" read as a dialog's send
+		// and "esc close" beside "esc cancel" as a second meaning.
 		Prompt: Prompt{
-			HistoryPrev: bind("older", "up"),
-			HistoryNext: bind("newer", "down"),
-			Complete:    bind("complete", "tab"),
-			Submit:      bind("run", "enter"),
-			Cancel:      bind("close", "esc"),
+			HistoryPrev: bind("older line", "up"),
+			HistoryNext: bind("newer line", "down"),
+			Complete:    bind("complete a word", "tab"),
+			Submit:      bind("run the line", "enter"),
+			Cancel:      bind("close the bar", "esc"),
 		},
 	}
 }

@@ -143,3 +143,19 @@ func TestAuditPreviewShowsTheQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpTellsPromptKeysFromDialogKeys: the help's last group holds the
+// dialogs' keys and the prompt bar's; each of the bar's says it acts on
+// its line, so "enter run" is not read as a dialog's send, nor "esc close"
+// as a second meaning of the dialogs' "esc cancel" (the fifth walk).
+func TestHelpTellsPromptKeysFromDialogKeys(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 140, 45, true)
+	press(t, m, "?")
+	frame := screen(m)
+	for _, want := range []string{"ctrl+s send", "esc    cancel", "up     older line", "down   newer line",
+		"tab    complete a word", "enter  run the line", "esc    close the bar"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the help lacks %q:\n%s", want, frame)
+		}
+	}
+}
