@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"net"
 	"strings"
 
@@ -118,6 +119,10 @@ func (s *scroller) update(k tea.KeyPressMsg) action {
 		s.offset = max(0, s.offset-10)
 	case matches(k, keys.List.Home):
 		s.offset = 0
+	case matches(k, keys.List.End):
+		// view clamps it to the last page: the help lists end for the
+		// last row, and a long dialog's "↓ more" took pgdown after pgdown.
+		s.offset = math.MaxInt / 2
 	}
 	return nil
 }

@@ -159,3 +159,23 @@ func TestHelpTellsPromptKeysFromDialogKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestEndShowsADialogsLastPage: end (as in the lists) takes a long dialog
+// to its last page and home back, the help at 60×20 here; it did nothing,
+// the walk paging down through "↓ more" instead.
+func TestEndShowsADialogsLastPage(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 60, 20, true)
+	press(t, m, "?")
+	if frame := screen(m); !strings.Contains(frame, "↓ more") {
+		t.Fatalf("the help fits at 60×20; the test needs one that does not:\n%s", frame)
+	}
+	press(t, m, "end")
+	frame := screen(m)
+	if strings.Contains(frame, "↓ more") || !strings.Contains(frame, ":quit") {
+		t.Errorf("end did not show the help's last page:\n%s", frame)
+	}
+	press(t, m, "home")
+	if frame := screen(m); !strings.Contains(frame, "everywhere") {
+		t.Errorf("home did not go back to the top:\n%s", frame)
+	}
+}
