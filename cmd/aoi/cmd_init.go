@@ -13,6 +13,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 )
 
@@ -29,7 +30,7 @@ func (a *app) initCmd() *cobra.Command {
 			moved := a.initDefaults(cmd, &opts)
 			res, err := agent.Init(opts)
 			if err != nil {
-				return initFlagError(cmd, err)
+				return initFlagError(cmd, err, opts.AgentID)
 			}
 			running := false
 			if c, err := ctlclient.Dial(res.DataDir); err == nil {
@@ -119,7 +120,7 @@ var initFlags = map[string]string{"/agent/id": "--id", "/agent/role": "--role", 
 // initFlagError words a config the flags would make invalid as a usage
 // error naming the flag ("--id: "X_3" is not valid — …"); other errors
 // pass through.
-func initFlagError(cmd *cobra.Command, err error) error {
+func initFlagError(cmd *cobra.Command, err error, id string) error {
 	var errs config.Errors
 	if !errors.As(err, &errs) {
 		return err
@@ -131,6 +132,10 @@ func initFlagError(cmd *cobra.Command, err error) error {
 			e.Path = flag
 		}
 		lines[i] = e.Error()
+		if lower := strings.ToLower(id); e.Path == "--id" && lower != id && wire.ValidAgentID(lower) {
+			// Only its capitals are wrong: say the id that would do.
+			lines[i] += "; ids are lower-case: --id " + lower
+		}
 	}
 	return usagef(cmd, "%s", strings.Join(lines, "\n"))
 }

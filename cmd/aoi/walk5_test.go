@@ -109,3 +109,18 @@ func TestInitAndServeOnAPortInUse(t *testing.T) {
 		t.Errorf("aoi serve said it serves before failing to listen:\n%s", got)
 	}
 }
+
+// TestInitIDWithCapitalsSaysTheLowerCaseOne: `aoi init --id Eng_Sato` is
+// refused naming the id that would do, `--id eng_sato`; an id that is
+// wrong for more than its capitals (田中) gets the rule alone.
+func TestInitIDWithCapitalsSaysTheLowerCaseOne(t *testing.T) {
+	bin := buildAOI(t)
+	out := cliFails(t, bin, shortDir(t), 2, "init", "--id", "Eng_Sato", "--listen", "127.0.0.1:0")
+	if !strings.Contains(out, `--id: "Eng_Sato" is not valid`) || !strings.Contains(out, "ids are lower-case: --id eng_sato") {
+		t.Errorf("aoi init --id Eng_Sato:\n%s", out)
+	}
+	out = cliFails(t, bin, shortDir(t), 2, "init", "--id", "田中", "--listen", "127.0.0.1:0")
+	if !strings.Contains(out, `--id: "田中" is not valid`) || strings.Contains(out, "ids are lower-case") {
+		t.Errorf("aoi init --id 田中:\n%s", out)
+	}
+}
