@@ -108,3 +108,62 @@ func containsStr(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestGitWalkGoesPastACommitLargerThanTheCap: a commit whose patch alone is
+// over maxLogBytes (a big merge, a vendored dependency) is indexed and the
+// history walk goes on to the commits before it, instead of ending there.
+func TestGitWalkGoesPastACommitLargerThanTheCap(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	var s strings.Builder
+	add := func(i int, msg, file, body string) {
+		fmt.Fprintf(&s, "commit refs/heads/main\nmark :%d\ncommitter T <t@example.com> %d +0000\ndata %d\n%s\n", i+1, now.Add(-time.Duration(10-i)*time.Hour).Unix(), len(msg), msg)
+		if i > 0 {
+			fmt.Fprintf(&s, "from :%d\n", i)
+		}
+		fmt.Fprintf(&s, "M 644 inline %s\ndata %d\n%s\n", file, len(body), body)
+	}
+	for i := 0; i < 4; i++ {
+		add(i, fmt.Sprintf("older change %d", i), fmt.Sprintf("old%d.go", i), "package old\n")
+	}
+	var big strings.Builder
+	for big.Len() <= maxLogBytes {
+		fmt.Fprintf(&big, "generated line %d of the vendored library\n", big.Len())
+	}
+	add(4, "Vendor the big library", "vendor/big.txt", big.String())
+	for i := 5; i < 8; i++ {
+		add(i, fmt.Sprintf("newer change %d", i), fmt.Sprintf("new%d.go", i), "package newer\n")
+	}
+	cmd := exec.Command("git", "-C", dir, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(s.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	gitIn(t, dir, "checkout", "-q", "main")
+
+	repo := Repo{Ctx: "acme/vendored", Path: dir}
+	cur := mapCursors{}
+	g := Git{Since: now.Add(-30 * 24 * time.Hour)}
+	titles := map[string]bool{}
+	for poll := 0; poll < 6; poll++ {
+		b, err := g.Poll(context.Background(), repo, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range b.Events {
+			if ev.Kind == "commit" {
+				titles[ev.Title] = true
+			}
+		}
+		cur.apply(b)
+	}
+	for _, want := range []string{"newer change 7", "Vendor the big library", "older change 0"} {
+		if !titles[want] {
+			t.Fatalf("commit %q not indexed; indexed %v", want, titles)
+		}
+	}
+	if len(titles) != 8 {
+		t.Fatalf("indexed %d commits, want all 8: %v", len(titles), titles)
+	}
+}

@@ -38,11 +38,21 @@ type commit struct {
 }
 
 // parseLog splits `git log --raw -p --unified=0 --format=logFormat` output. When
-// the output was capped, the last (partial) commit is dropped.
+// the output was capped, the last (partial) commit is dropped: the next batch
+// starts at it and reads it whole. Unless it is the only commit read: then
+// its patch alone is larger than the cap, no batch would ever read it whole,
+// and dropping it would end the history walk there (a large merge or a
+// vendored dependency would hide every older commit). It is kept with what
+// the cap let through: its message, the files its raw lines name, the patch
+// up to its last whole line.
 func parseLog(out string, capped bool) []commit {
 	recs := strings.Split(out, "\x1e")
 	if capped && len(recs) > 0 {
+		partial := recs[len(recs)-1]
 		recs = recs[:len(recs)-1]
+		if strings.TrimSpace(strings.Join(recs, "")) == "" {
+			recs = append(recs, upToLastLine(partial))
+		}
 	}
 	var cs []commit
 	for _, rec := range recs {
@@ -56,6 +66,15 @@ func parseLog(out string, capped bool) []commit {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// upToLastLine cuts s after its last newline: a capped output's last line
+// may stop mid-path.
+func upToLastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return s
 }
 
 // fileAcc accumulates one file of a patch.

@@ -240,3 +240,24 @@ func TestContextInsideALargerRepositoryIsRefused(t *testing.T) {
 		t.Fatalf("the repository's top: %v", err)
 	}
 }
+
+// TestParseLogKeepsACommitLargerThanTheCap: when the capped output holds one
+// commit only, that commit is larger than the cap by itself; it is kept with
+// its message and the files its raw lines name, the cut last line dropped.
+func TestParseLogKeepsACommitLargerThanTheCap(t *testing.T) {
+	out := "\x1e" + strings.Repeat("c", 40) + "\x1fSuzuki\x1f2025-03-10T10:00:00+09:00\x1fMerge the Symfony 6 upgrade\x1f\n" +
+		":100644 100644 1111111 2222222 M\tcomposer.lock\n" +
+		":000000 100644 0000000 3333333 A\tvendor/big/lib.php\n\n" +
+		"diff --git a/composer.lock b/composer.lock\n--- a/composer.lock\n+++ b/composer.lock\n@@ -1,0 +1,2 @@\n+{\n+  \"packa"
+	cs := parseLog(out, true)
+	if len(cs) != 1 || cs[0].Message != "Merge the Symfony 6 upgrade" {
+		t.Fatalf("capped single commit parsed as %+v", cs)
+	}
+	var paths []string
+	for _, f := range cs[0].Files {
+		paths = append(paths, f.Path)
+	}
+	if !containsStr(paths, "composer.lock") || !containsStr(paths, "vendor/big/lib.php") {
+		t.Fatalf("files %v, want composer.lock and vendor/big/lib.php", paths)
+	}
+}
