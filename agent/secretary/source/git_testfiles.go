@@ -271,7 +271,7 @@ func testFailures(path string) []testFailure {
 // them in this order once the structured formats found nothing.
 var logParsers = []func(text string, add func(test, pkg string)){
 	libtestFailures, goTestFailures, jestFailures, exunitFailures, xctestFailures,
-	vstestFailures, minitestFailures, quickCheckFailures,
+	vstestFailures, minitestFailures, quickCheckFailures, phpunitFailures, gradleFailures, bustedFailures,
 }
 
 // goTestFailures reads plain `go test` output: each "--- FAIL: TestX"
@@ -536,6 +536,115 @@ func quickCheckFailures(text string, add func(test, pkg string)) {
 			name += ": " + msg
 		}
 		add(name, m[2])
+	}
+}
+
+// PHPUnit: "There was 1 failure:" (or "There were 2 errors:"), then each
+// "1) Namespace\\ClassTest::testName" with its message under it and the
+// file:line it failed at after a blank line.
+var (
+	phpunitListRE = regexp.MustCompile(`^There (?:was|were) \d+ ([\w ]+?):\s*$`)
+	phpunitTestRE = regexp.MustCompile(`^\d+\) (\S+::\S+?)(?: with data set .*)?\s*$`)
+	phpunitFileRE = regexp.MustCompile(`^(\S+\.php):\d+\s*$`)
+)
+
+// phpunitFailures finds the failing tests of PHPUnit output, each with the
+// first line of its message and its test file as its package.
+func phpunitFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	listed := false
+	for i, l := range lines {
+		if h := phpunitListRE.FindStringSubmatch(l); h != nil {
+			// Risky, skipped and incomplete tests and warnings are
+			// listed the same way; they are not failures.
+			kind := strings.TrimSuffix(h[1], "s")
+			listed = kind == "failure" || kind == "error"
+			continue
+		}
+		m := phpunitTestRE.FindStringSubmatch(l)
+		if !listed || m == nil {
+			continue
+		}
+		name, pkg := m[1], ""
+		if msg := nextLine(lines[i+1:], phpunitTestRE, phpunitFileRE); msg != "" {
+			name += ": " + msg
+		}
+		for j, r := range lines[i+1:] {
+			if j == 40 || phpunitTestRE.MatchString(r) {
+				break
+			}
+			if f := phpunitFileRE.FindStringSubmatch(r); f != nil {
+				pkg = f[1]
+				break
+			}
+		}
+		add(name, pkg)
+	}
+}
+
+// Gradle's test logging: "pkg.ClassTest > testName FAILED" (a Kotlin
+// Multiplatform target in brackets after either), the exception indented
+// under it, and a stack trace whose frames name the test's source file.
+var (
+	gradleFailRE  = regexp.MustCompile(`^\s*([\w.$]+)(?:\[\w+\])? > (.+?)(?:\[\w+\])? FAILED\s*$`)
+	gradleFrameRE = regexp.MustCompile(`^\s*at \S+\((\w+\.(?:kt|java|groovy|scala)):\d+\)`)
+)
+
+// gradleFailures finds the failing tests of Gradle output, each with its
+// exception and the test's source file as its package.
+func gradleFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		m := gradleFailRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		class := m[1]
+		name, pkg := class+"."+strings.TrimSuffix(m[2], "()"), ""
+		if msg := nextLine(lines[i+1:], gradleFailRE, gradleFrameRE); msg != "" {
+			name += ": " + msg
+		}
+		simple := class[strings.LastIndexByte(class, '.')+1:]
+		for j, r := range lines[i+1:] {
+			if j == 40 || gradleFailRE.MatchString(r) {
+				break
+			}
+			if f := gradleFrameRE.FindStringSubmatch(r); f != nil && strings.HasPrefix(f[1], simple+".") {
+				pkg = f[1]
+				break
+			}
+		}
+		add(name, pkg)
+	}
+}
+
+// busted (Lua): "Failure → spec/file_spec.lua @ 12" ("->" in its plain
+// output, "Error" for an error), the test's full name on the next line and
+// "file:line: message" after it.
+var (
+	bustedFailRE = regexp.MustCompile(`^(?:Failure|Error) (?:→|->) (\S+\.lua) @ \d+\s*$`)
+	bustedMsgRE  = regexp.MustCompile(`^\S+\.lua:\d+: (.+)$`)
+)
+
+// bustedFailures finds the failing tests of busted output, each with its
+// message and its spec file as its package.
+func bustedFailures(text string, add func(test, pkg string)) {
+	lines := strings.Split(text, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		m := bustedFailRE.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		name := strings.TrimSpace(lines[i+1])
+		if name == "" {
+			continue
+		}
+		if i+2 < len(lines) {
+			if msg := bustedMsgRE.FindStringSubmatch(strings.TrimSpace(lines[i+2])); msg != nil {
+				name += ": " + msg[1]
+			}
+		}
+		add(name, m[1])
 	}
 }
 

@@ -396,3 +396,47 @@ func TestVSTestMinitestAndQuickCheckFailures(t *testing.T) {
 		t.Errorf("QuickCheck failures = %q, want %q", got, want)
 	}
 }
+
+// TestPHPUnitGradleAndBustedFailures: PHPUnit's numbered failure list
+// (warnings and risky tests are not failures), Gradle's "Class > test
+// FAILED" lines and busted's "Failure → spec @ line" blocks name their
+// failing tests, each with its message and test file.
+func TestPHPUnitGradleAndBustedFailures(t *testing.T) {
+	write := fileWriter(t, t.TempDir())
+	phpunit := write("phpunit.log", "PHPUnit 9.6.13 by Sebastian Bergmann and contributors.\n\n.......F....W\n\n"+
+		"There was 1 warning:\n\n1) Eccube\\Tests\\Web\\InstallControllerTest::testIndex\nThe data provider is deprecated\n\n"+
+		"There were 2 failures:\n\n1) Eccube\\Tests\\Service\\TaxRuleServiceTest::testRoundingFloor\n軽減税率の端数処理が切り捨てにならない\n"+
+		"Failed asserting that 109 matches expected 108.\n\n/var/www/html/tests/Eccube/Tests/Service/TaxRuleServiceTest.php:214\n\n"+
+		"2) Eccube\\Tests\\Service\\CartServiceTest::testClear with data set #1 (2, 3)\nFailed asserting that 1 is identical to 0.\n\n"+
+		"/var/www/html/tests/Eccube/Tests/Service/CartServiceTest.php:88\n\nFAILURES!\nTests: 412, Assertions: 1688, Failures: 2.\n")
+	want := []testFailure{
+		{test: `Eccube\Tests\Service\TaxRuleServiceTest::testRoundingFloor: 軽減税率の端数処理が切り捨てにならない`, pkg: "/var/www/html/tests/Eccube/Tests/Service/TaxRuleServiceTest.php"},
+		{test: `Eccube\Tests\Service\CartServiceTest::testClear: Failed asserting that 1 is identical to 0.`, pkg: "/var/www/html/tests/Eccube/Tests/Service/CartServiceTest.php"},
+	}
+	if got := testFailures(phpunit); !slices.Equal(got, want) {
+		t.Errorf("PHPUnit failures = %q, want %q", got, want)
+	}
+	gradle := write("gradle-test.log", "> Task :coil-core:testDebugUnitTest\n\n"+
+		"coil3.disk.DiskLruCacheTest > journalAfterRestart FAILED\n    java.lang.AssertionError: expected:<3> but was:<2>\n"+
+		"        at org.junit.Assert.fail(Assert.java:89)\n        at coil3.disk.DiskLruCacheTest.journalAfterRestart(DiskLruCacheTest.kt:241)\n\n"+
+		"coil3.RealImageLoaderTest[jvm] > cancelsOnDispose()[jvm] FAILED\n    kotlinx.coroutines.TimeoutCancellationException at RealImageLoaderTest.kt:88\n\n"+
+		"412 tests completed, 2 failed\n\n> Task :coil-core:testDebugUnitTest FAILED\n")
+	want = []testFailure{
+		{test: "coil3.disk.DiskLruCacheTest.journalAfterRestart: java.lang.AssertionError: expected:<3> but was:<2>", pkg: "DiskLruCacheTest.kt"},
+		{test: "coil3.RealImageLoaderTest.cancelsOnDispose: kotlinx.coroutines.TimeoutCancellationException at RealImageLoaderTest.kt:88"},
+	}
+	if got := testFailures(gradle); !slices.Equal(got, want) {
+		t.Errorf("Gradle failures = %q, want %q", got, want)
+	}
+	busted := write("busted.log", "●●●●◼●●\n6 successes / 1 failure / 1 error / 0 pending : 1.2 seconds\n\n"+
+		"Failure → tests/core/plugin_spec.lua @ 211\nplugin spec opt should merge opts_extend lists\n"+
+		"tests/core/plugin_spec.lua:226: Expected objects to be the same.\nPassed in:\n(table) { 'a' }\n\n"+
+		"Error -> tests/manage/git_spec.lua @ 40\ngit reads the origin url\ntests/manage/git_spec.lua:44: attempt to index a nil value\n")
+	want = []testFailure{
+		{test: "plugin spec opt should merge opts_extend lists: Expected objects to be the same.", pkg: "tests/core/plugin_spec.lua"},
+		{test: "git reads the origin url: attempt to index a nil value", pkg: "tests/manage/git_spec.lua"},
+	}
+	if got := testFailures(busted); !slices.Equal(got, want) {
+		t.Errorf("busted failures = %q, want %q", got, want)
+	}
+}
