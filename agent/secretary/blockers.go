@@ -522,7 +522,15 @@ func keepBlockers(items []blocker) []blocker {
 // issue it waits on when the cut falls before it: "blocked on
 // swift-testing's missing… (swiftlang/swift-testing#1187)". The reference
 // is what a colleague follows (a held-out blocker lost it to the cut).
+//
+// A marker's place ("FIXME(path:line): ") is not counted: the cut is for
+// the words, and a FIXME deep in a source tree
+// (coil-core/src/commonMain/kotlin/coil3/memory/…) lost half of them to
+// its path while one at the top kept them all.
 func clipBlocker(s string, n int) string {
+	if place := markerPlaceRE.FindString(s); place != "" {
+		return place + clipBlocker(s[len(place):], n)
+	}
 	t := clipRunes(s, n)
 	if t == s {
 		return t
@@ -539,6 +547,9 @@ func clipBlocker(s string, n int) string {
 	}
 	return t + " (" + strings.Join(refs, ", ") + ")"
 }
+
+// markerPlaceRE is the place a marker's blocker starts with.
+var markerPlaceRE = regexp.MustCompile(`^(?:TODO|FIXME|XXX|HACK)\([^)]*\): `)
 
 // issueRefRE is a reference to another project's issue or pull request:
 // owner/repo#123, or its URL.

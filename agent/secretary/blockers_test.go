@@ -466,6 +466,22 @@ func TestClippedBlockerKeepsTheIssueItWaitsOn(t *testing.T) {
 	}
 }
 
+// TestClippedMarkerKeepsItsWordsWhateverItsPath: a FIXME's place does not
+// count against the cut, so one deep in a source tree keeps as many of its
+// words as one at the top.
+func TestClippedMarkerKeepsItsWordsWhateverItsPath(t *testing.T) {
+	text := "a request with a transformation that changes size returns the untransformed bitmap from the memory cache when the key's extras differ"
+	deep := "FIXME(coil-core/src/commonMain/kotlin/coil3/memory/RealMemoryCache.kt:86): " + text
+	shallow := "FIXME(cache.kt:86): " + text
+	if got := clipBlocker(deep, 150); got != deep || clipBlocker(shallow, 150) != shallow {
+		t.Errorf("clipped marker = %q", got)
+	}
+	long := "FIXME(a/b.kt:1): " + strings.Repeat("word ", 40)
+	if got := clipBlocker(long, 150); !strings.HasPrefix(got, "FIXME(a/b.kt:1): word") || !strings.HasSuffix(got, "…") || len([]rune(got)) > 150+len("FIXME(a/b.kt:1): ") {
+		t.Errorf("long marker clipped to %q", got)
+	}
+}
+
 // TestRepositoryNamedByItsLastWords: people name swift-argument-parser
 // "argument-parser"; a single word of the name ("parser") names nothing.
 func TestRepositoryNamedByItsLastWords(t *testing.T) {
