@@ -124,8 +124,12 @@ func parsePatch(p string) ([]FileStat, string) {
 			}
 		case strings.HasPrefix(line, "+"):
 			cur.stat.Added++
-			if excerpt.Len() < maxExcerpt {
-				excerpt.WriteString(line[1:])
+			if room := maxExcerpt - excerpt.Len(); room > 0 {
+				// One added line can be megabytes (a minified
+				// stylesheet, a source map): it is cut to the room
+				// left, or the redactor reads all of it for every
+				// such commit and the store keeps 32 KB of it.
+				excerpt.WriteString(clipBytes(line[1:], room))
 				excerpt.WriteByte('\n')
 			}
 		case strings.HasPrefix(line, "-"):

@@ -261,3 +261,17 @@ func TestParseLogKeepsACommitLargerThanTheCap(t *testing.T) {
 		t.Fatalf("files %v, want composer.lock and vendor/big/lib.php", paths)
 	}
 }
+
+// TestExcerptCutsALongAddedLine: a single added line of a megabyte (a
+// minified stylesheet) is cut to the excerpt's size, not kept whole.
+func TestExcerptCutsALongAddedLine(t *testing.T) {
+	patch := "diff --git a/style.min.css b/style.min.css\n--- a/style.min.css\n+++ b/style.min.css\n@@ -0,0 +1,2 @@\n+" +
+		strings.Repeat("a{margin:0}", 100_000) + "\n+.b{padding:0}\n"
+	files, excerpt := parsePatch(patch)
+	if len(files) != 1 || files[0].Added != 2 {
+		t.Fatalf("files = %+v", files)
+	}
+	if len(excerpt) > maxExcerpt+1 || !strings.HasPrefix(excerpt, "a{margin:0}") {
+		t.Fatalf("excerpt of %d bytes, want at most %d", len(excerpt), maxExcerpt+1)
+	}
+}
