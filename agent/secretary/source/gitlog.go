@@ -46,7 +46,7 @@ type commit struct {
 // the cap let through: its message, the files its raw lines name, the patch
 // up to its last whole line.
 func parseLog(out string, capped bool) []commit {
-	recs := strings.Split(out, "\x1e")
+	recs := logRecords(out)
 	if capped && len(recs) > 0 {
 		partial := recs[len(recs)-1]
 		recs = recs[:len(recs)-1]
@@ -66,6 +66,40 @@ func parseLog(out string, capped bool) []commit {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// logRecords splits git log output into one record per commit. A record
+// starts with the commit's full SHA and a field separator; a separator
+// byte inside a patch (a file git shows as text that holds control bytes)
+// starts none and stays in the record it belongs to. Split on the byte
+// alone, such files made commits of binary junk, stamped now, and the
+// history walk skipped as many real commits as it had counted junk ones.
+func logRecords(out string) []string {
+	parts := strings.Split(out, "\x1e")
+	recs := parts[:1]
+	for _, p := range parts[1:] {
+		if startsWithSHA(p) {
+			recs = append(recs, p)
+		} else {
+			recs[len(recs)-1] += "\x1e" + p
+		}
+	}
+	return recs
+}
+
+// startsWithSHA reports whether s begins with a full hex object name and
+// the field separator after it.
+func startsWithSHA(s string) bool {
+	sha, _, ok := strings.Cut(s, "\x1f")
+	if !ok || (len(sha) != 40 && len(sha) != 64) {
+		return false
+	}
+	for _, c := range sha {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // upToLastLine cuts s after its last newline: a capped output's last line

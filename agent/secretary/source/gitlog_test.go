@@ -275,3 +275,22 @@ func TestExcerptCutsALongAddedLine(t *testing.T) {
 		t.Fatalf("excerpt of %d bytes, want at most %d", len(excerpt), maxExcerpt+1)
 	}
 }
+
+// TestParseLogKeepsSeparatorBytesInsideAPatch: a file git shows as text
+// may hold the record and field separators; they belong to its patch and
+// make no commit of their own.
+func TestParseLogKeepsSeparatorBytesInsideAPatch(t *testing.T) {
+	rec := func(sha, msg, patch string) string {
+		return "\x1e" + sha + "\x1fSuzuki\x1f2025-03-10T10:00:00+09:00\x1f" + msg + "\x1f\n" + patch
+	}
+	junk := "diff --git a/data.bin b/data.bin\n--- a/data.bin\n+++ b/data.bin\n@@ -0,0 +1 @@\n+ab\x1ecdefghijk\x1fx\x1fy\x1fz\x1fw\n" +
+		"diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+more\n"
+	out := rec(strings.Repeat("a", 40), "add fixture data", junk) + rec(strings.Repeat("b", 40), "second", "")
+	cs := parseLog(out, false)
+	if len(cs) != 2 || cs[0].Message != "add fixture data" || cs[1].Message != "second" {
+		t.Fatalf("parsed %d commits: %+v", len(cs), cs)
+	}
+	if len(cs[0].Files) != 2 || cs[0].Files[0].Path != "data.bin" || cs[0].Files[1].Path != "notes.txt" {
+		t.Fatalf("files of the first commit = %+v", cs[0].Files)
+	}
+}
