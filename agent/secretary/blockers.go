@@ -106,7 +106,7 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		}
 	}
 	now := s.now()
-	recent, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, KindNote, KindReport, "commit"}, Since: now.Add(-noteWindow), Limit: 4 * maxBlockerScan})
+	recent, err := s.recentBlockerEvents(ctx, ctxs, now)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +210,31 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 	for i, b := range kept {
 		ac.cite(b.src...)
 		out[i] = b.text
+	}
+	return out, nil
+}
+
+// recentBlockerEvents reads the owner's recent notes, errors and reports,
+// and the recent commits of each of the answer's repositories on its own.
+// Read together, a busy repository's commits (hundreds a day: bots, a large
+// team's merges) filled the scan and pushed the other repositories'
+// blocked work and the owner's notes out of it; another repository's
+// commit is never listed (see blockers), so reading only ctxs' loses none.
+func (s *Secretary) recentBlockerEvents(ctx context.Context, ctxs []string, now time.Time) ([]store.ContextEvent, error) {
+	since := now.Add(-noteWindow)
+	if len(ctxs) == 0 {
+		return s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, KindNote, KindReport, "commit"}, Since: since, Limit: 4 * maxBlockerScan})
+	}
+	out, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindError, KindNote, KindReport}, Since: since, Limit: 4 * maxBlockerScan})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range ctxs {
+		commits, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"commit"}, Contexts: []string{c}, Since: since, Limit: 4 * maxBlockerScan})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, commits...)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -338,6 +339,53 @@ func TestBlockersOfTheAnswersRepository(t *testing.T) {
 	for _, want := range []string{"kernel history export: waiting for the vendor", "editor packaging: waiting for the signing key", "failing test (test-results/k.json): TestHistoryRing"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("blockers without a topic %q lack %q", got, want)
+		}
+	}
+}
+
+// TestBusyRepositoryLeavesRoomForTheOthersBlockers: a repository with
+// hundreds of commits a day does not push a quieter one's blocked commit,
+// nor the owner's note, out of the blocker scan.
+func TestBusyRepositoryLeavesRoomForTheOthersBlockers(t *testing.T) {
+	cfg := testConfig(t.TempDir(), "")
+	cfg.Contexts = append(cfg.Contexts, config.Context{Type: "repository", Identifier: "acme/shop", LocalPath: t.TempDir()})
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), cfg)
+	at := func(d time.Duration) time.Time { return testNow.Add(-d) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		quiet := []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "aaaa1111", Title: "Sparse checkout for plugin clones (WIP)",
+				Body: "Blocked on the vendor's sparse checkout API for Windows clients.\nfiles: git/clone.go (+10 -0)", TS: at(30 * time.Hour)},
+			{Source: "note", Kind: KindNote, Title: "sparse checkout on Windows is waiting for the vendor's release", TS: at(20 * time.Hour)},
+		}
+		for _, e := range quiet {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < 700; i++ { // the busy repository: a commit a minute
+			e := store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/shop", Key: fmt.Sprintf("b%07d", i),
+				Title: fmt.Sprintf("Bump dependency %d", i), Body: "files: package-lock.json (+1 -1)", TS: at(time.Duration(i) * time.Minute)}
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq := parseQuery("why is sparse checkout not on Windows yet?")
+	hits := []store.ContextHit{{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "aaaa1111", Title: "Sparse checkout for plugin clones (WIP)",
+		Meta: `{"files":[{"path":"git/clone.go"}]}`, TS: at(30 * time.Hour), Score: 1}}
+	contexts := []string{"acme/webapp", "acme/shop"}
+	got, err := s.blockers(context.Background(), pq, groupEvidence(hits, pq), contexts, &accessCheck{contexts: contexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Sparse checkout for plugin clones (WIP): Blocked on the vendor's sparse checkout API for Windows clients.",
+		"sparse checkout on Windows is waiting for the vendor's release"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("blockers %q lack %q", got, want)
 		}
 	}
 }
