@@ -158,12 +158,13 @@ func parsePatch(p string) ([]FileStat, string) {
 			}
 		case strings.HasPrefix(line, "+"):
 			cur.stat.Added++
-			if room := maxExcerpt - excerpt.Len(); room > 0 {
+			if excerpt.Len() < maxExcerpt {
 				// One added line can be megabytes (a minified
-				// stylesheet, a source map): it is cut to the room
-				// left, or the redactor reads all of it for every
-				// such commit and the store keeps 32 KB of it.
-				excerpt.WriteString(clipBytes(line[1:], room))
+				// stylesheet, a source map): it is cut to the
+				// excerpt's size, or the redactor reads all of it for
+				// every such commit and the store keeps 32 KB of it.
+				// A line that fits is kept whole, as before.
+				excerpt.WriteString(clipBytes(line[1:], maxExcerpt))
 				excerpt.WriteByte('\n')
 			}
 		case strings.HasPrefix(line, "-"):

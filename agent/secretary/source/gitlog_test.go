@@ -274,6 +274,17 @@ func TestExcerptCutsALongAddedLine(t *testing.T) {
 	if len(excerpt) > maxExcerpt+1 || !strings.HasPrefix(excerpt, "a{margin:0}") {
 		t.Fatalf("excerpt of %d bytes, want at most %d", len(excerpt), maxExcerpt+1)
 	}
+	// Lines that fit are kept whole, the last one too when it crosses
+	// the excerpt's size.
+	line := strings.Repeat("x", 100)
+	var p strings.Builder
+	p.WriteString("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -0,0 +1,30 @@\n")
+	for i := 0; i < 30; i++ {
+		p.WriteString("+" + line + "\n")
+	}
+	if _, excerpt := parsePatch(p.String()); !strings.HasSuffix(excerpt, line+"\n") || len(excerpt) != 21*(len(line)+1) {
+		t.Fatalf("excerpt of %d bytes, want 21 whole lines", len(excerpt))
+	}
 }
 
 // TestParseLogKeepsSeparatorBytesInsideAPatch: a file git shows as text
