@@ -14,6 +14,9 @@ const logFormat = "%x1e%H%x1f%an%x1f%aI%x1f%B%x1f"
 // Bounds on one commit event.
 const (
 	maxExcerpt = 2 << 10 // added lines kept for search
+	// maxExcerptLine bounds one added line: what the store keeps of an
+	// event's body (store.maxContextBody).
+	maxExcerptLine = 32 << 10
 	// MaxFilesListed is how many of a commit's files its event keeps.
 	MaxFilesListed  = 40
 	maxMessageBytes = 4 << 10
@@ -160,11 +163,11 @@ func parsePatch(p string) ([]FileStat, string) {
 			cur.stat.Added++
 			if excerpt.Len() < maxExcerpt {
 				// One added line can be megabytes (a minified
-				// stylesheet, a source map): it is cut to the
-				// excerpt's size, or the redactor reads all of it for
-				// every such commit and the store keeps 32 KB of it.
-				// A line that fits is kept whole, as before.
-				excerpt.WriteString(clipBytes(line[1:], maxExcerpt))
+				// stylesheet, a source map): the redactor read all of
+				// it for every such commit, and the store keeps the
+				// body's first 32 KB only. Cut there, the line leaves
+				// what is stored as it was.
+				excerpt.WriteString(clipBytes(line[1:], maxExcerptLine))
 				excerpt.WriteByte('\n')
 			}
 		case strings.HasPrefix(line, "-"):
