@@ -132,32 +132,28 @@ func (n Network) DiscoveryInterval() time.Duration { return seconds(n.DiscoveryI
 // OfflineAfter is how long a silent peer stays online.
 func (n Network) OfflineAfter() time.Duration { return seconds(n.OfflineAfterSec) }
 
-// AssistantAwayAfter is how long the assistant may go without polling its
-// messages before this agent shows away (default 5 minutes).
 // OpenQuestionsLimit is how many questions one peer may have waiting for
 // the owner at once (0: no limit).
-func (n Network) OpenQuestionsLimit() int {
-	switch {
-	case n.MaxOpenQuestionsPerPeer < 0:
-		return 0
-	case n.MaxOpenQuestionsPerPeer == 0:
-		return 100
-	}
-	return n.MaxOpenQuestionsPerPeer
-}
+func (n Network) OpenQuestionsLimit() int { return perPeerLimit(n.MaxOpenQuestionsPerPeer, 100) }
 
 // UnreadMessagesLimit is how many messages one peer may have in the
 // assistant's inbox that nobody has seen yet (0: no limit).
-func (n Network) UnreadMessagesLimit() int {
+func (n Network) UnreadMessagesLimit() int { return perPeerLimit(n.MaxUnreadMessagesPerPeer, 500) }
+
+// perPeerLimit reads a per-peer limit as the config writes it: unset (0)
+// is the default, a negative number no limit (0).
+func perPeerLimit(set, def int) int {
 	switch {
-	case n.MaxUnreadMessagesPerPeer < 0:
+	case set < 0:
 		return 0
-	case n.MaxUnreadMessagesPerPeer == 0:
-		return 500
+	case set == 0:
+		return def
 	}
-	return n.MaxUnreadMessagesPerPeer
+	return set
 }
 
+// AssistantAwayAfter is how long the assistant may go without polling its
+// messages before this agent shows away (default 5 minutes).
 func (n Network) AssistantAwayAfter() time.Duration {
 	if n.AssistantAwayAfterSec <= 0 {
 		return 5 * time.Minute
