@@ -34,6 +34,24 @@ type Git struct {
 	// TestOutputs are globs of test output files (test_outputs); empty:
 	// the name heuristic over the changed files (git_testfiles.go).
 	TestOutputs []string
+
+	// logBytes and pageCommits bound what one poll reads of new commits
+	// (zero: maxLogBytes and maxPollCommits); tests set them small.
+	logBytes, pageCommits int
+}
+
+func (g Git) logCap() int {
+	if g.logBytes > 0 {
+		return g.logBytes
+	}
+	return maxLogBytes
+}
+
+func (g Git) pageCap() int {
+	if g.pageCommits > 0 {
+		return g.pageCommits
+	}
+	return maxPollCommits
 }
 
 // CursorHead names the cursor holding the last indexed commit of ctxID.
@@ -54,10 +72,10 @@ func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 		return b, err
 	}
 	if head != "" {
-		if err := pollCommits(ctx, repo, cur, head, &b); err != nil {
+		if err := g.pollCommits(ctx, repo, cur, head, &b); err != nil {
 			return b, err
 		}
-		if err := backfillCommits(ctx, repo, cur, g.Since, &b); err != nil {
+		if err := g.backfillCommits(ctx, repo, cur, &b); err != nil {
 			return b, err
 		}
 	}
@@ -115,7 +133,7 @@ func headSHA(ctx context.Context, dir string) (string, error) {
 
 // pollCommits adds the commits after the head cursor (or the newest ones on
 // the first poll) and moves the cursor.
-func pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Batch) error {
+func (g Git) pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Batch) error {
 	last, ok, err := cur.ContextCursor(ctx, CursorHead(repo.Ctx))
 	if err != nil {
 		return err
@@ -128,9 +146,9 @@ func pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Ba
 	if first {
 		args = append(args, fmt.Sprintf("--max-count=%d", maxInitialCommits), head)
 	} else {
-		args = append(args, fmt.Sprintf("--max-count=%d", maxPollCommits), last+".."+head)
+		args = append(args, fmt.Sprintf("--max-count=%d", g.pageCap()), last+".."+head)
 	}
-	out, capped, err := runGit(ctx, repo.Path, maxLogBytes, args...)
+	out, capped, err := runGit(ctx, repo.Path, g.logCap(), args...)
 	if err != nil {
 		return err
 	}

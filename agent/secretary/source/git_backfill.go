@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The first poll of a repository indexes its newest commits at once, so a
@@ -46,7 +45,7 @@ func backfillCursor(start string, indexed int) string {
 }
 
 // backfillCommits adds the next batch of older commits to b.
-func backfillCommits(ctx context.Context, repo Repo, cur Cursors, since time.Time, b *Batch) error {
+func (g Git) backfillCommits(ctx context.Context, repo Repo, cur Cursors, b *Batch) error {
 	v, ok, err := cur.ContextCursor(ctx, CursorBackfill(repo.Ctx))
 	if err != nil {
 		return err
@@ -72,10 +71,10 @@ func backfillCommits(ctx context.Context, repo Repo, cur Cursors, since time.Tim
 		return nil
 	}
 	args := append(logArgs(), fmt.Sprintf("--skip=%d", p.Indexed), fmt.Sprintf("--max-count=%d", backfillBatch))
-	if !since.IsZero() {
-		args = append(args, fmt.Sprintf("--since=@%d", since.Unix()))
+	if !g.Since.IsZero() {
+		args = append(args, fmt.Sprintf("--since=@%d", g.Since.Unix()))
 	}
-	out, capped, err := runGit(ctx, repo.Path, maxLogBytes, append(args, start)...)
+	out, capped, err := runGit(ctx, repo.Path, g.logCap(), append(args, start)...)
 	if err != nil {
 		return err
 	}
