@@ -131,23 +131,28 @@ func headSHA(ctx context.Context, dir string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// pollCommits adds the commits after the head cursor (or the newest ones on
-// the first poll) and moves the cursor.
+// pollCommits adds the commits after the head cursor, a page at a time
+// (git_range.go), or the newest ones on the first poll.
 func (g Git) pollCommits(ctx context.Context, repo Repo, cur Cursors, head string, b *Batch) error {
 	last, ok, err := cur.ContextCursor(ctx, CursorHead(repo.Ctx))
 	if err != nil {
 		return err
 	}
-	if ok && last == head {
-		return nil
+	if ok && commitExists(ctx, repo.Path, last) {
+		r, pending, err := pendingRange(ctx, repo, cur, last, head)
+		if err != nil || !pending {
+			return err
+		}
+		return g.pollRange(ctx, repo, r, b)
 	}
-	args := logArgs()
-	first := !ok || !commitExists(ctx, repo.Path, last)
-	if first {
-		args = append(args, fmt.Sprintf("--max-count=%d", maxInitialCommits), head)
-	} else {
-		args = append(args, fmt.Sprintf("--max-count=%d", g.pageCap()), last+".."+head)
-	}
+	return g.pollFirst(ctx, repo, head, b)
+}
+
+// pollFirst adds the newest commits of a repository not indexed yet (or
+// whose head cursor names a commit that is gone) and starts the history
+// walk from head.
+func (g Git) pollFirst(ctx context.Context, repo Repo, head string, b *Batch) error {
+	args := append(logArgs(), fmt.Sprintf("--max-count=%d", maxInitialCommits), head)
 	out, capped, err := runGit(ctx, repo.Path, g.logCap(), args...)
 	if err != nil {
 		return err
@@ -158,13 +163,11 @@ func (g Git) pollCommits(ctx context.Context, repo Repo, cur Cursors, head strin
 		b.Events = append(b.Events, commits[i].event(repo.Ctx))
 	}
 	b.Cursors[CursorHead(repo.Ctx)] = head
-	if first {
-		// The rest of the history follows from this head (git_backfill.go),
-		// unless this poll already read all of it.
-		b.Cursors[CursorBackfill(repo.Ctx)] = backfillCursor(head, len(commits))
-		if len(commits) < maxInitialCommits && !capped {
-			b.Cursors[CursorBackfill(repo.Ctx)] = backfillDone
-		}
+	// The rest of the history follows from this head (git_backfill.go),
+	// unless this poll already read all of it.
+	b.Cursors[CursorBackfill(repo.Ctx)] = backfillCursor(head, len(commits))
+	if len(commits) < maxInitialCommits && !capped {
+		b.Cursors[CursorBackfill(repo.Ctx)] = backfillDone
 	}
 	return nil
 }
