@@ -17,7 +17,8 @@ import (
 const (
 	maxTranscriptFiles = 2000
 	maxTranscriptDepth = 3
-	maxReadPerPoll     = 4 << 20 // bytes per file per poll; the rest follows next poll
+	maxReadPerPoll     = 4 << 20  // bytes per file per poll; the rest follows next poll
+	maxReadAllFiles    = 32 << 20 // bytes per poll over all files; the rest follows next poll
 )
 
 // Transcripts tails the coding assistant's JSONL session logs (Claude Code
@@ -27,6 +28,25 @@ type Transcripts struct {
 	Repos []Repo        // to map a session's working directory to a context
 	Since time.Duration // skip files not modified for this long (0 = no limit)
 	Now   func() time.Time
+
+	// maxFiles and maxBytes bound the files one poll looks at and what
+	// it reads of them (zero: maxTranscriptFiles, maxReadAllFiles); tests
+	// set them small.
+	maxFiles, maxBytes int
+}
+
+func (t Transcripts) fileCap() int {
+	if t.maxFiles > 0 {
+		return t.maxFiles
+	}
+	return maxTranscriptFiles
+}
+
+func (t Transcripts) byteCap() int {
+	if t.maxBytes > 0 {
+		return t.maxBytes
+	}
+	return maxReadAllFiles
 }
 
 // CursorTranscript names the cursor of one transcript file: "offset inode".
@@ -75,7 +95,7 @@ func (t Transcripts) files() ([]string, error) {
 		}
 		if d.Type().IsRegular() && strings.HasSuffix(p, ".jsonl") {
 			out = append(out, p)
-			if len(out) >= maxTranscriptFiles {
+			if len(out) >= t.fileCap() {
 				return fs.SkipAll
 			}
 		}
