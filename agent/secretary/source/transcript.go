@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,90 +57,142 @@ func CursorTranscript(path string) string { return "transcript:" + path }
 // has touched (Touched), as a JSON list.
 func cursorTouched(path string) string { return "transcript-touched:" + path }
 
+// cursorWalk names the cursor of the walk through the transcripts under
+// root: the path (relative to root) of the last file a poll cut short by
+// its bounds handled, or "" once a walk went to the end.
+func cursorWalk(root string) string { return "transcript-walk:" + root }
+
 // Poll reads the lines appended to each transcript since its cursor. A file
 // that shrank or was replaced (another inode) is read again from the start.
+// One poll looks at maxFiles files and reads about maxBytes of them; when
+// there is more, the next poll goes on after the last file handled (each
+// file keeps its own cursor), and the walk starts over once it reached the
+// end. A poll that stopped at the bound and the next that began at the top
+// again never read the files past it.
 func (t Transcripts) Poll(ctx context.Context, cur Cursors) (Batch, error) {
 	b := Batch{Source: "transcript", Cursors: map[string]string{}}
 	if t.Dir == "" {
 		return b, nil
 	}
-	files, err := t.files()
+	root := filepath.Clean(t.Dir)
+	after, _, err := cur.ContextCursor(ctx, cursorWalk(root))
 	if err != nil {
 		return b, err
 	}
-	for _, f := range files {
+	files, cut, err := t.files(root, after)
+	if err != nil {
+		return b, err
+	}
+	read := 0
+	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return b, err
 		}
-		if err := t.pollFile(ctx, f, cur, &b); err != nil {
+		n, err := t.pollFile(ctx, f, cur, &b)
+		if err != nil {
 			return b, err
 		}
+		if read += n; read >= t.byteCap() && i < len(files)-1 {
+			files, cut = files[:i+1], true
+			break
+		}
+	}
+	next := ""
+	if cut && len(files) > 0 {
+		next, _ = filepath.Rel(root, files[len(files)-1])
+	}
+	if next != after {
+		b.Cursors[cursorWalk(root)] = next
 	}
 	return b, nil
 }
 
-// files lists the *.jsonl files under Dir, bounded in depth and count.
-func (t Transcripts) files() ([]string, error) {
-	root := filepath.Clean(t.Dir)
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// files lists the *.jsonl files under root that the walk meets after the
+// file after ("" = from the start), bounded in depth and count; cut
+// reports whether the count bound stopped the walk.
+func (t Transcripts) files(root, after string) (out []string, cut bool, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root && os.IsNotExist(err) {
 				return fs.SkipAll // no transcripts yet
 			}
 			return nil // unreadable entry: skip it
 		}
+		rel, _ := filepath.Rel(root, p)
+		if after != "" && p != root && !walksAfter(rel, after) {
+			if d.IsDir() && !leadsTo(rel, after) {
+				return fs.SkipDir // all of it was handled before
+			}
+			return nil
+		}
 		depth := strings.Count(strings.TrimPrefix(p, root), string(filepath.Separator))
 		if d.IsDir() && depth > maxTranscriptDepth {
 			return fs.SkipDir
 		}
 		if d.Type().IsRegular() && strings.HasSuffix(p, ".jsonl") {
-			out = append(out, p)
 			if len(out) >= t.fileCap() {
+				cut = true
 				return fs.SkipAll
 			}
+			out = append(out, p)
 		}
 		return nil
 	})
-	return out, err
+	return out, cut, err
 }
 
-// pollFile adds the complete lines after the file's cursor to the batch.
-func (t Transcripts) pollFile(ctx context.Context, path string, cur Cursors, b *Batch) error {
+// walksAfter reports whether filepath.WalkDir meets the relative path p
+// after q: it reads each folder's names in order and a folder's contents
+// right after the folder, so paths compare name by name.
+func walksAfter(p, q string) bool {
+	return slices.Compare(splitPath(p), splitPath(q)) > 0
+}
+
+// leadsTo reports whether the folder dir (relative) holds the path p.
+func leadsTo(dir, p string) bool {
+	d, ps := splitPath(dir), splitPath(p)
+	return len(d) < len(ps) && slices.Equal(d, ps[:len(d)])
+}
+
+func splitPath(p string) []string { return strings.Split(filepath.ToSlash(p), "/") }
+
+// pollFile adds the complete lines after the file's cursor to the batch
+// and returns how many bytes of the file they are.
+func (t Transcripts) pollFile(ctx context.Context, path string, cur Cursors, b *Batch) (int, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil // vanished between listing and reading
+		return 0, nil // vanished between listing and reading
 	}
 	ino := inode(fi)
 	offset, oldIno, err := readOffset(ctx, cur, path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if oldIno != ino || fi.Size() < offset {
 		offset = 0 // rotated or truncated: start over
 	}
 	if fi.Size() == offset {
-		return nil
+		return 0, nil
 	}
 	if t.Since > 0 && t.now().Sub(fi.ModTime()) > t.Since && offset == 0 {
 		// An old session: remember where it ends, index nothing.
 		b.Cursors[CursorTranscript(path)] = formatOffset(fi.Size(), ino)
-		return nil
+		return 0, nil
 	}
 	chunk, err := readChunk(path, offset, maxReadPerPoll)
 	if err != nil {
-		return nil
+		return 0, nil
 	}
 	end := strings.LastIndexByte(string(chunk), '\n') + 1
 	if end == 0 {
 		if len(chunk) < maxReadPerPoll {
-			return nil // a line still being written
+			return 0, nil // a line still being written
 		}
 		end = len(chunk) // one line longer than a whole read: drop it
 	}
 	touched, err := readTouched(ctx, cur, path, offset)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, line := range strings.Split(string(chunk[:end]), "\n") {
 		b.Events = append(b.Events, parseTranscriptLine(line, t.Repos, fi.ModTime(), touched)...)
@@ -148,7 +201,7 @@ func (t Transcripts) pollFile(ctx context.Context, path string, cur Cursors, b *
 	if touched.changed || offset == 0 {
 		b.Cursors[cursorTouched(path)] = touched.encode()
 	}
-	return nil
+	return end, nil
 }
 
 // readTouched loads what the session touched in the lines before offset
