@@ -138,19 +138,28 @@ func (g Git) pollCommits(ctx context.Context, repo Repo, cur Cursors, head strin
 	if err != nil {
 		return err
 	}
-	if ok && commitExists(ctx, repo.Path, last) {
-		r, pending, err := pendingRange(ctx, repo, cur, last, head)
-		if err != nil || !pending {
-			return err
-		}
-		return g.pollRange(ctx, repo, r, b)
+	if !ok {
+		return g.pollFirst(ctx, repo, head, b)
 	}
-	return g.pollFirst(ctx, repo, head, b)
+	r, paging, err := pagedRange(ctx, repo, cur)
+	if err != nil || !paging && last == head {
+		return err
+	}
+	tips, err := indexedTips(ctx, repo, cur, last)
+	if err != nil {
+		return err
+	}
+	if len(tips) == 0 {
+		return g.pollFirst(ctx, repo, head, b)
+	}
+	if !paging {
+		r = commitRange{to: head, tips: tips}
+	}
+	return g.pollRange(ctx, repo, r, b)
 }
 
 // pollFirst adds the newest commits of a repository not indexed yet (or
-// whose head cursor names a commit that is gone) and starts the history
-// walk from head.
+// whose indexed tips are all gone) and starts the history walk from head.
 func (g Git) pollFirst(ctx context.Context, repo Repo, head string, b *Batch) error {
 	args := append(logArgs(), fmt.Sprintf("--max-count=%d", maxInitialCommits), head)
 	out, capped, err := runGit(ctx, repo.Path, g.logCap(), args...)
@@ -163,6 +172,7 @@ func (g Git) pollFirst(ctx context.Context, repo Repo, head string, b *Batch) er
 		b.Events = append(b.Events, commits[i].event(repo.Ctx))
 	}
 	b.Cursors[CursorHead(repo.Ctx)] = head
+	b.Cursors[cursorTips(repo.Ctx)] = head
 	// The rest of the history follows from this head (git_backfill.go),
 	// unless this poll already read all of it.
 	b.Cursors[CursorBackfill(repo.Ctx)] = backfillCursor(head, len(commits))
