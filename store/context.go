@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,6 +130,28 @@ func (tx *Tx) DeleteNote(id int64) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// DeleteContextKeys removes the events of one (source, ctx, kind) whose
+// key is one of keys (a repository's commits that a rewrite of its history
+// took out of every branch), with their index entries, and reports how
+// many it removed.
+func (tx *Tx) DeleteContextKeys(source, ctxID, kind string, keys []string) (int64, error) {
+	var removed int64
+	for chunk := range slices.Chunk(keys, 500) { // well under SQLite's bound on parameters
+		args := []any{source, ctxID, kind}
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		res, err := tx.Exec(`DELETE FROM context_events WHERE source = ? AND ctx = ? AND kind = ? AND key IN (?`+
+			strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return removed, fmt.Errorf("store: delete context events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		removed += n
+	}
+	return removed, nil
 }
 
 // ReplaceContextState swaps the current-state events of one (source, ctx,

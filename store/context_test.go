@@ -185,6 +185,40 @@ func TestReplaceContextStateAndCursor(t *testing.T) {
 	}
 }
 
+// TestDeleteContextKeys: the commits named go, from the index too; the
+// same keys in another context, source or kind stay.
+func TestDeleteContextKeys(t *testing.T) {
+	db := openContextDB(t)
+	ctx := context.Background()
+	insertEvents(t, db, fixtureEvents()...)
+	insertEvents(t, db, ContextEvent{Source: "git", Kind: "marker", Ctx: "acme/webapp", Key: "a1b2c3d", Title: "FIXME: a marker keyed like a commit"})
+	var removed int64
+	err := db.Write(ctx, func(tx *Tx) error {
+		var err error
+		removed, err = tx.DeleteContextKeys("git", "acme/webapp", "commit", []string{"a1b2c3d", "c3d4e5f", "d4e5f6a", "0000000"})
+		return err
+	})
+	if err != nil || removed != 2 {
+		t.Fatalf("removed %d, %v; want the 2 commits of acme/webapp", removed, err)
+	}
+	evs, err := db.RecentContext(ctx, ContextRecent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range evs {
+		keys = append(keys, e.Kind+":"+e.Key)
+	}
+	slices.Sort(keys)
+	want := []string{"commit:b2c3d4e", "commit:d4e5f6a", "marker:a1b2c3d", "marker:auth/refresh.go:88", "note:"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("left %q, want %q", keys, want)
+	}
+	if hits, err := db.SearchContext(ctx, ContextSearch{Terms: []string{"rotate"}}); err != nil || len(hits) != 0 {
+		t.Fatalf("a removed commit is still found: %v %v", hitKeys(hits), err)
+	}
+}
+
 func TestMergeContextIndex(t *testing.T) {
 	db := openContextDB(t)
 	for i := 0; i < 20; i++ { // many small transactions leave many segments
