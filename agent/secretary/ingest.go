@@ -230,6 +230,9 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 		states = append(states, x)
 	}
 	return s.db.Write(ctx, func(tx *store.Tx) error {
+		if err := removeEvents(tx, b.Source, b.Removed); err != nil {
+			return err
+		}
 		for _, e := range events {
 			if _, err := tx.InsertPreparedContextEvent(e); err != nil {
 				return err
@@ -247,6 +250,23 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 		}
 		return nil
 	})
+}
+
+// removeEvents deletes the stored events of src that removed names,
+// grouped by context and kind.
+func removeEvents(tx *store.Tx, src string, removed []source.Event) error {
+	type group struct{ ctx, kind string }
+	keys := map[group][]string{}
+	for _, e := range removed {
+		g := group{e.Ctx, e.Kind}
+		keys[g] = append(keys[g], e.Key)
+	}
+	for g, ks := range keys {
+		if _, err := tx.DeleteContextKeys(src, g.ctx, g.kind, ks); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Secretary) fromSource(src string, e source.Event) (store.ContextEvent, error) {

@@ -75,6 +75,11 @@ func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 		if err := g.pollCommits(ctx, repo, cur, head, &b); err != nil {
 			return b, err
 		}
+		// Before the history walk: a walk starting in history that was
+		// rewritten away ends here, indexing none of it.
+		if err := dropRewritten(ctx, repo, cur, head, &b); err != nil {
+			return b, err
+		}
 		if err := g.backfillCommits(ctx, repo, cur, &b); err != nil {
 			return b, err
 		}

@@ -36,15 +36,18 @@ type State struct {
 // Batch is what one poll of a source produced. Cursors are stored in the
 // same transaction as the events.
 type Batch struct {
-	Source  string
-	Events  []Event
-	States  []State
+	Source string
+	Events []Event
+	States []State
+	// Removed names stored events to delete (by Ctx, Kind and Key):
+	// commits a rewrite of history took out of every branch.
+	Removed []Event
 	Cursors map[string]string
 }
 
 // Empty reports whether the batch holds nothing to store.
 func (b Batch) Empty() bool {
-	return len(b.Events) == 0 && len(b.States) == 0 && len(b.Cursors) == 0
+	return len(b.Events) == 0 && len(b.States) == 0 && len(b.Removed) == 0 && len(b.Cursors) == 0
 }
 
 // Cursors reads saved source positions (store.DB implements it).

@@ -1,0 +1,100 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxRemovedCommits bounds the commits one poll takes out of the mirror;
+// past it the rest of a huge rewrite stays (still findable, no longer in
+// a branch).
+const maxRemovedCommits = 20000
+
+// dropRewritten takes out of the mirror the commits of the indexed tips
+// that no branch, tag, remote branch or HEAD reaches any more: an amend, a
+// rebase, a reset, a force-pushed rewrite, a branch deleted unmerged.
+// Answers would point at commits nobody can look up, next to the rewritten
+// copies the range indexes. The tips they hung from are forgotten, so a
+// return to them (a reset back) indexes them again.
+func dropRewritten(ctx context.Context, repo Repo, cur Cursors, head string, b *Batch) error {
+	tipsV, ok, err := latest(ctx, cur, b, cursorTips(repo.Ctx))
+	if err != nil || !ok {
+		return err
+	}
+	tips, err := existing(ctx, repo.Path, strings.Fields(tipsV))
+	if err != nil || len(tips) == 0 {
+		return err
+	}
+	args := append([]string{"rev-list", fmt.Sprintf("--max-count=%d", maxRemovedCommits)}, tips...)
+	out, _, err := runGit(ctx, repo.Path, maxRemovedCommits*65, append(args, "--not", "--all")...)
+	if err != nil {
+		return err
+	}
+	gone := strings.Fields(string(out))
+	if len(gone) == 0 {
+		return nil
+	}
+	kept, err := tipsAfterRewrite(ctx, repo, cur, b, tips, gone, head)
+	if err != nil || len(kept) == 0 {
+		// Nothing left to bound the range being paged: wait until it is
+		// done and its end joins the tips.
+		return err
+	}
+	for _, sha := range gone {
+		b.Removed = append(b.Removed, Event{Kind: "commit", Ctx: repo.Ctx, Key: sha})
+	}
+	b.Cursors[cursorTips(repo.Ctx)] = strings.Join(kept, " ")
+	return endWalkInGoneHistory(ctx, repo, cur, b, gone)
+}
+
+// endWalkInGoneHistory ends a history walk that starts at a commit the
+// rewrite took away: it would go on indexing what no branch holds, while
+// the range indexes the history that replaced it.
+func endWalkInGoneHistory(ctx context.Context, repo Repo, cur Cursors, b *Batch, gone []string) error {
+	v, _, err := latest(ctx, cur, b, CursorBackfill(repo.Ctx))
+	if err != nil {
+		return err
+	}
+	if start, p, ok := ParseBackfill(v); ok && !p.Done && slices.Contains(gone, start) {
+		b.Cursors[CursorBackfill(repo.Ctx)] = backfillDone
+	}
+	return nil
+}
+
+// tipsAfterRewrite is tips without the gone ones; HEAD joins them when all
+// of its commits are indexed (no range is being paged and the head cursor
+// is HEAD), since a reset leaves none of the others reaching it.
+func tipsAfterRewrite(ctx context.Context, repo Repo, cur Cursors, b *Batch, tips, gone []string, head string) ([]string, error) {
+	isGone := map[string]bool{}
+	for _, sha := range gone {
+		isGone[sha] = true
+	}
+	var kept []string
+	for _, tip := range tips {
+		if !isGone[tip] {
+			kept = append(kept, tip)
+		}
+	}
+	last, _, err := latest(ctx, cur, b, CursorHead(repo.Ctx))
+	if err != nil {
+		return nil, err
+	}
+	paging, _, err := latest(ctx, cur, b, CursorRange(repo.Ctx))
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := parseRange(paging); ok || last != head {
+		return kept, nil
+	}
+	return independentTips(ctx, repo.Path, append([]string{head}, kept...))
+}
+
+// latest is the cursor's value as this poll leaves it: set in b, or stored.
+func latest(ctx context.Context, cur Cursors, b *Batch, name string) (string, bool, error) {
+	if v, ok := b.Cursors[name]; ok {
+		return v, true, nil
+	}
+	return cur.ContextCursor(ctx, name)
+}
