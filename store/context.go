@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -152,6 +153,35 @@ func (tx *Tx) DeleteContextKeys(source, ctxID, kind string, keys []string) (int6
 		removed += n
 	}
 	return removed, nil
+}
+
+// HeldContextKeys reports which of keys one (source, ctx, kind) already
+// has an event for.
+func (tx *Tx) HeldContextKeys(source, ctxID, kind string, keys []string) (map[string]bool, error) {
+	held := map[string]bool{}
+	for chunk := range slices.Chunk(keys, 500) { // well under SQLite's bound on parameters
+		args := []any{source, ctxID, kind}
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		rows, err := tx.Query(`SELECT key FROM context_events WHERE source = ? AND ctx = ? AND kind = ? AND key IN (?`+
+			strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: look up context keys: %w", err)
+		}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			held[k] = true
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+	}
+	return held, nil
 }
 
 // ReplaceContextState swaps the current-state events of one (source, ctx,

@@ -219,6 +219,22 @@ func TestDeleteContextKeys(t *testing.T) {
 	}
 }
 
+// TestHeldContextKeys: the keys one source, context and kind has events
+// for, and no others.
+func TestHeldContextKeys(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db, fixtureEvents()...)
+	var held map[string]bool
+	err := db.Write(context.Background(), func(tx *Tx) error {
+		var err error
+		held, err = tx.HeldContextKeys("git", "acme/webapp", "commit", []string{"a1b2c3d", "d4e5f6a", "auth/refresh.go:88", "0000000"})
+		return err
+	})
+	if err != nil || len(held) != 1 || !held["a1b2c3d"] {
+		t.Fatalf("held %v, %v; want a1b2c3d only (d4e5f6a is another context's, the marker another kind's)", held, err)
+	}
+}
+
 func TestMergeContextIndex(t *testing.T) {
 	db := openContextDB(t)
 	for i := 0; i < 20; i++ { // many small transactions leave many segments

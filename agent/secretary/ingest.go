@@ -233,7 +233,14 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 		if err := removeEvents(tx, b.Source, b.Removed); err != nil {
 			return err
 		}
-		for _, e := range events {
+		held, err := heldCommits(tx, b.Source, b.Events)
+		if err != nil {
+			return err
+		}
+		for i, e := range events {
+			if held[b.Events[i].Ctx][b.Events[i].Key] && b.Events[i].Kind == "commit" {
+				continue
+			}
 			if _, err := tx.InsertPreparedContextEvent(e); err != nil {
 				return err
 			}
@@ -250,6 +257,28 @@ func (s *Secretary) storeBatch(ctx context.Context, b source.Batch) error {
 		}
 		return nil
 	})
+}
+
+// heldCommits is, per context, the commits of evs the mirror already
+// holds. A commit is one event: when the git source lost its place (every
+// commit it knew as a tip rewritten away and collected, or the checkout
+// cloned anew) it indexes the newest commits and walks the history again,
+// and those it already holds must not come twice.
+func heldCommits(tx *store.Tx, src string, evs []source.Event) (map[string]map[string]bool, error) {
+	keys := map[string][]string{}
+	for _, e := range evs {
+		if e.Kind == "commit" {
+			keys[e.Ctx] = append(keys[e.Ctx], e.Key)
+		}
+	}
+	held := map[string]map[string]bool{}
+	for ctxID, ks := range keys {
+		var err error
+		if held[ctxID], err = tx.HeldContextKeys(src, ctxID, "commit", ks); err != nil {
+			return nil, err
+		}
+	}
+	return held, nil
 }
 
 // removeEvents deletes the stored events of src that removed names,

@@ -2,6 +2,7 @@ package secretary
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,5 +44,41 @@ func TestAmendedCommitLeavesTheMirror(t *testing.T) {
 	}
 	if len(keys) != 2 || !slices.Contains(keys, amended) || slices.Contains(keys, old) {
 		t.Fatalf("commits in the mirror %q; want the first and the amended %s, not %s", keys, amended, old)
+	}
+}
+
+// TestRewriteCollectedIndexesNoCommitTwice: when every commit the mirror
+// knew as a tip is gone (amended, then the reflog expired and collected,
+// or the checkout cloned again), the newest commits are indexed afresh;
+// those the mirror already holds are not indexed a second time.
+func TestRewriteCollectedIndexesNoCommitTwice(t *testing.T) {
+	r := &repoBuilder{t: t, dir: t.TempDir(), when: testNow.Add(-5 * time.Hour)}
+	r.git("init", "-q", "-b", "main")
+	for i := range 4 {
+		r.commit(fmt.Sprintf("step %d", i), time.Minute, fmt.Sprintf("f%d.go", i), "package f\n")
+	}
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(r.dir, filepath.Join(t.TempDir(), "none")))
+	ctx := context.Background()
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.git("commit", "-q", "--amend", "-m", "step 3, reworded")
+	r.git("reflog", "expire", "--expire=now", "--all")
+	r.git("gc", "-q", "--prune=now")
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"commit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range evs {
+		count[e.Title]++
+	}
+	for _, title := range []string{"step 0", "step 1", "step 2", "step 3, reworded"} {
+		if count[title] != 1 {
+			t.Fatalf("commit %q stored %d times; all: %v", title, count[title], count)
+		}
 	}
 }
