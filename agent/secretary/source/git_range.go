@@ -18,13 +18,14 @@ import (
 // range: no commit indexed twice, none skipped.
 
 // maxTips bounds the tips kept; past it the oldest is forgotten, and a
-// return to its branch indexes that branch's commits again.
+// return to its branch reads that branch's commits again (the secretary
+// stores none of them twice).
 const maxTips = 32
 
-// CursorRange names the cursor of ctxID's range of new commits being
+// cursorRange names the cursor of ctxID's range of new commits being
 // paged: "<to> <n> <tip>…" (the commits reachable from to and from none of
 // the tips, of which the oldest n are indexed), or "" when none is.
-func CursorRange(ctxID string) string { return "git:" + ctxID + ":range" }
+func cursorRange(ctxID string) string { return "git:" + ctxID + ":range" }
 
 // cursorTips names the cursor holding ctxID's indexed tips, space-separated:
 // commits whose history the mirror holds (back to where the history walk
@@ -84,7 +85,7 @@ func indexedTips(ctx context.Context, repo Repo, cur Cursors, last string) ([]st
 // exists. One whose end is gone (history rewritten and collected while it
 // was paged) is given up: HEAD's range holds what is left of it.
 func pagedRange(ctx context.Context, repo Repo, cur Cursors) (commitRange, bool, error) {
-	v, _, err := cur.ContextCursor(ctx, CursorRange(repo.Ctx))
+	v, _, err := cur.ContextCursor(ctx, cursorRange(repo.Ctx))
 	if err != nil {
 		return commitRange{}, false, err
 	}
@@ -134,7 +135,7 @@ func (g Git) pollRange(ctx context.Context, repo Repo, r commitRange, b *Batch) 
 		r.done += n
 	}
 	if r.done < total {
-		b.Cursors[CursorRange(repo.Ctx)] = r.String()
+		b.Cursors[cursorRange(repo.Ctx)] = r.String()
 		return nil
 	}
 	tips, err := independentTips(ctx, repo.Path, append([]string{r.to}, r.tips...))
@@ -143,7 +144,7 @@ func (g Git) pollRange(ctx context.Context, repo Repo, r commitRange, b *Batch) 
 	}
 	b.Cursors[CursorHead(repo.Ctx)] = r.to
 	b.Cursors[cursorTips(repo.Ctx)] = strings.Join(tips, " ")
-	b.Cursors[CursorRange(repo.Ctx)] = ""
+	b.Cursors[cursorRange(repo.Ctx)] = ""
 	return nil
 }
 

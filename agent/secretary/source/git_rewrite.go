@@ -81,7 +81,7 @@ func tipsAfterRewrite(ctx context.Context, repo Repo, cur Cursors, b *Batch, tip
 	if err != nil {
 		return nil, err
 	}
-	paging, _, err := latest(ctx, cur, b, CursorRange(repo.Ctx))
+	paging, _, err := latest(ctx, cur, b, cursorRange(repo.Ctx))
 	if err != nil {
 		return nil, err
 	}
