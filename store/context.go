@@ -240,6 +240,26 @@ func (db *DB) ContextCursor(ctx context.Context, name string) (value string, ok 
 	return value, true, nil
 }
 
+// ContextKeys lists the keys of one (source, ctx, kind)'s events, at most
+// limit of them (the newest first).
+func (db *DB) ContextKeys(ctx context.Context, source, ctxID, kind string, limit int) ([]string, error) {
+	rows, err := db.rd.QueryContext(ctx, `SELECT key FROM context_events WHERE source = ? AND ctx = ? AND kind = ?
+		ORDER BY id DESC LIMIT ?`, source, ctxID, kind, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list context keys: %w", err)
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}
+
 // ContextRecent selects the newest events by kind and context.
 type ContextRecent struct {
 	Kinds    []string  // empty = all

@@ -235,6 +235,20 @@ func TestHeldContextKeys(t *testing.T) {
 	}
 }
 
+// TestContextKeys: the keys of one source, context and kind, newest
+// first, up to the limit.
+func TestContextKeys(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db, fixtureEvents()...)
+	keys, err := db.ContextKeys(context.Background(), "git", "acme/webapp", "commit", 10)
+	if err != nil || !slices.Equal(keys, []string{"c3d4e5f", "b2c3d4e", "a1b2c3d"}) {
+		t.Fatalf("keys %q, %v; want acme/webapp's three commits, newest first", keys, err)
+	}
+	if keys, _ := db.ContextKeys(context.Background(), "git", "acme/webapp", "commit", 1); len(keys) != 1 {
+		t.Fatalf("limit 1 gave %q", keys)
+	}
+}
+
 func TestMergeContextIndex(t *testing.T) {
 	db := openContextDB(t)
 	for i := 0; i < 20; i++ { // many small transactions leave many segments

@@ -50,7 +50,8 @@ func TestAmendedCommitLeavesTheMirror(t *testing.T) {
 // TestRewriteCollectedIndexesNoCommitTwice: when every commit the mirror
 // knew as a tip is gone (amended, then the reflog expired and collected,
 // or the checkout cloned again), the newest commits are indexed afresh;
-// those the mirror already holds are not indexed a second time.
+// those the mirror already holds are not indexed a second time, and those
+// the repository no longer has leave the mirror.
 func TestRewriteCollectedIndexesNoCommitTwice(t *testing.T) {
 	r := &repoBuilder{t: t, dir: t.TempDir(), when: testNow.Add(-5 * time.Hour)}
 	r.git("init", "-q", "-b", "main")
@@ -80,5 +81,8 @@ func TestRewriteCollectedIndexesNoCommitTwice(t *testing.T) {
 		if count[title] != 1 {
 			t.Fatalf("commit %q stored %d times; all: %v", title, count[title], count)
 		}
+	}
+	if count["step 3"] != 0 {
+		t.Fatalf("the amended-away commit, collected since, is still in the mirror: %v", count)
 	}
 }

@@ -155,6 +155,9 @@ func (g Git) pollCommits(ctx context.Context, repo Repo, cur Cursors, head strin
 		return err
 	}
 	if len(tips) == 0 {
+		if err := dropLost(ctx, repo, cur, b); err != nil {
+			return err
+		}
 		return g.pollFirst(ctx, repo, head, b)
 	}
 	if !paging {

@@ -98,3 +98,67 @@ func latest(ctx context.Context, cur Cursors, b *Batch, name string) (string, bo
 	}
 	return cur.ContextCursor(ctx, name)
 }
+
+// HeldCommits lists the commits the mirror holds of a context, newest
+// first (store.DB does; a Cursors that cannot is fine, and dropLost then
+// removes nothing).
+type HeldCommits interface {
+	ContextKeys(ctx context.Context, source, ctxID, kind string, limit int) ([]string, error)
+}
+
+// dropLost takes out of the mirror, when the source has lost its place
+// (every tip it knew is gone: history rewritten and collected, or the
+// checkout cloned anew), the commits it holds that the repository no
+// longer has or that no branch, tag, remote branch or HEAD reaches.
+// Without a tip there is nothing to ask git about but the commits
+// themselves.
+func dropLost(ctx context.Context, repo Repo, cur Cursors, b *Batch) error {
+	hc, ok := cur.(HeldCommits)
+	if !ok {
+		return nil
+	}
+	held, err := hc.ContextKeys(ctx, "git", repo.Ctx, "commit", maxRemovedCommits)
+	if err != nil {
+		return err
+	}
+	for chunk := range slices.Chunk(held, 1000) { // a command line of 41 KB
+		gone, err := goneOf(ctx, repo.Path, chunk)
+		if err != nil {
+			return err
+		}
+		for _, sha := range gone {
+			b.Removed = append(b.Removed, Event{Kind: "commit", Ctx: repo.Ctx, Key: sha})
+		}
+	}
+	return nil
+}
+
+// goneOf is the commits of shas the repository does not have, and those it
+// has that no ref reaches.
+func goneOf(ctx context.Context, dir string, shas []string) ([]string, error) {
+	have, err := existing(ctx, dir, shas)
+	if err != nil {
+		return nil, err
+	}
+	had := map[string]bool{}
+	for _, sha := range have {
+		had[sha] = true
+	}
+	var gone []string
+	for _, sha := range shas {
+		if !had[sha] {
+			gone = append(gone, sha)
+		}
+	}
+	if len(have) == 0 {
+		return gone, nil
+	}
+	// Lists their unreachable ancestors too: removing one the mirror does
+	// not hold removes nothing.
+	args := append([]string{"rev-list"}, have...)
+	out, _, err := runGit(ctx, dir, maxRemovedCommits*65, append(args, "--not", "--all")...)
+	if err != nil {
+		return nil, err
+	}
+	return append(gone, strings.Fields(string(out))...), nil
+}
