@@ -30,7 +30,9 @@ func dropRewritten(ctx context.Context, repo Repo, cur Cursors, head string, b *
 	args := append([]string{"rev-list", fmt.Sprintf("--max-count=%d", maxRemovedCommits)}, tips...)
 	out, _, err := runGit(ctx, repo.Path, maxRemovedCommits*65, append(args, "--not", "--all")...)
 	if err != nil {
-		return err
+		// A ref git cannot read (one naming a missing object) fails --all:
+		// the repository is still indexed, its rewritten commits stay.
+		return nil
 	}
 	gone := strings.Fields(string(out))
 	if len(gone) == 0 {
@@ -158,7 +160,7 @@ func goneOf(ctx context.Context, dir string, shas []string) ([]string, error) {
 	args := append([]string{"rev-list"}, have...)
 	out, _, err := runGit(ctx, dir, maxRemovedCommits*65, append(args, "--not", "--all")...)
 	if err != nil {
-		return nil, err
+		return gone, nil // a ref git cannot read: see dropRewritten
 	}
 	return append(gone, strings.Fields(string(out))...), nil
 }

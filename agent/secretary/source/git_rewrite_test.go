@@ -118,3 +118,19 @@ func TestHistoryRewrittenWholeStopsTheWalk(t *testing.T) {
 		t.Fatalf("the poll after: added %q (earlier: the walk went on in the old history), removed %d", added, len(removed))
 	}
 }
+
+// TestBrokenRefDoesNotStopThePoll: a ref naming a missing object (left by
+// a crash) fails git's --all; the poll still indexes new commits.
+func TestBrokenRefDoesNotStopThePoll(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	repo := Repo{Ctx: "acme/broken", Path: dir}
+	cur := mapCursors{}
+	commitNumbered(t, dir, 0, 10)
+	pollOnce(t, repo, cur)
+	writeIn(t, dir, ".git/refs/heads/broken", strings.Repeat("1", 40)+"\n")
+	commitNumbered(t, dir, 1, 10)
+	if added, _ := pollOnce(t, repo, cur); !slices.Equal(added, []string{"change 1"}) {
+		t.Fatalf("added %q, want change 1", added)
+	}
+}
