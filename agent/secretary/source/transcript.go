@@ -179,7 +179,8 @@ func (t Transcripts) pollFile(ctx context.Context, path string, cur Cursors, b *
 		b.Cursors[CursorTranscript(path)] = formatOffset(fi.Size(), ino)
 		return 0, nil
 	}
-	chunk, err := readChunk(path, offset, maxReadPerPoll)
+	// What is there to read, not a whole read's 4 MB for each file.
+	chunk, err := readChunk(path, offset, int(min(fi.Size()-offset, maxReadPerPoll)))
 	if err != nil {
 		return 0, nil
 	}

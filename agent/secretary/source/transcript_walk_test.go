@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -98,4 +99,23 @@ func TestTranscriptsOverTheByteBudgetAreReadLater(t *testing.T) {
 	cur.apply(b)
 	titles := []string{b.Events[0].Title}
 	wantTasks(t, append(titles, pollTranscripts(t, tr, cur, 6)...), 5)
+}
+
+// TestTranscriptReadAllocatesWhatItReads: reading a few new lines of a
+// transcript allocates about them, not a whole read's 4 MB (a first poll
+// over a thousand sessions allocated gigabytes).
+func TestTranscriptReadAllocatesWhatItReads(t *testing.T) {
+	repo, dir := t.TempDir(), t.TempDir()
+	writeSessions(t, dir, repo, 20)
+	tr := Transcripts{Dir: dir, Repos: []Repo{{Ctx: "acme/webapp", Path: repo}}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b, err := tr.Poll(context.Background(), mapCursors{})
+	runtime.ReadMemStats(&after)
+	if err != nil || len(b.Events) != 20 {
+		t.Fatalf("read %d events, %v; want 20", len(b.Events), err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+		t.Fatalf("reading 20 one-line sessions allocated %d MB", n>>20)
+	}
 }
