@@ -3,6 +3,7 @@ package secretary
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,5 +85,60 @@ func TestRewriteCollectedIndexesNoCommitTwice(t *testing.T) {
 	}
 	if count["step 3"] != 0 {
 		t.Fatalf("the amended-away commit, collected since, is still in the mirror: %v", count)
+	}
+}
+
+// TestBigPushIsIndexedWholeAcrossARestart: a push of more commits than a
+// poll reads (500) is indexed over two polls with a restart between them
+// (a new secretary over the same database), every commit once.
+func TestBigPushIsIndexedWholeAcrossARestart(t *testing.T) {
+	r := &repoBuilder{t: t, dir: t.TempDir(), when: testNow.Add(-48 * time.Hour)}
+	r.git("init", "-q", "-b", "main")
+	r.commit("initial import", time.Minute, "README.md", "hello\n")
+	dbPath := filepath.Join(t.TempDir(), "aoi.db")
+	cfg := testConfig(r.dir, filepath.Join(t.TempDir(), "none"))
+	s, db := newTestSecretary(t, dbPath, cfg)
+	ctx := context.Background()
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var imp strings.Builder
+	for i := range 600 {
+		msg := fmt.Sprintf("vendored change %d", i)
+		fmt.Fprintf(&imp, "commit refs/heads/main\ncommitter T <t@example.com> %d +0000\ndata %d\n%s\n", r.when.Add(time.Duration(i)*time.Minute).Unix(), len(msg), msg)
+		if i == 0 {
+			imp.WriteString("from refs/heads/main^0\n")
+		}
+		body := fmt.Sprintf("package v%d\n", i)
+		fmt.Fprintf(&imp, "M 644 inline vendor/v%03d.go\ndata %d\n%s\n", i, len(body), body)
+	}
+	cmd := exec.Command("git", "-C", r.dir, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(imp.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	r.git("reset", "-q", "--hard", "main")
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New(db, cfg, s.redactor(), Options{Now: s.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s2.PollNow(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"commit"}, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range evs {
+		count[e.Title]++
+	}
+	if len(evs) != 601 || len(count) != 601 {
+		t.Fatalf("%d commit events, %d distinct; want the 601 commits once each", len(evs), len(count))
 	}
 }
