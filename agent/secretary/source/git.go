@@ -60,8 +60,8 @@ func CursorHead(ctxID string) string { return "git:" + ctxID + ":head" }
 func cursorState(ctxID, kind string) string { return "git:" + ctxID + ":state:" + kind }
 
 // Poll returns what changed in repo since the stored cursors: new commits,
-// and the branch, uncommitted changes and markers when they differ from what
-// was stored.
+// the indexed ones no ref reaches any more (Removed), and the branch,
+// uncommitted changes and markers when they differ from what was stored.
 func (g Git) Poll(ctx context.Context, repo Repo, cur Cursors) (Batch, error) {
 	b := Batch{Source: "git", Cursors: map[string]string{}}
 	if err := atTopLevel(ctx, repo); err != nil {

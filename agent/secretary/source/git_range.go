@@ -148,8 +148,8 @@ func (g Git) pollRange(ctx context.Context, repo Repo, r commitRange, b *Batch) 
 	return nil
 }
 
-// pollPage adds the oldest page commits of the left not indexed yet of r
-// and returns how many it added.
+// pollPage adds the oldest page of r's left commits not indexed yet and
+// returns how many it added.
 func (g Git) pollPage(ctx context.Context, repo Repo, r commitRange, page, left int, b *Batch) (int, error) {
 	// --skip and --max-count pick from git log's newest-first order, then
 	// --reverse lists the pick oldest first: the page is the oldest
