@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -93,4 +94,29 @@ func startBareEcho(b *testing.B, id *Identity) string {
 	go srv.Serve(ln)
 	b.Cleanup(func() { srv.Close() })
 	return "https://" + tr.Addr() + Path
+}
+
+// BenchmarkServeRPCNewCalls is BenchmarkServeRPC with a new id on every
+// call, so each one is remembered in the replay cache (and, past its
+// bounds, evicts an older one) rather than answered from it.
+func BenchmarkServeRPCNewCalls(b *testing.B) {
+	s := specServer(b, Options{
+		RatePerSec:   1e9,
+		Burst:        1e9,
+		Authenticate: func(ctx context.Context, c Caller) (Caller, error) { c.AgentID = "pm-tanaka"; return c, nil },
+		Audit:        func(ctx context.Context, rec CallRecord) error { return nil },
+	})
+	caller := Caller{Kind: CallerTLS, Fingerprint: "ab12", Addr: "127.0.0.1:1"}
+	body := make([]byte, 0, 128)
+	b.ReportAllocs()
+	id := 0
+	for b.Loop() {
+		id++
+		body = append(body[:0], `{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":`...)
+		body = strconv.AppendInt(body, int64(id), 10)
+		body = append(body, '}')
+		if _, status := s.ServeRPC(context.Background(), body, caller); status != http.StatusOK {
+			b.Fatalf("status %d", status)
+		}
+	}
 }

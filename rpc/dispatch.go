@@ -59,8 +59,8 @@ func (s *Server) dispatchOnce(ctx context.Context, call *Call) (any, []byte, *Er
 	if call.Notification || call.Caller.AgentID == "" || len(call.ID) == 0 {
 		return s.dispatchEncoded(ctx, call)
 	}
-	key := replayKey(call.Caller, call.ID, call.Method, call.Params)
-	entry, first := s.replays.begin(key, time.Now())
+	key, callerKey := replayKey(call.Caller, call.ID, call.Method, call.Params)
+	entry, first := s.replays.begin(callerKey, key, time.Now())
 	if !first {
 		select {
 		case <-entry.done:
@@ -73,7 +73,7 @@ func (s *Server) dispatchOnce(ctx context.Context, call *Call) (any, []byte, *Er
 		return s.dispatchEncoded(ctx, call) // the first failed: run this one
 	}
 	result, resultJSON, e := s.dispatchEncoded(ctx, call)
-	s.replays.finish(key, entry, resultJSON, e == nil)
+	s.replays.finish(entry, resultJSON, e == nil)
 	return result, resultJSON, e
 }
 
