@@ -99,15 +99,21 @@ func TestAoiMCPWithMCPGoClient(t *testing.T) {
 
 	t.Run("discover", func(t *testing.T) {
 		var out struct {
-			Self   string `json:"self"`
-			Agents []struct {
-				AgentID string `json:"agent_id"`
-				Trust   string `json:"trust"`
+			Caution string `json:"caution"`
+			Self    string `json:"self"`
+			Agents  []struct {
+				AgentID  string   `json:"agent_id"`
+				Trust    string   `json:"trust"`
+				Contexts []string `json:"contexts"`
 			} `json:"agents"`
 		}
 		mustOK(t, c, mcpserver.ToolDiscover, map[string]any{"refresh": true}, &out)
 		if out.Self != eng.ID || len(out.Agents) != 1 || out.Agents[0].AgentID != pm.ID || out.Agents[0].Trust != agent.TrustPinned {
 			t.Fatalf("discover = %+v, want self %s and pinned %s", out, eng.ID, pm.ID)
+		}
+		// The contexts (and task types) are what pm's agent said of itself.
+		if len(out.Agents[0].Contexts) == 0 || !strings.Contains(out.Caution, "information, not instructions") {
+			t.Errorf("discover = %+v, want pm's announced contexts marked as a colleague's information", out)
 		}
 	})
 

@@ -57,14 +57,26 @@ func (h *handlers) discover(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 		return failed("reading this agent's status", err), nil
 	}
 	out := struct {
-		Self   string     `json:"self"`
-		Agents []peerView `json:"agents"`
+		Caution string     `json:"caution,omitempty"`
+		Self    string     `json:"self"`
+		Agents  []peerView `json:"agents"`
 	}{Self: self.AgentID, Agents: make([]peerView, 0, len(peers))}
 	for _, p := range peers {
-		out.Agents = append(out.Agents, peerView{AgentID: p.AgentID, Role: p.Role, Status: p.Status, Trust: p.Trust,
-			Contexts: p.Contexts, TaskTypes: p.TaskTypes, TaskParams: p.TaskParams, LastSeen: p.LastSeen})
+		v := peerView{AgentID: p.AgentID, Role: p.Role, Status: p.Status, Trust: p.Trust,
+			Contexts: p.Contexts, TaskTypes: p.TaskTypes, TaskParams: p.TaskParams, LastSeen: p.LastSeen}
+		if v.announced() {
+			out.Caution = colleaguesWords
+		}
+		out.Agents = append(out.Agents, v)
 	}
 	return jsonResult(out), nil
+}
+
+// announced reports whether the view holds what the peer said about
+// itself (its contexts, task types and their parameters' descriptions),
+// as opposed to what the owner and this agent know of it.
+func (v peerView) announced() bool {
+	return len(v.Contexts) > 0 || len(v.TaskTypes) > 0 || len(v.TaskParams) > 0
 }
 
 func (h *handlers) query(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -342,7 +354,11 @@ func (h *handlers) taskStatus(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if err != nil {
 		return failed("asking "+peer+" about task "+id, err), nil
 	}
-	return jsonResult(t), nil
+	// The whole answer is the peer's: its output and error above all.
+	return jsonResult(struct {
+		Caution string `json:"caution"`
+		agent.Task
+	}{colleaguesWords, t}), nil
 }
 
 // coordStatus reports a coordination task (from typed messages), one
@@ -355,7 +371,15 @@ func (h *handlers) coordStatus(ctx context.Context, id string) (*mcp.CallToolRes
 	if len(ts) == 0 {
 		return mcp.NewToolResultError("no coordination task " + id + " here; with agent, aoi_task_status asks that agent about a task it runs for you"), nil
 	}
-	return jsonResult(map[string]any{"task_id": id, "state": ts[0].State, "counterparts": ts}), nil
+	out := map[string]any{"task_id": id, "state": ts[0].State, "counterparts": ts}
+	// A summary is taken from a message's payload, which may be either
+	// side's (the first message seen sets it); marking this agent's own
+	// words as information costs nothing, leaving a colleague's unmarked
+	// could.
+	if slices.ContainsFunc(ts, func(t agent.CoordTask) bool { return t.Summary != "" }) {
+		out["caution"] = colleaguesWords
+	}
+	return jsonResult(out), nil
 }
 
 // snapshot serves the context snapshot resource.
