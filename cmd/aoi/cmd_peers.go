@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -293,8 +294,9 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 	rows := make([][]string, 0, len(peers))
 	var pending []agent.Peer
 	var refusing []string
+	var expired []agent.Peer
 	for _, p := range peers {
-		status := p.Status
+		status, trust := p.Status, p.Trust
 		switch {
 		case p.Trust == agent.TrustPending:
 			// Not a peer yet: LAST SEEN says when it last called.
@@ -302,8 +304,11 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 		case p.RefusesUs:
 			status, refusing = "refuses", append(refusing, p.AgentID)
 		}
+		if !p.CertExpiredAt.IsZero() {
+			trust, expired = trust+expiredMark, append(expired, p)
+		}
 		rows = append(rows, []string{
-			cell(p.AgentID, 24), dash(cell(p.Role, 12)), cell(status, 8), cell(p.Trust, 8),
+			cell(p.AgentID, 24), dash(cell(p.Role, 12)), cell(status, 8), cell(trust, 8),
 			dash(cell(p.Endpoint, 32)), dash(cell(agent.GroupFingerprint(p.Fingerprint), 0)), when(p.LastSeen),
 		})
 	}
@@ -320,5 +325,24 @@ func printPeers(w io.Writer, peers []agent.Peer) {
 	if len(refusing) > 0 {
 		fmt.Fprintf(w, "\n%s does not trust your certificate (not yet, or no longer): its owner runs `aoi peers trust ID FINGERPRINT` with the id and fingerprint `aoi id` prints here\n",
 			cell(strings.Join(refusing, ", "), 0))
+	}
+	printExpiredCerts(w, expired)
+}
+
+// expiredMark follows TRUST for a peer whose certificate has expired; a
+// footnote under the table says when and what to do.
+const expiredMark = "*"
+
+// printExpiredCerts is the footnote for the peers marked expiredMark: they
+// are still let in (unless network.refuse_expired_certs), which the owner
+// would otherwise learn only from aoi doctor or --json.
+func printExpiredCerts(w io.Writer, expired []agent.Peer) {
+	if len(expired) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, p := range expired {
+		fmt.Fprintf(w, "%s %s's certificate expired on %s (it is still let in unless network.refuse_expired_certs is set): ask its owner for a new identity and pin it with `aoi peers trust %s FINGERPRINT --replace`\n",
+			expiredMark, cell(p.AgentID, 0), p.CertExpiredAt.UTC().Format(time.DateOnly), cell(p.AgentID, 0))
 	}
 }
