@@ -30,16 +30,25 @@ func TestUnknownContextIsRefusedLikeAHiddenOne(t *testing.T) {
 	pair(eng, pm)
 	pair(eng, lead)
 	ctx := context.Background()
-	ask := func(from *testAgent, scope string) *rpc.Error {
+	askCode := func(from *testAgent, scope string, code int) *rpc.Error {
 		t.Helper()
 		_, err := from.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is it going?", ContextScope: []string{scope}})
-		return asRPC(t, err, map[bool]int{true: rpc.CodeContextNotFound, false: rpc.CodePermissionDenied}[from == lead])
+		return asRPC(t, err, code)
+	}
+	ask := func(from *testAgent, scope string) *rpc.Error {
+		t.Helper()
+		return askCode(from, scope, map[bool]int{true: rpc.CodeContextNotFound, false: rpc.CodePermissionDenied}[from == lead])
 	}
 
 	// However the name is written (the re-check told them apart by
-	// "./", "//" and "..").
-	for _, form := range []string{"acme/%s", "acme/%s/./", "acme/%s//x", "acme/%s/x/../../%s", "/acme/%s/"} {
-		hidden, madeUp := ask(pm, strings.ReplaceAll(form, "%s", "payroll")), ask(pm, strings.ReplaceAll(form, "%s", "nosuch"))
+	// "./", "//" and ".."): one not written clean is refused for that
+	// alone, naming its clean form, whether it exists or not.
+	for _, form := range []string{"acme/%s/./", "acme/%s//x", "acme/%s/x/../../%s", "/acme/%s/", "acme/%s"} {
+		code := rpc.CodeInvalidParams
+		if form == "acme/%s" {
+			code = rpc.CodePermissionDenied
+		}
+		hidden, madeUp := askCode(pm, strings.ReplaceAll(form, "%s", "payroll"), code), askCode(pm, strings.ReplaceAll(form, "%s", "nosuch"), code)
 		same := strings.ReplaceAll(madeUp.Error(), "nosuch", "payroll")
 		if same != hidden.Error() || strings.ReplaceAll(mustJSON(t, madeUp.Data), "nosuch", "payroll") != mustJSON(t, hidden.Data) {
 			t.Errorf("%s: a made-up context reads\n  %s %s\nbut a hidden one\n  %s %s\nwant the same words", form, madeUp.Error(), mustJSON(t, madeUp.Data), hidden.Error(), mustJSON(t, hidden.Data))
@@ -103,5 +112,36 @@ func TestTrustedWithoutARoleIsToldSo(t *testing.T) {
 	_, err := pm.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?"})
 	if err == nil || !strings.Contains(err.Error(), "trusted you without a role, and its ACL rules are by role") {
 		t.Errorf("asking as a peer with no role: %v; want to be told it has none", err)
+	}
+}
+
+// TestUncleanScopeIsRefusedNamingItsCleanForm: "acme//webapp",
+// "acme/webapp/" and "./acme/webapp" passed the ACL (which cleaned them)
+// and then met a context lookup that did not ("acme//webapp" was no
+// context). A question or a task request naming one is refused for that
+// alone, naming the clean form, even from a peer that may read everything.
+func TestUncleanScopeIsRefusedNamingItsCleanForm(t *testing.T) {
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "lead-all", AgentRole: "lead", ScopeType: "repository", ScopePattern: "acme/*", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{"lint": {Command: []string{"true"}, Context: "acme/webapp", TimeoutSec: 30, Isolation: "none"}}
+	})
+	lead := newTestAgent(t, "lead-kato", "lead", nil)
+	pair(eng, lead)
+	ctx := context.Background()
+	want := `send "acme/webapp/auth"`
+	for _, unclean := range []string{"acme//webapp/auth", "acme/webapp/auth/", "./acme/webapp/auth", "acme/webapp/./auth"} {
+		_, err := lead.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?", ContextScope: []string{unclean}})
+		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Error(), want) {
+			t.Errorf("question scoped %q: %v; want it refused naming the clean form (%s)", unclean, e, want)
+		}
+		_, err = lead.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "lint", ContextScope: []string{unclean}})
+		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Error(), want) {
+			t.Errorf("task request scoped %q: %v; want it refused naming the clean form (%s)", unclean, e, want)
+		}
+	}
+	if _, err := lead.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?", ContextScope: []string{"acme/webapp/auth"}}); err != nil {
+		t.Errorf("the clean form: %v", err)
 	}
 }

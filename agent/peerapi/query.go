@@ -172,6 +172,9 @@ func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, 
 	case len(p.ContextScope) > maxScopeEntries:
 		return p, errs.Invalid("params.context_scope has %d entries; the limit is %d: name the repositories or folders, not every file", len(p.ContextScope), maxScopeEntries)
 	}
+	if err := refuseUncleanScope(p.ContextScope); err != nil {
+		return p, err
+	}
 	if p.Priority == "" {
 		p.Priority = wire.PriorityNormal
 	}
@@ -343,6 +346,17 @@ func (a *API) refuseUnknownContext(ctx context.Context, call *rpc.Call, action a
 	a.AuditRefusal(ctx, call, "scope", map[string]any{"scope": entry, "reason": "no such context; refused as a denial, since the caller is kept from some context"})
 	call.RecordACL(false)
 	return a.namedDenial(action, entry)
+}
+
+// refuseUncleanScope refuses a context_scope entry the caller did not
+// write in its clean form, naming that form (wire.UncleanScope says why
+// refused and not cleaned). It looks at the text alone, so it is the same
+// for a hidden context and a made-up one.
+func refuseUncleanScope(scope []string) error {
+	if entry, clean := wire.UncleanScope(scope); entry != "" {
+		return errs.Invalid("params.context_scope entry %q is not written in its clean form; send %q", entry, clean)
+	}
+	return nil
 }
 
 // cleanScope writes each context_scope entry in one form (path.Clean, no

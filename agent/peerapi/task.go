@@ -61,6 +61,9 @@ func (a *API) handleTaskExecute(ctx context.Context, call *rpc.Call) (any, error
 	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return nil, err
 	}
+	if err := refuseUncleanScope(p.ContextScope); err != nil {
+		return nil, err
+	}
 	tt, err := a.runnableTaskType(ctx, call, p.TaskType)
 	if err != nil {
 		return nil, err
