@@ -54,10 +54,7 @@ func (s *Secretary) summarise(ctx context.Context, question string, f answerFact
 func extractiveSummary(f answerFacts) string {
 	topic := topicOf(f.q.Words)
 	if len(f.hits) == 0 {
-		if f.q.Japanese {
-			return fmt.Sprintf("「%s」に該当する作業記録はありません。", topic)
-		}
-		return fmt.Sprintf("No recorded work matches %q.", topic)
+		return nothingFound(topic, f.q.Japanese)
 	}
 	// "latest" dates the work the answer rests on, its best matches: a
 	// weak match further down (a word in passing) would make old work
@@ -90,6 +87,22 @@ func extractiveSummary(f answerFacts) string {
 	b.WriteString(t.section(t.doing, progress))
 	b.WriteString(t.section(t.blocked, blockers))
 	return clipRunes(b.String(), maxSummaryRunes)
+}
+
+// nothingFound is the summary when no work matched. A question made only
+// of words that name nothing ("is it?", "それは？") has no topic to quote:
+// `No recorded work matches ""` read as if aoi had looked for something,
+// so it says what was missing instead.
+func nothingFound(topic string, japanese bool) string {
+	switch {
+	case topic == "" && japanese:
+		return "質問に探す対象（機能、ファイル、チケットなど）が含まれていません。何についての質問か、名前を挙げて聞き直してください。"
+	case topic == "":
+		return "The question names nothing to look for (a feature, a file, a ticket); ask again naming what it is about."
+	case japanese:
+		return fmt.Sprintf("「%s」に該当する作業記録はありません。", topic)
+	}
+	return fmt.Sprintf("No recorded work matches %q.", topic)
 }
 
 // maxTopicWords bounds the words the summary's first line names: a long

@@ -257,3 +257,25 @@ func TestLatestIsDatedOnTheClockToo(t *testing.T) {
 		t.Errorf("latest 3 days before: %q", got)
 	}
 }
+
+// TestQuestionNamingNothing: a question made only of words that name
+// nothing ("is it?", "それは？"), asked of a mirror with nothing recorded,
+// is told so in its own language, not `No recorded work matches ""`; one
+// that names something still hears that nothing matched it.
+func TestQuestionNamingNothing(t *testing.T) {
+	repo, _, _ := sharedAuthRepo(t)
+	s, _ := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(repo, filepath.Join(t.TempDir(), "no-transcripts")))
+	for _, c := range []struct{ q, want string }{
+		{"is it?", "The question names nothing to look for"},
+		{"それは？", "質問に探す対象"},
+		{"invoice export?", `No recorded work matches "invoice export".`},
+	} {
+		a, err := s.Answer(context.Background(), Question{Text: c.q, Scope: []string{"acme/webapp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := a.Result.Summary; !strings.Contains(sum, c.want) || strings.Contains(sum, `""`) || strings.Contains(sum, "「」") {
+			t.Errorf("%q: summary = %q, want %q", c.q, sum, c.want)
+		}
+	}
+}
