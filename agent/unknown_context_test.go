@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,25 +31,16 @@ func TestUnknownContextIsRefusedLikeAHiddenOne(t *testing.T) {
 	pair(eng, pm)
 	pair(eng, lead)
 	ctx := context.Background()
-	askCode := func(from *testAgent, scope string, code int) *rpc.Error {
-		t.Helper()
-		_, err := from.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is it going?", ContextScope: []string{scope}})
-		return asRPC(t, err, code)
-	}
 	ask := func(from *testAgent, scope string) *rpc.Error {
 		t.Helper()
-		return askCode(from, scope, map[bool]int{true: rpc.CodeContextNotFound, false: rpc.CodePermissionDenied}[from == lead])
+		_, err := from.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is it going?", ContextScope: []string{scope}})
+		return asRPC(t, err, map[bool]int{true: rpc.CodeContextNotFound, false: rpc.CodePermissionDenied}[from == lead])
 	}
 
 	// However the name is written (the re-check told them apart by
-	// "./", "//" and ".."): one not written clean is refused for that
-	// alone, naming its clean form, whether it exists or not.
-	for _, form := range []string{"acme/%s/./", "acme/%s//x", "acme/%s/x/../../%s", "/acme/%s/", "acme/%s"} {
-		code := rpc.CodeInvalidParams
-		if form == "acme/%s" {
-			code = rpc.CodePermissionDenied
-		}
-		hidden, madeUp := askCode(pm, strings.ReplaceAll(form, "%s", "payroll"), code), askCode(pm, strings.ReplaceAll(form, "%s", "nosuch"), code)
+	// "./", "//" and "..").
+	for _, form := range []string{"acme/%s", "acme/%s/./", "acme/%s//x", "acme/%s/x/../../%s", "/acme/%s/"} {
+		hidden, madeUp := ask(pm, strings.ReplaceAll(form, "%s", "payroll")), ask(pm, strings.ReplaceAll(form, "%s", "nosuch"))
 		same := strings.ReplaceAll(madeUp.Error(), "nosuch", "payroll")
 		if same != hidden.Error() || strings.ReplaceAll(mustJSON(t, madeUp.Data), "nosuch", "payroll") != mustJSON(t, hidden.Data) {
 			t.Errorf("%s: a made-up context reads\n  %s %s\nbut a hidden one\n  %s %s\nwant the same words", form, madeUp.Error(), mustJSON(t, madeUp.Data), hidden.Error(), mustJSON(t, hidden.Data))
@@ -119,7 +111,8 @@ func TestTrustedWithoutARoleIsToldSo(t *testing.T) {
 // "acme/webapp/" and "./acme/webapp" passed the ACL (which cleaned them)
 // and then met a context lookup that did not ("acme//webapp" was no
 // context). A question or a task request naming one is refused for that
-// alone, naming the clean form, even from a peer that may read everything.
+// alone, naming the clean form, even from a peer that may read everything;
+// aoi's own asking side sends its owner's scope cleaned.
 func TestUncleanScopeIsRefusedNamingItsCleanForm(t *testing.T) {
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp"}}
@@ -130,18 +123,24 @@ func TestUncleanScopeIsRefusedNamingItsCleanForm(t *testing.T) {
 	lead := newTestAgent(t, "lead-kato", "lead", nil)
 	pair(eng, lead)
 	ctx := context.Background()
+	client := rawClient(t, lead, eng)
 	want := `send "acme/webapp/auth"`
-	for _, unclean := range []string{"acme//webapp/auth", "acme/webapp/auth/", "./acme/webapp/auth", "acme/webapp/./auth"} {
-		_, err := lead.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?", ContextScope: []string{unclean}})
-		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Error(), want) {
-			t.Errorf("question scoped %q: %v; want it refused naming the clean form (%s)", unclean, e, want)
+	unclean := []string{"acme//webapp/auth", "acme/webapp/auth/", "./acme/webapp/auth", "acme/webapp/./auth", "/acme/webapp/auth"}
+	for i, entry := range unclean {
+		q := wire.QueryParams{From: lead.ID, To: eng.ID, Query: "how is auth going?", ContextScope: []string{entry}}
+		err := client.CallWithID(ctx, fmt.Sprintf("q-%d", i), wire.MethodQuery, q, nil)
+		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Reason(), want) {
+			t.Errorf("question scoped %q: %v; want it refused naming the clean form (%s)", entry, e, want)
 		}
-		_, err = lead.RequestTask(ctx, agent.TaskRequest{To: "eng-suzuki", TaskType: "lint", ContextScope: []string{unclean}})
-		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Error(), want) {
-			t.Errorf("task request scoped %q: %v; want it refused naming the clean form (%s)", unclean, e, want)
+		task := wire.TaskExecuteParams{From: lead.ID, To: eng.ID, TaskType: "lint", TaskParams: map[string]any{}, ContextScope: []string{entry}}
+		err = client.CallWithID(ctx, fmt.Sprintf("t-%d", i), wire.MethodTaskExecute, task, nil)
+		if e := asRPC(t, err, rpc.CodeInvalidParams); !strings.Contains(e.Reason(), want) {
+			t.Errorf("task request scoped %q: %v; want it refused naming the clean form (%s)", entry, e, want)
 		}
 	}
-	if _, err := lead.Ask(ctx, agent.AskRequest{To: "eng-suzuki", Query: "how is auth going?", ContextScope: []string{"acme/webapp/auth"}}); err != nil {
-		t.Errorf("the clean form: %v", err)
+	for _, entry := range unclean {
+		if _, err := lead.Ask(ctx, agent.AskRequest{To: eng.ID, Query: "how is auth going?", ContextScope: []string{entry}}); err != nil {
+			t.Errorf("the owner's own scope %q was not sent cleaned: %v", entry, err)
+		}
 	}
 }

@@ -174,7 +174,7 @@ func (a *Asker) Ask(ctx context.Context, req service.AskRequest) (service.AskRes
 	}
 	id := wire.NewID("ask")
 	req.Query = a.redact(req.Query) // a pasted key goes neither out nor into the asks table
-	params := wire.QueryParams{From: a.Self(), To: req.To, Query: req.Query, ContextScope: req.ContextScope,
+	params := wire.QueryParams{From: a.Self(), To: req.To, Query: req.Query, ContextScope: wire.CleanScope(req.ContextScope),
 		Priority: req.Priority, Async: req.Async, Timeout: req.TimeoutSec}
 	if params.ContextScope == nil {
 		params.ContextScope = []string{}
@@ -304,7 +304,7 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 		return service.TaskTicket{}, err
 	}
 	params := wire.TaskExecuteParams{From: a.Self(), To: req.To, TaskType: req.TaskType,
-		TaskParams: map[string]any{}, ContextScope: req.ContextScope, Timeout: req.TimeoutSec}
+		TaskParams: map[string]any{}, ContextScope: wire.CleanScope(req.ContextScope), Timeout: req.TimeoutSec}
 	for k, v := range req.Params {
 		params.TaskParams[k] = a.redact(v)
 	}

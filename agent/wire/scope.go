@@ -43,3 +43,18 @@ func cleanScopeEntry(e string) (string, bool) {
 	}
 	return c, c == e
 }
+
+// CleanScope returns scope with each entry UncleanScope would refuse
+// written in its clean form. The asking side uses it on its owner's own
+// scope ("--scope acme/webapp/" from a shell's completion), so a peer
+// receives only clean names and is never asked to read one two ways.
+func CleanScope(scope []string) []string {
+	if scope == nil {
+		return nil
+	}
+	out := make([]string, len(scope))
+	for i, e := range scope {
+		out[i], _ = cleanScopeEntry(e)
+	}
+	return out
+}

@@ -22,3 +22,20 @@ func TestUncleanScope(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanScope(t *testing.T) {
+	got := CleanScope([]string{"acme//webapp", "./acme/webapp/auth/", "acme/webapp", "*", "../etc"})
+	want := []string{"acme/webapp", "acme/webapp/auth", "acme/webapp", "*", "../etc"}
+	if len(got) != len(want) {
+		t.Fatalf("CleanScope = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("CleanScope = %q, want %q", got, want)
+			break
+		}
+	}
+	if entry, _ := UncleanScope(got); entry != "" {
+		t.Errorf("CleanScope left %q unclean", entry)
+	}
+}
