@@ -582,3 +582,40 @@ func TestQueryRequestsSince(t *testing.T) {
 		t.Errorf("plan = %q, want a rowid range and no sort", plan)
 	}
 }
+
+// TestDueOutboxForKeepsTheQueuedOrder: two notes queued while the peer was
+// away, the later one given the earlier retry by the back-off's jitter,
+// go in the order they were queued once either is due; one the peer
+// refused, or one not tried yet, keeps its own time.
+func TestDueOutboxForKeepsTheQueuedOrder(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	base := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	write(t, db, func(tx *Tx) error {
+		for i, id := range []string{"friday", "slides", "refused", "fresh"} {
+			r := OutboxRecord{ID: id, To: "eng", Method: "aoi.message", Params: json.RawMessage(`{}`),
+				CreatedAt: base.Add(time.Duration(i) * time.Second), NextAttemptAt: base.Add(time.Hour), ExpiresAt: base.Add(24 * time.Hour)}
+			if err := tx.EnqueueOutbox(r); err != nil {
+				return err
+			}
+		}
+		if err := tx.RescheduleOutbox("friday", base.Add(50*time.Second), "eng is away", false); err != nil {
+			return err
+		}
+		if err := tx.RescheduleOutbox("slides", base.Add(40*time.Second), "eng is away", false); err != nil {
+			return err
+		}
+		return tx.RescheduleOutbox("refused", base.Add(10*time.Minute), "no ACL rule", true)
+	})
+	due, err := db.DueOutboxFor(ctx, "eng", base.Add(45*time.Second), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range due {
+		ids = append(ids, e.ID)
+	}
+	if got := strings.Join(ids, " "); got != "friday slides" {
+		t.Errorf("DueOutboxFor = %q, want \"friday slides\" (queued order; not the refused or the untried one)", got)
+	}
+}

@@ -70,9 +70,16 @@ func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]Outbox
 		formatTime(now), clampLimit(limit, 100, 1000))
 }
 
-// DueOutboxFor returns the entries due for one peer, in due order.
+// DueOutboxFor returns what a delivery turn sends one peer, in the order
+// it was queued: the entries due, and with them every entry waiting out a
+// back-off after the peer could not be reached. The back-off's jitter gave
+// a later entry an earlier retry, so two notes sent while the peer was
+// away arrived the wrong way round; a peer reached again takes them all,
+// oldest first. An entry the peer refused (or answered busy) keeps its own
+// schedule, and one not tried yet belongs to its sender's first attempt.
 func (db *DB) DueOutboxFor(ctx context.Context, to string, now time.Time, limit int) ([]OutboxRecord, error) {
-	return db.outboxWhere(ctx, `to_agent = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+	return db.outboxWhere(ctx, `to_agent = ? AND state = 'pending'
+		AND (next_attempt_at <= ? OR (refused = 0 AND attempts > 0)) ORDER BY created_at, id LIMIT ?`,
 		to, formatTime(now), clampLimit(limit, 100, 1000))
 }
 
