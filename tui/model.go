@@ -208,6 +208,7 @@ func (m *Model) relayout() {
 		w, h := m.layout.paneSize(i)
 		for _, f := range col {
 			m.pane(f).SetSize(w, h)
+			m.pane(f).SetOpen(f == m.layout.expanded[i])
 		}
 	}
 	m.prompt.setWidth(m.width)

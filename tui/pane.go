@@ -21,6 +21,8 @@ type pane interface {
 	// View renders the inside of the pane at the size set by SetSize.
 	View() string
 	SetSize(w, h int)
+	// SetOpen says whether the pane is drawn open or as a one-line header.
+	SetOpen(open bool)
 	Focus()
 	Blur()
 }
@@ -30,14 +32,16 @@ type paneBase struct {
 	env     *env
 	w, h    int
 	focused bool
+	open    bool // drawn in a box, not as a one-line header
 	list    listState
 	// previewed panes show the selected row's full text under the list.
 	previewed bool
 }
 
-func (p *paneBase) SetSize(w, h int) { p.w, p.h = w, h; p.setListHeight() }
-func (p *paneBase) Focus()           { p.focused = true }
-func (p *paneBase) Blur()            { p.focused = false }
+func (p *paneBase) SetSize(w, h int)  { p.w, p.h = w, h; p.setListHeight() }
+func (p *paneBase) SetOpen(open bool) { p.open = open }
+func (p *paneBase) Focus()            { p.focused = true }
+func (p *paneBase) Blur()             { p.focused = false }
 
 // row renders one list row, highlighted when selected and focused.
 func (p *paneBase) row(text string, selected bool) string {
@@ -61,17 +65,51 @@ func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func matches(k tea.KeyPressMsg, b ...key.Binding) bool { return key.Matches(k, b...) }
 
-// newMarker is the title's note that rows are above the window: rows that
-// arrived while the owner reads further down, with the key that goes up to
-// them, or rows the window scrolled past.
-func (p *paneBase) newMarker() string {
+// scrollMarker is the title's note on the rows of a list of n outside its
+// window: above it, rows that arrived while the owner reads further down
+// (with the key that goes up to them) or rows the window scrolled past;
+// below it, the rows that follow (a list opening at the top showed 11 of 35
+// rows and nothing said more follow), only while the pane is open: a
+// closed one shows no rows to follow.
+func (p *paneBase) scrollMarker(n int) string {
+	l := p.settled(n)
+	return p.aboveMarker(l) + p.belowMarker(l, n, false)
+}
+
+// settled is the list as View will show n rows. A copy: Title is drawn
+// before View settles the window (after a resize), and drawing a title
+// must not move the selection.
+func (p *paneBase) settled(n int) listState {
+	l := p.list
+	l.clamp(n)
+	return l
+}
+
+func (p *paneBase) homeKey() string { return p.env.keys.List.Home.Help().Key }
+
+// aboveMarker counts the rows before the window of l.
+func (p *paneBase) aboveMarker(l listState) string {
 	switch {
-	case p.list.unseen > 0:
-		return " · ↑ " + itoa(p.list.unseen) + " new (" + p.env.keys.List.Home.Help().Key + ")"
-	case p.list.offset > 0: // scrolled, or a resize left rows above the window
-		return " · ↑ " + itoa(p.list.offset) + " above"
+	case l.unseen > 0:
+		return " · ↑ " + itoa(l.unseen) + " new (" + p.homeKey() + ")"
+	case l.offset > 0: // scrolled, or a resize left rows above the window
+		return " · ↑ " + itoa(l.offset) + " above"
 	}
 	return ""
+}
+
+// belowMarker counts the rows after the window; more (a list loaded by
+// pages) says rows beyond the n loaded may follow, counted as "N+".
+func (p *paneBase) belowMarker(l listState, n int, more bool) string {
+	below := n - min(n, l.offset+max(1, l.height))
+	if below <= 0 || !p.open {
+		return ""
+	}
+	plus := ""
+	if more {
+		plus = "+"
+	}
+	return " · ↓ " + itoa(below) + plus + " below"
 }
 
 // header renders a column header or a hint line.

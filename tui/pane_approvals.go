@@ -183,7 +183,7 @@ func (p *approvalsPane) Title() string {
 			running++
 		}
 	}
-	return "Approvals · " + itoa(len(p.approvals)) + " pending · " + itoa(running) + " running" + p.newMarker()
+	return "Approvals · " + itoa(len(p.approvals)) + " pending · " + itoa(running) + " running" + p.scrollMarker(p.n())
 }
 
 func (p *approvalsPane) Update(k tea.KeyPressMsg) action {

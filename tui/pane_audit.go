@@ -228,10 +228,12 @@ func (p *auditPane) Title() string {
 	if p.filterText != "" {
 		t += " · filter " + Sanitize(p.filterText) // the keys line says esc clears it
 	}
+	l := p.settled(len(p.runs))
+	above := p.aboveMarker(l)
 	if p.newer {
-		return t + " · ↑ new rows (" + p.env.keys.List.Home.Help().Key + ")"
+		above = " · ↑ new rows (" + p.homeKey() + ")"
 	}
-	return t + p.newMarker()
+	return t + above + p.belowMarker(l, len(p.runs), !p.ended)
 }
 
 func (p *auditPane) Update(k tea.KeyPressMsg) action {

@@ -31,7 +31,7 @@ func (p *interruptsPane) setQueries(qs []agent.Query) {
 }
 
 func (p *interruptsPane) Title() string {
-	return "Interrupts · " + itoa(len(p.rows)) + " buffered" + p.newMarker()
+	return "Interrupts · " + itoa(len(p.rows)) + " buffered" + p.scrollMarker(len(p.rows))
 }
 
 func (p *interruptsPane) Update(k tea.KeyPressMsg) action {

@@ -146,9 +146,9 @@ func (p *messagesPane) markRead(upto int64) {
 
 func (p *messagesPane) Title() string {
 	if n := p.unread(); n > 0 {
-		return "Messages · " + itoa(n) + " unread" + p.newMarker()
+		return "Messages · " + itoa(n) + " unread" + p.scrollMarker(len(p.rows))
 	}
-	return "Messages · " + itoa(len(p.rows)) + p.newMarker()
+	return "Messages · " + itoa(len(p.rows)) + p.scrollMarker(len(p.rows))
 }
 
 func (p *messagesPane) Update(k tea.KeyPressMsg) action {

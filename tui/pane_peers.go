@@ -148,7 +148,7 @@ func (p *peersPane) Title() string {
 		}
 		t += " · " + itoa(n) + verb
 	}
-	return t + p.newMarker()
+	return t + p.scrollMarker(len(p.rows))
 }
 
 // onlineCount is "2/3 online", or, while the core is unreachable, only

@@ -79,11 +79,11 @@ func (p *queriesPane) Title() string {
 	}
 	switch {
 	case len(p.rows) == 0:
-		return "Queries · 0" + p.newMarker()
+		return "Queries · 0" + p.scrollMarker(len(p.rows))
 	case n == 0: // a count here would read as "need you" (the status bar's "queries N")
-		return "Queries · none need you" + p.newMarker()
+		return "Queries · none need you" + p.scrollMarker(len(p.rows))
 	}
-	return "Queries · " + itoa(n) + " need you" + p.newMarker()
+	return "Queries · " + itoa(n) + " need you" + p.scrollMarker(len(p.rows))
 }
 
 func (p *queriesPane) Update(k tea.KeyPressMsg) action {

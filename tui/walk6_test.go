@@ -1,0 +1,88 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// manyRows gives every list pane 35 rows (the audit log 40).
+func manyRows() *testService {
+	svc := fixtureService()
+	svc.queries, svc.approvals, svc.tasks, svc.messages, svc.peers = nil, nil, nil, nil, nil
+	for i := range 35 {
+		at := fixedNow.Add(-time.Duration(i+1) * time.Minute)
+		svc.queries = append(svc.queries, agent.Query{ID: fmt.Sprintf("q-%02d", i), From: "pm-tanaka",
+			Text: fmt.Sprintf("question %d?", i), State: agent.QueryBuffered, ReceivedAt: at})
+		svc.approvals = append(svc.approvals, agent.Approval{ID: fmt.Sprintf("a-%02d", i), TaskID: fmt.Sprintf("t-%02d", i),
+			Requester: "pm-tanaka", TaskType: "lint", State: agent.TaskPending, CreatedAt: at, ExpiresAt: fixedNow.Add(time.Hour)})
+		svc.messages = append(svc.messages, agent.Message{Seq: int64(i + 1), From: "qa-ito", Event: "query.completed",
+			Data: json.RawMessage(`{"summary":"done"}`), ReceivedAt: at, Read: true})
+		svc.peers = append(svc.peers, agent.Peer{AgentID: fmt.Sprintf("peer-%02d", i), Status: agent.PeerOnline,
+			Trust: agent.TrustPinned, LastSeen: at})
+	}
+	return svc
+}
+
+// listOf is the list state of a pane.
+func listOf(p pane) listState {
+	switch p := p.(type) {
+	case *peersPane:
+		return p.list
+	case *queriesPane:
+		return p.list
+	case *interruptsPane:
+		return p.list
+	case *approvalsPane:
+		return p.list
+	case *messagesPane:
+		return p.list
+	case *auditPane:
+		return p.list
+	}
+	panic(fmt.Sprintf("no list in %T", p))
+}
+
+// TestListTitlesCountRowsBelow: a list longer than its window says in its
+// title how many rows follow, as it says how many are above (the sixth
+// walk's Queries showed 11 of 35 rows and nothing said more follow); at
+// the end of the list only the rows above are counted.
+func TestListTitlesCountRowsBelow(t *testing.T) {
+	for _, f := range []focus{focusPeers, focusQueries, focusInterrupts, focusApprovals, focusAudit, focusMessages} {
+		m := newLoaded(t, manyRows(), 80, 24, true)
+		m.setFocus(f)
+		screen(m)
+		p := m.pane(f)
+		n := 35
+		if f == focusAudit {
+			n = 40
+		}
+		below := fmt.Sprintf(" · ↓ %d below", n-listOf(p).height)
+		if title := p.Title(); !strings.HasSuffix(title, below) || strings.Contains(title, "above") {
+			t.Errorf("%T at the top: title %q; want it to end with %q", p, title, below)
+		}
+		if frame := screen(m); !strings.Contains(frame, below) {
+			t.Errorf("%T: the frame does not show %q:\n%s", p, below, frame)
+		}
+		press(t, m, "end")
+		screen(m)
+		above := fmt.Sprintf(" · ↑ %d above", n-listOf(p).height)
+		if title := p.Title(); !strings.HasSuffix(title, above) || strings.Contains(title, "below") {
+			t.Errorf("%T at the end: title %q; want it to end with %q", p, title, above)
+		}
+	}
+}
+
+// TestClosedPaneTitleCountsNoRowsBelow: a pane drawn as a one-line header
+// shows no rows, so its title does not say rows follow.
+func TestClosedPaneTitleCountsNoRowsBelow(t *testing.T) {
+	m := newLoaded(t, manyRows(), 80, 24, true)
+	m.setFocus(focusQueries)
+	if frame := screen(m); strings.Count(frame, "below") != 1 {
+		t.Errorf("closed panes count rows below:\n%s", frame)
+	}
+}
