@@ -10,6 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/aoi-protocol/aoi/agent"
 )
 
@@ -28,9 +29,9 @@ type approvalsPane struct {
 	newTarget   string
 	newTargetAt time.Time
 	loaded      bool // the first load is done
-	// taskW is the TASK column's width for the rows on screen, set by
-	// View before it lays them out.
-	taskW int
+	// widths are the columns before PARAMS, sized to the rows on screen
+	// by View before it lays them out (columnWidths).
+	widths []int
 }
 
 // settleFor is how long a request that a load made the target waits
@@ -209,14 +210,10 @@ func (p *approvalsPane) View() string {
 		return p.empty("No approvals waiting and no tasks. Task requests from peers appear here.")
 	}
 	start, end := p.list.window(p.n())
-	p.taskW = p.taskColumnW(start, end)
-	lines := []string{p.header(p.columns("", "FROM", "TASK", "STATE", "WHEN", "PARAMS"))}
+	p.widths = p.columnWidths(start, end)
+	lines := []string{p.header(p.columns(approvalCells{"", "FROM", "TASK", "STATE", "WHEN", "PARAMS"}))}
 	for i := start; i < end; i++ {
-		if i < len(p.approvals) {
-			lines = append(lines, p.approvalRow(p.approvals[i], i == p.list.cursor))
-		} else {
-			lines = append(lines, p.taskRow(p.tasks[i-len(p.approvals)], i == p.list.cursor))
-		}
+		lines = append(lines, p.rowStyled(p.columns(p.cellsAt(i)), i == p.list.cursor, p.styleAt(i)))
 	}
 	label, text := p.previewOf(p.list.cursor)
 	lines = p.preview(lines, label, text)
@@ -270,15 +267,35 @@ func ownerError(t agent.Task) string {
 // one under 72.
 const narrowApprovals = 70
 
+// approvalCells are the cells of a row of the pane.
+type approvalCells struct{ glyph, from, task, state, when, params string }
+
 // columns lays out a row of the pane: pending requests and tasks share
 // the columns, so their parameters line up. A narrow pane has no WHEN
-// column and tighter ones before PARAMS, so the parameters, which tell
-// two requests of one type apart, keep most of the width.
-func (p *approvalsPane) columns(glyph, from, task, state, when, params string) string {
+// column, so the parameters, which tell two requests of one type apart,
+// keep most of the width.
+func (p *approvalsPane) columns(c approvalCells) string {
 	if p.w < narrowApprovals {
-		return columns(p.w, []int{1, 10, p.taskW, 11}, glyph, from, task, state, params)
+		return columns(p.w, p.widths, c.glyph, c.from, c.task, c.state, c.params)
 	}
-	return columns(p.w, []int{1, 12, p.taskW, 10, 12}, glyph, from, task, state, when, params)
+	return columns(p.w, p.widths, c.glyph, c.from, c.task, c.state, c.when, c.params)
+}
+
+// columnWidths sizes FROM, TASK, STATE and WHEN to the rows start..end,
+// as Queries and Messages size theirs, so PARAMS gets what they leave
+// (textFirst): fixed widths of 12 for FROM and WHEN left it short beside
+// a column of "pm-tanaka" and "3h ago".
+func (p *approvalsPane) columnWidths(start, end int) []int {
+	fromW, stateW, whenW := width("FROM"), width("STATE"), width("WHEN")
+	for i := start; i < end; i++ {
+		c := p.cellsAt(i)
+		fromW, stateW, whenW = max(fromW, width(c.from)), max(stateW, width(c.state)), max(whenW, width(c.when))
+	}
+	taskW := p.taskColumnW(start, end)
+	if p.w < narrowApprovals {
+		return textFirst(p.w, []int{1, fromW, taskW, stateW}, []int{1, fromGiveWayW, taskW, stateW})
+	}
+	return textFirst(p.w, []int{1, fromW, taskW, stateW, whenW}, []int{1, fromGiveWayW, taskW, stateW, whenW})
 }
 
 // The TASK column's width: at least what a short type name needs (9
@@ -312,10 +329,33 @@ func (p *approvalsPane) taskTypeAt(i int) string {
 	return p.tasks[i-len(p.approvals)].Type
 }
 
-// approvalRow is a pending request: "pending" and the time left before it
-// expires (in a narrow pane, the time left in its STATE), and its
+// cellsAt is what row i shows: a pending request, then a task.
+func (p *approvalsPane) cellsAt(i int) approvalCells {
+	if i < len(p.approvals) {
+		return p.approvalCells(p.approvals[i])
+	}
+	return p.taskCells(p.tasks[i-len(p.approvals)])
+}
+
+// styleAt is the style of row i unselected: a pending request waits for
+// the owner; a task shows how it ended.
+func (p *approvalsPane) styleAt(i int) lipgloss.Style {
+	if i < len(p.approvals) {
+		return p.env.styles.Warn
+	}
+	switch p.tasks[i-len(p.approvals)].State {
+	case agent.TaskCompleted:
+		return p.env.styles.OK
+	case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
+		return p.env.styles.Error
+	}
+	return p.env.styles.Text
+}
+
+// approvalCells is a pending request: "pending" and the time left before
+// it expires (in a narrow pane, the time left in its STATE), and its
 // parameters with the rule that allowed it.
-func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
+func (p *approvalsPane) approvalCells(a agent.Approval) approvalCells {
 	state, left := agent.TaskPending, countdown(p.env.now, a.ExpiresAt)+" left"
 	switch {
 	case !a.ExpiresAt.After(p.env.now):
@@ -327,24 +367,15 @@ func (p *approvalsPane) approvalRow(a agent.Approval, sel bool) string {
 	if a.MatchedRule != "" {
 		params += " [" + Sanitize(a.MatchedRule) + "]"
 	}
-	text := p.columns("◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params)
-	return p.rowStyled(text, sel, p.env.styles.Warn)
+	return approvalCells{"◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params}
 }
 
-// taskRow is a task run or running for a peer: its state, when it last
+// taskCells is a task run or running for a peer: its state, when it last
 // changed (not in a narrow pane: the preview under the list and enter show
 // it), and its parameters (two runs of one type differ there).
-func (p *approvalsPane) taskRow(t agent.Task, sel bool) string {
-	st := p.env.styles.Text
-	switch t.State {
-	case agent.TaskCompleted:
-		st = p.env.styles.OK
-	case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
-		st = p.env.styles.Error
-	}
-	text := p.columns(taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
-		taskStateLabel(t.State), ago(p.env.now, t.UpdatedAt), paramsText(t.Params))
-	return p.rowStyled(text, sel, st)
+func (p *approvalsPane) taskCells(t agent.Task) approvalCells {
+	return approvalCells{taskGlyph(t.State), Sanitize(t.Requester), Sanitize(t.Type),
+		taskStateLabel(t.State), ago(p.env.now, t.UpdatedAt), paramsText(t.Params)}
 }
 
 // taskStateLabel is a task's state as the STATE column shows it: a task

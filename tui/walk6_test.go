@@ -86,3 +86,22 @@ func TestClosedPaneTitleCountsNoRowsBelow(t *testing.T) {
 		t.Errorf("closed panes count rows below:\n%s", frame)
 	}
 }
+
+// TestApprovalsColumnsFitTheRowsOnScreen: FROM and WHEN are as wide as the
+// rows on screen need, as in Queries and Messages, not a fixed 12 cells:
+// short ones leave PARAMS room for the parameters whole, and a long
+// sender shows whole where PARAMS keeps two fifths of the pane beside it.
+func TestApprovalsColumnsFitTheRowsOnScreen(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	m.setFocus(focusApprovals)
+	if frame := screen(m); !strings.Contains(frame, "suite=./auth/... [pm-run-tests]") {
+		t.Errorf("PARAMS cuts the parameters beside short senders and times:\n%s", frame)
+	}
+	svc := fixtureService()
+	svc.tasks[0].Requester = "reviewer-kobayashi"
+	m = newLoaded(t, svc, 100, 30, true)
+	m.setFocus(focusApprovals)
+	if frame := screen(m); !strings.Contains(frame, "▶ reviewer-kobayashi run_tests") {
+		t.Errorf("FROM cuts a long sender:\n%s", frame)
+	}
+}
