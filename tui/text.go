@@ -73,16 +73,17 @@ func fitBlock(s string, w, h int) string {
 // the lines. It breaks after spaces and slashes (paths) but not at
 // hyphens, so an id such as m-01j2… or task-7f3a stays whole on a line
 // when it fits. ansi.Wrap always breaks at '-', so hyphens travel as
-// non-breaking hyphens (one cell too) and come back afterwards.
+// non-breaking hyphens (one cell too) and come back afterwards. No line
+// starts with closing punctuation such as 、 or 」 (kinsokuWrap).
 func wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
 	if strings.ContainsRune(s, nonBreakingHyphen) {
-		return strings.Split(ansi.Wrap(s, w, " /"), "\n") // cannot tell them apart after
+		return kinsokuWrap(s, w) // cannot tell them apart after
 	}
 	s = strings.ReplaceAll(s, "-", string(nonBreakingHyphen))
-	lines := strings.Split(ansi.Wrap(s, w, " /"), "\n")
+	lines := kinsokuWrap(s, w)
 	for i, l := range lines {
 		lines[i] = strings.ReplaceAll(l, string(nonBreakingHyphen), "-")
 	}

@@ -105,3 +105,54 @@ func TestApprovalsColumnsFitTheRowsOnScreen(t *testing.T) {
 		t.Errorf("FROM cuts a long sender:\n%s", frame)
 	}
 }
+
+// TestAnswerDialogKeepsPunctuationOffLineStarts: the answer dialog at
+// 60×20 does not start a line of the question with 、 (the walk read
+// "特に / 、決済…"): the character before moves down with it.
+func TestAnswerDialogKeepsPunctuationOffLineStarts(t *testing.T) {
+	svc := fixtureService()
+	// 28 characters fill the dialog's 56 cells; the comma is the 29th.
+	text := "進捗は" + strings.Repeat("順調", 12) + "だ、特に決済モジュールの改修は来週まで待ってください。"
+	svc.queries[0].Text = text
+	m := newLoaded(t, svc, 60, 20, true)
+	press(t, m, "e")
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	if strings.Contains(frame, "┃ 、") || !strings.Contains(frame, "┃ だ、特に") {
+		t.Errorf("the question's second line does not start with the character before the comma:\n%s", frame)
+	}
+	if got := strings.ReplaceAll(boxText(frame), " ", ""); !strings.Contains(got, text) {
+		t.Errorf("the question is not whole across its lines: %q", got)
+	}
+}
+
+// TestWrapKeepsClosingPunctuationOffLineStarts: at every width, no line
+// of wrapped Japanese starts with closing punctuation after a line that
+// has a character to give, none is wider than the width, and the lines
+// put together are the text.
+func TestWrapKeepsClosingPunctuationOffLineStarts(t *testing.T) {
+	texts := []string{
+		"特に決済モジュールの改修は来週まで待ってください、決済チームの確認が必要です。よろしくお願いします！",
+		"「はい」と言った。『いいえ』と言った（本当に？）。次は、どうしますか？！",
+		"認証のリファクタリングは70%完了、残りはtoken refreshのテスト（CIで失敗中）。",
+	}
+	for _, text := range texts {
+		for w := 4; w <= 40; w++ {
+			lines := wrap(text, w)
+			for i, l := range lines {
+				if width(l) > w {
+					t.Errorf("w=%d: line %q is %d cells wide", w, l, width(l))
+				}
+				if i > 0 && closingPrefix(l) != "" && lastBase(lines[i-1]) > 0 {
+					t.Errorf("w=%d: line %d starts with closing punctuation: %q", w, i, lines)
+				}
+			}
+			if strings.ReplaceAll(strings.Join(lines, ""), " ", "") != strings.ReplaceAll(text, " ", "") {
+				t.Errorf("w=%d: the lines %q are not the text", w, lines)
+			}
+		}
+	}
+	if got := wrap("hello world 、again", 11); got[0] != "hello" {
+		t.Errorf("a break at a space moved a letter, not the word: %q", got)
+	}
+}

@@ -1,0 +1,133 @@
+package tui
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// wrapLines is ansi.Wrap's lines of s, broken after spaces and slashes.
+func wrapLines(s string, w int) []string { return strings.Split(ansi.Wrap(s, w, " /"), "\n") }
+
+// kinsokuWrap is wrapLines with the usual Japanese line-breaking rule
+// (kinsoku): a line does not start with closing punctuation (、。）」』！？
+// and the like). Such characters stay at the end of the line before when
+// they fit there, or the last character of that line moves down with
+// them. ansi.Wrap breaks a run of CJK text wherever the width runs out,
+// which put "、決済…" at the start of a line of the answer dialog.
+func kinsokuWrap(s string, w int) []string {
+	var out []string
+	for range len(s) { // every round consumes at least one byte of s
+		lines := wrapLines(s, w)
+		starts, ok := lineStarts(s, lines)
+		if !ok {
+			return append(out, lines...) // ansi.Wrap changed the text: keep its lines
+		}
+		i := badBreak(s, lines, starts)
+		if i < 0 {
+			return append(out, lines...)
+		}
+		line, next, ok := mendBreak(s, lines, starts, i, w)
+		if ok {
+			out = append(append(out, lines[:i-1]...), line)
+		} else { // nothing can move: the line before is all closing punctuation
+			out, next = append(out, lines[:i]...), starts[i]
+		}
+		if s = nextLine(s[next:]); s == "" {
+			return out
+		}
+	}
+	return append(out, wrapLines(s, w)...)
+}
+
+// lineStarts finds where each line of the wrapped s starts in s; ok is
+// false when the lines are not pieces of s in order, apart from the
+// spaces and newlines a wrap drops.
+func lineStarts(s string, lines []string) (starts []int, ok bool) {
+	pos := 0
+	for _, l := range lines {
+		k := strings.Index(s[pos:], l)
+		if k < 0 || strings.TrimLeft(s[pos:pos+k], " \n") != "" {
+			return nil, false
+		}
+		starts = append(starts, pos+k)
+		pos += k + len(l)
+	}
+	return starts, true
+}
+
+// badBreak is the first line the wrap started with closing punctuation,
+// or -1. A line after a newline of the text is not a break of the wrap.
+func badBreak(s string, lines []string, starts []int) int {
+	for i := 1; i < len(lines); i++ {
+		gap := s[starts[i-1]+len(lines[i-1]) : starts[i]]
+		if closingPrefix(lines[i]) != "" && !strings.Contains(gap, "\n") {
+			return i
+		}
+	}
+	return -1
+}
+
+// mendBreak mends the break before line i: the line before takes the
+// closing punctuation when it still fits in w, else it gives its last
+// character (its last word, when the wrap broke at a space) to the next
+// line. It returns the mended line before and
+// where in s the text after it starts.
+func mendBreak(s string, lines []string, starts []int, i, w int) (line string, next int, ok bool) {
+	end := starts[i] + len(closingPrefix(lines[i]))
+	if joined := s[starts[i-1]:end]; width(joined) <= w {
+		return joined, end, true
+	}
+	prev := lines[i-1]
+	cut := lastBase(prev)
+	if starts[i-1]+len(prev) < starts[i] {
+		// The wrap broke at a space, not inside a word: the whole last
+		// word moves down, not its last letter.
+		cut = strings.LastIndex(prev, " ") + 1
+	}
+	if kept := strings.TrimRight(prev[:max(cut, 0)], " "); kept != "" {
+		return kept, starts[i-1] + cut, true
+	}
+	return "", 0, false
+}
+
+// nextLine is the text after a mended line: without the spaces the break
+// fell on, or the newline that already ended the line.
+func nextLine(s string) string {
+	s = strings.TrimLeft(s, " ")
+	return strings.TrimPrefix(s, "\n")
+}
+
+// lastBase is where the last character of line that may start a line
+// begins: not closing punctuation, nor a mark that belongs to the
+// character before it. It is -1 when there is none.
+func lastBase(line string) int {
+	for i := len(line); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(line[:i])
+		i -= size
+		if !isClosing(r) && !unicode.Is(unicode.M, r) && r != '\u200d' {
+			return i
+		}
+	}
+	return -1
+}
+
+// closingPrefix is the closing punctuation line starts with.
+func closingPrefix(line string) string {
+	end := strings.IndexFunc(line, func(r rune) bool { return !isClosing(r) })
+	if end < 0 {
+		return line
+	}
+	return line[:end]
+}
+
+// closing is the punctuation a Japanese line does not start with: commas
+// and full stops, closing brackets and quotes, the middle dot, colons,
+// exclamation and question marks, and iteration marks.
+const closing = "、。，．､｡・：；！？‼⁇⁈⁉" +
+	"）］｝〕〉》」』】〙〗〟’”｠｣»" +
+	"ゝゞヽヾ々〻"
+
+func isClosing(r rune) bool { return r >= 0x80 && strings.ContainsRune(closing, r) }
