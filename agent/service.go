@@ -91,6 +91,13 @@ var (
 // `aoi inbox` show it (service.MessageKindLabel).
 var MessageKindLabel = service.MessageKindLabel
 
+// WaitingGroup is the asks of one text to one peer still waiting, as the
+// interface and `aoi status` fold them (service.FoldWaiting).
+type WaitingGroup = service.WaitingGroup
+
+// FoldWaiting groups waiting asks by peer and text (service.FoldWaiting).
+var FoldWaiting = service.FoldWaiting
+
 const (
 	ReachAsWritten         = service.ReachAsWritten
 	ReachThisMachine       = service.ReachThisMachine

@@ -53,18 +53,23 @@ func (p *messagesPane) fitWaiting() {
 
 // waitingLines name what waits for an answer, newest first, in at most
 // two lines: "waiting for 2 answers: qa-ito task run_tests (1m) ·
-// eng-suzuki “how is auth going?” (3m)".
+// eng-suzuki “how is auth going?” (3m)"; the same ask to the same peer
+// is one entry counted ×N, timed by the newest.
 func (p *messagesPane) waitingLines() []string {
 	if len(p.waiting) == 0 {
 		return nil
 	}
-	parts := make([]string, 0, len(p.waiting))
-	for _, w := range p.waiting {
-		what := Sanitize(w.Text)
+	groups := agent.FoldWaiting(p.waiting) // one task asked twenty times is one entry ×20
+	parts := make([]string, 0, len(groups))
+	for _, g := range groups {
+		what := Sanitize(g.Text)
 		if !strings.HasPrefix(what, "task ") {
 			what = "“" + truncate(what, 24) + "”"
 		}
-		parts = append(parts, Sanitize(w.To)+" "+what+" ("+strings.TrimSuffix(ago(p.env.now, w.SentAt), " ago")+")")
+		if g.Count > 1 {
+			what += " ×" + itoa(g.Count)
+		}
+		parts = append(parts, Sanitize(g.To)+" "+what+" ("+strings.TrimSuffix(ago(p.env.now, g.SentAt), " ago")+")")
 	}
 	n := p.waitingTotal
 	head := "waiting for " + itoa(n) + map[bool]string{true: " answer: ", false: " answers: "}[n == 1]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // manyRows gives every list pane 35 rows (the audit log 40).
@@ -154,5 +155,26 @@ func TestWrapKeepsClosingPunctuationOffLineStarts(t *testing.T) {
 	}
 	if got := wrap("hello world 、again", 11); got[0] != "hello" {
 		t.Errorf("a break at a space moved a letter, not the word: %q", got)
+	}
+}
+
+// TestWaitingLineFoldsRepeatedAsks: the Messages pane's waiting line
+// names an ask sent again and again once, counted (the walk read "task
+// list_files dir=auth" twenty times), and keeps the others apart.
+func TestWaitingLineFoldsRepeatedAsks(t *testing.T) {
+	svc := fixtureService()
+	svc.status.Waiting = []agent.WaitingAsk{{RequestID: "ask-q", To: "qa-ito", Text: "which suite?", SentAt: fixedNow.Add(-30 * time.Second)}}
+	for i := range 20 {
+		svc.status.Waiting = append(svc.status.Waiting, agent.WaitingAsk{RequestID: fmt.Sprintf("ask-%d", i),
+			To: "eng-suzuki", Text: "task list_files dir=auth", SentAt: fixedNow.Add(-time.Duration(i+1) * time.Minute)})
+	}
+	svc.status.WaitingTotal = 21
+	m := newLoaded(t, svc, 140, 45, true)
+	m.setFocus(focusMessages)
+	frame := screen(m)
+	checkFrame(t, frame, 140, 45)
+	got := ansi.Strip(strings.Join(m.messages.waitingLines(), " "))
+	if got != "waiting for 21 answers: qa-ito “which suite?” (30s) · eng-suzuki task list_files dir=auth ×20 (1m)" {
+		t.Errorf("the waiting line does not fold the repeated task request: %q\n%s", got, frame)
 	}
 }

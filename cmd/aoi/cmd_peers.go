@@ -75,8 +75,8 @@ func printStatus(w io.Writer, st agent.Status) {
 	if len(st.Waiting) == 0 {
 		rows = append(rows, []string{"waiting for", "nothing: no question or task request of yours waits for an answer"})
 	}
-	for _, wa := range st.Waiting {
-		rows = append(rows, []string{"waiting for", cell(wa.To, 24) + " " + waitingWhat(wa.Text) + ", asked " + when(wa.SentAt)})
+	for _, g := range agent.FoldWaiting(st.Waiting) { // one task asked twenty times is one line ×20
+		rows = append(rows, []string{"waiting for", cell(g.To, 24) + " " + waitingWhat(g.Text) + waitingWhen(g)})
 	}
 	if older := st.WaitingTotal - len(st.Waiting); older > 0 {
 		// The list is the newest 20: without this it reads as all of them.
@@ -96,6 +96,15 @@ func hexDigits(s string) int {
 		return 0
 	}
 	return len(s)
+}
+
+// waitingWhen says when an ask was sent, or for asks of one text to one
+// peer how many and when the newest and the oldest were.
+func waitingWhen(g agent.WaitingGroup) string {
+	if g.Count == 1 {
+		return ", asked " + when(g.SentAt)
+	}
+	return fmt.Sprintf(" ×%d, last asked %s (first %s)", g.Count, when(g.SentAt), when(g.FirstAt))
 }
 
 // waitingWhat names an ask: a task request as it is, a question quoted.
