@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -215,8 +216,15 @@ func (a *app) trustCmd() *cobra.Command {
 			}
 			req := agent.TrustRequest{AgentID: argv[0], Fingerprint: fp, Endpoint: endpoint, Role: role, Announce: true, Replace: replace}
 			return call(a, func(svc agent.PeerService) error {
+				before, pinned, err := pinnedPeer(cmd.Context(), svc, req)
+				if err != nil {
+					return err
+				}
 				if err := svc.Trust(cmd.Context(), req); err != nil {
 					return err
+				}
+				if pinned {
+					return a.done("%s", retrustText(before, req))
 				}
 				return a.done("trusted %s (fingerprint %s); aoi says hello to it now, and `aoi peers` shows it online as soon as it answers (if it trusts this agent; until then it refuses)",
 					req.AgentID, agent.GroupFingerprint(req.Fingerprint))
@@ -227,6 +235,54 @@ func (a *app) trustCmd() *cobra.Command {
 	cmd.Flags().StringVar(&role, "role", "", "the role ACL rules with agent_role match for this peer (e.g. pm); a peer's own claim never counts")
 	cmd.Flags().BoolVar(&replace, "replace", false, "replace the certificate pinned for AGENT_ID (its owner made a new identity); its role is not kept: give --role again")
 	return cmd
+}
+
+// pinnedPeer is the peer req names when it is already pinned to the
+// certificate req gives: trusting it again only changes its role or
+// endpoint, and the message says so rather than reading as a first trust.
+func pinnedPeer(ctx context.Context, svc agent.PeerService, req agent.TrustRequest) (agent.Peer, bool, error) {
+	fp, err := rpc.NormalizeFingerprint(req.Fingerprint)
+	if err != nil {
+		return agent.Peer{}, false, nil // Trust says what is wrong with it
+	}
+	peers, err := svc.Peers(ctx)
+	if err != nil {
+		return agent.Peer{}, false, err
+	}
+	for _, p := range peers {
+		if p.AgentID != req.AgentID || p.Trust != agent.TrustPinned {
+			continue
+		}
+		if pfp, err := rpc.NormalizeFingerprint(p.Fingerprint); err == nil && pfp == fp {
+			return p, true, nil
+		}
+	}
+	return agent.Peer{}, false, nil
+}
+
+// retrustText says what trusting an already pinned peer again changed:
+// its role and endpoint, from what to what, or nothing.
+func retrustText(before agent.Peer, req agent.TrustRequest) string {
+	var changes []string
+	if req.Role != "" && req.Role != before.Role {
+		changes = append(changes, fmt.Sprintf("its role changed from %s to %s", orNone(cell(before.Role, 0)), req.Role))
+	}
+	if req.Endpoint != "" && req.Endpoint != before.Endpoint {
+		changes = append(changes, fmt.Sprintf("its endpoint changed from %s to %s", orNone(cell(before.Endpoint, 0)), req.Endpoint))
+	}
+	head := fmt.Sprintf("%s was already trusted (fingerprint %s)", cell(req.AgentID, 0), agent.GroupFingerprint(before.Fingerprint))
+	if len(changes) == 0 {
+		return head + "; nothing changed (role " + orNone(cell(before.Role, 0)) + ")"
+	}
+	return head + "; " + strings.Join(changes, ", ")
+}
+
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func (a *app) refuseCmd() *cobra.Command {

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestStatusFoldsRepeatedAsks: `aoi status` lists an ask sent again and
@@ -22,5 +24,41 @@ func TestStatusFoldsRepeatedAsks(t *testing.T) {
 	}
 	if !strings.Contains(out, "“is the auth refactor merged?” ×3, last asked ") || !strings.Contains(out, "“when is the release?”, asked ") {
 		t.Errorf("aoi status does not count the repeated ask:\n%s", out)
+	}
+}
+
+// TestTrustAgainSaysWhatChanged: `aoi peers trust` on a peer already
+// pinned to that certificate says the role changed, from what to what,
+// not that aoi says hello to a newly trusted peer (the sixth walk gave
+// eng-suzuki a role and read a first trust's message); with nothing new
+// it says nothing changed.
+func TestTrustAgainSaysWhatChanged(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, _ := pinnedPair(t, bin) // pm pinned eng-suzuki without a role
+	var peers []agent.Peer
+	cliJSON(t, bin, pm, &peers, "peers")
+	fp := ""
+	for _, p := range peers {
+		if p.AgentID == "eng-suzuki" {
+			fp = p.Fingerprint
+		}
+	}
+	if fp == "" {
+		t.Fatalf("pm-tanaka has not pinned eng-suzuki: %+v", peers)
+	}
+	out := cli(t, bin, pm, "peers", "trust", "eng-suzuki", fp, "--role", "engineer")
+	if !strings.Contains(out, "eng-suzuki was already trusted (fingerprint ") || !strings.Contains(out, "; its role changed from none to engineer") ||
+		strings.Contains(out, "hello") {
+		t.Errorf("trusting eng-suzuki again with a role:\n%s", out)
+	}
+	out = cli(t, bin, pm, "peers", "trust", "eng-suzuki", fp, "--role", "engineer")
+	if !strings.Contains(out, "; nothing changed (role engineer)") {
+		t.Errorf("trusting eng-suzuki again with its role:\n%s", out)
+	}
+	cliJSON(t, bin, pm, &peers, "peers")
+	for _, p := range peers {
+		if p.AgentID == "eng-suzuki" && p.Role != "engineer" {
+			t.Errorf("eng-suzuki's role is %q, want engineer", p.Role)
+		}
 	}
 }
