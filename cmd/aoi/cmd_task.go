@@ -103,9 +103,38 @@ func (a *app) listTaskTypes(ctx context.Context, peer string) error {
 					fmt.Fprintf(w, "  %s\n", cell(paramLine(pa), 0))
 				}
 			}
-			fmt.Fprintf(w, "ask with: aoi task %s TYPE KEY=VALUE…\n", cell(peer, 0))
+			fmt.Fprintf(w, "ask with: %s\n", askLine(p))
 		})
 	})
+}
+
+// askLine is the `aoi task` command that asks p for a task: for a peer
+// offering one type, that type with its parameters (a generic TYPE
+// KEY=VALUE… left the owner to copy the name from the line above).
+func askLine(p agent.Peer) string {
+	line := "aoi task " + cell(p.AgentID, 0)
+	if len(p.TaskTypes) != 1 {
+		return line + " TYPE KEY=VALUE…"
+	}
+	t := p.TaskTypes[0]
+	line += " " + cell(t, 0)
+	for _, pa := range p.TaskParams[t] {
+		line += " " + cell(paramArg(pa), 0)
+	}
+	return line
+}
+
+// paramArg is one parameter as an argument of askLine: "suite=auth|billing"
+// for its values, "dir=VALUE" for any, bracketed when it is optional.
+func paramArg(p wire.TaskParam) string {
+	value := strings.Join(p.Enum, "|")
+	if value == "" {
+		value = "VALUE"
+	}
+	if p.Required {
+		return p.Name + "=" + value
+	}
+	return "[" + p.Name + "=" + value + "]"
 }
 
 // paramLine describes one task parameter: "suite=auth|billing (required)

@@ -62,3 +62,28 @@ func TestTrustAgainSaysWhatChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskTypesNameTheOnlyTypeToAskFor: `aoi task AGENT` of a peer that
+// offers one task type ends with the command that asks for it, its
+// parameters written out (the sixth walk read a generic "aoi task
+// eng-suzuki TYPE KEY=VALUE…" under the one type list_files).
+func TestTaskTypesNameTheOnlyTypeToAskFor(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	offersTasks(t, eng, map[string]any{
+		"list_files": map[string]any{"command": []any{"ls", "--sort={{order}}", "{{dir}}"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 60, "approval": "required",
+			"params": map[string]any{
+				"dir":   map[string]any{"required": true, "type": "path"},
+				"order": map[string]any{"enum": []any{"name", "time"}},
+			}},
+	})
+	if out := cli(t, bin, eng, "reload"); !strings.Contains(out, "tasks: +") {
+		t.Fatalf("aoi reload: %s", out)
+	}
+	cli(t, bin, pm, "discover")
+	out := cli(t, bin, pm, "task", "eng-suzuki")
+	if !strings.Contains(out, "ask with: aoi task eng-suzuki list_files dir=VALUE [order=name|time]\n") {
+		t.Errorf("aoi task eng-suzuki does not end with how to ask for list_files:\n%s", out)
+	}
+}
