@@ -178,3 +178,21 @@ func TestWaitingLineFoldsRepeatedAsks(t *testing.T) {
 		t.Errorf("the waiting line does not fold the repeated task request: %q\n%s", got, frame)
 	}
 }
+
+// TestAuditTitleSaysMoreMayFollowPages: while older pages of the audit
+// log are not loaded, the Audit title counts the loaded lines below as a
+// floor ("N+"); once the oldest row is loaded, as a count.
+func TestAuditTitleSaysMoreMayFollowPages(t *testing.T) {
+	m := newLoaded(t, bigService(500, 0), 80, 24, true)
+	m.setFocus(focusAudit)
+	screen(m)
+	if title := m.audit.Title(); !strings.HasSuffix(title, "+ below") {
+		t.Errorf("with older pages not loaded: title %q; want it to end with \"N+ below\"", title)
+	}
+	m = newLoaded(t, manyRows(), 80, 24, true) // 40 rows: one page
+	m.setFocus(focusAudit)
+	screen(m)
+	if title := m.audit.Title(); strings.Contains(title, "+ below") || !strings.Contains(title, " below") {
+		t.Errorf("with every row loaded: title %q; want a count of the lines below", title)
+	}
+}
