@@ -658,9 +658,19 @@ var keyBodyRule = rule{
 	re:  regexp.MustCompile(`(?:` + notKeyBodyPrefix + `)?[A-Za-z0-9+/]{60,}={0,2}`),
 	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
 	secretish: func(v string) bool {
-		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v) && !urlPathLike(v)
+		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v) && !urlPathLike(v) && !hexDigest(v)
 	},
 	whole: func(m string) bool { return !publicPrefixRE.MatchString(m) },
+}
+
+// hexDigest reports whether v is hex digits of one case: a digest, as a
+// checksum file lists a SHA-384 or SHA-512 sum beside a file's name. It
+// is never a line of a key body, which is base64: sixty base64
+// characters that all happen to be hex digits come once in 10^28. A
+// secret written in hex has no shape to know it by, only its name
+// (hexKeyRule, gitleaks' generic rule).
+func hexDigest(v string) bool {
+	return strings.Trim(v, "0123456789abcdef") == "" || strings.Trim(v, "0123456789ABCDEF") == ""
 }
 
 // urlPathLike reports whether a base64-looking run is a URL's or a file's
@@ -670,9 +680,17 @@ var keyBodyRule = rule{
 // slash, three words or more. A word is lower case or CamelCase with two
 // or more lower-case letters after each capital, digits only at its end.
 // A key body has a slash once in 64 characters, between runs of mixed
-// case ("g/c1/aGel0GlM8…" is no path).
+// case ("g/c1/aGel0GlM8…" is no path). Names a word does not describe
+// (mesa3d, GNOME, wolfSSL, T8037935, tmpz2nikr4y) make a path too when
+// they read as names (namesPath).
 func urlPathLike(v string) bool {
 	parts := strings.Split(strings.TrimPrefix(v, "/"), "/")
+	return wordsPath(parts) || namesPath(parts)
+}
+
+// wordsPath reports whether every part of a path but the last is a word
+// or a number, three of them words.
+func wordsPath(parts []string) bool {
 	words := 0
 	for _, p := range parts[:len(parts)-1] {
 		switch {
@@ -685,6 +703,62 @@ func urlPathLike(v string) bool {
 	}
 	return words >= 3
 }
+
+// namesPath reports whether parts, four or more, read as names: leaving
+// out hashes and numbers, 12 characters or more, seven in ten of them
+// lower-case letters, in pieces of three characters or more on average
+// (namePieces): "com/mesa3d/mesa/commit/759b…",
+// "tmp/tmpz2nikr4y/cpython/Lib/…", "tools/javac/lambda/T8037935/
+// LambdaWithBinOp…", "org/GNOME/libxml2/commit/c65c…". A key body's
+// line is four in ten lower case, in pieces of two: of ten million
+// random 64-character lines, two read as names.
+func namesPath(parts []string) bool {
+	if len(parts) < 4 {
+		return false
+	}
+	chars, lower, pieces := 0, 0, 0
+	for _, p := range parts {
+		if p == "" || pathHashRE.MatchString(p) {
+			continue
+		}
+		chars += len(p)
+		pieces += namePieces(p)
+		for i := 0; i < len(p); i++ {
+			if 'a' <= p[i] && p[i] <= 'z' {
+				lower++
+			}
+		}
+	}
+	return chars >= 12 && lower*10 >= chars*7 && chars >= 3*pieces
+}
+
+// namePieces counts the pieces of a name: runs of digits, capitals then
+// lower-case letters (Lambda, ARMmbed, GNOME, tmpz), and any other
+// character alone.
+func namePieces(p string) int {
+	n := 0
+	for i := 0; i < len(p); n++ {
+		switch c := p[i]; {
+		case '0' <= c && c <= '9':
+			for i < len(p) && '0' <= p[i] && p[i] <= '9' {
+				i++
+			}
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+			for i < len(p) && 'A' <= p[i] && p[i] <= 'Z' {
+				i++
+			}
+			for i < len(p) && 'a' <= p[i] && p[i] <= 'z' {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return n
+}
+
+// pathHashRE is a number or a hash (a commit's, a SHA-512 sum) in a path.
+var pathHashRE = regexp.MustCompile(`^(?:[0-9]{1,10}|[0-9a-f]{7,128}|[0-9A-F]{7,128})$`)
 
 // pathNumberRE is a number or a hash in a path.
 var pathNumberRE = regexp.MustCompile(`^(?:[0-9]{1,10}|[0-9a-f]{7,64})$`)

@@ -75,3 +75,32 @@ func TestSentryDSN(t *testing.T) {
 		"https://deploy@" + key + ".example.com/x",
 	})
 }
+
+// TestKeyBodyIsNoNamedPathOrDigest: a URL's or a file's path whose parts
+// are names rather than words (mesa3d, GNOME, T8037935, a temporary
+// directory's tmpz2nikr4y), and a SHA-512 sum beside its file's name, are
+// no private key's body; a key's line with slashes in it, and a hex key
+// given under its name, still go.
+func TestKeyBodyIsNoNamedPathOrDigest(t *testing.T) {
+	r := newRedactor(t)
+	keepsAll(t, r, []string{
+		"<https://github.com/mesa3d/mesa/commit/759b94038987bb983398cd4b1d2cb1c8f79817a9>.",
+		"https://gitlab.gnome.org/GNOME/libxml2/commit/c65c9e8ee07e2dab0647392c2bd1795a5bc99829",
+		"[4] https://github.com/wolfSSL/wolfssl/blob/d60b16c5b8c19cc61db4a5c3f5e085a7a158cd28/wolfcrypt/src/asn.c#L9791",
+		"copying the source tree into /tmp/tmpz2nikr4y/cpython/Lib/test/test_tools/test_freeze...",
+		"Passed: tools/javac/lambda/T8037935/LambdaWithBinOpConstRefToConstString.java",
+		"cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e  go1.22.0.linux-amd64.tar.gz",
+	})
+	for _, line := range []string{
+		"Zq4Wm8Kt2Rx7Lp3V/b9Nc5Yd1Xe6Uf0T/g4Sh8Ri2Qj7Pk3Ol/9Nm5Mn1Lb6Kc0Jd4Ie8Hf2Gg7Fh3Ei9Dj5",
+		"qv/Kd7x/Pm2Lr/Wz4Tb7Np1Rv6Yc3Hd5Gf0Je8Ks2Ua4Qw7Rt5Yu3Io1Pa9Sz4Xc6Vb8N",
+	} {
+		if out, f := r.Redact(line); strings.Contains(out, line[20:40]) || len(f) == 0 {
+			t.Errorf("a key's line kept: %q → %q", line, out)
+		}
+	}
+	hexKey := "private_key = \"cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e\""
+	if out, f := r.Redact(hexKey); strings.Contains(out, "cf83e1357eefb8bd") || len(f) == 0 {
+		t.Errorf("a hex key under its name kept: %q", out)
+	}
+}
