@@ -304,8 +304,9 @@ var secretAssignRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)\b[a-z0-9_.-]*?(?:secret|token|api[_-]?key|app[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)[a-z0-9_-]*\b` +
 		`(?:["']\]?|\])?\s*(?::=|=>|=|:)\s*` + quotedOr(`[^\s"'\x60,;()\[\]{}<>$%][^\s"'\x60,;()\[\]{}<>]{7,1000}`)),
-	may:       func(t *text) bool { return assignedAfter(t, "secret", "token", "key") },
-	secretish: madeNotNamed,
+	may: func(t *text) bool { return assignedAfter(t, "secret", "token", "key") },
+	// "Change Token: 0x00000001" is a number.
+	secretish: func(v string) bool { return madeNotNamed(v) && !hexNumber(v) },
 	fallback:  true,
 }
 

@@ -104,3 +104,25 @@ func TestKeyBodyIsNoNamedPathOrDigest(t *testing.T) {
 		t.Errorf("a hex key under its name kept: %q", out)
 	}
 }
+
+// TestSecretIsRuleLeavesTypesMarkupNumbersAndFlags: after a secret's
+// name, a type's name ("tokens of type token_type_string_literal"), HTML
+// around a word ("<code>Hmac</code>.</p>"), a number in hex ("Change
+// Token: 0x00000001") and a flag given a path stay; a password in bold,
+// a long hex key and a flag given a password still go.
+func TestSecretIsRuleLeavesTypesMarkupNumbersAndFlags(t *testing.T) {
+	r := newRedactor(t)
+	keepsAll(t, r, []string{
+		"\t(phase5_get): For tokens of type token_type_string_literal, use a mixed_string.",
+		"returns a new key object containing a secret key for symmetric encryption or <code>Hmac</code>.</p>",
+		"<p>An invalid HTTP token was supplied.</p>",
+		"\tChange Token: 0x00000001",
+		"aoi import credentials --path=/path/to/dir/",
+	})
+	redactsTo(t, r, map[string]string{
+		"the password is <b>Xk39aaPq7Lm2</b>":                                               "the password is [REDACTED:password]",
+		"the token is token_Xk39aaPq7Lm2":                                                   "the token is [REDACTED:password]",
+		"the api token: 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318": "the api token: [REDACTED:password]",
+		"the secret --password=Xk39aaPq7Lm2":                                                "the secret [REDACTED:password]",
+	})
+}

@@ -375,16 +375,64 @@ var secretIsRule = rule{
 	// A short value mixing letters and digits (hunter2) after a secret's
 	// name and "is" is one too, unless a technical name (sha256).
 	secretish: func(v string) bool {
-		if codeReference(v) || hostAfterAt.MatchString(v) || markdownLink(v) {
+		if codeReference(v) || hostAfterAt.MatchString(v) || markdownLink(v) || hexNumber(v) || flagWithPath(v) {
 			// Code, or a URL's credential and the host after it
 			// (token:…@github.com/acme/app.git): url-credential takes
 			// the credential alone, and the host and path stay.
 			return false
 		}
-		v = strings.TrimRight(v, ".!?:)")
+		v = strings.TrimRight(withoutTags(v), ".!?:)")
 		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v) &&
 			!versionRE.MatchString(v)
 	},
+	inText: func(s string, start, _ int) bool { return !afterTypeWord(s, start) },
+}
+
+// htmlTagRE is an HTML tag, opening or closing ("<code>", "</p>").
+var htmlTagRE = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9]*>`)
+
+// withoutTags is v less its HTML tags: documentation's "secret key for
+// <code>Hmac</code>.</p>" is judged by "Hmac.", and a password shown in
+// bold (<b>Xk39aaPq7Lm2</b>) is still one.
+func withoutTags(v string) string {
+	if strings.IndexByte(v, '<') < 0 {
+		return v
+	}
+	return htmlTagRE.ReplaceAllString(v, "")
+}
+
+// hexNumber reports whether v is a 32-bit number written in hex, eight
+// digits or fewer ("Change Token: 0x00000001", a register's value). A
+// longer one (0x and 64 digits, a wallet's private key) is still a
+// secret.
+func hexNumber(v string) bool {
+	digits, ok := strings.CutPrefix(strings.TrimRight(v, ".,)"), "0x")
+	return ok && len(digits) >= 1 && len(digits) <= 8 && strings.Trim(digits, "0123456789abcdefABCDEF") == ""
+}
+
+// flagWithPath reports whether v is a command-line flag given a path or
+// nothing ("--path=/path/to/dir/", "--no-password"): what a command
+// takes, not a secret. A flag given another value (--password=Xk39…)
+// is judged by that value as before.
+func flagWithPath(v string) bool {
+	flag, ok := strings.CutPrefix(v, "--")
+	if !ok || flag == "" || !isAlnum(flag[0]) {
+		return false
+	}
+	_, value, hasValue := strings.Cut(flag, "=")
+	return !hasValue || pathLike(value)
+}
+
+// afterTypeWord reports whether the word before s[start:] is "type" or
+// "types": "tokens of type token_type_string_literal" names a type.
+func afterTypeWord(s string, start int) bool {
+	before := strings.TrimRight(s[max(0, start-8):start], " \t")
+	lower := strings.ToLower(before)
+	if !strings.HasSuffix(lower, "type") && !strings.HasSuffix(lower, "types") {
+		return false
+	}
+	word := strings.TrimSuffix(strings.TrimSuffix(lower, "s"), "type")
+	return word == "" || !isWordByte(word[len(word)-1])
 }
 
 // markdownLinkRE is a markdown link or a link reference's label, perhaps
