@@ -126,3 +126,25 @@ func TestSecretIsRuleLeavesTypesMarkupNumbersAndFlags(t *testing.T) {
 		"the secret --password=Xk39aaPq7Lm2":                                                "the secret [REDACTED:password]",
 	})
 }
+
+// TestLinksFilesAndLookupOrderAreNoPasswords: a markdown reference link's
+// URL after "credentials", nsswitch.conf's "passwd:" line and a password
+// file's name stay; a pair after "credentials", a password in a URL and
+// a password after "passwd:" or "password:" still go.
+func TestLinksFilesAndLookupOrderAreNoPasswords(t *testing.T) {
+	r := newRedactor(t)
+	keepsAll(t, r, []string{
+		"[set up the credentials]: https://github.com/nodejs/node-core-utils#setting-up-github-credentials",
+		"passwd:         compat systemd",
+		"passwd:         files",
+		"  password_file: basic-auth-password",
+		"  passwordPath: secrets/db-password",
+	})
+	redactsTo(t, r, map[string]string{
+		"credentials: admin / Hunter2pass!":                       "credentials: admin / [REDACTED:password]",
+		"credentials: https://deploy:Hunter2pass@git.example.com": "credentials: https://deploy:[REDACTED:url-credential]@git.example.com",
+		"passwd: Hunter2pass!":                                    "passwd: [REDACTED:password]",
+		"passwd: compat9x":                                        "passwd: [REDACTED:password]",
+		"password: basic-auth-password":                           "password: [REDACTED:password]",
+	})
+}

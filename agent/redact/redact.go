@@ -167,7 +167,38 @@ var passwordRule = rule{
 	// string" declares it.
 	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) && !commandSubstitution(v) },
 	inText:    func(s string, start, end int) bool { return !describing(s, start, end) },
+	whole:     func(m string) bool { return !namesAFile(m) && !nsswitchSources(m) },
 }
+
+// namesAFile reports whether the name passwordRule's match m starts with
+// says its value is a file's name or path: "password_file:
+// basic-auth-password", "passwordPath = …". The file holds the password;
+// its name is none.
+func namesAFile(m string) bool {
+	end := 0
+	for end < len(m) && (isWordByte(m[end]) || m[end] == '-') {
+		end++
+	}
+	name := strings.ToLower(m[:end])
+	for _, suffix := range []string{"file", "filename", "path", "dir"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// nsswitchSources reports whether m is nsswitch.conf's "passwd:" line,
+// where the values are the sources user names are looked up in
+// ("passwd: compat systemd"), not a password.
+func nsswitchSources(m string) bool {
+	name, value, ok := strings.Cut(m, ":")
+	fields := strings.Fields(value)
+	return ok && name == "passwd" && len(fields) > 0 && nsswitchSource[fields[len(fields)-1]]
+}
+
+// nsswitchSource are the sources nsswitch.conf names.
+var nsswitchSource = setOfWords(`files compat systemd nis nisplus ldap sss winbind db dns hesiod extrausers cache mymachines myhostname resolve`)
 
 // describing reports whether the unquoted word s[start:end] opens a
 // description: a word descriptions start with ("must", "should",

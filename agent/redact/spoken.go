@@ -170,9 +170,11 @@ var credentialPairRule = rule{
 	may: func(t *text) bool {
 		return t.has("cred") || t.has("login") || t.has("wifi") || t.has("wi-fi") || t.has("ssid") || t.has("zugangsdaten") || t.has("identifiants")
 	},
+	// A URL is a link ("[set up the credentials]: https://…"); a
+	// password in one is urlCredentialRule's.
 	secretish: func(v string) bool {
 		v = strings.TrimRight(v, ".!?)")
-		return notAVariable(v) && !pathLike(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
+		return notAVariable(v) && !pathLike(v) && !strings.Contains(v, "://") && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
 	},
 }
 
