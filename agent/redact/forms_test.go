@@ -148,3 +148,16 @@ func TestLinksFilesAndLookupOrderAreNoPasswords(t *testing.T) {
 		"password: basic-auth-password":                           "password: [REDACTED:password]",
 	})
 }
+
+// TestWifiPasswordOnOneLine: "wifi password" then its value on one line
+// is redacted (secretIsRule read "wifi" as the name and "password" as its
+// value, and went on after it); a sentence about the wifi password stays.
+func TestWifiPasswordOnOneLine(t *testing.T) {
+	r := newRedactor(t)
+	redactsTo(t, r, map[string]string{
+		"wifi password hunter22x":          "wifi password [REDACTED:password]",
+		"Wi-Fi password: Blue42sky":        "Wi-Fi password: [REDACTED:password]",
+		"the office wifi key is Zr4Bx7kQ2": "the office wifi key is [REDACTED:password]",
+	})
+	keepsAll(t, r, []string{"wifi password reset instructions are in the wiki", "the wifi password changed yesterday"})
+}

@@ -390,7 +390,7 @@ func obfuscatedPassword(t *text) bool {
 var secretIsRule = rule{
 	id: "password",
 	re: regexp.MustCompile(`(?i)\b(?:pass\s?word|p[a@4]ssw[o0]rd|pword|passwd|pass\s?phrase|passcode|pwd|pw|pswr?d|psw|pin|token|api[ _-]?key|secret(?:[ _-]?key)?|credentials?|creds|` +
-		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|wi-?fi|` +
+		`master[ _-]?key|access[ _-]?key|(?:totp|otp|2fa|mfa)[ _-]?(?:seed|secret)|(?:recovery|backup)[ _-]?codes?|wi-?fi(?:[ _-]?(?:pass\s?word|passphrase|key))?|` +
 		`passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)s?` + labelExtras +
 		`(?:\s+(?:for|of|on)(?:\s+[^\s(]{1,40}){1,3}(?:\s*\([^)\n]{1,40}\))?)?` +
 		`(?:\s+(?:is|are|was|were|will be|to|ist|lautet|est|es|é|è|changed to|set to|reset to)(?:\s+(?:now|still|set to|changed to|reset to))?(?:,[^,\n]{1,30},)?)?` +
@@ -398,6 +398,8 @@ var secretIsRule = rule{
 		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
+	// "wifi password" is one name: read as "wifi" then the value
+	// "password", it hid the password after it.
 	may: func(t *text) bool {
 		return t.has("pass") || t.has("pwd") || t.has("pw") || t.has("psw") || t.has("pin") || t.has("token") || t.has("key") || t.has("secret") || t.has("cred") ||
 			t.has("wort") || t.has("contrase") || t.has("senha") || t.has("wachtwoord") || t.has("pword") || obfuscatedPassword(t) ||
