@@ -161,3 +161,19 @@ func TestWifiPasswordOnOneLine(t *testing.T) {
 	})
 	keepsAll(t, r, []string{"wifi password reset instructions are in the wiki", "the wifi password changed yesterday"})
 }
+
+// TestLoginDefsIsNoLogin: "login.defs" in a changelog's file list is a
+// file's name, not a login and its pair; a login given as a pair still
+// goes.
+func TestLoginDefsIsNoLogin(t *testing.T) {
+	r := newRedactor(t)
+	keepsAll(t, r, []string{
+		"\tman/login.defs.d/PASS_WARN_AGE.xml, man/login.defs.d/UMASK.xml,",
+		"\t* NEWS, lib/getdef.c: move login.defs::MD5_CRYPT_ENAB to non-PAM part.",
+	})
+	redactsTo(t, r, map[string]string{
+		"login admin:Hunter2pass!":    "login admin:[REDACTED:password]",
+		"login: admin / Hunter2pass!": "login: admin / [REDACTED:password]",
+		"creds. admin / Hunter2pass!": "creds. admin / [REDACTED:password]",
+	})
+}

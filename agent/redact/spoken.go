@@ -176,6 +176,18 @@ var credentialPairRule = rule{
 		v = strings.TrimRight(v, ".!?)")
 		return notAVariable(v) && !pathLike(v) && !strings.Contains(v, "://") && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
 	},
+	whole: func(m string) bool { return !nameInAFileName(m) },
+}
+
+// nameInAFileName reports whether the name credentialPairRule's match m
+// starts with goes on after a dot: a file's name ("login.defs.d/
+// MD5_CRYPT_ENAB.xml", "login.defs::MD5_CRYPT_ENAB"), not a label.
+func nameInAFileName(m string) bool {
+	i := 0
+	for i < len(m) && (m[i] == '-' || 'a' <= m[i]|0x20 && m[i]|0x20 <= 'z') {
+		i++
+	}
+	return i < len(m)-1 && m[i] == '.' && isAlnum(m[i+1])
 }
 
 // slashPairRule is a user and password given as a pair with nothing to
