@@ -87,7 +87,11 @@ func (m *Model) runAction(a action) tea.Cmd {
 		})
 	case trustAction:
 		req := agent.TrustRequest{AgentID: a.p.AgentID, Fingerprint: a.p.Fingerprint, Endpoint: a.p.Endpoint, Role: a.p.Role, Announce: true}
-		return m.callAs("trusted "+Sanitize(a.p.AgentID), "trusting "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
+		done := "trusted " + Sanitize(a.p.AgentID)
+		if before, ok := m.peers.pinned(req.AgentID, req.Fingerprint); ok {
+			done = Sanitize(agent.RetrustSummary(before, req)) // not a first trust: say what changed
+		}
+		return m.callAs(done, "trusting "+Sanitize(a.p.AgentID), dPeers|dStatus, func(c context.Context, s Service) error {
 			return s.Trust(c, req)
 		})
 	case quitAction:

@@ -129,6 +129,21 @@ func (p *peersPane) selected() (agent.Peer, bool) {
 	return agent.Peer{}, false
 }
 
+// pinned returns the peer pinned as id with the fingerprint fp, if the
+// pane lists one.
+func (p *peersPane) pinned(id, fp string) (agent.Peer, bool) {
+	want, err := agent.NormalizeFingerprint(fp)
+	for _, r := range p.rows {
+		if r.AgentID != id || r.Trust != agent.TrustPinned || err != nil {
+			continue
+		}
+		if got, gerr := agent.NormalizeFingerprint(r.Fingerprint); gerr == nil && got == want {
+			return r, true
+		}
+	}
+	return agent.Peer{}, false
+}
+
 func (p *peersPane) pending() int {
 	n := 0
 	for _, r := range p.rows {

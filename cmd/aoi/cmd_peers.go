@@ -260,29 +260,10 @@ func pinnedPeer(ctx context.Context, svc agent.PeerService, req agent.TrustReque
 	return agent.Peer{}, false, nil
 }
 
-// retrustText says what trusting an already pinned peer again changed:
-// its role and endpoint, from what to what, or nothing.
+// retrustText says what trusting an already pinned peer again changed,
+// ready for the terminal.
 func retrustText(before agent.Peer, req agent.TrustRequest) string {
-	var changes []string
-	if req.Role != "" && req.Role != before.Role {
-		changes = append(changes, fmt.Sprintf("its role changed from %s to %s", orNone(cell(before.Role, 0)), req.Role))
-	}
-	if req.Endpoint != "" && req.Endpoint != before.Endpoint {
-		changes = append(changes, fmt.Sprintf("its endpoint changed from %s to %s", orNone(cell(before.Endpoint, 0)), req.Endpoint))
-	}
-	head := fmt.Sprintf("%s was already trusted (fingerprint %s)", cell(req.AgentID, 0), agent.GroupFingerprint(before.Fingerprint))
-	if len(changes) == 0 {
-		return head + "; nothing changed (role " + orNone(cell(before.Role, 0)) + ")"
-	}
-	return head + "; " + strings.Join(changes, ", ")
-}
-
-// orNone is s, or "none" when it is empty.
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
+	return cell(agent.RetrustSummary(before, req), 0)
 }
 
 func (a *app) refuseCmd() *cobra.Command {
