@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -105,7 +106,7 @@ func box(title, content string, w, h int, on bool, env *env) string {
 		bs, ts, g = env.styles.BorderOn, env.styles.TitleOn, heavyBox
 	}
 	inner := w - 2
-	title = truncate(title, max(0, inner-4))
+	title = fitTitle(title, max(0, inner-4))
 	top := bs.Render(g.tl+g.h) + " " + ts.Render(title) + " "
 	top += bs.Render(strings.Repeat(g.h, max(0, inner-3-ansi.StringWidth(title))) + g.tr)
 	lines := make([]string, 0, h)
@@ -117,6 +118,20 @@ func box(title, content string, w, h int, on bool, env *env) string {
 	lines = append(lines, bs.Render(g.bl+strings.Repeat(g.h, max(0, inner))+g.br))
 	return strings.Join(lines, "\n")
 }
+
+// fitTitle shortens a pane title to w cells. The row counts at its end
+// (" · ↑ 3 above · ↓ 20 below") are what a narrow pane's title lost first
+// to the cut, so they are written short ("↑3 · ↓20") before anything else
+// is cut.
+func fitTitle(title string, w int) string {
+	if ansi.StringWidth(title) > w {
+		title = scrollCountRE.ReplaceAllString(title, "$1$2")
+	}
+	return truncate(title, w)
+}
+
+// scrollCountRE is a title's count of the rows above or below the window.
+var scrollCountRE = regexp.MustCompile(`(↑|↓) (\d+\+?) (?:above|below)`)
 
 // boxGlyphs are a pane frame's corners and lines.
 type boxGlyphs struct{ tl, tr, bl, br, h, v string }
@@ -136,7 +151,7 @@ func collapsed(title string, w int, on bool, env *env) string {
 	if on {
 		line = heavyBox.h
 	}
-	title = truncate(title, max(0, w-4))
+	title = fitTitle(title, max(0, w-4))
 	rest := max(0, w-3-ansi.StringWidth(title))
 	return bs.Render("▸") + " " + ts.Render(title) + " " + bs.Render(strings.Repeat(line, rest))
 }
