@@ -40,18 +40,15 @@ type Git struct {
 	logBytes, pageCommits int
 }
 
-func (g Git) logCap() int {
-	if g.logBytes > 0 {
-		return g.logBytes
-	}
-	return maxLogBytes
-}
+func (g Git) logCap() int  { return setOr(g.logBytes, maxLogBytes) }
+func (g Git) pageCap() int { return setOr(g.pageCommits, maxPollCommits) }
 
-func (g Git) pageCap() int {
-	if g.pageCommits > 0 {
-		return g.pageCommits
+// setOr is a bound a test set (above zero), else its default.
+func setOr(set, def int) int {
+	if set > 0 {
+		return set
 	}
-	return maxPollCommits
+	return def
 }
 
 // CursorHead names the cursor holding the last indexed commit of ctxID.

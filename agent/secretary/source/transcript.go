@@ -36,19 +36,8 @@ type Transcripts struct {
 	maxFiles, maxBytes int
 }
 
-func (t Transcripts) fileCap() int {
-	if t.maxFiles > 0 {
-		return t.maxFiles
-	}
-	return maxTranscriptFiles
-}
-
-func (t Transcripts) byteCap() int {
-	if t.maxBytes > 0 {
-		return t.maxBytes
-	}
-	return maxReadAllFiles
-}
+func (t Transcripts) fileCap() int { return setOr(t.maxFiles, maxTranscriptFiles) }
+func (t Transcripts) byteCap() int { return setOr(t.maxBytes, maxReadAllFiles) }
 
 // CursorTranscript names the cursor of one transcript file: "offset inode".
 func CursorTranscript(path string) string { return "transcript:" + path }
