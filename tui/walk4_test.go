@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
 )
 
@@ -237,39 +236,6 @@ func TestQuestionsGetTheRoom(t *testing.T) {
 		m.setFocus(focusInterrupts)
 		if frame := screen(m); !strings.Contains(frame, "12m which suite should I run before the") {
 			t.Errorf("%dx%d: the question is cut short in Interrupts:\n%s", sz[0], sz[1], frame)
-		}
-	}
-}
-
-// TestPeerAndTaskDetailsSayWhenOnTheClock: a peer's and a finished task's
-// detail are drawn once, as a question's is, so "last seen: 5s ago" and
-// "updated: 26h ago" stayed so for as long as they were open (the walk's
-// peer detail); they say the clock time, as a question's detail does.
-func TestPeerAndTaskDetailsSayWhenOnTheClock(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		keys  []string
-		want  string
-		stale string
-	}{
-		{"a peer", []string{"shift+tab", "enter"}, "last seen: 09:59:55", "last seen: 5s ago"},
-		{"a finished task", []string{"tab", "tab", "end", "enter"}, "updated: Mar 1 08:00", "updated: 26h ago"},
-	} {
-		now := fixedNow
-		m := New(fixtureService(), Options{Now: func() time.Time { return now }, Location: time.UTC, DarkBackground: true})
-		m.subscribed = true
-		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-		for _, cmd := range m.fetchCmds(dAll) {
-			pump(t, m, cmd)
-		}
-		press(t, m, c.keys...)
-		if _, ok := m.topDialog().(*detailDialog); !ok {
-			t.Fatalf("%s: enter opened %T", c.name, m.topDialog())
-		}
-		now = now.Add(10 * time.Minute)
-		m.Update(tickMsg(now))
-		if frame := screen(m); !strings.Contains(frame, c.want) || strings.Contains(frame, c.stale) {
-			t.Errorf("%s: the detail lacks %q (or says %q):\n%s", c.name, c.want, c.stale, frame)
 		}
 	}
 }

@@ -372,22 +372,12 @@ func TestJoinedWords(t *testing.T) {
 // 情報, 対策, 調整) are no concept of their own, so commits about some
 // other mechanism do not outrank the work on the topic.
 func TestGenericJapaneseWordsAreNoTopic(t *testing.T) {
-	for q, want := range map[string][]string{
+	checkConcepts(t, map[string][]string{
 		"タグの仕組みの作り直しは終わった?": {"作り直し", "タグ"},
 		"呼び出し元の情報は直った?":     {"呼び出し"},
 		"同時保存の対策は入れた?":      {"同時", "保存"},
 		"行の間隔を調整できるようにした?":  {"間隔"},
-	} {
-		var got []string
-		for _, g := range parseQuery(q).Concepts {
-			got = append(got, g[0])
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			t.Errorf("%q: concepts %q, want %q", q, got, want)
-		}
-	}
+	})
 }
 
 // TestSlashJoinedWords: a slash-joined word the index knows no path for
@@ -456,22 +446,12 @@ func TestQuestionNamesARepositoryByItsLastWords(t *testing.T) {
 // with ("someone said", "I heard", "again") are not searched when the
 // question holds anything else, and are when it holds nothing else.
 func TestConversationalWordsAreNoTopic(t *testing.T) {
-	for q, want := range map[string][]string{
+	checkConcepts(t, map[string][]string{
 		"A user said the parser hangs again. Is that fixed?": {"fix", "hang", "parser", "user"},
 		"I heard someone broke the login around noon":        {"broke", "login", "noon"},
 		"結局、本当にキャッシュは消した？":                                   {"キャッシュ"},
 		"what did they say?":                                 {"say"},
-	} {
-		var got []string
-		for _, g := range parseQuery(q).Concepts {
-			got = append(got, g[0])
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			t.Errorf("%q: concepts %q, want %q", q, got, want)
-		}
-	}
+	})
 }
 
 // TestOkuriganaLeftOut: a Japanese word made of verbs is also searched as
@@ -560,6 +540,23 @@ func TestPhrasalVerbsAroundAPronoun(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%q: phrase %q, want %q", q, got, want)
+		}
+	}
+}
+
+// checkConcepts checks the concepts (each group's first word, in any
+// order) parseQuery finds in each question.
+func checkConcepts(t *testing.T, want map[string][]string) {
+	t.Helper()
+	for q, w := range want {
+		var got []string
+		for _, g := range parseQuery(q).Concepts {
+			got = append(got, g[0])
+		}
+		slices.Sort(got)
+		slices.Sort(w)
+		if !slices.Equal(got, w) {
+			t.Errorf("%q: concepts %q, want %q", q, got, w)
 		}
 	}
 }
