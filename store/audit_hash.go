@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -86,28 +87,38 @@ func canonicalAuditJSON(seq int64, ts, agent, method, result, detail string) []b
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string with the escaping rules above.
-// Invalid UTF-8 becomes U+FFFD (AppendAudit stores valid UTF-8 only).
+// Invalid UTF-8 becomes U+FFFD (AppendAudit stores valid UTF-8 only). Runs
+// of characters that need no escape are copied whole, as encoding/json
+// does: every audit row's hash and every audit detail pass through here.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			b = appendASCII(b, c)
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = appendASCII(append(b, s[start:i]...), c)
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
+			b = append(append(b, s[start:i]...), `\ufffd`...)
 		case r == '\u2028' || r == '\u2029':
-			b = append(b, `\u202`...)
+			b = append(append(b, s[start:i]...), `\u202`...)
 			b = append(b, hexDigits[r&0xF])
 		default:
-			b = append(b, s[i:i+size]...)
+			i += size
+			continue
 		}
 		i += size
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
@@ -194,31 +205,100 @@ func NewAuditDetail(detail any) (AuditDetail, error) {
 
 // flatCanonical is canonicalDetail's fast path for the common detail, a
 // map[string]any of plain strings, numbers, booleans and string lists:
-// encoding it once (map keys sorted, HTML not escaped) gives exactly what
-// the marshal, decode, re-encode round trip gives, without the round trip.
-// Anything else (structs, nested maps, invalid UTF-8, types with their own
-// JSON encoding) reports false and takes the round trip.
+// written directly in canonical form (keys sorted by their bytes, strings
+// escaped as encoding/json escapes them without HTML escaping, numbers as
+// encoding/json writes them), it is byte for byte what the marshal, decode,
+// re-encode round trip gives, without the round trip or reflection's map
+// encoder. Every aoi.query pays for one. Anything else (structs, nested
+// maps, invalid UTF-8, types with their own JSON encoding) reports false
+// and takes the round trip.
 func flatCanonical(detail any) (string, bool) {
 	m, ok := detail.(map[string]any)
 	if !ok {
 		return "", false
 	}
+	keys := make([]string, 0, len(m))
+	size := 2
 	for k, v := range m {
 		if !utf8.ValidString(k) || !plainJSON(v) {
 			return "", false
 		}
+		keys = append(keys, k)
+		size += len(k) + 8
+		if s, ok := v.(string); ok {
+			size += len(s)
+		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return "", false
+	slices.Sort(keys)
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendPlain(b, m[k])
 	}
-	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if len(out) > maxAuditDetail {
+	b = append(b, '}')
+	if len(b) > maxAuditDetail {
 		return "", false // the round trip reports the size
 	}
-	return string(out), true
+	return string(b), true
+}
+
+// appendPlain appends v, a value plainJSON accepted, as encoding/json
+// writes it.
+func appendPlain(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendJSONString(b, x)
+	case float64:
+		return appendFloat(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case bool:
+		return strconv.AppendBool(b, x)
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Bool:
+		return strconv.AppendBool(b, rv.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(b, rv.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.AppendUint(b, rv.Uint(), 10)
+	case reflect.Float64:
+		return appendFloat(b, rv.Float())
+	case reflect.String:
+		return appendJSONString(b, rv.String())
+	}
+	b = append(b, '[') // a string list (plainJSON admits no other kind)
+	for i := range rv.Len() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, rv.Index(i).String())
+	}
+	return append(b, ']')
+}
+
+// appendFloat appends a finite float64 as encoding/json writes it: plain
+// notation between 1e-6 and 1e21, exponent notation outside, with the
+// exponent's leading zero dropped (1e-07 → 1e-7).
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
 }
 
 var (
@@ -229,8 +309,13 @@ var (
 // plainJSON reports whether v encodes the same directly as after a decode
 // (with UseNumber) and re-encode.
 func plainJSON(v any) bool {
-	if v == nil {
+	switch x := v.(type) { // the common types, without reflection
+	case nil, int, bool:
 		return true
+	case string:
+		return utf8.ValidString(x)
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
 	}
 	rv := reflect.ValueOf(v)
 	t := rv.Type()
