@@ -68,9 +68,18 @@ func (c *Core) logCall(ctx context.Context, method string, caller rpc.Caller, id
 	if code != "ok" && level < slog.LevelWarn {
 		level = slog.LevelWarn
 	}
-	c.log.LogAttrs(ctx, level, "request handled", slog.String("component", "rpc"), slog.String("method", method),
+	// The record is built here, not by Logger.LogAttrs, which walks the
+	// stack for a source position on every call: this line is written
+	// for every request, and the log records no source.
+	h := c.log.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), level, "request handled", 0)
+	r.AddAttrs(slog.String("component", "rpc"), slog.String("method", method),
 		slog.String("code", code), slog.String("agent_from", peerapi.CallerName(caller)), slog.String("agent_to", c.selfID()),
 		slog.String("query_id", peerapi.IDString(id)), slog.Int64("latency_ms", d.Milliseconds()))
+	_ = h.Handle(ctx, r)
 }
 
 // methodLabel bounds the method label to the protocol's methods, so a
