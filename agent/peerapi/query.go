@@ -73,12 +73,35 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	if err := a.openRoom(ctx, call, p.From, h.Decision); err != nil {
 		return nil, err
 	}
+	answerNow := h.Decision == DecisionAutoRespond && !p.Async
+	q := a.queryRecord(call, p, h, answerNow)
+	// Encoded here, not in the write function: the writer runs one
+	// function at a time while every other caller waits.
+	detail, err := store.NewAuditDetail(queryAuditFields(p, q, h))
+	if err != nil {
+		return nil, err
+	}
+	if err := a.storeQuery(ctx, call, p, q, h, detail); err != nil {
+		return nil, err
+	}
+	if answerNow {
+		res := *h.Draft
+		res.Completed = true
+		res.Metadata = inbox.WithMeta(res.Metadata, "query_id", q.ID)
+		return res, nil
+	}
+	return wire.QueryResult{Summary: pendingSummary(q.State), Completed: false,
+		Metadata: map[string]any{"query_id": q.ID, "state": q.State}}, nil
+}
+
+// queryRecord is the row a received question is stored as, answered
+// already when the secretary answers it now.
+func (a *API) queryRecord(call *rpc.Call, p wire.QueryParams, h Handling, answerNow bool) store.QueryRecord {
 	q := store.QueryRecord{
 		ID: wire.NewID("q"), RequestID: IDString(call.ID), From: p.From, Text: p.Query, ContextScope: p.ContextScope,
 		Priority: p.Priority, State: stateFor(h.Decision), Decision: h.Decision, Confidence: h.Confidence,
 		ReceivedAt: a.Now(),
 	}
-	answerNow := h.Decision == DecisionAutoRespond && !p.Async
 	if h.Draft != nil {
 		q.Draft = wire.MustJSON(h.Draft)
 	}
@@ -91,8 +114,11 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		at := a.Now()
 		q.Answer, q.AnsweredAt = q.Draft, &at
 	}
-	// Encoded here, not in the write function: the writer runs one
-	// function at a time while every other caller waits.
+	return q
+}
+
+// queryAuditFields is what the question's audit row records.
+func queryAuditFields(p wire.QueryParams, q store.QueryRecord, h Handling) map[string]any {
 	fields := map[string]any{
 		"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence}
 	if h.Decision != DecisionAutoRespond {
@@ -102,15 +128,19 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		// text the queries table keeps: no second pass here.
 		fields["question"] = termtext.Quote(p.Query, maxAuditQuestion, nil)
 	}
-	detail, err := store.NewAuditDetail(fields)
-	if err != nil {
-		return nil, err
-	}
-	err = a.DB.Write(ctx, func(tx *store.Tx) error {
+	return fields
+}
+
+// storeQuery stores the question, queues an answer the secretary gave to
+// an asynchronous question, and audits the call, in one transaction; then
+// it tells the interface and wakes the sender of a queued answer.
+func (a *API) storeQuery(ctx context.Context, call *rpc.Call, p wire.QueryParams, q store.QueryRecord, h Handling, detail store.AuditDetail) error {
+	queueAnswer := h.Decision == DecisionAutoRespond && p.Async
+	err := a.DB.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertQuery(q); err != nil {
 			return err
 		}
-		if h.Decision == DecisionAutoRespond && p.Async {
+		if queueAnswer {
 			if err := a.Inbox.QueueAnswer(tx, q, *h.Draft); err != nil {
 				return err
 			}
@@ -119,21 +149,14 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	call.MarkAudited()
 	a.Inbox.Announce(q)
-	if h.Decision == DecisionAutoRespond && p.Async {
+	if queueAnswer {
 		a.Wake() // the answer is queued: send it now, not at the next idle wake-up
 	}
-	if answerNow {
-		res := *h.Draft
-		res.Completed = true
-		res.Metadata = inbox.WithMeta(res.Metadata, "query_id", q.ID)
-		return res, nil
-	}
-	return wire.QueryResult{Summary: pendingSummary(q.State), Completed: false,
-		Metadata: map[string]any{"query_id": q.ID, "state": q.State}}, nil
+	return nil
 }
 
 // openRoom refuses, as busy, a question that would wait for the owner
