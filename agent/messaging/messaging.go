@@ -144,64 +144,21 @@ func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call) error {
 // audited first, delivered at once when the recipient answers, and
 // retried with back-off while it is offline (until outbox expiry).
 func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (SentMessage, error) {
-	if req.Forward > 0 {
-		if err := m.fillForward(ctx, &req); err != nil {
-			return SentMessage{}, err
-		}
-	}
-	if req.To == "" {
-		to, err := m.counterpart(ctx, req.TaskID)
-		if err != nil {
-			return SentMessage{}, err
-		}
-		req.To = to
-	}
-	if err := m.Peers.CheckPeerID(req.To); err != nil {
-		return SentMessage{}, err
-	}
-	if len(req.Payload) == 0 {
-		req.Payload = json.RawMessage("{}")
-	}
-	if req.Priority == "" {
-		req.Priority = wire.PriorityNormal
-	}
 	id := wire.NewID("m")
-	if req.ThreadID == "" {
-		req.ThreadID = id
-	}
-	if err := checkEnvelope(id, req.Type, req.TaskID, req.ThreadID, req.ReplyTo, req.Priority, req.Payload); err != nil {
+	if err := m.completeRequest(ctx, id, &req); err != nil {
 		return SentMessage{}, err
 	}
-	_, found, err := m.DB.Peer(ctx, req.To)
-	if err != nil {
-		return SentMessage{}, err
-	}
-	if !found {
-		return SentMessage{}, errs.UnknownPeer(req.To, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To))
-	}
-	origin := req.origin
 	now := m.Now()
 	params := wire.MessageParams{ID: id, From: m.Config().Agent.ID, To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID,
-		ReplyTo: req.ReplyTo, Priority: req.Priority, Origin: origin, Payload: m.redactJSON(req.Payload), Timestamp: now}
+		ReplyTo: req.ReplyTo, Priority: req.Priority, Origin: req.origin, Payload: m.redactJSON(req.Payload), Timestamp: now}
 	out := SentMessage{ID: id, To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ThreadID}
 	// The first attempt is made here, so the sender learns whether it
 	// arrived; the outbox loop takes over (after firstTry) if it did not,
 	// or if this process dies first.
 	entry := store.OutboxRecord{ID: id, To: req.To, Method: wire.MethodMessage, Params: wire.MustJSON(params),
 		NextAttemptAt: now.Add(firstTry), CreatedAt: now, ExpiresAt: now.Add(m.Config().Outbox.Expiry())}
-	err = m.DB.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.EnqueueOutbox(entry); err != nil {
-			return err
-		}
-		var err error
-		if out.TaskState, err = m.moveTask(tx, req.TaskID, req.To, req.Type, params.Payload, true); err != nil {
-			return err
-		}
-		_, err = tx.AppendAudit("owner", "ctl.send_message", "ok", map[string]any{"to": req.To, "type": req.Type,
-			"task_id": req.TaskID, "thread_id": req.ThreadID, "message_id": id, "origin": origin})
-		return err
-	})
-	if err != nil {
+	var err error
+	if out.TaskState, err = m.queueMessage(ctx, entry, params); err != nil {
 		return SentMessage{}, err
 	}
 	if req.TaskID != "" {
@@ -209,14 +166,71 @@ func (m *Messenger) SendMessage(ctx context.Context, req SendMessageRequest) (Se
 	}
 	derr := m.Outbox.Deliver(context.WithoutCancel(ctx), entry)
 	out.Queued = derr != nil
-	if out.Queued {
-		m.Outbox.Wake() // it was rescheduled: let the loop see when
-	}
 	out.Note = "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"
 	if out.Queued {
+		m.Outbox.Wake() // it was rescheduled: let the loop see when
 		out.Note, out.Refused = m.queuedNote(req.To, derr)
 	}
 	return out, nil
+}
+
+// completeRequest fills what req leaves to defaults (a forwarded
+// message's envelope, the task's counterpart, priority, thread) and checks
+// the envelope and that its recipient is a known peer.
+func (m *Messenger) completeRequest(ctx context.Context, id string, req *SendMessageRequest) error {
+	if req.Forward > 0 {
+		if err := m.fillForward(ctx, req); err != nil {
+			return err
+		}
+	}
+	if req.To == "" {
+		to, err := m.counterpart(ctx, req.TaskID)
+		if err != nil {
+			return err
+		}
+		req.To = to
+	}
+	if err := m.Peers.CheckPeerID(req.To); err != nil {
+		return err
+	}
+	if len(req.Payload) == 0 {
+		req.Payload = json.RawMessage("{}")
+	}
+	if req.Priority == "" {
+		req.Priority = wire.PriorityNormal
+	}
+	if req.ThreadID == "" {
+		req.ThreadID = id
+	}
+	if err := checkEnvelope(id, req.Type, req.TaskID, req.ThreadID, req.ReplyTo, req.Priority, req.Payload); err != nil {
+		return err
+	}
+	_, found, err := m.DB.Peer(ctx, req.To)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return errs.UnknownPeer(req.To, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To))
+	}
+	return nil
+}
+
+// queueMessage stores the message in the outbox, moves its task along and
+// audits the send, in one transaction. It returns the task's new state.
+func (m *Messenger) queueMessage(ctx context.Context, entry store.OutboxRecord, p wire.MessageParams) (taskState string, err error) {
+	err = m.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.EnqueueOutbox(entry); err != nil {
+			return err
+		}
+		var err error
+		if taskState, err = m.moveTask(tx, p.TaskID, p.To, p.Type, p.Payload, true); err != nil {
+			return err
+		}
+		_, err = tx.AppendAudit("owner", "ctl.send_message", "ok", map[string]any{"to": p.To, "type": p.Type,
+			"task_id": p.TaskID, "thread_id": p.ThreadID, "message_id": p.ID, "origin": p.Origin})
+		return err
+	})
+	return taskState, err
 }
 
 // queuedNote says why a message was not delivered at once: the peer could
