@@ -1,6 +1,7 @@
 package source
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,11 @@ const (
 	// MaxFilesListed is how many of a commit's files its event keeps.
 	MaxFilesListed  = 40
 	maxMessageBytes = 4 << 10
+	// maxListedFileBytes bounds the JSON of the files an event's meta
+	// lists: the store refuses a meta over 8 KB, and forty long paths
+	// (deep component folders, renames that name both places) pass it, so
+	// one such commit would stop its whole batch from being stored.
+	maxListedFileBytes = 6 << 10
 )
 
 // FileStat is one file a commit touched.
@@ -301,14 +307,28 @@ func (c commit) event(ctxID string) Event {
 		body.WriteString("\nadded:\n") // store.CodeMark
 		body.WriteString(c.Excerpt)
 	}
-	files := c.Files
-	meta := map[string]any{"author": c.Author, "sha": c.SHA, "files": files}
-	if len(files) > MaxFilesListed {
-		// The rest are not kept; the ACL lets see such a commit only
-		// those who may read all of its context (FilesMore).
-		meta["files"], meta["files_more"] = files[:MaxFilesListed], len(files)-MaxFilesListed
-	}
+	meta := map[string]any{"author": c.Author, "sha": c.SHA}
+	listFiles(meta, c.Files)
 	return Event{Kind: "commit", Ctx: ctxID, Key: c.SHA, Title: subject, Body: body.String(), TS: c.When, Meta: meta}
+}
+
+// listFiles puts the files that fit (MaxFilesListed of them, their JSON
+// within maxListedFileBytes) in meta "files" and counts the rest in
+// "files_more": the ACL lets see an event whose list was cut only those
+// who may read all of its context.
+func listFiles(meta map[string]any, files []FileStat) {
+	n, size := 0, 0
+	for n < len(files) && n < MaxFilesListed {
+		b, _ := json.Marshal(files[n])
+		if size += len(b) + 1; size > maxListedFileBytes {
+			break
+		}
+		n++
+	}
+	meta["files"] = files[:n]
+	if n < len(files) {
+		meta["files_more"] = len(files) - n
+	}
 }
 
 // clipBytes cuts s to at most n bytes on a character boundary.

@@ -77,10 +77,8 @@ func worktreeState(ctx context.Context, repo Repo) (State, error) {
 			parts = append(parts, p+" (new)")
 		}
 	}
-	meta := map[string]any{"files": files}
-	if len(files) > MaxFilesListed { // as for a commit (commit.event)
-		meta["files"], meta["files_more"] = files[:MaxFilesListed], len(files)-MaxFilesListed
-	}
+	meta := map[string]any{}
+	listFiles(meta, files) // as for a commit (commit.event)
 	title := fmt.Sprintf("uncommitted: %d modified, %d untracked", len(modified), len(untracked))
 	st.Events = []Event{{Title: title, Body: strings.Join(parts, ", "), Meta: meta}}
 	return st, nil
