@@ -235,6 +235,36 @@ func (s *Secretary) recentBlockerEvents(ctx context.Context, ctxs []string, now 
 			return nil, err
 		}
 		out = append(out, commits...)
+		if len(commits) == 4*maxBlockerScan {
+			older, err := s.olderBlockedCommits(ctx, c, since, commits[len(commits)-1].TS)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, older...)
+		}
+	}
+	return out, nil
+}
+
+// blockedWords are words a commit saying that work is held up holds
+// (blockedRE), to find such commits by search.
+var blockedWords = []string{"blocked", "blocker", "blocking", "waiting", "stuck", "hold", "待ち", "ブロック", "止まって", "保留"}
+
+// olderBlockedCommits finds the commits of c in the blocker window that
+// say something is held up, among those older than the newest ones read
+// (before): a busy repository makes hundreds of commits a day, so a blocked
+// commit of last week lies beyond any bounded read of the newest.
+func (s *Secretary) olderBlockedCommits(ctx context.Context, c string, since, before time.Time) ([]store.ContextEvent, error) {
+	hits, err := s.db.SearchContext(ctx, store.ContextSearch{Terms: blockedWords, Kinds: []string{"commit"}, Contexts: []string{c}, Limit: maxBlockerScan})
+	if err != nil {
+		return nil, err
+	}
+	var out []store.ContextEvent
+	for _, h := range hits {
+		if h.TS.Before(since) || !h.TS.Before(before) {
+			continue // outside the window, or read already
+		}
+		out = append(out, store.ContextEvent{ID: h.ID, Source: h.Source, Kind: h.Kind, Ctx: h.Ctx, Key: h.Key, Title: h.Title, Body: h.Body, TS: h.TS, Meta: h.Meta})
 	}
 	return out, nil
 }

@@ -545,3 +545,50 @@ func TestRepositoryNamedByItsLastWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedCommitOlderThanTheBusyDays: in a repository of hundreds of
+// commits a day, a commit of nine days ago saying what blocks a migration
+// lies beyond the newest commits the scan reads (held-out set 9: jekyll's
+// "Sass 3 migration blocked on jekyll-sass-converter 4.0 release" behind
+// 6,000 newer commits). It is found by its words while inside the window;
+// one older than the window is not.
+func TestBlockedCommitOlderThanTheBusyDays(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	at := func(d time.Duration) time.Time { return testNow.Add(-d) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		old := []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "aaaa1111", Title: "Sass 3 migration blocked on the converter 4.0 release",
+				Body: "files: lib/sass.rb (+3 -0)", TS: at(9 * 24 * time.Hour)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "aaaa2222", Title: "Asset pipeline blocked on the old CDN contract",
+				Body: "files: lib/assets.rb (+3 -0)", TS: at(20 * 24 * time.Hour)},
+		}
+		for _, e := range old {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < 700; i++ { // a commit every ten minutes
+			e := store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: fmt.Sprintf("b%07d", i),
+				Title: fmt.Sprintf("Update History.markdown %d", i), Body: "files: History.markdown (+1 -0)", TS: at(time.Duration(i) * 10 * time.Minute)}
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contexts := []string{"acme/webapp"}
+	pq := parseQuery("what is holding up the work?")
+	got, err := s.blockers(context.Background(), pq, groupEvidence(nil, pq), contexts, &accessCheck{contexts: contexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, "Sass 3 migration blocked on the converter 4.0 release") {
+		t.Errorf("blockers %q lack the migration's, nine days old", got)
+	}
+	if slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, "CDN") }) {
+		t.Errorf("blockers %q list one older than the window", got)
+	}
+}
