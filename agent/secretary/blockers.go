@@ -420,8 +420,14 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		b.rank = rankNow
 		return b, true
 	case "commit":
-		if now.Sub(e.TS) > blockedCommits || fixSubjectRE.MatchString(e.Title) {
+		if now.Sub(e.TS) > blockedCommits {
 			return b, false
+		}
+		if fixSubjectRE.MatchString(e.Title) {
+			// A fix names what is gone, unless an aside says the rest
+			// still waits ("警告を修正 (残りは kramdown の修正待ち)").
+			b.rank = rankRecent
+			return b, heldUpAside(e.Title)
 		}
 		if saysBlocked(e.Title) {
 			b.text, b.rank = blockedPart(e.Title), rankRecent
@@ -441,6 +447,22 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		}
 	}
 	return b, false
+}
+
+// asideRE finds a subject's asides: what follows a clause break, or sits
+// in brackets ("fixed (the rest waits on …)", "修正 (残りは…待ち)").
+var asideRE = regexp.MustCompile(`[(（]([^)）]*)[)）]|(?:[;；、]|。|\.\s)\s*([^;；、。(（]*)`)
+
+// heldUpAside reports whether a subject that says something was fixed
+// also says, in an aside that is no fix itself, that the rest is held up.
+func heldUpAside(title string) bool {
+	for _, m := range asideRE.FindAllStringSubmatch(title, -1) {
+		aside := m[1] + m[2]
+		if heldUpByRE.MatchString(aside) && !fixSubjectRE.MatchString(aside) && !pastOrMaybeRE.MatchString(aside) && !notBlockedRE.MatchString(aside) {
+			return true
+		}
+	}
+	return false
 }
 
 // commitMessage is the message part of a commit event's body (the git

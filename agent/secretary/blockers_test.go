@@ -592,3 +592,25 @@ func TestBlockedCommitOlderThanTheBusyDays(t *testing.T) {
 		t.Errorf("blockers %q list one older than the window", got)
 	}
 }
+
+// TestFixWithTheRestHeldUp: a subject saying something was fixed names
+// what is gone, so it was never a blocker, even when an aside said the
+// rest still waits (held-out set 9: "Ruby 3.4 対応: frozen string の警告を
+// 修正 (残りは kramdown の修正待ち)"). Such an aside now makes it one; a
+// fix whose blocked words name the problem it removed still is none.
+func TestFixWithTheRestHeldUp(t *testing.T) {
+	for title, want := range map[string]bool{
+		"Ruby 3.4 対応: frozen string の警告を修正 (残りは kramdown の修正待ち)":       true,
+		"fix: flaky upload test (still waiting for the runner image)":  true,
+		"Fix the retry loop; the macOS job is blocked on a new runner": true,
+		"Fix the worker stuck on a full channel":                       false,
+		"ログイン画面の表示崩れを修正":                                               false,
+		"fix: retry when the lock is busy (was stuck)":                 false,
+		"fix(ci): job waiting for a runner":                            false,
+	} {
+		e := store.ContextEvent{Source: "git", Kind: "commit", Ctx: "acme/webapp", Title: title, TS: testNow.Add(-time.Hour)}
+		if _, got := asBlocker(e, testNow); got != want {
+			t.Errorf("%q: a blocker = %v, want %v", title, got, want)
+		}
+	}
+}
