@@ -276,7 +276,8 @@ type termPlan struct {
 // question) the weight stands: that document could have said it in the
 // question's words. Looser forms (a synonym, an English word's Japanese
 // forms, 0.5) keep their discount everywhere: テスト or ウィンドウ in
-// Japanese titles would draw every Japanese commit about tests.
+// Japanese titles would draw every Japanese commit about tests. rank uses
+// it only for a document covering two concepts or more.
 func (p termPlan) nativeWeight(japaneseTitle bool) float64 {
 	if !p.crossed || p.japanese != japaneseTitle || p.weight < 0.9 {
 		return p.weight
@@ -519,10 +520,14 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 	out := make([]ContextHit, 0, len(docs))
 	best := make([]float64, nConcepts)
 	covered := make([]float64, nConcepts)
+	bestNative := make([]float64, nConcepts)
+	coveredNative := make([]float64, nConcepts)
 	for _, d := range docs {
 		const k1, b = 1.2, 0.75
 		clear(best)
 		clear(covered)
+		clear(bestNative)
+		clear(coveredNative)
 		for i, tf := range d.tf {
 			rel := 0.0
 			for f, x := range tf {
@@ -539,22 +544,35 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			idf := max(math.Log(1+(n-float64(df[i])+0.5)/(float64(df[i])+0.5)), minIDF)
 			p := plan[i]
 			w := p.nativeWeight(d.japaneseTitle)
-			best[p.concept] = max(best[p.concept], w*idf*rel)
+			best[p.concept] = max(best[p.concept], p.weight*idf*rel)
+			bestNative[p.concept] = max(bestNative[p.concept], w*idf*rel)
 			// A match inside a longer word ("charm" in charmbracelet) covers
 			// the question's word only as much as it matches it.
 			q := 0.0
 			for _, x := range tf {
 				q = max(q, x)
 			}
-			covered[p.concept] = max(covered[p.concept], w*min(q, 1))
+			covered[p.concept] = max(covered[p.concept], p.weight*min(q, 1))
+			coveredNative[p.concept] = max(coveredNative[p.concept], w*min(q, 1))
 		}
-		rel, cov, matched := 0.0, 0.0, 0
-		for c := range best {
-			rel += best[c]
-			cov += covered[c]
+		matched := 0
+		for c := range covered {
 			if covered[c] > 0 {
 				matched++
 			}
+		}
+		if matched >= 2 {
+			// Translations count in full only where the document covers
+			// more of the question than one word: one concept named in
+			// the other language ("driver" for ドライバ) is no better
+			// evidence than the same word in the question's language.
+			best, bestNative = bestNative, best
+			covered, coveredNative = coveredNative, covered
+		}
+		rel, cov := 0.0, 0.0
+		for c := range best {
+			rel += best[c]
+			cov += covered[c]
 		}
 		coverage := cov / float64(nConcepts)
 		age := max(now.Sub(WrittenAt(*d.hit)), 0)

@@ -461,6 +461,27 @@ func TestTimelessSearchWeighsAgeLess(t *testing.T) {
 // it now scores as it does for the same question asked in English. A
 // Japanese title matched by the English form keeps the discount.
 func TestTranslationCountsFullyInTheOtherLanguage(t *testing.T) {
+	english := openContextDB(t)
+	insertEvents(t, english,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "one", Title: "Fix the select box", TS: ctxTestNow.Add(-time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "two", Title: "Select events by name", TS: ctxTestNow.Add(-2 * time.Hour)})
+	// One concept named in the other language is no better evidence than
+	// the same word in the question's: the discount stays.
+	var scores []float64
+	for _, c := range [][]ContextConcept{
+		{{Forms: []string{"選択", "select"}, Weights: []float64{1, 0.9}}, {Forms: []string{"ドロップダウン"}}},
+		{{Forms: []string{"select"}}, {Forms: []string{"ドロップダウン"}}},
+	} {
+		hits, err := english.SearchContext(context.Background(), ContextSearch{Concepts: c})
+		i := slices.IndexFunc(hits, func(h ContextHit) bool { return h.Key == "one" })
+		if err != nil || len(hits) != 2 || i < 0 {
+			t.Fatalf("hits %v, %v", hitKeys(hits), err)
+		}
+		scores = append(scores, hits[i].Score)
+	}
+	if scores[0] >= scores[1] {
+		t.Errorf("an English title naming one translated word scores %.4f, as much as for the English question (%.4f)", scores[0], scores[1])
+	}
 	db := openContextDB(t)
 	insertEvents(t, db,
 		ContextEvent{Source: "git", Kind: "commit", Ctx: "w", Key: "en", Title: "Add multi event triggered on selection changes", TS: ctxTestNow.Add(-time.Hour)},
