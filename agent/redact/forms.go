@@ -524,10 +524,11 @@ var labelledSecretRule = rule{
 		return (randomLooking(v) || base64Text(v)) && !hexIdentifierRE.MatchString(v) && !sriHashRE.MatchString(v) && !pathLike(v)
 	},
 	// A public key's fingerprint ("the key fingerprint is SHA256:glTD…")
-	// names no secret.
+	// names no secret, nor does a PEM block's armour ("PUBLIC KEY-----"
+	// over its body: the label is the line before, "PUBLIC" not in it).
 	whole: func(m string) bool {
 		l := strings.ToLower(m)
-		return !strings.Contains(l, "fingerprint") && !strings.Contains(l, "public")
+		return !strings.Contains(l, "fingerprint") && !strings.Contains(l, "public") && !strings.Contains(m, "-----")
 	},
 	fallback: true,
 }
@@ -659,9 +660,11 @@ var keyBodyRule = rule{
 	re:  regexp.MustCompile(`(?:` + notKeyBodyPrefix + `)?[A-Za-z0-9+/]{60,}={0,2}`),
 	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
 	secretish: func(v string) bool {
-		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") || randomLooking(v) && !urlPathLike(v) && !hexDigest(v)
+		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") && !publicDER(v) ||
+			randomLooking(v) && !urlPathLike(v) && !hexDigest(v) && !encodedData(v) && !gluedNames(v)
 	},
-	whole: func(m string) bool { return !publicPrefixRE.MatchString(m) },
+	whole:  func(m string) bool { return !publicPrefixRE.MatchString(m) },
+	inText: func(s string, start, end int) bool { return !publicBody(s, start, end) },
 }
 
 // hexDigest reports whether v is hex digits of one case: a digest, as a
@@ -768,8 +771,12 @@ var pathNumberRE = regexp.MustCompile(`^(?:[0-9]{1,10}|[0-9a-f]{7,64})$`)
 var pathWordRE = regexp.MustCompile(`^(?:[a-z]{2,}|[A-Z]?[a-z]{2,}(?:[A-Z][a-z]{2,})*)[0-9]*$`)
 
 // notKeyBodyPrefix is what comes before a base64 run that is no private
-// key: a public key's type, a data: URI, an integrity hash's algorithm.
-const notKeyBodyPrefix = `(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|base64,|sha(?:1|256|384|512)-`
+// key: a public key's or an SSH certificate's type, a data: URI, an
+// integrity hash's algorithm, an XML signature's or encryption's element
+// (a signature, a digest, a certificate, a ciphertext), a value sops or
+// Travis CI encrypted.
+const notKeyBodyPrefix = `(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)(?:-cert-v01@openssh\.com)?|sk-ssh-ed25519@openssh\.com)\s+|base64,|sha(?:1|256|384|512)-|` +
+	`<(?:\w+:)?(?:SignatureValue|DigestValue|CipherValue|X509Certificate|Modulus)>|ENC\[AES256_GCM,data:|\bsecure:\s+"?`
 
 // publicPrefixRE is what keyBodyRule's match starts with when the run is
 // no private key.
