@@ -165,9 +165,11 @@ var passwordRule = rule{
 	},
 	// password: ${DB_PASSWORD} names where the password is; "password:
 	// string" declares it.
-	secretish: func(v string) bool { return notAVariable(v) && !codeReference(v) && !commandSubstitution(v) },
-	inText:    func(s string, start, end int) bool { return !describing(s, start, end) },
-	whole:     func(m string) bool { return !namesAFile(m) && !nsswitchSources(m) },
+	secretish: func(v string) bool {
+		return notAVariable(v) && !codeReference(v) && !commandSubstitution(v) && !codeLiteral(v)
+	},
+	inText: func(s string, start, end int) bool { return !describing(s, start, end) },
+	whole:  func(m string) bool { return !namesAFile(m) && !nsswitchSources(m) && !codeName(m) },
 }
 
 // namesAFile reports whether the name passwordRule's match m starts with
