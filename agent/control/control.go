@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/service"
 	"github.com/aoi-protocol/aoi/rpc"
 )
@@ -179,6 +180,10 @@ func HandleOK[Req any](fn func(context.Context, Req) error) rpc.Handler {
 	})
 }
 
+// AnsweredBy is the key of an error's data naming the peer whose answer
+// the reason quotes: the front end marks such words as a colleague's.
+const AnsweredBy = "answered_by"
+
 // Error is the control table's edge: it keeps an *rpc.Error (its
 // code matters to the front end) and turns any other error into one
 // carrying the error's text, since the caller is the owner on the local
@@ -199,6 +204,10 @@ func Error(err error) error {
 			}
 		}
 		data["reason"] = err.Error()
+		var pe *peers.PeerError
+		if errors.As(err, &pe) {
+			data[AnsweredBy] = pe.Agent
+		}
 		return &rpc.Error{Code: re.Code, Message: re.Message, Data: data}
 	}
 	code := CodeControlFailed

@@ -13,7 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/control"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
+	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/rpc"
 )
@@ -420,9 +422,30 @@ func mustObject(v map[string]any) json.RawMessage {
 // invalid is a tool error for arguments the handler refused.
 func invalid(err error) *mcp.CallToolResult { return mcp.NewToolResultError(err.Error()) }
 
-// failed is a tool error for a Service call that failed.
+// failed is a tool error for a Service call that failed. An error that
+// quotes a peer's answer opens with colleaguesWords, as a result holding a
+// peer's words carries them in its caution: the peer chose those words.
 func failed(doing string, err error) *mcp.CallToolResult {
+	if quotesPeer(err) {
+		return mcp.NewToolResultError(colleaguesWords + "\n" + sentence(doing, err))
+	}
 	return mcp.NewToolResultError(sentence(doing, err))
+}
+
+// quotesPeer reports whether err holds a peer's answer: a peers.PeerError
+// in process, or the control socket's error naming who answered.
+func quotesPeer(err error) bool {
+	var pe *peers.PeerError
+	if errors.As(err, &pe) {
+		return true
+	}
+	var re *rpc.Error
+	if errors.As(err, &re) {
+		d, _ := re.Data.(map[string]any)
+		_, ok := d[control.AnsweredBy].(string)
+		return ok
+	}
+	return false
 }
 
 // maxErrText bounds an error shown to the model.
