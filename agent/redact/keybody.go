@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
-	"regexp"
 	"strings"
 )
 
@@ -94,7 +93,9 @@ func publicDER(run string) bool {
 	if len(run) < 40 || run[0] != 'M' {
 		return false
 	}
-	b, err := base64.StdEncoding.DecodeString(run[:40])
+	var buf [30]byte
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(run[:40]))
+	b := buf[:n]
 	if err != nil || b[0] != 0x30 {
 		return false
 	}
@@ -121,7 +122,7 @@ func afterHostDot(s string, start, end int) bool {
 	if !hostBefore(s, start, end) {
 		return false
 	}
-	for _, part := range strings.Split(s[start:end], "/") {
+	for part := range strings.SplitSeq(s[start:end], "/") {
 		if randomLooking(part) {
 			return false
 		}
@@ -151,6 +152,10 @@ func hostBefore(s string, start, end int) bool {
 // hold no key: a WebAssembly module, PNG, GIF and JPEG images, gzip.
 var publicMagic = []string{"AGFzbQ", "iVBORw0KGgo", "R0lGOD", "/9j/", "H4sI"}
 
+// encodedSecretWords are the words that make text encoded in base64 a
+// secret all the same.
+var encodedSecretWords = [][]byte{[]byte("private"), []byte("auth"), []byte("passw"), []byte("secret"), []byte("token")}
+
 // encodedData reports whether the base64 run v is a file or text encoded
 // for a test or a build rather than a key: it opens with a known file
 // format's magic, or its first 45 bytes decode to printable text that
@@ -167,7 +172,9 @@ func encodedData(v string) bool {
 	if len(v) < 60 {
 		return false
 	}
-	b, err := base64.StdEncoding.DecodeString(v[:60])
+	var buf [45]byte
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(v[:60]))
+	b := buf[:n]
 	if err != nil {
 		return false
 	}
@@ -177,30 +184,42 @@ func encodedData(v string) bool {
 		}
 	}
 	lower := bytes.ToLower(b)
-	for _, w := range []string{"private", "auth", "passw", "secret", "token"} {
-		if bytes.Contains(lower, []byte(w)) {
+	for _, w := range encodedSecretWords {
+		if bytes.Contains(lower, w) {
 			return false
 		}
 	}
 	return true
 }
 
-// gluedWordRE is a word within an identifier: lower-case letters, perhaps
-// after a capital, three letters or more.
-var gluedWordRE = regexp.MustCompile(`[A-Z][a-z]{2,}|[a-z]{3,}`)
-
 // gluedNames reports whether v, 100 characters or more, is words glued
 // into one identifier ("RuneCtrlACtrlBCtrlCCtrlD…", a generated enum's
 // names): seven in ten of its characters are in words of three letters
-// or more (Ctrl, Tab, backspace). Random base64 has three in ten so; in
+// or more (Ctrl, Tab, backspace: a capital and two lower-case letters or
+// more, or three lower-case ones). Random base64 has three in ten so; in
 // a line as short as a PEM block's (64) chance makes seven often enough.
+// (It counts byte by byte: keyBodyRule asks it about runs of kilobytes.)
 func gluedNames(v string) bool {
 	if len(v) < 100 {
 		return false
 	}
 	covered := 0
-	for _, w := range gluedWordRE.FindAllString(v, -1) {
-		covered += len(w)
+	for i := 0; i < len(v); {
+		j := i
+		if 'A' <= v[j] && v[j] <= 'Z' {
+			j++
+		}
+		k := j
+		for k < len(v) && 'a' <= v[k] && v[k] <= 'z' {
+			k++
+		}
+		switch {
+		case k-j >= 2 && j > i, k-j >= 3:
+			covered += k - i
+			i = k
+		default:
+			i = max(k, i+1)
+		}
 	}
 	return covered*10 >= len(v)*7
 }
