@@ -80,3 +80,58 @@ func TestExpiredPinnedCertificate(t *testing.T) {
 		t.Fatalf("with refuse_expired_certs the expired certificate must be refused: %v", err)
 	}
 }
+
+// TestDoctorOnAnExpiredCertificateAfterAReload: once a reload sets
+// network.refuse_expired_certs, aoi doctor says the expired peer is
+// refused and how to let it back in (a new identity, pinned with
+// --replace), no longer that it is let in or that the setting would
+// refuse it.
+func TestDoctorOnAnExpiredCertificateAfterAReload(t *testing.T) {
+	ctx := context.Background()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
+	old := expiredIdentity(t)
+	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-old", Fingerprint: old.Fingerprint}); err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(old, "127.0.0.1:0")
+	defer tr.Close()
+	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+	if err := c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-old", AOIVersion: wire.ProtocolVersion}, nil); err != nil {
+		t.Fatalf("expired but pinned, refuse_expired_certs off: %v", err)
+	}
+	if got := certCheck(t, eng.Core, "pm-old"); !strings.Contains(got.Detail, "still let in") || !strings.Contains(got.Fix, "set network.refuse_expired_certs") {
+		t.Fatalf("before the reload doctor says %+v, want it let in and the setting that refuses it", got)
+	}
+	cfg, err := config.Load(eng.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Network.RefuseExpiredCerts = true
+	if err := config.Write(eng.ConfigPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := certCheck(t, eng.Core, "pm-old")
+	if !strings.Contains(got.Detail, "refused") || strings.Contains(got.Detail, "let in") || strings.Contains(got.Fix, "set network.refuse_expired_certs") ||
+		!strings.Contains(got.Fix, "aoi peers trust pm-old FINGERPRINT --replace") {
+		t.Errorf("after the reload doctor says %+v, want pm-old refused and the fix a new identity pinned with --replace", got)
+	}
+}
+
+// certCheck is aoi doctor's check of a peer's certificate.
+func certCheck(t *testing.T, core *agent.Core, peer string) agent.DoctorCheck {
+	t.Helper()
+	rep, err := core.Doctor(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == "certificate of "+peer {
+			return c
+		}
+	}
+	t.Fatalf("doctor has no check of %s's certificate: %+v", peer, rep.Checks)
+	return agent.DoctorCheck{}
+}
