@@ -80,3 +80,23 @@ var literalWords = setOfWords(`true false null nil undefined`)
 func codeLiteral(v string) bool {
 	return literalWords[strings.ToLower(strings.TrimRight(v, ",;"))] || conversionRE.MatchString(v)
 }
+
+// codeExprRE is a value that opens an expression in code: a call or a
+// conversion ("append(pw, …", "[]byte(apiKey)"), a composite literal,
+// perhaps its address ("aws.Credentials{}", "&loginTokenAccessToken{"),
+// or a qualified type's name in markdown emphasis ("*Tokens.Space*").
+var codeExprRE = regexp.MustCompile(`^(?:[&*]?(?:\[\])?[A-Za-z_][\w.]*[({]|\*?[A-Z]\w*\.[A-Z]\w*\*)`)
+
+// codeExpression reports whether v, a secret's value as a rule took it,
+// is code (codeExprRE), or a name the text calls or builds right after
+// it ("tokens = convertDNCL2(tokens)", "AccessToken: &accessToken{").
+func codeExpression(s string, start, end int) bool {
+	v := s[start:end]
+	if codeExprRE.MatchString(v) {
+		return true
+	}
+	return end < len(s) && (s[end] == '(' || s[end] == '{') && identifierRE.MatchString(strings.TrimLeft(v, "&*"))
+}
+
+// identifierRE is a name in code, perhaps qualified (pkg.Name).
+var identifierRE = regexp.MustCompile(`^[A-Za-z_][\w.]*$`)

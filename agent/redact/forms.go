@@ -141,6 +141,7 @@ var envPassRule = rule{
 		quotedOr(`[^\s"'\x60,;&]{4,200}`)),
 	may:       func(t *text) bool { return t.has("pass") || t.has("pw") },
 	secretish: notAFlagWord,
+	inText:    func(s string, start, end int) bool { return !codeExpression(s, start, end) },
 }
 
 // passColonRule is "pass: VALUE" in lower case (a YAML file, a note),
@@ -307,6 +308,7 @@ var secretAssignRule = rule{
 	may: func(t *text) bool { return assignedAfter(t, "secret", "token", "key") },
 	// "Change Token: 0x00000001" is a number.
 	secretish: func(v string) bool { return madeNotNamed(v) && !hexNumber(v) },
+	inText:    func(s string, start, end int) bool { return !codeExpression(s, start, end) },
 	fallback:  true,
 }
 

@@ -420,7 +420,7 @@ var secretIsRule = rule{
 		return (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && notAVariable(v) && !techNameRE.MatchString(v) &&
 			!versionRE.MatchString(v)
 	},
-	inText: func(s string, start, _ int) bool { return !afterTypeWord(s, start) },
+	inText: func(s string, start, end int) bool { return !afterTypeWord(s, start) && !codeExpression(s, start, end) },
 }
 
 // htmlTagRE is an HTML tag, opening or closing ("<code>", "</p>").

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/aoi-protocol/aoi/internal/kana"
 )
 
 // The rules below catch secrets as people say them in chat and notes,
@@ -96,8 +98,10 @@ var passwordIntlRule = rule{
 			t.hasRaw("المرور") || t.has("la password") || t.hasRaw("暗号") || t.has("pwは") || t.hasRaw("ＰＷ") || t.hasRaw("パスは") || t.hasRaw("비번") ||
 			t.has("mdp") || t.has("clave") || t.has("p/w")
 	},
+	// "暗号強度の強い乱数" (cryptographically strong random numbers) goes
+	// on in Japanese: prose about a cipher, not a password.
 	secretish: func(v string) bool {
-		return notAVariable(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v))
+		return notAVariable(v) && (madeNotWritten(v) || passphraseLike(v) || shortMade(v)) && (!kana.HasJapanese(v) || kanaWithDigits(v))
 	},
 }
 
