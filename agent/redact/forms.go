@@ -654,8 +654,9 @@ func charClass(c byte) int {
 // so are a key's first lines, whose zero bytes and ASN.1 header make them
 // look less random: OpenSSH's ("openssh-key-v1" in base64) and DER's
 // ("MII…"). A public key (ssh-rsa AAAA…), a data: URI and a subresource
-// integrity hash (sha512-…) stay: what comes before the run says so. The
-// run is matched alone, without the characters around it, so lines of a
+// integrity hash (sha512-…) stay: what comes before the run says so; a
+// certificate's or public key's body, encoded data and glued names stay
+// too (keybody.go). The run is matched alone, without the characters around it, so lines of a
 // body one under another each match.
 var keyBodyRule = rule{
 	id:  "private-key",
