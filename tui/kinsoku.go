@@ -11,12 +11,14 @@ import (
 // wrapLines is ansi.Wrap's lines of s, broken after spaces and slashes.
 func wrapLines(s string, w int) []string { return strings.Split(ansi.Wrap(s, w, " /"), "\n") }
 
-// kinsokuWrap is wrapLines with the usual Japanese line-breaking rule
+// kinsokuWrap is wrapLines with the usual Japanese line-breaking rules
 // (kinsoku): a line does not start with closing punctuation (、。）」』！？
-// and the like). Such characters stay at the end of the line before when
-// they fit there, or the last character of that line moves down with
-// them. ansi.Wrap breaks a run of CJK text wherever the width runs out,
-// which put "、決済…" at the start of a line of the answer dialog.
+// and the like), nor end with an opening bracket (「『（【 and the like).
+// Closing characters stay at the end of the line before when they fit
+// there, or the last character of that line moves down with them; an
+// opening bracket moves down to the text it opens. ansi.Wrap breaks a
+// run of CJK text wherever the width runs out, which put "、決済…" at
+// the start of a line of the answer dialog and "「" at the end of one.
 func kinsokuWrap(s string, w int) []string {
 	var out []string
 	for range len(s) { // every round consumes at least one byte of s
@@ -59,11 +61,15 @@ func lineStarts(s string, lines []string) (starts []int, ok bool) {
 }
 
 // badBreak is the first line the wrap started with closing punctuation,
-// or -1. A line after a newline of the text is not a break of the wrap.
+// or ended the line before with an opening bracket right against it, or
+// -1. A line after a newline of the text is not a break of the wrap.
 func badBreak(s string, lines []string, starts []int) int {
 	for i := 1; i < len(lines); i++ {
 		gap := s[starts[i-1]+len(lines[i-1]) : starts[i]]
 		if closingPrefix(lines[i]) != "" && !strings.Contains(gap, "\n") {
+			return i
+		}
+		if gap == "" && openingSuffix(lines[i-1]) != "" {
 			return i
 		}
 	}
@@ -73,9 +79,12 @@ func badBreak(s string, lines []string, starts []int) int {
 // mendBreak mends the break before line i: the line before takes the
 // closing punctuation when it still fits in w, else it gives its last
 // character (its last word, when the wrap broke at a space) to the next
-// line. It returns the mended line before and
-// where in s the text after it starts.
+// line, with any opening bracket before that character. It returns the
+// mended line before and where in s the text after it starts.
 func mendBreak(s string, lines []string, starts []int, i, w int) (line string, next int, ok bool) {
+	if closingPrefix(lines[i]) == "" { // the line before ends with an opening bracket
+		return keepBefore(lines[i-1], starts[i-1], len(lines[i-1])-len(openingSuffix(lines[i-1])))
+	}
 	end := starts[i] + len(closingPrefix(lines[i]))
 	if joined := s[starts[i-1]:end]; width(joined) <= w {
 		return joined, end, true
@@ -87,8 +96,18 @@ func mendBreak(s string, lines []string, starts []int, i, w int) (line string, n
 		// word moves down, not its last letter.
 		cut = strings.LastIndex(prev, " ") + 1
 	}
-	if kept := strings.TrimRight(prev[:max(cut, 0)], " "); kept != "" {
-		return kept, starts[i-1] + cut, true
+	if cut > 0 {
+		cut -= len(openingSuffix(prev[:cut]))
+	}
+	return keepBefore(prev, starts[i-1], cut)
+}
+
+// keepBefore keeps the first cut bytes of line, which starts at start in
+// the text, and says where the text moved down starts; ok is false when
+// nothing would be kept.
+func keepBefore(line string, start, cut int) (kept string, next int, ok bool) {
+	if kept = strings.TrimRight(line[:max(cut, 0)], " "); kept != "" {
+		return kept, start + cut, true
 	}
 	return "", 0, false
 }
@@ -122,6 +141,22 @@ func closingPrefix(line string) string {
 	}
 	return line[:end]
 }
+
+// openingSuffix is the opening brackets line ends with.
+func openingSuffix(line string) string {
+	start := strings.LastIndexFunc(line, func(r rune) bool { return !isOpening(r) })
+	if start < 0 {
+		return line
+	}
+	_, size := utf8.DecodeRuneInString(line[start:])
+	return line[start+size:]
+}
+
+// opening is the punctuation a Japanese line does not end with: opening
+// brackets and quotes.
+const opening = "（［｛〔〈《「『【〘〖〝‘“｟｢«"
+
+func isOpening(r rune) bool { return r >= 0x80 && strings.ContainsRune(opening, r) }
 
 // closing is the punctuation a Japanese line does not start with: commas
 // and full stops, closing brackets and quotes, the middle dot, colons,
