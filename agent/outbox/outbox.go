@@ -310,7 +310,7 @@ const maxWhy = 1024
 // whole before the cut: a cut first could leave the part of a secret the
 // redactor no longer recognises (the client bounds an answer at 16 MiB).
 func (o *Outbox) words(err error) string {
-	s := err.Error()
+	s := peerWords(err)
 	if o.Redact != nil {
 		s = o.Redact(s)
 	}
@@ -318,6 +318,22 @@ func (o *Outbox) words(err error) string {
 		s = clip(s, maxWhy) + "…"
 	}
 	return s
+}
+
+// peerWords is err in words a person reads: a peer's refusal is its
+// reason, without the JSON-RPC code and protocol message in front
+// (`aoi outbox` showed "rpc error -32001 (Permission denied): agent …"
+// where the reason says it all); an answer without a reason is its
+// message.
+func peerWords(err error) string {
+	var answered *rpc.Error
+	if !errors.As(err, &answered) {
+		return err.Error()
+	}
+	if r := answered.Reason(); r != "" {
+		return r
+	}
+	return answered.Message
 }
 
 // clip is s cut to at most n bytes, on a character boundary.
