@@ -364,8 +364,8 @@ func (p *approvalsPane) approvalCells(a agent.Approval) approvalCells {
 		state, left = left, ""
 	}
 	params := paramsText(a.Params)
-	if a.MatchedRule != "" {
-		params += " [" + Sanitize(a.MatchedRule) + "]"
+	if a.MatchedRule != "" { // after the parameters; alone when there are none
+		params = strings.TrimSpace(params + " [" + Sanitize(a.MatchedRule) + "]")
 	}
 	return approvalCells{"◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params}
 }

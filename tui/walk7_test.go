@@ -55,3 +55,30 @@ func TestAnswerDialogMovesOpeningBracketDown(t *testing.T) {
 		t.Errorf("the question is not whole across its lines: %q", got)
 	}
 }
+
+// TestApprovalWithoutParamsShowsItsRuleAlone: a pending request with no
+// parameters shows the rule that allowed it in PARAMS without a space in
+// front (the seventh walk read "lint pending 55m left  [tasks]", the
+// rule pushed a cell to the right of where the others start).
+func TestApprovalWithoutParamsShowsItsRuleAlone(t *testing.T) {
+	svc := fixtureService()
+	svc.approvals[0].Params = nil
+	m := newLoaded(t, svc, 80, 24, true)
+	m.setFocus(focusApprovals)
+	frame := screen(m)
+	checkFrame(t, frame, 80, 24)
+	row := ""
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, "[pm-run-tests]") {
+			row = l
+		}
+	}
+	head := strings.Index(frame, "PARAMS")
+	if row == "" || head < 0 {
+		t.Fatalf("no approval row with its rule, or no PARAMS header:\n%s", frame)
+	}
+	headCol := width(frame[strings.LastIndex(frame[:head], "\n")+1 : head])
+	if col := width(row[:strings.Index(row, "[pm-run-tests]")]); col != headCol {
+		t.Errorf("the rule starts at cell %d, PARAMS at %d:\n%s", col, headCol, frame)
+	}
+}
