@@ -397,7 +397,10 @@ var secretIsRule = rule{
 		`(?:\s+(?:for|of|on)(?:\s+[^\s(]{1,40}){1,3}(?:\s*\([^)\n]{1,40}\))?)?` +
 		`(?:\s+(?:is|are|was|were|will be|to|ist|lautet|est|es|é|è|changed to|set to|reset to)(?:\s+(?:now|still|set to|changed to|reset to))?(?:,[^,\n]{1,30},)?)?` +
 		`(?:[\s\x{3000}]*(?::|：|＝|->|→|=>|⇒|—|–|\|)[\s\x{3000}]*|[\s\x{3000}]+)` + markdownEmphasis +
-		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|]{6,200}))"),
+		"(?:\"([^\"\\n]{6,200})\"|'([^'\\n]{6,200})'|`([^`\\n]{6,200})`|" + entityQuoted + "|([^\\s\"'`,;|。、]{6,200}))"),
+	// An unquoted value ends at a space or at Japanese punctuation (。、
+	// end a sentence or clause as a space does): the secretary's summary
+	// "(refresh tokens 75%)。未完了: なし" read "75%)。未完了:" as a token.
 	// Every match names one of the secrets ("is" and the like may be
 	// left out: "with password Lj2…", "credentials are admin:Uo09…").
 	// "wifi password" is one name: read as "wifi" then the value
