@@ -27,7 +27,7 @@ func kinsokuWrap(s string, w int) []string {
 		if !ok {
 			return append(out, lines...) // ansi.Wrap changed the text: keep its lines
 		}
-		i := badBreak(s, lines, starts)
+		i := badBreak(s, lines, starts, w)
 		if i < 0 {
 			return append(out, lines...)
 		}
@@ -62,18 +62,42 @@ func lineStarts(s string, lines []string) (starts []int, ok bool) {
 
 // badBreak is the first line the wrap started with closing punctuation,
 // or ended the line before with an opening bracket right against it, or
-// -1. A line after a newline of the text is not a break of the wrap.
-func badBreak(s string, lines []string, starts []int) int {
+// moved down whole a run of CJK text that the line before has room to
+// start (fillCut); -1 when there is none. A line after a newline of the
+// text is not a break of the wrap.
+func badBreak(s string, lines []string, starts []int, w int) int {
 	for i := 1; i < len(lines); i++ {
 		gap := s[starts[i-1]+len(lines[i-1]) : starts[i]]
-		if closingPrefix(lines[i]) != "" && !strings.Contains(gap, "\n") {
+		switch {
+		case strings.Contains(gap, "\n"):
+		case closingPrefix(lines[i]) != "":
 			return i
-		}
-		if gap == "" && openingSuffix(lines[i-1]) != "" {
+		case gap == "" && openingSuffix(lines[i-1]) != "":
+			return i
+		case fillCut(lines[i], w-width(s[starts[i-1]:starts[i]])) > 0:
 			return i
 		}
 	}
 	return -1
+}
+
+// fillCut is how much of line's leading run of wide (CJK) characters
+// fits in room cells, cut between two of them where the line-breaking
+// rules allow it; 0 when none fits. ansi.Wrap moves such a run, which
+// may break between any two characters, down whole like a long word: a
+// message "PR #42 のレビューを…" showed "PR #42" alone on its first line.
+func fillCut(line string, room int) int {
+	cut, used := 0, 0
+	for i, r := range line {
+		if used += width(string(r)); used > room || width(string(r)) != 2 {
+			break
+		}
+		next, size := utf8.DecodeRuneInString(line[i+utf8.RuneLen(r):])
+		if size > 0 && width(string(next)) == 2 && !isClosing(next) && !isOpening(r) {
+			cut = i + utf8.RuneLen(r)
+		}
+	}
+	return cut
 }
 
 // mendBreak mends the break before line i: the line before takes the
@@ -82,8 +106,14 @@ func badBreak(s string, lines []string, starts []int) int {
 // line, with any opening bracket before that character. It returns the
 // mended line before and where in s the text after it starts.
 func mendBreak(s string, lines []string, starts []int, i, w int) (line string, next int, ok bool) {
-	if closingPrefix(lines[i]) == "" { // the line before ends with an opening bracket
+	gap := s[starts[i-1]+len(lines[i-1]) : starts[i]]
+	switch {
+	case closingPrefix(lines[i]) != "":
+	case gap == "" && openingSuffix(lines[i-1]) != "":
 		return keepBefore(lines[i-1], starts[i-1], len(lines[i-1])-len(openingSuffix(lines[i-1])))
+	default: // the line before takes the start of a CJK run
+		cut := fillCut(lines[i], w-width(s[starts[i-1]:starts[i]]))
+		return s[starts[i-1] : starts[i]+cut], starts[i] + cut, true
 	}
 	end := starts[i] + len(closingPrefix(lines[i]))
 	if joined := s[starts[i-1]:end]; width(joined) <= w {

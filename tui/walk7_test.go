@@ -82,3 +82,40 @@ func TestApprovalWithoutParamsShowsItsRuleAlone(t *testing.T) {
 		t.Errorf("the rule starts at cell %d, PARAMS at %d:\n%s", col, headCol, frame)
 	}
 }
+
+// TestWrapFillsTheLineBeforeACJKRun: a run of Japanese after a space
+// starts on the line of the words before it when there is room: Japanese
+// breaks between any two characters, and ansi.Wrap moved the whole run
+// down like one long word (the seventh walk's message read "PR #42" alone
+// on its first line). The rules for punctuation still hold.
+func TestWrapFillsTheLineBeforeACJKRun(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		w    int
+		want []string
+	}{
+		{"PR #42 のレビューをお願いします。", 12, []string{"PR #42 のレ", "ビューをお願", "いします。"}},
+		{"see 「設計書」を読む", 10, []string{"see 「設計", "書」を読む"}},
+		{"see 「設計書」を読む", 6, []string{"see", "「設計", "書」を", "読む"}}, // no 「 at a line's end
+		{"ok 、はい", 7, []string{"ok 、", "はい"}},
+		{"ab あ、いう", 7, []string{"ab あ、", "いう"}},
+	} {
+		if got := wrap(c.text, c.w); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("wrap(%q, %d) = %q, want %q", c.text, c.w, got, c.want)
+		}
+	}
+}
+
+// TestAnswerDialogFillsTheFirstLine: the answer dialog at 60×20 starts
+// a question's Japanese on the line of the English before it.
+func TestAnswerDialogFillsTheFirstLine(t *testing.T) {
+	svc := fixtureService()
+	svc.queries[0].Text = "PR #42 のレビューをお願いします。" + strings.Repeat("長い文章", 20)
+	m := newLoaded(t, svc, 60, 20, true)
+	press(t, m, "e")
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	if !strings.Contains(frame, "┃ PR #42 のレビューをお願いします。長い文章") {
+		t.Errorf("the question's first line does not go on after \"PR #42\":\n%s", frame)
+	}
+}
