@@ -358,7 +358,9 @@ func (m *Model) showMessage(msg agent.Message) {
 			from += " [" + Sanitize(msg.TaskID) + "]"
 		}
 	}
-	m.peerNotice("✉ " + from + " " + Sanitize(msg.Event) + ": " + text)
+	// The kind in the Messages pane's words ("review asked", "task
+	// done"), not the protocol's (review_request, task.completed).
+	m.peerNotice("✉ " + from + " " + messageKind(msg) + ": " + text)
 }
 
 // saidIn reports whether summary already says what err says: its last

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestWrapKeepsOpeningBracketsOffLineEnds: at every width, no line of
@@ -117,5 +120,20 @@ func TestAnswerDialogFillsTheFirstLine(t *testing.T) {
 	checkFrame(t, frame, 60, 20)
 	if !strings.Contains(frame, "┃ PR #42 のレビューをお願いします。長い文章") {
 		t.Errorf("the question's first line does not go on after \"PR #42\":\n%s", frame)
+	}
+}
+
+// TestMessageNoticeNamesTheKindAsThePaneDoes: the notice of a message
+// that arrives names its kind in the Messages pane's words (the seventh
+// walk read "review_request" in the notice and "review asked" in the
+// pane beside it).
+func TestMessageNoticeNamesTheKindAsThePaneDoes(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	m.showMessage(agent.Message{Seq: 9, From: "qa-ito", Event: "review_request", Type: "review_request", TaskID: "t-42",
+		Data: json.RawMessage(`{"description":"PR #42 のレビューをお願いします"}`)})
+	frame := screen(m)
+	checkFrame(t, frame, 80, 24)
+	if !strings.Contains(frame, "✉ qa-ito [t-42] review asked: PR #42 のレビューをお願いします") || strings.Contains(frame, "review_request") {
+		t.Errorf("the notice does not name the message's kind as the Messages pane does:\n%s", frame)
 	}
 }
