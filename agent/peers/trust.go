@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -370,28 +371,32 @@ func (r *Registry) strangerCalledAgain(fingerprint string) {
 // Errors: errs.ErrInvalid (agent id, role or fingerprint malformed).
 func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 	if req.AgentID == "" {
-		return errs.Invalid("trust: an agent id is required (aoi peers trust AGENT_ID FINGERPRINT)")
+		return errs.Invalid("an agent id is required (aoi peers trust AGENT_ID FINGERPRINT)")
 	}
 	// Invalid ids are refused without being echoed: they could carry
 	// control characters or look-alike letters into the registry and advice.
 	if !wire.ValidAgentID(req.AgentID) {
-		return errs.Invalid("trust: that agent id is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (as ^[a-z0-9][a-z0-9._-]{0,62}$)")
+		if lower := strings.ToLower(req.AgentID); wire.ValidAgentID(lower) {
+			// Wrong only for its capitals: the lower-case id is safe to echo.
+			return errs.Invalid("agent ids are lower-case: use %s", lower)
+		}
+		return errs.Invalid("that agent id is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (as ^[a-z0-9][a-z0-9._-]{0,62}$)")
 	}
 	if req.Role != "" && !wire.ValidAgentID(req.Role) {
-		return errs.Invalid("trust: that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
+		return errs.Invalid("that role is not valid: use 1–63 lower-case letters, digits, '.', '_' or '-' (e.g. pm, engineer)")
 	}
 	if req.AgentID == r.selfID() {
 		// A caller may claim any id, this agent's own too; pinned under
 		// it, its calls would pass for this agent's own.
-		return errs.Invalid("trust: %s is this agent's own id; pin the peer under the peer's own id (ask its owner for `aoi id`)", req.AgentID)
+		return errs.Invalid("%s is this agent's own id; pin the peer under the peer's own id (ask its owner for `aoi id`)", req.AgentID)
 	}
 	fp, err := rpc.NormalizeFingerprint(req.Fingerprint)
 	if err != nil {
-		return errs.Invalid("trust: %q is not a certificate fingerprint; copy the 64 hex characters `aoi id` prints on the peer (grouped as the Peers pane shows them is fine)", req.Fingerprint)
+		return errs.Invalid("%q is not a certificate fingerprint; copy the 64 hex characters `aoi id` prints on the peer (grouped as the Peers pane shows them is fine)", req.Fingerprint)
 	}
 	req.Fingerprint = fp
 	if req.Endpoint != "" && !wire.ValidEndpoint(req.Endpoint) {
-		return errs.Invalid("trust: endpoint %q is not HOST:PORT; give where the peer listens, e.g. --endpoint 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", req.Endpoint)
+		return errs.Invalid("endpoint %q is not HOST:PORT; give where the peer listens, e.g. --endpoint 127.0.0.1:8443 (the address `aoi serve` prints on the peer)", req.Endpoint)
 	}
 	err = r.DB.Write(ctx, func(tx *store.Tx) error {
 		rec, found, err := tx.Peer(req.AgentID)
@@ -403,7 +408,7 @@ func (r *Registry) Trust(ctx context.Context, req TrustRequest) error {
 		}
 		if replacing := found && rec.Trust == Pinned && rec.Fingerprint != "" && rec.Fingerprint != req.Fingerprint; replacing {
 			if !req.Replace {
-				return errs.Invalid("trust: %s is already pinned to another certificate (fingerprint %s…); a caller may claim any id. "+
+				return errs.Invalid("%s is already pinned to another certificate (fingerprint %s…); a caller may claim any id. "+
 					"If %s's owner made a new identity, check the new fingerprint with them and run `aoi peers trust %s %s --replace`",
 					req.AgentID, rec.Fingerprint[:min(16, len(rec.Fingerprint))], req.AgentID, req.AgentID, req.Fingerprint)
 			}

@@ -19,3 +19,22 @@ func TestOutboxSaysWhyInWords(t *testing.T) {
 		t.Errorf("aoi outbox does not say in words why the message waits:\n%s", out)
 	}
 }
+
+// TestTrustMistakesSayWhatToDo: `aoi peers trust` with an id wrong only
+// for its capitals names the lower-case id, and its refusals read as
+// sentences after "aoi:" (the seventh walk read "aoi: trust: that agent
+// id is not valid", and "trusting qa-ito failed: trust: …" in the
+// interface).
+func TestTrustMistakesSayWhatToDo(t *testing.T) {
+	bin := buildAOI(t)
+	eng, _, _ := pinnedPair(t, bin)
+	fp := strings.TrimSpace(cli(t, bin, eng, "id", "--fingerprint"))
+	out := cliFails(t, bin, eng, 1, "peers", "trust", "QA-Ito", fp)
+	if !strings.Contains(out, "agent ids are lower-case: use qa-ito") {
+		t.Errorf("trusting QA-Ito does not name qa-ito:\n%s", out)
+	}
+	out = cliFails(t, bin, eng, 1, "peers", "trust", "qa-ito", "1234:zz")
+	if strings.Contains(out, "trust: ") || !strings.Contains(out, `"1234:zz" is not a certificate fingerprint`) {
+		t.Errorf("a malformed fingerprint:\n%s", out)
+	}
+}
