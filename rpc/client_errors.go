@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"syscall"
 	"time"
 )
@@ -43,6 +44,18 @@ func (e *TransportError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// Advice is what a person should check, without the call and the network
+// error Error names first.
+func (e *TransportError) Advice() string { return e.hint() }
+
+// Host is the host:port the call went to, or the URL when it has none.
+func (e *TransportError) Host() string {
+	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return e.URL
+}
 
 // Retryable reports whether trying again may succeed.
 func (e *TransportError) Retryable() bool { return e.retryable }

@@ -38,6 +38,10 @@ func refusedCall(t *testing.T) error {
 // carries its own, and leaves text written for people alone.
 func TestErrGist(t *testing.T) {
 	refused := refusedCall(t)
+	var te *rpc.TransportError
+	if !errors.As(refused, &te) {
+		t.Fatalf("a call to a closed port: %v, not a transport error", refused)
+	}
 	advice := "ask qa-ito: nothing is listening there: check that `aoi serve` is running on the peer and that its endpoint (host:port) is right"
 	cases := []struct {
 		name string
@@ -58,7 +62,7 @@ func TestErrGist(t *testing.T) {
 			"task: qa-ito answered: no such task type"},
 		{"written for people", errors.New("query q-7 was already answered; nothing to do"), "query q-7 was already answered; nothing to do"},
 		{"a peer down, its advice once", peers.CallError("qa-ito", refused),
-			"qa-ito is unreachable (nothing is listening there: check that `aoi serve` is running on the peer and that its endpoint (host:port) is right)"},
+			"qa-ito is unreachable at " + te.Host() + " (2 tries): nothing is listening there: check that `aoi serve` is running on the peer and that its endpoint (host:port) is right"},
 		{"general advice after a cause without any stays",
 			errors.New("qa-ito is unreachable (connection reset); check that its aoi is running and the endpoint is right (`aoi peers`)"),
 			"qa-ito is unreachable (connection reset); check that its aoi is running and the endpoint is right (`aoi peers`)"},

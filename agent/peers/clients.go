@@ -76,12 +76,18 @@ func CallError(agentID string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the call to %s was cancelled before it answered (this aoi is stopping, or the request was abandoned); nothing is known about %s, ask again once aoi runs", agentID, agentID)
 	}
-	// A transport error ends with its own advice (rpc.TransportError's
-	// hint: "nothing is listening there: check that `aoi serve` is
-	// running…"); say it once.
+	// A transport error has its own advice ("nothing is listening there:
+	// check that `aoi serve` is running…"): said once, after where the
+	// call went, without the Go call chain in front ("calling
+	// aoi.task.execute on https://…: Post …: dial tcp …"), which the CLI
+	// printed whole.
 	var te *rpc.TransportError
 	if errors.As(err, &te) {
-		return fmt.Errorf("%s is unreachable (%v)", agentID, err)
+		tries := ""
+		if te.Attempts > 1 {
+			tries = fmt.Sprintf(" (%d tries)", te.Attempts)
+		}
+		return fmt.Errorf("%s is unreachable at %s%s: %s", agentID, te.Host(), tries, te.Advice())
 	}
 	return fmt.Errorf("%s is unreachable (%v); check that its aoi is running and the endpoint is right (`aoi peers`)", agentID, err)
 }

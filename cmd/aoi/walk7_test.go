@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestOutboxSaysWhyInWords: a message eng-suzuki refuses (no messages
@@ -36,5 +38,29 @@ func TestTrustMistakesSayWhatToDo(t *testing.T) {
 	out = cliFails(t, bin, eng, 1, "peers", "trust", "qa-ito", "1234:zz")
 	if strings.Contains(out, "trust: ") || !strings.Contains(out, `"1234:zz" is not a certificate fingerprint`) {
 		t.Errorf("a malformed fingerprint:\n%s", out)
+	}
+}
+
+// TestUnreachablePeerIsSaidInWords: `aoi task AGENT TYPE --sync` to a
+// peer whose aoi stopped says where nothing answered and what to check,
+// not Go's call chain (the seventh walk read "calling aoi.task.execute on
+// https://…: Post \"https://…\": dial tcp …: connect: connection refused").
+func TestUnreachablePeerIsSaidInWords(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, engProc := pinnedPair(t, bin)
+	var peers []agent.Peer
+	cliJSON(t, bin, pm, &peers, "peers")
+	endpoint := ""
+	for _, p := range peers {
+		if p.AgentID == "eng-suzuki" {
+			endpoint = p.Endpoint
+		}
+	}
+	engProc.kill()
+	out := cliFails(t, bin, pm, 1, "task", "eng-suzuki", "lint", "--sync")
+	want := "eng-suzuki is unreachable at " + endpoint
+	if !strings.Contains(out, want) || !strings.Contains(out, "nothing is listening there") ||
+		strings.Contains(out, "dial tcp") || strings.Contains(out, "calling aoi.") {
+		t.Errorf("want %q and the advice, without the Go error:\n%s", want, out)
 	}
 }
