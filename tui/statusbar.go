@@ -39,9 +39,10 @@ func (m *Model) renderStatusBar() string {
 	}
 	// Narrow, the parts a person acts on stay readable: first the address
 	// goes, then "focus off" (the usual state; "focus ON" stays), then the
-	// counts that are zero. Having no contexts is said in the empty
-	// Queries pane (noContextsHint), not here on every screen.
-	build := func(address, focusOff, zeros bool) string {
+	// counts that are zero, then the peers online (the Peers title counts
+	// them too; cut, it read "2…"). Having no contexts is said in the
+	// empty Queries pane (noContextsHint), not here on every screen.
+	build := func(address, focusOff, zeros, online bool) string {
 		var parts []string
 		if !m.subscribed {
 			parts = append(parts, "no live updates")
@@ -57,18 +58,20 @@ func (m *Model) renderStatusBar() string {
 				parts = append(parts, fmt.Sprintf("%s %d", c.label, c.n))
 			}
 		}
-		parts = append(parts, peersOnline(s.PeersOnline, m.coreLost))
+		if online || m.coreLost {
+			parts = append(parts, peersOnline(s.PeersOnline, m.coreLost))
+		}
 		if address {
 			parts = append(parts, where)
 		}
 		return " " + strings.Join(parts, " · ")
 	}
-	rest := build(true, true, true)
-	for _, v := range [][3]bool{{false, true, true}, {false, false, true}, {false, false, false}} {
+	rest := build(true, true, true, true)
+	for _, v := range [][4]bool{{false, true, true, true}, {false, false, true, true}, {false, false, false, true}, {false, false, false, false}} {
 		if ansi.StringWidth(rest) <= room {
 			break
 		}
-		rest = build(v[0], v[1], v[2])
+		rest = build(v[0], v[1], v[2], v[3])
 	}
 	id = fit(id, idw)
 	if m.coreLost {

@@ -137,3 +137,27 @@ func TestMessageNoticeNamesTheKindAsThePaneDoes(t *testing.T) {
 		t.Errorf("the notice does not name the message's kind as the Messages pane does:\n%s", frame)
 	}
 }
+
+// TestNarrowStatusBarDropsThePeerCountWhole: at 60 columns with focus on
+// and three counts above zero, the status bar leaves out the peers online
+// (the Peers title counts them) rather than cutting it to "2…", as the
+// seventh walk read it.
+func TestNarrowStatusBarDropsThePeerCountWhole(t *testing.T) {
+	svc := fixtureService()
+	svc.status.AgentID = "eng-suzuki"
+	svc.status.Focus = true
+	svc.approvals = nil // no approvals: the counts are queries, buffered and msgs
+	m := newLoaded(t, svc, 60, 20, true)
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	lines := strings.Split(frame, "\n")
+	bar := lines[len(lines)-1]
+	if strings.Contains(bar, "…") || !strings.Contains(bar, "focus ON · queries 2 · buffered 2 · msgs 2") {
+		t.Errorf("the status bar cuts a part: %q", bar)
+	}
+	m = newLoaded(t, svc, 80, 24, true)
+	frame = screen(m)
+	if lines = strings.Split(frame, "\n"); !strings.Contains(lines[len(lines)-1], "2 online") {
+		t.Errorf("with room, the status bar does not count the peers online: %q", lines[len(lines)-1])
+	}
+}
