@@ -495,7 +495,7 @@ func taskDetail(t agent.Task, e *env) string {
 	}
 	body := detailFields([][2]string{
 		{"id", t.ID}, {"requester", t.Requester}, {"type", t.Type}, {"params", paramsText(t.Params)},
-		{"state", t.State}, {"exit code", exit}, {"error", ownerError(t)}, {"updated", clockAt(e, t.UpdatedAt)},
+		{"state", taskStateLabel(t.State)}, {"exit code", exit}, {"error", ownerError(t)}, {"updated", clockAt(e, t.UpdatedAt)},
 	})
 	if out := withoutShown(t.Output); len(out) > 0 {
 		body += "\n\n" + payloadText(json.RawMessage(truncateBytes(string(out), 64<<10)))

@@ -161,3 +161,24 @@ func TestNarrowStatusBarDropsThePeerCountWhole(t *testing.T) {
 		t.Errorf("with room, the status bar does not count the peers online: %q", lines[len(lines)-1])
 	}
 }
+
+// TestTaskDetailSaysRunningAsTheList: enter on a running task says
+// "state: running", the word its row shows, not the protocol's
+// in_progress (the seventh walk read both side by side).
+func TestTaskDetailSaysRunningAsTheList(t *testing.T) {
+	svc := fixtureService()
+	svc.approvals = nil
+	svc.tasks = []agent.Task{{ID: "t-run", Requester: "pm-tanaka", Type: "hold", State: agent.TaskInProgress,
+		Params: map[string]string{"secs": "120"}, UpdatedAt: fixedNow}}
+	m := newLoaded(t, svc, 60, 20, true)
+	m.setFocus(focusApprovals)
+	if frame := screen(m); !strings.Contains(frame, "▶ pm-tanaka hold") || !strings.Contains(frame, "running") {
+		t.Fatalf("the running task is not listed as running:\n%s", frame)
+	}
+	press(t, m, "enter")
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	if !strings.Contains(frame, "state: running") || strings.Contains(frame, "in_progress") {
+		t.Errorf("the task's detail does not say running:\n%s", frame)
+	}
+}
