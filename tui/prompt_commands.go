@@ -556,6 +556,8 @@ func (m *Model) handleReloaded(msg reloadedMsg) tea.Cmd {
 		// The dialog below lists the problems; the notice line would
 		// only say them a second time. :errors keeps the error whole.
 		m.logError("reload failed: " + msg.err.Error())
+		// Not "reloading the config…" under a dialog saying it failed.
+		m.info("config not reloaded: the running one stays")
 	} else {
 		m.info(text)
 	}

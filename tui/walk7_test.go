@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -180,5 +181,23 @@ func TestTaskDetailSaysRunningAsTheList(t *testing.T) {
 	checkFrame(t, frame, 60, 20)
 	if !strings.Contains(frame, "state: running") || strings.Contains(frame, "in_progress") {
 		t.Errorf("the task's detail does not say running:\n%s", frame)
+	}
+}
+
+// TestFailedReloadDoesNotSayReloading: a :reload the core refuses
+// leaves no "reloading the config…" on the notice line under the dialog
+// that says why (the seventh walk read both at once).
+func TestFailedReloadDoesNotSayReloading(t *testing.T) {
+	svc := fixtureService()
+	svc.failWith = errors.New(`rpc error -32000 (Server error): config not reloaded, the running one stays: config.json: /ui/theme: "neon" is not valid — expected: auto, dark, light, high-contrast, or the path of a theme file ending in .json`)
+	m := newLoaded(t, svc, 60, 20, true)
+	press(t, m, ":")
+	typeText(t, m, "reload")
+	press(t, m, "enter")
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	if !strings.Contains(frame, "Config not reloaded") || strings.Contains(frame, "reloading the config") ||
+		!strings.Contains(frame, "config not reloaded: the running one stays") {
+		t.Errorf("a refused reload:\n%s", frame)
 	}
 }
