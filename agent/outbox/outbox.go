@@ -324,8 +324,13 @@ func (o *Outbox) words(err error) string {
 // reason, without the JSON-RPC code and protocol message in front
 // (`aoi outbox` showed "rpc error -32001 (Permission denied): agent …"
 // where the reason says it all); an answer without a reason is its
-// message.
+// message; a call nothing answered is where it went and what to check,
+// without Go's call chain ("calling aoi.query on https://…: Post …").
 func peerWords(err error) string {
+	var unanswered *rpc.TransportError
+	if errors.As(err, &unanswered) {
+		return unanswered.Host() + ": " + unanswered.Advice()
+	}
 	var answered *rpc.Error
 	if !errors.As(err, &answered) {
 		return err.Error()

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 )
@@ -62,5 +63,26 @@ func TestUnreachablePeerIsSaidInWords(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "nothing is listening there") ||
 		strings.Contains(out, "dial tcp") || strings.Contains(out, "calling aoi.") {
 		t.Errorf("want %q and the advice, without the Go error:\n%s", want, out)
+	}
+}
+
+// TestOutboxSaysWhereNothingAnswered: a question queued for a peer whose
+// aoi stopped shows, once tried, where nothing answered and what to
+// check, not Go's call chain (the seventh walk's LAST ERROR read
+// "calling aoi.query on https://127.0.0.1:18445/aoi/v1/rpc: Po…").
+func TestOutboxSaysWhereNothingAnswered(t *testing.T) {
+	bin := buildAOI(t)
+	eng, _, _, pmProc := pinnedPairProcs(t, bin, serveOpts{}, serveOpts{})
+	pmProc.kill()
+	cli(t, bin, eng, "query", "pm-tanaka", "is the release on Friday?")
+	out := ""
+	for range 40 { // the first try is at once; its failure is stored after it
+		if out = cli(t, bin, eng, "outbox"); strings.Contains(out, "nothing is listening") {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if !strings.Contains(out, "nothing is listening there") || strings.Contains(out, "calling aoi.") {
+		t.Errorf("aoi outbox does not say in words why the question waits:\n%s", out)
 	}
 }
