@@ -49,7 +49,7 @@ func (c *Core) newRegistry() *peers.Registry {
 	return &peers.Registry{DB: c.db, Transport: c.transport, Config: c.config, Now: c.now, Clock: c.clock, Log: c.log,
 		Announcement: c.announceParams,
 		Publish:      func(kind, id, agent, summary string) { c.events.Publish(kind, id, agent, summary) },
-		Wake:         func() { c.outbox.Wake() }}
+		Wake:         func(agentID string) { c.outbox.PeerBack(agentID) }} // the outbox is made after the registry
 }
 
 // Peers lists the registry plus pending trust requests.

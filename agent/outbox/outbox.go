@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,7 +68,10 @@ type turns struct {
 	// skipped: a peer with entries due was passed over (in a turn, or
 	// every slot taken); the next turn to end kicks the loop for it.
 	skipped bool
-	wg      sync.WaitGroup
+	// back holds the peers seen online again since the loop last
+	// looked (PeerBack): each gets a turn though nothing of theirs is due.
+	back map[string]bool
+	wg   sync.WaitGroup
 }
 
 // New returns an outbox with its fields set.
@@ -178,8 +183,18 @@ func (o *Outbox) startDue(ctx context.Context) (launched int, onlyBusy bool) {
 			peers = append(peers, e.To)
 		}
 	}
+	back := o.takeBack()
+	for _, peer := range back {
+		if !seen[peer] {
+			seen[peer] = true
+			peers = append(peers, peer)
+		}
+	}
 	for _, peer := range peers {
 		if !o.claim(peer) {
+			if slices.Contains(back, peer) {
+				o.markBack(peer) // the turn that ends kicks the loop: try again then
+			}
 			continue
 		}
 		launched++
@@ -187,6 +202,38 @@ func (o *Outbox) startDue(ctx context.Context) (launched int, onlyBusy bool) {
 		go o.turn(ctx, peer)
 	}
 	return launched, len(peers) > 0 && launched == 0
+}
+
+// PeerBack gives peer, just seen online again, a delivery turn now: what
+// waits out a back-off from while it was away (a question, an answer, a
+// note) goes at once, in the order it was queued, instead of up to a
+// minute later when the back-off ends.
+func (o *Outbox) PeerBack(peer string) {
+	o.markBack(peer)
+	o.Wake()
+}
+
+// maxBack bounds the peers remembered as back before the loop looks.
+const maxBack = 256
+
+func (o *Outbox) markBack(peer string) {
+	o.t.mu.Lock()
+	defer o.t.mu.Unlock()
+	if o.t.back == nil {
+		o.t.back = map[string]bool{}
+	}
+	if len(o.t.back) < maxBack {
+		o.t.back[peer] = true
+	}
+}
+
+// takeBack returns and forgets the peers marked back.
+func (o *Outbox) takeBack() []string {
+	o.t.mu.Lock()
+	defer o.t.mu.Unlock()
+	peers := slices.Sorted(maps.Keys(o.t.back))
+	clear(o.t.back)
+	return peers
 }
 
 // claim marks peer as in a turn, unless it is already or every slot is

@@ -424,3 +424,64 @@ func TestStalledTurnsStayBounded(t *testing.T) {
 		t.Fatal("a peer already in a turn got a second")
 	}
 }
+
+// TestPeerBackDeliversWithoutWaitingOutTheBackOff: an entry backed off
+// while its peer was away goes as soon as the peer is seen again (the
+// walk's question waited up to a minute after its peer showed online),
+// with no clock moving; a peer that is not back still waits.
+func TestPeerBackDeliversWithoutWaitingOutTheBackOff(t *testing.T) {
+	fake := backoff.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
+	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(fake.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, to := range []string{"pm", "qa"} {
+		e := Notify("n-"+to, "eng", to, "query.completed", "r-"+to, []byte(`{}`), fake.Now(), time.Hour)
+		if err := db.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueOutbox(e) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	up := map[string]bool{}
+	sent := make(chan string, 8)
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: fake.Now, Clock: fake,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 30000, MaxBackoffMS: 60000, ExpirySec: 3600}
+		},
+		Send: func(_ context.Context, e store.OutboxRecord) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if !up[e.To] {
+				return errors.New("connection refused")
+			}
+			sent <- e.To
+			return nil
+		},
+		Failed: func(context.Context, store.OutboxRecord, error) {},
+	})
+	o.deliverDue(ctx) // both away: each entry now waits 30 s or more
+	go o.Run(ctx)
+	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	fake.Waiting(wait)
+	mu.Lock()
+	up["pm"], up["qa"] = true, true
+	mu.Unlock()
+	o.PeerBack("pm")
+	select {
+	case to := <-sent:
+		if to != "pm" {
+			t.Fatalf("delivered to %s, want pm (the peer seen back)", to)
+		}
+	case <-wait.Done():
+		t.Fatal("pm was seen back, but what waited for it was not sent before its back-off ended")
+	}
+	select {
+	case to := <-sent:
+		t.Fatalf("delivered to %s, which nobody saw come back, before its back-off ended", to)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

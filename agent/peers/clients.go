@@ -248,7 +248,7 @@ func (r *Registry) MarkSeen(ctx context.Context, agentID string) error {
 	}
 	if _, refused := r.refusing.LoadAndDelete(agentID); wasOffline || refused {
 		r.Publish(events.PeerChanged, agentID, agentID, "online")
-		r.Wake()
+		r.Wake(agentID)
 	}
 	return nil
 }

@@ -202,7 +202,7 @@ func (r *Registry) recordSelfDescription(ctx context.Context, agentID string, e 
 		d.Apply(&rec)
 		rec.Status, rec.LastSeen = d.Status, r.Now()
 		if wasOffline {
-			defer r.Wake()
+			defer r.Wake(agentID)
 		}
 		r.refusing.Delete(agentID) // it answered our announce: it pins us now
 		return tx.UpsertPeer(rec)

@@ -108,8 +108,9 @@ type Registry struct {
 	Announcement func(agentID string) wire.DiscoverParams
 	// Publish emits a front-end event (agent/events kinds).
 	Publish func(kind, id, agent, summary string)
-	// Wake tells the outbox a peer came back online.
-	Wake func()
+	// Wake tells the outbox the peer agentID came back online (or
+	// stopped refusing us), so what waits for it goes now.
+	Wake func(agentID string)
 	// Clock is what Heartbeat waits on between rounds (nil: the wall
 	// clock; tests pass a backoff.Fake and advance it).
 	Clock backoff.Clock

@@ -55,7 +55,7 @@ func newTestRegistry(t *testing.T) *testRegistry {
 			defer tr.mu.Unlock()
 			tr.published = append(tr.published, kind+" "+id+" "+summary)
 		},
-		Wake: func() { tr.mu.Lock(); tr.woke++; tr.mu.Unlock() },
+		Wake: func(string) { tr.mu.Lock(); tr.woke++; tr.mu.Unlock() },
 	}
 	return tr
 }
