@@ -201,7 +201,23 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
 		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },
 	})
+	e.endStragglers(t.ID)
 	return e.outcome(t, tt, res, outPath), worktree
+}
+
+// endStragglers kills what the task started outside its process group
+// (setsid, a daemonising helper): the runner kills the group only, and
+// such a process ran on as the owner after the task completed, timed out
+// or was cancelled. They still carry AOI_TASK_ID; a few rounds catch one
+// that forked while the last was read.
+func (e *Engine) endStragglers(taskID string) {
+	for range 3 {
+		pids := killLeftovers(taskID)
+		if len(pids) == 0 {
+			return
+		}
+		e.log().Info("task: killed processes it left running outside its process group", "task", taskID, "pids", pids)
+	}
 }
 
 // prepareDir returns where the command runs: a fresh worktree, the
