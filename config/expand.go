@@ -9,10 +9,12 @@ import (
 type LookupFunc func(name string) (string, bool)
 
 // expansion records, per JSON pointer, the variables that were unset and had
-// no default, so a required value left empty can name the variable.
+// no default, so a required value left empty can name the variable, and
+// the values the set ones gave, so an error never repeats them.
 type expansion struct {
 	lookup LookupFunc
 	unset  map[string][]string
+	values map[string]string // variable name -> the value it expanded to
 }
 
 // expandTree replaces ${VAR} and ${VAR:-default} in every string value of a
@@ -30,13 +32,51 @@ func (x *expansion) expandTree(v any, path string) any {
 			t[i] = x.expandTree(e, path+"/"+strconv.Itoa(i))
 		}
 	case string:
-		out, unset := expandString(t, x.lookup)
+		out, unset := expandString(t, x.remember)
 		if len(unset) > 0 {
 			x.unset[path] = unset
 		}
 		return out
 	}
 	return v
+}
+
+// remember is lookup noting each value a variable gave.
+func (x *expansion) remember(name string) (string, bool) {
+	val, ok := x.lookup(name)
+	if ok && val != "" {
+		if x.values == nil {
+			x.values = map[string]string{}
+		}
+		x.values[name] = val
+	}
+	return val, ok
+}
+
+// minHiddenValue is the shortest variable value an error hides: a port
+// or a "1" is no secret, and hiding it would garble the message.
+const minHiddenValue = 4
+
+// hideValues takes the value of every variable out of the errors' text:
+// a variable is where a secret lives (an auth key, an API key), and the
+// error reaches the terminal and, on a reload, the log. A value that
+// failed validation (an API key put in the role) was quoted whole in
+// both (the attack pass).
+func (x *expansion) hideValues(errs Errors) {
+	for name, val := range x.values {
+		if len([]rune(val)) < minHiddenValue {
+			continue
+		}
+		quoted := strconv.Quote(val)
+		shown := "<the value of ${" + name + "}>"
+		for _, e := range errs {
+			for _, text := range []*string{&e.Problem, &e.Fix} {
+				*text = strings.ReplaceAll(*text, quoted, shown)
+				*text = strings.ReplaceAll(*text, quoted[1:len(quoted)-1], shown)
+				*text = strings.ReplaceAll(*text, val, shown)
+			}
+		}
+	}
 }
 
 // expandString expands one value. "$${" is a literal "${". A "${" that does

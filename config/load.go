@@ -57,6 +57,7 @@ func Parse(name string, data []byte, lookup LookupFunc) (*Config, error) {
 	}
 	if len(errs) > 0 {
 		x.annotate(errs)
+		x.hideValues(errs)
 		sortErrors(errs)
 		return nil, label(name, errs)
 	}
