@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // newIdentity makes an identity in a fresh directory.
@@ -156,5 +157,44 @@ func TestMTLS(t *testing.T) {
 	})
 	if n := peer.calls.Load(); n != before {
 		t.Fatalf("refused connections reached the handler %d times", n-before)
+	}
+}
+
+// A caller whose bodies are costly to sanitise (text that sets off many
+// of the redactor's rules costs twenty times what ordinary text does) is
+// charged for the time, not only the bytes: within its budget of bytes,
+// the attack pass's trusted peer kept a core busy with 8 KB queries of
+// "key=key=…". Here each body takes 40 ms to sanitise: a second of that
+// is four seconds of the budget, so a peer sending small bodies back to
+// back over real mutual TLS is refused with RATE_LIMIT within a few,
+// and the bodies it got in kept SanitizeBody busy for far less than the
+// time they took to send.
+func TestCostlySanitisingIsChargedToTheCaller(t *testing.T) {
+	server, client := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
+	var sanitised atomic.Int32
+	peer := startMTLSPeer(t, server, Options{MaxBodyBytes: 16 << 10, BodyBytesPerSec: 128 << 10,
+		SanitizeBody: func(b []byte) []byte {
+			sanitised.Add(1)
+			time.Sleep(40 * time.Millisecond)
+			return b
+		}})
+	ct := NewDirectTransport(client, "127.0.0.1:0")
+	defer ct.Close()
+	c := NewClient(peer.url, ct.HTTPClient(server.Fingerprint), ClientOptions{Peer: "eng-suzuki", MaxAttempts: 1})
+	pad := strings.Repeat("key=", 256) // 1 KiB: 128 of them a second fit the bytes alone
+	const sent = 20
+	refused := 0
+	for range sent {
+		err := c.Call(context.Background(), "whoami", map[string]string{"pad": pad}, nil)
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeRateLimit {
+			refused++
+		} else if err != nil {
+			t.Fatalf("call: %v", err)
+		}
+	}
+	// 16 KiB of budget, 40 ms × 128 KiB/s ÷ 0.25 ≈ 20 KiB charged a body.
+	if n := sanitised.Load(); refused == 0 || n > 3 {
+		t.Fatalf("%d of %d costly bodies refused, %d sanitised; want the caller refused after the first few", refused, sent, n)
 	}
 }

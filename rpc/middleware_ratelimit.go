@@ -93,6 +93,27 @@ func (s *limiterSet) allowN(key string, n int, now time.Time) (bool, time.Durati
 	return false, d
 }
 
+// charge takes n more tokens from key's bucket, past empty if need be:
+// the caller then waits until the bucket refills from below zero. A bucket
+// lends at most its burst at a time, so the debt goes in burst-sized
+// reservations, and at most maxDebtBursts of them.
+func (s *limiterSet) charge(key string, n int, now time.Time) {
+	s.mu.Lock()
+	e, burst := s.entries[key], s.burst
+	if s.limit == rate.Inf || e == nil || burst <= 0 {
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	for i := 0; n > 0 && i < maxDebtBursts; i++ {
+		e.lim.ReserveN(now, min(n, burst))
+		n -= burst
+	}
+}
+
+// maxDebtBursts bounds a caller's debt (charge) at this many buckets.
+const maxDebtBursts = 8
+
 // evictLocked makes room for one more entry.
 func (s *limiterSet) evictLocked(now time.Time) {
 	if len(s.entries) < s.max {
