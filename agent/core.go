@@ -258,6 +258,10 @@ func (c *Core) buildServers(cfg *config.Config) {
 // Serve listens on the transport and the control socket and runs the
 // background loops until ctx is done.
 func (c *Core) Serve(ctx context.Context) error {
+	// The redactor is built before the first peer's body needs it: the
+	// peer server charges a caller for the time its body's redaction took
+	// (rpc Server.sanitize), and building it is none of the caller's doing.
+	_, _ = c.redactorFor()
 	ln, err := c.transport.Listen(ctx)
 	if err != nil {
 		return err

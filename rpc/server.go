@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -146,18 +147,38 @@ func (s *Server) bodyBytesPerSec() float64 {
 // in SanitizeBody, averaged over its budget of request bytes.
 const sanitizeShare = 0.25
 
+// minMeteredBody is the smallest body whose sanitising is timed: a
+// smaller one costs at most about 10 ms even of the costliest text, which
+// the request rate bounds (5 a second by default: 5% of a core), and the
+// clock would cost every aoi.query its microsecond.
+const minMeteredBody = 1 << 10
+
 // sanitize runs SanitizeBody and charges the caller's budget of request
-// bytes for the time it took beyond what the body's bytes paid, so a
+// bytes for the CPU time it took beyond what the body's bytes paid, so a
 // caller's bodies keep at most sanitizeShare of a core busy, whatever they
 // hold. The budget is priced for ordinary text (random letters redact at
 // about 1.5 µs a byte), and some text costs twenty times that: the attack
 // pass's aoi.query of 8,000 bytes of "key=key=…" took 65 ms each, and one
-// trusted peer within its budget kept a core busy. Two clock reads a
-// request; the limiter is only touched when a body cost more than it paid.
+// trusted peer within its budget kept a core busy. CPU time, not the time
+// it took: on a busy machine a cheap body can take long, and its caller
+// did nothing to earn a charge (the bench's peer was refused). Per request
+// two thread-clock reads and a thread lock (about 1 µs) for a body of
+// minMeteredBody or more; the limiter is only touched when a body cost
+// more than it paid.
 func (s *Server) sanitize(caller Caller, body []byte) []byte {
-	start := time.Now()
+	if len(body) < minMeteredBody {
+		return s.opts.SanitizeBody(body)
+	}
+	runtime.LockOSThread()
+	start, onThread := threadCPU()
+	wallStart := time.Now()
 	out := s.opts.SanitizeBody(body)
-	took := time.Since(start)
+	end, _ := threadCPU()
+	took := end - start
+	if !onThread {
+		took = time.Since(wallStart)
+	}
+	runtime.UnlockOSThread()
 	perSec := s.bodyBytesPerSec()
 	if perSec <= 0 || math.IsInf(perSec, 1) {
 		return out
