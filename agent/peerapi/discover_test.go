@@ -27,7 +27,7 @@ func TestAnnounceDoesNotUndoARefusal(t *testing.T) {
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	a.Now = func() time.Time { return now }
 	a.Peers = &peers.Registry{DB: a.DB, Config: a.Config, Now: a.Now, Log: a.Log,
-		Publish: func(kind, id, agent, summary string) {}, Wake: func() {}}
+		Publish: func(kind, id, agent, summary string) {}, Wake: func(string) {}}
 	a.Publish, a.Wake = func(kind, id, agent, summary string) {}, func() {}
 	a.Self = func(viewer acl.Subject) wire.RegistryEntry {
 		return wire.RegistryEntry{Identity: wire.Identity{ID: "eng-suzuki"}}
