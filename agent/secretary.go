@@ -80,7 +80,7 @@ func (c *Core) redactorFor() (*redact.Redactor, error) {
 		for _, p := range cfg.Secretary.Redaction.Patterns {
 			pats = append(pats, redact.Pattern{ID: p.ID, Regex: p.Regex})
 		}
-		c.redactor, c.redactorErr = redact.New(pats)
+		c.redactor, c.redactorErr = redact.Shared(pats)
 		if c.redactorErr != nil {
 			c.redactorErr = fmt.Errorf("secretary.redaction: %w", c.redactorErr)
 		}

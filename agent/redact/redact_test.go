@@ -823,3 +823,30 @@ func redactsTo(t *testing.T, r *Redactor, cases map[string]string) {
 		}
 	}
 }
+
+// TestSharedRedactorPerPatterns: cores with the same owner patterns share
+// one built redactor (about 30 MiB each); other patterns get their own,
+// and a bad pattern is refused as New refuses it.
+func TestSharedRedactorPerPatterns(t *testing.T) {
+	a, err := Shared(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := Shared([]Pattern{}); b != a {
+		t.Error("no patterns and an empty list got different redactors")
+	}
+	host := []Pattern{{ID: "host", Regex: `corp-[a-z]+\.internal`}}
+	c, err := Shared(host)
+	if err != nil || c == a {
+		t.Fatalf("a list with a pattern shared the plain redactor (err %v)", err)
+	}
+	if d, _ := Shared([]Pattern{{ID: "host", Regex: `corp-[a-z]+\.internal`}}); d != c {
+		t.Error("the same patterns got a second redactor")
+	}
+	if out, _ := c.Redact("ssh corp-build.internal now"); strings.Contains(out, "corp-build.internal") {
+		t.Errorf("the shared redactor lost its owner's pattern: %q", out)
+	}
+	if _, err := Shared([]Pattern{{ID: "bad", Regex: `(`}}); err == nil {
+		t.Error("a bad pattern was accepted")
+	}
+}
