@@ -107,42 +107,61 @@ func TestApprovalsColumnsFitTheRowsOnScreen(t *testing.T) {
 	}
 }
 
-// TestAnswerDialogKeepsPunctuationOffLineStarts: the answer dialog at
-// 60×20 does not start a line of the question with 、 (the walk read
-// "特に / 、決済…"): the character before moves down with it.
-func TestAnswerDialogKeepsPunctuationOffLineStarts(t *testing.T) {
-	svc := fixtureService()
-	// 28 characters fill the dialog's 56 cells; the comma is the 29th.
-	text := "進捗は" + strings.Repeat("順調", 12) + "だ、特に決済モジュールの改修は来週まで待ってください。"
-	svc.queries[0].Text = text
-	m := newLoaded(t, svc, 60, 20, true)
-	press(t, m, "e")
-	frame := screen(m)
-	checkFrame(t, frame, 60, 20)
-	if strings.Contains(frame, "┃ 、") || !strings.Contains(frame, "┃ だ、特に") {
-		t.Errorf("the question's second line does not start with the character before the comma:\n%s", frame)
-	}
-	if got := strings.ReplaceAll(boxText(frame), " ", ""); !strings.Contains(got, text) {
-		t.Errorf("the question is not whole across its lines: %q", got)
+// TestAnswerDialogKeepsKinsoku: the answer dialog at 60×20 starts no
+// line of the question with 、 (the sixth walk read "特に / 、決済…": the
+// character before moves down with it) and ends none with 「 (the seventh:
+// the bracket starts the next line with the words it opens). 27 or 28
+// characters fill the dialog's 56 cells.
+func TestAnswerDialogKeepsKinsoku(t *testing.T) {
+	for _, c := range []struct{ text, never, line string }{
+		{"進捗は" + strings.Repeat("順調", 12) + "だ、特に決済モジュールの改修は来週まで待ってください。", "┃ 、", "┃ だ、特に"},
+		{"進捗は" + strings.Repeat("順調", 12) + "「決済モジュール」の改修は来週です。", "「 ", "┃ 「決済"},
+	} {
+		svc := fixtureService()
+		svc.queries[0].Text = c.text
+		m := newLoaded(t, svc, 60, 20, true)
+		press(t, m, "e")
+		frame := screen(m)
+		checkFrame(t, frame, 60, 20)
+		if strings.Contains(frame, c.never) || !strings.Contains(frame, c.line) {
+			t.Errorf("the question's lines break against kinsoku (%q shown, no line %q):\n%s", c.never, c.line, frame)
+		}
+		if got := strings.ReplaceAll(boxText(frame), " ", ""); !strings.Contains(got, c.text) {
+			t.Errorf("the question is not whole across its lines: %q", got)
+		}
 	}
 }
 
 // TestWrapKeepsClosingPunctuationOffLineStarts: at every width, no line
 // of wrapped Japanese starts with closing punctuation after a line that
-// has a character to give, none is wider than the width, and the lines
-// put together are the text.
+// has a character to give (checkWrapAtEveryWidth).
 func TestWrapKeepsClosingPunctuationOffLineStarts(t *testing.T) {
-	texts := []string{
+	checkWrapAtEveryWidth(t,
 		"特に決済モジュールの改修は来週まで待ってください、決済チームの確認が必要です。よろしくお願いします！",
 		"「はい」と言った。『いいえ』と言った（本当に？）。次は、どうしますか？！",
 		"認証のリファクタリングは70%完了、残りはtoken refreshのテスト（CIで失敗中）。",
+	)
+	if got := wrap("hello world 、again", 11); got[0] != "hello" {
+		t.Errorf("a break at a space moved a letter, not the word: %q", got)
 	}
+}
+
+// checkWrapAtEveryWidth wraps each text at every width from 4 to 40 and
+// checks the kinsoku rules: no line wider than the width, none starting
+// with closing punctuation after a line with a character to give, none
+// ending with an opening bracket when it has something else to keep, and
+// the lines put together are the text.
+func checkWrapAtEveryWidth(t *testing.T, texts ...string) {
+	t.Helper()
 	for _, text := range texts {
 		for w := 4; w <= 40; w++ {
 			lines := wrap(text, w)
 			for i, l := range lines {
 				if width(l) > w {
 					t.Errorf("w=%d: line %q is %d cells wide", w, l, width(l))
+				}
+				if i < len(lines)-1 && openingSuffix(l) != "" && openingSuffix(l) != l {
+					t.Errorf("w=%d: line %d ends with an opening bracket: %q", w, i, lines)
 				}
 				if i > 0 && closingPrefix(l) != "" && lastBase(lines[i-1]) > 0 {
 					t.Errorf("w=%d: line %d starts with closing punctuation: %q", w, i, lines)
@@ -152,9 +171,6 @@ func TestWrapKeepsClosingPunctuationOffLineStarts(t *testing.T) {
 				t.Errorf("w=%d: the lines %q are not the text", w, lines)
 			}
 		}
-	}
-	if got := wrap("hello world 、again", 11); got[0] != "hello" {
-		t.Errorf("a break at a space moved a letter, not the word: %q", got)
 	}
 }
 

@@ -11,53 +11,14 @@ import (
 
 // TestWrapKeepsOpeningBracketsOffLineEnds: at every width, no line of
 // wrapped Japanese ends with an opening bracket (「『（【…) right before
-// the text it opens, when the line has something else to keep; none is
-// wider than the width, and the lines put together are the text.
+// the text it opens, when the line has something else to keep
+// (checkWrapAtEveryWidth).
 func TestWrapKeepsOpeningBracketsOffLineEnds(t *testing.T) {
-	texts := []string{
+	checkWrapAtEveryWidth(t,
 		"レビューをお願いします「認証モジュールの改修」について、『設計書』と（参考）【重要】を見てください。",
 		"次の確認事項：「はい」「いいえ」（どちらか）を選んでください。",
 		"token refresh のテスト（CIで失敗中）は【要対応】です。",
-	}
-	for _, text := range texts {
-		for w := 4; w <= 40; w++ {
-			lines := wrap(text, w)
-			for i, l := range lines {
-				if width(l) > w {
-					t.Errorf("w=%d: line %q is %d cells wide", w, l, width(l))
-				}
-				if i < len(lines)-1 && openingSuffix(l) != "" && openingSuffix(l) != l {
-					t.Errorf("w=%d: line %d ends with an opening bracket: %q", w, i, lines)
-				}
-				if i > 0 && closingPrefix(l) != "" && lastBase(lines[i-1]) > 0 {
-					t.Errorf("w=%d: line %d starts with closing punctuation: %q", w, i, lines)
-				}
-			}
-			if strings.ReplaceAll(strings.Join(lines, ""), " ", "") != strings.ReplaceAll(text, " ", "") {
-				t.Errorf("w=%d: the lines %q are not the text", w, lines)
-			}
-		}
-	}
-}
-
-// TestAnswerDialogMovesOpeningBracketDown: the answer dialog at 60×20
-// does not end a line of the question with 「; the bracket starts the
-// next line with the words it opens.
-func TestAnswerDialogMovesOpeningBracketDown(t *testing.T) {
-	svc := fixtureService()
-	// 27 characters and 「 fill the dialog's 56 cells.
-	text := "進捗は" + strings.Repeat("順調", 12) + "「決済モジュール」の改修は来週です。"
-	svc.queries[0].Text = text
-	m := newLoaded(t, svc, 60, 20, true)
-	press(t, m, "e")
-	frame := screen(m)
-	checkFrame(t, frame, 60, 20)
-	if strings.Contains(frame, "「 ") || !strings.Contains(frame, "┃ 「決済") {
-		t.Errorf("the question's line ends with 「 instead of the next line starting with it:\n%s", frame)
-	}
-	if got := strings.ReplaceAll(boxText(frame), " ", ""); !strings.Contains(got, text) {
-		t.Errorf("the question is not whole across its lines: %q", got)
-	}
+	)
 }
 
 // TestApprovalWithoutParamsShowsItsRuleAlone: a pending request with no
