@@ -92,15 +92,23 @@ func TestDeliverRetriesWithBackoffThenDelivers(t *testing.T) {
 	}
 }
 
-// Run retries an entry when its back-off has passed on its clock, not
-// before, and stops with its context: no test waits for real time.
-func TestRunRetriesOnItsClock(t *testing.T) {
+// fakeClockStore opens a store whose clock is a backoff.Fake, the clock
+// Run waits on in these tests.
+func fakeClockStore(t *testing.T) (*backoff.Fake, *store.DB) {
+	t.Helper()
 	fake := backoff.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
 	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(fake.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return fake, db
+}
+
+// Run retries an entry when its back-off has passed on its clock, not
+// before, and stops with its context: no test waits for real time.
+func TestRunRetriesOnItsClock(t *testing.T) {
+	fake, db := fakeClockStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := Notify("n-1", "eng", "pm", "query.completed", "r-1", []byte(`{}`), fake.Now(), time.Hour)
@@ -430,12 +438,7 @@ func TestStalledTurnsStayBounded(t *testing.T) {
 // walk's question waited up to a minute after its peer showed online),
 // with no clock moving; a peer that is not back still waits.
 func TestPeerBackDeliversWithoutWaitingOutTheBackOff(t *testing.T) {
-	fake := backoff.NewFake(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	db, err := store.Open(filepath.Join(t.TempDir(), "aoi.db"), store.WithClock(fake.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	fake, db := fakeClockStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, to := range []string{"pm", "qa"} {
