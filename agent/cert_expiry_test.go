@@ -36,22 +36,29 @@ func expiredIdentity(t *testing.T) *rpc.Identity {
 	return &rpc.Identity{Certificate: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: priv}, Fingerprint: rpc.Fingerprint(der)}
 }
 
+// expiredPeerOf starts eng-suzuki with pm-old pinned, whose certificate
+// has expired, and returns a ping from pm-old to it.
+func expiredPeerOf(t *testing.T) (*testAgent, func() error) {
+	t.Helper()
+	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
+	old := expiredIdentity(t)
+	if err := eng.Trust(context.Background(), agent.TrustRequest{AgentID: "pm-old", Fingerprint: old.Fingerprint}); err != nil {
+		t.Fatal(err)
+	}
+	tr := rpc.NewDirectTransport(old, "127.0.0.1:0")
+	t.Cleanup(func() { tr.Close() })
+	return eng, func() error {
+		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
+		return c.Call(context.Background(), wire.MethodPing, wire.PingParams{From: "pm-old", AOIVersion: wire.ProtocolVersion}, nil)
+	}
+}
+
 // TestExpiredPinnedCertificate: a pinned peer presenting an expired
 // certificate is let in but flagged (Peers, doctor); with
 // network.refuse_expired_certs it is refused, saying why.
 func TestExpiredPinnedCertificate(t *testing.T) {
 	ctx := context.Background()
-	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
-	old := expiredIdentity(t)
-	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-old", Fingerprint: old.Fingerprint}); err != nil {
-		t.Fatal(err)
-	}
-	tr := rpc.NewDirectTransport(old, "127.0.0.1:0")
-	defer tr.Close()
-	ping := func() error {
-		c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
-		return c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-old", AOIVersion: wire.ProtocolVersion}, nil)
-	}
+	eng, ping := expiredPeerOf(t)
 	if err := ping(); err != nil {
 		t.Fatalf("expired but pinned, refuse_expired_certs off: %v", err)
 	}
@@ -88,15 +95,8 @@ func TestExpiredPinnedCertificate(t *testing.T) {
 // refuse it.
 func TestDoctorOnAnExpiredCertificateAfterAReload(t *testing.T) {
 	ctx := context.Background()
-	eng := newTestAgent(t, "eng-suzuki", "engineer", engConfig)
-	old := expiredIdentity(t)
-	if err := eng.Trust(ctx, agent.TrustRequest{AgentID: "pm-old", Fingerprint: old.Fingerprint}); err != nil {
-		t.Fatal(err)
-	}
-	tr := rpc.NewDirectTransport(old, "127.0.0.1:0")
-	defer tr.Close()
-	c := rpc.NewClient("https://"+eng.Addr()+rpc.Path, tr.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
-	if err := c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-old", AOIVersion: wire.ProtocolVersion}, nil); err != nil {
+	eng, ping := expiredPeerOf(t)
+	if err := ping(); err != nil {
 		t.Fatalf("expired but pinned, refuse_expired_certs off: %v", err)
 	}
 	if got := certCheck(t, eng.Core, "pm-old"); !strings.Contains(got.Detail, "still let in") || !strings.Contains(got.Fix, "set network.refuse_expired_certs") {
