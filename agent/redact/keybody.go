@@ -153,16 +153,23 @@ func hostBefore(s string, start, end int) bool {
 var publicMagic = []string{"AGFzbQ", "iVBORw0KGgo", "R0lGOD", "/9j/", "H4sI"}
 
 // encodedSecretWords are the words that make text encoded in base64 a
-// secret all the same.
-var encodedSecretWords = [][]byte{[]byte("private"), []byte("auth"), []byte("passw"), []byte("secret"), []byte("token")}
+// secret all the same (a service account's JSON names its private_key a
+// few hundred bytes in).
+var encodedSecretWords = [][]byte{[]byte("private"), []byte("auth"), []byte("passw"), []byte("secret"), []byte("token"),
+	[]byte("credential"), []byte("service_account"), []byte("api_key"), []byte("apikey"), []byte("access_key"), []byte("-----begin")}
+
+// maxDecodedCheck bounds how much of a run encodedData decodes.
+const maxDecodedCheck = 4096
 
 // encodedData reports whether the base64 run v is a file or text encoded
 // for a test or a build rather than a key: it opens with a known file
-// format's magic, or its first 45 bytes decode to printable text that
-// names no secret (JSON, a sentence: "ewogI…" is "{\n "). A PEM private
-// key or a registry's credentials encoded again ("-----BEGIN PRIVATE
-// KEY", {"auths":…) name theirs; an OpenSSH key's opening decodes to text
-// and a zero byte; a key's DER is binary.
+// format's magic, or it decodes (its first maxDecodedCheck characters) to
+// printable text that names no secret and holds no encoded run itself
+// (JSON, a sentence: "ewogI…" is "{\n "). A PEM private key, a service
+// account's JSON or a registry's credentials encoded again name theirs;
+// base64 inside base64 (a key's body in an encoded JSON) is a run of its
+// own; an OpenSSH key's opening decodes to text and a zero byte; a key's
+// DER is binary.
 func encodedData(v string) bool {
 	for _, m := range publicMagic {
 		if strings.HasPrefix(v, m) {
@@ -172,24 +179,64 @@ func encodedData(v string) bool {
 	if len(v) < 60 {
 		return false
 	}
+	var src [60]byte
 	var buf [45]byte
-	n, err := base64.StdEncoding.Decode(buf[:], []byte(v[:60]))
-	b := buf[:n]
-	if err != nil {
-		return false
+	var tail [16]byte // the end of the chunk before, for words and runs across chunks
+	keep, run := 0, encodedRun{}
+	end := min(len(v), maxDecodedCheck) &^ 3 // whole quanta of four characters
+	for off := 0; off < end; off += 60 {
+		n, err := base64.StdEncoding.Decode(buf[:], src[:copy(src[:], v[off:min(off+60, end)])])
+		if err != nil {
+			return false
+		}
+		var ok bool
+		if run, ok = plainChunk(tail[:keep], buf[:n], run); !ok {
+			return false
+		}
+		keep = copy(tail[:], buf[max(n-len(tail), 0):n])
+	}
+	return true
+}
+
+// encodedRun is a run of base64 characters in decoded text, carried from
+// one chunk to the next: how long, and whether it holds a character that
+// is no hex digit (a digest, hex alone, is no secret; a key's body is).
+type encodedRun struct {
+	n     int
+	mixed bool
+}
+
+// plainChunk checks one decoded chunk of encodedData, with the end of the
+// chunk before (prev) for a word across their edge: printable, no secret
+// word, no run of 40 base64 characters but hex digits.
+func plainChunk(prev, b []byte, run encodedRun) (encodedRun, bool) {
+	var both [61]byte
+	joined := append(both[:copy(both[:], prev)], b...)
+	for i, c := range joined {
+		if 'A' <= c && c <= 'Z' {
+			joined[i] = c + 'a' - 'A'
+		}
+	}
+	for _, w := range encodedSecretWords {
+		if bytes.Contains(joined, w) {
+			return run, false
+		}
 	}
 	for _, c := range b {
 		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
-			return false
+			return run, false
+		}
+		if !isAlnum(c) && c != '+' && c != '/' {
+			run = encodedRun{}
+			continue
+		}
+		run.n++
+		run.mixed = run.mixed || !isHexDigit(c)
+		if run.n >= 40 && run.mixed {
+			return run, false
 		}
 	}
-	lower := bytes.ToLower(b)
-	for _, w := range encodedSecretWords {
-		if bytes.Contains(lower, w) {
-			return false
-		}
-	}
-	return true
+	return run, true
 }
 
 // gluedNames reports whether v, 100 characters or more, is words glued

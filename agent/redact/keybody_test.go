@@ -149,3 +149,44 @@ func TestRandomKeyLinesAreNoDataOrNames(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedCredentialsStayRedacted: base64 of printable text is data
+// only when the text names no secret and holds no encoded run itself. A
+// service account's JSON (its private_key a few hundred bytes in), bare,
+// labelled or wrapped at 76 columns, and an encoded JSON holding a key's
+// body under a plain name are still taken, every line of them.
+func TestEncodedCredentialsStayRedacted(t *testing.T) {
+	r := newRedactor(t)
+	account := base64.StdEncoding.EncodeToString([]byte(`{
+  "type": "service_account",
+  "project_id": "demo-project-123456",
+  "private_key_id": "4f1c2b9e8d7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e",
+  "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n",
+  "client_email": "ci@demo-project-123456.iam.gserviceaccount.com"
+}`))
+	plainName := base64.StdEncoding.EncodeToString([]byte(`{"note": "the deploy bundle", "blob": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Kq2Lm9Wz4Rt8Yp3Nc6Vd1Zx5Cb8Mn0Lk2Jh4Gf6Ds9Aa3Ss7Dd1F"}`))
+	for _, enc := range []string{account, plainName} {
+		for _, in := range []string{enc, "creds:\n" + enc + "\n"} {
+			out, _ := r.Redact(in)
+			for i := 0; i+60 <= len(enc); i += 60 {
+				if strings.Contains(out, enc[i:i+60]) {
+					t.Errorf("part of an encoded credential stays at %d: %q", i, out)
+					break
+				}
+			}
+		}
+	}
+	// Wrapped at 76 columns, each line is judged alone: none left holds
+	// the key (a line of the email alone may stay).
+	var wrapped []string
+	for i := 0; i < len(account); i += 76 {
+		wrapped = append(wrapped, account[i:min(i+76, len(account))])
+	}
+	out, _ := r.Redact(strings.Join(wrapped, "\n") + "\n")
+	for _, line := range strings.Split(out, "\n") {
+		text, _ := base64.StdEncoding.DecodeString(line)
+		if strings.Contains(string(text), "PRIVATE") || strings.Contains(string(text), "BKcwggSjAgEAAoI") {
+			t.Errorf("a wrapped line of the account's key stays: %q (%q)", line, text)
+		}
+	}
+}
