@@ -39,15 +39,11 @@ func (e *TransportError) Error() string {
 	if e.Attempts > 1 {
 		msg += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
-	return msg + "; " + e.hint()
+	return msg + "; " + e.Advice()
 }
 
 // Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.Err }
-
-// Advice is what a person should check, without the call and the network
-// error Error names first.
-func (e *TransportError) Advice() string { return e.hint() }
 
 // Host is the host:port the call went to, or the URL when it has none.
 func (e *TransportError) Host() string {
@@ -60,8 +56,9 @@ func (e *TransportError) Host() string {
 // Retryable reports whether trying again may succeed.
 func (e *TransportError) Retryable() bool { return e.retryable }
 
-// hint says what a person should check.
-func (e *TransportError) hint() string {
+// Advice is what a person should check, without the call and the network
+// error Error names first.
+func (e *TransportError) Advice() string {
 	var cve *tls.CertificateVerificationError
 	var ua x509.UnknownAuthorityError
 	switch {
