@@ -249,12 +249,13 @@ func TestMisdirectedRequestsDoNotHoldTheConnection(t *testing.T) {
 // fit in its audit row never runs (the attack run cancelled a task with a
 // 70,000-character id and was told it had failed).
 func TestLongIDRefusedBeforeAnythingRuns(t *testing.T) {
-	long := json.RawMessage(`"` + strings.Repeat("x", MaxIDBytes) + `"`)
-	r := decodeElement(nil, map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": long, "method": json.RawMessage(`"aoi.ping"`)})
+	long := `"` + strings.Repeat("x", MaxIDBytes) + `"`
+	element := func(id string) []byte { return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"aoi.ping"}`) }
+	r := decodeElement(element(long), nil)
 	if r.err == nil || r.err.Code != CodeInvalidRequest || r.id != nil || r.method != "" {
 		t.Fatalf("long id: err %v, id %d bytes, method %q; want an invalid request with no id and no method", r.err, len(r.id), r.method)
 	}
-	ok := decodeElement(nil, map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": json.RawMessage(`"` + strings.Repeat("x", MaxIDBytes-2) + `"`), "method": json.RawMessage(`"aoi.ping"`)})
+	ok := decodeElement(element(`"`+strings.Repeat("x", MaxIDBytes-2)+`"`), nil)
 	if ok.err != nil {
 		t.Fatalf("an id of exactly %d bytes: %v", MaxIDBytes, ok.err)
 	}

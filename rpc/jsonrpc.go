@@ -3,7 +3,6 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 )
 
@@ -34,6 +33,10 @@ func (r *request) notification() bool { return r.err == nil && r.id == nil }
 // array body; a non-nil *Error is a body-level failure answered by one
 // response object with a null id (parse error, empty or oversized batch).
 func decodeBody(body []byte, maxBatch int) (reqs []request, batch bool, err *Error) {
+	if !json.Valid(body) {
+		var v any
+		return nil, isArray(body), parseError(json.Unmarshal(body, &v))
+	}
 	if isArray(body) {
 		var elems []json.RawMessage
 		if e := json.Unmarshal(body, &elems); e != nil {
@@ -47,22 +50,11 @@ func decodeBody(body []byte, maxBatch int) (reqs []request, batch bool, err *Err
 		}
 		reqs = make([]request, len(elems))
 		for i, raw := range elems {
-			reqs[i] = decodeElement(raw, nil)
+			reqs[i] = decodeElement(raw, InvalidRequest("each batch element must be a request object"))
 		}
 		return reqs, true, nil
 	}
-	var members map[string]json.RawMessage
-	if e := json.Unmarshal(body, &members); e != nil {
-		var syn *json.SyntaxError
-		if errors.As(e, &syn) || len(bytes.TrimSpace(body)) == 0 {
-			return nil, false, parseError(e)
-		}
-		return []request{{err: InvalidRequest("the request must be a JSON object")}}, false, nil
-	}
-	if members == nil { // the body is null
-		return []request{{err: InvalidRequest("the request must be a JSON object")}}, false, nil
-	}
-	return []request{decodeElement(nil, members)}, false, nil
+	return []request{decodeElement(body, InvalidRequest("the request must be a JSON object"))}, false, nil
 }
 
 // parseError is -32700 with the decoder's complaint.
@@ -82,17 +74,15 @@ func isArray(b []byte) bool {
 	return false
 }
 
-// decodeElement validates one Request object, given as raw JSON or as its
-// already decoded members.
-func decodeElement(raw json.RawMessage, members map[string]json.RawMessage) request {
-	if members == nil {
-		if err := json.Unmarshal(raw, &members); err != nil || members == nil {
-			return request{err: InvalidRequest("each batch element must be a request object")}
-		}
+// decodeElement validates one Request object, raw valid JSON; notObject
+// is the error when it is not an object.
+func decodeElement(raw json.RawMessage, notObject *Error) request {
+	env, ok := readEnvelope(raw)
+	if !ok {
+		return request{err: notObject}
 	}
 	var r request
-	id, hasID := members["id"]
-	if hasID {
+	if id := env.id; id != nil {
 		if !validID(id) {
 			return request{err: InvalidRequest("id must be a string, a number or null")}
 		}
@@ -104,18 +94,18 @@ func decodeElement(raw json.RawMessage, members map[string]json.RawMessage) requ
 		}
 		r.id = id
 	}
-	if v, ok := members["jsonrpc"]; !ok || !isString(v, "2.0") {
+	if !isString(env.jsonrpc, "2.0") {
 		r.err = InvalidRequest(`"jsonrpc" must be exactly "2.0"`)
 		return errorOnly(r)
 	}
-	method, ok := stringValue(members["method"])
+	method, ok := stringValue(env.method)
 	if !ok {
 		r.err = InvalidRequest(`"method" must be a string`)
 		return errorOnly(r)
 	}
 	r.method = method
-	if p, ok := members["params"]; ok {
-		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
+	if p := env.params; p != nil {
+		if p[0] != '{' && p[0] != '[' {
 			r.err = InvalidRequest(`"params" must be an object or an array when present`)
 			return errorOnly(r)
 		}
