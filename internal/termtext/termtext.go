@@ -46,7 +46,7 @@ func SanitizeMultiline(s string) string {
 }
 
 func sanitize(s string, multiline bool) string {
-	if IsPlain(s) {
+	if IsPlain(s) || keptWhole(s, multiline) {
 		return s
 	}
 	var b strings.Builder
@@ -84,6 +84,31 @@ func sanitize(s string, multiline bool) string {
 		i += size
 	}
 	return b.String()
+}
+
+// keptWhole reports whether sanitize keeps every rune of s as it is, as
+// it does for most text with letters beyond ASCII (a question in
+// Japanese): then s is returned without a copy built rune by rune.
+func keptWhole(s string, multiline bool) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && !(multiline && c == '\n')) || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r > '\u3164' && r < '\ufe00' {
+			continue // kana, kanji, hangul syllables: all kept
+		}
+		if r == utf8.RuneError && size == 1 || r <= 0x9f || r == '\u2028' || r == '\u2029' || spoofing(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // HasHidden reports whether b holds anything that does not show: an
@@ -133,8 +158,8 @@ func Quote(s string, n int, redact func(string) string) string {
 	if redact != nil {
 		s = redact(s)
 	}
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n]) + "…"
 	}
 	return s
 }

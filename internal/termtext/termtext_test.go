@@ -63,3 +63,28 @@ func TestFastPathsSkipNothingHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptWholeMeansUnchanged: wherever keptWhole lets sanitize return its
+// input at once, the rune-by-rune rewrite would have given the same text,
+// for every rune on both kinds of view.
+func TestKeptWholeMeansUnchanged(t *testing.T) {
+	rewrite := func(s string, multiline bool) string {
+		return sanitize("\x00"+s, multiline)[len("␀"):] // a control forces the rewrite
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		s := "a" + string(r) + "日"
+		for _, multiline := range []bool{false, true} {
+			if keptWhole(s, multiline) && rewrite(s, multiline) != s {
+				t.Errorf("%U (multiline %v): kept whole, but the rewrite gives %q", r, multiline, rewrite(s, multiline))
+			}
+		}
+	}
+	for _, s := range []string{"認証機能の進捗は？ how is auth going?", "line\nbreak", "bad \xff byte"} {
+		if got, want := sanitize(s, false), rewrite(s, false); got != want {
+			t.Errorf("sanitize(%q) = %q, the rewrite gives %q", s, got, want)
+		}
+	}
+	if !keptWhole("認証機能の進捗は？ how is auth going?", false) {
+		t.Error("a plain Japanese question is not kept whole: it takes the slow path")
+	}
+}
