@@ -121,7 +121,7 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	defer stopEcho()
 	// The echo gets the very request aoi.query gets, so the two phases
 	// differ only in what serves it.
-	params := wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "認証機能の進捗は？ how is auth going?", ContextScope: []string{"acme/webapp"}}
+	params := benchQuery()
 	echoClient := rpc.NewClient(echoURL, pm.transport.HTTPClient(pm.identity.Fingerprint), rpc.ClientOptions{MaxAttempts: 1})
 	client := rpc.NewClient("https://"+eng.Addr()+"/aoi/v1/rpc", pm.transport.HTTPClient(eng.Fingerprint()), rpc.ClientOptions{MaxAttempts: 1})
 	call := func(c *rpc.Client) func(context.Context) error {
@@ -164,6 +164,11 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 	rep.Machine.LoadAfter = loadAverage()
 	rep.RatioValid = rep.Ratio > 0 && rep.Machine.Quiet()
 	return rep, nil
+}
+
+// benchQuery is the question every call asks.
+func benchQuery() wire.QueryParams {
+	return wire.QueryParams{From: "pm-bench", To: "eng-bench", Query: "認証機能の進捗は？ how is auth going?", ContextScope: []string{"acme/webapp"}}
 }
 
 // sample is what one or more turns of a phase measured.
@@ -276,6 +281,10 @@ func startPair(ctx context.Context, dir string) (eng, pm *benchAgent, cleanup fu
 	return eng, pm, cleanup, nil
 }
 
+// listenTimeout bounds how long an agent may take to start listening
+// (BenchmarkQueryCalls gives it longer: under valgrind it starts slowly).
+var listenTimeout = 5 * time.Second
+
 // startAgent initialises and serves one core.
 func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(), error) {
 	res, err := agent.Init(agent.InitOptions{DataDir: dir, AgentID: id, Role: role, ListenAddr: "127.0.0.1:0"})
@@ -318,10 +327,10 @@ func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(),
 		cancel()
 		core.Close()
 		return nil, nil, fmt.Errorf("%s stopped before it listened: %w", id, err)
-	case <-time.After(5 * time.Second):
+	case <-time.After(listenTimeout):
 		cancel()
 		core.Close()
-		return nil, nil, fmt.Errorf("%s did not start listening within 5s", id)
+		return nil, nil, fmt.Errorf("%s did not start listening within %s", id, listenTimeout)
 	}
 	stop := func() { cancel(); <-done; core.Close() }
 	return &benchAgent{Core: core, identity: id2, transport: rpc.NewDirectTransport(id2, "")}, stop, nil
