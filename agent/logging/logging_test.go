@@ -3,6 +3,7 @@ package logging
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -191,4 +192,32 @@ func TestInfoLinesReachTheFileWithoutClose(t *testing.T) {
 		}
 	}
 	t.Fatalf("the line did not reach the file within 10s (flush interval %v)", DefaultFlushEvery)
+}
+
+// TestPlainRecordPassesAsIs: a record with nothing to redact (the request
+// log line) is written exactly as the JSON handler alone writes it, and
+// one holding a secret still takes the redacting path.
+func TestPlainRecordPassesAsIs(t *testing.T) {
+	at := time.Date(2026, 12, 3, 4, 5, 6, 7, time.UTC)
+	record := func(attrs ...slog.Attr) slog.Record {
+		r := slog.NewRecord(at, slog.LevelInfo, "request handled", 0)
+		r.AddAttrs(attrs...)
+		return r
+	}
+	plain := []slog.Attr{slog.String("component", "rpc"), slog.String("method", "aoi.query"), slog.String("code", "ok"),
+		slog.String("agent_from", "pm-tanaka"), slog.String("agent_to", "eng-suzuki"), slog.String("query_id", `"42"`),
+		slog.Int64("latency_ms", 3), slog.Bool("async", false), slog.Duration("took", time.Millisecond), slog.String("note", "認証は完了")}
+	var got, want bytes.Buffer
+	if err := NewHandler(&got, slog.LevelDebug).Handle(context.Background(), record(plain...)); err != nil {
+		t.Fatal(err)
+	}
+	_ = slog.NewJSONHandler(&want, &slog.HandlerOptions{ReplaceAttr: seedNames}).Handle(context.Background(), record(plain...))
+	if got.String() != want.String() {
+		t.Errorf("plain record:\n got %s\nwant %s", got.String(), want.String())
+	}
+	got.Reset()
+	_ = NewHandler(&got, slog.LevelDebug).Handle(context.Background(), record(append(plain, slog.String("note2", "Bearer abc.def-ghi"))...))
+	if strings.Contains(got.String(), "abc.def-ghi") || !strings.Contains(got.String(), `"method":"aoi.query"`) {
+		t.Errorf("a record with a secret: %s", got.String())
+	}
 }
