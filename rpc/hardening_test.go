@@ -251,11 +251,11 @@ func TestMisdirectedRequestsDoNotHoldTheConnection(t *testing.T) {
 func TestLongIDRefusedBeforeAnythingRuns(t *testing.T) {
 	long := `"` + strings.Repeat("x", MaxIDBytes) + `"`
 	element := func(id string) []byte { return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"aoi.ping"}`) }
-	r := decodeElement(element(long), nil)
+	r := decodeElement(element(long), "not an object")
 	if r.err == nil || r.err.Code != CodeInvalidRequest || r.id != nil || r.method != "" {
 		t.Fatalf("long id: err %v, id %d bytes, method %q; want an invalid request with no id and no method", r.err, len(r.id), r.method)
 	}
-	ok := decodeElement(element(`"`+strings.Repeat("x", MaxIDBytes-2)+`"`), nil)
+	ok := decodeElement(element(`"`+strings.Repeat("x", MaxIDBytes-2)+`"`), "not an object")
 	if ok.err != nil {
 		t.Fatalf("an id of exactly %d bytes: %v", MaxIDBytes, ok.err)
 	}

@@ -50,11 +50,11 @@ func decodeBody(body []byte, maxBatch int) (reqs []request, batch bool, err *Err
 		}
 		reqs = make([]request, len(elems))
 		for i, raw := range elems {
-			reqs[i] = decodeElement(raw, InvalidRequest("each batch element must be a request object"))
+			reqs[i] = decodeElement(raw, "each batch element must be a request object")
 		}
 		return reqs, true, nil
 	}
-	return []request{decodeElement(body, InvalidRequest("the request must be a JSON object"))}, false, nil
+	return []request{decodeElement(body, "the request must be a JSON object")}, false, nil
 }
 
 // parseError is -32700 with the decoder's complaint.
@@ -75,11 +75,11 @@ func isArray(b []byte) bool {
 }
 
 // decodeElement validates one Request object, raw valid JSON; notObject
-// is the error when it is not an object.
-func decodeElement(raw json.RawMessage, notObject *Error) request {
+// is the complaint when it is not an object.
+func decodeElement(raw json.RawMessage, notObject string) request {
 	env, ok := readEnvelope(raw)
 	if !ok {
-		return request{err: notObject}
+		return request{err: InvalidRequest("%s", notObject)}
 	}
 	var r request
 	if id := env.id; id != nil {
