@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/aoi-protocol/aoi/internal/jsonwalk"
 )
 
 // DefaultMaxBatch bounds the number of elements in one batch request.
@@ -133,19 +135,7 @@ func isString(raw json.RawMessage, want string) bool {
 }
 
 // stringValue decodes a JSON string, cheaply when it has no escapes.
-func stringValue(raw json.RawMessage) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	if bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
+func stringValue(raw json.RawMessage) (string, bool) { return jsonwalk.String(raw) }
 
 // appendResult appends a success response; result is already JSON.
 func appendResult(buf []byte, id json.RawMessage, result []byte) []byte {
