@@ -179,9 +179,12 @@ func (a *API) openRoom(ctx context.Context, call *rpc.Call, from, decision strin
 
 // bindQuery decodes and validates aoi.query's params.
 func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, error) {
-	var p wire.QueryParams
-	if err := call.Bind(&p); err != nil {
-		return p, err
+	p, ok := wire.DecodeQueryParams(call.Params)
+	if !ok {
+		p = wire.QueryParams{}
+		if err := call.Bind(&p); err != nil {
+			return p, err
+		}
 	}
 	if err := a.CheckFrom(ctx, call, p.From, p.To); err != nil {
 		return p, err
