@@ -77,11 +77,23 @@ func (s *Server) dispatchOnce(ctx context.Context, call *Call) (any, []byte, *Er
 	return result, resultJSON, e
 }
 
+// JSONAppender is a result that can encode itself without reflection
+// (aoi.query's, on every question). AppendJSON appends the result's JSON
+// to b, or reports false, and the result goes through json.Marshal.
+type JSONAppender interface {
+	AppendJSON(b []byte) ([]byte, bool)
+}
+
 // dispatchEncoded dispatches and encodes the result.
 func (s *Server) dispatchEncoded(ctx context.Context, call *Call) (any, []byte, *Error) {
 	result, e := s.dispatch(ctx, call)
 	if e != nil {
 		return nil, nil, e
+	}
+	if a, ok := result.(JSONAppender); ok {
+		if b, ok := a.AppendJSON(make([]byte, 0, 256)); ok {
+			return result, b, nil
+		}
 	}
 	b, err := json.Marshal(result)
 	if err != nil {

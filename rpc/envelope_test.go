@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -70,4 +71,31 @@ func corpusBytes(path string) ([]byte, bool) {
 		return nil, false
 	}
 	return []byte(s), true
+}
+
+// appended is a result that writes itself: as "appended" when it can,
+// else it declines and json.Marshal writes its field.
+type appended struct{ Can bool }
+
+func (a appended) AppendJSON(b []byte) ([]byte, bool) {
+	if !a.Can {
+		return b, false
+	}
+	return append(b, `"appended"`...), true
+}
+
+// TestResultThatAppendsItself: a JSONAppender result is written by its
+// own AppendJSON, and by json.Marshal when it declines.
+func TestResultThatAppendsItself(t *testing.T) {
+	s := specServer(t, Options{MaxBodyBytes: 1 << 16})
+	s.Handle("append", func(ctx context.Context, c *Call) (any, error) {
+		var p appended
+		return p, c.Bind(&p)
+	})
+	for params, want := range map[string]string{`{"Can":true}`: `"appended"`, `{"Can":false}`: `{"Can":false}`} {
+		resp, _ := s.ServeRPC(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"append","params":`+params+`}`), Caller{Kind: "test"})
+		if got := `{"jsonrpc":"2.0","result":` + want + `,"id":1}`; string(resp) != got {
+			t.Errorf("params %s: %s, want %s", params, resp, got)
+		}
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/jsonwrite"
 )
 
 // The audit hash scheme. `aoi audit verify` and external auditors depend on
@@ -84,64 +86,10 @@ func canonicalAuditJSON(seq int64, ts, agent, method, result, detail string) []b
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string with the escaping rules above.
-// Invalid UTF-8 becomes U+FFFD (AppendAudit stores valid UTF-8 only). Runs
-// of characters that need no escape are copied whole, as encoding/json
-// does: every audit row's hash and every audit detail pass through here.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = appendASCII(append(b, s[start:i]...), c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), `\u202`...)
-			b = append(b, hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-func appendASCII(b []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(b, '\\', c)
-	case '\b':
-		return append(b, '\\', 'b')
-	case '\f':
-		return append(b, '\\', 'f')
-	case '\n':
-		return append(b, '\\', 'n')
-	case '\r':
-		return append(b, '\\', 'r')
-	case '\t':
-		return append(b, '\\', 't')
-	}
-	if c < 0x20 {
-		return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-	}
-	return append(b, c)
-}
+// appendJSONString appends s as a JSON string with the escaping rules
+// above (jsonwrite.AppendString): every audit row's hash and every audit
+// detail pass through here.
+func appendJSONString(b []byte, s string) []byte { return jsonwrite.AppendString(b, s) }
 
 // canonicalDetail renders detail in the canonical form stored in the detail
 // column: any Go value (or json.RawMessage / []byte holding JSON) → compact

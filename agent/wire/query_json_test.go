@@ -50,3 +50,36 @@ func TestDecodeQueryParamsTakesWhatClientsSend(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryResultAppendJSONMeansWhatMarshalDoes: what AppendJSON writes
+// decodes to what json.Marshal's bytes decode to, for every field in use
+// and escapes; a metadata value it does not write leaves it to
+// json.Marshal.
+func TestQueryResultAppendJSONMeansWhatMarshalDoes(t *testing.T) {
+	progress := 40
+	for _, r := range []QueryResult{
+		{Summary: "質問を受け付けました", Metadata: map[string]any{"query_id": "q-1", "state": "escalated"}},
+		{},
+		{Summary: "a \"b\" <c> & \u2028 \x01 \xff", Progress: &progress, Blockers: []string{"CI red", ""}, Completed: true,
+			ContextRefs: []ContextRef{{Type: "commit", Ref: "abc123", Summary: "fix login"}, {Type: "file", Ref: "a.go"}},
+			Metadata:    map[string]any{"z": true, "a": 3, "m": int64(-7), "n": nil, "s": []string{"x"}, "e": []string(nil), "\xff": "k"}},
+		{Blockers: []string{}, ContextRefs: []ContextRef{}, Metadata: map[string]any{}},
+	} {
+		got, ok := r.AppendJSON(nil)
+		if !ok {
+			t.Fatalf("%+v: not written", r)
+		}
+		want, _ := json.Marshal(r)
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("%s is not JSON: %v", got, err)
+		}
+		_ = json.Unmarshal(want, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("AppendJSON:   %s\njson.Marshal: %s", got, want)
+		}
+	}
+	if _, ok := (QueryResult{Metadata: map[string]any{"confidence": 0.5}}).AppendJSON(nil); ok {
+		t.Error("a float in the metadata was written; its format is json.Marshal's to choose")
+	}
+}
