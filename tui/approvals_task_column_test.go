@@ -17,6 +17,9 @@ func TestFlowApprovalsTaskColumnHoldsTheTypeName(t *testing.T) {
 		tm, _ := startFlowAt(t, svc, Options{}, sz[0], sz[1])
 		sendKeys(tm, "tab", "tab")
 		waitScreen(t, tm, "┏━ Approvals")
+		// The pane is drawn before its rows arrive (the suite's full run,
+		// under load, read it empty): wait for a row first.
+		waitScreen(t, tm, "integration")
 		frame := flowFrame(tm)
 		for _, name := range []string{"list_files ", "integration "} {
 			if !strings.Contains(frame, name) {
