@@ -187,11 +187,22 @@ func parseQuery(text string) parsedQuery {
 	}
 	// English names of one thing in two words ("control characters") are
 	// one concept, searched with what commits call it otherwise.
+	// So are the glossary's English entries of several words ("dark
+	// mode"), which reach their Japanese name (ダークモード) only whole.
 	for _, ph := range englishPhrases {
-		if ph.re.MatchString(text) {
-			add(ph.name)
-			text = ph.re.ReplaceAllString(text, " ")
+		m := ph.re.FindString(text)
+		if m == "" {
+			continue
 		}
+		if ph.joined == "" {
+			add(ph.name)
+		} else {
+			// As asked ("memory management", not the entry's stem),
+			// with the entry and the asked words joined as other forms.
+			asked := plural(strings.Join(strings.FieldsFunc(strings.ToLower(m), isPhraseSeparator), " "))
+			add(asked, ph.name, strings.ReplaceAll(asked, " ", ""))
+		}
+		text = ph.re.ReplaceAllString(text, " ")
 	}
 	q.Since = sinceRE.MatchString(text)
 	q.AsksCapability = capabilityRE.MatchString(asked)
@@ -309,7 +320,8 @@ type form struct {
 // joined from several (see joinedForms), searched after its translations.
 func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 	seen := map[string]bool{}
-	for _, w := range withoutChatter(splitCompounds(words)) {
+	split, compoundForms := splitCompounds(words)
+	for _, w := range withoutChatter(split) {
 		if w == "" || seen[w] {
 			continue
 		}
@@ -335,7 +347,17 @@ func (q *parsedQuery) expand(words []string, pieces map[string][]string) {
 			if !seen[p] && p != w {
 				seen[p] = true
 				group = append(group, p)
-				weights = append(weights, pieceWeight(p))
+				weights = append(weights, pieceWeight(p, display))
+			}
+		}
+		// A piece of a compound is also met by the compound's English
+		// (スタック of スタックトレース by "stacktrace"), which holds the
+		// piece's translation only inside a longer word, a half match.
+		// Each piece's concept takes it, not seen: all of them do.
+		for _, f := range compoundForms[display] {
+			if !slices.Contains(group, f) {
+				group = append(group, f)
+				weights = append(weights, weightTranslation)
 			}
 		}
 		q.Concepts = append(q.Concepts, group)
@@ -360,8 +382,10 @@ func withoutChatter(words []string) []string {
 // a concept of its own, so an event about "command history" covers both,
 // and one about commands only covers half. The compound written whole
 // still matches every piece.
-func splitCompounds(words []string) []string {
-	var out []string
+//
+// forms holds, for each piece of a compound made wholly of glossary
+// words, the compound's English (see compoundEnglish).
+func splitCompounds(words []string) (out []string, forms map[string][]string) {
 	for _, w := range words {
 		if !isCJKWord(w) || glossary.English(w) != nil {
 			out = append(out, w)
@@ -382,8 +406,41 @@ func splitCompounds(words []string) []string {
 			continue
 		}
 		out = append(out, parts...)
+		if en := compoundEnglish(w, parts); en != nil {
+			if forms == nil {
+				forms = map[string][]string{}
+			}
+			for _, p := range parts {
+				forms[p] = append(forms[p], en...)
+			}
+		}
 	}
-	return out
+	return out, forms
+}
+
+// compoundEnglish is a compound's English when every piece of it is a
+// glossary word translated by one English word: the pieces' first
+// translations in the compound's order, as a phrase and as one word
+// (ジョブキュー: "job queue", "jobqueue"; コマンド履歴: "command
+// history"), the way English writes such a noun and identifiers join it.
+// nil otherwise.
+func compoundEnglish(compound string, parts []string) []string {
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil
+	}
+	// The pieces come longest first (glossary.Within): put them back in
+	// the order the compound writes them.
+	parts = slices.Clone(parts)
+	slices.SortStableFunc(parts, func(a, b string) int { return strings.Index(compound, a) - strings.Index(compound, b) })
+	var words []string
+	for _, p := range parts {
+		ens := glossary.English(p)
+		if len(ens) == 0 || !isLatinWord(ens[0]) || len(ens[0]) < 3 {
+			return nil
+		}
+		words = append(words, ens[0])
+	}
+	return []string{strings.Join(words, " "), strings.Join(words, "")}
 }
 
 // compoundParts cuts a run where its script changes (専用モード → 専用,
@@ -619,11 +676,13 @@ var englishSynonyms = map[string][]string{
 	"turn on": {"enabl"}, "turn off": {"disabl"}, "switch on": {"enabl"}, "switch off": {"disabl"},
 }
 
-// englishPhrase is a key of englishSynonyms written in two words, matched
-// in a question in any case, plural or hyphenated.
+// englishPhrase is a key of englishSynonyms or an English entry of the
+// glossary written in two words or more, matched in a question in any
+// case, plural or hyphenated. joined is the glossary entry written as one
+// word (stack trace: stacktrace), as identifiers and many commits write it.
 type englishPhrase struct {
-	name string
-	re   *regexp.Regexp
+	name, joined string
+	re           *regexp.Regexp
 }
 
 // phrasalParticles end a verb's phrase (turn off, spit out, start over).
@@ -639,14 +698,47 @@ var englishPhrases = func() []englishPhrase {
 			// ("turn it off", "turned just that off").
 			re := regexp.MustCompile(`(?i)\b` + verb + `(?:s|es|ed|d|ing|` + verb[len(verb)-1:] + `ed|` + verb[len(verb)-1:] + `ing)?` +
 				`(?:\s+(?:just|only|it|that|this|them|these|those|all|everything)){0,2}[\s-]+` + particle + `\b`)
-			out = append(out, englishPhrase{k, re})
+			out = append(out, englishPhrase{name: k, re: re})
 		case particle != "":
 			re := regexp.MustCompile(`(?i)\b` + strings.ReplaceAll(k, " ", `[\s-]+`) + `s?\b`)
-			out = append(out, englishPhrase{k, re})
+			out = append(out, englishPhrase{name: k, re: re})
 		}
 	}
-	return out
+	return append(out, glossaryPhrases(out)...)
 }()
+
+// glossaryPhrases are the glossary's English entries of several words
+// (dark mode → ダークモード, stack trace → スタックトレース) that no
+// synonym phrase already names. An entry is a stem when the glossary
+// writes one ("memory manag"), so its last word may go on ("memory
+// management"); a last word of three letters or less only takes a plural
+// ("sign in" is not "sign into").
+func glossaryPhrases(have []englishPhrase) []englishPhrase {
+	var out []englishPhrase
+	for _, k := range glossary.EnglishPhrases() {
+		if slices.ContainsFunc(have, func(p englishPhrase) bool { return p.name == k }) {
+			continue
+		}
+		words := strings.Fields(k)
+		tail := `s?\b`
+		if len(words[len(words)-1]) >= 4 {
+			tail = `\w*`
+		}
+		re := regexp.MustCompile(`(?i)\b` + strings.Join(quoteAll(words), `[\s_-]+`) + tail)
+		out = append(out, englishPhrase{name: k, joined: strings.Join(words, ""), re: re})
+	}
+	return out
+}
+
+func isPhraseSeparator(r rune) bool { return unicode.IsSpace(r) || r == '-' || r == '_' }
+
+func quoteAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = regexp.QuoteMeta(w)
+	}
+	return out
+}
 
 // scriptPieces splits a run where kanji meets katakana (専用モード → 専用,
 // モード).
@@ -787,10 +879,12 @@ func ableStem(w string) []string {
 	return nil
 }
 
-// pieceWeight is how much a joined word's other form counts: written with
-// spaces it is the word itself; one of its words is a piece.
-func pieceWeight(form string) float64 {
-	if strings.Contains(form, " ") {
+// pieceWeight is how much another form of the asked word counts: the
+// word written with spaces (io-writer: "io writer") or without them
+// (stack trace: stacktrace) is the word itself; one of its words is a
+// piece.
+func pieceWeight(form, word string) float64 {
+	if strings.Contains(form, " ") || form == strings.ReplaceAll(word, " ", "") {
 		return weightWord
 	}
 	return weightPiece

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -581,5 +582,93 @@ func TestWindowsIsAName(t *testing.T) {
 	}
 	if terms := parseQuery("is the popup window fixed?").Terms; !slices.Contains(terms, "ウィンドウ") {
 		t.Errorf("a window is not searched as ウィンドウ: %q", terms)
+	}
+}
+
+// TestGlossaryPhrasesAreOneConcept: an English name the glossary holds in
+// two words is looked up whole, as asked (plural, hyphenated, a stem's
+// longer word), with its Japanese name and its words joined; word by word,
+// "dark mode" was 暗い and モード and never reached ダークモード.
+func TestGlossaryPhrasesAreOneConcept(t *testing.T) {
+	for in, want := range map[string][]string{
+		"Is dark mode for the CLI preview done?": {"dark mode", "ダークモード", "darkmode"},
+		"Did the stack traces get better?":       {"stack trace", "スタックトレース", "stacktrace"},
+		"How is memory management going?":        {"memory management", "メモリ管理"},
+		"is the unit-test for the parser fixed?": {"unit test", "単体テスト", "unittest"},
+	} {
+		q := parseQuery(in)
+		i := slices.IndexFunc(q.Concepts, func(g []string) bool { return g[0] == want[0] })
+		if i < 0 {
+			t.Errorf("%q: concepts %q, want one led by %q", in, q.Concepts, want[0])
+			continue
+		}
+		for _, f := range want[1:] {
+			if !slices.Contains(q.Concepts[i], f) {
+				t.Errorf("%q: concept %q lacks %q", in, q.Concepts[i], f)
+			}
+		}
+		for _, g := range q.Concepts {
+			if w := strings.Fields(want[0]); g[0] == w[0] || g[0] == w[len(w)-1] {
+				t.Errorf("%q: %q searched alone", in, g[0])
+			}
+		}
+	}
+}
+
+// TestCompoundPiecesReachTheCompoundsEnglish: a compound the glossary lacks,
+// made of words it knows, is searched as its pieces, each of which is also
+// met by the compound's English in the compound's order, as a phrase and
+// as one word: "jobqueue" holds "job" and "queue" only as parts of a
+// longer word, half a match each.
+func TestCompoundPiecesReachTheCompoundsEnglish(t *testing.T) {
+	q := parseQuery("ジョブキューの件はどうなった?")
+	if len(q.Concepts) != 2 {
+		t.Fatalf("concepts %q, want ジョブ and キュー", q.Concepts)
+	}
+	for _, g := range q.Concepts {
+		if !slices.Contains(g, "job queue") || !slices.Contains(g, "jobqueue") {
+			t.Errorf("concept %q lacks the compound's English (job queue, jobqueue)", g)
+		}
+		if slices.Contains(g, "queue job") {
+			t.Errorf("concept %q has the pieces in the wrong order", g)
+		}
+	}
+	// A piece the glossary cannot translate: no English for the compound.
+	for _, g := range parseQuery("ジョブ雑務の件は?").Concepts {
+		if slices.ContainsFunc(g, func(f string) bool { return strings.Contains(f, " ") }) {
+			t.Errorf("concept %q has a compound English for a piece with none", g)
+		}
+	}
+}
+
+// TestNamesOfSeveralWordsRankTheirCommit: asked in one language about work
+// recorded in the other, a name of two words leads to the commit that
+// names it whole, not to one that holds its words apart ("dark mode" to
+// ダークモード, not to 暗い and モード; スタックトレース to "stacktrace",
+// not to a commit naming Context twice).
+func TestNamesOfSeveralWordsRankTheirCommit(t *testing.T) {
+	dir := t.TempDir()
+	_, sha, step := historyRepo(t, dir)
+	for _, msg := range []string{"ダークモード対応", "暗い背景でモード表示が読めない問題を修正", "Add stacktrace to Context",
+		"Fix missing context.Context in Object/EmbedObject", "Allow callers to pass go context through to hooks", "Add Ctx to Context",
+		"Fix the stack size of the trace buffer"} {
+		step(msg, "f.go")
+	}
+	s, _ := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(dir, filepath.Join(t.TempDir(), "none")))
+	ctx := context.Background()
+	if err := s.PollNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"Is dark mode done?": "ダークモード対応",
+		"スタックトレースを Context に追加する件は?": "Add stacktrace to Context",
+	} {
+		a, err := s.Answer(ctx, Question{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := refsOf(a, "commit"); len(got) == 0 || got[0] != sha[want] {
+			t.Errorf("%q: commits %q, want %s (%q) first", q, got, sha[want], want)
+		}
 	}
 }

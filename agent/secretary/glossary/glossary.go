@@ -98,6 +98,27 @@ func Japanese(en string) []string {
 	return t.enToJa[best]
 }
 
+// EnglishPhrases lists the glossary's English entries written in more than
+// one word ("dark mode", "stack trace"), longest first: a question naming
+// one names one thing, to be looked up whole rather than word by word
+// (dark → 暗い, mode → モード would never reach ダークモード).
+func EnglishPhrases() []string {
+	t := load()
+	var out []string
+	for en := range t.enToJa {
+		if strings.Contains(en, " ") {
+			out = append(out, en)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
 // Within lists the glossary's Japanese entries found inside a run of
 // kanji/katakana (longest first, none overlapping an earlier one), so
 // "トークン再発行" yields トークン and 再発行 and "読み取り専用モード" the

@@ -2,6 +2,7 @@ package glossary
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,22 @@ func TestBumpWithWordsBetween(t *testing.T) {
 	}
 	if got := Phrases("サーバーの立ち上げは終わった?"); !slices.Contains(got, "立ち上げ") || slices.Contains(got, "上げ") {
 		t.Errorf("Phrases = %v, want 立ち上げ whole", got)
+	}
+}
+
+// TestEnglishPhrases: the English entries of several words, longest first,
+// none of one word.
+func TestEnglishPhrases(t *testing.T) {
+	got := EnglishPhrases()
+	if !slices.Contains(got, "dark mode") || !slices.Contains(got, "stack trace") {
+		t.Errorf("EnglishPhrases() lacks dark mode or stack trace: %q", got)
+	}
+	for i, p := range got {
+		if !strings.Contains(p, " ") {
+			t.Errorf("%q is one word", p)
+		}
+		if i > 0 && len(p) > len(got[i-1]) {
+			t.Errorf("%q after the shorter %q", p, got[i-1])
+		}
 	}
 }
