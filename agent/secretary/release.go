@@ -87,11 +87,14 @@ func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, context
 // brought are listed themselves).
 var upkeepRE = regexp.MustCompile(`(?i)^(?:build\(deps[^)]*\)|chore|ci|style|docs?)\b|\bbump(?:s|ed)?\b|\bdependabot\b|\bupdate (?:rust crate|dependenc|deps)|` +
 	`\b(?:clippy|rustfmt|gofmt|lint|typos?|formatting|readme|ci)\b|\bchangelog\b|^merge (?:branch|remote-tracking|pull request)|^v?\d+\.\d+(?:\.\d+)?$|` +
-	`依存(?:関係)?の?(?:更新|アップデート)|誤字|typo修正`)
+	`依存(?:関係)?の?(?:更新|アップデート)|誤字|typo修正|` +
+	// Mending a build the commit before broke: the work it repairs is
+	// what landed ("fix build", "ビルド通らなくなっていたの修正").
+	`\bfix(?:e[sd])?\s+(?:the\s+)?build\b|\bbuild\s+fix|ビルドが?通らな|ビルドエラー(?:を|の)?修正`)
 
 // notableRE is a commit subject that adds or fixes something.
 var notableRE = regexp.MustCompile(`(?i)^(?:feat|fix|perf)\b|\b(?:adds?|added|supports?|supported|implements?|implemented|introduces?|new)\b|` +
-	`追加|対応|実装|サポート|修正`)
+	`追加|対応|実装|サポート|修正|導入|新設`)
 
 // upkeep orders a release's commits by their subjects: 0 for one that
 // adds or fixes something, 2 for upkeep, 1 for the rest (refactors).

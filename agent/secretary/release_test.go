@@ -206,3 +206,25 @@ func TestReleaseListsWhatItBroughtFirst(t *testing.T) {
 		t.Errorf("since v1.0: commits %q, want %q first", got, want)
 	}
 }
+
+// TestReleaseOrderIntroductionsAndBuildRepairs: a commit introducing
+// something (導入) is what a release brought, as one adding it is; one
+// mending a build the commit before broke is upkeep, though it says 修正
+// or fix: "what landed since v9.40?" listed two of those ahead of the new
+// book format.
+func TestReleaseOrderIntroductionsAndBuildRepairs(t *testing.T) {
+	for title, want := range map[string]int{
+		"- やねうら王バイナリ定跡フォーマット .ybb 導入。": 0,
+		"introduce @public marker": 0,
+		"- 一つ前のcommitでふかうら王のビルド通らなくなっていたの修正。": 2,
+		"x86版がビルド通らなくなっていたので修正。":              2,
+		"Fix build on FreeBSD":            2,
+		"fix: the build fix for clang 17": 2,
+		"- ARM版で入力特徴量のlaneの計算間違っていたの修正。":    0,
+		"Fix the builder's default options": 0,
+	} {
+		if got := upkeep(title); got != want {
+			t.Errorf("upkeep(%q) = %d, want %d", title, got, want)
+		}
+	}
+}
