@@ -197,9 +197,19 @@ func (v *loanVocab) learn(title string) {
 			}
 			continue
 		}
-		if k := englishKey(w); len(k.sym) > 0 {
-			v.english[k.skeleton()] = append(v.english[k.skeleton()], w)
+		v.learnEnglish(w)
+		// Its stem too: history says "grouping" and "bytes" where a
+		// question says グループ and バイト.
+		if st := searchStem(plural(w)); st != w && len(st) >= 4 && !v.seen[st] {
+			v.seen[st] = true
+			v.learnEnglish(st)
 		}
+	}
+}
+
+func (v *loanVocab) learnEnglish(w string) {
+	if k := englishKey(w); len(k.sym) > 0 {
+		v.english[k.skeleton()] = append(v.english[k.skeleton()], w)
 	}
 }
 
@@ -326,8 +336,14 @@ const maxLoanMatches = 2
 
 // loanwords adds to each concept of the question whose word the glossary
 // cannot translate the index's words in the other script that sound like
-// it (retweet → リツイート, テストスイート → testsuite), weighted as a
-// translation into the other language.
+// it (retweet → リツイート, テストスイート → testsuite). A katakana word's
+// English match weighs as a glossary translation: katakana writes the
+// English word itself (バイト is byte), so English history that covers
+// more of the question than that word names it as the question does
+// (store: nativeWeight); at the discount of an English word's Japanese
+// forms, Japanese commits naming グループ alone outranked "Support byte
+// grouping" for バイトのグループ化. An English word's katakana matches keep
+// that discount, as its glossary forms do.
 func (s *Secretary) loanwords(ctx context.Context, pq parsedQuery) (parsedQuery, error) {
 	v, err := s.loanVocabulary(ctx)
 	if err != nil {
@@ -347,10 +363,14 @@ func (s *Secretary) loanwords(ctx context.Context, pq parsedQuery) (parsedQuery,
 			changed = true
 		}
 		group, weights := slices.Clone(g), slices.Clone(pq.Weights[i])
+		weight := weightOther
+		if kana.Word(pq.Words[i]) {
+			weight = weightTranslation
+		}
 		for _, m := range matches {
 			if !slices.Contains(group, m) {
 				group = append(group, m)
-				weights = append(weights, weightOther)
+				weights = append(weights, weight)
 			}
 		}
 		out.Concepts[i], out.Weights[i] = group, weights
@@ -373,8 +393,10 @@ func (v *loanVocab) alike(word, stem string) []string {
 		}
 		ka := katakanaKey(word)
 		for _, en := range v.english[ka.skeleton()] {
-			if soundsAlike(englishKey(en), ka) {
-				out = append(out, en)
+			// One word however inflected (byte, bytes): its stem finds
+			// every form, and counts once against maxLoanMatches.
+			if st := searchStem(plural(en)); soundsAlike(englishKey(en), ka) && !slices.Contains(out, st) {
+				out = append(out, st)
 			}
 		}
 	case len(word) >= 5 && isLatinLetters(word):

@@ -119,3 +119,35 @@ func TestLoanVocabularyReadsNewestFirstWithinABudget(t *testing.T) {
 		t.Fatalf("the next question should learn the new title and the older ones: %v", v.seen)
 	}
 }
+
+// TestKatakanaLoanwordNamesEnglishHistory: a Japanese question in loanwords
+// the glossary lacks (バイト, グループ) about English history reaches the
+// English commit that names both ahead of Japanese ones that write one
+// of them: katakana writes the English word itself.
+func TestKatakanaLoanwordNamesEnglishHistory(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1a2a3a4a5a6", Title: "Support byte grouping", TS: h(300)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2b3b4b5b6", Title: "本番パッケージの依存関係もマイナーバージョンのみグループ対象にする", TS: h(2)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "c1c2c3c4c5c6", Title: "複数のプロセッサグループを持つ環境に対応", TS: h(5)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "d1d2d3d4d5d6", Title: "Print the offset in bytes", TS: h(200)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Answer(context.Background(), Question{From: "pm-tanaka", Text: "バイトのグループ化の対応はどこまで進んだ?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refs := refsOf(a, "commit"); len(refs) == 0 || refs[0] != "a1a2a3a" {
+		t.Errorf("commit refs %q, want a1a2a3a (Support byte grouping) first", refs)
+	}
+}
