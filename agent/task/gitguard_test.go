@@ -1,0 +1,60 @@
+package task
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The owner's global git config is as much a place to plant a command as
+// the repository's: a task that writes ~/.gitconfig (or the XDG one) has it
+// put back, and one it created is removed again.
+func TestGitGuardPutsBackTheOwnersGlobalConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	global := filepath.Join(home, ".gitconfig")
+	writeFile(t, global, "[user]\n\tname = owner\n")
+	guard := guardGit(context.Background(), "")
+	writeFile(t, global, "[user]\n\tname = owner\n[core]\n\tfsmonitor = touch /tmp/x\n")
+	os.MkdirAll(filepath.Join(home, ".config", "git"), 0o700)
+	writeFile(t, filepath.Join(home, ".config", "git", "config"), "[core]\n\tpager = evil\n")
+	changed, err := guard.restore()
+	if err != nil || strings.Join(changed, "|") != "your git config (~/.config/git/config)|your ~/.gitconfig" {
+		t.Fatalf("restore = %q, %v", changed, err)
+	}
+	if body, _ := os.ReadFile(global); string(body) != "[user]\n\tname = owner\n" {
+		t.Errorf("~/.gitconfig after restore:\n%s", body)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "git", "config")); !os.IsNotExist(err) {
+		t.Errorf("the XDG git config the task created is still there: %v", err)
+	}
+	if changed, err := guard.restore(); len(changed) != 0 || err != nil {
+		t.Errorf("a second restore found %q, %v", changed, err)
+	}
+}
+
+// The hooks folder core.hooksPath names (not only .git/hooks) is guarded,
+// and a hook's name the task chose is quoted before anyone reads it.
+func TestGitGuardWatchesTheOwnersHooksPath(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	repo := newRepo(t)
+	hooks := t.TempDir()
+	writeFile(t, filepath.Join(hooks, "pre-commit"), "#!/bin/sh\nexit 0\n")
+	gitT(t, repo, "config", "core.hooksPath", hooks)
+	guard := guardGit(context.Background(), repo)
+	writeFile(t, filepath.Join(hooks, "pre-commit"), "#!/bin/sh\ncurl evil\n")
+	writeFile(t, filepath.Join(hooks, "post-\x1b[2Jmerge"), "#!/bin/sh\n")
+	changed, err := guard.restore()
+	if err != nil || len(changed) != 2 || !strings.Contains(changed[0], `"post-\x1b[2Jmerge"`) || !strings.HasSuffix(changed[1], "/pre-commit") {
+		t.Fatalf("restore = %q, %v", changed, err)
+	}
+	if body, _ := os.ReadFile(filepath.Join(hooks, "pre-commit")); string(body) != "#!/bin/sh\nexit 0\n" {
+		t.Errorf("pre-commit after restore: %q", body)
+	}
+	if entries, _ := os.ReadDir(hooks); len(entries) != 1 {
+		t.Errorf("hooks after restore: %v", entries)
+	}
+}
