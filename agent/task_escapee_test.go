@@ -23,6 +23,20 @@ import (
 // cancelled (the attack pass: a setsid'd sleep outlived its task). Every
 // process still carrying the task's AOI_TASK_ID goes with the task.
 func TestTaskProcessThatLeftItsGroupEndsWithTheTask(t *testing.T) {
+	escapeeEndsWithItsTask(t, "setsid sh")
+}
+
+// One that also cleared its environment (`env -i`: no AOI_TASK_ID) got
+// past both nets (the attack pass); the task's reaper, whose orphan it
+// becomes, kills it when the command ends.
+func TestTaskProcessThatLeftItsGroupAndEnvironmentEndsWithTheTask(t *testing.T) {
+	escapeeEndsWithItsTask(t, "setsid env -i /bin/sh")
+}
+
+// escapeeEndsWithItsTask runs a task whose command starts a sleep through
+// escape (a shell run by way of an escape; `-c` follows) and checks the sleep is gone once the task
+// completed.
+func escapeeEndsWithItsTask(t *testing.T, escape string) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
@@ -32,7 +46,7 @@ func TestTaskProcessThatLeftItsGroupEndsWithTheTask(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "escapee.pid")
 	repo := gitRepo(t)
 	// The daemon writes its own pid: setsid may fork before it execs.
-	script := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 120' </dev/null >/dev/null 2>&1 &\n" +
+	script := escape + " -c 'echo $$ > " + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; exec sleep 120' </dev/null >/dev/null 2>&1 &\n" +
 		"while [ ! -s " + pidFile + " ]; do sleep 0.05; done\necho started\n"
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}

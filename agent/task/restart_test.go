@@ -16,8 +16,9 @@ import (
 )
 
 // TestMain lets the test binary double as an agent that gets killed with
-// SIGKILL in TestEngineRestart.
+// SIGKILL in TestEngineRestart, and as a task's reaper.
 func TestMain(m *testing.M) {
+	ReapIfAsked()
 	if os.Getenv("AOI_TASK_CRASH_HELPER") == "1" {
 		if err := crashHelper(); err != nil {
 			fmt.Fprintln(os.Stderr, "crash helper:", err)

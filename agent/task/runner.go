@@ -1,10 +1,16 @@
 package task
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,6 +29,9 @@ type RunnerOptions struct {
 	// IODelay bounds how long output is still read after the process has
 	// exited, when a stray descendant keeps the pipe open (default 2s).
 	IODelay time.Duration
+	// NoReaper runs commands without a reaper even where one is available
+	// (see reaper.go).
+	NoReaper bool
 }
 
 func (o *RunnerOptions) defaults() {
@@ -178,20 +187,75 @@ func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
 	cmd.WaitDelay = r.opts.IODelay
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	pgid, err := r.start(cmd)
+	if err != nil {
 		out.close()
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %q: %w", job.Argv[0], err)}
 	}
-	res := r.supervise(ctx, cmd, job, j)
+	res := r.supervise(ctx, cmd, pgid, job, j)
 	res.Duration = time.Since(start)
 	out.close()
 	res.OutputTail, res.OutputBytes, _, res.OutputTruncated = out.result()
 	return res
 }
 
+// start starts cmd and returns the process group its command runs in:
+// its own, or, under a reaper (see reaper.go), the one the reaper made
+// for the command.
+func (r *Runner) start(cmd *exec.Cmd) (int, error) {
+	if cmd.Err != nil || !r.reaps() {
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	}
+	return startReaped(cmd)
+}
+
+// reaps reports whether commands run under a reaper: on Linux, in a
+// binary that called ReapIfAsked, unless RunnerOptions.NoReaper.
+func (r *Runner) reaps() bool { return reaperReady.Load() && !r.opts.NoReaper }
+
+// startReaped runs cmd's command under a reaper and reads the process
+// group the reaper started it in. A reaper that cannot start the command
+// says why on the command's output and reports no group.
+func startReaped(cmd *exec.Cmd) (int, error) {
+	argv := cmd.Args
+	cmd.Path, cmd.Args = reaperArgv(argv)
+	cmd.Env = append(slices.Clip(cmd.Env), reaperEnv+"="+reaperValue)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer pr.Close()
+	cmd.ExtraFiles = []*os.File{pw}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return 0, err
+	}
+	_ = pr.SetReadDeadline(time.Now().Add(reaperReportWait))
+	line, _ := bufio.NewReader(io.LimitReader(pr, 512)).ReadString('\n')
+	line = strings.TrimSpace(line)
+	if why, failed := strings.CutPrefix(line, "error: "); failed {
+		_ = cmd.Wait()
+		return 0, errors.New(why)
+	}
+	pgid, err := strconv.Atoi(line)
+	if err != nil || pgid <= 0 {
+		// Silent or hanging: its own group is all there is to kill.
+		return cmd.Process.Pid, nil
+	}
+	return pgid, nil
+}
+
+// reaperReportWait bounds how long the runner waits for a reaper to say
+// which group its command runs in.
+const reaperReportWait = 10 * time.Second
+
 // supervise waits for the process while sending heartbeats, and kills its
 // whole process group on timeout or cancel.
-func (r *Runner) supervise(ctx context.Context, cmd *exec.Cmd, job Job, j *jobState) Result {
+func (r *Runner) supervise(ctx context.Context, cmd *exec.Cmd, pgid int, job Job, j *jobState) Result {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var timeout <-chan time.Time
@@ -202,7 +266,6 @@ func (r *Runner) supervise(ctx context.Context, cmd *exec.Cmd, job Job, j *jobSt
 	}
 	beat := time.NewTicker(r.opts.HeartbeatEvery)
 	defer beat.Stop()
-	pgid := cmd.Process.Pid
 	for {
 		select {
 		case err := <-done:

@@ -1,0 +1,196 @@
+package task
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+const reaperSupported = true
+
+// Bounds on the reaper's final sweep: a command that forks faster than
+// the sweep kills is left to the runner's own nets after this.
+const (
+	reapRounds = 10000
+	reapFor    = 5 * time.Second
+)
+
+// reaperArgv is what the runner starts instead of argv: this binary (by
+// /proc/self/exe, which still names it after an upgrade replaced the file)
+// with argv after "--".
+func reaperArgv(argv []string) (string, []string) {
+	return "/proc/self/exe", append([]string{"aoi-task-reaper", "--"}, argv...)
+}
+
+// reaperMain runs the command in args (after "--") in a process group of
+// its own, writes that group's id to fd 3 for the runner, and once the
+// command has ended kills everything it left behind.
+func reaperMain(args []string) int {
+	report := os.NewFile(3, "pgid")
+	syscall.CloseOnExec(3) // the command must not hold the runner's pipe
+	if report == nil || len(args) < 2 || args[0] != "--" {
+		fmt.Fprintln(os.Stderr, "aoi: a task reaper is started by aoi only")
+		return 127
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintf(report, "error: cannot become a subreaper: %v\n", err)
+		return 127
+	}
+	// Asked to stop (the runner never asks, but a person might): the
+	// command and everything it started go too.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	pid, err := startCommand(args[1:])
+	if err != nil {
+		// The runner reports it as the start failure it is.
+		fmt.Fprintf(report, "error: %.200s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		return 127
+	}
+	fmt.Fprintf(report, "%d\n", pid)
+	report.Close()
+	go func() {
+		<-stop
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}()
+	status := waitCommand(pid)
+	sweep(pid)
+	return exitLike(status)
+}
+
+// startCommand starts argv in a new process group with this process's
+// environment minus the reaper's mark; its directory and output are the
+// reaper's own.
+func startCommand(argv []string) (int, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return 0, err
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, reaperEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env,
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   &syscall.SysProcAttr{Setpgid: true}})
+	if err != nil {
+		return 0, err
+	}
+	return proc.Pid, nil
+}
+
+// waitCommand reaps children until the command itself has ended (orphans
+// that end meanwhile are reaped on the way) and returns its status.
+func waitCommand(pid int) syscall.WaitStatus {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return ws // ECHILD: nothing left to wait for
+		case got == pid:
+			return ws
+		}
+	}
+}
+
+// sweep kills the command's group and every child of the reaper, then the
+// children those leave (orphans come here), until none is left or the
+// bounds run out.
+func sweep(pgid int) {
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	deadline := time.Now().Add(reapFor)
+	for range reapRounds {
+		kids := childrenOf(os.Getpid())
+		for _, kid := range kids {
+			_ = syscall.Kill(kid, syscall.SIGKILL)
+		}
+		if !reapOne(len(kids) > 0) || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// reapOne reaps one ended child, waiting for it when block is set, and
+// reports whether there may be more.
+func reapOne(block bool) bool {
+	flags := syscall.WNOHANG
+	if block {
+		flags = 0
+	}
+	var ws syscall.WaitStatus
+	got, err := syscall.Wait4(-1, &ws, flags, nil)
+	if err == syscall.EINTR {
+		return true
+	}
+	if err != nil {
+		return false // ECHILD: none left
+	}
+	if got == 0 {
+		time.Sleep(time.Millisecond) // children still running, none ended yet
+	}
+	return true
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var kids []int
+	for _, ent := range entries {
+		child, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		if parentOf(filepath.Join("/proc", ent.Name(), "stat")) == pid {
+			kids = append(kids, child)
+		}
+	}
+	return kids
+}
+
+// parentOf reads the parent pid from a /proc/PID/stat file ("pid (comm)
+// state ppid …"; comm may hold spaces and parentheses).
+func parentOf(statPath string) int {
+	stat, err := os.ReadFile(statPath)
+	if err != nil {
+		return 0
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}
+
+// exitLike ends the reaper the way the command ended: with its code, or
+// killed by its signal, so the runner reads the same status.
+func exitLike(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		sig := ws.Signal()
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(100 * time.Millisecond)
+		return 128 + int(sig)
+	}
+	return ws.ExitStatus()
+}

@@ -1,0 +1,18 @@
+//go:build !linux
+
+package task
+
+import (
+	"fmt"
+	"os"
+)
+
+// reaperSupported: only Linux has child subreapers.
+const reaperSupported = false
+
+func reaperMain([]string) int {
+	fmt.Fprintln(os.Stderr, "aoi: a task reaper needs Linux")
+	return 127
+}
+
+func reaperArgv([]string) (string, []string) { return "", nil }
