@@ -48,10 +48,11 @@ func (c Caller) Key() string {
 	}
 }
 
-// Host is the caller's source address without its port: what limits and
-// budgets per machine count by (a fresh connection or certificate is
-// still the same machine).
-func (c Caller) Host() string { return hostOf(c.Addr) }
+// Source is where the caller's call came from, as limits and budgets per
+// machine count it (a fresh connection or certificate is still the same
+// machine): its IPv4 address, or the /64 its IPv6 address is in (one host
+// is given a /64 and may use any address in it).
+func (c Caller) Source() string { return SourceOf(hostOf(c.Addr)) }
 
 // Transport is how the peer server listens and how the client dials: direct
 // mutual TLS or a tsnet node. Both give the server a way to identify callers.

@@ -3,6 +3,7 @@ package rpc
 import (
 	"crypto/tls"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -28,20 +29,20 @@ const maxProvenPerCaller = 16
 const unprovenGrace = 2 * time.Second
 
 // LimitConnections wraps ln so at most total connections are open at once,
-// and at most perSource from one IP address. When a cap is reached, a
-// connection under it (from that address, for the per-source cap) that
-// has not yet carried a request from a caller let in (MarkProven) is
-// closed to make room: first the one that completed its TLS handshake
-// first, over unprovenGrace ago, and sent no such request, else the oldest
-// that has not completed its handshake, whatever its age. A flood of
-// connections that never start TLS, from many addresses or from a pinned
-// peer's own, so only shortens how long each of them lives: a new one
-// from a real peer, which completes its handshake promptly, gets a slot,
-// and once handshaken it is not closed for a stranger's new connection
-// within unprovenGrace (nor ever, once it carried a request of a caller
-// let in). With no such connection the new one is closed as soon as it is
-// accepted (the caller sees a reset, and retries later); accepting goes
-// on, so one flooding source cannot stall the listener for others.
+// and at most perSource from one source (SourceOf: an IPv4 address, an IPv6
+// /64). When a cap is reached, a connection under it (from that source, for
+// the per-source cap) that has not yet carried a request from a caller let
+// in (MarkProven) is closed to make room: first the one that completed its
+// TLS handshake first, over unprovenGrace ago, and sent no such request,
+// else the oldest that has not completed its handshake, whatever its age. A
+// flood of connections that never start TLS, from many addresses or from a
+// pinned peer's own, so only shortens how long each of them lives: a new one
+// from a real peer, which completes its handshake promptly, gets a slot, and
+// once handshaken it is not closed for a stranger's new connection within
+// unprovenGrace (nor ever, once it carried a request of a caller let in).
+// With no such connection the new one is closed as soon as it is accepted
+// (the caller sees a reset, and retries later); accepting goes on, so one
+// flooding source cannot stall the listener for others.
 //
 // The handshake is seen through the TLS configuration: serve TLS over the
 // returned listener with trackHandshakes(cfg).
@@ -254,11 +255,37 @@ func MarkProven(c net.Conn, caller string) {
 }
 
 // sourceOf is the IP of an address (the whole address when it has no port).
+// tailnetULA is the prefix Tailscale gives its nodes' IPv6 addresses.
+var tailnetULA = netip.MustParsePrefix("fd7a:115c:a1e0::/48")
+
 func sourceOf(a net.Addr) string {
 	if a == nil {
 		return ""
 	}
-	return hostOf(a.String())
+	return SourceOf(hostOf(a.String()))
+}
+
+// SourceOf is the source a host address counts as for per-source limits:
+// an IPv4 address itself (an IPv4-mapped IPv6 one as IPv4), an IPv6
+// address's /64 written as a prefix ("2001:db8:1:2::/64"), since one host
+// may hold every address of a /64 and rotate through them; anything that
+// is no IP address as it is. A Tailscale address counts by itself: every
+// node of a tailnet shares one /64, and each address is a node WireGuard
+// vouched for.
+func SourceOf(host string) string {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.WithZone("").Unmap()
+	if ip.Is4() || tailnetULA.Contains(ip) {
+		return ip.String()
+	}
+	prefix, err := ip.Prefix(64)
+	if err != nil {
+		return host
+	}
+	return prefix.String()
 }
 
 // hostOf is the host of "host:port" (the whole string when it has no port).

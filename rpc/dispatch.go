@@ -119,7 +119,7 @@ func (s *Server) precheck(req *request, caller Caller, ref *refusal, now time.Ti
 // is limited per host rather than per connection.
 func limitKey(c Caller) string {
 	if c.Fingerprint == "" && c.NodeID == "" {
-		return c.Kind + ":" + c.Host()
+		return c.Kind + ":" + c.Source()
 	}
 	return c.Key()
 }

@@ -341,7 +341,7 @@ func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, statu
 	case stranger:
 		// Counted per source address: a fresh certificate per request
 		// is still one caller here.
-		write, rec.Suppressed = s.refusals.note(caller.Host(), time.Now())
+		write, rec.Suppressed = s.refusals.note(caller.Source(), time.Now())
 	case limited:
 		// A pinned caller over its rate: one row a minute counting the
 		// rest, as for its calls (dispatch); the re-check's 200

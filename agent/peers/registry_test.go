@@ -300,6 +300,40 @@ func TestCertificateMillIsNotListed(t *testing.T) {
 	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
 }
 
+// TestCertificateMillRotatingIPv6AddressesIsOneSource: a host holds a
+// whole /64, so a mill calling from a fresh address of it with each fresh
+// certificate counted as a new source each time, and could fill the list
+// (and the budget's table of sources). Its /64 is one source: it gets
+// maxNewcomersPerHost listed, and a caller from the next /64 still one.
+func TestCertificateMillRotatingIPv6AddressesIsOneSource(t *testing.T) {
+	tr := newTestRegistry(t)
+	ctx := context.Background()
+	call := func(i int, addr string) {
+		fp := fmt.Sprintf("%064x", i)
+		if _, err := tr.Authenticate(ctx, rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: addr}); !errors.Is(err, errs.ErrDenied) {
+			t.Fatalf("caller %d: got %v, want ErrDenied", i, err)
+		}
+	}
+	for i := range 40 {
+		call(i, fmt.Sprintf("[2001:db8:1:2:%x::%x]:40000", i, i+1))
+	}
+	call(100, "[2001:db8:1:3::1]:50000")
+	list, err := tr.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := 0
+	for _, p := range list {
+		if p.Trust == Pending {
+			pending++
+		}
+	}
+	if pending != maxNewcomersPerHost+1 {
+		t.Fatalf("%d pending trust requests listed, want %d from the mill's /64 and 1 from the next", pending, maxNewcomersPerHost+1)
+	}
+	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
+}
+
 // TestTrustDoesNotSilentlyReplaceAPin: the attack run's case — a stranger
 // claims a pinned peer's id; trusting its certificate under that id is
 // refused unless the owner says --replace, and a replaced pin does not

@@ -235,7 +235,7 @@ func (r *Registry) CheckCertExpiry(caller rpc.Caller) error {
 // from the TUI or `aoi peers trust`. Failures are logged, never returned: the
 // caller is refused either way.
 func (r *Registry) recordTrustRequest(ctx context.Context, caller rpc.Caller) {
-	if !r.newcomers.allow(caller.Host(), caller.Fingerprint, r.Now()) {
+	if !r.newcomers.allow(caller.Source(), caller.Fingerprint, r.Now()) {
 		return // a certificate mill: refused as always, but not listed
 	}
 	claimed := caller.AnnouncedID
@@ -288,17 +288,18 @@ func (r *Registry) claimable(id string) bool {
 	return wire.ValidAgentID(id) && id != r.selfID()
 }
 
-// maxNewcomersPerHost is how many callers (certificates) one source
-// address may have listed as trust requests per newcomerWindow; certificates
-// cost nothing, so without it one machine could fill the list and bury the
-// real requests.
+// maxNewcomersPerHost is how many callers (certificates) one source (an
+// IPv4 address, an IPv6 /64) may have listed as trust requests per
+// newcomerWindow; certificates cost nothing, so without it one machine
+// could fill the list and bury the real requests.
 const (
 	maxNewcomersPerHost = 5
 	newcomerWindow      = time.Hour
 	maxNewcomerHosts    = 1024
 )
 
-// newcomerBudget remembers, per source address, the certificates listed
+// newcomerBudget remembers, per source (rpc.Caller.Source: an IPv4
+// address, an IPv6 /64), the certificates listed
 // in the current window.
 type newcomerBudget struct {
 	mu      sync.Mutex
