@@ -235,16 +235,17 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 // buildServers creates the peer server and the control server.
 func (c *Core) buildServers(cfg *config.Config) {
 	c.peerSrv = rpc.NewServer(rpc.Options{
-		MaxBodyBytes:    cfg.Network.MaxBodyBytes,
-		Identify:        c.transport.Identify,
-		Authenticate:    c.authenticateEdge,
-		SanitizeBody:    c.redactBody,
-		RatePerSec:      cfg.Limits.RatePerSec,
-		Burst:           cfg.Limits.Burst,
-		BodyBytesPerSec: cfg.Limits.BodyBytesPerSec,
-		Audit:           c.auditCall,
-		Observe:         c.observeCall,
-		Logger:          c.log,
+		MaxBodyBytes:        cfg.Network.MaxBodyBytes,
+		Identify:            c.transport.Identify,
+		Authenticate:        c.authenticateEdge,
+		SanitizeBody:        c.redactBody,
+		RatePerSec:          cfg.Limits.RatePerSec,
+		Burst:               cfg.Limits.Burst,
+		BodyBytesPerSec:     cfg.Limits.BodyBytesPerSec,
+		DailyCallsPerCaller: cfg.Limits.DailyCallsLimit(),
+		Audit:               c.auditCall,
+		Observe:             c.observeCall,
+		Logger:              c.log,
 	})
 	c.ctlSrv = rpc.NewServer(rpc.Options{
 		MaxBodyBytes: 8 << 20,
@@ -371,6 +372,7 @@ func (c *Core) applyConfig(cfg *config.Config) {
 	if c.peerSrv != nil {
 		c.peerSrv.SetRateLimit(cfg.Limits.RatePerSec, cfg.Limits.Burst)
 		c.peerSrv.SetBodyBytesLimit(cfg.Limits.BodyBytesPerSec)
+		c.peerSrv.SetDailyCallsLimit(cfg.Limits.DailyCallsLimit())
 	}
 }
 

@@ -11,6 +11,7 @@ const (
 	DefaultBurst             = 20
 	DefaultBodyBytesPerSec   = 128 << 10
 	DefaultMaxTasks          = 2
+	DefaultDailyCallsPerPeer = 100000
 	DefaultTaskTimeoutSec    = 600
 	DefaultApprovalExpiry    = 3600
 	DefaultInitialBackoffMS  = 1000

@@ -134,6 +134,10 @@ type Limits struct {
 	// body is redacted before anything reads it, at a cost per byte.
 	BodyBytesPerSec    float64 `json:"body_bytes_per_sec"`
 	MaxConcurrentTasks int     `json:"max_concurrent_tasks"`
+	// DailyCallsPerPeer bounds the calls one peer may make per UTC day:
+	// each is an audit row, kept until retention ends (0: the default,
+	// negative: no limit; see DailyCallsLimit).
+	DailyCallsPerPeer int `json:"daily_calls_per_peer,omitempty"`
 }
 
 // Isolation and output values of a task type.

@@ -140,6 +140,12 @@ func (n Network) OpenQuestionsLimit() int { return perPeerLimit(n.MaxOpenQuestio
 // assistant's inbox that nobody has seen yet (0: no limit).
 func (n Network) UnreadMessagesLimit() int { return perPeerLimit(n.MaxUnreadMessagesPerPeer, 500) }
 
+// DailyCallsLimit is how many calls one peer may make per UTC day (0: no
+// limit). At the default rate limit a peer could make 432,000.
+func (l Limits) DailyCallsLimit() int {
+	return perPeerLimit(l.DailyCallsPerPeer, DefaultDailyCallsPerPeer)
+}
+
 // perPeerLimit reads a per-peer limit as the config writes it: unset (0)
 // is the default, a negative number no limit (0).
 func perPeerLimit(set, def int) int {

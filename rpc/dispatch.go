@@ -112,6 +112,11 @@ func (s *Server) precheck(req *request, caller Caller, ref *refusal, now time.Ti
 	if ref != nil {
 		return ref.err, 0
 	}
+	if caller.AgentID != "" {
+		if ok, wait := s.daily.spend(caller.AgentID, now); !ok {
+			return DailyBudgetSpent(s.dailyLimit(), wait), wait
+		}
+	}
 	return req.err, 0
 }
 

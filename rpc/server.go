@@ -48,6 +48,10 @@ type Options struct {
 	// run's trusted peer kept both cores busy with large bodies of random
 	// characters while within its request rate.
 	BodyBytesPerSec float64
+	// DailyCallsPerCaller, when above 0, bounds the calls one admitted
+	// caller (AgentID set) may make per UTC day; past it its calls are
+	// refused as rate limited until the day turns (daily_budget.go).
+	DailyCallsPerCaller int
 	// MaxLimiters bounds how many callers' buckets are kept (default 4096).
 	MaxLimiters int
 	// Audit records every call, refused ones included, before its response
@@ -89,6 +93,8 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	limits *limiterSet
+	// daily is each admitted caller's budget of calls a day.
+	daily dailyBudget
 	// bodyBytes is each caller's budget of request bytes (BodyBytesPerSec).
 	bodyBytes *limiterSet
 	refusals  refusalLog  // which refusals of strangers are audited
@@ -111,6 +117,7 @@ func NewServer(opts Options) *Server {
 	}
 	s := &Server{opts: opts, log: log, limits: newLimiterSet(opts.RatePerSec, opts.Burst, opts.MaxLimiters),
 		bodyBytes: newLimiterSet(opts.BodyBytesPerSec, int(opts.MaxBodyBytes), opts.MaxLimiters)}
+	s.daily.setLimit(opts.DailyCallsPerCaller)
 	empty := map[string]Handler{}
 	s.handlers.Store(&empty)
 	return s
@@ -134,6 +141,17 @@ func (s *Server) Handle(method string, h Handler) {
 // disables limiting.
 func (s *Server) SetRateLimit(perSec float64, burst int) {
 	s.limits.set(perSec, burst)
+}
+
+// SetDailyCallsLimit changes each admitted caller's budget of calls a day
+// (config reload); limit <= 0 means none. Today's counts are kept.
+func (s *Server) SetDailyCallsLimit(limit int) { s.daily.setLimit(limit) }
+
+// dailyLimit is the budget of calls a day now in force.
+func (s *Server) dailyLimit() int {
+	s.daily.mu.Lock()
+	defer s.daily.mu.Unlock()
+	return s.daily.limit
 }
 
 // bodyBytesPerSec is the budget of request bytes a second now in force.

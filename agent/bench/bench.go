@@ -300,6 +300,7 @@ func startAgent(ctx context.Context, dir, id, role string) (*benchAgent, func(),
 		{ID: "pm-read", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/*", Permission: "read"}}}
 	cfg.Limits.RatePerSec, cfg.Limits.Burst = 100000, 100000 // measured, never hit
 	cfg.Limits.BodyBytesPerSec = 1e9
+	cfg.Limits.DailyCallsPerPeer = -1 // a bench run makes hundreds of thousands of calls
 	cfg.Network.DiscoveryIntervalSec = 3600
 	// Every bench question waits for an owner who never answers: past
 	// the per-peer limit the rest would be refused as busy, which is no

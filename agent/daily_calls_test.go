@@ -1,0 +1,81 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/rpc"
+)
+
+// A trusted-but-hostile peer calling as fast as its rate limit lets it
+// grew the audit log (and the database) without bound: every call is a
+// row. limits.daily_calls_per_peer bounds its calls a UTC day (read again
+// on reload); past it
+// each call is refused as rate limited, saying when calls are taken
+// again, and the refusals are one counted row, so the log stops growing
+// and its chain still verifies. Another peer is not affected.
+func TestPeerPastItsDailyCallsIsRefusedAndStopsGrowingTheAuditLog(t *testing.T) {
+	const budget = 20
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.DailyCallsPerPeer = budget
+		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
+	})
+	hostile := newTestAgent(t, "pm-tanaka", "pm", nil)
+	other := newTestAgent(t, "pm-sato", "pm", nil)
+	pair(eng, hostile)
+	pair(eng, other)
+	ctx := context.Background()
+	client := rawClient(t, hostile, eng)
+	ping := func(c *rpc.Client) error {
+		var res wire.PingResult
+		return c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-tanaka"}, &res)
+	}
+	rowsBefore := auditRowCount(t, eng, "pm-tanaka")
+	for i := range budget {
+		if err := ping(client); err != nil {
+			t.Fatalf("call %d of %d: %v", i+1, budget, err)
+		}
+	}
+	// Each refusal is held up to a second (a peer ignoring Retry-After
+	// gets one a wait): a few show the log stays put.
+	const refused = 4
+	for i := range refused {
+		err := ping(client)
+		re := asRPC(t, err, rpc.CodeRateLimit)
+		if reason := re.Error(); !strings.Contains(reason, "20 calls today") || !strings.Contains(reason, "00:00 UTC") {
+			t.Fatalf("refusal %d says %q; want the day's budget and when it ends", i, reason)
+		}
+	}
+	grown := auditRowCount(t, eng, "pm-tanaka") - rowsBefore
+	if grown != budget+1 {
+		t.Errorf("the audit log grew %d rows for %d calls and %d refusals; want %d (the calls, then one row for the refusals)", grown, budget, refused, budget+1)
+	}
+	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
+		t.Errorf("audit verify = %+v, %v", v, err)
+	}
+	var res wire.PingResult
+	if err := rawClient(t, other, eng).Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-sato"}, &res); err != nil {
+		t.Errorf("another peer is refused too: %v", err)
+	}
+	// A reload that raises the budget lets the peer in again today.
+	eng.EditConfig(func(c *config.Config) { c.Limits.DailyCallsPerPeer = budget + 10 })
+	if _, err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ping(client); err != nil {
+		t.Errorf("after the reload raised the budget: %v", err)
+	}
+}
+
+func auditRowCount(t *testing.T, a *testAgent, peer string) int {
+	t.Helper()
+	rows, err := a.Audit(context.Background(), agent.AuditFilter{Agent: peer, Limit: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rows)
+}
