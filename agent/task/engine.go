@@ -94,6 +94,9 @@ type Engine struct {
 	active  int             // runTask goroutines, at most Runner.Limit()
 	wake    chan struct{}
 	wg      sync.WaitGroup
+	// gitGuard keeps the owner's git configuration as it was before the
+	// running tasks started (gitguard.go).
+	gitGuard gitGuard
 }
 
 // Request is a peer's aoi.task.execute after ACL checks.

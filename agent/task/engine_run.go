@@ -195,7 +195,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		return Outcome{TaskID: t.ID, Status: StateCanceled, Error: "canceled before it started"}, worktree
 	}
 	outPath := filepath.Join(e.taskDir(t.ID), "output.log")
-	guard := guardGit(ctx, repoDir(cfg, tt))
+	guard := e.gitGuard.acquire(ctx, repoDir(cfg, tt))
 	res := e.Runner.Run(ctx, Job{
 		ID: t.ID, Argv: argv, Dir: dir, Env: taskEnv(t.ID, worktree),
 		Timeout:    time.Duration(tt.TimeoutSec) * time.Second,
@@ -211,7 +211,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 // undoGitChanges puts back the git configuration and hooks the task
 // changed (see gitGuard) and fails the task, naming them: the owner's next
 // git command would have run what it planted.
-func (e *Engine) undoGitChanges(t store.TaskRecord, guard *gitGuard, out *Outcome) {
+func (e *Engine) undoGitChanges(t store.TaskRecord, guard *gitLease, out *Outcome) {
 	changed, err := guard.restore()
 	if len(changed) == 0 {
 		return
@@ -219,9 +219,9 @@ func (e *Engine) undoGitChanges(t store.TaskRecord, guard *gitGuard, out *Outcom
 	what := describeChanges(changed)
 	e.log().Warn("task: changed the owner's git configuration; put back", "task", t.ID, "requester", t.Requester, "changed", what, "err", err)
 	e.publish(EventTaskState, t.ID, t.Requester, t.TaskType+" "+t.ID+" changed "+what+"; put back")
-	msg := "the task changed " + what + ", from which the owner's git commands take what to run; it was put back and the task failed"
+	msg := "while the task ran, " + what + " changed, from which the owner's git commands take what to run; it was put back and the task failed"
 	if err != nil {
-		msg = "the task changed " + what + ", from which the owner's git commands take what to run; not all of it could be put back and the task failed"
+		msg = "while the task ran, " + what + " changed, from which the owner's git commands take what to run; not all of it could be put back and the task failed"
 	}
 	out.Status, out.Error = StateFailed, msg
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A task's command runs as the owner, and a worktree shares its
@@ -34,36 +35,123 @@ type guardedFile struct {
 	link   string // a symlink's target
 }
 
-// gitGuard holds the guarded files (by path) and the folders whose entries
-// must not change (hooks: a new file there is a new hook).
+// gitGuard keeps, for the tasks running now, what each guarded file and
+// hooks folder was before the first of them started; the engine holds one.
+// A baseline is shared: a task starting after another planted a hook
+// must not take the planted state for the owner's and put it back at its
+// own end.
 type gitGuard struct {
-	files   map[string]guardedFile
-	folders map[string]string // path → label
+	mu      sync.Mutex
+	files   map[string]*keptFile
+	folders map[string]*keptFolder
 }
 
-// guardGit records the git configuration a task could plant commands in:
-// the repository's config and config.worktree, its hooks folder (and the
-// one core.hooksPath names), and the owner's global git config files. repo
-// may be "" (a task with no repository: only the global files).
-func guardGit(ctx context.Context, repo string) *gitGuard {
-	g := &gitGuard{files: map[string]guardedFile{}, folders: map[string]string{}}
-	for path, label := range globalGitConfigs() {
-		g.keep(path, label)
+type keptFile struct {
+	guardedFile
+	users int
+}
+
+// keptFolder is a hooks folder: the entries it held (each also a kept
+// file) and whose names a task must not add to.
+type keptFolder struct {
+	label   string
+	entries []string
+	users   int
+}
+
+// gitLease is one task's hold on the guard: the files and folders its
+// restore checks.
+type gitLease struct {
+	g       *gitGuard
+	files   []string
+	folders []string
+}
+
+// acquire records, for a task about to run, the git configuration it
+// could plant commands in: the repository's config and config.worktree,
+// its hooks folder (and the one core.hooksPath names), and the owner's
+// global git config files. repo may be "" (a task with no repository:
+// only the global files). What another running task already holds keeps
+// its older baseline.
+func (g *gitGuard) acquire(ctx context.Context, repo string) *gitLease {
+	files, folders := globalGitConfigs(), map[string]string{}
+	if common := repoGitDir(ctx, repo); common != "" {
+		files[filepath.Join(common, "config")] = "the repository's .git/config"
+		files[filepath.Join(common, "config.worktree")] = "the repository's .git/config.worktree"
+		folders[filepath.Join(common, "hooks")] = "the repository's .git/hooks"
+		if hooks := gitPath(ctx, repo, "--git-path", "hooks"); hooks != "" && folders[hooks] == "" {
+			folders[hooks] = "the repository's hooks folder (core.hooksPath)"
+		}
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.files == nil {
+		g.files, g.folders = map[string]*keptFile{}, map[string]*keptFolder{}
+	}
+	lease := &gitLease{g: g}
+	for path, label := range files {
+		g.hold(path, label)
+		lease.files = append(lease.files, path)
+	}
+	for dir, label := range folders {
+		g.holdFolder(dir, label)
+		lease.folders = append(lease.folders, dir)
+	}
+	return lease
+}
+
+// hold counts one more user of path's baseline, reading it first if no
+// task holds it yet.
+func (g *gitGuard) hold(path, label string) {
+	if k := g.files[path]; k != nil {
+		k.users++
+		return
+	}
+	g.files[path] = &keptFile{guardedFile: readGuarded(path, label, g.budget()), users: 1}
+}
+
+// holdFolder holds a folder and every entry it had when first held (a
+// missing folder must stay missing, or at least empty).
+func (g *gitGuard) holdFolder(dir, label string) {
+	f := g.folders[dir]
+	if f == nil {
+		f = &keptFolder{label: label}
+		entries, _ := os.ReadDir(dir)
+		for _, ent := range entries {
+			f.entries = append(f.entries, filepath.Join(dir, ent.Name()))
+		}
+		g.folders[dir] = f
+	}
+	f.users++
+	for _, path := range f.entries {
+		g.hold(path, f.label+"/"+quotedName(filepath.Base(path)))
+	}
+}
+
+// release drops one user of path's baseline.
+func (g *gitGuard) release(path string) {
+	if k := g.files[path]; k != nil {
+		if k.users--; k.users <= 0 {
+			delete(g.files, path)
+		}
+	}
+}
+
+// budget is how many bytes the guard may still keep.
+func (g *gitGuard) budget() int {
+	left := maxGuardedBytes
+	for _, f := range g.files {
+		left -= len(f.body)
+	}
+	return max(left, 0)
+}
+
+// repoGitDir is the git directory repo's worktrees share, or "" for none.
+func repoGitDir(ctx context.Context, repo string) string {
 	if repo == "" {
-		return g
+		return ""
 	}
-	common := gitPath(ctx, repo, "--git-common-dir")
-	if common == "" {
-		return g
-	}
-	g.keep(filepath.Join(common, "config"), "the repository's .git/config")
-	g.keep(filepath.Join(common, "config.worktree"), "the repository's .git/config.worktree")
-	g.keepFolder(filepath.Join(common, "hooks"), "the repository's .git/hooks")
-	if hooks := gitPath(ctx, repo, "--git-path", "hooks"); hooks != "" {
-		g.keepFolder(hooks, "the repository's hooks folder (core.hooksPath)")
-	}
-	return g
+	return gitPath(ctx, repo, "--git-common-dir")
 }
 
 // gitPath asks git for one of repo's paths, made absolute. It runs without
@@ -100,35 +188,6 @@ func globalGitConfigs() map[string]string {
 	return out
 }
 
-func (g *gitGuard) keep(path, label string) {
-	if _, dup := g.files[path]; dup {
-		return
-	}
-	g.files[path] = readGuarded(path, label, g.budget())
-}
-
-// keepFolder keeps every entry of a folder (a missing folder must stay
-// missing, or at least empty).
-func (g *gitGuard) keepFolder(dir, label string) {
-	if _, dup := g.folders[dir]; dup {
-		return
-	}
-	g.folders[dir] = label
-	entries, _ := os.ReadDir(dir)
-	for _, ent := range entries {
-		g.keep(filepath.Join(dir, ent.Name()), label+"/"+quotedName(ent.Name()))
-	}
-}
-
-// budget is how many bytes a guard may still keep.
-func (g *gitGuard) budget() int {
-	left := maxGuardedBytes
-	for _, f := range g.files {
-		left -= len(f.body)
-	}
-	return max(left, 0)
-}
-
 func readGuarded(path, label string, budget int) guardedFile {
 	f := guardedFile{label: label}
 	info, err := os.Lstat(path)
@@ -145,31 +204,48 @@ func readGuarded(path, label string, budget int) guardedFile {
 	return f
 }
 
-// restore puts back every guarded file the task changed, removes what it
-// added to a guarded folder, and returns what changed (labels, sorted) and
-// whatever could not be put back.
-func (g *gitGuard) restore() (changed []string, err error) {
+// restore puts back every file of the lease that changed since its
+// baseline, removes what was added to its folders, releases the lease,
+// and returns what changed (labels, sorted) and whatever could not be put
+// back. It is called once, when the task has ended.
+func (l *gitLease) restore() (changed []string, err error) {
+	g := l.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	var errs []error
-	for path, was := range g.files {
+	check := func(path string) {
+		was := g.files[path].guardedFile
 		if !differs(path, was) {
-			continue
+			return
 		}
 		changed = append(changed, was.label)
 		if e := putBack(path, was); e != nil {
 			errs = append(errs, e)
 		}
 	}
-	for dir, label := range g.folders {
+	for _, path := range l.files {
+		check(path)
+		g.release(path)
+	}
+	for _, dir := range l.folders {
+		f := g.folders[dir]
+		for _, path := range f.entries {
+			check(path)
+			g.release(path)
+		}
 		entries, _ := os.ReadDir(dir)
 		for _, ent := range entries {
 			path := filepath.Join(dir, ent.Name())
-			if _, kept := g.files[path]; kept {
+			if slices.Contains(f.entries, path) {
 				continue
 			}
-			changed = append(changed, label+"/"+quotedName(ent.Name()))
+			changed = append(changed, f.label+"/"+quotedName(ent.Name()))
 			if e := os.RemoveAll(path); e != nil {
 				errs = append(errs, e)
 			}
+		}
+		if f.users--; f.users <= 0 {
+			delete(g.folders, dir)
 		}
 	}
 	slices.Sort(changed)

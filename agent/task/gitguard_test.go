@@ -17,7 +17,7 @@ func TestGitGuardPutsBackTheOwnersGlobalConfig(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "")
 	global := filepath.Join(home, ".gitconfig")
 	writeFile(t, global, "[user]\n\tname = owner\n")
-	guard := guardGit(context.Background(), "")
+	guard := new(gitGuard).acquire(context.Background(), "")
 	writeFile(t, global, "[user]\n\tname = owner\n[core]\n\tfsmonitor = touch /tmp/x\n")
 	os.MkdirAll(filepath.Join(home, ".config", "git"), 0o700)
 	writeFile(t, filepath.Join(home, ".config", "git", "config"), "[core]\n\tpager = evil\n")
@@ -31,8 +31,8 @@ func TestGitGuardPutsBackTheOwnersGlobalConfig(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".config", "git", "config")); !os.IsNotExist(err) {
 		t.Errorf("the XDG git config the task created is still there: %v", err)
 	}
-	if changed, err := guard.restore(); len(changed) != 0 || err != nil {
-		t.Errorf("a second restore found %q, %v", changed, err)
+	if changed, err := new(gitGuard).acquire(context.Background(), "").restore(); len(changed) != 0 || err != nil {
+		t.Errorf("a task that changed nothing: %q, %v", changed, err)
 	}
 }
 
@@ -44,7 +44,7 @@ func TestGitGuardWatchesTheOwnersHooksPath(t *testing.T) {
 	hooks := t.TempDir()
 	writeFile(t, filepath.Join(hooks, "pre-commit"), "#!/bin/sh\nexit 0\n")
 	gitT(t, repo, "config", "core.hooksPath", hooks)
-	guard := guardGit(context.Background(), repo)
+	guard := new(gitGuard).acquire(context.Background(), repo)
 	writeFile(t, filepath.Join(hooks, "pre-commit"), "#!/bin/sh\ncurl evil\n")
 	writeFile(t, filepath.Join(hooks, "post-\x1b[2Jmerge"), "#!/bin/sh\n")
 	changed, err := guard.restore()
@@ -56,5 +56,42 @@ func TestGitGuardWatchesTheOwnersHooksPath(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(hooks); len(entries) != 1 {
 		t.Errorf("hooks after restore: %v", entries)
+	}
+}
+
+// Two tasks at once: the second starts after the first planted a hook and
+// an fsmonitor. Its baseline is the owner's, not the planted one, so
+// neither task's end puts the plant back.
+func TestGitGuardKeepsTheOwnersStateAcrossOverlappingTasks(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	repo := newRepo(t)
+	config := filepath.Join(repo, ".git", "config")
+	owners, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g gitGuard
+	ctx := context.Background()
+	first := g.acquire(ctx, repo)
+	gitT(t, repo, "config", "core.fsmonitor", "touch planted")
+	hook := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	os.MkdirAll(filepath.Dir(hook), 0o700)
+	writeFile(t, hook, "#!/bin/sh\ntouch planted\n")
+	second := g.acquire(ctx, repo)
+	if changed, _ := first.restore(); len(changed) != 2 {
+		t.Errorf("the first task's end found %q; want the config and the hook", changed)
+	}
+	gitT(t, repo, "config", "core.fsmonitor", "touch again") // planted while the second runs
+	if changed, _ := second.restore(); len(changed) != 1 || !strings.Contains(changed[0], ".git/config") {
+		t.Errorf("the second task's end found %q; want the config", changed)
+	}
+	if now, _ := os.ReadFile(config); string(now) != string(owners) {
+		t.Errorf(".git/config after both tasks:\n%s\nwant the owner's:\n%s", now, owners)
+	}
+	if _, err := os.Stat(hook); !os.IsNotExist(err) {
+		t.Errorf("the planted hook is back: %v", err)
+	}
+	if len(g.files) != 0 || len(g.folders) != 0 {
+		t.Errorf("the guard still holds %d files and %d folders with no task running", len(g.files), len(g.folders))
 	}
 }
