@@ -3,6 +3,7 @@ package task
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -33,6 +34,9 @@ type guardedFile struct {
 	mode   fs.FileMode
 	body   []byte
 	link   string // a symlink's target
+	// dir is where the file's folder really was (realDir): a task that replaces the folder, or one above it,
+	// by a link must not have the restore write or delete through it.
+	dir string
 }
 
 // gitGuard keeps, for the tasks running now, what each guarded file and
@@ -55,6 +59,7 @@ type keptFile struct {
 // file) and whose names a task must not add to.
 type keptFolder struct {
 	label   string
+	real    string // where it really was (realDir)
 	entries []string
 	users   int
 }
@@ -115,7 +120,7 @@ func (g *gitGuard) hold(path, label string) {
 func (g *gitGuard) holdFolder(dir, label string) {
 	f := g.folders[dir]
 	if f == nil {
-		f = &keptFolder{label: label}
+		f = &keptFolder{label: label, real: realDir(dir)}
 		entries, _ := os.ReadDir(dir)
 		for _, ent := range entries {
 			f.entries = append(f.entries, filepath.Join(dir, ent.Name()))
@@ -189,7 +194,7 @@ func globalGitConfigs() map[string]string {
 }
 
 func readGuarded(path, label string, budget int) guardedFile {
-	f := guardedFile{label: label}
+	f := guardedFile{label: label, dir: realDir(filepath.Dir(path))}
 	info, err := os.Lstat(path)
 	if err != nil {
 		return f
@@ -233,7 +238,15 @@ func (l *gitLease) restore() (changed []string, err error) {
 			check(path)
 			g.release(path)
 		}
-		entries, _ := os.ReadDir(dir)
+		var entries []os.DirEntry
+		if realDir(dir) == f.real {
+			entries, _ = os.ReadDir(dir)
+		} else {
+			// Listing a link the task put there would delete whatever
+			// it leads to.
+			changed = append(changed, f.label)
+			errs = append(errs, fmt.Errorf("%s was moved or replaced; check it by hand", dir))
+		}
 		for _, ent := range entries {
 			path := filepath.Join(dir, ent.Name())
 			if slices.Contains(f.entries, path) {
@@ -276,6 +289,9 @@ func differs(path string, was guardedFile) bool {
 // putBack makes path what it was: gone when it did not exist, its link or
 // its content (through a temporary file renamed over it) otherwise.
 func putBack(path string, was guardedFile) error {
+	if realDir(filepath.Dir(path)) != was.dir {
+		return fmt.Errorf("the folder of %s was moved or replaced; check it by hand", path)
+	}
 	if !was.exists {
 		return os.RemoveAll(path)
 	}
@@ -291,19 +307,43 @@ func putBack(path string, was guardedFile) error {
 	if !was.mode.IsRegular() {
 		return nil // a folder or device where a file is expected: left alone
 	}
-	tmp := path + ".aoi-restore"
-	if err := os.WriteFile(tmp, was.body, was.mode.Perm()); err != nil {
+	// A fresh name nobody could have linked elsewhere in advance.
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".aoi-restore-*")
+	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, was.mode.Perm()); err != nil {
-		os.Remove(tmp)
-		return err
+	_, err = tmp.Write(was.body)
+	err = errors.Join(err, tmp.Chmod(was.mode.Perm()), tmp.Close())
+	if err == nil {
+		err = os.RemoveAll(path)
 	}
-	if err := os.RemoveAll(path); err != nil && !os.IsNotExist(err) {
-		os.Remove(tmp)
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// realDir is where dir really is: its nearest existing folder with links
+// resolved, and the names below it that do not exist yet. A folder the
+// task makes where there was none keeps the answer; a link it puts there,
+// or above, changes it.
+func realDir(dir string) string {
+	var missing []string
+	for range 64 {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, missing...)...)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		missing = append([]string{filepath.Base(dir)}, missing...)
+		dir = parent
+	}
+	return ""
 }
 
 // plainName is a file name shown as it is; any other is quoted, since the

@@ -95,3 +95,43 @@ func TestGitGuardKeepsTheOwnersStateAcrossOverlappingTasks(t *testing.T) {
 		t.Errorf("the guard still holds %d files and %d folders with no task running", len(g.files), len(g.folders))
 	}
 }
+
+// A task that swaps a guarded folder for a link must not have the restore
+// delete or write through it: a hooks folder made a link to the home
+// directory would have every file there removed as a "new hook", and a
+// ~/.config/git made a link to ~/.ssh would have ~/.ssh/config removed as
+// a git config the task created. Both are named, and nothing is touched.
+func TestGitGuardDoesNotWorkThroughALinkTheTaskMade(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	precious := filepath.Join(home, "notes.txt")
+	writeFile(t, precious, "keep me\n")
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	sshConfig := filepath.Join(home, ".ssh", "config")
+	writeFile(t, sshConfig, "Host *\n")
+	repo := newRepo(t)
+	hooks := filepath.Join(repo, ".git", "hooks")
+	os.MkdirAll(hooks, 0o700)
+	lease := new(gitGuard).acquire(context.Background(), repo)
+
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, hooks); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(home, ".config"), 0o700)
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, ".config", "git")); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := lease.restore()
+	if err == nil || !strings.Contains(strings.Join(changed, "|"), ".git/hooks") {
+		t.Errorf("restore = %q, %v; want the replaced hooks folder named, and an error", changed, err)
+	}
+	for _, f := range []string{precious, sshConfig} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s, behind a link the task made, was touched: %v", filepath.Base(f), err)
+		}
+	}
+}
