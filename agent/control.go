@@ -33,6 +33,7 @@ const (
 	CtlPromptAdd   = control.CtlPromptAdd
 	CtlOutbox      = control.CtlOutbox
 	CtlOutboxDrop  = control.CtlOutboxDrop
+	CtlOutboxRetry = control.CtlOutboxRetry
 	CtlReportEvent = control.CtlReportEvent
 	CtlSnapshot    = control.CtlSnapshot
 	CtlTaskRequest = control.CtlTaskRequest

@@ -156,6 +156,9 @@ func roundTripCases() []roundTripCase {
 		{"drop outbox", func(ctx context.Context, s agent.Service) (any, error) {
 			return nil, s.DropOutbox(ctx, agent.OutboxDropRequest{ID: "m-1"})
 		}, nil, "DropOutbox m-1"},
+		{"retry outbox", func(ctx context.Context, s agent.Service) (any, error) {
+			return s.RetryOutbox(ctx, agent.OutboxRetryRequest{ID: "m-1"})
+		}, agent.OutboxRetryResult{Entry: agent.OutboxEntry{ID: "m-1", To: "qa-ito", What: "message"}, Delivered: true}, "RetryOutbox m-1"},
 		{"report event", func(ctx context.Context, s agent.Service) (any, error) {
 			p := 40
 			return nil, s.ReportEvent(ctx, agent.ReportedEvent{Type: "test.run", File: "auth.go", Content: "3 failed", Progress: &p})
@@ -729,6 +732,9 @@ func (d *serviceDouble) Outbox(context.Context) ([]agent.OutboxEntry, error) {
 }
 func (d *serviceDouble) DropOutbox(_ context.Context, req agent.OutboxDropRequest) error {
 	return d.record("DropOutbox", req.ID)
+}
+func (d *serviceDouble) RetryOutbox(_ context.Context, req agent.OutboxRetryRequest) (agent.OutboxRetryResult, error) {
+	return agent.OutboxRetryResult{Entry: agent.OutboxEntry{ID: "m-1", To: "qa-ito", What: "message"}, Delivered: true}, d.record("RetryOutbox", req.ID)
 }
 func (d *serviceDouble) PromptHistory(context.Context) ([]string, error) {
 	return []string{":focus on", "@pm-tanaka how is it going?"}, d.record("PromptHistory")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
+	"github.com/aoi-protocol/aoi/agent/outbox"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -19,10 +20,39 @@ func (c *Core) Outbox(ctx context.Context) ([]OutboxEntry, error) {
 	}
 	out := make([]OutboxEntry, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, OutboxEntry{ID: r.ID, To: r.To, What: outboxWhat(r), Attempts: r.Attempts, LastError: r.LastError,
-			Refused: r.Refused, CreatedAt: r.CreatedAt, NextAttemptAt: r.NextAttemptAt, ExpiresAt: r.ExpiresAt})
+		out = append(out, outboxEntry(r))
 	}
 	return out, nil
+}
+
+func outboxEntry(r store.OutboxRecord) OutboxEntry {
+	return OutboxEntry{ID: r.ID, To: r.To, What: outboxWhat(r), Attempts: r.Attempts, LastError: r.LastError,
+		Refused: r.Refused, CreatedAt: r.CreatedAt, NextAttemptAt: r.NextAttemptAt, ExpiresAt: r.ExpiresAt}
+}
+
+// RetryOutbox tries one waiting entry now (OutboxService): a peer back
+// online before its back-off ends (up to a minute, ten after a refusal)
+// had its owner waiting with nothing to press. The outcome is read back
+// from the store, so the reason is the one `aoi outbox` shows (redacted).
+func (c *Core) RetryOutbox(ctx context.Context, req OutboxRetryRequest) (OutboxRetryResult, error) {
+	rec, err := c.outbox.RetryNow(ctx, req.ID)
+	switch {
+	case errors.Is(err, outbox.ErrNotWaiting):
+		return OutboxRetryResult{}, errs.NotFound("nothing waits to be sent under %q; `aoi outbox` lists what does", req.ID)
+	case errors.Is(err, outbox.ErrInTurn):
+		return OutboxRetryResult{}, errs.Conflict("%s is being sent to %s right now; `aoi outbox` shows how it went in a moment", req.ID, rec.To)
+	}
+	res := OutboxRetryResult{Entry: outboxEntry(rec), Delivered: err == nil, Expired: errors.Is(err, outbox.ErrExpired)}
+	if err == nil || res.Expired {
+		return res, nil
+	}
+	after, found, rerr := c.db.Outbox(ctx, rec.ID)
+	if rerr != nil || !found {
+		res.Error = "the try failed"
+		return res, rerr
+	}
+	res.Error, res.NextAttemptAt = after.LastError, after.NextAttemptAt
+	return res, nil
 }
 
 // outboxWhat names an entry as the owner knows it.

@@ -41,6 +41,7 @@ const (
 	CtlPromptAdd   = "ctl.prompt_history.add"
 	CtlOutbox      = "ctl.outbox"
 	CtlOutboxDrop  = "ctl.outbox.drop"
+	CtlOutboxRetry = "ctl.outbox.retry"
 	CtlReportEvent = "ctl.report_event"
 	CtlSnapshot    = "ctl.snapshot"
 	CtlTaskRequest = "ctl.task_request"
@@ -140,6 +141,7 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlPromptAdd:   HandleOK(svc.RememberPrompt),
 		CtlOutbox:      HandleNone(svc.Outbox),
 		CtlOutboxDrop:  HandleOK(svc.DropOutbox),
+		CtlOutboxRetry: Handle(svc.RetryOutbox),
 		CtlReportEvent: HandleOK(svc.ReportEvent),
 		CtlSnapshot:    HandleNone(svc.Snapshot),
 		CtlAudit:       Handle(svc.Audit),

@@ -249,6 +249,12 @@ func (c *Client) DropOutbox(ctx context.Context, req agent.OutboxDropRequest) er
 	return c.call(ctx, callTimeout, agent.CtlOutboxDrop, req, nil)
 }
 
+// RetryOutbox implements agent.Service.
+func (c *Client) RetryOutbox(ctx context.Context, req agent.OutboxRetryRequest) (agent.OutboxRetryResult, error) {
+	var out agent.OutboxRetryResult
+	return out, c.call(ctx, callTimeout, agent.CtlOutboxRetry, req, &out)
+}
+
 // Notes implements agent.Service.
 func (c *Client) Notes(ctx context.Context, req agent.NotesRequest) ([]agent.Note, error) {
 	var out []agent.Note

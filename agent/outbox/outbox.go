@@ -267,17 +267,8 @@ func (t *turns) fresh(now time.Time) int {
 // wait for a later turn instead of each waiting out the same timeout. When
 // a peer was passed over meanwhile, the loop is kicked as it ends.
 func (o *Outbox) turn(ctx context.Context, peer string) {
-	defer func() {
-		o.t.mu.Lock()
-		delete(o.t.busy, peer)
-		kick := o.t.skipped
-		o.t.skipped = false
-		o.t.mu.Unlock()
-		o.t.wg.Done()
-		if kick {
-			o.Wake()
-		}
-	}()
+	defer o.t.wg.Done()
+	defer o.release(peer)
 	entries, err := o.DB.DueOutboxFor(ctx, peer, o.Now(), perPeerTurn)
 	if err != nil {
 		o.Log.Error("read outbox", "component", "outbox", "agent_to", peer, "err", err)
@@ -421,5 +412,57 @@ func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
 	})
 	if err != nil {
 		o.Log.Error("expire outbox", "component", "outbox", "id", e.ID, "err", err)
+	}
+}
+
+// ErrNotWaiting is RetryNow's error for an id nothing waits to be sent
+// under (delivered, expired, withdrawn, or never queued).
+var ErrNotWaiting = errors.New("outbox: nothing waits to be sent under that id")
+
+// ErrInTurn is RetryNow's error while a delivery turn to the entry's peer
+// is under way: that turn tries the entry itself.
+var ErrInTurn = errors.New("outbox: a delivery to that peer is under way")
+
+// RetryNow tries one waiting entry at once, whatever its back-off says, and
+// returns it as it was read with the outcome of the try (nil: the peer
+// took it). It takes the peer's delivery turn, so the loop does not send
+// the same entry in the same moment.
+func (o *Outbox) RetryNow(ctx context.Context, id string) (store.OutboxRecord, error) {
+	e, found, err := o.DB.Outbox(ctx, id)
+	if err != nil {
+		return store.OutboxRecord{}, err
+	}
+	if !found || e.State != store.OutboxPending {
+		return e, ErrNotWaiting
+	}
+	if !o.claimNow(e.To) {
+		return e, ErrInTurn
+	}
+	defer o.release(e.To)
+	return e, o.Deliver(ctx, e)
+}
+
+// claimNow marks peer as in a turn unless it already is; unlike claim it
+// does not count the slots: the owner asked for this one try.
+func (o *Outbox) claimNow(peer string) bool {
+	o.t.mu.Lock()
+	defer o.t.mu.Unlock()
+	if _, in := o.t.busy[peer]; in {
+		return false
+	}
+	o.t.busy[peer] = time.Now()
+	return true
+}
+
+// release ends a peer's turn, kicking the loop when a peer was
+// passed over meanwhile.
+func (o *Outbox) release(peer string) {
+	o.t.mu.Lock()
+	delete(o.t.busy, peer)
+	kick := o.t.skipped
+	o.t.skipped = false
+	o.t.mu.Unlock()
+	if kick {
+		o.Wake()
 	}
 }

@@ -488,3 +488,31 @@ func TestPeerBackDeliversWithoutWaitingOutTheBackOff(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// RetryNow tries an entry at once, whatever its back-off, but not while a
+// delivery turn to its peer is under way (that turn tries it), and names
+// an id nothing waits under.
+func TestRetryNowTriesOneEntryAtOnce(t *testing.T) {
+	clk, db := queuedNotify(t, `{"summary":"75%"}`)
+	ctx := context.Background()
+	sent := 0
+	o := New(Outbox{DB: db, Log: slog.New(slog.DiscardHandler), Now: clk.now,
+		Config: func() config.Outbox {
+			return config.Outbox{InitialBackoffMS: 60000, MaxBackoffMS: 600000, ExpirySec: 3600}
+		},
+		Send: func(context.Context, store.OutboxRecord) error { sent++; return nil },
+	})
+	if !o.claim("pm") {
+		t.Fatal("claim pm")
+	}
+	if _, err := o.RetryNow(ctx, "n-1"); !errors.Is(err, ErrInTurn) || sent != 0 {
+		t.Fatalf("RetryNow during pm's turn = %v after %d sends; want ErrInTurn, none", err, sent)
+	}
+	o.release("pm")
+	if e, err := o.RetryNow(ctx, "n-1"); err != nil || e.To != "pm" || sent != 1 {
+		t.Fatalf("RetryNow = %+v, %v after %d sends; want delivered to pm once", e, err, sent)
+	}
+	if _, err := o.RetryNow(ctx, "n-1"); !errors.Is(err, ErrNotWaiting) {
+		t.Errorf("RetryNow of a delivered entry = %v; want ErrNotWaiting", err)
+	}
+}

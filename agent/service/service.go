@@ -171,6 +171,11 @@ type OutboxService interface {
 	// DropOutbox withdraws an entry not delivered yet. Errors:
 	// ErrNotFound (no such entry waits: delivered, expired or dropped).
 	DropOutbox(ctx context.Context, req OutboxDropRequest) error
+	// RetryOutbox tries one waiting entry now instead of at its next
+	// try, and says whether the peer took it. Errors: ErrNotFound (no
+	// such entry waits), ErrConflict (a delivery to its peer is under
+	// way).
+	RetryOutbox(ctx context.Context, req OutboxRetryRequest) (OutboxRetryResult, error)
 }
 
 // OutboxEntry is something waiting to be delivered to a peer.
@@ -193,6 +198,24 @@ type OutboxEntry struct {
 // OutboxDropRequest names the entry to withdraw.
 type OutboxDropRequest struct {
 	ID string `json:"id"`
+}
+
+// OutboxRetryRequest names the entry to try now.
+type OutboxRetryRequest struct {
+	ID string `json:"id"`
+}
+
+// OutboxRetryResult is how a try made at the owner's word went: the entry
+// as it was, and either Delivered or why not with when the next try is.
+type OutboxRetryResult struct {
+	Entry     OutboxEntry `json:"entry"`
+	Delivered bool        `json:"delivered"`
+	// Error is why the peer did not take it, in words (as `aoi outbox`
+	// shows it); Expired says the entry was past its expiry and was
+	// given up instead of sent.
+	Error         string    `json:"error,omitempty"`
+	Expired       bool      `json:"expired,omitempty"`
+	NextAttemptAt time.Time `json:"next_attempt_at,omitzero"`
 }
 
 // PromptService keeps what the owner typed in the interface's prompt bar,
