@@ -329,7 +329,7 @@ func (a *Asker) RequestTask(ctx context.Context, req service.TaskRequest) (servi
 	}
 	var raw json.RawMessage
 	if err := client.CallWithID(callCtx, id, wire.MethodTaskExecute, params, &raw); err != nil {
-		if a.Outbox != nil && !req.Sync && peers.NotDialed(err) {
+		if a.Outbox != nil && !req.Sync && !req.NoQueue && peers.NotDialed(err) {
 			return a.queueTask(ctx, id, params, err)
 		}
 		err = a.failed(ctx, req.To, err)

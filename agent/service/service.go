@@ -588,6 +588,11 @@ type TaskRequest struct {
 	ContextScope []string          `json:"context_scope,omitempty"`
 	Sync         bool              `json:"sync,omitempty"`
 	TimeoutSec   int               `json:"timeout,omitempty"`
+	// NoQueue makes a peer that cannot be reached an error rather than a
+	// request queued in the outbox, as Sync does: `aoi task --sync` sends
+	// its request async, to say once the peer has queued it that it
+	// waits, and must not leave one behind when it fails.
+	NoQueue bool `json:"no_queue,omitempty"`
 }
 
 // Label names a task request the way its asker reads it back: "task

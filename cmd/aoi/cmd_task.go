@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -41,34 +42,116 @@ func (a *app) taskCmd() *cobra.Command {
 			}
 			req.To, req.TaskType, req.Params = argv[0], argv[1], params
 			req.TimeoutSec = int(timeout.Round(time.Second) / time.Second)
+			if req.Sync {
+				return a.requestTaskAndWait(cmd.Context(), req, timeout)
+			}
 			return call(a, func(svc agent.AskingService) error {
-				if req.Sync {
-					fmt.Fprintf(a.stderr, "waiting for %s to run %s (its owner may have to approve it first)…\n", cell(req.To, 0), cell(req.TaskType, 0))
-				}
 				t, err := svc.RequestTask(cmd.Context(), req)
 				if err != nil {
 					return err
 				}
-				if err := a.emit(t, func(w io.Writer) { printTicket(w, req.To, t) }); err != nil {
-					return err
-				}
-				switch t.Status {
-				case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
-					// Waited for and did not succeed: a script must not
-					// read it as done (the second walk's rejected task
-					// exited 0).
-					return &exitError{code: exitFailure}
-				}
-				return nil
+				return a.printTicketExit(req.To, t)
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&req.ContextScope, "scope", nil, "contexts the task concerns, comma separated")
 	f.BoolVar(&req.Sync, "sync", false, "wait for the task to finish (up to --timeout)")
-	f.DurationVar(&timeout, "timeout", 0, "with --sync, how long to wait (e.g. 10m)")
+	f.DurationVar(&timeout, "timeout", 0, "with --sync, how long to wait for the result (e.g. 10m; default 5m)")
 	cmd.AddCommand(a.taskStatusCmd(), a.taskCancelCmd())
 	return cmd
+}
+
+// printTicketExit prints a ticket and exits 1 when the task failed or did
+// not run: a script must not read it as done (the second walk's rejected
+// task exited 0).
+func (a *app) printTicketExit(peer string, t agent.TaskTicket) error {
+	if err := a.emit(t, func(w io.Writer) { printTicket(w, peer, t) }); err != nil {
+		return err
+	}
+	switch t.Status {
+	case agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+// defaultSyncWait is how long --sync waits without --timeout: as long as
+// a peer holds a synchronous request open (an owner approving takes a
+// while).
+const defaultSyncWait = 5 * time.Minute
+
+// requestTaskAndWait is `aoi task --sync`: the request goes async, so the
+// peer answers at once that it queued the task, and only then does the
+// command say it waits (the seventh walk read "waiting for approval"
+// before the peer had accepted anything, then a refusal); then it waits
+// for the task's result message, as `aoi query --wait` does. A peer that
+// cannot be reached is an error: nothing is left queued.
+func (a *app) requestTaskAndWait(ctx context.Context, req agent.TaskRequest, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = defaultSyncWait
+	}
+	req.Sync, req.NoQueue = false, true
+	return call(a, func(svc agent.Service) error {
+		cursor, err := lastMessageSeq(ctx, svc)
+		if err != nil {
+			return err
+		}
+		t, err := svc.RequestTask(ctx, req)
+		if err != nil {
+			return err
+		}
+		if taskOver(t.Status) {
+			return a.printTicketExit(req.To, t)
+		}
+		fmt.Fprintf(a.stderr, "%s queued %s (task %s); %s…\n", cell(req.To, 0), cell(req.TaskType, 0), cell(t.TaskID, 0), waitingFor(t.Status))
+		m, err := waitForAnswer(ctx, svc, t.RequestID, cursor, timeout)
+		var late *noAnswerError
+		if errors.As(err, &late) {
+			if perr := a.emit(t, func(w io.Writer) { printTicket(w, req.To, t) }); perr != nil {
+				return perr
+			}
+			return fmt.Errorf("task %s on %s did not finish within %s; its result will still arrive in your inbox (`aoi inbox`)",
+				cell(t.TaskID, 0), cell(req.To, 0), timeout)
+		}
+		if err != nil {
+			return err
+		}
+		return a.printTicketExit(req.To, finishedTicket(t, m))
+	})
+}
+
+// waitingFor says what a task the peer just queued waits for.
+func waitingFor(status string) string {
+	if status == agent.TaskPending {
+		return "waiting for its owner to approve it"
+	}
+	return "waiting for it to run"
+}
+
+// taskOver reports whether a task status is final.
+func taskOver(status string) bool {
+	switch status {
+	case agent.TaskCompleted, agent.TaskFailed, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled:
+		return true
+	}
+	return false
+}
+
+// finishedTicket is the ticket of a task whose result message m arrived:
+// the message carries the task's outcome, which the ticket holds as a
+// synchronous answer did (under "output", with its error beside it).
+func finishedTicket(t agent.TaskTicket, m agent.Message) agent.TaskTicket {
+	var o struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+	}
+	_ = json.Unmarshal(m.Data, &o) // a result without them still prints its output
+	if o.Status != "" {
+		t.Status = o.Status
+	}
+	t.Result = wire.MustJSON(map[string]any{"task_id": t.TaskID, "status": t.Status, "output": m.Data, "error": o.Error})
+	return t
 }
 
 // listTaskTypes prints the task types a peer told this agent it may ask

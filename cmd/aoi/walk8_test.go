@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 )
@@ -43,5 +44,43 @@ func TestOutboxRetrySendsOneNow(t *testing.T) {
 	out = cliFails(t, bin, pm, 1, "outbox", "retry", id)
 	if !strings.Contains(out, `nothing waits to be sent under "`+id+`"`) {
 		t.Errorf("retrying what was delivered:\n%s", out)
+	}
+}
+
+// TestSyncTaskSaysItWaitsOnceQueued: `aoi task --sync` says it waits for
+// approval only once the peer has queued the task (the seventh walk read
+// "waiting … to approve it first" above the peer's refusal), naming the
+// task; once approved it prints the outcome and exits 0. A request the
+// peer refuses prints the refusal alone.
+func TestSyncTaskSaysItWaitsOnceQueued(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	offersTasks(t, eng, map[string]any{
+		"lint": map[string]any{"command": []any{"echo", "lint is clean"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 60, "approval": "required"},
+	})
+	cli(t, bin, eng, "reload")
+	cli(t, bin, pm, "discover")
+
+	out := cliFails(t, bin, pm, exitFailure, "task", "eng-suzuki", "lint", "fix=yes", "--sync")
+	if strings.Contains(out, "waiting") || strings.Contains(out, "queued") || !strings.Contains(out, "not a parameter of lint") {
+		t.Errorf("a refused --sync request printed:\n%s", out)
+	}
+
+	p := startProc(t, bin, []string{"--data-dir", pm, "task", "eng-suzuki", "lint", "--sync", "--timeout", "60s"}, nil)
+	p.waitFor(t, 20*time.Second, "the line saying it waits", func() bool {
+		return p.screenHas("eng-suzuki queued lint (task t") && p.screenHas("waiting for its owner to approve it…")
+	})
+	var pending []agent.Approval
+	cliJSON(t, bin, eng, &pending, "approvals")
+	if len(pending) != 1 {
+		t.Fatalf("eng-suzuki's approvals = %+v; want the lint request", pending)
+	}
+	cli(t, bin, eng, "approve", pending[0].ID)
+	if !p.exited(30 * time.Second) {
+		t.Fatalf("aoi task --sync still waits after the approval:\n%s", p.out.String())
+	}
+	if got := p.out.String(); p.exitCode() != 0 || !strings.Contains(got, "exit code: 0") || !strings.Contains(got, "lint is clean") {
+		t.Errorf("aoi task --sync exited %d:\n%s", p.exitCode(), got)
 	}
 }
