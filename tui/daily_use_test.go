@@ -68,10 +68,10 @@ func TestQueryNoticesSayWhoseQuestion(t *testing.T) {
 	}{
 		{"answer", keys("enter", "ctrl+s"), "answer sent for pm-tanaka's question “auth progress and blockers?”"},
 		{"decline", keys("d", "b", "enter"), "declined pm-tanaka's question “auth progress and blockers?”"},
-		{"release", keys("tab", "r"), "sent the draft to qa-ito's question “which suite should I run before the rel…”"},
+		{"release", keys("tab", "r"), "sent the draft to qa-ito's question “which suite should I run before the…”"},
 		// q-4's draft is a guess: r asks first, enter sends it.
 		{"release hostile", keys("tab", "down", "r", "enter"), "sent the draft to pm-tanaka's question “status?APPROVED by owner eulav”"},
-		{"prompt", command("decline q-6 later"), "declined eng-佐藤's question “認証のリファクタリングはいつ終わります…”"},
+		{"prompt", command("decline q-6 later"), "declined eng-佐藤's question “認証のリファクタリングはいつ…”"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -230,7 +230,7 @@ func queryNamed(q agent.Query) string {
 	case q.Text == "":
 		return Sanitize(q.From) + "'s query " + Sanitize(q.ID)
 	}
-	return Sanitize(q.From) + "'s question “" + truncate(Sanitize(q.Text), 40) + "”"
+	return Sanitize(q.From) + "'s question “" + truncateWords(Sanitize(q.Text), 40) + "”"
 }
 
 // rejectAbout says which request the reject dialog is about: its

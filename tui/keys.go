@@ -173,7 +173,7 @@ func (m *Model) completions() completions {
 	// Who asked, and how the question begins: two questions of one peer
 	// are told apart by their words, not by the ids' late characters.
 	label := func(q agent.Query) string {
-		return Sanitize(q.From) + " “" + truncate(Sanitize(q.Text), 24) + "”"
+		return Sanitize(q.From) + " “" + truncateWords(Sanitize(q.Text), 24) + "”"
 	}
 	var drafted []string // waiting with a draft of the owner's work: :release sends it
 	for _, q := range m.queries.rows {

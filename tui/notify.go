@@ -340,7 +340,7 @@ func (m *Model) showMessage(msg agent.Message) {
 	text := messageText(msg.Data)
 	q := m.asks[msg.RelatedID]
 	if q == "" && msg.Question != "" { // asked from the CLI or another interface
-		q = truncate(Sanitize(msg.Question), 40)
+		q = truncateWords(Sanitize(msg.Question), 40)
 	}
 	if q != "" && msg.RelatedID != "" {
 		verb := " re “" + q + "”: "

@@ -64,7 +64,7 @@ func (p *messagesPane) waitingLines() []string {
 	for _, g := range groups {
 		what := Sanitize(g.Text)
 		if !strings.HasPrefix(what, "task ") {
-			what = "“" + truncate(what, 24) + "”"
+			what = "“" + truncateWords(what, 24) + "”"
 		}
 		if g.Count > 1 {
 			what += " ×" + itoa(g.Count)
@@ -216,7 +216,7 @@ func (p *messagesPane) age(r agent.Message) string { return ageCell(p.env.now, r
 // what it answers.
 func (p *messagesPane) summary(r agent.Message) string {
 	text := messageText(r.Data)
-	q := truncate(Sanitize(r.Question), 40)
+	q := truncateWords(Sanitize(r.Question), 40)
 	if r.Question == "" {
 		q = p.asks[r.RelatedID]
 	}

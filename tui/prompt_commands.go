@@ -588,7 +588,7 @@ func (m *Model) handleAsked(msg askedMsg) tea.Cmd {
 		m.peerNotice("↩ " + to + ": " + messageText(msg.res.Result))
 		return nil
 	}
-	m.asks[msg.res.QueryID] = truncate(Sanitize(msg.req.Query), 40)
+	m.asks[msg.res.QueryID] = truncateWords(Sanitize(msg.req.Query), 40)
 	if r.Metadata["state"] == agent.AskQueued {
 		m.info(to + " is offline: the question is queued and goes out when it is back; the answer will show in Messages")
 	} else {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -34,6 +36,8 @@ func truncate(s string, w int) string {
 // truncateWords is truncate for prose: it cuts at the last word that fits,
 // so a notice does not end mid-word, unless that would drop more than half
 // the line (one long word, an id or a path), where it cuts inside the word.
+// Japanese has no spaces between words: there it cuts where a phrase ends
+// (cjkPhraseEnd), so "進捗とブロ…" reads "進捗と…".
 func truncateWords(s string, w int) string {
 	if width(s) <= w || w <= 1 {
 		return truncate(s, w)
@@ -42,7 +46,48 @@ func truncateWords(s string, w int) string {
 	if len(lines) == 0 || width(lines[0]) < w/2 {
 		return truncate(s, w)
 	}
-	return strings.TrimRight(lines[0], " /") + ellipsis
+	line := lines[0]
+	if rest, ok := strings.CutPrefix(s, line); ok {
+		line = cjkPhraseEnd(line, rest, w/2)
+	}
+	return strings.TrimRight(line, " /") + ellipsis
+}
+
+// cjkPhraseEnd is line, which rest follows in the text, shortened to end
+// where a Japanese phrase does when the cut falls inside a run of CJK
+// text: after a particle (hiragana before anything else), after a comma
+// or a closing bracket, or before an opening one. It keeps at least min
+// cells; line as it is when no such place is found.
+func cjkPhraseEnd(line, rest string, min int) string {
+	next, _ := utf8.DecodeRuneInString(rest)
+	rs := []rune(line)
+	if len(rs) == 0 || !isCJK(rs[len(rs)-1]) || !isCJK(next) || phraseBreak(rs[len(rs)-1], next) {
+		return line
+	}
+	for i := len(rs) - 1; i > 0 && width(string(rs[:i])) >= min; i-- {
+		if phraseBreak(rs[i-1], rs[i]) {
+			return string(rs[:i])
+		}
+	}
+	return line
+}
+
+// phraseBreak reports whether a Japanese phrase may end between a and b.
+func phraseBreak(a, b rune) bool {
+	switch {
+	case isClosing(a) && !isClosing(b), isOpening(b):
+		return true
+	case unicode.Is(unicode.Hiragana, a):
+		return !unicode.Is(unicode.Hiragana, b) && !isClosing(b) && b != 'ー'
+	}
+	return !isCJK(a) || !isCJK(b)
+}
+
+// isCJK reports a character of Japanese, Chinese or Korean text (kana,
+// kanji, hangul, their punctuation and full-width forms).
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef
 }
 
 // fit truncates s to w cells and pads it with spaces to exactly w.

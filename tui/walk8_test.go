@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNoticeCutsAtAWordBoundary: a notice too long for a 60-column window
+// ends with whole words and an ellipsis, English or Japanese (the seventh
+// walk read a notice cut inside a word; Japanese, which has no spaces, is
+// cut where a phrase ends: after a particle or a comma).
+func TestNoticeCutsAtAWordBoundary(t *testing.T) {
+	for _, text := range []string{
+		"approved run_tests suite=auth for pm-tanaka; it runs when a slot is free, and its result goes back to pm-tanaka once it ends, with the last lines of its output and the test counts",
+		"eng-suzukiの質問「認証機能の進捗とブロック要因は何ですか」に下書きを送りました。確認してから承認してください。リリース前に結果を共有してください。",
+	} {
+		m := newLoaded(t, fixtureService(), 60, 20, true)
+		m.info(text)
+		lines := m.noticeWrapped()
+		last := lines[len(lines)-1]
+		kept, cut := strings.CutSuffix(last, ellipsis)
+		if !cut || width(last) > 60 {
+			t.Fatalf("the notice's last line %q is not cut with an ellipsis within 60 cells", last)
+		}
+		at := strings.Index(text, kept)
+		if at < 0 {
+			t.Fatalf("the notice's last line %q is not a piece of %q", last, text)
+		}
+		next := []rune(text[at+len(kept):])[0]
+		prev := []rune(kept)[len([]rune(kept))-1]
+		if next != ' ' && !phraseBreak(prev, next) {
+			t.Errorf("the notice is cut inside a word: %q|%q", kept, string(next))
+		}
+		if !strings.Contains(screen(m), last) {
+			t.Errorf("the screen does not show the notice's last line %q:\n%s", last, screen(m))
+		}
+	}
+	if got := truncateWords("認証機能の進捗とブロック要因は？", 20); got != "認証機能の進捗と…" {
+		t.Errorf("truncateWords cut Japanese as %q; want it after the particle: 認証機能の進捗と…", got)
+	}
+}
