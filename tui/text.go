@@ -87,7 +87,7 @@ func phraseBreak(a, b rune) bool {
 // kanji, hangul, their punctuation and full-width forms).
 func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
-		r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef
+		r >= 0x3000 && r <= 0x30ff || r >= 0xff00 && r <= 0xffef // punctuation, ー and ・, full-width forms
 }
 
 // fit truncates s to w cells and pads it with spaces to exactly w.

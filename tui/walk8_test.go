@@ -35,7 +35,16 @@ func TestNoticeCutsAtAWordBoundary(t *testing.T) {
 			t.Errorf("the screen does not show the notice's last line %q:\n%s", last, screen(m))
 		}
 	}
-	if got := truncateWords("認証機能の進捗とブロック要因は？", 20); got != "認証機能の進捗と…" {
-		t.Errorf("truncateWords cut Japanese as %q; want it after the particle: 認証機能の進捗と…", got)
+	for _, c := range []struct {
+		text string
+		w    int
+		want string
+	}{
+		{"認証機能の進捗とブロック要因は？", 20, "認証機能の進捗と…"},
+		{"認証機能の進捗とブロック要因は？リリース前にテストの結果", 40, "認証機能の進捗とブロック要因は？…"}, // ー is part of a word
+	} {
+		if got := truncateWords(c.text, c.w); got != c.want {
+			t.Errorf("truncateWords(%q, %d) = %q; want it where a phrase ends: %q", c.text, c.w, got, c.want)
+		}
 	}
 }
