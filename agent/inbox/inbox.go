@@ -334,13 +334,23 @@ func (in *Inbox) Announce(q store.QueryRecord) {
 }
 
 // beginning is the start of text, at most n runes on one line, "…" when
-// cut: enough to tell one question from another in a notification.
+// cut: enough to tell one question from another in a notification. The
+// cut falls after the last whole word, or in Japanese after the last
+// comma or full stop, when that keeps at least half (the walk read
+// "…and when do…").
 func beginning(text string, n int) string {
 	r := []rune(strings.Join(strings.Fields(text), " "))
 	if len(r) <= n {
 		return string(r)
 	}
-	return strings.TrimSpace(string(r[:n-1])) + "…"
+	cut := n - 1
+	for i := cut; i > n/2; i-- {
+		if r[i] == ' ' || strings.ContainsRune("、。，！？」』）", r[i-1]) {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimSpace(string(r[:cut])) + "…"
 }
 
 // WithMeta sets m[k] = v, making m when it is nil.

@@ -257,3 +257,23 @@ func TestReleasedOldDraftSaysWhenItWasWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestBeginningCutsAtAWordEnd: the question a notification quotes is cut
+// after a whole word (the walk read "…and when do…"), or in Japanese
+// after a comma or full stop; one long word is still cut inside.
+func TestBeginningCutsAtAWordEnd(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		n    int
+		want string
+	}{
+		{"how is the billing migration going, and when does it ship to production?", 48, "how is the billing migration going, and when…"},
+		{"認証機能の進捗とブロック要因は、リリース前にテストの結果も教えてください", 20, "認証機能の進捗とブロック要因は、…"},
+		{"short question", 48, "short question"},
+		{strings.Repeat("x", 60), 10, "xxxxxxxxx…"},
+	} {
+		if got := beginning(c.text, c.n); got != c.want {
+			t.Errorf("beginning(%q, %d) = %q; want %q", c.text, c.n, got, c.want)
+		}
+	}
+}
