@@ -179,6 +179,23 @@ func (p *auditPane) setFilter(text string) action {
 	return p.request(0)
 }
 
+// noMatch says that nothing matches the filter and, for a column key, what
+// it takes: the walk's "method:aoi.task" found nothing and did not say that
+// a method is matched whole, as a word is not.
+func (p *auditPane) noMatch() string {
+	says := "No audit entries match the filter."
+	if p.filter.Agent != "" {
+		says += " agent: takes an agent id whole, as AGENT shows it."
+	}
+	if p.filter.Method != "" {
+		says += " method: takes a method whole, as METHOD shows it (aoi.query, aoi.task.execute, aoi.notify, …)."
+	}
+	if p.filter.Agent != "" || p.filter.Method != "" {
+		says += " A word without a key searches every column."
+	}
+	return says
+}
+
 // resultLabel is how the RESULT column shows a result: short error names
 // (agent.AuditResultLabel), sanitised.
 func resultLabel(result string) string { return Sanitize(agent.AuditResultLabel(result)) }
@@ -283,7 +300,10 @@ func (p *auditPane) View() string {
 		if p.loading {
 			return p.empty("Loading the audit log…")
 		}
-		return p.empty("No audit entries" + map[bool]string{true: " match the filter.", false: " yet."}[p.filterText != ""])
+		if p.filterText != "" {
+			return p.empty(p.noMatch())
+		}
+		return p.empty("No audit entries yet.")
 	}
 	wide, clock := p.w >= 90, "15:04"
 	if wide {

@@ -48,3 +48,23 @@ func TestNoticeCutsAtAWordBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditFilterThatMatchesNothingSaysWhatKeysTake: a method: filter
+// naming part of a method matches nothing, and the pane says that a
+// method is matched whole and that a word searches every column (the
+// eighth walk typed method:aoi.task and read only "No audit entries
+// match the filter.").
+func TestAuditFilterThatMatchesNothingSaysWhatKeysTake(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 60, 20, true)
+	press(t, m, "/")
+	typeText(t, m, "method:aoi.tas")
+	press(t, m, "enter")
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(frame)), " ")
+	for _, want := range []string{"method: takes a method whole", "A word without a key searches every column"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the empty Audit pane does not say %q:\n%s", want, frame)
+		}
+	}
+}
