@@ -188,7 +188,7 @@ func (p *auditPane) noMatch() string {
 		says += " agent: takes an agent id whole, as AGENT shows it."
 	}
 	if p.filter.Method != "" {
-		says += " method: takes a method whole, as METHOD shows it (aoi.query, aoi.task.execute, aoi.notify, …)."
+		says += " method: takes a method whole, as METHOD shows it (aoi.query, task.request, ctl.answer, …)."
 	}
 	if p.filter.Agent != "" || p.filter.Method != "" {
 		says += " A word without a key searches every column."
