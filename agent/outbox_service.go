@@ -38,7 +38,7 @@ func (c *Core) RetryOutbox(ctx context.Context, req OutboxRetryRequest) (OutboxR
 	rec, err := c.outbox.RetryNow(ctx, req.ID)
 	switch {
 	case errors.Is(err, outbox.ErrNotWaiting):
-		return OutboxRetryResult{}, errs.NotFound("nothing waits to be sent under %q; `aoi outbox` lists what does", req.ID)
+		return OutboxRetryResult{}, errs.NotFound("%s", notWaiting(req.ID, rec))
 	case errors.Is(err, outbox.ErrInTurn):
 		return OutboxRetryResult{}, errs.Conflict("%s is being sent to %s right now; `aoi outbox` shows how it went in a moment", req.ID, rec.To)
 	}
@@ -53,6 +53,22 @@ func (c *Core) RetryOutbox(ctx context.Context, req OutboxRetryRequest) (OutboxR
 	}
 	res.Error, res.NextAttemptAt = after.LastError, after.NextAttemptAt
 	return res, nil
+}
+
+// notWaiting says why nothing waits under id: an entry that was there
+// says what became of it (the walk's retry came a moment after the peer,
+// back online, had taken it).
+func notWaiting(id string, rec store.OutboxRecord) string {
+	what := "the " + outboxWhat(rec) + " " + rec.ID + " to " + rec.To
+	switch {
+	case rec.State == store.OutboxDelivered && rec.DeliveredAt != nil:
+		return fmt.Sprintf("%s was delivered at %s: nothing to retry", what, rec.DeliveredAt.Local().Format("15:04:05"))
+	case rec.State == store.OutboxExpired:
+		return what + " expired before it was delivered: nothing to retry"
+	case rec.State != "" && rec.State != store.OutboxPending:
+		return what + " was withdrawn: nothing to retry"
+	}
+	return fmt.Sprintf("nothing waits to be sent under %q; `aoi outbox` lists what does", id)
 }
 
 // outboxWhat names an entry as the owner knows it.

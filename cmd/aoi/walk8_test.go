@@ -42,8 +42,12 @@ func TestOutboxRetrySendsOneNow(t *testing.T) {
 	}
 
 	out = cliFails(t, bin, pm, 1, "outbox", "retry", id)
-	if !strings.Contains(out, `nothing waits to be sent under "`+id+`"`) {
+	if !strings.Contains(out, "the message "+id+" to eng-suzuki was delivered at ") || !strings.Contains(out, "nothing to retry") {
 		t.Errorf("retrying what was delivered:\n%s", out)
+	}
+	out = cliFails(t, bin, pm, 1, "outbox", "retry", "m-0000nothing")
+	if !strings.Contains(out, `nothing waits to be sent under "m-0000nothing"`) {
+		t.Errorf("retrying an id never queued:\n%s", out)
 	}
 }
 
