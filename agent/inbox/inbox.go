@@ -19,6 +19,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/kana"
+	"github.com/aoi-protocol/aoi/internal/termtext"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -329,12 +330,15 @@ func (in *Inbox) QueueAnswer(tx *store.Tx, q store.QueryRecord, res wire.QueryRe
 func (in *Inbox) Announce(q store.QueryRecord) {
 	in.Publish(events.QueryReceived, q.ID, q.From, q.Text)
 	if q.State == Escalated {
-		in.Publish(events.Attention, q.ID, q.From, "question from "+q.From+": “"+beginning(q.Text, 48)+"”")
+		in.Publish(events.Attention, q.ID, q.From, "question from "+q.From+": “"+beginning(termtext.Visible(q.Text), 48)+"”")
 	}
 }
 
 // beginning is the start of text, at most n runes on one line, "…" when
-// cut: enough to tell one question from another in a notification. The
+// cut: enough to tell one question from another in a notification. Give
+// it the text as a reader sees it (termtext.Visible): counted with a
+// peer's escape sequences, which the screen drops, a short question was
+// cut though it fitted. The
 // cut falls after the last whole word, or in Japanese after the last
 // comma or full stop, when that keeps at least half (the walk read
 // "…and when do…").

@@ -277,3 +277,21 @@ func TestBeginningCutsAtAWordEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnounceQuotesTheQuestionAsItIsSeen: the notice of a new question
+// counts the characters a reader sees: a peer's escape sequences, which
+// the screen drops, cut a short question short (the eighth walk read
+// “evil title RTL and…” of a question of 29 visible characters).
+func TestAnnounceQuotesTheQuestionAsItIsSeen(t *testing.T) {
+	var said string
+	in := &Inbox{Publish: func(kind, _, _, summary string) {
+		if kind == events.Attention {
+			said = summary
+		}
+	}}
+	in.Announce(store.QueryRecord{ID: "q-1", From: "pm-tanaka", State: Escalated,
+		Text: "is the \x1b]8;;http://example.com/a/long/link\x07billing\x1b]8;;\x07 fix \x1b[31mmerged\x1b[0m?"})
+	if want := "question from pm-tanaka: “is the billing fix merged?”"; said != want {
+		t.Errorf("the notice reads %q; want %q", said, want)
+	}
+}
