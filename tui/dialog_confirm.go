@@ -75,9 +75,20 @@ func newTrustDialog(p agent.Peer, e *env) *trustDialog {
 	role := textinput.New()
 	role.Prompt = "role     › "
 	role.CharLimit = 64
-	role.Placeholder = "e.g. pm: rules by role apply only once it has one"
 	role.SetValue(Sanitize(p.Role))
 	return &trustDialog{p: p, id: id, role: role, env: e}
+}
+
+// placeholderFor is the first of the placeholders that fits a field w
+// cells wide, else the last cut at a word: the role field at 60 columns
+// read "e.g. pm: rules by role apply only once it h".
+func placeholderFor(w int, placeholders ...string) string {
+	for _, p := range placeholders {
+		if width(p) <= w {
+			return p
+		}
+	}
+	return truncateWords(placeholders[len(placeholders)-1], w)
 }
 
 func (d *trustDialog) focusCmd() tea.Cmd { return d.id.Focus() }
@@ -128,6 +139,7 @@ func (d *trustDialog) View(w, h int, env *env) string {
 	tw, _ := dialogSize(w, h)
 	d.id.SetWidth(tw - 14)
 	d.role.SetWidth(tw - 14)
+	d.role.Placeholder = placeholderFor(tw-14, "e.g. pm: rules by role apply only once it has one", "e.g. pm (rules by role need one)")
 	fields := detailFields([][2]string{
 		{"fingerprint", agent.GroupFingerprint(d.p.Fingerprint)}, {"endpoint", orDefault(d.p.Endpoint, noEndpoint(d.p))},
 		{"calls from", d.p.Source}, {"announced role", d.p.AnnouncedRole},

@@ -68,3 +68,25 @@ func TestAuditFilterThatMatchesNothingSaysWhatKeysTake(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustDialogPlaceholderFitsAt60: the trust dialog's role field at
+// 60×20 shows a placeholder whole (the eighth walk read "e.g. pm: rules
+// by role apply only once it h"); a wide window shows the long one.
+func TestTrustDialogPlaceholderFitsAt60(t *testing.T) {
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{
+		{60, 20, "e.g. pm (rules by role need one)"},
+		{120, 40, "e.g. pm: rules by role apply only once it has one"},
+	} {
+		m := newLoaded(t, fixtureService(), c.w, c.h, true)
+		m.setFocus(focusPeers)
+		press(t, m, "t")
+		frame := screen(m)
+		checkFrame(t, frame, c.w, c.h)
+		if !strings.Contains(frame, "Trust stranger") || !strings.Contains(frame, c.want) {
+			t.Errorf("at %dx%d the trust dialog does not show %q:\n%s", c.w, c.h, c.want, frame)
+		}
+	}
+}
