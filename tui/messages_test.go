@@ -158,11 +158,11 @@ func TestMessagesPaneSaysWhatWaitsForAnAnswer(t *testing.T) {
 // answers as a task, not as a quoted question (as `aoi inbox` does).
 func TestMessageSummaryNamesATaskUnquoted(t *testing.T) {
 	p := newMessagesPane(&env{now: fixedNow})
-	got := p.summary(agent.Message{Event: "task.completed", RelatedID: "ask-1", Question: "task lint", Data: []byte(`{"summary":"lint passed"}`)})
+	got := p.summary(agent.Message{Event: "task.completed", RelatedID: "ask-1", Question: "task lint", Data: []byte(`{"summary":"lint passed"}`)}, rowQuoteW)
 	if !strings.Contains(got, "re task lint") || strings.Contains(got, "“task") {
 		t.Errorf("summary %q", got)
 	}
-	if got := p.summary(agent.Message{Event: "query.completed", RelatedID: "ask-2", Question: "is it green?", Data: []byte(`{"summary":"yes"}`)}); !strings.Contains(got, "re “is it green?”") {
+	if got := p.summary(agent.Message{Event: "query.completed", RelatedID: "ask-2", Question: "is it green?", Data: []byte(`{"summary":"yes"}`)}, rowQuoteW); !strings.Contains(got, "re “is it green?”") {
 		t.Errorf("a question's answer: %q", got)
 	}
 }

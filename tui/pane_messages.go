@@ -185,11 +185,11 @@ func (p *messagesPane) View() string {
 		if r.Priority == "high" || r.Priority == "critical" {
 			mark = "!" // as in Queries; the row's style still says unread
 		}
-		text := columns(p.w, widths, mark, messageFrom(r), messageKind(r), p.age(r), p.summary(r))
+		text := columns(p.w, widths, mark, messageFrom(r), messageKind(r), p.age(r), p.summary(r, rowQuoteW))
 		lines = append(lines, p.rowStyled(text, i == p.list.cursor, st))
 	}
 	r := p.rows[p.list.cursor]
-	lines = p.preview(lines, messageFrom(r)+" · "+messageKind(r), p.summary(r))
+	lines = p.preview(lines, messageFrom(r)+" · "+messageKind(r), p.summary(r, 0))
 	return strings.Join(lines, "\n")
 }
 
@@ -212,11 +212,20 @@ func (p *messagesPane) columnWidths(start, end int) []int {
 
 func (p *messagesPane) age(r agent.Message) string { return ageCell(p.env.now, r.ReceivedAt, p.w) }
 
+// rowQuoteW is how much of the question an answer's row quotes.
+const rowQuoteW = 40
+
 // summary is the one-line text of a message; an answer says, after it,
-// what it answers.
-func (p *messagesPane) summary(r agent.Message) string {
+// what it answers: the question cut to quoteW cells in a row, whole (0)
+// in the preview under the list, which shows the selected row whole (the
+// walk read "re “how is the billing migration going, and…”" there, with
+// lines to spare).
+func (p *messagesPane) summary(r agent.Message, quoteW int) string {
 	text := messageText(r.Data)
-	q := truncateWords(Sanitize(r.Question), 40)
+	q := Sanitize(r.Question)
+	if quoteW > 0 {
+		q = truncateWords(q, quoteW)
+	}
 	if r.Question == "" {
 		q = p.asks[r.RelatedID]
 	}

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestNoticeCutsAtAWordBoundary: a notice too long for a 60-column window
@@ -88,5 +91,25 @@ func TestTrustDialogPlaceholderFitsAt60(t *testing.T) {
 		if !strings.Contains(frame, "Trust stranger") || !strings.Contains(frame, c.want) {
 			t.Errorf("at %dx%d the trust dialog does not show %q:\n%s", c.w, c.h, c.want, frame)
 		}
+	}
+}
+
+// TestMessagePreviewQuotesTheWholeQuestion: the preview under Messages
+// shows the selected answer with the whole question it answers, as the
+// preview shows every row whole; the row itself still quotes its start
+// (the eighth walk read "re “how is the billing migration going, and…”"
+// in the preview, with lines to spare).
+func TestMessagePreviewQuotesTheWholeQuestion(t *testing.T) {
+	svc := fixtureService()
+	q := "how is the billing migration going, and when does it ship to production for the whole team?"
+	svc.messages = append(svc.messages, agent.Message{Seq: 4, From: "eng-suzuki", Event: "query.declined", RelatedID: "ask-1",
+		Question: q, Data: json.RawMessage(`{"summary":"not my area — ask eng-sato"}`), ReceivedAt: fixedNow})
+	m := newLoaded(t, svc, 60, 20, true)
+	m.setFocus(focusMessages)
+	frame := screen(m)
+	checkFrame(t, frame, 60, 20)
+	flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(frame)), " ")
+	if !strings.Contains(flat, "for the whole team?”") {
+		t.Errorf("the preview does not quote the whole question:\n%s", frame)
 	}
 }
