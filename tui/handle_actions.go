@@ -59,13 +59,15 @@ func (m *Model) runAction(a action) tea.Cmd {
 			// A question the secretary wrote no draft for (it waited for
 			// the owner from the start): there is nothing to send.
 			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +
-				": the secretary wrote no draft for " + queryNamed(a.q) + ", so there is nothing to send")
+				": nothing to send; the secretary wrote no draft for " + queryNamed(a.q))
 			return nil
 		}
 		if a.q.ID != "" && len(a.q.Draft) > 0 && !inbox.DraftFoundWork(a.q.Draft) {
-			// What to do first: a long question would cut it off.
+			// What to do and why first, the question last: a long one
+			// is what is cut (the walk read "…auth tests?”, so…" at 60
+			// columns).
 			m.info(helpKeys(m.env.keys.Queries.Answer) + " · " + helpKeys(m.env.keys.Queries.Decline) +
-				": the secretary found no work for " + queryNamed(a.q) + ", so its draft is no answer to send")
+				": no draft to send; the secretary found no work for " + queryNamed(a.q))
 			return nil
 		}
 		if a.q.ID != "" && a.q.State != "" && !a.confirmed && a.q.Confidence < inbox.WeakDraft {

@@ -113,3 +113,23 @@ func TestMessagePreviewQuotesTheWholeQuestion(t *testing.T) {
 		t.Errorf("the preview does not quote the whole question:\n%s", frame)
 	}
 }
+
+// TestNoDraftNoticeFitsAt60: `r` on a question whose draft found no work
+// says what to do and why within the notice's two lines at 60 columns,
+// the question last (the eighth walk read "…auth tests?”, so…").
+func TestNoDraftNoticeFitsAt60(t *testing.T) {
+	svc := fixtureService()
+	nothing, _ := json.Marshal(map[string]any{"summary": "No recorded work matches \"auth tests\"."})
+	svc.queries = append(svc.queries, agent.Query{ID: "q-9", From: "pm-tanaka", Text: "any blockers on the auth tests?", Priority: "low",
+		State: agent.QueryBuffered, Decision: "BUFFER", Draft: nothing, ReceivedAt: fixedNow})
+	m := newLoaded(t, svc, 60, 20, true)
+	press(t, m, "tab")
+	for i := 0; i < len(m.interrupts.rows) && m.interrupts.rows[m.interrupts.list.cursor].ID != "q-9"; i++ {
+		press(t, m, "j")
+	}
+	press(t, m, "r")
+	lines := strings.Join(m.noticeWrapped(), " ")
+	if !strings.Contains(lines, "e answer · d decline: no draft to send; the secretary found no work for pm-tanaka's question") {
+		t.Errorf("the notice at 60 columns does not say what to do and why: %q", lines)
+	}
+}
