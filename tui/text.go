@@ -124,18 +124,40 @@ func wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
-	if strings.ContainsRune(s, nonBreakingHyphen) {
+	if strings.ContainsRune(s, nonBreakingHyphen) || strings.ContainsRune(s, keptSlash) {
 		return kinsokuWrap(s, w) // cannot tell them apart after
 	}
-	s = strings.ReplaceAll(s, "-", string(nonBreakingHyphen))
+	s = keepShortPaths(strings.ReplaceAll(s, "-", string(nonBreakingHyphen)), w)
 	lines := kinsokuWrap(s, w)
 	for i, l := range lines {
-		lines[i] = strings.ReplaceAll(l, string(nonBreakingHyphen), "-")
+		lines[i] = strings.NewReplacer(string(nonBreakingHyphen), "-", string(keptSlash), "/").Replace(l)
 	}
 	return lines
 }
 
 const nonBreakingHyphen = '\u2011'
+
+// keptSlash stands for a slash the wrap must not break after (one cell
+// wide, as '/' is).
+const keptSlash = '\u2044'
+
+// keepShortPaths keeps whole the words with slashes that fit on a line
+// of w cells: a branch or a path moves down whole rather than leaving
+// "aoi/" at the end of one line and "task-t065d8ccf5848" on the next (the
+// eighth walk's approval detail at 60 columns). A longer path still
+// breaks after a slash.
+func keepShortPaths(s string, w int) string {
+	if !strings.Contains(s, "/") {
+		return s
+	}
+	words := strings.Split(s, " ")
+	for i, word := range words {
+		if strings.Contains(word, "/") && !strings.Contains(word, "\n") && width(word) <= w {
+			words[i] = strings.ReplaceAll(word, "/", string(keptSlash))
+		}
+	}
+	return strings.Join(words, " ")
+}
 
 // columns lays out cells with fixed widths separated by one space; the
 // last cell takes what is left of w.

@@ -133,3 +133,24 @@ func TestNoDraftNoticeFitsAt60(t *testing.T) {
 		t.Errorf("the notice at 60 columns does not say what to do and why: %q", lines)
 	}
 }
+
+// TestWrapKeepsShortPathsWhole: a branch or a path that fits on a line
+// moves down whole instead of breaking after a slash (the eighth walk's
+// approval detail at 60 columns ended a line with "aoi/"); one longer
+// than the line still breaks after its slashes.
+func TestWrapKeepsShortPathsWhole(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		w    int
+		want []string
+	}{
+		{"isolation: a fresh git worktree on branch aoi/task-t065d8ccf5848", 46,
+			[]string{"isolation: a fresh git worktree on branch", "aoi/task-t065d8ccf5848"}},
+		{"see acme/webapp/internal/billing/migrations/0042_accounts.sql now", 30,
+			[]string{"see acme/webapp/internal/", "billing/migrations/", "0042_accounts.sql now"}},
+	} {
+		if got := wrap(c.text, c.w); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("wrap(%q, %d) = %q, want %q", c.text, c.w, got, c.want)
+		}
+	}
+}
