@@ -162,6 +162,12 @@ func printMessages(w io.Writer, p agent.InboxPage) {
 			from = m.Origin + " via " + m.From
 		}
 		typ := m.Kind()
+		if m.Type == "" {
+			// A notification, not a typed message: named as `aoi inbox`
+			// and the Messages pane name it ("answer", not
+			// "query.completed"); a type stays as --type takes it.
+			typ = agent.MessageKindLabel(typ)
+		}
 		rows = append(rows, []string{strconv.FormatInt(m.Seq, 10), cell(from, 30), cell(typ, 16), dash(cell(m.TaskID, 20)),
 			dash(cell(m.Priority, 8)), when(m.ReceivedAt), messageSummary(m, maxSummary)})
 	}

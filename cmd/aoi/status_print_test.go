@@ -71,12 +71,12 @@ func TestPendingRequestWithoutEndpoint(t *testing.T) {
 }
 
 // TestMessagesNameARejectedTask: `aoi messages` names a task the owner
-// rejected as the interface does, not task.failed.
+// rejected as the interface does ("task rejected"), not task.failed.
 func TestMessagesNameARejectedTask(t *testing.T) {
 	var b bytes.Buffer
 	printMessages(&b, agent.InboxPage{Messages: []agent.Message{{Seq: 3, From: "eng-suzuki", Event: "task.failed",
 		Data: []byte(`{"task_id":"t-1","status":"rejected","summary":"say_hi rejected: not now"}`)}}})
-	if out := b.String(); !strings.Contains(out, "task.rejected") {
+	if out := b.String(); !strings.Contains(out, "task rejected") {
 		t.Errorf("aoi messages printed:\n%s", out)
 	}
 }

@@ -88,3 +88,25 @@ func TestSyncTaskSaysItWaitsOnceQueued(t *testing.T) {
 		t.Errorf("aoi task --sync exited %d:\n%s", p.exitCode(), got)
 	}
 }
+
+// TestMessagesNameNotificationsInWords: `aoi messages` names an answer
+// "answer", as `aoi inbox` and the Messages pane do, not by its protocol
+// event (the eighth walk read "query.completed" beside inbox's "answer").
+func TestMessagesNameNotificationsInWords(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	cli(t, bin, pm, "query", "eng-suzuki", "is the release branch green?")
+	var waiting struct {
+		Queries []agent.Query `json:"queries"`
+	}
+	cliJSON(t, bin, eng, &waiting, "inbox", "--waiting")
+	if len(waiting.Queries) != 1 {
+		t.Fatalf("eng-suzuki waits for %+v; want the question", waiting.Queries)
+	}
+	cli(t, bin, eng, "answer", waiting.Queries[0].ID, "yes, since this morning")
+	waitMessages(t, bin, pm, 1)
+	out := cli(t, bin, pm, "messages")
+	if row := rowOf(out, "yes, since this morning"); !strings.Contains(row, " answer ") || strings.Contains(row, "query.completed") {
+		t.Errorf("aoi messages names the answer:\n%s", out)
+	}
+}
