@@ -338,10 +338,9 @@ func (in *Inbox) Announce(q store.QueryRecord) {
 // cut: enough to tell one question from another in a notification. Give
 // it the text as a reader sees it (termtext.Visible): counted with a
 // peer's escape sequences, which the screen drops, a short question was
-// cut though it fitted. The
-// cut falls after the last whole word, or in Japanese after the last
-// comma or full stop, when that keeps at least half (the walk read
-// "…and when do…").
+// cut though it fitted. The cut falls after the last whole word, or in
+// Japanese after the last comma or full stop, when that keeps at least
+// half (the walk read "…and when do…").
 func beginning(text string, n int) string {
 	r := []rune(strings.Join(strings.Fields(text), " "))
 	if len(r) <= n {
