@@ -95,15 +95,23 @@ func (b *lineBuffer) Close() error {
 // flushOnWarn writes a warning or an error, and every line before it, to
 // the file before Handle returns: those are the lines someone reads after
 // a failure.
+// A record of plain attributes is written by line, as next would write
+// it (line.go).
 type flushOnWarn struct {
 	next slog.Handler
 	buf  *lineBuffer
+	line *lineWriter // nil: every record goes to next
 }
 
 func (h flushOnWarn) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
 
 func (h flushOnWarn) Handle(ctx context.Context, r slog.Record) error {
-	err := h.next.Handle(ctx, r)
+	var err error
+	if line, ok := h.line.line(r); ok {
+		_, err = h.buf.Write(line)
+	} else {
+		err = h.next.Handle(ctx, r)
+	}
 	if r.Level >= slog.LevelWarn {
 		h.buf.Flush()
 	}
@@ -111,9 +119,9 @@ func (h flushOnWarn) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h flushOnWarn) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return flushOnWarn{next: h.next.WithAttrs(attrs), buf: h.buf}
+	return flushOnWarn{next: h.next.WithAttrs(attrs), buf: h.buf, line: h.line.with(attrs)}
 }
 
 func (h flushOnWarn) WithGroup(name string) slog.Handler {
-	return flushOnWarn{next: h.next.WithGroup(name), buf: h.buf}
+	return flushOnWarn{next: h.next.WithGroup(name), buf: h.buf} // groups take the full path
 }

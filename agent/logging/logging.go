@@ -40,7 +40,7 @@ func Open(o Options) (*slog.Logger, io.Closer) {
 		o.FlushEvery = DefaultFlushEvery
 	}
 	w := newLineBuffer(&lumberjack.Logger{Filename: o.Path, MaxSize: o.MaxSizeMB, MaxBackups: o.MaxBackups}, o.FlushEvery)
-	return slog.New(flushOnWarn{next: NewHandler(w, o.Level), buf: w}), w
+	return slog.New(flushOnWarn{next: NewHandler(w, o.Level), buf: w, line: &lineWriter{}}), w
 }
 
 // NewHandler is the JSON handler aoi logs through: seed field names and
