@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/events"
@@ -342,10 +344,11 @@ func (in *Inbox) Announce(q store.QueryRecord) {
 // Japanese after the last comma or full stop, when that keeps at least
 // half (the walk read "…and when do…").
 func beginning(text string, n int) string {
-	r := []rune(strings.Join(strings.Fields(text), " "))
-	if len(r) <= n {
-		return string(r)
+	text = oneLine(text)
+	if utf8.RuneCountInString(text) <= n {
+		return text // the common case, a short question: no copy
 	}
+	r := []rune(text)
 	cut := n - 1
 	for i := cut; i > n/2; i-- {
 		if r[i] == ' ' || strings.ContainsRune("、。，！？」』）", r[i-1]) {
@@ -354,6 +357,23 @@ func beginning(text string, n int) string {
 		}
 	}
 	return strings.TrimSpace(string(r[:cut])) + "…"
+}
+
+// oneLine is strings.Join(strings.Fields(text), " "): text on one line,
+// its spaces single. Text already so is returned without a copy.
+func oneLine(text string) string {
+	afterSpace := true // a leading space goes
+	for _, c := range text {
+		space := unicode.IsSpace(c)
+		if space && (c != ' ' || afterSpace) {
+			return strings.Join(strings.Fields(text), " ")
+		}
+		afterSpace = space
+	}
+	if afterSpace && text != "" {
+		return strings.TrimRight(text, " ") // a trailing space goes
+	}
+	return text
 }
 
 // WithMeta sets m[k] = v, making m when it is nil.

@@ -295,3 +295,22 @@ func TestAnnounceQuotesTheQuestionAsItIsSeen(t *testing.T) {
 		t.Errorf("the notice reads %q; want %q", said, want)
 	}
 }
+
+// TestOneLineIsFieldsJoined: oneLine gives what strings.Fields joined by
+// single spaces gives, for texts built from every kind of space around
+// words (ASCII, ideographic, tabs, line breaks), leading and trailing.
+func TestOneLineIsFieldsJoined(t *testing.T) {
+	parts := []string{"", " ", "  ", "\t", "\n", "\u3000", "\u00a0", "a", "認証", "?"}
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				for _, d := range parts {
+					s := a + b + c + d
+					if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+						t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
