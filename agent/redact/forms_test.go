@@ -177,3 +177,36 @@ func TestLoginDefsIsNoLogin(t *testing.T) {
 		"creds. admin / Hunter2pass!": "creds. admin / [REDACTED:password]",
 	})
 }
+
+// TestHasRunSkipsNoRun: hasRun, which reads every n-th byte first, finds
+// a run exactly where a byte-by-byte count does, for every string of up
+// to nine bytes over a small alphabet and every run length.
+func TestHasRunSkipsNoRun(t *testing.T) {
+	counted := func(s string, n int) bool {
+		run := 0
+		for i := 0; i < len(s); i++ {
+			if !hexBytes[s[i]] {
+				run = 0
+				continue
+			}
+			if run++; run >= n {
+				return true
+			}
+		}
+		return n <= 0
+	}
+	var walk func(s string)
+	walk = func(s string) {
+		for n := 0; n <= len(s)+1; n++ {
+			if got, want := hasRun(s, n, &hexBytes), counted(s, n); got != want {
+				t.Fatalf("hasRun(%q, %d) = %v, want %v", s, n, got, want)
+			}
+		}
+		if len(s) < 9 {
+			for _, c := range "a-F" {
+				walk(s + string(c))
+			}
+		}
+	}
+	walk("")
+}

@@ -659,7 +659,7 @@ var tokenUserRule = rule{
 	may: func(t *text) bool { return (t.hasRaw("://") || t.hasRaw(`:\/\/`)) && strings.ContainsRune(t.raw, '@') },
 	// 32 hex digits are a Sentry DSN's key, sentryDSNRule's.
 	secretish: func(v string) bool {
-		return (randomLooking(v) || tokenPrefixRE.MatchString(v)) && !(len(v) == 32 && hasRun(v, 32, isHexDigit))
+		return (randomLooking(v) || tokenPrefixRE.MatchString(v)) && !(len(v) == 32 && hasRun(v, 32, &hexBytes))
 	},
 }
 
@@ -716,8 +716,7 @@ var asciiFolds = strings.NewReplacer("\u017f", "s", "\u212a", "k", "\u0130", "i"
 func foldASCII(s string) (string, bool) {
 	needs := false
 	for i := 0; i < len(s) && !needs; i++ {
-		c := s[i]
-		needs = ('A' <= c && c <= 'Z') || c == 0xc4 || c == 0xc5 || c == 0xe2
+		needs = foldsByte[s[i]]
 	}
 	if !needs {
 		return s, false
@@ -731,6 +730,17 @@ func foldASCII(s string) (string, bool) {
 	}
 	return string(b), true
 }
+
+// foldsByte marks the bytes foldASCII changes or may change: A–Z, and
+// the lead bytes of ſ, İ (0xc4, 0xc5) and the Kelvin sign (0xe2). A table
+// read per byte is a third of the comparisons' cost on every request body.
+var foldsByte = func() (t [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	t[0xc4], t[0xc5], t[0xe2] = true, true, true
+	return t
+}()
 
 // has reports whether the folded text holds sub (lower-case ASCII).
 func (t *text) has(sub string) bool { return contains(t.folded, t.foldedPairs, sub) }

@@ -157,7 +157,7 @@ var hexKeyRule = rule{
 	id: "generic-secret",
 	re: regexp.MustCompile(`(?i)\b(?:api[ _-]?)?(?:key|token|secret)s?\b[^\n]{0,30}?(?:\s(?:is|was)\s|[:=])\s*["']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)`),
 	may: func(t *text) bool {
-		return (t.has("key") || t.has("token") || t.has("secret")) && hasRun(t.raw, 32, isHexDigit)
+		return (t.has("key") || t.has("token") || t.has("secret")) && hasRun(t.raw, 32, &hexBytes)
 	},
 }
 
