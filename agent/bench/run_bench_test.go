@@ -30,6 +30,7 @@ func BenchmarkQueryPhase(b *testing.B) {
 // to count instructions over, and the process CPU time per call.
 func BenchmarkQueryCalls(b *testing.B) {
 	ctx := context.Background()
+	defer func(d time.Duration) { listenTimeout = d }(listenTimeout)
 	listenTimeout = 5 * time.Minute
 	eng, pm, cleanup, err := startPair(ctx, b.TempDir())
 	if err != nil {

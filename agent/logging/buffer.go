@@ -94,9 +94,8 @@ func (b *lineBuffer) Close() error {
 
 // flushOnWarn writes a warning or an error, and every line before it, to
 // the file before Handle returns: those are the lines someone reads after
-// a failure.
-// A record of plain attributes is written by line, as next would write
-// it (line.go).
+// a failure. A record of plain attributes is written by line, as next
+// would write it (line.go).
 type flushOnWarn struct {
 	next slog.Handler
 	buf  *lineBuffer
