@@ -17,7 +17,7 @@ type Handler func(ctx context.Context, call *Call) (any, error)
 type Call struct {
 	Method       string
 	ID           json.RawMessage // as received, byte for byte; nil for a notification
-	Params       json.RawMessage // nil when absent
+	Params       json.RawMessage // nil when absent; valid JSON (the server validated the body)
 	Notification bool
 	Caller       Caller
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/internal/jsonwrite"
 )
@@ -94,12 +95,19 @@ func appendPlainAttr(b []byte, a slog.Attr) ([]byte, bool) {
 }
 
 // plainString reports whether redaction leaves s as it is and s holds no
-// control character (which the JSON handler escapes its own way).
+// control character (which the JSON handler escapes its own way). Short
+// ASCII text, nearly every value, is decided by one scan and the value
+// prefilter, as redactString decides it.
 func plainString(s string) bool {
+	ascii := true
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 {
 			return false
 		}
+		ascii = ascii && s[i] < utf8.RuneSelf
+	}
+	if ascii && len(s) <= maxLogString {
+		return !namesSecretValue(s)
 	}
 	return redactString(s) == s
 }

@@ -19,6 +19,13 @@ func DecodeQueryParams(raw []byte) (p QueryParams, ok bool) {
 	if !json.Valid(raw) {
 		return p, false
 	}
+	return DecodeValidQueryParams(raw)
+}
+
+// DecodeValidQueryParams is DecodeQueryParams for raw known to be valid
+// JSON, as the params rpc hands a handler are (it validated the body):
+// the text is not scanned a second time.
+func DecodeValidQueryParams(raw []byte) (p QueryParams, ok bool) {
 	ok = jsonwalk.Members(raw, func(key, value []byte) bool {
 		name, isString := jsonwalk.String(key)
 		if !isString {
