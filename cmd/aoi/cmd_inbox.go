@@ -174,14 +174,14 @@ func (a *app) answerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			text := strings.Join(argv[1:], " ")
 			return call(a, func(svc answerer) error {
-				id, err := queryIDFrom(cmd.Context(), svc, argv[0])
+				q, err := queryFrom(cmd.Context(), svc, argv[0])
 				if err != nil {
 					return err
 				}
-				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: id, Text: text}); err != nil {
+				if err := svc.Answer(cmd.Context(), agent.AnswerRequest{QueryID: q.ID, Text: text}); err != nil {
 					return err
 				}
-				return a.done("answered %s%s", id, offlineNote(cmd.Context(), svc, id))
+				return a.done("answered %s%s%s", q.ID, whose(q), offlineNote(cmd.Context(), svc, q.ID))
 			})
 		},
 	}
@@ -198,17 +198,35 @@ type queryLister interface {
 // said "no query"); anything else is returned as it is, for the core to
 // refuse.
 func queryIDFrom(ctx context.Context, svc queryLister, id string) (string, error) {
+	q, err := queryFrom(ctx, svc, id)
+	return q.ID, err
+}
+
+// queryFrom is queryIDFrom's query as listed, so a command can say whose
+// question it was; only its ID is set when it is not listed.
+func queryFrom(ctx context.Context, svc queryLister, id string) (agent.Query, error) {
 	qs, err := svc.Queries(ctx, agent.QueryFilter{Limit: 1000})
 	if err != nil {
-		return id, nil
+		return agent.Query{ID: id}, nil
 	}
 	if q, ok := agent.QueryByIDStart(qs, id); ok {
-		return q.ID, nil
+		return q, nil
 	}
 	if n := agent.QueriesStartingWith(qs, id); n > 1 {
-		return "", fmt.Errorf("%s starts the ids of %d questions: give more of it (`aoi inbox --waiting` lists those waiting for you)", id, n)
+		return agent.Query{}, fmt.Errorf("%s starts the ids of %d questions: give more of it (`aoi inbox --waiting` lists those waiting for you)", id, n)
 	}
-	return id, nil
+	return agent.Query{ID: id}, nil
+}
+
+// whose names the asker and the start of the question after a query's
+// id (", pm-tanaka's “is the login page done?”"), or "" when the query
+// was not listed. The walk's `aoi answer` said only "answered q-…", so a
+// start of an id typed from memory gave no sign of which question went.
+func whose(q agent.Query) string {
+	if q.From == "" {
+		return ""
+	}
+	return fmt.Sprintf(", %s's “%s”", cell(q.From, 0), cell(q.Text, 48))
 }
 
 // offlineNote says, when the peer who asked queryID is offline, that the
@@ -244,14 +262,14 @@ func (a *app) declineCmd() *cobra.Command {
 				return usagef(cmd, "--reason is required: say why, the asker sees it")
 			}
 			return call(a, func(svc agent.InboxService) error {
-				id, err := queryIDFrom(cmd.Context(), svc, argv[0])
+				q, err := queryFrom(cmd.Context(), svc, argv[0])
 				if err != nil {
 					return err
 				}
-				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: id, Reason: reason}); err != nil {
+				if err := svc.Decline(cmd.Context(), agent.DeclineRequest{QueryID: q.ID, Reason: reason}); err != nil {
 					return err
 				}
-				return a.done("declined %s", id)
+				return a.done("declined %s%s", q.ID, whose(q))
 			})
 		},
 	}
@@ -304,19 +322,20 @@ func (a *app) releaseCmd() *cobra.Command {
 						return a.done("no buffered queries to release")
 					}
 				}
+				var q agent.Query
 				if id != "" {
 					var err error
-					if id, err = queryIDFrom(cmd.Context(), svc, id); err != nil {
+					if q, err = queryFrom(cmd.Context(), svc, id); err != nil {
 						return err
 					}
 				}
-				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: id}); err != nil {
+				if err := svc.Release(cmd.Context(), agent.ReleaseRequest{QueryID: q.ID}); err != nil {
 					return err
 				}
 				if all {
 					return a.done("%s", releasedAll(buffered))
 				}
-				return a.done("released %s: the secretary's draft was sent", id)
+				return a.done("released %s%s: the secretary's draft was sent", q.ID, whose(q))
 			})
 		},
 	}

@@ -70,8 +70,12 @@ func TestAnswerWithTheStartOfSeveralIDsSaysSo(t *testing.T) {
 	if len(out.Queries) != 2 {
 		t.Fatalf("after the refused lines, waiting = %+v; want both still", out.Queries)
 	}
-	if got := cli(t, bin, eng, "answer", a[:n+1], "tomorrow"); !strings.Contains(got, "answered "+a) {
+	// It names whose question went, and its start (sanitized, cut).
+	if got := cli(t, bin, eng, "answer", a[:n+1], "tomorrow"); !strings.Contains(got, "answered "+a+", pm-tanaka's “"+out.Queries[0].Text+"”") {
 		t.Errorf("aoi answer %s (names one):\n%s", a[:n+1], got)
+	}
+	if got := cli(t, bin, eng, "decline", b, "--reason", "not mine"); !strings.Contains(got, "declined "+b+", pm-tanaka's “"+out.Queries[1].Text+"”") {
+		t.Errorf("aoi decline %s:\n%s", b, got)
 	}
 }
 
