@@ -687,7 +687,9 @@ func TestOwnerAnswersQueries(t *testing.T) {
 	if _, s4 := received(t, bin, eng, "who owns the cron jobs?"); s3 != "buffered" || s4 != "buffered" {
 		t.Fatalf("low-priority questions in focus time are %s and %s, want buffered", s3, s4)
 	}
-	cli(t, bin, eng, "release", q3)
+	if out := cli(t, bin, eng, "release", q3); !strings.Contains(out, "released "+q3+", pm-tanaka's “is the staging db migrated?”") {
+		t.Errorf("aoi release %s does not say whose question went:\n%s", q3, out)
+	}
 	if got := answerIn(t, bin, pm, ask3); !strings.Contains(got, "query.completed") {
 		t.Errorf("the released answer to %s = %s", ask3, got)
 	}
