@@ -62,26 +62,28 @@ func BenchmarkStartToFirstFrame(b *testing.B) {
 	}
 }
 
-// TestKeyToFrameBudget guards against order-of-magnitude regressions (say,
-// rendering every row) in the normal test run. The budget is 16 ms p99;
-// the bound here is looser because the test machine is shared, and
-// BenchmarkKeyToFrame reports the real figure.
-func TestKeyToFrameBudget(t *testing.T) {
+// TestKeyToFrameWorkIsBounded guards against order-of-magnitude
+// regressions (say, rendering every row) in the normal test run, by the
+// allocations of a key press to its frame with 100k audit rows and 1k
+// approvals loaded: about 1.3k on the approvals pane and 2.6k on the
+// audit pane now, where drawing every row would take hundreds of
+// thousands. It counts work, not time, so a busy machine cannot fail it
+// (its timed predecessor did, at load 6.7); BenchmarkKeyToFrame reports
+// the time (budget: 16 ms p99).
+func TestKeyToFrameWorkIsBounded(t *testing.T) {
 	svc := bigService(100_000, 1_000)
 	m := newLoaded(t, svc, 120, 40, true)
-	var times []time.Duration
 	for _, f := range []focus{focusApprovals, focusAudit} {
 		m.setFocus(f)
-		for i := 0; i < 300; i++ {
-			start := time.Now()
+		i := 0
+		allocs := testing.AllocsPerRun(100, func() {
 			_, cmd := m.Update(keyMsg([]string{"down", "pgdown", "up"}[i%3]))
 			pump(t, m, cmd)
 			_ = m.Render()
-			times = append(times, time.Since(start))
+			i++
+		})
+		if allocs > 20_000 {
+			t.Errorf("pane %v: a key press to its frame allocates %.0f times; it was about 2.6k at most: is every row drawn?", f, allocs)
 		}
-	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	if p99 := times[len(times)*99/100]; p99 > 60*time.Millisecond {
-		t.Errorf("p99 key → frame = %v; budget 16ms (60ms allowed on a busy machine)", p99)
 	}
 }
