@@ -41,9 +41,10 @@ func decodeBody(body []byte, maxBatch int) (reqs []request, batch bool, err *Err
 	}
 	if isArray(body) {
 		var elems []json.RawMessage
-		if e := json.Unmarshal(body, &elems); e != nil {
-			return nil, true, parseError(e)
-		}
+		jsonwalk.Elements(body, func(raw []byte) bool {
+			elems = append(elems, raw)
+			return true
+		})
 		switch {
 		case len(elems) == 0:
 			return nil, true, InvalidRequest("the batch is an empty array; send at least one request object")
@@ -100,7 +101,7 @@ func decodeElement(raw json.RawMessage, notObject string) request {
 		r.err = InvalidRequest(`"jsonrpc" must be exactly "2.0"`)
 		return errorOnly(r)
 	}
-	method, ok := stringValue(env.method)
+	method, ok := jsonwalk.String(env.method)
 	if !ok {
 		r.err = InvalidRequest(`"method" must be a string`)
 		return errorOnly(r)
@@ -130,12 +131,9 @@ func validID(raw json.RawMessage) bool {
 
 // isString reports whether raw is the JSON string want.
 func isString(raw json.RawMessage, want string) bool {
-	s, ok := stringValue(raw)
+	s, ok := jsonwalk.String(raw)
 	return ok && s == want
 }
-
-// stringValue decodes a JSON string, cheaply when it has no escapes.
-func stringValue(raw json.RawMessage) (string, bool) { return jsonwalk.String(raw) }
 
 // appendResult appends a success response; result is already JSON.
 func appendResult(buf []byte, id json.RawMessage, result []byte) []byte {
@@ -176,7 +174,7 @@ func idString(id json.RawMessage) string {
 	if id == nil {
 		return "none"
 	}
-	if s, ok := stringValue(id); ok {
+	if s, ok := jsonwalk.String(id); ok {
 		return strconv.Quote(s)
 	}
 	return string(id)
