@@ -72,24 +72,19 @@ func auditHash(prevHash string, seq int64, ts, agent, method, result, detail str
 func canonicalAuditJSON(seq int64, ts, agent, method, result, detail string) []byte {
 	b := make([]byte, 0, 96+len(ts)+len(agent)+len(method)+len(result)+len(detail))
 	b = append(b, `{"agent":`...)
-	b = appendJSONString(b, agent)
+	b = jsonwrite.AppendString(b, agent)
 	b = append(b, `,"detail":`...)
 	b = append(b, detail...)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, method)
+	b = jsonwrite.AppendString(b, method)
 	b = append(b, `,"result":`...)
-	b = appendJSONString(b, result)
+	b = jsonwrite.AppendString(b, result)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, `,"ts":`...)
-	b = appendJSONString(b, ts)
+	b = jsonwrite.AppendString(b, ts)
 	return append(b, '}')
 }
-
-// appendJSONString appends s as a JSON string with the escaping rules
-// above (jsonwrite.AppendString): every audit row's hash and every audit
-// detail pass through here.
-func appendJSONString(b []byte, s string) []byte { return jsonwrite.AppendString(b, s) }
 
 // canonicalDetail renders detail in the canonical form stored in the detail
 // column: any Go value (or json.RawMessage / []byte holding JSON) → compact
@@ -184,7 +179,7 @@ func flatCanonical(detail any) (string, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonwrite.AppendString(b, k)
 		b = append(b, ':')
 		b = appendPlain(b, m[k])
 	}
@@ -202,7 +197,7 @@ func appendPlain(b []byte, v any) []byte {
 	case nil:
 		return append(b, "null"...)
 	case string:
-		return appendJSONString(b, x)
+		return jsonwrite.AppendString(b, x)
 	case float64:
 		return appendFloat(b, x)
 	case int:
@@ -221,14 +216,14 @@ func appendPlain(b []byte, v any) []byte {
 	case reflect.Float64:
 		return appendFloat(b, rv.Float())
 	case reflect.String:
-		return appendJSONString(b, rv.String())
+		return jsonwrite.AppendString(b, rv.String())
 	}
 	b = append(b, '[') // a string list (plainJSON admits no other kind)
 	for i := range rv.Len() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, rv.Index(i).String())
+		b = jsonwrite.AppendString(b, rv.Index(i).String())
 	}
 	return append(b, ']')
 }
