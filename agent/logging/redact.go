@@ -84,11 +84,6 @@ func (h redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h redactingHandler) Handle(ctx context.Context, r slog.Record) error {
-	if keptAsIs(r) {
-		// Nothing to redact, the common case: the record goes on as it
-		// is, without a copy of its attributes (a log line per request).
-		return h.next.Handle(ctx, r)
-	}
 	out := slog.NewRecord(r.Time, r.Level, redactString(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(redactAttr(a))
@@ -107,35 +102,6 @@ func (h redactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h redactingHandler) WithGroup(name string) slog.Handler {
 	return redactingHandler{next: h.next.WithGroup(name)}
-}
-
-// keptAsIs reports whether redaction would leave r's message and every
-// attribute as they are. Groups and values that resolve later (a
-// LogValuer, an error) are not looked into: they take the full path.
-func keptAsIs(r slog.Record) bool {
-	if redactString(r.Message) != r.Message {
-		return false
-	}
-	kept := true
-	r.Attrs(func(a slog.Attr) bool {
-		kept = attrKeptAsIs(a)
-		return kept
-	})
-	return kept
-}
-
-func attrKeptAsIs(a slog.Attr) bool {
-	if IsSecretKey(a.Key) {
-		return false
-	}
-	switch a.Value.Kind() {
-	case slog.KindString:
-		s := a.Value.String()
-		return redactString(s) == s
-	case slog.KindGroup, slog.KindLogValuer, slog.KindAny:
-		return false
-	}
-	return true // numbers, booleans, times, durations
 }
 
 // redactAttr redacts one attribute, descending into groups.
