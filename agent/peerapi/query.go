@@ -179,7 +179,7 @@ func (a *API) openRoom(ctx context.Context, call *rpc.Call, from, decision strin
 
 // bindQuery decodes and validates aoi.query's params.
 func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, error) {
-	p, ok := wire.DecodeValidQueryParams(call.Params) // rpc validated the body
+	p, ok := wire.DecodeQueryParams(call.Params) // rpc validated the body
 	if !ok {
 		p = wire.QueryParams{}
 		if err := call.Bind(&p); err != nil {

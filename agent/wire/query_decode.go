@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -11,21 +10,13 @@ import (
 // DecodeQueryParams reads aoi.query's params the way json.Unmarshal into
 // a zero QueryParams would, for the params a client sends as a rule:
 // members named exactly as the fields, each of its field's JSON type.
-// ok is false for anything else (a member named in other letter case,
-// null, a wrong type, invalid JSON): decode those with json.Unmarshal,
-// which also words the error. Every peer question is decoded here, and
-// encoding/json's reflection took about 2% of the CPU of a request.
+// raw must be valid JSON, as the params rpc hands a handler are (it
+// validated the body), so the text is not scanned a second time. ok is
+// false for anything else (a member named in other letter case, null, a
+// wrong type): decode those with json.Unmarshal, which also words the
+// error. Every peer question is decoded here, and encoding/json's
+// reflection took about 2% of the CPU of a request.
 func DecodeQueryParams(raw []byte) (p QueryParams, ok bool) {
-	if !json.Valid(raw) {
-		return p, false
-	}
-	return DecodeValidQueryParams(raw)
-}
-
-// DecodeValidQueryParams is DecodeQueryParams for raw known to be valid
-// JSON, as the params rpc hands a handler are (it validated the body):
-// the text is not scanned a second time.
-func DecodeValidQueryParams(raw []byte) (p QueryParams, ok bool) {
 	ok = jsonwalk.Members(raw, func(key, value []byte) bool {
 		name, isString := jsonwalk.String(key)
 		if !isString {
