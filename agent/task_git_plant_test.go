@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -54,17 +53,7 @@ func TestPeersTaskCannotPlantCommandsInTheOwnersGit(t *testing.T) {
 		TaskType: "run_tests", Ref: "pm/feature"}, &res); err != nil {
 		t.Fatal(err)
 	}
-	var done agent.Task
-	eventually(t, 20*time.Second, "the task ends", func() bool {
-		ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
-		for _, tk := range ts {
-			if tk.ID == res.TaskID && tk.State != agent.TaskPending && tk.State != agent.TaskApproved && tk.State != agent.TaskInProgress {
-				done = tk
-				return true
-			}
-		}
-		return false
-	})
+	done := taskEnded(t, eng, res.TaskID)
 	if done.State != agent.TaskFailed || !strings.Contains(done.Error, ".git/config") || !strings.Contains(done.Error, "post-checkout") {
 		t.Fatalf("task %s %q; want it failed naming .git/config and the hook", done.State, done.Error)
 	}

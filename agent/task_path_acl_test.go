@@ -231,18 +231,7 @@ func TestTaskPathIsCheckedAgainWhereItRuns(t *testing.T) {
 		if err := eng.Approve(ctx, agent.ApproveRequest{ID: pending.ID}); err != nil {
 			t.Fatal(err)
 		}
-		var done agent.Task
-		eventually(t, 20*time.Second, "the task ends", func() bool {
-			ts, _ := eng.Tasks(ctx, agent.TaskFilter{})
-			for _, tk := range ts {
-				if tk.ID == res.TaskID && tk.State != agent.TaskPending && tk.State != agent.TaskApproved && tk.State != agent.TaskInProgress {
-					done = tk
-					return true
-				}
-			}
-			return false
-		})
-		return done
+		return taskEnded(t, eng, res.TaskID)
 	}
 	if done := run("docs/s/plan.txt"); done.State != agent.TaskFailed || !strings.Contains(done.Error, "leads to acme/webapp/secrets/plan.txt") || strings.Contains(done.Error, "no-secrets") ||
 		strings.Contains(string(done.Output), "launch codes") {
@@ -723,6 +712,24 @@ func onlyTaskEnded(t *testing.T, eng *testAgent) agent.Task {
 		if len(ts) == 1 && ts[0].State != agent.TaskApproved && ts[0].State != agent.TaskInProgress {
 			done = ts[0]
 			return true
+		}
+		return false
+	})
+	return done
+}
+
+// taskEnded waits (up to 20 s) for task id on eng to leave pending,
+// approved and in progress, and returns it as it ended.
+func taskEnded(t *testing.T, eng *testAgent, id string) agent.Task {
+	t.Helper()
+	var done agent.Task
+	eventually(t, 20*time.Second, "the task ends", func() bool {
+		ts, _ := eng.Tasks(context.Background(), agent.TaskFilter{})
+		for _, tk := range ts {
+			if tk.ID == id && tk.State != agent.TaskPending && tk.State != agent.TaskApproved && tk.State != agent.TaskInProgress {
+				done = tk
+				return true
+			}
 		}
 		return false
 	})

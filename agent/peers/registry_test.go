@@ -272,19 +272,32 @@ func TestCallErrorWords(t *testing.T) {
 // its request listed, and a listed caller calling again is still counted.
 func TestCertificateMillIsNotListed(t *testing.T) {
 	tr := newTestRegistry(t)
-	ctx := context.Background()
-	call := func(i int, addr string) {
-		fp := fmt.Sprintf("%064x", i)
-		if _, err := tr.Authenticate(ctx, rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: addr}); !errors.Is(err, errs.ErrDenied) {
-			t.Fatalf("caller %d: got %v, want ErrDenied", i, err)
-		}
-	}
+	call := func(i int, addr string) { strangerCalls(t, tr, i, addr) }
 	for i := range 40 {
 		call(i, "127.0.0.9:4000"+fmt.Sprint(i%10))
 	}
 	call(0, "127.0.0.9:40000") // listed already: still fine
 	call(100, "127.0.0.10:50000")
-	list, err := tr.List(ctx)
+	if pending := pendingCount(t, tr); pending != maxNewcomersPerHost+1 {
+		t.Fatalf("%d pending trust requests listed, want %d from the mill and 1 from the other address", pending, maxNewcomersPerHost+1)
+	}
+	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
+}
+
+// strangerCalls makes a call from an unknown certificate (the i-th
+// fingerprint) at addr, which must be refused.
+func strangerCalls(t *testing.T, tr *testRegistry, i int, addr string) {
+	t.Helper()
+	fp := fmt.Sprintf("%064x", i)
+	if _, err := tr.Authenticate(context.Background(), rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: addr}); !errors.Is(err, errs.ErrDenied) {
+		t.Fatalf("caller %d: got %v, want ErrDenied", i, err)
+	}
+}
+
+// pendingCount is how many trust requests the registry lists.
+func pendingCount(t *testing.T, tr *testRegistry) int {
+	t.Helper()
+	list, err := tr.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,10 +307,7 @@ func TestCertificateMillIsNotListed(t *testing.T) {
 			pending++
 		}
 	}
-	if pending != maxNewcomersPerHost+1 {
-		t.Fatalf("%d pending trust requests listed, want %d from the mill and 1 from the other address", pending, maxNewcomersPerHost+1)
-	}
-	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
+	return pending
 }
 
 // TestCertificateMillRotatingIPv6AddressesIsOneSource: a host holds a
@@ -307,28 +317,12 @@ func TestCertificateMillIsNotListed(t *testing.T) {
 // maxNewcomersPerHost listed, and a caller from the next /64 still one.
 func TestCertificateMillRotatingIPv6AddressesIsOneSource(t *testing.T) {
 	tr := newTestRegistry(t)
-	ctx := context.Background()
-	call := func(i int, addr string) {
-		fp := fmt.Sprintf("%064x", i)
-		if _, err := tr.Authenticate(ctx, rpc.Caller{Kind: rpc.CallerTLS, Fingerprint: fp, Addr: addr}); !errors.Is(err, errs.ErrDenied) {
-			t.Fatalf("caller %d: got %v, want ErrDenied", i, err)
-		}
-	}
+	call := func(i int, addr string) { strangerCalls(t, tr, i, addr) }
 	for i := range 40 {
 		call(i, fmt.Sprintf("[2001:db8:1:2:%x::%x]:40000", i, i+1))
 	}
 	call(100, "[2001:db8:1:3::1]:50000")
-	list, err := tr.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pending := 0
-	for _, p := range list {
-		if p.Trust == Pending {
-			pending++
-		}
-	}
-	if pending != maxNewcomersPerHost+1 {
+	if pending := pendingCount(t, tr); pending != maxNewcomersPerHost+1 {
 		t.Fatalf("%d pending trust requests listed, want %d from the mill's /64 and 1 from the next", pending, maxNewcomersPerHost+1)
 	}
 	find(t, tr.Registry, "", fmt.Sprintf("%064x", 100))
