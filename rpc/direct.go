@@ -31,6 +31,9 @@ type DirectTransport struct {
 	// pinned tells the listener which certificates are pinned peers'
 	// (SetPinned), so a full listener closes a stranger's first.
 	pinned func(fingerprint string) bool
+	// fingerprints saves Identify hashing a connection's certificate
+	// again for each of its requests.
+	fingerprints fingerprintCache
 }
 
 // SetPinned gives the listener a way to tell a pinned peer's certificate
@@ -129,7 +132,7 @@ func (t *DirectTransport) Identify(r *http.Request) (Caller, error) {
 	}
 	cert := r.TLS.PeerCertificates[0]
 	id, ep := announced(r)
-	return Caller{Kind: CallerTLS, Fingerprint: Fingerprint(cert.Raw), Addr: r.RemoteAddr, CertNotAfter: cert.NotAfter,
+	return Caller{Kind: CallerTLS, Fingerprint: t.fingerprints.of(cert), Addr: r.RemoteAddr, CertNotAfter: cert.NotAfter,
 		AnnouncedID: id, AnnouncedEndpoint: ep}, nil
 }
 
