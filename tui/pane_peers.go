@@ -242,10 +242,11 @@ func (p *peersPane) View() string {
 		r := p.rows[i]
 		if r.Trust == agent.TrustPending {
 			// In the table's own columns: the role it announced, "trust?"
-			// as its status, and where the contexts go, what to do.
+			// as its status, and where the contexts go, what to do, then
+			// as much of its fingerprint as fits (hex: cut anywhere).
 			k := p.env.keys.Peers
-			text := cols.row(p.w, "?", Sanitize(r.AgentID), roleCell(r.Role), "trust?",
-				ago(p.env.now, r.LastSeen), k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse · "+shortFP(r.Fingerprint))
+			text := cols.row(p.w, "?", Sanitize(r.AgentID), roleCell(r.Role), "trust?", ago(p.env.now, r.LastSeen),
+				truncate(k.Trust.Help().Key+" trust, "+k.Refuse.Help().Key+" refuse · "+shortFP(r.Fingerprint), cols.rest(p.w)))
 			lines = append(lines, p.rowStyled(text, i == p.list.cursor, p.env.styles.Warn))
 			continue
 		}
@@ -313,11 +314,13 @@ func (c peerColumns) row(w int, glyph, agentID, role, status, seen, contexts str
 // contextsCell lists a peer's contexts in w cells: as many whole names as
 // fit, then "+N" for the others, so a narrow pane says how many more there
 // are instead of cutting the second name; a first name too long for the
-// cell is cut with an ellipsis.
+// cell is cut with an ellipsis where the cell ends, not at a slash: a
+// name is not prose, and "acme/webapp/tests/ve…" says more than
+// "acme/webapp/tests…".
 func contextsCell(xs []string, w int) string {
 	all := sanitizeList(xs)
 	if width(all) <= w || len(xs) < 2 {
-		return all
+		return truncate(all, w)
 	}
 	shown := ""
 	for i, x := range xs {

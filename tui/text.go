@@ -42,6 +42,9 @@ func truncateWords(s string, w int) string {
 	if width(s) <= w || w <= 1 {
 		return truncate(s, w)
 	}
+	// Only the first line and the start of the next decide the cut: a
+	// question pages long is not wrapped whole for every row drawn.
+	s = ansi.Truncate(s, 3*w, "")
 	lines := wrap(s, w-width(ellipsis))
 	if len(lines) == 0 || width(lines[0]) < w/2 {
 		return truncate(s, w)
@@ -160,7 +163,10 @@ func keepShortPaths(s string, w int) string {
 }
 
 // columns lays out cells with fixed widths separated by one space; the
-// last cell takes what is left of w.
+// last cell, the text a person reads (a question, a message, an audit
+// row's detail), takes what is left of w and, when longer, ends with
+// whole words and an ellipsis (truncateWords): a row read "how is the
+// billing migr…".
 func columns(w int, widths []int, cells ...string) string {
 	var b strings.Builder
 	used := 0
@@ -180,7 +186,7 @@ func columns(w int, widths []int, cells ...string) string {
 				used++
 			}
 		} else {
-			b.WriteString(truncate(c, cw))
+			b.WriteString(truncateWords(c, cw))
 		}
 	}
 	return b.String()

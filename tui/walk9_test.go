@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// checkCutAtWord finds the row of frame that shows the start of text and
+// fails unless the row's cell holds a piece of text that ends with whole
+// words (or, in Japanese, where a phrase ends) and an ellipsis.
+func checkCutAtWord(t *testing.T, frame, text string) {
+	t.Helper()
+	start := string([]rune(text)[:6])
+	for _, line := range strings.Split(frame, "\n") {
+		at := strings.Index(line, start)
+		if at < 0 {
+			continue
+		}
+		cell := line[at:]
+		end := strings.Index(cell, ellipsis)
+		if end < 0 {
+			t.Errorf("the row of %q is not cut with an ellipsis: %q", text, line)
+			return
+		}
+		kept := cell[:end]
+		if !strings.HasPrefix(text, kept) || kept == "" {
+			t.Errorf("the row %q does not show the start of %q", line, text)
+			return
+		}
+		prev, _ := utf8.DecodeLastRuneInString(kept)
+		next, _ := utf8.DecodeRuneInString(text[len(kept):])
+		wordEnd := prev != ' ' && next == ' '
+		phraseEnd := (isCJK(prev) || isCJK(next)) && phraseBreak(prev, next)
+		if !wordEnd && !phraseEnd {
+			t.Errorf("the row of %q is cut inside a word: %q|%q", text, kept, string(next))
+		}
+		return
+	}
+	t.Errorf("no row shows the start of %q:\n%s", text, frame)
+}
+
+// TestTableRowsCutAtAWordBoundary: a question or a message too long for
+// its row ends with whole words and an ellipsis, in English and in
+// Japanese (where a phrase ends), at 60 and at 80 columns; the ninth walk
+// read "what changed in the API yesterd…" in Queries and "QA signs off on
+// Wed…" in Messages.
+func TestTableRowsCutAtAWordBoundary(t *testing.T) {
+	en := "what changed in the billing API yesterday afternoon, and who reviewed it?"
+	ja := "認証機能の進捗とブロック要因について詳しく教えてください。明日の会議までにお願いします。"
+	enMsg := "The release is on Thursday; QA signs off on Wednesday afternoon after the last regression run."
+	jaMsg := "リリースは木曜日です。水曜日の午後に最後の回帰テストが終わったらQAが承認します。"
+	for _, size := range [][2]int{{60, 20}, {80, 24}} {
+		svc := fixtureService()
+		svc.queries = []agent.Query{
+			{ID: "q-1", From: "pm-tanaka", Text: en, Priority: "normal", State: agent.QueryAwaiting, ReceivedAt: fixedNow},
+			{ID: "q-2", From: "eng-佐藤", Text: ja, Priority: "normal", State: agent.QueryAwaiting, ReceivedAt: fixedNow},
+		}
+		svc.messages = []agent.Message{
+			{Seq: 1, From: "pm-tanaka", Event: "task.completed", Data: json.RawMessage(`{"summary":"` + enMsg + `"}`), ReceivedAt: fixedNow},
+			{Seq: 2, From: "eng-佐藤", Event: "task.completed", Data: json.RawMessage(`{"summary":"` + jaMsg + `"}`), ReceivedAt: fixedNow},
+		}
+		m := newLoaded(t, svc, size[0], size[1], true)
+		m.setFocus(focusQueries)
+		frame := screen(m)
+		checkFrame(t, frame, size[0], size[1])
+		rows := strings.Join(strings.Split(frame, "\n")[:5], "\n") // the list, not the preview under it
+		checkCutAtWord(t, rows, en)
+		checkCutAtWord(t, rows, ja)
+		m.setFocus(focusMessages)
+		frame = screen(m)
+		checkFrame(t, frame, size[0], size[1])
+		rows = strings.Join(strings.Split(frame, "\n")[:10], "\n")
+		checkCutAtWord(t, rows, enMsg)
+		checkCutAtWord(t, rows, jaMsg)
+	}
+}
+
+// TestColumnsCutJapaneseByWidth: the text column never splits a wide
+// character, and a run of Japanese with no place a phrase ends is cut by
+// display width, whole characters only, within the cell.
+func TestColumnsCutJapaneseByWidth(t *testing.T) {
+	text := "リファクタリングリファクタリングリファクタリング"
+	for w := 10; w <= 30; w++ {
+		row := columns(w, []int{4}, "FROM", text)
+		if !utf8.ValidString(row) || width(row) > w {
+			t.Fatalf("columns(%d) = %q: %d cells, valid UTF-8 %v", w, row, width(row), utf8.ValidString(row))
+		}
+		kept, cut := strings.CutSuffix(strings.TrimPrefix(row, "FROM "), ellipsis)
+		if !cut || !strings.HasPrefix(text, kept) {
+			t.Errorf("columns(%d) = %q: not the start of the text and an ellipsis", w, row)
+		}
+	}
+}
