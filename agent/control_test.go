@@ -138,8 +138,8 @@ func roundTripCases() []roundTripCase {
 			return s.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: "T-1"})
 		}, d.coord, "CoordTasks T-1"},
 		{"note", func(ctx context.Context, s agent.Service) (any, error) {
-			return nil, s.Note(ctx, agent.NoteRequest{Text: "refresh tokens 75%"})
-		}, nil, "Note refresh tokens 75%"},
+			return s.Note(ctx, agent.NoteRequest{Text: "refresh tokens 75%"})
+		}, agent.NoteSaved{ID: 12}, "Note refresh tokens 75%"},
 		{"notes", func(ctx context.Context, s agent.Service) (any, error) {
 			return s.Notes(ctx, agent.NotesRequest{Limit: 5})
 		}, []agent.Note{{ID: 7, Text: "spike on caching"}}, "Notes 5"},
@@ -721,8 +721,8 @@ func (d *serviceDouble) CoordTasks(_ context.Context, req agent.CoordTasksReques
 	id := req.TaskID
 	return d.coord, d.record("CoordTasks", id)
 }
-func (d *serviceDouble) Note(_ context.Context, req agent.NoteRequest) error {
-	return d.record("Note", req.Text)
+func (d *serviceDouble) Note(_ context.Context, req agent.NoteRequest) (agent.NoteSaved, error) {
+	return agent.NoteSaved{ID: 12}, d.record("Note", req.Text)
 }
 func (d *serviceDouble) Notes(_ context.Context, req agent.NotesRequest) ([]agent.Note, error) {
 	return []agent.Note{{ID: 7, Text: "spike on caching"}}, d.record("Notes", req.Limit)

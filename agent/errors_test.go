@@ -33,7 +33,7 @@ func TestDomainErrorKindsInProcessAndOverTheSocket(t *testing.T) {
 		if !errors.Is(err, agent.ErrUnknownPeer) || !strings.Contains(err.Error(), "aoi peers trust") {
 			t.Errorf("%s: asking an unknown peer = %v, want ErrUnknownPeer", svc.name, err)
 		}
-		err = svc.s.Note(ctx, agent.NoteRequest{Text: "  "})
+		_, err = svc.s.Note(ctx, agent.NoteRequest{Text: "  "})
 		if !errors.Is(err, agent.ErrInvalid) {
 			t.Errorf("%s: an empty note = %v, want ErrInvalid", svc.name, err)
 		}

@@ -60,7 +60,7 @@ func TestCleanStopSealsTheAuditLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Note(t.Context(), NoteRequest{Text: "spike on caching"}); err != nil {
+	if _, err := c.Note(t.Context(), NoteRequest{Text: "spike on caching"}); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := c.VerifyAudit(t.Context()); err != nil || !v.OK || v.SealedThrough != 0 {

@@ -100,19 +100,20 @@ func (c *Core) redactOut(s string) string {
 	return red.String(s)
 }
 
-// Note records an owner note in the context mirror.
-func (c *Core) Note(ctx context.Context, req NoteRequest) error {
+// Note records an owner note in the context mirror and says its id.
+func (c *Core) Note(ctx context.Context, req NoteRequest) (NoteSaved, error) {
 	text := req.Text
 	if strings.TrimSpace(text) == "" {
-		return errs.Invalid("note: the text is empty")
+		return NoteSaved{}, errs.Invalid("note: the text is empty")
 	}
 	if c.sec == nil {
-		return errNoMirror
+		return NoteSaved{}, errNoMirror
 	}
-	if err := c.sec.Ingest(ctx, secretary.NoteEvent(text)); err != nil {
-		return err
+	id, err := c.sec.Ingest(ctx, secretary.NoteEvent(text))
+	if err != nil {
+		return NoteSaved{}, err
 	}
-	return c.auditOwner(ctx, "ctl.note", map[string]any{"bytes": len(text)})
+	return NoteSaved{ID: id}, c.auditOwner(ctx, "ctl.note", map[string]any{"id": id, "bytes": len(text)})
 }
 
 // Notes lists the owner's notes, newest first (redacted, as stored).
@@ -157,7 +158,7 @@ func (c *Core) ReportEvent(ctx context.Context, ev ReportedEvent) error {
 	if ev.Progress != nil && (*ev.Progress < 0 || *ev.Progress > 100) {
 		return errs.Invalid("report_event: progress %d is outside 0–100", *ev.Progress)
 	}
-	err := c.sec.Ingest(ctx, secretary.ReportEvent("", ev.Type, ev.File, ev.Content, ev.Progress, ev.Metadata))
+	_, err := c.sec.Ingest(ctx, secretary.ReportEvent("", ev.Type, ev.File, ev.Content, ev.Progress, ev.Metadata))
 	if err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (c *Core) mirrorTaskResult(ctx context.Context, data any) {
 			tests.Failures = append(tests.Failures, secretary.TestFailure{Test: f.Test, Package: f.Package, Message: f.Message})
 		}
 	}
-	if err := c.sec.Ingest(ctx, secretary.TaskEvent(t.ID, t.TaskType, out.Status, tt.Context, out.Error, tests)); err != nil {
+	if _, err := c.sec.Ingest(ctx, secretary.TaskEvent(t.ID, t.TaskType, out.Status, tt.Context, out.Error, tests)); err != nil {
 		c.log.Warn("mirror task result", "component", "secretary", "task", t.ID, "err", err)
 	}
 }

@@ -180,7 +180,7 @@ func TestAsyncAutoAnswerArrivesAtOnce(t *testing.T) {
 func TestNoteFeedsTheMirror(t *testing.T) {
 	eng, pm := mirrorAgents(t)
 	ctx := context.Background()
-	if err := eng.Note(ctx, agent.NoteRequest{Text: "認証: Redis待ち — ops ticket OPS-42"}); err != nil {
+	if _, err := eng.Note(ctx, agent.NoteRequest{Text: "認証: Redis待ち — ops ticket OPS-42"}); err != nil {
 		t.Fatal(err)
 	}
 	var qr wire.QueryResult
@@ -237,7 +237,7 @@ func TestWaitingQuestionIsRedrafted(t *testing.T) {
 	if strings.Contains(string(q.Draft), "PDF layout") {
 		t.Fatalf("the first draft already knows the note: %s", q.Draft)
 	}
-	if err := eng.Note(ctx, agent.NoteRequest{Text: "invoice export: CSV done, PDF layout waits for legal review"}); err != nil {
+	if _, err := eng.Note(ctx, agent.NoteRequest{Text: "invoice export: CSV done, PDF layout waits for legal review"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 15*time.Second, "a redraft round replaces the draft", func() bool {

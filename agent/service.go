@@ -34,6 +34,7 @@ type (
 	NoteRequest        = service.NoteRequest
 	NotesRequest       = service.NotesRequest
 	Note               = service.Note
+	NoteSaved          = service.NoteSaved
 	DeleteNoteRequest  = service.DeleteNoteRequest
 	RemoteTaskRef      = service.RemoteTaskRef
 	ApproveRequest     = service.ApproveRequest

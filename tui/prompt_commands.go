@@ -479,7 +479,10 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 	case "release":
 		return m.runAction(releaseAction{q: m.queries.byID(c.id)})
 	case "note":
-		return m.callAs("note saved", "saving the note", 0, func(ctx context.Context, s Service) error { return s.Note(ctx, agent.NoteRequest{Text: c.text}) })
+		return m.callAs("note saved", "saving the note", 0, func(ctx context.Context, s Service) error {
+			_, err := s.Note(ctx, agent.NoteRequest{Text: c.text})
+			return err
+		})
 	case "discover":
 		return m.discover()
 	case "reload":

@@ -27,7 +27,7 @@ type Service interface {
 	MarkMessagesRead(ctx context.Context, req agent.MarkReadRequest) error
 	CoordTasks(ctx context.Context, req agent.CoordTasksRequest) ([]agent.CoordTask, error)
 	// Note backs :note; Audit the Audit pane.
-	Note(ctx context.Context, req agent.NoteRequest) error
+	Note(ctx context.Context, req agent.NoteRequest) (agent.NoteSaved, error)
 	Audit(ctx context.Context, f agent.AuditFilter) ([]agent.AuditEntry, error)
 }
 

@@ -326,11 +326,11 @@ func (s *testService) RememberPrompt(_ context.Context, req agent.PromptLine) er
 	return nil
 }
 
-func (s *testService) Note(_ context.Context, req agent.NoteRequest) error {
+func (s *testService) Note(_ context.Context, req agent.NoteRequest) (agent.NoteSaved, error) {
 	text := req.Text
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.record("note %s", text)
+	return agent.NoteSaved{ID: 1}, s.record("note %s", text)
 }
 
 func (s *testService) RequestTask(_ context.Context, r agent.TaskRequest) (agent.TaskTicket, error) {

@@ -134,7 +134,7 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlApprove:     HandleOK(svc.Approve),
 		CtlReject:      HandleOK(svc.Reject),
 		CtlTasks:       Handle(svc.Tasks),
-		CtlNote:        HandleOK(svc.Note),
+		CtlNote:        Handle(svc.Note),
 		CtlNotes:       Handle(svc.Notes),
 		CtlDeleteNote:  HandleOK(svc.DeleteNote),
 		CtlPromptLines: HandleNone(svc.PromptHistory),

@@ -223,8 +223,9 @@ func (c *Client) Messages(ctx context.Context, req agent.MessagesRequest) (ms []
 }
 
 // Note implements agent.Service.
-func (c *Client) Note(ctx context.Context, req agent.NoteRequest) error {
-	return c.call(ctx, callTimeout, agent.CtlNote, req, nil)
+func (c *Client) Note(ctx context.Context, req agent.NoteRequest) (agent.NoteSaved, error) {
+	var out agent.NoteSaved
+	return out, c.call(ctx, callTimeout, agent.CtlNote, req, &out)
 }
 
 // PromptHistory implements agent.Service.

@@ -49,7 +49,7 @@ func BenchmarkIngest(b *testing.B) {
 		r := rand.New(rand.NewPCG(seq.Add(1), 3))
 		for pb.Next() {
 			ev := ReportEvent("acme/webapp", "file.edited", fmt.Sprintf("auth/f%d.go", r.IntN(100)), benchText(r, 40), nil, nil)
-			if err := s.Ingest(context.Background(), ev); err != nil {
+			if _, err := s.Ingest(context.Background(), ev); err != nil {
 				b.Fatal(err)
 			}
 		}

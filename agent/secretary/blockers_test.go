@@ -468,7 +468,7 @@ func TestBlockersAboutSomethingElseAreLeftOut(t *testing.T) {
 		{Test: "TestRefreshToken", Package: "github.com/acme/webapp/auth", Message: "refresh_test.go:42: redis: connection refused"}}}
 	ev := TaskEvent("task-8", "run_tests", "failed", "acme/webapp", "1 test failed", tests)
 	ev.TS = h(1)
-	if err := s.Ingest(ctx, ev); err != nil {
+	if _, err := s.Ingest(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 	const failing = "TestRefreshToken fails: redis: connection refused"

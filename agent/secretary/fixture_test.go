@@ -207,7 +207,7 @@ func seedPushed(t *testing.T, s *Secretary) {
 	}
 	for i, ev := range evs {
 		ev.TS = testNow.Add(-time.Duration(40-i) * time.Minute)
-		if err := s.Ingest(ctx, ev); err != nil {
+		if _, err := s.Ingest(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}

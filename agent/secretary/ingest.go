@@ -90,8 +90,10 @@ func TaskEvent(taskID, taskType, state, ctxID, errText string, tests *TestSummar
 }
 
 // Ingest redacts ev and stores it (and, for a task with failing tests, one
-// event per failure so they can be searched). It returns after the commit.
-func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
+// event per failure so they can be searched). It returns after the commit,
+// with the id ev is stored under (a note's, which `aoi note --delete`
+// takes).
+func (s *Secretary) Ingest(ctx context.Context, ev Event) (id int64, err error) {
 	if ev.Source == "" {
 		ev.Source = SourceNote
 	}
@@ -120,9 +122,8 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 		meta["tests"] = ev.Tests
 	}
 	evs := []store.ContextEvent{{Source: ev.Source, Kind: ev.Kind, Ctx: ev.Ctx, Key: ev.Key, Title: ev.Title, Body: ev.Body, TS: ev.TS}}
-	var err error
 	if evs[0].Meta, err = s.redactMeta(meta); err != nil {
-		return err
+		return 0, err
 	}
 	if ev.Tests != nil {
 		for _, f := range ev.Tests.Failures {
@@ -135,19 +136,27 @@ func (s *Secretary) Ingest(ctx context.Context, ev Event) error {
 	for i := range evs {
 		s.redactEvent(&evs[i])
 		if prepared[i], err = store.PrepareContextEvent(evs[i]); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	// Everything but the statements happened above, in the caller's
 	// goroutine: the single writer is what bounds ingest.
-	return s.db.Write(ctx, func(tx *store.Tx) error {
-		for _, p := range prepared {
-			if _, err := tx.InsertPreparedContextEvent(p); err != nil {
+	err = s.db.Write(ctx, func(tx *store.Tx) error {
+		for i, p := range prepared {
+			evID, err := tx.InsertPreparedContextEvent(p)
+			if err != nil {
 				return err
+			}
+			if i == 0 {
+				id = evID
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // locateRepo maps an absolute path to its configured context and the path

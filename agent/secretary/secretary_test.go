@@ -197,7 +197,7 @@ func TestAnswerHonoursACL(t *testing.T) {
 func TestSecretsNeverStoredNorSent(t *testing.T) {
 	m := newMirror(t)
 	ctx := context.Background()
-	if err := m.s.Ingest(ctx, NoteEvent("deploy via build-3.corp.acme.internal with "+leakedAWSKey)); err != nil {
+	if _, err := m.s.Ingest(ctx, NoteEvent("deploy via build-3.corp.acme.internal with "+leakedAWSKey)); err != nil {
 		t.Fatal(err)
 	}
 	var answers []byte
@@ -316,10 +316,10 @@ func TestIngestFilesAbsolutePathsUnderTheirContext(t *testing.T) {
 	m := newMirror(t)
 	ctx := context.Background()
 	repo := m.s.config().Contexts[0].LocalPath
-	if err := m.s.Ingest(ctx, ReportEvent("", "file.edited", filepath.Join(repo, "auth", "jwt.go"), "tightened claim checks", nil, nil)); err != nil {
+	if _, err := m.s.Ingest(ctx, ReportEvent("", "file.edited", filepath.Join(repo, "auth", "jwt.go"), "tightened claim checks", nil, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.s.Ingest(ctx, ReportEvent("", "file.edited", "/home/someone/private/diary.md", "edited diary", nil, nil)); err != nil {
+	if _, err := m.s.Ingest(ctx, ReportEvent("", "file.edited", "/home/someone/private/diary.md", "edited diary", nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := m.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{KindReport}})
@@ -356,7 +356,7 @@ func TestReportedPathsMeetFolderRules(t *testing.T) {
 		if strings.HasSuffix(file, "NOTES") {
 			typ = "test.failed"
 		}
-		if err := m.s.Ingest(ctx, ReportEvent("", typ, file, "Rotated the zebra launch code to zebra-43", nil, nil)); err != nil {
+		if _, err := m.s.Ingest(ctx, ReportEvent("", typ, file, "Rotated the zebra launch code to zebra-43", nil, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -460,7 +460,7 @@ func TestTaskResultFromGoTestJSON(t *testing.T) {
 	// A newer run than the seeded one: its failures replace the old ones.
 	ev := TaskEvent("task-9", "run_tests", "failed", "acme/webapp", "", TestSummaryFrom(&counts))
 	ev.TS = testNow.Add(-5 * time.Minute)
-	if err := m.s.Ingest(ctx, ev); err != nil {
+	if _, err := m.s.Ingest(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 	a, err := m.s.Answer(ctx, Question{Text: "what blocks auth?", Scope: []string{"acme/webapp"}})

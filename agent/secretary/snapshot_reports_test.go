@@ -25,7 +25,7 @@ func TestSnapshotFoldsReportedEvents(t *testing.T) {
 		ReportEvent("", "file.edited", "internal/session/store.go", "added expiry", nil, nil),
 		ReportEvent("", "progress", "", "wiring the session store into logout", &pct, nil),
 	} {
-		if err := m.s.Ingest(ctx, ev); err != nil {
+		if _, err := m.s.Ingest(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}

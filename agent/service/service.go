@@ -241,9 +241,9 @@ const (
 // mirroring off, every method fails with an error saying how to turn it
 // on.
 type MirrorService interface {
-	// Note records an owner note in the context mirror. Errors:
-	// ErrInvalid (empty text).
-	Note(ctx context.Context, req NoteRequest) error
+	// Note records an owner note in the context mirror and says the id
+	// it is stored under. Errors: ErrInvalid (empty text).
+	Note(ctx context.Context, req NoteRequest) (NoteSaved, error)
 	// Notes lists the owner's notes, newest first. Errors: none of the
 	// kinds.
 	Notes(ctx context.Context, req NotesRequest) ([]Note, error)
@@ -328,6 +328,11 @@ type (
 		ID   int64     `json:"id"`
 		Text string    `json:"text"`
 		At   time.Time `json:"at"`
+	}
+	// NoteSaved is the note just recorded: its id, as Notes lists it and
+	// DeleteNote takes it (0 from an aoi that did not say it).
+	NoteSaved struct {
+		ID int64 `json:"id"`
 	}
 	// DeleteNoteRequest names the note to remove.
 	DeleteNoteRequest struct {

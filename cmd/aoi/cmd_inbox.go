@@ -397,16 +397,27 @@ func (a *app) noteCmd() *cobra.Command {
 					}
 					return a.done("note %d deleted: the secretary no longer answers from it", del)
 				}
-				if err := svc.Note(cmd.Context(), agent.NoteRequest{Text: text}); err != nil {
+				saved, err := svc.Note(cmd.Context(), agent.NoteRequest{Text: text})
+				if err != nil {
 					return err
 				}
-				return a.done("note saved")
+				return a.emit(saved, func(w io.Writer) { printNoteSaved(w, saved) })
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&list, "list", false, "list your notes, newest first, with their ids")
 	cmd.Flags().Int64Var(&del, "delete", 0, "delete the note with this id (from --list)")
 	return cmd
+}
+
+// printNoteSaved says which id a new note is stored under, and how to
+// take it back; an aoi that did not say the id gets "note saved".
+func printNoteSaved(w io.Writer, saved agent.NoteSaved) {
+	if saved.ID == 0 {
+		fmt.Fprintln(w, "note saved")
+		return
+	}
+	fmt.Fprintf(w, "note %d saved: the secretary answers from it (aoi note --delete %d removes it)\n", saved.ID, saved.ID)
 }
 
 // printNotes lists notes: id, when, text on one line.

@@ -180,7 +180,7 @@ func index(ctx context.Context, s *secretary.Secretary, db *store.DB, specs []Re
 		for _, n := range spec.Plant.Notes {
 			ev := secretary.NoteEvent(sec.fill(n.Text))
 			ev.TS = now.Add(-time.Duration(n.AgeHours * float64(time.Hour)))
-			if err := s.Ingest(ctx, ev); err != nil {
+			if _, err := s.Ingest(ctx, ev); err != nil {
 				return err
 			}
 		}
