@@ -108,17 +108,41 @@ func (a *app) requestTaskAndWait(ctx context.Context, req agent.TaskRequest, tim
 		m, err := waitForAnswer(ctx, svc, t.RequestID, cursor, timeout)
 		var late *noAnswerError
 		if errors.As(err, &late) {
-			if perr := a.emit(t, func(w io.Writer) { printTicket(w, req.To, t) }); perr != nil {
-				return perr
-			}
-			return fmt.Errorf("task %s on %s did not finish within %s; its result will still arrive in your inbox (`aoi inbox`)",
-				cell(t.TaskID, 0), cell(req.To, 0), timeout)
+			return a.syncGaveUp(req, t, timeout)
 		}
 		if err != nil {
 			return err
 		}
 		return a.printTicketExit(req.To, finishedTicket(t, m))
 	})
+}
+
+// syncGaveUp ends a --sync wait that ran out, in one sentence after the
+// line that said what it waits for: the ticket printed here too said
+// "pending", "waiting for the owner's approval" and where the result goes,
+// and the error said that again (the ninth walk). A script (--json) still
+// gets the ticket, with the task id.
+func (a *app) syncGaveUp(req agent.TaskRequest, t agent.TaskTicket, waited time.Duration) error {
+	if a.jsonOut {
+		if err := a.printJSON(t); err != nil {
+			return err
+		}
+	}
+	peer, id := cell(req.To, 0), cell(t.TaskID, 0)
+	return fmt.Errorf("stopped waiting after %s: %s's %s (task %s) has not finished; its result will arrive in your inbox (`aoi inbox`), and `aoi task status %s %s` shows where it is",
+		shortDuration(waited), peer, cell(req.TaskType, 0), id, peer, id)
+}
+
+// shortDuration writes d without trailing zero units: 5m, not 5m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // waitingFor says what a task the peer just queued waits for.
