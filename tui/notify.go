@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -486,7 +487,27 @@ const maxNoticeLines = 3
 // so it can be read, the panes giving way meanwhile; anything else is one
 // line.
 func (m *Model) noticeWrapped() []string {
-	text, tail := m.notice.text, ""
+	lines := m.noticeLines()
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(l, nbsp, " ")
+	}
+	return lines
+}
+
+// nbsp is a space the wrap does not break at (ansi.Wrap keeps it inside a
+// word); noticeWrapped writes it back as a space.
+const nbsp = "\u00a0"
+
+// tabRun is the way to a pane a notice names, "(tab tab)": kept on one
+// line, so the second line does not start with a lone "tab)" (the ninth
+// walk, at 100 columns).
+var tabRun = regexp.MustCompile(`\((?:shift\+)?tab(?: (?:shift\+)?tab)+\)`)
+
+// noticeLines is noticeWrapped before its kept spaces are written back.
+func (m *Model) noticeLines() []string {
+	text, tail := tabRun.ReplaceAllStringFunc(m.notice.text, func(run string) string {
+		return strings.ReplaceAll(run, " ", nbsp)
+	}), ""
 	if m.notice.level == levelError {
 		text = "✗ " + text
 	}

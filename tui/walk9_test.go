@@ -95,3 +95,26 @@ func TestColumnsCutJapaneseByWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeKeepsTheWayToAPaneTogether: the notice of a request to run
+// something, from a pane two tabs away, keeps "(tab tab)" on one line
+// when it wraps (the ninth walk read "… details in Approvals (tab" and
+// "tab)" alone on the next line at 100 columns).
+func TestNoticeKeepsTheWayToAPaneTogether(t *testing.T) {
+	for _, w := range []int{96, 97, 98, 99, 100, 101} {
+		m := newLoaded(t, fixtureService(), w, 30, true)
+		m.setFocus(focusQueries)
+		m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventApprovalRequested, ID: "a-9", Agent: "pm-tanaka"}})
+		m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: "a-9", Summary: "pm-tanaka wants to run run_tests suite=auth"}})
+		lines := m.noticeWrapped()
+		joined := strings.Join(lines, "\n")
+		if !strings.Contains(joined, "(tab tab)") || strings.Contains(joined, "\u00a0") {
+			t.Errorf("at %d columns the notice reads %q; want \"(tab tab)\" whole on one line, with plain spaces", w, lines)
+		}
+		frame := screen(m)
+		checkFrame(t, frame, w, 30)
+		if !strings.Contains(frame, "(tab tab)") {
+			t.Errorf("at %d columns the screen does not show \"(tab tab)\" on one line:\n%s", w, frame)
+		}
+	}
+}
