@@ -143,6 +143,24 @@ func (p *paneBase) setListHeight() {
 	p.list.height = max(1, h)
 }
 
+// lastPreviewLine is the last line a preview has room for, line i of
+// body (text wrapped to w), when more follows: the text from where that
+// line starts, cut with whole words and an ellipsis (truncateWords), as a
+// row is; the walk read "…モバイ…" there. Joining the wrapped lines back
+// would put a space at every break, inside a path or a Japanese sentence
+// too, so the cut is taken from the text; where the lines are not pieces
+// of it, the line itself ends in the ellipsis.
+func lastPreviewLine(text string, body []string, i, w int) string {
+	starts, ok := lineStarts(text, body)
+	if ok {
+		rest := strings.ReplaceAll(text[starts[i]:], "\n", " ")
+		if cut := truncateWords(rest, w); strings.HasSuffix(cut, ellipsis) {
+			return cut
+		}
+	}
+	return truncate(body[i]+ellipsis, w)
+}
+
 // preview renders the selected row's full text under the list, below a
 // rule: a question or an answer is read here without opening it. It takes
 // two lines, or as many as the text needs when the list leaves room (a
@@ -157,10 +175,7 @@ func (p *paneBase) preview(lines []string, label, text string) []string {
 		body = append(body, "")
 	}
 	if len(body) > room {
-		// The last line shown says more follows. Joining the wrapped
-		// lines back would put a space at every break, inside a path or
-		// a Japanese sentence too.
-		body = append(body[:room-1], truncate(body[room-1]+"…", p.w))
+		body = append(body[:room-1], lastPreviewLine(text, body, room-1, p.w))
 	}
 	for len(lines) < p.h-1-len(body) {
 		lines = append(lines, "")

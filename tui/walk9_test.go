@@ -118,3 +118,52 @@ func TestNoticeKeepsTheWayToAPaneTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewCutsAtAWordBoundary: the preview under a list that has no
+// room for the whole text ends its last line with whole words, or in
+// Japanese where a phrase ends, and an ellipsis (the ninth walk read a
+// declined question's quote end "…モバイ…" under Messages at 60×20).
+func TestPreviewCutsAtAWordBoundary(t *testing.T) {
+	for _, c := range []struct{ reason, question string }{
+		{"QAに聞いてください", "リリース前にどのテストスイートを実行すべきですか？モバイルアプリのビルドについても教えてください。"},
+		{"not mine", "which suite should I run before the release, and does the Android client build need the integration tests as well?"},
+	} {
+		svc := fixtureService()
+		for i := range 3 {
+			svc.messages = append(svc.messages, agent.Message{Seq: int64(4 + i), From: "eng-suzuki", Event: "query.completed", RelatedID: "ask-x",
+				Question: "filler", Data: json.RawMessage(`{"summary":"filler"}`), ReceivedAt: fixedNow})
+		}
+		svc.messages = append(svc.messages, agent.Message{Seq: 9, From: "eng-suzuki", Event: "query.declined", RelatedID: "ask-1",
+			Question: c.question, Data: json.RawMessage(`{"summary":"` + c.reason + `"}`), ReceivedAt: fixedNow})
+		m := newLoaded(t, svc, 60, 20, true)
+		m.setFocus(focusMessages)
+		frame := screen(m)
+		checkFrame(t, frame, 60, 20)
+		// The preview is the lines between its rule and the pane's foot.
+		lines := strings.Split(frame, "\n")
+		rule := -1
+		for i, l := range lines {
+			if strings.Contains(l, "── eng-suzuki · declined") {
+				rule = i
+			}
+		}
+		last := rule + 1
+		for last+1 < len(lines) && strings.HasPrefix(lines[last+1], "┃") {
+			last++
+		}
+		if rule < 0 || !strings.HasSuffix(strings.TrimRight(lines[last], "┃ "), ellipsis) {
+			t.Fatalf("the preview under Messages does not end with an ellipsis:\n%s", frame)
+		}
+		shown := strings.TrimSuffix(strings.TrimSpace(strings.Trim(lines[last], "┃")), ellipsis)
+		whole := c.reason + " · re “" + c.question + "”"
+		at := strings.Index(whole, shown)
+		if at < 0 {
+			t.Fatalf("the preview's last line %q is not a piece of %q:\n%s", shown, whole, frame)
+		}
+		prev, _ := utf8.DecodeLastRuneInString(shown)
+		next, _ := utf8.DecodeRuneInString(whole[at+len(shown):])
+		if !(prev != ' ' && next == ' ') && !((isCJK(prev) || isCJK(next)) && phraseBreak(prev, next)) {
+			t.Errorf("the preview is cut inside a word: %q|%q\n%s", shown, string(next), frame)
+		}
+	}
+}
