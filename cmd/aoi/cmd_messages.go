@@ -109,9 +109,20 @@ func sendPayload(typ, raw, text string) (json.RawMessage, error) {
 	return b, nil
 }
 
+// printSent says what was sent and what became of it. A message that is
+// queued says so on its first line, and its task's state is this side's
+// only: a refused task_assign read "task T-7 is assigned" above the
+// refusal (the ninth walk).
 func printSent(w io.Writer, s agent.SentMessage) {
 	fmt.Fprintf(w, "%s %s to %s (thread %s)", cell(s.Type, 0), cell(s.ID, 0), cell(s.To, 0), cell(s.ThreadID, 0))
-	if s.TaskID != "" {
+	if s.Queued {
+		fmt.Fprint(w, " is queued, not delivered yet")
+	}
+	switch {
+	case s.TaskID == "":
+	case s.Queued:
+		fmt.Fprintf(w, "; task %s is %s here, not yet at %s", cell(s.TaskID, 0), cell(s.TaskState, 0), cell(s.To, 0))
+	default:
 		fmt.Fprintf(w, "; task %s is %s", cell(s.TaskID, 0), cell(s.TaskState, 0))
 	}
 	fmt.Fprintf(w, "\n%s\n", sanitize(s.Note, false))

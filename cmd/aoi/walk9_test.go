@@ -53,3 +53,27 @@ func TestSyncTaskTimeoutSaysItOnce(t *testing.T) {
 		t.Errorf("aoi --json task --sync printed %q (%v); want the pending ticket", stdout, err)
 	}
 }
+
+// TestRefusedSendSaysItIsQueued: a task_assign the receiver refuses says
+// on its first line that it is queued, not delivered, and that its task
+// is assigned on this side only (the ninth walk read "task T-7 is
+// assigned" above the refusal); once delivered it reads as before.
+func TestRefusedSendSaysItIsQueued(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	out := cliFails(t, bin, pm, exitFailure, "send", "eng-suzuki", "task_assign", "write the rotation tests", "--task", "T-7")
+	first, rest, _ := strings.Cut(out, "\n")
+	if !strings.Contains(first, "to eng-suzuki") || !strings.Contains(first, "is queued, not delivered yet") ||
+		!strings.HasSuffix(first, "task T-7 is assigned here, not yet at eng-suzuki") {
+		t.Errorf("a refused task_assign's first line reads %q", first)
+	}
+	if !strings.Contains(rest, "eng-suzuki refused the message") {
+		t.Errorf("a refused task_assign does not say why:\n%s", out)
+	}
+
+	allowMessages(t, bin, eng, "pm-tanaka")
+	out = cli(t, bin, pm, "send", "eng-suzuki", "task_assign", "review the rotation tests", "--task", "T-8")
+	if first, _, _ := strings.Cut(out, "\n"); strings.Contains(first, "queued") || !strings.HasSuffix(first, "task T-8 is assigned") {
+		t.Errorf("a delivered task_assign's first line reads %q", first)
+	}
+}
