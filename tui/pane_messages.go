@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
 // messagesKept bounds the messages the pane holds (newest first); older
@@ -266,7 +267,38 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	for _, t := range tasks {
 		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", since " + clockAt(e, t.UpdatedAt) + ")"}})
 	}
-	return body + "\n\n" + payloadText(r.Data)
+	body += "\n\n" + payloadText(r.Data)
+	if hint := replyHint(r); hint != "" {
+		body += "\n\n" + hint
+	}
+	return body
+}
+
+// replyTypes is the type a reply to a typed message usually has.
+var replyTypes = map[string]string{
+	wire.MsgTaskAssign:    wire.MsgProgress,
+	wire.MsgQuestion:      wire.MsgAnswer,
+	wire.MsgReviewRequest: wire.MsgReviewResult,
+}
+
+// replyHint says, under a typed message, who reads it and how to answer
+// it from a shell: the pane has no key to reply with, and the walk read a
+// task_assign whose detail ended at its text. Only ids the wire accepts
+// (letters, digits, "_:-.") are put in the command, so it is safe to
+// paste; a notification (an answer, a task result) gets none.
+func replyHint(r agent.Message) string {
+	if r.Type == "" || !wire.ValidID(r.MessageID) || !wire.ValidID(r.From) {
+		return ""
+	}
+	typ := replyTypes[r.Type]
+	if typ == "" {
+		typ = wire.MsgNote
+	}
+	cmd := "aoi send " + r.From + " " + typ + " TEXT --reply-to " + r.MessageID
+	if wire.ValidID(r.TaskID) {
+		cmd += " --task " + r.TaskID
+	}
+	return "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n" + cmd
 }
 
 // relatedLabel names what a message's related id is: the query it answers,

@@ -167,3 +167,32 @@ func TestPreviewCutsAtAWordBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageDetailSaysHowToReply: a typed message opened from Messages
+// ends with who reads it and the command that replies to it, with the
+// reply's usual type and the task (the ninth walk opened a task_assign
+// and found no way to answer it); a notification, an answer to the
+// owner's question, gets no such line.
+func TestMessageDetailSaysHowToReply(t *testing.T) {
+	svc := fixtureService()
+	svc.messages[2].MessageID = "m-01a23ac7989b"
+	m := newLoaded(t, svc, 100, 30, true)
+	m.setFocus(focusMessages)
+	press(t, m, "enter")
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok {
+		t.Fatalf("enter opened %T", m.topDialog())
+	}
+	want := "aoi send pm-tanaka progress TEXT --reply-to m-01a23ac7989b --task T-1"
+	if !strings.Contains(d.body, "Your coding assistant reads it (aoi_check_messages)") || !strings.Contains(d.body, want) {
+		t.Errorf("the task_assign's detail does not say how to reply (%q):\n%s", want, d.body)
+	}
+	if frame := screen(m); !strings.Contains(frame, want) {
+		t.Errorf("the dialog does not show %q:\n%s", want, frame)
+	}
+	press(t, m, "esc", "down")
+	press(t, m, "enter")
+	if d, ok := m.topDialog().(*detailDialog); !ok || strings.Contains(d.body, "aoi send") {
+		t.Errorf("an answer's detail offers a reply command:\n%v", m.topDialog())
+	}
+}
