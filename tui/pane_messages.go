@@ -282,7 +282,7 @@ var replyTypes = map[string]string{
 }
 
 // replyHint says, under a typed message, who reads it and how to answer
-// it from a shell: the pane has no key to reply with, and the walk read a
+// it from a shell, in its task and thread: the pane has no key to reply with, and the walk read a
 // task_assign whose detail ended at its text. Only ids the wire accepts
 // (letters, digits, "_:-.") are put in the command, so it is safe to
 // paste; a notification (an answer, a task result) gets none.
@@ -294,10 +294,14 @@ func replyHint(r agent.Message) string {
 	if typ == "" {
 		typ = wire.MsgNote
 	}
-	cmd := "aoi send " + r.From + " " + typ + " TEXT --reply-to " + r.MessageID
+	cmd := "aoi send " + r.From + " " + typ + " TEXT"
 	if wire.ValidID(r.TaskID) {
 		cmd += " --task " + r.TaskID
 	}
+	if wire.ValidID(r.ThreadID) { // else the reply starts a thread of its own
+		cmd += " --thread " + r.ThreadID
+	}
+	cmd += " --reply-to " + r.MessageID
 	return "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n" + cmd
 }
 

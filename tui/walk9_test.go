@@ -170,7 +170,7 @@ func TestPreviewCutsAtAWordBoundary(t *testing.T) {
 
 // TestMessageDetailSaysHowToReply: a typed message opened from Messages
 // ends with who reads it and the command that replies to it, with the
-// reply's usual type and the task (the ninth walk opened a task_assign
+// reply's usual type, the task and the thread (the ninth walk opened a task_assign
 // and found no way to answer it); a notification, an answer to the
 // owner's question, gets no such line.
 func TestMessageDetailSaysHowToReply(t *testing.T) {
@@ -183,11 +183,12 @@ func TestMessageDetailSaysHowToReply(t *testing.T) {
 	if !ok {
 		t.Fatalf("enter opened %T", m.topDialog())
 	}
-	want := "aoi send pm-tanaka progress TEXT --reply-to m-01a23ac7989b --task T-1"
+	want := "aoi send pm-tanaka progress TEXT --task T-1 --thread th-1 --reply-to m-01a23ac7989b"
 	if !strings.Contains(d.body, "Your coding assistant reads it (aoi_check_messages)") || !strings.Contains(d.body, want) {
 		t.Errorf("the task_assign's detail does not say how to reply (%q):\n%s", want, d.body)
 	}
-	if frame := screen(m); !strings.Contains(frame, want) {
+	frame := screen(m) // the command may wrap in the dialog, at a space
+	if flat := strings.Join(strings.Fields(strings.ReplaceAll(frame, "┃", " ")), " "); !strings.Contains(flat, want) {
 		t.Errorf("the dialog does not show %q:\n%s", want, frame)
 	}
 	press(t, m, "esc", "down")
