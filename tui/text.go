@@ -56,6 +56,12 @@ func truncateWords(s string, w int) string {
 	return strings.TrimRight(line, " /") + ellipsis
 }
 
+// CutWords is truncateWords for the CLI's tables, so `aoi inbox` cuts a
+// question where the interface's rows do: at most w cells, ending with
+// whole words (in Japanese where a phrase ends) and an ellipsis when cut.
+// s must be sanitised already.
+func CutWords(s string, w int) string { return truncateWords(s, w) }
+
 // cjkPhraseEnd is line, which rest follows in the text, shortened to end
 // where a Japanese phrase does when the cut falls inside a run of CJK
 // text: after a particle (hiragana before anything else), after a comma

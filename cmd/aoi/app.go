@@ -17,6 +17,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/tui"
 )
 
 // app is one invocation of the CLI: where output goes and the persistent
@@ -213,11 +214,12 @@ func table(w io.Writer, header []string, rows [][]string) {
 }
 
 // cell sanitises peer text for one table cell and shortens it to max
-// terminal cells (a Japanese character takes two).
+// terminal cells (a Japanese character takes two), with whole words and
+// an ellipsis as the interface's rows are cut (tui.CutWords).
 func cell(s string, max int) string {
 	s = sanitize(s, false)
 	if max > 0 && ansi.StringWidth(s) > max {
-		return ansi.Truncate(s, max, "…")
+		return tui.CutWords(s, max)
 	}
 	return s
 }

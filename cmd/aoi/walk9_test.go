@@ -77,3 +77,32 @@ func TestRefusedSendSaysItIsQueued(t *testing.T) {
 		t.Errorf("a delivered task_assign's first line reads %q", first)
 	}
 }
+
+// TestInboxCutsTextAtWords: `aoi inbox` cuts a question too long for its
+// column with whole words and an ellipsis, as the interface's rows do,
+// and a quoted Japanese question where a phrase ends (the ninth walk read
+// "when does it ship t…" under QUERY).
+func TestInboxCutsTextAtWords(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	en := "how is the billing migration going, and when does it ship to production for the whole team?"
+	ja := "認証機能の進捗とブロック要因について詳しく教えてください。"
+	cli(t, bin, pm, "query", "eng-suzuki", en)
+	cli(t, bin, pm, "query", "eng-suzuki", ja)
+	if row := rowOf(cli(t, bin, eng, "inbox"), "how is the billing"); !strings.HasSuffix(row, "how is the billing migration going, and when does it ship…") {
+		t.Errorf("aoi inbox cut the question %q", row)
+	}
+	var waiting struct {
+		Queries []agent.Query `json:"queries"`
+	}
+	cliJSON(t, bin, eng, &waiting, "inbox", "--waiting")
+	for _, q := range waiting.Queries {
+		if q.Text == ja {
+			cli(t, bin, eng, "decline", q.ID, "--reason", "QAに聞いてください")
+		}
+	}
+	waitMessages(t, bin, pm, 1)
+	if row := rowOf(cli(t, bin, pm, "inbox"), "QAに聞いてください"); !strings.Contains(row, "“認証機能の進捗と…”") {
+		t.Errorf("aoi inbox quotes the declined question as %q; want it cut where a phrase ends", row)
+	}
+}
