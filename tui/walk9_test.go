@@ -45,9 +45,9 @@ func checkCutAtWord(t *testing.T, frame, text string) {
 
 // TestTableRowsCutAtAWordBoundary: a question or a message too long for
 // its row ends with whole words and an ellipsis, in English and in
-// Japanese (where a phrase ends), at 60 and at 80 columns; the ninth walk
-// read "what changed in the API yesterd…" in Queries and "QA signs off on
-// Wed…" in Messages.
+// Japanese (where a phrase ends), at 60 and at 80 columns; rows read
+// "what changed in the API yesterd…" in Queries and "QA signs off on
+// Wed…" in Messages (a leftover of the eighth walk).
 func TestTableRowsCutAtAWordBoundary(t *testing.T) {
 	en := "what changed in the billing API yesterday afternoon, and who reviewed it?"
 	ja := "認証機能の進捗とブロック要因について詳しく教えてください。明日の会議までにお願いします。"

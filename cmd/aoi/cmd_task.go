@@ -120,7 +120,7 @@ func (a *app) requestTaskAndWait(ctx context.Context, req agent.TaskRequest, tim
 // syncGaveUp ends a --sync wait that ran out, in one sentence after the
 // line that said what it waits for: the ticket printed here too said
 // "pending", "waiting for the owner's approval" and where the result goes,
-// and the error said that again (the ninth walk). A script (--json) still
+// and the error said that again (a leftover of the eighth walk). A script (--json) still
 // gets the ticket, with the task id.
 func (a *app) syncGaveUp(req agent.TaskRequest, t agent.TaskTicket, waited time.Duration) error {
 	if a.jsonOut {
