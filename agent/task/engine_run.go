@@ -202,6 +202,9 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
 		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },
 	})
+	if res.ReaperKilled {
+		e.log().Warn("task: its reaper was killed before it swept; killed what the command left", "task", t.ID, "requester", t.Requester, "pids", res.Swept)
+	}
 	e.endStragglers(t.ID)
 	out := e.outcome(t, tt, res, outPath)
 	e.undoGitChanges(t, guard, &out)

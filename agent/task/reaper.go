@@ -22,6 +22,10 @@ const (
 	reaperValue = "pgid-on-fd3"
 )
 
+// reaperEndLine is what a reaper writes on fd 3, after the command's
+// group id, once it has swept what the command left.
+const reaperEndLine = "swept"
+
 // reaperReady is set once this binary has called ReapIfAsked: only then
 // can a runner re-execute it as a reaper (a binary that never looks at
 // reaperEnv would just run again).

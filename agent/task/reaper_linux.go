@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,19 +56,26 @@ func reaperMain(args []string) int {
 		return 127
 	}
 	fmt.Fprintf(report, "%d\n", pid)
-	report.Close()
 	go func() {
 		<-stop
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}()
 	status := waitCommand(pid)
 	sweep(pid)
+	// The runner reads this line as "the reaper did its work": a reaper
+	// killed before it gets here (the command may kill it: it runs as the
+	// same user) writes nothing, and the runner sweeps what it left.
+	fmt.Fprintln(report, reaperEndLine)
+	report.Close()
 	return exitLike(status)
 }
 
-// startCommand starts argv in a new process group with this process's
-// environment minus the reaper's mark; its directory and output are the
-// reaper's own.
+// startCommand starts argv in a new session (so a new process group) with
+// this process's environment minus the reaper's mark; its directory and
+// output are the reaper's own. A session of its own, not only a group:
+// nothing the command starts can join a process group of aoi's session
+// (setpgid stays within a session), which is how the runner tells the
+// processes it adopts from a killed reaper (see sweepAdopted).
 func startCommand(argv []string) (int, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -81,7 +89,7 @@ func startCommand(argv []string) (int, error) {
 	}
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env,
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: true}})
+		Sys:   &syscall.SysProcAttr{Setsid: true}})
 	if err != nil {
 		return 0, err
 	}
@@ -145,6 +153,12 @@ func reapOne(block bool) bool {
 
 // childrenOf lists the processes whose parent is pid, from /proc.
 func childrenOf(pid int) []int {
+	return childrenWhere(func(ppid, _ int) bool { return ppid == pid })
+}
+
+// childrenWhere lists the processes whose parent and session ids keep
+// (from /proc).
+func childrenWhere(keep func(ppid, sid int) bool) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -155,31 +169,34 @@ func childrenOf(pid int) []int {
 		if err != nil {
 			continue
 		}
-		if parentOf(filepath.Join("/proc", ent.Name(), "stat")) == pid {
+		ppid, sid := parentOf(filepath.Join("/proc", ent.Name(), "stat"))
+		if ppid > 0 && keep(ppid, sid) {
 			kids = append(kids, child)
 		}
 	}
 	return kids
 }
 
-// parentOf reads the parent pid from a /proc/PID/stat file ("pid (comm)
-// state ppid …"; comm may hold spaces and parentheses).
-func parentOf(statPath string) int {
+// parentOf reads the parent pid and the session id from a /proc/PID/stat
+// file ("pid (comm) state ppid pgrp session …"; comm may hold spaces and
+// parentheses).
+func parentOf(statPath string) (ppid, sid int) {
 	stat, err := os.ReadFile(statPath)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0
+		return 0, 0
 	}
 	fields := strings.Fields(s[i+1:])
-	if len(fields) < 2 {
-		return 0
+	if len(fields) < 4 {
+		return 0, 0
 	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
+	ppid, _ = strconv.Atoi(fields[1])
+	sid, _ = strconv.Atoi(fields[3])
+	return ppid, sid
 }
 
 // exitLike ends the reaper the way the command ended: with its code, or
@@ -193,4 +210,82 @@ func exitLike(ws syscall.WaitStatus) int {
 		return 128 + int(sig)
 	}
 	return ws.ExitStatus()
+}
+
+// A command runs as the owner, so it can kill its reaper (`kill -9
+// $PPID`); what it started would then be orphaned to init, in a session
+// of its own and without AOI_TASK_ID, out of every net. So while reaped
+// commands run, aoi itself is a child subreaper too: a dead reaper's
+// orphans become aoi's children, and the runner, told by the missing end
+// line that the reaper did not finish, kills them (sweepAdopted).
+var adopting struct {
+	sync.Mutex
+	n int
+}
+
+// adoptOrphans marks this process a child subreaper while at least one
+// reaped command runs; release with unadopt once it ended (and its
+// leftovers were swept).
+func adoptOrphans() error {
+	adopting.Lock()
+	defer adopting.Unlock()
+	if adopting.n == 0 {
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return err
+		}
+	}
+	adopting.n++
+	return nil
+}
+
+func unadopt() {
+	adopting.Lock()
+	defer adopting.Unlock()
+	adopting.n--
+	if adopting.n == 0 {
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+	}
+}
+
+// sweepAdopted kills and reaps, generation by generation, the children of
+// this process that run in a session other than its own: what a task left
+// after killing its reaper (every command runs in a session of its own,
+// and so does all it starts). Nothing aoi starts itself takes a session
+// of its own (exec.Cmd children share aoi's; a reaper and the MCP bridge
+// only a group), so neither is touched nor waited for here; keep it so.
+// It returns the pids it killed.
+func sweepAdopted() []int {
+	self := os.Getpid()
+	own, err := unix.Getsid(0)
+	if err != nil {
+		return nil
+	}
+	var killed []int
+	deadline := time.Now().Add(reapFor)
+	for range reapRounds {
+		kids := childrenWhere(func(ppid, sid int) bool { return ppid == self && sid != own })
+		if len(kids) == 0 || time.Now().After(deadline) {
+			return killed
+		}
+		for _, kid := range kids {
+			if syscall.Kill(kid, syscall.SIGKILL) == nil {
+				killed = append(killed, kid)
+			}
+		}
+		// Reap each, so its own children come here for the next round.
+		for _, kid := range kids {
+			for {
+				var ws syscall.WaitStatus
+				got, err := syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
+				if err == syscall.EINTR {
+					continue
+				}
+				if err != nil || got == kid || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	return killed
 }

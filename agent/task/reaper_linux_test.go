@@ -76,3 +76,83 @@ func TestWithoutReaperTheEscapeeOutlivesItsTask(t *testing.T) {
 		t.Fatal("the escapee died without the reaper; the reaper test proves nothing")
 	}
 }
+
+// The attack the reaper alone left open: the command kills its reaper
+// (`kill -9 $PPID`, it runs as the same user), then leaves a process in a
+// session of its own with an empty environment (no process group, no
+// AOI_TASK_ID) and exits. Its orphans come to aoi (a child subreaper while
+// reaped commands run), which sees the reaper did not say it swept, kills
+// them, and fails the task saying so. Nothing of the task may survive its
+// end: not the escapee, not the command.
+func TestTaskThatKillsItsReaperLeavesNothingRunning(t *testing.T) {
+	if !reaperReady.Load() {
+		t.Fatal("this test binary's TestMain calls ReapIfAsked; the reaper must be ready on Linux")
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "escapee.pid")
+	cmdPidFile := filepath.Join(dir, "command.pid")
+	// The command says its own pid, kills its reaper, waits until that is
+	// gone (its parent changes), starts the escapee, and ends when the
+	// escapee said its pid; a second variant keeps the command running.
+	script := `echo $$ > "$2"
+reaper=$PPID
+kill -9 $reaper
+while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$reaper" ]; do sleep 0.01; done
+` + escapeeScript + `$3
+`
+	for _, tail := range []string{"exit 0", "exec sleep 120"} {
+		_ = os.Remove(pidFile)
+		r := fastRunner(1)
+		res := r.Run(context.Background(), Job{ID: "kill-reaper", Timeout: time.Minute,
+			Argv: []string{"sh", "-c", script, "sh", pidFile, cmdPidFile, tail}, Env: taskEnv("kill-reaper", "")})
+		pids := map[string]string{"the escapee": pidFile, "the command": cmdPidFile}
+		for name, file := range pids {
+			raw, err := os.ReadFile(file)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+			if err != nil || pid <= 0 {
+				t.Fatalf("%s: %s wrote no pid (%v, %q): %+v", tail, name, err, raw, res)
+			}
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			waitGone(t, pid)
+		}
+		if !res.ReaperKilled || res.Err == nil || !strings.Contains(res.Err.Error(), "reaper was killed") {
+			t.Errorf("%s: result = %+v; want the task failed for killing its reaper", tail, res)
+		}
+		if len(res.Swept) == 0 {
+			t.Errorf("%s: the runner swept nothing; the escapee went by some other net", tail)
+		}
+	}
+}
+
+// A command that stops its reaper (SIGSTOP) instead of killing it: the
+// reaper never ends, so neither did the runner's wait, and a timeout or a
+// cancel hung with it (killing the command's group leaves the reaper,
+// which has a group of its own). The runner now kills the reaper with the
+// group; what the command left is swept as for a killed reaper.
+func TestTaskThatStopsItsReaperStillEnds(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "escapee.pid")
+	script := `kill -STOP $PPID
+` + escapeeScript + `trap '' TERM; sleep 120
+`
+	done := make(chan Result, 1)
+	go func() {
+		done <- fastRunner(1).Run(context.Background(), Job{ID: "stop-reaper", Timeout: 500 * time.Millisecond,
+			Argv: []string{"sh", "-c", script, "sh", pidFile}, Env: taskEnv("stop-reaper", "")})
+	}()
+	var res Result
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the task whose command stopped its reaper never ended, though it timed out")
+	}
+	if !res.TimedOut {
+		t.Errorf("result = %+v; want timed out", res)
+	}
+	raw, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if pid <= 0 {
+		t.Fatalf("the command started no escapee (%q): %+v", raw, res)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	waitGone(t, pid)
+}

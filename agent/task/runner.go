@@ -1,11 +1,9 @@
 package task
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -81,6 +79,11 @@ type Result struct {
 	OutputBytes     int64 // produced by the process
 	OutputTruncated bool  // the file stopped at MaxOutputBytes
 	Err             error
+	// ReaperKilled is set when the command's reaper ended before it had
+	// swept what the command left (the command, or someone, killed it);
+	// Swept then lists the processes the runner killed in its place.
+	ReaperKilled bool
+	Swept        []int
 }
 
 // ErrCanceled is Result.Err for a job canceled by Cancel or its context.
@@ -187,12 +190,32 @@ func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
 	cmd.WaitDelay = r.opts.IODelay
 
 	start := time.Now()
-	pgid, err := r.start(cmd)
+	if r.reaps() && cmd.Err == nil {
+		// Orphans of a reaper the command kills come to aoi (see
+		// adoptOrphans); without it they would go to init.
+		if err := adoptOrphans(); err != nil {
+			out.close()
+			return Result{ExitCode: -1, Err: fmt.Errorf("start %q: cannot become a subreaper: %w", job.Argv[0], err)}
+		}
+		defer unadopt()
+	}
+	pgid, reaper, err := r.start(cmd)
 	if err != nil {
 		out.close()
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %q: %w", job.Argv[0], err)}
 	}
 	res := r.supervise(ctx, cmd, pgid, job, j)
+	if reaper != nil {
+		if !reaperFinished(reaper) {
+			res.ReaperKilled = true
+			res.Swept = sweepAdopted()
+			if res.Err == nil {
+				res.ExitCode = -1
+				res.Err = fmt.Errorf("the task's reaper was killed before it could stop what the command left running (a command that kills its reaper is trying to leave processes behind); aoi killed %d process(es) it left", len(res.Swept))
+			}
+		}
+		reaper.Close()
+	}
 	res.Duration = time.Since(start)
 	out.close()
 	res.OutputTail, res.OutputBytes, _, res.OutputTruncated = out.result()
@@ -201,13 +224,13 @@ func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
 
 // start starts cmd and returns the process group its command runs in:
 // its own, or, under a reaper (see reaper.go), the one the reaper made
-// for the command.
-func (r *Runner) start(cmd *exec.Cmd) (int, error) {
+// for the command; then also the reaper's end of the pipe it reports on.
+func (r *Runner) start(cmd *exec.Cmd) (int, *os.File, error) {
 	if cmd.Err != nil || !r.reaps() {
 		if err := cmd.Start(); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		return cmd.Process.Pid, nil
+		return cmd.Process.Pid, nil, nil
 	}
 	return startReaped(cmd)
 }
@@ -218,35 +241,66 @@ func (r *Runner) reaps() bool { return reaperReady.Load() && !r.opts.NoReaper }
 
 // startReaped runs cmd's command under a reaper and reads the process
 // group the reaper started it in. A reaper that cannot start the command
-// says why on the command's output and reports no group.
-func startReaped(cmd *exec.Cmd) (int, error) {
+// says why on the command's output and reports no group. The pipe
+// returned stays open: the reaper writes reaperEndLine on it once it has
+// swept, which reaperFinished reads.
+func startReaped(cmd *exec.Cmd) (int, *os.File, error) {
 	argv := cmd.Args
 	cmd.Path, cmd.Args = reaperArgv(argv)
 	cmd.Env = append(slices.Clip(cmd.Env), reaperEnv+"="+reaperValue)
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	defer pr.Close()
 	cmd.ExtraFiles = []*os.File{pw}
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
-		return 0, err
+		pr.Close()
+		return 0, nil, err
 	}
 	_ = pr.SetReadDeadline(time.Now().Add(reaperReportWait))
-	line, _ := bufio.NewReader(io.LimitReader(pr, 512)).ReadString('\n')
-	line = strings.TrimSpace(line)
+	line, _ := readLine(pr)
 	if why, failed := strings.CutPrefix(line, "error: "); failed {
 		_ = cmd.Wait()
-		return 0, errors.New(why)
+		pr.Close()
+		return 0, nil, errors.New(why)
 	}
 	pgid, err := strconv.Atoi(line)
 	if err != nil || pgid <= 0 {
 		// Silent or hanging: its own group is all there is to kill.
-		return cmd.Process.Pid, nil
+		return cmd.Process.Pid, pr, nil
 	}
-	return pgid, nil
+	return pgid, pr, nil
+}
+
+// readLine reads one short line from a reaper's pipe, byte by byte so
+// nothing after it is consumed.
+func readLine(f *os.File) (string, error) {
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 512 {
+		n, err := f.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			return strings.TrimSpace(string(line)), err
+		}
+	}
+	return strings.TrimSpace(string(line)), nil
+}
+
+// reaperFinished reports whether the reaper, which has exited, said it
+// swept what its command left: one killed first (by the command itself:
+// it runs as the same user) did not.
+func reaperFinished(pipe *os.File) bool {
+	_ = pipe.SetReadDeadline(time.Now().Add(time.Second))
+	line, _ := readLine(pipe)
+	return line == reaperEndLine
 }
 
 // reaperReportWait bounds how long the runner waits for a reaper to say
@@ -277,22 +331,25 @@ func (r *Runner) supervise(ctx context.Context, cmd *exec.Cmd, pgid int, job Job
 				job.Heartbeat(now)
 			}
 		case <-timeout:
-			r.killGroup(pgid, done)
+			r.killGroup(cmd, pgid, done)
 			return Result{ExitCode: -1, TimedOut: true,
 				Err: fmt.Errorf("task timed out after %s and was stopped; raise timeout_sec in the task type if it needs longer", job.Timeout)}
 		case <-j.cancel:
-			r.killGroup(pgid, done)
+			r.killGroup(cmd, pgid, done)
 			return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
 		case <-ctx.Done():
-			r.killGroup(pgid, done)
+			r.killGroup(cmd, pgid, done)
 			return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
 		}
 	}
 }
 
 // killGroup sends SIGTERM to the process group, then SIGKILL after the
-// grace period, and returns once Wait has returned.
-func (r *Runner) killGroup(pgid int, done <-chan error) {
+// grace period, and returns once Wait has returned. The process cmd
+// started (a reaper, when there is one: it is not in the command's group)
+// is killed with the group: a reaper the command stopped (SIGSTOP) would
+// never end, and Wait with it.
+func (r *Runner) killGroup(cmd *exec.Cmd, pgid int, done <-chan error) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	grace := time.NewTimer(r.opts.KillGrace)
 	defer grace.Stop()
@@ -300,6 +357,7 @@ func (r *Runner) killGroup(pgid int, done <-chan error) {
 	case <-done:
 	case <-grace.C:
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
 		<-done
 	}
 	// Whatever ignored SIGTERM but let the leader exit goes now.
