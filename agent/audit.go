@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/peerapi"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -63,6 +65,32 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 		_, err := tx.AppendAudit(peerapi.CallerName(rec.Caller), method, result, canonical)
 		return err
 	})
+}
+
+// seedDailyCalls gives the peer server each peer's calls of today (UTC),
+// counted from the audit log: limits.daily_calls_per_peer is kept in
+// memory, and a restart renewed every peer's budget. A row of a call the
+// budget did not count (refused for the rate limit or the spent budget,
+// or before its method was read) is left out. One read at start, none
+// per request.
+func (c *Core) seedDailyCalls(ctx context.Context) {
+	now := time.Now() // the peer server's clock for the budget's day
+	counts, err := c.db.AuditCallsOn(ctx, now, func(method, result string) bool {
+		return method != refusedUnreadMethod && result != "RATE_LIMIT"
+	})
+	if err != nil {
+		c.log.Warn("daily call budgets start empty: cannot count today's calls", "component", "core", "err", err)
+		return
+	}
+	// A caller the budget counts has an agent id; rows of callers known
+	// only by a key ("fp:…", "tcp:…": strangers) would take room in the
+	// budget's bounded table that peers need.
+	for name := range counts {
+		if strings.Contains(name, ":") {
+			delete(counts, name)
+		}
+	}
+	c.peerSrv.SeedDailyCalls(counts, now)
 }
 
 // maxReasonRunes bounds the reason an audit row keeps: it may quote what

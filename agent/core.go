@@ -216,6 +216,7 @@ func (c *Core) openParts(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	c.buildServers(cfg)
+	c.seedDailyCalls(ctx)
 	if err := c.openExtensions(ctx, cfg); err != nil {
 		return err
 	}

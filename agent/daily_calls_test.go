@@ -79,3 +79,45 @@ func auditRowCount(t *testing.T, a *testAgent, peer string) int {
 	}
 	return len(rows)
 }
+
+// The budget was kept in memory only: a restart gave every peer a whole
+// day's calls again, so a peer past its budget had only to wait for the
+// owner's next restart (or an upgrade). At start the peer server now
+// counts each peer's calls of today from the audit log (the database file
+// the restarted agent opens) and goes on from there.
+func TestDailyCallBudgetSurvivesARestart(t *testing.T) {
+	const budget = 12
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.DailyCallsPerPeer = budget
+		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
+	})
+	hostile := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, hostile)
+	ctx := context.Background()
+	ping := func(c *rpc.Client) error {
+		var res wire.PingResult
+		return c.Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-tanaka"}, &res)
+	}
+	client := rawClient(t, hostile, eng)
+	const before = 8
+	for i := range before {
+		if err := ping(client); err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+	}
+	eng.Restart(nil)
+	client = rawClient(t, hostile, eng)
+	for i := before; i < budget; i++ {
+		if err := ping(client); err != nil {
+			t.Fatalf("call %d of %d, after the restart: %v", i+1, budget, err)
+		}
+	}
+	re := asRPC(t, ping(client), rpc.CodeRateLimit)
+	if !strings.Contains(re.Error(), "12 calls today") {
+		t.Fatalf("the call past the budget after a restart: %v; want the day's budget spent", re)
+	}
+	// Refusals do not count as calls: a second restart still lets none in,
+	// and no more than none.
+	eng.Restart(nil)
+	asRPC(t, ping(rawClient(t, hostile, eng)), rpc.CodeRateLimit)
+}

@@ -55,6 +55,24 @@ func (b *dailyBudget) spend(key string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
+// seed sets the day of now's counts to at least counts (a caller's calls
+// of today as the audit log holds them, read at start): the budget is
+// kept in memory, and a restart would otherwise give every caller a whole
+// day's calls again. Seeding costs spend nothing.
+func (b *dailyBudget) seed(counts map[string]int, now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if day := now.Unix() / 86400; day != b.day || b.counts == nil {
+		b.day, b.counts = day, make(map[string]int)
+	}
+	for key, n := range counts {
+		if _, known := b.counts[key]; !known && len(b.counts) >= maxBudgetCallers {
+			continue
+		}
+		b.counts[key] = max(b.counts[key], n)
+	}
+}
+
 // DailyBudgetSpent is -32006 for a caller that made its day's calls
 // (Options.DailyCallsPerCaller), with data.reason and data.retry_after_ms
 // (until 00:00 UTC).

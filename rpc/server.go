@@ -147,6 +147,11 @@ func (s *Server) SetRateLimit(perSec float64, burst int) {
 // (config reload); limit <= 0 means none. Today's counts are kept.
 func (s *Server) SetDailyCallsLimit(limit int) { s.daily.setLimit(limit) }
 
+// SeedDailyCalls sets the calls each caller (by agent id) has made today,
+// as read at start from the audit log, so a restart does not renew a
+// caller's daily budget. now is the moment counts were read.
+func (s *Server) SeedDailyCalls(counts map[string]int, now time.Time) { s.daily.seed(counts, now) }
+
 // dailyLimit is the budget of calls a day now in force.
 func (s *Server) dailyLimit() int {
 	s.daily.mu.Lock()

@@ -168,3 +168,34 @@ func (db *DB) AuditHeadSeq(ctx context.Context) (int64, error) {
 	}
 	return seq, nil
 }
+
+// AuditCallsOn counts, per agent, the audit rows of day's UTC date that
+// isCall accepts (by method and result) among rows whose detail has a
+// "latency_ms" (the peer server's rows of calls). It walks the log from
+// its newest row back and stops at the first row of an earlier date, so
+// it reads that day's rows only (the peer server seeds each peer's daily
+// budget with today's count at start: a restart does not renew it).
+func (db *DB) AuditCallsOn(ctx context.Context, day time.Time, isCall func(method, result string) bool) (map[string]int, error) {
+	date := day.UTC().Format(time.DateOnly)
+	rows, err := db.rd.QueryContext(ctx, `SELECT agent, method, result, substr(ts, 1, 10),
+		instr(detail, '"latency_ms":') > 0 FROM audit_log ORDER BY seq DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("store: counting today's calls: %w", err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var agent, method, result, rowDate string
+		var call bool
+		if err := rows.Scan(&agent, &method, &result, &rowDate, &call); err != nil {
+			return nil, fmt.Errorf("store: counting today's calls: %w", err)
+		}
+		if rowDate < date {
+			break
+		}
+		if rowDate == date && call && isCall(method, result) {
+			counts[agent]++
+		}
+	}
+	return counts, rows.Err()
+}

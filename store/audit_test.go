@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -531,5 +532,53 @@ func TestNewAuditDetailStoresTheSameRow(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The daily call budget is seeded at start from today's rows of calls:
+// yesterday's rows, rows that are no call (no latency_ms) and rows the
+// filter refuses are not counted, and the count survives reopening the
+// file.
+func TestAuditCallsOnCountsOneDaysCalls(t *testing.T) {
+	clock := newTestClock()
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	db, err := Open(path, WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	appendRows := func(agent, method, result string, detail any, n int) {
+		t.Helper()
+		for range n {
+			if err := db.Write(ctx, func(tx *Tx) error {
+				_, err := tx.AppendAudit(agent, method, result, detail)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	call := map[string]any{"id": "1", "latency_ms": 2}
+	appendRows("pm-tanaka", "aoi.ping", "ok", call, 5) // yesterday
+	clock.mu.Lock()
+	clock.now = clock.now.Add(24 * time.Hour)
+	today := clock.now
+	clock.mu.Unlock()
+	appendRows("pm-tanaka", "aoi.ping", "ok", call, 3)
+	appendRows("pm-tanaka", "aoi.query", "PERMISSION_DENIED", call, 2)
+	appendRows("pm-tanaka", "aoi.ping", "RATE_LIMIT", call, 4)
+	appendRows("pm-tanaka", "task.start", "ok", map[string]any{"task_id": "t1", "note": `"latency_ms": 1`}, 2)
+	appendRows("pm-sato", "aoi.ping", "ok", call, 1)
+	db.Close()
+	if db, err = Open(path, WithClock(clock.Now)); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	counts, err := db.AuditCallsOn(ctx, today, func(_, result string) bool { return result != "RATE_LIMIT" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["pm-tanaka"] != 5 || counts["pm-sato"] != 1 || len(counts) != 2 {
+		t.Errorf("counts = %v; want pm-tanaka 5 (3 ok, 2 refused by the ACL; not yesterday's, the rate-limited or the task rows), pm-sato 1", counts)
 	}
 }
