@@ -163,7 +163,13 @@ type TaskType struct {
 	// choosing. The command then runs that ref's code (its tests, its
 	// Makefile) as the owner, with everything the owner can open, so it
 	// is off unless the owner turns it on for a task type.
-	AllowRef bool     `json:"allow_ref,omitempty"`
+	AllowRef bool `json:"allow_ref,omitempty"`
+	// RealHome runs the command with the owner's HOME and XDG folders.
+	// Without it a task gets a scratch home of its own, removed when it
+	// ends, so what it writes to ~/.bashrc or ~/.config stays out of the
+	// owner's (it is no sandbox: a command naming the real path still
+	// writes there). Only the owner's config sets it.
+	RealHome bool     `json:"real_home,omitempty"`
 	Output   string   `json:"output,omitempty"`
 	Approval Approval `json:"approval"`
 }

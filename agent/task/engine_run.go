@@ -195,9 +195,22 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		return Outcome{TaskID: t.ID, Status: StateCanceled, Error: "canceled before it started"}, worktree
 	}
 	outPath := filepath.Join(e.taskDir(t.ID), "output.log")
+	env := taskEnv(t.ID, worktree)
+	if !tt.RealHome {
+		home := filepath.Join(e.taskDir(t.ID), "home")
+		if env, err = withScratchHome(env, home); err != nil {
+			return fail("cannot create the task's home folder: %v", err), worktree
+		}
+		// Deferred: it runs once the command and all it left are gone.
+		defer func() {
+			if err := removeScratchHome(home); err != nil {
+				e.log().Warn("task: removing its home folder failed", "task", t.ID, "path", home, "err", err)
+			}
+		}()
+	}
 	guard := e.gitGuard.acquire(ctx, repoDir(cfg, tt))
 	res := e.Runner.Run(ctx, Job{
-		ID: t.ID, Argv: argv, Dir: dir, Env: taskEnv(t.ID, worktree),
+		ID: t.ID, Argv: argv, Dir: dir, Env: env,
 		Timeout:    time.Duration(tt.TimeoutSec) * time.Second,
 		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
 		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },

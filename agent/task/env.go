@@ -1,8 +1,10 @@
 package task
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -40,4 +42,105 @@ func taskEnv(id, worktree string) []string {
 		env = append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(worktree))
 	}
 	return env
+}
+
+// A task's command runs as the owner, and with the owner's HOME it writes
+// the owner's dotfiles as a matter of course: a peer's test script (at a
+// ref it chose) appending to ~/.bashrc, dropping a ~/.config/autostart
+// entry or running `go env -w GOFLAGS=-toolexec=…` plants a command the
+// owner runs later. Unless its type says "real_home", a task therefore
+// runs with HOME and the XDG base directories in a scratch folder of its
+// own, removed when it ends (scratchHome). It is no sandbox: a command
+// that names the real path still writes there.
+
+// scratchHomeCopies are the owner's files a scratch home starts with, as
+// copies (what the task writes to them stays in the scratch folder): git's
+// identity and settings, and Go's `go env -w` settings (GOPRIVATE,
+// GOPROXY), without which a build may fetch what it should not.
+var scratchHomeCopies = []string{".gitconfig", ".config/git/config", ".config/go/env"}
+
+// withScratchHome points env's HOME and XDG base directories at home,
+// which it fills with copies of scratchHomeCopies from the owner's home.
+// Go's build and module caches stay the owner's (a cold cache would build
+// and download everything again on every task) unless env sets them.
+func withScratchHome(env []string, home string) ([]string, error) {
+	realHome, _ := os.UserHomeDir()
+	realCache, _ := os.UserCacheDir()
+	realConfig, _ := os.UserConfigDir()
+	set := map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
+	}
+	has := func(k string) bool {
+		return slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+	}
+	if !has("GOCACHE") && realCache != "" {
+		set["GOCACHE"] = filepath.Join(realCache, "go-build")
+	}
+	if !has("GOMODCACHE") && !has("GOPATH") && realHome != "" {
+		set["GOMODCACHE"] = filepath.Join(realHome, "go", "pkg", "mod")
+	}
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		_, replaced := set[k]
+		return replaced
+	})
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out[len(out)-len(set):])
+	for _, dir := range []string{set["XDG_CONFIG_HOME"], set["XDG_CACHE_HOME"], set["XDG_DATA_HOME"], set["XDG_STATE_HOME"]} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	for _, rel := range scratchHomeCopies {
+		from := filepath.Join(realHome, rel)
+		if rel == ".config/git/config" || rel == ".config/go/env" {
+			from = filepath.Join(realConfig, strings.TrimPrefix(rel, ".config/"))
+		}
+		if realHome == "" || realConfig == "" {
+			break
+		}
+		copyRegular(from, filepath.Join(home, rel))
+	}
+	return out, nil
+}
+
+// copyRegular copies a regular file of at most 1 MiB, if there is one,
+// owner-only; anything else (missing, a link, a device) is left out.
+func copyRegular(from, to string) {
+	info, err := os.Lstat(from)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
+		return
+	}
+	body, err := os.ReadFile(from)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(to), 0o700) == nil {
+		_ = os.WriteFile(to, body, 0o600)
+	}
+}
+
+// removeScratchHome removes a task's scratch home once its processes are
+// gone. A task may have made folders unwritable (chmod 0); they are made
+// the owner's again first, without following links.
+func removeScratchHome(home string) error {
+	var err error
+	for range 4 { // each pass opens what the last made readable
+		_ = filepath.WalkDir(home, func(path string, d fs.DirEntry, _ error) error {
+			if d != nil && d.IsDir() {
+				_ = os.Chmod(path, 0o700)
+			}
+			return nil
+		})
+		if err = os.RemoveAll(home); err == nil {
+			return nil
+		}
+	}
+	return err
 }
