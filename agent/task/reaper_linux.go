@@ -244,6 +244,23 @@ func unadopt() {
 	adopting.n--
 	if adopting.n == 0 {
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+		reapAdoptedZombies()
+	}
+}
+
+// reapAdoptedZombies collects the children of other sessions that have
+// ended: orphans adopted while aoi was a subreaper that are no task's (a
+// daemon git or the coding assistant detached) would otherwise stay
+// zombies, since nothing in aoi waits for a pid it did not start.
+func reapAdoptedZombies() {
+	self := os.Getpid()
+	own, err := unix.Getsid(0)
+	if err != nil {
+		return
+	}
+	for _, kid := range childrenWhere(func(ppid, sid int) bool { return ppid == self && sid != own }) {
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
 	}
 }
 
