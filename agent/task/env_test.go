@@ -32,3 +32,59 @@ func TestTaskEnvStopsGitAtTheWorktree(t *testing.T) {
 		t.Fatal("with the task's environment git found the repository above the worktree")
 	}
 }
+
+// A task owns its scratch home and may leave it in any shape: folders it
+// made unreadable (chmod 0) are still removed, and a home it replaced with
+// a link to the owner's own folder is removed as the link only: the
+// owner's folder and its files stay, their modes untouched.
+func TestRemoveScratchHomeNeitherStopsAtModesNorFollowsLinks(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	locked := filepath.Join(home, ".cache", "locked", "deeper")
+	if err := os.MkdirAll(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(locked, "f"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{locked, filepath.Dir(locked)} {
+		if err := os.Chmod(dir, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = removeScratchHome(home) })
+	if err := removeScratchHome(home); err != nil {
+		t.Fatalf("removing a home with unreadable folders: %v", err)
+	}
+	if _, err := os.Lstat(home); !os.IsNotExist(err) {
+		t.Fatalf("the scratch home is still there: %v", err)
+	}
+
+	owners := filepath.Join(base, "owners")
+	private := filepath.Join(owners, "private")
+	if err := os.MkdirAll(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(private, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(private, 0o700) })
+	if err := os.WriteFile(filepath.Join(owners, ".bashrc"), []byte("owner's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(owners, home); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeScratchHome(home); err != nil {
+		t.Fatalf("removing a home the task made a link: %v", err)
+	}
+	if _, err := os.Lstat(home); !os.IsNotExist(err) {
+		t.Errorf("the link is still there: %v", err)
+	}
+	if body, err := os.ReadFile(filepath.Join(owners, ".bashrc")); err != nil || string(body) != "owner's\n" {
+		t.Errorf("the owner's file behind the link: %q, %v", body, err)
+	}
+	if info, err := os.Stat(private); err != nil || info.Mode().Perm() != 0o500 {
+		t.Errorf("the owner's folder behind the link: %v, %v; want it kept, mode 0500", info, err)
+	}
+}
