@@ -127,32 +127,41 @@ while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$reaper" ]; do sleep 0.01; done
 // A command that stops its reaper (SIGSTOP) instead of killing it: the
 // reaper never ends, so neither did the runner's wait, and a timeout or a
 // cancel hung with it (killing the command's group leaves the reaper,
-// which has a group of its own). The runner now kills the reaper with the
-// group; what the command left is swept as for a killed reaper.
+// which has a group of its own). The runner now lets the reaper go on
+// (SIGCONT) once the group is killed, and kills it when it still does not
+// end (the escapee keeps stopping it); what the command left is swept
+// either way. (Stopped before it could say which group the command runs
+// in, the reaper's own group is all the runner knows: it is killed, and
+// the runner sweeps what the command left.)
 func TestTaskThatStopsItsReaperStillEnds(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "escapee.pid")
-	script := `kill -STOP $PPID
-` + escapeeScript + `trap '' TERM; sleep 120
+	// The second escapee stops the reaper again and again, from a session
+	// of its own: only killing the reaper ends the task.
+	stopper := `setsid env -i /bin/sh -c 'echo $$ > "$0.tmp"; mv "$0.tmp" "$0"; while :; do kill -STOP '$PPID'; done' "$1" </dev/null >/dev/null 2>&1 &
+while [ ! -s "$1" ]; do sleep 0.02; done
 `
-	done := make(chan Result, 1)
-	go func() {
-		done <- fastRunner(1).Run(context.Background(), Job{ID: "stop-reaper", Timeout: 500 * time.Millisecond,
-			Argv: []string{"sh", "-c", script, "sh", pidFile}, Env: taskEnv("stop-reaper", "")})
-	}()
-	var res Result
-	select {
-	case res = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the task whose command stopped its reaper never ended, though it timed out")
+	for name, escapee := range map[string]string{"stopped once": escapeeScript, "stopped again and again": stopper} {
+		pidFile := filepath.Join(t.TempDir(), "escapee.pid")
+		script := "kill -STOP $PPID\n" + escapee + "trap '' TERM; sleep 120\n"
+		done := make(chan Result, 1)
+		go func() {
+			done <- fastRunner(1).Run(context.Background(), Job{ID: "stop-reaper", Timeout: 500 * time.Millisecond,
+				Argv: []string{"sh", "-c", script, "sh", pidFile}, Env: taskEnv("stop-reaper", "")})
+		}()
+		var res Result
+		select {
+		case res = <-done:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: the task whose command stopped its reaper never ended, though it timed out", name)
+		}
+		if !res.TimedOut {
+			t.Errorf("%s: result = %+v; want timed out", name, res)
+		}
+		raw, _ := os.ReadFile(pidFile)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if pid <= 0 {
+			t.Fatalf("%s: the command started no escapee (%q): %+v", name, raw, res)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		waitGone(t, pid)
 	}
-	if !res.TimedOut {
-		t.Errorf("result = %+v; want timed out", res)
-	}
-	raw, _ := os.ReadFile(pidFile)
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if pid <= 0 {
-		t.Fatalf("the command started no escapee (%q): %+v", raw, res)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	waitGone(t, pid)
 }

@@ -303,6 +303,10 @@ func reaperFinished(pipe *os.File) bool {
 	return line == reaperEndLine
 }
 
+// reaperEndWait bounds how long a reaper gets to end once its command's
+// group was killed (its sweep takes at most 5 s).
+const reaperEndWait = 8 * time.Second
+
 // reaperReportWait bounds how long the runner waits for a reaper to say
 // which group its command runs in.
 const reaperReportWait = 10 * time.Second
@@ -357,8 +361,22 @@ func (r *Runner) killGroup(cmd *exec.Cmd, pgid int, done <-chan error) {
 	case <-done:
 	case <-grace.C:
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		_ = cmd.Process.Kill()
-		<-done
+		if cmd.Process.Pid == pgid {
+			<-done // no reaper: the group was the command's
+			break
+		}
+		// A reaper the command stopped is let go on, to sweep; one that
+		// still has not ended (stopped again by what it should sweep) is
+		// killed, and the runner sweeps in its place.
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		last := time.NewTimer(reaperEndWait)
+		defer last.Stop()
+		select {
+		case <-done:
+		case <-last.C:
+			_ = cmd.Process.Kill()
+			<-done
+		}
 	}
 	// Whatever ignored SIGTERM but let the leader exit goes now.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
