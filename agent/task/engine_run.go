@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -314,12 +316,13 @@ func (e *Engine) counts(format, path string) *Counts {
 	if format == "" {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := openOutputFile(path)
 	if err != nil {
+		e.log().Warn("task: output not read", "path", path, "err", err)
 		return nil
 	}
 	defer f.Close()
-	c, err := ParseOutput(format, f)
+	c, err := ParseOutput(format, io.LimitReader(f, MaxOutputFileBytes))
 	if err != nil {
 		e.log().Info("task: output not parsed", "format", format, "err", err)
 		return nil
@@ -328,6 +331,27 @@ func (e *Engine) counts(format, path string) *Counts {
 		c.Failures[i].Message = e.redact(c.Failures[i].Message)
 	}
 	return c
+}
+
+// openOutputFile opens a task's output file to read it back. The file
+// lies in the task's directory, where the command (running as the owner)
+// may have put something else in its place: a FIFO, whose opening would
+// block the engine for ever, or a link to another file. So a link is not
+// followed, the open does not wait, and only a regular file is read.
+func openOutputFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%s): the task replaced it", info.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // boundedTail redacts the raw tail and keeps its last MaxNotifyTail bytes.

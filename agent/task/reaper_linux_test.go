@@ -135,8 +135,9 @@ while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$reaper" ]; do sleep 0.01; done
 // the runner sweeps what the command left.)
 func TestTaskThatStopsItsReaperStillEnds(t *testing.T) {
 	// The second escapee stops the reaper again and again, from a session
-	// of its own: only killing the reaper ends the task.
-	stopper := `setsid env -i /bin/sh -c 'echo $$ > "$0.tmp"; mv "$0.tmp" "$0"; while :; do kill -STOP '$PPID'; done' "$1" </dev/null >/dev/null 2>&1 &
+	// of its own (for some seconds, should the test die): the reaper may
+	// sweep between two stops, or be killed.
+	stopper := `setsid env -i /bin/sh -c 'echo $$ > "$0.tmp"; mv "$0.tmp" "$0"; i=0; while [ $i -lt 1000 ]; do kill -STOP '$PPID'; sleep 0.005; i=$((i+1)); done' "$1" </dev/null >/dev/null 2>&1 &
 while [ ! -s "$1" ]; do sleep 0.02; done
 `
 	for name, escapee := range map[string]string{"stopped once": escapeeScript, "stopped again and again": stopper} {
