@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // BranchPrefix starts every branch aoi creates for a task worktree.
@@ -103,6 +105,15 @@ func RemoveWorktree(ctx context.Context, repoDir, path, branch string) error {
 	if !ok || !taskIDPattern.MatchString(id) || filepath.Base(path) != id {
 		return fmt.Errorf("refusing to remove %s (branch %s): not a worktree aoi created", path, branch)
 	}
+	// The task ran as the owner in a worktree sharing the repository's
+	// .git: a FIFO it left in the worktree's bookkeeping (its gitdir file)
+	// had `git worktree remove` and `prune` block for ever, and the task
+	// with them. Such entries go first, and git gets a deadline.
+	ctx, cancel := context.WithTimeout(ctx, removeWorktreeTimeout)
+	defer cancel()
+	if common := repoGitDir(ctx, repoDir); common != "" {
+		dropSpecialFiles(filepath.Join(common, "worktrees", id))
+	}
 	var errs []error
 	if _, err := git(ctx, repoDir, "worktree", "remove", "--force", path); err != nil {
 		// Half-created or already unregistered: the directory is ours.
@@ -119,6 +130,24 @@ func RemoveWorktree(ctx context.Context, repoDir, path, branch string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeWorktreeTimeout bounds RemoveWorktree's git commands together.
+const removeWorktreeTimeout = 5 * time.Minute
+
+// dropSpecialFiles removes what is neither a regular file nor a folder
+// (a FIFO, a socket, a link) directly in dir, git's bookkeeping of one
+// task worktree: git would block opening a FIFO, or follow a link.
+func dropSpecialFiles(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, ent := range entries {
+		if t := ent.Type(); t&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeSymlink|fs.ModeDevice|fs.ModeCharDevice) != 0 {
+			_ = os.Remove(filepath.Join(dir, ent.Name()))
+		}
+	}
 }
 
 // git runs one git command in dir with hooks disabled (a peer's task must
