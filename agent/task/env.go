@@ -1,11 +1,13 @@
 package task
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // inheritedEnv names the variables a task inherits from aoi's environment
@@ -111,13 +113,20 @@ func withScratchHome(env []string, home string) ([]string, error) {
 }
 
 // copyRegular copies a regular file of at most 1 MiB, if there is one,
-// owner-only; anything else (missing, a link, a device) is left out.
+// owner-only; anything else (missing, a FIFO, a device) is left out. A
+// link is followed (dotfile managers link ~/.gitconfig into a repository of
+// dotfiles), but the open never waits.
 func copyRegular(from, to string) {
-	info, err := os.Lstat(from)
+	f, err := os.OpenFile(from, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() || info.Size() > 1<<20 {
 		return
 	}
-	body, err := os.ReadFile(from)
+	body, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return
 	}

@@ -4,7 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestTaskEnvStopsGitAtTheWorktree: a worktree whose history was left out
@@ -86,5 +89,67 @@ func TestRemoveScratchHomeNeitherStopsAtModesNorFollowsLinks(t *testing.T) {
 	}
 	if info, err := os.Stat(private); err != nil || info.Mode().Perm() != 0o500 {
 		t.Errorf("the owner's folder behind the link: %v, %v; want it kept, mode 0500", info, err)
+	}
+}
+
+// A scratch home starts with copies of the owner's git config: one a
+// dotfile manager linked into place is copied too, a FIFO put in its place
+// is left out without waiting, and what the task writes to its copy stays
+// in the scratch home.
+func TestScratchHomeCopiesTheOwnersGitConfig(t *testing.T) {
+	owner := t.TempDir()
+	t.Setenv("HOME", owner)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	dotfiles := filepath.Join(owner, "dotfiles")
+	if err := os.MkdirAll(filepath.Join(owner, ".config", "go"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dotfiles, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dotfiles, "gitconfig"), []byte("[user]\n\tname = Owner\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dotfiles, "gitconfig"), filepath.Join(owner, ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(owner, ".config", "go", "env"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	done := make(chan []string, 1)
+	go func() {
+		env, err := withScratchHome([]string{"PATH=/usr/bin:/bin", "HOME=" + owner}, home)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- env
+	}()
+	var env []string
+	select {
+	case env = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("making the scratch home blocked (on the FIFO in place of go's env file)")
+	}
+	want := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"GOCACHE": filepath.Join(owner, ".cache", "go-build"), "GOMODCACHE": filepath.Join(owner, "go", "pkg", "mod")}
+	for k, v := range want {
+		if !slices.Contains(env, k+"="+v) {
+			t.Errorf("env %q lacks %s=%s", env, k, v)
+		}
+	}
+	cmd := exec.Command("git", "config", "--global", "user.name")
+	cmd.Env = env
+	if got, err := cmd.Output(); err != nil || string(got) != "Owner\n" {
+		t.Errorf("git in the scratch home reads user.name %q (%v); want the owner's copy", got, err)
+	}
+	cmd = exec.Command("git", "config", "--global", "user.name", "Peer")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config --global in the scratch home: %v\n%s", err, out)
+	}
+	if body, _ := os.ReadFile(filepath.Join(dotfiles, "gitconfig")); string(body) != "[user]\n\tname = Owner\n" {
+		t.Errorf("the owner's git config behind the link changed: %q", body)
 	}
 }
