@@ -299,8 +299,16 @@ func readLine(f *os.File) (string, error) {
 // it runs as the same user) did not.
 func reaperFinished(pipe *os.File) bool {
 	_ = pipe.SetReadDeadline(time.Now().Add(time.Second))
-	line, _ := readLine(pipe)
-	return line == reaperEndLine
+	for range 3 { // a late group line (a reaper stopped before it wrote one) may come first
+		line, err := readLine(pipe)
+		if line == reaperEndLine {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // reaperEndWait bounds how long a reaper gets to end once its command's
