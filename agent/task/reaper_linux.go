@@ -153,12 +153,17 @@ func reapOne(block bool) bool {
 
 // childrenOf lists the processes whose parent is pid, from /proc.
 func childrenOf(pid int) []int {
-	return childrenWhere(func(ppid, _ int) bool { return ppid == pid })
+	return childrenWhere(func(p procStat) bool { return p.ppid == pid })
 }
 
-// childrenWhere lists the processes whose parent and session ids keep
-// (from /proc).
-func childrenWhere(keep func(ppid, sid int) bool) []int {
+// procStat is what the reaper and the runner read of a process.
+type procStat struct {
+	ppid, sid int
+	started   uint64 // clock ticks after boot
+}
+
+// childrenWhere lists the processes keep accepts (from /proc).
+func childrenWhere(keep func(procStat) bool) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -169,34 +174,51 @@ func childrenWhere(keep func(ppid, sid int) bool) []int {
 		if err != nil {
 			continue
 		}
-		ppid, sid := parentOf(filepath.Join("/proc", ent.Name(), "stat"))
-		if ppid > 0 && keep(ppid, sid) {
+		st := readStat(filepath.Join("/proc", ent.Name(), "stat"))
+		if st.ppid > 0 && keep(st) {
 			kids = append(kids, child)
 		}
 	}
 	return kids
 }
 
-// parentOf reads the parent pid and the session id from a /proc/PID/stat
-// file ("pid (comm) state ppid pgrp session …"; comm may hold spaces and
-// parentheses).
-func parentOf(statPath string) (ppid, sid int) {
+// readStat reads the parent pid, the session id and the start time from
+// a /proc/PID/stat file ("pid (comm) state ppid pgrp session … starttime
+// …", starttime the 22nd field; comm may hold spaces and parentheses).
+func readStat(statPath string) procStat {
 	stat, err := os.ReadFile(statPath)
 	if err != nil {
-		return 0, 0
+		return procStat{}
 	}
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, 0
+		return procStat{}
 	}
-	fields := strings.Fields(s[i+1:])
-	if len(fields) < 4 {
-		return 0, 0
+	fields := strings.Fields(s[i+1:]) // from the 3rd field on
+	if len(fields) < 20 {
+		return procStat{}
 	}
-	ppid, _ = strconv.Atoi(fields[1])
-	sid, _ = strconv.Atoi(fields[3])
-	return ppid, sid
+	var st procStat
+	st.ppid, _ = strconv.Atoi(fields[1])
+	st.sid, _ = strconv.Atoi(fields[3])
+	st.started, _ = strconv.ParseUint(fields[19], 10, 64)
+	return st
+}
+
+// uptimeTicks is the time since boot in the clock ticks of a process's
+// start time (USER_HZ, 100 a second on Linux), or 0 when unknown.
+func uptimeTicks() uint64 {
+	raw, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0
+	}
+	secs, _, _ := strings.Cut(string(raw), " ")
+	f, err := strconv.ParseFloat(secs, 64)
+	if err != nil || f <= 1 {
+		return 0
+	}
+	return uint64(f*100) - 100 // a second early: the counters round apart
 }
 
 // exitLike ends the reaper the way the command ended: with its code, or
@@ -221,6 +243,11 @@ func exitLike(ws syscall.WaitStatus) int {
 var adopting struct {
 	sync.Mutex
 	n int
+	// since is when the first of the running reaped commands started
+	// (uptimeTicks): what a task left was started after it, so nothing
+	// older is taken for the task's (the coding assistant's server, had it
+	// a session of its own).
+	since uint64
 }
 
 // adoptOrphans marks this process a child subreaper while at least one
@@ -233,6 +260,7 @@ func adoptOrphans() error {
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return err
 		}
+		adopting.since = uptimeTicks()
 	}
 	adopting.n++
 	return nil
@@ -244,7 +272,7 @@ func unadopt() {
 	adopting.n--
 	if adopting.n == 0 {
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-		reapAdoptedZombies()
+		reapAdoptedZombies(adopting.since)
 	}
 }
 
@@ -252,16 +280,22 @@ func unadopt() {
 // ended: orphans adopted while aoi was a subreaper that are no task's (a
 // daemon git or the coding assistant detached) would otherwise stay
 // zombies, since nothing in aoi waits for a pid it did not start.
-func reapAdoptedZombies() {
-	self := os.Getpid()
-	own, err := unix.Getsid(0)
-	if err != nil {
-		return
-	}
-	for _, kid := range childrenWhere(func(ppid, sid int) bool { return ppid == self && sid != own }) {
+func reapAdoptedZombies(since uint64) {
+	for _, kid := range adoptedChildren(since) {
 		var ws syscall.WaitStatus
 		_, _ = syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
 	}
+}
+
+// adoptedChildren lists this process's children that run in a session
+// other than its own and started at since or later.
+func adoptedChildren(since uint64) []int {
+	self := os.Getpid()
+	own, err := unix.Getsid(0)
+	if err != nil {
+		return nil
+	}
+	return childrenWhere(func(p procStat) bool { return p.ppid == self && p.sid != own && p.started >= since })
 }
 
 // sweepAdopted kills and reaps, generation by generation, the children of
@@ -270,17 +304,17 @@ func reapAdoptedZombies() {
 // and so does all it starts). Nothing aoi starts itself takes a session
 // of its own (exec.Cmd children share aoi's; a reaper and the MCP bridge
 // only a group), so neither is touched nor waited for here; keep it so.
+// A child that took one itself before the running tasks began (an MCP
+// server that calls setsid) is older than the window and left alone too.
 // It returns the pids it killed.
 func sweepAdopted() []int {
-	self := os.Getpid()
-	own, err := unix.Getsid(0)
-	if err != nil {
-		return nil
-	}
+	adopting.Lock()
+	since := adopting.since
+	adopting.Unlock()
 	var killed []int
 	deadline := time.Now().Add(reapFor)
 	for range reapRounds {
-		kids := childrenWhere(func(ppid, sid int) bool { return ppid == self && sid != own })
+		kids := adoptedChildren(since)
 		if len(kids) == 0 || time.Now().After(deadline) {
 			return killed
 		}

@@ -2,9 +2,11 @@ package task
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -164,5 +166,65 @@ while [ ! -s "$1" ]; do sleep 0.02; done
 		}
 		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 		waitGone(t, pid)
+	}
+}
+
+// The runner's sweep after a killed reaper takes aoi's children of other
+// sessions for the task's: a child aoi started before the task that took
+// a session of its own (an MCP server calling setsid) is none of the
+// task's. It is neither killed nor reaped: its own Wait still reads how it
+// ended, even when it ended, unwaited, while the task ran.
+func TestSweepAfterAKilledReaperLeavesOlderChildrenAlone(t *testing.T) {
+	older := exec.Command("sleep", "60")
+	older.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := older.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = older.Process.Kill() })
+	time.Sleep(1100 * time.Millisecond) // start times count in 10 ms ticks, and the window a second early
+	dir := t.TempDir()
+	pidFile, goFile := filepath.Join(dir, "escapee.pid"), filepath.Join(dir, "go")
+	script := `kill -9 $PPID
+` + escapeeScript + `while [ ! -e "$2" ]; do sleep 0.02; done
+`
+	done := make(chan Result, 1)
+	go func() {
+		done <- fastRunner(1).Run(context.Background(), Job{ID: "older", Timeout: time.Minute,
+			Argv: []string{"sh", "-c", script, "sh", pidFile, goFile}, Env: taskEnv("older", "")})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if raw, _ := os.ReadFile(pidFile); len(strings.TrimSpace(string(raw))) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the task started no escapee")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The older child ends while the task runs, and nobody waits for it yet.
+	if err := older.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the task did not end")
+	}
+	raw, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	waitGone(t, pid)
+	if !res.ReaperKilled || slices.Contains(res.Swept, older.Process.Pid) {
+		t.Errorf("result = %+v; want the reaper killed and the sweep without the older child %d", res, older.Process.Pid)
+	}
+	err := older.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the older child's Wait: %v; want it killed by SIGKILL, as it was (not reaped by the sweep)", err)
 	}
 }
