@@ -61,10 +61,22 @@ func taskEnv(id, worktree string) []string {
 // GOPROXY), without which a build may fetch what it should not.
 var scratchHomeCopies = []string{".gitconfig", ".config/git/config", ".config/go/env"}
 
+// toolchainHomes are the folders, under the owner's home, where version
+// managers keep the toolchains a project's tests run with; each has a
+// variable that names it. In a scratch home rustup's `cargo` proxy finds no
+// toolchain and pyenv's `python` shim no Python, so a test task of a Rust
+// or Python project would fail at its first command. Like Go's caches,
+// they stay the owner's (when the owner has them).
+var toolchainHomes = []struct{ env, rel string }{
+	{"RUSTUP_HOME", ".rustup"}, {"CARGO_HOME", ".cargo"},
+	{"PYENV_ROOT", ".pyenv"}, {"ASDF_DATA_DIR", ".asdf"},
+}
+
 // withScratchHome points env's HOME and XDG base directories at home,
 // which it fills with copies of scratchHomeCopies from the owner's home.
 // Go's build and module caches stay the owner's (a cold cache would build
-// and download everything again on every task) unless env sets them.
+// and download everything again on every task) unless env sets them, and
+// so do the toolchain managers' folders (toolchainHomes).
 func withScratchHome(env []string, home string) ([]string, error) {
 	realHome, _ := os.UserHomeDir()
 	realCache, _ := os.UserCacheDir()
@@ -84,6 +96,12 @@ func withScratchHome(env []string, home string) ([]string, error) {
 	}
 	if !has("GOMODCACHE") && !has("GOPATH") && realHome != "" {
 		set["GOMODCACHE"] = filepath.Join(realHome, "go", "pkg", "mod")
+	}
+	for _, tc := range toolchainHomes {
+		dir := filepath.Join(realHome, tc.rel)
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !has(tc.env) && realHome != "" {
+			set[tc.env] = dir
+		}
 	}
 	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -151,5 +152,36 @@ func TestScratchHomeCopiesTheOwnersGitConfig(t *testing.T) {
 	}
 	if body, _ := os.ReadFile(filepath.Join(dotfiles, "gitconfig")); string(body) != "[user]\n\tname = Owner\n" {
 		t.Errorf("the owner's git config behind the link changed: %q", body)
+	}
+}
+
+// A scratch home names the owner's toolchain managers' folders (rustup's
+// toolchains, cargo's registry) where the owner has them, so `cargo test`
+// still finds its toolchain; a manager the owner does not use is not named.
+func TestScratchHomeKeepsTheOwnersToolchains(t *testing.T) {
+	owner := t.TempDir()
+	t.Setenv("HOME", owner)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	for _, dir := range []string{".rustup", ".cargo"} {
+		if err := os.MkdirAll(filepath.Join(owner, dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	env, err := withScratchHome([]string{"PATH=/usr/bin:/bin", "HOME=" + owner, "CARGO_HOME=/opt/cargo"}, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "RUSTUP_HOME=" + filepath.Join(owner, ".rustup"); !slices.Contains(env, want) {
+		t.Errorf("env %q lacks %s", env, want)
+	}
+	if !slices.Contains(env, "CARGO_HOME=/opt/cargo") || slices.Contains(env, "CARGO_HOME="+filepath.Join(owner, ".cargo")) {
+		t.Errorf("env %q: CARGO_HOME the job set should stay /opt/cargo", env)
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PYENV_ROOT=") || strings.HasPrefix(kv, "ASDF_DATA_DIR=") {
+			t.Errorf("env names %s, a folder the owner does not have", kv)
+		}
 	}
 }
