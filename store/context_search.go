@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/aoi-protocol/aoi/internal/kana"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +52,22 @@ type ContextSearch struct {
 type ContextConcept struct {
 	Forms   []string
 	Weights []float64
+	// Names are product names written like an inflected form of the
+	// concept's word ("Windows" for a question about a window): a match
+	// written as one of them counts as a match inside a longer word, as
+	// much as "task" in "taskbar", so a question about a sliding window
+	// does not rank the Windows port first.
+	Names []Name
+}
+
+// Name is a proper name spelled like a form of a common word. Capitalised
+// ("Windows", "GitHub Actions") a word is the name wherever it stands; in
+// lower case only when Lower is set and the word is part of an identifier
+// (windows-latest, cfg(windows), x86_64-pc-windows-msvc), as an operating
+// system's name is in build targets and CI matrices.
+type Name struct {
+	Word  string
+	Lower bool
 }
 
 // ContextHit is one search result.
@@ -266,6 +283,7 @@ type termPlan struct {
 	// japanese says the term is written in Japanese; crossed that its
 	// concept's asked word is not (a translation into the other language).
 	japanese, crossed bool
+	names             []Name // the concept's names (ContextConcept.Names)
 }
 
 // nativeWeight is what a match on a translation counts in a document whose
@@ -316,7 +334,7 @@ func searchPlan(q ContextSearch) ([]string, []termPlan) {
 			}
 			terms = append(terms, t)
 			ja := kana.HasJapanese(t)
-			plan = append(plan, termPlan{concept: ci, weight: w, japanese: ja, crossed: ja != kana.HasJapanese(c.Forms[0])})
+			plan = append(plan, termPlan{concept: ci, weight: w, japanese: ja, crossed: ja != kana.HasJapanese(c.Forms[0]), names: c.Names})
 		}
 		if !more {
 			break
@@ -483,12 +501,18 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 	docs := make([]doc, 0, len(cands))
 	df := make([]int, len(terms))
 	var total [nFields]float64
+	named := anyNames(plan)
 	for _, h := range cands {
 		body := strings.ToLower(ctxTruncate(h.Body, maxScoredBody))
 		text, code, _ := strings.Cut(body, CodeMark)
 		title := h.Title
 		if scoredTitle != nil {
 			title = scoredTitle(h.Kind, title)
+		}
+		orig := [nFields]string{title, h.Key}
+		if named {
+			// The case the text was written in tells a name from a word.
+			orig[2], orig[3], _ = strings.Cut(ctxTruncate(h.Body, maxScoredBody), CodeMark)
 		}
 		fields := [nFields]string{strings.ToLower(title), strings.ToLower(h.Key), text, code}
 		d := doc{hit: h, japaneseTitle: kana.HasJapanese(h.Title), tf: make([][nFields]float64, len(terms))}
@@ -501,7 +525,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		}
 		for i, t := range terms {
 			for f, s := range fields {
-				d.tf[i][f] = occurrences(s, t)
+				d.tf[i][f] = occurrencesNamed(s, orig[f], t, plan[i].names)
 			}
 			if d.tf[i] != [nFields]float64{} {
 				df[i]++
@@ -607,6 +631,14 @@ func Occurrences(text, term string) float64 {
 // word ("task" in "taskbar") counts 0.5; the middle of a word ("app" in
 // "happy") 0.2. Terms in scripts without spaces count every match fully.
 func occurrences(text, term string) float64 {
+	return occurrencesNamed(text, "", term, nil)
+}
+
+// occurrencesNamed is occurrences, with a match that orig (text as
+// written, before lower-casing) spells as one of names counted 0.2, as a
+// match inside a longer word. With orig empty, or not of text's length
+// (lower-casing changed a letter's width), names are not told apart.
+func occurrencesNamed(text, orig, term string, names []Name) float64 {
 	if kana.Word(term) {
 		return kanaOccurrences(text, term)
 	}
@@ -631,9 +663,12 @@ func occurrences(text, term string) float64 {
 			for rest < len(text) && isWordChar(text[rest]) {
 				rest++
 			}
-			if inflection[text[end:rest]] || doubledInflection(text[end:rest], term[len(term)-1]) {
+			switch {
+			case len(names) > 0 && nameAt(text, orig, i, rest, names):
+				sum += 0.2
+			case inflection[text[end:rest]] || doubledInflection(text[end:rest], term[len(term)-1]):
 				sum++
-			} else {
+			default:
 				sum += 0.5
 			}
 		}
@@ -751,4 +786,63 @@ func indexFold(s, sub string) int {
 		return -1
 	}
 	return i
+}
+
+// anyNames reports whether a term of the plan has names to tell apart.
+func anyNames(plan []termPlan) bool {
+	return slices.ContainsFunc(plan, func(p termPlan) bool { return len(p.names) > 0 })
+}
+
+// identifierPunct are the characters that join a word into an identifier
+// or a build target (windows-latest, cfg(windows), pc-windows-msvc).
+const identifierPunct = "-_()/`"
+
+// nameAt reports whether the word text[i:end] (lower-case) is written in
+// orig as one of names: capitalised, or in lower case inside an
+// identifier for a name that is so written too.
+func nameAt(text, orig string, i, end int, names []Name) bool {
+	if len(orig) != len(text) || i > 0 && isWordChar(text[i-1]) {
+		return false
+	}
+	word := text[i:end]
+	for _, n := range names {
+		if !strings.EqualFold(word, n.Word) {
+			continue
+		}
+		if c := orig[i]; c >= 'A' && c <= 'Z' {
+			return true
+		}
+		if n.Lower && (i > 0 && strings.IndexByte(identifierPunct, text[i-1]) >= 0 ||
+			end < len(text) && strings.IndexByte(identifierPunct, text[end]) >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// NameOnly reports whether text (as written) holds term (lower-case)
+// and every match of it is written as one of names (see Name): "window"
+// in "Fix the Windows build" is the operating system, not a window.
+func NameOnly(text, term string, names []Name) bool {
+	if len(names) == 0 || term == "" || kana.Word(term) {
+		return false
+	}
+	low := strings.ToLower(text)
+	found := false
+	for from := 0; ; {
+		i := strings.Index(low[from:], term)
+		if i < 0 {
+			return found
+		}
+		i += from
+		end := i + len(term)
+		for end < len(low) && isWordChar(low[end]) {
+			end++
+		}
+		if !nameAt(low, text, i, end, names) {
+			return false
+		}
+		found = true
+		from = i + len(term)
+	}
 }

@@ -278,10 +278,10 @@ func quality(hits []store.ContextHit, pq parsedQuery) float64 {
 		return q1
 	}
 	covered := 0.0
-	for _, g := range pq.Concepts {
+	for i, g := range pq.Concepts {
 		best := 0.0
 		for _, h := range top {
-			best = max(best, conceptCover(h, g))
+			best = max(best, conceptCover(h, g, pq.conceptNames(i)))
 		}
 		covered += best
 	}
@@ -296,8 +296,8 @@ func coverage(h store.ContextHit, pq parsedQuery) float64 {
 		return 1
 	}
 	covered := 0.0
-	for _, g := range pq.Concepts {
-		covered += conceptCover(h, g)
+	for i, g := range pq.Concepts {
+		covered += conceptCover(h, g, pq.conceptNames(i))
 	}
 	return covered / float64(len(pq.Concepts))
 }
@@ -312,12 +312,16 @@ const (
 )
 
 // conceptCover is how well a hit covers a concept: coverAbout, coverCode
-// or 0 when it holds none of the concept's forms.
-func conceptCover(h store.ContextHit, forms []string) float64 {
+// or 0 when it holds none of the concept's forms, or holds one only as a
+// name spelled like it (names: "window" in "the Windows build").
+func conceptCover(h store.ContextHit, forms []string, names []store.Name) float64 {
 	about, code, _ := strings.Cut(h.Body, store.CodeMark)
 	// The whole title: a merge's "Merge" boilerplate does not rank it
 	// (scoredTitle), but a merge does say the work was merged.
-	about = withoutMarkerWord(strings.ToLower(h.Title + "\n" + h.Key + "\n" + about))
+	written, writtenCode := h.Title+"\n"+h.Key+"\n"+about, code
+	aboutName := func(t string) bool { return store.NameOnly(written, t, names) }
+	codeName := func(t string) bool { return store.NameOnly(writtenCode, t, names) }
+	about = withoutMarkerWord(strings.ToLower(written))
 	code = withoutMarkerWord(strings.ToLower(code))
 	cover := 0.0
 	for _, t := range forms {
@@ -325,9 +329,9 @@ func conceptCover(h store.ContextHit, forms []string) float64 {
 		// of one: a held-out question about ランチ (lunch) was covered by
 		// every ブランチ (branch).
 		switch {
-		case kana.StartsWord(about, t):
+		case kana.StartsWord(about, t) && !aboutName(t):
 			return coverAbout
-		case kana.StartsWord(code, t):
+		case kana.StartsWord(code, t) && !codeName(t):
 			cover = coverCode
 		}
 	}

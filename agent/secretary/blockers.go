@@ -50,6 +50,12 @@ var pastOrMaybeRE = regexp.MustCompile(`(?i)\b(was|were|had been|used to|previou
 // runner", "…の修正". Its blocked words name what is gone.
 var fixSubjectRE = regexp.MustCompile(`(?i)^(\w+(\([^)]*\))?!?:\s*)?(fix(e[sd])?|avoid|prevent(s)?|resolve[sd]?|unstick|handle|work ?around)\b|(?:修正|解消|解決)(?:[^待]|$)`)
 
+// endsWaitingRE finds a Japanese subject whose last predicate says the
+// work waits ("fix(jsx): 属性順序の修正は React 19.2 のリリース待ち"):
+// Japanese puts what a sentence says last, so a fix named before it is
+// what waits, not what was done.
+var endsWaitingRE = regexp.MustCompile(`(?:待ち|ブロック中|保留中?)(?:で(?:す|ブロック中)?|です|中|の状態)?\s*[。.！!]?\s*$`)
+
 // notBlockedRE finds words that undo a blocked phrase: "unblock", "no
 // longer blocked", "without waiting for", "instead of waiting", "stop
 // waiting", "not blocked".
@@ -133,7 +139,12 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		if !ac.allow(e) || (e.Ctx != "" && !inContexts(contexts, e.Ctx)) {
 			continue
 		}
-		if e.Ctx == "" && !belongsTo(e.Title+" "+e.Body, home, ctxs, repos, pq) {
+		if e.Ctx == "" && !belongsTo(e.Title+" "+e.Body, home, ctxs, repos, pq) && !(len(contexts) > 1 && namesWholeTopic(e.Title+" "+e.Body, pq)) {
+			// A note about another repository's work is listed when it
+			// names the whole topic of a question that named no
+			// repository ("the Windows installer is waiting for its
+			// certificate" for "when can the Windows installer ship?",
+			// whose references went to another project's installer).
 			continue
 		}
 		b, ok := asBlocker(e, now)
@@ -372,6 +383,12 @@ func elsewhere(pq parsedQuery, ev *evidence, home string, e store.ContextEvent) 
 	return len(ev.contexts) > 0 && e.Ctx != ev.contexts[0]
 }
 
+// namesWholeTopic reports whether text names every concept of a question
+// that has a topic.
+func namesWholeTopic(text string, pq parsedQuery) bool {
+	return len(pq.Concepts) > 0 && topicShare(text, pq) == 1
+}
+
 // topicShare is the share of the question's concepts text names (as
 // mentionsTerm does); 1 for a question without a topic.
 func topicShare(text string, pq parsedQuery) float64 {
@@ -423,7 +440,7 @@ func asBlocker(e store.ContextEvent, now time.Time) (blocker, bool) {
 		if now.Sub(e.TS) > blockedCommits {
 			return b, false
 		}
-		if fixSubjectRE.MatchString(e.Title) {
+		if fixSubjectRE.MatchString(e.Title) && !endsWaitingRE.MatchString(e.Title) {
 			// A fix names what is gone, unless an aside says the rest
 			// still waits ("警告を修正 (残りは kramdown の修正待ち)").
 			b.rank = rankRecent

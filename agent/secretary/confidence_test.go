@@ -20,7 +20,7 @@ func TestCodeOnlyMatchesCountHalf(t *testing.T) {
 		hit  store.ContextHit
 		want float64
 	}{{"subject", subject, coverAbout}, {"code only", codeOnly, coverCode}, {"none", none, 0}} {
-		if got := conceptCover(c.hit, forms); got != c.want {
+		if got := conceptCover(c.hit, forms, nil); got != c.want {
 			t.Errorf("%s: conceptCover = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -61,8 +61,8 @@ func TestFixDoesNotMatchFIXME(t *testing.T) {
 	marker := store.ContextHit{Kind: "marker", Title: "FIXME(auth/refresh.go:7): refresh tokens are never revoked"}
 	commit := store.ContextHit{Kind: "commit", Title: "billing: fix the invoice totals"}
 	forms := []string{"fix"}
-	if conceptCover(marker, forms) != 0 || conceptCover(commit, forms) != coverAbout {
-		t.Errorf("cover of fix: marker %v (want 0), commit %v (want %v)", conceptCover(marker, forms), conceptCover(commit, forms), coverAbout)
+	if conceptCover(marker, forms, nil) != 0 || conceptCover(commit, forms, nil) != coverAbout {
+		t.Errorf("cover of fix: marker %v (want 0), commit %v (want %v)", conceptCover(marker, forms, nil), conceptCover(commit, forms, nil), coverAbout)
 	}
 	if mentionsTerm(marker.Title, forms) || !mentionsTerm(commit.Title, forms) {
 		t.Error("mentionsTerm reads the marker's FIXME as fix, or misses the commit's fix")

@@ -74,7 +74,8 @@ don doesn didn isn wasn aren weren hasn haven won can't ok coming come comes alo
 rely real really thing things much many far news against like off onto over under via using use used uses
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
 same such only very too more most less least another per story all old stuff
-asked ask asking through instead whatever remember remembered pm hey hi thanks thank`)
+asked ask asking through instead whatever remember remembered pm hey hi thanks thank
+ship ships shipped way ways lot lots bunch nowadays one took`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
 // "last" asks for the newest ("who touched args.go last?"), "now",
@@ -98,6 +99,9 @@ var latestReleaseRE = regexp.MustCompile(`(?i)\b(?:latest|last|newest|most recen
 // relationRE is what ties one thing in a question to another: X blocked
 // on Y, X because of Y, Y待ちの X.
 var relationRE = regexp.MustCompile(`(?i)\b(?:blocked|held up|stuck|waiting|hung up)\s+(?:on|by)\b|\bdepends?\s+on\b|\bbecause\s+of\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroken\s+by\b|のせい|が原因|に依存|でブロック|にブロック|待ち`)
+
+// theseDaysRE is "these days", "nowadays" in two words.
+var theseDaysRE = regexp.MustCompile(`(?i)\bthese\s+days\b`)
 
 // Words that ask whether something was removed: only its latest state
 // answers that.
@@ -171,6 +175,10 @@ func parseQuery(text string) parsedQuery {
 		}
 	}
 	text = strings.ReplaceAll(text, "’", "'")
+	// "these days" is filler, as "nowadays" is: days is no topic. It
+	// does not ask for the newest work ("can a justfile load two .env
+	// files these days?" is answered by the commit that made it so).
+	text = theseDaysRE.ReplaceAllString(text, "nowadays")
 	asked := text
 	text, phrases := cutQuoted(text)
 	for _, p := range phrases {
@@ -295,7 +303,41 @@ func namesContext(word, ctxID string) bool {
 func (q parsedQuery) searchConcepts() []store.ContextConcept {
 	out := make([]store.ContextConcept, len(q.Concepts))
 	for i, g := range q.Concepts {
-		out[i] = store.ContextConcept{Forms: g, Weights: q.Weights[i]}
+		out[i] = store.ContextConcept{Forms: g, Weights: q.Weights[i], Names: q.conceptNames(i)}
+	}
+	return out
+}
+
+// namesLike are product names spelled as the plural of a common word. The
+// index holds text lower-cased, so "window" found every commit about the
+// Windows port; a question asking for the word in lower case ("a sliding
+// window", ウィンドウ) is not about the name, and a match the text writes
+// as the name counts as little as one inside a longer word. A question
+// typing the name itself ("windows", "GitHub Actions") searches it as
+// before. Only plurals are listed: a name spelled as the word itself
+// (Chrome, Slack, Edge) cannot be told from it at a sentence's start.
+var namesLike = map[string][]store.Name{
+	"window": {{Word: "Windows", Lower: true}}, // the operating system, also in build targets
+	"action": {{Word: "Actions"}},              // GitHub Actions
+	"page":   {{Word: "Pages"}},                // GitHub Pages, Cloudflare Pages
+	"worker": {{Word: "Workers"}},              // Cloudflare Workers
+	"team":   {{Word: "Teams"}},                // Microsoft Teams
+}
+
+// conceptNames are the names concept i's English forms are spelled like,
+// unless the question typed one of them.
+func (q parsedQuery) conceptNames(i int) []store.Name {
+	typed := ""
+	if i < len(q.Words) {
+		typed = strings.ToLower(q.Words[i])
+	}
+	var out []store.Name
+	for _, f := range q.Concepts[i] {
+		for _, n := range namesLike[f] {
+			if !strings.EqualFold(n.Word, typed) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
 	}
 	return out
 }
@@ -670,8 +712,11 @@ var englishSynonyms = map[string][]string{
 	"websocket": {"wss"},
 	// "how many times" counts; it asks no time of day (時刻).
 	"how many time": {"count", "max"},
-	"same time":     {"simultaneous", "concurren"},
-	"same moment":   {"simultaneous", "concurren"},
+	// How long something took is its time or duration; a cap is a limit.
+	"how long":    {"time", "duration", "elapsed"},
+	"cap":         {"limit", "max"},
+	"same time":   {"simultaneous", "concurren"},
+	"same moment": {"simultaneous", "concurren"},
 	// What is turned on or off is enabled or disabled (有効化, 無効化).
 	"turn on": {"enabl"}, "turn off": {"disabl"}, "switch on": {"enabl"}, "switch off": {"disabl"},
 }
@@ -929,6 +974,11 @@ func searchStem(w string) string {
 		if strings.HasSuffix(w, s.suffix) && len(w)-len(s.suffix) >= s.minStem {
 			return undoubled(w[:len(w)-len(s.suffix)], s.suffix)
 		}
+	}
+	// A short word whose -ed follows a consonant after a vowel dropped
+	// its own e: "saved" is "save", "moved" "move" ("speed", "embed" stay).
+	if n := len(w); n >= 5 && strings.HasSuffix(w, "ed") && strings.IndexByte("aeiouwy", w[n-3]) < 0 && strings.IndexByte("aeiou", w[n-4]) >= 0 {
+		return w[:n-1]
 	}
 	return w
 }

@@ -672,3 +672,27 @@ func TestNamesOfSeveralWordsRankTheirCommit(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionFillerIsNoTopic: how a colleague asks whether something
+// shipped, whether there is a way, about lots of things or these days
+// names nothing to search; each was a concept no evidence could cover,
+// which kept right answers below the auto-answer threshold.
+func TestQuestionFillerIsNoTopic(t *testing.T) {
+	checkConcepts(t, map[string][]string{
+		"Did cached recipes ship? Is there a way to clear the cache?":          {"cach", "recipe", "clear"},
+		"Can a justfile load more than one .env file these days?":              {"justfile", "load", "env", "file"},
+		"Is the offline videos list still slow when lots of videos are saved?": {"offline", "video", "list", "slow", "save"},
+		"Who added the flag that prints how long each recipe took?":            {"how long", "added", "flag", "print", "recipe"},
+	})
+	for w, want := range map[string]string{"saved": "save", "moved": "move", "named": "name", "speed": "speed", "embed": "embed", "created": "creat"} {
+		if got := searchStem(w); got != want {
+			t.Errorf("searchStem(%q) = %q, want %q", w, got, want)
+		}
+	}
+	// How long something took is searched as its time; a cap as a limit.
+	for q, want := range map[string]string{"how long does the build take?": "time", "can I cap the retries?": "limit"} {
+		if !slices.Contains(parseQuery(q).Terms, want) {
+			t.Errorf("%q: terms %q, want %q among them", q, parseQuery(q).Terms, want)
+		}
+	}
+}

@@ -21,6 +21,26 @@ var (
 	sinceRE = regexp.MustCompile(`(?i)\bsince\b|\bafter\b|以降|以来|から|[たの]\s*(?:あと|後)|リリース後`)
 )
 
+// releaseWords name a release itself: with a version they ask what went
+// into it.
+var releaseWords = setOf(`release releases tag tags version versions changelog リリース タグ バージョン`)
+
+// otherTopics counts the question's concepts that are neither a version
+// nor a word for a release: "Did the thumbnail migration for v0.13.0 break
+// anything?" asks about the migration (three), which a listing of what
+// went into v0.13.0 does not answer; "what went into 1.4.0?" (none) and
+// "what fixes landed since v2?" (one) ask for the listing.
+func otherTopics(pq parsedQuery) int {
+	n := 0
+	for _, g := range pq.Concepts {
+		w := strings.TrimPrefix(g[0], "v")
+		if !releaseWords[g[0]] && !slices.ContainsFunc(pq.Versions, func(v string) bool { return strings.TrimPrefix(v, "v") == w }) {
+			n++
+		}
+	}
+	return n
+}
+
 // maxReleaseCommits bounds the commits listed for a release question.
 const maxReleaseCommits = 40
 
@@ -30,7 +50,7 @@ const maxReleaseCommits = 40
 // between the previous tag and this one, newest first. ok is false when
 // the question names no version, or none that is a tag of the contexts.
 func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, contexts []string, ac *accessCheck) ([]store.ContextHit, bool, error) {
-	if len(pq.Versions) == 0 && !pq.LatestRelease {
+	if len(pq.Versions) == 0 && !pq.LatestRelease || otherTopics(pq) >= 2 {
 		return nil, false, nil
 	}
 	tags, err := s.db.RecentContext(ctx, store.ContextRecent{Kinds: []string{"tag"}, Contexts: contexts, Limit: 1000})

@@ -6,6 +6,7 @@ package glossary
 
 import (
 	_ "embed"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,21 +82,44 @@ func English(ja string) []string { return load().jaToEn[strings.ToLower(ja)] }
 // Japanese returns the Japanese forms of an English term, or nil. An
 // English word matches an entry it equals, or one that is its stem
 // ("authentication" → the entry "authenticat").
+//
+// A shorter stem's Japanese that the found forms hold whole is added
+// after them: "dependency" finds 依存関係 (dependenc) and 依存 (depend),
+// as Japanese commits mostly say 依存 alone ("…の依存削除").
 func Japanese(en string) []string {
 	t := load()
 	en = strings.ToLower(en)
-	if ja := t.enToJa[en]; ja != nil {
-		return ja
-	}
-	// The longest entry that is a stem of the word, so the answer does not
-	// depend on map order.
-	var best string
-	for e := range t.enToJa {
-		if len(e) >= 5 && len(e) > len(best) && strings.HasPrefix(en, e) {
-			best = e
+	best := en
+	if t.enToJa[en] == nil {
+		// The longest entry that is a stem of the word, so the answer
+		// does not depend on map order.
+		best = ""
+		for e := range t.enToJa {
+			if len(e) >= 5 && len(e) > len(best) && strings.HasPrefix(en, e) {
+				best = e
+			}
 		}
 	}
-	return t.enToJa[best]
+	found := t.enToJa[best]
+	if found == nil {
+		return nil
+	}
+	var heads []string
+	for e, jas := range t.enToJa {
+		if e == best || len(e) < 5 || !strings.HasPrefix(best, e) {
+			continue
+		}
+		for _, ja := range jas {
+			if !slices.Contains(found, ja) && !slices.Contains(heads, ja) && slices.ContainsFunc(found, func(f string) bool { return strings.Contains(f, ja) }) {
+				heads = append(heads, ja)
+			}
+		}
+	}
+	if len(heads) == 0 {
+		return found
+	}
+	slices.Sort(heads)
+	return append(slices.Clone(found), heads...)
 }
 
 // EnglishPhrases lists the glossary's English entries written in more than

@@ -80,3 +80,17 @@ func TestEnglishPhrases(t *testing.T) {
 		}
 	}
 }
+
+// TestJapaneseHeadOfACompound: "dependency" reaches 依存関係 and, since
+// "depend" is a stem of it too and 依存関係 holds it, 依存: Japanese
+// commits say "…の依存削除". A shorter stem whose Japanese the found
+// forms do not hold is not added.
+func TestJapaneseHeadOfACompound(t *testing.T) {
+	got := Japanese("dependency")
+	if len(got) < 2 || got[0] != "依存関係" || !slices.Contains(got, "依存") {
+		t.Errorf(`Japanese("dependency") = %q, want 依存関係 first and 依存`, got)
+	}
+	if got := Japanese("authentication"); slices.Contains(got, "依存") || len(got) == 0 {
+		t.Errorf(`Japanese("authentication") = %q`, got)
+	}
+}
