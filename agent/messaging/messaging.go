@@ -199,6 +199,13 @@ func (m *Messenger) completeRequest(ctx context.Context, id string, req *SendMes
 	if req.Priority == "" {
 		req.Priority = wire.PriorityNormal
 	}
+	if req.ThreadID == "" && req.ReplyTo != "" {
+		thread, err := m.replyThread(ctx, req.ReplyTo, req.To)
+		if err != nil {
+			return err
+		}
+		req.ThreadID = thread
+	}
 	if req.ThreadID == "" {
 		req.ThreadID = id
 	}
@@ -213,6 +220,27 @@ func (m *Messenger) completeRequest(ctx context.Context, id string, req *SendMes
 		return errs.UnknownPeer(req.To, fmt.Sprintf("%s is not a known peer; pin it with `aoi peers trust %s FINGERPRINT --endpoint HOST:PORT` or run `aoi discover`", req.To, req.To))
 	}
 	return nil
+}
+
+// replyThread is the thread of the message a reply names: one received
+// (from the reply's recipient first), else one this agent sent. It is ""
+// when neither is stored here, and the reply starts a thread of its own as
+// it did before: a reply that names no thread joins its message's, so a
+// conversation stays together without copying the thread id by hand.
+func (m *Messenger) replyThread(ctx context.Context, replyTo, to string) (string, error) {
+	thread, found, err := m.DB.ReceivedThread(ctx, replyTo, to)
+	if err != nil || found {
+		return thread, err
+	}
+	sent, found, err := m.DB.Outbox(ctx, replyTo)
+	if err != nil || !found || sent.Method != wire.MethodMessage {
+		return "", err
+	}
+	var p wire.MessageParams
+	if json.Unmarshal(sent.Params, &p) != nil || !wire.ValidID(p.ThreadID) {
+		return "", nil
+	}
+	return p.ThreadID, nil
 }
 
 // queueMessage stores the message in the outbox, moves its task along and

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+)
+
+// TestReplyJoinsTheThreadItAnswers: `aoi send … --reply-to m-…` with no
+// --thread joins the thread of the message it replies to, as the
+// assistant's aoi_send_message with reply_to does, so the asker reads
+// question and answer together (the tenth walk's reply started a thread
+// of its own). A reply to an id this agent does not hold keeps starting
+// its own thread.
+func TestReplyJoinsTheThreadItAnswers(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	allowMessages(t, bin, eng, "pm-tanaka")
+	allowMessages(t, bin, pm, "eng-suzuki")
+
+	var q agent.SentMessage
+	cliJSON(t, bin, pm, &q, "send", "eng-suzuki", "question", "which branch has the token fix?")
+	if q.ThreadID == "" || q.ThreadID != q.ID {
+		t.Fatalf("a question with no thread = %+v, want a thread of its own", q)
+	}
+	got := waitMessages(t, bin, eng, 1)[0]
+
+	out := cli(t, bin, eng, "send", "pm-tanaka", "answer", "main has it", "--reply-to", got.MessageID)
+	if !strings.Contains(out, "(thread "+q.ThreadID+")") {
+		t.Errorf("aoi send --reply-to without --thread printed\n%s\nwant it in the question's thread %s", out, q.ThreadID)
+	}
+	answer := waitMessages(t, bin, pm, 1)[0]
+	if answer.ThreadID != q.ThreadID || answer.ReplyTo != q.ID {
+		t.Errorf("the PM received %+v, want thread %s and reply_to %s", answer, q.ThreadID, q.ID)
+	}
+	if out := cli(t, bin, pm, "messages", "--thread", q.ThreadID); !strings.Contains(out, "main has it") {
+		t.Errorf("aoi messages --thread %s does not list the answer:\n%s", q.ThreadID, out)
+	}
+
+	// The coding assistant replying through aoi mcp joins it too.
+	var viaMCP agent.SentMessage
+	text := mcpTool(t, bin, eng, "aoi_send_message", map[string]any{"to": "pm-tanaka", "type": "note",
+		"reply_to": got.MessageID, "payload": map[string]any{"message": "and it is deployed"}})
+	if err := json.Unmarshal([]byte(text), &viaMCP); err != nil || viaMCP.ThreadID != q.ThreadID {
+		t.Errorf("aoi_send_message with reply_to = %s (%v), want thread %s", text, err, q.ThreadID)
+	}
+
+	// A reply to our own earlier message follows it too.
+	var follow agent.SentMessage
+	cliJSON(t, bin, eng, &follow, "send", "pm-tanaka", "note", "also on the release branch", "--reply-to", viaMCP.ID)
+	if follow.ThreadID != q.ThreadID {
+		t.Errorf("a reply to our own message %s went to thread %s, want %s", viaMCP.ID, follow.ThreadID, q.ThreadID)
+	}
+
+	// An id nothing here holds: a thread of its own, as before, and no error.
+	var stray agent.SentMessage
+	cliJSON(t, bin, eng, &stray, "send", "pm-tanaka", "note", "about that", "--reply-to", "m-0123456789abcdef")
+	if stray.ThreadID != stray.ID {
+		t.Errorf("a reply to an unknown message = %+v, want a thread of its own", stray)
+	}
+	// --thread given wins.
+	var own agent.SentMessage
+	cliJSON(t, bin, eng, &own, "send", "pm-tanaka", "note", "separately", "--reply-to", got.MessageID, "--thread", "th-side")
+	if own.ThreadID != "th-side" {
+		t.Errorf("--thread th-side with --reply-to went to thread %s", own.ThreadID)
+	}
+}
