@@ -43,6 +43,9 @@ func (c *Core) newOutbox() *outbox.Outbox {
 				c.events.Publish(EventAttention, e.ID, e.To, e.To+" is back: the "+outboxWhat(e)+" you queued for it went out")
 			}
 		},
+		Changed: func(e store.OutboxRecord, state string) {
+			c.events.Publish(EventOutboxChanged, e.ID, e.To, state)
+		},
 		Redact: func(s string) string { return c.redactOut(termtext.Visible(s)) },
 	})
 }

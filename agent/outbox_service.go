@@ -125,5 +125,6 @@ func (c *Core) DropOutbox(ctx context.Context, req OutboxDropRequest) error {
 	if err != nil {
 		return fmt.Errorf("withdraw %s: %w", req.ID, err)
 	}
+	c.events.Publish(EventOutboxChanged, rec.ID, rec.To, "dropped")
 	return nil
 }

@@ -136,6 +136,7 @@ const (
 	EventAttention         = service.EventAttention
 	EventCoordTask         = service.EventCoordTask
 	EventAskSent           = service.EventAskSent
+	EventOutboxChanged     = service.EventOutboxChanged
 	EventCoreDisconnected  = service.EventCoreDisconnected
 	EventCoreReconnected   = service.EventCoreReconnected
 )

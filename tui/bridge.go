@@ -79,6 +79,8 @@ func dirtyFor(kind string) dirty {
 		return dAudit
 	case agent.EventFocusChanged, agent.EventAttention, agent.EventAskSent:
 		return dStatus // the status lists what waits for an answer
+	case agent.EventOutboxChanged:
+		return dStatus // the status bar counts what is undelivered
 	}
 	return dStatus
 }

@@ -206,6 +206,8 @@ func (m *Model) handleData(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		m.messages.markRead(msg.upto)
 		return m.markDirty(dStatus), true
+	case outboxShownMsg:
+		m.handleOutboxShown(msg)
 	case messageDetailMsg:
 		m.pushDialog(newDetailDialog("Message from "+messageFrom(msg.msg), messageDetail(msg.msg, msg.tasks, m.env)))
 	case uiReloadedMsg:

@@ -58,6 +58,9 @@ func (m *Model) renderStatusBar() string {
 				parts = append(parts, fmt.Sprintf("%s %d", c.label, c.n))
 			}
 		}
+		if u := undelivered(s); u != "" {
+			parts = append(parts, u)
+		}
 		if online || m.coreLost {
 			parts = append(parts, peersOnline(s.PeersOnline, m.coreLost))
 		}
@@ -80,6 +83,20 @@ func (m *Model) renderStatusBar() string {
 		return st.StatusKey.Render(id) + st.Error.Render(fit(lost, lw)) + st.StatusBar.Render(fit(rest, m.width-idw-lw))
 	}
 	return st.StatusKey.Render(id) + st.StatusBar.Render(fit(rest, m.width-idw))
+}
+
+// undelivered counts what waits in the outbox for peers, refused or
+// offline, and names the command that lists it ("" when nothing waits):
+// only `aoi status` and `aoi outbox` said so, and a refused message
+// rang once and was then out of sight.
+func undelivered(s agent.Status) string {
+	switch {
+	case s.OutboxQueued <= 0:
+		return ""
+	case s.OutboxRefused > 0:
+		return fmt.Sprintf("%d undelivered, %d refused (:outbox)", s.OutboxQueued, s.OutboxRefused)
+	}
+	return fmt.Sprintf("%d undelivered (:outbox)", s.OutboxQueued)
 }
 
 // peersOnline is the peer count, or that it is unknown while the core is

@@ -29,6 +29,7 @@ type testService struct {
 	coord     []agent.CoordTask
 	audit     []agent.AuditEntry // ascending seq
 	prompts   []string           // the stored prompt history, oldest first
+	outbox    []agent.OutboxEntry
 	calls     []string
 	subs      []chan agent.Event
 	evSeq     int64
@@ -331,6 +332,12 @@ func (s *testService) Note(_ context.Context, req agent.NoteRequest) (agent.Note
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return agent.NoteSaved{ID: 1}, s.record("note %s", text)
+}
+
+func (s *testService) Outbox(context.Context) ([]agent.OutboxEntry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]agent.OutboxEntry(nil), s.outbox...), s.loadErr
 }
 
 func (s *testService) RequestTask(_ context.Context, r agent.TaskRequest) (agent.TaskTicket, error) {

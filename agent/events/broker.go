@@ -41,6 +41,10 @@ const (
 	Attention         = "attention"  // something needs the owner: ring the bell
 	CoordTask         = "coord.task" // a coordination task moved (ID = task id)
 	AskSent           = "ask.sent"   // this agent asked a peer something (ID = request id)
+	// OutboxChanged: what waits to be delivered to peers changed (an entry
+	// queued, first failed, refused, delivered, expired or withdrawn; ID =
+	// the entry, Summary = which).
+	OutboxChanged = "outbox.changed"
 
 	// A control-socket client (ctlclient) reports losing and regaining
 	// the core on its event stream. These carry Seq 0: the core never

@@ -48,6 +48,11 @@ type Outbox struct {
 	// learn of it only from the log. Once per entry: a peer that words its
 	// refusal differently each time must not ring the owner at every retry.
 	Refused func(ctx context.Context, e store.OutboxRecord, err error)
+	// Changed learns, once it is stored, of every change to what waits:
+	// an entry delivered or expired, or one that failed for the first
+	// time or was first refused (state says which). Later failures of an
+	// entry already waiting change nothing a person counts. Optional.
+	Changed func(e store.OutboxRecord, state string)
 	// Redact makes a peer's words (its refusal reason) safe to log and
 	// store with the entry: the core shows them as a reader would see
 	// them and redacts them (nil: as they are).
@@ -302,6 +307,7 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 			o.Log.Error("mark delivered", "component", "outbox", "id", e.ID, "err", werr)
 		}
 		o.Log.Info("delivered", "component", "outbox", "agent_to", e.To, "id", e.ID, "attempts", e.Attempts+1)
+		o.changed(e, store.OutboxDelivered)
 		if o.Delivered != nil {
 			o.Delivered(ctx, e)
 		}
@@ -333,7 +339,20 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	if werr := o.DB.Write(ctx, func(tx *store.Tx) error { return tx.RescheduleOutbox(e.ID, next, why, refused) }); werr != nil {
 		o.Log.Error("reschedule", "component", "outbox", "id", e.ID, "err", werr)
 	}
+	switch {
+	case refused && !e.Refused:
+		o.changed(e, "refused")
+	case e.Attempts == 0:
+		o.changed(e, "waiting")
+	}
 	return err
+}
+
+// changed calls the Changed hook, when there is one.
+func (o *Outbox) changed(e store.OutboxRecord, state string) {
+	if o.Changed != nil {
+		o.Changed(e, state)
+	}
 }
 
 // refusedBackoffs is how many caps of the back-off an entry the peer
@@ -412,7 +431,9 @@ func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
 	})
 	if err != nil {
 		o.Log.Error("expire outbox", "component", "outbox", "id", e.ID, "err", err)
+		return
 	}
+	o.changed(e, store.OutboxExpired)
 }
 
 // ErrNotWaiting is RetryNow's error for an id nothing waits to be sent

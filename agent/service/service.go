@@ -762,6 +762,7 @@ const (
 	EventAttention         = events.Attention
 	EventCoordTask         = events.CoordTask
 	EventAskSent           = events.AskSent
+	EventOutboxChanged     = events.OutboxChanged
 	EventCoreDisconnected  = events.CoreDisconnected
 	EventCoreReconnected   = events.CoreReconnected
 )

@@ -131,20 +131,22 @@ func trustLine(p agent.Peer) string {
 	return line
 }
 
-// refusedText says how many queued sends a peer refused, and where to look.
-// queuedText says what waits in the outbox for peers.
+// queuedText says what waits in the outbox for peers, and where to see it.
 func queuedText(n int) string {
 	if n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d (questions, answers and messages a peer has not taken yet, offline or refusing: retried until it does or they expire)", n)
+	return fmt.Sprintf("%d (questions, answers and messages a peer has not taken yet, offline or refusing: retried until it does or they expire; `aoi outbox` lists them)", n)
 }
 
+// refusedText says how many queued sends a peer refused, and where to
+// read why: `aoi outbox` shows each refusal's reason (the log was named
+// here, though the outbox already said it).
 func refusedText(n int) string {
 	if n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d queued (tried again until they expire; aoi.log says why)", n)
+	return fmt.Sprintf("%d queued (tried again until they expire; `aoi outbox` shows each with the peer's reason)", n)
 }
 
 // historyText says how much of a repository's history is indexed:

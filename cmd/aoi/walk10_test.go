@@ -67,3 +67,22 @@ func TestReplyJoinsTheThreadItAnswers(t *testing.T) {
 		t.Errorf("--thread th-side with --reply-to went to thread %s", own.ThreadID)
 	}
 }
+
+// TestStatusPointsAtOutboxForRefusals: `aoi status` sends the reader of a
+// refused message to `aoi outbox`, which shows the peer's reason (it said
+// "aoi.log says why", where a person finds JSON lines).
+func TestStatusPointsAtOutboxForRefusals(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, _ := pinnedPair(t, bin)
+	cliFails(t, bin, pm, exitFailure, "send", "eng-suzuki", "note", "standup moved to 10:30")
+	status := cli(t, bin, pm, "status")
+	for _, label := range []string{"refused by peers:", "not yet delivered:"} {
+		row := rowOf(status, label)
+		if !strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(row, label)), "1 ") || !strings.Contains(row, "`aoi outbox`") || strings.Contains(row, "aoi.log") {
+			t.Errorf("aoi status row %q; want 1 and `aoi outbox` named", row)
+		}
+	}
+	if out := cli(t, bin, pm, "outbox"); !strings.Contains(out, "no write access") {
+		t.Errorf("aoi outbox does not show the refusal's reason the status points at:\n%s", out)
+	}
+}
