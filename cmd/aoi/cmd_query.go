@@ -105,19 +105,27 @@ func (a *app) ask(ctx context.Context, svc asker, req agent.AskRequest, wait tim
 			// Our own words (the peer was not reached), not the peer's.
 			fmt.Fprintf(w, "query %s queued: %s\n", res.QueryID, qr.Summary)
 		default:
-			// The peer's own line follows and says where it stands (with
-			// --async, already answered from recorded work): no "not
-			// answered yet" before it to contradict it (the second walk).
-			fmt.Fprintf(w, "query %s sent to %s; the answer will arrive in your inbox (`aoi inbox`)\n",
-				res.QueryID, cell(req.To, 0))
-			if qr.Summary != "" {
-				fmt.Fprintln(w, peerProse(qr.Summary))
-			}
+			printPending(w, res.QueryID, req.To, qr.Summary)
 		}
 	}); err != nil {
 		return err
 	}
 	return waitErr
+}
+
+// printPending says a question went and is not answered yet. The peer's
+// own line, when it sends one, says where the question stands (with
+// --async, already answered from recorded work), labelled as the peer's:
+// no "not answered yet" of ours before it to contradict it (the second
+// walk), and no promise of ours that the answer will arrive above the
+// peer's saying the same (the tenth walk read it twice).
+func printPending(w io.Writer, queryID, to, peerSummary string) {
+	if peerSummary == "" {
+		fmt.Fprintf(w, "query %s sent to %s; the answer will arrive in your inbox (`aoi inbox`)\n", queryID, cell(to, 0))
+		return
+	}
+	fmt.Fprintf(w, "query %s sent to %s; `aoi inbox` shows what comes back\n", queryID, cell(to, 0))
+	fmt.Fprintf(w, "%s says: %s\n", cell(to, 0), peerProse(peerSummary))
 }
 
 // noAnswerError is a --wait that ended before the answer came.

@@ -86,3 +86,31 @@ func TestStatusPointsAtOutboxForRefusals(t *testing.T) {
 		t.Errorf("aoi outbox does not show the refusal's reason the status points at:\n%s", out)
 	}
 }
+
+// TestQuerySaysOnceTheAnswerComes: `aoi query` that the peer's owner will
+// answer prints our line, then the peer's labelled as the peer's, and
+// promises the answer once (the tenth walk read "the answer will arrive in
+// your inbox" over the peer's "the answer will reach your agent").
+func TestQuerySaysOnceTheAnswerComes(t *testing.T) {
+	bin := buildAOI(t)
+	_, pm, _ := pinnedPair(t, bin)
+	out := cli(t, bin, pm, "query", "eng-suzuki", "is the release branch green?")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("aoi query printed %d lines; want ours and the peer's:\n%s", len(lines), out)
+	}
+	if !strings.HasPrefix(lines[0], "query ask-") || !strings.Contains(lines[0], "sent to eng-suzuki") || !strings.Contains(lines[0], "`aoi inbox`") {
+		t.Errorf("our line reads %q; want the query id, the peer and `aoi inbox`", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "eng-suzuki says: ") {
+		t.Errorf("the peer's line reads %q; want it labelled as eng-suzuki's", lines[1])
+	}
+	for _, promise := range []string{"will arrive", "will reach"} {
+		if strings.Contains(lines[0], promise) {
+			t.Errorf("our line promises the answer (%q) above the peer's promise:\n%s", promise, out)
+		}
+	}
+	if n := strings.Count(out, "answer will"); n != 1 {
+		t.Errorf("the output says the answer will come %d times; want once:\n%s", n, out)
+	}
+}
