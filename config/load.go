@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -30,9 +29,16 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	if len(data) > maxFileBytes {
-		return nil, Errors{{File: filepath.Base(path), Problem: "file is larger than 4 MiB", Fix: "this is not an aoi config file; check the path"}}
+		return nil, Errors{{File: path, Problem: "file is larger than 4 MiB", Fix: "this is not an aoi config file; check the path"}}
 	}
-	return Parse(filepath.Base(path), data, os.LookupEnv)
+	// Errors name the file as it was given (the data dir's, or the one
+	// named): "config.json:" alone left the reader to guess which one.
+	c, err := Parse(path, data, os.LookupEnv)
+	var errs Errors
+	if errors.As(err, &errs) {
+		placeErrors(errs, data)
+	}
+	return c, err
 }
 
 // Parse is Load for bytes already in memory. name labels errors (usually the

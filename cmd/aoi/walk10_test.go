@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,5 +113,32 @@ func TestQuerySaysOnceTheAnswerComes(t *testing.T) {
 	}
 	if n := strings.Count(out, "answer will"); n != 1 {
 		t.Errorf("the output says the answer will come %d times; want once:\n%s", n, out)
+	}
+}
+
+// TestConfigValidateNamesTheWholePath: `aoi config validate` names the
+// file it read in every error, as it does on success, with the line and
+// column of the offending field (the tenth walk read "config.json: /acl/…"
+// while the success line named the whole path).
+func TestConfigValidateNamesTheWholePath(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	path := filepath.Join(dir, "team.json")
+	writeFile(t, path, `{
+  "agent": {"id": "eng-a", "role": "engineer"},
+  "acl": {"default_permission": "none", "rules": [
+    {"id": "pm-read", "agent_role": "pm", "scope_type": "repository",
+     "scope_pattern": "*", "permission": "reed"}
+  ]}
+}
+`)
+	out := cliFails(t, bin, dir, exitFailure, "config", "validate", path)
+	row := rowOf(out, "/acl/rules/0/permission")
+	if !strings.HasPrefix(row, path+":5:28: /acl/rules/0/permission: ") {
+		t.Errorf("the error reads %q; want it to start with %s:5:28: and the field", row, path)
+	}
+	writeFile(t, path, `{"agent": {"id": "eng-a", "role": "engineer"}}`)
+	if out := cli(t, bin, dir, "config", "validate", path); !strings.HasPrefix(out, path+": valid") {
+		t.Errorf("a valid file: %q", out)
 	}
 }
