@@ -74,9 +74,19 @@ func (p *messagesPane) waitingLines() []string {
 	}
 	n := p.waitingTotal
 	head := "waiting for " + itoa(n) + map[bool]string{true: " answer: ", false: " answers: "}[n == 1]
-	lines := wrap(head+strings.Join(parts, " · "), p.w)
+	text := head + strings.Join(parts, " · ")
+	lines := wrap(text, p.w)
 	if len(lines) > 2 { // two lines at most: the list comes first
-		lines = []string{lines[0], truncate(lines[1]+" "+lines[2], p.w)}
+		// The second ends with whole words and "…" (it was cut mid-word).
+		rest, ok := strings.CutPrefix(text, lines[0])
+		if !ok {
+			rest = strings.Join(lines[1:], " ")
+		}
+		second := truncateWords(strings.TrimLeft(rest, " "), p.w)
+		if cut, ok := strings.CutSuffix(second, "·"+ellipsis); ok { // cut between two asks
+			second = cut + ellipsis
+		}
+		lines = []string{lines[0], second}
 	}
 	for i, l := range lines {
 		lines[i] = p.env.styles.Muted.Render(l)

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/wire"
@@ -59,5 +61,48 @@ func TestOutboxCommandWithNothingWaiting(t *testing.T) {
 	press(t, m, "enter")
 	if frame := screen(m); !strings.Contains(frame, "nothing waits to be delivered") {
 		t.Errorf(":outbox with nothing waiting does not say so:\n%s", frame)
+	}
+}
+
+// TestWaitingLinesCutAtAWord: the lines above Messages naming what waits
+// for an answer end with whole words and "…" when they overflow, at 60
+// and 100 columns (the tenth walk read "qa-ito “which suite sho…" cut
+// inside a word).
+func TestWaitingLinesCutAtAWord(t *testing.T) {
+	texts := []string{"is the release branch green?", "which suite should I run before the merge?",
+		"when does billing ship to production?", "who reviews the logout change?", "has QA signed off on the rotation?",
+		"are the flaky auth tests fixed yet?"}
+	for _, w := range []int{60, 100} {
+		svc := fixtureService()
+		for i, text := range texts {
+			svc.status.Waiting = append(svc.status.Waiting, agent.WaitingAsk{RequestID: "ask-" + itoa(i),
+				To: "eng-suzuki", Text: text, SentAt: fixedNow.Add(-time.Duration(i+1) * time.Minute)})
+		}
+		svc.status.WaitingTotal = len(texts)
+		m := newLoaded(t, svc, w, 30, true)
+		m.setFocus(focusMessages)
+		frame := screen(m)
+		checkFrame(t, frame, w, 30)
+		lines := strings.Split(frame, "\n")
+		at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "waiting for 6 answers:") })
+		if at < 0 || at+1 >= len(lines) {
+			t.Fatalf("%d columns: no waiting line above Messages:\n%s", w, frame)
+		}
+		second := strings.TrimRight(strings.Trim(lines[at+1], "│┃ "), " ")
+		if !strings.HasSuffix(second, ellipsis) {
+			t.Fatalf("%d columns: the second waiting line %q does not end with …", w, second)
+		}
+		kept := strings.TrimSuffix(second, ellipsis)
+		full := strings.Join(strings.Fields(strings.Join([]string{strings.Trim(lines[at], "│┃ "), kept}, " ")), " ")
+		whole := false // what is kept ends where a word of some ask ends
+		for _, text := range texts {
+			for _, word := range strings.Fields("“" + text + "”") {
+				whole = whole || strings.HasSuffix(full, strings.TrimRight(word, "”"))
+			}
+		}
+		whole = whole || strings.HasSuffix(full, ")") || strings.HasSuffix(full, "eng-suzuki")
+		if !whole {
+			t.Errorf("%d columns: the waiting lines are cut inside a word: %q", w, second)
+		}
 	}
 }
