@@ -293,7 +293,9 @@ var replyTypes = map[string]string{
 
 // replyHint says, under a typed message, who reads it and how to answer
 // it from a shell, in its task and thread: the pane has no key to reply with, and the walk read a
-// task_assign whose detail ended at its text. Only ids the wire accepts
+// task_assign whose detail ended at its text. --reply-to puts the reply
+// in the message's thread, so the command names no --thread (it wrapped
+// the command onto a third line in the tenth walk). Only ids the wire accepts
 // (letters, digits, "_:-.") are put in the command, so it is safe to
 // paste; a notification (an answer, a task result) gets none.
 func replyHint(r agent.Message) string {
@@ -307,9 +309,6 @@ func replyHint(r agent.Message) string {
 	cmd := "aoi send " + r.From + " " + typ + " TEXT"
 	if wire.ValidID(r.TaskID) {
 		cmd += " --task " + r.TaskID
-	}
-	if wire.ValidID(r.ThreadID) { // else the reply starts a thread of its own
-		cmd += " --thread " + r.ThreadID
 	}
 	cmd += " --reply-to " + r.MessageID
 	return "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n" + cmd
