@@ -55,7 +55,7 @@ func outboxText(e *env, entries []agent.OutboxEntry) string {
 		if o.Refused {
 			b.WriteString(": refused")
 		}
-		fmt.Fprintf(&b, "\n  queued %s · %s", clockAt(e, o.CreatedAt), countOf(o.Attempts, "try", "tries"))
+		fmt.Fprintf(&b, "\nqueued %s · %s", clockAt(e, o.CreatedAt), countOf(o.Attempts, "try", "tries"))
 		if !o.NextAttemptAt.IsZero() {
 			fmt.Fprintf(&b, " · next try %s", clockAt(e, o.NextAttemptAt))
 		}
@@ -63,7 +63,7 @@ func outboxText(e *env, entries []agent.OutboxEntry) string {
 			fmt.Fprintf(&b, " · expires %s", clockAt(e, o.ExpiresAt))
 		}
 		if o.LastError != "" {
-			fmt.Fprintf(&b, "\n  %s", Sanitize(o.LastError))
+			fmt.Fprintf(&b, "\nwhy: %s", Sanitize(o.LastError))
 		}
 	}
 	b.WriteString("\n\nEach is tried again until it is delivered or expires. From a shell, " +
