@@ -137,5 +137,6 @@ func printConfigErrors(w io.Writer, errs []*config.Error) {
 	for _, e := range errs {
 		fmt.Fprintln(w, e.Error())
 	}
-	fmt.Fprintf(w, "%d problem(s); aoi will not start with this file until they are fixed\n", len(errs))
+	fmt.Fprintf(w, "%d %s; aoi will not start with this file until %s fixed\n", len(errs),
+		plural(len(errs), "problem", "problems"), plural(len(errs), "it is", "they are"))
 }

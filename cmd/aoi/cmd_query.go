@@ -135,7 +135,9 @@ type noAnswerError struct {
 }
 
 func (e *noAnswerError) Error() string {
-	return fmt.Sprintf("no answer to query %s within %s; it will still arrive in your inbox (`aoi inbox`)", e.queryID, e.waited)
+	// A pointer, not a promise: the peer's line above already said when
+	// the answer comes.
+	return fmt.Sprintf("no answer to query %s within %s; look in `aoi inbox` later", e.queryID, e.waited)
 }
 
 // waitForAnswer polls the inbox (woken by events, else every second) for

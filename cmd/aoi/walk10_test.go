@@ -114,6 +114,16 @@ func TestQuerySaysOnceTheAnswerComes(t *testing.T) {
 	if n := strings.Count(out, "answer will"); n != 1 {
 		t.Errorf("the output says the answer will come %d times; want once:\n%s", n, out)
 	}
+
+	// --wait that runs out says so, pointing at the inbox without a
+	// second promise.
+	out = cliFails(t, bin, pm, exitFailure, "query", "eng-suzuki", "any blockers on auth?", "--wait", "1s")
+	if !strings.Contains(out, "within 1s; look in `aoi inbox` later") {
+		t.Errorf("aoi query --wait that ran out:\n%s", out)
+	}
+	if n := strings.Count(out, "will arrive") + strings.Count(out, "will reach"); n != 1 {
+		t.Errorf("aoi query --wait that ran out promises the answer %d times; want once (the peer's):\n%s", n, out)
+	}
 }
 
 // TestConfigValidateNamesTheWholePath: `aoi config validate` names the
@@ -133,6 +143,9 @@ func TestConfigValidateNamesTheWholePath(t *testing.T) {
 }
 `)
 	out := cliFails(t, bin, dir, exitFailure, "config", "validate", path)
+	if !strings.Contains(out, "1 problem; aoi will not start with this file until it is fixed") {
+		t.Errorf("aoi config validate does not count the problem in words:\n%s", out)
+	}
 	row := rowOf(out, "/acl/rules/0/permission")
 	if !strings.HasPrefix(row, path+":5:28: /acl/rules/0/permission: ") {
 		t.Errorf("the error reads %q; want it to start with %s:5:28: and the field", row, path)
