@@ -36,7 +36,7 @@ func (m *Model) handleOutboxShown(msg outboxShownMsg) {
 		return
 	}
 	if len(msg.entries) == 0 {
-		m.info("nothing waits to be delivered: every question, answer and message reached its peer")
+		m.info("nothing waits to be delivered to peers")
 		return
 	}
 	m.pushDialog(newDetailDialog(outboxTitle, outboxText(m.env, msg.entries)))
