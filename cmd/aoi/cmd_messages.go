@@ -54,7 +54,11 @@ func (a *app) sendCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := a.emit(sent, func(w io.Writer) { printSent(w, sent) }); err != nil {
+				joined := "" // the thread of the message it replies to
+				if r.ThreadID == "" && r.ReplyTo != "" && r.Forward == 0 && sent.ThreadID != sent.ID {
+					joined = r.ReplyTo
+				}
+				if err := a.emit(sent, func(w io.Writer) { printSent(w, sent, joined) }); err != nil {
 					return err
 				}
 				if sent.Refused {
@@ -109,12 +113,18 @@ func sendPayload(typ, raw, text string) (json.RawMessage, error) {
 	return b, nil
 }
 
-// printSent says what was sent and what became of it. A message that is
+// printSent says what was sent, in which thread (a reply with no
+// --thread: the one of the message it replies to, repliesTo), and what
+// became of it. A message that is
 // queued says so on its first line, and its task's state is this side's
 // only: a refused task_assign read "task T-7 is assigned" above the
 // refusal (the ninth walk).
-func printSent(w io.Writer, s agent.SentMessage) {
-	fmt.Fprintf(w, "%s %s to %s (thread %s)", cell(s.Type, 0), cell(s.ID, 0), cell(s.To, 0), cell(s.ThreadID, 0))
+func printSent(w io.Writer, s agent.SentMessage, repliesTo string) {
+	thread := "thread " + cell(s.ThreadID, 0)
+	if repliesTo != "" {
+		thread += ", that of " + cell(repliesTo, 0) + " it replies to"
+	}
+	fmt.Fprintf(w, "%s %s to %s (%s)", cell(s.Type, 0), cell(s.ID, 0), cell(s.To, 0), thread)
 	if s.Queued {
 		fmt.Fprint(w, " is queued, not delivered yet")
 	}

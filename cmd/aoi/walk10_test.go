@@ -29,7 +29,7 @@ func TestReplyJoinsTheThreadItAnswers(t *testing.T) {
 	got := waitMessages(t, bin, eng, 1)[0]
 
 	out := cli(t, bin, eng, "send", "pm-tanaka", "answer", "main has it", "--reply-to", got.MessageID)
-	if !strings.Contains(out, "(thread "+q.ThreadID+")") {
+	if !strings.Contains(out, "(thread "+q.ThreadID+", that of "+got.MessageID+" it replies to)") {
 		t.Errorf("aoi send --reply-to without --thread printed\n%s\nwant it in the question's thread %s", out, q.ThreadID)
 	}
 	answer := waitMessages(t, bin, pm, 1)[0]
