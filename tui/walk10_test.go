@@ -106,3 +106,43 @@ func TestWaitingLinesCutAtAWord(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegrationRefusedMessageTellsTheReceiver: a trusted peer's message
+// that this agent's ACL refuses rings its owner, naming the peer and the
+// rule to add, once however often the peer retries (the tenth walk's
+// engineer never learnt that the PM had written).
+func TestIntegrationRefusedMessageTellsTheReceiver(t *testing.T) {
+	eng := startAgent(t, "eng-suzuki", "engineer", nil) // no messages rule: it refuses
+	lead := startAgent(t, "lead-sato", "lead", nil)
+	pairAgents(t, eng, lead)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := eng.Events(ctx, agent.EventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := startReal(t, eng.Core, "eng-suzuki")
+	for _, text := range []string{"standup moved to 10:30", "and the retro to 16:00"} {
+		sent, err := lead.SendMessage(ctx, agent.SendMessageRequest{To: "eng-suzuki", Type: wire.MsgNote,
+			Payload: []byte(`{"message":"` + text + `"}`)})
+		if err != nil || !sent.Refused {
+			t.Fatalf("note to eng = %+v, %v; want it refused", sent, err)
+		}
+	}
+	waitScreen(t, tm, "your ACL refused a message lead-sato sent your coding assistant")
+	told := 0
+	for deadline := time.After(2 * time.Second); ; {
+		select {
+		case ev := <-events:
+			if ev.Kind == agent.EventAttention && strings.Contains(ev.Summary, "your ACL refused a message lead-sato sent") {
+				told++
+			}
+			continue
+		case <-deadline:
+		}
+		break
+	}
+	if told != 1 {
+		t.Errorf("the owner was told %d times of lead-sato's refused messages; want once", told)
+	}
+}

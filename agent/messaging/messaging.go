@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,7 +52,15 @@ type Messenger struct {
 	// assistantPoll is when the coding assistant last checked its
 	// messages (unix ns; 0 = never), its heartbeat.
 	assistantPoll atomic.Int64
+	// refusedTold is when the owner was last told that the ACL refused a
+	// peer's message (peer id → time.Time), so a sender's retries ring
+	// at most once per refusedToldEvery.
+	refusedTold sync.Map
 }
+
+// refusedToldEvery bounds how often the owner hears that their ACL
+// refuses one peer's messages (its outbox retries every ten minutes).
+const refusedToldEvery = time.Hour
 
 // Routes is the aoi.message route; the core adds it to the peer API's.
 func (m *Messenger) Routes() map[string]rpc.Handler {
@@ -85,7 +94,7 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 	if p.Origin != "" && !wire.ValidAgentID(p.Origin) {
 		return nil, errs.Invalid("params.origin is not an agent id")
 	}
-	if err := m.checkMessaging(ctx, call); err != nil {
+	if err := m.checkMessaging(ctx, call, p.From); err != nil {
 		return nil, err
 	}
 	if p.Priority == "" {
@@ -127,8 +136,9 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 	return ack, nil
 }
 
-// checkMessaging applies the ACL's messages rules to the caller.
-func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call) error {
+// checkMessaging applies the ACL's messages rules to the caller, a
+// pinned peer (CheckFrom), and tells the owner when they refuse it.
+func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, from string) error {
 	d := m.Policy().CheckMessages(m.PeerAPI.Subject(call.Caller))
 	if d.AuditOnly {
 		m.PeerAPI.AuditACLOnly(ctx, call, "messages", d)
@@ -137,7 +147,23 @@ func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call) error {
 		return nil
 	}
 	m.PeerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
+	m.tellRefused(from)
 	return errs.Denied(d.Told, map[string]any{"required_permission": "messages.write"})
+}
+
+// tellRefused rings the owner when their ACL refuses a trusted peer's
+// message, at most once per refusedToldEvery for each peer: the sender
+// was told to ask this owner for a rule, and the owner saw nothing but an
+// audit row (the tenth walk's PM waited on a message the engineer never
+// knew was sent).
+func (m *Messenger) tellRefused(peer string) {
+	now := m.Now()
+	if last, ok := m.refusedTold.Load(peer); ok && now.Sub(last.(time.Time)) < refusedToldEvery {
+		return
+	}
+	m.refusedTold.Store(peer, now)
+	m.Publish(events.Attention, "", peer, fmt.Sprintf("your ACL refused a message %s sent your coding assistant: no `messages` rule gives %s write access; "+
+		"add one to the config and `aoi reload` to let its messages through (`aoi audit --method aoi.message` lists the refusals)", peer, peer))
 }
 
 // SendMessage sends a typed message through the outbox: it is stored and
