@@ -29,6 +29,7 @@ func run() error {
 	seed := flag.Uint64("seed", 1, "seed of the planted fake secrets")
 	only := flag.String("only", "", "comma-separated question ids to ask")
 	corpus := flag.String("corpus", "", "read repos.json and questions.json from this folder instead of the built-in corpus")
+	reuse := flag.Bool("reuse-index", false, "with -work: keep the index for the next run, and reuse a kept one built from the same repositories, seed and index code (else rebuild it)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -41,6 +42,16 @@ func run() error {
 		return err
 	}
 	o := eval.Options{Work: *work, ReposDir: os.Getenv("AOI_EVAL_REPOS_DIR"), Seed: *seed, Log: os.Stderr}
+	if *reuse {
+		if *work == "" {
+			return fmt.Errorf("-reuse-index needs -work: the folder the index is kept in")
+		}
+		v, err := eval.IndexCodeVersion(ctx, ".")
+		if err != nil {
+			return fmt.Errorf("-reuse-index: the index code's version is unknown (run inside aoi's checkout): %w", err)
+		}
+		o.ReuseIndex, o.IndexCode = true, v
+	}
 	if *only != "" {
 		o.Only = strings.Split(*only, ",")
 	}

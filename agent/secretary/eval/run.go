@@ -20,11 +20,19 @@ import (
 
 // Options configure one evaluation run.
 type Options struct {
-	Work     string    // folder for the clones (kept) and the index (rebuilt each run); "" = a temporary one, removed afterwards
+	Work     string    // folder for the clones (kept) and the index (rebuilt each run unless ReuseIndex); "" = a temporary one, removed afterwards
 	ReposDir string    // local copies of the repositories (AOI_EVAL_REPOS_DIR); "" clones from GitHub
 	Seed     uint64    // seeds the fake secrets
 	Only     []string  // question ids to ask ("" = all)
 	Log      io.Writer // progress lines (nil = none)
+	// ReuseIndex keeps the index in Work for the next run, and uses the
+	// one an earlier run kept when it was built from the same
+	// repositories, planting and seed by the same IndexCode; any other
+	// index is rebuilt.
+	ReuseIndex bool
+	// IndexCode is the version of the code that builds the index
+	// (IndexCodeVersion); "" never reuses an index.
+	IndexCode string
 }
 
 // maxIndexPolls bounds the polls run until the index stops growing (a
@@ -57,15 +65,37 @@ func Run(ctx context.Context, c *Corpus, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The index is rebuilt on every run: a kept one would hold the notes,
-	// test runs and planted commits of every earlier run again (the
-	// clones are kept).
-	if err := removeIndex(work); err != nil {
-		return nil, err
-	}
 	// Dates are set relative to the hour, so runs within one hour rebuild
 	// identical histories (same SHAs in the report).
 	now := time.Now().Truncate(time.Hour)
+	// The index is rebuilt on every run: a kept one would hold the notes,
+	// test runs and planted commits of every earlier run again (the
+	// clones are kept). A kept index built for the same key is reused:
+	// the histories are rebuilt from the hour it was dated from, and the
+	// secretary's clock is moved back by as much, so the answers see the
+	// ages a fresh index would give.
+	key := ""
+	reused := false
+	if o.ReuseIndex && o.IndexCode != "" && o.Work != "" {
+		if key, err = indexKey(c, o.Seed, o.IndexCode); err != nil {
+			return nil, err
+		}
+		if kept, ok := reusableIndex(work, key); ok {
+			now, reused = kept, true
+		}
+	}
+	if !reused {
+		if err := forgetIndex(work); err != nil {
+			return nil, err
+		}
+		if err := removeIndex(work); err != nil {
+			return nil, err
+		}
+	}
+	var shift time.Duration
+	if reused {
+		shift = time.Now().Truncate(time.Hour).Sub(now)
+	}
 	sec := newSecrets(rand.New(rand.NewPCG(o.Seed, 14)))
 	planted := map[string]*Planted{}
 	for _, spec := range c.Repos {
@@ -92,19 +122,30 @@ func Run(ctx context.Context, c *Corpus, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := secretary.New(db, cfg, red, secretary.Options{})
+	s, err := secretary.New(db, cfg, red, secretary.Options{Now: func() time.Time { return time.Now().Add(-shift) }})
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if err := index(ctx, s, db, c.Repos, now, sec, logf); err != nil {
-		return nil, err
+	if !reused {
+		if err := index(ctx, s, db, c.Repos, now, sec, logf); err != nil {
+			return nil, err
+		}
+		if key != "" {
+			if err := keepIndex(work, key, now); err != nil {
+				return nil, err
+			}
+		}
 	}
 	stats, err := s.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}
-	logf("indexed %d events in %s", stats.Events, time.Since(start).Round(time.Millisecond))
+	if reused {
+		logf("reused the kept index (%d events, dated from %s)", stats.Events, now.Format(time.RFC3339))
+	} else {
+		logf("indexed %d events in %s", stats.Events, time.Since(start).Round(time.Millisecond))
+	}
 	rep := &Report{Threshold: cfg.Secretary.InterruptControl.AutoRespondThreshold, Events: stats.Events, Seed: o.Seed}
 	for _, spec := range c.Repos {
 		rep.Repos = append(rep.Repos, RepoInfo{Name: spec.Name, URL: spec.URL, SHA: spec.SHA})
