@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/store"
@@ -139,7 +140,7 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		if !ac.allow(e) || (e.Ctx != "" && !inContexts(contexts, e.Ctx)) {
 			continue
 		}
-		if e.Ctx == "" && !belongsTo(e.Title+" "+e.Body, home, ctxs, repos, pq) && !(len(contexts) > 1 && namesWholeTopic(e.Title+" "+e.Body, pq)) {
+		if e.Ctx == "" && !belongsTo(e.Title+" "+e.Body, home, ctxs, repos, pq, ev) && !(len(contexts) > 1 && namesWholeTopic(e.Title+" "+e.Body, pq)) {
 			// A note about another repository's work is listed when it
 			// names the whole topic of a question that named no
 			// repository ("the Windows installer is waiting for its
@@ -320,8 +321,13 @@ const homeRefs = 3
 // question's concepts ("Nushell 0.110 support: waiting on …" for "anything
 // holding up Nushell 0.110 support?"). One word in common ("release",
 // "support") is no sign the note is about this work: answers ended with
-// every other project's waits.
-func belongsTo(text, home string, ctxs []string, repos []config.Context, pq parsedQuery) bool {
+// every other project's waits. A note naming half of it is listed when it
+// also shares a word of its own with the answer's best evidence: "refresh
+// tokens blocked on Redis config" for "any update on the JWT refresh
+// work?", whose best commits are auth's (the note, naming "refresh" of
+// "JWT refresh", was left out, though a question naming refresh tokens
+// listed it).
+func belongsTo(text, home string, ctxs []string, repos []config.Context, pq parsedQuery, ev *evidence) bool {
 	names := namedRepos(text, repos)
 	if len(names) > 0 {
 		if home != "" {
@@ -332,7 +338,39 @@ func belongsTo(text, home string, ctxs []string, repos []config.Context, pq pars
 	if len(pq.Concepts) == 0 {
 		return home == ""
 	}
-	return topicShare(text, pq) > 0.5
+	share := topicShare(text, pq)
+	return share > 0.5 || share == 0.5 && sharesOwnWord(text, pq, ev.bestSummaries(homeRefs))
+}
+
+// sharesOwnWord reports whether text names, as a word, something one of
+// about names that is not the question's: a word of three letters or
+// more that says more than the asking ("blocked", "waiting", "status")
+// or a run of kanji or katakana.
+func sharesOwnWord(text string, pq parsedQuery, about []string) bool {
+	if len(about) == 0 {
+		return false
+	}
+	low := strings.ToLower(strings.Join(about, "\n"))
+	for _, w := range ownWordRE.FindAllString(strings.ToLower(text), -1) {
+		latin := w[0] < utf8.RuneSelf
+		if latin && (len(w) < 3 || stopwords[w] || blockerWords[w] || progressWords[w] || isNumber(w)) {
+			continue
+		}
+		if slices.ContainsFunc(pq.Concepts, func(g []string) bool { return mentionsTerm(w, g) }) {
+			continue
+		}
+		if latin && store.Occurrences(low, w) >= 1 || !latin && utf8.RuneCountInString(w) >= 2 && strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownWordRE cuts text into Latin words and runs of kanji or katakana.
+var ownWordRE = regexp.MustCompile(`[a-z0-9]+|[\p{Han}\p{Katakana}ー]+`)
+
+func isNumber(w string) bool {
+	return strings.Trim(w, "0123456789") == ""
 }
 
 // namedRepos are the configured contexts text names: by identifier, or by

@@ -665,3 +665,45 @@ func TestNoteAboutAnotherRepositoryNamingTheWholeTopic(t *testing.T) {
 		t.Errorf("asked about acme/webapp alone, blockers %q list another repository's note", got)
 	}
 }
+
+// TestNoteNamingHalfTheTopicAndTheWork: an owner's note naming half of a
+// two-word topic is listed when it also names what the answer's best
+// commits are about ("refresh tokens" of auth's JWT work); a note sharing
+// only the question's word with it is not.
+func TestNoteNamingHalfTheTopicAndTheWork(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "note", Kind: KindNote, Title: "refresh tokens blocked on Redis config", TS: h(3)},
+			{Source: "note", Kind: KindNote, Title: "dashboard refresh button waiting for the designer", TS: h(3)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq := parseQuery("any update on the JWT refresh work?")
+	hits := []store.ContextHit{
+		{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: "auth: JWT refresh rotation",
+			Meta: `{"files":[{"path":"auth/refresh.go","lines":"1-20"}]}`, TS: h(2), Score: 2},
+		{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2c3d4e5f6", Title: "auth: store refresh tokens",
+			Meta: `{"files":[{"path":"auth/store.go","lines":"1-20"}]}`, TS: h(4), Score: 1},
+	}
+	ev := groupEvidence(hits, pq)
+	contexts := []string{"acme/webapp"}
+	got, err := s.blockers(context.Background(), pq, ev, contexts, &accessCheck{contexts: contexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, "refresh tokens blocked on Redis config") {
+		t.Errorf("blockers %q lack the note about the refresh tokens", got)
+	}
+	if slices.Contains(got, "dashboard refresh button waiting for the designer") {
+		t.Errorf("blockers %q list a note sharing only the word refresh with the work", got)
+	}
+}

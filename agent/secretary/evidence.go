@@ -483,6 +483,23 @@ func (ev *evidence) refContexts(n int) []string {
 	return out
 }
 
+// bestSummaries are what the answer's first n commits and files say (their
+// summaries). Notes are left out: a note it cites may be the one asked
+// about.
+func (ev *evidence) bestSummaries(n int) []string {
+	var out []string
+	for _, r := range ev.rankedRefs() {
+		if r.ctx == "" {
+			continue
+		}
+		if n--; n < 0 {
+			break
+		}
+		out = append(out, r.ref.Summary)
+	}
+	return out
+}
+
 // citedFiles are the files the answer cites, as context:path.
 func (ev *evidence) citedFiles() map[string]bool {
 	out := map[string]bool{}
