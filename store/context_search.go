@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/aoi-protocol/aoi/internal/kana"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -58,7 +59,20 @@ type ContextConcept struct {
 	// much as "task" in "taskbar", so a question about a sliding window
 	// does not rank the Windows port first.
 	Names []Name
+	// Version says the concept asks for a version ("which version did we
+	// bump NVEncC to?"): a version number (9.31, v1.2.0) in a field that
+	// names another of the question's concepts covers it as its word
+	// does, since commits bumping something write the number alone
+	// ("NVEncC を 9.31 に更新").
+	Version bool
 }
+
+// versionNumberRE is a version number: two or three dot-separated numbers,
+// with or without a leading v.
+var versionNumberRE = regexp.MustCompile(`(?:^|[^\w.])v?\d+\.\d+(?:\.\d+)?(?:[^\w.]|$)`)
+
+// HasVersionNumber reports whether text holds a version number.
+func HasVersionNumber(text string) bool { return versionNumberRE.MatchString(text) }
 
 // Name is a proper name spelled like a form of a common word. Capitalised
 // ("Windows", "GitHub Actions") a word is the name wherever it stands; in
@@ -284,6 +298,7 @@ type termPlan struct {
 	// concept's asked word is not (a translation into the other language).
 	japanese, crossed bool
 	names             []Name // the concept's names (ContextConcept.Names)
+	version           bool   // the concept asks for a version (ContextConcept.Version)
 }
 
 // nativeWeight is what a match on a translation counts in a document whose
@@ -334,7 +349,7 @@ func searchPlan(q ContextSearch) ([]string, []termPlan) {
 			}
 			terms = append(terms, t)
 			ja := kana.HasJapanese(t)
-			plan = append(plan, termPlan{concept: ci, weight: w, japanese: ja, crossed: ja != kana.HasJapanese(c.Forms[0]), names: c.Names})
+			plan = append(plan, termPlan{concept: ci, weight: w, japanese: ja, crossed: ja != kana.HasJapanese(c.Forms[0]), names: c.Names, version: c.Version})
 		}
 		if !more {
 			break
@@ -497,11 +512,13 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		japaneseTitle bool
 		tf            [][nFields]float64 // per term and field
 		len           [nFields]float64
+		versions      [nFields]bool // the field holds a version number (termPlan.version)
 	}
 	docs := make([]doc, 0, len(cands))
 	df := make([]int, len(terms))
 	var total [nFields]float64
 	named := anyNames(plan)
+	asksVersion := slices.ContainsFunc(plan, func(p termPlan) bool { return p.version })
 	for _, h := range cands {
 		body := strings.ToLower(ctxTruncate(h.Body, maxScoredBody))
 		text, code, _ := strings.Cut(body, CodeMark)
@@ -522,6 +539,11 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			}
 			d.len[f] = float64(utf8.RuneCountInString(s) + 1)
 			total[f] += d.len[f]
+		}
+		if asksVersion {
+			for f, s := range fields {
+				d.versions[f] = HasVersionNumber(s)
+			}
 		}
 		for i, t := range terms {
 			for f, s := range fields {
@@ -579,6 +601,9 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 			covered[p.concept] = max(covered[p.concept], p.weight*min(q, 1))
 			coveredNative[p.concept] = max(coveredNative[p.concept], w*min(q, 1))
 		}
+		if asksVersion {
+			versionNumbers(d.tf, d.versions, plan, best, covered, bestNative, coveredNative)
+		}
 		matched := 0
 		for c := range covered {
 			if covered[c] > 0 {
@@ -613,6 +638,34 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		return out[i].ID > out[j].ID
 	})
 	return out
+}
+
+// versionNumbers covers a concept asking for a version (termPlan.version)
+// that none of its forms matched, when a field that matches another
+// concept holds a version number: as one match of the word in that field,
+// at the lowest idf.
+func versionNumbers(tf [][nFields]float64, versions [nFields]bool, plan []termPlan, best, covered, bestNative, coveredNative []float64) {
+	for _, p := range plan {
+		if !p.version || covered[p.concept] > 0 {
+			continue
+		}
+		for f, has := range versions {
+			other := false
+			for j, q := range plan {
+				if q.concept != p.concept && tf[j][f] >= 1 {
+					other = true
+				}
+			}
+			if !other || !has {
+				continue
+			}
+			rel := fieldWeight[f] * minIDF
+			best[p.concept] = max(best[p.concept], rel)
+			bestNative[p.concept] = max(bestNative[p.concept], rel)
+			covered[p.concept], coveredNative[p.concept] = 1, 1
+			break
+		}
+	}
 }
 
 // Occurrences is how many times text holds term, both lower-case, each

@@ -3,14 +3,15 @@ package secretary
 import (
 	"context"
 	"fmt"
-	"github.com/aoi-protocol/aoi/internal/kana"
 	"math"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/kana"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -278,10 +279,10 @@ func quality(hits []store.ContextHit, pq parsedQuery) float64 {
 		return q1
 	}
 	covered := 0.0
-	for i, g := range pq.Concepts {
+	for i := range pq.Concepts {
 		best := 0.0
 		for _, h := range top {
-			best = max(best, conceptCover(h, g, pq.conceptNames(i)))
+			best = max(best, pq.cover(h, i))
 		}
 		covered += best
 	}
@@ -296,10 +297,31 @@ func coverage(h store.ContextHit, pq parsedQuery) float64 {
 		return 1
 	}
 	covered := 0.0
-	for i, g := range pq.Concepts {
-		covered += conceptCover(h, g, pq.conceptNames(i))
+	for i := range pq.Concepts {
+		covered += pq.cover(h, i)
 	}
 	return covered / float64(len(pq.Concepts))
+}
+
+// cover is how well a hit covers the question's concept i (conceptCover);
+// a concept asking for a version is covered by a version number where the
+// hit names another of the question's concepts ("bump NVEncC to 9.31" for
+// "which version did we bump NVEncC to?"), as the search ranks it.
+func (pq parsedQuery) cover(h store.ContextHit, i int) float64 {
+	c := conceptCover(h, pq.Concepts[i], pq.conceptNames(i))
+	if c == coverAbout || !pq.asksVersion(i) {
+		return c
+	}
+	about, _, _ := strings.Cut(h.Body, store.CodeMark)
+	if !store.HasVersionNumber(strings.ToLower(h.Title + "\n" + about)) {
+		return c
+	}
+	for j, g := range pq.Concepts {
+		if j != i && conceptCover(h, g, pq.conceptNames(j)) == coverAbout {
+			return coverAbout
+		}
+	}
+	return c
 }
 
 // Coverage of a concept by one hit.
@@ -321,21 +343,107 @@ func conceptCover(h store.ContextHit, forms []string, names []store.Name) float6
 	written, writtenCode := h.Title+"\n"+h.Key+"\n"+about, code
 	aboutName := func(t string) bool { return store.NameOnly(written, t, names) }
 	codeName := func(t string) bool { return store.NameOnly(writtenCode, t, names) }
-	about = withoutMarkerWord(strings.ToLower(written))
-	code = withoutMarkerWord(strings.ToLower(code))
+	lowAbout := withoutMarkerWord(strings.ToLower(written))
+	lowCode := withoutMarkerWord(strings.ToLower(writtenCode))
 	cover := 0.0
 	for _, t := range forms {
 		// A katakana form covers only as a word of its own or the start
 		// of one: a held-out question about ランチ (lunch) was covered by
-		// every ブランチ (branch).
+		// every ブランチ (branch). A Latin one found only inside a longer
+		// word covers half as much (wordPart).
 		switch {
-		case kana.StartsWord(about, t) && !aboutName(t):
-			return coverAbout
-		case kana.StartsWord(code, t) && !codeName(t):
-			cover = coverCode
+		case kana.StartsWord(lowAbout, t) && !aboutName(t):
+			cover = max(cover, coverAbout*wordPart(lowAbout, written, t))
+		case kana.StartsWord(lowCode, t) && !codeName(t):
+			cover = max(cover, coverCode*wordPart(lowCode, writtenCode, t))
+		}
+		if cover == coverAbout {
+			break
 		}
 	}
 	return cover
+}
+
+// coverPart is how much a match inside a longer word covers of what a
+// whole-word match does.
+const coverPart = 0.5
+
+// wordPart is 1 when low (text lower-cased; orig as written) holds the
+// Latin term as a word: on its own, with an ending that keeps it the same
+// word ("merged", "optimization", "configurable"), after a capital that
+// starts a word in an identifier (parseJWT), or as the start of a longer
+// word it is a common abbreviation of (perf, auth, compat, config). A term
+// found only inside a longer, different word ("time" in "timestamp" or
+// "timeout", "app" in "happy") is coverPart: a held-out question about how
+// long recipes took was answered at the threshold from a [timestamp]
+// attribute. Other terms (katakana, kanji, phrases) are 1.
+func wordPart(low, orig, term string) float64 {
+	if term == "" || !isWordByte(term[0]) || !isWordByte(term[len(term)-1]) || !isASCIIText(term) {
+		return 1
+	}
+	camel := len(orig) == len(low)
+	found := false
+	for from := 0; from < len(low); {
+		i := strings.Index(low[from:], term)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(term)
+		from = end
+		found = true
+		starts := i == 0 || !isWordByte(low[i-1]) || camel && isUpper(orig[i]) && !isUpper(orig[i-1])
+		if !starts {
+			continue
+		}
+		rest := end
+		for rest < len(low) && isWordByte(low[rest]) && !(camel && isUpper(orig[rest]) && !isUpper(orig[rest-1])) {
+			rest++
+		}
+		tail := low[end:rest]
+		if tail == "" || sameWordEnding[tail] || abbreviations[term] || doubledEnding(tail, term[len(term)-1]) {
+			return 1
+		}
+	}
+	if !found {
+		return 1 // matched by another rule (kana.StartsWord): not ours to weigh
+	}
+	return coverPart
+}
+
+// sameWordEnding lists what may follow a word and leave it the same word:
+// inflections and derivations ("config" in "configurable", "optimiz" in
+// "optimization").
+var sameWordEnding = setOf(`s es e ed d er ers ing ings ion ions ation ations y ies ied ly ment ments
+or ors ity ities ance ances ence ences al als ally able ible ability ibility ive ives ize izes ized izing izer izers
+ise ises ised ising ization izations isation ness ful ous ic ics ical ure ures ist ists ism ator ators ate ates ated ating
+age ages ant ants ent ents ry ries ery`)
+
+// abbreviations are words programmers shorten to their start: the short
+// form asked about covers the long word ("perf" in "performance").
+var abbreviations = setOf(`perf auth compat config cfg doc docs repo repos spec specs info impl init lib libs env deps dev
+arg args param params admin async sync auto cert certs err gen max num opt opts proc resp sys util utils exec ext calc alloc
+nav pkg pkgs attr attrs addr cmd ctx db desc dict elem eval expr func idx img msg obj pos src`)
+
+// doubledEnding reports whether tail is the term's last consonant doubled
+// and an ending ("tag" in "tagged").
+func doubledEnding(tail string, last byte) bool {
+	return len(tail) >= 3 && tail[0] == last && strings.IndexByte("aeiouy", last) < 0 && sameWordEnding[tail[1:]]
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+func isASCIIText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func isStateKind(kind string) bool {

@@ -1,6 +1,7 @@
 package secretary
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/aoi-protocol/aoi/store"
@@ -66,5 +67,72 @@ func TestFixDoesNotMatchFIXME(t *testing.T) {
 	}
 	if mentionsTerm(marker.Title, forms) || !mentionsTerm(commit.Title, forms) {
 		t.Error("mentionsTerm reads the marker's FIXME as fix, or misses the commit's fix")
+	}
+}
+
+// TestMatchInsideALongerWordCoversLess: a word of the question found only
+// inside a longer, different word ("time" in "timestamp" or "timeout")
+// covers half of what a whole-word match does (a held-out question about
+// how long recipes took reached the threshold from a [timestamp]
+// attribute), while an inflection, a derivation, a word starting inside
+// an identifier, and a common abbreviation of the longer word cover it
+// fully (perf/performance, auth/authentication, compat/compatibility).
+func TestMatchInsideALongerWordCoversLess(t *testing.T) {
+	hit := func(title string) store.ContextHit {
+		return store.ContextHit{Kind: "commit", Title: title, Body: "files: src/x.rs (+1 -1)"}
+	}
+	for _, c := range []struct {
+		title, form string
+		want        float64
+	}{
+		{"Add [timestamp] recipe attribute", "time", coverAbout * coverPart},
+		{"Raise the request timeout", "time", coverAbout * coverPart},
+		{"Print how much time each recipe took", "time", coverAbout},
+		{"Time the recipes", "time", coverAbout},
+		{"Show the happy path first", "app", coverAbout * coverPart},
+		{"Improve performance of the scanner", "perf", coverAbout},
+		{"Add authentication to the proxy", "auth", coverAbout},
+		{"Restore compatibility with old configs", "compat", coverAbout},
+		{"Make the loader configurable", "config", coverAbout},
+		{"Optimization of the lexer", "optimiz", coverAbout},
+		{"Tagged releases only", "tag", coverAbout},
+		{"Call parseJWT once", "jwt", coverAbout},
+		{"Cache the parsed files", "cach", coverAbout},
+	} {
+		if got := conceptCover(hit(c.title), []string{c.form}, nil); got != c.want {
+			t.Errorf("%q covering %q = %v, want %v", c.title, c.form, got, c.want)
+		}
+	}
+	// A form that matches whole beats another form's partial match.
+	if got := conceptCover(hit("Record the elapsed timestamp"), []string{"time", "elapsed"}, nil); got != coverAbout {
+		t.Errorf("elapsed as a word with time inside timestamp = %v, want %v", got, coverAbout)
+	}
+	pq := parseQuery("how long did each recipe take?")
+	partial, whole := hit("Add [timestamp] recipe attribute"), hit("Print how much time each recipe took")
+	if q, w := quality([]store.ContextHit{partial}, pq), quality([]store.ContextHit{whole}, pq); q >= w {
+		t.Errorf("quality from timestamp %v, want below that from time %v", q, w)
+	}
+}
+
+// TestVersionNumberCoversVersion: asked which version something was bumped
+// to, a commit writing the number next to it ("NVEncC を 9.31 に更新")
+// covers the question's "version"; a number beside nothing the question
+// names does not.
+func TestVersionNumberCoversVersion(t *testing.T) {
+	pq := parseQuery("which version did we bump NVEncC to?")
+	i := slices.IndexFunc(pq.Concepts, func(g []string) bool { return g[0] == "version" })
+	if i < 0 || !pq.asksVersion(i) {
+		t.Fatalf("concepts %v: no version concept asked", pq.Concepts)
+	}
+	bump := store.ContextHit{Kind: "commit", Title: "Update: [workflows] QSVEncC を 8.26 に、NVEncC を 9.31 に更新"}
+	other := store.ContextHit{Kind: "commit", Title: "Build(deps): js-yaml from 4.2.0 to 4.3.0"}
+	if got := pq.cover(bump, i); got != coverAbout {
+		t.Errorf("cover of version by %q = %v, want %v", bump.Title, got, coverAbout)
+	}
+	if got := pq.cover(other, i); got != 0 {
+		t.Errorf("cover of version by %q = %v, want 0", other.Title, got)
+	}
+	if one := parseQuery("what's the version?"); len(one.Concepts) == 1 && one.asksVersion(0) {
+		t.Error("a question naming nothing but the version asks for a number beside nothing")
 	}
 }

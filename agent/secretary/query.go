@@ -75,7 +75,7 @@ rely real really thing things much many far news against like off onto over unde
 anywhere everywhere somewhere anymore able whether should shall might may must both each either neither other others
 same such only very too more most less least another per story all old stuff
 asked ask asking through instead whatever remember remembered pm hey hi thanks thank
-ship ships shipped way ways lot lots bunch nowadays one took`)
+ship ships shipped way ways lot lots bunch nowadays one took rid`)
 
 // Words that ask for what happened lately (they stay stopwords: no topic).
 // "last" asks for the newest ("who touched args.go last?"), "now",
@@ -105,7 +105,7 @@ var theseDaysRE = regexp.MustCompile(`(?i)\bthese\s+days\b`)
 
 // Words that ask whether something was removed: only its latest state
 // answers that.
-var removalWords = setOf(`gone drop dropped removed`)
+var removalWords = setOf(`gone drop dropped removed rid`)
 
 // Words that ask who did the work (stopwords, or cut as intent).
 var whoWords = setOf(`who whom whose`)
@@ -303,9 +303,23 @@ func namesContext(word, ctxID string) bool {
 func (q parsedQuery) searchConcepts() []store.ContextConcept {
 	out := make([]store.ContextConcept, len(q.Concepts))
 	for i, g := range q.Concepts {
-		out[i] = store.ContextConcept{Forms: g, Weights: q.Weights[i], Names: q.conceptNames(i)}
+		out[i] = store.ContextConcept{Forms: g, Weights: q.Weights[i], Names: q.conceptNames(i), Version: q.asksVersion(i)}
 	}
 	return out
+}
+
+// asksVersion reports whether concept i asks for a version ("which
+// version did we bump it to?", 「どのバージョンに上げた？」) in a question
+// naming something else too: a version number then says it.
+func (q parsedQuery) asksVersion(i int) bool {
+	if len(q.Concepts) < 2 || len(q.Concepts[i]) == 0 {
+		return false
+	}
+	switch q.Concepts[i][0] {
+	case "version", "versions", "バージョン":
+		return true
+	}
+	return false
 }
 
 // namesLike are product names spelled as the plural of a common word. The

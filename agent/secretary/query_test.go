@@ -683,7 +683,13 @@ func TestQuestionFillerIsNoTopic(t *testing.T) {
 		"Can a justfile load more than one .env file these days?":              {"justfile", "load", "env", "file"},
 		"Is the offline videos list still slow when lots of videos are saved?": {"offline", "video", "list", "slow", "save"},
 		"Who added the flag that prints how long each recipe took?":            {"how long", "added", "flag", "print", "recipe"},
+		// "get rid of" asks whether it is gone, as "did we drop it?"
+		// does: "rid" was a concept only a word containing it covered.
+		"Why did we get rid of undici?": {"undici"},
 	})
+	if !parseQuery("Why did we get rid of undici?").WantsRecent {
+		t.Error(`"get rid of" does not ask for the latest state`)
+	}
 	for w, want := range map[string]string{"saved": "save", "moved": "move", "named": "name", "speed": "speed", "embed": "embed", "created": "creat"} {
 		if got := searchStem(w); got != want {
 			t.Errorf("searchStem(%q) = %q, want %q", w, got, want)

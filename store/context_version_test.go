@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// A concept asking for a version is met by a version number next to the
+// thing the question names: commits bumping a tool write the number
+// alone ("Update NVEncC to 9.31"), so without this a newer commit that
+// only mentions the tool ranks first.
+func TestSearchContextVersionNumberAnswersVersion(t *testing.T) {
+	db := openContextDB(t)
+	h := func(n int) time.Time { return ctxTestNow.Add(-time.Duration(n) * time.Hour) }
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Key: "bump", Title: "Update QSVEncC to 8.26 and NVEncC to 9.31", Body: "files: .github/workflows/build.yml (+2 -2)", TS: h(40)},
+		ContextEvent{Source: "git", Kind: "commit", Key: "flag", Title: "NVEncC: pass the lowlatency flag", Body: "files: server/encoder.py (+3 -1)", TS: h(2)},
+		ContextEvent{Source: "git", Kind: "commit", Key: "other", Title: "Bump js-yaml to 4.2.0", Body: "files: package.json (+1 -1)", TS: h(1)},
+	)
+	search := func(version bool) []string {
+		t.Helper()
+		hits, err := db.SearchContext(context.Background(), ContextSearch{Concepts: []ContextConcept{
+			{Forms: []string{"version"}, Version: version},
+			{Forms: []string{"nvencc"}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hitKeys(hits)
+	}
+	if got := search(false); len(got) == 0 || got[0] != "flag" {
+		t.Fatalf("without Version = %v, want the newer flag commit first (the case it fixes)", got)
+	}
+	got := search(true)
+	if len(got) == 0 || got[0] != "bump" {
+		t.Errorf("with Version = %v, want the bump to 9.31 first", got)
+	}
+	// A number with nothing else of the question next to it (another
+	// tool's bump) covers nothing: it is not listed.
+	if pos(got, "other") < len(got) {
+		t.Errorf("with Version = %v, want no js-yaml bump", got)
+	}
+}
+
+func TestHasVersionNumber(t *testing.T) {
+	for text, want := range map[string]bool{
+		"update nvencc to 9.31":     true,
+		"release v1.2.0":            true,
+		"nvencc を 9.14 に更新":         true,
+		"fix 3 bugs in 12 files":    false,
+		"see https://example.com/x": false,
+		"ip 10.0.0.1 blocked":       false,
+	} {
+		if got := HasVersionNumber(text); got != want {
+			t.Errorf("HasVersionNumber(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
