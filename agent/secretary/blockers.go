@@ -162,11 +162,12 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 		case "testfile":
 			about += " " + e.Body // the failing test's package
 		case "commit":
+			about = withoutCommitType(e.Title) + " " + e.Key
 			// The line of the message that says what holds the work up
 			// ("update CHANGELOG.md for v0.12.20\n\nThe release is blocked
 			// on Go 1.26.2"): what the blocker is about, whatever the
 			// subject says.
-			about += " " + b.text
+			about += " " + withoutCommitType(b.text)
 		}
 		cov := topicShare(about, pq)
 		if e.Ctx != "" && !inContexts(ctxs, e.Ctx) && (len(pq.Concepts) == 0 || cov < 1 || b.rank != rankNow) {
@@ -543,6 +544,18 @@ func blockedLine(text string) string {
 		}
 	}
 	return ""
+}
+
+// commitTypeRE is a subject's prefix naming the kind of change, not its
+// topic ("Update: [Server] …", "fix(ci): …").
+var commitTypeRE = regexp.MustCompile(`(?i)^(?:update|fix|add|feat|chore|refactor|change|remove|improve|style|build|bump|wip)(\([^)]*\))?!?:\s+`)
+
+// withoutCommitType is a commit subject without its kind-of-change prefix:
+// that a blocked commit is typed "Update:" says nothing of what it is
+// about (a question about a version update listed KonomiTV's blocked
+// "Update: …" commits about other things).
+func withoutCommitType(title string) string {
+	return title[len(commitTypeRE.FindString(title)):]
 }
 
 // scopeRE is a commit subject's "scope:" prefix ("auth: ", "fix(ci)!: ").

@@ -707,3 +707,43 @@ func TestNoteNamingHalfTheTopicAndTheWork(t *testing.T) {
 		t.Errorf("blockers %q list a note sharing only the word refresh with the work", got)
 	}
 }
+
+// TestCommitTypeIsNoTopicOfABlocker: a blocked commit typed "Update:" is
+// not about a question asking what was updated ("bumped", 上げた, which
+// the glossary reads as update too): KonomiTV types hundreds of commits
+// "Update:", and a wait for another project's API was listed in the
+// answer about the NVEncC version. A blocked commit about the topic is
+// still listed.
+func TestCommitTypeIsNoTopicOfABlocker(t *testing.T) {
+	s, db := newTestSecretary(t, filepath.Join(t.TempDir(), "aoi.db"), testConfig(t.TempDir(), ""))
+	h := func(n int) time.Time { return testNow.Add(-time.Duration(n) * time.Hour) }
+	other := "Update: [Server] Mirakurun 4.0 API support blocked on the Mirakurun release"
+	topic := "Update: [Encoder] the encoder upgrade is blocked on the driver release"
+	err := db.Write(context.Background(), func(tx *store.Tx) error {
+		for _, e := range []store.ContextEvent{
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "a1b2c3d4e5f6", Title: other, TS: h(5)},
+			{Source: "git", Kind: "commit", Ctx: "acme/webapp", Key: "b1b2c3d4e5f6", Title: topic, TS: h(6)},
+		} {
+			if _, err := tx.InsertContextEvent(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq := parseQuery("did we bump the encoder?")
+	ev := groupEvidence(nil, pq)
+	contexts := []string{"acme/webapp"}
+	got, err := s.blockers(context.Background(), pq, ev, contexts, &accessCheck{contexts: contexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, topic) {
+		t.Errorf("blockers %q lack the blocked encoder upgrade", got)
+	}
+	if slices.Contains(got, other) {
+		t.Errorf("blockers %q list a wait whose only word in common is its type, Update", got)
+	}
+}

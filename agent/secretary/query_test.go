@@ -702,3 +702,14 @@ func TestQuestionFillerIsNoTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestRaisedVersionIsAnUpdate: a version raised (上げた) is what Japanese
+// bump commits call an update (更新: "NVEncC を 9.31 に更新"); the question
+// reached bump, upgrade and アップデート, never 更新.
+func TestRaisedVersionIsAnUpdate(t *testing.T) {
+	pq := parseQuery("NVEncC は最近どのバージョンに上げた?")
+	i := slices.IndexFunc(pq.Concepts, func(g []string) bool { return g[0] == "上げ" })
+	if i < 0 || !slices.Contains(pq.Concepts[i], "更新") || !slices.Contains(pq.Concepts[i], "update") {
+		t.Errorf("concepts %q: want 上げ searched as update and 更新 too", pq.Concepts)
+	}
+}
