@@ -465,17 +465,26 @@ type rankedRef struct {
 	order int // ties: commits (the evidence itself) before files
 }
 
+// bestRefs are the first n commits and files the answer cites, best first
+// (tasks and notes, which have no context, are left out).
+func (ev *evidence) bestRefs(n int) []rankedRef {
+	var out []rankedRef
+	for _, r := range ev.rankedRefs() {
+		if len(out) == n {
+			break
+		}
+		if r.ctx != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // refContexts are the contexts of the first n commits and files the answer
 // cites, best first.
 func (ev *evidence) refContexts(n int) []string {
 	var out []string
-	for _, r := range ev.rankedRefs() {
-		if r.ctx == "" {
-			continue
-		}
-		if n--; n < 0 {
-			break
-		}
+	for _, r := range ev.bestRefs(n) {
 		if !slices.Contains(out, r.ctx) {
 			out = append(out, r.ctx)
 		}
@@ -488,13 +497,7 @@ func (ev *evidence) refContexts(n int) []string {
 // about.
 func (ev *evidence) bestSummaries(n int) []string {
 	var out []string
-	for _, r := range ev.rankedRefs() {
-		if r.ctx == "" {
-			continue
-		}
-		if n--; n < 0 {
-			break
-		}
+	for _, r := range ev.bestRefs(n) {
 		out = append(out, r.ref.Summary)
 	}
 	return out
