@@ -58,13 +58,7 @@ func TestOutboxRetrySendsOneNow(t *testing.T) {
 // peer refuses prints the refusal alone.
 func TestSyncTaskSaysItWaitsOnceQueued(t *testing.T) {
 	bin := buildAOI(t)
-	eng, pm, _ := pinnedPair(t, bin)
-	offersTasks(t, eng, map[string]any{
-		"lint": map[string]any{"command": []any{"echo", "lint is clean"}, "context": "acme/webapp",
-			"isolation": "worktree", "timeout_sec": 60, "approval": "required"},
-	})
-	cli(t, bin, eng, "reload")
-	cli(t, bin, pm, "discover")
+	eng, pm := pairOfferingLint(t, bin)
 
 	out := cliFails(t, bin, pm, exitFailure, "task", "eng-suzuki", "lint", "fix=yes", "--sync")
 	if strings.Contains(out, "waiting") || strings.Contains(out, "queued") || !strings.Contains(out, "not a parameter of lint") {
@@ -109,4 +103,20 @@ func TestMessagesNameNotificationsInWords(t *testing.T) {
 	if row := rowOf(out, "yes, since this morning"); !strings.Contains(row, " answer ") || strings.Contains(row, "query.completed") {
 		t.Errorf("aoi messages names the answer:\n%s", out)
 	}
+}
+
+// pairOfferingLint starts a pinned pair whose eng-suzuki offers "lint"
+// (an echo, in a worktree, approval required) and whose pm-tanaka has
+// discovered it, for the `aoi task --sync` tests; it returns their data
+// dirs.
+func pairOfferingLint(t *testing.T, bin string) (eng, pm string) {
+	t.Helper()
+	eng, pm, _ = pinnedPair(t, bin)
+	offersTasks(t, eng, map[string]any{
+		"lint": map[string]any{"command": []any{"echo", "lint is clean"}, "context": "acme/webapp",
+			"isolation": "worktree", "timeout_sec": 60, "approval": "required"},
+	})
+	cli(t, bin, eng, "reload")
+	cli(t, bin, pm, "discover")
+	return eng, pm
 }

@@ -17,13 +17,7 @@ import (
 // your inbox …", then an error saying the same again).
 func TestSyncTaskTimeoutSaysItOnce(t *testing.T) {
 	bin := buildAOI(t)
-	eng, pm, _ := pinnedPair(t, bin)
-	offersTasks(t, eng, map[string]any{
-		"lint": map[string]any{"command": []any{"echo", "lint is clean"}, "context": "acme/webapp",
-			"isolation": "worktree", "timeout_sec": 60, "approval": "required"},
-	})
-	cli(t, bin, eng, "reload")
-	cli(t, bin, pm, "discover")
+	_, pm := pairOfferingLint(t, bin)
 
 	out := cliFails(t, bin, pm, exitFailure, "task", "eng-suzuki", "lint", "--sync", "--timeout", "2s")
 	t.Logf("%s", out)
