@@ -666,7 +666,11 @@ func TestEngineRepeatedRequestIsOneTask(t *testing.T) {
 // it (the peer stopped being trusted after the sweep) cancels, never runs.
 func TestEngineCancelsRequestsOfPeersNoLongerTrusted(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
-	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true})})
+	// eve's task sleeps: a task that ends at once could complete between
+	// its approval and the sweep, and a completed task cannot be canceled.
+	slow := sleeperTask(filepath.Join(t.TempDir(), "pid"), 60)
+	slow.Approval = config.Approval{Required: true}
+	h := newHarness(t, map[string]config.TaskType{"touch": touchTask(marker, config.Approval{Required: true}), "slow": slow})
 	ctx := context.Background()
 	trusted := map[string]bool{"mallory": true, "pm-tanaka": true}
 	h.e.Trusted = func(id string) bool { return trusted[id] }
@@ -701,7 +705,7 @@ func TestEngineCancelsRequestsOfPeersNoLongerTrusted(t *testing.T) {
 	// Approved and waiting for a slot when its requester stops being
 	// trusted: canceled, never run (the re-check saw one run 7 s later).
 	trusted["eve"] = true
-	task, err := h.e.Submit(ctx, Request{RequestID: "r-eve", From: "eve", TaskType: "touch"})
+	task, err := h.e.Submit(ctx, Request{RequestID: "r-eve", From: "eve", TaskType: "slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
