@@ -32,7 +32,9 @@ const (
 var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|` +
 	japaneseBlocked)
 
-const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])待ち(?:[^時受合構]|$)|ブロック(?:中|され|して|している)|止まって|保留`
+// ブロック counts only as a word of its own: inside a longer katakana word
+// (コードブロック中の…, ブロックチェーン) it names a thing.
+const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])待ち(?:[^時受合構]|$)|(?:^|[^\p{Katakana}ー])ブロック(?:中|され|して|している)|止まって|保留`
 
 // heldUpByRE is the stricter test for a line of a commit message, which
 // mostly explains the problem the commit solved ("…which is blocked in

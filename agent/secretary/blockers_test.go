@@ -33,7 +33,8 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 		"secretary: blockers from commit messages and notes", "use a non-blocking read", "rpc: a blocking call gets a deadline",
 		"the summary lists what blocks each topic", "no longer waiting for the lock", "commits stop waiting on fsync",
 		"コードブロックの表示を修正", "待ち時間を短縮", "ポートの待ち受けを追加", "ブロック構文のパーサを修正",
-		"API 待ち時間の計測を追加", "ソケットの (accept) 待ち受けを修正"} {
+		"API 待ち時間の計測を追加", "ソケットの (accept) 待ち受けを修正",
+		"コードブロック中のタブ幅を修正", "README のコードブロックしている箇所を整形", "ブロックチェーン連携を追加", "ブロック要素の余白を調整"} {
 		if saysBlocked(text) {
 			t.Errorf("%q taken as a blocker", text)
 		}

@@ -119,12 +119,15 @@ green passing pass passes left look looks looking written`)
 var blockerWords = setOf(`block blocks blocked blocker blockers blocking stuck problem problems issue issues impediment impediments risk risks waiting
 hold holding held concern concerns prevent prevents preventing obstacle obstacles trouble troubles slowing hindering`)
 
-// Japanese words (kanji/katakana runs or parts of them) that only say what
-// kind of answer is wanted, or are too generic to search for.
-var jaIntent = []struct {
+// intentWord is a Japanese word that says what kind of answer is wanted.
+type intentWord struct {
 	word              string
 	progress, blocker bool
-}{
+}
+
+// Japanese words (kanji/katakana runs or parts of them) that only say what
+// kind of answer is wanted, or are too generic to search for.
+var jaIntent = []intentWord{
 	{"残作業", true, false}, {"進捗状況", true, false}, {"進捗", true, false}, {"状況", true, false}, {"進み具合", true, false}, {"完了", true, false},
 	{"ブロッカー", false, true}, {"ブロック", false, true}, {"要因", false, true}, {"課題", false, true}, {"問題", false, true},
 	{"障害", false, true}, {"原因", false, true}, {"待", false, true},
@@ -1037,7 +1040,7 @@ func (q *parsedQuery) cutIntent(run string) []string {
 	for _, in := range jaIntent {
 		var next []string
 		for _, p := range parts {
-			if strings.Contains(p, in.word) {
+			if strings.Contains(p, in.word) && !onlyInsideLongerWords(p, in.word) {
 				q.WantsProgress = q.WantsProgress || in.progress
 				q.WantsBlockers = q.WantsBlockers || in.blocker
 				next = append(next, strings.Split(p, in.word)...)
@@ -1048,6 +1051,48 @@ func (q *parsedQuery) cutIntent(run string) []string {
 		parts = next
 	}
 	return parts
+}
+
+// onlyInsideLongerWords reports whether every occurrence of the katakana
+// intent word in run is a piece of a longer word that names a thing:
+// katakana touch it (コードブロック, ブロックチェーン), or a kanji noun
+// follows it that is neither 中 nor another intent word (ブロック要素,
+// ブロック図; but ブロック中, ブロック要因). Such a question asks about code
+// blocks or blockchains, not about what holds work up.
+func onlyInsideLongerWords(run, word string) bool {
+	if !kana.Word(word) {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(run[from:], word)
+		if i < 0 {
+			return true
+		}
+		i += from
+		from = i + len(word)
+		if !touchesKatakana(run, i, from) && !startsKanjiNoun(run[from:]) {
+			return false
+		}
+	}
+}
+
+// touchesKatakana reports whether katakana stand right before run[i:end]
+// or right after it.
+func touchesKatakana(run string, i, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(run[:i])
+	after, _ := utf8.DecodeRuneInString(run[end:])
+	return kana.IsKatakana(before) || kana.IsKatakana(after)
+}
+
+// startsKanjiNoun reports whether rest starts with kanji other than 中
+// ("in the state of") or an intent word: the word before it is then the
+// first half of a compound noun.
+func startsKanjiNoun(rest string) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	if !unicode.Is(unicode.Han, r) || r == '中' {
+		return false
+	}
+	return !slices.ContainsFunc(jaIntent, func(in intentWord) bool { return strings.HasPrefix(rest, in.word) })
 }
 
 // quotedRE finds text the asker quoted: searched as one phrase.

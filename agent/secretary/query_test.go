@@ -42,6 +42,12 @@ func TestParseQuery(t *testing.T) {
 		{"What changed in shell completion?", []string{"shell", "complet"}, false, false, false},
 		{"Who touched args.go last?", []string{"args.go"}, false, false, false},
 		{"What's the latest on auth?", []string{"auth"}, false, false, false},
+		// ブロック inside a longer word names a thing; on its own, or
+		// with 中 or another intent word, it asks what holds work up.
+		{"コードブロックの表示はどうなった?", []string{"コードブロック", "表示"}, false, false, true},
+		{"ブロックチェーン連携の件は?", []string{"ブロックチェーン", "連携"}, false, false, true},
+		{"ブロック要素の余白は直った?", []string{"ブロック", "要素", "余白"}, false, false, true},
+		{"リリースはブロック中?", []string{"リリース"}, false, true, true},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
