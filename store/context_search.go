@@ -60,10 +60,10 @@ type ContextConcept struct {
 	// does not rank the Windows port first.
 	Names []Name
 	// Version says the concept asks for a version ("which version did we
-	// bump NVEncC to?"): a version number (9.31, v1.2.0) in a field that
-	// names another of the question's concepts covers it as its word
-	// does, since commits bumping something write the number alone
-	// ("NVEncC を 9.31 に更新").
+	// bump NVEncC to?"): a version number something is moved to (9.31,
+	// v1.2.0; SaysVersionChange) in a field that names another of the
+	// question's concepts covers it as its word does, since commits
+	// bumping something write the number alone ("NVEncC を 9.31 に更新").
 	Version bool
 }
 
@@ -73,6 +73,20 @@ var versionNumberRE = regexp.MustCompile(`(?:^|[^\w.])v?\d+\.\d+(?:\.\d+)?(?:[^\
 
 // HasVersionNumber reports whether text holds a version number.
 func HasVersionNumber(text string) bool { return versionNumberRE.MatchString(text) }
+
+// versionChangeRE finds a version number that something is moved to:
+// after "to", an arrow or a verb of change in the same clause ("bump X to
+// 1.2", "update X 1.2", "→ 1.2"), or before に/へ and a verb of change
+// ("X を 1.2 に上げる", "1.2 へ更新", "8.26 に、NVEncC を…"). A number
+// beside a name alone ("Mirakurun 4.0 の API 変更", "crash with X 1.2")
+// only mentions that version.
+var versionChangeRE = regexp.MustCompile(`(?i)(?:(?:\bto|->|→|=>)\s*(?:[\w./-]+\s+)?|` +
+	`\b(?:bump(?:s|ed|ing)?|update[sd]?|updating|upgrad(?:e[sd]?|ing)|downgrad(?:e[sd]?|ing)|pin(?:s|ned)?|require[sd]?|switch(?:es|ed)?|migrate[sd]?)\b[^.\n;,]{0,40}?[^\w.])` +
+	`v?\d+\.\d+|v?\d+\.\d+[\w.+-]*\s*(?:に|へ)(?:[、,]|\s*の?\s*(?:更新|上げ|アップ|変更|移行|固定|し|する|した))`)
+
+// SaysVersionChange reports whether text moves something to a version
+// (versionChangeRE), rather than only mentioning one.
+func SaysVersionChange(text string) bool { return versionChangeRE.MatchString(text) }
 
 // Name is a proper name spelled like a form of a common word. Capitalised
 // ("Windows", "GitHub Actions") a word is the name wherever it stands; in
@@ -512,7 +526,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		japaneseTitle bool
 		tf            [][nFields]float64 // per term and field
 		len           [nFields]float64
-		versions      [nFields]bool // the field holds a version number (termPlan.version)
+		versions      [nFields]bool // the field moves something to a version number (termPlan.version)
 	}
 	docs := make([]doc, 0, len(cands))
 	df := make([]int, len(terms))
@@ -542,7 +556,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		}
 		if asksVersion {
 			for f, s := range fields {
-				d.versions[f] = HasVersionNumber(s)
+				d.versions[f] = SaysVersionChange(s)
 			}
 		}
 		for i, t := range terms {
@@ -642,7 +656,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 
 // versionNumbers covers a concept asking for a version (termPlan.version)
 // that none of its forms matched, when a field that matches another
-// concept holds a version number: as one match of the word in that field,
+// concept moves something to a version number: as one match of the word in that field,
 // at the lowest idf.
 func versionNumbers(tf [][nFields]float64, versions [nFields]bool, plan []termPlan, best, covered, bestNative, coveredNative []float64) {
 	for _, p := range plan {

@@ -57,3 +57,47 @@ func TestHasVersionNumber(t *testing.T) {
 		}
 	}
 }
+
+// A version number beside a name only mentions it; a bump moves something
+// to it, in English or Japanese.
+func TestSaysVersionChange(t *testing.T) {
+	for text, want := range map[string]bool{
+		"update nvencc to 9.31":                          true,
+		"bump golang.org/x/net from 0.1.0 to 0.2.0":      true,
+		"chore: update minimal go version to go 1.25.10": true,
+		"build: onnx runtimeを1.23.2に更新する":                true,
+		"x を 1.2 に上げる":                                   true,
+		"qsvencc を 8.26 に、nvencc を 9.31 に更新":             true,
+		"vue 3.6 への更新":                                   true,
+		"upgrade pyinstaller 6.17.0":                     true,
+		"mirakurun 4.0 の api 変更への対応":                     false,
+		"fix the crash with nvencc 9.31":                 false,
+		"release notes for v1.2.0":                       false,
+		"python 3.12 で落ちる件を修正":                           false,
+	} {
+		if got := SaysVersionChange(text); got != want {
+			t.Errorf("SaysVersionChange(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A commit that only mentions the version beside the name does not answer
+// which version it was bumped to, however new it is.
+func TestSearchContextVersionMentionIsNoBump(t *testing.T) {
+	db := openContextDB(t)
+	h := func(n int) time.Time { return ctxTestNow.Add(-time.Duration(n) * time.Hour) }
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Key: "bump", Title: "NVEncC を 9.31 に更新", Body: "files: .github/workflows/build.yml (+2 -2)", TS: h(40)},
+		ContextEvent{Source: "git", Kind: "commit", Key: "mention", Title: "NVEncC 9.30 で lowlatency が効かない件を修正", Body: "files: server/encoder.py (+3 -1)", TS: h(2)},
+	)
+	hits, err := db.SearchContext(context.Background(), ContextSearch{Concepts: []ContextConcept{
+		{Forms: []string{"version", "バージョン"}, Version: true},
+		{Forms: []string{"nvencc"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hitKeys(hits); len(got) == 0 || got[0] != "bump" {
+		t.Errorf("hits = %v, want the bump to 9.31 before the newer mention of 9.30", got)
+	}
+}

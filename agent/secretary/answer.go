@@ -304,16 +304,18 @@ func coverage(h store.ContextHit, pq parsedQuery) float64 {
 }
 
 // cover is how well a hit covers the question's concept i (conceptCover);
-// a concept asking for a version is covered by a version number where the
-// hit names another of the question's concepts ("bump NVEncC to 9.31" for
-// "which version did we bump NVEncC to?"), as the search ranks it.
+// a concept asking for a version is covered by a version number something
+// is moved to where the hit names another of the question's concepts
+// ("bump NVEncC to 9.31" for "which version did we bump NVEncC to?"), as
+// the search ranks it; a number beside the name alone ("fix the crash
+// with NVEncC 9.31") only mentions that version.
 func (pq parsedQuery) cover(h store.ContextHit, i int) float64 {
 	c := conceptCover(h, pq.Concepts[i], pq.conceptNames(i))
 	if c == coverAbout || !pq.asksVersion(i) {
 		return c
 	}
 	about, _, _ := strings.Cut(h.Body, store.CodeMark)
-	if !store.HasVersionNumber(strings.ToLower(h.Title + "\n" + about)) {
+	if !store.SaysVersionChange(strings.ToLower(h.Title + "\n" + about)) {
 		return c
 	}
 	for j, g := range pq.Concepts {

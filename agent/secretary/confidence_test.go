@@ -139,6 +139,10 @@ func TestVersionNumberCoversVersion(t *testing.T) {
 	if got := pq.cover(other, i); got != 0 {
 		t.Errorf("cover of version by %q = %v, want 0", other.Title, got)
 	}
+	mention := store.ContextHit{Kind: "commit", Title: "Fix the lowlatency flag with NVEncC 9.30"}
+	if got := pq.cover(mention, i); got != 0 {
+		t.Errorf("cover of version by %q, which only mentions one, = %v, want 0", mention.Title, got)
+	}
 	if one := parseQuery("what's the version?"); len(one.Concepts) == 1 && one.asksVersion(0) {
 		t.Error("a question naming nothing but the version asks for a number beside nothing")
 	}
