@@ -718,4 +718,12 @@ func TestRaisedVersionIsAnUpdate(t *testing.T) {
 	if i < 0 || !slices.Contains(pq.Concepts[i], "更新") || !slices.Contains(pq.Concepts[i], "update") {
 		t.Errorf("concepts %q: want 上げ searched as update and 更新 too", pq.Concepts)
 	}
+	// The same raise said whole: バージョンを上げた, バージョンアップ.
+	for _, q := range []string{"Python のバージョンを上げたのは誰?", "pyenv のバージョンアップはした?"} {
+		pq := parseQuery(q)
+		i := slices.IndexFunc(pq.Concepts, func(g []string) bool { return slices.Contains(g, "bump") })
+		if i < 0 || !slices.Contains(pq.Concepts[i], "更新") || !slices.Contains(pq.Concepts[i], "update") {
+			t.Errorf("%q: concepts %q, want the raise searched as update and 更新 too", q, pq.Concepts)
+		}
+	}
 }
