@@ -430,20 +430,43 @@ func namesWholeTopic(text string, pq parsedQuery) bool {
 	return len(pq.Concepts) > 0 && topicShare(text, pq) == 1
 }
 
-// topicShare is the share of the question's concepts text names (as
+// topicShare is the share of the question's topic concepts text names (as
 // mentionsTerm does); 1 for a question without a topic.
 func topicShare(text string, pq parsedQuery) float64 {
-	if len(pq.Concepts) == 0 {
+	topic := topicConcepts(pq)
+	if len(topic) == 0 {
 		return 1
 	}
 	n := 0
-	for _, g := range pq.Concepts {
+	for _, g := range topic {
 		if mentionsTerm(text, g) {
 			n++
 		}
 	}
-	return float64(n) / float64(len(pq.Concepts))
+	return float64(n) / float64(len(topic))
 }
+
+// topicConcepts are the question's concepts but those that only ask for a
+// version change (changeWords): "update" or 更新 is half of "who raised the
+// Python version?", and any wait for any update (another project's
+// "Taskfile の JSON Schema 更新は…レビュー待ち") named it. A question with
+// nothing else keeps them.
+func topicConcepts(pq parsedQuery) [][]string {
+	var topic [][]string
+	for _, g := range pq.Concepts {
+		if !changeWords[g[0]] {
+			topic = append(topic, g)
+		}
+	}
+	if len(topic) == 0 {
+		return pq.Concepts
+	}
+	return topic
+}
+
+// changeWords are the words a question says a version was changed with, or
+// that it asks for a version: what was changed is the topic.
+var changeWords = setOf(`bump bumped upgrade upgraded update updated version versions バージョン 上げ バージョンを上げ バージョンアップ アップデート アップグレード 更新`)
 
 type blocker struct {
 	text string

@@ -748,3 +748,25 @@ func TestCommitTypeIsNoTopicOfABlocker(t *testing.T) {
 		t.Errorf("blockers %q list a wait whose only word in common is its type, Update", got)
 	}
 }
+
+// TestChangeWordsAreNoTopicOfABlocker: the words a question asks about a
+// version change with (上げた, update, version) are not what the wait it
+// asks about is for: a wait for another update names none of its topic.
+func TestChangeWordsAreNoTopicOfABlocker(t *testing.T) {
+	for _, c := range []struct {
+		question, text string
+		want           float64
+	}{
+		{"Python のバージョンを上げたのは誰?", "Taskfile の JSON Schema 更新は schemastore 側のレビュー待ち", 0},
+		{"Python のバージョンを上げたのは誰?", "Python 3.13 への更新は uv 側の対応待ち", 1},
+		{"who bumped the Go version?", "bump the docs theme, waiting on the designer", 0},
+		{"NVEncC は最近どのバージョンに上げた?", "QSVEncC の更新は Intel のドライバ待ち", 0},
+		{"Vue 3.6 への更新はどうなってる?", "Vue 3.6 への更新は Vuetify 側の対応待ち", 1},
+		// Nothing but a change asked: the change is the topic.
+		{"any updates?", "the update is waiting on review", 1},
+	} {
+		if got := topicShare(c.text, parseQuery(c.question)); got != c.want {
+			t.Errorf("%q answering %q: topic share %v, want %v", c.text, c.question, got, c.want)
+		}
+	}
+}
