@@ -94,3 +94,15 @@ func TestJapaneseHeadOfACompound(t *testing.T) {
 		t.Errorf(`Japanese("authentication") = %q`, got)
 	}
 }
+
+// TestOptionWords: the words of options and checks are known both ways.
+func TestOptionWords(t *testing.T) {
+	for ja, want := range map[string]string{"必須": "requir", "順番": "order", "無視": "ignor", "除外": "exclud", "任意": "optional", "対話": "interactiv"} {
+		if !slices.Contains(English(ja), want) {
+			t.Errorf("English(%s) = %v, want %s among them", ja, English(ja), want)
+		}
+	}
+	if !slices.Contains(Japanese("required"), "必須") {
+		t.Errorf("Japanese(required) = %v, want 必須 among them", Japanese("required"))
+	}
+}
