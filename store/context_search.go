@@ -77,12 +77,12 @@ func HasVersionNumber(text string) bool { return versionNumberRE.MatchString(tex
 // versionChangeRE finds a version number that something is moved to:
 // after "to", an arrow or a verb of change in the same clause ("bump X to
 // 1.2", "update X 1.2", "→ 1.2"), or before に/へ and a verb of change
-// ("X を 1.2 に上げる", "1.2 へ更新", "8.26 に、NVEncC を…"). A number
+// ("X を 1.2 に上げる", "1.2 へ更新", "X 0.6 に対応", "8.26 に、NVEncC を…"). A number
 // beside a name alone ("Mirakurun 4.0 の API 変更", "crash with X 1.2")
 // only mentions that version.
 var versionChangeRE = regexp.MustCompile(`(?i)(?:(?:\bto|->|→|=>)\s*(?:[\w./-]+\s+)?|` +
 	`\b(?:bump(?:s|ed|ing)?|update[sd]?|updating|upgrad(?:e[sd]?|ing)|downgrad(?:e[sd]?|ing)|pin(?:s|ned)?|require[sd]?|switch(?:es|ed)?|migrate[sd]?)\b[^.\n;,]{0,40}?[^\w.])` +
-	`v?\d+\.\d+|v?\d+\.\d+[\w.+-]*\s*(?:に|へ)(?:[、,]|\s*の?\s*(?:更新|上げ|アップ|変更|移行|固定|し|する|した))`)
+	`v?\d+\.\d+|v?\d+\.\d+[\w.+-]*\s*(?:に|へ)(?:[、,]|\s*の?\s*(?:更新|上げ|アップ|変更|移行|固定|対応|し|する|した))`)
 
 // SaysVersionChange reports whether text moves something to a version
 // (versionChangeRE), rather than only mentioning one.

@@ -69,6 +69,7 @@ func TestSaysVersionChange(t *testing.T) {
 		"x を 1.2 に上げる":                                   true,
 		"qsvencc を 8.26 に、nvencc を 9.31 に更新":             true,
 		"vue 3.6 への更新":                                   true,
+		"libcamera 0.6 に対応する":                            true,
 		"upgrade pyinstaller 6.17.0":                     true,
 		"mirakurun 4.0 の api 変更への対応":                     false,
 		"fix the crash with nvencc 9.31":                 false,
