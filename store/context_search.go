@@ -67,13 +67,6 @@ type ContextConcept struct {
 	Version bool
 }
 
-// versionNumberRE is a version number: two or three dot-separated numbers,
-// with or without a leading v.
-var versionNumberRE = regexp.MustCompile(`(?:^|[^\w.])v?\d+\.\d+(?:\.\d+)?(?:[^\w.]|$)`)
-
-// HasVersionNumber reports whether text holds a version number.
-func HasVersionNumber(text string) bool { return versionNumberRE.MatchString(text) }
-
 // versionChangeRE finds a version number that something is moved to:
 // after "to", an arrow or a verb of change in the same clause ("bump X to
 // 1.2", "update X 1.2", "→ 1.2"), or before に/へ and a verb of change

@@ -43,21 +43,6 @@ func TestSearchContextVersionNumberAnswersVersion(t *testing.T) {
 	}
 }
 
-func TestHasVersionNumber(t *testing.T) {
-	for text, want := range map[string]bool{
-		"update nvencc to 9.31":     true,
-		"release v1.2.0":            true,
-		"nvencc を 9.14 に更新":         true,
-		"fix 3 bugs in 12 files":    false,
-		"see https://example.com/x": false,
-		"ip 10.0.0.1 blocked":       false,
-	} {
-		if got := HasVersionNumber(text); got != want {
-			t.Errorf("HasVersionNumber(%q) = %v, want %v", text, got, want)
-		}
-	}
-}
-
 // A version number beside a name only mentions it; a bump moves something
 // to it, in English or Japanese.
 func TestSaysVersionChange(t *testing.T) {
