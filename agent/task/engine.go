@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -205,6 +206,16 @@ func (e *Engine) cancelRequested(id string, clear bool) bool {
 func (e *Engine) worktreeBase() string { return filepath.Join(e.DataDir, "worktrees") }
 func (e *Engine) taskDir(id string) string {
 	return filepath.Join(e.DataDir, "tasks", id)
+}
+
+// peerCaches is the folder of requester's build caches (see
+// peerCacheVars), kept between its tasks. Agent ids are checked where
+// they enter; one that could still name another folder shares "_".
+func (e *Engine) peerCaches(requester string) string {
+	if requester == "" || strings.ContainsAny(requester, `/\`) || strings.Trim(requester, ".") == "" {
+		requester = "_"
+	}
+	return filepath.Join(e.DataDir, "task-caches", requester)
 }
 
 // newID returns a short random id with a one-letter prefix.

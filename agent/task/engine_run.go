@@ -200,7 +200,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	env := taskEnv(t.ID, worktree)
 	if !tt.RealHome {
 		home := filepath.Join(e.taskDir(t.ID), "home")
-		if env, err = withScratchHome(env, home); err != nil {
+		if env, err = withScratchHome(env, home, e.peerCaches(t.Requester)); err != nil {
 			return fail("cannot create the task's home folder: %v", err), worktree
 		}
 		// Deferred: it runs once the command and all it left are gone.

@@ -65,54 +65,65 @@ var scratchHomeCopies = []string{".gitconfig", ".config/git/config", ".config/go
 // managers keep the toolchains a project's tests run with; each has a
 // variable that names it. In a scratch home rustup's `cargo` proxy finds no
 // toolchain and pyenv's `python` shim no Python, so a test task of a Rust
-// or Python project would fail at its first command. Like Go's caches,
-// they stay the owner's (when the owner has them).
+// or Python project would fail at its first command. They stay the
+// owner's (when the owner has them): a private copy would download a
+// whole toolchain per peer.
 var toolchainHomes = []struct{ env, rel string }{
-	{"RUSTUP_HOME", ".rustup"}, {"CARGO_HOME", ".cargo"},
-	{"PYENV_ROOT", ".pyenv"}, {"ASDF_DATA_DIR", ".asdf"},
+	{"RUSTUP_HOME", ".rustup"}, {"PYENV_ROOT", ".pyenv"}, {"ASDF_DATA_DIR", ".asdf"},
 }
 
+// A task that shared the owner's build and download caches could poison
+// them: Go trusts what GOCACHE holds (an object file put under the right
+// action id is linked into the owner's next build unchecked), a module
+// cache entry is read again without checking go.sum once it is extracted,
+// `go install` writes into GOPATH/bin (or the GOBIN of the owner's `go env
+// -w`), which is on the owner's PATH, and so is cargo's CARGO_HOME/bin,
+// beside its registry. So a scratch-home task gets those folders from the
+// requester's own cache folder (peerCaches), kept between its tasks under
+// aoi's data dir: the owner's builds never read what a peer's task wrote,
+// and a peer's second task builds warm.
+
+// peerCacheVars names the variables that point Go and cargo at the
+// requester's cache folder caches, and where each leads.
+func peerCacheVars(caches string) map[string]string {
+	gopath := filepath.Join(caches, "go")
+	return map[string]string{
+		"GOCACHE":    filepath.Join(caches, "go-build"),
+		"GOPATH":     gopath,
+		"GOMODCACHE": filepath.Join(gopath, "pkg", "mod"),
+		"GOBIN":      filepath.Join(gopath, "bin"),
+		"CARGO_HOME": filepath.Join(caches, "cargo"),
+	}
+}
+
+// cargoConfigCopies are the owner's cargo settings a peer's CARGO_HOME
+// gets a fresh copy of at every task (a mirror, a target dir), never its
+// credentials.
+var cargoConfigCopies = []string{"config.toml", "config"}
+
 // withScratchHome points env's HOME and XDG base directories at home,
-// which it fills with copies of scratchHomeCopies from the owner's home.
-// Go's build and module caches stay the owner's (a cold cache would build
-// and download everything again on every task) unless env sets them, and
-// so do the toolchain managers' folders (toolchainHomes).
-func withScratchHome(env []string, home string) ([]string, error) {
+// which it fills with copies of scratchHomeCopies from the owner's home,
+// and Go's and cargo's caches at the requester's folder caches (see
+// peerCacheVars). The toolchain managers' folders stay the owner's
+// (toolchainHomes).
+func withScratchHome(env []string, home, caches string) ([]string, error) {
 	realHome, _ := os.UserHomeDir()
-	realCache, _ := os.UserCacheDir()
 	realConfig, _ := os.UserConfigDir()
-	set := map[string]string{
-		"HOME":            home,
-		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
-	}
-	has := func(k string) bool {
-		return slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
-	}
-	if !has("GOCACHE") && realCache != "" {
-		set["GOCACHE"] = filepath.Join(realCache, "go-build")
-	}
-	if !has("GOMODCACHE") && !has("GOPATH") && realHome != "" {
-		set["GOMODCACHE"] = filepath.Join(realHome, "go", "pkg", "mod")
-	}
+	set := peerCacheVars(caches)
+	set["HOME"] = home
+	set["XDG_CONFIG_HOME"] = filepath.Join(home, ".config")
+	set["XDG_CACHE_HOME"] = filepath.Join(home, ".cache")
+	set["XDG_DATA_HOME"] = filepath.Join(home, ".local", "share")
+	set["XDG_STATE_HOME"] = filepath.Join(home, ".local", "state")
 	for _, tc := range toolchainHomes {
 		dir := filepath.Join(realHome, tc.rel)
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !has(tc.env) && realHome != "" {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !hasVar(env, tc.env) && realHome != "" {
 			set[tc.env] = dir
 		}
 	}
-	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		_, replaced := set[k]
-		return replaced
-	})
-	for k, v := range set {
-		out = append(out, k+"="+v)
-	}
-	slices.Sort(out[len(out)-len(set):])
-	for _, dir := range []string{set["XDG_CONFIG_HOME"], set["XDG_CACHE_HOME"], set["XDG_DATA_HOME"], set["XDG_STATE_HOME"]} {
+	out := replaceVars(env, set)
+	for _, dir := range []string{set["XDG_CONFIG_HOME"], set["XDG_CACHE_HOME"], set["XDG_DATA_HOME"], set["XDG_STATE_HOME"],
+		set["GOCACHE"], set["GOBIN"], set["CARGO_HOME"]} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err
 		}
@@ -127,7 +138,44 @@ func withScratchHome(env []string, home string) ([]string, error) {
 		}
 		copyRegular(from, filepath.Join(home, rel))
 	}
+	copyCargoConfig(realHome, set["CARGO_HOME"])
 	return out, nil
+}
+
+// copyCargoConfig gives a peer's CARGO_HOME a fresh copy of the owner's
+// cargo settings, so what a task wrote to its copy last time is gone.
+func copyCargoConfig(realHome, cargoHome string) {
+	owners := os.Getenv("CARGO_HOME")
+	if owners == "" && realHome != "" {
+		owners = filepath.Join(realHome, ".cargo")
+	}
+	for _, name := range cargoConfigCopies {
+		_ = os.Remove(filepath.Join(cargoHome, name))
+		if owners != "" {
+			copyRegular(filepath.Join(owners, name), filepath.Join(cargoHome, name))
+		}
+	}
+}
+
+// hasVar reports whether env sets k.
+func hasVar(env []string, k string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+}
+
+// replaceVars returns env with the variables of set in place of its own,
+// those appended in sorted order.
+func replaceVars(env []string, set map[string]string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		_, replaced := set[k]
+		return replaced
+	})
+	added := make([]string, 0, len(set))
+	for k, v := range set {
+		added = append(added, k+"="+v)
+	}
+	slices.Sort(added)
+	return append(out, added...)
 }
 
 // copyRegular copies a regular file of at most 1 MiB, if there is one,

@@ -121,7 +121,7 @@ func TestScratchHomeCopiesTheOwnersGitConfig(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	done := make(chan []string, 1)
 	go func() {
-		env, err := withScratchHome([]string{"PATH=/usr/bin:/bin", "HOME=" + owner}, home)
+		env, err := withScratchHome([]string{"PATH=/usr/bin:/bin", "HOME=" + owner}, home, filepath.Join(filepath.Dir(home), "caches"))
 		if err != nil {
 			t.Error(err)
 		}
@@ -133,8 +133,7 @@ func TestScratchHomeCopiesTheOwnersGitConfig(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("making the scratch home blocked (on the FIFO in place of go's env file)")
 	}
-	want := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-		"GOCACHE": filepath.Join(owner, ".cache", "go-build"), "GOMODCACHE": filepath.Join(owner, "go", "pkg", "mod")}
+	want := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
 	for k, v := range want {
 		if !slices.Contains(env, k+"="+v) {
 			t.Errorf("env %q lacks %s=%s", env, k, v)
@@ -156,32 +155,56 @@ func TestScratchHomeCopiesTheOwnersGitConfig(t *testing.T) {
 }
 
 // A scratch home names the owner's toolchain managers' folders (rustup's
-// toolchains, cargo's registry) where the owner has them, so `cargo test`
-// still finds its toolchain; a manager the owner does not use is not named.
-func TestScratchHomeKeepsTheOwnersToolchains(t *testing.T) {
+// toolchains) where the owner has them, so `cargo test` still finds its
+// toolchain; a manager the owner does not use is not named. Cargo's home
+// (its registry, its bin on the owner's PATH) and Go's caches are the
+// requester's, whatever the environment named, and cargo's gets a fresh
+// copy of the owner's settings.
+func TestScratchHomeKeepsTheOwnersToolchainsButNotTheirCaches(t *testing.T) {
 	owner := t.TempDir()
 	t.Setenv("HOME", owner)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("CARGO_HOME", "")
 	for _, dir := range []string{".rustup", ".cargo"} {
 		if err := os.MkdirAll(filepath.Join(owner, dir), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(owner, ".cargo", "config.toml"), []byte("[net]\noffline = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	home := filepath.Join(t.TempDir(), "home")
-	env, err := withScratchHome([]string{"PATH=/usr/bin:/bin", "HOME=" + owner, "CARGO_HOME=/opt/cargo"}, home)
+	caches := filepath.Join(t.TempDir(), "pm-tanaka")
+	planted := filepath.Join(caches, "cargo", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planted, []byte("[build]\nrustc-wrapper = \"/tmp/x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, err := withScratchHome([]string{"PATH=/usr/bin:/bin", "HOME=" + owner, "CARGO_HOME=/opt/cargo",
+		"GOCACHE=/owner/go-build", "GOPATH=/owner/go"}, home, caches)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "RUSTUP_HOME=" + filepath.Join(owner, ".rustup"); !slices.Contains(env, want) {
-		t.Errorf("env %q lacks %s", env, want)
-	}
-	if !slices.Contains(env, "CARGO_HOME=/opt/cargo") || slices.Contains(env, "CARGO_HOME="+filepath.Join(owner, ".cargo")) {
-		t.Errorf("env %q: CARGO_HOME the job set should stay /opt/cargo", env)
+	want := []string{"RUSTUP_HOME=" + filepath.Join(owner, ".rustup"), "CARGO_HOME=" + filepath.Join(caches, "cargo"),
+		"GOCACHE=" + filepath.Join(caches, "go-build"), "GOPATH=" + filepath.Join(caches, "go"),
+		"GOMODCACHE=" + filepath.Join(caches, "go", "pkg", "mod"), "GOBIN=" + filepath.Join(caches, "go", "bin")}
+	for _, kv := range want {
+		if !slices.Contains(env, kv) {
+			t.Errorf("env %q lacks %s", env, kv)
+		}
 	}
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "PYENV_ROOT=") || strings.HasPrefix(kv, "ASDF_DATA_DIR=") {
 			t.Errorf("env names %s, a folder the owner does not have", kv)
 		}
+		if strings.Contains(kv, "/owner/") || strings.Contains(kv, "/opt/cargo") {
+			t.Errorf("env keeps %s, the owner's cache", kv)
+		}
+	}
+	if body, _ := os.ReadFile(planted); string(body) != "[net]\noffline = true\n" {
+		t.Errorf("the peer's cargo config reads %q; want a fresh copy of the owner's", body)
 	}
 }

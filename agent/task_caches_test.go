@@ -1,0 +1,102 @@
+package agent_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// runScriptTask runs script (sh -c, $1 a file it may write what it saw
+// to) as pm-tanaka's task on eng-suzuki, whose config change adjusts the
+// task type, and returns the ended task and what the script wrote there.
+func runScriptTask(t *testing.T, script string, change func(*config.TaskType)) (*testAgent, agent.Task, string) {
+	t.Helper()
+	repo := gitRepo(t)
+	seen := filepath.Join(t.TempDir(), "seen")
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		tt := config.TaskType{Command: []string{"sh", "-c", script, "sh", seen}, Context: "acme/webapp",
+			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}}
+		if change != nil {
+			change(&tt)
+		}
+		c.Tasks = map[string]config.TaskType{"run_tests": tt}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	if _, err := pm.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var res wire.TaskExecuteResult
+	if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+		TaskType: "run_tests"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	done := taskEnded(t, eng, res.TaskID)
+	raw, _ := os.ReadFile(seen)
+	return eng, done, string(raw)
+}
+
+// A task shared the owner's Go build cache, module cache and GOPATH/bin
+// (and cargo's home): the attack pass wrote into each, and a poisoned
+// build cache entry is linked into the owner's next build unchecked, a
+// binary in GOPATH/bin or ~/.cargo/bin is on the owner's PATH. Now
+// every one of them, as the task's variables and as `go env` (which also
+// reads the owner's `go env -w` file) name it, is the requester's own
+// folder under aoi's data dir, and nothing lands in the owner's.
+func TestTaskCannotWriteTheOwnersBuildCaches(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "CARGO_HOME", "GOMODCACHE", "GOBIN"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("GOCACHE", filepath.Join(home, "gocache"))
+	t.Setenv("GOPATH", filepath.Join(home, "gopath"))
+	goEnv := "GOBIN=" + filepath.Join(home, "bin") + "\nGOTOOLCHAIN=local\n"
+	for _, dir := range []string{".config/go", ".cargo/bin", "gocache", "gopath/bin", "bin"} {
+		if err := os.MkdirAll(filepath.Join(home, dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config/go/env"), []byte(goEnv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `set -e
+dirs="$GOCACHE $GOMODCACHE $GOPATH/bin $GOBIN $CARGO_HOME/bin $(go env GOCACHE GOMODCACHE GOBIN)"
+for d in $dirs; do mkdir -p "$d"; echo poison > "$d/poison"; done
+echo $dirs > "$1"
+`
+	eng, done, seen := runScriptTask(t, script, nil)
+	if done.State != agent.TaskCompleted {
+		t.Fatalf("task %s %q; want completed", done.State, done.Error)
+	}
+	_ = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "poison" {
+			t.Errorf("the task wrote %s, in the owner's caches", p)
+		}
+		return nil
+	})
+	peerCaches := filepath.Join(eng.Dir, "task-caches", "pm-tanaka") + string(os.PathSeparator)
+	dirs := strings.Fields(seen)
+	if len(dirs) != 8 {
+		t.Fatalf("the task saw cache folders %q; want 8", seen)
+	}
+	for _, d := range dirs {
+		if !strings.HasPrefix(d, peerCaches) {
+			t.Errorf("the task's cache folder %s is not pm-tanaka's own under the data dir", d)
+		}
+		if _, err := os.Stat(filepath.Join(d, "poison")); err != nil {
+			t.Errorf("pm-tanaka's cache %s was not kept for its next task: %v", d, err)
+		}
+	}
+}
