@@ -221,6 +221,18 @@ func uptimeTicks() uint64 {
 	return uint64(f*100) - 100 // a second early: the counters round apart
 }
 
+// processStopped reports whether pid is stopped by a signal (state T in
+// /proc/PID/stat; a tracer's stop, t, is not counted: someone debugging
+// aoi under strace -f stops its reapers for a moment at every call).
+func processStopped(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'T'
+}
+
 // exitLike ends the reaper the way the command ended: with its code, or
 // killed by its signal, so the runner reads the same status.
 func exitLike(ws syscall.WaitStatus) int {

@@ -129,12 +129,13 @@ while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$reaper" ]; do sleep 0.01; done
 // A command that stops its reaper (SIGSTOP) instead of killing it: the
 // reaper never ends, so neither did the runner's wait, and a timeout or a
 // cancel hung with it (killing the command's group leaves the reaper,
-// which has a group of its own). The runner now lets the reaper go on
-// (SIGCONT) once the group is killed, and kills it when it still does not
-// end (the escapee keeps stopping it); what the command left is swept
-// either way. (Stopped before it could say which group the command runs
-// in, the reaper's own group is all the runner knows: it is killed, and
-// the runner sweeps what the command left.)
+// which has a group of its own); later the task lasted until its timeout.
+// The runner now finds the reaper stopped while the command runs, kills
+// it with the command's group at once and sweeps what the command left,
+// failing the task for it, long before the timeout (the escapee keeps
+// stopping it in one case). (Stopped before it could say which group the
+// command runs in, the reaper's own group is all the runner knows: it is
+// killed, and the runner sweeps what the command left.)
 func TestTaskThatStopsItsReaperStillEnds(t *testing.T) {
 	// The second escapee stops the reaper again and again, from a session
 	// of its own (for some seconds, should the test die): the reaper may
@@ -147,17 +148,17 @@ while [ ! -s "$1" ]; do sleep 0.02; done
 		script := "kill -STOP $PPID\n" + escapee + "trap '' TERM; sleep 120\n"
 		done := make(chan Result, 1)
 		go func() {
-			done <- fastRunner(1).Run(context.Background(), Job{ID: "stop-reaper", Timeout: 500 * time.Millisecond,
+			done <- fastRunner(1).Run(context.Background(), Job{ID: "stop-reaper", Timeout: time.Minute,
 				Argv: []string{"sh", "-c", script, "sh", pidFile}, Env: taskEnv("stop-reaper", "")})
 		}()
 		var res Result
 		select {
 		case res = <-done:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("%s: the task whose command stopped its reaper never ended, though it timed out", name)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the task whose command stopped its reaper did not end (its timeout is a minute)", name)
 		}
-		if !res.TimedOut {
-			t.Errorf("%s: result = %+v; want timed out", name, res)
+		if !res.ReaperStopped || !res.ReaperKilled || res.TimedOut || res.Err == nil || !strings.Contains(res.Err.Error(), "reaper was stopped") {
+			t.Errorf("%s: result = %+v; want failed at once for stopping its reaper", name, res)
 		}
 		raw, _ := os.ReadFile(pidFile)
 		pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))

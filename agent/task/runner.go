@@ -84,6 +84,9 @@ type Result struct {
 	// Swept then lists the processes the runner killed in its place.
 	ReaperKilled bool
 	Swept        []int
+	// ReaperStopped is set when the runner found the reaper stopped
+	// (SIGSTOP) while it ran, and ended the task at once for it.
+	ReaperStopped bool
 }
 
 // ErrCanceled is Result.Err for a job canceled by Cancel or its context.
@@ -209,7 +212,10 @@ func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
 		if !reaperFinished(reaper) {
 			res.ReaperKilled = true
 			res.Swept = sweepAdopted()
-			if res.Err == nil {
+			switch {
+			case res.ReaperStopped:
+				res.Err = fmt.Errorf("the task's reaper was stopped (SIGSTOP) while the command ran (a command that stops its reaper is trying to leave processes behind); aoi ended the task and killed %d process(es) it left", len(res.Swept))
+			case res.Err == nil:
 				res.ExitCode = -1
 				res.Err = fmt.Errorf("the task's reaper was killed before it could stop what the command left running (a command that kills its reaper is trying to leave processes behind); aoi killed %d process(es) it left", len(res.Swept))
 			}
@@ -260,7 +266,7 @@ func startReaped(cmd *exec.Cmd) (int, *os.File, error) {
 		return 0, nil, err
 	}
 	_ = pr.SetReadDeadline(time.Now().Add(reaperReportWait))
-	line, _ := readLine(pr)
+	line := readReport(pr, cmd.Process.Pid)
 	if why, failed := strings.CutPrefix(line, "error: "); failed {
 		_ = cmd.Wait()
 		pr.Close()
@@ -272,6 +278,31 @@ func startReaped(cmd *exec.Cmd) (int, *os.File, error) {
 		return cmd.Process.Pid, pr, nil
 	}
 	return pgid, pr, nil
+}
+
+// readReport reads the reaper's first line, giving up at once when the
+// reaper is found stopped (the command may stop it before it reports):
+// the wait would otherwise last reaperReportWait, and supervise then
+// ends the task for the stop.
+func readReport(pipe *os.File, reaper int) string {
+	read := make(chan string, 1)
+	go func() {
+		line, _ := readLine(pipe)
+		read <- line
+	}()
+	watch := time.NewTicker(reaperWatchEvery)
+	defer watch.Stop()
+	for {
+		select {
+		case line := <-read:
+			return line
+		case <-watch.C:
+			if processStopped(reaper) {
+				_ = pipe.SetReadDeadline(time.Now())
+				return <-read
+			}
+		}
+	}
 }
 
 // readLine reads one short line from a reaper's pipe, byte by byte so
@@ -315,6 +346,10 @@ func reaperFinished(pipe *os.File) bool {
 // group was killed (its sweep takes at most 5 s).
 const reaperEndWait = 8 * time.Second
 
+// reaperWatchEvery is how often the runner looks whether a reaper is
+// stopped: one read of /proc/PID/stat per running task.
+const reaperWatchEvery = 100 * time.Millisecond
+
 // reaperReportWait bounds how long the runner waits for a reaper to say
 // which group its command runs in.
 const reaperReportWait = 10 * time.Second
@@ -332,8 +367,19 @@ func (r *Runner) supervise(ctx context.Context, cmd *exec.Cmd, pgid int, job Job
 	}
 	beat := time.NewTicker(r.opts.HeartbeatEvery)
 	defer beat.Stop()
+	var watch <-chan time.Time
+	if r.reaps() {
+		w := time.NewTicker(reaperWatchEvery)
+		defer w.Stop()
+		watch = w.C
+	}
 	for {
 		select {
+		case <-watch:
+			if processStopped(cmd.Process.Pid) {
+				killStoppedReaper(cmd, pgid, done)
+				return Result{ExitCode: -1, ReaperStopped: true}
+			}
 		case err := <-done:
 			// Descendants left behind by a finished command die with it.
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -388,6 +434,21 @@ func (r *Runner) killGroup(cmd *exec.Cmd, pgid int, done <-chan error) {
 	}
 	// Whatever ignored SIGTERM but let the leader exit goes now.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// killStoppedReaper ends a task whose reaper was stopped: nothing but a
+// command that means to outlive its task stops it (the reaper reads no
+// terminal and runs in a group of its own, which job control does not
+// stop), and one stopped again and again would hold the task until its
+// timeout, its leftovers running on. The command's group and the reaper
+// are killed; the reaper's orphans come to aoi, which sweeps them (see
+// sweepAdopted).
+func killStoppedReaper(cmd *exec.Cmd, pgid int, done <-chan error) {
+	if pgid != cmd.Process.Pid {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	_ = cmd.Process.Kill()
+	<-done
 }
 
 func exitResult(cmd *exec.Cmd, err error) Result {
