@@ -178,6 +178,25 @@ func checkTask(c *Config, name string, t TaskType) Errors {
 			Fix: `set "isolation": "worktree", or remove allow_ref`})
 	}
 	errs = append(errs, checkParams(at, t)...)
+	errs = append(errs, checkPassEnv(at, t.PassEnv)...)
+	return errs
+}
+
+// envName is what a variable pass_env names looks like.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func checkPassEnv(at func(...string) string, names []string) Errors {
+	var errs Errors
+	for i, name := range names {
+		switch {
+		case !envName.MatchString(name):
+			errs = append(errs, &Error{Path: at("pass_env", strconv.Itoa(i)), Problem: fmt.Sprintf("%q is not a variable name", name),
+				Fix: "name the variable alone, e.g. \"SSH_AUTH_SOCK\" (its value comes from aoi's environment)"})
+		case TaskSetsEnv(name):
+			errs = append(errs, &Error{Path: at("pass_env", strconv.Itoa(i)), Problem: fmt.Sprintf("aoi sets %s for a task itself", name),
+				Fix: "remove it; \"real_home\": true gives the task your HOME, XDG folders and caches"})
+		}
+	}
 	return errs
 }
 

@@ -5,7 +5,10 @@
 // the fix.
 package config
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Config is one agent's whole configuration file.
 type Config struct {
@@ -169,9 +172,29 @@ type TaskType struct {
 	// ends, so what it writes to ~/.bashrc or ~/.config stays out of the
 	// owner's (it is no sandbox: a command naming the real path still
 	// writes there). Only the owner's config sets it.
-	RealHome bool     `json:"real_home,omitempty"`
+	RealHome bool `json:"real_home,omitempty"`
+	// PassEnv names variables of aoi's own environment the command gets
+	// as they are (SSH_AUTH_SOCK for a task that fetches over ssh). A
+	// task otherwise gets a short fixed list (PATH, LANG, Go's settings),
+	// never the owner's session sockets: its agent, bus or tmux server
+	// would run what the task asks outside it. Only the owner's config
+	// sets it; names aoi sets for a task itself are refused (TaskSetsEnv).
+	PassEnv  []string `json:"pass_env,omitempty"`
 	Output   string   `json:"output,omitempty"`
 	Approval Approval `json:"approval"`
+}
+
+// TaskSetsEnv reports whether aoi sets the variable name for a task's
+// command itself, so that pass_env may not name it: the scratch home and
+// the peer's own caches (use real_home for the owner's), git's ceiling,
+// aoi's own marks.
+func TaskSetsEnv(name string) bool {
+	switch name {
+	case "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+		"GOCACHE", "GOPATH", "GOMODCACHE", "GOBIN", "CARGO_HOME", "GIT_CEILING_DIRECTORIES":
+		return true
+	}
+	return strings.HasPrefix(name, "AOI_")
 }
 
 // Param is a declared task parameter.

@@ -210,6 +210,16 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 			}
 		}()
 	}
+	runtimeDir := filepath.Join(e.taskDir(t.ID), "run")
+	if env, err = withRuntimeDir(env, runtimeDir); err != nil {
+		return fail("cannot create the task's runtime folder: %v", err), worktree
+	}
+	defer func() {
+		if err := removeScratchHome(runtimeDir); err != nil {
+			e.log().Warn("task: removing its runtime folder failed", "task", t.ID, "path", runtimeDir, "err", err)
+		}
+	}()
+	env = withPassedEnv(env, tt.PassEnv)
 	guard := e.gitGuard.acquire(ctx, repoDir(cfg, tt))
 	res := e.Runner.Run(ctx, Job{
 		ID: t.ID, Argv: argv, Dir: dir, Env: env,

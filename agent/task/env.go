@@ -219,3 +219,37 @@ func removeScratchHome(home string) error {
 	}
 	return err
 }
+
+// A task's environment never holds the owner's session sockets (BaseEnv
+// names none): with SSH_AUTH_SOCK a task would sign as the owner, with
+// DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR `systemd-run --user` would
+// start a service outside the task, with TMUX `tmux new-window` would run
+// a command in the owner's tmux server; none of those is the task's
+// descendant, so no reaper ends it. Tools that look in a default place
+// when the variable is unset find a folder of the task's own instead:
+// XDG_RUNTIME_DIR (sd-bus's user bus, many daemons' sockets) and
+// TMUX_TMPDIR (tmux's default server, which would otherwise be the
+// owner's /tmp/tmux-UID/default) name it, so a tmux server the task
+// starts is its own, and its descendant. A task type's pass_env hands
+// named variables over all the same (withPassedEnv).
+
+// withRuntimeDir points env's XDG_RUNTIME_DIR and TMUX_TMPDIR at dir,
+// which it makes, owner-only as the runtime dir must be.
+func withRuntimeDir(env []string, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return replaceVars(env, map[string]string{"XDG_RUNTIME_DIR": dir, "TMUX_TMPDIR": dir}), nil
+}
+
+// withPassedEnv sets in env each variable names lists (a task type's
+// pass_env) that aoi's own environment sets, with aoi's value.
+func withPassedEnv(env []string, names []string) []string {
+	set := map[string]string{}
+	for _, name := range names {
+		if v, ok := os.LookupEnv(name); ok {
+			set[name] = v
+		}
+	}
+	return replaceVars(env, set)
+}
