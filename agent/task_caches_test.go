@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,47 @@ echo $dirs > "$1"
 		if _, err := os.Stat(filepath.Join(d, "poison")); err != nil {
 			t.Errorf("pm-tanaka's cache %s was not kept for its next task: %v", d, err)
 		}
+	}
+}
+
+// A peer's own build cache starts cold, and a cold `go test` rebuilt the
+// standard library (over a minute of CPU here): a task's go command now
+// reads the owner's cache through aoi's cache program and writes only
+// the peer's, so the first task builds no more than its own package, and
+// the peer's cache holds only that.
+func TestTaskGoBuildReadsTheOwnersCacheWarm(t *testing.T) {
+	goCache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("HOME", t.TempDir())
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GOPATH", "GOMODCACHE", "GOFLAGS"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(goCache)))
+	t.Setenv("GOTOOLCHAIN", "local")
+	script := `set -e
+mkdir m && cd m
+printf 'module example.com/m\n\ngo 1.22\n' > go.mod
+printf 'package m\n\nimport "testing"\n\nfunc TestOK(t *testing.T) {}\n' > m_test.go
+go test -count=1 . > "$1"
+`
+	eng, done, seen := runScriptTask(t, script, func(tt *config.TaskType) { tt.TimeoutSec = 60 })
+	if done.State != agent.TaskCompleted || !strings.HasPrefix(seen, "ok") {
+		t.Fatalf("task %s %q printed %q; want go test passing", done.State, done.Error, seen)
+	}
+	peerCache := filepath.Join(eng.Dir, "task-caches", "pm-tanaka", "go-build")
+	var size int64
+	entries := 0
+	_ = filepath.WalkDir(peerCache, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, _ := d.Info()
+			size += info.Size()
+			entries++
+		}
+		return nil
+	})
+	if entries == 0 || size > 8<<20 {
+		t.Errorf("the peer's build cache holds %d files, %d bytes; want the test package's own only (a rebuilt standard library is tens of MB)", entries, size)
 	}
 }

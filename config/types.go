@@ -191,7 +191,7 @@ type TaskType struct {
 func TaskSetsEnv(name string) bool {
 	switch name {
 	case "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-		"GOCACHE", "GOPATH", "GOMODCACHE", "GOBIN", "CARGO_HOME", "GIT_CEILING_DIRECTORIES":
+		"GOCACHE", "GOCACHEPROG", "GOPATH", "GOMODCACHE", "GOBIN", "CARGO_HOME", "GIT_CEILING_DIRECTORIES":
 		return true
 	}
 	return strings.HasPrefix(name, "AOI_")

@@ -110,6 +110,9 @@ func withScratchHome(env []string, home, caches string) ([]string, error) {
 	realHome, _ := os.UserHomeDir()
 	realConfig, _ := os.UserConfigDir()
 	set := peerCacheVars(caches)
+	if prog := goCacheProg(ownersGoCache(), set["GOCACHE"]); prog != "" {
+		set["GOCACHEPROG"] = prog
+	}
 	set["HOME"] = home
 	set["XDG_CONFIG_HOME"] = filepath.Join(home, ".config")
 	set["XDG_CACHE_HOME"] = filepath.Join(home, ".cache")

@@ -35,7 +35,11 @@ var reaperReady atomic.Bool
 // that run tasks): a process started as a task's reaper runs as one and
 // exits here; any other marks the binary able to serve as one, so the
 // Runners it makes use it.
+//
+// It also serves as a task's Go cache program when started as one (see
+// gocache.go).
 func ReapIfAsked() {
+	serveGoCacheIfAsked()
 	if os.Getenv(reaperEnv) == reaperValue {
 		os.Exit(reaperMain(os.Args[1:]))
 	}
