@@ -37,6 +37,7 @@ func reaperArgv(argv []string) (string, []string) {
 func reaperMain(args []string) int {
 	report := os.NewFile(3, "pgid")
 	syscall.CloseOnExec(3) // the command must not hold the runner's pipe
+	keepInheritedFilesFromCommand()
 	if report == nil || len(args) < 2 || args[0] != "--" {
 		fmt.Fprintln(os.Stderr, "aoi: a task reaper is started by aoi only")
 		return 127
@@ -68,6 +69,26 @@ func reaperMain(args []string) int {
 	fmt.Fprintln(report, reaperEndLine)
 	report.Close()
 	return exitLike(status)
+}
+
+// keepInheritedFilesFromCommand marks every file this process holds past
+// stderr close-on-exec. What aoi itself opens is, but a descriptor aoi
+// inherited open (from the shell, make's jobserver, a service manager or
+// a terminal multiplexer that started it) passes to every child, and a
+// task's command could read or write it: a log, a lock, a socket.
+func keepInheritedFilesFromCommand() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd") // a kernel before 5.11
+	if err != nil {
+		return
+	}
+	for _, ent := range entries {
+		if fd, err := strconv.Atoi(ent.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // startCommand starts argv in a new session (so a new process group) with
