@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,18 +20,29 @@ import (
 // task type, and returns the ended task and what the script wrote there.
 func runScriptTask(t *testing.T, script string, change func(*config.TaskType)) (*testAgent, agent.Task, string) {
 	t.Helper()
+	eng, done, seen := runScriptTasks(t, []string{script}, change)
+	return eng, done[0], seen[0]
+}
+
+// runScriptTasks runs each script in turn, as runScriptTask does, on one
+// eng-suzuki, each task once the last has ended.
+func runScriptTasks(t *testing.T, scripts []string, change func(*config.TaskType)) (*testAgent, []agent.Task, []string) {
+	t.Helper()
 	repo := gitRepo(t)
 	seen := filepath.Join(t.TempDir(), "seen")
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
-		tt := config.TaskType{Command: []string{"sh", "-c", script, "sh", seen}, Context: "acme/webapp",
-			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}}
-		if change != nil {
-			change(&tt)
+		c.Tasks = map[string]config.TaskType{}
+		for i, script := range scripts {
+			tt := config.TaskType{Command: []string{"sh", "-c", script, "sh", seen}, Context: "acme/webapp",
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}}
+			if change != nil {
+				change(&tt)
+			}
+			c.Tasks["run_tests"+strconv.Itoa(i)] = tt
 		}
-		c.Tasks = map[string]config.TaskType{"run_tests": tt}
 	})
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
 	pair(eng, pm)
@@ -38,14 +50,20 @@ func runScriptTask(t *testing.T, script string, change func(*config.TaskType)) (
 	if _, err := pm.Discover(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var res wire.TaskExecuteResult
-	if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
-		TaskType: "run_tests"}, &res); err != nil {
-		t.Fatal(err)
+	var tasks []agent.Task
+	var outputs []string
+	for i := range scripts {
+		_ = os.Remove(seen)
+		var res wire.TaskExecuteResult
+		if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+			TaskType: "run_tests" + strconv.Itoa(i)}, &res); err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, taskEnded(t, eng, res.TaskID))
+		raw, _ := os.ReadFile(seen)
+		outputs = append(outputs, string(raw))
 	}
-	done := taskEnded(t, eng, res.TaskID)
-	raw, _ := os.ReadFile(seen)
-	return eng, done, string(raw)
+	return eng, tasks, outputs
 }
 
 // A task shared the owner's Go build cache, module cache and GOPATH/bin
@@ -141,5 +159,37 @@ go test -count=1 . > "$1"
 	})
 	if entries == 0 || size > 8<<20 {
 		t.Errorf("the peer's build cache holds %d files, %d bytes; want the test package's own only (a rebuilt standard library is tens of MB)", entries, size)
+	}
+}
+
+// A peer's caches outlive its task, so a task could plant for the next:
+// the attack pass's first task replaced its GOCACHE, GOPATH and CARGO_HOME
+// with links to the owner's folders, and the same peer's next task, doing
+// no more than building, wrote into the owner's caches through them.
+// Each is a real folder of the peer's again when a task starts.
+func TestTaskCannotLinkItsCachesToTheOwners(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CARGO_HOME", "GOMODCACHE", "GOBIN", "GOPATH"} {
+		t.Setenv(k, "")
+	}
+	owner := filepath.Join(home, "owners-cache")
+	if err := os.MkdirAll(owner, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", owner)
+	plant := `set -e
+for d in "$GOCACHE" "$GOPATH" "$CARGO_HOME"; do rm -rf "$d"; ln -s ` + owner + ` "$d"; done
+`
+	build := `set -e
+for d in "$GOCACHE" "$GOMODCACHE" "$GOBIN" "$CARGO_HOME"; do mkdir -p "$d"; echo poison > "$d/poison-$(basename $d)"; done
+echo built > "$1"
+`
+	_, done, seen := runScriptTasks(t, []string{plant, build}, nil)
+	if done[0].State != agent.TaskCompleted || done[1].State != agent.TaskCompleted || seen[1] != "built\n" {
+		t.Fatalf("tasks %s %q, %s %q (%q); want both completed", done[0].State, done[0].Error, done[1].State, done[1].Error, seen[1])
+	}
+	if entries, _ := os.ReadDir(owner); len(entries) != 0 {
+		t.Errorf("the peer's second task wrote the owner's cache through the links its first left: %v", entries)
 	}
 }

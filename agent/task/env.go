@@ -1,6 +1,8 @@
 package task
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -125,9 +127,13 @@ func withScratchHome(env []string, home, caches string) ([]string, error) {
 		}
 	}
 	out := replaceVars(env, set)
-	for _, dir := range []string{set["XDG_CONFIG_HOME"], set["XDG_CACHE_HOME"], set["XDG_DATA_HOME"], set["XDG_STATE_HOME"],
-		set["GOCACHE"], set["GOBIN"], set["CARGO_HOME"]} {
+	for _, dir := range []string{set["XDG_CONFIG_HOME"], set["XDG_CACHE_HOME"], set["XDG_DATA_HOME"], set["XDG_STATE_HOME"]} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	for _, dir := range []string{set["GOCACHE"], set["GOBIN"], set["GOMODCACHE"], set["CARGO_HOME"]} {
+		if err := realFolders(filepath.Dir(caches), dir); err != nil {
 			return nil, err
 		}
 	}
@@ -143,6 +149,36 @@ func withScratchHome(env []string, home, caches string) ([]string, error) {
 	}
 	copyCargoConfig(realHome, set["CARGO_HOME"])
 	return out, nil
+}
+
+// realFolders makes dir, below root, a folder, and each folder on the way
+// from root: a link or a file in the place of one is removed first. A
+// peer's caches outlive its task, and a task that replaced its GOCACHE
+// with a link to the owner's cache had the peer's next task build into
+// the owner's. (A link deeper inside a cache is not looked for: a task
+// can write the owner's cache by its path all the same.)
+func realFolders(root, dir string) error {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%s is not below %s", dir, root)
+	}
+	at := root
+	for _, part := range append([]string{"."}, strings.Split(rel, string(os.PathSeparator))...) {
+		at = filepath.Join(at, part)
+		info, err := os.Lstat(at)
+		if err == nil && info.IsDir() {
+			continue
+		}
+		if err == nil {
+			if err := os.Remove(at); err != nil {
+				return err
+			}
+		}
+		if err := os.Mkdir(at, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyCargoConfig gives a peer's CARGO_HOME a fresh copy of the owner's

@@ -203,7 +203,9 @@ func writeGoCacheEntry(dir string, action, output, body []byte) (string, error) 
 }
 
 func writeRenamed(path string, body []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// The peer's cache outlives its tasks: a task may have left a link in
+	// place of a folder, to have the next one write the owner's cache.
+	if err := realFolders(filepath.Dir(filepath.Dir(path)), filepath.Dir(path)); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".put-*")
