@@ -242,6 +242,19 @@ func uptimeTicks() uint64 {
 	return uint64(f*100) - 100 // a second early: the counters round apart
 }
 
+// keepTasksFromInspecting marks this process not dumpable. A task's
+// command runs as the owner, and a process may read the environment and
+// memory of another of the same user (/proc/PID/environ, /proc/PID/mem,
+// ptrace attach) unless the kernel restricts it (Yama), so a task read
+// aoi's environment, with the auth and API keys BaseEnv keeps from it,
+// from /proc/AOI/environ, or could attach a debugger to aoi. A process
+// that is not dumpable is root's alone to inspect; it also leaves no core
+// dump. A process aoi starts (a reaper, a task's command) is dumpable
+// again after its exec.
+func keepTasksFromInspecting() {
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+}
+
 // processStopped reports whether pid is stopped by a signal (state T in
 // /proc/PID/stat; a tracer's stop, t, is not counted: someone debugging
 // aoi under strace -f stops its reapers for a moment at every call).
