@@ -37,13 +37,11 @@ var reaperReady atomic.Bool
 // Runners it makes use it.
 //
 // It also serves as a task's Go cache program when started as one (see
-// gocache.go), and keeps any other from being inspected by the owner's
-// other processes (keepTasksFromInspecting).
+// gocache.go).
 func ReapIfAsked() {
 	serveGoCacheIfAsked()
 	if os.Getenv(reaperEnv) == reaperValue {
 		os.Exit(reaperMain(os.Args[1:]))
 	}
-	keepTasksFromInspecting()
 	reaperReady.Store(reaperSupported)
 }
