@@ -62,3 +62,22 @@ while [ ! -s "$1" ]; do sleep 0.02; done; exit 4`
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The aoi binary also serves as a task's Go cache program (GOCACHEPROG,
+// see agent/task/gocache.go): started as the go command starts it, it
+// says which commands it knows before anything else of aoi's runs, and
+// answers until told to close.
+func TestAOIBinaryServesAsATasksGoCache(t *testing.T) {
+	owners, peers := t.TempDir(), t.TempDir()
+	cmd := exec.Command(buildAOI(t), "aoi-task-go-cache", owners, peers)
+	cmd.Stdin = strings.NewReader(`{"ID":1,"Command":"get","ActionID":"qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqo="}` + "\n" + `{"ID":2,"Command":"close"}` + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("aoi as a go cache program: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"KnownCommands":["get","put","close"]`) ||
+		!strings.Contains(lines[1], `"ID":1,"Miss":true`) || !strings.Contains(lines[2], `"ID":2`) {
+		t.Errorf("aoi as a go cache program answered:\n%s", out)
+	}
+}
