@@ -1,10 +1,13 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // capture receives a task's stdout and stderr. It copies at most max bytes to
@@ -24,7 +27,13 @@ type capture struct {
 func newCapture(path string, max int64, tailSize int) (*capture, error) {
 	c := &capture{max: max, tailSize: tailSize}
 	if path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		// Made afresh, never through a link: a running task can write
+		// the data dir, and may have put one here for a task queued
+		// behind it (its id is known to the peer), to an owner's file.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open task output file: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("open task output file: %w", err)
 		}

@@ -176,7 +176,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		}
 		return e.executeMCP(ctx, t, tt, resolved), ""
 	}
-	if err := os.MkdirAll(e.taskDir(t.ID), 0o700); err != nil {
+	if err := e.freshTaskDir(t.ID); err != nil {
 		return fail("cannot create the task directory: %v", err), ""
 	}
 	dir, worktree, err := e.prepareDir(ctx, cfg, tt, t)
@@ -234,6 +234,25 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	out := e.outcome(t, tt, res, outPath)
 	e.undoGitChanges(t, guard, &out)
 	return out, worktree
+}
+
+// freshTaskDir makes task id's folder in the data dir a real folder, with
+// none of what aoi makes there for a run (its scratch home, runtime folder
+// and output file). A running task can write the data dir and a peer
+// knows the ids of its queued tasks: a link put in place of the next
+// one's folder or output file had aoi write the task's output, make its
+// folders and, when it ended, remove them wherever the link led.
+func (e *Engine) freshTaskDir(id string) error {
+	dir := e.taskDir(id)
+	if err := realFolders(e.DataDir, dir); err != nil {
+		return err
+	}
+	for _, name := range []string{"home", "run", "output.log"} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // undoGitChanges puts back the git configuration and hooks the task
@@ -475,12 +494,15 @@ func (e *Engine) executeMCP(ctx context.Context, t store.TaskRecord, tt config.T
 	e.heartbeat(ctx, t, start)
 	text, isError, err := e.MCP(ctx, tt.MCPTool, tt.Arguments, params)
 	out.DurationMS = time.Since(start).Milliseconds()
-	if err := os.MkdirAll(e.taskDir(t.ID), 0o700); err == nil {
+	if err := e.freshTaskDir(t.ID); err == nil {
 		body := text
 		if len(body) > MaxOutputFileBytes {
 			body = body[len(body)-MaxOutputFileBytes:]
 		}
-		os.WriteFile(filepath.Join(e.taskDir(t.ID), "output.log"), []byte(body), 0o600)
+		if c, err := newCapture(filepath.Join(e.taskDir(t.ID), "output.log"), 0, 0); err == nil {
+			_, _ = c.Write([]byte(body))
+			_ = c.close()
+		}
 	}
 	out.OutputTail = e.boundedTail(text)
 	switch {

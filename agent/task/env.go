@@ -109,6 +109,9 @@ var cargoConfigCopies = []string{"config.toml", "config"}
 // peerCacheVars). The toolchain managers' folders stay the owner's
 // (toolchainHomes).
 func withScratchHome(env []string, home, caches string) ([]string, error) {
+	if err := os.Mkdir(home, 0o700); err != nil { // afresh: never through a link
+		return nil, err
+	}
 	realHome, _ := os.UserHomeDir()
 	realConfig, _ := os.UserConfigDir()
 	set := peerCacheVars(caches)
@@ -133,7 +136,7 @@ func withScratchHome(env []string, home, caches string) ([]string, error) {
 		}
 	}
 	for _, dir := range []string{set["GOCACHE"], set["GOBIN"], set["GOMODCACHE"], set["CARGO_HOME"]} {
-		if err := realFolders(filepath.Dir(caches), dir); err != nil {
+		if err := realFolders(filepath.Dir(filepath.Dir(caches)), dir); err != nil {
 			return nil, err
 		}
 	}
@@ -151,19 +154,23 @@ func withScratchHome(env []string, home, caches string) ([]string, error) {
 	return out, nil
 }
 
-// realFolders makes dir, below root, a folder, and each folder on the way
-// from root: a link or a file in the place of one is removed first. A
-// peer's caches outlive its task, and a task that replaced its GOCACHE
-// with a link to the owner's cache had the peer's next task build into
-// the owner's. (A link deeper inside a cache is not looked for: a task
-// can write the owner's cache by its path all the same.)
+// realFolders makes dir, below root (trusted as it is: the data dir may
+// well be a link), a folder, and each folder on the way from root: a link
+// or a file in the place of one is removed first. A peer's caches outlive
+// its task, and a task that replaced its GOCACHE with a link to the
+// owner's cache had the peer's next task build into the owner's. (A link
+// deeper inside a cache is not looked for: a task can write the owner's
+// cache by its path all the same.)
 func realFolders(root, dir string) error {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return fmt.Errorf("%s is not below %s", dir, root)
 	}
 	at := root
-	for _, part := range append([]string{"."}, strings.Split(rel, string(os.PathSeparator))...) {
+	if rel == "." {
+		return nil
+	}
+	for _, part := range strings.Split(rel, string(os.PathSeparator)) {
 		at = filepath.Join(at, part)
 		info, err := os.Lstat(at)
 		if err == nil && info.IsDir() {
@@ -275,7 +282,7 @@ func removeScratchHome(home string) error {
 // withRuntimeDir points env's XDG_RUNTIME_DIR and TMUX_TMPDIR at dir,
 // which it makes, owner-only as the runtime dir must be.
 func withRuntimeDir(env []string, dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil { // afresh: never through a link
 		return nil, err
 	}
 	return replaceVars(env, map[string]string{"XDG_RUNTIME_DIR": dir, "TMUX_TMPDIR": dir}), nil

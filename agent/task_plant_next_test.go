@@ -1,0 +1,93 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
+)
+
+// A peer knows the ids of its tasks, and a running task can write aoi's
+// data dir: the attack pass's first task, with a second queued behind it,
+// put a link where the second's output file would be (to an owner's file)
+// and left; aoi opened the output through it and the second task's output
+// overwrote the owner's file. A link in place of the whole task folder
+// had aoi make the scratch home, the runtime folder and the output file
+// wherever it led, and remove them there. aoi now makes a task's folder
+// and output file afresh, never through a link.
+func TestTaskCannotPlantLinksForTheNextTask(t *testing.T) {
+	victimDir := t.TempDir()
+	victim := filepath.Join(victimDir, "notes.txt")
+	if err := os.WriteFile(victim, []byte("the owner's notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(victimDir, "run")
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runDir, "keep"), []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ids := filepath.Join(t.TempDir(), "next-ids")
+	// The planter waits for the ids of the tasks queued behind it; for the
+	// first it links the output file, for the second the whole folder.
+	plant := `while [ ! -s "$1" ]; do sleep 0.05; done
+set -- $(cat "$1")
+tasks="$HOME/../.."
+mkdir -p "$tasks/$1" && ln -s ` + victim + ` "$tasks/$1/output.log"
+ln -s ` + victimDir + ` "$tasks/$2"
+`
+	repo := gitRepo(t)
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.MaxConcurrentTasks = 1
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{
+			"plant": {Command: []string{"sh", "-c", plant, "sh", ids}, Context: "acme/webapp",
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
+			"echo": {Command: []string{"echo", "the peer's words"}, Context: "acme/webapp",
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
+		}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	if _, err := pm.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	request := func(taskType string) string {
+		var res wire.TaskExecuteResult
+		if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+			TaskType: taskType}, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.TaskID
+	}
+	planter := request("plant")
+	first, second := request("echo"), request("echo")
+	time.Sleep(200 * time.Millisecond) // both queued behind the planter
+	if err := os.WriteFile(ids, []byte(first+" "+second+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{planter, first, second} {
+		if done := taskEnded(t, eng, id); done.State != agent.TaskCompleted && id != planter {
+			t.Errorf("task %s %s %q; want completed", id, done.State, done.Error)
+		}
+	}
+	if body, _ := os.ReadFile(victim); string(body) != "the owner's notes\n" {
+		t.Errorf("the owner's file reads %q: a task's output was written through a planted link", body)
+	}
+	entries, _ := os.ReadDir(victimDir)
+	if len(entries) != 2 {
+		t.Errorf("the owner's folder holds %v; want only notes.txt and run (aoi made or removed the task's folders there)", entries)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "keep")); err != nil {
+		t.Errorf("the owner's run folder lost its file: %v", err)
+	}
+}
