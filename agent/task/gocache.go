@@ -46,7 +46,21 @@ func serveGoCacheIfAsked() {
 // kind of quotes around each field).
 func goCacheProg(owners, peers string) string {
 	exe, err := os.Executable()
-	if err != nil || owners == "" {
+	if err != nil {
+		return ""
+	}
+	return goCacheProgOf(exe, owners, peers)
+}
+
+// goCacheProgOf is goCacheProg for the binary exe.
+func goCacheProgOf(exe, owners, peers string) string {
+	if owners == "" {
+		return ""
+	}
+	// Replaced since aoi started (an upgrade), the file is gone; its new
+	// version at the same path serves as well. With none, every go command
+	// of the task would fail to start its cache program: go without one.
+	if info, err := os.Stat(exe); err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
 	fields := []string{exe, goCacheArg, owners, peers}

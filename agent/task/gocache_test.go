@@ -79,3 +79,25 @@ func listTree(t *testing.T, dir string) string {
 	})
 	return b.String()
 }
+
+// GOCACHEPROG names this binary with its arguments quoted for the go
+// command's splitting; a binary gone since aoi started (replaced by an
+// upgrade, its old file deleted) is not named, or every go command of
+// the task would fail to start it.
+func TestGoCacheProgNamesOnlyABinaryThatIsThere(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "it's here")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "aoi")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := `"` + exe + `" '` + goCacheArg + `' '/owner/go-build' '/peer/go-build'`
+	if got := goCacheProgOf(exe, "/owner/go-build", "/peer/go-build"); got != want {
+		t.Errorf("GOCACHEPROG = %s; want %s", got, want)
+	}
+	if got := goCacheProgOf(exe+" (deleted)", "/owner/go-build", "/peer/go-build"); got != "" {
+		t.Errorf("GOCACHEPROG for a deleted binary = %s; want none", got)
+	}
+}
