@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -89,5 +90,66 @@ ln -s ` + victimDir + ` "$tasks/$2"
 	}
 	if _, err := os.Stat(filepath.Join(runDir, "keep")); err != nil {
 		t.Errorf("the owner's run folder lost its file: %v", err)
+	}
+}
+
+// The same plant at the next task's worktree path: a link there to a
+// worktree of the owner's own (of the same repository) had the next task
+// fail at "already exists", and aoi's clean-up then ran `git worktree
+// remove --force` on the link, which git follows: the owner's worktree,
+// with its uncommitted work, was removed. The link is now removed as a
+// link, and the next task gets its worktree.
+func TestTaskCannotPlantALinkForTheNextWorktree(t *testing.T) {
+	repo := gitRepo(t)
+	hotfix := filepath.Join(t.TempDir(), "hotfix")
+	if out, err := exec.Command("git", "-C", repo, "worktree", "add", "-q", "-b", "hotfix", hotfix).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v\n%s", err, out)
+	}
+	work := filepath.Join(hotfix, "unsaved.go")
+	if err := os.WriteFile(work, []byte("package hotfix\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ids := filepath.Join(t.TempDir(), "next-id")
+	plant := `while [ ! -s "$1" ]; do sleep 0.05; done
+ln -s ` + hotfix + ` "$HOME/../../../worktrees/$(cat "$1")"
+`
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.MaxConcurrentTasks = 1
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{
+			"plant": {Command: []string{"sh", "-c", plant, "sh", ids}, Context: "acme/webapp",
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
+			"echo": {Command: []string{"echo", "the peer's words"}, Context: "acme/webapp",
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
+		}
+	})
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	if _, err := pm.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	request := func(taskType string) string {
+		var res wire.TaskExecuteResult
+		if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+			TaskType: taskType}, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.TaskID
+	}
+	planter := request("plant")
+	next := request("echo")
+	time.Sleep(200 * time.Millisecond) // queued behind the planter
+	if err := os.WriteFile(ids, []byte(next+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	taskEnded(t, eng, planter)
+	if done := taskEnded(t, eng, next); done.State != agent.TaskCompleted {
+		t.Errorf("the next task %s %q; want completed in a worktree of its own", done.State, done.Error)
+	}
+	if _, err := os.Stat(work); err != nil {
+		t.Errorf("the owner's worktree lost its uncommitted work: %v", err)
 	}
 }

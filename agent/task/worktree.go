@@ -51,6 +51,9 @@ func AddWorktree(ctx context.Context, repoDir, base, taskID, ref string) (string
 		return "", fmt.Errorf("create the worktrees directory: %w", err)
 	}
 	path := WorktreePath(base, taskID)
+	if err := dropLink(path); err != nil {
+		return "", err
+	}
 	if _, err := os.Lstat(path); err == nil {
 		return "", fmt.Errorf("worktree %s already exists; remove it with `git worktree remove --force %s`", path, path)
 	}
@@ -115,7 +118,13 @@ func RemoveWorktree(ctx context.Context, repoDir, path, branch string) error {
 		dropSpecialFiles(filepath.Join(common, "worktrees", id))
 	}
 	var errs []error
-	if _, err := git(ctx, repoDir, "worktree", "remove", "--force", path); err != nil {
+	if isLink(path) {
+		// Put there by a task (see dropLink): git would remove the
+		// worktree it leads to, one of the owner's own perhaps.
+		if err := os.Remove(path); err != nil {
+			errs = append(errs, err)
+		}
+	} else if _, err := git(ctx, repoDir, "worktree", "remove", "--force", path); err != nil {
 		// Half-created or already unregistered: the directory is ours.
 		if rmErr := os.RemoveAll(path); rmErr != nil {
 			errs = append(errs, err, rmErr)
@@ -130,6 +139,26 @@ func RemoveWorktree(ctx context.Context, repoDir, path, branch string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// dropLink removes a link at path. A running task can write the data dir,
+// and its peer knows the ids of its tasks queued behind it: a link it put
+// at the next one's worktree path, to a worktree of the owner's, had that
+// task fail and aoi's clean-up run `git worktree remove --force` on it,
+// which removed the owner's worktree, uncommitted work and all.
+func dropLink(path string) error {
+	if !isLink(path) {
+		return nil
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove the link a task put at %s: %w", path, err)
+	}
+	return nil
+}
+
+func isLink(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.Mode()&fs.ModeSymlink != 0
 }
 
 // removeWorktreeTimeout bounds RemoveWorktree's git commands together.
