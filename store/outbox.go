@@ -280,3 +280,28 @@ func truncate(s string, n int) string {
 	}
 	return strings.ToValidUTF8(s[:n], "")
 }
+
+// SentMessagesInThread returns the typed messages this agent sent in
+// threadID (aoi.message entries still in the outbox, delivered or not),
+// oldest first: the sent half of a conversation.
+func (db *DB) SentMessagesInThread(ctx context.Context, threadID string) ([]OutboxRecord, error) {
+	return db.outboxWhere(ctx, `method = 'aoi.message' AND json_extract(params, '$.thread_id') = ?
+		ORDER BY created_at, id`, threadID)
+}
+
+// SentMessageTo reports whether this agent sent peer a typed message with
+// id msgID or in thread threadID (either may be ""): a message from peer
+// naming it answers something this agent wrote to it.
+func (db *DB) SentMessageTo(ctx context.Context, peer, msgID, threadID string) (bool, error) {
+	if msgID == "" && threadID == "" {
+		return false, nil
+	}
+	var n int
+	err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE to_agent = ? AND method = 'aoi.message'
+		AND ((? != '' AND id = ?) OR (? != '' AND json_extract(params, '$.thread_id') = ?))`,
+		peer, msgID, msgID, threadID, threadID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: looking for a message sent to %s: %w", peer, err)
+	}
+	return n > 0, nil
+}

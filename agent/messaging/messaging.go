@@ -407,6 +407,9 @@ func (m *Messenger) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
 			return page, err
 		}
 	}
+	if f.WithSent && f.ThreadID != "" && !f.Unread {
+		return page, m.withSent(ctx, f, &page)
+	}
 	return page, nil
 }
 

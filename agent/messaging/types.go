@@ -64,6 +64,9 @@ type InboxFilter struct {
 	// Assistant marks the call as the coding assistant's poll (its
 	// heartbeat); the CLI and the interface leave it false.
 	Assistant bool `json:"assistant,omitempty"`
+	// WithSent adds, to a ThreadID page, the messages this agent sent in
+	// the thread, so the page reads as the whole conversation (Sent set).
+	WithSent bool `json:"with_sent,omitempty"`
 }
 
 // InboxPage is one page of the inbox in sequence order: notifications and
@@ -100,7 +103,7 @@ type Message struct {
 	Event      string          `json:"event"`
 	RelatedID  string          `json:"related_query_id,omitempty"`
 	Data       json.RawMessage `json:"data"`
-	ReceivedAt time.Time       `json:"received_at"`
+	ReceivedAt time.Time       `json:"received_at,omitzero"`
 	Type       string          `json:"type,omitempty"`
 	TaskID     string          `json:"task_id,omitempty"`
 	ThreadID   string          `json:"thread_id,omitempty"`
@@ -117,6 +120,23 @@ type Message struct {
 	// Question is the text of the owner's question an answer replies to
 	// (RelatedID names one this agent asked), kept across restarts.
 	Question string `json:"question,omitempty"`
+	// Sent marks a message this agent sent (InboxFilter.WithSent): it has
+	// no Seq, From is this agent, To the recipient, SentAt when it was
+	// queued and Delivery what became of it (delivered, queued, refused,
+	// expired).
+	Sent     bool      `json:"sent,omitempty"`
+	To       string    `json:"to,omitempty"`
+	SentAt   time.Time `json:"sent_at,omitzero"`
+	Delivery string    `json:"delivery,omitempty"`
+}
+
+// At is when the message arrived, or for one this agent sent, when it
+// was sent: the time a conversation is ordered by.
+func (m Message) At() time.Time {
+	if m.Sent {
+		return m.SentAt
+	}
+	return m.ReceivedAt
 }
 
 // Kind is what a person reads the message as: a typed message's type, else

@@ -152,10 +152,15 @@ func (a *app) messagesCmd() *cobra.Command {
 			if f.Type != "" && !slices.Contains(wire.MessageTypes, f.Type) {
 				return usagef(cmd, "--type %q is not a message type; use one of %s", f.Type, strings.Join(wire.MessageTypes, ", "))
 			}
+			// A thread is a conversation: what this agent sent in it too.
+			f.WithSent = f.ThreadID != ""
 			return call(a, func(svc agent.MessagingService) error {
 				page, err := svc.Inbox(cmd.Context(), f)
 				if err != nil {
 					return err
+				}
+				if f.WithSent {
+					return a.emit(page, func(w io.Writer) { printConversation(w, page, f.ThreadID) })
 				}
 				return a.emit(page, func(w io.Writer) { printMessages(w, page) })
 			})
@@ -165,7 +170,7 @@ func (a *app) messagesCmd() *cobra.Command {
 	fl.Int64Var(&f.AfterSeq, "after", 0, "show messages after this id")
 	fl.StringVar(&f.Type, "type", "", "only this type ("+strings.Join(wire.MessageTypes, ", ")+")")
 	fl.StringVar(&f.TaskID, "task", "", "only this task's messages")
-	fl.StringVar(&f.ThreadID, "thread", "", "only this thread")
+	fl.StringVar(&f.ThreadID, "thread", "", "only this thread: the conversation, the messages you sent in it included")
 	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant (assistant_seen false; read is your own mark)")
 	fl.IntVar(&f.Limit, "limit", 50, "how many to show")
 	return cmd
@@ -178,24 +183,69 @@ func printMessages(w io.Writer, p agent.InboxPage) {
 	}
 	rows := make([][]string, 0, len(p.Messages))
 	for _, m := range p.Messages {
-		from := m.From
-		if m.Origin != "" && m.Origin != m.From {
-			from = m.Origin + " via " + m.From
-		}
-		typ := m.Kind()
-		if m.Type == "" {
-			// A notification, not a typed message: named as `aoi inbox`
-			// and the Messages pane name it ("answer", not
-			// "query.completed"); a type stays as --type takes it.
-			typ = agent.MessageKindLabel(typ)
-		}
-		rows = append(rows, []string{strconv.FormatInt(m.Seq, 10), cell(from, 30), cell(typ, 16), dash(cell(m.TaskID, 20)),
+		rows = append(rows, []string{strconv.FormatInt(m.Seq, 10), cell(sender(m), 30), cell(kindLabel(m), 16), dash(cell(m.TaskID, 20)),
 			dash(cell(m.Priority, 8)), when(m.ReceivedAt), messageSummary(m, maxSummary)})
 	}
 	table(w, []string{"ID", "FROM", "TYPE", "TASK", "PRIORITY", "RECEIVED", "SUMMARY"}, rows)
 	if p.More {
 		fmt.Fprintf(w, "more waiting: aoi messages --after %d\n", p.LastID)
 	}
+}
+
+// printConversation is a thread as it was said, both ways, in time order:
+// each row says whether it was received (from whom) or sent (to whom, and
+// whether it got there). A sent message has no inbox id; its row shows
+// the message id a reply names.
+func printConversation(w io.Writer, p agent.InboxPage, thread string) {
+	if len(p.Messages) == 0 {
+		fmt.Fprintf(w, "no messages in thread %s, sent or received\n", cell(thread, 0))
+		return
+	}
+	rows := make([][]string, 0, len(p.Messages))
+	for _, m := range p.Messages {
+		id, who := strconv.FormatInt(m.Seq, 10), "from "+sender(m)
+		if m.Sent {
+			id, who = m.MessageID, sentTo(m)
+		}
+		rows = append(rows, []string{cell(id, 0), cell(who, 36), cell(kindLabel(m), 16), dash(cell(m.TaskID, 20)),
+			when(m.At()), messageSummary(m, maxSummary)})
+	}
+	table(w, []string{"ID", "SENT / RECEIVED", "TYPE", "TASK", "AT", "SUMMARY"}, rows)
+	if p.More {
+		fmt.Fprintf(w, "more waiting: aoi messages --thread %s --after %d\n", cell(thread, 0), p.LastID)
+	}
+}
+
+// sender is who a received message is from, with its first sender when
+// it was relayed.
+func sender(m agent.Message) string {
+	if m.Origin != "" && m.Origin != m.From {
+		return m.Origin + " via " + m.From
+	}
+	return m.From
+}
+
+// sentTo says whom a sent message went to and whether it got there.
+func sentTo(m agent.Message) string {
+	switch m.Delivery {
+	case "queued":
+		return "sent to " + m.To + ", queued"
+	case "refused":
+		return "sent to " + m.To + ", refused"
+	case "expired":
+		return "sent to " + m.To + ", expired"
+	}
+	return "sent to " + m.To
+}
+
+// kindLabel is the TYPE column: a typed message's type, as --type takes
+// it; a notification named as `aoi inbox` and the Messages pane name it
+// ("answer", not "query.completed").
+func kindLabel(m agent.Message) string {
+	if m.Type == "" {
+		return agent.MessageKindLabel(m.Kind())
+	}
+	return m.Kind()
 }
 
 func printCoordTasks(w io.Writer, ts []agent.CoordTask) {
