@@ -94,7 +94,7 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 	if p.Origin != "" && !wire.ValidAgentID(p.Origin) {
 		return nil, errs.Invalid("params.origin is not an agent id")
 	}
-	if err := m.checkMessaging(ctx, call, p.From); err != nil {
+	if err := m.checkMessaging(ctx, call, p); err != nil {
 		return nil, err
 	}
 	if p.Priority == "" {
@@ -137,8 +137,13 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 }
 
 // checkMessaging applies the ACL's messages rules to the caller, a
-// pinned peer (CheckFrom), and tells the owner when they refuse it.
-func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, from string) error {
+// pinned peer (CheckFrom), and tells the owner when they refuse it. A
+// message that answers one this agent sent the caller (it replies to it,
+// or is in its thread) is let in where only default_permission refused
+// it: the owner started that conversation, as an answer to a question
+// they asked is let in (aoi.notify). A rule that refuses the caller still
+// refuses it.
+func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, p wire.MessageParams) error {
 	d := m.Policy().CheckMessages(m.PeerAPI.Subject(call.Caller))
 	if d.AuditOnly {
 		m.PeerAPI.AuditACLOnly(ctx, call, "messages", d)
@@ -146,8 +151,17 @@ func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, from str
 	if d.Allowed {
 		return nil
 	}
+	if d.RuleID == "" {
+		answers, err := m.DB.SentMessageTo(ctx, p.From, p.ReplyTo, p.ThreadID)
+		if err != nil {
+			return err
+		}
+		if answers {
+			return nil
+		}
+	}
 	m.PeerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
-	m.tellRefused(from)
+	m.tellRefused(p.From)
 	return errs.Denied(d.Told, map[string]any{"required_permission": "messages.write"})
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,5 +56,53 @@ func TestThreadShowsTheWholeConversation(t *testing.T) {
 	// Without --thread, the inbox stays what was received.
 	if out := cli(t, bin, pm, "messages"); strings.Contains(out, "which branch") {
 		t.Errorf("aoi messages lists a sent message:\n%s", out)
+	}
+}
+
+// TestReplyToOwnMessagePassesTheACL: a colleague's reply to a message you
+// sent them (or one in its thread) reaches your assistant although no
+// `messages` rule lets them write to you: you started that conversation.
+// A message that answers nothing of yours is still refused, and so is a
+// reply when a rule of yours refuses that colleague.
+func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	allowMessages(t, bin, eng, "pm-tanaka") // pm-tanaka has no rule for eng-suzuki
+
+	var q agent.SentMessage
+	cliJSON(t, bin, pm, &q, "send", "eng-suzuki", "question", "can you review PR 12?")
+	got := waitMessages(t, bin, eng, 1)[0]
+
+	out := cli(t, bin, eng, "send", "pm-tanaka", "answer", "yes, after lunch", "--reply-to", got.MessageID)
+	if !strings.Contains(out, "delivered") {
+		t.Errorf("a reply to pm-tanaka's own question:\n%s\nwant it delivered", out)
+	}
+	cli(t, bin, eng, "send", "pm-tanaka", "note", "done, two comments", "--thread", q.ThreadID)
+	if msgs := waitMessages(t, bin, pm, 2); msgs[0].ThreadID != q.ThreadID || msgs[1].ThreadID != q.ThreadID {
+		t.Errorf("pm-tanaka received %+v, want both in thread %s", msgs, q.ThreadID)
+	}
+
+	out = cliFails(t, bin, eng, exitFailure, "send", "pm-tanaka", "note", "unrelated: can I take Friday off?")
+	if !strings.Contains(out, "refused") {
+		t.Errorf("a message that answers nothing pm-tanaka sent:\n%s\nwant it refused", out)
+	}
+
+	denyMessages(t, bin, pm, "eng-suzuki")
+	out = cliFails(t, bin, eng, exitFailure, "send", "pm-tanaka", "note", "one more thing", "--reply-to", got.MessageID)
+	if !strings.Contains(out, "refused") {
+		t.Errorf("a reply while a rule of pm-tanaka's refuses eng-suzuki:\n%s\nwant it refused", out)
+	}
+}
+
+// denyMessages gives dir's agent a rule refusing peer's messages.
+func denyMessages(t *testing.T, bin, dir, peer string) {
+	t.Helper()
+	path := filepath.Join(dir, "config.json")
+	cfg := readFile(t, path)
+	rule := `"rules": [
+      {"id": "no-msgs-` + peer + `", "agent_id": "` + peer + `", "scope_type": "messages", "scope_pattern": "*", "permission": "none"},`
+	writeFile(t, path, strings.Replace(cfg, `"rules": [`, rule, 1))
+	if out := cli(t, bin, dir, "reload"); !strings.Contains(out, "(+no-msgs-"+peer+")") {
+		t.Fatalf("aoi reload: %s", out)
 	}
 }
