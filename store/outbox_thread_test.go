@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// TestSentMessageToIsPerPeer: a message answers one this agent sent only
+// when that one went to the same peer, by id or by thread; a thread shared
+// with one colleague lets no other colleague in, and a notification's
+// outbox entry is not a message.
+func TestSentMessageToIsPerPeer(t *testing.T) {
+	t.Parallel()
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	err := db.Write(ctx, func(tx *Tx) error {
+		for _, r := range []OutboxRecord{
+			{ID: "m-1", To: "eng-suzuki", Method: "aoi.message", Params: json.RawMessage(`{"id":"m-1","thread_id":"th-release"}`)},
+			{ID: "n-1", To: "eng-kato", Method: "aoi.notify", Params: json.RawMessage(`{"thread_id":"th-notify"}`)},
+		} {
+			if err := tx.EnqueueOutbox(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		peer, msgID, thread string
+		want                bool
+	}{
+		{"eng-suzuki", "m-1", "", true},
+		{"eng-suzuki", "", "th-release", true},
+		{"eng-suzuki", "m-2", "th-other", false},
+		{"eng-kato", "m-1", "th-release", false},
+		{"eng-kato", "", "th-notify", false},
+		{"eng-suzuki", "", "", false},
+	} {
+		got, err := db.SentMessageTo(ctx, c.peer, c.msgID, c.thread)
+		if err != nil || got != c.want {
+			t.Errorf("SentMessageTo(%s, %q, %q) = %v (%v), want %v", c.peer, c.msgID, c.thread, got, err, c.want)
+		}
+	}
+	sent, err := db.SentMessagesInThread(ctx, "th-release")
+	if err != nil || len(sent) != 1 || sent[0].ID != "m-1" {
+		t.Errorf("SentMessagesInThread(th-release) = %+v (%v), want m-1", sent, err)
+	}
+}
