@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,6 +51,10 @@ func (a *app) sendCmd() *cobra.Command {
 				return usagef(cmd, "give TEXT or --payload: an empty %s tells the receiver nothing", r.Type)
 			}
 			return call(a, func(svc agent.MessagingService) error {
+				var err error
+				if r.ReplyTo, err = replyToID(cmd.Context(), svc, r.ReplyTo); err != nil {
+					return err
+				}
 				sent, err := svc.SendMessage(cmd.Context(), r)
 				if err != nil {
 					return err
@@ -72,11 +77,36 @@ func (a *app) sendCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&r.TaskID, "task", "", "task id this message concerns (moves the task's state)")
 	f.StringVar(&r.ThreadID, "thread", "", "thread id to keep a conversation together (default: the thread of the --reply-to message, else a new one)")
-	f.StringVar(&r.ReplyTo, "reply-to", "", "message id this answers")
+	f.StringVar(&r.ReplyTo, "reply-to", "", "the message this answers: its ID in aoi messages, or its message id (m-…)")
 	f.StringVar(&r.Priority, "priority", "", "low, normal (default), high or critical")
 	f.StringVar(&payload, "payload", "", `payload as a JSON object, e.g. '{"approved":false,"feedback":"add tests"}'`)
 	f.Int64Var(&r.Forward, "forward", 0, "relay the received message with this id (keeps its sender and thread)")
 	return cmd
+}
+
+// replyToID is the message id --reply-to names. The ID column of `aoi
+// messages` (as --forward takes it) names a received message by its
+// number: a reply to "1" was sent as a reply to a message id nothing
+// held, started a thread of its own and was refused by the asker's ACL
+// as unsolicited (the eleventh walk).
+func replyToID(ctx context.Context, svc agent.MessagingService, given string) (string, error) {
+	seq, err := strconv.ParseInt(given, 10, 64)
+	if err != nil || seq <= 0 {
+		return given, nil // a message id
+	}
+	page, err := svc.Inbox(ctx, agent.InboxFilter{AfterSeq: seq - 1, Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(page.Messages) == 0 || page.Messages[0].Seq != seq {
+		return "", fmt.Errorf("--reply-to %d: there is no received message %d; `aoi messages` lists them with their IDs", seq, seq)
+	}
+	m := page.Messages[0]
+	if m.Type == "" || m.MessageID == "" {
+		return "", fmt.Errorf("--reply-to %d: message %d is %s from %s, not a message its sender can be answered in; reply to a typed message (`aoi messages --type question`)",
+			seq, seq, cell(kindLabel(m), 0), cell(m.From, 0))
+	}
+	return m.MessageID, nil
 }
 
 // sendPayload builds the payload from --payload and the text. TEXT given

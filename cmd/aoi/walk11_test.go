@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +63,7 @@ func TestThreadShowsTheWholeConversation(t *testing.T) {
 // TestReplyToOwnMessagePassesTheACL: a colleague's reply to a message you
 // sent them (or one in its thread) reaches your assistant although no
 // `messages` rule lets them write to you: you started that conversation.
+// The colleague names the message by the ID `aoi messages` shows.
 // A message that answers nothing of yours is still refused, and so is a
 // reply when a rule of yours refuses that colleague.
 func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
@@ -73,9 +75,16 @@ func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
 	cliJSON(t, bin, pm, &q, "send", "eng-suzuki", "question", "can you review PR 12?")
 	got := waitMessages(t, bin, eng, 1)[0]
 
-	out := cli(t, bin, eng, "send", "pm-tanaka", "answer", "yes, after lunch", "--reply-to", got.MessageID)
-	if !strings.Contains(out, "delivered") {
-		t.Errorf("a reply to pm-tanaka's own question:\n%s\nwant it delivered", out)
+	// The engineer replies by the ID `aoi messages` shows.
+	if row := rowOf(cli(t, bin, eng, "messages"), "can you review"); !strings.HasPrefix(row, strconv.FormatInt(got.Seq, 10)+" ") {
+		t.Fatalf("aoi messages row %q, want it to start with ID %d", row, got.Seq)
+	}
+	out := cli(t, bin, eng, "send", "pm-tanaka", "answer", "yes, after lunch", "--reply-to", strconv.FormatInt(got.Seq, 10))
+	if !strings.Contains(out, "delivered") || !strings.Contains(out, "that of "+got.MessageID+" it replies to") {
+		t.Errorf("a reply to pm-tanaka's own question, by its ID in aoi messages:\n%s\nwant it delivered, in reply to %s", out, got.MessageID)
+	}
+	if out := cliFails(t, bin, eng, exitFailure, "send", "pm-tanaka", "answer", "yes", "--reply-to", "99"); !strings.Contains(out, "no received message 99") {
+		t.Errorf("aoi send --reply-to 99 with no message 99:\n%s\nwant it named", out)
 	}
 	cli(t, bin, eng, "send", "pm-tanaka", "note", "done, two comments", "--thread", q.ThreadID)
 	if msgs := waitMessages(t, bin, pm, 2); msgs[0].ThreadID != q.ThreadID || msgs[1].ThreadID != q.ThreadID {
