@@ -295,9 +295,14 @@ var replyTypes = map[string]string{
 // it from a shell, in its task and thread: the pane has no key to reply with, and the walk read a
 // task_assign whose detail ended at its text. --reply-to puts the reply
 // in the message's thread, so the command names no --thread (it wrapped
-// the command onto a third line in the tenth walk). Only ids the wire accepts
-// (letters, digits, "_:-.") are put in the command, so it is safe to
-// paste; a notification (an answer, a task result) gets none.
+// the command onto a third line in the tenth walk), and names the message
+// by its ID in `aoi messages` (its seq), which is shorter than its message
+// id and what the shell's list shows. A message in a conversation (a thread
+// another message started) also gets the command that reads it all, both
+// ways: its "reply to: m-…" said nothing of what it answered (the eleventh
+// walk). Only ids the wire accepts (letters, digits, "_:-.") are put in the
+// commands, so they are safe to paste; a notification (an answer, a task
+// result) gets none.
 func replyHint(r agent.Message) string {
 	if r.Type == "" || !wire.ValidID(r.MessageID) || !wire.ValidID(r.From) {
 		return ""
@@ -310,8 +315,16 @@ func replyHint(r agent.Message) string {
 	if wire.ValidID(r.TaskID) {
 		cmd += " --task " + r.TaskID
 	}
-	cmd += " --reply-to " + r.MessageID
-	return "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n" + cmd
+	if r.Seq > 0 {
+		cmd += " --reply-to " + i64toa(r.Seq)
+	} else {
+		cmd += " --reply-to " + r.MessageID
+	}
+	hint := "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n" + cmd
+	if r.ThreadID != r.MessageID && wire.ValidID(r.ThreadID) {
+		hint += "\nThe whole conversation, your messages included:\naoi messages --thread " + r.ThreadID
+	}
+	return hint
 }
 
 // relatedLabel names what a message's related id is: the query it answers,

@@ -183,7 +183,7 @@ func TestMessageDetailSaysHowToReply(t *testing.T) {
 	if !ok {
 		t.Fatalf("enter opened %T", m.topDialog())
 	}
-	want := "aoi send pm-tanaka progress TEXT --task T-1 --reply-to m-01a23ac7989b" // the reply joins th-1
+	want := "aoi send pm-tanaka progress TEXT --task T-1 --reply-to 3" // its ID in aoi messages; the reply joins th-1
 	if !strings.Contains(d.body, "Your coding assistant reads it (aoi_check_messages)") || !strings.Contains(d.body, want) {
 		t.Errorf("the task_assign's detail does not say how to reply (%q):\n%s", want, d.body)
 	}

@@ -1,0 +1,40 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMessageDetailPointsAtTheConversation: a typed message in a thread
+// another message started (a reply, a task's messages) ends with the
+// command that shows the whole conversation, what the owner sent in it
+// included, since its "reply to: m-…" says nothing of what it answers; a
+// message that starts its own thread gets no such line. At 80 columns the
+// commands are whole on their own lines.
+func TestMessageDetailPointsAtTheConversation(t *testing.T) {
+	svc := fixtureService()
+	svc.messages[2].MessageID = "m-01a23ac7989b"
+	m := newLoaded(t, svc, 80, 30, true)
+	m.setFocus(focusMessages)
+	press(t, m, "enter")
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok {
+		t.Fatalf("enter opened %T", m.topDialog())
+	}
+	frame := screen(m)
+	for _, want := range []string{"aoi send pm-tanaka progress TEXT --task T-1 --reply-to 3", "aoi messages --thread th-1"} {
+		if !strings.Contains(d.body, want) || !strings.Contains(frame, want) {
+			t.Errorf("the detail of a message in thread th-1 does not show %q whole on a line:\n%s", want, frame)
+		}
+	}
+	press(t, m, "esc")
+
+	svc = fixtureService()
+	svc.messages[2].MessageID, svc.messages[2].ThreadID = "m-01a23ac7989b", "m-01a23ac7989b"
+	m = newLoaded(t, svc, 80, 30, true)
+	m.setFocus(focusMessages)
+	press(t, m, "enter")
+	if d, ok := m.topDialog().(*detailDialog); !ok || strings.Contains(d.body, "--thread") {
+		t.Errorf("a message that starts its own thread points at a conversation:\n%v", m.topDialog())
+	}
+}
