@@ -23,6 +23,9 @@ func (c *Core) Messages(ctx context.Context, req MessagesRequest) ([]Message, er
 				m.Question = a.Text
 			}
 		}
+		if r.Type != "" && m.Question == "" {
+			m.Question = c.msgs.RepliedText(ctx, r.ReplyTo, r.From)
+		}
 		out = append(out, m)
 	}
 	return out, nil

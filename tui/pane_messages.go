@@ -245,8 +245,8 @@ func (p *messagesPane) summary(r agent.Message, quoteW int) string {
 	switch {
 	case q != "" && r.RelatedID != "" && strings.HasPrefix(q, "task "):
 		return text + " · re " + q // what was asked for, not words written
-	case q != "" && r.RelatedID != "":
-		return text + " · re “" + q + "”"
+	case q != "" && (r.RelatedID != "" || r.ReplyTo != ""):
+		return text + " · re “" + q + "”" // a typed reply: the message of ours it answers
 	}
 	return text
 }
@@ -332,7 +332,10 @@ func replyHint(r agent.Message) string {
 // askLabel names what this agent sent that the message answers: a
 // question, or a task request (recorded as "task TYPE").
 func askLabel(r agent.Message) string {
-	if strings.HasPrefix(r.Event, "task.") {
+	switch {
+	case r.Type != "":
+		return "your message" // the message of ours a typed reply names
+	case strings.HasPrefix(r.Event, "task."):
 		return "your request"
 	}
 	return "your question"

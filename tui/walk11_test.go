@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestMessageDetailPointsAtTheConversation: a typed message in a thread
@@ -36,5 +39,26 @@ func TestMessageDetailPointsAtTheConversation(t *testing.T) {
 	press(t, m, "enter")
 	if d, ok := m.topDialog().(*detailDialog); !ok || strings.Contains(d.body, "--thread") {
 		t.Errorf("a message that starts its own thread points at a conversation:\n%v", m.topDialog())
+	}
+}
+
+// TestTypedReplySaysWhatItAnswers: a typed message that replies to one the
+// owner sent reads "· re “…”" in its row, as an answer to an asked
+// question does, and its detail names it as "your message" (it showed
+// only "reply to: m-…").
+func TestTypedReplySaysWhatItAnswers(t *testing.T) {
+	svc := fixtureService()
+	svc.messages[2] = agent.Message{Seq: 3, From: "pm-tanaka", Event: "answer", Type: "answer", ThreadID: "m-q1", ReplyTo: "m-q1",
+		MessageID: "m-a1", Question: "認証トークンの修正はどのブランチ？", Data: json.RawMessage(`{"message":"main です"}`), ReceivedAt: fixedNow}
+	m := newLoaded(t, svc, 80, 30, true)
+	m.setFocus(focusMessages)
+	frame := screen(m)
+	if !strings.Contains(frame, "main です · re “認証トークン") {
+		t.Errorf("the reply's row does not say what it answers:\n%s", frame)
+	}
+	press(t, m, "enter")
+	d, ok := m.topDialog().(*detailDialog)
+	if !ok || !strings.Contains(d.body, "your message: 認証トークンの修正はどのブランチ？") {
+		t.Errorf("the reply's detail does not name the message it answers:\n%v", m.topDialog())
 	}
 }

@@ -75,3 +75,22 @@ func delivery(r store.OutboxRecord) string {
 	}
 	return r.State
 }
+
+// RepliedText is the text of the message this agent sent peer that a
+// reply from peer names (replyTo), "" when no such message is kept: what
+// the reply answers, for the owner's inbox ("re “…”"), as an answer to a
+// question names the question.
+func (m *Messenger) RepliedText(ctx context.Context, replyTo, peer string) string {
+	if replyTo == "" {
+		return ""
+	}
+	sent, found, err := m.DB.Outbox(ctx, replyTo)
+	if err != nil || !found || sent.Method != wire.MethodMessage || sent.To != peer {
+		return ""
+	}
+	var p wire.MessageParams
+	if json.Unmarshal(sent.Params, &p) != nil {
+		return ""
+	}
+	return payloadSummary(p.Payload)
+}

@@ -118,7 +118,8 @@ type Message struct {
 	Read          bool `json:"read"`
 	AssistantSeen bool `json:"assistant_seen"`
 	// Question is the text of the owner's question an answer replies to
-	// (RelatedID names one this agent asked), kept across restarts.
+	// (RelatedID names one this agent asked), kept across restarts, or of
+	// the message this agent sent that a typed reply names (ReplyTo).
 	Question string `json:"question,omitempty"`
 	// Sent marks a message this agent sent (InboxFilter.WithSent): it has
 	// no Seq, From is this agent, To the recipient, SentAt when it was

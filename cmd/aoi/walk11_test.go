@@ -58,6 +58,11 @@ func TestThreadShowsTheWholeConversation(t *testing.T) {
 	if out := cli(t, bin, pm, "messages"); strings.Contains(out, "which branch") {
 		t.Errorf("aoi messages lists a sent message:\n%s", out)
 	}
+	// aoi inbox says what a typed reply answers, as it does for an
+	// answer to a question asked with aoi query.
+	if row := rowOf(cli(t, bin, pm, "inbox"), "main has it"); !strings.Contains(row, "“which branch") {
+		t.Errorf("aoi inbox row of the answer = %q, want the question it replies to in ABOUT", row)
+	}
 }
 
 // TestReplyToOwnMessagePassesTheACL: a colleague's reply to a message you
