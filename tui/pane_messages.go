@@ -292,7 +292,7 @@ var replyTypes = map[string]string{
 }
 
 // replyHint says, under a typed message, who reads it and how to answer
-// it from a shell, in its task and thread: the pane has no key to reply with, and the walk read a
+// it, with :reply here or from a shell, in its task and thread: the pane has no key to reply with, and the walk read a
 // task_assign whose detail ended at its text. --reply-to puts the reply
 // in the message's thread, so the command names no --thread (it wrapped
 // the command onto a third line in the tenth walk), and names the message
@@ -320,7 +320,11 @@ func replyHint(r agent.Message) string {
 	} else {
 		cmd += " --reply-to " + r.MessageID
 	}
-	hint := "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n" + cmd
+	hint := "Your coding assistant reads it (aoi_check_messages). To reply yourself:\n"
+	if r.Seq > 0 {
+		hint += ":reply " + i64toa(r.Seq) + " TEXT here, or from a shell:\n"
+	}
+	hint += cmd
 	if r.ThreadID != r.MessageID && wire.ValidID(r.ThreadID) {
 		hint += "\nThe whole conversation, your messages included:\naoi messages --thread " + r.ThreadID
 	}

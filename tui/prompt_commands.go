@@ -16,7 +16,7 @@ import (
 
 // promptCommand is a parsed prompt line.
 type promptCommand struct {
-	name  string // ask, task, focus, trust, answer, decline, release, note, discover, reload, outbox, errors, help, quit
+	name  string // ask, task, focus, trust, answer, decline, release, note, reply, discover, reload, outbox, errors, help, quit
 	ask   agent.AskRequest
 	task  agent.TaskRequest
 	on    bool
@@ -26,7 +26,7 @@ type promptCommand struct {
 }
 
 func commandNames() []string {
-	return []string{"answer", "decline", "discover", "errors", "focus", "help", "note", "outbox", "quit", "release", "reload", "task", "trust"}
+	return []string{"answer", "decline", "discover", "errors", "focus", "help", "note", "outbox", "quit", "release", "reload", "reply", "task", "trust"}
 }
 
 // reloadErrorTitle names the dialog listing why a reload was refused.
@@ -34,7 +34,7 @@ const reloadErrorTitle = "Config not reloaded"
 
 // promptUsage is shown for :help and after a mistake.
 const promptUsage = "@AGENT [!low|!high|!critical] [--scope a,b] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
-	":answer ID text · :decline ID reason · :release [ID] · :note text · :discover · :reload · :outbox · :errors · :help · :quit"
+	":answer ID text · :decline ID reason · :release [ID] · :note text · :reply SEQ text · :discover · :reload · :outbox · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
 func parsePrompt(line string) (promptCommand, error) {
@@ -226,6 +226,12 @@ func parseColon(f []string, line string) (promptCommand, error) {
 			return promptCommand{}, errors.New("write :note followed by the note")
 		}
 		return promptCommand{name: "note", text: rest(1)}, nil
+	case "reply":
+		// The colleague's assistant reads it: a message, by its seq.
+		if len(f) < 3 {
+			return promptCommand{}, errors.New("write :reply SEQ text, SEQ being the message's seq (its detail shows it, as aoi messages does)")
+		}
+		return promptCommand{name: "reply", id: f[1], text: rest(2)}, nil
 	case "discover", "reload", "outbox", "errors", "help", "quit", "q":
 		name := f[0]
 		if name == "q" {
@@ -483,6 +489,8 @@ func (m *Model) simpleCommand(c promptCommand) tea.Cmd {
 			_, err := s.Note(ctx, agent.NoteRequest{Text: c.text})
 			return err
 		})
+	case "reply":
+		return m.reply(c.id, c.text)
 	case "discover":
 		return m.discover()
 	case "outbox":

@@ -26,6 +26,8 @@ type Service interface {
 	Messages(ctx context.Context, req agent.MessagesRequest) ([]agent.Message, error)
 	MarkMessagesRead(ctx context.Context, req agent.MarkReadRequest) error
 	CoordTasks(ctx context.Context, req agent.CoordTasksRequest) ([]agent.CoordTask, error)
+	// SendMessage backs :reply, a typed message back to a message's sender.
+	SendMessage(ctx context.Context, req agent.SendMessageRequest) (agent.SentMessage, error)
 	// Outbox backs :outbox, what waits to be delivered to peers.
 	Outbox(ctx context.Context) ([]agent.OutboxEntry, error)
 	// Note backs :note; Audit the Audit pane.

@@ -334,6 +334,14 @@ func (s *testService) Note(_ context.Context, req agent.NoteRequest) (agent.Note
 	return agent.NoteSaved{ID: 1}, s.record("note %s", text)
 }
 
+func (s *testService) SendMessage(_ context.Context, req agent.SendMessageRequest) (agent.SentMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sent := agent.SentMessage{ID: "m-sent1", To: req.To, Type: req.Type, TaskID: req.TaskID, ThreadID: req.ReplyTo,
+		Note: "delivered; " + req.To + "'s assistant sees it on its next aoi_check_messages"}
+	return sent, s.record("send %s %s task=%s reply_to=%s %s", req.To, req.Type, req.TaskID, req.ReplyTo, req.Payload)
+}
+
 func (s *testService) Outbox(context.Context) ([]agent.OutboxEntry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

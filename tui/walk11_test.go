@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestMessageDetailPointsAtTheConversation(t *testing.T) {
 		t.Fatalf("enter opened %T", m.topDialog())
 	}
 	frame := screen(m)
-	for _, want := range []string{"aoi send pm-tanaka progress TEXT --task T-1 --reply-to 3", "aoi messages --thread th-1"} {
+	for _, want := range []string{":reply 3 TEXT here", "aoi send pm-tanaka progress TEXT --task T-1 --reply-to 3", "aoi messages --thread th-1"} {
 		if !strings.Contains(d.body, want) || !strings.Contains(frame, want) {
 			t.Errorf("the detail of a message in thread th-1 does not show %q whole on a line:\n%s", want, frame)
 		}
@@ -60,5 +61,37 @@ func TestTypedReplySaysWhatItAnswers(t *testing.T) {
 	d, ok := m.topDialog().(*detailDialog)
 	if !ok || !strings.Contains(d.body, "your message: 認証トークンの修正はどのブランチ？") {
 		t.Errorf("the reply's detail does not name the message it answers:\n%v", m.topDialog())
+	}
+}
+
+// TestReplyFromThePrompt: `:reply SEQ text` answers a received message
+// from the interface: to its sender, as the reply its type calls for, in
+// its task and thread, and says what became of it. A seq the pane does not
+// hold, or a notification, is refused saying why.
+func TestReplyFromThePrompt(t *testing.T) {
+	svc := fixtureService()
+	svc.messages[2].MessageID = "m-01a23ac7989b"
+	m := newLoaded(t, svc, 80, 30, true)
+	press(t, m, ":")
+	typeText(t, m, "reply 3 started; PR by Friday")
+	press(t, m, "enter")
+	want := `send pm-tanaka progress task=T-1 reply_to=m-01a23ac7989b {"message":"started; PR by Friday"}`
+	if calls := svc.Calls(); !slices.Contains(calls, want) {
+		t.Errorf(":reply 3 made the calls %q; want %q", calls, want)
+	}
+	if frame := screen(m); !strings.Contains(frame, "progress m-sent1 to pm-tanaka: delivered") {
+		t.Errorf("the reply does not say it was delivered:\n%s", frame)
+	}
+	for _, c := range []struct{ line, want string }{
+		{"reply 9 hello", "no message 9 in the Messages pane"},
+		{"reply 2 thanks", "not a message to reply to"},
+		{"reply 3", "write :reply SEQ text"},
+	} {
+		press(t, m, ":")
+		typeText(t, m, c.line)
+		press(t, m, "enter")
+		if frame := screen(m); !strings.Contains(frame, c.want) {
+			t.Errorf(":%s does not say %q:\n%s", c.line, c.want, frame)
+		}
 	}
 }
