@@ -168,6 +168,9 @@ func printSent(w io.Writer, s agent.SentMessage, repliesTo string) {
 	fmt.Fprintf(w, "\n%s\n", sanitize(s.Note, false))
 }
 
+// defaultMessagesLimit is how many messages `aoi messages` shows.
+const defaultMessagesLimit = 50
+
 // messagesCmd is `aoi messages`: the typed messages the assistant sees.
 func (a *app) messagesCmd() *cobra.Command {
 	var f agent.InboxFilter
@@ -190,9 +193,9 @@ func (a *app) messagesCmd() *cobra.Command {
 					return err
 				}
 				if f.WithSent {
-					return a.emit(page, func(w io.Writer) { printConversation(w, page, f.ThreadID) })
+					return a.emit(page, func(w io.Writer) { printConversation(w, page, f) })
 				}
-				return a.emit(page, func(w io.Writer) { printMessages(w, page) })
+				return a.emit(page, func(w io.Writer) { printMessages(w, page, f) })
 			})
 		},
 	}
@@ -202,11 +205,11 @@ func (a *app) messagesCmd() *cobra.Command {
 	fl.StringVar(&f.TaskID, "task", "", "only this task's messages")
 	fl.StringVar(&f.ThreadID, "thread", "", "only this thread: the conversation, the messages you sent in it included")
 	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant (assistant_seen false; read is your own mark)")
-	fl.IntVar(&f.Limit, "limit", 50, "how many to show")
+	fl.IntVar(&f.Limit, "limit", defaultMessagesLimit, "how many to show")
 	return cmd
 }
 
-func printMessages(w io.Writer, p agent.InboxPage) {
+func printMessages(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
 	if len(p.Messages) == 0 {
 		fmt.Fprintln(w, "no messages")
 		return
@@ -218,15 +221,35 @@ func printMessages(w io.Writer, p agent.InboxPage) {
 	}
 	table(w, []string{"ID", "FROM", "TYPE", "TASK", "PRIORITY", "RECEIVED", "SUMMARY"}, rows)
 	if p.More {
-		fmt.Fprintf(w, "more waiting: aoi messages --after %d\n", p.LastID)
+		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p.LastID))
 	}
+}
+
+// nextPage is the command that lists the next page: the same filters,
+// after the last message shown ("aoi messages --after 1" under a --type
+// answer page listed every type).
+func nextPage(f agent.InboxFilter, last int64) string {
+	cmd := "aoi messages"
+	for _, o := range []struct{ flag, v string }{{"--type", f.Type}, {"--task", f.TaskID}, {"--thread", f.ThreadID}} {
+		if o.v != "" {
+			cmd += " " + o.flag + " " + cell(o.v, 0)
+		}
+	}
+	if f.Unread {
+		cmd += " --unread"
+	}
+	if f.Limit != defaultMessagesLimit {
+		cmd += " --limit " + strconv.Itoa(f.Limit)
+	}
+	return cmd + " --after " + strconv.FormatInt(last, 10)
 }
 
 // printConversation is a thread as it was said, both ways, in time order:
 // each row says whether it was received (from whom) or sent (to whom, and
 // whether it got there). A sent message has no inbox id; its row shows
 // the message id a reply names.
-func printConversation(w io.Writer, p agent.InboxPage, thread string) {
+func printConversation(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
+	thread := f.ThreadID
 	if len(p.Messages) == 0 {
 		fmt.Fprintf(w, "no messages in thread %s, sent or received\n", cell(thread, 0))
 		return
@@ -242,7 +265,7 @@ func printConversation(w io.Writer, p agent.InboxPage, thread string) {
 	}
 	table(w, []string{"ID", "SENT / RECEIVED", "TYPE", "TASK", "AT", "SUMMARY"}, rows)
 	if p.More {
-		fmt.Fprintf(w, "more waiting: aoi messages --thread %s --after %d\n", cell(thread, 0), p.LastID)
+		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p.LastID))
 	}
 }
 

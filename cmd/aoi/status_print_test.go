@@ -75,7 +75,7 @@ func TestPendingRequestWithoutEndpoint(t *testing.T) {
 func TestMessagesNameARejectedTask(t *testing.T) {
 	var b bytes.Buffer
 	printMessages(&b, agent.InboxPage{Messages: []agent.Message{{Seq: 3, From: "eng-suzuki", Event: "task.failed",
-		Data: []byte(`{"task_id":"t-1","status":"rejected","summary":"say_hi rejected: not now"}`)}}})
+		Data: []byte(`{"task_id":"t-1","status":"rejected","summary":"say_hi rejected: not now"}`)}}}, agent.InboxFilter{})
 	if out := b.String(); !strings.Contains(out, "task rejected") {
 		t.Errorf("aoi messages printed:\n%s", out)
 	}

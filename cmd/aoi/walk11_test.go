@@ -58,6 +58,18 @@ func TestThreadShowsTheWholeConversation(t *testing.T) {
 	if out := cli(t, bin, pm, "messages"); strings.Contains(out, "which branch") {
 		t.Errorf("aoi messages lists a sent message:\n%s", out)
 	}
+	// A page of a filtered list points at the next page of the same
+	// filter, not at every message after it.
+	waitMessages(t, bin, eng, 3)
+	out = cli(t, bin, eng, "messages", "--type", "note", "--limit", "1")
+	next := strings.TrimPrefix(rowOf(out, "more waiting: "), "more waiting: aoi ")
+	if !strings.HasPrefix(next, "messages --type note --limit 1 --after ") {
+		t.Fatalf("aoi messages --type note --limit 1 points at %q for more:\n%s", next, out)
+	}
+	if out := cli(t, bin, eng, strings.Fields(next)...); !strings.Contains(out, "standup") || strings.Contains(out, "which branch") {
+		t.Errorf("aoi %s, the next page it pointed at:\n%s\nwant the second note alone", next, out)
+	}
+
 	// aoi inbox says what a typed reply answers, as it does for an
 	// answer to a question asked with aoi query.
 	if row := rowOf(cli(t, bin, pm, "inbox"), "main has it"); !strings.Contains(row, "“which branch") {
