@@ -94,7 +94,8 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 	if p.Origin != "" && !wire.ValidAgentID(p.Origin) {
 		return nil, errs.Invalid("params.origin is not an agent id")
 	}
-	if err := m.checkMessaging(ctx, call, p); err != nil {
+	asReply, err := m.checkMessaging(ctx, call, p)
+	if err != nil {
 		return nil, err
 	}
 	if p.Priority == "" {
@@ -102,8 +103,12 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 	}
 	rec := store.MessageRecord{MsgID: p.ID, From: p.From, Event: p.Type, Data: m.redactJSON(p.Payload), ReceivedAt: m.Now(),
 		Type: p.Type, TaskID: p.TaskID, ThreadID: p.ThreadID, ReplyTo: p.ReplyTo, Origin: p.Origin, Priority: p.Priority}
+	detail := map[string]any{"type": p.Type, "task_id": p.TaskID, "thread_id": p.ThreadID, "origin": p.Origin}
+	if asReply {
+		detail["allowed_as"] = "reply" // no messages rule let it in: the owner's own conversation did
+	}
 	var ack wire.MessageAck
-	err := m.DB.Write(ctx, func(tx *store.Tx) error {
+	err = m.DB.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		ack.Seq, ack.Duplicate, err = tx.InsertMessage(rec)
 		if err != nil || ack.Duplicate {
@@ -115,8 +120,8 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 		if _, err := m.moveTask(tx, p.TaskID, p.From, p.Type, rec.Data, false); err != nil {
 			return err
 		}
-		_, err = tx.AppendAudit(p.From, call.Method, "ok", map[string]any{"type": p.Type, "task_id": p.TaskID,
-			"thread_id": p.ThreadID, "origin": p.Origin, "seq": ack.Seq})
+		detail["seq"] = ack.Seq
+		_, err = tx.AppendAudit(p.From, call.Method, "ok", detail)
 		return err
 	})
 	if err != nil {
@@ -141,28 +146,25 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 // message that answers one this agent sent the caller (it replies to it,
 // or is in its thread) is let in where only default_permission refused
 // it: the owner started that conversation, as an answer to a question
-// they asked is let in (aoi.notify). A rule that refuses the caller still
-// refuses it.
-func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, p wire.MessageParams) error {
+// they asked is let in (aoi.notify); asReply says so, for the audit row. A
+// rule that refuses the caller still refuses it.
+func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, p wire.MessageParams) (asReply bool, err error) {
 	d := m.Policy().CheckMessages(m.PeerAPI.Subject(call.Caller))
 	if d.AuditOnly {
 		m.PeerAPI.AuditACLOnly(ctx, call, "messages", d)
 	}
 	if d.Allowed {
-		return nil
+		return false, nil
 	}
 	if d.RuleID == "" {
 		answers, err := m.DB.SentMessageTo(ctx, p.From, p.ReplyTo, p.ThreadID)
-		if err != nil {
-			return err
-		}
-		if answers {
-			return nil
+		if err != nil || answers {
+			return answers, err
 		}
 	}
 	m.PeerAPI.AuditRefusal(ctx, call, "acl", map[string]any{"scope": "messages", "rule": d.RuleID, "reason": d.Reason})
 	m.tellRefused(p.From)
-	return errs.Denied(d.Told, map[string]any{"required_permission": "messages.write"})
+	return false, errs.Denied(d.Told, map[string]any{"required_permission": "messages.write"})
 }
 
 // tellRefused rings the owner when their ACL refuses a trusted peer's

@@ -108,6 +108,11 @@ func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
 		t.Errorf("pm-tanaka received %+v, want both in thread %s", msgs, q.ThreadID)
 	}
 
+	// pm-tanaka's audit log says what let them in.
+	if out := cli(t, bin, pm, "--json", "audit", "--method", "aoi.message"); strings.Count(out, `"allowed_as": "reply"`) != 2 {
+		t.Errorf("pm-tanaka's audit rows of the two replies do not say they were let in as replies:\n%s", out)
+	}
+
 	out = cliFails(t, bin, eng, exitFailure, "send", "pm-tanaka", "note", "unrelated: can I take Friday off?")
 	if !strings.Contains(out, "refused") {
 		t.Errorf("a message that answers nothing pm-tanaka sent:\n%s\nwant it refused", out)
