@@ -290,16 +290,17 @@ func (db *DB) SentMessagesInThread(ctx context.Context, threadID string) ([]Outb
 }
 
 // SentMessageTo reports whether this agent sent peer a typed message with
-// id msgID or in thread threadID (either may be ""): a message from peer
-// naming it answers something this agent wrote to it.
-func (db *DB) SentMessageTo(ctx context.Context, peer, msgID, threadID string) (bool, error) {
-	if msgID == "" && threadID == "" {
+// id msgID, in thread threadID or about task taskID (each may be ""): a
+// message from peer naming it answers something this agent wrote to it.
+func (db *DB) SentMessageTo(ctx context.Context, peer, msgID, threadID, taskID string) (bool, error) {
+	if msgID == "" && threadID == "" && taskID == "" {
 		return false, nil
 	}
 	var n int
 	err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE to_agent = ? AND method = 'aoi.message'
-		AND ((? != '' AND id = ?) OR (? != '' AND json_extract(params, '$.thread_id') = ?))`,
-		peer, msgID, msgID, threadID, threadID).Scan(&n)
+		AND ((? != '' AND id = ?) OR (? != '' AND json_extract(params, '$.thread_id') = ?)
+			OR (? != '' AND json_extract(params, '$.task_id') = ?))`,
+		peer, msgID, msgID, threadID, threadID, taskID, taskID).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("store: looking for a message sent to %s: %w", peer, err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // TestSentMessageToIsPerPeer: a message answers one this agent sent only
-// when that one went to the same peer, by id or by thread; a thread shared
+// when that one went to the same peer, by id, thread or task; a thread shared
 // with one colleague lets no other colleague in, and a notification's
 // outbox entry is not a message.
 func TestSentMessageToIsPerPeer(t *testing.T) {
@@ -16,7 +16,7 @@ func TestSentMessageToIsPerPeer(t *testing.T) {
 	ctx := context.Background()
 	err := db.Write(ctx, func(tx *Tx) error {
 		for _, r := range []OutboxRecord{
-			{ID: "m-1", To: "eng-suzuki", Method: "aoi.message", Params: json.RawMessage(`{"id":"m-1","thread_id":"th-release"}`)},
+			{ID: "m-1", To: "eng-suzuki", Method: "aoi.message", Params: json.RawMessage(`{"id":"m-1","thread_id":"th-release","task_id":"T-7"}`)},
 			{ID: "n-1", To: "eng-kato", Method: "aoi.notify", Params: json.RawMessage(`{"thread_id":"th-notify"}`)},
 		} {
 			if err := tx.EnqueueOutbox(r); err != nil {
@@ -29,19 +29,20 @@ func TestSentMessageToIsPerPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		peer, msgID, thread string
-		want                bool
+		peer, msgID, thread, task string
+		want                      bool
 	}{
-		{"eng-suzuki", "m-1", "", true},
-		{"eng-suzuki", "", "th-release", true},
-		{"eng-suzuki", "m-2", "th-other", false},
-		{"eng-kato", "m-1", "th-release", false},
-		{"eng-kato", "", "th-notify", false},
-		{"eng-suzuki", "", "", false},
+		{"eng-suzuki", "m-1", "", "", true},
+		{"eng-suzuki", "", "th-release", "", true},
+		{"eng-suzuki", "", "", "T-7", true},
+		{"eng-suzuki", "m-2", "th-other", "T-8", false},
+		{"eng-kato", "m-1", "th-release", "T-7", false},
+		{"eng-kato", "", "th-notify", "", false},
+		{"eng-suzuki", "", "", "", false},
 	} {
-		got, err := db.SentMessageTo(ctx, c.peer, c.msgID, c.thread)
+		got, err := db.SentMessageTo(ctx, c.peer, c.msgID, c.thread, c.task)
 		if err != nil || got != c.want {
-			t.Errorf("SentMessageTo(%s, %q, %q) = %v (%v), want %v", c.peer, c.msgID, c.thread, got, err, c.want)
+			t.Errorf("SentMessageTo(%s, %q, %q, %q) = %v (%v), want %v", c.peer, c.msgID, c.thread, c.task, got, err, c.want)
 		}
 	}
 	sent, err := db.SentMessagesInThread(ctx, "th-release")

@@ -144,8 +144,8 @@ func (m *Messenger) handleMessage(ctx context.Context, call *rpc.Call) (any, err
 // checkMessaging applies the ACL's messages rules to the caller, a
 // pinned peer (CheckFrom), and tells the owner when they refuse it. A
 // message that answers one this agent sent the caller (it replies to it,
-// or is in its thread) is let in where only default_permission refused
-// it: the owner started that conversation, as an answer to a question
+// is in its thread, or is about its task: progress on a task the owner
+// assigned) is let in where only default_permission refused it: the owner started that conversation, as an answer to a question
 // they asked is let in (aoi.notify); asReply says so, for the audit row. A
 // rule that refuses the caller still refuses it.
 func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, p wire.MessageParams) (asReply bool, err error) {
@@ -157,7 +157,7 @@ func (m *Messenger) checkMessaging(ctx context.Context, call *rpc.Call, p wire.M
 		return false, nil
 	}
 	if d.RuleID == "" {
-		answers, err := m.DB.SentMessageTo(ctx, p.From, p.ReplyTo, p.ThreadID)
+		answers, err := m.DB.SentMessageTo(ctx, p.From, p.ReplyTo, p.ThreadID, p.TaskID)
 		if err != nil || answers {
 			return answers, err
 		}

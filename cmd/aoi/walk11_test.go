@@ -80,7 +80,8 @@ func TestThreadShowsTheWholeConversation(t *testing.T) {
 // TestReplyToOwnMessagePassesTheACL: a colleague's reply to a message you
 // sent them (or one in its thread) reaches your assistant although no
 // `messages` rule lets them write to you: you started that conversation.
-// The colleague names the message by the ID `aoi messages` shows.
+// The colleague names the message by the ID `aoi messages` shows. Progress
+// on a task you assigned them gets through the same way.
 // A message that answers nothing of yours is still refused, and so is a
 // reply when a rule of yours refuses that colleague.
 func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
@@ -108,8 +109,14 @@ func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
 		t.Errorf("pm-tanaka received %+v, want both in thread %s", msgs, q.ThreadID)
 	}
 
+	// Progress on a task pm-tanaka assigned gets through as well.
+	cli(t, bin, pm, "send", "eng-suzuki", "task_assign", "translate the login page", "--task", "L10N-1")
+	if out := cli(t, bin, eng, "send", "-", "progress", "half of it is done", "--task", "L10N-1"); !strings.Contains(out, "delivered") {
+		t.Errorf("progress on the task pm-tanaka assigned:\n%s\nwant it delivered", out)
+	}
+
 	// pm-tanaka's audit log says what let them in.
-	if out := cli(t, bin, pm, "--json", "audit", "--method", "aoi.message"); strings.Count(out, `"allowed_as": "reply"`) != 2 {
+	if out := cli(t, bin, pm, "--json", "audit", "--method", "aoi.message"); strings.Count(out, `"allowed_as": "reply"`) != 3 {
 		t.Errorf("pm-tanaka's audit rows of the two replies do not say they were let in as replies:\n%s", out)
 	}
 
