@@ -281,12 +281,17 @@ func truncate(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "")
 }
 
-// SentMessagesInThread returns the typed messages this agent sent in
-// threadID (aoi.message entries still in the outbox, delivered or not),
-// oldest first: the sent half of a conversation.
-func (db *DB) SentMessagesInThread(ctx context.Context, threadID string) ([]OutboxRecord, error) {
-	return db.outboxWhere(ctx, `method = 'aoi.message' AND json_extract(params, '$.thread_id') = ?
-		ORDER BY created_at, id`, threadID)
+// SentMessages returns the typed messages this agent sent in threadID
+// and about taskID ("" matches any; both "" match none), aoi.message
+// entries still in the outbox, delivered or not, oldest first: the sent
+// half of a conversation.
+func (db *DB) SentMessages(ctx context.Context, threadID, taskID string) ([]OutboxRecord, error) {
+	if threadID == "" && taskID == "" {
+		return nil, nil
+	}
+	return db.outboxWhere(ctx, `method = 'aoi.message'
+		AND (? = '' OR json_extract(params, '$.thread_id') = ?) AND (? = '' OR json_extract(params, '$.task_id') = ?)
+		ORDER BY created_at, id`, threadID, threadID, taskID, taskID)
 }
 
 // SentMessageTo reports whether this agent sent peer a typed message with

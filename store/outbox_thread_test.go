@@ -45,8 +45,13 @@ func TestSentMessageToIsPerPeer(t *testing.T) {
 			t.Errorf("SentMessageTo(%s, %q, %q, %q) = %v (%v), want %v", c.peer, c.msgID, c.thread, c.task, got, err, c.want)
 		}
 	}
-	sent, err := db.SentMessagesInThread(ctx, "th-release")
-	if err != nil || len(sent) != 1 || sent[0].ID != "m-1" {
-		t.Errorf("SentMessagesInThread(th-release) = %+v (%v), want m-1", sent, err)
+	for _, c := range []struct {
+		thread, task string
+		want         int
+	}{{"th-release", "", 1}, {"", "T-7", 1}, {"th-release", "T-7", 1}, {"th-release", "T-8", 0}, {"th-notify", "", 0}, {"", "", 0}} {
+		sent, err := db.SentMessages(ctx, c.thread, c.task)
+		if err != nil || len(sent) != c.want || (c.want == 1 && sent[0].ID != "m-1") {
+			t.Errorf("SentMessages(%q, %q) = %+v (%v), want %d (m-1)", c.thread, c.task, sent, err, c.want)
+		}
 	}
 }

@@ -423,7 +423,7 @@ func (m *Messenger) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
 			return page, err
 		}
 	}
-	if f.WithSent && f.ThreadID != "" && !f.Unread {
+	if f.WithSent && (f.ThreadID != "" || f.TaskID != "") && !f.Unread {
 		return page, m.withSent(ctx, f, &page)
 	}
 	return page, nil

@@ -10,9 +10,10 @@ import (
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// withSent merges into a thread's page the messages this agent sent in it,
-// in time order, so `aoi messages --thread` reads as the conversation and
-// not as its received half (the tenth walk). A sent message goes on the
+// withSent merges into a thread's or a task's page the messages this
+// agent sent in it, in time order, so `aoi messages --thread` (--task)
+// reads as the conversation and not as its received half (the tenth
+// walk). A sent message goes on the
 // page whose received messages span its time: after the message the page
 // starts after (AfterSeq), and up to the page's last message when more
 // follow, so paging shows each sent message once.
@@ -25,7 +26,7 @@ func (m *Messenger) withSent(ctx context.Context, f InboxFilter, page *InboxPage
 	if page.More && len(page.Messages) > 0 {
 		upto = page.Messages[len(page.Messages)-1].ReceivedAt
 	}
-	sent, err := m.DB.SentMessagesInThread(ctx, f.ThreadID)
+	sent, err := m.DB.SentMessages(ctx, f.ThreadID, f.TaskID)
 	if err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func (m *Messenger) withSent(ctx context.Context, f InboxFilter, page *InboxPage
 		if r.CreatedAt.Before(from) || (!upto.IsZero() && r.CreatedAt.After(upto)) {
 			continue
 		}
-		if msg, ok := sentView(r); ok && (f.Type == "" || msg.Type == f.Type) && (f.TaskID == "" || msg.TaskID == f.TaskID) {
+		if msg, ok := sentView(r); ok && (f.Type == "" || msg.Type == f.Type) {
 			page.Messages = append(page.Messages, msg)
 		}
 	}

@@ -64,8 +64,9 @@ type InboxFilter struct {
 	// Assistant marks the call as the coding assistant's poll (its
 	// heartbeat); the CLI and the interface leave it false.
 	Assistant bool `json:"assistant,omitempty"`
-	// WithSent adds, to a ThreadID page, the messages this agent sent in
-	// the thread, so the page reads as the whole conversation (Sent set).
+	// WithSent adds, to a ThreadID or TaskID page, the messages this agent
+	// sent in the thread or about the task, so the page reads as the whole
+	// conversation (Sent set).
 	WithSent bool `json:"with_sent,omitempty"`
 }
 

@@ -185,8 +185,9 @@ func (a *app) messagesCmd() *cobra.Command {
 			if f.Type != "" && !slices.Contains(wire.MessageTypes, f.Type) {
 				return usagef(cmd, "--type %q is not a message type; use one of %s", f.Type, strings.Join(wire.MessageTypes, ", "))
 			}
-			// A thread is a conversation: what this agent sent in it too.
-			f.WithSent = f.ThreadID != ""
+			// A thread or a task is a conversation: what this agent sent
+			// in it too (the unread are received ones only).
+			f.WithSent = (f.ThreadID != "" || f.TaskID != "") && !f.Unread
 			return call(a, func(svc agent.MessagingService) error {
 				page, err := svc.Inbox(cmd.Context(), f)
 				if err != nil {
@@ -202,7 +203,7 @@ func (a *app) messagesCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.Int64Var(&f.AfterSeq, "after", 0, "show messages after this id")
 	fl.StringVar(&f.Type, "type", "", "only this type ("+strings.Join(wire.MessageTypes, ", ")+")")
-	fl.StringVar(&f.TaskID, "task", "", "only this task's messages")
+	fl.StringVar(&f.TaskID, "task", "", "only this task's messages, the ones you sent included")
 	fl.StringVar(&f.ThreadID, "thread", "", "only this thread: the conversation, the messages you sent in it included")
 	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant (assistant_seen false; read is your own mark)")
 	fl.IntVar(&f.Limit, "limit", defaultMessagesLimit, "how many to show")
@@ -244,14 +245,14 @@ func nextPage(f agent.InboxFilter, last int64) string {
 	return cmd + " --after " + strconv.FormatInt(last, 10)
 }
 
-// printConversation is a thread as it was said, both ways, in time order:
+// printConversation is a thread or a task as it was said, both ways, in
+// time order:
 // each row says whether it was received (from whom) or sent (to whom, and
 // whether it got there). A sent message has no inbox id; its row shows
 // the message id a reply names.
 func printConversation(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
-	thread := f.ThreadID
 	if len(p.Messages) == 0 {
-		fmt.Fprintf(w, "no messages in thread %s, sent or received\n", cell(thread, 0))
+		fmt.Fprintf(w, "no messages %s, sent or received\n", conversationName(f))
 		return
 	}
 	rows := make([][]string, 0, len(p.Messages))
@@ -267,6 +268,17 @@ func printConversation(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
 	if p.More {
 		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p.LastID))
 	}
+}
+
+// conversationName says which conversation a filter names.
+func conversationName(f agent.InboxFilter) string {
+	switch {
+	case f.ThreadID != "" && f.TaskID != "":
+		return "in thread " + cell(f.ThreadID, 0) + " about task " + cell(f.TaskID, 0)
+	case f.ThreadID != "":
+		return "in thread " + cell(f.ThreadID, 0)
+	}
+	return "about task " + cell(f.TaskID, 0)
 }
 
 // sender is who a received message is from, with its first sender when

@@ -114,6 +114,12 @@ func TestReplyToOwnMessagePassesTheACL(t *testing.T) {
 	if out := cli(t, bin, eng, "send", "-", "progress", "half of it is done", "--task", "L10N-1"); !strings.Contains(out, "delivered") {
 		t.Errorf("progress on the task pm-tanaka assigned:\n%s\nwant it delivered", out)
 	}
+	// aoi messages --task is the task's conversation, both ways.
+	out = cli(t, bin, pm, "messages", "--task", "L10N-1")
+	assign, progress := strings.Index(out, "sent to eng-suzuki"), strings.Index(out, "from eng-suzuki")
+	if assign < 0 || progress < assign || !strings.Contains(out, "translate the login page") {
+		t.Errorf("aoi messages --task L10N-1 on pm-tanaka's side:\n%s\nwant the task_assign sent, then the progress received", out)
+	}
 
 	// pm-tanaka's audit log says what let them in.
 	if out := cli(t, bin, pm, "--json", "audit", "--method", "aoi.message"); strings.Count(out, `"allowed_as": "reply"`) != 3 {
