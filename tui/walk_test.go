@@ -657,7 +657,7 @@ func TestCandidatesOutliveACursorBlink(t *testing.T) {
 	}
 	type blink struct{}
 	m.Update(blink{})
-	if !strings.Contains(screen(m), "2 match: release · reload") {
+	if !strings.Contains(screen(m), "3 match: release · reload · reply") {
 		t.Errorf("the candidates went with a non-key message:\n%s", screen(m))
 	}
 	press(t, m, "l")
