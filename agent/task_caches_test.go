@@ -16,8 +16,9 @@ import (
 )
 
 // runScriptTask runs script (sh -c, $1 a file it may write what it saw
-// to) as pm-tanaka's task on eng-suzuki, whose config change adjusts the
-// task type, and returns the ended task and what the script wrote there.
+// to: its folder is the one the task type lets it write besides its own)
+// as pm-tanaka's task on eng-suzuki, whose config change adjusts the task
+// type, and returns the ended task and what the script wrote there.
 func runScriptTask(t *testing.T, script string, change func(*config.TaskType)) (*testAgent, agent.Task, string) {
 	t.Helper()
 	eng, done, seen := runScriptTasks(t, []string{script}, change)
@@ -37,7 +38,8 @@ func runScriptTasks(t *testing.T, scripts []string, change func(*config.TaskType
 		c.Tasks = map[string]config.TaskType{}
 		for i, script := range scripts {
 			tt := config.TaskType{Command: []string{"sh", "-c", script, "sh", seen}, Context: "acme/webapp",
-				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}}
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false},
+				Writable: []string{filepath.Dir(seen)}}
 			if change != nil {
 				change(&tt)
 			}

@@ -55,6 +55,7 @@ func escapeeEndsWithItsTask(t *testing.T, escape string) {
 		c.Tasks = map[string]config.TaskType{"serve": {
 			Command: []string{"sh", "-c", script}, Context: "acme/webapp",
 			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false},
+			Writable: []string{filepath.Dir(pidFile)},
 		}}
 	})
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)

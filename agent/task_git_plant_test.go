@@ -36,9 +36,13 @@ func TestPeersTaskCannotPlantCommandsInTheOwnersGit(t *testing.T) {
 		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		// Unconfined: a confined command cannot write the repository's
+		// git folder at all (TestConfinedTaskWritesOnlyItsOwnFolders);
+		// the guard is what a task type the owner leaves unconfined has.
 		c.Tasks = map[string]config.TaskType{"run_tests": {
 			Command: []string{"sh", "test.sh"}, Context: "acme/webapp", AllowRef: true,
 			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false},
+			Unconfined: true,
 		}}
 	})
 	pm := newTestAgent(t, "pm-tanaka", "pm", nil)

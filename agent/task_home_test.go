@@ -41,7 +41,8 @@ echo 1 passed
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
 		tt := config.TaskType{Command: []string{"sh", "-c", script, "sh", seen}, Context: "acme/webapp",
-			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}}
+			Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false},
+			Writable: []string{filepath.Dir(seen)}}
 		real := tt
 		real.RealHome = true
 		c.Tasks = map[string]config.TaskType{"run_tests": tt, "run_tests_home": real}

@@ -177,6 +177,16 @@ func checkTask(c *Config, name string, t TaskType) Errors {
 		errs = append(errs, &Error{Path: at("allow_ref"), Problem: "allow_ref needs isolation worktree: a ref is checked out in a fresh worktree",
 			Fix: `set "isolation": "worktree", or remove allow_ref`})
 	}
+	if t.Unconfined && t.MCPTool != "" {
+		errs = append(errs, &Error{Path: at("unconfined"), Problem: "unconfined applies to a command: an mcp_tool task runs in your coding assistant, which aoi does not confine",
+			Fix: `remove "unconfined"`})
+	}
+	for i, w := range t.Writable {
+		if !filepath.IsAbs(w) {
+			errs = append(errs, &Error{Path: at("writable", strconv.Itoa(i)), Problem: fmt.Sprintf("%q is not an absolute path", w),
+				Fix: "name the folder from the root, e.g. \"/var/cache/mytool\" (${HOME} is expanded)"})
+		}
+	}
 	errs = append(errs, checkParams(at, t)...)
 	errs = append(errs, checkPassEnv(at, t.PassEnv)...)
 	return errs

@@ -167,12 +167,20 @@ type TaskType struct {
 	// Makefile) as the owner, with everything the owner can open, so it
 	// is off unless the owner turns it on for a task type.
 	AllowRef bool `json:"allow_ref,omitempty"`
-	// RealHome runs the command with the owner's HOME and XDG folders.
-	// Without it a task gets a scratch home of its own, removed when it
-	// ends, so what it writes to ~/.bashrc or ~/.config stays out of the
-	// owner's (it is no sandbox: a command naming the real path still
-	// writes there). Only the owner's config sets it.
+	// RealHome runs the command with the owner's HOME and XDG folders,
+	// which it may then write. Without it a task gets a scratch home of
+	// its own, removed when it ends, so what it writes to ~/.bashrc or
+	// ~/.config stays out of the owner's. Only the owner's config sets it.
 	RealHome bool `json:"real_home,omitempty"`
+	// Unconfined runs the command without its Landlock confinement (it
+	// then writes wherever the owner can and may signal aoi), for a tool
+	// that must write outside its worktree, task folder and the peer's
+	// caches. Only the owner's config sets it; command tasks only.
+	Unconfined bool `json:"unconfined,omitempty"`
+	// Writable names further folders (absolute paths) a confined command
+	// may write beneath: a tool's own cache or output folder, without
+	// turning the confinement off. Only the owner's config sets it.
+	Writable []string `json:"writable,omitempty"`
 	// PassEnv names variables of aoi's own environment the command gets
 	// as they are (SSH_AUTH_SOCK for a task that fetches over ssh). A
 	// task otherwise gets a short fixed list (PATH, LANG, Go's settings),
@@ -187,11 +195,11 @@ type TaskType struct {
 // TaskSetsEnv reports whether aoi sets the variable name for a task's
 // command itself, so that pass_env may not name it: the scratch home and
 // the peer's own caches (use real_home for the owner's), git's ceiling,
-// aoi's own marks.
+// the task's private temporary folder, aoi's own marks.
 func TaskSetsEnv(name string) bool {
 	switch name {
 	case "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-		"GOCACHE", "GOCACHEPROG", "GOPATH", "GOMODCACHE", "GOBIN", "CARGO_HOME", "GIT_CEILING_DIRECTORIES":
+		"GOCACHE", "GOCACHEPROG", "GOPATH", "GOMODCACHE", "GOBIN", "CARGO_HOME", "GIT_CEILING_DIRECTORIES", "TMPDIR":
 		return true
 	}
 	return strings.HasPrefix(name, "AOI_")

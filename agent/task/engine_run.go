@@ -219,6 +219,15 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 			e.log().Warn("task: removing its runtime folder failed", "task", t.ID, "path", runtimeDir, "err", err)
 		}
 	}()
+	tmpDir := filepath.Join(e.taskDir(t.ID), "tmp")
+	if env, err = withTempDir(env, tmpDir); err != nil {
+		return fail("cannot create the task's temporary folder: %v", err), worktree
+	}
+	defer func() {
+		if err := removeScratchHome(tmpDir); err != nil {
+			e.log().Warn("task: removing its temporary folder failed", "task", t.ID, "path", tmpDir, "err", err)
+		}
+	}()
 	env = withPassedEnv(env, tt.PassEnv)
 	guard := e.gitGuard.acquire(ctx, repoDir(cfg, tt))
 	res := e.Runner.Run(ctx, Job{
@@ -226,6 +235,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		Timeout:    time.Duration(tt.TimeoutSec) * time.Second,
 		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
 		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },
+		Confine:   e.confinement(t, tt, dir),
 	})
 	if res.ReaperKilled {
 		e.log().Warn("task: its reaper was killed before it swept; killed what the command left", "task", t.ID, "requester", t.Requester, "pids", res.Swept)
@@ -253,6 +263,42 @@ func (e *Engine) freshTaskDir(id string) error {
 		}
 	}
 	return nil
+}
+
+// confinement is what task t's command may write (see landlock.go): the
+// folder it runs in (its worktree, its scratch folder, or the owner's
+// checkout for a type with isolation "none"), its task folder (scratch
+// home, runtime and temporary folders), and the requester's caches its
+// scratch home points at, or the owner's home for a real_home type, and
+// the folders the type names in "writable". The
+// repository's own git folder stays out: a worktree's history, refs,
+// config and hooks are the owner's.
+func (e *Engine) confinement(t store.TaskRecord, tt config.TaskType, dir string) *Confinement {
+	if tt.Unconfined {
+		e.log().Warn("task: its type is unconfined; the command may write anywhere and signal aoi", "task", t.ID, "task_type", t.TaskType)
+		return &Confinement{Off: "its task type " + t.TaskType + " is marked unconfined"}
+	}
+	if ok, why := ConfinementSupport(); !ok {
+		e.log().Warn("task: runs unconfined", "task", t.ID, "why", why)
+	}
+	writable := []string{dir, e.taskDir(t.ID)}
+	if tt.RealHome {
+		if home, err := os.UserHomeDir(); err == nil {
+			writable = append(writable, home)
+		}
+	} else {
+		writable = append(writable, e.peerCaches(t.Requester))
+	}
+	for _, w := range tt.Writable {
+		// A folder that is not there cannot be written beneath (its
+		// parent is not writable), and Landlock needs it to exist.
+		if _, err := os.Stat(w); err != nil {
+			e.log().Info("task: a writable folder of its type is missing; left out", "task", t.ID, "path", w, "err", err)
+			continue
+		}
+		writable = append(writable, w)
+	}
+	return &Confinement{Writable: writable}
 }
 
 // undoGitChanges puts back the git configuration and hooks the task

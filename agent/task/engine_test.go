@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,13 +45,28 @@ type harness struct {
 	dataDir string
 }
 
+// writableTestFolders lets the harness's task types write beneath the
+// test's temporary folders, where their tests leave markers, pids and
+// FIFOs for the test to read: these tests are about the engine, and the
+// confinement keeps a task out of them otherwise (its own tests do not use
+// the harness's folders).
+func writableTestFolders(t *testing.T, tasks map[string]config.TaskType) map[string]config.TaskType {
+	root := filepath.Dir(t.TempDir())
+	out := make(map[string]config.TaskType, len(tasks))
+	for name, tt := range tasks {
+		tt.Writable = append(slices.Clip(tt.Writable), root)
+		out[name] = tt
+	}
+	return out
+}
+
 func newHarness(t *testing.T, tasks map[string]config.TaskType, mutate ...func(*config.Config)) *harness {
 	t.Helper()
 	h := &harness{repo: newGoRepo(t), notes: make(chan sentNotify, 100), evCh: make(chan published, 1000), dataDir: t.TempDir(),
 		clk: backoff.NewFake(time.Now())}
 	h.cfg = &config.Config{
 		Contexts:  []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: h.repo}},
-		Tasks:     tasks,
+		Tasks:     writableTestFolders(t, tasks),
 		Approvals: config.Approvals{ExpirySec: 3600},
 	}
 	for _, m := range mutate {

@@ -288,6 +288,16 @@ func withRuntimeDir(env []string, dir string) ([]string, error) {
 	return replaceVars(env, map[string]string{"XDG_RUNTIME_DIR": dir, "TMUX_TMPDIR": dir}), nil
 }
 
+// withTempDir points env's TMPDIR at dir, which it makes: a confined
+// command may not write the shared /tmp, and what it leaves there is
+// removed with its task folder.
+func withTempDir(env []string, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return replaceVars(env, map[string]string{"TMPDIR": dir}), nil
+}
+
 // withPassedEnv sets in env each variable names lists (a task type's
 // pass_env) that aoi's own environment sets, with aoi's value.
 func withPassedEnv(env []string, names []string) []string {

@@ -36,10 +36,12 @@ var reaperReady atomic.Bool
 // exits here; any other marks the binary able to serve as one, so the
 // Runners it makes use it.
 //
-// It also serves as a task's Go cache program when started as one (see
-// gocache.go).
+// It also serves as a task's Go cache program (see gocache.go) and as the
+// step that confines a task's command (see landlock.go) when started as
+// one.
 func ReapIfAsked() {
 	serveGoCacheIfAsked()
+	confineIfAsked()
 	if os.Getenv(reaperEnv) == reaperValue {
 		os.Exit(reaperMain(os.Args[1:]))
 	}

@@ -26,9 +26,10 @@ const (
 
 // reaperArgv is what the runner starts instead of argv: this binary (by
 // /proc/self/exe, which still names it after an upgrade replaced the file)
-// with argv after "--".
-func reaperArgv(argv []string) (string, []string) {
-	return "/proc/self/exe", append([]string{"aoi-task-reaper", "--"}, argv...)
+// with the command's confinement, then argv after "--".
+func reaperArgv(argv []string, confine *Confinement) (string, []string) {
+	args := append([]string{"aoi-task-reaper"}, confine.args()...)
+	return "/proc/self/exe", append(append(args, "--"), argv...)
 }
 
 // reaperMain runs the command in args (after "--") in a process group of
@@ -38,7 +39,8 @@ func reaperMain(args []string) int {
 	report := os.NewFile(3, "pgid")
 	syscall.CloseOnExec(3) // the command must not hold the runner's pipe
 	keepInheritedFilesFromCommand()
-	if report == nil || len(args) < 2 || args[0] != "--" {
+	confine, argv, err := parseConfinement(args)
+	if report == nil || err != nil || len(argv) == 0 {
 		fmt.Fprintln(os.Stderr, "aoi: a task reaper is started by aoi only")
 		return 127
 	}
@@ -50,7 +52,7 @@ func reaperMain(args []string) int {
 	// command and everything it started go too.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	pid, err := startCommand(args[1:])
+	pid, err := startCommand(argv, confine)
 	if err != nil {
 		// The runner reports it as the start failure it is.
 		fmt.Fprintf(report, "error: %.200s\n", strings.ReplaceAll(err.Error(), "\n", " "))
@@ -96,11 +98,21 @@ func keepInheritedFilesFromCommand() {
 // output are the reaper's own. A session of its own, not only a group:
 // nothing the command starts can join a process group of aoi's session
 // (setpgid stays within a session), which is how the runner tells the
-// processes it adopts from a killed reaper (see sweepAdopted).
-func startCommand(argv []string) (int, error) {
+// processes it adopts from a killed reaper (see sweepAdopted). With a
+// confinement the command is started through the confining step, which
+// keeps its pid (it execs the command), so the group is the command's all
+// the same.
+func startCommand(argv []string, confine *Confinement) (int, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 0, err
+	}
+	if confine != nil && confine.Off != "" {
+		fmt.Fprintf(os.Stderr, "aoi: this task's command runs unconfined: %s\n", confine.Off)
+	}
+	if confine != nil && confine.Off == "" {
+		argv = append(append([]string{"aoi", confineArg}, confine.args()...), append([]string{"--", path}, argv...)...)
+		path = "/proc/self/exe"
 	}
 	var env []string
 	for _, kv := range os.Environ() {

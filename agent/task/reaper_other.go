@@ -15,7 +15,7 @@ func reaperMain([]string) int {
 	return 127
 }
 
-func reaperArgv([]string) (string, []string) { return "", nil }
+func reaperArgv([]string, *Confinement) (string, []string) { return "", nil }
 
 func adoptOrphans() error { return nil }
 func unadopt()            {}

@@ -32,10 +32,14 @@ func TestMain(m *testing.M) {
 func restartConfig(repo, marker, pidFile string) *config.Config {
 	sleep := sleeperTask(pidFile, 120)
 	sleep.Isolation, sleep.Context = config.IsolationWorktree, "acme/webapp"
+	// The tasks leave their marker and pid beside the data dir.
+	touch := touchTask(marker, config.Approval{Required: true})
+	touch.Writable = []string{filepath.Dir(marker)}
+	sleep.Writable = []string{filepath.Dir(pidFile)}
 	return &config.Config{
 		Contexts: []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}},
 		Tasks: map[string]config.TaskType{
-			"touch": touchTask(marker, config.Approval{Required: true}),
+			"touch": touch,
 			"sleep": sleep,
 		},
 		Approvals: config.Approvals{ExpirySec: 3600},

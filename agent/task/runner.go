@@ -63,6 +63,10 @@ type Job struct {
 	// Heartbeat, if set, is called periodically while the process runs,
 	// from the goroutine that supervises it: keep it short.
 	Heartbeat func(time.Time)
+	// Confine, if set, is what the command may write (see landlock.go).
+	// It is applied by the reaper's confining step, so a runner without a
+	// reaper runs the command unconfined and says so in the output.
+	Confine *Confinement
 }
 
 // Result is the outcome of a Job. A command that ran and exited non-zero has
@@ -207,7 +211,10 @@ func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
 		}
 		defer unadopt()
 	}
-	pgid, reaper, err := r.start(cmd)
+	if job.Confine != nil && job.Confine.Off == "" && !r.reaps() {
+		fmt.Fprintln(out, "aoi: this task's command runs unconfined: it runs without a reaper, which confines it")
+	}
+	pgid, reaper, err := r.start(cmd, job.Confine)
 	if err != nil {
 		out.close()
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %q: %w", job.Argv[0], err)}
@@ -236,14 +243,14 @@ func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
 // start starts cmd and returns the process group its command runs in:
 // its own, or, under a reaper (see reaper.go), the one the reaper made
 // for the command; then also the reaper's end of the pipe it reports on.
-func (r *Runner) start(cmd *exec.Cmd) (int, *os.File, error) {
+func (r *Runner) start(cmd *exec.Cmd, confine *Confinement) (int, *os.File, error) {
 	if cmd.Err != nil || !r.reaps() {
 		if err := cmd.Start(); err != nil {
 			return 0, nil, err
 		}
 		return cmd.Process.Pid, nil, nil
 	}
-	return startReaped(cmd)
+	return startReaped(cmd, confine)
 }
 
 // reaps reports whether commands run under a reaper: on Linux, in a
@@ -255,9 +262,9 @@ func (r *Runner) reaps() bool { return reaperReady.Load() && !r.opts.NoReaper }
 // says why on the command's output and reports no group. The pipe
 // returned stays open: the reaper writes reaperEndLine on it once it has
 // swept, which reaperFinished reads.
-func startReaped(cmd *exec.Cmd) (int, *os.File, error) {
+func startReaped(cmd *exec.Cmd, confine *Confinement) (int, *os.File, error) {
 	argv := cmd.Args
-	cmd.Path, cmd.Args = reaperArgv(argv)
+	cmd.Path, cmd.Args = reaperArgv(argv, confine)
 	cmd.Env = append(slices.Clip(cmd.Env), reaperEnv+"="+reaperValue)
 	pr, pw, err := os.Pipe()
 	if err != nil {
