@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/peers"
+	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -55,10 +56,23 @@ func checkBad(status, name, detail, fix string) DoctorCheck {
 }
 
 // LocalChecks are the checks that need no running core: the config, the
-// data dir's permissions and the certificate.
+// data dir's permissions, the certificate and the kernel's confinement of
+// task commands.
 func LocalChecks(dataDir, cfgPath string, now time.Time) []DoctorCheck {
 	checks := []DoctorCheck{checkConfig(cfgPath), checkDataDir(dataDir)}
-	return append(checks, checkCert(filepath.Join(dataDir, "tls", rpc.CertFile), now))
+	return append(checks, checkCert(filepath.Join(dataDir, "tls", rpc.CertFile), now), checkTaskConfinement())
+}
+
+// checkTaskConfinement reports whether this kernel's Landlock confines
+// the commands of peers' tasks. Without it they run as the owner with
+// nothing but a scratch home between them and the owner's files.
+func checkTaskConfinement() DoctorCheck {
+	ok, detail := task.ConfinementSupport()
+	if !ok {
+		return checkBad(CheckWarn, "task confinement", detail,
+			"run aoi on Linux 5.13 or later with Landlock enabled (lsm= on the kernel command line includes landlock), or approve only tasks whose code you trust")
+	}
+	return checkOK("task confinement", detail)
 }
 
 func checkConfig(path string) DoctorCheck {

@@ -191,6 +191,9 @@ func TestDoctorReportsPermissionsAndBrokenConfigWithTheFix(t *testing.T) {
 	if c := byName["config"]; c.Status != agent.CheckFail || !strings.Contains(c.Fix, res.ConfigPath) || c.Detail == "" {
 		t.Errorf("config check = %+v, want a failure naming the file", c)
 	}
+	if c := byName["task confinement"]; c.Status != agent.CheckOK || !strings.Contains(c.Detail, "Landlock ABI") {
+		t.Errorf("task confinement check = %+v, want ok naming the Landlock ABI (this machine and CI have it)", c)
+	}
 	if c := byName["certificate"]; c.Status != agent.CheckOK {
 		t.Errorf("certificate check = %+v", c)
 	}
