@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aoi-protocol/aoi/agent/task"
 )
 
 // The aoi binary serves as a task's reaper (main calls task.ReapIfAsked
@@ -79,5 +81,30 @@ func TestAOIBinaryServesAsATasksGoCache(t *testing.T) {
 	if len(lines) != 3 || !strings.Contains(lines[0], `"KnownCommands":["get","put","close"]`) ||
 		!strings.Contains(lines[1], `"ID":1,"Miss":true`) || !strings.Contains(lines[2], `"ID":2`) {
 		t.Errorf("aoi as a go cache program answered:\n%s", out)
+	}
+}
+
+// The aoi binary serves as the step that confines a task's command (main
+// calls task.ReapIfAsked first): started as a reaper starts it, it
+// restricts itself to the folders it is given and execs the command, which
+// writes there and nowhere else.
+func TestAOIBinaryConfinesATasksCommand(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Landlock is Linux's")
+	}
+	if task.LandlockABI() == 0 {
+		t.Skip("the kernel offers no Landlock (ABI 0)")
+	}
+	own, other := t.TempDir(), t.TempDir()
+	script := `echo x > "$1/ok" && ! echo x 2>/dev/null > "$2/no"`
+	out, err := exec.Command(buildAOI(t), "aoi-task-confine", "--write", own, "--", "/bin/sh", "sh", "-c", script, "sh", own, other).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the confined command failed: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(own, "ok")); err != nil {
+		t.Errorf("the confined command could not write its own folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "no")); err == nil {
+		t.Error("the confined command wrote outside its folder")
 	}
 }
