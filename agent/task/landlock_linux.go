@@ -48,6 +48,11 @@ func ConfinementSupport() (ok bool, detail string) {
 	switch {
 	case err != nil || abi < 1:
 		return false, fmt.Sprintf("Landlock is not available on this kernel (%v); task commands run unconfined: they can write anywhere you can and signal aoi", err)
+	case abi < 2:
+		// The ruleset lets a command move files between its folders
+		// (refer), which ABI 1 cannot grant: go-landlock's best effort
+		// would then enforce nothing.
+		return false, "Landlock ABI 1 (Linux before 5.19) cannot let a command move files between its folders; task commands run unconfined: they can write anywhere you can and signal aoi"
 	case abi < 6:
 		return true, fmt.Sprintf("Landlock ABI %d: task commands write only in their own folders, but can still signal aoi and its reapers (that needs ABI 6)", abi)
 	}
