@@ -70,7 +70,7 @@ func checkTaskConfinement() DoctorCheck {
 	ok, detail := task.ConfinementSupport()
 	if !ok {
 		return checkBad(CheckWarn, "task confinement", detail,
-			"run aoi on Linux 5.13 or later with Landlock enabled (lsm= on the kernel command line includes landlock), or approve only tasks whose code you trust")
+			"run aoi on Linux 5.19 or later with Landlock enabled (lsm= on the kernel command line includes landlock), or approve only tasks whose code you trust")
 	}
 	return checkOK("task confinement", detail)
 }
