@@ -50,8 +50,10 @@ ln -s ` + victimDir + ` "$tasks/$2"
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
 		c.Tasks = map[string]config.TaskType{
+			// Unconfined: Landlock would refuse the links; this is aoi's
+			// own defence beneath it, for a type the owner opts out.
 			"plant": {Command: []string{"sh", "-c", plant, "sh", ids}, Context: "acme/webapp",
-				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}, Unconfined: true},
 			"echo": {Command: []string{"echo", "the peer's words"}, Context: "acme/webapp",
 				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
 		}
@@ -119,8 +121,10 @@ ln -s ` + hotfix + ` "$HOME/../../../worktrees/$(cat "$1")"
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
 			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
 		c.Tasks = map[string]config.TaskType{
+			// Unconfined: Landlock would refuse the links; this is aoi's
+			// own defence beneath it, for a type the owner opts out.
 			"plant": {Command: []string{"sh", "-c", plant, "sh", ids}, Context: "acme/webapp",
-				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
+				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}, Unconfined: true},
 			"echo": {Command: []string{"echo", "the peer's words"}, Context: "acme/webapp",
 				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
 		}

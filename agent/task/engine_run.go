@@ -247,8 +247,8 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 }
 
 // freshTaskDir makes task id's folder in the data dir a real folder, with
-// none of what aoi makes there for a run (its scratch home, runtime folder
-// and output file). A running task can write the data dir and a peer
+// none of what aoi makes there for a run (its scratch home, runtime and
+// temporary folders and output file). A running task can write the data dir and a peer
 // knows the ids of its queued tasks: a link put in place of the next
 // one's folder or output file had aoi write the task's output, make its
 // folders and, when it ended, remove them wherever the link led.
@@ -257,7 +257,7 @@ func (e *Engine) freshTaskDir(id string) error {
 	if err := realFolders(e.DataDir, dir); err != nil {
 		return err
 	}
-	for _, name := range []string{"home", "run", "output.log"} {
+	for _, name := range []string{"home", "run", "tmp", "output.log"} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
