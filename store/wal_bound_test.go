@@ -59,9 +59,14 @@ func TestWALStaysBoundedUnderSustainedWrites(t *testing.T) {
 	stop()
 	readers.Wait()
 
-	// 6,000 rows of ~2 KiB is ~12 MiB of WAL frames without the bound; with
-	// it the WAL may exceed the limit by at most one group commit's frames.
-	if got := maxWAL.Load(); got > 3*limit {
+	// 6,000 rows of ~2 KiB is ~12 MiB of WAL frames without the bound. With
+	// it the WAL passes the limit by what is committed between two checks
+	// (every walCheckWrites writes, about 1 MiB of these rows) and, on a
+	// machine so busy that a truncation waits out the reader's snapshots,
+	// by a check or two more: it reached 3.1 times the limit at load
+	// average 8-10 on 2 cores. Five times still fails a WAL that is not
+	// bounded.
+	if got := maxWAL.Load(); got > 5*limit {
 		t.Fatalf("WAL reached %d bytes with a %d-byte limit", got, limit)
 	}
 	if db.WALTruncates() == 0 {
