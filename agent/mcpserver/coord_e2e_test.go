@@ -326,9 +326,12 @@ func checkCLI(t *testing.T, dir, task string) {
 	if err != nil || !strings.Contains(string(out), "done") || !strings.Contains(string(out), "worker") {
 		t.Errorf("aoi task status %s = %s (%v), want both counterparts done", task, out, err)
 	}
+	// The task's whole conversation: the two review requests the worker
+	// sent, and the two this agent forwarded to the planner.
 	out, err = exec.Command(needBinary(t), "--data-dir", dir, "messages", "--task", task, "--type", "review_request").CombinedOutput()
-	if err != nil || strings.Count(string(out), "review_request") != 2 {
-		t.Errorf("aoi messages --task %s --type review_request = %s (%v), want the two review requests", task, out, err)
+	if err != nil || strings.Count(string(out), "review_request") != 4 ||
+		strings.Count(string(out), "from worker") != 2 || strings.Count(string(out), "sent to planner") != 2 {
+		t.Errorf("aoi messages --task %s --type review_request = %s (%v), want the two review requests received and the two forwarded", task, out, err)
 	}
 	out, err = exec.Command(needBinary(t), "--data-dir", dir, "send", "planner", "note", "all", "done", "--task", task).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "delivered") || !strings.Contains(string(out), "is done") {
