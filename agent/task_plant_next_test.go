@@ -44,34 +44,7 @@ mkdir -p "$tasks/$1" && ln -s ` + victim + ` "$tasks/$1/output.log"
 ln -s ` + victimDir + ` "$tasks/$2"
 `
 	repo := gitRepo(t)
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Limits.MaxConcurrentTasks = 1
-		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
-		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
-			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
-		c.Tasks = map[string]config.TaskType{
-			// Unconfined: Landlock would refuse the links; this is aoi's
-			// own defence beneath it, for a type the owner opts out.
-			"plant": {Command: []string{"sh", "-c", plant, "sh", ids}, Context: "acme/webapp",
-				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}, Unconfined: true},
-			"echo": {Command: []string{"echo", "the peer's words"}, Context: "acme/webapp",
-				Isolation: "worktree", TimeoutSec: 30, Approval: config.Approval{Required: false}},
-		}
-	})
-	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
-	pair(eng, pm)
-	ctx := context.Background()
-	if _, err := pm.Discover(ctx); err != nil {
-		t.Fatal(err)
-	}
-	request := func(taskType string) string {
-		var res wire.TaskExecuteResult
-		if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
-			TaskType: taskType}, &res); err != nil {
-			t.Fatal(err)
-		}
-		return res.TaskID
-	}
+	request, eng := planterAndQueue(t, repo, plant, ids)
 	planter := request("plant")
 	first, second := request("echo"), request("echo")
 	time.Sleep(200 * time.Millisecond) // both queued behind the planter
@@ -115,7 +88,29 @@ func TestTaskCannotPlantALinkForTheNextWorktree(t *testing.T) {
 	plant := `while [ ! -s "$1" ]; do sleep 0.05; done
 ln -s ` + hotfix + ` "$HOME/../../../worktrees/$(cat "$1")"
 `
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+	request, eng := planterAndQueue(t, repo, plant, ids)
+	planter := request("plant")
+	next := request("echo")
+	time.Sleep(200 * time.Millisecond) // queued behind the planter
+	if err := os.WriteFile(ids, []byte(next+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	taskEnded(t, eng, planter)
+	if done := taskEnded(t, eng, next); done.State != agent.TaskCompleted {
+		t.Errorf("the next task %s %q; want completed in a worktree of its own", done.State, done.Error)
+	}
+	if _, err := os.Stat(work); err != nil {
+		t.Errorf("the owner's worktree lost its uncommitted work: %v", err)
+	}
+}
+
+// planterAndQueue starts eng-suzuki, which runs one task at a time, with
+// the task types "plant" (sh -c plant, $1 the file the test writes the
+// next tasks' ids to) and "echo", trusted by pm-tanaka; request asks for a
+// task of a type as pm-tanaka and returns its id.
+func planterAndQueue(t *testing.T, repo, plant, ids string) (request func(taskType string) string, eng *testAgent) {
+	t.Helper()
+	eng = newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
 		c.Limits.MaxConcurrentTasks = 1
 		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
 		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
@@ -135,25 +130,12 @@ ln -s ` + hotfix + ` "$HOME/../../../worktrees/$(cat "$1")"
 	if _, err := pm.Discover(ctx); err != nil {
 		t.Fatal(err)
 	}
-	request := func(taskType string) string {
+	return func(taskType string) string {
 		var res wire.TaskExecuteResult
 		if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
 			TaskType: taskType}, &res); err != nil {
 			t.Fatal(err)
 		}
 		return res.TaskID
-	}
-	planter := request("plant")
-	next := request("echo")
-	time.Sleep(200 * time.Millisecond) // queued behind the planter
-	if err := os.WriteFile(ids, []byte(next+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	taskEnded(t, eng, planter)
-	if done := taskEnded(t, eng, next); done.State != agent.TaskCompleted {
-		t.Errorf("the next task %s %q; want completed in a worktree of its own", done.State, done.Error)
-	}
-	if _, err := os.Stat(work); err != nil {
-		t.Errorf("the owner's worktree lost its uncommitted work: %v", err)
-	}
+	}, eng
 }

@@ -198,36 +198,25 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	}
 	outPath := filepath.Join(e.taskDir(t.ID), "output.log")
 	env := taskEnv(t.ID, worktree)
+	var folders []runFolder
 	if !tt.RealHome {
-		home := filepath.Join(e.taskDir(t.ID), "home")
-		if env, err = withScratchHome(env, home, e.peerCaches(t.Requester)); err != nil {
-			return fail("cannot create the task's home folder: %v", err), worktree
+		folders = append(folders, runFolder{"home", "home", func(env []string, home string) ([]string, error) {
+			return withScratchHome(env, home, e.peerCaches(t.Requester))
+		}})
+	}
+	folders = append(folders, runFolder{"run", "runtime", withRuntimeDir}, runFolder{"tmp", "temporary", withTempDir})
+	for _, f := range folders {
+		path := filepath.Join(e.taskDir(t.ID), f.name)
+		if env, err = f.make(env, path); err != nil {
+			return fail("cannot create the task's %s folder: %v", f.what, err), worktree
 		}
 		// Deferred: it runs once the command and all it left are gone.
 		defer func() {
-			if err := removeScratchHome(home); err != nil {
-				e.log().Warn("task: removing its home folder failed", "task", t.ID, "path", home, "err", err)
+			if err := removeScratchHome(path); err != nil {
+				e.log().Warn("task: removing its "+f.what+" folder failed", "task", t.ID, "path", path, "err", err)
 			}
 		}()
 	}
-	runtimeDir := filepath.Join(e.taskDir(t.ID), "run")
-	if env, err = withRuntimeDir(env, runtimeDir); err != nil {
-		return fail("cannot create the task's runtime folder: %v", err), worktree
-	}
-	defer func() {
-		if err := removeScratchHome(runtimeDir); err != nil {
-			e.log().Warn("task: removing its runtime folder failed", "task", t.ID, "path", runtimeDir, "err", err)
-		}
-	}()
-	tmpDir := filepath.Join(e.taskDir(t.ID), "tmp")
-	if env, err = withTempDir(env, tmpDir); err != nil {
-		return fail("cannot create the task's temporary folder: %v", err), worktree
-	}
-	defer func() {
-		if err := removeScratchHome(tmpDir); err != nil {
-			e.log().Warn("task: removing its temporary folder failed", "task", t.ID, "path", tmpDir, "err", err)
-		}
-	}()
 	env = withPassedEnv(env, tt.PassEnv)
 	guard := e.gitGuard.acquire(ctx, repoDir(cfg, tt))
 	res := e.Runner.Run(ctx, Job{
@@ -244,6 +233,14 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 	out := e.outcome(t, tt, res, outPath)
 	e.undoGitChanges(t, guard, &out)
 	return out, worktree
+}
+
+// runFolder is a folder of a task's own that aoi makes in the task's
+// folder for one run (make also points the environment at it) and removes
+// when the run ends: its scratch home, runtime and temporary folders.
+type runFolder struct {
+	name, what string
+	make       func(env []string, dir string) ([]string, error)
 }
 
 // freshTaskDir makes task id's folder in the data dir a real folder, with

@@ -292,7 +292,7 @@ func withRuntimeDir(env []string, dir string) ([]string, error) {
 // command may not write the shared /tmp, and what it leaves there is
 // removed with its task folder.
 func withTempDir(env []string, dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil { // afresh: never through a link
 		return nil, err
 	}
 	return replaceVars(env, map[string]string{"TMPDIR": dir}), nil
