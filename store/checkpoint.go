@@ -38,7 +38,7 @@ const (
 
 // openCheckpointer opens the checkpoint connection.
 func (db *DB) openCheckpointer(uri string) error {
-	dsn := fmt.Sprintf("%s?_busy_timeout=%d&_query_only=1", uri, db.opts.busyTimeout.Milliseconds())
+	dsn := fmt.Sprintf("%s&_busy_timeout=%d&_query_only=1", uri, db.opts.busyTimeout.Milliseconds())
 	cp, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return fmt.Errorf("open database %s for checkpoints: %w", db.path, err)

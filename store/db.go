@@ -220,9 +220,9 @@ func (db *DB) openPools() error {
 	if db.opts.syncFull {
 		sync = "FULL"
 	}
-	uri := "file:" + escapeURIPath(db.path)
+	uri := "file:" + escapeURIPath(db.path) + "?vfs=unix-excl"
 	busy := db.opts.busyTimeout.Milliseconds()
-	wdsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=1&_synchronous=%s&_stmt_cache_size=128", uri, busy, sync)
+	wdsn := fmt.Sprintf("%s&_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=1&_synchronous=%s&_stmt_cache_size=128", uri, busy, sync)
 	wr, err := sql.Open("sqlite3", wdsn)
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", db.path, err)
@@ -235,7 +235,7 @@ func (db *DB) openPools() error {
 		wr.Close()
 		return fmt.Errorf("open database %s: %w (is it a SQLite file? is the disk full?)", db.path, err)
 	}
-	rdsn := fmt.Sprintf("%s?mode=ro&_busy_timeout=%d&_foreign_keys=1&_query_only=1&_stmt_cache_size=64", uri, busy)
+	rdsn := fmt.Sprintf("%s&mode=ro&_busy_timeout=%d&_foreign_keys=1&_query_only=1&_stmt_cache_size=64", uri, busy)
 	rd, err := sql.Open("sqlite3", rdsn)
 	if err != nil {
 		wr.Close()
