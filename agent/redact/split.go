@@ -24,7 +24,17 @@ import (
 // across rules drops a "generic" finding that a specific rule also found;
 // a rule set with a generic rule is therefore not split (splitRules).
 type splitDetector struct {
+	// trie finds the keywords in texts too long for a pair set.
 	trie *ahocorasick.Trie
+	// keywords are the rules' keywords, lower-cased, by their index in
+	// the trie; firstPair is each one's first byte pair (pairBit), the
+	// set's first question to a short text: most keywords are absent
+	// from a peer's request, and one lookup in a compact array says so.
+	// (The trie keeps 2 KiB per state, a few MiB in all, and walking it
+	// missed the cache on most bytes of a request between two others.)
+	// A keyword of one byte has no pair: its firstPair is noPair.
+	keywords  []string
+	firstPair []int32
 	// byPattern lists, per keyword (its index in the trie), the rules it
 	// names.
 	byPattern [][]*ruleScan
@@ -104,6 +114,14 @@ func splitRules(d *detect.Detector) *splitDetector {
 		}
 	}
 	sd.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	sd.keywords = keywords
+	for _, k := range keywords {
+		first := int32(noPair)
+		if len(k) >= 2 {
+			first = int32(pairBit(k[0], k[1]))
+		}
+		sd.firstPair = append(sd.firstPair, first)
+	}
 	return sd
 }
 
@@ -154,13 +172,13 @@ func (sd *splitDetector) spans(t *text) []span {
 	for _, rs := range sd.always {
 		out = append(out, rs.spans(s, lower)...)
 	}
-	matches := sd.trie.MatchString(lower)
-	if len(matches) == 0 {
+	hits := sd.keywordsIn(t)
+	if len(hits) == 0 {
 		return out
 	}
 	var ran []*ruleScan // a rule runs once even when several keywords name it
-	for _, m := range matches {
-		for _, rs := range sd.byPattern[m.Pattern()] {
+	for _, h := range hits {
+		for _, rs := range sd.byPattern[h.pattern] {
 			if slices.Contains(ran, rs) {
 				continue
 			}
@@ -169,4 +187,51 @@ func (sd *splitDetector) spans(t *text) []span {
 		}
 	}
 	return out
+}
+
+// noPair marks a keyword too short to have a byte pair.
+const noPair = -1
+
+// keywordHit is a keyword found in a text: its index in the trie, and
+// where its first occurrence ends.
+type keywordHit struct{ pattern, end int }
+
+// keywordsIn finds the keywords in t's folded text in the order the trie
+// reports them (by where they end; at one end, the longer first), each
+// keyword once. The rules run in that order, so which rule names a secret
+// two of them find is the trie's answer either way. A short text asks its
+// pair set; a longer one walks the trie.
+func (sd *splitDetector) keywordsIn(t *text) []keywordHit {
+	pairs := t.foldedPairs
+	if pairs == nil {
+		var hits []keywordHit
+		seen := make(map[int]bool)
+		for _, m := range sd.trie.MatchString(t.folded) {
+			if p := int(m.Pattern()); !seen[p] {
+				seen[p] = true
+				hits = append(hits, keywordHit{pattern: p, end: int(m.Pos()) + len(sd.keywords[p])})
+			}
+		}
+		return hits
+	}
+	var hits []keywordHit
+	for i, h := range sd.firstPair {
+		if h != noPair && pairs[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		k := sd.keywords[i]
+		if !pairs.mayHold(k) {
+			continue
+		}
+		if at := strings.Index(t.folded, k); at >= 0 {
+			hits = append(hits, keywordHit{pattern: i, end: at + len(k)})
+		}
+	}
+	slices.SortFunc(hits, func(a, b keywordHit) int {
+		if a.end != b.end {
+			return a.end - b.end
+		}
+		return len(sd.keywords[b.pattern]) - len(sd.keywords[a.pattern])
+	})
+	return hits
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
@@ -78,5 +79,54 @@ func TestAWSSecretRuleLongS(t *testing.T) {
 		if strings.Contains(out, awsSecret) || !strings.Contains(out, "[REDACTED:aws-secret-key]") {
 			t.Errorf("Redact(%q) = %q", in, out)
 		}
+	}
+}
+
+// TestKeywordsInAShortTextAsTheTrieFindsThem: a short text's keywords,
+// found through its pair set, are the trie's, in the trie's order (the
+// order the rules run in, which decides which rule names a secret two
+// rules find).
+func TestKeywordsInAShortTextAsTheTrieFindsThem(t *testing.T) {
+	r := newRedactor(t)
+	sd := r.split
+	rng := rand.New(rand.NewPCG(1, 2))
+	texts := []string{
+		`{"jsonrpc":"2.0","id":"1","method":"aoi.query","params":{"query":"how is auth going?","context_scope":["acme/webapp"]}}`,
+		"nothing here", "", "x",
+	}
+	// Texts made of keywords, pieces of keywords and words around them,
+	// so that keywords overlap, repeat and end where others end.
+	for range 2000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			k := sd.keywords[rng.IntN(len(sd.keywords))]
+			switch rng.IntN(4) {
+			case 0:
+				k = k[rng.IntN(len(k)):]
+			case 1:
+				k = strings.ToUpper(k)
+			case 2:
+				b.WriteString(" ")
+			}
+			b.WriteString(k)
+		}
+		texts = append(texts, b.String())
+	}
+	found := 0
+	for _, s := range texts {
+		short := newText(s)
+		if short.foldedPairs == nil {
+			t.Fatalf("text %q has no pair set; the test needs short texts", s)
+		}
+		long := *short
+		long.rawPairs, long.foldedPairs = nil, nil // as a long text: the trie
+		got, want := sd.keywordsIn(short), sd.keywordsIn(&long)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("text %q:\n pair set found %v\n trie found     %v", s, got, want)
+		}
+		found += len(want)
+	}
+	if found < len(texts) {
+		t.Fatalf("only %d keywords found in %d texts: the test compares too little", found, len(texts))
 	}
 }
