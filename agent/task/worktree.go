@@ -121,7 +121,7 @@ func RemoveWorktree(ctx context.Context, repoDir, path, branch string) error {
 	if isLink(path) {
 		// Put there by a task (see dropLink): git would remove the
 		// worktree it leads to, one of the owner's own perhaps.
-		if err := os.Remove(path); err != nil {
+		if err := dropLink(path); err != nil {
 			errs = append(errs, err)
 		}
 	} else if _, err := git(ctx, repoDir, "worktree", "remove", "--force", path); err != nil {
