@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -472,22 +473,40 @@ func TestAppendAuditSanitisesUTF8(t *testing.T) {
 	}
 }
 
-// TestTwoHandlesDoNotForkTheChain opens the same file twice (as two
-// processes would) and interleaves appends: the cached heads must follow
-// each other's commits.
-func TestTwoHandlesDoNotForkTheChain(t *testing.T) {
+// TestASecondHandleIsRefused: a second DB on a file one already has in
+// this process (by another path to it, too) would keep a second audit head
+// and fork the chain, so Open refuses it, saying which handle has the file;
+// once that one is closed the file opens again and the chain continues.
+// (Another process is refused by the file's lock:
+// TestOtherProcessesCannotOpenTheDatabaseWhileAoiHasIt.)
+func TestASecondHandleIsRefused(t *testing.T) {
 	db1, path := openTestDB(t)
-	db2, err := Open(path)
-	if err != nil {
+	appendN(t, db1, 2)
+	link := filepath.Join(t.TempDir(), "same.db")
+	if err := os.Symlink(path, link); err != nil {
 		t.Fatal(err)
 	}
-	defer db2.Close()
-	for range 5 {
-		appendN(t, db1, 2)
-		appendN(t, db2, 3)
+	for _, p := range []string{path, link} {
+		db2, err := Open(p)
+		if err == nil {
+			db2.Close()
+			t.Fatalf("a second Open of %s succeeded while the first handle is open", p)
+		}
+		if !strings.Contains(err.Error(), "already open in this process") || !strings.Contains(err.Error(), path) {
+			t.Fatalf("Open(%s) = %v; want it to say the file is already open, as %s", p, err, path)
+		}
 	}
-	if v := mustVerify(t, db1); !v.OK || v.Entries != 25 {
-		t.Fatalf("verify = %+v, want 25 chained rows", v)
+	if err := db1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := Open(link)
+	if err != nil {
+		t.Fatalf("Open after the first handle closed: %v", err)
+	}
+	defer db2.Close()
+	appendN(t, db2, 3)
+	if v := mustVerify(t, db2); !v.OK || v.Entries != 5 {
+		t.Fatalf("verify = %+v, want 5 chained rows", v)
 	}
 }
 

@@ -176,16 +176,20 @@ func Open(path string, opts ...Option) (*DB, error) {
 		reqs: make(chan *writeReq, o.maxBatch), done: make(chan struct{}),
 		cpKick: make(chan struct{}, 1), cpStop: make(chan struct{}), cpDone: make(chan struct{}),
 	}
+	if err := claimFile(db); err != nil {
+		return nil, err
+	}
 	if err := db.openPools(); err != nil {
+		releaseFile(db)
 		return nil, err
 	}
 	if err := db.migrate(context.Background()); err != nil {
-		db.closePools()
+		db.closeFile()
 		return nil, err
 	}
 	head, err := db.loadAuditHead(context.Background())
 	if err != nil {
-		db.closePools()
+		db.closeFile()
 		return nil, err
 	}
 	go db.writer(head)
@@ -288,7 +292,14 @@ func (db *DB) Close() error {
 	<-db.done
 	close(db.cpStop)
 	<-db.cpDone
-	return db.closePools()
+	return db.closeFile()
+}
+
+// closeFile closes the connections and lets the file be opened again.
+func (db *DB) closeFile() error {
+	err := db.closePools()
+	releaseFile(db)
+	return err
 }
 
 // ErrClosed is returned by Write after Close.

@@ -30,9 +30,6 @@ type Tx struct {
 	// start is the audit head when the current transaction began, restored
 	// when it rolls back.
 	start auditHead
-	// dataVersion is SQLite's data_version as last seen: it changes only
-	// when another connection (another process) commits to the file.
-	dataVersion int64
 	// safe is set once a function of the current batch has failed: from
 	// then on every function runs in its own savepoint.
 	safe bool
@@ -286,38 +283,13 @@ func (tx *Tx) runBatch(batch []*writeReq) []*writeReq {
 	return batch
 }
 
-// begin opens the write transaction and brings the audit head up to date.
+// begin opens the write transaction. The cached audit head needs no
+// refresh: this DB is the file's one writer (owner.go).
 func (tx *Tx) begin() error {
 	tx.start = tx.head
 	if err := run(tx.ctl.begin); err != nil {
 		return fmt.Errorf("store: could not start a write transaction: %w", err)
 	}
-	if err := tx.refreshHead(); err != nil {
-		tx.rollback()
-		return err
-	}
-	tx.start = tx.head
-	return nil
-}
-
-// refreshHead reloads the cached audit head when another connection has
-// committed since this one last looked (say a second process opened the same
-// file), so the chain never forks. It runs under BEGIN IMMEDIATE, so nobody
-// else can write until this batch commits.
-func (tx *Tx) refreshHead() error {
-	var v int64
-	if err := tx.QueryRow("PRAGMA data_version").Scan(&v); err != nil {
-		return fmt.Errorf("store: reading data_version: %w", err)
-	}
-	if v == tx.dataVersion {
-		return nil
-	}
-	h := auditHead{hash: GenesisHash}
-	err := tx.QueryRow(`SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1`).Scan(&h.seq, &h.hash)
-	if err != nil && !isNoRows(err) {
-		return fmt.Errorf("store: reloading the audit chain head: %w", err)
-	}
-	tx.head, tx.dataVersion = h, v
 	return nil
 }
 
