@@ -63,7 +63,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3"
 )
 
 // DB is an open aoi database. It is safe for concurrent use.
@@ -237,7 +237,7 @@ func (db *DB) openPools() error {
 	wr.SetConnMaxIdleTime(0)
 	if err := wr.Ping(); err != nil {
 		wr.Close()
-		return fmt.Errorf("open database %s: %w (is it a SQLite file? is the disk full?)", db.path, err)
+		return fmt.Errorf("open database %s: %w (%s)", db.path, err, openHint(err))
 	}
 	rdsn := fmt.Sprintf("%s&mode=ro&_busy_timeout=%d&_foreign_keys=1&_query_only=1&_stmt_cache_size=64", uri, busy)
 	rd, err := sql.Open("sqlite3", rdsn)
@@ -253,6 +253,15 @@ func (db *DB) openPools() error {
 		return err
 	}
 	return nil
+}
+
+// openHint says what a failure to open the file most likely means.
+func openHint(err error) string {
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+		return "another process has it open: aoi keeps its database to itself while it runs, so stop the other aoi using this data dir, or run the command through it"
+	}
+	return "is it a SQLite file? is the disk full?"
 }
 
 // escapeURIPath escapes the characters that would end or corrupt the path
