@@ -130,14 +130,11 @@ func TestReleaseOfADraftWithoutSources(t *testing.T) {
 	eng, pm := waitingDrafts(t)
 	ctx := context.Background()
 	q := bufferedDraft(t, eng, pm, "auth/refresh.go")
-	db, err := store.Open(eng.DBPath()) // the row as an older aoi stored it
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Write(ctx, func(tx *store.Tx) error {
+	// The row as an older aoi stored it, written through the agent's own
+	// handle (the file has one).
+	err := eng.DB().Write(ctx, func(tx *store.Tx) error {
 		return tx.SetQueryDecision(q.ID, q.Decision, q.Confidence, q.Draft, nil)
 	})
-	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
