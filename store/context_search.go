@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aoi-protocol/aoi/internal/abbrev"
 	"github.com/aoi-protocol/aoi/internal/fold"
 )
 
@@ -689,7 +690,10 @@ func Occurrences(text, term string) float64 {
 // latin term weighted by where it falls: a whole word, or the word plus
 // an inflection ("merg" in "merged"), counts fully; the start of a longer
 // word ("task" in "taskbar") counts 0.5; the middle of a word ("app" in
-// "happy") 0.2. Terms in scripts without spaces count every match fully.
+// "happy") 0.2. A short form (package abbrev) counts fully at the start of
+// a word it shortens ("auth" in "authentication") and 0.2 at the start of
+// another word ("auth" in "author"). Terms in scripts without spaces
+// count every match fully.
 func occurrences(text, term string) float64 {
 	return occurrencesNamed(text, "", term, nil)
 }
@@ -728,6 +732,10 @@ func occurrencesNamed(text, orig, term string, names []Name) float64 {
 				sum += 0.2
 			case inflection[text[end:rest]] || doubledInflection(text[end:rest], term[len(term)-1]):
 				sum++
+			case abbrev.Is(term) && abbrev.Shortens(term, text[i:rest]):
+				sum++ // "auth" in "authentication": the word it shortens
+			case abbrev.Is(term):
+				sum += 0.2 // "auth" in "author": another word, as a match inside one
 			default:
 				sum += 0.5
 			}

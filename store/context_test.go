@@ -358,10 +358,28 @@ func TestSearchContextTitleAndWords(t *testing.T) {
 	}{{"rename taskc taskidle", "taskc", 1}, {"merged the branch", "merg", 1}, {"taskcontext", "taskc", 0.5}, {"wrapper", "app", 0.2}, {"認証を実装", "認証", 1},
 		// English doubles a stem's last consonant before an ending: the
 		// same word ("tag" in "tagged"), not a longer one (tagline).
-		{"not tagged yet", "tag", 1}, {"mapping table", "map", 1}, {"a tagline", "tag", 0.5}, {"taggy", "tag", 0.5}} {
+		{"not tagged yet", "tag", 1}, {"mapping table", "map", 1}, {"a tagline", "tag", 0.5}, {"taggy", "tag", 0.5},
+		// A short form covers the words it shortens, not another word
+		// that starts with it.
+		{"add authentication", "auth", 1}, {"auths", "auth", 1}, {"update the author list", "auth", 0.2}, {"perfect", "perf", 0.2}} {
 		if got := Occurrences(c.text, c.term); got != c.want {
 			t.Errorf("Occurrences(%q, %q) = %v, want %v", c.text, c.term, got, c.want)
 		}
+	}
+}
+
+// TestSearchContextAbbreviation: asked "auth", a commit about
+// authentication ranks above a newer one about the author list, which
+// holds "auth" only as the start of another word.
+func TestSearchContextAbbreviation(t *testing.T) {
+	db := openContextDB(t)
+	insertEvents(t, db,
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "os", Key: "aaaaaaa", Title: "add authentication to the API", Body: "files: api.go (+40 -3)", TS: ctxTestNow.Add(-30 * time.Hour)},
+		ContextEvent{Source: "git", Kind: "commit", Ctx: "os", Key: "bbbbbbb", Title: "sort the author list", Body: "files: AUTHORS (+4 -4)", TS: ctxTestNow.Add(-1 * time.Hour)},
+	)
+	hits, err := db.SearchContext(context.Background(), ContextSearch{Terms: []string{"auth"}})
+	if err != nil || len(hits) != 2 || hits[0].Key != "aaaaaaa" {
+		t.Fatalf("want the authentication commit first, got %v (%v)", hitKeys(hits), err)
 	}
 }
 

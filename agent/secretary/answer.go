@@ -11,6 +11,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/abbrev"
 	"github.com/aoi-protocol/aoi/internal/kana"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -421,39 +422,15 @@ or ors ity ities ance ances ence ences al als ally able ible ability ibility ive
 ise ises ised ising ization izations isation ness ful ous ic ics ical ure ures ist ists ism ator ators ate ates ated ating
 age ages ant ants ent ents ry ries ery`)
 
-// abbreviations are words programmers shorten to their start, each with
-// the starts of the words it shortens: the short form asked about covers
-// those ("perf" in "performance", "auth" in "authorization") but not
-// another word that happens to start with it ("auth" in "author", "perf"
-// in "perfect", "cert" in "certain"). A form with no longer words (repos,
-// ctx) covers only itself and its endings.
-var abbreviations = map[string][]string{
-	"perf": {"perform"}, "auth": {"authent", "authoriz", "authoris", "authn", "authz"}, "compat": {"compatib"},
-	"config": {"configur"}, "doc": {"document"}, "repo": {"repositor"}, "spec": {"specif"}, "info": {"inform"},
-	"impl": {"implement"}, "init": {"initiali"}, "lib": {"librar"}, "env": {"environ"}, "dev": {"develop"},
-	"arg": {"argument"}, "param": {"paramet"}, "admin": {"administ"}, "async": {"asynchron"}, "sync": {"synchron"},
-	"auto": {"automat"}, "cert": {"certific"}, "err": {"error"}, "gen": {"generat"}, "max": {"maxim"},
-	"num": {"number", "numer"}, "opt": {"option", "optim"}, "proc": {"process", "procedur"}, "resp": {"respons"},
-	"sys": {"system"}, "util": {"utilit"}, "exec": {"execut"}, "ext": {"extension", "extern"}, "calc": {"calcul"},
-	"alloc": {"allocat"}, "nav": {"navig"}, "attr": {"attribut"}, "addr": {"address"}, "desc": {"descript", "descend"},
-	"dict": {"dictionar"}, "elem": {"element"}, "eval": {"evaluat"}, "expr": {"expression"}, "func": {"function"},
-	"obj": {"object"}, "pos": {"position"},
-}
-
-// abbreviationEnding lists what may follow an abbreviation and leave it
-// the same word: only inflections ("synced", "configs"). The endings of
-// sameWordEnding would make "auth" + "or" the same word as auth.
-var abbreviationEnding = setOf(`s es ed d ing ings`)
-
 // sameWord reports whether word, which starts with term and goes on with
 // tail, is term's own word: term itself, term with an ending, or, for an
-// abbreviation, one of the words it shortens.
+// abbreviation (package abbrev), one of the words it shortens.
 func sameWord(term, tail, word string) bool {
 	if tail == "" {
 		return true
 	}
-	if longs, ok := abbreviations[term]; ok {
-		return abbreviationEnding[tail] || slices.ContainsFunc(longs, func(long string) bool { return strings.HasPrefix(word, long) })
+	if abbrev.Is(term) {
+		return abbrev.Ending[tail] || abbrev.Shortens(term, word)
 	}
 	return sameWordEnding[tail] || doubledEnding(tail, term[len(term)-1])
 }
