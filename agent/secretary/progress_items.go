@@ -65,7 +65,7 @@ func (s *Secretary) inProgress(ctx context.Context, pq parsedQuery, hits []store
 		}
 	}
 	for _, h := range hits {
-		if (h.Kind == KindNote || h.Kind == KindReport) && !saysBlocked(h.Title+" "+h.Body) {
+		if (h.Kind == KindNote || h.Kind == KindReport) && !saysBlocked(h.Title+" "+h.Body) && !recordsSecret(h.Body) {
 			items = append(items, clipRunes(h.Title, 100)) // cited with the hits
 		}
 	}
@@ -78,6 +78,43 @@ func (s *Secretary) inProgress(ctx context.Context, pq parsedQuery, hits []store
 	}
 	return items, nil
 }
+
+// recordsSecret reports whether a note is a label and a secret ("staging
+// token: …", "鍵は …"), the secret redacted when it was stored: a
+// credential the owner wrote down, not work to report. A note that says
+// something besides ("rotated the token [REDACTED:…], deploy unblocked")
+// is work and stays.
+func recordsSecret(text string) bool {
+	text = strings.TrimSpace(text)
+	rest, found := text, false
+	for {
+		i := strings.LastIndex(rest, redactedMark)
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(rest[i:], ']')
+		if end < 0 {
+			break
+		}
+		if tail := strings.TrimRight(strings.TrimSpace(rest[i+end+1:]), "。.、,;；"); tail != "" {
+			break // words after the secret: the note says more
+		}
+		rest, found = strings.TrimSpace(rest[:i]), true
+	}
+	if !found {
+		return false
+	}
+	for _, label := range []string{":", "：", "=", "は", " is", "->", "→"} {
+		if strings.HasSuffix(rest, label) {
+			return true
+		}
+	}
+	return rest == ""
+}
+
+// redactedMark starts a secret taken out by the redactor
+// ("[REDACTED:github-pat]").
+const redactedMark = "[REDACTED:"
 
 func unique(items []string) []string {
 	var out []string

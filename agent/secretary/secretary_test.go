@@ -492,3 +492,43 @@ func TestConfidenceHasThreeDecimals(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialNoteNotProgress: a note that only writes a secret down
+// ("search admin key: …", redacted when stored) is no work to report, while
+// a note saying what was done with a secret in it is listed.
+func TestCredentialNoteNotProgress(t *testing.T) {
+	m := newMirror(t)
+	ctx := context.Background()
+	for _, n := range []string{
+		"search index admin key: " + leakedAWSKey,
+		"search index rebuilt with the new key " + leakedAWSKey + ", nightly job green",
+	} {
+		if _, err := m.s.Ingest(ctx, NoteEvent(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := m.s.Answer(ctx, Question{Text: "how is the search index going?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(a.Result.Summary, "admin key") {
+		t.Errorf("a credential note is listed as progress: %q", a.Result.Summary)
+	}
+	if !strings.Contains(a.Result.Summary, "nightly job green") {
+		t.Errorf("the note about the rebuilt index is missing: %q", a.Result.Summary)
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"Algolia 管理用キー: [REDACTED:github-pat]", true},
+		{"テスト用のトークンは [REDACTED:github-pat]。", true},
+		{"[REDACTED:aws-access-token]", true},
+		{"token: [REDACTED:github-pat] rotated, deploy works again", false},
+		{"deploy works again", false},
+	} {
+		if got := recordsSecret(c.text); got != c.want {
+			t.Errorf("recordsSecret(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
