@@ -506,7 +506,25 @@ func compoundEnglish(compound string, parts []string) []string {
 // モード) and around the glossary's entries inside each piece
 // (音声合成プラグイン → 音声合成, プラグイン); what is left between them
 // stays a part when it is two characters or more.
+//
+// A glossary word written in both scripts (外部キー, 主キー) is taken
+// whole before the run is cut where its script changes: 複合外部キー
+// ("compound foreign key") was cut into 複合, 外部 and キー, and searched
+// "external" and "key" instead of "foreign key".
 func compoundParts(run string) []string {
+	for _, k := range glossary.Within(run) {
+		if k == run || scriptPieces(k) == nil {
+			continue
+		}
+		before, after, _ := strings.Cut(run, k)
+		out := []string{k}
+		for _, r := range []string{before, after} {
+			if r != "" {
+				out = append(out, compoundParts(r)...)
+			}
+		}
+		return out
+	}
 	pieces := scriptPieces(run)
 	if pieces == nil {
 		pieces = []string{run}

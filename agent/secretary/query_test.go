@@ -277,6 +277,10 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		{"発火するイベントは？", []string{"発火", "trigger", "イベント", "event"}, 2},
 		{"省略記号を出す件は？", []string{"省略記号", "ellipsis"}, 1},
 		{"サイトのパスの特殊文字は？", []string{"site", "path", "special char"}, 3},
+		// A glossary word written in two scripts stays whole inside a
+		// compound: 外部キー, not 外部 (external) and キー (key).
+		{"複合外部キーの対応は？", []string{"外部キー", "foreign key", "複合", "compound"}, 2},
+		{"複合主キーは使える？", []string{"主キー", "primary key", "複合"}, 2},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
