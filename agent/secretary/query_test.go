@@ -281,6 +281,9 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		// compound: 外部キー, not 外部 (external) and キー (key).
 		{"複合外部キーの対応は？", []string{"外部キー", "foreign key", "複合", "compound"}, 2},
 		{"複合主キーは使える？", []string{"主キー", "primary key", "複合"}, 2},
+		// "自動で作る" (make automatically) is generating: commits say
+		// "generate", and 自動 alone searched only auto.
+		{"リリースノートを自動で作るようにした？", []string{"自動で作", "generat", "リリースノート"}, 2},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
