@@ -445,8 +445,9 @@ func (ev *evidence) rankedFiles() []*fileEvidence {
 // refs lists the context references of the answer, best evidence first:
 // commits and files ranked together by how well they match the question,
 // then tasks and notes. A file whose best evidence is a commit already
-// listed ranks below other evidence unless its path names the topic: the
-// commit stands for it, and the file adds only its line range.
+// listed ranks below other evidence unless its path names the topic (one
+// such file per commit): the commit stands for it, and the file adds only
+// its line range.
 func (ev *evidence) refs() []wire.ContextRef {
 	all := ev.rankedRefs()
 	out := make([]wire.ContextRef, 0, len(all))
@@ -537,10 +538,18 @@ func (ev *evidence) rankedRefs() []rankedRef {
 		pick float64
 	}
 	var files []candidate
+	// A listed commit's files keep one place at most before the next
+	// commit: the one its path names best. The Nushell commit's fish,
+	// zsh and installation files (each named by one word of "fish の
+	// 補完ファイルのインストール先は変わった?") took the places before
+	// the fix the question meant.
+	kept := map[string]bool{}
 	for _, f := range ev.rankedFiles() {
 		score := f.best
-		if !f.named && listed[f.bestCommit] {
+		if listed[f.bestCommit] && (!f.named || kept[f.bestCommit]) {
 			score /= 2 // the commit above already stands for it
+		} else if listed[f.bestCommit] {
+			kept[f.bestCommit] = true
 		}
 		files = append(files, candidate{ranked: ranked{ref: wire.ContextRef{Type: "file", Ref: f.ref(), Summary: f.summary}, ctx: f.ctx, score: score,
 			order: maxCommitRefs + 1 + len(files)}, pick: f.best + (f.score-f.best)/4})

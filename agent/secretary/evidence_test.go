@@ -331,3 +331,29 @@ func TestMergeListsTheWorkItMergedWhenOnlyItMatches(t *testing.T) {
 		t.Errorf("commit refs %q list the merge besides the work it merged", refs)
 	}
 }
+
+// TestRefsOneNamedFilePerCommitBeforeTheNext: of a listed commit's files
+// whose paths name the question's words, one keeps its place before the
+// next commit; the commit stands for the others. Three files of the
+// Nushell completions commit, each naming one word of a question about
+// where fish's completion file is installed, pushed the fix asked about
+// to the fifth place.
+func TestRefsOneNamedFilePerCommitBeforeTheNext(t *testing.T) {
+	pq := parseQuery("did the install location of the fish completion file change?")
+	hits := []store.ContextHit{
+		{Kind: "commit", Key: "aaaaaaa1111", Title: "feat(completion): add Nushell completions", Score: 9,
+			Meta: `{"files":[{"path":"completion/fish/task.fish","lines":"72"},{"path":"completion/zsh/_task","lines":"97"},{"path":"website/docs/installation.md","lines":"410-488"}]}`},
+		{Kind: "commit", Key: "bbbbbbb2222", Title: "fix: install fish completions to vendor directory", Score: 8,
+			Meta: `{"files":[{"path":".goreleaser.yml","lines":"82"}]}`},
+	}
+	refs := groupEvidence(hits, pq).refs()
+	if len(refs) < 3 || refs[0].Ref != "aaaaaaa" || refs[1].Type != "file" || refs[2].Ref != "bbbbbbb" {
+		t.Fatalf("refs = %+v, want the first commit, one of its files, then the second commit", refs)
+	}
+	// A commit's only file named by the question keeps its place.
+	hits[0].Meta = `{"files":[{"path":"completion/zsh/_task","lines":"97"}]}`
+	refs = groupEvidence(hits, pq).refs()
+	if len(refs) < 3 || refs[1].Type != "file" || !strings.HasPrefix(refs[1].Ref, "completion/zsh/_task") {
+		t.Fatalf("refs = %+v, want completion/zsh/_task second", refs)
+	}
+}
