@@ -284,6 +284,8 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		// "自動で作る" (make automatically) is generating: commits say
 		// "generate", and 自動 alone searched only auto.
 		{"リリースノートを自動で作るようにした？", []string{"自動で作", "generat", "リリースノート"}, 2},
+		// 知らない (not known) is 未知 and unknown, as commits write it.
+		{"知らない英単語は？", []string{"知らない", "unknown", "未知", "英単語"}, 2},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
