@@ -61,8 +61,12 @@ var endsWaitingRE = regexp.MustCompile(`(?:待ち|ブロック中|保留中?)(?:
 
 // notBlockedRE finds words that undo a blocked phrase: "unblock", "no
 // longer blocked", "without waiting for", "instead of waiting", "stop
-// waiting", "not blocked".
-var notBlockedRE = regexp.MustCompile(`(?i)unblock|no longer (blocked|waiting)|without (being )?(blocked|waiting)|instead of waiting|stops? waiting|not (blocked|waiting)|never (blocks|waits)`)
+// waiting", "not blocked"; and waits a program does, not the work: for a
+// lock, a signal or a child process ("the busy timeout used while waiting
+// for a locked database", "ロック待ちでタイムアウト").
+var notBlockedRE = regexp.MustCompile(`(?i)unblock|no longer (blocked|waiting)|without (being )?(blocked|waiting)|instead of waiting|stops? waiting|not (blocked|waiting)|never (blocks|waits)|` +
+	`\b(blocked|waiting) (on|for) (an? |the )?(locked\b|locks?\b|mutex|semaphore|signals?\b|child process|subprocess|goroutines?\b|threads?\b)|` +
+	`(?:^|[^\p{Katakana}ー])ロック待ち|(?:シグナル|セマフォ|ミューテックス)待ち`)
 
 // Blocker ranks: lower comes first. Work in progress now (failing tests,
 // the uncommitted diff's FIXMEs) beats things said recently, which beat

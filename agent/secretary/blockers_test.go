@@ -23,7 +23,9 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 		"PDF build blocked by the font license", "Blocker: the staging DB is down", "stuck on the flaky e2e test",
 		"release on hold until the audit", "レビュー待ち", "PR #960 のマージ待ち。", "Safariで動かない件でブロック中",
 		"音声合成は保留", "デプロイが止まっている", "blocking on the upstream fix",
-		"本番での有効化は上流の修正 (voicevox_core#1102) 待ち。", "リリースは v2.1 待ち"} {
+		"本番での有効化は上流の修正 (voicevox_core#1102) 待ち。", "リリースは v2.1 待ち",
+		// A wait on something named like a lock is still one.
+		"ブロック待ちの解消は来週", "waiting for the lockfile fix upstream", "waiting on Locke's review"} {
 		if !saysBlocked(text) {
 			t.Errorf("%q not taken as a blocker", text)
 		}
@@ -34,7 +36,10 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 		"the summary lists what blocks each topic", "no longer waiting for the lock", "commits stop waiting on fsync",
 		"コードブロックの表示を修正", "待ち時間を短縮", "ポートの待ち受けを追加", "ブロック構文のパーサを修正",
 		"API 待ち時間の計測を追加", "ソケットの (accept) 待ち受けを修正",
-		"コードブロック中のタブ幅を修正", "README のコードブロックしている箇所を整形", "ブロックチェーン連携を追加", "ブロック要素の余白を調整"} {
+		"コードブロック中のタブ幅を修正", "README のコードブロックしている箇所を整形", "ブロックチェーン連携を追加", "ブロック要素の余白を調整",
+		// Waits a program does are no blockers.
+		"Document the busy timeout used while waiting for a locked database", "reader blocked on the mutex during compaction",
+		"fix a hang waiting for the child process to exit", "DB のロック待ちでタイムアウトする問題を修正"} {
 		if saysBlocked(text) {
 			t.Errorf("%q taken as a blocker", text)
 		}
