@@ -286,6 +286,10 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		{"リリースノートを自動で作るようにした？", []string{"自動で作", "generat", "リリースノート"}, 2},
 		// 知らない (not known) is 未知 and unknown, as commits write it.
 		{"知らない英単語は？", []string{"知らない", "unknown", "未知", "英単語"}, 2},
+		// Programming words the glossary lacked: 制約 (constraint),
+		// 値渡し/参照渡し, and 保たれる / 保持 (preserved, kept).
+		{"check 制約は transform で保たれる？", []string{"constraint", "preserv"}, 4},
+		{"値渡しと参照渡しの説明は？", []string{"pass-by-value", "pass-by-reference"}, 3},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
