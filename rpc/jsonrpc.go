@@ -15,6 +15,12 @@ const DefaultMaxBatch = 100
 // (a counter, a UUID); the id goes into the audit row and every log line.
 const MaxIDBytes = 256
 
+// MaxMethodBytes bounds a request's method name. The longest aoi serves is
+// a few dozen bytes; the method goes into the audit row of every call, a
+// refused one included, and a pinned peer's 60 KiB method names were
+// stored whole, one row a call.
+const MaxMethodBytes = 128
+
 // nullID is the id of a response to a request whose id could not be read.
 var nullID = json.RawMessage("null")
 
@@ -104,6 +110,12 @@ func decodeElement(raw json.RawMessage, notObject string) request {
 	method, ok := jsonwalk.String(env.method)
 	if !ok {
 		r.err = InvalidRequest(`"method" must be a string`)
+		return errorOnly(r)
+	}
+	if len(method) > MaxMethodBytes {
+		// Refused without being echoed or kept: the audit row reads
+		// request.refused, as for any request whose method was not read.
+		r.err = InvalidRequest(`"method" is %d bytes; no method is longer than %d: send one aoi serves, such as aoi.ping`, len(method), MaxMethodBytes)
 		return errorOnly(r)
 	}
 	r.method = method

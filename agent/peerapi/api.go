@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
@@ -75,7 +76,7 @@ func (a *API) CheckFrom(ctx context.Context, call *rpc.Call, from, to string) er
 		if who == "" {
 			who = caller.Key()
 		}
-		a.AuditRefusal(ctx, call, "impersonation", map[string]any{"claimed": from, "authenticated_as": who})
+		a.AuditRefusal(ctx, call, "impersonation", map[string]any{"claimed": clipClaim(from), "authenticated_as": who})
 		return errs.Denied(
 			fmt.Sprintf("request says it is from %q but the connection is authenticated as %q; an agent may only speak for itself", from, who),
 			map[string]any{"claimed_from": from})
@@ -84,6 +85,24 @@ func (a *API) CheckFrom(ctx context.Context, call *rpc.Call, from, to string) er
 		return errs.UnknownPeer(to, fmt.Sprintf("no agent %q is registered here", to))
 	}
 	return nil
+}
+
+// maxClaimBytes bounds what an audit row keeps of an id a caller claimed:
+// an agent id is at most 63 bytes, and a peer's 60 KiB `from` was stored
+// whole in the row of each refused call.
+const maxClaimBytes = 64
+
+// clipClaim is a claimed id as an audit row keeps it: cut at maxClaimBytes
+// (on a character boundary) with "…" when longer.
+func clipClaim(s string) string {
+	if len(s) <= maxClaimBytes {
+		return s
+	}
+	cut := maxClaimBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // AuditRefusal writes a refused call's audit row and marks the call audited.

@@ -32,6 +32,10 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 		return nil, errs.Invalid("params.event is required (e.g. query.completed)")
 	case len(p.Event) > maxEvent:
 		return nil, errs.Invalid("params.event is %d bytes; an event is a name such as query.completed, at most %d", len(p.Event), maxEvent)
+	case len(p.ID) > maxNotifyID:
+		return nil, errs.Invalid("params.id is %d bytes; an id is at most %d", len(p.ID), maxNotifyID)
+	case len(p.RelatedQueryID) > maxNotifyID:
+		return nil, errs.Invalid("params.related_query_id is %d bytes; it names a request by its id, at most %d", len(p.RelatedQueryID), maxNotifyID)
 	}
 	if len(p.Data) == 0 {
 		p.Data = json.RawMessage("null")
@@ -91,6 +95,12 @@ func (a *API) handleNotify(ctx context.Context, call *rpc.Call) (any, error) {
 // maxEvent bounds a notification's event name (query.completed,
 // task.failed, a sender's own kinds).
 const maxEvent = 128
+
+// maxNotifyID bounds a notification's id and related_query_id, as the
+// JSON-RPC id a related_query_id names is bounded (rpc.MaxIDBytes): both
+// are stored with the message and go into its audit row, and a pinned
+// peer's 60 KiB related_query_id was stored whole.
+const maxNotifyID = rpc.MaxIDBytes
 
 // checkNotifier lets a notification in when it answers something this
 // agent asked the caller (a question or a task request: related_query_id

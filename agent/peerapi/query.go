@@ -28,6 +28,12 @@ const maxAuditQuestion = 120
 // against the ACL, and the scope goes into the query's audit row.
 const maxScopeEntries = 64
 
+// maxScopeEntryBytes bounds one context_scope entry: a repository path is
+// far shorter, and an entry goes whole into the audit row and the stored
+// question or task (a pinned peer's 60 KiB entries were stored, one row a
+// call).
+const maxScopeEntryBytes = 1024
+
 // Interrupt decisions (seed 002 §2.3.3).
 const (
 	DecisionAutoRespond = "AUTO_RESPOND"
@@ -195,8 +201,6 @@ func (a *API) bindQuery(ctx context.Context, call *rpc.Call) (wire.QueryParams, 
 		return p, errs.Invalid("params.query is empty; ask a question in words")
 	case utf8.RuneCountInString(p.Query) > maxQueryText:
 		return p, errs.Invalid("params.query is %d characters; the limit is %d", utf8.RuneCountInString(p.Query), maxQueryText)
-	case len(p.ContextScope) > maxScopeEntries:
-		return p, errs.Invalid("params.context_scope has %d entries; the limit is %d: name the repositories or folders, not every file", len(p.ContextScope), maxScopeEntries)
 	}
 	if err := refuseUncleanScope(p.ContextScope); err != nil {
 		return p, err
@@ -374,11 +378,21 @@ func (a *API) refuseUnknownContext(ctx context.Context, call *rpc.Call, action a
 	return a.namedDenial(action, entry)
 }
 
-// refuseUncleanScope refuses a context_scope entry the caller did not
-// write in its clean form, naming that form (wire.UncleanScope says why
-// refused and not cleaned). It looks at the text alone, so it is the same
-// for a hidden context and a made-up one.
+// refuseUncleanScope refuses a context_scope (a question's or a task
+// request's) of more than maxScopeEntries entries, one with an entry
+// longer than maxScopeEntryBytes (without echoing it), or one with an
+// entry the caller did not write in its clean form, naming that form
+// (wire.UncleanScope says why refused and not cleaned). It looks at the
+// text alone, so it is the same for a hidden context and a made-up one.
 func refuseUncleanScope(scope []string) error {
+	if len(scope) > maxScopeEntries {
+		return errs.Invalid("params.context_scope has %d entries; the limit is %d: name the repositories or folders, not every file", len(scope), maxScopeEntries)
+	}
+	for i, e := range scope {
+		if len(e) > maxScopeEntryBytes {
+			return errs.Invalid("params.context_scope[%d] is %d bytes; the limit is %d: name a repository, folder or file", i, len(e), maxScopeEntryBytes)
+		}
+	}
 	if entry, clean := wire.UncleanScope(scope); entry != "" {
 		return errs.Invalid("params.context_scope entry %q is not written in its clean form; send %q", entry, clean)
 	}
