@@ -71,12 +71,12 @@ func (c *Core) auditCall(ctx context.Context, rec rpc.CallRecord) error {
 // counted from the audit log: limits.daily_calls_per_peer is kept in
 // memory, and a restart renewed every peer's budget. A row of a call the
 // budget did not count (refused for the rate limit or the spent budget,
-// or before its method was read) is left out. One read at start, none
-// per request.
+// is left out; one refused before its method was read (not JSON, a GET)
+// is a call as the budget counts it. One read at start, none per request.
 func (c *Core) seedDailyCalls(ctx context.Context) {
 	now := time.Now() // the peer server's clock for the budget's day
-	counts, err := c.db.AuditCallsOn(ctx, now, func(method, result string) bool {
-		return method != refusedUnreadMethod && result != "RATE_LIMIT"
+	counts, err := c.db.AuditCallsOn(ctx, now, func(_, result string) bool {
+		return result != "RATE_LIMIT"
 	})
 	if err != nil {
 		c.log.Warn("daily call budgets start empty: cannot count today's calls", "component", "core", "err", err)

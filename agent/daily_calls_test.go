@@ -121,3 +121,54 @@ func TestDailyCallBudgetSurvivesARestart(t *testing.T) {
 	eng.Restart(nil)
 	asRPC(t, ping(rawClient(t, hostile, eng)), rpc.CodeRateLimit)
 }
+
+// The budget counted only requests whose method was read: a peer sending
+// bodies that are not JSON, JSON-RPC of another version, or GETs was
+// refused with a row each in the audit log and never ran out of calls,
+// so it grew the log as if there were no budget (the attack pass: 40 such
+// requests past a budget of 10, 40 rows). Every request of an admitted
+// peer is a call of its day now, and what a restart counts again.
+func TestDailyCallBudgetCountsMalformedRequests(t *testing.T) {
+	const budget = 10
+	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.DailyCallsPerPeer = budget
+		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
+	})
+	hostile := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, hostile)
+	ctx := context.Background()
+	hc := pmTransport(t, hostile).HTTPClient(eng.Fingerprint())
+	url := "https://" + eng.Addr() + "/aoi/v1/rpc"
+	rowsBefore := auditRowCount(t, eng, "pm-tanaka")
+	// Six of them, then a restart: four calls are left of the day.
+	bad := []string{`{`, `{"jsonrpc":"1.0","id":1,"method":"aoi.ping"}`, `[]`}
+	for i := range 6 {
+		post(t, hc, url, bad[i%len(bad)])
+	}
+	eng.Restart(nil)
+	hc = pmTransport(t, hostile).HTTPClient(eng.Fingerprint())
+	url = "https://" + eng.Addr() + "/aoi/v1/rpc"
+	for i := range 4 {
+		post(t, hc, url, bad[i%len(bad)])
+	}
+	// Past the budget, neither these nor a GET nor a ping adds a row each.
+	for i := range 6 {
+		post(t, hc, url, bad[i%len(bad)])
+		resp, err := hc.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	var res wire.PingResult
+	err := rawClient(t, hostile, eng).Call(ctx, wire.MethodPing, wire.PingParams{From: "pm-tanaka"}, &res)
+	if re := asRPC(t, err, rpc.CodeRateLimit); !strings.Contains(re.Error(), "10 calls today") {
+		t.Fatalf("a ping after %d malformed requests: %v; want the day's budget spent", budget, re)
+	}
+	if grown := auditRowCount(t, eng, "pm-tanaka") - rowsBefore; grown > budget+2 {
+		t.Errorf("the audit log grew %d rows for %d malformed requests in a budget of %d", grown, 22, budget)
+	}
+	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
+		t.Errorf("audit verify = %+v, %v", v, err)
+	}
+}
