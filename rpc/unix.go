@@ -37,6 +37,9 @@ func ListenUnix(path string) (net.Listener, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the control socket's directory: %w", err)
 	}
+	if err := checkSocketFolder(filepath.Dir(path), path); err != nil {
+		return nil, err
+	}
 	lock, err := lockFile(path + ".lock")
 	switch {
 	case errors.Is(err, syscall.EWOULDBLOCK):
@@ -169,13 +172,47 @@ func localCaller(uid, pid, owner int) (Caller, error) {
 	return Caller{Kind: CallerLocal, Addr: "pid:" + strconv.Itoa(pid)}, nil
 }
 
-// UnixHTTPClient returns a client that always dials the socket at path;
-// post to ControlURL.
+// ErrForeignSocket is CheckUnixServer's refusal of a socket another user
+// serves.
+var ErrForeignSocket = errors.New("the control socket is not yours")
+
+// CheckUnixServer refuses a connection to the socket at path unless the
+// process serving it runs as this process's user. A socket someone else
+// serves is not your aoi: another local user who bound the path first (in
+// a shared temporary folder, say) would read every control call, an
+// approval or what the coding assistant reports through aoi mcp, and
+// answer them as it liked.
+func CheckUnixServer(c net.Conn, path string) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("the control socket %s is not a Unix socket connection", path)
+	}
+	uid, _, err := peerCred(uc)
+	if err != nil {
+		return fmt.Errorf("cannot tell who serves the control socket %s: %w", path, err)
+	}
+	if me := os.Getuid(); uid != me {
+		return fmt.Errorf("%w: %s is served by another user (uid %d, you are uid %d), not by your aoi; "+
+			"nothing was sent: remove it, and give aoi a shorter data dir or set XDG_RUNTIME_DIR so the socket lies in a folder of yours", ErrForeignSocket, path, uid, me)
+	}
+	return nil
+}
+
+// UnixHTTPClient returns a client that always dials the socket at path,
+// served by this process's user (CheckUnixServer); post to ControlURL.
 func UnixHTTPClient(path string) *http.Client {
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
+			c, err := d.DialContext(ctx, "unix", path)
+			if err != nil {
+				return nil, err
+			}
+			if err := CheckUnixServer(c, path); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
 		},
 		MaxIdleConnsPerHost: 8,
 		IdleConnTimeout:     30 * time.Second,

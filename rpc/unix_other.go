@@ -15,3 +15,5 @@ func listenPrivate(string) (net.Listener, error) {
 func lockFile(string) (*os.File, error) {
 	return nil, errors.New("the control socket needs a Unix-like system (Linux or macOS)")
 }
+
+func checkSocketFolder(string, string) error { return nil }

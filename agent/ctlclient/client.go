@@ -80,7 +80,10 @@ func Dial(dataDir string) (*Client, error) {
 	if err != nil {
 		return nil, &NoDaemonError{DataDir: dataDir, Socket: c.socket, Err: err}
 	}
-	conn.Close()
+	defer conn.Close()
+	if err := rpc.CheckUnixServer(conn, c.socket); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -120,6 +123,9 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	}
 	err := c.rpc.Call(ctx, method, params, result)
 	var te *rpc.TransportError
+	if errors.Is(err, rpc.ErrForeignSocket) {
+		return err // someone else's socket: not a daemon to start
+	}
 	if errors.As(err, &te) && te.Status == 0 && ctx.Err() == nil {
 		return &NoDaemonError{DataDir: c.dataDir, Socket: c.socket, Err: err}
 	}
