@@ -82,11 +82,12 @@ func (c *Core) seedDailyCalls(ctx context.Context) {
 		c.log.Warn("daily call budgets start empty: cannot count today's calls", "component", "core", "err", err)
 		return
 	}
-	// A caller the budget counts has an agent id; rows of callers known
-	// only by a key ("fp:…", "tcp:…": strangers) would take room in the
-	// budget's bounded table that peers need.
+	// A caller the budget counts has an agent id, or is a tailnet node
+	// bound to none ("node:…"); rows of other callers known only by a key
+	// ("fp:…", "tcp:…": strangers) would take room in the budget's bounded
+	// table that peers need.
 	for name := range counts {
-		if strings.Contains(name, ":") {
+		if strings.Contains(name, ":") && !strings.HasPrefix(name, "node:") { // a tailnet node bound to no id is counted
 			delete(counts, name)
 		}
 	}

@@ -112,12 +112,26 @@ func (s *Server) precheck(req *request, caller Caller, ref *refusal, now time.Ti
 	if ref != nil {
 		return ref.err, 0
 	}
-	if caller.AgentID != "" {
-		if ok, wait := s.daily.spend(caller.AgentID, now); !ok {
+	if key := budgetKey(caller); key != "" {
+		if ok, wait := s.daily.spend(key, now); !ok {
 			return DailyBudgetSpent(s.dailyLimit(), wait), wait
 		}
 	}
 	return req.err, 0
+}
+
+// budgetKey is whose day's calls a call of an admitted caller spends: its
+// agent id, or for a tailnet node bound to none yet (let through so its
+// announce can be read, and audited call by call) the node's key. ""
+// for a caller with neither.
+func budgetKey(c Caller) string {
+	switch {
+	case c.AgentID != "":
+		return c.AgentID
+	case c.NodeID != "":
+		return c.Key()
+	}
+	return ""
 }
 
 // limitKey is Caller.Key, except that a caller known only by its address

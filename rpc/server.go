@@ -357,12 +357,12 @@ func (s *Server) refuseWhole(ctx context.Context, caller Caller, e *Error, statu
 	if ok, w := s.limits.allow(key, time.Now()); !ok {
 		wait = max(w, time.Millisecond)
 		e, status, limited = RateLimited(w), http.StatusTooManyRequests, true
-	} else if !stranger && caller.AgentID != "" {
+	} else if bk := budgetKey(caller); !stranger && bk != "" {
 		// An admitted caller's request that was no call (not JSON, a
 		// GET, too large) is an audit row as a call is, so it is one of
 		// its day's calls: uncounted, such requests grew the log past
 		// the budget.
-		if ok, w := s.daily.spend(caller.AgentID, time.Now()); !ok {
+		if ok, w := s.daily.spend(bk, time.Now()); !ok {
 			wait = w
 			e, status, limited = DailyBudgetSpent(s.dailyLimit(), w), http.StatusTooManyRequests, true
 		}
