@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -570,5 +571,49 @@ func TestBodyBytesBudget(t *testing.T) {
 	}
 	if resp, got := post("b"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("another caller's body: %d %s", resp.StatusCode, got)
+	}
+}
+
+// TestDeclaredBodyIsNotAllocatedOnTheCallersWord: a pinned caller's
+// connections each declare a body of the largest size the server takes
+// and send one byte of it. The server allocated each body whole from its
+// Content-Length before a byte of it came, so 32 such connections held
+// 32 MiB for the 30 s a body may take (and a source may keep 64 open, the
+// listener 512); a body is now read as it arrives.
+func TestDeclaredBodyIsNotAllocatedOnTheCallersWord(t *testing.T) {
+	server, friend := newIdentity(t, "eng-suzuki"), newIdentity(t, "pm-tanaka")
+	var reading atomic.Int32
+	peer := startMTLSPeer(t, server, Options{
+		MaxBodyBytes: 1 << 20,
+		Authenticate: func(ctx context.Context, c Caller) (Caller, error) {
+			if c.Fingerprint != friend.Fingerprint {
+				return c, PermissionDenied("not pinned", nil)
+			}
+			reading.Add(1) // the body is read next
+			c.AgentID = "pm-tanaka"
+			return c, nil
+		},
+	})
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	const conns = 32
+	for range conns {
+		c := rawTLS(t, peer.tr.Addr(), friend)
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", Path, 1<<20)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for reading.Load() < conns {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests reached the body", reading.Load(), conns)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // each handler is in its read now
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	if grown := int64(ms.HeapAlloc) - int64(before); grown > 8<<20 {
+		t.Fatalf("%d connections that declared 1 MiB bodies and sent a byte hold %d MiB of heap; want what they sent, not what they declared", conns, grown>>20)
 	}
 }
