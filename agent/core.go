@@ -250,7 +250,7 @@ func (c *Core) buildServers(cfg *config.Config) {
 	})
 	c.ctlSrv = rpc.NewServer(rpc.Options{
 		MaxBodyBytes: 8 << 20,
-		Identify:     rpc.UnixIdentify,
+		Identify:     c.identifyLocal,
 		Logger:       c.log,
 	})
 	RegisterControl(c.ctlSrv, c)
