@@ -125,9 +125,10 @@ func TestDailyCallBudgetSurvivesARestart(t *testing.T) {
 // The budget counted only requests whose method was read: a peer sending
 // bodies that are not JSON, JSON-RPC of another version, or GETs was
 // refused with a row each in the audit log and never ran out of calls,
-// so it grew the log as if there were no budget (the attack pass: 40 such
-// requests past a budget of 10, 40 rows). Every request of an admitted
-// peer is a call of its day now, and what a restart counts again.
+// so it grew the log as if there were no budget (the attack pass: after
+// 22 such requests in a budget of 10, its ping still got in). Every
+// request of an admitted peer is a call of its day now, and what a
+// restart counts again.
 func TestDailyCallBudgetCountsMalformedRequests(t *testing.T) {
 	const budget = 10
 	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {

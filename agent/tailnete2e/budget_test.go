@@ -20,8 +20,8 @@ import (
 // an agent id is let through to the handlers (its announce must be read),
 // and each of its calls is an audit row, but the daily budget counted only
 // callers with an agent id: such a node, calling as fast as its rate let
-// it, grew the audit log without the budget's bound (the attack pass: 30
-// refused pings past a budget of 10, 30 rows). Its calls are counted under
+// it, grew the audit log without the budget's bound (the attack pass: 16
+// refused pings in a budget of 10, 16 rows). Its calls are counted under
 // its node now, and past the budget refused as one counted row.
 func TestUnboundNodeHasADailyBudget(t *testing.T) {
 	const budget = 10
