@@ -42,6 +42,10 @@ func (a *app) idCmd() *cobra.Command {
 			}
 			return a.emit(info, func(w io.Writer) {
 				fmt.Fprintf(w, "agent:       %s\nfingerprint: %s\nlisten:      %s\n", info.AgentID, rpc.GroupFingerprint(info.Fingerprint), info.Listen)
+				if anyPort(info.Listen) {
+					fmt.Fprintf(w, "\n%s\n", anyPortNote(info.AgentID, info.Fingerprint, info.Listen, info.role))
+					return
+				}
 				fmt.Fprintf(w, "\ncolleagues trust you with (one line%s):\n%s\n", reachNote(info.Listen), info.TrustCommand)
 			})
 		},

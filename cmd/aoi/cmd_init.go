@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -155,7 +156,11 @@ func printInit(w io.Writer, id string, r agent.InitResult) {
 	} else {
 		fmt.Fprintf(w, "config:      kept %s (--force overwrites it)\n", r.ConfigPath)
 	}
-	fmt.Fprintf(w, "\nPeers pin this agent with `%s`%s.\n", trustCommand(id, r.Fingerprint, r.ListenAddr, r.Role), reachNote(r.ListenAddr))
+	if anyPort(r.ListenAddr) {
+		fmt.Fprintf(w, "\n%s\n", anyPortNote(id, r.Fingerprint, r.ListenAddr, r.Role))
+	} else {
+		fmt.Fprintf(w, "\nPeers pin this agent with `%s`%s.\n", trustCommand(id, r.Fingerprint, r.ListenAddr, r.Role), reachNote(r.ListenAddr))
+	}
 	fmt.Fprintf(w, "Start the agent with `aoi serve --data-dir %s` (headless) or `aoi --data-dir %s`.\n", r.DataDir, r.DataDir)
 }
 
@@ -171,6 +176,26 @@ func trustCommand(id, fingerprint, listen, role string) string {
 		cmd += " --role " + role
 	}
 	return cmd
+}
+
+// anyPort reports whether a listen address asks for any free port (port
+// 0): the port is then only known once aoi listens, and changes at every
+// start.
+func anyPort(listen string) bool {
+	_, port, err := net.SplitHostPort(listen)
+	return err == nil && port == "0"
+}
+
+// anyPortNote is what aoi init and aoi id say instead of a trust command
+// for an address with port 0: an endpoint ending in :0 reaches no one
+// (the walk's init printed `--endpoint 127.0.0.1:0`), so it says where
+// the real port is read and how to fix one.
+func anyPortNote(id, fingerprint, listen, role string) string {
+	host, _, _ := net.SplitHostPort(listen)
+	return fmt.Sprintf("The port is chosen when aoi starts (--listen %s asks for any free one, another at every start): "+
+		"`aoi serve` prints it, and `aoi status` shows it as listening; peers pin this agent with `%s`, PORT being that port.\n"+
+		"For an endpoint peers can keep, fix the port: `aoi init --force --listen %s` (the identity stays).",
+		listen, trustCommand(id, fingerprint, net.JoinHostPort(host, "PORT"), role), net.JoinHostPort(host, "8444"))
 }
 
 // currentUser is the login name, or "" when it cannot be found.
