@@ -272,7 +272,7 @@ func messageDetail(r agent.Message, tasks []agent.CoordTask, e *env) string {
 	body := detailFields([][2]string{
 		{"from", r.From}, {"origin", r.Origin}, {"kind", messageKind(r)}, {"received", clockAt(e, r.ReceivedAt)},
 		{"task", r.TaskID}, {"thread", r.ThreadID}, {"reply to", r.ReplyTo}, {"priority", r.Priority},
-		{relatedLabel(r), r.RelatedID}, {askLabel(r), r.Question}, {"message id", r.MessageID}, {"seq", i64toa(r.Seq)},
+		{relatedLabel(r), r.RelatedID}, {askLabel(r), r.Question}, {"message id", r.MessageID}, {"id", i64toa(r.Seq)},
 	})
 	for _, t := range tasks {
 		body += "\n" + detailFields([][2]string{{"task state", t.State + " (with " + t.Peer + ", since " + clockAt(e, t.UpdatedAt) + ")"}})
@@ -296,7 +296,7 @@ var replyTypes = map[string]string{
 // task_assign whose detail ended at its text. --reply-to puts the reply
 // in the message's thread, so the command names no --thread (it wrapped
 // the command onto a third line in the tenth walk), and names the message
-// by its ID in `aoi messages` (its seq), which is shorter than its message
+// by its ID in `aoi messages` and `aoi inbox` (its seq), which is shorter than its message
 // id and what the shell's list shows. A message in a conversation (a thread
 // another message started) also gets the command that reads it all, both
 // ways: its "reply to: m-…" said nothing of what it answered (the eleventh

@@ -34,7 +34,7 @@ const reloadErrorTitle = "Config not reloaded"
 
 // promptUsage is shown for :help and after a mistake.
 const promptUsage = "@AGENT [!low|!high|!critical] [--scope a,b] question · :task AGENT TYPE k=v… · :focus on|off · :trust AGENT FINGERPRINT [ENDPOINT [ROLE]] · " +
-	":answer ID text · :decline ID reason · :release [ID] · :note text · :reply SEQ text · :discover · :reload · :outbox · :errors · :help · :quit"
+	":answer ID text · :decline ID reason · :release [ID] · :note text · :reply ID text · :discover · :reload · :outbox · :errors · :help · :quit"
 
 // parsePrompt parses one prompt line. Errors say how to write it instead.
 func parsePrompt(line string) (promptCommand, error) {
@@ -227,9 +227,9 @@ func parseColon(f []string, line string) (promptCommand, error) {
 		}
 		return promptCommand{name: "note", text: rest(1)}, nil
 	case "reply":
-		// The colleague's assistant reads it: a message, by its seq.
+		// The colleague's assistant reads it: a message, by its ID.
 		if len(f) < 3 {
-			return promptCommand{}, errors.New("write :reply SEQ text, SEQ being the message's seq (its detail shows it, as aoi messages does)")
+			return promptCommand{}, errors.New("write :reply ID text, ID being the message's ID (its detail shows it, as aoi messages and aoi inbox do)")
 		}
 		return promptCommand{name: "reply", id: f[1], text: rest(2)}, nil
 	case "discover", "reload", "outbox", "errors", "help", "quit", "q":

@@ -12,8 +12,8 @@ import (
 	"github.com/aoi-protocol/aoi/agent/wire"
 )
 
-// reply is :reply SEQ text: a typed message back to whoever sent the
-// received message SEQ, in its thread and task, of the type a reply to it
+// reply is :reply ID text: a typed message back to whoever sent the
+// received message ID (its seq), in its thread and task, of the type a reply to it
 // usually has (an answer to a question). The walk read a colleague's
 // question in the Messages pane and had to leave the interface to answer
 // it. What became of the reply (delivered, queued, refused) is said as
@@ -21,7 +21,7 @@ import (
 func (m *Model) reply(seq, text string) tea.Cmd {
 	to, ok := m.messages.bySeq(seq)
 	if !ok {
-		m.fail("no message "+Sanitize(seq)+" in the Messages pane to reply to; its detail (enter) shows each message's seq", nil)
+		m.fail("no message "+Sanitize(seq)+" in the Messages pane to reply to; its detail (enter) shows each message's ID", nil)
 		return nil
 	}
 	if to.Type == "" || !wire.ValidID(to.MessageID) {

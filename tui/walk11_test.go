@@ -64,7 +64,7 @@ func TestTypedReplySaysWhatItAnswers(t *testing.T) {
 	}
 }
 
-// TestReplyFromThePrompt: `:reply SEQ text` answers a received message
+// TestReplyFromThePrompt: `:reply ID text` answers a received message
 // from the interface: to its sender, as the reply its type calls for, in
 // its task and thread, and says what became of it. A seq the pane does not
 // hold, or a notification, is refused saying why.
@@ -85,7 +85,7 @@ func TestReplyFromThePrompt(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"reply 9 hello", "no message 9 in the Messages pane"},
 		{"reply 2 thanks", "not a message to reply to"},
-		{"reply 3", "write :reply SEQ text"},
+		{"reply 3", "write :reply ID text"},
 	} {
 		press(t, m, ":")
 		typeText(t, m, c.line)

@@ -157,13 +157,14 @@ func printInbox(w io.Writer, in inboxOutput) {
 	rows := make([][]string, 0, len(in.Messages))
 	for _, m := range in.Messages {
 		rows = append(rows, []string{
-			// The kind in the Messages pane's words ("answer"); --json
+			// ID is the number aoi messages, --reply-to and :reply name
+			// the message by (seq in --json). The kind in the Messages pane's words ("answer"); --json
 			// keeps the protocol's event.
 			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(agent.MessageKindLabel(m.Kind()), 16),
 			dash(about(m)), when(m.ReceivedAt), messageSummary(m, maxSummary),
 		})
 	}
-	table(w, []string{"SEQ", "FROM", "KIND", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
+	table(w, []string{"ID", "FROM", "KIND", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
 }
 
 func (a *app) answerCmd() *cobra.Command {

@@ -77,7 +77,7 @@ func (a *app) sendCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&r.TaskID, "task", "", "task id this message concerns (moves the task's state)")
 	f.StringVar(&r.ThreadID, "thread", "", "thread id to keep a conversation together (default: the thread of the --reply-to message, else a new one)")
-	f.StringVar(&r.ReplyTo, "reply-to", "", "the message this answers: its ID in aoi messages (SEQ in aoi inbox), or its message id (m-…)")
+	f.StringVar(&r.ReplyTo, "reply-to", "", "the message this answers: its ID (as aoi messages and aoi inbox list it), or its message id (m-…)")
 	f.StringVar(&r.Priority, "priority", "", "low, normal (default), high or critical")
 	f.StringVar(&payload, "payload", "", `payload as a JSON object, e.g. '{"approved":false,"feedback":"add tests"}'`)
 	f.Int64Var(&r.Forward, "forward", 0, "relay the received message with this id (keeps its sender and thread)")

@@ -3,8 +3,11 @@ package main
 import (
 	"net"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestInitWithAnyPortSaysWhereThePortIsRead: `aoi init --listen
@@ -39,5 +42,38 @@ func TestInitWithAnyPortSaysWhereThePortIsRead(t *testing.T) {
 	}
 	if _, port, err := net.SplitHostPort(fields[len(fields)-1]); err != nil || port == "0" {
 		t.Errorf("aoi status says %q; want the port aoi took, not 0", listening)
+	}
+}
+
+// TestInboxAndMessagesNameAMessageByOneID: `aoi inbox` headed the
+// number of a message SEQ where `aoi messages` headed it ID, and
+// --reply-to's help had to explain both (the twelfth walk). Both say ID
+// now, the same number, and the number read from `aoi inbox` is what
+// --reply-to takes.
+func TestInboxAndMessagesNameAMessageByOneID(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	allowMessages(t, bin, eng, "pm-tanaka")
+
+	var q agent.SentMessage
+	cliJSON(t, bin, pm, &q, "send", "eng-suzuki", "question", "is the login page translated?")
+	got := waitMessages(t, bin, eng, 1)[0]
+	id := strconv.FormatInt(got.Seq, 10)
+
+	inbox := cli(t, bin, eng, "inbox")
+	if strings.Contains(inbox, "SEQ") || !strings.Contains(rowOf(inbox, "KIND"), "ID ") {
+		t.Errorf("aoi inbox heads its messages' numbers other than ID:\n%s", inbox)
+	}
+	for name, out := range map[string]string{"aoi inbox": inbox, "aoi messages": cli(t, bin, eng, "messages")} {
+		if row := rowOf(out, "login page"); !strings.HasPrefix(row, id+" ") {
+			t.Errorf("%s row %q, want it to start with the message's ID %s", name, row, id)
+		}
+	}
+	if help := cli(t, bin, eng, "send", "--help"); strings.Contains(help, "SEQ") || !strings.Contains(help, "its ID (as aoi messages and aoi inbox list it)") {
+		t.Errorf("aoi send --help on --reply-to:\n%s", help)
+	}
+	out := cli(t, bin, eng, "send", "pm-tanaka", "answer", "yes, since Monday", "--reply-to", id)
+	if !strings.Contains(out, "delivered") || !strings.Contains(out, "thread "+q.ThreadID) {
+		t.Errorf("a reply by the ID aoi inbox shows:\n%s\nwant it delivered in thread %s", out, q.ThreadID)
 	}
 }
