@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -310,4 +311,30 @@ func (db *DB) SentMessageTo(ctx context.Context, peer, msgID, threadID, taskID s
 		return false, fmt.Errorf("store: looking for a message sent to %s: %w", peer, err)
 	}
 	return n > 0, nil
+}
+
+// TaskThread returns the thread of the latest typed message about taskID
+// exchanged with peer, received from it or sent to it (found false when
+// there is none): a message about the task that names no thread joins
+// the conversation already open about it (the twelfth walk's progress
+// on an assigned task started a thread of its own).
+func (db *DB) TaskThread(ctx context.Context, peer, taskID string) (thread string, found bool, err error) {
+	if peer == "" || taskID == "" {
+		return "", false, nil
+	}
+	err = db.rd.QueryRowContext(ctx, `SELECT thread FROM (
+			SELECT thread_id AS thread, received_at AS at FROM messages
+			WHERE from_agent = ? AND task_id = ? AND type != '' AND thread_id != ''
+			UNION ALL
+			SELECT json_extract(params, '$.thread_id'), created_at FROM outbox
+			WHERE to_agent = ? AND method = 'aoi.message' AND json_extract(params, '$.task_id') = ?
+				AND COALESCE(json_extract(params, '$.thread_id'), '') != '')
+		ORDER BY at DESC LIMIT 1`, peer, taskID, peer, taskID).Scan(&thread)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: finding the thread about task %s with %s: %w", taskID, peer, err)
+	}
+	return thread, true, nil
 }

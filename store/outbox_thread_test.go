@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // TestSentMessageToIsPerPeer: a message answers one this agent sent only
@@ -52,6 +53,54 @@ func TestSentMessageToIsPerPeer(t *testing.T) {
 		sent, err := db.SentMessages(ctx, c.thread, c.task)
 		if err != nil || len(sent) != c.want || (c.want == 1 && sent[0].ID != "m-1") {
 			t.Errorf("SentMessages(%q, %q) = %+v (%v), want %d (m-1)", c.thread, c.task, sent, err, c.want)
+		}
+	}
+}
+
+// TestTaskThreadIsTheLatestWithThatPeer: the thread a message about a
+// task joins is the latest one about it exchanged with the same peer,
+// received or sent; another peer's thread about a task of the same name,
+// or a notification, is not it.
+func TestTaskThreadIsTheLatestWithThatPeer(t *testing.T) {
+	t.Parallel()
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	at := func(m int) time.Time { return time.Date(2026, 12, 3, 9, m, 0, 0, time.UTC) }
+	err := db.Write(ctx, func(tx *Tx) error {
+		for _, r := range []MessageRecord{
+			{MsgID: "m-a", From: "pm-tanaka", Event: "task_assign", Type: "task_assign", TaskID: "T-1", ThreadID: "th-assign", ReceivedAt: at(1)},
+			{MsgID: "m-b", From: "pm-kato", Event: "task_assign", Type: "task_assign", TaskID: "T-1", ThreadID: "th-kato", ReceivedAt: at(5)},
+		} {
+			if _, _, err := tx.InsertMessage(r); err != nil {
+				return err
+			}
+		}
+		for _, r := range []OutboxRecord{
+			{ID: "m-c", To: "pm-tanaka", Method: "aoi.message", CreatedAt: at(3), Params: json.RawMessage(`{"id":"m-c","thread_id":"th-question","task_id":"T-1"}`)},
+			{ID: "n-1", To: "pm-tanaka", Method: "aoi.notify", CreatedAt: at(4), Params: json.RawMessage(`{"thread_id":"th-notify","task_id":"T-1"}`)},
+		} {
+			if err := tx.EnqueueOutbox(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		peer, task, want string
+		found            bool
+	}{
+		{"pm-tanaka", "T-1", "th-question", true}, // sent at 9:03, after the assign received at 9:01
+		{"pm-kato", "T-1", "th-kato", true},
+		{"pm-tanaka", "T-2", "", false},
+		{"eng-sato", "T-1", "", false},
+		{"pm-tanaka", "", "", false},
+	} {
+		got, found, err := db.TaskThread(ctx, c.peer, c.task)
+		if err != nil || got != c.want || found != c.found {
+			t.Errorf("TaskThread(%s, %q) = %q, %v (%v), want %q, %v", c.peer, c.task, got, found, err, c.want, c.found)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func (h *handlers) tools() []server.ServerTool {
 			mcp.WithString("type", mcp.Enum(wire.MessageTypes...), mcp.Description("Required unless forwarding. task_assign→assigned, progress→in_progress, review_request→review, review_result {approved:false}→in_progress, task_complete→done.")),
 			mcp.WithObject("payload", mcp.Description(`e.g. {"description":…}, {"status":…,"message":…}, {"approved":false,"feedback":…}.`)),
 			mcp.WithString("task_id", mcp.MaxLength(maxID), mcp.Description("Task this concerns, e.g. T-1.")),
-			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Keep a conversation together; default: reply_to's thread, else a new one.")),
+			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Keep a conversation together; default: reply_to's thread, else task_id's with them, else new.")),
 			mcp.WithString("reply_to", mcp.MaxLength(maxID), mcp.Description("message_id answered.")),
 			mcp.WithString("priority", mcp.Enum(wire.PriorityLow, wire.PriorityNormal, wire.PriorityHigh, wire.PriorityCritical), mcp.Description("Default normal; high and critical ring the owner.")),
 			mcp.WithInteger("forward_id", mcp.Min(1), mcp.Max(maxLastID), mcp.Description("Relay your received message with this id, keeping its sender and thread.")),

@@ -248,6 +248,14 @@ func (m *Messenger) completeRequest(ctx context.Context, id string, req *SendMes
 		}
 		req.ThreadID = thread
 	}
+	if req.ThreadID == "" && req.TaskID != "" {
+		// Progress on an assigned task reads with its task_assign.
+		thread, _, err := m.DB.TaskThread(ctx, req.To, req.TaskID)
+		if err != nil {
+			return err
+		}
+		req.ThreadID = thread
+	}
 	if req.ThreadID == "" {
 		req.ThreadID = id
 	}

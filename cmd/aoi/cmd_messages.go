@@ -59,10 +59,7 @@ func (a *app) sendCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				joined := "" // the thread of the message it replies to
-				if r.ThreadID == "" && r.ReplyTo != "" && r.Forward == 0 && sent.ThreadID != sent.ID {
-					joined = r.ReplyTo
-				}
+				joined := joinedThread(r, sent)
 				if err := a.emit(sent, func(w io.Writer) { printSent(w, sent, joined) }); err != nil {
 					return err
 				}
@@ -76,7 +73,7 @@ func (a *app) sendCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&r.TaskID, "task", "", "task id this message concerns (moves the task's state)")
-	f.StringVar(&r.ThreadID, "thread", "", "thread id to keep a conversation together (default: the thread of the --reply-to message, else a new one)")
+	f.StringVar(&r.ThreadID, "thread", "", "thread id to keep a conversation together (default: the thread of the --reply-to message, else the one about --task with AGENT, else a new one)")
 	f.StringVar(&r.ReplyTo, "reply-to", "", "the message this answers: its ID (as aoi messages and aoi inbox list it), or its message id (m-…)")
 	f.StringVar(&r.Priority, "priority", "", "low, normal (default), high or critical")
 	f.StringVar(&payload, "payload", "", `payload as a JSON object, e.g. '{"approved":false,"feedback":"add tests"}'`)
@@ -107,6 +104,23 @@ func replyToID(ctx context.Context, svc agent.MessagingService, given string) (s
 			seq, seq, cell(kindLabel(m), 0), cell(m.From, 0))
 	}
 	return m.MessageID, nil
+}
+
+// joinedThread says whose thread a message that named none joined: that
+// of the message it replies to, or the one already open about its task
+// with the receiver; "" when it started its own (or named one, or was
+// relayed).
+func joinedThread(r agent.SendMessageRequest, sent agent.SentMessage) string {
+	if r.ThreadID != "" || r.Forward != 0 || sent.ThreadID == sent.ID {
+		return ""
+	}
+	if r.ReplyTo != "" {
+		return "that of " + cell(r.ReplyTo, 0) + " it replies to"
+	}
+	if r.TaskID != "" {
+		return "the one about task " + cell(r.TaskID, 0) + " with " + cell(sent.To, 0)
+	}
+	return ""
 }
 
 // sendPayload builds the payload from --payload and the text. TEXT given
@@ -143,16 +157,16 @@ func sendPayload(typ, raw, text string) (json.RawMessage, error) {
 	return b, nil
 }
 
-// printSent says what was sent, in which thread (a reply with no
-// --thread: the one of the message it replies to, repliesTo), and what
+// printSent says what was sent, in which thread (with no --thread: the
+// one it joined, joined), and what
 // became of it. A message that is
 // queued says so on its first line, and its task's state is this side's
 // only: a refused task_assign read "task T-7 is assigned" above the
 // refusal (the ninth walk).
-func printSent(w io.Writer, s agent.SentMessage, repliesTo string) {
+func printSent(w io.Writer, s agent.SentMessage, joined string) {
 	thread := "thread " + cell(s.ThreadID, 0)
-	if repliesTo != "" {
-		thread += ", that of " + cell(repliesTo, 0) + " it replies to"
+	if joined != "" {
+		thread += ", " + joined
 	}
 	fmt.Fprintf(w, "%s %s to %s (%s)", cell(s.Type, 0), cell(s.ID, 0), cell(s.To, 0), thread)
 	if s.Queued {

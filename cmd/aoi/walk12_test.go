@@ -77,3 +77,39 @@ func TestInboxAndMessagesNameAMessageByOneID(t *testing.T) {
 		t.Errorf("a reply by the ID aoi inbox shows:\n%s\nwant it delivered in thread %s", out, q.ThreadID)
 	}
 }
+
+// TestProgressOnATaskJoinsItsThread: `aoi send - progress TEXT --task T`
+// with no --reply-to started a thread of its own, so the assigner's
+// `aoi messages --thread` of the task_assign missed the progress (the
+// twelfth walk). It joins the thread already open about the task with
+// that peer, says so, and the conversation reads whole on both sides; a
+// task with no message yet still starts its own.
+func TestProgressOnATaskJoinsItsThread(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	allowMessages(t, bin, eng, "pm-tanaka")
+
+	var assign agent.SentMessage
+	cliJSON(t, bin, pm, &assign, "send", "eng-suzuki", "task_assign", "translate the login page", "--task", "L10N-1")
+	waitMessages(t, bin, eng, 1)
+
+	out := cli(t, bin, eng, "send", "-", "progress", "half of it is done", "--task", "L10N-1")
+	if !strings.Contains(out, "thread "+assign.ThreadID+", the one about task L10N-1 with pm-tanaka") || !strings.Contains(out, "delivered") {
+		t.Errorf("progress on L10N-1 without --reply-to:\n%s\nwant it delivered in the task's thread %s, saying so", out, assign.ThreadID)
+	}
+	got := waitMessages(t, bin, pm, 1)[0]
+	if got.ThreadID != assign.ThreadID {
+		t.Errorf("pm-tanaka received the progress in thread %q, want the task_assign's %q", got.ThreadID, assign.ThreadID)
+	}
+	conv := cli(t, bin, pm, "messages", "--thread", assign.ThreadID)
+	if a, p := strings.Index(conv, "translate the login page"), strings.Index(conv, "half of it is done"); a < 0 || p < a {
+		t.Errorf("aoi messages --thread of the task_assign:\n%s\nwant the assignment, then the progress", conv)
+	}
+
+	// A task nothing was said about yet starts a thread of its own.
+	var first agent.SentMessage
+	cliJSON(t, bin, pm, &first, "send", "eng-suzuki", "task_assign", "fix the date format", "--task", "L10N-2")
+	if first.ThreadID != first.ID {
+		t.Errorf("the first message about L10N-2 is in thread %q, want its own (%s)", first.ThreadID, first.ID)
+	}
+}
