@@ -119,6 +119,9 @@ type MessageFilter struct {
 	ThreadID   string
 	UnreadOnly bool // not yet shown to the assistant (MarkAssistantSeen)
 	Limit      int  // default 20, at most 1000
+	// ReceivedAfter, when set, keeps messages received after it: a
+	// conversation's page that starts after a message this agent sent.
+	ReceivedAfter time.Time
 }
 
 // FilterMessages returns messages matching f with seq > f.AfterSeq in
@@ -136,6 +139,10 @@ func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRec
 	}
 	if f.UnreadOnly {
 		q += ` AND assistant_seen = 0`
+	}
+	if !f.ReceivedAfter.IsZero() {
+		q += ` AND received_at > ?` // timeLayout is fixed-width: text order is time order
+		args = append(args, formatTime(f.ReceivedAfter))
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, limit+1)

@@ -121,9 +121,10 @@ func (d *sdkDriver) ok(client, tool string, args map[string]any, v any) {
 
 // inboxPage is aoi_check_messages' result.
 type inboxPage struct {
-	Messages []agent.Message `json:"messages"`
-	LastID   int64           `json:"last_id"`
-	More     bool            `json:"more"`
+	Messages      []agent.Message `json:"messages"`
+	LastID        int64           `json:"last_id"`
+	LastMessageID string          `json:"last_message_id"`
+	More          bool            `json:"more"`
 }
 
 // awaitMessage polls client's aoi_check_messages (filtered by task and
@@ -340,7 +341,7 @@ func checkCLI(t *testing.T, dir, task string) {
 }
 
 // checkInboxFilters reads the worker's inbox the ways an assistant would:
-// by thread (the relayed changes request kept the planner's own thread),
+// by thread (the relayed changes request kept the thread it joined),
 // a page at a time with more and last_id, and only what it has not been
 // shown. The messages went to the assistant, not the secretary, and each
 // arrival was audited.
@@ -356,8 +357,10 @@ func checkInboxFilters(t *testing.T, d *sdkDriver, from, to *testCore, task, thr
 		}
 		types = append(types, m.Type)
 	}
-	if !slices.Equal(types, []string{"task_assign", "note"}) {
-		t.Errorf("thread %s holds %v, want the assignment and the note (the changes request has the planner's thread)", thread, types)
+	// The planner's changes request named no thread: it joined the one
+	// about the task, the assignment's, and its relay kept it.
+	if !slices.Equal(types, []string{"task_assign", "review_result", "note"}) {
+		t.Errorf("thread %s holds %v, want the assignment, the changes request and the note", thread, types)
 	}
 
 	// One at a time: more says another is waiting, last_id resumes.
@@ -381,6 +384,8 @@ func checkInboxFilters(t *testing.T, d *sdkDriver, from, to *testCore, task, thr
 	if len(all) != 3 || !slices.IsSortedFunc(all, func(a, b agent.Message) int { return int(a.Seq - b.Seq) }) {
 		t.Errorf("paged task messages = %+v, want the assignment, the changes request and the note in order", all)
 	}
+
+	checkConversation(t, d, client, task)
 
 	// Everything was shown already; a new message is the only unread one.
 	d.ok(client, "aoi_check_messages", map[string]any{"unread": true}, &page)
@@ -416,5 +421,54 @@ func checkInboxFilters(t *testing.T, d *sdkDriver, from, to *testCore, task, thr
 	}
 	if ok < 4 {
 		t.Errorf("%s audited %d accepted aoi.message calls (%+v), want one per message received", client, ok, rows)
+	}
+}
+
+// checkConversation reads the worker's task as a conversation
+// (include_sent), as `aoi messages --task` shows it: the progress and the
+// review request it sent between the assignment and the changes request
+// it received, in time order. A page of one at a time counts the sent
+// messages too and resumes after the last one shown (last_message_id when
+// it was sent), each message once, even across two sent in a row.
+func checkConversation(t *testing.T, d *sdkDriver, client, task string) {
+	t.Helper()
+	var whole inboxPage
+	d.ok(client, "aoi_check_messages", map[string]any{"task_id": task, "include_sent": true}, &whole)
+	var said []string
+	for _, m := range whole.Messages {
+		said = append(said, fmt.Sprintf("%s %v", m.Type, m.Sent))
+	}
+	want := []string{"task_assign false", "progress true", "review_request true", "review_result false", "note false"}
+	if !slices.Equal(said, want) {
+		t.Fatalf("the worker's task as a conversation = %q, want %q", said, want)
+	}
+	var paged []string
+	var last int64
+	lastSent := ""
+	for i := 0; ; i++ {
+		if i > len(want) {
+			t.Fatalf("paging the conversation one at a time did not end after %d pages: %q", i, paged)
+		}
+		var p inboxPage
+		d.ok(client, "aoi_check_messages", map[string]any{"task_id": task, "include_sent": true, "limit": 1,
+			"last_id": last, "last_message_id": lastSent}, &p)
+		if len(p.Messages) != 1 {
+			t.Fatalf("conversation page %d = %+v, want one message (limit counts sent ones too)", i, p)
+		}
+		m := p.Messages[0]
+		paged = append(paged, fmt.Sprintf("%s %v", m.Type, m.Sent))
+		if m.Sent != (p.LastMessageID == m.MessageID) {
+			t.Errorf("page %d ends with %+v but last_message_id is %q", i, m, p.LastMessageID)
+		}
+		last, lastSent = p.LastID, p.LastMessageID
+		if !p.More {
+			break
+		}
+	}
+	if !slices.Equal(paged, want) {
+		t.Errorf("the conversation one at a time = %q, want %q", paged, want)
+	}
+	if a := d.call(client, "aoi_check_messages", map[string]any{"include_sent": true}); !a.IsError || !strings.Contains(a.Text, "give thread_id or task_id") {
+		t.Errorf("include_sent without a thread or task = %+v, want it refused saying what to add", a)
 	}
 }

@@ -200,13 +200,18 @@ type openQuery struct {
 func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	a := newArgs(ToolCheckMessages, req.Params.Arguments)
 	f := agent.InboxFilter{
-		AfterSeq:  a.integer("last_id", false, 0, maxLastID, 0),
-		Limit:     int(a.integer("limit", false, 1, maxLimit, 20)),
-		Type:      a.oneOf("type", wire.MessageTypes...),
-		TaskID:    a.id("task_id", false),
-		ThreadID:  a.id("thread_id", false),
-		Unread:    a.boolean("unread"),
-		Assistant: true, // this poll is the assistant's heartbeat
+		AfterSeq:     a.integer("last_id", false, 0, maxLastID, 0),
+		Limit:        int(a.integer("limit", false, 1, maxLimit, 20)),
+		Type:         a.oneOf("type", wire.MessageTypes...),
+		TaskID:       a.id("task_id", false),
+		ThreadID:     a.id("thread_id", false),
+		Unread:       a.boolean("unread"),
+		Assistant:    true, // this poll is the assistant's heartbeat
+		WithSent:     a.boolean("include_sent"),
+		AfterMessage: a.id("last_message_id", false),
+	}
+	if a.err == nil {
+		checkConversation(a, f)
 	}
 	if a.err != nil {
 		return invalid(a.err), nil
@@ -216,12 +221,13 @@ func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (
 		return failed("reading messages", err), nil
 	}
 	out := struct {
-		Caution  string          `json:"caution,omitempty"`
-		Messages []agent.Message `json:"messages"`
-		LastID   int64           `json:"last_id"`
-		More     bool            `json:"more"`
-		Open     []openQuery     `json:"open_questions"`
-	}{Messages: page.Messages, LastID: page.LastID, More: page.More}
+		Caution       string          `json:"caution,omitempty"`
+		Messages      []agent.Message `json:"messages"`
+		LastID        int64           `json:"last_id"`
+		LastMessageID string          `json:"last_message_id,omitempty"`
+		More          bool            `json:"more"`
+		Open          []openQuery     `json:"open_questions"`
+	}{Messages: page.Messages, LastID: page.LastID, LastMessageID: page.LastMessageID, More: page.More}
 	if out.Messages == nil {
 		out.Messages = []agent.Message{}
 	}
@@ -232,6 +238,20 @@ func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (
 		out.Caution = colleaguesWords
 	}
 	return jsonResult(out), nil
+}
+
+// checkConversation refuses include_sent and last_message_id where they
+// cannot apply: a conversation is a thread's or a task's, and unread
+// lists only what was received.
+func checkConversation(a *args, f agent.InboxFilter) {
+	switch {
+	case f.WithSent && f.ThreadID == "" && f.TaskID == "":
+		a.fail("%q lists one conversation: give thread_id or task_id with it", "include_sent")
+	case f.WithSent && f.Unread:
+		a.fail("%q lists a whole conversation and %q only new received messages: give one of them", "include_sent", "unread")
+	case f.AfterMessage != "" && !f.WithSent:
+		a.fail("%q resumes a conversation: pass it with include_sent, as the previous call had it", "last_message_id")
+	}
 }
 
 func (h *handlers) sendMessage(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

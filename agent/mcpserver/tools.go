@@ -81,6 +81,8 @@ func (h *handlers) tools() []server.ServerTool {
 			mcp.WithString("task_id", mcp.MaxLength(maxID), mcp.Description("Only this task's messages.")),
 			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Only this thread.")),
 			mcp.WithBoolean("unread", mcp.Description("Only messages not returned before.")),
+			mcp.WithBoolean("include_sent", mcp.Description("With thread_id or task_id: the whole conversation, your sent messages (sent=true) among the received, in time order.")),
+			mcp.WithString("last_message_id", mcp.MaxLength(maxID), mcp.Description("With include_sent: last_message_id from the previous call, if any (pass last_id too).")),
 		), Handler: h.checkMessages},
 		{Tool: mcp.NewTool(ToolSendMessage, changes(true),
 			mcp.WithDescription("Send a typed message to a colleague's coding assistant; queued while they are offline. It moves task_id's state."),

@@ -414,27 +414,52 @@ func (m *Messenger) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
 	if f.Assistant {
 		m.assistantPoll.Store(m.Now().UnixNano())
 	}
+	var page InboxPage
+	var err error
+	if f.Conversation() {
+		page, err = m.conversation(ctx, f)
+	} else {
+		page, err = m.received(ctx, f)
+	}
+	if err != nil {
+		return InboxPage{}, err
+	}
+	if f.Assistant {
+		if err := m.markAssistantSeen(ctx, page.Messages); err != nil {
+			return page, err
+		}
+	}
+	return page, nil
+}
+
+// received is a page of received messages matching f, in sequence order.
+func (m *Messenger) received(ctx context.Context, f InboxFilter) (InboxPage, error) {
 	recs, more, err := m.DB.FilterMessages(ctx, store.MessageFilter{AfterSeq: f.AfterSeq, Type: f.Type, TaskID: f.TaskID,
 		ThreadID: f.ThreadID, UnreadOnly: f.Unread, Limit: f.Limit})
 	if err != nil {
 		return InboxPage{}, err
 	}
 	page := InboxPage{Messages: make([]Message, 0, len(recs)), LastID: f.AfterSeq, More: more}
-	seqs := make([]int64, 0, len(recs))
 	for _, r := range recs {
 		page.Messages = append(page.Messages, View(r))
 		page.LastID = max(page.LastID, r.Seq)
-		seqs = append(seqs, r.Seq)
-	}
-	if f.Assistant && len(seqs) > 0 {
-		if err := m.DB.Write(ctx, func(tx *store.Tx) error { return tx.MarkAssistantSeen(seqs) }); err != nil {
-			return page, err
-		}
-	}
-	if f.WithSent && (f.ThreadID != "" || f.TaskID != "") && !f.Unread {
-		return page, m.withSent(ctx, f, &page)
 	}
 	return page, nil
+}
+
+// markAssistantSeen records that the coding assistant was shown the
+// received messages among msgs.
+func (m *Messenger) markAssistantSeen(ctx context.Context, msgs []Message) error {
+	seqs := make([]int64, 0, len(msgs))
+	for _, msg := range msgs {
+		if !msg.Sent {
+			seqs = append(seqs, msg.Seq)
+		}
+	}
+	if len(seqs) == 0 {
+		return nil
+	}
+	return m.DB.Write(ctx, func(tx *store.Tx) error { return tx.MarkAssistantSeen(seqs) })
 }
 
 // View is a stored message as the front ends show it.

@@ -6,40 +6,110 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aoi-protocol/aoi/agent/errs"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/store"
 )
 
-// withSent merges into a thread's or a task's page the messages this
-// agent sent in it, in time order, so `aoi messages --thread` (--task)
-// reads as the conversation and not as its received half (the tenth
-// walk). A sent message goes on the
-// page whose received messages span its time: after the message the page
-// starts after (AfterSeq), and up to the page's last message when more
-// follow, so paging shows each sent message once.
-func (m *Messenger) withSent(ctx context.Context, f InboxFilter, page *InboxPage) error {
-	from, err := m.pageStart(ctx, f.AfterSeq)
-	if err != nil {
-		return err
-	}
-	var upto time.Time // zero: no end, this is the last page
-	if page.More && len(page.Messages) > 0 {
-		upto = page.Messages[len(page.Messages)-1].ReceivedAt
-	}
+// conversation is a page of a thread's or a task's whole conversation:
+// the messages received in it and those this agent sent in it, in time
+// order, so `aoi messages --thread` (--task) reads as it was said and not
+// as its received half (the tenth walk). f.Limit counts every row shown,
+// sent ones included (it counted the received ones only, the twelfth
+// walk). A page starts after a received message (f.AfterSeq) or after a
+// sent one (f.AfterMessage), and names its last row for the next page the
+// same way, so paging shows each message once.
+func (m *Messenger) conversation(ctx context.Context, f InboxFilter) (InboxPage, error) {
+	limit := pageLimit(f.Limit)
 	sent, err := m.DB.SentMessages(ctx, f.ThreadID, f.TaskID)
 	if err != nil {
-		return err
+		return InboxPage{}, err
 	}
-	for _, r := range sent {
-		if r.CreatedAt.Before(from) || (!upto.IsZero() && r.CreatedAt.After(upto)) {
+	c, err := m.pageCursor(ctx, f, sent)
+	if err != nil {
+		return InboxPage{}, err
+	}
+	recs, more, err := m.DB.FilterMessages(ctx, store.MessageFilter{AfterSeq: f.AfterSeq, ReceivedAfter: c.receivedAfter,
+		Type: f.Type, TaskID: f.TaskID, ThreadID: f.ThreadID, Limit: limit})
+	if err != nil {
+		return InboxPage{}, err
+	}
+	rows := make([]Message, 0, len(recs))
+	for _, r := range recs {
+		rows = append(rows, View(r))
+	}
+	var upto time.Time // zero: no received message follows this page's
+	if more && len(recs) > 0 {
+		upto = recs[len(recs)-1].ReceivedAt // later sent ones belong to a later page
+	}
+	for _, r := range sent[c.sentFrom:] {
+		if r.CreatedAt.Before(c.sentSince) || (!upto.IsZero() && r.CreatedAt.After(upto)) {
 			continue
 		}
 		if msg, ok := sentView(r); ok && (f.Type == "" || msg.Type == f.Type) {
-			page.Messages = append(page.Messages, msg)
+			rows = append(rows, msg)
 		}
 	}
-	slices.SortStableFunc(page.Messages, func(a, b Message) int { return a.At().Compare(b.At()) })
-	return nil
+	// Stable: at the same instant a received message comes first, as the
+	// cursors assume.
+	slices.SortStableFunc(rows, func(a, b Message) int { return a.At().Compare(b.At()) })
+	if len(rows) > limit {
+		rows, more = rows[:limit], true
+	}
+	return conversationPage(rows, f.AfterSeq, more), nil
+}
+
+// conversationPage is rows as a page: LastID the last received message
+// shown, LastMessageID the last row's message id when this agent sent it.
+func conversationPage(rows []Message, afterSeq int64, more bool) InboxPage {
+	page := InboxPage{Messages: rows, LastID: afterSeq, More: more}
+	for _, r := range rows {
+		if !r.Sent {
+			page.LastID = max(page.LastID, r.Seq)
+		}
+	}
+	if n := len(rows); n > 0 && rows[n-1].Sent {
+		page.LastMessageID = rows[n-1].MessageID
+	}
+	return page
+}
+
+// pageLimit is the page size the store applies (default 20, at most 1000).
+func pageLimit(n int) int {
+	switch {
+	case n <= 0:
+		return 20
+	case n > 1000:
+		return 1000
+	}
+	return n
+}
+
+// cursor is where a conversation's page starts: received messages after
+// receivedAfter (and f.AfterSeq), sent ones from index sentFrom of the
+// conversation's sent messages, not before sentSince.
+type cursor struct {
+	receivedAfter time.Time
+	sentFrom      int
+	sentSince     time.Time
+}
+
+// pageCursor reads where f starts a page: after the sent message
+// f.AfterMessage, else after the received message f.AfterSeq (a message
+// sent at the instant it arrived comes after it).
+func (m *Messenger) pageCursor(ctx context.Context, f InboxFilter, sent []store.OutboxRecord) (cursor, error) {
+	if f.AfterMessage != "" {
+		if !wire.ValidID(f.AfterMessage) {
+			return cursor{}, errs.Invalid("the message to start after is not a message id (m-…)")
+		}
+		i := slices.IndexFunc(sent, func(r store.OutboxRecord) bool { return r.ID == f.AfterMessage })
+		if i < 0 {
+			return cursor{}, errs.NotFound("no message %s was sent in this conversation (or it was pruned); list it from the start", f.AfterMessage)
+		}
+		return cursor{receivedAfter: sent[i].CreatedAt, sentFrom: i + 1}, nil
+	}
+	from, err := m.pageStart(ctx, f.AfterSeq)
+	return cursor{sentSince: from}, err
 }
 
 // pageStart is when the message a page starts after arrived (zero for the

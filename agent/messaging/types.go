@@ -68,6 +68,16 @@ type InboxFilter struct {
 	// sent in the thread or about the task, so the page reads as the whole
 	// conversation (Sent set).
 	WithSent bool `json:"with_sent,omitempty"`
+	// AfterMessage starts a WithSent page after the message this agent
+	// sent with this id (InboxPage.LastMessageID), where AfterSeq can only
+	// name a received one.
+	AfterMessage string `json:"after_message_id,omitempty"`
+}
+
+// Conversation reports whether f asks for a thread's or a task's whole
+// conversation, the messages this agent sent in it included.
+func (f InboxFilter) Conversation() bool {
+	return f.WithSent && (f.ThreadID != "" || f.TaskID != "") && !f.Unread
 }
 
 // InboxPage is one page of the inbox in sequence order: notifications and
@@ -76,6 +86,10 @@ type InboxPage struct {
 	Messages []Message `json:"messages"`
 	LastID   int64     `json:"last_id"`
 	More     bool      `json:"more"`
+	// LastMessageID is set when a conversation's page (WithSent) ends
+	// with a message this agent sent: its id, where the next page starts
+	// (InboxFilter.AfterMessage).
+	LastMessageID string `json:"last_message_id,omitempty"`
 }
 
 // CoordTask is a coordination task with one counterpart.

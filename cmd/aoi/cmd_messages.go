@@ -188,6 +188,7 @@ const defaultMessagesLimit = 50
 // messagesCmd is `aoi messages`: the typed messages the assistant sees.
 func (a *app) messagesCmd() *cobra.Command {
 	var f agent.InboxFilter
+	var after string
 	cmd := &cobra.Command{
 		Use:   "messages",
 		Short: "Show messages received from colleagues' assistants (and answers, task results), oldest first",
@@ -202,6 +203,9 @@ func (a *app) messagesCmd() *cobra.Command {
 			// A thread or a task is a conversation: what this agent sent
 			// in it too (the unread are received ones only).
 			f.WithSent = (f.ThreadID != "" || f.TaskID != "") && !f.Unread
+			if err := parseAfter(after, &f); err != nil {
+				return usagef(cmd, "%v", err)
+			}
 			return call(a, func(svc agent.MessagingService) error {
 				page, err := svc.Inbox(cmd.Context(), f)
 				if err != nil {
@@ -215,13 +219,31 @@ func (a *app) messagesCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.Int64Var(&f.AfterSeq, "after", 0, "show messages after this id")
+	fl.StringVar(&after, "after", "", "show messages after this ID (in a --thread or --task conversation, a sent message's m-… ID too)")
 	fl.StringVar(&f.Type, "type", "", "only this type ("+strings.Join(wire.MessageTypes, ", ")+")")
 	fl.StringVar(&f.TaskID, "task", "", "only this task's messages, the ones you sent included")
 	fl.StringVar(&f.ThreadID, "thread", "", "only this thread: the conversation, the messages you sent in it included")
 	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant (assistant_seen false; read is your own mark)")
 	fl.IntVar(&f.Limit, "limit", defaultMessagesLimit, "how many to show")
 	return cmd
+}
+
+// parseAfter sets where --after starts the page: after a received
+// message (its number), or in a conversation after a sent one (its
+// message id, the ID column's m-…, as the "more waiting" line names it).
+func parseAfter(after string, f *agent.InboxFilter) error {
+	if after == "" {
+		return nil
+	}
+	if seq, err := strconv.ParseInt(after, 10, 64); err == nil && seq >= 0 {
+		f.AfterSeq = seq
+		return nil
+	}
+	if !f.Conversation() || !wire.ValidID(after) {
+		return fmt.Errorf("--after %q: give a message's ID, the number aoi messages lists it by (a sent message's m-… only with --thread or --task)", cell(after, 40))
+	}
+	f.AfterMessage = after
+	return nil
 }
 
 func printMessages(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
@@ -236,14 +258,15 @@ func printMessages(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
 	}
 	table(w, []string{"ID", "FROM", "TYPE", "TASK", "PRIORITY", "RECEIVED", "SUMMARY"}, rows)
 	if p.More {
-		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p.LastID))
+		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p))
 	}
 }
 
-// nextPage is the command that lists the next page: the same filters,
+// nextPage is the command that lists the page after p: the same filters,
 // after the last message shown ("aoi messages --after 1" under a --type
-// answer page listed every type).
-func nextPage(f agent.InboxFilter, last int64) string {
+// answer page listed every type), by the ID its row shows (a sent
+// message's m-… in a conversation).
+func nextPage(f agent.InboxFilter, p agent.InboxPage) string {
 	cmd := "aoi messages"
 	for _, o := range []struct{ flag, v string }{{"--type", f.Type}, {"--task", f.TaskID}, {"--thread", f.ThreadID}} {
 		if o.v != "" {
@@ -256,7 +279,11 @@ func nextPage(f agent.InboxFilter, last int64) string {
 	if f.Limit != defaultMessagesLimit {
 		cmd += " --limit " + strconv.Itoa(f.Limit)
 	}
-	return cmd + " --after " + strconv.FormatInt(last, 10)
+	last := strconv.FormatInt(p.LastID, 10)
+	if p.LastMessageID != "" {
+		last = cell(p.LastMessageID, 0)
+	}
+	return cmd + " --after " + last
 }
 
 // printConversation is a thread or a task as it was said, both ways, in
@@ -280,7 +307,7 @@ func printConversation(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
 	}
 	table(w, []string{"ID", "SENT / RECEIVED", "TYPE", "TASK", "AT", "SUMMARY"}, rows)
 	if p.More {
-		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p.LastID))
+		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p))
 	}
 }
 

@@ -113,3 +113,73 @@ func TestProgressOnATaskJoinsItsThread(t *testing.T) {
 		t.Errorf("the first message about L10N-2 is in thread %q, want its own (%s)", first.ThreadID, first.ID)
 	}
 }
+
+// TestMessagesLimitCountsTheWholeConversation: `aoi messages --thread X
+// --limit N` counted only the received messages, so a page showed more
+// rows than asked for, and its "more waiting" line could skip or repeat
+// the sent ones (the twelfth walk). Each page now shows at most N rows,
+// sent ones included, and following its "more waiting" line, which names
+// the last row by the ID it shows (a sent message's m-…), lists every
+// message once, in the order it was said.
+func TestMessagesLimitCountsTheWholeConversation(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	allowMessages(t, bin, eng, "pm-tanaka")
+
+	var q agent.SentMessage
+	cliJSON(t, bin, pm, &q, "send", "eng-suzuki", "question", "said-1 which branch has the fix?")
+	asked := waitMessages(t, bin, eng, 1)[0]
+	cli(t, bin, eng, "send", "pm-tanaka", "answer", "said-2 main", "--reply-to", asked.MessageID)
+	waitMessages(t, bin, pm, 1)
+	cli(t, bin, pm, "send", "eng-suzuki", "note", "said-3 thanks", "--thread", q.ThreadID)
+	cli(t, bin, pm, "send", "eng-suzuki", "note", "said-4 merging today", "--thread", q.ThreadID)
+	cli(t, bin, eng, "send", "pm-tanaka", "note", "said-5 ok", "--thread", q.ThreadID)
+	waitMessages(t, bin, pm, 2)
+
+	args := []string{"messages", "--thread", q.ThreadID, "--limit", "2"}
+	var said []string
+	for page := 0; args != nil; page++ {
+		if page > 5 {
+			t.Fatalf("following the more waiting lines did not end after 5 pages: %q", said)
+		}
+		out := cli(t, bin, pm, args...)
+		rows := 0
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.Index(line, "said-"); i >= 0 {
+				said = append(said, line[i:i+len("said-1")])
+				rows++
+			}
+		}
+		if rows == 0 || rows > 2 {
+			t.Errorf("aoi %s shows %d messages, want 1 or 2:\n%s", strings.Join(args, " "), rows, out)
+		}
+		args = nil
+		if more := rowOf(out, "more waiting: aoi "); more != "" {
+			args = strings.Fields(strings.TrimPrefix(more, "more waiting: aoi "))
+			if page == 1 && !strings.HasSuffix(more, " --after "+lastSentID(t, bin, pm, q.ThreadID, "said-4")) {
+				t.Errorf("the second page ends with a message you sent; its more waiting line %q does not name it by its m-… ID", more)
+			}
+		}
+	}
+	if want := []string{"said-1", "said-2", "said-3", "said-4", "said-5"}; strings.Join(said, " ") != strings.Join(want, " ") {
+		t.Errorf("the thread a page of 2 at a time = %q, want %q", said, want)
+	}
+	if out := cliFails(t, bin, pm, 2, "messages", "--after", "m-abc"); !strings.Contains(out, "--thread or --task") {
+		t.Errorf("aoi messages --after m-abc with no conversation:\n%s\nwant a usage error saying it needs --thread or --task", out)
+	}
+}
+
+// lastSentID is the message id of the message this agent sent in thread
+// whose text contains marker.
+func lastSentID(t *testing.T, bin, dir, thread, marker string) string {
+	t.Helper()
+	var page agent.InboxPage
+	cliJSON(t, bin, dir, &page, "messages", "--thread", thread)
+	for _, m := range page.Messages {
+		if m.Sent && strings.Contains(string(m.Data), marker) {
+			return m.MessageID
+		}
+	}
+	t.Fatalf("no sent message with %q in thread %s: %+v", marker, thread, page.Messages)
+	return ""
+}
