@@ -42,7 +42,7 @@ func (c *Core) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, err
 
 func taskPlan(p task.Plan) *TaskPlan {
 	return &TaskPlan{Argv: p.Argv, MCPTool: p.MCPTool, Context: p.Context, RepoPath: p.Dir, Isolation: p.Isolation,
-		Branch: p.Branch, TimeoutSec: int(p.Timeout / time.Second), Problem: p.Problem}
+		Branch: p.Branch, TimeoutSec: int(p.Timeout / time.Second), Unconfined: p.Unconfined, Problem: p.Problem}
 }
 
 // Approve approves a pending task; it runs when a slot is free.

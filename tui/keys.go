@@ -144,6 +144,9 @@ func approvalNamed(a agent.Approval) string {
 	if which == "" {
 		which = "approval " + Sanitize(a.ID)
 	}
+	if unconfined(a) { // said before the key that approves it
+		return "⚠ UNCONFINED " + approvalLabel(a) + " (" + which + ")"
+	}
 	return approvalLabel(a) + " (" + which + ")"
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -230,6 +231,9 @@ func (p *approvalsPane) previewOf(i int) (label, text string) {
 		if a.MatchedRule != "" {
 			text += " · rule " + Sanitize(a.MatchedRule)
 		}
+		if unconfined(a) { // first, so a narrow preview cannot cut it off
+			text = unconfinedShort + " · " + text
+		}
 		return Sanitize(a.Requester) + " · " + Sanitize(a.TaskType) + " · waits for you", text
 	}
 	t := p.tasks[i-len(p.approvals)]
@@ -367,7 +371,11 @@ func (p *approvalsPane) approvalCells(a agent.Approval) approvalCells {
 	if a.MatchedRule != "" { // after the parameters; alone when there are none
 		params = strings.TrimSpace(params + " [" + Sanitize(a.MatchedRule) + "]")
 	}
-	return approvalCells{"◆", Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params}
+	glyph := "◆"
+	if unconfined(a) {
+		glyph = "⚠" // runs without Landlock; the preview says so
+	}
+	return approvalCells{glyph, Sanitize(a.Requester), Sanitize(a.TaskType), state, left, params}
 }
 
 // taskCells is a task run or running for a peer: its state, when it last
@@ -416,6 +424,22 @@ func paramsText(ps map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
+// unconfinedShort and unconfinedWarning tell the owner that approving a
+// request runs its command without Landlock (tasks.NAME.unconfined):
+// the pane and its detail said nothing of it, and the owner approved
+// with one key what could write anywhere they can (the twelfth walk).
+const (
+	unconfinedShort   = "⚠ UNCONFINED: no Landlock"
+	unconfinedWarning = "⚠ UNCONFINED: this task type runs without Landlock confinement (tasks.%s.unconfined in your config): " +
+		"its command can write anywhere you can and signal aoi. Approve only what you would run yourself."
+)
+
+// unconfined reports whether approving a would run its command
+// unconfined.
+func unconfined(a agent.Approval) bool {
+	return a.Plan != nil && a.Plan.Unconfined && a.Plan.Problem == ""
+}
+
 func approvalDetail(a agent.Approval, e *env) string {
 	rule := a.MatchedRule
 	if rule == "" {
@@ -429,7 +453,12 @@ func approvalDetail(a agent.Approval, e *env) string {
 		{"allowed by rule", rule}, {"requested", ago(e.now, a.CreatedAt)},
 		{"expires in", countdown(e.now, a.ExpiresAt)}, {"approval id", a.ID}, {"task id", a.TaskID},
 	}...)
-	return detailFields(fields) + "\n\n" + approvalKeysLine(e)
+	body := detailFields(fields) + "\n\n" + approvalKeysLine(e)
+	if unconfined(a) { // above everything, and again by the keys
+		warning := fmt.Sprintf(unconfinedWarning, Sanitize(a.TaskType))
+		body = warning + "\n\n" + detailFields(fields) + "\n\n" + unconfinedShort + " · " + approvalKeysLine(e)
+	}
+	return body
 }
 
 // approvalKeysLine is the approval detail's last line.

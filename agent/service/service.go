@@ -695,6 +695,9 @@ type TaskPlan struct {
 	Ref        string `json:"ref,omitempty"`
 	RefCommit  string `json:"ref_commit,omitempty"`
 	TimeoutSec int    `json:"timeout_sec,omitempty"`
+	// Unconfined: the task type is configured unconfined: true, so its
+	// command runs without Landlock and writes wherever the owner can.
+	Unconfined bool   `json:"unconfined,omitempty"`
 	Problem    string `json:"problem,omitempty"`
 }
 

@@ -17,6 +17,10 @@ type Plan struct {
 	Isolation string   // config.IsolationWorktree or the context's directory
 	Branch    string   // the worktree branch, for worktree isolation
 	Timeout   time.Duration
+	// Unconfined: the type opts out of the Landlock confinement
+	// (tasks.NAME.unconfined), so the command writes wherever the owner
+	// can; the owner approving it should know.
+	Unconfined bool
 	// Problem says why the task could not start as configured now (its
 	// type was removed or its params no longer fit); the rest is empty.
 	Problem string
@@ -34,7 +38,7 @@ func (e *Engine) Plan(taskID, taskType string, params map[string]string) Plan {
 		return Plan{Problem: "the params no longer fit the configured task: " + err.Error()}
 	}
 	p := Plan{Argv: argv, MCPTool: tt.MCPTool, Context: tt.Context, Dir: repoDir(cfg, tt),
-		Isolation: tt.Isolation, Timeout: time.Duration(tt.TimeoutSec) * time.Second}
+		Isolation: tt.Isolation, Timeout: time.Duration(tt.TimeoutSec) * time.Second, Unconfined: tt.Unconfined}
 	if p.Dir != "" {
 		p.Dir = filepath.Clean(p.Dir)
 	}

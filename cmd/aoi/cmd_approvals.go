@@ -54,12 +54,16 @@ func printApprovals(w io.Writer, as []agent.Approval) {
 	}
 	rows := make([][]string, 0, len(as))
 	pending := 0
+	var loose []string // pending types that run without Landlock
 	for _, ap := range as {
 		expires := "-" // an approved or rejected request no longer expires
 		switch ap.State {
 		case "pending":
 			pending++
 			expires = when(ap.ExpiresAt)
+			if ap.Plan != nil && ap.Plan.Unconfined && ap.Plan.Problem == "" {
+				loose = append(loose, cell(ap.ID, 0))
+			}
 		case "expired":
 			expires = when(ap.ExpiresAt)
 		}
@@ -75,6 +79,9 @@ func printApprovals(w io.Writer, as []agent.Approval) {
 	table(w, []string{"ID", "REQUESTER", "TASK", "PARAMS", "RULE", "STATE", "EXPIRES"}, rows)
 	if pending > 0 {
 		fmt.Fprintf(w, "\n%d pending: `aoi approve ID` or `aoi reject ID --reason TEXT`\n", pending)
+	}
+	if len(loose) > 0 {
+		fmt.Fprintf(w, "UNCONFINED (tasks.NAME.unconfined: no Landlock, the command writes anywhere you can): %s\n", strings.Join(loose, ", "))
 	}
 }
 
