@@ -183,3 +183,19 @@ func lastSentID(t *testing.T, bin, dir, thread, marker string) string {
 	t.Fatalf("no sent message with %q in thread %s: %+v", marker, thread, page.Messages)
 	return ""
 }
+
+// TestApprovalsListNamesUnconfinedRequests: `aoi approvals` names the
+// pending requests whose task type runs without Landlock, as the
+// interface marks them, and no other.
+func TestApprovalsListNamesUnconfinedRequests(t *testing.T) {
+	var out strings.Builder
+	printApprovals(&out, []agent.Approval{
+		{ID: "a-1", Requester: "pm-tanaka", TaskType: "gen_docs", State: "pending", Plan: &agent.TaskPlan{Unconfined: true}},
+		{ID: "a-2", Requester: "pm-tanaka", TaskType: "run_tests", State: "pending", Plan: &agent.TaskPlan{}},
+		{ID: "a-3", Requester: "pm-tanaka", TaskType: "gen_docs", State: "approved"},
+	})
+	line := rowOf(out.String(), "UNCONFINED")
+	if !strings.Contains(line, "a-1") || strings.Contains(line, "a-2") || strings.Contains(line, "a-3") {
+		t.Errorf("aoi approvals names %q as unconfined, want a-1 alone:\n%s", line, out.String())
+	}
+}
