@@ -50,13 +50,13 @@ func (a *app) inboxCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				msgs, err := latestMessages(ctx, svc, limit)
+				msgs, earlier, err := latestMessages(ctx, svc, limit)
 				if err != nil {
 					return err
 				}
 				// Empty lists are [] in --json, not null: `jq '.messages[]'` works.
 				out := inboxOutput{Queries: nonNil(qs), Messages: nonNil(msgs)}
-				if err := a.emit(out, func(w io.Writer) { printInbox(w, out) }); err != nil {
+				if err := a.emit(out, func(w io.Writer) { printInbox(w, out, earlier) }); err != nil {
 					return err
 				}
 				if n := len(msgs); n > 0 { // shown here: no longer unread in status and the interface
@@ -142,7 +142,10 @@ func printQueries(w io.Writer, qs []agent.Query) {
 	table(w, []string{"ID", "FROM", "PRIORITY", "STATE", "RECEIVED", "QUERY"}, rows)
 }
 
-func printInbox(w io.Writer, in inboxOutput) {
+// printInbox is `aoi inbox`: the queries, then the newest messages,
+// saying how many older ones --limit left out and where they are (the
+// walk's `aoi inbox --limit 1` showed one message and no sign of others).
+func printInbox(w io.Writer, in inboxOutput, earlier int) {
 	if len(in.Queries) == 0 {
 		fmt.Fprintln(w, "no queries from peers")
 	} else {
@@ -165,6 +168,9 @@ func printInbox(w io.Writer, in inboxOutput) {
 		})
 	}
 	table(w, []string{"ID", "FROM", "KIND", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
+	if earlier > 0 {
+		fmt.Fprintf(w, "%d earlier %s not shown: `aoi messages` lists them all, oldest first\n", earlier, plural(earlier, "message", "messages"))
+	}
 }
 
 func (a *app) answerCmd() *cobra.Command {

@@ -184,24 +184,25 @@ const (
 
 // lastMessageSeq is the sequence number of the newest message in the inbox.
 func lastMessageSeq(ctx context.Context, svc agent.MessagingService) (int64, error) {
-	msgs, err := latestMessages(ctx, svc, 1)
+	msgs, _, err := latestMessages(ctx, svc, 1)
 	if err != nil || len(msgs) == 0 {
 		return 0, err
 	}
 	return msgs[0].Seq, nil
 }
 
-// latestMessages returns up to n of the newest messages, oldest first.
-// Service.Messages pages forward from a sequence number, so this walks the
-// inbox and keeps the tail.
-func latestMessages(ctx context.Context, svc agent.MessagingService, n int) ([]agent.Message, error) {
-	var tail []agent.Message
+// latestMessages returns up to n of the newest messages, oldest first,
+// and how many older ones it left out. Service.Messages pages forward
+// from a sequence number, so this walks the inbox and keeps the tail.
+func latestMessages(ctx context.Context, svc agent.MessagingService, n int) (tail []agent.Message, earlier int, err error) {
 	var after int64
+	seen := 0
 	for range maxPages {
 		page, err := svc.Messages(ctx, agent.MessagesRequest{AfterSeq: after, Limit: pageSize})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		seen += len(page)
 		tail = append(tail, page...)
 		if len(tail) > n {
 			tail = slices.Clone(tail[len(tail)-n:])
@@ -211,7 +212,7 @@ func latestMessages(ctx context.Context, svc agent.MessagingService, n int) ([]a
 		}
 		after = page[len(page)-1].Seq
 	}
-	return tail, nil
+	return tail, seen - len(tail), nil
 }
 
 // decodeResult reads a peer's QueryResult; anything else reads as empty.

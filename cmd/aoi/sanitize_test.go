@@ -41,7 +41,7 @@ func TestPeerTextIsSanitised(t *testing.T) {
 	assertInert(t, "answer", b.String())
 
 	b.Reset()
-	printInbox(&b, inboxOutput{Queries: []agent.Query{{ID: "q1", From: "pm", Text: hostile, State: "escalated"}}})
+	printInbox(&b, inboxOutput{Queries: []agent.Query{{ID: "q1", From: "pm", Text: hostile, State: "escalated"}}}, 0)
 	assertInert(t, "inbox", b.String())
 
 	b.Reset()

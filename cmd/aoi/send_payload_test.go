@@ -47,7 +47,7 @@ func TestInboxSaysWhyATaskWasRejected(t *testing.T) {
 		t.Errorf("summary = %q; want the reason", got)
 	}
 	var b strings.Builder
-	printInbox(&b, inboxOutput{Messages: []agent.Message{m}})
+	printInbox(&b, inboxOutput{Messages: []agent.Message{m}}, 0)
 	if !strings.Contains(b.String(), "not before the release") {
 		t.Errorf("inbox:\n%s", b.String())
 	}
@@ -97,7 +97,7 @@ func TestInboxShowsLongReasonsWholeAndTheQuestion(t *testing.T) {
 	answer := agent.Message{Seq: 8, From: "eng-suzuki", Event: "query.completed", RelatedID: "ask-01a2b3",
 		Question: "how is auth going?", Data: json.RawMessage(`{"summary":"70% done"}`)}
 	var b strings.Builder
-	printInbox(&b, inboxOutput{Messages: []agent.Message{rejected, answer}})
+	printInbox(&b, inboxOutput{Messages: []agent.Message{rejected, answer}}, 0)
 	out := b.String()
 	if !strings.Contains(out, reason) {
 		t.Errorf("the reason is cut:\n%s", out)

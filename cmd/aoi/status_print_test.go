@@ -88,7 +88,7 @@ func TestMessagesNameARejectedTask(t *testing.T) {
 func TestInboxNamesATaskForWhatHappened(t *testing.T) {
 	var b bytes.Buffer
 	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 4, From: "eng-suzuki", Event: "task.failed", Question: "task run_tests",
-		Data: []byte(`{"task_id":"t-2","status":"canceled","summary":"run_tests canceled by pm-tanaka"}`)}}})
+		Data: []byte(`{"task_id":"t-2","status":"canceled","summary":"run_tests canceled by pm-tanaka"}`)}}}, 0)
 	out := b.String()
 	if !strings.Contains(out, "task canceled") || !strings.Contains(out, " task run_tests ") || strings.Contains(out, "“task") {
 		t.Errorf("aoi inbox printed:\n%s", out)

@@ -199,3 +199,19 @@ func TestApprovalsListNamesUnconfinedRequests(t *testing.T) {
 		t.Errorf("aoi approvals names %q as unconfined, want a-1 alone:\n%s", line, out.String())
 	}
 }
+
+// TestInboxSaysHowManyEarlierMessagesItLeftOut: `aoi inbox --limit 1`
+// showed the newest message and no sign of the others; it now says how
+// many earlier ones it left out and where they are listed.
+func TestInboxSaysHowManyEarlierMessagesItLeftOut(t *testing.T) {
+	var b strings.Builder
+	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 3, From: "pm-tanaka", Event: "note", Type: "note"}}}, 2)
+	if !strings.Contains(b.String(), "2 earlier messages not shown: `aoi messages` lists them all") {
+		t.Errorf("aoi inbox with 2 messages left out:\n%s", b.String())
+	}
+	b.Reset()
+	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 1, From: "pm-tanaka", Event: "note", Type: "note"}}}, 0)
+	if strings.Contains(b.String(), "earlier") {
+		t.Errorf("aoi inbox with nothing left out speaks of earlier messages:\n%s", b.String())
+	}
+}
