@@ -2,8 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/store"
 )
 
 var _ Service = (*Core)(nil)
@@ -53,6 +57,9 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 	if st.OutboxQueued, _, err = c.db.OutboxStats(ctx); err != nil {
 		return st, err
 	}
+	if st.RefusingMessagesFrom, err = c.refusingMessagesFrom(ctx); err != nil {
+		return st, err
+	}
 	st.PendingApprov = c.pendingApprovals(ctx)
 	st.History = c.indexProgress(ctx)
 	asks, err := c.db.WaitingAsks(ctx, maxWaitingShown)
@@ -66,6 +73,41 @@ func (c *Core) Status(ctx context.Context) (Status, error) {
 		st.Waiting = append(st.Waiting, WaitingAsk{RequestID: a.RequestID, To: a.To, Text: a.Text, TaskID: a.TaskID, SentAt: a.SentAt})
 	}
 	return st, nil
+}
+
+// refusedMessagesWithin is how long a peer whose message the ACL refused
+// is named in the status; its outbox retries every ten minutes, so a
+// sender still trying shows again.
+const refusedMessagesWithin = 24 * time.Hour
+
+// refusingMessagesFrom names the peers whose latest aoi.message this
+// agent's ACL refused within refusedMessagesWithin: the owner heard of it
+// only in the interface (the walk's CLI user saw "no messages" while a
+// colleague's task_assign waited). A peer whose newer message got in,
+// once a rule was added, is not named.
+func (c *Core) refusingMessagesFrom(ctx context.Context) ([]string, error) {
+	rows, err := c.db.AuditList(ctx, store.AuditQuery{Method: wire.MethodMessage, Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	since := c.now().Add(-refusedMessagesWithin)
+	decided := map[string]bool{}
+	var out []string
+	for _, r := range rows { // newest first: a sender's first row is its latest
+		if decided[r.Agent] || r.Time.Before(since) {
+			continue
+		}
+		decided[r.Agent] = true
+		var d struct {
+			Refused string `json:"refused"`
+			Scope   string `json:"scope"`
+		}
+		if json.Unmarshal(r.Detail, &d) == nil && d.Refused == "acl" && d.Scope == "messages" {
+			out = append(out, r.Agent)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // maxWaitingShown bounds the asks the status lists as waiting.

@@ -387,6 +387,10 @@ type Status struct {
 	// it expires, but going nowhere until the peer's owner changes trust
 	// or config.
 	OutboxRefused int `json:"outbox_refused"`
+	// RefusingMessagesFrom names the peers whose latest message your ACL
+	// refused within the last day (no messages rule lets them write):
+	// their aoi retries, and only a rule of yours lets it in.
+	RefusingMessagesFrom []string `json:"refusing_messages_from,omitempty"`
 	// OutboxQueued counts everything queued for peers and not yet
 	// delivered (answers and messages to a peer that is offline wait
 	// there), the refused ones included.

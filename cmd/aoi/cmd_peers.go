@@ -62,10 +62,15 @@ func printStatus(w io.Writer, st agent.Status) {
 		{"unread messages", strconv.Itoa(st.UnreadMsgs)},
 		{"not yet delivered", queuedText(st.OutboxQueued)},
 		{"refused by peers", refusedText(st.OutboxRefused)},
+	}
+	if len(st.RefusingMessagesFrom) > 0 {
+		rows = append(rows, []string{"refused by you", refusingText(st.RefusingMessagesFrom)})
+	}
+	rows = append(rows, [][]string{
 		{"started", when(st.StartedAt)},
 		{"data dir", st.DataDir},
 		{"contexts", contextsText(st.Contexts)},
-	}
+	}...)
 	if t := st.Tailnet; t != nil {
 		rows = append(rows, []string{"tailnet", cell(fmt.Sprintf("%s as %s (%s) %s",
 			t.Name, t.NodeName, strings.Join(t.Addresses, ", "), t.State), 0)})
@@ -86,6 +91,17 @@ func printStatus(w io.Writer, st agent.Status) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-18s %s\n", r[0]+":", r[1])
 	}
+}
+
+// refusingText names the peers whose messages the owner's ACL refuses
+// and what lets them in.
+func refusingText(peers []string) string {
+	names := make([]string, len(peers))
+	for i, p := range peers {
+		names[i] = cell(p, 24)
+	}
+	return "messages from " + strings.Join(names, ", ") + ": no `messages` rule of yours lets them write; add one to the config and `aoi reload` " +
+		"(their aoi retries; `aoi audit --method aoi.message` lists the refusals)"
 }
 
 // hexDigits counts the hex digits of something that looks like a pasted

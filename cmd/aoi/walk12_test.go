@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
 	"os/exec"
 	"strconv"
@@ -213,5 +214,34 @@ func TestInboxSaysHowManyEarlierMessagesItLeftOut(t *testing.T) {
 	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 1, From: "pm-tanaka", Event: "note", Type: "note"}}}, 0)
 	if strings.Contains(b.String(), "earlier") {
 		t.Errorf("aoi inbox with nothing left out speaks of earlier messages:\n%s", b.String())
+	}
+}
+
+// TestStatusNamesPeersYourACLRefuses: a trusted colleague's message that
+// the receiver's ACL refused was told only in the interface; `aoi status`
+// said nothing and `aoi inbox` "no messages" (the twelfth walk). The
+// status now names the sender and the fix, until a newer message of
+// theirs gets in.
+func TestStatusNamesPeersYourACLRefuses(t *testing.T) {
+	bin := buildAOI(t)
+	eng, pm, _ := pinnedPair(t, bin)
+	if row := rowOf(cli(t, bin, eng, "status"), "refused by you"); row != "" {
+		t.Fatalf("aoi status before any message: %q", row)
+	}
+	// A refused message exits 1 (it is queued, not on its way).
+	out, _ := exec.Command(bin, "--data-dir", pm, "--json", "send", "eng-suzuki", "task_assign", "translate the login page", "--task", "L10N-1").Output()
+	var sent agent.SentMessage
+	if err := json.Unmarshal(out, &sent); err != nil || !sent.Refused {
+		t.Fatalf("the message to an agent with no messages rule = %s (%v), want it refused", out, err)
+	}
+	row := rowOf(cli(t, bin, eng, "status"), "refused by you")
+	if !strings.Contains(row, "messages from pm-tanaka") || !strings.Contains(row, "aoi reload") {
+		t.Errorf("aoi status of the refusing agent: %q, want pm-tanaka named with the fix", row)
+	}
+	allowMessages(t, bin, eng, "pm-tanaka")
+	cli(t, bin, pm, "outbox", "retry", sent.ID)
+	waitMessages(t, bin, eng, 1)
+	if row := rowOf(cli(t, bin, eng, "status"), "refused by you"); row != "" {
+		t.Errorf("aoi status once pm-tanaka's message got in still says %q", row)
 	}
 }
