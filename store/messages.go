@@ -231,22 +231,23 @@ func answerFrom(row *sql.Row, relatedID string) (msgID string, found bool, err e
 	return msgID, true, nil
 }
 
-// ReceivedThread returns the thread of the typed message received with
-// this msg_id (found false when none is stored, or it has no thread), for a
-// reply that names it and no thread. A message from preferFrom wins over
-// another sender's that happens to carry the same id.
-func (db *DB) ReceivedThread(ctx context.Context, msgID, preferFrom string) (thread string, found bool, err error) {
+// ReceivedThread returns the thread and the task ("" for none) of the
+// typed message received with this msg_id (found false when none is
+// stored, or it has no thread), for a reply that names it and no thread
+// or task. A message from preferFrom wins over another sender's that
+// happens to carry the same id.
+func (db *DB) ReceivedThread(ctx context.Context, msgID, preferFrom string) (thread, task string, found bool, err error) {
 	if msgID == "" {
-		return "", false, nil
+		return "", "", false, nil
 	}
-	err = db.rd.QueryRowContext(ctx, `SELECT thread_id FROM messages
+	err = db.rd.QueryRowContext(ctx, `SELECT thread_id, task_id FROM messages
 		WHERE msg_id = ? AND type != '' AND thread_id != ''
-		ORDER BY from_agent = ? DESC, seq DESC LIMIT 1`, msgID, preferFrom).Scan(&thread)
+		ORDER BY from_agent = ? DESC, seq DESC LIMIT 1`, msgID, preferFrom).Scan(&thread, &task)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("store: finding the thread of message %s: %w", msgID, err)
+		return "", "", false, fmt.Errorf("store: finding the thread of message %s: %w", msgID, err)
 	}
-	return thread, true, nil
+	return thread, task, true, nil
 }

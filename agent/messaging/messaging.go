@@ -241,12 +241,12 @@ func (m *Messenger) completeRequest(ctx context.Context, id string, req *SendMes
 	if req.Priority == "" {
 		req.Priority = wire.PriorityNormal
 	}
-	if req.ThreadID == "" && req.ReplyTo != "" {
-		thread, err := m.replyThread(ctx, req.ReplyTo, req.To)
+	if req.ReplyTo != "" && (req.ThreadID == "" || req.TaskID == "") {
+		thread, task, err := m.replied(ctx, req.ReplyTo, req.To)
 		if err != nil {
 			return err
 		}
-		req.ThreadID = thread
+		req.ThreadID, req.TaskID = cmp(req.ThreadID, thread), cmp(req.TaskID, task)
 	}
 	if req.ThreadID == "" && req.TaskID != "" {
 		// Progress on an assigned task reads with its task_assign.
@@ -272,25 +272,31 @@ func (m *Messenger) completeRequest(ctx context.Context, id string, req *SendMes
 	return nil
 }
 
-// replyThread is the thread of the message a reply names: one received
-// (from the reply's recipient first), else one this agent sent. It is ""
-// when neither is stored here, and the reply starts a thread of its own as
-// it did before: a reply that names no thread joins its message's, so a
-// conversation stays together without copying the thread id by hand.
-func (m *Messenger) replyThread(ctx context.Context, replyTo, to string) (string, error) {
-	thread, found, err := m.DB.ReceivedThread(ctx, replyTo, to)
+// replied is the thread and the task of the message a reply names: one
+// received (from the reply's recipient first), else one this agent sent.
+// They are "" when neither is stored here, and the reply starts a thread
+// of its own as it did before: a reply that names no thread joins its
+// message's, so a conversation stays together without copying the thread
+// id by hand, and one that names no task is about its message's task, as
+// the interface's :reply has it (`aoi send --reply-to` to a question
+// about a task was left out of `aoi messages --task`, the twelfth walk).
+func (m *Messenger) replied(ctx context.Context, replyTo, to string) (thread, task string, err error) {
+	thread, task, found, err := m.DB.ReceivedThread(ctx, replyTo, to)
 	if err != nil || found {
-		return thread, err
+		return thread, task, err
 	}
 	sent, found, err := m.DB.Outbox(ctx, replyTo)
 	if err != nil || !found || sent.Method != wire.MethodMessage {
-		return "", err
+		return "", "", err
 	}
 	var p wire.MessageParams
 	if json.Unmarshal(sent.Params, &p) != nil || !wire.ValidID(p.ThreadID) {
-		return "", nil
+		return "", "", nil
 	}
-	return p.ThreadID, nil
+	if !wire.ValidID(p.TaskID) {
+		p.TaskID = ""
+	}
+	return p.ThreadID, p.TaskID, nil
 }
 
 // queueMessage stores the message in the outbox, moves its task along and

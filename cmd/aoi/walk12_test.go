@@ -107,6 +107,18 @@ func TestProgressOnATaskJoinsItsThread(t *testing.T) {
 		t.Errorf("aoi messages --thread of the task_assign:\n%s\nwant the assignment, then the progress", conv)
 	}
 
+	// A reply to a message about the task is about the task too, as the
+	// interface's :reply has it: `aoi messages --task` lists it.
+	cli(t, bin, eng, "send", "-", "question", "which locales?", "--task", "L10N-1")
+	question := waitMessages(t, bin, pm, 2)[1]
+	out = cli(t, bin, pm, "send", "eng-suzuki", "answer", "ja and fr", "--reply-to", strconv.FormatInt(question.Seq, 10))
+	if !strings.Contains(out, "task L10N-1") {
+		t.Errorf("an answer to a question about L10N-1, by --reply-to alone:\n%s\nwant it about the task", out)
+	}
+	if conv := cli(t, bin, pm, "messages", "--task", "L10N-1"); !strings.Contains(conv, "ja and fr") {
+		t.Errorf("aoi messages --task L10N-1 leaves out the answer sent with --reply-to:\n%s", conv)
+	}
+
 	// A task nothing was said about yet starts a thread of its own.
 	var first agent.SentMessage
 	cliJSON(t, bin, pm, &first, "send", "eng-suzuki", "task_assign", "fix the date format", "--task", "L10N-2")
