@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
@@ -40,6 +42,10 @@ func (a *app) idCmd() *cobra.Command {
 				_, err := fmt.Fprintln(a.stdout, info.Fingerprint)
 				return err
 			}
+			chosen := false // the port the running aoi took for a :0 in the config
+			if anyPort(info.Listen) {
+				chosen = a.listeningNow(cmd.Context(), &info)
+			}
 			return a.emit(info, func(w io.Writer) {
 				fmt.Fprintf(w, "agent:       %s\nfingerprint: %s\nlisten:      %s\n", info.AgentID, rpc.GroupFingerprint(info.Fingerprint), info.Listen)
 				if anyPort(info.Listen) {
@@ -47,11 +53,32 @@ func (a *app) idCmd() *cobra.Command {
 					return
 				}
 				fmt.Fprintf(w, "\ncolleagues trust you with (one line%s):\n%s\n", reachNote(info.Listen), info.TrustCommand)
+				if chosen {
+					fmt.Fprintln(w, "(the config asks for any free port: aoi took this one at start, and takes another when it restarts)")
+				}
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&fpOnly, "fingerprint", false, "print only the fingerprint")
 	return cmd
+}
+
+// listeningNow replaces info's listen address, whose port is 0, with the
+// address the running aoi took, and reports whether it could: a trust
+// command with the real port is one a colleague can use, while aoi runs.
+func (a *app) listeningNow(ctx context.Context, info *identityInfo) bool {
+	c, err := ctlclient.Dial(a.dataDir())
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	st, err := c.Status(ctx)
+	if err != nil || st.Endpoint() == "" || anyPort(st.Endpoint()) {
+		return false
+	}
+	info.Listen = st.Endpoint()
+	info.TrustCommand = trustCommand(info.AgentID, info.Fingerprint, info.Listen, info.role)
+	return true
 }
 
 func (a *app) identity() (identityInfo, error) {

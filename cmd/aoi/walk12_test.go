@@ -41,8 +41,14 @@ func TestInitWithAnyPortSaysWhereThePortIsRead(t *testing.T) {
 	if len(fields) < 2 {
 		t.Fatalf("aoi status has no listening line: %q", listening)
 	}
-	if _, port, err := net.SplitHostPort(fields[len(fields)-1]); err != nil || port == "0" {
+	addr := fields[len(fields)-1]
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "0" {
 		t.Errorf("aoi status says %q; want the port aoi took, not 0", listening)
+	}
+	// While aoi runs, aoi id prints the trust command with that port.
+	id = cli(t, bin, dir, "id")
+	if !strings.Contains(id, "--endpoint "+addr+" ") || !strings.Contains(id, "takes another when it restarts") {
+		t.Errorf("aoi id of the running agent (listening on %s):\n%s\nwant its trust command with that endpoint, saying the port changes on restart", addr, id)
 	}
 }
 
