@@ -72,7 +72,7 @@ func (a *app) sendCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&r.TaskID, "task", "", "task id this message concerns (moves the task's state)")
+	f.StringVar(&r.TaskID, "task", "", "task id this message concerns (moves the task's state; default: the --reply-to message's task)")
 	f.StringVar(&r.ThreadID, "thread", "", "thread id to keep a conversation together (default: the thread of the --reply-to message, else the one about --task with AGENT, else a new one)")
 	f.StringVar(&r.ReplyTo, "reply-to", "", "the message this answers: its ID (as aoi messages and aoi inbox list it), or its message id (m-…)")
 	f.StringVar(&r.Priority, "priority", "", "low, normal (default), high or critical")
