@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/agenttest"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
@@ -20,13 +21,8 @@ import (
 // and its chain still verifies. Another peer is not affected.
 func TestPeerPastItsDailyCallsIsRefusedAndStopsGrowingTheAuditLog(t *testing.T) {
 	const budget = 20
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Limits.DailyCallsPerPeer = budget
-		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
-	})
-	hostile := newTestAgent(t, "pm-tanaka", "pm", nil)
+	eng, hostile := budgetedPair(t, budget)
 	other := newTestAgent(t, "pm-sato", "pm", nil)
-	pair(eng, hostile)
 	pair(eng, other)
 	ctx := context.Background()
 	client := rawClient(t, hostile, eng)
@@ -87,12 +83,7 @@ func auditRowCount(t *testing.T, a *testAgent, peer string) int {
 // the restarted agent opens) and goes on from there.
 func TestDailyCallBudgetSurvivesARestart(t *testing.T) {
 	const budget = 12
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Limits.DailyCallsPerPeer = budget
-		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
-	})
-	hostile := newTestAgent(t, "pm-tanaka", "pm", nil)
-	pair(eng, hostile)
+	eng, hostile := budgetedPair(t, budget)
 	ctx := context.Background()
 	ping := func(c *rpc.Client) error {
 		var res wire.PingResult
@@ -131,12 +122,7 @@ func TestDailyCallBudgetSurvivesARestart(t *testing.T) {
 // restart counts again.
 func TestDailyCallBudgetCountsMalformedRequests(t *testing.T) {
 	const budget = 10
-	eng := newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
-		c.Limits.DailyCallsPerPeer = budget
-		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
-	})
-	hostile := newTestAgent(t, "pm-tanaka", "pm", nil)
-	pair(eng, hostile)
+	eng, hostile := budgetedPair(t, budget)
 	ctx := context.Background()
 	hc := pmTransport(t, hostile).HTTPClient(eng.Fingerprint())
 	url := "https://" + eng.Addr() + "/aoi/v1/rpc"
@@ -172,4 +158,17 @@ func TestDailyCallBudgetCountsMalformedRequests(t *testing.T) {
 	if v, err := eng.VerifyAudit(ctx); err != nil || !v.OK {
 		t.Errorf("audit verify = %+v, %v", v, err)
 	}
+}
+
+// budgetedPair is eng-suzuki allowing each peer budget calls a day (at a
+// rate that never limits them), paired with pm-tanaka.
+func budgetedPair(t *testing.T, budget int) (eng, pm *agenttest.Agent) {
+	t.Helper()
+	eng = newTestAgent(t, "eng-suzuki", "engineer", func(c *config.Config) {
+		c.Limits.DailyCallsPerPeer = budget
+		c.Limits.RatePerSec, c.Limits.Burst = 1000, 1000
+	})
+	pm = newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	return eng, pm
 }
