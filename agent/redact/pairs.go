@@ -39,6 +39,16 @@ func (p *pairSet) mayHold(sub string) bool {
 	return true
 }
 
+// holdsAll reports whether every pair hash (pairBit) is in the set.
+func (p *pairSet) holdsAll(hashes []uint16) bool {
+	for _, h := range hashes {
+		if p[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // contains is strings.Contains(s, sub), asking the pair set first when
 // there is one.
 func contains(s string, pairs *pairSet, sub string) bool {

@@ -199,34 +199,37 @@ type keywordHit struct{ pattern, end int }
 // two of them find is the trie's answer either way. A short text asks its
 // pair set; a longer one walks the trie.
 func (sd *splitDetector) keywordsIn(t *text) []keywordHit {
-	pairs := t.foldedPairs
-	if pairs == nil {
-		var hits []keywordHit
-		seen := make(map[int]bool)
-		for _, m := range sd.trie.MatchString(t.folded) {
-			if p := int(m.Pattern()); !seen[p] {
-				seen[p] = true
-				hits = append(hits, keywordHit{pattern: p, end: int(m.Pos()) + len(sd.keywords[p])})
-			}
-		}
-		return hits
+	if t.foldedPairs == nil {
+		return sd.keywordsByTrie(t.folded)
 	}
+	return sd.keywordsByPairs(t.folded, t.foldedPairs)
+}
+
+func (sd *splitDetector) keywordsByTrie(folded string) []keywordHit {
+	var hits []keywordHit
+	seen := make(map[int]bool)
+	for _, m := range sd.trie.MatchString(folded) {
+		if p := int(m.Pattern()); !seen[p] {
+			seen[p] = true
+			hits = append(hits, keywordHit{pattern: p, end: int(m.Pos()) + len(sd.keywords[p])})
+		}
+	}
+	return hits
+}
+
+// keywordsByPairs looks for a keyword only when every one of its byte
+// pairs is in the text's set, then sorts what it found as the trie would.
+func (sd *splitDetector) keywordsByPairs(folded string, pairs *pairSet) []keywordHit {
 	var hits []keywordHit
 	start := 0
 	for i, end := range sd.pairsEnd {
-		held := true
-		for _, h := range sd.keywordPairs[start:end] {
-			if pairs[h>>6]&(1<<(h&63)) == 0 {
-				held = false
-				break
-			}
-		}
+		held := pairs.holdsAll(sd.keywordPairs[start:end])
 		start = end
 		if !held {
 			continue
 		}
 		k := sd.keywords[i]
-		if at := strings.Index(t.folded, k); at >= 0 {
+		if at := strings.Index(folded, k); at >= 0 {
 			hits = append(hits, keywordHit{pattern: i, end: at + len(k)})
 		}
 	}
