@@ -16,15 +16,9 @@ func TestSentMessageToIsPerPeer(t *testing.T) {
 	db, _ := openTestDB(t)
 	ctx := context.Background()
 	err := db.Write(ctx, func(tx *Tx) error {
-		for _, r := range []OutboxRecord{
-			{ID: "m-1", To: "eng-suzuki", Method: "aoi.message", Params: json.RawMessage(`{"id":"m-1","thread_id":"th-release","task_id":"T-7"}`)},
-			{ID: "n-1", To: "eng-kato", Method: "aoi.notify", Params: json.RawMessage(`{"thread_id":"th-notify"}`)},
-		} {
-			if err := tx.EnqueueOutbox(r); err != nil {
-				return err
-			}
-		}
-		return nil
+		return enqueueAll(tx,
+			OutboxRecord{ID: "m-1", To: "eng-suzuki", Method: "aoi.message", Params: json.RawMessage(`{"id":"m-1","thread_id":"th-release","task_id":"T-7"}`)},
+			OutboxRecord{ID: "n-1", To: "eng-kato", Method: "aoi.notify", Params: json.RawMessage(`{"thread_id":"th-notify"}`)})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,15 +69,9 @@ func TestTaskThreadIsTheLatestWithThatPeer(t *testing.T) {
 				return err
 			}
 		}
-		for _, r := range []OutboxRecord{
-			{ID: "m-c", To: "pm-tanaka", Method: "aoi.message", CreatedAt: at(3), Params: json.RawMessage(`{"id":"m-c","thread_id":"th-question","task_id":"T-1"}`)},
-			{ID: "n-1", To: "pm-tanaka", Method: "aoi.notify", CreatedAt: at(4), Params: json.RawMessage(`{"thread_id":"th-notify","task_id":"T-1"}`)},
-		} {
-			if err := tx.EnqueueOutbox(r); err != nil {
-				return err
-			}
-		}
-		return nil
+		return enqueueAll(tx,
+			OutboxRecord{ID: "m-c", To: "pm-tanaka", Method: "aoi.message", CreatedAt: at(3), Params: json.RawMessage(`{"id":"m-c","thread_id":"th-question","task_id":"T-1"}`)},
+			OutboxRecord{ID: "n-1", To: "pm-tanaka", Method: "aoi.notify", CreatedAt: at(4), Params: json.RawMessage(`{"thread_id":"th-notify","task_id":"T-1"}`)})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +91,14 @@ func TestTaskThreadIsTheLatestWithThatPeer(t *testing.T) {
 			t.Errorf("TaskThread(%s, %q) = %q, %v (%v), want %q, %v", c.peer, c.task, got, found, err, c.want, c.found)
 		}
 	}
+}
+
+// enqueueAll queues each record in the outbox.
+func enqueueAll(tx *Tx, records ...OutboxRecord) error {
+	for _, r := range records {
+		if err := tx.EnqueueOutbox(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
