@@ -295,7 +295,13 @@ func (e *Engine) confinement(t store.TaskRecord, tt config.TaskType, dir string)
 		}
 		writable = append(writable, w)
 	}
-	return &Confinement{Writable: writable}
+	c := &Confinement{Writable: writable}
+	if e.DataDir != "" {
+		// The confining step runs in the task's folder: a relative
+		// path would name another.
+		c.Hidden, _ = filepath.Abs(e.DataDir)
+	}
+	return c
 }
 
 // undoGitChanges puts back the git configuration and hooks the task

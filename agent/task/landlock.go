@@ -15,7 +15,8 @@ import (
 // its own: it writes only beneath the folders its Confinement names, and it
 // can neither signal nor reach through an abstract unix socket a process
 // outside that domain (aoi, its reaper, the owner's session). Reading and
-// executing stay allowed everywhere: tests run the owner's toolchains.
+// executing stay allowed everywhere but in aoi's data dir (Hidden): tests
+// run the owner's toolchains.
 //
 // Go cannot run code between fork and exec, so the reaper starts this
 // same binary as a tiny step (argv confineArg …) that restricts itself
@@ -33,6 +34,12 @@ type Confinement struct {
 	// Writable lists the folders (and device files) beneath which the
 	// command may create, write, truncate, rename and remove.
 	Writable []string
+	// Hidden, when set, is a folder the command may not read beneath,
+	// except where Writable lets it write: aoi's data dir, which holds
+	// the agent's identity key, its database and its config (a task
+	// holding the key could call colleagues as the owner). Everything
+	// else stays readable.
+	Hidden string
 	// Off, when set, says why the command runs unconfined (the task
 	// type's "unconfined"); the task's output says so once.
 	Off string
@@ -62,6 +69,9 @@ func (c *Confinement) args() []string {
 	for _, p := range c.Writable {
 		args = append(args, "--write", p)
 	}
+	if c.Hidden != "" {
+		args = append(args, "--hide", c.Hidden)
+	}
 	return args
 }
 
@@ -79,6 +89,8 @@ func parseConfinement(args []string) (*Confinement, []string, error) {
 		switch args[0] {
 		case "--write":
 			c.Writable = append(c.Writable, args[1])
+		case "--hide":
+			c.Hidden = args[1]
 		case "--unconfined":
 			c.Off = args[1]
 		default:
@@ -111,7 +123,7 @@ func confineMain(args []string) int {
 	}
 	// Landlock restricts the calling thread; the same thread must exec.
 	runtime.LockOSThread()
-	if err := restrictSelf(c.Writable); err != nil {
+	if err := restrictSelf(c.Writable, c.Hidden); err != nil {
 		// Fail closed: a command that asked for confinement and could
 		// not get it (a folder gone, the kernel refusing) does not run.
 		fmt.Fprintf(os.Stderr, "aoi: the task's command was not run: it could not be confined: %v\n", err)

@@ -32,6 +32,16 @@ var landlockConfig = landlock.Config{
 	Scoped:          confineScopes,
 }.BestEffort()
 
+// readAccess is reading files and listing folders: handled only when a
+// folder is hidden (readRules grants it everywhere else).
+const readAccess = llsyscall.AccessFSReadFile | llsyscall.AccessFSReadDir
+
+// hidingConfig is landlockConfig handling reads as well.
+var hidingConfig = landlock.Config{
+	HandledAccessFS: writeAccess | readAccess,
+	Scoped:          confineScopes,
+}.BestEffort()
+
 // LandlockABI is the Landlock ABI version the kernel offers (0: none).
 func LandlockABI() int {
 	abi, err := llsyscall.LandlockGetABIVersion()
@@ -60,11 +70,12 @@ func ConfinementSupport() (ok bool, detail string) {
 }
 
 // restrictSelf puts the calling thread in a new Landlock domain that
-// writes only beneath writable and the device files, and cannot signal
-// out of it. The caller has locked its OS thread and execs next. On a
-// kernel without Landlock it says on stderr (the task's output) that the
-// command runs unconfined, and returns nil.
-func restrictSelf(writable []string) error {
+// writes only beneath writable and the device files, reads nothing beneath
+// hidden (when given) but what writable names, and cannot signal out of
+// it. The caller has locked its OS thread and execs next. On a kernel
+// without Landlock it says on stderr (the task's output) that the command
+// runs unconfined, and returns nil.
+func restrictSelf(writable []string, hidden string) error {
 	if ok, detail := ConfinementSupport(); !ok {
 		fmt.Fprintln(os.Stderr, "aoi: "+detail)
 		return nil
@@ -73,7 +84,16 @@ func restrictSelf(writable []string) error {
 	for _, dev := range deviceFiles {
 		rules = append(rules, deviceRule(dev))
 	}
-	fd, flags, err := landlockConfig.NewRulesetFD(rules...)
+	config := landlockConfig
+	if hidden != "" {
+		read, err := readRules(hidden, writable)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, read...)
+		config = hidingConfig
+	}
+	fd, flags, err := config.NewRulesetFD(rules...)
 	if err != nil || fd < 0 {
 		return err
 	}

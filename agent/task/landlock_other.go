@@ -12,4 +12,4 @@ func ConfinementSupport() (bool, string) {
 	return false, "Landlock needs Linux; task commands run unconfined: they can write anywhere you can and signal aoi"
 }
 
-func restrictSelf([]string) error { return errors.New("Landlock needs Linux") }
+func restrictSelf([]string, string) error { return errors.New("Landlock needs Linux") }

@@ -17,6 +17,7 @@ func TestConfinementArgsRoundTrip(t *testing.T) {
 	for _, c := range []*Confinement{
 		nil,
 		{Writable: []string{"/a b", "--", "/c"}},
+		{Writable: []string{"/w"}, Hidden: "/data dir"},
 		{Off: "its task type lint is marked unconfined"},
 	} {
 		argv := append(append(c.args(), "--"), "sh", "-c", "--write x")
@@ -24,7 +25,7 @@ func TestConfinementArgsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", c, err)
 		}
-		if (got == nil) != (c == nil) || (c != nil && (!slices.Equal(got.Writable, c.Writable) || got.Off != c.Off)) {
+		if (got == nil) != (c == nil) || (c != nil && (!slices.Equal(got.Writable, c.Writable) || got.Off != c.Off || got.Hidden != c.Hidden)) {
 			t.Errorf("%+v came back as %+v", c, got)
 		}
 		if !slices.Equal(rest, []string{"sh", "-c", "--write x"}) {
@@ -63,5 +64,47 @@ func TestConfinedCommandRunsOnlyConfined(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "no")); err == nil {
 		t.Error("the confined command wrote outside its folder")
+	}
+}
+
+// A hidden folder is kept from the command however it is named: beside
+// the way to it, a link that leads into it or to a folder holding it is
+// not granted; what lies beside it reads as before, and so does a
+// writable folder beneath it.
+func TestHiddenFolderIsNotReadThroughLinks(t *testing.T) {
+	if LandlockABI() == 0 {
+		t.Skip("the kernel offers no Landlock (ABI 0)")
+	}
+	base := t.TempDir()
+	hidden := filepath.Join(base, "data")
+	own := filepath.Join(hidden, "tasks", "t1")
+	for _, dir := range []string{own, filepath.Join(base, "beside")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(hidden, "key"), filepath.Join(base, "beside", "notes"), filepath.Join(own, "mine")} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"into": hidden, "up": base, "root": "/"} {
+		if err := os.Symlink(to, filepath.Join(base, "beside", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `try() { if cat "$2" >/dev/null 2>&1; then echo "read $1"; else echo "refused $1"; fi; }
+try key "$1/data/key"; try into "$1/beside/into/key"; try up "$1/beside/up/data/key"
+try notes "$1/beside/notes"; try mine "$1/data/tasks/t1/mine"; try system /etc/passwd`
+	res := fastRunner(1).Run(context.Background(), Job{ID: "hidden", Timeout: 30 * time.Second,
+		Argv: []string{"sh", "-c", script, "sh", base}, Env: taskEnv("hidden", ""),
+		Confine: &Confinement{Writable: []string{own}, Hidden: hidden}})
+	if res.ExitCode != 0 {
+		t.Fatalf("the confined command: %+v", res)
+	}
+	for _, want := range []string{"refused key", "refused into", "refused up", "read notes", "read mine", "read system"} {
+		if !strings.Contains(res.OutputTail, want+"\n") {
+			t.Errorf("output %q; want %q", res.OutputTail, want)
+		}
 	}
 }
