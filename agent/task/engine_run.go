@@ -225,6 +225,7 @@ func (e *Engine) execute(ctx context.Context, t store.TaskRecord) (Outcome, stri
 		OutputPath: outPath, MaxOutputBytes: MaxOutputFileBytes,
 		Heartbeat: func(at time.Time) { e.heartbeat(ctx, t, at) },
 		Confine:   e.confinement(t, tt, dir),
+		Canceled:  func() bool { return e.cancelRequested(t.ID, false) },
 	})
 	if res.ReaperKilled {
 		e.log().Warn("task: its reaper was killed before it swept; killed what the command left", "task", t.ID, "requester", t.Requester, "pids", res.Swept)

@@ -67,6 +67,11 @@ type Job struct {
 	// It is applied by the reaper's confining step, so a runner without a
 	// reaper runs the command unconfined and says so in the output.
 	Confine *Confinement
+	// Canceled, if set, says whether the job was canceled before Run
+	// registered it, when Cancel found nothing to stop. Run asks once the
+	// job is registered, so no cancel falls between the two: one that did
+	// ran the command to its end.
+	Canceled func() bool
 }
 
 // Result is the outcome of a Job. A command that ran and exited non-zero has
@@ -152,6 +157,9 @@ func (r *Runner) Run(ctx context.Context, job Job) Result {
 		return Result{ExitCode: -1, Err: err}
 	}
 	defer r.unregister(job.ID)
+	if job.Canceled != nil && job.Canceled() {
+		return Result{ExitCode: -1, Canceled: true, Err: ErrCanceled}
+	}
 
 	select {
 	case r.sem <- struct{}{}:

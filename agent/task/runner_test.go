@@ -141,6 +141,31 @@ func TestRunnerCancelKillsProcessGroup(t *testing.T) {
 	}
 }
 
+// A cancel that comes before Run has registered its job finds nothing to
+// stop: the job then ran to its end (an engine test saw a 60 s task run
+// through its cancel). Run asks the job's Canceled once it is registered,
+// and does not start a canceled one.
+func TestRunnerDoesNotStartAJobCanceledBeforeItRegistered(t *testing.T) {
+	r := fastRunner(1)
+	marker := filepath.Join(t.TempDir(), "ran")
+	if r.Cancel("early") {
+		t.Fatal("Cancel found a job that was never started")
+	}
+	res := r.Run(context.Background(), Job{ID: "early", Argv: []string{"touch", marker}, Timeout: 30 * time.Second,
+		Canceled: func() bool { return true }})
+	if !res.Canceled || !errors.Is(res.Err, ErrCanceled) {
+		t.Fatalf("result = %+v, want canceled", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the canceled job's command ran")
+	}
+	res = r.Run(context.Background(), Job{ID: "early", Argv: []string{"touch", marker}, Timeout: 30 * time.Second,
+		Canceled: func() bool { return false }})
+	if res.Canceled || res.ExitCode != 0 {
+		t.Fatalf("a job not canceled: %+v, want it run", res)
+	}
+}
+
 func TestRunnerCancelEscalatesToSIGKILL(t *testing.T) {
 	r := fastRunner(1)
 	pid, done := startGrandchild(t, r, "stubborn", "trap '' TERM; ", 0)
