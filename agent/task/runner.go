@@ -189,12 +189,12 @@ func (r *Runner) unregister(id string) {
 	r.mu.Unlock()
 }
 
-// hidden marks this process kept from its tasks' inspection, once, before
+// keptFromTasks marks this process kept from its tasks' inspection, once, before
 // the first command runs (see keepTasksFromInspecting).
-var hidden sync.Once
+var keptFromTasks sync.Once
 
 func (r *Runner) execute(ctx context.Context, job Job, j *jobState) Result {
-	hidden.Do(keepTasksFromInspecting)
+	keptFromTasks.Do(keepTasksFromInspecting)
 	out, err := newCapture(job.OutputPath, job.MaxOutputBytes, r.opts.TailBytes)
 	if err != nil {
 		return Result{ExitCode: -1, Err: err}
