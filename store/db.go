@@ -199,7 +199,8 @@ func Open(path string, opts ...Option) (*DB, error) {
 
 // createFile makes the parent directory (0700) and an empty database file
 // (0600) so SQLite never creates them with the process umask. SQLite gives
-// the -wal and -shm files the same permissions as the database file.
+// the -wal file the same permissions as the database file (the unix-excl VFS
+// keeps the WAL index in memory: there is no -shm file).
 func createFile(abs string) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w (check its permissions or choose another --data-dir)", filepath.Dir(abs), err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -243,7 +242,7 @@ func (db *DB) ReceivedThread(ctx context.Context, msgID, preferFrom string) (thr
 	err = db.rd.QueryRowContext(ctx, `SELECT thread_id, task_id FROM messages
 		WHERE msg_id = ? AND type != '' AND thread_id != ''
 		ORDER BY from_agent = ? DESC, seq DESC LIMIT 1`, msgID, preferFrom).Scan(&thread, &task)
-	if errors.Is(err, sql.ErrNoRows) {
+	if isNoRows(err) {
 		return "", "", false, nil
 	}
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -330,7 +329,7 @@ func (db *DB) TaskThread(ctx context.Context, peer, taskID string) (thread strin
 			WHERE to_agent = ? AND method = 'aoi.message' AND json_extract(params, '$.task_id') = ?
 				AND COALESCE(json_extract(params, '$.thread_id'), '') != '')
 		ORDER BY at DESC LIMIT 1`, peer, taskID, peer, taskID).Scan(&thread)
-	if errors.Is(err, sql.ErrNoRows) {
+	if isNoRows(err) {
 		return "", false, nil
 	}
 	if err != nil {
