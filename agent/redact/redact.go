@@ -689,18 +689,44 @@ type text struct {
 
 // newText folds s (foldASCII) and, when it is short, pairs it.
 func newText(s string) *text {
-	t := &text{raw: s}
+	t := new(text)
+	t.init(s)
+	return t
+}
+
+// textPool keeps texts for reuse: a text's two pair sets are a kilobyte
+// to allocate and clear, and every peer request body is redacted
+// (Redactor.spans borrows one per call).
+var textPool = sync.Pool{New: func() any { return new(text) }}
+
+// borrowText is newText from textPool; give it back with release once
+// nothing reads it (the spans found keep no reference to it).
+func borrowText(s string) *text {
+	t := textPool.Get().(*text)
+	t.init(s)
+	return t
+}
+
+func (t *text) release() {
+	t.raw, t.folded = "", "" // keep no caller's text alive in the pool
+	textPool.Put(t)
+}
+
+func (t *text) init(s string) {
+	t.raw = s
 	folded, changed := foldASCII(s)
 	t.folded = folded
+	t.rawPairs, t.foldedPairs = nil, nil
 	if len(s) <= maxPairedText {
+		t.rawPairSet = pairSet{}
 		t.rawPairSet.fill(t.raw)
 		t.rawPairs, t.foldedPairs = &t.rawPairSet, &t.rawPairSet
 		if changed {
+			t.foldPairSet = pairSet{}
 			t.foldPairSet.fill(t.folded)
 			t.foldedPairs = &t.foldPairSet
 		}
 	}
-	return t
 }
 
 // asciiFolds are the non-ASCII letters foldASCII takes to ASCII ones.
@@ -854,7 +880,8 @@ func (r *Redactor) Redact(s string) (string, []Finding) {
 // spans finds every rule's matches in s, read as written and in the other
 // ways it may be written.
 func (r *Redactor) spans(s string) []span {
-	t := newText(s)
+	t := borrowText(s)
+	defer t.release()
 	spans := r.ownSpans(t)
 	spans = append(spans, r.gitleaksSpans(t)...)
 	if narrow, at, ok := narrowFullWidth(s); ok {
