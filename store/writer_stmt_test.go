@@ -2,7 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestWriterStatementCache: plain writes are prepared once and reused;
@@ -64,5 +69,61 @@ func TestWriterStatementCache(t *testing.T) {
 		if got := plainWrite(q); got != want {
 			t.Errorf("plainWrite(%q) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestWriterArgumentsAsDatabaseSQLTakesThem: the writer runs its cached
+// writes on the driver's own statements, so it converts their arguments
+// itself; every kind the store passes lands as database/sql would store
+// it, and one the driver cannot take is refused with its position.
+func TestWriterArgumentsAsDatabaseSQLTakesThem(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	type label string
+	when := time.Date(2026, 12, 3, 10, 4, 5, 0, time.UTC)
+	var none *string
+	err := db.Write(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(`CREATE TABLE kinds(k TEXT PRIMARY KEY, v ANY)`); err != nil {
+			return err
+		}
+		for k, v := range map[string]any{"int": 42, "int64": int64(-7), "float": 0.5, "bool": true, "string": "あ",
+			"bytes": []byte("b"), "raw": json.RawMessage(`{"a":1}`), "named": label("pm"), "nil": nil, "nilptr": none,
+			"null": sql.NullString{}, "time": when} {
+			if _, err := tx.Exec(`INSERT INTO kinds(k, v) VALUES (?, ?)`, k, v); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	rows, err := db.rd.QueryContext(ctx, `SELECT k, typeof(v) || ':' || coalesce(CAST(v AS TEXT), '') FROM kinds`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		got[k] = v
+	}
+	want := map[string]string{"int": "integer:42", "int64": "integer:-7", "float": "real:0.5", "bool": "integer:1", "string": "text:あ",
+		"bytes": "blob:b", "raw": `blob:{"a":1}`, "named": "text:pm", "nil": "null:", "nilptr": "null:", "null": "null:",
+		"time": "text:2026-12-03 10:04:05+00:00"}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s stored as %q, want %q", k, got[k], w)
+		}
+	}
+	err = db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(`INSERT INTO kinds(k, v) VALUES (?, ?)`, "chan", make(chan int))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "argument 2") {
+		t.Errorf("a channel as an argument: err = %v, want one naming argument 2", err)
 	}
 }
