@@ -83,7 +83,7 @@ func TestWriterArgumentsAsDatabaseSQLTakesThem(t *testing.T) {
 	when := time.Date(2026, 12, 3, 10, 4, 5, 0, time.UTC)
 	var none *string
 	err := db.Write(ctx, func(tx *Tx) error {
-		if _, err := tx.Exec(`CREATE TABLE kinds(k TEXT PRIMARY KEY, v ANY)`); err != nil {
+		if _, err := tx.Exec(`CREATE TABLE kinds(k TEXT PRIMARY KEY, v ANY) STRICT`); err != nil {
 			return err
 		}
 		for k, v := range map[string]any{"int": 42, "int64": int64(-7), "float": 0.5, "bool": true, "string": "あ",
