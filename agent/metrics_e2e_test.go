@@ -48,10 +48,15 @@ func metricsAgents(t *testing.T) (eng, pm *testAgent) {
 	return eng, pm
 }
 
-// scrape fetches and parses eng's /metrics with the Prometheus text parser.
-func scrape(t *testing.T, addr string) map[string]*dto.MetricFamily {
+// scrape fetches and parses a's /metrics with the Prometheus text parser,
+// with the bearer token from a's data dir.
+func scrape(t *testing.T, a *testAgent) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
+	token, err := os.ReadFile(agent.MetricsTokenPath(a.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := getMetrics(a.MetricsAddr(), "Bearer "+string(token))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +119,7 @@ func TestMetricsAfterQueriesDenialsApprovalsAndRateLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	pending := onePending(t, eng)
-	before := scrape(t, eng.MetricsAddr())
+	before := scrape(t, eng)
 	if v, _ := value(before, "aoi_approvals", map[string]string{"state": "pending"}); v != 1 {
 		t.Fatalf("aoi_approvals{state=pending} = %v before approving, want 1", v)
 	}
@@ -124,7 +129,7 @@ func TestMetricsAfterQueriesDenialsApprovalsAndRateLimits(t *testing.T) {
 	waitMessage(t, pm, ticket.RequestID)
 	limited := floodPings(t, pm, eng)
 
-	fams := scrape(t, eng.MetricsAddr())
+	fams := scrape(t, eng)
 	for _, c := range []struct {
 		name   string
 		labels map[string]string

@@ -13,6 +13,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/metrics"
 	"github.com/aoi-protocol/aoi/agent/peerapi"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -121,9 +122,9 @@ func (c *Core) metricsSnapshot(ctx context.Context) (metrics.Snapshot, error) {
 	return s, nil
 }
 
-// metricsListenAddr is where /metrics should listen: the option, else the
+// MetricsListenAddr is where /metrics should listen: the option, else the
 // config ("" = off).
-func (c *Core) metricsListenAddr() string {
+func (c *Core) MetricsListenAddr() string {
 	if c.opts.MetricsAddr != "" {
 		return c.opts.MetricsAddr
 	}
@@ -132,8 +133,17 @@ func (c *Core) metricsListenAddr() string {
 
 // serveMetrics serves /metrics until ctx is done, when an address is set.
 func (c *Core) serveMetrics(ctx context.Context) {
-	addr := c.metricsListenAddr()
+	addr := c.MetricsListenAddr()
 	if addr == "" {
+		return
+	}
+	if err := config.CheckMetricsAddr(addr); err != nil {
+		c.log.Error("metrics endpoint not started; check metrics.listen_addr / --metrics", "component", "metrics", "addr", addr, "err", err)
+		return
+	}
+	token, err := loadOrCreateMetricsToken(MetricsTokenPath(c.dataDir))
+	if err != nil {
+		c.log.Error("metrics endpoint not started: no bearer token", "component", "metrics", "err", err)
 		return
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -143,7 +153,7 @@ func (c *Core) serveMetrics(ctx context.Context) {
 	}
 	c.obs.addr.Store(ln.Addr().String())
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", c.obs.metrics.Handler())
+	mux.Handle("GET /metrics", requireBearer(token, c.obs.metrics.Handler()))
 	srv := rpc.NewHTTPServer(mux, c.log)
 	go func() {
 		<-ctx.Done()

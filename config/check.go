@@ -24,6 +24,7 @@ func check(c *Config) Errors {
 	errs = append(errs, checkSecretary(c.Secretary)...)
 	errs = append(errs, checkPort("/network/listen_addr", c.Network.ListenAddr)...)
 	errs = append(errs, checkPort("/metrics/listen_addr", c.Metrics.ListenAddr)...)
+	errs = append(errs, checkMetricsAddr(c.Metrics.ListenAddr)...)
 	if o := c.Outbox; o.InitialBackoffMS > 0 && o.MaxBackoffMS > 0 && o.InitialBackoffMS > o.MaxBackoffMS {
 		errs = append(errs, &Error{Path: "/outbox/max_backoff_ms", Problem: fmt.Sprintf("%d is less than initial_backoff_ms %d", o.MaxBackoffMS, o.InitialBackoffMS), Fix: "make max_backoff_ms at least initial_backoff_ms"})
 	}

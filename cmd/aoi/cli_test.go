@@ -238,6 +238,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"audit", "export", "--format", "xml"},
 		{"peers", "trust", "eng-a"},
 		{"inbox", "--limit", "many"},
+		{"serve", "--metrics", "0.0.0.0:9464"}, // /metrics on every interface
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {

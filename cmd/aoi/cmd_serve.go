@@ -38,6 +38,9 @@ func (a *app) serveCmd() *cobra.Command {
 			if _, _, err := net.SplitHostPort(sf.listen); sf.listen != "" && err != nil {
 				return usagef(cmd, "--listen %q: want HOST:PORT, e.g. 127.0.0.1:8443", sf.listen)
 			}
+			if err := config.CheckMetricsAddr(sf.metrics); sf.metrics != "" && err != nil {
+				return usagef(cmd, "--metrics: %v; e.g. 127.0.0.1:9464", err)
+			}
 			ctx := cmd.Context()
 			// From here on SIGHUP reloads the config instead of killing.
 			startReload, stopReload := reloadOnHangup(ctx)
@@ -81,12 +84,23 @@ func (a *app) serveAndSayWhere(ctx context.Context, core *agent.Core, dir string
 			fmt.Fprintf(a.stderr, "aoi serving for %s (control socket %s, log %s); Ctrl-C stops it, SIGHUP reloads the config\n",
 				dir, agent.SocketPath(dir), filepath.Join(dir, "aoi.log"))
 			fmt.Fprintln(a.stderr, servingLine(st))
+			if addr := core.MetricsListenAddr(); addr != "" {
+				fmt.Fprintln(a.stderr, metricsLine(addr, dir))
+			}
 		}
 	}()
 	err := core.Serve(ctx)
 	stop()
 	<-said // nothing is written after serve returns
 	return err
+}
+
+// metricsLine says how to scrape /metrics: it asks for the bearer token
+// the data dir keeps.
+func metricsLine(addr, dir string) string {
+	tok := agent.MetricsTokenPath(dir)
+	return fmt.Sprintf("aoi: metrics on http://%s/metrics need the bearer token in %s, e.g. "+
+		"curl -H \"Authorization: Bearer $(cat %s)\" http://%s/metrics (Prometheus: authorization.credentials_file)", addr, tok, tok, addr)
 }
 
 // portTakenFix adds to a listen error for a port already in use where the

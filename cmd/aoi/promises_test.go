@@ -485,9 +485,18 @@ func TestServeFlagsQueryScopeAndAsync(t *testing.T) {
 		return ""
 	}, "answered")
 
-	res, err := http.Get("http://" + metrics + "/metrics")
+	if res, err := http.Get("http://" + metrics + "/metrics"); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("/metrics without the bearer token: %v %v, want 401", res, err)
+	}
+	token, err := os.ReadFile(filepath.Join(eng, "metrics.token"))
 	if err != nil {
-		t.Fatalf("scrape /metrics: %v", err)
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+metrics+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+string(token))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("scrape /metrics with the data dir's token: %v %v", res, err)
 	}
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 4<<20))
 	res.Body.Close()
