@@ -20,7 +20,12 @@ d="$HOME"; while [ "$d" != / ] && [ ! -S "$d/aoi.sock" ]; do d=$(dirname "$d"); 
 [ -S "$d/aoi.sock" ] || { echo "no socket found" > "$out"; exit 0; }
 # Out of its group and session, and without AOI_TASK_ID, as an escapee.
 env -i $(command -v setsid) /usr/bin/python3 - "$d/aoi.sock" "$out" <<'PY'
-import socket, sys
+` + ctlStatusPy + `PY
+`
+
+// ctlStatusPy sends ctl.status to the control socket at argv[1] and
+// writes the HTTP response (or why it could not connect) to argv[2].
+const ctlStatusPy = `import socket, sys
 body = b'{"jsonrpc":"2.0","id":1,"method":"ctl.status","params":{}}'
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(10)
@@ -36,7 +41,6 @@ try:
 except OSError as e:
     got = ("connect failed: %s" % e).encode()
 open(sys.argv[2], "wb").write(got)
-PY
 `
 
 // A task's command runs as the owner, and Landlock (before ABI 9) does

@@ -135,7 +135,11 @@ func (c *Core) openWorkAI(cfg *config.Config) error {
 	if ep == "" {
 		return nil
 	}
-	br, err := mcpbridge.New(ep, mcpbridge.Options{Logger: c.log.With("component", "mcp"), AllowTool: c.taskNamesTool})
+	// The server runs tools with a peer's parameters, as the owner: marked,
+	// it and what it starts are refused on the control socket like a
+	// task's command (task.StartedByTask).
+	br, err := mcpbridge.New(ep, mcpbridge.Options{Logger: c.log.With("component", "mcp"), AllowTool: c.taskNamesTool,
+		Env: []string{task.TaskServerMark}})
 	if err != nil {
 		return fmt.Errorf("secretary.work_ai.mcp_endpoint: %w", err)
 	}

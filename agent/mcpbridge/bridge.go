@@ -42,6 +42,9 @@ type Options struct {
 	// AllowTool, when set, is asked before every call; a tool it refuses is
 	// never sent. The core passes a check against the configured task types.
 	AllowTool func(name string) bool
+	// Env is added to a stdio server's environment, over the owner's and
+	// the endpoint's (the core marks the server as serving peers' tasks).
+	Env []string
 	// Clock decides when a reconnection is due (default: the wall clock;
 	// tests move a fake one instead of sleeping through the back-off).
 	Clock backoff.Clock
@@ -232,11 +235,11 @@ func (b *Bridge) dial(ctx context.Context) (*client.Client, error) {
 }
 
 // command builds the stdio server's process: no shell, its own process
-// group (so stopping it stops its children), the owner's environment, and
-// killed when the bridge closes.
+// group (so stopping it stops its children), the owner's environment with
+// Options.Env, and killed when the bridge closes.
 func (b *Bridge) command(_ context.Context, name string, env, args []string) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(b.life, name, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), env...), b.opts.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second

@@ -22,6 +22,19 @@ const (
 	reaperValue = "pgid-on-fd3"
 )
 
+// TaskServerMark is set in the environment of the processes aoi starts to
+// serve peers' tasks outside the runner: the work AI's stdio MCP server,
+// whose tools mcp_tool tasks call with a peer's parameters. It runs as the
+// owner, unconfined and under no reaper, so StartedByTask finds it (and
+// everything it starts that keeps it in its ancestry or its environment)
+// by this mark, and the control socket refuses them as a task's command.
+const TaskServerMark = taskServerEnv + "=" + taskServerValue
+
+const (
+	taskServerEnv   = "AOI_TASK_SERVER"
+	taskServerValue = "serves-peers-tasks"
+)
+
 // reaperEndLine is what a reaper writes on fd 3, after the command's
 // group id, once it has swept what the command left.
 const reaperEndLine = "swept"

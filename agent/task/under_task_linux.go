@@ -14,7 +14,10 @@ const maxAncestry = 128
 // task's reaper: it is the task's command or anything that command
 // started. The reaper is a child subreaper, so an orphan of the command's
 // is re-parented to it whatever session or environment it took; a
-// confined command cannot signal the reaper away (Landlock ABI 6).
+// confined command cannot signal the reaper away (Landlock ABI 6). It
+// also reports a process that is, or descends from, one aoi started to
+// serve tasks (TaskServerMark: the work AI's MCP server that mcp_tool
+// tasks call).
 //
 // A task's command runs as the owner, so the control socket (which serves
 // the owner's user) would take its calls: approvals, trust, the owner's
@@ -22,13 +25,12 @@ const maxAncestry = 128
 // per control request.
 func StartedByTask(pid int) bool {
 	self := os.Getpid()
-	marker := []byte("\x00" + reaperEnv + "=" + reaperValue + "\x00")
+	markers := [][]byte{[]byte("\x00" + reaperEnv + "=" + reaperValue + "\x00"), []byte("\x00" + TaskServerMark + "\x00")}
 	for range maxAncestry {
 		if pid <= 1 || pid == self {
 			return false
 		}
-		if env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err == nil &&
-			bytes.Contains(append([]byte{0}, env...), marker) {
+		if environHasAny(pid, markers) {
 			return true
 		}
 		ppid, ok := parentPID(pid)
@@ -36,6 +38,22 @@ func StartedByTask(pid int) bool {
 			return false
 		}
 		pid = ppid
+	}
+	return false
+}
+
+// environHasAny reports whether the environment pid started with holds
+// one of markers (each "\x00NAME=VALUE\x00").
+func environHasAny(pid int, markers [][]byte) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	env = append(append([]byte{0}, env...), 0)
+	for _, m := range markers {
+		if bytes.Contains(env, m) {
+			return true
+		}
 	}
 	return false
 }
