@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/agent/agenttest"
+	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
 )
@@ -94,5 +96,70 @@ echo 1 passed
 	}
 	if _, err := os.Stat(filepath.Join(home, ".bashrc")); err != nil {
 		t.Errorf("the real_home task could not write the real home: %v", err)
+	}
+}
+
+// A real_home type is granted the owner's home, which holds aoi's data
+// dir by default (~/.local/share/aoi): its command could rewrite aoi's
+// config (a peer's ACL rule, an auto-approval), replace its key or delete
+// its database. The data dir now stays unwritable to it, while the rest
+// of the home is written as before.
+func TestRealHomeTaskCannotWriteTheDataDir(t *testing.T) {
+	if task.LandlockABI() < 2 {
+		t.Skip("task commands run unconfined on a kernel without Landlock ABI 2")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
+		t.Setenv(k, "")
+	}
+	dataDir := filepath.Join(home, ".local", "share", "aoi")
+	if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	repo := gitRepo(t)
+	seen := filepath.Join(t.TempDir(), "seen")
+	script := `try() { name=$1; shift; if sh -c "$@" 2>/dev/null; then echo "wrote $name"; else echo "refused $name"; fi; }
+d="$HOME/.local/share/aoi"
+{ try config "echo '{}' > '$d/config.json'"; try plant "echo x > '$d/planted'"; try db "rm -f '$d/aoi.db'"
+  try cache "echo x > '$HOME/.cache/ok'"; } > "$1"`
+	eng := agenttest.Start(t, "eng-suzuki", agenttest.Options{Role: "engineer", Dir: dataDir, Edit: func(c *config.Config) {
+		c.Contexts = []config.Context{{Type: "repository", Identifier: "acme/webapp", LocalPath: repo}}
+		c.ACL = config.ACL{DefaultPermission: "none", Rules: []config.Rule{
+			{ID: "pm-exec", AgentRole: "pm", ScopeType: "repository", ScopePattern: "acme/webapp", Permission: "write"}}}
+		c.Tasks = map[string]config.TaskType{"run_tests": {Command: []string{"sh", "-c", script, "sh", seen}, Context: "acme/webapp",
+			Isolation: "worktree", TimeoutSec: 30, RealHome: true, Writable: []string{filepath.Dir(seen)}}}
+	}})
+	config0, err := os.ReadFile(eng.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := newTestAgent(t, "pm-tanaka", "pm", nil)
+	pair(eng, pm)
+	ctx := context.Background()
+	if _, err := pm.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var res wire.TaskExecuteResult
+	if err := rawClient(t, pm, eng).Call(ctx, wire.MethodTaskExecute, wire.TaskExecuteParams{From: "pm-tanaka", To: "eng-suzuki",
+		TaskType: "run_tests"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if done := taskEnded(t, eng, res.TaskID); done.State != agent.TaskCompleted {
+		t.Fatalf("task %s %q; want completed", done.State, done.Error)
+	}
+	raw, _ := os.ReadFile(seen)
+	for _, want := range []string{"refused config", "refused plant", "refused db", "wrote cache"} {
+		if !strings.Contains(string(raw), want+"\n") {
+			t.Errorf("the real_home task reported %q; want %q", raw, want)
+		}
+	}
+	if now, _ := os.ReadFile(eng.ConfigPath); string(now) != string(config0) {
+		t.Errorf("the real_home task rewrote aoi's config:\n%s", now)
+	}
+	for _, f := range []string{"aoi.db", "planted"} {
+		if _, err := os.Stat(filepath.Join(dataDir, f)); (f == "aoi.db") != (err == nil) {
+			t.Errorf("%s in the data dir: %v", f, err)
+		}
 	}
 }

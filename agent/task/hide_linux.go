@@ -41,6 +41,62 @@ func readRules(hidden string, writable []string) ([]landlock.Rule, error) {
 	return rules, nil
 }
 
+// writeRules grants writing beneath each writable folder but hidden: a
+// folder that holds hidden (a real_home type's home, which holds the data
+// dir by default) is granted entry by entry beside the way down to hidden,
+// as readRules grants reads, so the agent's key, config and database stay
+// unwritable. Entries made later directly in a folder on that way, and
+// links there, are not granted.
+func writeRules(writable []string, hidden string) ([]landlock.Rule, error) {
+	if hidden == "" {
+		return []landlock.Rule{landlock.PathAccess(writeAccess, writable...)}, nil
+	}
+	h, err := filepath.EvalSymlinks(hidden)
+	if err != nil {
+		return nil, fmt.Errorf("the folder to keep from the command, %s: %w", hidden, err)
+	}
+	var rules []landlock.Rule
+	for _, w := range writable {
+		real, err := filepath.EvalSymlinks(w)
+		if err != nil || !within(h, real) {
+			// A missing folder fails the ruleset, as it did before.
+			rules = append(rules, landlock.PathAccess(writeAccess, w))
+			continue
+		}
+		for dir := filepath.Dir(h); within(dir, real); dir = filepath.Dir(dir) {
+			rules = append(rules, writableEntriesBeside(dir, h)...)
+			if dir == real || dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return rules, nil
+}
+
+// writableEntriesBeside grants writing each folder and file of dir but
+// the one on the way to hidden. A link is left out whatever it names:
+// Landlock would grant its target, which may be hidden, a folder on the
+// way, or lie outside the writable folder altogether.
+func writableEntriesBeside(dir, hidden string) []landlock.Rule {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // unlisted, unwritten: the safe side
+	}
+	var rules []landlock.Rule
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case within(hidden, p):
+			continue
+		case e.IsDir():
+			rules = append(rules, landlock.PathAccess(writeAccess, p).IgnoreIfMissing())
+		case e.Type().IsRegular():
+			rules = append(rules, landlock.PathAccess(fileWriteAccess, p).IgnoreIfMissing())
+		}
+	}
+	return rules
+}
+
 // entriesBeside grants reading every entry of dir but the one on the way
 // to hidden and those that lead to it.
 func entriesBeside(dir, hidden string) []landlock.Rule {

@@ -34,8 +34,10 @@ type Confinement struct {
 	// Writable lists the folders (and device files) beneath which the
 	// command may create, write, truncate, rename and remove.
 	Writable []string
-	// Hidden, when set, is a folder the command may not read beneath,
-	// except where Writable lets it write: aoi's data dir, which holds
+	// Hidden, when set, is a folder the command may neither read nor
+	// write beneath, even where a Writable folder holds it (a real_home
+	// type's home), except in the Writable folders beneath it (the
+	// task's own): aoi's data dir, which holds
 	// the agent's identity key, its database and its config (a task
 	// holding the key could call colleagues as the owner). Everything
 	// else stays readable.

@@ -70,9 +70,9 @@ func ConfinementSupport() (ok bool, detail string) {
 }
 
 // restrictSelf puts the calling thread in a new Landlock domain that
-// writes only beneath writable and the device files, reads nothing beneath
-// hidden (when given) but what writable names, and cannot signal out of
-// it. The caller has locked its OS thread and execs next. On a kernel
+// writes only beneath writable and the device files, reads and writes
+// nothing beneath hidden (when given) but what writable names there, and
+// cannot signal out of it. The caller has locked its OS thread and execs next. On a kernel
 // without Landlock it says on stderr (the task's output) that the command
 // runs unconfined, and returns nil.
 func restrictSelf(writable []string, hidden string) error {
@@ -80,7 +80,10 @@ func restrictSelf(writable []string, hidden string) error {
 		fmt.Fprintln(os.Stderr, "aoi: "+detail)
 		return nil
 	}
-	rules := []landlock.Rule{landlock.PathAccess(writeAccess, writable...)}
+	rules, err := writeRules(writable, hidden)
+	if err != nil {
+		return err
+	}
 	for _, dev := range deviceFiles {
 		rules = append(rules, deviceRule(dev))
 	}

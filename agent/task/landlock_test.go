@@ -108,3 +108,59 @@ try notes "$1/beside/notes"; try mine "$1/data/tasks/t1/mine"; try system /etc/p
 		}
 	}
 }
+
+// A real_home type may write the owner's home, which holds aoi's data dir
+// by default: Landlock grants beneath a folder whole, so the task could
+// rewrite aoi's config, replace its key or delete its database. The home
+// is now granted entry by entry beside the way down to the data dir: the
+// data dir stays unwritable however it is named (a link into it, renaming
+// it away), the rest of the home is written as before, and the task's own
+// folder in the data dir too. A new entry directly in a folder on the way
+// (the home itself) is refused: that is the price.
+func TestHiddenFolderIsNotWrittenBeneathAWritableHome(t *testing.T) {
+	if LandlockABI() == 0 {
+		t.Skip("the kernel offers no Landlock (ABI 0)")
+	}
+	home := t.TempDir()
+	hidden := filepath.Join(home, ".local", "share", "aoi")
+	own := filepath.Join(hidden, "tasks", "t1")
+	for _, dir := range []string{own, filepath.Join(home, ".cache", "go-build"), filepath.Join(home, ".local", "share", "other-app"), filepath.Join(home, "beside")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(hidden, "config.json"), filepath.Join(home, ".bashrc")} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(hidden, filepath.Join(home, "beside", "into")); err != nil {
+		t.Fatal(err)
+	}
+	script := `h="$1"; try() { name=$1; shift; if "$@" 2>/dev/null; then echo "wrote $name"; else echo "refused $name"; fi; }
+try config sh -c 'echo y >> "$1/.local/share/aoi/config.json"' sh "$h"
+try plant sh -c 'echo y > "$1/.local/share/aoi/planted"' sh "$h"
+try link sh -c 'echo y >> "$1/beside/into/config.json"' sh "$h"
+try remove rm "$h/.local/share/aoi/config.json"
+try move mv "$h/.local/share/aoi" "$h/.local/share/moved"
+try cache sh -c 'echo y > "$1/.cache/go-build/f"' sh "$h"
+try app sh -c 'mkdir "$1/.local/share/other-app/d" && echo y > "$1/.local/share/other-app/d/f"' sh "$h"
+try bashrc sh -c 'echo y >> "$1/.bashrc"' sh "$h"
+try mine sh -c 'echo y > "$1/.local/share/aoi/tasks/t1/mine"' sh "$h"
+try new-in-home sh -c 'echo y > "$1/.new"' sh "$h"`
+	res := fastRunner(1).Run(context.Background(), Job{ID: "home", Timeout: 30 * time.Second,
+		Argv: []string{"sh", "-c", script, "sh", home}, Env: taskEnv("home", ""),
+		Confine: &Confinement{Writable: []string{own, home}, Hidden: hidden}})
+	if res.ExitCode != 0 {
+		t.Fatalf("the confined command: %+v", res)
+	}
+	for _, want := range []string{"refused config", "refused plant", "refused link", "refused remove", "refused move",
+		"wrote cache", "wrote app", "wrote bashrc", "wrote mine", "refused new-in-home"} {
+		if !strings.Contains(res.OutputTail, want+"\n") {
+			t.Errorf("output %q; want %q", res.OutputTail, want)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(hidden, "config.json")); err != nil || string(got) != "x\n" {
+		t.Errorf("aoi's config is now %q (%v)", got, err)
+	}
+}

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 func restartConfig(repo, marker, pidFile string) *config.Config {
 	sleep := sleeperTask(pidFile, 120)
 	sleep.Isolation, sleep.Context = config.IsolationWorktree, "acme/webapp"
-	// The tasks leave their marker and pid beside the data dir.
+	// The tasks leave their marker and pid in a folder beside the data dir.
 	touch := touchTask(marker, config.Approval{Required: true})
 	touch.Writable = []string{filepath.Dir(marker)}
 	sleep.Writable = []string{filepath.Dir(pidFile)}
@@ -79,7 +79,14 @@ func crashHelper() error {
 func TestEngineRestart(t *testing.T) {
 	repo := newRepo(t)
 	dir := t.TempDir()
-	dataDir, marker, pidFile := filepath.Join(dir, "data"), filepath.Join(dir, "ran"), filepath.Join(dir, "pid")
+	// The tasks write their marker and pid in a folder beside the data
+	// dir, not in the folder holding it: a writable folder that holds the
+	// data dir lets a task make no new entry in it (writeRules).
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dataDir, marker, pidFile := filepath.Join(dir, "data"), filepath.Join(out, "ran"), filepath.Join(out, "pid")
 	before := snapshotOwner(t, repo)
 
 	// 1. An agent runs a task in a worktree and holds a pending approval,
