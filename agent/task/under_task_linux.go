@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxAncestry bounds the walk from a process up to init.
@@ -19,12 +20,21 @@ const maxAncestry = 128
 // serve tasks (TaskServerMark: the work AI's MCP server that mcp_tool
 // tasks call).
 //
+// A command can kill its reaper where Landlock cannot scope signals
+// (before ABI 6, or an unconfined type): what it left is then re-parented
+// to aoi, a child subreaper while reaped commands run, and the walk would
+// end at aoi. Such a process is aoi's child in a session other than aoi's
+// own, which nothing aoi starts itself takes (see sweepAdopted) and no
+// process can leave for aoi's (setsid only makes new sessions, setpgid
+// stays within one), so it is reported too; the runner's sweep kills it.
+//
 // A task's command runs as the owner, so the control socket (which serves
 // the owner's user) would take its calls: approvals, trust, the owner's
 // messages. Reading each ancestor's /proc entries costs a few file reads
 // per control request.
 func StartedByTask(pid int) bool {
 	self := os.Getpid()
+	own, sidErr := unix.Getsid(0)
 	markers := [][]byte{[]byte("\x00" + reaperEnv + "=" + reaperValue + "\x00"), []byte("\x00" + TaskServerMark + "\x00")}
 	for range maxAncestry {
 		if pid <= 1 || pid == self {
@@ -33,11 +43,14 @@ func StartedByTask(pid int) bool {
 		if environHasAny(pid, markers) {
 			return true
 		}
-		ppid, ok := parentPID(pid)
-		if !ok {
+		st := readStat("/proc/" + strconv.Itoa(pid) + "/stat")
+		if st.ppid <= 0 {
 			return false
 		}
-		pid = ppid
+		if st.ppid == self && sidErr == nil && st.sid != own {
+			return true // adopted from a task's killed reaper (adoptedChildren)
+		}
+		pid = st.ppid
 	}
 	return false
 }
@@ -56,24 +69,4 @@ func environHasAny(pid int, markers [][]byte) bool {
 		}
 	}
 	return false
-}
-
-// parentPID reads pid's parent from /proc/PID/stat (the field after the
-// command's name, which may hold spaces and parentheses).
-func parentPID(pid int) (int, bool) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f[1])
-	return ppid, err == nil
 }
