@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,6 +199,41 @@ func TestServeSaysWhereItListens(t *testing.T) {
 	p.waitFor(t, 10*time.Second, "the line saying where it listens", func() bool {
 		return strings.Contains(p.out.String(), want)
 	})
+}
+
+// TestServeSaysHowToScrapeMetrics: with --metrics, `aoi serve` names the
+// token file /metrics asks for, and the curl it prints scrapes.
+func TestServeSaysHowToScrapeMetrics(t *testing.T) {
+	bin := buildAOI(t)
+	dir := filepath.Join(shortDir(t), "eng")
+	initAgent(t, bin, dir, "eng-suzuki")
+	addr := freeAddr(t)
+	p := startServeWith(t, bin, dir, []string{"--metrics", addr}, nil)
+	p.waitServing(t, dir)
+	token := filepath.Join(dir, "metrics.token")
+	want := "aoi: metrics on http://" + addr + "/metrics need the bearer token in " + token
+	p.waitFor(t, 10*time.Second, "the line saying how to scrape", func() bool {
+		return strings.Contains(p.out.String(), want)
+	})
+	var status string
+	p.waitFor(t, 10*time.Second, "a scrape with the token", func() bool {
+		raw, err := os.ReadFile(token)
+		if err != nil {
+			return false
+		}
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+string(raw))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		status = resp.Status
+		return true
+	})
+	if status != "200 OK" {
+		t.Fatalf("/metrics with the token file's token: %s", status)
+	}
 }
 
 // TestServeWarnsOfALooseDataDir: `aoi serve` on a data dir other users
