@@ -62,6 +62,14 @@ func TestMetricsAskForTheBearerToken(t *testing.T) {
 			t.Errorf("%s: %s\n%s\nwant 401 and no metrics", name, resp.Status, body)
 		}
 	}
+	resp, err := getMetrics(eng.MetricsAddr(), "bearer "+string(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the scheme in lower case: %s, want 200 (HTTP schemes ignore case)", resp.Status)
+	}
 	if _, found := value(scrape(t, eng), "aoi_peers_online", nil); !found {
 		t.Error("with the token, /metrics lacks aoi_peers_online")
 	}

@@ -67,12 +67,13 @@ func readMetricsToken(path string) (string, error) {
 }
 
 // requireBearer serves next only to requests that carry token as a
-// bearer token (compared in constant time); others get 401.
+// bearer token (the scheme in any case, as HTTP has it; the token compared
+// in constant time); others get 401.
 func requireBearer(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="aoi metrics"`)
 			http.Error(w, "/metrics needs the bearer token in aoi's data dir ("+metricsTokenFile+"): "+
 				"Authorization: Bearer <token>", http.StatusUnauthorized)

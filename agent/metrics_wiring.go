@@ -173,6 +173,3 @@ func (c *Core) MetricsAddr() string {
 	s, _ := c.obs.addr.Load().(string)
 	return s
 }
-
-// MetricsHandler serves this core's metrics (for embedding in another mux).
-func (c *Core) MetricsHandler() http.Handler { return c.obs.metrics.Handler() }
