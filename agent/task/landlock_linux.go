@@ -64,9 +64,9 @@ func ConfinementSupport() (ok bool, detail string) {
 		// would then enforce nothing.
 		return false, "Landlock ABI 1 (Linux before 5.19) cannot let a command move files between its folders; task commands run unconfined: they can write anywhere you can and signal aoi"
 	case abi < 6:
-		return true, fmt.Sprintf("Landlock ABI %d: task commands write only in their own folders and cannot read aoi's data dir, but can still signal aoi and its reapers (that needs ABI 6)", abi)
+		return true, fmt.Sprintf("Landlock ABI %d: task commands write only in their own folders and cannot read or write aoi's data dir, but can still signal aoi and its reapers (that needs ABI 6)", abi)
 	}
-	return true, fmt.Sprintf("Landlock ABI %d: task commands write only in their own folders, cannot read aoi's data dir and cannot signal aoi or its reapers", abi)
+	return true, fmt.Sprintf("Landlock ABI %d: task commands write only in their own folders, cannot read or write aoi's data dir and cannot signal aoi or its reapers", abi)
 }
 
 // restrictSelf puts the calling thread in a new Landlock domain that
