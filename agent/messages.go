@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/aoi-protocol/aoi/agent/messaging"
 	"github.com/aoi-protocol/aoi/store"
@@ -31,8 +32,12 @@ func (c *Core) Messages(ctx context.Context, req MessagesRequest) ([]Message, er
 	return out, nil
 }
 
-// MarkMessagesRead marks the owner's messages read up to uptoSeq.
+// MarkMessagesRead marks the owner's messages read up to uptoSeq, or the
+// ones req.Seqs names alone.
 func (c *Core) MarkMessagesRead(ctx context.Context, req MarkReadRequest) error {
+	if len(req.Seqs) > 0 {
+		return c.markSomeRead(ctx, req.Seqs)
+	}
 	uptoSeq := req.UptoSeq
 	if uptoSeq <= 0 {
 		return nil
@@ -40,6 +45,20 @@ func (c *Core) MarkMessagesRead(ctx context.Context, req MarkReadRequest) error 
 	err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesRead(uptoSeq) })
 	if err == nil {
 		c.events.Publish(EventMessagesRead, strconv.FormatInt(uptoSeq, 10), "", "")
+	}
+	return err
+}
+
+// markSomeRead marks the messages seqs names read, leaving those between
+// them unread, and tells the front ends which.
+func (c *Core) markSomeRead(ctx context.Context, seqs []int64) error {
+	err := c.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkMessagesReadSeqs(seqs) })
+	if err == nil {
+		ids := make([]string, len(seqs))
+		for i, s := range seqs {
+			ids[i] = strconv.FormatInt(s, 10)
+		}
+		c.events.Publish(EventMessagesReadSome, strings.Join(ids, ","), "", "")
 	}
 	return err
 }

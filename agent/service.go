@@ -124,6 +124,7 @@ const (
 	EventQueryUpdated      = service.EventQueryUpdated
 	EventMessageReceived   = service.EventMessageReceived
 	EventMessagesRead      = service.EventMessagesRead
+	EventMessagesReadSome  = service.EventMessagesReadSome
 	EventApprovalRequested = service.EventApprovalRequested
 	EventApprovalDecided   = service.EventApprovalDecided
 	EventApprovalExpired   = service.EventApprovalExpired

@@ -367,6 +367,15 @@ func TestMessagesDedupeAndOrder(t *testing.T) {
 	if !msgs[0].Read || !msgs[1].Read || msgs[2].Read {
 		t.Fatalf("read flags = %v %v %v", msgs[0].Read, msgs[1].Read, msgs[2].Read)
 	}
+	// Marking one message past the mark leaves the one before it unread.
+	write(t, db, func(tx *Tx) error { return tx.MarkMessagesReadSeqs([]int64{s5}) })
+	if n, _ := db.UnreadMessages(ctx); n != 1 {
+		t.Fatalf("unread after marking %d alone = %d, want 1 (%d)", s5, n, s4)
+	}
+	msgs, _ = db.Messages(ctx, 0, 0)
+	if msgs[2].Read || !msgs[3].Read {
+		t.Fatalf("read flags after marking %d alone = %v %v, want false true", s5, msgs[2].Read, msgs[3].Read)
+	}
 }
 
 func TestOutboxLifecycle(t *testing.T) {

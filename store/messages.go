@@ -192,6 +192,19 @@ func (tx *Tx) MarkMessagesRead(uptoSeq int64) error {
 	return tx.SetSetting(readMarkKey, strconv.FormatInt(uptoSeq, 10))
 }
 
+// MarkMessagesReadSeqs marks these messages read and no others: `aoi
+// inbox --limit` shows the newest few, and the earlier ones it left out
+// stay unread. The prefix mark does not move, so counting unread still
+// finds every unread message after it.
+func (tx *Tx) MarkMessagesReadSeqs(seqs []int64) error {
+	for _, s := range seqs {
+		if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE seq = ?`, s); err != nil {
+			return fmt.Errorf("store: marking message %d read: %w", s, err)
+		}
+	}
+	return nil
+}
+
 // UnreadMessages counts messages not yet marked read.
 func (db *DB) UnreadMessages(ctx context.Context) (int, error) {
 	var n int

@@ -64,6 +64,9 @@ func (m *Model) handleEvent(ev agent.Event) tea.Cmd {
 			m.messages.markRead(upto)
 		}
 	}
+	if ev.Kind == agent.EventMessagesReadSome { // aoi inbox --limit: the ones it showed
+		m.messages.markReadSome(strings.Split(ev.ID, ","))
+	}
 	if ev.Kind == agent.EventApprovalExpired && ev.Summary != "" {
 		// Nobody decided it: say so, or the request just vanishes from
 		// the pane (the requester is told it expired).

@@ -166,3 +166,14 @@ func TestMessageSummaryNamesATaskUnquoted(t *testing.T) {
 		t.Errorf("a question's answer: %q", got)
 	}
 }
+
+// TestMessagesReadElsewhereMarksOnlyThoseShown: `aoi inbox --limit 1`
+// marks the newest message read and leaves the earlier ones unread; the
+// interface follows, marking that one alone.
+func TestMessagesReadElsewhereMarksOnlyThoseShown(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 80, 24, true)
+	m.handleEvent(agent.Event{Seq: 100, Kind: agent.EventMessagesReadSome, ID: "3"})
+	if s := screen(m); !strings.Contains(s, "Messages · 1 unread") {
+		t.Errorf("after aoi inbox read message 3 alone, want the earlier one still unread:\n%s", s)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -155,6 +157,15 @@ func (p *messagesPane) newestUnread() int64 {
 func (p *messagesPane) markRead(upto int64) {
 	for i := range p.rows {
 		if p.rows[i].Seq <= upto {
+			p.rows[i].Read = true
+		}
+	}
+}
+
+// markReadSome marks the rows whose seqs are listed read, and no others.
+func (p *messagesPane) markReadSome(seqs []string) {
+	for i := range p.rows {
+		if slices.Contains(seqs, strconv.FormatInt(p.rows[i].Seq, 10)) {
 			p.rows[i].Read = true
 		}
 	}

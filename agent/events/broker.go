@@ -28,7 +28,8 @@ const (
 	QueryReceived     = "query.received"
 	QueryUpdated      = "query.updated"
 	MessageReceived   = "message.received"
-	MessagesRead      = "messages.read" // the owner read up to ID (a seq)
+	MessagesRead      = "messages.read"      // the owner read up to ID (a seq)
+	MessagesReadSome  = "messages.read_some" // the owner read the seqs ID lists, comma-separated, alone
 	ApprovalRequested = "approval.requested"
 	ApprovalDecided   = "approval.decided"
 	ApprovalExpired   = "approval.expired"

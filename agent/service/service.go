@@ -125,8 +125,8 @@ type MessagingService interface {
 	// results) in sequence order, after req.AfterSeq. Errors: none of the
 	// kinds.
 	Messages(ctx context.Context, req MessagesRequest) ([]Message, error)
-	// MarkMessagesRead marks every message up to req.UptoSeq read by the
-	// owner. Listing marks nothing, so the unread count
+	// MarkMessagesRead marks every message up to req.UptoSeq (or those
+	// req.Seqs name) read by the owner. Listing marks nothing, so the unread count
 	// (Status.UnreadMsgs) means "not yet seen in the interface or `aoi
 	// inbox`" and survives restarts. Errors: none of the kinds.
 	MarkMessagesRead(ctx context.Context, req MarkReadRequest) error
@@ -308,8 +308,11 @@ type (
 		Limit    int   `json:"limit,omitempty"`
 	}
 	// MarkReadRequest marks messages read up to a sequence number.
+	// Seqs, when set, are the messages marked read, alone: `aoi inbox
+	// --limit` marks those it showed and leaves earlier ones unread.
 	MarkReadRequest struct {
-		UptoSeq int64 `json:"upto_seq"`
+		UptoSeq int64   `json:"upto_seq"`
+		Seqs    []int64 `json:"seqs,omitempty"`
 	}
 	// PromptLine is one line typed in the prompt bar.
 	PromptLine struct {
@@ -757,6 +760,7 @@ const (
 	EventQueryUpdated      = events.QueryUpdated
 	EventMessageReceived   = events.MessageReceived
 	EventMessagesRead      = events.MessagesRead
+	EventMessagesReadSome  = events.MessagesReadSome
 	EventApprovalRequested = events.ApprovalRequested
 	EventApprovalDecided   = events.ApprovalDecided
 	EventApprovalExpired   = events.ApprovalExpired

@@ -59,10 +59,8 @@ func (a *app) inboxCmd() *cobra.Command {
 				if err := a.emit(out, func(w io.Writer) { printInbox(w, out, earlier) }); err != nil {
 					return err
 				}
-				if n := len(msgs); n > 0 { // shown here: no longer unread in status and the interface
-					if err := svc.MarkMessagesRead(ctx, agent.MarkReadRequest{UptoSeq: msgs[n-1].Seq}); err != nil {
-						return err
-					}
+				if err := markShownRead(ctx, svc, msgs, earlier); err != nil {
+					return err
 				}
 				if !watch {
 					return nil
@@ -76,6 +74,25 @@ func (a *app) inboxCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&waiting, "waiting", false, "show only the questions waiting for you (to answer, decline or release), newest first; no messages")
 	cmd.MarkFlagsMutuallyExclusive("waiting", "watch")
 	return cmd
+}
+
+// markShownRead marks the messages `aoi inbox` showed read, so status and
+// the interface no longer count them unread. When --limit left earlier
+// ones out, it marks the shown ones alone: marking up to the last would
+// have marked the earlier ones read too, and the owner would never see
+// them (the walk's `aoi inbox --limit 1`).
+func markShownRead(ctx context.Context, svc agent.MessagingService, shown []agent.Message, earlier int) error {
+	if len(shown) == 0 {
+		return nil
+	}
+	if earlier == 0 {
+		return svc.MarkMessagesRead(ctx, agent.MarkReadRequest{UptoSeq: shown[len(shown)-1].Seq})
+	}
+	seqs := make([]int64, len(shown))
+	for i, m := range shown {
+		seqs[i] = m.Seq
+	}
+	return svc.MarkMessagesRead(ctx, agent.MarkReadRequest{Seqs: seqs})
 }
 
 // waitingQueries are the questions waiting for the owner, newest first:
@@ -169,7 +186,8 @@ func printInbox(w io.Writer, in inboxOutput, earlier int) {
 	}
 	table(w, []string{"ID", "FROM", "KIND", "ABOUT", "RECEIVED", "SUMMARY"}, rows)
 	if earlier > 0 {
-		fmt.Fprintf(w, "%d earlier %s not shown: `aoi messages` lists them all, oldest first\n", earlier, plural(earlier, "message", "messages"))
+		fmt.Fprintf(w, "%d earlier %s not shown (nor marked read): `aoi inbox --limit %d` shows %s too (`aoi messages` lists them all, oldest first)\n",
+			earlier, plural(earlier, "message", "messages"), len(in.Messages)+earlier, plural(earlier, "it", "them"))
 	}
 }
 

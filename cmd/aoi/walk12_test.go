@@ -225,7 +225,7 @@ func TestApprovalsListNamesUnconfinedRequests(t *testing.T) {
 func TestInboxSaysHowManyEarlierMessagesItLeftOut(t *testing.T) {
 	var b strings.Builder
 	printInbox(&b, inboxOutput{Messages: []agent.Message{{Seq: 3, From: "pm-tanaka", Event: "note", Type: "note"}}}, 2)
-	if !strings.Contains(b.String(), "2 earlier messages not shown: `aoi messages` lists them all") {
+	if !strings.Contains(b.String(), "2 earlier messages not shown (nor marked read): `aoi inbox --limit 3` shows them too (`aoi messages` lists them all") {
 		t.Errorf("aoi inbox with 2 messages left out:\n%s", b.String())
 	}
 	b.Reset()

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aoi-protocol/aoi/store"
+)
+
+// storeNotes writes n notes from pm-tanaka into dir's database, as
+// received messages, and returns their seqs in order.
+func storeNotes(t *testing.T, dir string, n int) []int64 {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "aoi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var seqs []int64
+	err = db.Write(context.Background(), func(tx *store.Tx) error {
+		for i := range n {
+			seq, _, err := tx.InsertMessage(store.MessageRecord{MsgID: fmt.Sprintf("m-note-%d", i), From: "pm-tanaka", Event: "note", Type: "note",
+				Data: json.RawMessage(`{"text":"note ` + string(rune('A'+i)) + `"}`)})
+			if err != nil {
+				return err
+			}
+			seqs = append(seqs, seq)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seqs
+}
+
+// readFlags are the read marks of dir's messages in seq order, read from
+// its database after the aoi that had it open has let go.
+func readFlags(t *testing.T, dir string) []bool {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "aoi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	msgs, err := db.Messages(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := make([]bool, len(msgs))
+	for i, m := range msgs {
+		flags[i] = m.Read
+	}
+	return flags
+}
+
+// TestInboxLimitLeavesEarlierMessagesUnread: `aoi inbox --limit 1`
+// showed the newest message, said two earlier ones were not shown, and
+// marked all three read, so the owner never saw the two (the thirteenth
+// walk). It marks the one it showed alone, says how to see the others,
+// and the running aoi's `aoi inbox --limit` does the same.
+func TestInboxLimitLeavesEarlierMessagesUnread(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-suzuki")
+	storeNotes(t, dir, 3)
+
+	out := cli(t, bin, dir, "inbox", "--limit", "1")
+	if !strings.Contains(out, "note C") || strings.Contains(out, "note B") {
+		t.Fatalf("aoi inbox --limit 1 shows other than the newest note:\n%s", out)
+	}
+	if !strings.Contains(out, "2 earlier messages not shown (nor marked read): `aoi inbox --limit 3` shows them too") {
+		t.Errorf("aoi inbox --limit 1 does not say how to see the 2 it left out:\n%s", out)
+	}
+	if got := readFlags(t, dir); len(got) != 3 || got[0] || got[1] || !got[2] {
+		t.Errorf("read marks after aoi inbox --limit 1 (no aoi running) = %v, want [false false true]", got)
+	}
+
+	p := startServeProc(t, bin, dir)
+	if st := p.waitServing(t, dir); st.UnreadMsgs != 2 {
+		t.Errorf("aoi status counts %d unread, want the 2 not shown", st.UnreadMsgs)
+	}
+	out = cli(t, bin, dir, "inbox", "--limit", "2")
+	if !strings.Contains(out, "note B") || !strings.Contains(out, "1 earlier message not shown (nor marked read): `aoi inbox --limit 3` shows it too") {
+		t.Errorf("aoi inbox --limit 2 of the running aoi:\n%s", out)
+	}
+	if row := rowOf(cli(t, bin, dir, "status"), "unread messages"); !strings.HasSuffix(strings.TrimSpace(row), "1") {
+		t.Errorf("aoi status after aoi inbox --limit 2: %q, want the 1 not shown unread", row)
+	}
+	out = cli(t, bin, dir, "inbox", "--limit", "3")
+	if strings.Contains(out, "earlier") {
+		t.Errorf("aoi inbox --limit 3 speaks of earlier messages with none left out:\n%s", out)
+	}
+	if row := rowOf(cli(t, bin, dir, "status"), "unread messages"); !strings.HasSuffix(strings.TrimSpace(row), "0") {
+		t.Errorf("aoi status after aoi inbox showed all: %q, want 0 unread", row)
+	}
+}
