@@ -15,7 +15,7 @@ func TestTypedMessageNotice(t *testing.T) {
 	m := &Model{asks: map[string]string{}, env: &env{}}
 	m.showMessage(agent.Message{From: "orche", Origin: "planner", Event: "review_result", Type: "review_result", TaskID: "T-1",
 		Data: json.RawMessage(`{"approved":false,"feedback":"cover expiry\u001b[31m"}`)})
-	want := "✉ planner via orche [T-1] review: cover expiry"
+	want := "✉ planner via orche [T-1] review_result: cover expiry"
 	if !strings.HasPrefix(m.notice.text, want) || strings.Contains(m.notice.text, "\x1b") {
 		t.Fatalf("notice = %q, want it to start with %q and carry no escape", m.notice.text, want)
 	}

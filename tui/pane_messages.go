@@ -215,8 +215,8 @@ func (p *messagesPane) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// messagesKindMaxW holds a kind whole ("task assigned").
-const messagesKindMaxW = 13
+// messagesKindMaxW holds a kind whole ("review_request").
+const messagesKindMaxW = 14
 
 // columnWidths sizes MARK, FROM, KIND and AGE to the rows start..end, so
 // TEXT, what a person reads, gets what they leave (textFirst): at 60

@@ -88,14 +88,14 @@ func TestAnswerDialogFillsTheFirstLine(t *testing.T) {
 // TestMessageNoticeNamesTheKindAsThePaneDoes: the notice of a message
 // that arrives names its kind in the Messages pane's words (the seventh
 // walk read "review_request" in the notice and "review asked" in the
-// pane beside it).
+// pane beside it). Both say the type, as `aoi send` takes it.
 func TestMessageNoticeNamesTheKindAsThePaneDoes(t *testing.T) {
 	m := newLoaded(t, fixtureService(), 80, 24, true)
 	m.showMessage(agent.Message{Seq: 9, From: "qa-ito", Event: "review_request", Type: "review_request", TaskID: "t-42",
 		Data: json.RawMessage(`{"description":"PR #42 のレビューをお願いします"}`)})
 	frame := screen(m)
 	checkFrame(t, frame, 80, 24)
-	if !strings.Contains(frame, "✉ qa-ito [t-42] review asked: PR #42 のレビューをお願いします") || strings.Contains(frame, "review_request") {
+	if !strings.Contains(frame, "✉ qa-ito [t-42] review_request: PR #42 のレビューをお願いします") || strings.Contains(frame, "review asked") {
 		t.Errorf("the notice does not name the message's kind as the Messages pane does:\n%s", frame)
 	}
 }

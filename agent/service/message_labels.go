@@ -1,8 +1,11 @@
 package service
 
-// messageKindLabels are the protocol's events, and the coding assistant's
-// message types, as a reader names them: the interface's Messages pane
-// and `aoi inbox` say "answer" for query.completed alike.
+// messageKindLabels are the protocol's events as a reader names them: the
+// interface's Messages pane, `aoi inbox` and `aoi messages` say "answer"
+// for query.completed alike. A typed message (aoi.message) has none: it
+// reads as its type, task_assign, the word `aoi send` and `--type` take
+// and the coding assistant sees (the thirteenth walk read "task assigned"
+// in `aoi inbox` beside task_assign in `aoi messages`).
 var messageKindLabels = map[string]string{
 	"query.completed": "answer",
 	"query.declined":  "declined",
@@ -14,11 +17,6 @@ var messageKindLabels = map[string]string{
 	"task.state":      "task update",
 	"approval.denied": "not approved",
 	"context.updated": "news",
-	// aoi.message types, for the coding assistant.
-	"task_assign":    "task assigned",
-	"review_request": "review asked",
-	"review_result":  "review",
-	"task_complete":  "task complete",
 }
 
 // MessageKindLabel is what a message is, in words (Message.Kind names the

@@ -347,12 +347,7 @@ func sentTo(m agent.Message) string {
 // kindLabel is the TYPE column: a typed message's type, as --type takes
 // it; a notification named as `aoi inbox` and the Messages pane name it
 // ("answer", not "query.completed").
-func kindLabel(m agent.Message) string {
-	if m.Type == "" {
-		return agent.MessageKindLabel(m.Kind())
-	}
-	return m.Kind()
-}
+func kindLabel(m agent.Message) string { return agent.MessageKindLabel(m.Kind()) }
 
 func printCoordTasks(w io.Writer, ts []agent.CoordTask) {
 	rows := make([][]string, 0, len(ts))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -97,5 +98,30 @@ func TestInboxLimitLeavesEarlierMessagesUnread(t *testing.T) {
 	}
 	if row := rowOf(cli(t, bin, dir, "status"), "unread messages"); !strings.HasSuffix(strings.TrimSpace(row), "0") {
 		t.Errorf("aoi status after aoi inbox showed all: %q, want 0 unread", row)
+	}
+}
+
+// TestInboxAndMessagesNameATypedMessageByItsType: `aoi inbox` read "task
+// assigned" where `aoi messages`, `aoi send` and the coding assistant say
+// task_assign (the thirteenth walk). Both commands name a typed message
+// by its type and a notification in words ("answer"), alike.
+func TestInboxAndMessagesNameATypedMessageByItsType(t *testing.T) {
+	msgs := []agent.Message{
+		{Seq: 1, From: "pm-tanaka", Event: "task_assign", Type: "task_assign", TaskID: "T-1", Data: json.RawMessage(`{"description":"translate the login page"}`)},
+		{Seq: 2, From: "qa-ito", Event: "review_request", Type: "review_request", TaskID: "T-2", Data: json.RawMessage(`{"description":"PR 42"}`)},
+		{Seq: 3, From: "eng-sato", Event: "query.completed", Data: json.RawMessage(`{"summary":"Thursday"}`)},
+	}
+	var inbox, messages strings.Builder
+	printInbox(&inbox, inboxOutput{Messages: msgs}, 0)
+	printMessages(&messages, agent.InboxPage{Messages: msgs}, agent.InboxFilter{})
+	for name, out := range map[string]string{"aoi inbox": inbox.String(), "aoi messages": messages.String()} {
+		for from, kind := range map[string]string{"pm-tanaka": "task_assign", "qa-ito": "review_request", "eng-sato": "answer"} {
+			if !strings.Contains(rowOf(out, from), " "+kind+" ") {
+				t.Errorf("%s names %s's message other than %s:\n%s", name, from, kind, out)
+			}
+		}
+		if strings.Contains(out, "task assigned") || strings.Contains(out, "review asked") {
+			t.Errorf("%s names a typed message in other words than its type:\n%s", name, out)
+		}
 	}
 }
