@@ -24,6 +24,13 @@ func serveControl(t *testing.T, dataDir string, svc agent.Service) (stop func())
 	t.Helper()
 	srv := rpc.NewServer(rpc.Options{Identify: rpc.UnixIdentify})
 	agent.RegisterControl(srv, svc)
+	return serveSocket(t, dataDir, srv)
+}
+
+// serveSocket serves srv on the real control socket of dataDir until
+// the returned stop function is called.
+func serveSocket(t *testing.T, dataDir string, srv *rpc.Server) (stop func()) {
+	t.Helper()
 	ln, err := rpc.ListenUnix(agent.SocketPath(dataDir))
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,7 @@ type (
 	SentMessage        = service.SentMessage
 	InboxFilter        = service.InboxFilter
 	InboxPage          = service.InboxPage
+	OlderAgentError    = service.OlderAgentError
 	CoordTask          = service.CoordTask
 	CoordTasksRequest  = service.CoordTasksRequest
 	Message            = service.Message

@@ -128,7 +128,7 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlMessages:    Handle(svc.Messages),
 		CtlMarkRead:    HandleOK(svc.MarkMessagesRead),
 		CtlSendMessage: Handle(svc.SendMessage),
-		CtlInbox:       Handle(svc.Inbox),
+		CtlInbox:       Handle(echoFilter(svc.Inbox)),
 		CtlCoordTasks:  Handle(svc.CoordTasks),
 		CtlApprovals:   Handle(svc.Approvals),
 		CtlApprove:     HandleOK(svc.Approve),
@@ -147,6 +147,17 @@ func controlMethods(svc service.Service) map[string]rpc.Handler {
 		CtlAudit:       Handle(svc.Audit),
 		CtlAuditVerify: HandleNone(svc.VerifyAudit),
 		CtlEvents:      Handle(eventPoller{svc}.poll),
+	}
+}
+
+// echoFilter answers ctl.inbox with the filter as this aoi read it, so a
+// newer CLI or `aoi mcp` sees which of its options this aoi did not know
+// rather than showing a page that silently lacks them.
+func echoFilter(inbox func(context.Context, service.InboxFilter) (service.InboxPage, error)) func(context.Context, service.InboxFilter) (service.InboxPage, error) {
+	return func(ctx context.Context, f service.InboxFilter) (service.InboxPage, error) {
+		page, err := inbox(ctx, f)
+		page.Applied = &f
+		return page, err
 	}
 }
 

@@ -205,10 +205,18 @@ func (c *Client) SendMessage(ctx context.Context, req agent.SendMessageRequest) 
 	return out, err
 }
 
-// Inbox implements agent.Service.
+// Inbox implements agent.Service. A page from a running aoi that did not
+// know one of f's options is an *agent.OlderAgentError, not a page
+// that reads right and is not.
 func (c *Client) Inbox(ctx context.Context, f agent.InboxFilter) (out agent.InboxPage, err error) {
-	err = c.call(ctx, callTimeout, agent.CtlInbox, f, &out)
-	return out, err
+	if err = c.call(ctx, callTimeout, agent.CtlInbox, f, &out); err != nil {
+		return out, err
+	}
+	if ignored := f.IgnoredBy(out.Applied); len(ignored) > 0 {
+		return agent.InboxPage{}, &agent.OlderAgentError{Options: ignored}
+	}
+	out.Applied = nil // the exchange's business, not the page's
+	return out, nil
 }
 
 // CoordTasks implements agent.Service.

@@ -2,6 +2,8 @@ package messaging
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -74,6 +76,53 @@ type InboxFilter struct {
 	AfterMessage string `json:"after_message_id,omitempty"`
 }
 
+// IgnoredBy names the options of f that applied, the filter an agent
+// answered f with (InboxPage.Applied), does not hold: an aoi started
+// before the caller was built did not know them, and its page reads
+// wrong without them. An agent that echoes no filter is older than the
+// echo, and may not know the options added shortly before it: the whole
+// conversation (with_sent) and paging after a sent message
+// (after_message_id). A new option gets its line here.
+func (f InboxFilter) IgnoredBy(applied *InboxFilter) []string {
+	var ignored []string
+	if f.WithSent && (applied == nil || !applied.WithSent) {
+		ignored = append(ignored, "with_sent")
+	}
+	if f.AfterMessage != "" && (applied == nil || applied.AfterMessage != f.AfterMessage) {
+		ignored = append(ignored, "after_message_id")
+	}
+	return ignored
+}
+
+// OlderAgentError says that the running aoi answered without options it
+// does not know (InboxFilter.IgnoredBy): it is older than the aoi that
+// asked, and is restarted to know them. The answer is not shown: a
+// conversation without the messages you sent, or a first page instead
+// of the next, reads as if it were right.
+type OlderAgentError struct {
+	Options []string // InboxFilter's JSON names
+}
+
+// olderAgentOptions says what each option asked for; a front end may
+// name its own flags instead (Ignored).
+var olderAgentOptions = map[string]string{
+	"with_sent":        "the messages you sent in the conversation",
+	"after_message_id": "the page after a message you sent",
+}
+
+func (e *OlderAgentError) Error() string { return e.Ignored(olderAgentOptions) }
+
+// Ignored is the error's text with each option called what names calls
+// it (its JSON name when names has none).
+func (e *OlderAgentError) Ignored(names map[string]string) string {
+	asked := make([]string, len(e.Options))
+	for i, o := range e.Options {
+		asked[i] = cmp(names[o], o)
+	}
+	return fmt.Sprintf("the running aoi is older than this one and ignored %s: restart it (quit aoi or `aoi serve` and start it again), then ask again",
+		strings.Join(asked, " and "))
+}
+
 // Conversation reports whether f asks for a thread's or a task's whole
 // conversation, the messages this agent sent in it included.
 func (f InboxFilter) Conversation() bool {
@@ -90,6 +139,10 @@ type InboxPage struct {
 	// with a message this agent sent: its id, where the next page starts
 	// (InboxFilter.AfterMessage).
 	LastMessageID string `json:"last_message_id,omitempty"`
+	// Applied is the filter as the agent read it (the control socket
+	// echoes it): a caller newer than the running aoi tells from it the
+	// options that aoi did not know (InboxFilter.IgnoredBy).
+	Applied *InboxFilter `json:"applied,omitempty"`
 }
 
 // CoordTask is a coordination task with one counterpart.

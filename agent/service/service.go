@@ -788,6 +788,7 @@ type (
 	SentMessage        = messaging.SentMessage
 	InboxFilter        = messaging.InboxFilter
 	InboxPage          = messaging.InboxPage
+	OlderAgentError    = messaging.OlderAgentError
 	CoordTask          = messaging.CoordTask
 	CoordTasksRequest  = messaging.CoordTasksRequest
 	Message            = messaging.Message

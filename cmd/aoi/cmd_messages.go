@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -208,6 +209,9 @@ func (a *app) messagesCmd() *cobra.Command {
 			}
 			return call(a, func(svc agent.MessagingService) error {
 				page, err := svc.Inbox(cmd.Context(), f)
+				if old := (*agent.OlderAgentError)(nil); errors.As(err, &old) {
+					return errors.New(old.Ignored(messagesFlags(after)))
+				}
 				if err != nil {
 					return err
 				}
@@ -226,6 +230,15 @@ func (a *app) messagesCmd() *cobra.Command {
 	fl.BoolVar(&f.Unread, "unread", false, "only messages aoi_check_messages has not yet shown the coding assistant (assistant_seen false; read is your own mark)")
 	fl.IntVar(&f.Limit, "limit", defaultMessagesLimit, "how many to show")
 	return cmd
+}
+
+// messagesFlags names the options a running aoi older than this command
+// may not know by the flags that ask for them.
+func messagesFlags(after string) map[string]string {
+	return map[string]string{
+		"with_sent":        "the messages you sent in the conversation (--thread and --task list them)",
+		"after_message_id": "--after " + cell(after, 0) + " (it lists the conversation from its start)",
+	}
 }
 
 // parseAfter sets where --after starts the page: after a received

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
+	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -124,4 +127,57 @@ func TestInboxAndMessagesNameATypedMessageByItsType(t *testing.T) {
 			t.Errorf("%s names a typed message in other words than its type:\n%s", name, out)
 		}
 	}
+}
+
+// TestMessagesFromAnOlderAgentSaysItIgnoredAfter: `aoi messages --thread
+// T --after m-…` asked of an aoi started before --after took a sent
+// message's id listed the conversation from its start, as if it were the
+// next page (the thirteenth walk). It now says the running aoi is older,
+// what it ignored and to restart it, and shows no list: here against a
+// control socket answering as that older aoi did.
+func TestMessagesFromAnOlderAgentSaysItIgnoredAfter(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-suzuki")
+	serveOlderInbox(t, dir)
+
+	out := cliFails(t, bin, dir, 1, "messages", "--thread", "m-1", "--after", "m-2")
+	for _, want := range []string{"the running aoi is older than this one and ignored", "--after m-2", "restart it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("aoi messages --after m-2 of an older aoi:\n%s\nwant %q", out, want)
+		}
+	}
+	if strings.Contains(out, "old note") {
+		t.Errorf("aoi messages shows the older aoi's page that ignored --after:\n%s", out)
+	}
+	// What it knew it applied: the received messages list as before.
+	if out := cli(t, bin, dir, "messages"); !strings.Contains(out, "old note") {
+		t.Errorf("aoi messages with no newer option, of an older aoi:\n%s", out)
+	}
+}
+
+// serveOlderInbox answers ctl.inbox on dir's control socket as an aoi
+// built before the filter's echo did: one received message, the page
+// with no word of the options it did not read.
+func serveOlderInbox(t *testing.T, dir string) {
+	t.Helper()
+	srv := rpc.NewServer(rpc.Options{Identify: rpc.UnixIdentify})
+	srv.Handle(agent.CtlInbox, func(_ context.Context, call *rpc.Call) (any, error) {
+		var known struct {
+			ThreadID string `json:"thread_id"`
+			Limit    int    `json:"limit"`
+		}
+		if err := call.Bind(&known); err != nil {
+			return nil, err
+		}
+		return map[string]any{"messages": []any{map[string]any{"seq": 1, "from": "pm-tanaka", "event": "note", "type": "note",
+			"data": map[string]any{"text": "old note"}}}, "last_id": 1, "more": false}, nil
+	})
+	ln, err := rpc.ListenUnix(agent.SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv, ConnContext: rpc.UnixConnContext, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
 }
