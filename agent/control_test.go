@@ -300,7 +300,7 @@ func TestDialWithoutDaemonSaysHowToStartOne(t *testing.T) {
 	if !errors.As(err, &nd) {
 		t.Fatalf("got %v, want *NoDaemonError", err)
 	}
-	for _, want := range []string{"no aoi is running", dir, "aoi serve --data-dir " + dir} {
+	for _, want := range []string{"no aoi is running", dir, "aoi serve --data-dir " + dir, "run `aoi --data-dir " + dir + "` for the interface"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %q", err, want)
 		}

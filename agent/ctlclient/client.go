@@ -53,8 +53,10 @@ func (e *NoDaemonError) Error() string {
 		return fmt.Sprintf("no agent is set up in %s (no config or identity there): check the --data-dir, or create one with `aoi init --data-dir %s`",
 			e.DataDir, e.DataDir)
 	}
-	return fmt.Sprintf("no aoi is running for data dir %s (nothing answers on %s); start one with `aoi serve --data-dir %s`, or run `aoi` for the interface",
-		e.DataDir, e.Socket, e.DataDir)
+	// The interface's command names the data dir too: a plain `aoi`
+	// starts on the default one, not the one that has no aoi.
+	return fmt.Sprintf("no aoi is running for data dir %s (nothing answers on %s); start one with `aoi serve --data-dir %s`, or run `aoi --data-dir %s` for the interface",
+		e.DataDir, e.Socket, e.DataDir, e.DataDir)
 }
 
 // SetUp reports whether the data dir holds what `aoi init` makes (a

@@ -480,7 +480,7 @@ func sentence(doing string, err error) string {
 	case errors.As(err, &nd) && !nd.SetUp():
 		why = fmt.Sprintf("no aoi agent is set up in data dir %s; ask the user to check the data dir, or to create one with `aoi init --data-dir %s` and start it with `aoi serve --data-dir %s`, then call again", nd.DataDir, nd.DataDir, nd.DataDir)
 	case errors.As(err, &nd):
-		why = fmt.Sprintf("aoi is not running for data dir %s; ask the user to start it with `aoi serve --data-dir %s` (or `aoi` for the interface), then call again", nd.DataDir, nd.DataDir)
+		why = fmt.Sprintf("aoi is not running for data dir %s; ask the user to start it with `aoi serve --data-dir %s` (or `aoi --data-dir %s` for the interface), then call again", nd.DataDir, nd.DataDir, nd.DataDir)
 	case errors.Is(err, context.DeadlineExceeded):
 		why = "it timed out; try again later"
 	case errors.As(err, &re):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,12 @@ func (a *app) approvalsCmd() *cobra.Command {
 		Short: "List task requests waiting for your approval (and recent decisions)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.State != "" && !slices.Contains(approvalStates, f.State) {
+				return usagef(cmd, "--state %q is not an approval's state; use one of %s", cell(f.State, 20), strings.Join(approvalStates, ", "))
+			}
+			if f.Limit <= 0 {
+				return usagef(cmd, "--limit must be positive")
+			}
 			return call(a, func(svc approvalWatcher) error {
 				ctx := cmd.Context()
 				as, err := svc.Approvals(ctx, f)
@@ -32,11 +39,15 @@ func (a *app) approvalsCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&f.State, "state", "", "only approvals in this state (pending, approved, rejected, expired)")
+	cmd.Flags().StringVar(&f.State, "state", "", "only approvals in this state ("+strings.Join(approvalStates, ", ")+")")
 	cmd.Flags().IntVar(&f.Limit, "limit", 50, "how many to show")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and print approval requests and decisions as they happen")
 	return cmd
 }
+
+// approvalStates are the states an approval is in, as --state takes them:
+// `aoi approvals --state bogus` said "no approvals", as if none waited.
+var approvalStates = []string{agent.TaskPending, agent.TaskApproved, agent.TaskRejected, agent.TaskExpired, agent.TaskCanceled}
 
 // approvalEvent selects the events `aoi approvals --watch` prints.
 func approvalEvent(ev agent.Event) bool {

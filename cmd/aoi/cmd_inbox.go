@@ -31,6 +31,9 @@ func (a *app) inboxCmd() *cobra.Command {
 			if limit <= 0 {
 				return usagef(cmd, "--limit must be positive")
 			}
+			if waiting && watch {
+				return usagef(cmd, "--waiting lists the questions waiting now and --watch follows what arrives: give one of them")
+			}
 			run := callOrOpen[inboxWatcher]
 			if watch {
 				// Following needs the aoi that receives: none runs here.
@@ -72,7 +75,6 @@ func (a *app) inboxCmd() *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", 20, "how many queries and messages to show")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and print new queries and messages as they arrive")
 	cmd.Flags().BoolVar(&waiting, "waiting", false, "show only the questions waiting for you (to answer, decline or release), newest first; no messages")
-	cmd.MarkFlagsMutuallyExclusive("waiting", "watch")
 	return cmd
 }
 

@@ -181,3 +181,35 @@ func serveOlderInbox(t *testing.T, dir string) {
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 }
+
+// TestDailyCommandsOnAFreshDataDirSayWhatIsWrong: the thirteenth walk's
+// round of aoi status, inbox and approvals on a fresh data dir.
+// `aoi approvals --state bogus` said "no approvals" as if none waited
+// (and the help left canceled out); `aoi inbox --watch --waiting` was
+// cobra's "if any flags in the group [waiting watch] are set…" with exit
+// 1; and with no aoi running, the advice to "run `aoi` for the
+// interface" would start one on the default data dir, not this one.
+func TestDailyCommandsOnAFreshDataDirSayWhatIsWrong(t *testing.T) {
+	bin := buildAOI(t)
+	dir := shortDir(t)
+	initAgent(t, bin, dir, "eng-suzuki")
+
+	out := cliFails(t, bin, dir, 2, "approvals", "--state", "bogus")
+	if !strings.Contains(out, `--state "bogus" is not an approval's state; use one of pending, approved, rejected, expired, canceled`) {
+		t.Errorf("aoi approvals --state bogus:\n%s", out)
+	}
+	if out := cliFails(t, bin, dir, 2, "approvals", "--limit", "0"); !strings.Contains(out, "--limit must be positive") {
+		t.Errorf("aoi approvals --limit 0:\n%s", out)
+	}
+	if help := cli(t, bin, dir, "approvals", "--help"); !strings.Contains(help, "expired, canceled)") {
+		t.Errorf("aoi approvals --help leaves a state out:\n%s", help)
+	}
+	out = cliFails(t, bin, dir, 2, "inbox", "--watch", "--waiting")
+	if !strings.Contains(out, "--waiting lists the questions waiting now and --watch follows what arrives: give one of them") || strings.Contains(out, "flags in the group") {
+		t.Errorf("aoi inbox --watch --waiting:\n%s", out)
+	}
+	out = cliFails(t, bin, dir, 1, "status")
+	if !strings.Contains(out, "`aoi serve --data-dir "+dir+"`, or run `aoi --data-dir "+dir+"` for the interface") {
+		t.Errorf("aoi status with no aoi running for a data dir given with --data-dir:\n%s", out)
+	}
+}
