@@ -252,6 +252,10 @@ func parseAfter(after string, f *agent.InboxFilter) error {
 		f.AfterSeq = seq
 		return nil
 	}
+	if f.Unread && (f.ThreadID != "" || f.TaskID != "") && wire.ValidID(after) {
+		// --thread was given: the hint below, "only with --thread", would send the reader round in a circle.
+		return fmt.Errorf("--after %q: --unread lists received messages alone, so a sent message's m-… does not place it; give a message's number, or leave --unread out", cell(after, 40))
+	}
 	if !f.Conversation() || !wire.ValidID(after) {
 		return fmt.Errorf("--after %q: give a message's ID, the number aoi messages lists it by (a sent message's m-… only with --thread or --task)", cell(after, 40))
 	}

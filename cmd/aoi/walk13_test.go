@@ -213,3 +213,19 @@ func TestDailyCommandsOnAFreshDataDirSayWhatIsWrong(t *testing.T) {
 		t.Errorf("aoi status with no aoi running for a data dir given with --data-dir:\n%s", out)
 	}
 }
+
+// TestAfterASentMessageWithUnreadSaysUnreadIsWhy: `aoi messages --thread
+// T --unread --after m-…` said a sent message's m-… goes "only with
+// --thread or --task", which was given; --unread is what leaves sent
+// messages out, and the error now says so.
+func TestAfterASentMessageWithUnreadSaysUnreadIsWhy(t *testing.T) {
+	f := agent.InboxFilter{ThreadID: "m-1", Unread: true}
+	err := parseAfter("m-2", &f)
+	if err == nil || !strings.Contains(err.Error(), "--unread lists received messages alone") || strings.Contains(err.Error(), "only with --thread") {
+		t.Errorf("parseAfter(m-2) with --thread and --unread: %v", err)
+	}
+	f = agent.InboxFilter{Unread: true}
+	if err := parseAfter("m-2", &f); err == nil || !strings.Contains(err.Error(), "only with --thread or --task") {
+		t.Errorf("parseAfter(m-2) with --unread and no conversation: %v", err)
+	}
+}
