@@ -88,7 +88,7 @@ func decodeTree(data []byte) (any, *Error) {
 			return nil, &Error{Line: line, Column: col, Problem: "unexpected data after the top-level object", Fix: "remove it or merge it into the object"}
 		}
 		if _, ok := v.(map[string]any); !ok {
-			return nil, &Error{Path: "", Problem: "the file is not a JSON object", Fix: "start from config/aoi.example.json (`aoi config show --example`)"}
+			return nil, &Error{Path: "", Problem: "the file is not a JSON object", Fix: "start from the example `aoi config show --example` prints"}
 		}
 		return v, nil
 	}

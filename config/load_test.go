@@ -184,7 +184,7 @@ func TestBadConfigs(t *testing.T) {
 			nil, "/contexts/0/identifier", "absolute path", "owner/repo"},
 		{"duplicate context", `{"agent": {"id": "eng-a", "role": "engineer"}, "contexts": [{"type": "repository", "identifier": "a/b"}, {"type": "folder", "identifier": "a/b"}]}`,
 			nil, "/contexts/1/identifier", "already configured at /contexts/0", "unique"},
-		{"not an object", `[1, 2]`, nil, "", "not a JSON object", "aoi.example.json"},
+		{"not an object", `[1, 2]`, nil, "", "not a JSON object", "aoi config show --example"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

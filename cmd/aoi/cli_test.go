@@ -221,6 +221,25 @@ func TestConfigShowMasksSecrets(t *testing.T) {
 	}
 }
 
+// TestConfigShowExample: `aoi config show --example` prints the example
+// config the README and `aoi status` point at, from the binary itself,
+// and it loads as a config; a PATH beside it is a usage error.
+func TestConfigShowExample(t *testing.T) {
+	isolate(t)
+	r := runAOI(t, "config", "show", "--example")
+	if r.code != exitOK || r.stdout != string(config.ExampleJSON()) {
+		t.Fatalf("exit %d, stdout is the example: %v; stderr %s", r.code, r.stdout == string(config.ExampleJSON()), r.stderr)
+	}
+	path := filepath.Join(t.TempDir(), "aoi.json")
+	writeFile(t, path, r.stdout)
+	if v := runAOI(t, "config", "validate", path); v.code != exitOK {
+		t.Errorf("the printed example does not validate: exit %d: %s%s", v.code, v.stdout, v.stderr)
+	}
+	if u := runAOI(t, "config", "show", "--example", path); u.code != exitUsage || !strings.Contains(u.stderr, "no PATH") {
+		t.Errorf("--example with a PATH: exit %d, stderr %q; want a usage error", u.code, u.stderr)
+	}
+}
+
 func TestUsageErrorsExitTwo(t *testing.T) {
 	isolate(t)
 	cases := [][]string{

@@ -35,11 +35,19 @@ func (a *app) configPath(argv []string) string {
 }
 
 func (a *app) configShowCmd() *cobra.Command {
-	return &cobra.Command{
+	var example bool
+	cmd := &cobra.Command{
 		Use:   "show [PATH]",
 		Short: "Print the effective configuration (defaults filled in, ${VAR}s expanded, secrets masked)",
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if example {
+				if len(argv) > 0 {
+					return usagef(cmd, "--example prints aoi's own example config; give it no PATH")
+				}
+				_, err := cmd.OutOrStdout().Write(config.ExampleJSON())
+				return err
+			}
 			cfg, err := config.Load(a.configPath(argv))
 			if err != nil {
 				return err
@@ -47,6 +55,10 @@ func (a *app) configShowCmd() *cobra.Command {
 			return a.printJSON(maskSecrets(*cfg))
 		},
 	}
+	// The example ships inside the binary: an aoi from `go install` has
+	// no source tree to read config/aoi.example.json from.
+	cmd.Flags().BoolVar(&example, "example", false, "print a working example config to start from (contexts, ACL rules, task types)")
+	return cmd
 }
 
 // maskSecrets hides values that must never reach a terminal or a log.

@@ -37,6 +37,11 @@ func TestStatusSaysWhenThereAreNoContexts(t *testing.T) {
 	if !strings.Contains(b.String(), `contexts:          none: your secretary has nothing to answer from; add your repositories under "contexts"`) {
 		t.Errorf("status lacks the no-contexts line:\n%s", b.String())
 	}
+	// The hint names a command every install has, not a file of aoi's
+	// source tree (`go install` leaves none).
+	if !strings.Contains(b.String(), "`aoi config show --example` shows how") || strings.Contains(b.String(), "aoi.example.json") {
+		t.Errorf("the no-contexts line should point at aoi config show --example:\n%s", b.String())
+	}
 	b.Reset()
 	printStatus(&b, agent.Status{AgentID: "eng-suzuki", Contexts: 2})
 	if !strings.Contains(b.String(), "contexts:          2\n") {
