@@ -37,7 +37,7 @@ func (a *app) statusCmd() *cobra.Command {
 // what to do when it has none.
 func contextsText(n int) string {
 	if n == 0 {
-		return `none: your secretary has nothing to answer from; add your repositories under "contexts" in the config (`+"`aoi config show --example`"+` shows how), then aoi reload`
+		return `none: your secretary has nothing to answer from; add your repositories under "contexts" in the config (` + "`aoi config show --example`" + ` shows how), then aoi reload`
 	}
 	return strconv.Itoa(n)
 }
