@@ -33,8 +33,17 @@ var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking o
 	japaneseBlocked)
 
 // ブロック counts only as a word of its own: inside a longer katakana word
-// (コードブロック中の…, ブロックチェーン) it names a thing.
-const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])待ち(?:[^時受合構]|$)|(?:^|[^\p{Katakana}ー])ブロック(?:中|され|して|している)|止まって|保留`
+// (コードブロック中の…, ブロックチェーン) it names a thing. As the last
+// word of a sentence it says the work is blocked when what blocks it or
+// until when comes before it ("Vite 6 の API が固まるまでブロック",
+// "Safari の不具合でブロック"); after の it is a thing again (ヘッダーの
+// ブロック).
+const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])待ち(?:[^時受合構]|$)|(?:^|[^\p{Katakana}ー])ブロック(?:中|され|して|している)|` +
+	blockedLastWord + `|止まって|保留`
+
+// blockedLastWord is ブロック ending a sentence after まで, で, により,
+// によって or ため.
+const blockedLastWord = `(?m:(?:まで|で|により|によって|ため)ブロック(?:です|だ)?\s*[。.！!]?\s*$)`
 
 // heldUpByRE is the stricter test for a line of a commit message, which
 // mostly explains the problem the commit solved ("…which is blocked in
@@ -57,7 +66,7 @@ var fixSubjectRE = regexp.MustCompile(`(?i)^(\w+(\([^)]*\))?!?:\s*)?(fix(e[sd])?
 // work waits ("fix(jsx): 属性順序の修正は React 19.2 のリリース待ち"):
 // Japanese puts what a sentence says last, so a fix named before it is
 // what waits, not what was done.
-var endsWaitingRE = regexp.MustCompile(`(?:待ち|ブロック中|保留中?)(?:で(?:す|ブロック中)?|です|中|の状態)?\s*[。.！!]?\s*$`)
+var endsWaitingRE = regexp.MustCompile(`(?:待ち|ブロック中|(?:まで|で)ブロック|保留中?)(?:で(?:す|ブロック中)?|です|中|の状態)?\s*[。.！!]?\s*$`)
 
 // notBlockedRE finds words that undo a blocked phrase: "unblock", "no
 // longer blocked", "without waiting for", "instead of waiting", "stop

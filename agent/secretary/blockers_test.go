@@ -70,6 +70,31 @@ func TestBlockersFromWordsRankedByNow(t *testing.T) {
 	}
 }
 
+// TestBlockedAsTheLastWord: ブロック ending a sentence after what blocks
+// the work or until when ("…が固まるまでブロック") says it is blocked, in a
+// note and in a commit subject; ブロック naming a thing at the end (after
+// の, inside a katakana word) does not.
+func TestBlockedAsTheLastWord(t *testing.T) {
+	for _, text := range []string{"Vite プラグインの章は Vite 6 のプラグイン API が固まるまでブロック",
+		"Safari の不具合でブロック。", "リリースはレビューが終わるまでブロックです", "E2E テストは CI の移行によりブロック",
+		"デプロイ手順を追加\n本番は証明書の更新までブロック"} {
+		if !saysBlocked(text) {
+			t.Errorf("%q not taken as a blocker", text)
+		}
+	}
+	for _, text := range []string{"ヘッダーのブロック", "見出しをコードブロック", "段落を一つのブロック",
+		"ブロックまでの余白を調整", "ブロック", "エディタでブロックを選択"} {
+		if saysBlocked(text) {
+			t.Errorf("%q taken as a blocker", text)
+		}
+	}
+	now := time.Now()
+	note := store.ContextEvent{Kind: "note", Title: "Vite プラグインの章は Vite 6 のプラグイン API が固まるまでブロック", TS: now.Add(-5 * time.Hour)}
+	if _, ok := asBlocker(note, now); !ok {
+		t.Errorf("note %q is no blocker", note.Title)
+	}
+}
+
 // TestBlockerInCommitMessage: a commit whose subject says what was done
 // and whose message says what still holds it up is a blocker that reads
 // subject: that line; a line in the added code is not.
