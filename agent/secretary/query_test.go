@@ -290,6 +290,10 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		// 値渡し/参照渡し, and 保たれる / 保持 (preserved, kept).
 		{"check 制約は transform で保たれる？", []string{"constraint", "preserv"}, 4},
 		{"値渡しと参照渡しの説明は？", []string{"pass-by-value", "pass-by-reference"}, 3},
+		// 列番号 (column number) beside 行番号; 位置 (position). Set 15's
+		// question on error columns searched 番号 alone and was answered
+		// at 0.9 by a commit on line numbers.
+		{"エラー位置の列番号は取れる？", []string{"位置", "position", "列番号", "column"}, 3},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
