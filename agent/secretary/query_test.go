@@ -294,6 +294,9 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 		// question on error columns searched 番号 alone and was answered
 		// at 0.9 by a commit on line numbers.
 		{"エラー位置の列番号は取れる？", []string{"位置", "position", "列番号", "column"}, 3},
+		// 日時 (a date and time: datetime) and 必要 (required).
+		{"日時のデコードのテストは通ってる?", []string{"日時", "datetime", "date"}, 3},
+		{"必要な Go のバージョンは？", []string{"必要", "requir"}, 3},
 	}
 	for _, c := range cases {
 		q := parseQuery(c.in)
@@ -315,6 +318,26 @@ func TestQueryExpandsJapaneseTerms(t *testing.T) {
 	for i, w := range q.Weights[0] {
 		if i > 0 && w >= q.Weights[0][0] {
 			t.Errorf("form %q weighs %v, as much as the asked word", q.Concepts[0][i], w)
+		}
+	}
+}
+
+// TestSetUpIsOneConcept: "set up" is one concept searched as commits
+// write it (setup, integrate), not "set", which matches every setter; a
+// preposition (inside, within) is no topic.
+func TestSetUpIsOneConcept(t *testing.T) {
+	for _, in := range []string{"Did Travis CI get set up?", "Is the JavaScript inside the markdown linted?", "Who is setting up the staging server within the week?"} {
+		q := parseQuery(in)
+		for _, g := range q.Concepts {
+			if g[0] == "set" || g[0] == "setting" || g[0] == "inside" || g[0] == "within" {
+				t.Errorf("%q: concepts %q hold %q", in, q.Concepts, g[0])
+			}
+		}
+	}
+	q := parseQuery("Did Travis CI get set up?")
+	for _, w := range []string{"set up", "setup", "integrat", "travi"} {
+		if !slices.Contains(q.Terms, w) {
+			t.Errorf("terms %q lack %q", q.Terms, w)
 		}
 	}
 }
