@@ -407,7 +407,12 @@ func (e *Engine) counts(format, path string) *Counts {
 		return nil
 	}
 	for i := range c.Failures {
-		c.Failures[i].Message = e.redact(c.Failures[i].Message)
+		f := &c.Failures[i]
+		f.Message = e.redact(f.Message)
+		// Names are the task's output as its message is: redacted whole,
+		// then cut (a name cut first could show half a secret).
+		f.Test = clipName(e.redact(f.Test), maxFailureName)
+		f.Package = clipName(e.redact(f.Package), maxFailureName)
 	}
 	return c
 }

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bounds on what a parsed result carries back to the requester.
 const (
 	maxFailures       = 50
 	maxFailureMessage = 1000
+	maxFailureName    = 256     // a test's or package's name, as sent
 	maxTestOutput     = 4 << 10 // per test, while parsing
 	maxJUnitBytes     = 16 << 20
 )
@@ -29,7 +31,8 @@ type Counts struct {
 }
 
 // Failure is one failed test (or a package that failed to build, Test "").
-// Message is RAW task output: redact it before it leaves the machine.
+// Every field is RAW task output (a test's name too: t.Run(tc.token, …)):
+// redact it before it leaves the machine.
 type Failure struct {
 	Test    string `json:"test,omitempty"`
 	Package string `json:"package,omitempty"`
@@ -64,6 +67,8 @@ func (c *Counts) addFailure(f Failure) {
 		return
 	}
 	f.Message = clip(strings.TrimSpace(f.Message), maxFailureMessage)
+	// Room for the redactor to see a secret whole before clipName.
+	f.Test, f.Package = clipName(f.Test, maxTestOutput), clipName(f.Package, maxTestOutput)
 	c.Failures = append(c.Failures, f)
 }
 
@@ -73,6 +78,18 @@ func clip(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
+}
+
+// clipName keeps the start of a name (where a test or package is told
+// apart) within n bytes, cut on a character boundary, with "…" when cut.
+func clipName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // testEvent is one line of `go test -json` (cmd/test2json).
