@@ -28,6 +28,10 @@ var subjectColumns = []struct{ table, column string }{
 	{"outbox", "to_agent"},
 	{"approvals", "requester"},
 	{"tasks", "requester"},
+	// A coordination task's summary is the peer's own words (its
+	// task_assign's description): kept with the name scrubbed, they
+	// outlived the messages they came from.
+	{"coord_tasks", "peer"},
 }
 
 // ForgetAgent removes agentID from the database in one transaction: rows
