@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -397,19 +398,32 @@ func (m *Messenger) counterpart(ctx context.Context, taskID string) (string, err
 	if err != nil {
 		return "", err
 	}
-	// Prefer whoever assigned the task to us: progress goes to the requester.
+	// Prefer whoever assigned the task to us: progress goes to the
+	// requester. Only one: any peer the messages rule lets in can assign
+	// the same task id, and the latest assigner got the progress written
+	// for the first.
+	var assigners []string
 	for _, t := range ts {
 		if t.Side == SideAssignee {
-			return t.Peer, nil
+			assigners = append(assigners, t.Peer)
 		}
 	}
-	switch len(ts) {
-	case 0:
+	switch {
+	case len(assigners) == 1:
+		return assigners[0], nil
+	case len(assigners) > 1:
+		return "", errs.Invalid("task %s was assigned to you here by %d agents (%s); say which agent to send it to (to)",
+			taskID, len(assigners), strings.Join(assigners, ", "))
+	case len(ts) == 0:
 		return "", errs.Invalid("no message about task %s was sent or received here, so there is no one to send it to; say which agent (to)", taskID)
-	case 1:
+	case len(ts) == 1:
 		return ts[0].Peer, nil
 	}
-	return "", errs.Invalid("task %s has %d counterparts here; say which agent to send it to", taskID, len(ts))
+	peers := make([]string, 0, len(ts))
+	for _, t := range ts {
+		peers = append(peers, t.Peer)
+	}
+	return "", errs.Invalid("task %s has %d counterparts here (%s); say which agent to send it to (to)", taskID, len(ts), strings.Join(peers, ", "))
 }
 
 // Inbox lists received messages matching f in order (only typed ones when
