@@ -113,3 +113,31 @@ func (db *DB) PruneReceived(ctx context.Context, before time.Time) (queries, mes
 	}
 	return queries, messages, nil
 }
+
+// PruneCoordTasks deletes the coordination tasks not moved since the
+// cut-off that no stored message names any more (the messages about them
+// read and pruned, or never received: one this agent only sent). Each
+// typed message with a new task id adds one, and nothing else removed
+// them: a peer a messages rule lets in, sending a new task id in every
+// message the assistant reads, grew the table without bound. It returns
+// how many went.
+func (db *DB) PruneCoordTasks(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		err := db.Write(ctx, func(tx *Tx) error {
+			res, err := tx.Exec(`DELETE FROM coord_tasks WHERE rowid IN (SELECT c.rowid FROM coord_tasks c
+				WHERE c.updated_at < ? AND NOT EXISTS (SELECT 1 FROM messages m
+					WHERE m.task_id = c.task_id AND m.from_agent = c.peer) LIMIT ?)`, formatTime(before), pruneBatch)
+			if err != nil {
+				return fmt.Errorf("store: pruning coordination tasks: %w", err)
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		total += n
+		if err != nil || n < pruneBatch {
+			return total, err
+		}
+	}
+}

@@ -26,6 +26,9 @@ type PruneReport struct {
 	// declined, messages the owner has read (tasks_days, as tasks).
 	Queries  int64 `json:"queries"`
 	Messages int64 `json:"messages"`
+	// CoordTasks are coordination tasks not moved since, that no message
+	// kept names.
+	CoordTasks int64 `json:"coord_tasks"`
 }
 
 // pruneCutoffs are the times before which each kind of record goes.
@@ -83,12 +86,16 @@ func (o *Ops) prune(ctx context.Context, cut pruneCutoffs) (PruneReport, error) 
 	if rep.Queries, rep.Messages, err = o.DB.PruneReceived(ctx, cut.tasks); err != nil {
 		return rep, fmt.Errorf("prune received questions and messages: %w", err)
 	}
+	if rep.CoordTasks, err = o.DB.PruneCoordTasks(ctx, cut.tasks); err != nil {
+		return rep, fmt.Errorf("prune coordination tasks: %w", err)
+	}
 	err = o.DB.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendAudit("owner", "ctl.prune", "ok", rep)
 		return err
 	})
 	o.Log.Info("pruned", "component", "retention", "audit_rows", rep.AuditRows, "context_events", rep.ContextEvents,
-		"tasks", rep.Tasks, "outbox_rows", rep.OutboxRows, "queries", rep.Queries, "messages", rep.Messages)
+		"tasks", rep.Tasks, "outbox_rows", rep.OutboxRows, "queries", rep.Queries, "messages", rep.Messages,
+		"coord_tasks", rep.CoordTasks)
 	return rep, err
 }
 

@@ -45,8 +45,8 @@ func (a *app) pruneCmd() *cobra.Command {
 					return err
 				}
 				return a.emit(rep, func(w io.Writer) {
-					fmt.Fprintf(w, "pruned records older than %s:\n  audit rows:      %d (a checkpoint keeps the chain verifiable)\n  context events:  %d\n  finished tasks:  %d\n  sent messages:   %d\n  questions:       %d (answered or declined)\n  read messages:   %d\n",
-						olderThan, rep.AuditRows, rep.ContextEvents, rep.Tasks, rep.OutboxRows, rep.Queries, rep.Messages)
+					fmt.Fprintf(w, "pruned records older than %s:\n  audit rows:      %d (a checkpoint keeps the chain verifiable)\n  context events:  %d\n  finished tasks:  %d\n  sent messages:   %d\n  questions:       %d (answered or declined)\n  read messages:   %d\n  message tasks:   %d (no message names them)\n",
+						olderThan, rep.AuditRows, rep.ContextEvents, rep.Tasks, rep.OutboxRows, rep.Queries, rep.Messages, rep.CoordTasks)
 				})
 			})
 		},
