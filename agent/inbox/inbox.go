@@ -72,6 +72,15 @@ func (in *Inbox) Answer(ctx context.Context, queryID, text string) error {
 	}
 	res := wire.QueryResult{Summary: in.Redact(text), Completed: true}
 	res.ContextRefs = keptRefs(q.Draft, text)
+	if len(res.ContextRefs) > 0 && in.Unsendable != nil {
+		// The references are the draft's, drawn under the ACL of the
+		// question's arrival, and the text does not show them: they go
+		// only as a release of the draft would (checkSendable). The
+		// owner's words go in any case.
+		if why, _ := in.Unsendable(q); why != "" {
+			res.ContextRefs = nil
+		}
+	}
 	return in.finish(ctx, q, Answered, wire.EventQueryCompleted, res, "ctl.answer")
 }
 
