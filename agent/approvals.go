@@ -54,7 +54,9 @@ func (c *Core) Approve(ctx context.Context, req ApproveRequest) error {
 // Reject rejects a pending task; the requester gets APPROVAL_DENIED.
 // Errors as Approve.
 func (c *Core) Reject(ctx context.Context, req RejectRequest) error {
-	reason := req.Reason
+	// Sent to the requester and kept with the task, as an answer's text
+	// and a decline's reason are: redacted first.
+	reason := c.redactOut(req.Reason)
 	if reason == "" {
 		reason = "rejected by the owner"
 	}
