@@ -19,15 +19,11 @@ import (
 // it. What became of the reply (delivered, queued, refused) is said as
 // `aoi send` says it.
 func (m *Model) reply(seq, text string) tea.Cmd {
-	to, ok := m.messages.bySeq(seq)
-	if !ok {
-		m.fail("no message "+Sanitize(seq)+" in the Messages pane to reply to; its detail (enter) shows each message's ID", nil)
+	if problem := replyProblem(promptCommand{name: "reply", id: seq}, m.messages); problem != "" {
+		m.fail(problem, nil)
 		return nil
 	}
-	if to.Type == "" || !wire.ValidID(to.MessageID) {
-		m.fail("message "+seq+" is "+messageKind(to)+" from "+Sanitize(to.From)+", not a message to reply to; reply to a typed message (a question, a task_assign, a note)", nil)
-		return nil
-	}
+	to, _ := m.messages.bySeq(seq)
 	req := agent.SendMessageRequest{To: to.From, Type: replyType(to.Type), TaskID: to.TaskID, ReplyTo: to.MessageID}
 	req.Payload, _ = json.Marshal(map[string]string{"message": text})
 	svc, ctx, timeout := m.svc, m.ctx, m.opts.CallTimeout
@@ -42,6 +38,25 @@ func (m *Model) reply(seq, text string) tea.Cmd {
 		return doneMsg{what: Sanitize(sent.Type) + " " + Sanitize(sent.ID) + " to " + Sanitize(sent.To) + ": " + Sanitize(sent.Note),
 			failed: failed, err: err, refresh: dMessages}
 	}
+}
+
+// replyProblem says why :reply's ID names no message to reply to ("" when
+// it does): the bar stays open with the line, so a mistyped ID is mended
+// rather than the reply retyped (the fourteenth walk's `:reply 99 …` closed
+// the bar on its text).
+func replyProblem(c promptCommand, p *messagesPane) string {
+	if c.name != "reply" {
+		return ""
+	}
+	to, ok := p.bySeq(c.id)
+	if !ok {
+		return "no message " + Sanitize(c.id) + " in the Messages pane to reply to; its detail (enter) shows each message's ID"
+	}
+	if to.Type == "" || !wire.ValidID(to.MessageID) {
+		return "message " + Sanitize(c.id) + " is " + messageKind(to) + " from " + Sanitize(to.From) +
+			", not a message to reply to; reply to a typed message (a question, a task_assign, a note)"
+	}
+	return ""
 }
 
 // replyType is the type a reply to a typed message of type typ has.

@@ -93,5 +93,6 @@ func TestReplyFromThePrompt(t *testing.T) {
 		if frame := screen(m); !strings.Contains(frame, c.want) {
 			t.Errorf(":%s does not say %q:\n%s", c.line, c.want, frame)
 		}
+		press(t, m, "esc") // the bar keeps a line it cannot run
 	}
 }
