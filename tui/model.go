@@ -253,6 +253,7 @@ func (m *Model) setFocus(f focus) {
 			m.lastOpen[l.column(f)] = f
 		}
 	}
+	m.renameAttentionKeys()
 	m.relayout()
 }
 

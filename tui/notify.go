@@ -53,6 +53,12 @@ type notice struct {
 	// in the prompt, a filter word taken as text); it goes as soon as the
 	// owner does something else it would mislead about (hint).
 	keyHint bool
+	// attention is the event a notice of something that needs the owner
+	// announces, and summary its text before the keys that act on it:
+	// the keys are named again from the pane focus moves to (the
+	// fourteenth walk read "details in Approvals (tab tab)" in Approvals).
+	attention agent.Event
+	summary   string
 }
 
 // hint is info about the key just pressed: it goes when a dialog opens or
@@ -197,6 +203,7 @@ func (m *Model) attention(ev agent.Event) tea.Cmd {
 	if ev.Summary != "" && (ev.ID == "" || ev.ID != m.shownMessage) {
 		keys := m.attentionKeys(ev)
 		m.announce("⚑ " + Sanitize(ev.Summary) + keys)
+		m.notice.attention, m.notice.summary = ev, "⚑ "+Sanitize(ev.Summary)
 		switch {
 		case ev.ID != "" && ev.ID == m.trustAsked:
 			m.notice.trustFP = ev.ID
@@ -243,6 +250,19 @@ func (m *Model) attentionKeys(ev agent.Event) string {
 		return keys + " in the Peers pane"
 	}
 	return ""
+}
+
+// renameAttentionKeys names again, from the pane now focused, the keys
+// at the end of a notice announcing something that needs the owner: how
+// to reach the pane they work in is wrong once focus has moved.
+func (m *Model) renameAttentionKeys() {
+	n := &m.notice
+	if n.summary == "" || n.text == "" {
+		return
+	}
+	if keys := m.attentionKeys(n.attention); keys != "" {
+		n.text = n.summary + keys
+	}
 }
 
 // showApproval records that the notice names approval id with y/n.

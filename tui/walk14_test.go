@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/aoi-protocol/aoi/agent"
 )
 
 // TestReplyToNoMessageKeepsTheLine: `:reply ID text` whose ID names no
@@ -35,5 +37,35 @@ func TestReplyToNoMessageKeepsTheLine(t *testing.T) {
 			}
 		}
 		press(t, m, "esc")
+	}
+}
+
+// TestNoticeNamesTheWayFromThePaneFocused: the notice of a request to run
+// something says how to reach Approvals from the pane focused now, not
+// from where focus was when it arrived (the fourteenth walk pressed tab
+// tab as it said, and read "details in Approvals (tab tab)" in Approvals;
+// tab tab from there goes to Messages).
+func TestNoticeNamesTheWayFromThePaneFocused(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 30, true)
+	m.setFocus(focusQueries)
+	m.Update(eventMsg{ev: agent.Event{Seq: 1, Kind: agent.EventApprovalRequested, ID: "a-9", Agent: "pm-tanaka"}})
+	m.Update(eventMsg{ev: agent.Event{Seq: 2, Kind: agent.EventAttention, ID: "a-9", Summary: "pm-tanaka wants to run run_tests suite=auth"}})
+	if frame := screen(m); !strings.Contains(frame, "details in Approvals (tab tab)") {
+		t.Fatalf("from Queries the notice does not say the way to Approvals:\n%s", frame)
+	}
+	press(t, m, "tab", "tab")
+	if m.focus != focusApprovals {
+		t.Fatalf("tab tab from Queries focused %v, not Approvals", m.focus)
+	}
+	frame := screen(m)
+	if strings.Contains(frame, "(tab tab)") || !strings.Contains(frame, "enter for details") {
+		t.Errorf("in Approvals the notice still says the way from Queries:\n%s", frame)
+	}
+	press(t, m, "tab")
+	if frame := screen(m); !strings.Contains(frame, "details in Approvals (") || strings.Contains(frame, "(tab tab)") {
+		t.Errorf("one tab past Approvals the notice does not say the way back:\n%s", frame)
+	}
+	if !m.noticeNames("a-9") {
+		t.Errorf("the notice, named again, no longer names a-9 with its keys: y would name it first")
 	}
 }
