@@ -180,14 +180,46 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 		kept = " " + countOf(all-n, "question whose draft found no work or is a guess stays", "questions whose drafts found no work or are guesses stay") + " for you to answer."
 	}
 	if n == 0 {
-		m.info("answer (" + m.env.keys.Queries.Answer.Help().Key + ") or decline (" + m.env.keys.Queries.Decline.Help().Key +
-			") each: the secretary found no work for the buffered questions, or only guessed")
+		m.info(nothingToRelease(m.interrupts.rows, m.env))
 		return nil
 	}
 	body := "Send " + countOf(n, "buffered question", "buffered questions") + " the secretary's draft as the answer? " +
 		"Each asker reads it as your reply; enter on a question in Interrupts shows its draft first." + kept
 	m.pushDialog(newConfirmDialog("Release every buffered question", body, releaseAction{confirmed: true, n: n}, m.env))
 	return nil
+}
+
+// nothingToRelease says why R sends none of the buffered questions qs a
+// draft (each draft found no work or is a guess), naming which it is and
+// how many, and what to do instead (the fourteenth walk's one buffered
+// question, whose draft found no work, read "for the buffered questions,
+// or only guessed").
+func nothingToRelease(qs []agent.Query, e *env) string {
+	guesses := 0
+	for _, q := range qs {
+		if inbox.DraftFoundWork(q.Draft) {
+			guesses++
+		}
+	}
+	noWork := len(qs) - guesses
+	which := "the buffered question"
+	if len(qs) > 1 {
+		which = "the " + itoa(len(qs)) + " buffered questions"
+	}
+	why := "the secretary found no work for " + which
+	switch {
+	case noWork == 0:
+		why = "the secretary only guessed at " + which
+	case guesses > 0:
+		why = "the secretary found no work for " + countOf(noWork, "buffered question", "buffered questions") +
+			" and only guessed at " + countOf(guesses, "other", "others")
+	}
+	each := "it"
+	if len(qs) > 1 {
+		each = "each"
+	}
+	return "nothing to send: " + why + "; answer (" + e.keys.Queries.Answer.Help().Key + ") or decline (" +
+		e.keys.Queries.Decline.Help().Key + ") " + each
 }
 
 // releasable counts the questions R sends a draft: those whose draft

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +69,45 @@ func TestNoticeNamesTheWayFromThePaneFocused(t *testing.T) {
 	}
 	if !m.noticeNames("a-9") {
 		t.Errorf("the notice, named again, no longer names a-9 with its keys: y would name it first")
+	}
+}
+
+// TestReleaseAllSaysWhyNothingIsSent: R when no buffered draft may be sent
+// says which it is (no work found, a guess) and how many, in the number
+// there are (the fourteenth walk's one buffered question, whose draft
+// found no work, read "for the buffered questions, or only guessed").
+func TestReleaseAllSaysWhyNothingIsSent(t *testing.T) {
+	noWork, _ := json.Marshal(map[string]any{"summary": `No recorded work matches "review pr 42".`})
+	for _, c := range []struct {
+		name string
+		keep []string // buffered questions kept: q-5 found no work, q-4 is a guess
+		want string
+	}{
+		{"one without work", []string{"q-5"}, "nothing to send: the secretary found no work for the buffered question; answer (e) or decline (d) it"},
+		{"one guess", []string{"q-4"}, "nothing to send: the secretary only guessed at the buffered question; answer (e) or decline (d) it"},
+		{"both", []string{"q-5", "q-4"}, "nothing to send: the secretary found no work for 1 buffered question and only guessed at 1 other; answer (e) or decline (d) each"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svc := fixtureService()
+			var qs []agent.Query
+			for _, q := range svc.queries {
+				if q.ID == "q-5" {
+					q.Draft = noWork
+				}
+				if q.State != agent.QueryBuffered || slices.Contains(c.keep, q.ID) {
+					qs = append(qs, q)
+				}
+			}
+			svc.queries = qs
+			m := newLoaded(t, svc, 200, 40, true)
+			m.setFocus(focusInterrupts)
+			press(t, m, "R")
+			if got := m.notice.text; got != c.want {
+				t.Errorf("R says %q; want %q", got, c.want)
+			}
+			if d := m.topDialog(); d != nil {
+				t.Errorf("R with nothing to send opened %T", d)
+			}
+		})
 	}
 }
