@@ -215,7 +215,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 				m.logError(m.prompt.problem) // whole in :errors; a narrow bar cuts it
 				return nil
 			}
-			if problem := cmp.Or(unknownPeer(c, m.knownPeers), taskProblem(c, m.knownPeers), questionProblem(c, m.queries),
+			if problem := cmp.Or(unknownPeer(c, m.knownPeers, Sanitize(m.status.AgentID)), taskProblem(c, m.knownPeers), questionProblem(c, m.queries),
 				replyProblem(c, m.messages)); problem != "" {
 				m.prompt.problem = problem
 				m.logError(problem)

@@ -139,7 +139,7 @@ func questionProblem(c promptCommand, p *queriesPane) string {
 // unknownPeer says why the peer a command asks is not one this agent
 // knows ("" when it is, or when no peer list has been read yet): the bar
 // stays open with the line, to mend the id rather than retype it.
-func unknownPeer(c promptCommand, peers []agent.Peer) string {
+func unknownPeer(c promptCommand, peers []agent.Peer, self string) string {
 	to := c.ask.To
 	switch c.name {
 	case "task":
@@ -153,6 +153,10 @@ func unknownPeer(c promptCommand, peers []agent.Peer) string {
 	ids := agentIDs(peers)
 	if slices.Contains(ids, to) {
 		return ""
+	}
+	if to == self && self != "" { // the fourteenth walk's :task eng-suzuki, from eng-suzuki
+		return to + " is this agent: " + map[bool]string{true: "@", false: ":task"}[c.name == "ask"] +
+			" asks a peer (tab completes their ids)"
 	}
 	if near := suggest.LooseAll(to, ids); len(near) > 0 { // @engg, @suzuki: eng-suzuki (and eng-sato)
 		return "no peer " + to + " here — did you mean " + oneOf(near) + "? (tab completes ids)"

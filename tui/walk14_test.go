@@ -111,3 +111,30 @@ func TestReleaseAllSaysWhyNothingIsSent(t *testing.T) {
 		})
 	}
 }
+
+// TestAskingYourselfSaysSo: `@ME …` or `:task ME …` with this agent's own
+// id says that it is this agent, not that no such peer is here (the
+// fourteenth walk's `:task eng-suzuki say_hi`, typed on eng-suzuki, read
+// "no peer eng-suzuki here … :discover looks for new ones").
+func TestAskingYourselfSaysSo(t *testing.T) {
+	m := newLoaded(t, fixtureService(), 120, 30, true)
+	for _, c := range []struct{ line, want string }{
+		{"@eng-suzuki is the release branch green?", "eng-suzuki is this agent: @ asks a peer"},
+		{":task eng-suzuki run_tests suite=auth", "eng-suzuki is this agent: :task asks a peer"},
+	} {
+		press(t, m, c.line[:1])
+		typeText(t, m, c.line[1:])
+		press(t, m, "enter")
+		frame := screen(m)
+		if !strings.Contains(frame, c.want) || strings.Contains(frame, "no peer eng-suzuki") {
+			t.Errorf("%s does not say %q:\n%s", c.line, c.want, frame)
+		}
+		if !m.prompt.input.Focused() {
+			t.Errorf("%s closed the bar", c.line)
+		}
+		press(t, m, "esc")
+	}
+	if calls := m.svc.(*testService).Calls(); len(calls) != 0 {
+		t.Errorf("asking yourself made the calls %q", calls)
+	}
+}
