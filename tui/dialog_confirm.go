@@ -110,8 +110,18 @@ func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 				d.problem = "not an agent id: use lower-case letters, digits, '.', '_' or '-' (e.g. eng-suzuki)"
 				return nil, nil
 			}
+			role := strings.TrimSpace(d.role.Value())
+			if problem := roleProblem(role); problem != "" {
+				// The dialog stays open on the role to mend (the
+				// fourteenth walk's "q a" closed it on a failure).
+				d.problem = problem
+				if !d.onRole {
+					return nil, d.switchField()
+				}
+				return nil, nil
+			}
 			p := d.p
-			p.AgentID, p.Role = id, strings.TrimSpace(d.role.Value())
+			p.AgentID, p.Role = id, role
 			return trustAction{p: p}, nil
 		}
 	}
@@ -122,6 +132,18 @@ func (d *trustDialog) Update(msg tea.Msg) (action, tea.Cmd) {
 		d.id, cmd = d.id.Update(msg)
 	}
 	return nil, cmd
+}
+
+// roleProblem says why role cannot be a peer's role ("" when it can, or
+// is left empty), as the core would refuse it.
+func roleProblem(role string) string {
+	switch {
+	case role == "" || wire.ValidAgentID(role):
+		return ""
+	case wire.ValidAgentID(strings.ToLower(role)):
+		return "roles are lower-case: use " + strings.ToLower(role)
+	}
+	return "not a role: use lower-case letters, digits, '.', '_' or '-', no spaces (e.g. pm, qa), or leave it empty"
 }
 
 // switchField moves the focus to the other field.

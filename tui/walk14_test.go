@@ -138,3 +138,44 @@ func TestAskingYourselfSaysSo(t *testing.T) {
 		t.Errorf("asking yourself made the calls %q", calls)
 	}
 }
+
+// TestTrustDialogKeepsABadRole: a role the core would refuse ("q a", with
+// a space) keeps the trust dialog open saying why, with what was typed, and
+// trusts nobody (the fourteenth walk's dialog closed on "trusting qa-ito
+// failed: that role is not valid", and t had to be pressed and the role
+// typed again).
+func TestTrustDialogKeepsABadRole(t *testing.T) {
+	for _, c := range []struct{ role, want, fixed string }{
+		{"q a", "not a role: use lower-case letters", "qa"},
+		{"QA", "roles are lower-case: use qa", "qa"},
+	} {
+		svc := fixtureService()
+		m := newLoaded(t, svc, 60, 20, true)
+		press(t, m, "shift+tab", "t")
+		d, ok := m.topDialog().(*trustDialog)
+		if !ok {
+			t.Fatalf("t opened %T; want the trust dialog", m.topDialog())
+		}
+		d.id.SetValue("qa-ito")
+		press(t, m, "tab")
+		typeText(t, m, c.role)
+		press(t, m, "enter")
+		if m.topDialog() != d {
+			t.Fatalf("role %q closed the trust dialog:\n%s", c.role, screen(m))
+		}
+		frame := screen(m)
+		checkFrame(t, frame, 60, 20)
+		if !strings.Contains(d.problem, c.want) || !strings.Contains(frame, c.want[:10]) {
+			t.Errorf("role %q: the dialog does not say %q:\n%s", c.role, c.want, frame)
+		}
+		if calls := svc.Calls(); len(calls) != 0 {
+			t.Errorf("role %q made the calls %v", c.role, calls)
+		}
+		d.role.SetValue("")
+		typeText(t, m, c.fixed)
+		press(t, m, "enter")
+		if got := svc.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "trust qa-ito ") || !strings.HasSuffix(got[0], " role=qa") {
+			t.Errorf("after mending the role, calls = %v; want qa-ito trusted with role qa", got)
+		}
+	}
+}
