@@ -83,8 +83,44 @@ func (d *helpDialog) View(w, h int, env *env) string {
 	left := lipgloss.NewStyle().Width(half).Render(strings.Join(blocks[:3], "\n"))
 	right := lipgloss.NewStyle().Width(tw - half).Render(strings.Join(blocks[3:], "\n"))
 	body := lipgloss.JoinHorizontal(lipgloss.Top, left, right)
-	body += "\n\n" + st.Muted.Render("Prompt: "+promptUsage)
-	return d.scroll.view("Help", wrapBlock(body, tw), w, h, env)
+	body = wrapBlock(body, tw) + "\n\n" + st.Muted.Render(wrapList("Prompt: "+promptUsage, " · ", tw))
+	return d.scroll.view("Help", body, w, h, env)
+}
+
+// wrapList wraps a list of items joined by sep to w cells, breaking
+// between items where it can and leaving the separator at the end of the
+// line, never at the start of the next (the fourteenth walk's help read
+// "· :help · :quit" on a line of its own). An item wider than the line
+// wraps as text does.
+func wrapList(s, sep string, w int) string {
+	tail := strings.TrimRight(sep, " ")
+	var lines []string
+	cur := ""
+	start := func(item string) { // a wide item wraps; its last line takes the next
+		wrapped := wrap(item, w)
+		if len(wrapped) == 0 {
+			wrapped = []string{""}
+		}
+		lines = append(lines, wrapped[:len(wrapped)-1]...)
+		cur = wrapped[len(wrapped)-1]
+	}
+	for i, item := range strings.Split(s, sep) {
+		switch {
+		case i == 0:
+			start(item)
+			continue
+		case width(cur)+width(sep)+width(item) <= w:
+			cur += sep + item
+			continue
+		case width(cur)+width(tail) <= w:
+			cur += tail
+		default: // no room for the separator at the end: it starts the item
+			item = strings.TrimLeft(sep, " ") + item
+		}
+		lines = append(lines, cur)
+		start(item)
+	}
+	return strings.Join(append(lines, cur), "\n")
 }
 
 // wrapBlock wraps every line of s to w cells.

@@ -179,3 +179,27 @@ func TestTrustDialogKeepsABadRole(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpNeverStartsALineWithASeparator: the help's list of prompt
+// commands breaks between commands, leaving "·" at the end of a line,
+// never alone at the start of the next (the fourteenth walk's help read
+// "· :help · :quit" and "· :quit" at 60 and 120 columns).
+func TestHelpNeverStartsALineWithASeparator(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {100, 30}, {120, 35}, {140, 45}} {
+		m := newLoaded(t, fixtureService(), sz[0], sz[1], true)
+		press(t, m, "?")
+		screen(m) // the help's pages are known once it is drawn
+		press(t, m, "end")
+		frame := screen(m)
+		checkFrame(t, frame, sz[0], sz[1])
+		for _, l := range strings.Split(frame, "\n") {
+			inner := strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "┃"))
+			if strings.HasPrefix(inner, "·") {
+				t.Errorf("%dx%d: a line of the help starts with a separator: %q\n%s", sz[0], sz[1], l, frame)
+			}
+		}
+		if !strings.Contains(frame, ":quit") {
+			t.Errorf("%dx%d: the help's last page does not end with :quit:\n%s", sz[0], sz[1], frame)
+		}
+	}
+}
