@@ -1,10 +1,8 @@
 package agent_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
@@ -46,16 +44,7 @@ func TestForgetDeletesTheCoordinationTasksOfThePeer(t *testing.T) {
 	if ts, err := eng.CoordTasks(ctx, agent.CoordTasksRequest{TaskID: "T-OK"}); err != nil || len(ts) != 0 {
 		t.Errorf("eng's T-OK after forgetting pm-tanaka = %+v (%v), want none", ts, err)
 	}
-	if err := eng.DB().CheckpointWAL(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{eng.DBPath(), eng.DBPath() + "-wal"} {
-		b, err := os.ReadFile(f)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		if i := bytes.Index(b, []byte(words)); i >= 0 {
-			t.Errorf("%s still holds the forgotten peer's words at byte %d", f, i)
-		}
+	if f, i := storedAt(t, eng, words); f != "" {
+		t.Errorf("%s still holds the forgotten peer's words at byte %d", f, i)
 	}
 }
