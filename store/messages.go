@@ -123,11 +123,15 @@ type MessageFilter struct {
 	ReceivedAfter time.Time
 }
 
+// MessagePageLimit is the number of messages FilterMessages returns for
+// a MessageFilter.Limit of n: 20 when n is not positive, at most 1000.
+func MessagePageLimit(n int) int { return clampLimit(n, 20, 1000) }
+
 // FilterMessages returns messages matching f with seq > f.AfterSeq in
 // sequence order, plus whether more match beyond them. A Type, TaskID or
 // ThreadID filter matches typed messages (aoi.message) only.
 func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRecord, bool, error) {
-	limit := clampLimit(f.Limit, 20, 1000)
+	limit := MessagePageLimit(f.Limit)
 	q := `SELECT ` + messageColumns + ` FROM messages WHERE seq > ?`
 	args := []any{f.AfterSeq}
 	for _, c := range []struct{ col, v string }{{"type", f.Type}, {"task_id", f.TaskID}, {"thread_id", f.ThreadID}} {

@@ -20,7 +20,7 @@ import (
 // sent one (f.AfterMessage), and names its last row for the next page the
 // same way, so paging shows each message once.
 func (m *Messenger) conversation(ctx context.Context, f InboxFilter) (InboxPage, error) {
-	limit := pageLimit(f.Limit)
+	limit := store.MessagePageLimit(f.Limit)
 	sent, err := m.DB.SentMessages(ctx, f.ThreadID, f.TaskID)
 	if err != nil {
 		return InboxPage{}, err
@@ -72,17 +72,6 @@ func conversationPage(rows []Message, afterSeq int64, more bool) InboxPage {
 		page.LastMessageID = rows[n-1].MessageID
 	}
 	return page
-}
-
-// pageLimit is the page size the store applies (default 20, at most 1000).
-func pageLimit(n int) int {
-	switch {
-	case n <= 0:
-		return 20
-	case n > 1000:
-		return 1000
-	}
-	return n
 }
 
 // cursor is where a conversation's page starts: received messages after
