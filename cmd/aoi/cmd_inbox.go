@@ -180,8 +180,9 @@ func printInbox(w io.Writer, in inboxOutput, earlier int) {
 	for _, m := range in.Messages {
 		rows = append(rows, []string{
 			// ID is the number aoi messages, --reply-to and :reply name
-			// the message by (seq in --json). The kind in the Messages pane's words ("answer"); --json
-			// keeps the protocol's event.
+			// the message by (seq in --json). KIND is as the Messages
+			// pane says it (task_assign, answer); --json keeps the
+			// protocol's event.
 			strconv.FormatInt(m.Seq, 10), cell(m.From, 20), cell(agent.MessageKindLabel(m.Kind()), 16),
 			dash(about(m)), when(m.ReceivedAt), messageSummary(m, maxSummary),
 		})
