@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 )
 
 // ContextEvent is one (already redacted) entry of the context mirror.
@@ -61,7 +62,7 @@ func PrepareContextEvent(ev ContextEvent) (PreparedContextEvent, error) {
 	if len(ev.Meta) > maxContextMeta {
 		return PreparedContextEvent{}, fmt.Errorf("store: context event meta is %d bytes, over the %d-byte limit", len(ev.Meta), maxContextMeta)
 	}
-	ev.Title, ev.Body = ctxTruncate(ev.Title, maxContextTitle), ctxTruncate(ev.Body, maxContextBody)
+	ev.Title, ev.Body = utf8cut.Prefix(ev.Title, maxContextTitle), utf8cut.Prefix(ev.Body, maxContextBody)
 	return PreparedContextEvent{ev: ev, grams: contextShortGrams(ev.Title + " " + ev.Key + " " + ev.Body)}, nil
 }
 
@@ -438,17 +439,6 @@ func ctxAppendStrings(args []any, ss []string) []any {
 		args = append(args, s)
 	}
 	return args
-}
-
-// truncUTF8 cuts s to at most n bytes without splitting a character.
-func ctxTruncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // MergeContextIndex does a bounded amount of FTS5 segment merging (about

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/internal/abbrev"
 	"github.com/aoi-protocol/aoi/internal/fold"
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 )
 
 // ContextSearch is a full-text search of the context mirror.
@@ -528,7 +529,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 	named := anyNames(plan)
 	asksVersion := slices.ContainsFunc(plan, func(p termPlan) bool { return p.version })
 	for _, h := range cands {
-		body := strings.ToLower(ctxTruncate(h.Body, maxScoredBody))
+		body := strings.ToLower(utf8cut.Prefix(h.Body, maxScoredBody))
 		text, code, _ := strings.Cut(body, CodeMark)
 		title := h.Title
 		if scoredTitle != nil {
@@ -537,7 +538,7 @@ func rank(cands map[int64]*ContextHit, terms []string, plan []termPlan, now time
 		orig := [nFields]string{title, h.Key}
 		if named {
 			// The case the text was written in tells a name from a word.
-			orig[2], orig[3], _ = strings.Cut(ctxTruncate(h.Body, maxScoredBody), CodeMark)
+			orig[2], orig[3], _ = strings.Cut(utf8cut.Prefix(h.Body, maxScoredBody), CodeMark)
 		}
 		fields := [nFields]string{strings.ToLower(title), strings.ToLower(h.Key), text, code}
 		d := doc{hit: h, japaneseTitle: kana.HasJapanese(h.Title), tf: make([][nFields]float64, len(terms))}

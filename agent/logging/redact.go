@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/internal/fold"
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 )
 
 // Redacted replaces a secret in the log.
@@ -143,18 +144,10 @@ func redactString(s string) string {
 		s = secretValue.ReplaceAllString(s, Redacted) // before the cut: a secret across it is seen whole
 	}
 	if len(s) > maxLogString {
-		cut := cutAt(s, maxLogString)
+		cut := utf8cut.Prefix(s, maxLogString)
 		s = cut + "…(" + strconv.Itoa(len(s)-len(cut)) + " more bytes)"
 	}
 	return s
-}
-
-// cutAt is s cut to at most n bytes, on a character boundary.
-func cutAt(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // maxLogString bounds one value in a log line.

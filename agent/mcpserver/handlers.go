@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
 	"github.com/aoi-protocol/aoi/agent/peers"
 	"github.com/aoi-protocol/aoi/agent/wire"
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 	"github.com/aoi-protocol/aoi/rpc"
 )
 
@@ -492,12 +492,5 @@ func sentence(doing string, err error) string {
 		why = err.Error()
 	}
 	s := doing + " failed: " + why
-	if len(s) > maxErrText {
-		cut := maxErrText
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return utf8cut.Ellipsis(s, maxErrText)
 }

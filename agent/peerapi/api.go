@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
@@ -22,6 +21,7 @@ import (
 	"github.com/aoi-protocol/aoi/agent/task"
 	"github.com/aoi-protocol/aoi/agent/wire"
 	"github.com/aoi-protocol/aoi/config"
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 	"github.com/aoi-protocol/aoi/rpc"
 	"github.com/aoi-protocol/aoi/store"
 )
@@ -76,7 +76,7 @@ func (a *API) CheckFrom(ctx context.Context, call *rpc.Call, from, to string) er
 		if who == "" {
 			who = caller.Key()
 		}
-		a.AuditRefusal(ctx, call, "impersonation", map[string]any{"claimed": clipClaim(from), "authenticated_as": who})
+		a.AuditRefusal(ctx, call, "impersonation", map[string]any{"claimed": utf8cut.Ellipsis(from, maxClaimBytes), "authenticated_as": who})
 		return errs.Denied(
 			fmt.Sprintf("request says it is from %q but the connection is authenticated as %q; an agent may only speak for itself", from, who),
 			map[string]any{"claimed_from": from})
@@ -91,19 +91,6 @@ func (a *API) CheckFrom(ctx context.Context, call *rpc.Call, from, to string) er
 // an agent id is at most 63 bytes, and a peer's 60 KiB `from` was stored
 // whole in the row of each refused call.
 const maxClaimBytes = 64
-
-// clipClaim is a claimed id as an audit row keeps it: cut at maxClaimBytes
-// (on a character boundary) with "…" when longer.
-func clipClaim(s string) string {
-	if len(s) <= maxClaimBytes {
-		return s
-	}
-	cut := maxClaimBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
 
 // AuditRefusal writes a refused call's audit row and marks the call audited.
 func (a *API) AuditRefusal(ctx context.Context, call *rpc.Call, kind string, detail map[string]any) {

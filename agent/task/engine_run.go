@@ -15,6 +15,7 @@ import (
 
 	"github.com/aoi-protocol/aoi/config"
 	"github.com/aoi-protocol/aoi/internal/backoff"
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 	"github.com/aoi-protocol/aoi/store"
 )
 
@@ -411,8 +412,8 @@ func (e *Engine) counts(format, path string) *Counts {
 		f.Message = e.redact(f.Message)
 		// Names are the task's output as its message is: redacted whole,
 		// then cut (a name cut first could show half a secret).
-		f.Test = clipName(e.redact(f.Test), maxFailureName)
-		f.Package = clipName(e.redact(f.Package), maxFailureName)
+		f.Test = utf8cut.Ellipsis(e.redact(f.Test), maxFailureName)
+		f.Package = utf8cut.Ellipsis(e.redact(f.Package), maxFailureName)
 	}
 	return c
 }

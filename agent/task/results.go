@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/utf8cut"
 )
 
 // Bounds on what a parsed result carries back to the requester.
@@ -67,8 +68,9 @@ func (c *Counts) addFailure(f Failure) {
 		return
 	}
 	f.Message = clip(strings.TrimSpace(f.Message), maxFailureMessage)
-	// Room for the redactor to see a secret whole before clipName.
-	f.Test, f.Package = clipName(f.Test, maxTestOutput), clipName(f.Package, maxTestOutput)
+	// Room for the redactor to see a secret whole before the name is cut
+	// to maxFailureName (Engine.counts).
+	f.Test, f.Package = utf8cut.Ellipsis(f.Test, maxTestOutput), utf8cut.Ellipsis(f.Package, maxTestOutput)
 	c.Failures = append(c.Failures, f)
 }
 
@@ -78,18 +80,6 @@ func clip(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
-}
-
-// clipName keeps the start of a name (where a test or package is told
-// apart) within n bytes, cut on a character boundary, with "…" when cut.
-func clipName(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // testEvent is one line of `go test -json` (cmd/test2json).
