@@ -195,7 +195,7 @@ func (m *Model) confirmReleaseAll() tea.Cmd {
 // question, whose draft found no work, read "for the buffered questions,
 // or only guessed").
 func nothingToRelease(qs []agent.Query, e *env) string {
-	guesses := 0
+	guesses := 0 // none is releasable, so a draft that found work is a guess
 	for _, q := range qs {
 		if inbox.DraftFoundWork(q.Draft) {
 			guesses++
