@@ -34,10 +34,30 @@ type Caller struct {
 	// never used as identity.
 	AnnouncedID       string `json:"announced_id,omitempty"`
 	AnnouncedEndpoint string `json:"announced_endpoint,omitempty"`
+
+	// key is Key's value, kept by the server once the transport has
+	// identified the caller: the peer path asks for it half a dozen times
+	// a request (rate limit, replay cache, registry), each time building
+	// the same string.
+	key string
 }
 
 // Key identifies the caller for rate limiting and registry binding.
 func (c Caller) Key() string {
+	if c.key != "" {
+		return c.key
+	}
+	return c.newKey()
+}
+
+// withKey is c keeping its Key, for a caller whose identity fields are
+// final (the server's, after the transport identified it).
+func (c Caller) withKey() Caller {
+	c.key = c.newKey()
+	return c
+}
+
+func (c Caller) newKey() string {
 	switch {
 	case c.Fingerprint != "":
 		return "fp:" + c.Fingerprint

@@ -32,11 +32,11 @@ func readEnvelope(raw []byte) (env envelope, ok bool) {
 
 // set keeps value when key (a JSON string) names a member JSON-RPC uses.
 func (env *envelope) set(key, value json.RawMessage) {
-	name, ok := jsonwalk.String(key)
+	name, ok := jsonwalk.Name(key)
 	if !ok {
 		return
 	}
-	switch name {
+	switch string(name) {
 	case "jsonrpc":
 		env.jsonrpc = value
 	case "method":

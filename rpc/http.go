@@ -151,7 +151,7 @@ func (s *Server) identify(r *http.Request) (Caller, *refusal) {
 	if c.Addr == "" {
 		c.Addr = r.RemoteAddr
 	}
-	return c, nil
+	return c.withKey(), nil
 }
 
 // bodyPrealloc is the largest body read into one allocation of its

@@ -65,11 +65,21 @@ type replayQueue struct {
 // it, its caller's key (sliced rather than built apart, which would cost
 // every request an allocation: a caller's key holds no NUL byte).
 func replayKey(c Caller, id []byte, method string, params []byte) (key, callerKey string) {
-	h := sha256.New()
-	h.Write([]byte(method))
-	h.Write([]byte{0})
-	h.Write(params)
-	key = c.Key() + "\x00" + string(id) + "\x00" + string(h.Sum(nil))
+	var sum [sha256.Size]byte
+	if n := len(method) + 1 + len(params); n <= 1024 {
+		// A question's params fit: hashed from the stack, where
+		// sha256.New and Sum would allocate the digest and its sum.
+		var buf [1024]byte
+		copy(buf[copy(buf[:], method)+1:], params)
+		sum = sha256.Sum256(buf[:n])
+	} else {
+		h := sha256.New()
+		h.Write([]byte(method))
+		h.Write([]byte{0})
+		h.Write(params)
+		h.Sum(sum[:0])
+	}
+	key = c.Key() + "\x00" + string(id) + "\x00" + string(sum[:])
 	return key, key[:strings.IndexByte(key, 0)]
 }
 

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -163,5 +164,20 @@ func remember(rc *replayCache, callerKey, key string, now time.Time) {
 	e, first := rc.begin(callerKey, key, now)
 	if first {
 		rc.finish(e, []byte(`true`), true)
+	}
+}
+
+// TestReplayKeyHashesMethodAndParams: the key's hash is SHA-256 of the
+// method, a NUL and the params, whether the params are hashed from the
+// stack (short) or through a digest (long).
+func TestReplayKeyHashesMethodAndParams(t *testing.T) {
+	c := Caller{Kind: CallerTLS, Fingerprint: "ab12"}
+	for _, n := range []int{0, 10, 1024 - len("aoi.query") - 1, 1024 - len("aoi.query"), 5000} {
+		params := []byte(strings.Repeat("p", n))
+		key, callerKey := replayKey(c, []byte(`"7"`), "aoi.query", params)
+		sum := sha256.Sum256(append([]byte("aoi.query\x00"), params...))
+		if want := c.Key() + "\x00\"7\"\x00" + string(sum[:]); key != want || callerKey != c.Key() {
+			t.Fatalf("params of %d bytes: key %q (caller %q), want %q", n, key, callerKey, want)
+		}
 	}
 }

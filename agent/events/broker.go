@@ -64,15 +64,18 @@ const ringSize = 4096
 type Broker struct {
 	now func() time.Time
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every publish
+	mu sync.Mutex
+	// changed is closed by the next publish, for whoever waits on it; it
+	// is made when someone asks (Since), not on every publish: a question
+	// publishes twice, and most publishes have no one waiting.
+	changed chan struct{}
 	seq     int64
 	ring    [ringSize]Event
 }
 
 // New returns a broker that stamps events with now.
 func New(now func() time.Time) *Broker {
-	return &Broker{now: now, changed: make(chan struct{})}
+	return &Broker{now: now}
 }
 
 // Publish records an event and wakes every subscriber.
@@ -81,8 +84,10 @@ func (b *Broker) Publish(kind, id, agent, summary string) Event {
 	b.seq++
 	ev := Event{Seq: b.seq, Kind: kind, Time: b.now(), ID: id, Agent: agent, Summary: summary}
 	b.ring[b.seq%ringSize] = ev
-	close(b.changed)
-	b.changed = make(chan struct{})
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	b.mu.Unlock()
 	return ev
 }
@@ -105,6 +110,9 @@ func (b *Broker) Since(seq int64) ([]Event, <-chan struct{}) {
 	var out []Event
 	for s := seq + 1; s <= b.seq; s++ {
 		out = append(out, b.ring[s%ringSize])
+	}
+	if b.changed == nil {
+		b.changed = make(chan struct{})
 	}
 	return out, b.changed
 }

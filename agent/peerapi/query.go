@@ -83,7 +83,7 @@ func (a *API) handleQuery(ctx context.Context, call *rpc.Call) (any, error) {
 	q := a.queryRecord(call, p, h, answerNow)
 	// Encoded here, not in the write function: the writer runs one
 	// function at a time while every other caller waits.
-	detail, err := store.NewAuditDetail(queryAuditFields(p, q, h))
+	detail, err := queryAuditDetail(p, q, h)
 	if err != nil {
 		return nil, err
 	}
@@ -123,18 +123,22 @@ func (a *API) queryRecord(call *rpc.Call, p wire.QueryParams, h Handling, answer
 	return q
 }
 
-// queryAuditFields is what the question's audit row records.
-func queryAuditFields(p wire.QueryParams, q store.QueryRecord, h Handling) map[string]any {
-	fields := map[string]any{
-		"query_id": q.ID, "scope": p.ContextScope, "priority": p.Priority, "decision": h.Decision, "confidence": h.Confidence}
+// queryAuditDetail is what the question's audit row records.
+func queryAuditDetail(p wire.QueryParams, q store.QueryRecord, h Handling) (store.AuditDetail, error) {
+	var f store.AuditFields
+	f.String("query_id", q.ID)
+	f.Strings("scope", p.ContextScope)
+	f.String("priority", p.Priority)
+	f.String("decision", h.Decision)
+	f.Number("confidence", h.Confidence)
 	if h.Decision != DecisionAutoRespond {
 		// A question that waits for the owner: its row says what was
 		// asked (the Audit pane showed only its id), short. The body
 		// was redacted as it arrived (rpc.Options.SanitizeBody), as the
 		// text the queries table keeps: no second pass here.
-		fields["question"] = termtext.Quote(p.Query, maxAuditQuestion, nil)
+		f.String("question", termtext.Quote(p.Query, maxAuditQuestion, nil))
 	}
-	return fields
+	return f.Detail()
 }
 
 // storeQuery stores the question, queues an answer the secretary gave to

@@ -18,11 +18,11 @@ import (
 // reflection took about 2% of the CPU of a request.
 func DecodeQueryParams(raw []byte) (p QueryParams, ok bool) {
 	ok = jsonwalk.Members(raw, func(key, value []byte) bool {
-		name, isString := jsonwalk.String(key)
+		name, isString := jsonwalk.Name(key)
 		if !isString {
 			return false
 		}
-		switch name {
+		switch string(name) {
 		case "from":
 			return setString(&p.From, value)
 		case "to":
@@ -40,7 +40,7 @@ func DecodeQueryParams(raw []byte) (p QueryParams, ok bool) {
 		}
 		// json.Unmarshal ignores an unknown member, unless its name folds
 		// onto a field's: then it sets the field.
-		return !foldsOntoQueryField(name)
+		return !foldsOntoQueryField(string(name))
 	})
 	return p, ok
 }

@@ -83,6 +83,22 @@ func String(raw []byte) (s string, ok bool) {
 	return s, true
 }
 
+// Name is the text of the JSON string raw (a member's key) for comparing
+// with names: the bytes between the quotes when it holds no escape, else
+// String's decoding. Comparing string(name) with a constant, or switching
+// on it, allocates nothing, where String copies every key it is given.
+// ok is false when raw is not a string.
+func Name(raw []byte) (name []byte, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	s, ok := String(raw)
+	return []byte(s), ok
+}
+
 func skipSpace(raw []byte, i int) int {
 	for i < len(raw) {
 		switch raw[i] {

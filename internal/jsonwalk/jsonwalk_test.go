@@ -4,7 +4,34 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
+
+// TestNameOfAPlainKeyAllocatesNothing: the peer path compares every key
+// of a request with the names it knows, and String copied each one.
+func TestNameOfAPlainKeyAllocatesNothing(t *testing.T) {
+	key := []byte(`"context_scope"`)
+	var hits int
+	allocs := testing.AllocsPerRun(100, func() {
+		name, ok := Name(key)
+		switch string(name) {
+		case "from", "to":
+		case "context_scope":
+			if ok {
+				hits++
+			}
+		}
+	})
+	if allocs != 0 || hits == 0 {
+		t.Fatalf("Name of a key without escapes: %v allocations a call, %d matches", allocs, hits)
+	}
+	if name, ok := Name([]byte(`"\u006dethod"`)); !ok || string(name) != "method" {
+		t.Fatalf(`Name of an escaped key = %q, %v; want "method"`, name, ok)
+	}
+	if _, ok := Name([]byte(`12`)); ok {
+		t.Fatal("Name of a number says it is a string")
+	}
+}
 
 // FuzzWalk: on valid JSON, Members and Elements give what encoding/json
 // decodes into a []struct{key, value} or a []json.RawMessage (last value
@@ -42,6 +69,21 @@ func FuzzWalk(f *testing.F) {
 				t.Fatalf("%q: key %q is not a string", raw, k)
 			}
 			last[name] = values[i]
+			// Name compares as the decoded key does: equal to the same
+			// names (it keeps a broken byte as written where String puts
+			// U+FFFD, and no name holds either).
+			text, ok := Name(k)
+			if !ok {
+				t.Fatalf("%q: Name says key %q is not a string", raw, k)
+			}
+			if utf8.Valid(text) && string(text) != name {
+				t.Fatalf("%q: Name(%q) = %q, String %q", raw, k, text, name)
+			}
+			for _, probe := range []string{"method", "id", "from", "context_scope"} {
+				if (string(text) == probe) != (name == probe) {
+					t.Fatalf("Name(%q) = %q and String %q disagree on %q", k, text, name, probe)
+				}
+			}
 		}
 		if isObject && len(last) != len(m) {
 			t.Fatalf("%q: %d distinct keys, encoding/json %d", raw, len(last), len(m))
