@@ -62,15 +62,23 @@ type auditHead struct {
 
 // auditHash computes a row's hash from its stored column values.
 func auditHash(prevHash string, seq int64, ts, agent, method, result, detail string) string {
-	h := sha256.New()
-	h.Write([]byte(prevHash))
-	h.Write(canonicalAuditJSON(seq, ts, agent, method, result, detail))
-	return hex.EncodeToString(h.Sum(nil))
+	// One buffer, hashed at once: no digest or sum to allocate for every
+	// row the writer appends.
+	b := make([]byte, 0, len(prevHash)+96+len(ts)+len(agent)+len(method)+len(result)+len(detail))
+	b = appendCanonicalAuditJSON(append(b, prevHash...), seq, ts, agent, method, result, detail)
+	sum := sha256.Sum256(b)
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // canonicalAuditJSON builds the canonical byte string described above.
 func canonicalAuditJSON(seq int64, ts, agent, method, result, detail string) []byte {
 	b := make([]byte, 0, 96+len(ts)+len(agent)+len(method)+len(result)+len(detail))
+	return appendCanonicalAuditJSON(b, seq, ts, agent, method, result, detail)
+}
+
+func appendCanonicalAuditJSON(b []byte, seq int64, ts, agent, method, result, detail string) []byte {
 	b = append(b, `{"agent":`...)
 	b = jsonwrite.AppendString(b, agent)
 	b = append(b, `,"detail":`...)

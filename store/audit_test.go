@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +72,9 @@ func TestAuditHashIsDocumentedScheme(t *testing.T) {
 	canon := `{"agent":"peer-0","detail":{"a":[1,2],"i":0,"z":"<&>"},"method":"aoi.query","result":"ok","seq":1,"ts":"` + ts + `"}`
 	if got := auditHash(GenesisHash, 1, ts, "peer-0", "aoi.query", "ok", string(rec.Detail)); got != rec.Hash {
 		t.Fatalf("stored hash differs from recomputation")
+	}
+	if sum := sha256.Sum256([]byte(GenesisHash + canon)); hex.EncodeToString(sum[:]) != rec.Hash {
+		t.Fatalf("stored hash %s is not SHA-256 of the genesis hash and the documented string", rec.Hash)
 	}
 	if got := string(canonicalAuditJSON(1, ts, "peer-0", "aoi.query", "ok", string(rec.Detail))); got != canon {
 		t.Fatalf("canonical JSON =\n%s\nwant\n%s", got, canon)

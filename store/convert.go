@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/aoi-protocol/aoi/internal/jsonwrite"
 )
 
 // sqlConn is what *sql.Conn, *sql.DB and *sql.Tx have in common.
@@ -24,7 +28,36 @@ func formatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(timeLayout)
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.Format(timeLayout)
+	}
+	// Written digit by digit: Format reads the layout anew on every call,
+	// and every question stores a time or two.
+	var b [len(timeLayout)]byte
+	date := func(at, n, width int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	year, month, day := t.Date()
+	hour, minute, second := t.Clock()
+	date(0, year, 4)
+	b[4] = '-'
+	date(5, int(month), 2)
+	b[7] = '-'
+	date(8, day, 2)
+	b[10] = 'T'
+	date(11, hour, 2)
+	b[13] = ':'
+	date(14, minute, 2)
+	b[16] = ':'
+	date(17, second, 2)
+	b[19] = '.'
+	date(20, t.Nanosecond(), 9)
+	b[29] = 'Z'
+	return string(b[:])
 }
 
 // formatTimePtr renders an optional time (nil → NULL).
@@ -85,8 +118,25 @@ func stringsJSON(list []string) string {
 	if len(list) == 0 {
 		return "[]"
 	}
-	b, _ := json.Marshal(list) // a []string always marshals
-	return string(b)
+	size := 2
+	for _, s := range list {
+		if strings.ContainsAny(s, "<>&") || !utf8.ValidString(s) {
+			b, _ := json.Marshal(list) // a []string always marshals
+			return string(b)
+		}
+		size += len(s) + 3
+	}
+	// What json.Marshal writes for strings it need not HTML-escape, without
+	// its reflection: every question stores its scope and sources.
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonwrite.AppendString(b, s)
+	}
+	return string(append(b, ']'))
 }
 
 // parseStrings reads a JSON string array column.

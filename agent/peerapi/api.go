@@ -6,6 +6,7 @@
 package peerapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aoi-protocol/aoi/agent/acl"
 	"github.com/aoi-protocol/aoi/agent/errs"
@@ -122,6 +124,14 @@ func CallerName(c rpc.Caller) string {
 
 // IDString is a JSON-RPC id as text (a string id unquoted).
 func IDString(raw json.RawMessage) string {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		// The common id, a plain string: what strconv.Unquote gives for
+		// it (no escape, no line break, valid UTF-8), in one copy where
+		// the general path below makes two. Every call logs its id.
+		if inner := raw[1 : n-1]; bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '\n') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) {
+			return string(inner)
+		}
+	}
 	s := strings.TrimSpace(string(raw))
 	if strings.HasPrefix(s, `"`) {
 		if u, err := strconv.Unquote(s); err == nil {
