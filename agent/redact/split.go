@@ -202,7 +202,8 @@ func (sd *splitDetector) keywordsIn(t *text) []keywordHit {
 	if t.foldedPairs == nil {
 		return sd.keywordsByTrie(t.folded)
 	}
-	return sd.keywordsByPairs(t.folded, t.foldedPairs)
+	t.hits = sd.keywordsByPairs(t.hits[:0], t.folded, t.foldedPairs)
+	return t.hits
 }
 
 func (sd *splitDetector) keywordsByTrie(folded string) []keywordHit {
@@ -219,8 +220,8 @@ func (sd *splitDetector) keywordsByTrie(folded string) []keywordHit {
 
 // keywordsByPairs looks for a keyword only when every one of its byte
 // pairs is in the text's set, then sorts what it found as the trie would.
-func (sd *splitDetector) keywordsByPairs(folded string, pairs *pairSet) []keywordHit {
-	var hits []keywordHit
+// It appends them to hits.
+func (sd *splitDetector) keywordsByPairs(hits []keywordHit, folded string, pairs *pairSet) []keywordHit {
 	start := 0
 	for i, end := range sd.pairsEnd {
 		held := pairs.holdsAll(sd.keywordPairs[start:end])
