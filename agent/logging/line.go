@@ -49,7 +49,7 @@ func (w *lineWriter) line(r slog.Record) ([]byte, bool) {
 	b = append(b, `{"timestamp":"`...)
 	b = r.Time.Round(0).AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":`...)
-	b = jsonwrite.AppendString(b, strings.ToLower(r.Level.String()))
+	b = jsonwrite.AppendString(b, levelName(r.Level))
 	b = jsonwrite.AppendString(append(b, `,"message":`...), r.Message)
 	b = append(b, w.prefix...)
 	ok := true
@@ -61,6 +61,22 @@ func (w *lineWriter) line(r slog.Record) ([]byte, bool) {
 		return nil, false
 	}
 	return append(b, '}', '\n'), true
+}
+
+// levelName is strings.ToLower(l.String()), without the copy for the
+// four levels every line has.
+func levelName(l slog.Level) string {
+	switch l {
+	case slog.LevelDebug:
+		return "debug"
+	case slog.LevelInfo:
+		return "info"
+	case slog.LevelWarn:
+		return "warn"
+	case slog.LevelError:
+		return "error"
+	}
+	return strings.ToLower(l.String())
 }
 
 // appendPlainAttr appends `,"key":value` for a plain attribute, or reports

@@ -30,6 +30,7 @@ func TestLineWriterWritesWhatTheHandlerWrites(t *testing.T) {
 			slog.String("code", "ok"), slog.String("query_id", `"42"`), slog.Int64("latency_ms", 3)}},
 		{slog.LevelWarn, "認証は完了 <b>&</b>", []slog.Attr{slog.Bool("ok", true), slog.Uint64("n", 7), slog.Duration("took", 1500*time.Microsecond)}},
 		{slog.LevelDebug + 2, "level between", nil},
+		{slog.LevelDebug, "debug line", nil},
 		{slog.LevelInfo, "secret key", []slog.Attr{slog.String("token", "t-999")}},
 		{slog.LevelInfo, "secret value", []slog.Attr{slog.String("note", "Bearer abc.def-ghi")}},
 		{slog.LevelInfo, "control", []slog.Attr{slog.String("note", "a\bb\fc\nd")}},
