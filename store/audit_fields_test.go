@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -70,3 +72,22 @@ func TestAuditFieldsAllocatesOnlyItsText(t *testing.T) {
 		t.Fatalf("a six-member detail took %v allocations; want at most 2 (its buffer and its string)", allocs)
 	}
 }
+
+// TestAuditHashOfACommonRowAllocatesOnlyItsText: the writer hashes every
+// row it appends; a question's row fits the stack buffer.
+func TestAuditHashOfACommonRowAllocatesOnlyItsText(t *testing.T) {
+	detail := `{"confidence":0,"decision":"escalate","priority":"normal","query_id":"q_01","question":"how is auth going?","scope":["acme/webapp"]}`
+	if n := testing.AllocsPerRun(100, func() {
+		hashSink = auditHash(GenesisHash, 7, "2026-12-03T09:00:00.123456789Z", "pm-bench", "aoi.query", "ok", detail)
+	}); n > 1 {
+		t.Fatalf("auditHash took %v allocations; want 1, its hex string", n)
+	}
+	for _, d := range []string{detail, `"` + strings.Repeat("x", 4000) + `"`} { // in the buffer, and past it
+		sum := sha256.Sum256(append([]byte(GenesisHash), canonicalAuditJSON(7, "2026-12-03T09:00:00Z", "pm", "aoi.query", "ok", d)...))
+		if got := auditHash(GenesisHash, 7, "2026-12-03T09:00:00Z", "pm", "aoi.query", "ok", d); got != hex.EncodeToString(sum[:]) {
+			t.Fatalf("a row of %d bytes of detail hashed to %s, want %x", len(d), got, sum)
+		}
+	}
+}
+
+var hashSink string

@@ -63,9 +63,10 @@ type auditHead struct {
 // auditHash computes a row's hash from its stored column values.
 func auditHash(prevHash string, seq int64, ts, agent, method, result, detail string) string {
 	// One buffer, hashed at once: no digest or sum to allocate for every
-	// row the writer appends.
-	b := make([]byte, 0, len(prevHash)+96+len(ts)+len(agent)+len(method)+len(result)+len(detail))
-	b = appendCanonicalAuditJSON(append(b, prevHash...), seq, ts, agent, method, result, detail)
+	// row the writer appends, and for a row of common size (a question's)
+	// no buffer either.
+	var stack [1024]byte
+	b := appendCanonicalAuditJSON(append(stack[:0], prevHash...), seq, ts, agent, method, result, detail)
 	sum := sha256.Sum256(b)
 	var out [2 * sha256.Size]byte
 	hex.Encode(out[:], sum[:])
