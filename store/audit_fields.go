@@ -137,14 +137,7 @@ func (f *auditField) appendValue(b []byte) []byte {
 	case 'n':
 		return appendFloat(b, f.num)
 	}
-	b = append(b, '[')
-	for i, s := range f.list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonwrite.AppendString(b, s)
-	}
-	return append(b, ']')
+	return jsonwrite.AppendStrings(b, f.list)
 }
 
 func (a *AuditFields) asMap() map[string]any {

@@ -128,15 +128,7 @@ func stringsJSON(list []string) string {
 	}
 	// What json.Marshal writes for strings it need not HTML-escape, without
 	// its reflection: every question stores its scope and sources.
-	b := make([]byte, 0, size)
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonwrite.AppendString(b, s)
-	}
-	return string(append(b, ']'))
+	return string(jsonwrite.AppendStrings(make([]byte, 0, size), list))
 }
 
 // parseStrings reads a JSON string array column.

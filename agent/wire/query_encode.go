@@ -21,7 +21,7 @@ func (r QueryResult) AppendJSON(b []byte) ([]byte, bool) {
 		b = strconv.AppendInt(append(b, `,"progress":`...), int64(*r.Progress), 10)
 	}
 	if len(r.Blockers) > 0 {
-		b = appendStrings(append(b, `,"blockers":`...), r.Blockers)
+		b = jsonwrite.AppendStrings(append(b, `,"blockers":`...), r.Blockers)
 	}
 	if len(r.ContextRefs) > 0 {
 		b = append(b, `,"context_refs":[`...)
@@ -46,17 +46,6 @@ func (r QueryResult) AppendJSON(b []byte) ([]byte, bool) {
 	}
 	b = strconv.AppendBool(append(b, `,"completed":`...), r.Completed)
 	return append(b, '}'), true
-}
-
-func appendStrings(b []byte, list []string) []byte {
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonwrite.AppendString(b, s)
-	}
-	return append(b, ']')
 }
 
 // appendMetadata appends m with its keys sorted, as json.Marshal writes a
@@ -86,7 +75,7 @@ func appendMetadata(b []byte, m map[string]any) ([]byte, bool) {
 			if v == nil {
 				b = append(b, "null"...)
 			} else {
-				b = appendStrings(b, v)
+				b = jsonwrite.AppendStrings(b, v)
 			}
 		case nil:
 			b = append(b, "null"...)

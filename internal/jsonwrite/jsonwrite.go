@@ -64,3 +64,16 @@ func appendASCII(b []byte, c byte) []byte {
 	}
 	return append(b, c)
 }
+
+// AppendStrings appends list as a JSON array of strings, each escaped as
+// AppendString escapes it (a nil list too is written as []).
+func AppendStrings(b []byte, list []string) []byte {
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, s)
+	}
+	return append(b, ']')
+}

@@ -40,3 +40,19 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendStringsMatchesEncodingJSON: a list is written as encoding/json
+// writes a []string without HTML escaping, an empty one as [].
+func TestAppendStringsMatchesEncodingJSON(t *testing.T) {
+	for _, list := range [][]string{{}, {"acme/webapp"}, {"a", "認証", "<&>", "q\"\\\n", "\xff"}} {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(list); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(AppendStrings(nil, list)), strings.TrimSuffix(buf.String(), "\n"); got != want {
+			t.Errorf("AppendStrings(%q) = %s, want %s", list, got, want)
+		}
+	}
+}
