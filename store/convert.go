@@ -35,7 +35,7 @@ func formatTime(t time.Time) string {
 	// Written digit by digit: Format reads the layout anew on every call,
 	// and every question stores a time or two.
 	var b [len(timeLayout)]byte
-	date := func(at, n, width int) {
+	digits := func(at, n, width int) {
 		for i := at + width - 1; i >= at; i-- {
 			b[i] = byte('0' + n%10)
 			n /= 10
@@ -43,19 +43,19 @@ func formatTime(t time.Time) string {
 	}
 	year, month, day := t.Date()
 	hour, minute, second := t.Clock()
-	date(0, year, 4)
+	digits(0, year, 4)
 	b[4] = '-'
-	date(5, int(month), 2)
+	digits(5, int(month), 2)
 	b[7] = '-'
-	date(8, day, 2)
+	digits(8, day, 2)
 	b[10] = 'T'
-	date(11, hour, 2)
+	digits(11, hour, 2)
 	b[13] = ':'
-	date(14, minute, 2)
+	digits(14, minute, 2)
 	b[16] = ':'
-	date(17, second, 2)
+	digits(17, second, 2)
 	b[19] = '.'
-	date(20, t.Nanosecond(), 9)
+	digits(20, t.Nanosecond(), 9)
 	b[29] = 'Z'
 	return string(b[:])
 }

@@ -916,7 +916,7 @@ func (r *Redactor) ownSpans(t *text) []span {
 	s := t.raw
 	for i := range r.rules {
 		// By pointer: a rule is a dozen words, and copying each of the
-		// hundred or so per text was most of this loop's own time.
+		// fifty-odd per text was most of this loop's own time.
 		ru := &r.rules[i]
 		if ru.may != nil && !ru.may(t) {
 			continue
