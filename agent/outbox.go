@@ -46,7 +46,9 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		Changed: func(e store.OutboxRecord, state string) {
 			c.events.Publish(EventOutboxChanged, e.ID, e.To, state)
 		},
-		Redact: func(s string) string { return c.redactOut(termtext.Visible(s)) },
+		Redact:   func(s string) string { return c.redactOut(termtext.Visible(s)) },
+		Withhold: c.withholdAnswer,
+		Withheld: c.answerWithheld,
 	})
 }
 

@@ -43,7 +43,11 @@ func (c *Core) RetryOutbox(ctx context.Context, req OutboxRetryRequest) (OutboxR
 		return OutboxRetryResult{}, errs.Conflict("%s is being sent to %s right now; `aoi outbox` shows how it went in a moment", req.ID, rec.To)
 	}
 	res := OutboxRetryResult{Entry: outboxEntry(rec), Delivered: err == nil, Expired: errors.Is(err, outbox.ErrExpired)}
-	if err == nil || res.Expired {
+	var withheld *outbox.WithheldError
+	if errors.As(err, &withheld) {
+		res.Withheld, res.Error = true, withheld.Why
+	}
+	if err == nil || res.Expired || res.Withheld {
 		return res, nil
 	}
 	after, found, rerr := c.db.Outbox(ctx, rec.ID)
@@ -65,6 +69,8 @@ func notWaiting(id string, rec store.OutboxRecord) string {
 		return fmt.Sprintf("%s was delivered at %s: nothing to retry", what, rec.DeliveredAt.Local().Format("15:04:05"))
 	case rec.State == store.OutboxExpired:
 		return what + " expired before it was delivered: nothing to retry"
+	case rec.State == store.OutboxWithheld:
+		return what + " was kept back: the ACL in force no longer lets it go to " + rec.To + " (the audit log says why)"
 	case rec.State != "" && rec.State != store.OutboxPending:
 		return what + " was withdrawn: nothing to retry"
 	}

@@ -14,6 +14,9 @@ const (
 	OutboxPending   = "pending"
 	OutboxDelivered = "delivered"
 	OutboxExpired   = "expired"
+	// OutboxWithheld: kept back at delivery, since it may no longer go
+	// to its peer (outbox.Outbox.Withhold).
+	OutboxWithheld = "withheld"
 )
 
 // OutboxRecord is one outgoing call waiting to be delivered to a peer.
@@ -196,6 +199,16 @@ func (tx *Tx) DropOutbox(id string) error {
 	res, err := tx.Exec(`UPDATE outbox SET state = 'dropped' WHERE id = ? AND state = 'pending'`, id)
 	if err != nil {
 		return fmt.Errorf("store: dropping outbox entry %s: %w", id, err)
+	}
+	return mustAffect(res, "pending outbox entry", id)
+}
+
+// WithholdOutbox keeps a pending entry from going: it may no longer go to
+// its peer.
+func (tx *Tx) WithholdOutbox(id string) error {
+	res, err := tx.Exec(`UPDATE outbox SET state = 'withheld' WHERE id = ? AND state = 'pending'`, id)
+	if err != nil {
+		return fmt.Errorf("store: withholding outbox entry %s: %w", id, err)
 	}
 	return mustAffect(res, "pending outbox entry", id)
 }

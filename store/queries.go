@@ -100,6 +100,17 @@ func (tx *Tx) SetQueryDecision(id, decision string, confidence float64, draft js
 	return mustAffect(res, "query", id)
 }
 
+// ReopenQuery puts an answered query back before the owner in state, its
+// answer withdrawn (the draft stays): the answer was kept from its asker
+// at delivery. ErrNotFound unless the query is answered.
+func (tx *Tx) ReopenQuery(id, state string) error {
+	res, err := tx.Exec(`UPDATE queries SET state = ?, answer = NULL, answered_at = NULL WHERE id = ? AND state = 'answered'`, state, id)
+	if err != nil {
+		return fmt.Errorf("store: reopening query %s: %w", id, err)
+	}
+	return mustAffect(res, "answered query", id)
+}
+
 // Query returns one received query.
 func (db *DB) Query(ctx context.Context, id string) (QueryRecord, bool, error) {
 	rows, err := db.rd.QueryContext(ctx, `SELECT `+queryColumns+` FROM queries WHERE id = ?`, id)

@@ -60,6 +60,16 @@ type Outbox struct {
 	// Clock is what Run waits on until the next entry is due (nil: the
 	// wall clock; tests pass a backoff.Fake, with Now its Now).
 	Clock backoff.Clock
+	// Withhold is asked before every try whether an entry may still go:
+	// what was allowed when it was queued may not be by the time its
+	// peer is back (the owner tightened the ACL meanwhile). A Withholding
+	// with a reason keeps the entry from going: it is dropped and
+	// audited in one transaction with the Withholding's own change.
+	// Optional.
+	Withhold func(ctx context.Context, e store.OutboxRecord) Withholding
+	// Withheld learns of every entry Withhold kept back, once stored.
+	// Optional.
+	Withheld func(ctx context.Context, e store.OutboxRecord, why string)
 
 	kick chan struct{}
 	t    *turns
@@ -283,7 +293,8 @@ func (o *Outbox) turn(ctx context.Context, peer string) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err := o.Deliver(ctx, e); err != nil && !errors.Is(err, ErrExpired) {
+		var withheld *WithheldError
+		if err := o.Deliver(ctx, e); err != nil && !errors.Is(err, ErrExpired) && !errors.As(err, &withheld) {
 			return
 		}
 	}
@@ -292,6 +303,21 @@ func (o *Outbox) turn(ctx context.Context, peer string) {
 // ErrExpired is Deliver's error for an entry past its expiry.
 var ErrExpired = errors.New("outbox: the message expired before the peer took it")
 
+// WithheldError is Deliver's error for an entry Withhold kept back.
+type WithheldError struct{ Why string }
+
+func (e *WithheldError) Error() string {
+	return "outbox: kept back, since it may no longer go to its peer: " + e.Why
+}
+
+// Withholding is Withhold's verdict on one entry: an empty Why lets it go.
+type Withholding struct {
+	Why string
+	// Also runs in the transaction that drops the entry (the core puts
+	// the question whose answer it was back before the owner). Optional.
+	Also func(tx *store.Tx) error
+}
+
 // Deliver sends one entry and records the outcome: nil when the peer
 // acknowledged it, else why not (the entry stays queued for a retry unless
 // it expired).
@@ -299,6 +325,12 @@ func (o *Outbox) Deliver(ctx context.Context, e store.OutboxRecord) error {
 	if o.Now().After(e.ExpiresAt) {
 		o.expire(ctx, e)
 		return ErrExpired
+	}
+	if o.Withhold != nil {
+		if w := o.Withhold(ctx, e); w.Why != "" {
+			o.withhold(ctx, e, w)
+			return &WithheldError{Why: w.Why}
+		}
 	}
 	err := o.Send(ctx, e)
 	if err == nil {
@@ -434,6 +466,32 @@ func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
 		return
 	}
 	o.changed(e, store.OutboxExpired)
+}
+
+// withhold drops an entry Withhold kept back, audited with why, and
+// tells Withheld.
+func (o *Outbox) withhold(ctx context.Context, e store.OutboxRecord, w Withholding) {
+	err := o.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.WithholdOutbox(e.ID); err != nil {
+			return err
+		}
+		if w.Also != nil {
+			if err := w.Also(tx); err != nil {
+				return err
+			}
+		}
+		_, err := tx.AppendAudit(e.To, "outbox.withheld", "PERMISSION_DENIED", map[string]any{"id": e.ID, "why": w.Why})
+		return err
+	})
+	if err != nil {
+		o.Log.Error("withhold outbox entry", "component", "outbox", "id", e.ID, "err", err)
+		return
+	}
+	o.Log.Warn("not delivered: it may no longer go to its peer", "component", "outbox", "agent_to", e.To, "id", e.ID, "why", w.Why)
+	o.changed(e, store.OutboxWithheld)
+	if o.Withheld != nil {
+		o.Withheld(ctx, e, w.Why)
+	}
 }
 
 // ErrNotWaiting is RetryNow's error for an id nothing waits to be sent

@@ -111,9 +111,11 @@ func (a *API) queryRecord(call *rpc.Call, p wire.QueryParams, h Handling, answer
 	if h.Draft != nil {
 		q.Draft = wire.MustJSON(h.Draft)
 	}
-	if h.Decision != DecisionAutoRespond {
-		// Only a draft that waits is released later; an answer sent now
-		// keeps the row (and the hot path's write) short.
+	if !answerNow {
+		// A draft that waits is released later, and an answer queued
+		// for an asynchronous asker is checked again when it goes
+		// (agent.withholdAnswer): both against its sources. An answer
+		// sent now keeps the row (and the hot path's write) short.
 		q.DraftSources = h.Sources
 	}
 	if answerNow {

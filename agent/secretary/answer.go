@@ -123,7 +123,7 @@ func (s *Secretary) Answer(ctx context.Context, q Question) (Answer, error) {
 	conf = math.Round(conf*1000) / 1000
 	facts := answerFacts{q: pq, hits: hits, ev: ev, blockers: blockers, progress: progress, progressFrom: progressFrom, inProgress: doing, now: s.now()}
 	res.Summary, res.Metadata = s.summarise(ctx, q.Text, facts)
-	res.Metadata["confidence"] = conf
+	res.Metadata[wire.MetaConfidence] = conf
 	res.Metadata["expansion"] = expansion
 	res.Metadata["evidence"] = len(hits)
 	return Answer{Result: s.redactResult(res), Confidence: conf, Evidence: len(hits), Sources: ac.sources()}, nil

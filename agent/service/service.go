@@ -212,9 +212,11 @@ type OutboxRetryResult struct {
 	Delivered bool        `json:"delivered"`
 	// Error is why the peer did not take it, in words (as `aoi outbox`
 	// shows it); Expired says the entry was past its expiry and was
-	// given up instead of sent.
+	// given up instead of sent; Withheld that it may no longer go to its
+	// peer (Error says why) and was kept back.
 	Error         string    `json:"error,omitempty"`
 	Expired       bool      `json:"expired,omitempty"`
+	Withheld      bool      `json:"withheld,omitempty"`
 	NextAttemptAt time.Time `json:"next_attempt_at,omitzero"`
 }
 

@@ -52,6 +52,11 @@ const (
 // wrote the answer (RFC 3339): the moment its "2 min ago" counts from.
 const MetaAsOf = "as_of"
 
+// MetaConfidence is the QueryResult metadata key holding the secretary's
+// confidence in its answer: every answer it drafts carries one, an
+// answer the owner writes none.
+const MetaConfidence = "confidence"
+
 // ContextReference names a context an agent holds.
 type ContextReference struct {
 	Type       string         `json:"type"` // repository | issue | folder | file

@@ -85,6 +85,8 @@ func printRetry(w io.Writer, res agent.OutboxRetryResult) {
 		fmt.Fprintf(w, "delivered %s\n", what)
 	case res.Expired:
 		fmt.Fprintf(w, "%s expired before %s took it: it was given up, not sent\n", what, cell(e.To, 0))
+	case res.Withheld:
+		fmt.Fprintf(w, "%s was kept back, not sent: %s\n", what, cell(res.Error, 200))
 	default:
 		fmt.Fprintf(w, "%s still waits: %s; next try %s (`aoi outbox drop %s` withdraws it)\n",
 			what, cell(dash(res.Error), 200), when(res.NextAttemptAt), cell(e.ID, 0))
