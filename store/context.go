@@ -316,7 +316,7 @@ func (db *DB) recentContext(ctx context.Context, kind string, f ContextRecent, l
 		args = append(args, kind)
 	}
 	if len(f.Contexts) > 0 {
-		where = append(where, "ctx IN ("+ctxPlaceholders(len(f.Contexts))+")")
+		where = append(where, "ctx IN ("+placeholders(len(f.Contexts))+")")
 		args = ctxAppendStrings(args, f.Contexts)
 	}
 	if !f.Since.IsZero() {
@@ -430,7 +430,8 @@ func scanContextEvent(rows *sql.Rows) (ContextEvent, error) {
 	return ev, err
 }
 
-func ctxPlaceholders(n int) string {
+// placeholders is n comma-separated parameters, for an IN list.
+func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 

@@ -121,6 +121,9 @@ type MessageFilter struct {
 	// ReceivedAfter, when set, keeps messages received after it: a
 	// conversation's page that starts after a message this agent sent.
 	ReceivedAfter time.Time
+	// From, when set, keeps messages from these senders: a thread's or a
+	// task's conversation, from the peers that take part in it.
+	From []string
 }
 
 // MessagePageLimit is the number of messages FilterMessages returns for
@@ -142,6 +145,12 @@ func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRec
 	}
 	if f.UnreadOnly {
 		q += ` AND assistant_seen = 0`
+	}
+	if len(f.From) > 0 {
+		q += ` AND from_agent IN (` + placeholders(len(f.From)) + `)`
+		for _, from := range f.From {
+			args = append(args, from)
+		}
 	}
 	if !f.ReceivedAfter.IsZero() {
 		q += ` AND received_at > ?` // timeLayout is fixed-width: text order is time order
@@ -245,6 +254,62 @@ func answerFrom(row *sql.Row, relatedID string) (msgID string, found bool, err e
 		return "", false, fmt.Errorf("store: reading the answer to %s: %w", relatedID, err)
 	}
 	return msgID, true, nil
+}
+
+// FirstInConversation is the first typed message received in thread
+// threadID, or about task taskID when threadID is "" (found false when
+// none is stored): with the messages this agent sent in it, who started
+// the conversation.
+func (db *DB) FirstInConversation(ctx context.Context, threadID, taskID string) (MessageRecord, bool, error) {
+	col, id := conversationColumn(threadID, taskID)
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE `+col+` = ? ORDER BY seq LIMIT 1`, id)
+	if err != nil {
+		return MessageRecord{}, false, fmt.Errorf("store: finding the first message of %s: %w", id, err)
+	}
+	out, err := scanMessages(rows)
+	if err != nil || len(out) == 0 {
+		return MessageRecord{}, false, err
+	}
+	return out[0], true, nil
+}
+
+// OthersInConversation counts, by sender, the typed messages received in
+// thread threadID (or about task taskID when threadID is "") from senders
+// other than parties.
+func (db *DB) OthersInConversation(ctx context.Context, threadID, taskID string, parties []string) (map[string]int, error) {
+	col, id := conversationColumn(threadID, taskID)
+	args := []any{id}
+	for _, p := range parties {
+		args = append(args, p)
+	}
+	rows, err := db.rd.QueryContext(ctx, `SELECT from_agent, count(*) FROM messages WHERE `+col+` = ?
+		AND from_agent NOT IN (`+placeholders(len(parties))+`) GROUP BY from_agent`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: counting other senders in %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out map[string]int
+	for rows.Next() {
+		var from string
+		var n int
+		if err := rows.Scan(&from, &n); err != nil {
+			return nil, fmt.Errorf("store: counting other senders in %s: %w", id, err)
+		}
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[from] = n
+	}
+	return out, rows.Err()
+}
+
+// conversationColumn is the column and the id a conversation is found by:
+// its thread, else its task.
+func conversationColumn(threadID, taskID string) (col, id string) {
+	if threadID != "" {
+		return "thread_id", threadID
+	}
+	return "task_id", taskID
 }
 
 // ReceivedThread returns the thread and the task ("" for none) of the

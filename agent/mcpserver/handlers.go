@@ -226,8 +226,9 @@ func (h *handlers) checkMessages(ctx context.Context, req mcp.CallToolRequest) (
 		LastID        int64           `json:"last_id"`
 		LastMessageID string          `json:"last_message_id,omitempty"`
 		More          bool            `json:"more"`
+		Others        map[string]int  `json:"others,omitempty"`
 		Open          []openQuery     `json:"open_questions"`
-	}{Messages: page.Messages, LastID: page.LastID, LastMessageID: page.LastMessageID, More: page.More}
+	}{Messages: page.Messages, LastID: page.LastID, LastMessageID: page.LastMessageID, More: page.More, Others: page.Others}
 	if out.Messages == nil {
 		out.Messages = []agent.Message{}
 	}

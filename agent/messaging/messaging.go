@@ -454,12 +454,28 @@ func (m *Messenger) Inbox(ctx context.Context, f InboxFilter) (InboxPage, error)
 
 // received is a page of received messages matching f, in sequence order.
 func (m *Messenger) received(ctx context.Context, f InboxFilter) (InboxPage, error) {
+	var parties []string
+	if f.ThreadID != "" || f.TaskID != "" {
+		// A thread's or a task's messages are its parties' alone, as in
+		// the whole conversation (conversation).
+		sent, err := m.DB.SentMessages(ctx, f.ThreadID, f.TaskID)
+		if err != nil {
+			return InboxPage{}, err
+		}
+		if parties, err = m.parties(ctx, f, sent); err != nil {
+			return InboxPage{}, err
+		}
+	}
 	recs, more, err := m.DB.FilterMessages(ctx, store.MessageFilter{AfterSeq: f.AfterSeq, Type: f.Type, TaskID: f.TaskID,
-		ThreadID: f.ThreadID, UnreadOnly: f.Unread, Limit: f.Limit})
+		ThreadID: f.ThreadID, UnreadOnly: f.Unread, From: parties, Limit: f.Limit})
 	if err != nil {
 		return InboxPage{}, err
 	}
-	page := InboxPage{Messages: make([]Message, 0, len(recs)), LastID: f.AfterSeq, More: more}
+	others, err := m.others(ctx, f, parties)
+	if err != nil {
+		return InboxPage{}, err
+	}
+	page := InboxPage{Messages: make([]Message, 0, len(recs)), LastID: f.AfterSeq, More: more, Others: others}
 	for _, r := range recs {
 		page.Messages = append(page.Messages, View(r))
 		page.LastID = max(page.LastID, r.Seq)

@@ -29,8 +29,12 @@ func (m *Messenger) conversation(ctx context.Context, f InboxFilter) (InboxPage,
 	if err != nil {
 		return InboxPage{}, err
 	}
+	parties, err := m.parties(ctx, f, sent)
+	if err != nil {
+		return InboxPage{}, err
+	}
 	recs, more, err := m.DB.FilterMessages(ctx, store.MessageFilter{AfterSeq: f.AfterSeq, ReceivedAfter: c.receivedAfter,
-		Type: f.Type, TaskID: f.TaskID, ThreadID: f.ThreadID, Limit: limit})
+		Type: f.Type, TaskID: f.TaskID, ThreadID: f.ThreadID, From: parties, Limit: limit})
 	if err != nil {
 		return InboxPage{}, err
 	}
@@ -56,7 +60,46 @@ func (m *Messenger) conversation(ctx context.Context, f InboxFilter) (InboxPage,
 	if len(rows) > limit {
 		rows, more = rows[:limit], true
 	}
-	return conversationPage(rows, f.AfterSeq, more), nil
+	page := conversationPage(rows, f.AfterSeq, more)
+	page.Others, err = m.others(ctx, f, parties)
+	return page, err
+}
+
+// parties are the peers a thread's or a task's conversation is held
+// with: those this agent wrote to in it, and the peer that started it
+// (its first message, when a peer wrote it). Another peer may name the
+// same thread or task (a task id such as T-1 is another owner's too; a
+// thread id can be passed on): its messages are no part of this
+// conversation and are not shown as if they were (the attack pass's
+// third peer read as a reply in the owner's thread); others counts them.
+// nil: nothing of the conversation is stored here, nobody is kept out.
+func (m *Messenger) parties(ctx context.Context, f InboxFilter, sent []store.OutboxRecord) ([]string, error) {
+	var out []string
+	for _, r := range sent {
+		if !slices.Contains(out, r.To) {
+			out = append(out, r.To)
+		}
+	}
+	first, found, err := m.DB.FirstInConversation(ctx, f.ThreadID, f.TaskID)
+	if err != nil || !found {
+		return out, err
+	}
+	startedHere := len(sent) > 0 && (sent[0].ID == f.ThreadID || sent[0].CreatedAt.Before(first.ReceivedAt))
+	if (f.ThreadID != "" && first.MsgID == f.ThreadID) || !startedHere {
+		if !slices.Contains(out, first.From) {
+			out = append(out, first.From)
+		}
+	}
+	return out, nil
+}
+
+// others counts, by sender, the messages naming f's thread or task that
+// parties leaves out (nil when none is).
+func (m *Messenger) others(ctx context.Context, f InboxFilter, parties []string) (map[string]int, error) {
+	if len(parties) == 0 {
+		return nil, nil
+	}
+	return m.DB.OthersInConversation(ctx, f.ThreadID, f.TaskID, parties)
 }
 
 // conversationPage is rows as a page: LastID the last received message

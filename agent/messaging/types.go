@@ -139,6 +139,11 @@ type InboxPage struct {
 	// with a message this agent sent: its id, where the next page starts
 	// (InboxFilter.AfterMessage).
 	LastMessageID string `json:"last_message_id,omitempty"`
+	// Others counts, by sender, the messages received naming the
+	// thread or task asked for from peers that take no part in its
+	// conversation (neither started it nor were written to in it): they
+	// are left off the page, and listed with every message received.
+	Others map[string]int `json:"others,omitempty"`
 	// Applied is the filter as the agent read it (the control socket
 	// echoes it): a caller newer than the running aoi tells from it the
 	// options that aoi did not know (InboxFilter.IgnoredBy).

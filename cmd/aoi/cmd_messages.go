@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,6 +265,7 @@ func parseAfter(after string, f *agent.InboxFilter) error {
 }
 
 func printMessages(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
+	defer printOthers(w, p, f)
 	if len(p.Messages) == 0 {
 		fmt.Fprintln(w, "no messages")
 		return
@@ -309,6 +311,7 @@ func nextPage(f agent.InboxFilter, p agent.InboxPage) string {
 // whether it got there). A sent message has no inbox id; its row shows
 // the message id a reply names.
 func printConversation(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
+	defer printOthers(w, p, f)
 	if len(p.Messages) == 0 {
 		fmt.Fprintf(w, "no messages %s, sent or received\n", conversationName(f))
 		return
@@ -325,6 +328,17 @@ func printConversation(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
 	table(w, []string{"ID", "SENT / RECEIVED", "TYPE", "TASK", "AT", "SUMMARY"}, rows)
 	if p.More {
 		fmt.Fprintf(w, "more waiting: %s\n", nextPage(f, p))
+	}
+}
+
+// printOthers says which peers' messages naming the thread or task were
+// left out, as no part of its conversation (agent.InboxPage.Others).
+func printOthers(w io.Writer, p agent.InboxPage, f agent.InboxFilter) {
+	peers := slices.Sorted(maps.Keys(p.Others))
+	for _, peer := range peers {
+		n := p.Others[peer]
+		fmt.Fprintf(w, "not shown: %d %s %s from %s, which takes no part in the conversation (`aoi messages` lists every message received)\n",
+			n, plural(n, "message", "messages"), conversationName(f), cell(peer, 40))
 	}
 }
 
