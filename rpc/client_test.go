@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -190,5 +191,44 @@ func TestClientTimeoutIsNotRetried(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "ran out of time") {
 		t.Errorf("timeout error does not say what happened: %v", err)
+	}
+}
+
+// TestEncodeRequestAsJSONMarshal: the hand-written envelope is what
+// json.Marshal of the request object gives, for a call with a number id,
+// one with a string id, a notification and a call without params.
+func TestEncodeRequestAsJSONMarshal(t *testing.T) {
+	type request struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+		ID      json.RawMessage `json:"id,omitempty"`
+	}
+	params := map[string]any{"query": "認証は？ \"quoted\" <b>", "n": 1}
+	for _, c := range []struct {
+		id     json.RawMessage
+		method string
+		params any
+	}{
+		{json.RawMessage(`42`), "aoi.query", params},
+		{json.RawMessage(`"n-01a2"`), "aoi.notify", params},
+		{nil, "aoi.ping", []int{1, 2}},
+		{json.RawMessage(`7`), "odd \"method\"\n", nil},
+	} {
+		got, err := encodeRequest(c.id, c.method, c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := request{JSONRPC: "2.0", Method: c.method, ID: c.id}
+		if c.params != nil {
+			want.Params, _ = json.Marshal(c.params)
+		}
+		wantBytes, _ := json.Marshal(want)
+		if string(got) != string(wantBytes) {
+			t.Errorf("encodeRequest(%s, %q) = %s; want %s", c.id, c.method, got, wantBytes)
+		}
+	}
+	if _, err := encodeRequest(json.RawMessage(`1`), "aoi.query", "a string"); err == nil {
+		t.Error("params encoding to a string were accepted")
 	}
 }
