@@ -23,6 +23,7 @@ type reasonDialog struct {
 	required    string // shown when enter is pressed on an empty field
 	problem     string
 	about       string // what the text is for (the question declined, the filter syntax), above the field
+	aboutName   string // what the scroll hint calls it: "the question", as the answer dialog's does
 	aboutWin    textWindow
 	verb        string // what enter does: "send" unless set
 	env         *env
@@ -46,8 +47,13 @@ func (d *reasonDialog) withValue(v string) *reasonDialog {
 func (d *reasonDialog) allowEmpty() *reasonDialog { d.emptyOK = true; return d }
 
 // withAbout shows text above the field that stays while the owner types
-// (the placeholder goes with the first key).
-func (d *reasonDialog) withAbout(text string) *reasonDialog { d.about = text; return d }
+// (the placeholder goes with the first key); name is what the hint of a
+// text too long for the dialog calls it ("pgup/pgdown scroll the
+// question"), worded as the answer dialog words its own.
+func (d *reasonDialog) withAbout(text, name string) *reasonDialog {
+	d.about, d.aboutName = text, name
+	return d
+}
 
 // withVerb names what enter does ("apply" for a filter).
 func (d *reasonDialog) withVerb(verb string) *reasonDialog { d.verb = verb; return d }
@@ -96,7 +102,7 @@ func (d *reasonDialog) View(w, h int, env *env) string {
 	about := ""
 	if d.about != "" {
 		// Whatever the field leaves of the screen, at least 4 lines.
-		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, tw), "\n"), max(4, h-10-more), tw, "the text above", env)
+		lines := d.aboutWin.show(strings.Split(wrapBlock(d.about, tw), "\n"), max(4, h-10-more), tw, d.aboutName, env)
 		about = env.styles.Muted.Render(strings.Join(lines, "\n")) + "\n"
 	}
 	verb := d.verb

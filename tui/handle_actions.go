@@ -22,7 +22,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.pushDialog(newReasonDialog("Reject "+approvalLabel(a.a),
 			"Why? (sent to the requester)", func(r string) action { return rejectAction{a: a.a, reason: r} }, m.env).
 			requireText("a reason is required: the requester reads it (esc cancels)").
-			withAbout(rejectAbout(a.a)))
+			withAbout(rejectAbout(a.a), "the request"))
 	case rejectAction:
 		return m.callAs("rejected "+approvalNamed(a.a)+" · the requester is told why", "rejecting "+approvalNamed(a.a),
 			dApprovals|dTasks|dStatus, func(c context.Context, s Service) error {
@@ -45,7 +45,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.dropActionNotice()
 		m.pushDialog(newReasonDialog("Decline query from "+Sanitize(a.q.From),
 			"Why? (sent to the asker)", func(r string) action { return declineAction{q: a.q, reason: r} }, m.env).
-			withAbout("“" + Sanitize(a.q.Text) + "”").
+			withAbout("“"+Sanitize(a.q.Text)+"”", "the question").
 			requireText("a reason is required: the asker reads it (esc cancels)"))
 	case declineAction:
 		return m.callAs("declined "+queryNamed(a.q), "declining "+queryNamed(a.q), dQueries|dStatus, func(c context.Context, s Service) error {
@@ -123,7 +123,7 @@ func (m *Model) runAction(a action) tea.Cmd {
 		m.pushDialog(newReasonDialog("Filter audit",
 			"words search every row; agent:NAME method:NAME result:NAME narrow", func(t string) action { return setFilter{text: t} }, m.env).
 			withValue(a.current).allowEmpty().withVerb("apply").
-			withAbout("Words search the text of every row (all words, any case); agent:NAME, method:NAME, result:NAME narrow by column. Empty shows every row."))
+			withAbout("Words search the text of every row (all words, any case); agent:NAME, method:NAME, result:NAME narrow by column. Empty shows every row.", "the help"))
 	case setFilter:
 		if word, key := unknownFilterKey(a.text); word != "" {
 			m.hint(Sanitize(key) + ": is not a filter key (agent:, method:, result:); " + Sanitize(word) + " is searched as text")

@@ -462,7 +462,9 @@ func TestDeclineDialogScrollsALongQuestion(t *testing.T) {
 	m := newLoaded(t, svc, 80, 24, true)
 	press(t, m, "d") // q-7
 	frame := screen(m)
-	if !strings.Contains(frame, "Point 1 of") || strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "pgup/pgdown scroll") {
+	// Worded as the answer dialog words it (the fourteenth walk read
+	// "scroll the text above" here).
+	if !strings.Contains(frame, "Point 1 of") || strings.Contains(frame, "LAST-WORDS") || !strings.Contains(frame, "pgup/pgdown scroll the question") {
 		t.Fatalf("a long question opens at its start with a hint to scroll:\n%s", frame)
 	}
 	pageDownTo(t, m, "LAST-WORDS")

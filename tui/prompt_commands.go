@@ -42,13 +42,18 @@ func parsePrompt(line string) (promptCommand, error) {
 	switch {
 	case strings.HasPrefix(line, "@"):
 		to, text, _ := strings.Cut(line[1:], " ")
-		scope, text := askScope(strings.TrimSpace(text))
+		scope, text, err := askScope(strings.TrimSpace(text))
+		if err != nil {
+			return promptCommand{}, err
+		}
 		priority, text, err := askPriority(text)
 		if err != nil {
 			return promptCommand{}, err
 		}
 		if len(scope) == 0 {
-			scope, text = askScope(text) // after the priority too
+			if scope, text, err = askScope(text); err != nil { // after the priority too
+				return promptCommand{}, err
+			}
 		}
 		if to == "" || text == "" {
 			return promptCommand{}, errors.New("write @AGENT followed by the question, e.g. @eng-suzuki how is auth going? (!low first for one that can wait)")
@@ -64,13 +69,15 @@ func parsePrompt(line string) (promptCommand, error) {
 // askScope takes a leading "--scope a,b" (or "--scope=a,b") off a
 // question: the contexts or folders it is about, as `aoi query --scope`
 // takes them (a peer a folder rule lets into part of a context must name
-// it; the second walk's QA could not from the interface).
-func askScope(text string) (scope []string, rest string) {
+// it; the second walk's QA could not from the interface). A --scope that
+// names nothing is refused with how to write it (the fourteenth walk's
+// got the general usage line).
+func askScope(text string) (scope []string, rest string, err error) {
 	word, after, _ := strings.Cut(text, " ")
 	value, inline := strings.CutPrefix(word, "--scope=")
 	if !inline {
 		if word != "--scope" {
-			return nil, text
+			return nil, text, nil
 		}
 		value, after, _ = strings.Cut(strings.TrimSpace(after), " ")
 	}
@@ -79,7 +86,10 @@ func askScope(text string) (scope []string, rest string) {
 			scope = append(scope, s)
 		}
 	}
-	return scope, strings.TrimSpace(after)
+	if len(scope) == 0 {
+		return nil, text, errors.New("--scope names the contexts or folders the question is about, before it: @eng-suzuki --scope acme/webapp how is auth going?")
+	}
+	return scope, strings.TrimSpace(after), nil
 }
 
 // askPriority takes a leading "!low", "!normal", "!high" or "!critical"

@@ -392,6 +392,31 @@ func TestAskTakesAScope(t *testing.T) {
 			t.Errorf("%q → %+v, %v; want scope %v and the question alone", line, c.ask, err, want)
 		}
 	}
+	// A --scope naming nothing says how to write it, not the general
+	// usage line (the fourteenth walk).
+	for _, line := range []string{"@eng --scope", "@eng --scope=", "@eng !high --scope", "@eng --scope=, is it fixed?"} {
+		if _, err := parsePrompt(line); err == nil || !strings.Contains(err.Error(), "--scope names the contexts or folders") {
+			t.Errorf("%q → %v; want how to write --scope", line, err)
+		}
+	}
+}
+
+// TestTaskToAPeerOfferingNoneIsNotSent: qa-ito described itself and
+// listed no task types, so `:task qa-ito run_tests` is not sent (the
+// fourteenth walk's came back refused): the bar says so and keeps the
+// line to mend.
+func TestTaskToAPeerOfferingNoneIsNotSent(t *testing.T) {
+	svc := fixtureService()
+	m := newLoaded(t, svc, 200, 30, true)
+	press(t, m, ":")
+	typeText(t, m, "task qa-ito run_tests")
+	press(t, m, "enter")
+	if frame := screen(m); !strings.Contains(frame, "qa-ito offers you no task types — by what it last announced; :discover asks again") {
+		t.Errorf("a task for a peer offering none:\n%s", frame)
+	}
+	if calls := svc.Calls(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "task ") }) {
+		t.Errorf("the request was sent: %q", calls)
+	}
 }
 
 // TestTaskWithAgentAloneListsItsTypes: ":task AGENT" lists what the peer

@@ -230,6 +230,7 @@ func TestUnknownCommandFits(t *testing.T) {
 // lines back.
 func TestLongErrorWraps(t *testing.T) {
 	svc := fixtureService()
+	svc.peers[2].TaskTypes = []string{"run_tests"} // qa-ito: as it last announced, so the request goes
 	m := newLoaded(t, svc, 80, 24, true)
 	svc.failWith = errors.New(`qa-ito answered: rpc error -32602 (Invalid params): task_type "run_tests" is not configured; it offers: lint, e2e`)
 	press(t, m, ":")

@@ -16,11 +16,17 @@ import (
 // before the round trip: a task type it did not list, a parameter it does
 // not take, a required one missing (an empty value counts as none, as the
 // peer counts it), a value not in its list, an absolute path for a path.
+// A peer that described itself (its role, its contexts) and listed no
+// task types offers none: the request would only come back refused (the
+// fourteenth walk's did).
 // It is "" when nothing is wrong, and when the peer's word cannot tell: it
-// listed no task types, said nothing of the task type's parameters (a
+// never described itself, said nothing of the task type's parameters (a
 // peer older than task_params, or a task that takes none), or what it said
 // was cut to bound it.
 func (p Peer) TaskRequestProblem(taskType string, params map[string]string) string {
+	if len(p.TaskTypes) == 0 && (p.AnnouncedRole != "" || len(p.Contexts) > 0) {
+		return fmt.Sprintf("%s offers you no task types", p.AgentID)
+	}
 	// A task type it did not list, when the list is whole (no name of it
 	// cut, nothing left out) and lists any.
 	if len(p.TaskTypes) > 0 && len(p.TaskTypes) < maxDescribedItems && len(p.TaskParamsCut) == 0 &&

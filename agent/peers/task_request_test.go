@@ -45,7 +45,13 @@ func TestTaskRequestProblem(t *testing.T) {
 	}
 	// A task type told nothing of, or told in part, is not judged.
 	if got := (Peer{AgentID: "old"}).TaskRequestProblem("run_tests", map[string]string{"x": "y"}); got != "" {
-		t.Errorf("a peer that told no task types: %q", got)
+		t.Errorf("a peer that never described itself: %q", got)
+	}
+	// One that described itself and listed none offers none.
+	for _, described := range []Peer{{AgentID: "qa", AnnouncedRole: "qa"}, {AgentID: "qa", Contexts: []string{"acme/webapp"}}} {
+		if got := described.TaskRequestProblem("run_tests", nil); got != "qa offers you no task types" {
+			t.Errorf("%+v: %q; want it said to offer none", described, got)
+		}
 	}
 	p.TaskParamsCut = []string{"run_tests"}
 	for _, tt := range []string{"run_tests", "deploy"} {

@@ -84,7 +84,11 @@ func TestTaskParamsCheckedBeforeSending(t *testing.T) {
 // outbox drop` withdraws.
 func TestQueuedTaskNamesItsRequest(t *testing.T) {
 	bin := buildAOI(t)
-	_, pm, engProc := pinnedPair(t, bin)
+	eng, pm, engProc := pinnedPair(t, bin)
+	offersTasks(t, eng, map[string]any{"run_tests": map[string]any{"command": []any{"true"}, "context": "acme/webapp",
+		"isolation": "worktree", "timeout_sec": 120, "approval": "required"}})
+	cli(t, bin, eng, "reload")
+	cli(t, bin, pm, "discover") // it offers run_tests: the request is not refused here
 	engProc.signal(t, syscall.SIGTERM)
 	if !engProc.exited(15 * time.Second) {
 		t.Fatal("eng-suzuki did not stop")
