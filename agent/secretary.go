@@ -60,7 +60,7 @@ func (c *Core) secretaryDecide(ctx context.Context, caller rpc.Caller, p wire.Qu
 	ans, err := c.sec.Answer(ctx, secretary.Question{From: p.From, Text: p.Query, Scope: p.ContextScope, Allowed: allowed})
 	var unknown *secretary.UnknownContextError
 	if errors.As(err, &unknown) {
-		return peerapi.Handling{}, true, rpc.ContextNotFound(unknown.Scope)
+		return peerapi.Handling{}, true, rpc.ContextNotFound(c.selfID(), unknown.Scope)
 	}
 	if err != nil {
 		return peerapi.Handling{}, true, err

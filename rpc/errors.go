@@ -156,12 +156,14 @@ func PermissionDenied(reason string, extra map[string]any) *Error {
 	return NewError(CodePermissionDenied, reasonData(reason, extra))
 }
 
-// ContextNotFound is -32002 naming the context.
-func ContextNotFound(context string) *Error {
+// ContextNotFound is -32002 naming the context and the agent that holds
+// no such context: the caller shows the reason to its owner, who read
+// "held by this agent" as their own (the fourteenth walk).
+func ContextNotFound(holder, context string) *Error {
 	return NewError(CodeContextNotFound, map[string]any{
-		"reason":            fmt.Sprintf("no context %q is held by this agent", context),
+		"reason":            fmt.Sprintf("%s holds no context %q", holder, context),
 		"requested_context": context,
-		"suggestion":        "List the agent's contexts with aoi.discover",
+		"suggestion":        fmt.Sprintf("List %s's contexts with aoi.discover", holder),
 	})
 }
 

@@ -17,7 +17,7 @@ func TestErrorConstructors(t *testing.T) {
 		dataKeys []string
 	}{
 		{PermissionDenied("pm-tanaka may not read acme/secrets", map[string]any{"required_permission": "context.read", "requested_scope": "acme/secrets"}), -32001, "Permission denied", []string{"reason", "required_permission", "requested_scope"}},
-		{ContextNotFound("acme/none"), -32002, "Context not found", []string{"reason", "requested_context"}},
+		{ContextNotFound("eng-suzuki", "acme/none"), -32002, "Context not found", []string{"reason", "requested_context"}},
 		{AgentNotFound("eng-unknown"), -32003, "Agent not found", []string{"requested_agent", "suggestion"}},
 		{AgentBusy("2 queries running", time.Second), -32004, "Agent busy", []string{"reason", "retry_after_ms"}},
 		{Timeout("the answer", 30*time.Second), -32005, "Timeout", []string{"reason", "timeout_ms"}},

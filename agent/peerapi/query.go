@@ -377,7 +377,7 @@ func unknownContext(pol *acl.Policy, scope []string) string {
 func (a *API) refuseUnknownContext(ctx context.Context, call *rpc.Call, action acl.Action, entry string) error {
 	if d, _ := a.Policy().CheckScope(a.Subject(call.Caller), action, nil); d.Allowed {
 		a.auditRefused(ctx, call, "CONTEXT_NOT_FOUND", "scope", map[string]any{"scope": entry, "reason": "no such context"})
-		return rpc.ContextNotFound(entry)
+		return rpc.ContextNotFound(a.Config().Agent.ID, entry)
 	}
 	a.AuditRefusal(ctx, call, "scope", map[string]any{"scope": entry, "reason": "no such context; refused as a denial, since the caller is kept from some context"})
 	call.RecordACL(false)
