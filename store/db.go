@@ -187,6 +187,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		db.closeFile()
 		return nil, err
 	}
+	removeStaleSHM(abs)
 	head, err := db.loadAuditHead(context.Background())
 	if err != nil {
 		db.closeFile()
@@ -195,6 +196,14 @@ func Open(path string, opts ...Option) (*DB, error) {
 	go db.writer(head)
 	go db.checkpointer(db.cpStop)
 	return db, nil
+}
+
+// removeStaleSHM deletes the -shm file an aoi before the unix-excl VFS
+// left beside the database: this one keeps the WAL index in memory, and
+// holds the file's lock by now (the migration wrote), so no process reads
+// that file any more. Failing to remove it harms nothing.
+func removeStaleSHM(abs string) {
+	_ = os.Remove(abs + "-shm")
 }
 
 // createFile makes the parent directory (0700) and an empty database file

@@ -78,6 +78,35 @@ func TestOpenCreatesPrivateFileAndDir(t *testing.T) {
 	}
 }
 
+// TestOpenRemovesAStaleSHM: an aoi from before the unix-excl VFS left an
+// aoi.db-shm beside the database; this one keeps the WAL index in memory,
+// so the file is removed on open, and none is made again.
+func TestOpenRemovesAStaleSHM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := os.WriteFile(path+"-shm", make([]byte, 32<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Write(context.Background(), func(tx *Tx) error {
+		_, err := tx.AppendAudit("pm", "aoi.query", "ok", nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-shm"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("aoi.db-shm after open and a write: %v; want it gone", err)
+	}
+}
+
 func TestMigrationsIdempotentAcrossReopen(t *testing.T) {
 	db, path := openTestDB(t)
 	ms, err := loadMigrations()
