@@ -48,7 +48,11 @@ func TestTrustMistakesSayWhatToDo(t *testing.T) {
 // https://…: Post \"https://…\": dial tcp …: connect: connection refused").
 func TestUnreachablePeerIsSaidInWords(t *testing.T) {
 	bin := buildAOI(t)
-	_, pm, engProc := pinnedPair(t, bin)
+	eng, pm, engProc := pinnedPair(t, bin)
+	offersTasks(t, eng, map[string]any{"lint": map[string]any{"command": []any{"true"}, "context": "acme/webapp",
+		"isolation": "worktree", "timeout_sec": 120, "approval": "required"}})
+	cli(t, bin, eng, "reload")
+	cli(t, bin, pm, "discover") // it offers lint: the request is not refused here
 	var peers []agent.Peer
 	cliJSON(t, bin, pm, &peers, "peers")
 	endpoint := ""
