@@ -48,7 +48,6 @@ func (c *Core) newOutbox() *outbox.Outbox {
 		},
 		Redact:   func(s string) string { return c.redactOut(termtext.Visible(s)) },
 		Withhold: c.withholdAnswer,
-		Withheld: c.answerWithheld,
 	})
 }
 

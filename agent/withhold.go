@@ -30,7 +30,9 @@ func (c *Core) withholdAnswer(ctx context.Context, e store.OutboxRecord) outbox.
 	if why == "" {
 		return outbox.Withholding{}
 	}
-	return outbox.Withholding{Why: why, Also: func(tx *store.Tx) error { return tx.ReopenQuery(q.ID, inbox.Escalated) }}
+	return outbox.Withholding{Why: why,
+		Also: func(tx *store.Tx) error { return tx.ReopenQuery(q.ID, inbox.Escalated) },
+		Then: func() { c.answerWithheld(q, why) }}
 }
 
 // queuedDraftAnswer is the received question whose answer e carries, when
@@ -55,10 +57,10 @@ func (c *Core) queuedDraftAnswer(ctx context.Context, e store.OutboxRecord) (sto
 	return q, drafted
 }
 
-// answerWithheld tells the owner that an answer was kept from its asker,
-// why, and where the question now waits.
-func (c *Core) answerWithheld(_ context.Context, e store.OutboxRecord, why string) {
-	c.events.Publish(EventQueryUpdated, e.ID, e.To, inbox.Escalated)
-	c.events.Publish(EventAttention, e.ID, e.To, fmt.Sprintf("the secretary's answer to %s was kept back as it was about to go: %s; "+
-		"the question is back in your Queries pane, to answer in your own words or decline", e.To, why))
+// answerWithheld tells the owner that the answer to q was kept from its
+// asker, why, and where the question now waits.
+func (c *Core) answerWithheld(q store.QueryRecord, why string) {
+	c.events.Publish(EventQueryUpdated, q.ID, q.From, inbox.Escalated)
+	c.events.Publish(EventAttention, q.ID, q.From, fmt.Sprintf("the secretary's answer to %s was kept back as it was about to go: %s; "+
+		"the question is back in your Queries pane, to answer in your own words or decline", q.From, why))
 }

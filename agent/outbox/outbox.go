@@ -67,9 +67,6 @@ type Outbox struct {
 	// audited in one transaction with the Withholding's own change.
 	// Optional.
 	Withhold func(ctx context.Context, e store.OutboxRecord) Withholding
-	// Withheld learns of every entry Withhold kept back, once stored.
-	// Optional.
-	Withheld func(ctx context.Context, e store.OutboxRecord, why string)
 
 	kick chan struct{}
 	t    *turns
@@ -314,8 +311,10 @@ func (e *WithheldError) Error() string {
 type Withholding struct {
 	Why string
 	// Also runs in the transaction that drops the entry (the core puts
-	// the question whose answer it was back before the owner). Optional.
+	// the question whose answer it was back before the owner), and Then
+	// once that is stored (the core tells the owner). Optional.
 	Also func(tx *store.Tx) error
+	Then func()
 }
 
 // Deliver sends one entry and records the outcome: nil when the peer
@@ -468,8 +467,7 @@ func (o *Outbox) expire(ctx context.Context, e store.OutboxRecord) {
 	o.changed(e, store.OutboxExpired)
 }
 
-// withhold drops an entry Withhold kept back, audited with why, and
-// tells Withheld.
+// withhold drops an entry Withhold kept back, audited with why.
 func (o *Outbox) withhold(ctx context.Context, e store.OutboxRecord, w Withholding) {
 	err := o.DB.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.WithholdOutbox(e.ID); err != nil {
@@ -489,8 +487,8 @@ func (o *Outbox) withhold(ctx context.Context, e store.OutboxRecord, w Withholdi
 	}
 	o.Log.Warn("not delivered: it may no longer go to its peer", "component", "outbox", "agent_to", e.To, "id", e.ID, "why", w.Why)
 	o.changed(e, store.OutboxWithheld)
-	if o.Withheld != nil {
-		o.Withheld(ctx, e, w.Why)
+	if w.Then != nil {
+		w.Then()
 	}
 }
 
