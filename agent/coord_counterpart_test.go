@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
-	"github.com/aoi-protocol/aoi/config"
 )
 
 // A message sent with a task id and no recipient goes to the task's
@@ -18,12 +17,9 @@ import (
 // sender is asked to say which, and both are named.
 func TestProgressDoesNotFollowASecondAssignerOfTheTask(t *testing.T) {
 	t.Parallel()
-	grant := func(c *config.Config) {
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
-	}
-	lead := newTestAgent(t, "lead", "lead", grant)
-	worker := newTestAgent(t, "worker", "engineer", grant)
-	mallory := newTestAgent(t, "mallory", "intern", grant)
+	lead := newTestAgent(t, "lead", "lead", grantMessages)
+	worker := newTestAgent(t, "worker", "engineer", grantMessages)
+	mallory := newTestAgent(t, "mallory", "intern", grantMessages)
 	pair(lead, worker)
 	pair(mallory, worker)
 	ctx := context.Background()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent"
-	"github.com/aoi-protocol/aoi/config"
 )
 
 // Every typed message naming a new task id adds a coordination task, and
@@ -19,12 +18,9 @@ import (
 // tasks no kept message names, and keeps one a message still waits on.
 func TestPruneRemovesCoordinationTasksNoMessageNames(t *testing.T) {
 	t.Parallel()
-	grant := func(c *config.Config) {
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
-	}
-	worker := newTestAgent(t, "worker", "engineer", grant)
-	mallory := newTestAgent(t, "mallory", "intern", grant)
-	lead := newTestAgent(t, "lead", "lead", grant)
+	worker := newTestAgent(t, "worker", "engineer", grantMessages)
+	mallory := newTestAgent(t, "mallory", "intern", grantMessages)
+	lead := newTestAgent(t, "lead", "lead", grantMessages)
 	pair(mallory, worker)
 	pair(lead, worker)
 	ctx := context.Background()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/aoi-protocol/aoi/agent"
 	"github.com/aoi-protocol/aoi/agent/ctlclient"
-	"github.com/aoi-protocol/aoi/config"
 )
 
 // A typed message naming a task keeps a coordination task with its
@@ -17,11 +16,8 @@ import (
 // the database and in `aoi messages --tasks`. It is deleted with them.
 func TestForgetDeletesTheCoordinationTasksOfThePeer(t *testing.T) {
 	t.Parallel()
-	grant := func(c *config.Config) {
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
-	}
-	eng := newTestAgent(t, "eng-suzuki", "engineer", grant)
-	pm := newTestAgent(t, "pm-tanaka", "pm", grant)
+	eng := newTestAgent(t, "eng-suzuki", "engineer", grantMessages)
+	pm := newTestAgent(t, "pm-tanaka", "pm", grantMessages)
 	pair(eng, pm)
 	ctx := context.Background()
 	const words = "hand over the Okinawa merger files"

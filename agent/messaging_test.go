@@ -154,11 +154,8 @@ func TestAssistantHeartbeat(t *testing.T) {
 // aoi show the task failed, and a late review request does not revive it.
 func TestCoordTaskFailureSeenOnBothSides(t *testing.T) {
 	t.Parallel()
-	grant := func(c *config.Config) {
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
-	}
-	lead := newTestAgent(t, "lead", "lead", grant)
-	worker := newTestAgent(t, "worker", "engineer", grant)
+	lead := newTestAgent(t, "lead", "lead", grantMessages)
+	worker := newTestAgent(t, "worker", "engineer", grantMessages)
 	pair(lead, worker)
 	ctx := context.Background()
 	state := func(a *testAgent) string {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/aoi-protocol/aoi/agent"
-	"github.com/aoi-protocol/aoi/config"
 )
 
 // TestConversationIsItsPartiesAlone: any peer the messages rule lets in
@@ -21,12 +20,9 @@ import (
 // writes to that peer in the thread, it takes part.
 func TestConversationIsItsPartiesAlone(t *testing.T) {
 	t.Parallel()
-	grant := func(c *config.Config) {
-		c.ACL.Rules = append(c.ACL.Rules, config.Rule{ID: "team-msg", AgentID: "*", ScopeType: config.ScopeMessages, ScopePattern: "*", Permission: "write"})
-	}
-	alice := newTestAgent(t, "alice", "lead", grant)
-	bob := newTestAgent(t, "bob", "engineer", grant)
-	mallory := newTestAgent(t, "mallory", "intern", grant)
+	alice := newTestAgent(t, "alice", "lead", grantMessages)
+	bob := newTestAgent(t, "bob", "engineer", grantMessages)
+	mallory := newTestAgent(t, "mallory", "intern", grantMessages)
 	pair(alice, bob)
 	pair(alice, mallory)
 	ctx := context.Background()
