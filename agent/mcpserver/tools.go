@@ -79,7 +79,7 @@ func (h *handlers) tools() []server.ServerTool {
 			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit), mcp.Description("At most this many (default 20).")),
 			mcp.WithString("type", mcp.Enum(wire.MessageTypes...), mcp.Description("Only this message type.")),
 			mcp.WithString("task_id", mcp.MaxLength(maxID), mcp.Description("Only this task's messages.")),
-			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Only this thread.")),
+			mcp.WithString("thread_id", mcp.MaxLength(maxID), mcp.Description("Only this thread (others: senders outside it, left out).")),
 			mcp.WithBoolean("unread", mcp.Description("Only messages not returned before.")),
 			mcp.WithBoolean("include_sent", mcp.Description("With thread_id or task_id: the whole conversation, your sent messages (sent=true) among the received, in time order.")),
 			mcp.WithString("last_message_id", mcp.MaxLength(maxID), mcp.Description("With include_sent: last_message_id from the previous call, if any (pass last_id too).")),
