@@ -653,7 +653,7 @@ func charClass(c byte) int {
 // characters is taken alone (randomLooking: a path or a hash is not), and
 // so are a key's first lines, whose zero bytes and ASN.1 header make them
 // look less random: OpenSSH's ("openssh-key-v1" in base64) and DER's
-// ("MII…"). A public key (ssh-rsa AAAA…), a data: URI and a subresource
+// ("MII…", and a shorter elliptic-curve key's, privateDER). A public key (ssh-rsa AAAA…), a data: URI and a subresource
 // integrity hash (sha512-…) stay: what comes before the run says so; a
 // certificate's or public key's body, encoded data and glued names stay
 // too (keybody.go). The run is matched alone, without the characters around it, so lines of a
@@ -663,7 +663,7 @@ var keyBodyRule = rule{
 	re:  regexp.MustCompile(`(?:` + notKeyBodyPrefix + `)?[A-Za-z0-9+/]{60,}={0,2}`),
 	may: func(t *text) bool { return hasBase64Run(t.raw, 60) },
 	secretish: func(v string) bool {
-		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") && !publicDER(v) ||
+		return strings.HasPrefix(v, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(v, "MII") && !publicDER(v) || privateDER(v) ||
 			randomLooking(v) && !urlPathLike(v) && !hexDigest(v) && !encodedData(v) && !gluedNames(v)
 	},
 	whole:  func(m string) bool { return !publicPrefixRE.MatchString(m) },

@@ -114,6 +114,29 @@ func publicDER(run string) bool {
 	return true
 }
 
+// privateDER reports whether run opens a private key's DER: a SEQUENCE
+// whose first element is the INTEGER version 0 or 1 (PKCS #1, PKCS #8,
+// SEC 1). Keys of fewer than 256 bytes (elliptic curves: "MIG2AgEA…",
+// "MHcCAQEE…") open otherwise than "MII", and their first line, a fixed
+// header and a few random characters, looks too little random to be
+// taken by that alone: it was kept one time in a few.
+func privateDER(run string) bool {
+	if len(run) < 40 || run[0] != 'M' {
+		return false
+	}
+	var buf [30]byte
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(run[:40]))
+	b := buf[:n]
+	if err != nil || b[0] != 0x30 {
+		return false
+	}
+	i := 2
+	if b[1]&0x80 != 0 {
+		i += int(b[1] & 0x7f)
+	}
+	return i+2 < len(b) && b[i] == 0x02 && b[i+1] == 0x01 && b[i+2] <= 1
+}
+
 // afterHostDot reports whether the run s[start:end] continues a host's
 // name into a URL's path: a dot before it, and a top-level domain then a
 // slash at its start ("github.com/…" runs from "com/"), and no part of the
