@@ -187,12 +187,12 @@ func Open(path string, opts ...Option) (*DB, error) {
 		db.closeFile()
 		return nil, err
 	}
-	removeStaleSHM(abs)
 	head, err := db.loadAuditHead(context.Background())
 	if err != nil {
 		db.closeFile()
 		return nil, err
 	}
+	removeStaleSHM(abs)
 	go db.writer(head)
 	go db.checkpointer(db.cpStop)
 	return db, nil
@@ -200,8 +200,8 @@ func Open(path string, opts ...Option) (*DB, error) {
 
 // removeStaleSHM deletes the -shm file an aoi before the unix-excl VFS
 // left beside the database: this one keeps the WAL index in memory, and
-// holds the file's lock by now (the migration wrote), so no process reads
-// that file any more. Failing to remove it harms nothing.
+// holds the file's lock by now (it has read and migrated the file), so no
+// process reads that file any more. Failing to remove it harms nothing.
 func removeStaleSHM(abs string) {
 	_ = os.Remove(abs + "-shm")
 }
