@@ -90,20 +90,9 @@ var pbeOIDs = [][]byte{
 // key's opens with an INTEGER, its version (PKCS #1, PKCS #8, SEC 1); an
 // encrypted one's inner SEQUENCE names its encryption scheme.
 func publicDER(run string) bool {
-	if len(run) < 40 || run[0] != 'M' {
-		return false
-	}
 	var buf [30]byte
-	n, err := base64.StdEncoding.Decode(buf[:], []byte(run[:40]))
-	b := buf[:n]
-	if err != nil || b[0] != 0x30 {
-		return false
-	}
-	i := 2
-	if b[1]&0x80 != 0 {
-		i += int(b[1] & 0x7f)
-	}
-	if i >= len(b) || b[i] != 0x30 {
+	b, i, ok := derOpening(run, &buf)
+	if !ok || b[i] != 0x30 {
 		return false
 	}
 	for _, oid := range pbeOIDs {
@@ -114,6 +103,26 @@ func publicDER(run string) bool {
 	return true
 }
 
+// derOpening decodes the first 40 characters of a base64 run that opens
+// a DER SEQUENCE into buf: the bytes, and where its first element starts
+// in them (ok false when it is no SEQUENCE, or the element lies beyond
+// them).
+func derOpening(run string, buf *[30]byte) (b []byte, first int, ok bool) {
+	if len(run) < 40 || run[0] != 'M' {
+		return nil, 0, false
+	}
+	n, err := base64.StdEncoding.Decode(buf[:], []byte(run[:40]))
+	b = buf[:n]
+	if err != nil || b[0] != 0x30 {
+		return nil, 0, false
+	}
+	first = 2
+	if b[1]&0x80 != 0 {
+		first += int(b[1] & 0x7f)
+	}
+	return b, first, first < len(b)
+}
+
 // privateDER reports whether run opens a private key's DER: a SEQUENCE
 // whose first element is the INTEGER version 0 or 1 (PKCS #1, PKCS #8,
 // SEC 1). Keys of fewer than 256 bytes (elliptic curves: "MIG2AgEA…",
@@ -121,20 +130,9 @@ func publicDER(run string) bool {
 // header and a few random characters, looks too little random to be
 // taken by that alone: it was kept one time in a few.
 func privateDER(run string) bool {
-	if len(run) < 40 || run[0] != 'M' {
-		return false
-	}
 	var buf [30]byte
-	n, err := base64.StdEncoding.Decode(buf[:], []byte(run[:40]))
-	b := buf[:n]
-	if err != nil || b[0] != 0x30 {
-		return false
-	}
-	i := 2
-	if b[1]&0x80 != 0 {
-		i += int(b[1] & 0x7f)
-	}
-	return i+2 < len(b) && b[i] == 0x02 && b[i+1] == 0x01 && b[i+2] <= 1
+	b, i, ok := derOpening(run, &buf)
+	return ok && i+2 < len(b) && b[i] == 0x02 && b[i+1] == 0x01 && b[i+2] <= 1
 }
 
 // afterHostDot reports whether the run s[start:end] continues a host's
