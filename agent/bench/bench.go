@@ -7,6 +7,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -42,7 +43,9 @@ type Options struct {
 	// speed drifts by 10–20% from one quiet minute to the next; taking turns
 	// spreads that drift over both phases instead of giving it to one.
 	Rounds int
-	Dir    string // scratch dir for the agents' data (removed after)
+	// Dir is where the agents' scratch folder is made (removed after;
+	// Dir itself stays): the system's temp folder when empty.
+	Dir string
 	// Progress, when set, receives a line at the start and one per round.
 	Progress func(string)
 	// CPUProfile, when set, receives a CPU profile (pprof format) of the
@@ -108,12 +111,14 @@ func Run(ctx context.Context, opts Options) (Report, error) {
 		say = func(string) {}
 	}
 	rep := Report{Concurrency: opts.Concurrency, Duration: opts.Duration.String()}
-	rep.Machine = Machine{Cores: numCores(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: loadAverage()}
+	rep.Machine = Machine{Cores: numCores(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: loadAverage(),
+		DataFS: filesystem(cmp.Or(opts.Dir, os.TempDir()))}
 	eng, pm, cleanup, err := startPair(ctx, opts.Dir)
 	if err != nil {
 		return rep, err
 	}
 	defer cleanup()
+	say(fmt.Sprintf("the agents' data: %s (%s), removed after", eng.scratch, cmp.Or(rep.Machine.DataFS, "filesystem unknown")))
 	echoURL, stopEcho, err := startEcho(pm.identity)
 	if err != nil {
 		return rep, err
@@ -245,15 +250,17 @@ type benchAgent struct {
 	*agent.Core
 	identity  *rpc.Identity
 	transport *rpc.DirectTransport
+	scratch   string // the pair's scratch folder (set on eng by startPair)
 }
 
 // startPair starts eng-bench (holding acme/webapp, PMs may read it) and
-// pm-bench, pinned to each other on 127.0.0.1.
-func startPair(ctx context.Context, dir string) (eng, pm *benchAgent, cleanup func(), err error) {
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "aoi-bench-"); err != nil {
-			return nil, nil, nil, err
-		}
+// pm-bench, pinned to each other on 127.0.0.1, with their data in a new
+// folder in parent (the system's temp folder when empty), removed by
+// cleanup.
+func startPair(ctx context.Context, parent string) (eng, pm *benchAgent, cleanup func(), err error) {
+	dir, err := os.MkdirTemp(parent, "aoi-bench-")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("bench: could not make the agents' scratch folder: %w", err)
 	}
 	var stops []func()
 	cleanup = func() {
@@ -267,6 +274,7 @@ func startPair(ctx context.Context, dir string) (eng, pm *benchAgent, cleanup fu
 		cleanup()
 		return nil, nil, nil, err
 	}
+	eng.scratch = dir
 	stops = append(stops, stop)
 	pm, stop, err = startAgent(ctx, filepath.Join(dir, "pm"), "pm-bench", "pm")
 	if err != nil {

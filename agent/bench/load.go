@@ -18,6 +18,11 @@ type Machine struct {
 	GOMAXPROCS int     `json:"gomaxprocs"`
 	LoadBefore float64 `json:"load_avg_1m_before"` // -1 when unknown
 	LoadAfter  float64 `json:"load_avg_1m_after"`  // -1 when unknown
+	// DataFS is the filesystem the agents' data was on (ext4, tmpfs…;
+	// empty when unknown). The aoi.query phase commits every request
+	// there, and a disk's checkpoint writes cost it throughput that tmpfs
+	// does not: compare figures taken on the same kind.
+	DataFS string `json:"data_fs,omitempty"`
 }
 
 // Quiet reports whether the run counts as a measurement: the 1-minute load
@@ -27,8 +32,17 @@ func (m Machine) Quiet() bool {
 		m.LoadBefore <= float64(m.Cores) && m.LoadAfter <= float64(m.Cores)
 }
 
-// Verdict says in words whether the ratio can be trusted.
+// Verdict says in words whether the ratio can be trusted, and where the
+// agents' data was.
 func (m Machine) Verdict() string {
+	v := m.load()
+	if m.DataFS != "" {
+		v += "; data on " + m.DataFS
+	}
+	return v
+}
+
+func (m Machine) load() string {
 	if m.LoadBefore < 0 || m.LoadAfter < 0 {
 		return "load average unknown on this system: check the machine is idle before trusting the ratio"
 	}

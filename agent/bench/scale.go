@@ -427,11 +427,7 @@ func registryDisk(ctx context.Context, dir string, n int) (int64, error) {
 // announceLatency measures the median round trip of a real self_only
 // announce between two real cores on loopback.
 func announceLatency(ctx context.Context, dir string) (time.Duration, error) {
-	tmp, err := os.MkdirTemp(dir, "aoi-scale-pair-") // startPair removes its dir
-	if err != nil {
-		return 0, err
-	}
-	eng, pm, cleanup, err := startPair(ctx, tmp)
+	eng, pm, cleanup, err := startPair(ctx, dir)
 	if err != nil {
 		return 0, err
 	}

@@ -89,3 +89,36 @@ func TestAOIRunsASpareProc(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchDirPlacesTheAgentsData: `aoi bench --dir DIR` makes the agents'
+// scratch folder in DIR, says so, names DIR's filesystem in the report,
+// removes the scratch folder and keeps DIR. A folder that does not exist,
+// or --dir with --scale, is a usage error naming --dir.
+func TestBenchDirPlacesTheAgentsData(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	r := runAOI(t, "bench", "--json", "--dir", dir, "--concurrency", "2", "--duration", "200ms", "--rounds", "1")
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK {
+		t.Fatalf("exit %d, %v\nstdout: %s\nstderr: %s", r.code, err, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "the agents' data: "+filepath.Join(dir, "aoi-bench-")) {
+		t.Errorf("stderr does not say the data went into %s:\n%s", dir, r.stderr)
+	}
+	if runtime.GOOS == "linux" && rep.Machine.DataFS == "" {
+		t.Errorf("data_fs is empty on Linux: %+v", rep.Machine)
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil || len(left) != 0 {
+		t.Errorf("--dir after the run: %v, %v (want it kept, and empty)", left, err)
+	}
+	for _, c := range [][]string{
+		{"bench", "--dir", filepath.Join(dir, "missing")},
+		{"bench", "--dir", dir, "--scale", "30"},
+	} {
+		r := runAOI(t, c...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--dir") {
+			t.Errorf("%v: exit %d, stderr %q (want a usage error naming --dir)", c, r.code, r.stderr)
+		}
+	}
+}

@@ -24,10 +24,18 @@ func (a *app) benchCmd() *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if scale.Agents != 0 {
+				if opts.Dir != "" {
+					return usagef(cmd, "--dir applies to the peer-path bench only; leave it out with --scale")
+				}
 				return a.benchScale(cmd, scale)
 			}
 			if opts.Rounds < 1 || opts.Concurrency < 1 {
 				return usagef(cmd, "--rounds and --concurrency take a whole number of 1 or more (got --rounds %d, --concurrency %d)", opts.Rounds, opts.Concurrency)
+			}
+			if opts.Dir != "" {
+				if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
+					return usagef(cmd, "--dir takes an existing folder to make the agents' scratch folder in (got %q); create it first, or leave --dir out to use the system's temp folder", opts.Dir)
+				}
 			}
 			opts.Progress = func(s string) { fmt.Fprintln(a.stderr, s) }
 			if cpuProfile != "" {
@@ -48,6 +56,7 @@ func (a *app) benchCmd() *cobra.Command {
 	cmd.Flags().IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "concurrent callers")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", opts.Duration, "how long each phase runs, over all its rounds")
 	cmd.Flags().IntVar(&opts.Rounds, "rounds", opts.Rounds, "turns the echo and aoi.query take, one after the other (each turn lasts duration/rounds)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "folder to make the agents' scratch folder in, removed after (default: the system's temp folder, $TMPDIR); the report names its filesystem")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the aoi.query phase to this file (read it with go tool pprof); the phases then run in one round")
 	scaleFlags(cmd, &scale)
 	return cmd
