@@ -79,28 +79,8 @@ func (db *DB) checkpoint(mode string) {
 		return
 	}
 	if int64(frames)*db.frameBytes() >= db.opts.walLimit/walRestartShare {
-		db.presync()
 		db.walCaughtUp.Store(true)
 	}
-}
-
-// presync writes the WAL's and the database file's pages to disk before
-// the writer finishes the checkpoint. That pass must sync both files
-// again before the WAL may start over (SQLite does so), and it holds
-// every caller meanwhile; without the presync its database sync wrote
-// every page the checkpointer had copied since the WAL last started over
-// (a passive pass that cannot copy everything does not sync the database
-// file). Measured with aoi bench on this machine's disk: see
-// docs/performance.md. Failure is harmless: the writer's syncs still run.
-func (db *DB) presync() {
-	if f, err := os.Open(db.path + "-wal"); err == nil {
-		_ = f.Sync() // SQLite holds no POSIX lock on the WAL file to lose on Close
-		f.Close()
-	}
-	if db.file != nil {
-		_ = db.file.Sync()
-	}
-	db.presyncs.Add(1)
 }
 
 // walRestartShare: the writer finishes a checkpointer pass once the WAL

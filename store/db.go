@@ -75,12 +75,6 @@ type DB struct {
 	cp    *sql.DB // one query_only connection for WAL checkpoints (checkpoint.go)
 	clock func() time.Time
 
-	// file is the database file, read-only, for the checkpointer's
-	// presync (checkpoint.go). It stays open until SQLite has closed the
-	// file: closing any descriptor of a file drops every POSIX lock the
-	// process holds on it, the unix-excl VFS's lock included.
-	file *os.File
-
 	mu     sync.RWMutex // guards closed against sends on reqs
 	closed bool
 	reqs   chan *writeReq
@@ -89,7 +83,6 @@ type DB struct {
 	batches, writes atomic.Int64 // group commits run, functions they carried
 	walTruncates    atomic.Int64 // WAL truncations forced by the size limit
 	walCaughtUp     atomic.Bool  // the checkpointer finished a pass: the writer may copy the rest
-	presyncs        atomic.Int64 // the checkpointer's presyncs (checkpoint.go)
 	walRestarts     atomic.Int64 // writer checkpoints that left nothing uncopied
 	walFrame        int64        // bytes per WAL frame (checkpointer only)
 
@@ -190,7 +183,6 @@ func Open(path string, opts ...Option) (*DB, error) {
 		releaseFile(db)
 		return nil, err
 	}
-	db.file, _ = os.Open(abs) // without it the writer's syncs do all the work
 	if err := db.migrate(context.Background()); err != nil {
 		db.closeFile()
 		return nil, err
@@ -325,9 +317,6 @@ func (db *DB) Close() error {
 // closeFile closes the connections and lets the file be opened again.
 func (db *DB) closeFile() error {
 	err := db.closePools()
-	if db.file != nil {
-		db.file.Close() // after SQLite's descriptors: see DB.file
-	}
 	releaseFile(db)
 	return err
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,43 +102,4 @@ func countRows(t *testing.T, raw *sql.DB) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// TestPresyncKeepsTheFileLocked: the checkpointer's presync syncs the
-// database file through a descriptor of its own, which stays open for as
-// long as SQLite has the file. Closing it after a sync would drop every
-// POSIX lock the process holds on the file, the unix-excl VFS's included,
-// and another process could then open the database under aoi.
-func TestPresyncKeepsTheFileLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "aoi.db")
-	db, err := Open(path, WithWALLimit(2<<20)) // a presync once the WAL holds 1 MiB
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	// Each pass follows enough commits to fill the WAL past 1 MiB again
-	// after the last one let it start over.
-	for i := 0; db.presyncs.Load() < 2; i++ {
-		if i == 20 {
-			t.Fatalf("6,000 commits and 20 passes made %d presyncs, want 2", db.presyncs.Load())
-		}
-		for j := 0; j < 300; j++ {
-			if err := db.Write(context.Background(), func(tx *Tx) error {
-				_, err := tx.AppendAudit("peer-a", "aoi.query", "ok", map[string]int{"i": j})
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		db.checkpoint("PASSIVE") // what the checkpointer does when kicked
-	}
-	if got := peek(t, path, ""); !strings.Contains(got, "locked") {
-		t.Fatalf("after a presync another process read the open database: %q; want a refusal saying it is locked", got)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := peek(t, path, ""); !strings.HasPrefix(got, "rows ") {
-		t.Fatalf("after aoi closed the database another process got %q, want its rows", got)
-	}
 }
