@@ -25,7 +25,9 @@ func filesystem(dir string) string {
 	if unix.Statfs(dir, &st) != nil {
 		return ""
 	}
-	if name, ok := fsNames[int64(st.Type)]; ok {
+	// Magic numbers are 32 bits; Type is signed, and only 32 bits wide on
+	// some platforms, where a magic above 2^31 reads negative.
+	if name, ok := fsNames[int64(uint32(st.Type))]; ok {
 		return name
 	}
 	return "other"

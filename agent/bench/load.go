@@ -42,6 +42,7 @@ func (m Machine) Verdict() string {
 	return v
 }
 
+// load says how busy the machine was, and so whether the ratio counts.
 func (m Machine) load() string {
 	if m.LoadBefore < 0 || m.LoadAfter < 0 {
 		return "load average unknown on this system: check the machine is idle before trusting the ratio"
