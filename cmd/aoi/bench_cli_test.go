@@ -108,6 +108,10 @@ func TestBenchDirPlacesTheAgentsData(t *testing.T) {
 	if runtime.GOOS == "linux" && rep.Machine.DataFS == "" {
 		t.Errorf("data_fs is empty on Linux: %+v", rep.Machine)
 	}
+	if r := runAOI(t, "bench", "--dir", dir, "--concurrency", "2", "--duration", "200ms", "--rounds", "1"); runtime.GOOS == "linux" &&
+		!strings.Contains(r.stdout, "; data on "+rep.Machine.DataFS+"\n") {
+		t.Errorf("the machine line does not name the filesystem (%s):\n%s", rep.Machine.DataFS, r.stdout)
+	}
 	left, err := os.ReadDir(dir)
 	if err != nil || len(left) != 0 {
 		t.Errorf("--dir after the run: %v, %v (want it kept, and empty)", left, err)
