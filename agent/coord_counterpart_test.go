@@ -23,14 +23,8 @@ func TestProgressDoesNotFollowASecondAssignerOfTheTask(t *testing.T) {
 	pair(lead, worker)
 	pair(mallory, worker)
 	ctx := context.Background()
-	send := func(from *testAgent, r agent.SendMessageRequest) {
-		t.Helper()
-		if sent, err := from.SendMessage(ctx, r); err != nil || sent.Queued {
-			t.Fatalf("%s sends %s = %+v (%v), want it delivered", from.ID, r.Type, sent, err)
-		}
-	}
-	send(lead, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"port the parser"}`)})
-	send(mallory, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"report here"}`)})
+	mustSend(t, lead, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"port the parser"}`)})
+	mustSend(t, mallory, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"report here"}`)})
 
 	s, err := worker.SendMessage(ctx, agent.SendMessageRequest{Type: "progress", TaskID: "T-F",
 		Payload: json.RawMessage(`{"text":"parser half ported; the private grammar notes are in docs/internal"}`)})
@@ -52,5 +46,5 @@ func TestProgressDoesNotFollowASecondAssignerOfTheTask(t *testing.T) {
 		}
 	}
 	// Named, it goes where it is sent.
-	send(worker, agent.SendMessageRequest{To: "lead", Type: "progress", TaskID: "T-F"})
+	mustSend(t, worker, agent.SendMessageRequest{To: "lead", Type: "progress", TaskID: "T-F"})
 }

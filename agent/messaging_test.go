@@ -165,26 +165,18 @@ func TestCoordTaskFailureSeenOnBothSides(t *testing.T) {
 		}
 		return ts[0].State
 	}
-	send := func(from *testAgent, r agent.SendMessageRequest) agent.SentMessage {
-		t.Helper()
-		sent, err := from.SendMessage(ctx, r)
-		if err != nil || sent.Queued {
-			t.Fatalf("%s sends %s = %+v (%v), want it delivered", from.ID, r.Type, sent, err)
-		}
-		return sent
-	}
 	if _, err := worker.SendMessage(ctx, agent.SendMessageRequest{Type: "progress", TaskID: "T-F"}); err == nil || !strings.Contains(err.Error(), "say which agent") {
 		t.Fatalf("progress on a task nobody mentioned yet = %v, want an error asking whom to send it to", err)
 	}
-	send(lead, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"port the parser"}`)})
-	if s := send(worker, agent.SendMessageRequest{Type: "progress", TaskID: "T-F"}); s.To != "lead" || s.TaskState != agent.CoordInProgress {
+	mustSend(t, lead, agent.SendMessageRequest{To: "worker", Type: "task_assign", TaskID: "T-F", Payload: json.RawMessage(`{"description":"port the parser"}`)})
+	if s := mustSend(t, worker, agent.SendMessageRequest{Type: "progress", TaskID: "T-F"}); s.To != "lead" || s.TaskState != agent.CoordInProgress {
 		t.Fatalf("progress without a recipient = %+v, want it sent to the assigner with the task in progress", s)
 	}
 	if got := state(lead); got != agent.CoordInProgress {
 		t.Fatalf("lead's T-F after progress = %s, want in_progress", got)
 	}
-	send(worker, agent.SendMessageRequest{Type: "task_complete", TaskID: "T-F", Payload: json.RawMessage(`{"status":"failed","error":"the grammar is ambiguous"}`)})
-	send(worker, agent.SendMessageRequest{Type: "review_request", TaskID: "T-F"})
+	mustSend(t, worker, agent.SendMessageRequest{Type: "task_complete", TaskID: "T-F", Payload: json.RawMessage(`{"status":"failed","error":"the grammar is ambiguous"}`)})
+	mustSend(t, worker, agent.SendMessageRequest{Type: "review_request", TaskID: "T-F"})
 	for _, a := range []*testAgent{lead, worker} {
 		if got := state(a); got != agent.CoordFailed {
 			t.Errorf("%s's T-F = %s, want failed", a.ID, got)

@@ -317,7 +317,7 @@ func (db *DB) recentContext(ctx context.Context, kind string, f ContextRecent, l
 	}
 	if len(f.Contexts) > 0 {
 		where = append(where, "ctx IN ("+placeholders(len(f.Contexts))+")")
-		args = ctxAppendStrings(args, f.Contexts)
+		args = appendStrings(args, f.Contexts)
 	}
 	if !f.Since.IsZero() {
 		where = append(where, "ts >= ?")
@@ -435,7 +435,8 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-func ctxAppendStrings(args []any, ss []string) []any {
+// appendStrings appends ss to a statement's arguments, for an IN list.
+func appendStrings(args []any, ss []string) []any {
 	for _, s := range ss {
 		args = append(args, s)
 	}

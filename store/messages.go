@@ -148,9 +148,7 @@ func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRec
 	}
 	if len(f.From) > 0 {
 		q += ` AND from_agent IN (` + placeholders(len(f.From)) + `)`
-		for _, from := range f.From {
-			args = append(args, from)
-		}
+		args = appendStrings(args, f.From)
 	}
 	if !f.ReceivedAfter.IsZero() {
 		q += ` AND received_at > ?` // timeLayout is fixed-width: text order is time order
@@ -278,10 +276,7 @@ func (db *DB) FirstInConversation(ctx context.Context, threadID, taskID string) 
 // other than parties.
 func (db *DB) OthersInConversation(ctx context.Context, threadID, taskID string, parties []string) (map[string]int, error) {
 	col, id := conversationColumn(threadID, taskID)
-	args := []any{id}
-	for _, p := range parties {
-		args = append(args, p)
-	}
+	args := appendStrings([]any{id}, parties)
 	rows, err := db.rd.QueryContext(ctx, `SELECT from_agent, count(*) FROM messages WHERE `+col+` = ?
 		AND from_agent NOT IN (`+placeholders(len(parties))+`) GROUP BY from_agent`, args...)
 	if err != nil {

@@ -653,8 +653,9 @@ func charClass(c byte) int {
 // characters is taken alone (randomLooking: a path or a hash is not), and
 // so are a key's first lines, whose zero bytes and ASN.1 header make them
 // look less random: OpenSSH's ("openssh-key-v1" in base64) and DER's
-// ("MII…", and a shorter elliptic-curve key's, privateDER). A public key (ssh-rsa AAAA…), a data: URI and a subresource
-// integrity hash (sha512-…) stay: what comes before the run says so; a
+// ("MII…", and a shorter elliptic-curve key's, privateDER). A public key
+// (ssh-rsa AAAA…), a data: URI and a subresource integrity hash
+// (sha512-…) stay: what comes before the run says so; a
 // certificate's or public key's body, encoded data and glued names stay
 // too (keybody.go). The run is matched alone, without the characters around it, so lines of a
 // body one under another each match.
