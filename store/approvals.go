@@ -46,7 +46,7 @@ func (tx *Tx) InsertApproval(a ApprovalRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO approvals(`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	err = tx.Run(`INSERT INTO approvals(`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.TaskID, a.Requester, a.TaskType, params, a.MatchedRule, a.State, a.Reason, a.DecidedBy,
 		formatTime(a.CreatedAt), formatTime(a.ExpiresAt), formatTimePtr(a.DecidedAt))
 	if err != nil {

@@ -58,7 +58,7 @@ func (tx *Tx) AppendAudit(agent, method, result string, detail any) (AuditRecord
 	}
 	ts := now.Format(time.RFC3339Nano)
 	rec.Hash = auditHash(rec.PrevHash, rec.Seq, ts, rec.Agent, rec.Method, rec.Result, d)
-	if _, err := tx.Exec(`INSERT INTO audit_log(`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	if err := tx.Run(`INSERT INTO audit_log(`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.Seq, ts, rec.Agent, rec.Method, rec.Result, d, rec.PrevHash, rec.Hash); err != nil {
 		return AuditRecord{}, fmt.Errorf("store: appending audit row %d: %w", rec.Seq, err)
 	}

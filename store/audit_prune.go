@@ -108,10 +108,10 @@ func (tx *Tx) pruneAudit(before time.Time) (int64, error) {
 		CreatedAt: formatTime(tx.Now()),
 	}
 	cp.Hash = cp.computeHash()
-	if _, err := tx.Exec(`DELETE FROM audit_log WHERE seq <= ?`, last); err != nil {
+	if err := tx.Run(`DELETE FROM audit_log WHERE seq <= ?`, last); err != nil {
 		return 0, fmt.Errorf("store: pruning the audit log: %w", err)
 	}
-	if _, err := tx.Exec(`INSERT INTO audit_checkpoints(continues_from_seq, continues_from_hash, removed_count,
+	if err := tx.Run(`INSERT INTO audit_checkpoints(continues_from_seq, continues_from_hash, removed_count,
 		removed_from, removed_to, created_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		cp.ContinuesFromSeq, cp.ContinuesFromHash, cp.RemovedCount, cp.RemovedFrom, cp.RemovedTo, cp.CreatedAt, cp.Hash); err != nil {
 		return 0, fmt.Errorf("store: recording the audit checkpoint: %w", err)

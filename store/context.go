@@ -109,11 +109,11 @@ func (tx *Tx) InsertPreparedContextEvent(p PreparedContextEvent) (int64, error) 
 	// that fires a trigger runs in a statement savepoint, and FTS5 flushes
 	// its pending terms to a new segment at every savepoint; without one,
 	// a group commit's events make one segment.
-	if _, err := tx.Exec(`INSERT INTO context_fts(rowid, title, body, key) VALUES (?, ?, ?, ?)`, id, ev.Title, ev.Body, ev.Key); err != nil {
+	if err := tx.Run(`INSERT INTO context_fts(rowid, title, body, key) VALUES (?, ?, ?, ?)`, id, ev.Title, ev.Body, ev.Key); err != nil {
 		return 0, fmt.Errorf("store: index context event: %w", err)
 	}
 	if p.grams != "" {
-		if _, err := tx.Exec(`INSERT INTO context_short(rowid, grams) VALUES (?, ?)`, id, p.grams); err != nil {
+		if err := tx.Run(`INSERT INTO context_short(rowid, grams) VALUES (?, ?)`, id, p.grams); err != nil {
 			return 0, fmt.Errorf("store: index short terms: %w", err)
 		}
 	}
@@ -189,7 +189,7 @@ func (tx *Tx) HeldContextKeys(source, ctxID, kind string, keys []string) (map[st
 // kind) — a repository's branch, its uncommitted changes, its open FIXMEs —
 // for evs, so state that went away stops being reported.
 func (tx *Tx) ReplaceContextState(source, ctxID, kind string, evs []ContextEvent) error {
-	if _, err := tx.Exec(`DELETE FROM context_events WHERE source = ? AND ctx = ? AND kind = ?`, source, ctxID, kind); err != nil {
+	if err := tx.Run(`DELETE FROM context_events WHERE source = ? AND ctx = ? AND kind = ?`, source, ctxID, kind); err != nil {
 		return fmt.Errorf("store: replace context state: %w", err)
 	}
 	for _, ev := range evs {
@@ -220,7 +220,7 @@ func (tx *Tx) earlierID() (int64, error) {
 
 // SetContextCursor records where a source stopped (see context_cursors).
 func (tx *Tx) SetContextCursor(name, value string) error {
-	_, err := tx.Exec(`INSERT INTO context_cursors(name, value, updated_at) VALUES (?, ?, ?)
+	err := tx.Run(`INSERT INTO context_cursors(name, value, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT(name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		name, value, formatTime(tx.Now()))
 	if err != nil {
@@ -452,7 +452,7 @@ func (db *DB) MergeContextIndex(ctx context.Context, pages int) error {
 	}
 	return db.Write(ctx, func(tx *Tx) error {
 		for _, table := range []string{"context_fts", "context_short"} {
-			if _, err := tx.Exec(`INSERT INTO `+table+`(`+table+`, rank) VALUES ('merge', ?)`, pages); err != nil {
+			if err := tx.Run(`INSERT INTO `+table+`(`+table+`, rank) VALUES ('merge', ?)`, pages); err != nil {
 				return fmt.Errorf("store: merge %s segments: %w", table, err)
 			}
 		}

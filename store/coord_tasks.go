@@ -22,7 +22,7 @@ type CoordTaskRecord struct {
 // UpsertCoordTask stores t, keeping the first CreatedAt.
 func (tx *Tx) UpsertCoordTask(t CoordTaskRecord) error {
 	now := formatTime(t.UpdatedAt)
-	_, err := tx.Exec(`INSERT INTO coord_tasks(task_id, peer, side, state, summary, last_type, created_at, updated_at)
+	err := tx.Run(`INSERT INTO coord_tasks(task_id, peer, side, state, summary, last_type, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(task_id, peer) DO UPDATE SET state = excluded.state, last_type = excluded.last_type,
 			summary = CASE WHEN excluded.summary != '' THEN excluded.summary ELSE summary END,

@@ -16,9 +16,8 @@
 // Writes are methods on *Tx, called by others inside DB.Write:
 //
 //	func (tx *Tx) InsertTask(t TaskRecord) error {
-//		_, err := tx.Exec(`INSERT INTO tasks(id, state, created_at) VALUES (?, ?, ?)`,
+//		return tx.Run(`INSERT INTO tasks(id, state, created_at) VALUES (?, ?, ?)`,
 //			t.ID, t.State, formatTime(t.CreatedAt))
-//		return err
 //	}
 //
 //	err := db.Write(ctx, func(tx *store.Tx) error {

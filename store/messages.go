@@ -175,7 +175,7 @@ func (db *DB) FilterMessages(ctx context.Context, f MessageFilter) ([]MessageRec
 // messages. The owner's read mark (MarkMessagesRead) is separate.
 func (tx *Tx) MarkAssistantSeen(seqs []int64) error {
 	for _, s := range seqs {
-		if _, err := tx.Exec(`UPDATE messages SET assistant_seen = 1 WHERE seq = ?`, s); err != nil {
+		if err := tx.Run(`UPDATE messages SET assistant_seen = 1 WHERE seq = ?`, s); err != nil {
 			return fmt.Errorf("store: marking message %d seen: %w", s, err)
 		}
 	}
@@ -197,7 +197,7 @@ func (tx *Tx) MarkMessagesRead(uptoSeq int64) error {
 	if uptoSeq <= mark {
 		return nil
 	}
-	if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE seq > ? AND seq <= ? AND read = 0`, mark, uptoSeq); err != nil {
+	if err := tx.Run(`UPDATE messages SET read = 1 WHERE seq > ? AND seq <= ? AND read = 0`, mark, uptoSeq); err != nil {
 		return fmt.Errorf("store: marking messages read: %w", err)
 	}
 	return tx.SetSetting(readMarkKey, strconv.FormatInt(uptoSeq, 10))
@@ -209,7 +209,7 @@ func (tx *Tx) MarkMessagesRead(uptoSeq int64) error {
 // finds every unread message after it.
 func (tx *Tx) MarkMessagesReadSeqs(seqs []int64) error {
 	for _, s := range seqs {
-		if _, err := tx.Exec(`UPDATE messages SET read = 1 WHERE seq = ?`, s); err != nil {
+		if err := tx.Run(`UPDATE messages SET read = 1 WHERE seq = ?`, s); err != nil {
 			return fmt.Errorf("store: marking message %d read: %w", s, err)
 		}
 	}

@@ -62,7 +62,7 @@ func (tx *Tx) secureDelete() (func(), error) {
 	if err := tx.QueryRow(`PRAGMA secure_delete`).Scan(&was); err != nil {
 		return nil, fmt.Errorf("store: reading secure_delete: %w", err)
 	}
-	if _, err := tx.Exec(`PRAGMA secure_delete = 1`); err != nil {
+	if err := tx.Run(`PRAGMA secure_delete = 1`); err != nil {
 		return nil, fmt.Errorf("store: enabling secure_delete: %w", err)
 	}
 	return func() { _, _ = tx.Exec(fmt.Sprintf(`PRAGMA secure_delete = %d`, was)) }, nil
@@ -163,7 +163,7 @@ func (tx *Tx) scrubTable(t dataTable, id string, rep *ForgetReport) error {
 		set += quoteIdent(c) + " = ?"
 	}
 	for _, ch := range changes {
-		if _, err := tx.Exec(`UPDATE OR REPLACE `+quoteIdent(t.name)+` SET `+set+` WHERE rowid = ?`, append(ch.vals, ch.rowid)...); err != nil {
+		if err := tx.Run(`UPDATE OR REPLACE `+quoteIdent(t.name)+` SET `+set+` WHERE rowid = ?`, append(ch.vals, ch.rowid)...); err != nil {
 			return fmt.Errorf("store: scrubbing %s: %w", t.name, err)
 		}
 	}
@@ -217,7 +217,7 @@ func (tx *Tx) redactAudit(id string) ([]redaction, error) {
 	}
 	entries := make([]redaction, 0, len(rewritten))
 	for i, r := range rewritten {
-		if _, err := tx.Exec(`UPDATE audit_log SET agent = ?, method = ?, result = ?, detail = ? WHERE seq = ?`,
+		if err := tx.Run(`UPDATE audit_log SET agent = ?, method = ?, result = ?, detail = ? WHERE seq = ?`,
 			r.Agent, r.Method, r.Result, string(r.Detail), r.Seq); err != nil {
 			return nil, fmt.Errorf("store: redacting audit row %d: %w", r.Seq, err)
 		}
@@ -264,7 +264,7 @@ func (tx *Tx) anchorRedactions(actor string, entries []redaction, rep *ForgetRep
 		return err
 	}
 	for _, e := range entries {
-		if _, err := tx.Exec(`INSERT INTO audit_redactions(seq, anchor_seq, original_hash, redacted_hash) VALUES (?, ?, ?, ?)`,
+		if err := tx.Run(`INSERT INTO audit_redactions(seq, anchor_seq, original_hash, redacted_hash) VALUES (?, ?, ?, ?)`,
 			e.Seq, rec.Seq, e.OriginalHash, e.RedactedHash); err != nil {
 			return fmt.Errorf("store: recording the redaction of audit row %d: %w", e.Seq, err)
 		}

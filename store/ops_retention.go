@@ -52,7 +52,7 @@ func (db *DB) pruneTaskBatch(ctx context.Context, before time.Time, states []str
 		rows.Close()
 		for _, id := range ids {
 			// approvals and task_transitions go with the task (ON DELETE CASCADE).
-			if _, err := tx.Exec(`DELETE FROM tasks WHERE id = ?`, id); err != nil {
+			if err := tx.Run(`DELETE FROM tasks WHERE id = ?`, id); err != nil {
 				return fmt.Errorf("store: pruning task %s: %w", id, err)
 			}
 		}

@@ -57,7 +57,7 @@ func (tx *Tx) EnqueueOutbox(r OutboxRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO outbox(`+outboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	err = tx.Run(`INSERT INTO outbox(`+outboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.To, r.Method, params, r.Attempts, formatTime(r.NextAttemptAt), formatTime(r.CreatedAt),
 		formatTime(r.ExpiresAt), r.LastError, r.Refused, r.State, formatTimePtr(r.DeliveredAt))
 	if err != nil {

@@ -24,7 +24,7 @@ func (tx *Tx) AddPromptLine(line string, keep int) error {
 	if err != nil {
 		return fmt.Errorf("store: saving a prompt line: %w", err)
 	}
-	if _, err := tx.Exec(`DELETE FROM prompt_history WHERE seq <= ?`, seq-int64(keep)); err != nil {
+	if err := tx.Run(`DELETE FROM prompt_history WHERE seq <= ?`, seq-int64(keep)); err != nil {
 		return fmt.Errorf("store: trimming the prompt history: %w", err)
 	}
 	return nil

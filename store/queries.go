@@ -57,7 +57,7 @@ func (tx *Tx) InsertQuery(q QueryRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO queries(`+queryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	err = tx.Run(`INSERT INTO queries(`+queryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		q.ID, q.RequestID, q.From, q.Text, stringsJSON(q.ContextScope), q.Priority, q.State, q.Decision,
 		q.Confidence, draft, stringsJSON(q.DraftSources), answer, formatTime(q.ReceivedAt), formatTimePtr(q.AnsweredAt))
 	if err != nil {
@@ -236,7 +236,7 @@ func (tx *Tx) InsertAsk(a AskRecord) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`INSERT INTO asks(request_id, to_agent, text, sent_at, result) VALUES (?, ?, ?, ?, ?)`,
+	if err := tx.Run(`INSERT INTO asks(request_id, to_agent, text, sent_at, result) VALUES (?, ?, ?, ?, ?)`,
 		a.RequestID, a.To, a.Text, formatTime(a.SentAt), res); err != nil {
 		return fmt.Errorf("store: saving ask %s: %w", a.RequestID, err)
 	}
@@ -368,7 +368,7 @@ func (tx *Tx) EscalateBuffered() ([]QueryRecord, error) {
 	if len(qs) == 0 {
 		return nil, nil
 	}
-	if _, err := tx.Exec(`UPDATE queries SET state = 'escalated' WHERE state = 'buffered'`); err != nil {
+	if err := tx.Run(`UPDATE queries SET state = 'escalated' WHERE state = 'buffered'`); err != nil {
 		return nil, fmt.Errorf("store: escalating buffered queries: %w", err)
 	}
 	return qs, nil

@@ -63,7 +63,7 @@ func (tx *Tx) UpsertPeer(p PeerRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO agent_registry(`+peerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	err = tx.Run(`INSERT INTO agent_registry(`+peerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(agent_id) DO UPDATE SET role = excluded.role, announced_role = excluded.announced_role, owner = excluded.owner,
 		endpoint = excluded.endpoint, fingerprint = excluded.fingerprint, node_id = excluded.node_id,
 		node_name = excluded.node_name, trust = excluded.trust, status = excluded.status,
@@ -107,9 +107,9 @@ func (tx *Tx) peerConflict(p PeerRecord, err error) error {
 func (tx *Tx) SetPeerStatus(agentID, status string, seen time.Time) error {
 	var err error
 	if seen.IsZero() {
-		_, err = tx.Exec(`UPDATE agent_registry SET status = ? WHERE agent_id = ?`, status, agentID)
+		err = tx.Run(`UPDATE agent_registry SET status = ? WHERE agent_id = ?`, status, agentID)
 	} else {
-		_, err = tx.Exec(`UPDATE agent_registry SET status = ?, last_seen = ? WHERE agent_id = ?`, status, formatTime(seen), agentID)
+		err = tx.Run(`UPDATE agent_registry SET status = ?, last_seen = ? WHERE agent_id = ?`, status, formatTime(seen), agentID)
 	}
 	if err != nil {
 		return fmt.Errorf("store: updating peer %s: %w", agentID, err)
@@ -119,7 +119,7 @@ func (tx *Tx) SetPeerStatus(agentID, status string, seen time.Time) error {
 
 // DeletePeer removes a peer from the registry.
 func (tx *Tx) DeletePeer(agentID string) error {
-	if _, err := tx.Exec(`DELETE FROM agent_registry WHERE agent_id = ?`, agentID); err != nil {
+	if err := tx.Run(`DELETE FROM agent_registry WHERE agent_id = ?`, agentID); err != nil {
 		return fmt.Errorf("store: deleting peer %s: %w", agentID, err)
 	}
 	return nil
@@ -263,7 +263,7 @@ func (tx *Tx) RecordTrustRequest(c TrustCaller) (TrustRequestSeen, error) {
 	}
 	seen.New, seen.Refused = attempts == 1, refused.Valid
 	// Refusals are kept apart, newest first, so they too stay bounded.
-	_, err = tx.Exec(`DELETE FROM trust_requests WHERE fingerprint IN
+	err = tx.Run(`DELETE FROM trust_requests WHERE fingerprint IN
 		(SELECT fingerprint FROM trust_requests WHERE refused_at IS NOT NULL
 		 ORDER BY last_seen DESC LIMIT -1 OFFSET ?)`, maxTrustRequests)
 	if err != nil {
@@ -296,7 +296,7 @@ const maxTrustRequests = 500
 
 // DeleteTrustRequest forgets a trust request (after trusting).
 func (tx *Tx) DeleteTrustRequest(fingerprint string) error {
-	if _, err := tx.Exec(`DELETE FROM trust_requests WHERE fingerprint = ?`, fingerprint); err != nil {
+	if err := tx.Run(`DELETE FROM trust_requests WHERE fingerprint = ?`, fingerprint); err != nil {
 		return fmt.Errorf("store: deleting a trust request: %w", err)
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 // SetSetting stores a small piece of state under key (focus override,
 // source cursors, …), replacing any earlier value.
 func (tx *Tx) SetSetting(key, value string) error {
-	if _, err := tx.Exec(`INSERT INTO settings(key, value) VALUES (?, ?)
+	if err := tx.Run(`INSERT INTO settings(key, value) VALUES (?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
 		return fmt.Errorf("store: saving setting %s: %w", key, err)
 	}
@@ -17,7 +17,7 @@ func (tx *Tx) SetSetting(key, value string) error {
 
 // DeleteSetting removes a setting.
 func (tx *Tx) DeleteSetting(key string) error {
-	if _, err := tx.Exec(`DELETE FROM settings WHERE key = ?`, key); err != nil {
+	if err := tx.Run(`DELETE FROM settings WHERE key = ?`, key); err != nil {
 		return fmt.Errorf("store: deleting setting %s: %w", key, err)
 	}
 	return nil

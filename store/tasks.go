@@ -85,7 +85,7 @@ func (tx *Tx) InsertTask(t TaskRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO tasks(`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	err = tx.Run(`INSERT INTO tasks(`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.RequestID, t.Requester, t.TaskType, params, t.Ref, t.State, t.ExitCode, out, t.Error,
 		t.Worktree, formatTime(t.CreatedAt), formatTime(t.CreatedAt), formatTimePtr(t.StartedAt),
 		formatTimePtr(t.FinishedAt), formatTimePtr(t.HeartbeatAt), t.RefCommit)
@@ -148,7 +148,7 @@ func (tx *Tx) conditional(res sql.Result, table, kind, id, want string) error {
 }
 
 func (tx *Tx) addTransition(id, from, to, reason string, at time.Time) error {
-	if _, err := tx.Exec(`INSERT INTO task_transitions(task_id, from_state, to_state, at, reason) VALUES (?, ?, ?, ?, ?)`,
+	if err := tx.Run(`INSERT INTO task_transitions(task_id, from_state, to_state, at, reason) VALUES (?, ?, ?, ?, ?)`,
 		id, from, to, formatTime(at), reason); err != nil {
 		return fmt.Errorf("store: recording transition of task %s: %w", id, err)
 	}

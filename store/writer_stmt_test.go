@@ -32,8 +32,11 @@ func TestWriterStatementCache(t *testing.T) {
 				t.Errorf("count = %d, %v; want 1", n, err)
 			}
 			cached = cached[:0]
-			for q := range tx.stmts {
+			for q, c := range tx.stmts {
 				cached = append(cached, q)
+				if c.raw != nil && c.fused == nil {
+					t.Errorf("%q is held without its one-call form (Run would bind per argument)", q)
+				}
 			}
 			return nil
 		})
@@ -74,9 +77,20 @@ func TestWriterStatementCache(t *testing.T) {
 
 // TestWriterArgumentsAsDatabaseSQLTakesThem: the writer runs its cached
 // writes on the driver's own statements, so it converts their arguments
-// itself; every kind the store passes lands as database/sql would store
-// it, and one the driver cannot take is refused with its position.
+// itself; through Exec (an argument bound per call) and through Run (all
+// bound and stepped in one call), every kind the store passes lands as
+// database/sql would store it, and one the driver cannot take is refused
+// with its position.
 func TestWriterArgumentsAsDatabaseSQLTakesThem(t *testing.T) {
+	for name, write := range map[string]func(tx *Tx, query string, args ...any) error{
+		"Exec": func(tx *Tx, query string, args ...any) error { _, err := tx.Exec(query, args...); return err },
+		"Run":  (*Tx).Run,
+	} {
+		t.Run(name, func(t *testing.T) { testWriterArguments(t, write) })
+	}
+}
+
+func testWriterArguments(t *testing.T, write func(tx *Tx, query string, args ...any) error) {
 	db, _ := openTestDB(t)
 	ctx := context.Background()
 	type label string
@@ -87,9 +101,9 @@ func TestWriterArgumentsAsDatabaseSQLTakesThem(t *testing.T) {
 			return err
 		}
 		for k, v := range map[string]any{"int": 42, "int64": int64(-7), "float": 0.5, "bool": true, "string": "あ",
-			"bytes": []byte("b"), "raw": json.RawMessage(`{"a":1}`), "named": label("pm"), "nil": nil, "nilptr": none,
-			"null": sql.NullString{}, "time": when} {
-			if _, err := tx.Exec(`INSERT INTO kinds(k, v) VALUES (?, ?)`, k, v); err != nil {
+			"empty": "", "bytes": []byte("b"), "nobytes": []byte{}, "raw": json.RawMessage(`{"a":1}`), "named": label("pm"),
+			"nil": nil, "nilptr": none, "null": sql.NullString{}, "time": when} {
+			if err := write(tx, `INSERT INTO kinds(k, v) VALUES (?, ?)`, k, v); err != nil {
 				return fmt.Errorf("%s: %w", k, err)
 			}
 		}
@@ -112,18 +126,31 @@ func TestWriterArgumentsAsDatabaseSQLTakesThem(t *testing.T) {
 		got[k] = v
 	}
 	want := map[string]string{"int": "integer:42", "int64": "integer:-7", "float": "real:0.5", "bool": "integer:1", "string": "text:あ",
-		"bytes": "blob:b", "raw": `blob:{"a":1}`, "named": "text:pm", "nil": "null:", "nilptr": "null:", "null": "null:",
-		"time": "text:2026-12-03 10:04:05+00:00"}
+		"empty": "text:", "bytes": "blob:b", "nobytes": "blob:", "raw": `blob:{"a":1}`, "named": "text:pm", "nil": "null:",
+		"nilptr": "null:", "null": "null:", "time": "text:2026-12-03 10:04:05+00:00"}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%s stored as %q, want %q", k, got[k], w)
 		}
 	}
 	err = db.Write(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(`INSERT INTO kinds(k, v) VALUES (?, ?)`, "chan", make(chan int))
-		return err
+		return write(tx, `INSERT INTO kinds(k, v) VALUES (?, ?)`, "chan", make(chan int))
 	})
 	if err == nil || !strings.Contains(err.Error(), "argument 2") {
 		t.Errorf("a channel as an argument: err = %v, want one naming argument 2", err)
+	}
+	// A constraint the statement breaks fails that write alone, and the
+	// statement runs again afterwards.
+	err = db.Write(ctx, func(tx *Tx) error {
+		return write(tx, `INSERT INTO kinds(k, v) VALUES (?, ?)`, "int", 1)
+	})
+	if err == nil || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Errorf("a duplicate key: err = %v, want the UNIQUE constraint's", err)
+	}
+	err = db.Write(ctx, func(tx *Tx) error {
+		return write(tx, `INSERT INTO kinds(k, v) VALUES (?, ?)`, "after", 2)
+	})
+	if err != nil {
+		t.Errorf("the insert after a failed one: %v", err)
 	}
 }
