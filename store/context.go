@@ -465,7 +465,11 @@ func (db *DB) MergeContextIndex(ctx context.Context, pages int) error {
 // below the oldest a lower one), read from the rowid alone.
 func (db *DB) ContextSpan(ctx context.Context) (low, high int64, err error) {
 	var lo, hi sql.NullInt64
-	if err := db.rd.QueryRowContext(ctx, `SELECT min(id), max(id) FROM context_events`).Scan(&lo, &hi); err != nil {
+	// Each bound in its own subquery: SQLite reads min() or max() of a
+	// rowid off the end of the b-tree only when it is the query's one
+	// aggregate; both in one SELECT scan the whole table (90 ms at a
+	// million events, at every question).
+	if err := db.rd.QueryRowContext(ctx, `SELECT (SELECT min(id) FROM context_events), (SELECT max(id) FROM context_events)`).Scan(&lo, &hi); err != nil {
 		return 0, 0, fmt.Errorf("store: context span: %w", err)
 	}
 	return lo.Int64, hi.Int64, nil

@@ -204,3 +204,44 @@ func TestOpenNotADatabase(t *testing.T) {
 		t.Fatalf("Open on a non-database file = %v, want an error naming the file", err)
 	}
 }
+
+// TestNewFileGetsSmallPagesExistingKeepsItsOwn: a new database is made
+// with 2 KiB pages (aoi.query's commits write each changed page whole to
+// the WAL); a file made with another page size, by an earlier aoi or by
+// hand, keeps it, and aoi works on it as before.
+func TestNewFileGetsSmallPagesExistingKeepsItsOwn(t *testing.T) {
+	ctx := context.Background()
+	pageSizeOf := func(db *DB) int {
+		t.Helper()
+		var n int
+		if err := db.rd.QueryRowContext(ctx, "PRAGMA page_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	db, _ := openTestDB(t)
+	if got := pageSizeOf(db); got != 2048 {
+		t.Errorf("a new database has %d-byte pages, want 2048", got)
+	}
+
+	path := filepath.Join(t.TempDir(), "aoi.db")
+	raw := rawDB(t, path)
+	if _, err := raw.Exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE made_by_hand(x)"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	old, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open of a 4 KiB-page file: %v", err)
+	}
+	defer old.Close()
+	if got := pageSizeOf(old); got != 4096 {
+		t.Errorf("an existing database now has %d-byte pages, want the 4096 it was made with", got)
+	}
+	if err := old.Write(ctx, func(tx *Tx) error {
+		_, err := tx.AppendAudit("pm", "aoi.query", "ok", map[string]any{"q": 1})
+		return err
+	}); err != nil {
+		t.Fatalf("a write to the 4 KiB-page file: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/source"
@@ -223,13 +224,40 @@ type eventMeta struct {
 
 func jsonUnmarshal(raw string, v any) error { return json.Unmarshal([]byte(raw), v) }
 
+// parseMeta decodes an event's meta. An answer reads the same events'
+// meta many times over (the ACL, the scope, the blockers, the evidence:
+// six to eight decodes of each of the hundreds of events it looks at,
+// half its CPU on a large mirror), so decoded metas are kept, a bounded
+// number, by their text. The value's slices and pointers are therefore
+// shared: read them, never change them.
 func parseMeta(raw string) eventMeta {
-	var m eventMeta
-	if raw != "" {
-		_ = json.Unmarshal([]byte(raw), &m)
+	if raw == "" {
+		return eventMeta{}
 	}
+	metaCache.Lock()
+	m, ok := metaCache.byText[raw]
+	metaCache.Unlock()
+	if ok {
+		return m
+	}
+	_ = json.Unmarshal([]byte(raw), &m)
+	metaCache.Lock()
+	if len(metaCache.byText) >= maxCachedMetas {
+		clear(metaCache.byText) // simpler than LRU; an answer refills what it reads
+	}
+	metaCache.byText[raw] = m
+	metaCache.Unlock()
 	return m
 }
+
+// maxCachedMetas bounds metaCache: more than the events one answer reads
+// (a few hundred to a couple of thousand), a few MiB at most.
+const maxCachedMetas = 8192
+
+var metaCache = struct {
+	sync.Mutex
+	byText map[string]eventMeta
+}{byText: make(map[string]eventMeta)}
 
 // aclPaths are the places an event is about, for the ACL and the scope:
 // the files it touches, the path an assistant's report names (a folder,

@@ -53,3 +53,31 @@ func TestCommitWithUnlistedOrMovedFilesMeetsFolderRules(t *testing.T) {
 		t.Error("a commit whose every file the peer may read is hidden from it")
 	}
 }
+
+// TestParseMetaKeepsABoundedCacheOfDecodedMetas: a meta read again decodes
+// to the same value (from the cache), a malformed one to the zero value,
+// and the cache never holds more than maxCachedMetas.
+func TestParseMetaKeepsABoundedCacheOfDecodedMetas(t *testing.T) {
+	raw := `{"files":[{"path":"auth/login.go","from":"auth/old.go","lines":"1-9"}],"touched":["acme/webapp/auth"],"author":"Suzuki","marker":"FIXME"}`
+	for range 2 {
+		m := parseMeta(raw)
+		if len(m.Files) != 1 || m.Files[0].Path != "auth/login.go" || m.Files[0].From != "auth/old.go" ||
+			len(m.Touched) != 1 || m.Author != "Suzuki" || m.Marker != "FIXME" {
+			t.Fatalf("parseMeta(%s) = %+v", raw, m)
+		}
+	}
+	if m := parseMeta(`{"files":`); len(m.Files) != 0 || m.Author != "" {
+		t.Errorf("a malformed meta decoded to %+v, want the zero value", m)
+	}
+	for i := range maxCachedMetas + 10 {
+		if m := parseMeta(fmt.Sprintf(`{"author":"a%d"}`, i)); m.Author != fmt.Sprintf("a%d", i) {
+			t.Fatalf("meta %d: author %q", i, m.Author)
+		}
+	}
+	metaCache.Lock()
+	n := len(metaCache.byText)
+	metaCache.Unlock()
+	if n > maxCachedMetas {
+		t.Errorf("the cache holds %d metas, more than its bound %d", n, maxCachedMetas)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -174,19 +176,25 @@ func soundsAlike(en, ka soundKey) bool {
 // by skeleton, read as the mirror grows (the span of event ids read).
 type loanVocab struct {
 	mu       sync.Mutex
-	low      int64 // ids read: [low, high]; 0, 0 before any
+	started  bool  // low and high are set
+	low      int64 // ids read: [low, high]
 	high     int64
 	english  map[string][]string // skeleton → words
 	katakana map[string][]string
 	seen     map[string]bool
+	// learning is set while learnOlderLoanwords runs.
+	learning atomic.Bool
 }
 
 // maxLoanVocab bounds the words kept; past it, new words are not learned.
 const maxLoanVocab = 200000
 
 // learn adds a title's words.
-func (v *loanVocab) learn(title string) {
-	for _, w := range titleWords(title) {
+func (v *loanVocab) learn(title string) { v.learnWords(titleWords(title)) }
+
+// learnWords adds words (titleWords).
+func (v *loanVocab) learnWords(words []string) {
+	for _, w := range words {
 		if v.seen[w] || len(v.seen) >= maxLoanVocab {
 			continue
 		}
@@ -261,19 +269,21 @@ func isLatinLetters(w string) bool {
 	return true
 }
 
-// loanBatch is how many titles one read takes; loanBudget how many one
-// question may read. A mirror of a million events would otherwise be read
-// whole at the first question that needs it (seconds, with every other
-// question waiting on the lock): instead the newest titles are learned
-// first, the new ones at every question, and the older ones loanBudget at
-// a time, so recent work, what colleagues ask about, is known at once.
+// loanBatch is how many titles one read takes; loanBudget how many new
+// ones a question may read. A mirror of a million events would otherwise
+// be read whole at the first question that needs it (seconds, with every
+// other question waiting on the lock): a question learns the newest
+// titles, those added since the last one, within loanBudget; the older
+// ones are learned in the background (learnOlderLoanwords), a batch at a
+// time, so that no question waits for more than one batch.
 var (
 	loanBatch  = 5000
 	loanBudget = 4 * loanBatch
 )
 
-// loanVocabulary learns the titles of events outside the span read so
-// far: those added since, then older ones, within loanBudget.
+// loanVocabulary learns the titles of events added since the last call,
+// within loanBudget, and sets the background learning of the older ones
+// going when some are left.
 func (s *Secretary) loanVocabulary(ctx context.Context) (*loanVocab, error) {
 	v := &s.loans
 	v.mu.Lock()
@@ -285,32 +295,84 @@ func (s *Secretary) loanVocabulary(ctx context.Context) (*loanVocab, error) {
 	if err != nil || high == 0 {
 		return v, err
 	}
-	budget := int64(loanBudget)
-	if v.high == 0 { // nothing read yet: start from the newest
-		v.low, v.high = high+1, high
+	if !v.started { // nothing read yet: the newest budget's worth is new
+		v.started = true
+		v.high = max(low, high-int64(loanBudget)+1) - 1
+		v.low = v.high + 1
 	}
 	if high > v.high {
-		from := max(v.high+1, high-budget+1)
-		n, err := v.readTitles(ctx, s.db, from, high)
-		if err != nil {
+		from := max(v.high+1, high-int64(loanBudget)+1)
+		if _, err := v.readTitles(ctx, s.db, from, high); err != nil {
 			return v, err
 		}
 		if from > v.high+1 { // more arrived than one budget: the gap is left
 			v.low = from
 		}
-		v.high, budget = high, budget-n
+		v.high = high
 	}
-	// An empty window (events pruned) still costs a little of the budget,
-	// so a long run of them ends.
-	for budget > 0 && v.low > low {
-		from := max(low, v.low-int64(loanBatch))
-		n, err := v.readTitles(ctx, s.db, from, v.low-1)
-		if err != nil {
-			return v, err
-		}
-		v.low, budget = from, budget-max(n, int64(loanBatch/50))
+	if v.low > low && v.learning.CompareAndSwap(false, true) {
+		go s.learnOlderLoanwords()
 	}
 	return v, nil
+}
+
+// learnOlderLoanwords learns the titles older than those read, newest
+// first, a batch at a time, resting three times as long as each batch took
+// (a quarter of a core at most). It ends when every title is read, or when
+// the store fails (it is closing).
+func (s *Secretary) learnOlderLoanwords() {
+	v := &s.loans
+	defer v.learning.Store(false)
+	for {
+		start := time.Now()
+		more, err := s.learnOlderBatch()
+		if err != nil || !more {
+			return
+		}
+		time.Sleep(3 * time.Since(start))
+	}
+}
+
+// learnOlderBatch learns one batch of older titles and says whether any
+// are left. It reads them and splits their words without the vocabulary's
+// lock, which a question waits for, and takes it only to add the words.
+// An empty window (events pruned) still moves on by a batch, so a long run
+// of them ends.
+func (s *Secretary) learnOlderBatch() (more bool, err error) {
+	v := &s.loans
+	ctx := context.Background()
+	low, _, err := s.db.ContextSpan(ctx)
+	if err != nil {
+		return false, err
+	}
+	v.mu.Lock()
+	to := v.low - 1
+	v.mu.Unlock()
+	if to < low {
+		return false, nil
+	}
+	from := max(low, to-int64(loanBatch)+1)
+	var words []string
+	for next := from; next <= to; {
+		ts, err := s.db.ContextTitles(ctx, next, to, loanBatch)
+		if err != nil {
+			return false, err
+		}
+		if len(ts) == 0 {
+			break
+		}
+		for _, t := range ts {
+			words = append(words, titleWords(t.Title)...)
+		}
+		next = ts[len(ts)-1].ID + 1
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.learnWords(words)
+	if v.low == to+1 { // else a question left a gap above: read from there
+		v.low = from
+	}
+	return v.low > low, nil
 }
 
 // readTitles learns the titles of events from..to and says how many.
