@@ -273,9 +273,9 @@ func (db *DB) openPools() error {
 // hundred bytes on each of about seven pages (the rightmost leaves of its
 // tables and indexes): at 4 KiB a page the WAL took 10 KiB a request and
 // the disk's writeback and syncs idled the cores. 2 KiB pages halve that
-// (aoi bench: about 3% more requests a second); smaller ones would push
-// the context index's rows into overflow pages. An existing file keeps
-// its page size.
+// (aoi bench on a disk: about 5% more requests a second); 1 KiB gained
+// nothing more and pushes more of the context index's rows into overflow
+// pages. An existing file keeps its page size.
 const pageSize = 2048
 
 // formatNewFile gives a new (empty) database file its page size, which
