@@ -189,10 +189,7 @@ type loanVocab struct {
 // maxLoanVocab bounds the words kept; past it, new words are not learned.
 const maxLoanVocab = 200000
 
-// learn adds a title's words.
-func (v *loanVocab) learn(title string) { v.learnWords(titleWords(title)) }
-
-// learnWords adds words (titleWords).
+// learnWords adds titles' words (titleWords).
 func (v *loanVocab) learnWords(words []string) {
 	for _, w := range words {
 		if v.seen[w] || len(v.seen) >= maxLoanVocab {
@@ -275,7 +272,7 @@ func isLatinLetters(w string) bool {
 // other question waiting on the lock): a question learns the newest
 // titles, those added since the last one, within loanBudget; the older
 // ones are learned in the background (learnOlderLoanwords), a batch at a
-// time, so that no question waits for more than one batch.
+// time, holding the lock only to add a batch's words.
 var (
 	loanBatch  = 5000
 	loanBudget = 4 * loanBatch
@@ -302,9 +299,11 @@ func (s *Secretary) loanVocabulary(ctx context.Context) (*loanVocab, error) {
 	}
 	if high > v.high {
 		from := max(v.high+1, high-int64(loanBudget)+1)
-		if _, err := v.readTitles(ctx, s.db, from, high); err != nil {
+		words, err := titleWordsIn(ctx, s.db, from, high)
+		if err != nil {
 			return v, err
 		}
+		v.learnWords(words)
 		if from > v.high+1 { // more arrived than one budget: the gap is left
 			v.low = from
 		}
@@ -352,19 +351,9 @@ func (s *Secretary) learnOlderBatch() (more bool, err error) {
 		return false, nil
 	}
 	from := max(low, to-int64(loanBatch)+1)
-	var words []string
-	for next := from; next <= to; {
-		ts, err := s.db.ContextTitles(ctx, next, to, loanBatch)
-		if err != nil {
-			return false, err
-		}
-		if len(ts) == 0 {
-			break
-		}
-		for _, t := range ts {
-			words = append(words, titleWords(t.Title)...)
-		}
-		next = ts[len(ts)-1].ID + 1
+	words, err := titleWordsIn(ctx, s.db, from, to)
+	if err != nil {
+		return false, err
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -375,21 +364,21 @@ func (s *Secretary) learnOlderBatch() (more bool, err error) {
 	return v.low > low, nil
 }
 
-// readTitles learns the titles of events from..to and says how many.
-func (v *loanVocab) readTitles(ctx context.Context, db *store.DB, from, to int64) (int64, error) {
-	var n int64
+// titleWordsIn reads the titles of events from..to, a batch at a time,
+// and returns their words (titleWords).
+func titleWordsIn(ctx context.Context, db *store.DB, from, to int64) ([]string, error) {
+	var words []string
 	for from <= to {
 		ts, err := db.ContextTitles(ctx, from, to, loanBatch)
 		if err != nil || len(ts) == 0 {
-			return n, err
+			return words, err
 		}
 		for _, t := range ts {
-			v.learn(t.Title)
+			words = append(words, titleWords(t.Title)...)
 		}
-		n += int64(len(ts))
 		from = ts[len(ts)-1].ID + 1
 	}
-	return n, nil
+	return words, nil
 }
 
 // maxLoanMatches is the most index words one word of a question is also
