@@ -655,10 +655,10 @@ func charClass(c byte) int {
 // look less random: OpenSSH's ("openssh-key-v1" in base64) and DER's
 // ("MII…", and a shorter elliptic-curve key's, privateDER). A public key
 // (ssh-rsa AAAA…), a data: URI and a subresource integrity hash
-// (sha512-…) stay: what comes before the run says so; a
-// certificate's or public key's body, encoded data and glued names stay
-// too (keybody.go). The run is matched alone, without the characters around it, so lines of a
-// body one under another each match.
+// (sha512-…) stay: what comes before the run says so; a certificate's or
+// public key's body, encoded data and glued names stay too (keybody.go).
+// The run is matched alone, without the characters around it, so lines of
+// a body one under another each match.
 var keyBodyRule = rule{
 	id:  "private-key",
 	re:  regexp.MustCompile(`(?:` + notKeyBodyPrefix + `)?[A-Za-z0-9+/]{60,}={0,2}`),
