@@ -76,50 +76,73 @@ func (db *DB) loadAuditHead(ctx context.Context) (auditHead, error) {
 	return h, nil
 }
 
-// AuditList returns audit rows matching q, newest first.
+// AuditList returns audit rows matching q, newest first. A listing by
+// agent goes through the agent index (auditOfAgent); any other walks the
+// log from its newest row.
 func (db *DB) AuditList(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
-	var where []string
-	var args []any
+	if q.Agent != "" {
+		tx, err := db.rd.BeginTx(ctx, nil) // one snapshot for the index's mark and both reads
+		if err != nil {
+			return nil, fmt.Errorf("store: listing audit rows: %w", err)
+		}
+		defer tx.Rollback()
+		return auditOfAgent(func(query string, args ...any) (*sql.Rows, error) {
+			return tx.QueryContext(ctx, query, args...)
+		}, q)
+	}
+	where, args := auditWhere(q, "")
+	query := `SELECT ` + auditColumns + ` FROM audit_log` + whereClause(where) + ` ORDER BY seq DESC LIMIT ?`
+	rows, err := db.rd.QueryContext(ctx, query, append(args, clampLimit(q.Limit, 100, 1000))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: listing audit rows: %w", err)
+	}
+	return scanAuditRows(rows, nil)
+}
+
+// auditWhere is q's conditions other than the agent, on the audit_log
+// columns named with prefix ("" or a table alias and a dot).
+func auditWhere(q AuditQuery, prefix string) (where []string, args []any) {
+	col := func(name string) string { return prefix + name }
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
 		args = append(args, a...)
 	}
-	if q.Agent != "" {
-		add("agent = ?", q.Agent)
-	}
 	if q.Method != "" {
-		add("method = ?", q.Method)
+		add(col("method")+" = ?", q.Method)
 	}
 	if q.Result != "" {
-		add("result = ?", q.Result)
+		add(col("result")+" = ?", q.Result)
 	}
 	if q.BeforeSeq > 0 {
-		add("seq < ?", q.BeforeSeq)
+		add(col("seq")+" < ?", q.BeforeSeq)
 	}
+	like := func(c string) string { return col(c) + ` LIKE ? ESCAPE '\'` }
+	anyText := "(" + like("agent") + " OR " + like("method") + " OR " + like("result") + " OR " + like("detail")
 	for _, w := range strings.Fields(q.Text) { // every word must match somewhere in the row
 		p := "%" + escapeLike(w) + "%"
 		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
 			// The interface shows a detail as key=value (decision=ESCALATE):
 			// such a word also matches the JSON it was read from.
 			str, bare := `%"`+escapeLike(k)+`":"`+escapeLike(v)+`%`, `%"`+escapeLike(k)+`":`+escapeLike(v)+`%`
-			add(`(agent LIKE ? ESCAPE '\' OR method LIKE ? ESCAPE '\' OR result LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\'
-				OR detail LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\')`, p, p, p, p, str, bare)
+			add(anyText+" OR "+like("detail")+" OR "+like("detail")+")", p, p, p, p, str, bare)
 			continue
 		}
-		add(`(agent LIKE ? ESCAPE '\' OR method LIKE ? ESCAPE '\' OR result LIKE ? ESCAPE '\' OR detail LIKE ? ESCAPE '\')`, p, p, p, p)
+		add(anyText+")", p, p, p, p)
 	}
-	query := `SELECT ` + auditColumns + ` FROM audit_log`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
+	return where, args
+}
+
+// whereClause joins conditions with AND after a WHERE, or is empty.
+func whereClause(where []string) string {
+	if len(where) == 0 {
+		return ""
 	}
-	query += ` ORDER BY seq DESC LIMIT ?`
-	args = append(args, clampLimit(q.Limit, 100, 1000))
-	rows, err := db.rd.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: listing audit rows: %w", err)
-	}
+	return ` WHERE ` + strings.Join(where, " AND ")
+}
+
+// scanAuditRows reads every row into out and closes rows.
+func scanAuditRows(rows *sql.Rows, out []AuditRecord) ([]AuditRecord, error) {
 	defer rows.Close()
-	var out []AuditRecord
 	for rows.Next() {
 		r, _, err := scanAudit(rows)
 		if err != nil {

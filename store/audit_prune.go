@@ -111,6 +111,9 @@ func (tx *Tx) pruneAudit(before time.Time) (int64, error) {
 	if err := tx.Run(`DELETE FROM audit_log WHERE seq <= ?`, last); err != nil {
 		return 0, fmt.Errorf("store: pruning the audit log: %w", err)
 	}
+	if err := tx.pruneAgentIndex(last); err != nil {
+		return 0, err
+	}
 	if err := tx.Run(`INSERT INTO audit_checkpoints(continues_from_seq, continues_from_hash, removed_count,
 		removed_from, removed_to, created_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		cp.ContinuesFromSeq, cp.ContinuesFromHash, cp.RemovedCount, cp.RemovedFrom, cp.RemovedTo, cp.CreatedAt, cp.Hash); err != nil {

@@ -88,13 +88,12 @@ func (tx *Tx) anchorsSignedSince(seq int64, filed sealDetail) (int64, error) {
 	if filed.AnchorsSignedSince > 0 {
 		seq = min(seq, filed.AnchorsSignedSince)
 	}
-	var raw string
-	err := tx.QueryRow(`SELECT detail FROM audit_log WHERE agent = ? AND method = ? ORDER BY seq DESC LIMIT 1`, systemAgent, sealMethod).Scan(&raw)
-	if err != nil && !isNoRows(err) {
+	seals, err := auditOfAgent(tx.Query, AuditQuery{Agent: systemAgent, Method: sealMethod, Limit: 1})
+	if err != nil {
 		return 0, fmt.Errorf("store: reading the last seal: %w", err)
 	}
 	var last sealDetail
-	if err == nil && json.Unmarshal([]byte(raw), &last) == nil && last.AnchorsSignedSince > 0 {
+	if len(seals) > 0 && json.Unmarshal(seals[0].Detail, &last) == nil && last.AnchorsSignedSince > 0 {
 		return min(seq, last.AnchorsSignedSince), nil
 	}
 	return seq, nil

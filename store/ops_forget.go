@@ -200,7 +200,7 @@ func (tx *Tx) redactAudit(id string) ([]redaction, error) {
 		return nil, fmt.Errorf("store: scanning the audit log: %w", err)
 	}
 	var rewritten []AuditRecord
-	var tss []string
+	var tss, agents []string // each rewritten row's ts and agent as stored
 	for rows.Next() {
 		r, ts, err := scanAudit(rows)
 		if err != nil {
@@ -208,7 +208,7 @@ func (tx *Tx) redactAudit(id string) ([]redaction, error) {
 			return nil, err
 		}
 		if red, ok := redactRecord(r, id); ok {
-			rewritten, tss = append(rewritten, red), append(tss, ts)
+			rewritten, tss, agents = append(rewritten, red), append(tss, ts), append(agents, r.Agent)
 		}
 	}
 	rows.Close()
@@ -220,6 +220,9 @@ func (tx *Tx) redactAudit(id string) ([]redaction, error) {
 		if err := tx.Run(`UPDATE audit_log SET agent = ?, method = ?, result = ?, detail = ? WHERE seq = ?`,
 			r.Agent, r.Method, r.Result, string(r.Detail), r.Seq); err != nil {
 			return nil, fmt.Errorf("store: redacting audit row %d: %w", r.Seq, err)
+		}
+		if err := tx.renameInAgentIndex(r.Seq, agents[i], r.Agent); err != nil {
+			return nil, err
 		}
 		entries = append(entries, redaction{Seq: r.Seq, OriginalHash: r.Hash,
 			RedactedHash: auditHash(r.PrevHash, r.Seq, tss[i], r.Agent, r.Method, r.Result, string(r.Detail))})

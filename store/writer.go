@@ -42,6 +42,9 @@ type Tx struct {
 	// audit write with its commit, measured with callgrind).
 	stmts map[string]cachedStmt
 	args  []driver.NamedValue // execRaw's, reused
+	// agentsIndexed is the audit head at the agent index's last pass
+	// (audit_agents.go).
+	agentsIndexed int64
 }
 
 // cachedStmt is a prepared statement. A plain write (plainWrite) is held
@@ -318,11 +321,12 @@ func (db *DB) writer(head auditHead) {
 	}
 	defer tx.ctl.close()
 	defer tx.closeStmts()
+	tx.loadAgentIndexMark()
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
 	walOver := false // the last WAL check found it over the limit
 	sinceCheck := 0  // writes since the last WAL check
 	for first := range db.reqs {
-		batch = tx.runBatch(db.collect(append(batch[:0], first)))
+		batch = tx.runBatch(db.collect(tx.withAgentIndex(append(batch[:0], first))))
 		db.writes.Add(int64(len(batch)))
 		n := db.batches.Add(1)
 		if n%checkpointBatches == 0 {
