@@ -5,11 +5,12 @@ import "fmt"
 // The audit log's index by agent is kept in arrears (migration 0500). An
 // ordinary index on audit_log(agent, seq) put one more B-tree page into
 // every group commit on the aoi.query path, where the writer is the one
-// serial step of a request; aoi bench measured 5% more aoi.query
-// throughput without it. Instead, audit_agent_seqs holds (agent, seq) for
-// every row up to a mark (audit_agent_seqs_through), and the writer adds
-// the rows appended since, in one statement, once agentIndexRows of them
-// have gathered: a few leaf pages per pass instead of one per commit.
+// serial step of a request (about 2 of the 20-odd µs of CPU a query's
+// write costs, BenchmarkQueryWriteParallel). Instead, audit_agent_seqs
+// holds (agent, seq) for every row up to a mark (audit_agent_seqs_through),
+// and the writer adds the rows appended since, in one statement, once
+// agentIndexRows of them have gathered: a few leaf pages per pass instead
+// of one per commit.
 //
 // A listing by agent (auditOfAgent) reads the rows after the mark by a
 // walk of the log's tail, newest first, and the rest through the index.

@@ -1,10 +1,9 @@
 -- progress: indexing the audit log by agent in batches
 -- The audit log's agent index, kept in arrears. audit_log_agent put one
 -- more B-tree page into every group commit on the aoi.query path (the
--- serial part of a request); without it aoi bench measured 5% more
--- aoi.query throughput. The writer now adds the rows appended since the
--- last pass every few hundred rows (audit_agents.go); a listing by agent
--- reads this table up to `through` and walks the log's tail after it.
+-- serial part of a request). The writer now adds the rows appended since
+-- the last pass every few hundred rows (audit_agents.go); a listing by
+-- agent reads this table up to `through` and walks the log's tail after it.
 CREATE TABLE audit_agent_seqs(
     agent TEXT NOT NULL,
     seq   INTEGER NOT NULL,
