@@ -46,17 +46,22 @@ func TestQueuedAnswerRechecksTheACL(t *testing.T) {
 			}
 			eng.Pin(pm) // reachable again
 			got, err := eng.RetryOutbox(ctx, agent.OutboxRetryRequest{ID: entry.ID})
-			if err != nil {
+			// The outbox's own retry (its back-off after the failed try is a
+			// second or two) may take the entry before this one on a slow
+			// machine: the retry then finds it delivered or kept back, the
+			// outcome checked below either way.
+			tookFirst := err != nil && strings.Contains(err.Error(), map[bool]string{false: "was delivered", true: "was kept back"}[tighten])
+			if err != nil && !tookFirst {
 				t.Fatal(err)
 			}
 			if !tighten {
-				if !got.Delivered {
+				if !got.Delivered && !tookFirst {
 					t.Fatalf("retry with the ACL unchanged: %+v; want the answer delivered", got)
 				}
 				receivedAnswer(t, pm, res.QueryID, true)
 				return
 			}
-			if got.Delivered || !got.Withheld || !strings.Contains(got.Error, "pm-tanaka may no longer read acme/webapp/auth/") {
+			if !tookFirst && (got.Delivered || !got.Withheld || !strings.Contains(got.Error, "pm-tanaka may no longer read acme/webapp/auth/")) {
 				t.Fatalf("retry after the folder rule: %+v; want it withheld, naming the source", got)
 			}
 			receivedAnswer(t, pm, res.QueryID, false)

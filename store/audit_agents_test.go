@@ -135,7 +135,7 @@ func TestAuditByAgentAcrossTheIndexMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	appendAgents(t, db, 500, 50) // a pass at 1300+(512 rounded up to a write)
+	appendAgents(t, db, 500, 50) // the next pass: the first write to find 512 rows waiting, at head 1750
 	if mark := agentIndexMark(t, db); mark != 1750 {
 		t.Fatalf("after a reopen and 500 rows the mark is %d, want 1750 (the writer reads it back)", mark)
 	}
