@@ -22,11 +22,15 @@ import "fmt"
 // the writer well under a millisecond.
 const agentIndexRows = 512
 
+// agentIndexMarkSQL reads the agent index's mark: every audit row up to
+// it has its entry.
+const agentIndexMarkSQL = `SELECT through FROM audit_agent_seqs_through WHERE id = 1`
+
 // loadAgentIndexMark reads the agent index's mark for the writer. An
 // unreadable mark reads as 0: the next pass reads the table's own.
 func (tx *Tx) loadAgentIndexMark() {
 	var through int64
-	_ = tx.conn.QueryRowContext(writerCtx, `SELECT through FROM audit_agent_seqs_through WHERE id = 1`).Scan(&through)
+	_ = tx.conn.QueryRowContext(writerCtx, agentIndexMarkSQL).Scan(&through)
 	tx.agentsIndexed = through
 }
 
@@ -52,7 +56,7 @@ func (tx *Tx) withAgentIndex(batch []*writeReq) []*writeReq {
 // and the batch restarted), it finds its rows present and adds nothing.
 func (tx *Tx) indexAuditAgents() error {
 	var through int64
-	if err := tx.QueryRow(`SELECT through FROM audit_agent_seqs_through WHERE id = 1`).Scan(&through); err != nil {
+	if err := tx.QueryRow(agentIndexMarkSQL).Scan(&through); err != nil {
 		return fmt.Errorf("store: reading the audit agent index's mark: %w", err)
 	}
 	head := tx.head.seq
@@ -77,22 +81,14 @@ func (tx *Tx) indexAuditAgents() error {
 // transaction, or the writer's).
 func auditOfAgent(query queryFunc, q AuditQuery) ([]AuditRecord, error) {
 	limit := clampLimit(q.Limit, 100, 1000)
-	var through int64
-	rows, err := query(`SELECT through FROM audit_agent_seqs_through WHERE id = 1`)
+	through, err := agentIndexMark(query)
 	if err != nil {
-		return nil, fmt.Errorf("store: reading the audit agent index's mark: %w", err)
-	}
-	if rows.Next() {
-		err = rows.Scan(&through)
-	}
-	rows.Close()
-	if err != nil {
-		return nil, fmt.Errorf("store: reading the audit agent index's mark: %w", err)
+		return nil, err
 	}
 
 	where, args := auditWhere(q, "")
 	where = append([]string{"seq > ?", "agent = ?"}, where...)
-	rows, err = query(`SELECT `+auditColumns+` FROM audit_log`+whereClause(where)+` ORDER BY seq DESC LIMIT ?`,
+	rows, err := query(`SELECT `+auditColumns+` FROM audit_log`+whereClause(where)+` ORDER BY seq DESC LIMIT ?`,
 		append(append([]any{through, q.Agent}, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: listing audit rows of %s: %w", q.Agent, err)
@@ -114,6 +110,26 @@ func auditOfAgent(query queryFunc, q AuditQuery) ([]AuditRecord, error) {
 		return nil, fmt.Errorf("store: listing audit rows of %s: %w", q.Agent, err)
 	}
 	return scanAuditRows(rows, out)
+}
+
+// agentIndexMark reads the agent index's mark through query (a reader's
+// snapshot).
+func agentIndexMark(query queryFunc) (int64, error) {
+	rows, err := query(agentIndexMarkSQL)
+	if err != nil {
+		return 0, fmt.Errorf("store: reading the audit agent index's mark: %w", err)
+	}
+	defer rows.Close()
+	var through int64
+	if !rows.Next() {
+		err = rows.Err() // no row: a mark of 0, every row in the tail
+	} else {
+		err = rows.Scan(&through)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: reading the audit agent index's mark: %w", err)
+	}
+	return through, nil
 }
 
 // auditColumnsOf is auditColumns of the table aliased alias.

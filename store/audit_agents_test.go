@@ -71,10 +71,10 @@ func listedSeqs(t testing.TB, db *DB, q AuditQuery) []int64 {
 	return seqs
 }
 
-func agentIndexMark(t testing.TB, db *DB) int64 {
+func markOf(t testing.TB, db *DB) int64 {
 	t.Helper()
-	var through int64
-	if err := db.rd.QueryRow(`SELECT through FROM audit_agent_seqs_through WHERE id = 1`).Scan(&through); err != nil {
+	through, err := agentIndexMark(db.rd.Query)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return through
@@ -89,7 +89,7 @@ func checkListingsByAgent(t *testing.T, db *DB, agents []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mark := agentIndexMark(t, db)
+	mark := markOf(t, db)
 	for _, agent := range agents {
 		for _, q := range []AuditQuery{
 			{Agent: agent},
@@ -120,7 +120,7 @@ func TestAuditByAgentAcrossTheIndexMark(t *testing.T) {
 	appendAgents(t, db, 1300, 100)
 	// A pass runs before the first write that finds agentIndexRows (512)
 	// rows waiting: at heads 600 and 1200.
-	if mark := agentIndexMark(t, db); mark != 1200 {
+	if mark := markOf(t, db); mark != 1200 {
 		t.Fatalf("agent index mark = %d after 1,300 rows in writes of 100, want 1200", mark)
 	}
 	var entries int
@@ -136,7 +136,7 @@ func TestAuditByAgentAcrossTheIndexMark(t *testing.T) {
 	}
 	defer db.Close()
 	appendAgents(t, db, 500, 50) // the next pass: the first write to find 512 rows waiting, at head 1750
-	if mark := agentIndexMark(t, db); mark != 1750 {
+	if mark := markOf(t, db); mark != 1750 {
 		t.Fatalf("after a reopen and 500 rows the mark is %d, want 1750 (the writer reads it back)", mark)
 	}
 	checkListingsByAgent(t, db, []string{"peer-0", "peer-1", "peer-2"})
@@ -220,7 +220,7 @@ func TestAgentIndexMigrationIndexesTheOldLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if mark := agentIndexMark(t, db); mark != 300 {
+	if mark := markOf(t, db); mark != 300 {
 		t.Fatalf("mark after the migration = %d, want 300 (the whole log)", mark)
 	}
 	var old int
