@@ -44,7 +44,13 @@ func (tx *Tx) withAgentIndex(batch []*writeReq) []*writeReq {
 		return batch
 	}
 	tx.agentsIndexed = tx.head.seq
-	pass := &writeReq{ctx: writerCtx, fn: (*Tx).indexAuditAgents, done: make(chan error, 1)}
+	return firstInBatch(batch, (*Tx).indexAuditAgents)
+}
+
+// firstInBatch puts the writer's own pass fn before the callers' writes
+// in batch: it commits with them, not in a commit of its own.
+func firstInBatch(batch []*writeReq, fn func(*Tx) error) []*writeReq {
+	pass := &writeReq{ctx: writerCtx, fn: fn, done: make(chan error, 1)}
 	batch = append(batch, nil)
 	copy(batch[1:], batch)
 	batch[0] = pass

@@ -25,6 +25,11 @@ func (db *DB) Compact(ctx context.Context) error {
 	if err := c.Close(); err != nil {
 		return err
 	}
+	// VACUUM may renumber the rows of a table without an INTEGER PRIMARY
+	// KEY, as queries is: the id index (query_ids.go) is mapped again.
+	if err := db.Write(ctx, (*Tx).rebuildQueryIDs); err != nil {
+		return err
+	}
 	return db.CheckpointWAL(ctx)
 }
 

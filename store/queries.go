@@ -63,6 +63,7 @@ func (tx *Tx) InsertQuery(q QueryRecord) error {
 	if err != nil {
 		return fmt.Errorf("store: saving query %s: %w", q.ID, err)
 	}
+	tx.queriesUnindexed++
 	return nil
 }
 
@@ -75,7 +76,7 @@ func (tx *Tx) UpdateQuery(id, state string, answer json.RawMessage, answeredAt *
 		return err
 	}
 	res, err := tx.Exec(`UPDATE queries SET state = ?, answer = COALESCE(?, answer),
-		answered_at = COALESCE(?, answered_at) WHERE id = ?`, state, a, formatTimePtr(answeredAt), id)
+		answered_at = COALESCE(?, answered_at) WHERE `+queryByID, append([]any{state, a, formatTimePtr(answeredAt)}, idArgs(id)...)...)
 	if err != nil {
 		return fmt.Errorf("store: updating query %s: %w", id, err)
 	}
@@ -92,8 +93,8 @@ func (tx *Tx) SetQueryDecision(id, decision string, confidence float64, draft js
 		return err
 	}
 	res, err := tx.Exec(`UPDATE queries SET decision = ?, confidence = ?, draft = COALESCE(?, draft),
-		draft_sources = CASE WHEN ? IS NULL THEN draft_sources ELSE ? END WHERE id = ?`,
-		decision, confidence, d, d, stringsJSON(sources), id)
+		draft_sources = CASE WHEN ? IS NULL THEN draft_sources ELSE ? END WHERE `+queryByID,
+		append([]any{decision, confidence, d, d, stringsJSON(sources)}, idArgs(id)...)...)
 	if err != nil {
 		return fmt.Errorf("store: updating query %s: %w", id, err)
 	}
@@ -104,7 +105,8 @@ func (tx *Tx) SetQueryDecision(id, decision string, confidence float64, draft js
 // answer withdrawn (the draft stays): the answer was kept from its asker
 // at delivery. ErrNotFound unless the query is answered.
 func (tx *Tx) ReopenQuery(id, state string) error {
-	res, err := tx.Exec(`UPDATE queries SET state = ?, answer = NULL, answered_at = NULL WHERE id = ? AND state = 'answered'`, state, id)
+	res, err := tx.Exec(`UPDATE queries SET state = ?, answer = NULL, answered_at = NULL WHERE state = 'answered' AND `+queryByID,
+		append([]any{state}, idArgs(id)...)...)
 	if err != nil {
 		return fmt.Errorf("store: reopening query %s: %w", id, err)
 	}
@@ -113,7 +115,7 @@ func (tx *Tx) ReopenQuery(id, state string) error {
 
 // Query returns one received query.
 func (db *DB) Query(ctx context.Context, id string) (QueryRecord, bool, error) {
-	rows, err := db.rd.QueryContext(ctx, `SELECT `+queryColumns+` FROM queries WHERE id = ?`, id)
+	rows, err := db.rd.QueryContext(ctx, `SELECT `+queryColumns+` FROM queries WHERE `+queryByID, idArgs(id)...)
 	if err != nil {
 		return QueryRecord{}, false, fmt.Errorf("store: reading query %s: %w", id, err)
 	}

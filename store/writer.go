@@ -45,6 +45,9 @@ type Tx struct {
 	// agentsIndexed is the audit head at the agent index's last pass
 	// (audit_agents.go).
 	agentsIndexed int64
+	// queriesUnindexed counts the questions stored since the id index's
+	// last pass (query_ids.go).
+	queriesUnindexed int64
 }
 
 // cachedStmt is a prepared statement. A plain write (plainWrite) is held
@@ -322,11 +325,12 @@ func (db *DB) writer(head auditHead) {
 	defer tx.ctl.close()
 	defer tx.closeStmts()
 	tx.loadAgentIndexMark()
+	tx.loadQueryIDBacklog()
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
 	walOver := false // the last WAL check found it over the limit
 	sinceCheck := 0  // writes since the last WAL check
 	for first := range db.reqs {
-		batch = tx.runBatch(db.collect(tx.withAgentIndex(append(batch[:0], first))))
+		batch = tx.runBatch(db.collect(tx.withQueryIDs(tx.withAgentIndex(append(batch[:0], first)))))
 		db.writes.Add(int64(len(batch)))
 		n := db.batches.Add(1)
 		if n%checkpointBatches == 0 {

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// storeQuestions stores n questions, one write each (as the peer server
+// does), received at the given time, and returns their ids in order.
+func storeQuestions(t testing.TB, db *DB, n int, state string, at time.Time) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("q-%06d", questionsMade.Add(1))
+		q := QueryRecord{ID: ids[i], From: "pm", Text: "how is auth going?", State: state, ReceivedAt: at}
+		if state == "answered" {
+			q.Answer, q.AnsweredAt = []byte(`{"summary":"done"}`), &at
+		}
+		if err := db.Write(context.Background(), func(tx *Tx) error { return tx.InsertQuery(q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+var questionsMade atomic.Int64
+
+// queryMark reads the id index's mark.
+func queryMark(t testing.TB, db *DB) int64 {
+	t.Helper()
+	var through int64
+	if err := db.rd.QueryRow(queryIDMarkSQL).Scan(&through); err != nil {
+		t.Fatal(err)
+	}
+	return through
+}
+
+// checkFound looks every id up and checks it finds its own row.
+func checkFound(t *testing.T, db *DB, ids []string) {
+	t.Helper()
+	for _, id := range ids {
+		q, ok, err := db.Query(context.Background(), id)
+		if err != nil || !ok || q.ID != id {
+			t.Fatalf("Query(%s) = %q, %v, %v; want the question", id, q.ID, ok, err)
+		}
+	}
+}
+
+// TestQueryByIDAcrossTheIndexMark finds, reads and changes questions by
+// id on both sides of the id index's mark: fresh, after a reopen, after
+// the newest question is deleted (its rowid given again), after a prune
+// and after a compaction.
+func TestQueryByIDAcrossTheIndexMark(t *testing.T) {
+	db, path := openTestDB(t)
+	ctx := context.Background()
+	old := time.Now().Add(-48 * time.Hour).UTC()
+	answered := storeQuestions(t, db, 300, "answered", old)
+	waiting := storeQuestions(t, db, 1000, "escalated", time.Now().UTC())
+	all := append(append([]string{}, answered...), waiting...)
+	mark := queryMark(t, db)
+	if mark < queryIDRows || mark >= int64(len(all)) {
+		t.Fatalf("mark after %d questions = %d: want a pass behind, and a tail after it", len(all), mark)
+	}
+	checkFound(t, db, all)
+
+	// Changed by id, before the mark and after it.
+	for _, id := range []string{waiting[0], waiting[len(waiting)-1]} {
+		at := time.Now().UTC()
+		err := db.Write(ctx, func(tx *Tx) error {
+			if err := tx.SetQueryDecision(id, "ESCALATE", 0.4, []byte(`{"summary":"draft"}`), []string{"acme/webapp"}); err != nil {
+				return err
+			}
+			if err := tx.UpdateQuery(id, "answered", []byte(`{"summary":"sent"}`), &at); err != nil {
+				return err
+			}
+			return tx.ReopenQuery(id, "escalated")
+		})
+		if err != nil {
+			t.Fatalf("changing %s: %v", id, err)
+		}
+		q, _, _ := db.Query(ctx, id)
+		if q.State != "escalated" || q.Decision != "ESCALATE" || len(q.DraftSources) != 1 {
+			t.Fatalf("%s after its changes: %+v", id, q)
+		}
+	}
+	err := db.Write(ctx, func(tx *Tx) error { return tx.UpdateQuery("q-unknown", "answered", nil, nil) })
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("UpdateQuery of an unknown id: %v, want ErrNotFound", err)
+	}
+
+	// A reopened store counts the questions waiting for the index.
+	db.Close()
+	db, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	checkFound(t, db, all)
+	more := storeQuestions(t, db, queryIDRows, "escalated", time.Now().UTC())
+	if got := queryMark(t, db); got < int64(len(all)) {
+		t.Fatalf("mark after %d more questions = %d: the tail left before the reopen was not indexed", len(more), got)
+	}
+	all = append(all, more...)
+
+	// The newest question deleted: its rowid is given to the next one,
+	// which the lookup must still find.
+	newest := all[len(all)-1]
+	if err := db.Write(ctx, (*Tx).indexQueryIDs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Write(ctx, func(tx *Tx) error { return tx.Run(`DELETE FROM queries WHERE id = ?`, newest) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := db.Query(ctx, newest); ok {
+		t.Fatalf("deleted question %s still found", newest)
+	}
+	again := storeQuestions(t, db, 1, "escalated", time.Now().Add(time.Second).UTC())
+	all = append(all[:len(all)-1], again...)
+	checkFound(t, db, all)
+
+	// Pruned questions leave the index.
+	if n, _, err := db.PruneReceived(ctx, time.Now().Add(-24*time.Hour)); err != nil || n != int64(len(answered)) {
+		t.Fatalf("PruneReceived = %d, %v; want the %d answered", n, err, len(answered))
+	}
+	var left int
+	if err := db.rd.QueryRow(`SELECT count(*) FROM query_ids WHERE id IN (SELECT value FROM json_each(?))`, jsonList(answered)).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d pruned questions still in the id index (%v)", left, err)
+	}
+	all = all[len(answered):]
+	checkFound(t, db, all)
+
+	if err := db.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := queryMark(t, db), int64(0); got <= want {
+		t.Fatalf("mark after Compact = %d", got)
+	}
+	checkFound(t, db, all)
+}
+
+func jsonList(ids []string) string {
+	return `["` + strings.Join(ids, `","`) + `"]`
+}
+
+// TestQueryIDLookupUsesTheIndex holds the lookup's plan: the id index by
+// its key and the tail by rowid, never a walk of the whole table.
+func TestQueryIDLookupUsesTheIndex(t *testing.T) {
+	db, _ := openTestDB(t)
+	rows, err := db.rd.Query(`EXPLAIN QUERY PLAN SELECT `+queryColumns+` FROM queries WHERE `+queryByID, idArgs("q-1")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	text := strings.Join(plan, "\n")
+	for _, want := range []string{"SEARCH query_ids USING PRIMARY KEY (id=?)", "SEARCH queries USING INTEGER PRIMARY KEY (rowid>?)", "SEARCH queries USING INTEGER PRIMARY KEY (rowid=?)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "SCAN queries") {
+		t.Errorf("plan walks the whole table:\n%s", text)
+	}
+}
+
+// TestQueryIDMigrationKeepsRowsAndOrder upgrades a database from before
+// 0510, its ids a PRIMARY KEY: every question keeps its rowid (arrival
+// order), is found by id, and the old key's index is gone.
+func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
+	db, path := openTestDB(t)
+	db.Close()
+	raw := rawDB(t, path)
+	for _, stmt := range []string{
+		`DROP TRIGGER queries_ad`, `DROP TABLE query_ids`, `DROP TABLE query_ids_through`, `DROP TABLE queries`,
+		`CREATE TABLE queries(id TEXT PRIMARY KEY, request_id TEXT NOT NULL DEFAULT '', from_agent TEXT NOT NULL,
+			text TEXT NOT NULL, context_scope TEXT NOT NULL DEFAULT '[]', priority TEXT NOT NULL DEFAULT 'normal',
+			state TEXT NOT NULL, decision TEXT NOT NULL DEFAULT '', confidence REAL NOT NULL DEFAULT 0, draft TEXT,
+			answer TEXT, received_at TEXT NOT NULL, answered_at TEXT, draft_sources TEXT)`,
+		`CREATE INDEX queries_open ON queries(state) WHERE state = 'buffered' OR state = 'escalated' OR state = 'awaiting'`,
+		// Rowids with gaps, in an order unlike the ids'.
+		`INSERT INTO queries(rowid, id, from_agent, text, state, received_at) VALUES
+			(3, 'q-c', 'pm', 'one', 'escalated', '2026-01-01T00:00:00Z'),
+			(7, 'q-a', 'pm', 'two', 'answered', '2026-01-01T00:00:01Z'),
+			(9, 'q-b', 'qa', 'three', 'buffered', '2026-01-01T00:00:02Z')`,
+		`DELETE FROM schema_migrations WHERE version = 510`,
+	} {
+		if _, err := raw.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	raw.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	checkFound(t, db, []string{"q-a", "q-b", "q-c"})
+	var order string
+	if err := db.rd.QueryRow(`SELECT group_concat(rowid || id, ',') FROM (SELECT rowid, id FROM queries ORDER BY rowid)`).Scan(&order); err != nil || order != "3q-c,7q-a,9q-b" {
+		t.Fatalf("rows after the migration: %q (%v), want 3q-c,7q-a,9q-b", order, err)
+	}
+	if mark := queryMark(t, db); mark != 9 {
+		t.Fatalf("mark after the migration = %d, want 9", mark)
+	}
+	var autoindex int
+	if err := db.rd.QueryRow(`SELECT count(*) FROM sqlite_master WHERE tbl_name = 'queries' AND name LIKE 'sqlite_autoindex%'`).Scan(&autoindex); err != nil || autoindex != 0 {
+		t.Fatalf("the id's old index is still there (%d, %v)", autoindex, err)
+	}
+	if open, err := db.CountQueries(context.Background(), "buffered"); err != nil || open != 1 {
+		t.Fatalf("buffered questions after the migration = %d, %v; want 1", open, err)
+	}
+}
