@@ -27,7 +27,7 @@ func (db *DB) Compact(ctx context.Context) error {
 	}
 	// VACUUM may renumber the rows of a table without an INTEGER PRIMARY
 	// KEY, as queries is: the id index (query_ids.go) is mapped again.
-	if err := db.Write(ctx, (*Tx).rebuildQueryIDs); err != nil {
+	if err := db.Write(ctx, (*Tx).rebuildQueryIndexes); err != nil {
 		return err
 	}
 	return db.CheckpointWAL(ctx)

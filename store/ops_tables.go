@@ -22,7 +22,7 @@ type dataTable struct {
 var bookkeepingTables = map[string]bool{
 	"schema_migrations": true, "audit_checkpoints": true, "audit_redactions": true,
 	"audit_agent_seqs": true, "audit_agent_seqs_through": true, // audit_log's agent index (forget keeps it in step)
-	"query_ids": true, "query_ids_through": true, // the questions' id index (a trigger keeps it in step)
+	"query_ids": true, "open_queries": true, "queries_indexed": true, // the questions' indexes (triggers keep them in step)
 }
 
 // dataTables lists the ordinary tables and their text columns from the

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -166,7 +167,21 @@ func (db *DB) QueryRequestsSince(ctx context.Context, since time.Time) (map[Quer
 // Queries lists received queries in state (empty: any), newest first: in
 // the reverse of the order they arrived (rowid), which the insert that
 // received each one fixed. limit defaults to 100 and is capped at 1000.
+// Open states are listed through open_queries (query_index.go); a filter
+// on answered or declined walks the table newest first, where most rows
+// are answered anyway.
 func (db *DB) Queries(ctx context.Context, state string, limit int) ([]QueryRecord, error) {
+	limit = clampLimit(limit, 100, 1000)
+	if isOpenState(state) {
+		tx, err := db.rd.BeginTx(ctx, nil) // one snapshot for the mark and both reads
+		if err != nil {
+			return nil, fmt.Errorf("store: listing queries: %w", err)
+		}
+		defer tx.Rollback()
+		return openQueries(func(query string, args ...any) (*sql.Rows, error) {
+			return tx.QueryContext(ctx, query, args...)
+		}, state, limit)
+	}
 	query := `SELECT ` + queryColumns + ` FROM queries`
 	args := []any{}
 	if state != "" {
@@ -174,13 +189,17 @@ func (db *DB) Queries(ctx context.Context, state string, limit int) ([]QueryReco
 		args = append(args, state)
 	}
 	query += ` ORDER BY rowid DESC LIMIT ?`
-	args = append(args, clampLimit(limit, 100, 1000))
+	args = append(args, limit)
 	rows, err := db.rd.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: listing queries: %w", err)
 	}
+	return scanQueries(rows, nil)
+}
+
+// scanQueries appends rows' questions to out and closes rows.
+func scanQueries(rows *sql.Rows, out []QueryRecord) ([]QueryRecord, error) {
 	defer rows.Close()
-	var out []QueryRecord
 	for rows.Next() {
 		q, err := scanQuery(rows)
 		if err != nil {
@@ -191,13 +210,25 @@ func (db *DB) Queries(ctx context.Context, state string, limit int) ([]QueryReco
 	return out, rows.Err()
 }
 
+// queryColumnsOf is queryColumns of the table aliased alias.
+func queryColumnsOf(alias string) string {
+	cols := strings.Split(queryColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
 // CountQueries counts received queries in state (empty: all).
 func (db *DB) CountQueries(ctx context.Context, state string) (int, error) {
 	var n int
 	var err error
-	if state == "" {
+	switch {
+	case state == "":
 		err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM queries`).Scan(&n)
-	} else {
+	case isOpenState(state):
+		err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+openRows+`)`, openRowsArgs(state)...).Scan(&n)
+	default:
 		err = db.rd.QueryRowContext(ctx, `SELECT COUNT(*) FROM queries WHERE state = ?`, state).Scan(&n)
 	}
 	if err != nil {
@@ -264,11 +295,14 @@ func (tx *Tx) SetAskResult(requestID string, result json.RawMessage) error {
 const askClosers = `'query.completed', 'query.declined', 'task.completed', 'task.failed'`
 
 // OpenQueriesFrom counts the questions from one agent still waiting for
-// the owner (buffered, escalated or awaiting), through queries_open.
+// the owner (buffered, escalated or awaiting), through open_queries.
 func (db *DB) OpenQueriesFrom(ctx context.Context, from string) (int, error) {
 	var n int
-	err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM queries
-		WHERE (state = 'buffered' OR state = 'escalated' OR state = 'awaiting') AND from_agent = ?`, from).Scan(&n)
+	err := db.rd.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM open_queries o CROSS JOIN queries q ON q.rowid = o.qrow
+			WHERE o.qrow <= (`+queryIndexMarkSQL+`) AND q.from_agent = ?)
+		+ (SELECT count(*) FROM queries WHERE rowid > (`+queryIndexMarkSQL+`) AND `+openState+` AND from_agent = ?)`,
+		from, from).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store: counting open queries from %s: %w", from, err)
 	}
@@ -347,7 +381,8 @@ func (db *DB) Ask(ctx context.Context, requestID string) (AskRecord, bool, error
 // order. It runs in the writer's transaction, so a query answered meanwhile
 // is not touched.
 func (tx *Tx) EscalateBuffered() ([]QueryRecord, error) {
-	rows, err := tx.Query(`SELECT ` + queryColumns + ` FROM queries WHERE state = 'buffered' ORDER BY rowid`)
+	rows, err := tx.Query(`SELECT `+queryColumns+` FROM queries WHERE rowid IN (`+openRows+`) AND state = 'buffered' ORDER BY rowid`,
+		openRowsArgs("buffered")...)
 	if err != nil {
 		return nil, fmt.Errorf("store: listing buffered queries: %w", err)
 	}
@@ -370,7 +405,8 @@ func (tx *Tx) EscalateBuffered() ([]QueryRecord, error) {
 	if len(qs) == 0 {
 		return nil, nil
 	}
-	if err := tx.Run(`UPDATE queries SET state = 'escalated' WHERE state = 'buffered'`); err != nil {
+	if err := tx.Run(`UPDATE queries SET state = 'escalated' WHERE rowid IN (`+openRows+`) AND state = 'buffered'`,
+		openRowsArgs("buffered")...); err != nil {
 		return nil, fmt.Errorf("store: escalating buffered queries: %w", err)
 	}
 	return qs, nil

@@ -325,12 +325,12 @@ func (db *DB) writer(head auditHead) {
 	defer tx.ctl.close()
 	defer tx.closeStmts()
 	tx.loadAgentIndexMark()
-	tx.loadQueryIDBacklog()
+	tx.loadQueryIndexBacklog()
 	batch := make([]*writeReq, 0, db.opts.maxBatch)
 	walOver := false // the last WAL check found it over the limit
 	sinceCheck := 0  // writes since the last WAL check
 	for first := range db.reqs {
-		batch = tx.runBatch(db.collect(tx.withQueryIDs(tx.withAgentIndex(append(batch[:0], first)))))
+		batch = tx.runBatch(db.collect(tx.withQueryIndexes(tx.withAgentIndex(append(batch[:0], first)))))
 		db.writes.Add(int64(len(batch)))
 		n := db.batches.Add(1)
 		if n%checkpointBatches == 0 {

@@ -34,7 +34,7 @@ var questionsMade atomic.Int64
 func queryMark(t testing.TB, db *DB) int64 {
 	t.Helper()
 	var through int64
-	if err := db.rd.QueryRow(queryIDMarkSQL).Scan(&through); err != nil {
+	if err := db.rd.QueryRow(queryIndexMarkSQL).Scan(&through); err != nil {
 		t.Fatal(err)
 	}
 	return through
@@ -63,7 +63,7 @@ func TestQueryByIDAcrossTheIndexMark(t *testing.T) {
 	waiting := storeQuestions(t, db, 1000, "escalated", time.Now().UTC())
 	all := append(append([]string{}, answered...), waiting...)
 	mark := queryMark(t, db)
-	if mark < queryIDRows || mark >= int64(len(all)) {
+	if mark < queryIndexRows || mark >= int64(len(all)) {
 		t.Fatalf("mark after %d questions = %d: want a pass behind, and a tail after it", len(all), mark)
 	}
 	checkFound(t, db, all)
@@ -101,7 +101,7 @@ func TestQueryByIDAcrossTheIndexMark(t *testing.T) {
 	}
 	defer func() { db.Close() }()
 	checkFound(t, db, all)
-	more := storeQuestions(t, db, queryIDRows, "escalated", time.Now().UTC())
+	more := storeQuestions(t, db, queryIndexRows, "escalated", time.Now().UTC())
 	if got := queryMark(t, db); got < int64(len(all)) {
 		t.Fatalf("mark after %d more questions = %d: the tail left before the reopen was not indexed", len(more), got)
 	}
@@ -110,7 +110,7 @@ func TestQueryByIDAcrossTheIndexMark(t *testing.T) {
 	// The newest question deleted: its rowid is given to the next one,
 	// which the lookup must still find.
 	newest := all[len(all)-1]
-	if err := db.Write(ctx, (*Tx).indexQueryIDs); err != nil {
+	if err := db.Write(ctx, (*Tx).indexQuestions); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Write(ctx, func(tx *Tx) error { return tx.Run(`DELETE FROM queries WHERE id = ?`, newest) }); err != nil {
@@ -184,7 +184,8 @@ func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
 	db.Close()
 	raw := rawDB(t, path)
 	for _, stmt := range []string{
-		`DROP TRIGGER queries_ad`, `DROP TABLE query_ids`, `DROP TABLE query_ids_through`, `DROP TABLE queries`,
+		`DROP TRIGGER queries_ad`, `DROP TRIGGER queries_au_state`, `DROP TABLE query_ids`, `DROP TABLE open_queries`,
+		`DROP TABLE queries_indexed`, `DROP TABLE queries`,
 		`CREATE TABLE queries(id TEXT PRIMARY KEY, request_id TEXT NOT NULL DEFAULT '', from_agent TEXT NOT NULL,
 			text TEXT NOT NULL, context_scope TEXT NOT NULL DEFAULT '[]', priority TEXT NOT NULL DEFAULT 'normal',
 			state TEXT NOT NULL, decision TEXT NOT NULL DEFAULT '', confidence REAL NOT NULL DEFAULT 0, draft TEXT,
@@ -195,7 +196,7 @@ func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
 			(3, 'q-c', 'pm', 'one', 'escalated', '2026-01-01T00:00:00Z'),
 			(7, 'q-a', 'pm', 'two', 'answered', '2026-01-01T00:00:01Z'),
 			(9, 'q-b', 'qa', 'three', 'buffered', '2026-01-01T00:00:02Z')`,
-		`DELETE FROM schema_migrations WHERE version = 510`,
+		`DELETE FROM schema_migrations WHERE version IN (510, 520)`,
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -219,7 +220,187 @@ func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
 	if err := db.rd.QueryRow(`SELECT count(*) FROM sqlite_master WHERE tbl_name = 'queries' AND name LIKE 'sqlite_autoindex%'`).Scan(&autoindex); err != nil || autoindex != 0 {
 		t.Fatalf("the id's old index is still there (%d, %v)", autoindex, err)
 	}
-	if open, err := db.CountQueries(context.Background(), "buffered"); err != nil || open != 1 {
-		t.Fatalf("buffered questions after the migration = %d, %v; want 1", open, err)
+	checkOpenQueries(t, db, "pm", "qa")
+}
+
+// openByScan lists the rowids of the questions in state by a walk of the
+// whole table, newest first: what the indexes must agree with.
+func openByScan(t testing.TB, db *DB, state string) []string {
+	t.Helper()
+	rows, err := db.rd.Query(`SELECT id FROM queries WHERE state = ? ORDER BY rowid DESC`, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// checkOpenQueries compares every listing and count of open questions
+// (by state, by limit, by sender, as the focus flush would take them)
+// with a walk of the whole table.
+func checkOpenQueries(t *testing.T, db *DB, senders ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, state := range []string{"buffered", "escalated", "awaiting"} {
+		want := openByScan(t, db, state)
+		for _, limit := range []int{1, 7, 1000} {
+			got, err := db.Queries(ctx, state, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(got))
+			for i, q := range got {
+				ids[i] = q.ID
+				if q.State != state {
+					t.Fatalf("Queries(%s) listed %s in state %s", state, q.ID, q.State)
+				}
+			}
+			if w := want[:min(limit, len(want))]; strings.Join(ids, ",") != strings.Join(w, ",") {
+				i := 0
+				for i < min(len(ids), len(w)) && ids[i] == w[i] {
+					i++
+				}
+				t.Fatalf("Queries(%s, %d) listed %d questions, want %d; they part at #%d", state, limit, len(ids), len(w), i)
+			}
+		}
+		if n, err := db.CountQueries(ctx, state); err != nil || n != len(want) {
+			t.Fatalf("CountQueries(%s) = %d, %v; want %d", state, n, err, len(want))
+		}
+	}
+	for _, from := range senders {
+		var want int
+		if err := db.rd.QueryRow(`SELECT count(*) FROM queries WHERE state IN ('buffered', 'escalated', 'awaiting') AND from_agent = ?`, from).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := db.OpenQueriesFrom(ctx, from); err != nil || n != want {
+			t.Fatalf("OpenQueriesFrom(%s) = %d, %v; want %d", from, n, err, want)
+		}
+	}
+}
+
+// setState moves a question to state through UpdateQuery.
+func setState(t *testing.T, db *DB, id, state string) {
+	t.Helper()
+	if err := db.Write(context.Background(), func(tx *Tx) error { return tx.UpdateQuery(id, state, nil, nil) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenQuestionsAcrossTheIndexMark lists and counts open questions
+// while they change state on both sides of the mark, after the focus
+// flush, a reopen, a deletion, a prune and a compaction.
+func TestOpenQuestionsAcrossTheIndexMark(t *testing.T) {
+	db, path := openTestDB(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	buffered := storeQuestions(t, db, 400, "buffered", now)
+	escalated := storeQuestions(t, db, 500, "escalated", now)
+	awaiting := storeQuestions(t, db, 300, "awaiting", now)
+	mark := queryMark(t, db)
+	if mark < queryIndexRows || mark >= 1200 {
+		t.Fatalf("mark = %d: want a pass behind and a tail after it", mark)
+	}
+	checkOpenQueries(t, db, "pm")
+
+	// State changes before the mark and after it, into and out of the open
+	// states.
+	for _, id := range []string{buffered[3], escalated[450], awaiting[299]} {
+		setState(t, db, id, "answered")
+	}
+	setState(t, db, buffered[5], "escalated")
+	setState(t, db, awaiting[250], "buffered")
+	if err := db.Write(ctx, func(tx *Tx) error { return tx.ReopenQuery(buffered[3], "awaiting") }); err != nil {
+		t.Fatal(err)
+	}
+	checkOpenQueries(t, db, "pm")
+
+	// The focus flush takes every buffered question, on both sides.
+	var flushed []QueryRecord
+	err := db.Write(ctx, func(tx *Tx) error {
+		var err error
+		flushed, err = tx.EscalateBuffered()
+		return err
+	})
+	if err != nil || len(flushed) != 399 {
+		t.Fatalf("EscalateBuffered took %d, %v; want the 399 buffered", len(flushed), err)
+	}
+	if flushed[0].ID != buffered[0] || flushed[len(flushed)-1].ID != awaiting[250] {
+		t.Fatalf("EscalateBuffered's order: %s … %s, want arrival order", flushed[0].ID, flushed[len(flushed)-1].ID)
+	}
+	checkOpenQueries(t, db, "pm")
+
+	db.Close()
+	db, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	more := storeQuestions(t, db, queryIndexRows, "awaiting", now)
+	checkOpenQueries(t, db, "pm")
+	if err := db.Write(ctx, func(tx *Tx) error {
+		return tx.Run(`DELETE FROM queries WHERE id IN (?, ?)`, escalated[0], more[len(more)-1])
+	}); err != nil {
+		t.Fatal(err)
+	}
+	storeQuestions(t, db, 3, "buffered", now)
+	checkOpenQueries(t, db, "pm")
+
+	if err := db.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkOpenQueries(t, db, "pm")
+	var stale int
+	if err := db.rd.QueryRow(`SELECT count(*) FROM open_queries o JOIN queries q ON q.rowid = o.qrow WHERE q.state != o.state`).Scan(&stale); err != nil || stale != 0 {
+		t.Fatalf("%d open_queries entries disagree with their question's state (%v)", stale, err)
+	}
+}
+
+// TestOpenQuestionsPlanUsesTheIndex holds the plans of a listing by open
+// state (the index newest first, stopping at the limit) and of the
+// per-sender count: never a walk of the whole table.
+func TestOpenQuestionsPlanUsesTheIndex(t *testing.T) {
+	db, _ := openTestDB(t)
+	for _, q := range []struct {
+		sql  string
+		args []any
+		want []string
+	}{
+		{`SELECT ` + queryColumnsOf("q") + ` FROM open_queries o CROSS JOIN queries q ON q.rowid = o.qrow
+			WHERE o.state = ? AND o.qrow <= ? AND q.state = ? ORDER BY o.qrow DESC LIMIT ?`, []any{"escalated", 10, "escalated", 5},
+			[]string{"SEARCH o USING PRIMARY KEY (state=? AND qrow<?)", "SEARCH q USING INTEGER PRIMARY KEY (rowid=?)"}},
+		{`SELECT count(*) FROM (` + openRows + `)`, openRowsArgs("buffered"),
+			[]string{"SEARCH open_queries USING PRIMARY KEY (state=? AND qrow<?)", "SEARCH queries USING INTEGER PRIMARY KEY (rowid>?)"}},
+	} {
+		rows, err := db.rd.Query(`EXPLAIN QUERY PLAN `+q.sql, q.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "\n")
+		for _, w := range q.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("plan lacks %q:\n%s", w, text)
+			}
+		}
+		if strings.Contains(text, "SCAN queries") || strings.Contains(text, "TEMP B-TREE") {
+			t.Errorf("plan walks or sorts the table:\n%s", text)
+		}
 	}
 }
