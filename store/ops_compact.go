@@ -26,7 +26,7 @@ func (db *DB) Compact(ctx context.Context) error {
 		return err
 	}
 	// VACUUM may renumber the rows of a table without an INTEGER PRIMARY
-	// KEY, as queries is: the id index (query_ids.go) is mapped again.
+	// KEY, as queries is: its indexes (query_index.go) are built again.
 	if err := db.Write(ctx, (*Tx).rebuildQueryIndexes); err != nil {
 		return err
 	}

@@ -45,8 +45,8 @@ type Tx struct {
 	// agentsIndexed is the audit head at the agent index's last pass
 	// (audit_agents.go).
 	agentsIndexed int64
-	// queriesUnindexed counts the questions stored since the id index's
-	// last pass (query_ids.go).
+	// queriesUnindexed counts the questions stored since the question
+	// indexes' last pass (query_index.go).
 	queriesUnindexed int64
 }
 

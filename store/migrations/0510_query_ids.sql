@@ -5,7 +5,7 @@
 -- request). The table is rebuilt without it, keeping every row's rowid
 -- (arrival order); query_ids maps each id to its row up to `through`, and
 -- the writer adds the rows received since every few hundred rows
--- (query_ids.go). A lookup by id reads query_ids and walks the rows after
+-- (query_index.go). A lookup by id reads query_ids and walks the rows after
 -- `through`.
 CREATE TABLE queries_rebuilt(
     id            TEXT NOT NULL,
