@@ -121,19 +121,25 @@ func auditOfAgent(query queryFunc, q AuditQuery) ([]AuditRecord, error) {
 // agentIndexMark reads the agent index's mark through query (a reader's
 // snapshot).
 func agentIndexMark(query queryFunc) (int64, error) {
-	rows, err := query(agentIndexMarkSQL)
+	return readMark(query, agentIndexMarkSQL, "the audit agent index's mark")
+}
+
+// readMark reads an index's mark (markSQL: one row, one number) through
+// query. No row reads as a mark of 0: every row is in the tail.
+func readMark(query queryFunc, markSQL, what string) (int64, error) {
+	rows, err := query(markSQL)
 	if err != nil {
-		return 0, fmt.Errorf("store: reading the audit agent index's mark: %w", err)
+		return 0, fmt.Errorf("store: reading %s: %w", what, err)
 	}
 	defer rows.Close()
 	var through int64
 	if !rows.Next() {
-		err = rows.Err() // no row: a mark of 0, every row in the tail
+		err = rows.Err()
 	} else {
 		err = rows.Scan(&through)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: reading the audit agent index's mark: %w", err)
+		return 0, fmt.Errorf("store: reading %s: %w", what, err)
 	}
 	return through, nil
 }

@@ -38,21 +38,8 @@ func auditByScan(t testing.TB, db *DB, q AuditQuery) []int64 {
 	t.Helper()
 	where, args := auditWhere(q, "")
 	where = append(where, "agent = ?")
-	rows, err := db.rd.Query(`SELECT seq FROM audit_log`+whereClause(where)+` ORDER BY seq DESC LIMIT ?`,
+	return column[int64](t, db, `SELECT seq FROM audit_log`+whereClause(where)+` ORDER BY seq DESC LIMIT ?`,
 		append(append(args, q.Agent), clampLimit(q.Limit, 100, 1000))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var seqs []int64
-	for rows.Next() {
-		var s int64
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		seqs = append(seqs, s)
-	}
-	return seqs
 }
 
 func listedSeqs(t testing.TB, db *DB, q AuditQuery) []int64 {

@@ -126,7 +126,7 @@ func openRowsArgs(state string) []any { return []any{state, state} }
 // those after the mark by a walk of the table's tail, then the older ones
 // through open_queries. query must read one snapshot (a read transaction).
 func openQueries(query queryFunc, state string, limit int) ([]QueryRecord, error) {
-	through, err := scanMark(query)
+	through, err := readMark(query, queryIndexMarkSQL, "the question indexes' mark")
 	if err != nil {
 		return nil, err
 	}
@@ -146,23 +146,4 @@ func openQueries(query queryFunc, state string, limit int) ([]QueryRecord, error
 		return nil, fmt.Errorf("store: listing %s questions: %w", state, err)
 	}
 	return scanQueries(rows, out)
-}
-
-// scanMark reads the indexes' mark through query (a reader's snapshot).
-func scanMark(query queryFunc) (int64, error) {
-	rows, err := query(queryIndexMarkSQL)
-	if err != nil {
-		return 0, fmt.Errorf("store: reading the question indexes' mark: %w", err)
-	}
-	defer rows.Close()
-	var through int64
-	if !rows.Next() {
-		err = rows.Err() // no row: a mark of 0, every question in the tail
-	} else {
-		err = rows.Scan(&through)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("store: reading the question indexes' mark: %w", err)
-	}
-	return through, nil
 }

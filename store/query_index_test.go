@@ -151,21 +151,7 @@ func jsonList(ids []string) string {
 // its key and the tail by rowid, never a walk of the whole table.
 func TestQueryIDLookupUsesTheIndex(t *testing.T) {
 	db, _ := openTestDB(t)
-	rows, err := db.rd.Query(`EXPLAIN QUERY PLAN SELECT `+queryColumns+` FROM queries WHERE `+queryByID, idArgs("q-1")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	text := strings.Join(plan, "\n")
+	text := queryPlan(t, db, `SELECT `+queryColumns+` FROM queries WHERE `+queryByID, idArgs("q-1")...)
 	for _, want := range []string{"SEARCH query_ids USING PRIMARY KEY (id=?)", "SEARCH queries USING INTEGER PRIMARY KEY (rowid>?)", "SEARCH queries USING INTEGER PRIMARY KEY (rowid=?)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan lacks %q:\n%s", want, text)
@@ -223,24 +209,32 @@ func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
 	checkOpenQueries(t, db, "pm", "qa")
 }
 
-// openByScan lists the rowids of the questions in state by a walk of the
+// openByScan lists the ids of the questions in state by a walk of the
 // whole table, newest first: what the indexes must agree with.
 func openByScan(t testing.TB, db *DB, state string) []string {
+	return column[string](t, db, `SELECT id FROM queries WHERE state = ? ORDER BY rowid DESC`, state)
+}
+
+// column is the one column query reads, row by row.
+func column[T any](t testing.TB, db *DB, query string, args ...any) []T {
 	t.Helper()
-	rows, err := db.rd.Query(`SELECT id FROM queries WHERE state = ? ORDER BY rowid DESC`, state)
+	rows, err := db.rd.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var ids []string
+	var out []T
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, id)
+		out = append(out, v)
 	}
-	return ids
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkOpenQueries compares every listing and count of open questions
@@ -379,21 +373,7 @@ func TestOpenQuestionsPlanUsesTheIndex(t *testing.T) {
 		{`SELECT count(*) FROM (` + openRows + `)`, openRowsArgs("buffered"),
 			[]string{"SEARCH open_queries USING PRIMARY KEY (state=? AND qrow<?)", "SEARCH queries USING INTEGER PRIMARY KEY (rowid>?)"}},
 	} {
-		rows, err := db.rd.Query(`EXPLAIN QUERY PLAN `+q.sql, q.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		text := strings.Join(plan, "\n")
+		text := queryPlan(t, db, q.sql, q.args...)
 		for _, w := range q.want {
 			if !strings.Contains(text, w) {
 				t.Errorf("plan lacks %q:\n%s", w, text)
