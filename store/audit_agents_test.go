@@ -184,19 +184,12 @@ func TestAgentIndexPlanWalksTheIndexNewestFirst(t *testing.T) {
 	}
 }
 
-// TestAgentIndexMigrationIndexesTheOldLog: a database from before the
-// agent index (audit_log_agent, no audit_agent_seqs) gets every row
-// indexed on opening, and listings by agent stay whole.
-func TestAgentIndexMigrationIndexesTheOldLog(t *testing.T) {
-	db, path := openTestDB(t)
-	appendAgents(t, db, 300, 300)
-	db.Close()
+// reopenAfter runs stmts on the closed database at path, as an older aoi
+// left it, and opens it again (the migrations run); the test closes it.
+func reopenAfter(t *testing.T, path string, stmts ...string) *DB {
+	t.Helper()
 	raw := rawDB(t, path)
-	for _, stmt := range []string{
-		`DROP TABLE audit_agent_seqs`, `DROP TABLE audit_agent_seqs_through`,
-		`CREATE INDEX audit_log_agent ON audit_log(agent, seq)`,
-		`DELETE FROM schema_migrations WHERE version = 500`,
-	} {
+	for _, stmt := range stmts {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
@@ -206,7 +199,21 @@ func TestAgentIndexMigrationIndexesTheOldLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestAgentIndexMigrationIndexesTheOldLog: a database from before the
+// agent index (audit_log_agent, no audit_agent_seqs) gets every row
+// indexed on opening, and listings by agent stay whole.
+func TestAgentIndexMigrationIndexesTheOldLog(t *testing.T) {
+	db, path := openTestDB(t)
+	appendAgents(t, db, 300, 300)
+	db.Close()
+	db = reopenAfter(t, path,
+		`DROP TABLE audit_agent_seqs`, `DROP TABLE audit_agent_seqs_through`,
+		`CREATE INDEX audit_log_agent ON audit_log(agent, seq)`,
+		`DELETE FROM schema_migrations WHERE version = 500`)
 	if mark := markOf(t, db); mark != 300 {
 		t.Fatalf("mark after the migration = %d, want 300 (the whole log)", mark)
 	}

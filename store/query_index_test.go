@@ -168,8 +168,7 @@ func TestQueryIDLookupUsesTheIndex(t *testing.T) {
 func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
 	db, path := openTestDB(t)
 	db.Close()
-	raw := rawDB(t, path)
-	for _, stmt := range []string{
+	db = reopenAfter(t, path,
 		`DROP TRIGGER queries_ad`, `DROP TRIGGER queries_au_state`, `DROP TABLE query_ids`, `DROP TABLE open_queries`,
 		`DROP TABLE queries_indexed`, `DROP TABLE queries`,
 		`CREATE TABLE queries(id TEXT PRIMARY KEY, request_id TEXT NOT NULL DEFAULT '', from_agent TEXT NOT NULL,
@@ -182,18 +181,7 @@ func TestQueryIDMigrationKeepsRowsAndOrder(t *testing.T) {
 			(3, 'q-c', 'pm', 'one', 'escalated', '2026-01-01T00:00:00Z'),
 			(7, 'q-a', 'pm', 'two', 'answered', '2026-01-01T00:00:01Z'),
 			(9, 'q-b', 'qa', 'three', 'buffered', '2026-01-01T00:00:02Z')`,
-		`DELETE FROM schema_migrations WHERE version IN (510, 520)`,
-	} {
-		if _, err := raw.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	raw.Close()
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+		`DELETE FROM schema_migrations WHERE version IN (510, 520)`)
 	checkFound(t, db, []string{"q-a", "q-b", "q-c"})
 	var order string
 	if err := db.rd.QueryRow(`SELECT group_concat(rowid || id, ',') FROM (SELECT rowid, id FROM queries ORDER BY rowid)`).Scan(&order); err != nil || order != "3q-c,7q-a,9q-b" {
