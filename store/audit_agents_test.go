@@ -162,22 +162,9 @@ func TestAgentIndexPlanWalksTheIndexNewestFirst(t *testing.T) {
 	db, _ := openTestDB(t)
 	where, _ := auditWhere(AuditQuery{Method: "aoi.query", Text: "x"}, "a.")
 	where = append([]string{"s.agent = ?", "s.seq <= ?", "a.agent = ?"}, where...)
-	rows, err := db.rd.Query(`EXPLAIN QUERY PLAN SELECT `+auditColumnsOf("a")+` FROM audit_agent_seqs s CROSS JOIN audit_log a ON a.seq = s.seq`+
+	text := queryPlan(t, db, `SELECT `+auditColumnsOf("a")+` FROM audit_agent_seqs s CROSS JOIN audit_log a ON a.seq = s.seq`+
 		whereClause(where)+` ORDER BY s.seq DESC LIMIT ?`, "p", 1, "p", "aoi.query", "%x%", "%x%", "%x%", "%x%", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	text := strings.Join(plan, " | ")
+	plan := strings.Split(text, "; ")
 	if len(plan) != 2 || !strings.Contains(plan[0], "SEARCH s USING PRIMARY KEY (agent=? AND seq<?)") ||
 		!strings.Contains(plan[1], "SEARCH a USING INTEGER PRIMARY KEY (rowid=?)") || strings.Contains(text, "TEMP B-TREE") {
 		t.Fatalf("plan = %s; want the index searched by agent and seq, then each row by its seq, no sort", text)
