@@ -492,7 +492,11 @@ func limitedLoopback(t *testing.T, total, perSource int) (raw net.Listener, ln *
 }
 
 // dialAccepted dials raw and waits for the listener to hand the
-// connection out, failing the test when it does not within 5 s.
+// connection out, failing the test when it does not within 5 s. Both ends
+// are closed when the test ends, which also keeps the server's end
+// reachable until then: a test that drops it would otherwise see the
+// garbage collector's finalizer close it (CI once read EOF on a proven
+// connection no eviction had touched).
 func dialAccepted(t *testing.T, raw net.Listener, accepted <-chan net.Conn) (client, server net.Conn) {
 	t.Helper()
 	c, err := net.Dial("tcp", raw.Addr().String())
@@ -502,6 +506,7 @@ func dialAccepted(t *testing.T, raw net.Listener, accepted <-chan net.Conn) (cli
 	t.Cleanup(func() { c.Close() })
 	select {
 	case s := <-accepted:
+		t.Cleanup(func() { s.Close() })
 		return c, s
 	case <-time.After(5 * time.Second):
 		t.Fatal("a connection was not accepted")
