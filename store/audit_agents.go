@@ -50,7 +50,7 @@ func (tx *Tx) withAgentIndex(batch []*writeReq) []*writeReq {
 // firstInBatch puts the writer's own pass fn before the callers' writes
 // in batch: it commits with them, not in a commit of its own.
 func firstInBatch(batch []*writeReq, fn func(*Tx) error) []*writeReq {
-	pass := &writeReq{ctx: writerCtx, fn: fn, done: make(chan error, 1)}
+	pass := &writeReq{ctx: writerCtx, fn: fn, pass: true, done: make(chan error, 1)}
 	batch = append(batch, nil)
 	copy(batch[1:], batch)
 	batch[0] = pass

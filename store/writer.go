@@ -19,6 +19,7 @@ type writeReq struct {
 	fn   func(*Tx) error
 	err  error
 	ran  bool // fn has run in the current transaction (and may run again)
+	pass bool // the writer's own pass (firstInBatch), not a caller's write
 	done chan error
 }
 
@@ -331,7 +332,7 @@ func (db *DB) writer(head auditHead) {
 	sinceCheck := 0  // writes since the last WAL check
 	for first := range db.reqs {
 		batch = tx.runBatch(db.collect(tx.withQueryIndexes(tx.withAgentIndex(append(batch[:0], first)))))
-		db.writes.Add(int64(len(batch)))
+		db.writes.Add(int64(callersIn(batch)))
 		n := db.batches.Add(1)
 		if n%checkpointBatches == 0 {
 			db.kickCheckpoint()
@@ -571,7 +572,19 @@ func (tx *Tx) Now() time.Time { return tx.db.clock() }
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
 // WriteStats reports how many group commits the writer has run and how many
-// write functions they carried (writes/batches is the mean batch size).
+// callers' writes they carried (writes/batches is the mean batch size; the
+// writer's own index passes ride along uncounted).
 func (db *DB) WriteStats() (batches, writes int64) {
 	return db.batches.Load(), db.writes.Load()
+}
+
+// callersIn is how many of batch's writes came from callers.
+func callersIn(batch []*writeReq) int {
+	n := 0
+	for _, r := range batch {
+		if !r.pass {
+			n++
+		}
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // batchOutcome is what one write in a held batch reported.
@@ -182,5 +183,22 @@ func TestEveryWriteInBatchFailing(t *testing.T) {
 	checkBatch(t, db, out, func(int) bool { return true })
 	if rec := appendN(t, db, 1)[0]; rec.Seq != 1 {
 		t.Fatalf("next seq = %d, want 1 (nothing was committed)", rec.Seq)
+	}
+}
+
+// TestWriteStatsCountOnlyCallersWrites: the writer's own index pass rides
+// in a caller's batch and is not counted as a write, so writes per commit
+// (aoi bench) is the callers' group-commit size.
+func TestWriteStatsCountOnlyCallersWrites(t *testing.T) {
+	db, _ := openTestDB(t)
+	b0, w0 := db.WriteStats()
+	n := queryIndexRows + 1 // one write each; the last batch carries the pass
+	storeQuestions(t, db, n, "escalated", time.Now().UTC())
+	if queryMark(t, db) == 0 {
+		t.Fatal("no index pass ran: the test checks nothing")
+	}
+	b1, w1 := db.WriteStats()
+	if w1-w0 != int64(n) || b1-b0 != int64(n) {
+		t.Fatalf("%d writes in %d commits counted for %d callers' writes made one at a time", w1-w0, b1-b0, n)
 	}
 }
