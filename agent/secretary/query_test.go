@@ -93,7 +93,8 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Can I freeze a tool at its version?": "pin",       // a package kept at its version is pinned
 		"Does it try again on its own?":       "retry",
 		"Whose account name broke it?":        "username",
-		"upgrade-all が遅い件は？":                  "perf", // 遅い → slow → perf
+		"Are pooled events wiped now?":        "clear", // what is wiped is cleared
+		"upgrade-all が遅い件は？":                  "perf",  // 遅い → slow → perf
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)

