@@ -95,6 +95,7 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Whose account name broke it?":        "username",
 		"Are pooled events wiped now?":        "clear", // what is wiped is cleared
 		"upgrade-all が遅い件は？":                  "perf",  // 遅い → slow → perf
+		"存在しないオプションの候補を出す機能は?":                "suggest",
 	} {
 		if q := parseQuery(in); !slices.Contains(q.Terms, want) {
 			t.Errorf("%q: terms %q lack %q", in, q.Terms, want)
