@@ -152,7 +152,8 @@ var jaIntent = []intentWord{
 var chatterEN = setOf(`said say says saying saw seen seem seems seemed someone somebody anybody everyone everybody nobody
 again around keep keeps kept think thought believe wonder wondering sure maybe perhaps actually apparently certainly
 probably definitely basically seriously hear heard hears hearing told tells telling mentioned mention mentions
-behave behaves behaving properly`)
+behave behaves behaving properly
+give gives giving proper want wants wanted wanting ones own rather whichever people specific afterward afterwards getting`)
 var chatterJA = setOf(`本当 確か 結局 全部 様々 我々 今回 前回 自体 多く 感じ 近く 何人`)
 
 func setOf(words string) map[string]bool {

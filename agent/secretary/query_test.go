@@ -506,6 +506,8 @@ func TestConversationalWordsAreNoTopic(t *testing.T) {
 		"結局、本当にキャッシュは消した？":                                   {"キャッシュ"},
 		"what did they say?":                                 {"say"},
 		"Does suspending with Ctrl-Z behave properly now?":   {"ctrl-z", "suspend"},
+		// What the asker wants and for whom are no topic either.
+		"Can we give the reference a proper label? People wanted their own names": {"label", "name", "reference"},
 	})
 }
 
