@@ -294,8 +294,9 @@ func (s *Secretary) recentBlockerEvents(ctx context.Context, ctxs []string, now 
 }
 
 // blockedWords are words a commit saying that work is held up holds
-// (blockedRE), to find such commits by search.
-var blockedWords = []string{"blocked", "blocker", "blocking", "waiting", "stuck", "hold", "until", "待ち", "ブロック", "止まって", "保留"}
+// (blockedRE), to find such commits by search. "until" is left out: common
+// in commit messages, it would crowd the bounded search.
+var blockedWords = []string{"blocked", "blocker", "blocking", "waiting", "stuck", "hold", "待ち", "ブロック", "止まって", "保留"}
 
 // blockedCommitsOf finds, by search, the commits of c between since and
 // before that may say something is held up: those older than the newest
