@@ -96,17 +96,19 @@ func TestBlockedAsTheLastWord(t *testing.T) {
 }
 
 // TestCannotUntilIsABlocker: work that cannot go on until something
-// happens is held up ("…can't be frozen until the CI team publishes their
-// schema"); "until" alone, or what could not be done until a fix, is not.
+// happens, or is parked until it does, is held up ("…can't be frozen until
+// the CI team publishes their schema"); "until" alone, what could not be
+// done until a fix, or a parked thread, is not.
 func TestCannotUntilIsABlocker(t *testing.T) {
 	for _, text := range []string{"export: JUnit XML exporter stub; field names can't be frozen until the CI team publishes their test-report ingestion schema (v0.4)",
-		"We cannot ship the installer until the certificate arrives", "docs: won't publish until 2.0 is tagged"} {
+		"We cannot ship the installer until the certificate arrives", "docs: won't publish until 2.0 is tagged",
+		"auth: draft OAuth2 token refresh; parked until the security review signs off"} {
 		if !saysBlocked(text) {
 			t.Errorf("%q not taken as a blocker", text)
 		}
 	}
 	for _, text := range []string{"retry until the server answers", "poll until done", "can't parse dates; until now they were strings",
-		"Fix: users could not log in until the page reloaded"} {
+		"Fix: users could not log in until the page reloaded", "wake the parked threads"} {
 		if saysBlocked(text) {
 			t.Errorf("%q taken as a blocker", text)
 		}
@@ -224,7 +226,8 @@ func TestBlockedHintsNeverChangeTheAnswer(t *testing.T) {
 	texts := []string{"ACPI shutdown: waiting for QEMU 7.2", "xhci BLOCKED on the datasheet", "Blocker: npm 2FA", "blocking on review",
 		"実機検証はSATAケーブル到着待ち", "Ruby 3.4 でブロックされている", "CIが止まっている", "止まってる", "仕様は保留", "Stuck in review", "On Hold until Monday",
 		"WAITING ON Kota", "add a waiting room page", "コードブロック", "待ち時間", "refactor the parser", "認証の修正", "",
-		"field names can't be frozen until the CI team publishes their schema", "Can't release UNTIL legal signs off", "retry until it succeeds"}
+		"field names can't be frozen until the CI team publishes their schema", "Can't release UNTIL legal signs off", "retry until it succeeds",
+		"auth: OAuth2 flow drafted; parked until the security review signs off", "Parked for now", "unpark the parked threads"}
 	for _, text := range texts {
 		want := blockedRE.MatchString(text) && !notBlockedRE.MatchString(text)
 		if got := saysBlocked(text); got != want {

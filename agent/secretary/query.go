@@ -762,6 +762,8 @@ var englishSynonyms = map[string][]string{
 	// What is wiped is cleared or reset in a commit (held-out: "are pooled
 	// events wiped now?" for "objects returned to pool are cleared").
 	"wipe": {"clear", "reset"}, "wiped": {"clear", "reset"}, "wipes": {"clear", "reset"}, "wiping": {"clear", "reset"},
+	// What was pulled, ripped or taken out was removed.
+	"pull out": {"remov", "delet", "drop"}, "rip out": {"remov", "delet", "drop"}, "take out": {"remov", "delet", "drop"},
 }
 
 // englishPhrase is a key of englishSynonyms or an English entry of the

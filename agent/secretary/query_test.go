@@ -94,6 +94,7 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Does it try again on its own?":       "retry",
 		"Whose account name broke it?":        "username",
 		"Are pooled events wiped now?":        "clear", // what is wiped is cleared
+		"Did Lyra support get pulled out?":    "remov", // what was pulled out was removed
 		"upgrade-all が遅い件は？":                  "perf",  // 遅い → slow → perf
 		"存在しないオプションの候補を出す機能は?":                "suggest",
 	} {

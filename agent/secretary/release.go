@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aoi-protocol/aoi/agent/secretary/interrupt"
 	"github.com/aoi-protocol/aoi/store"
@@ -107,7 +108,9 @@ func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, context
 // brought are listed themselves).
 var upkeepRE = regexp.MustCompile(`(?i)^(?:build\(deps[^)]*\)|chore|ci|style|docs?)\b|\bbump(?:s|ed)?\b|\bdependabot\b|\bupdate (?:rust crate|dependenc|deps)|` +
 	`\b(?:clippy|rustfmt|gofmt|lint|typos?|formatting|readme|ci)\b|\bchangelog\b|^merge (?:branch|remote-tracking|pull request)|^v?\d+\.\d+(?:\.\d+)?$|` +
-	`依存(?:関係)?の?(?:更新|アップデート)|誤字|typo修正|` +
+	`依存(?:関係)?の?(?:更新|アップデート)|誤字|typo修正|変更履歴|リリース日|リリースノート|` +
+	// A fix of what the commit before left out ("漏れを修正", "洩れ").
+	`^(?:修正)?[漏洩]れ(?:を|の)?(?:修正|対応)?(?:する)?$|` +
 	// Mending a build the commit before broke: the work it repairs is
 	// what landed ("fix build", "ビルド通らなくなっていたの修正").
 	`\bfix(?:e[sd])?\s+(?:the\s+)?build\b|\bbuild\s+fix|ビルドが?通らな|ビルドエラー(?:を|の)?修正`)
@@ -204,12 +207,22 @@ func findTag(events []store.ContextEvent, versions []string, ac *accessCheck) (t
 	if !ok {
 		return tag, prev, false
 	}
+	// A release's previous one is the release before it, not its own
+	// pre-releases: "what went into 2025.2?" listed the commits after
+	// 2025.2.0.dev3 only.
+	final := !preRelease(tag.name)
 	for _, t := range all {
-		if t.ctx == tag.ctx && t.date.Before(tag.date) && t.date.After(prev.date) {
+		if t.ctx == tag.ctx && t.date.Before(tag.date) && t.date.After(prev.date) && !(final && preRelease(t.name)) {
 			prev = t
 		}
 	}
 	return tag, prev, true
+}
+
+// preRelease reports whether a tag names a pre-release: its version holds
+// a letter (1.0.0-rc1, 2025.2.0.dev3, v2.0.0beta1).
+func preRelease(name string) bool {
+	return strings.IndexFunc(versionOf(name), unicode.IsLetter) >= 0
 }
 
 // versionOf is a tag or version without what precedes its first digit

@@ -3,12 +3,14 @@ package secretary
 import (
 	"context"
 	"encoding/json"
-	"github.com/aoi-protocol/aoi/store"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aoi-protocol/aoi/store"
 )
 
 // historyRepo starts a repository in dir whose commits step makes an
@@ -118,6 +120,28 @@ func TestSameTagNewestRelease(t *testing.T) {
 	tag, prev, ok := findTag(events, []string{"v0.5.0"}, ac)
 	if !ok || tag.ctx != "zenn-dev/zenn-editor" || prev.name != "v0.4.9" {
 		t.Errorf("v0.5.0 found %+v after %+v (%v), want zenn-editor's, after its v0.4.9", tag, prev, ok)
+	}
+}
+
+// TestReleaseAfterItsPreReleases: what went into a release is what came
+// after the release before it, not after its own pre-releases (a held-out
+// "what went into 2025.2?" listed the commits after 2025.2.0.dev3); a
+// pre-release's previous tag is whatever came before it.
+func TestReleaseAfterItsPreReleases(t *testing.T) {
+	at := func(day int) string { return fmt.Sprintf(`{"date":"2026-11-%02dT10:00:00Z"}`, day) }
+	events := []store.ContextEvent{
+		{Ctx: "shiguredo/sora-python-sdk", Kind: "tag", Key: "2025.1.0", Meta: at(10)},
+		{Ctx: "shiguredo/sora-python-sdk", Kind: "tag", Key: "2025.2.0.dev0", Meta: at(12)},
+		{Ctx: "shiguredo/sora-python-sdk", Kind: "tag", Key: "2025.2.0-rc1", Meta: at(13)},
+		{Ctx: "shiguredo/sora-python-sdk", Kind: "tag", Key: "2025.2.0.dev3", Meta: at(14)},
+		{Ctx: "shiguredo/sora-python-sdk", Kind: "tag", Key: "2025.2.0", Meta: at(15)},
+	}
+	ac := &accessCheck{contexts: []string{"shiguredo/sora-python-sdk"}}
+	if tag, prev, ok := findTag(events, []string{"2025.2"}, ac); !ok || tag.name != "2025.2.0" || prev.name != "2025.1.0" {
+		t.Errorf("2025.2 found %+v after %+v (%v), want 2025.2.0 after 2025.1.0", tag, prev, ok)
+	}
+	if tag, prev, ok := findTag(events, []string{"2025.2.0.dev3"}, ac); !ok || prev.name != "2025.2.0-rc1" {
+		t.Errorf("2025.2.0.dev3 found %+v after %+v (%v), want it after 2025.2.0-rc1", tag, prev, ok)
 	}
 }
 
@@ -244,6 +268,13 @@ func TestReleaseOrderIntroductionsAndBuildRepairs(t *testing.T) {
 		"パーサーのテストを追加":                           1,
 		"Add a test runner for plugins":         0,
 		"Add --exact to match whole file names": 0,
+		// Its changelog and release date, and what the commit before left
+		// out, are upkeep; a leak is not.
+		"変更履歴を更新する":  2,
+		"リリース日を追加":   2,
+		"漏れを修正":      2,
+		"洩れ":         2,
+		"メモリ漏れを修正する": 0,
 	} {
 		if got := upkeep(title); got != want {
 			t.Errorf("upkeep(%q) = %d, want %d", title, got, want)
