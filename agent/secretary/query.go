@@ -153,7 +153,8 @@ var chatterEN = setOf(`said say says saying saw seen seem seems seemed someone s
 again around keep keeps kept think thought believe wonder wondering sure maybe perhaps actually apparently certainly
 probably definitely basically seriously hear heard hears hearing told tells telling mentioned mention mentions
 behave behaves behaving properly
-give gives giving proper want wants wanted wanting ones own rather whichever people specific afterward afterwards getting`)
+give gives giving proper want wants wanted wanting ones own rather whichever people specific afterward afterwards getting
+suppose supposed supposedly`)
 var chatterJA = setOf(`本当 確か 結局 全部 様々 我々 今回 前回 自体 多く 感じ 近く 何人`)
 
 func setOf(words string) map[string]bool {
@@ -260,22 +261,36 @@ var displayCueRE = regexp.MustCompile(`(?i)\b(?:see|show|shows|shown|display|dis
 const maxTerms = 16
 
 // namedContexts narrows contexts to those the question names ("what's new
-// in nadesiko3?", "promises-bookの最近の作業"): the name says where to
-// look, not what to look for, so its concept is dropped. A question naming
-// none keeps every context.
+// in nadesiko3?", "promises-bookの最近の作業", "the Unity SDK" for
+// sora-unity-sdk): the name says where to look, not what to look for, so
+// its concepts are dropped. A question naming none keeps every context.
 func (q parsedQuery) namedContexts(contexts []string) ([]string, parsedQuery) {
 	var named []string
 	keep := q
 	keep.Concepts, keep.Weights, keep.Words, keep.Terms = nil, nil, nil, nil
-	for i, w := range q.Words {
-		var hit []string
-		for _, c := range contexts {
-			if namesContext(w, c) {
-				hit = append(hit, c)
+	naming := make([]bool, len(q.Words))
+	for i := range q.Words {
+		// A name written in words ("Unity SDK", "argument parser"): two or
+		// three of them in a row, joined as the repository joins them.
+		for n := 3; n >= 1; n-- {
+			if i+n > len(q.Words) {
+				continue
+			}
+			span := strings.Join(q.Words[i:i+n], "-")
+			for _, c := range contexts {
+				if namesContext(span, c) {
+					if !slices.Contains(named, c) {
+						named = append(named, c)
+					}
+					for j := i; j < i+n; j++ {
+						naming[j] = true
+					}
+				}
 			}
 		}
-		if len(hit) > 0 {
-			named = append(named, hit...)
+	}
+	for i, w := range q.Words {
+		if naming[i] {
 			continue
 		}
 		keep.Concepts = append(keep.Concepts, q.Concepts[i])
@@ -288,7 +303,7 @@ func (q parsedQuery) namedContexts(contexts []string) ([]string, parsedQuery) {
 	for _, g := range keep.Concepts {
 		keep.Terms = append(keep.Terms, g...)
 	}
-	return slices.Compact(named), keep
+	return named, keep
 }
 
 // namesContext reports whether a word of the question is a context's
@@ -762,6 +777,8 @@ var englishSynonyms = map[string][]string{
 	// What is wiped is cleared or reset in a commit (held-out: "are pooled
 	// events wiped now?" for "objects returned to pool are cleared").
 	"wipe": {"clear", "reset"}, "wiped": {"clear", "reset"}, "wipes": {"clear", "reset"}, "wiping": {"clear", "reset"},
+	// Direct3D, DirectX's graphics API, is written D3D (D3D12).
+	"directx": {"d3d", "direct3d"}, "direct3d": {"d3d"},
 	// What was pulled, ripped or taken out was removed.
 	"pull out": {"remov", "delet", "drop"}, "rip out": {"remov", "delet", "drop"}, "take out": {"remov", "delet", "drop"},
 }

@@ -95,6 +95,7 @@ func TestEnglishWordsSearchEveryForm(t *testing.T) {
 		"Whose account name broke it?":        "username",
 		"Are pooled events wiped now?":        "clear", // what is wiped is cleared
 		"Did Lyra support get pulled out?":    "remov", // what was pulled out was removed
+		"Does capture work on DirectX 12?":    "d3d",   // Direct3D is written D3D
 		"upgrade-all が遅い件は？":                  "perf",  // 遅い → slow → perf
 		"存在しないオプションの候補を出す機能は?":                "suggest",
 	} {
@@ -494,6 +495,17 @@ func TestQuestionNamesARepositoryByItsLastWords(t *testing.T) {
 	}
 	if got, _ := parseQuery("is the parser still slow?").namedContexts(contexts); !slices.Equal(got, contexts) {
 		t.Errorf("parser names %q, want every context", got)
+	}
+	// Written in words, a name names its repository too, and its words
+	// are no topic (a held-out "did the Unity SDK drop the
+	// UseHardwareEncoder flag?" ranked commits naming Unity first).
+	contexts = []string{"shiguredo/sora-unity-sdk", "shiguredo/sora-python-sdk"}
+	got, pq := parseQuery("Did the Unity SDK drop the UseHardwareEncoder flag?").namedContexts(contexts)
+	if !slices.Equal(got, contexts[:1]) || slices.Contains(pq.Terms, "unity") || slices.Contains(pq.Terms, "sdk") {
+		t.Errorf("Unity SDK names %q, terms %q; want sora-unity-sdk, and neither word searched", got, pq.Terms)
+	}
+	if got, _ := parseQuery("which SDK supports Unity?").namedContexts(contexts); !slices.Equal(got, contexts) {
+		t.Errorf("SDK ... Unity names %q, want every context", got)
 	}
 }
 
