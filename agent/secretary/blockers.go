@@ -36,7 +36,7 @@ var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking o
 // (held-out sets planted each, and each was listed under Done): it
 // "can't … until", is "parked until", "held up by", "on ice until", needs
 // something "before we can", or waits for another change "landing first".
-const waitsOn = `\b(?:can'?t|cannot|can not|won'?t)\b[^.;:!?\n]{0,48}\buntil\b|\bparked (?:until|till|pending|for now)\b|` +
+const waitsOn = `\b(?:can'?t|cannot|can not|won'?t)\b[^.;:!?\n]{0,48}\buntil\b|\bpark(?:ed|ing)?(?:\s+(?:this|it|that|them))?\s+(?:until|till|pending|behind|for now)\b|` +
 	`\bheld up (?:by|on|until)\b|\bon ice\b|\bneed(?:s|ed)?\b[^.;:!?\n]{0,60}\bbefore (?:we|I|it|this|that) can\b|` +
 	`\b(?:lands?|landing|merges?|merging|ships?|shipping|goes in|is released)\s+first\b`
 
@@ -50,7 +50,7 @@ const japaneseBlocked = `(?:[^\s、。・]|[)）\]」』0-9A-Za-z][ \x{3000}])�
 	blockedLastWord + `|止まって|保留|` +
 	// Held back until something happens ("m148 への更新が終わるまで…有効化は
 	// 止めている"), not a program that stops and waits (止めて待つ).
-	`まで[^。\n]{0,40}(?:止めて(?:いる|いま|おく|ある)|止めてる|見送って|見送り)`
+	`まで[^。\n]{0,40}(?:止めて(?:いる|いま|おく|ある)|止めてる|見送って|見送り|無効(?:に|化)して(?:いる|いま|おく|ある))`
 
 // blockedLastWord is ブロック ending a sentence after まで, で, により,
 // によって or ため.
@@ -601,20 +601,29 @@ func commitMessage(body string) string {
 	return msg
 }
 
-// blockedLine is the first line of a commit message that says what the
-// work is held up by now (heldUpByRE, not told as past or maybe).
+// blockedLine is the first sentence of a commit message that says what
+// the work is held up by now (heldUpByRE, not told as past or maybe): a
+// paragraph on one line ("Not mentioned in the docs yet. We're waiting
+// for upstream click to release the fix …") reads from its wait, which
+// cutting the whole line to a blocker's length lost.
 func blockedLine(text string) string {
 	if !mayBeBlocked(text) {
 		return "" // most messages: no line to try the patterns on
 	}
 	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && saysBlocked(l) && heldUpByRE.MatchString(l) && !pastOrMaybeRE.MatchString(l) {
-			return l
+		for _, sentence := range sentenceRE.Split(l, -1) {
+			sentence = strings.TrimSpace(sentence)
+			if sentence != "" && saysBlocked(sentence) && heldUpByRE.MatchString(sentence) && !pastOrMaybeRE.MatchString(sentence) {
+				return sentence
+			}
 		}
 	}
 	return ""
 }
+
+// sentenceRE ends a sentence inside a line: a full stop before a space
+// (not one inside a version or a file name), or 。.
+var sentenceRE = regexp.MustCompile(`\.\s+|。`)
 
 // commitTypeRE is a subject's prefix naming the kind of change, not its
 // topic ("Update: [Server] …", "fix(ci): …").
@@ -696,7 +705,7 @@ func saysBlocked(text string) bool {
 // that cannot match (they took 70% of an answer's CPU on a 1M-event
 // index, reading the messages of the last two weeks' commits).
 var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "parked", "held up", "on ice", "before", "first",
-	"待ち", "ブロック", "止まって", "保留", "止めて", "見送"}
+	"park", "待ち", "ブロック", "止まって", "保留", "止めて", "見送", "無効"}
 
 // mayBeBlocked reports whether text holds one of blockedHints.
 func mayBeBlocked(text string) bool {

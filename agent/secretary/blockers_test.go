@@ -129,9 +129,11 @@ func TestOtherWaysToSayWorkWaits(t *testing.T) {
 	for title, body := range map[string]string{
 		"display: groundwork for an ASCII-only tree fallback, on ice until the Windows console codepage detection lands": "",
 		"parser: accept Set Theme with a URL; need the hosted theme index endpoint before we can turn it on by default":  "",
-		"feat: sketch --exclude-from":    "Held up by the ignore crate: we need negation support exposed in its matcher API.",
-		"feat(ffmpeg): draft AV1 output": "This depends on the ffmpeg 7 bump in the Docker image landing first; the base lacks libsvtav1.",
-		"Android 縦画面配信時のセルフビューの向きを補正する処理を追加する": "libwebrtc m148 への更新が終わるまで Android 側での回転補正の有効化は止めている。",
+		"feat: sketch --exclude-from":                               "Held up by the ignore crate: we need negation support exposed in its matcher API.",
+		"feat(ffmpeg): draft AV1 output":                            "This depends on the ffmpeg 7 bump in the Docker image landing first; the base lacks libsvtav1.",
+		"JSONFormatter: prep for a configurable time field encoder": "Parking this behind the v2 API discussion: maintainers want a sign-off first.",
+		"番組検索の結果を CSV で出力するメニューを仮追加":                                "ヘルプは未更新。出力する列の構成について issue #84 で利用者の意見がまとまるまでメニュー項目は無効にしてある",
+		"Android 縦画面配信時のセルフビューの向きを補正する処理を追加する":                      "libwebrtc m148 への更新が終わるまで Android 側での回転補正の有効化は止めている。",
 	} {
 		e := store.ContextEvent{Kind: "commit", Title: title, Body: body, TS: now.Add(-time.Hour)}
 		if _, ok := asBlocker(e, now); !ok {
@@ -139,11 +141,26 @@ func TestOtherWaysToSayWorkWaits(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"Run the linter first", "Merge the two lists first, then sort", "Check the size before we can overflow",
-		"held up the UI thread for seconds", "ice cream", "Stop the timer before the first frame", "再接続までタイマーを止めて待つ"} {
+		"held up the UI thread for seconds", "ice cream", "Stop the timer before the first frame", "再接続までタイマーを止めて待つ",
+		"park the goroutine until the channel is ready", "接続するまでボタンを無効にする"} {
 		e := store.ContextEvent{Kind: "commit", Title: text, TS: now.Add(-time.Hour)}
 		if b, ok := asBlocker(e, now); ok {
 			t.Errorf("%q taken as a blocker (%q)", text, b.text)
 		}
+	}
+}
+
+// TestBlockerSentenceInAParagraph: a message written as one paragraph
+// line gives the sentence that says what the work waits on, not the
+// paragraph cut to a blocker's length (which lost the wait's end).
+func TestBlockerSentenceInAParagraph(t *testing.T) {
+	now := time.Now()
+	e := store.ContextEvent{Kind: "commit", Title: "cli: add hidden `dotenv check` subcommand", TS: now.Add(-time.Hour),
+		Body: "Not mentioned in the docs yet. We're waiting for upstream click to release the fix for shell completion of hidden commands; until then it stays hidden.\nfiles: src/dotenv/cli.py (+9 -0)\n"}
+	b, ok := asBlocker(e, now)
+	want := "cli: add hidden `dotenv check` subcommand: We're waiting for upstream click to release the fix for shell completion of hidden commands; until then it stays hidden."
+	if !ok || b.text != want {
+		t.Errorf("blocker %q, %v; want %q", b.text, ok, want)
 	}
 }
 

@@ -803,8 +803,16 @@ var englishPhrases = func() []englishPhrase {
 		case phrasalParticles[particle]:
 			// A verb and its particle: in any tense, and around a pronoun
 			// ("turn it off", "turned just that off").
-			re := regexp.MustCompile(`(?i)\b` + verb + `(?:s|es|ed|d|ing|` + verb[len(verb)-1:] + `ed|` + verb[len(verb)-1:] + `ing)?` +
-				`(?:\s+(?:just|only|it|that|this|them|these|those|all|everything)){0,2}[\s-]+` + particle + `\b`)
+			forms := `(?i)\b` + verb + `(?:s|es|ed|d|ing|` + verb[len(verb)-1:] + `ed|` + verb[len(verb)-1:] + `ing)?`
+			expr := forms + `(?:\s+(?:just|only|it|that|this|them|these|those|all|everything)){0,2}[\s-]+` + particle + `\b`
+			if particle == "on" || particle == "off" {
+				// What is switched on or off may be named between, one
+				// word, when the particle ends the clause ("switch
+				// load_dotenv off, e.g. in prod"; "switch branches on CI"
+				// is no switching on).
+				expr += `|` + forms + `\s+[\w.-]+\s+` + particle + `(?:\s*[,.;:!?)]|\s*$)`
+			}
+			re := regexp.MustCompile(expr)
 			out = append(out, englishPhrase{name: k, re: re})
 		case particle != "":
 			re := regexp.MustCompile(`(?i)\b` + strings.ReplaceAll(k, " ", `[\s-]+`) + `s?\b`)

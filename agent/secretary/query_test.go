@@ -601,6 +601,10 @@ func TestPhrasalVerbsAroundAPronoun(t *testing.T) {
 		"Did the tool spit it out?":            "spit out",
 		"Do we have to start everything over?": "start over",
 		"Can we switch branches on CI?":        "",
+		// One word between, when the particle ends the clause.
+		"Is there an env var to switch load_dotenv off, e.g. in prod?": "switch off",
+		"Can I turn colors on?":               "turn on",
+		"Did we turn tracing on for staging?": "",
 	} {
 		got := ""
 		for _, w := range parseQuery(q).Words {

@@ -122,8 +122,8 @@ var notableRE = regexp.MustCompile(`(?i)^(?:feat|fix|perf)\b|\b(?:adds?|added|su
 // testsOnlyRE is a commit subject that adds tests, not what they test:
 // "Add test for out of range float64" and "Add some boring tests for
 // lex.go" led a held-out listing of a release, ahead of TOML 1.1 enabled
-// by default.
-var testsOnlyRE = regexp.MustCompile(`(?i)^(?:add(?:s|ed)?|more|improve[sd]?|extend(?:s|ed)?)\s+(?:\w+\s+){0,2}tests?(?:\s+(?:for|of|to|on|in|and)\b|\s*\(|\s*$)|` +
+// by default, and "entry: add coverage for error field values" another.
+var testsOnlyRE = regexp.MustCompile(`(?i)^(?:[\w./-]+(?:\([^)]*\))?!?:\s+)?(?:add(?:s|ed)?|more|improve[sd]?|extend(?:s|ed)?)\s+(?:\w+\s+){0,2}(?:tests?|coverage)(?:\s+(?:for|of|to|on|in|and)\b|\s*\(|\s*$)|` +
 	`^tests?(?:\([^)]*\))?:|\btest coverage\b|テスト(?:を|の)?(?:追加|拡充)`)
 
 // upkeepOf is upkeep for a commit: one that changes only media (images,
