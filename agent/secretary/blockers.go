@@ -24,10 +24,11 @@ const (
 
 // blockedRE finds text that says work is held up, in English or Japanese:
 // "blocked (on|by) …", "blocker: …", "waiting on/for …", "stuck", "on
-// hold", waitsOn's ("held up by …", "on ice until …"), "…待ち", "…ブロック(中|されて)", "止まって", "保留". Words that
-// only name the idea ("a blocking call", "list blockers", "code block",
-// "コードブロック", "待ち時間", "…のせいでブロックの先頭が") are not
-// statements that work is held up. What is waited for may end in a
+// hold", waitsOn's ("held up by …", "on ice until …"), "…待ち",
+// "…ブロック(中|されて)", "止まって", "保留". Words that only name the idea
+// ("a blocking call", "list blockers", "code block", "コードブロック",
+// "待ち時間", "…のせいでブロックの先頭が") are not statements that work
+// is held up. What is waited for may end in a
 // reference and a space ("(voicevox_core#1102) 待ち").
 var blockedRE = regexp.MustCompile(`(?i)\bblocked\b|\bblockers?\s*:|\bblocking on\b|\bwaiting (on|for)\b|\bstuck\b|\bon hold\b|` +
 	waitsOn + `|` + japaneseBlocked)
@@ -704,8 +705,8 @@ func saysBlocked(text string) bool {
 // checking for them first spares the patterns, which backtrack, the text
 // that cannot match (they took 70% of an answer's CPU on a 1M-event
 // index, reading the messages of the last two weeks' commits).
-var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "parked", "held up", "on ice", "before", "first",
-	"park", "待ち", "ブロック", "止まって", "保留", "止めて", "見送", "無効"}
+var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "park", "held up", "on ice", "before", "first",
+	"待ち", "ブロック", "止まって", "保留", "止めて", "見送", "無効"}
 
 // mayBeBlocked reports whether text holds one of blockedHints.
 func mayBeBlocked(text string) bool {

@@ -92,7 +92,11 @@ func (s *Secretary) releaseEvidence(ctx context.Context, pq parsedQuery, context
 	// v1.2?" is answered by the features and fixes, not by the first
 	// three commits after the tag (a held-out set got "Fix some clippy
 	// warnings" and a merge where --exact and stdin input had landed).
-	slices.SortStableFunc(commits, func(a, b store.ContextEvent) int { return upkeepOf(a) - upkeepOf(b) })
+	order := make(map[int64]int, len(commits)) // upkeepOf reads each commit's files
+	for _, e := range commits {
+		order[e.ID] = upkeepOf(e)
+	}
+	slices.SortStableFunc(commits, func(a, b store.ContextEvent) int { return order[a.ID] - order[b.ID] })
 	var hits []store.ContextHit
 	for _, e := range commits {
 		// The listing's order is the answer's: scores fall with the rank.
