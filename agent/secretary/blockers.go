@@ -705,8 +705,8 @@ func saysBlocked(text string) bool {
 // checking for them first spares the patterns, which backtrack, the text
 // that cannot match (they took 70% of an answer's CPU on a 1M-event
 // index, reading the messages of the last two weeks' commits).
-var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "park", "held up", "on ice", "before", "first",
-	"待ち", "ブロック", "止まって", "保留", "止めて", "見送", "無効"}
+var blockedHints = []string{"block", "waiting", "stuck", "on hold", "until", "park", "held up", "on ice", "first",
+	"before we", "before i", "before it", "before th", "待ち", "ブロック", "止まって", "保留", "止めて", "見送", "無効"}
 
 // mayBeBlocked reports whether text holds one of blockedHints.
 func mayBeBlocked(text string) bool {
