@@ -1,6 +1,10 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // The received questions' indexes are kept in arrears (migrations 0510
 // and 0520), as the audit log's agent index is (audit_agents.go): the
@@ -105,14 +109,16 @@ func (tx *Tx) rebuildQueryIndexes() error {
 	return nil
 }
 
-// openState is the condition on a question (state) that it waits for the
-// owner: the states open_queries lists.
-const openState = `(state = 'buffered' OR state = 'escalated' OR state = 'awaiting')`
+// openStates are the states of a question waiting for the owner: those
+// open_queries lists (migration 0520's trigger names them too).
+var openStates = []string{"buffered", "escalated", "awaiting"}
+
+// openState is the condition on a question (state) that it is in one of
+// openStates.
+var openState = "(state = '" + strings.Join(openStates, "' OR state = '") + "')"
 
 // isOpenState reports whether open_queries lists questions in state.
-func isOpenState(state string) bool {
-	return state == "buffered" || state == "escalated" || state == "awaiting"
-}
+func isOpenState(state string) bool { return slices.Contains(openStates, state) }
 
 // openRows selects the rowids of the questions in state, an open state;
 // its arguments are openRowsArgs(state).
