@@ -224,7 +224,7 @@ func verbForm(text, entry string) (int, string) {
 	last, size := utf8.DecodeLastRuneInString(entry)
 	endings, ok := godanRows[last]
 	stem := entry[:len(entry)-size]
-	if !ok || !hasKanji(stem) {
+	if !ok || !strings.ContainsFunc(stem, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
 		return -1, ""
 	}
 	for from := 0; from < len(text); {
@@ -240,15 +240,6 @@ func verbForm(text, entry string) (int, string) {
 		from = i + len(stem)
 	}
 	return -1, ""
-}
-
-func hasKanji(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
 }
 
 func overlaps(taken []bool, from, to int) bool {
